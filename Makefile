@@ -1,0 +1,47 @@
+# The two commands a user needs are `make demo` and `make test`; both install what is missing first.
+BUILD_DIR ?= build
+FUZZ_DIR ?= build-fuzz
+ASAN_DIR ?= build-asan
+CMAKE_FLAGS ?=
+SOURCES = $(shell git ls-files '*.h' '*.cc')
+
+.PHONY: all deps build fuzz-build test sanitize demo lint format bench clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DKSCHED_FUZZ_DIR=$(abspath $(FUZZ_DIR)) $(CMAKE_FLAGS) >/dev/null
+	@ninja -C $(BUILD_DIR)
+
+fuzz-build: deps
+	@cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DKSCHED_FUZZ=ON >/dev/null
+	@ninja -C $(FUZZ_DIR) fuzzers
+
+test: build fuzz-build
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j2
+
+sanitize: deps
+	@cmake -S . -B $(ASAN_DIR) -G Ninja -DKSCHED_SANITIZE=ON >/dev/null
+	@ninja -C $(ASAN_DIR)
+	@cd $(ASAN_DIR) && ctest --output-on-failure -j2 -L unit
+
+demo: build
+	@$(BUILD_DIR)/ksched version
+
+lint: build
+	@clang-format --dry-run --Werror $(SOURCES)
+	@run-clang-tidy -quiet -p $(BUILD_DIR) $(filter %.cc,$(SOURCES)) >$(BUILD_DIR)/clang-tidy.log 2>&1 \
+	  || { grep -E 'warning:|error:' $(BUILD_DIR)/clang-tidy.log; exit 1; }
+	@echo "lint: clang-format and clang-tidy are clean"
+
+format:
+	@clang-format -i $(SOURCES)
+
+bench: build
+	@echo "no benchmarks yet"
+
+clean:
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)

@@ -1,0 +1,273 @@
+// The Kubernetes objects the scheduler reads, as plain C++ values.
+//
+// Field names follow the real API (core/v1) in snake_case; only the fields a scheduler looks at are
+// kept. Optional API fields that have no zero value with the same meaning are std::optional (an
+// absent `priority` is not a priority of 0). Objects are decoded from the API's JSON by
+// src/api/decode.h; plugins only read them.
+//
+//   const Pod& pod = ...;
+//   for (const Container& c : pod.spec.containers) { ... c.resources.requests ... }
+//
+// Thread safety: plain values; concurrent reads are safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ksched/api/quantity.h"
+
+namespace ksched::api {
+
+// Ordered so that every listing of labels and resources is deterministic.
+using StringMap = std::map<std::string, std::string, std::less<>>;
+using ResourceList = std::map<std::string, Quantity, std::less<>>;
+
+// Well-known resource names.
+inline constexpr char kResourceCPU[] = "cpu";
+inline constexpr char kResourceMemory[] = "memory";
+inline constexpr char kResourceEphemeralStorage[] = "ephemeral-storage";
+inline constexpr char kResourcePods[] = "pods";
+
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+  std::string uid;
+  bool controller = false;
+};
+
+struct ObjectMeta {
+  std::string name;
+  std::string namespace_;  // "namespace" is a C++ keyword.
+  std::string uid;
+  StringMap labels;
+  StringMap annotations;
+  std::vector<OwnerReference> owner_references;
+  std::string creation_timestamp;                 // RFC 3339, as the API writes it.
+  std::optional<std::string> deletion_timestamp;  // Set once deletion has begun.
+  std::string resource_version;
+};
+
+// --- Selectors -----------------------------------------------------------------------------
+
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist.
+  std::vector<std::string> values;
+};
+
+// metav1.LabelSelector. An empty selector matches everything; where the API has a *LabelSelector,
+// the field is std::optional and an absent selector matches nothing.
+struct LabelSelector {
+  StringMap match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+};
+
+struct NodeSelectorRequirement {
+  std::string key;
+  std::string op;  // In, NotIn, Exists, DoesNotExist, Gt, Lt.
+  std::vector<std::string> values;
+};
+
+struct NodeSelectorTerm {
+  std::vector<NodeSelectorRequirement> match_expressions;
+  std::vector<NodeSelectorRequirement> match_fields;  // Only the key metadata.name is defined.
+};
+
+// Terms are ORed; the requirements of one term are ANDed.
+struct NodeSelector {
+  std::vector<NodeSelectorTerm> node_selector_terms;
+};
+
+// --- Affinity ------------------------------------------------------------------------------
+
+struct PreferredSchedulingTerm {
+  int32_t weight = 0;
+  NodeSelectorTerm preference;
+};
+
+struct NodeAffinity {
+  std::optional<NodeSelector> required_during_scheduling_ignored_during_execution;
+  std::vector<PreferredSchedulingTerm> preferred_during_scheduling_ignored_during_execution;
+};
+
+struct PodAffinityTerm {
+  std::optional<LabelSelector> label_selector;
+  std::vector<std::string> namespaces;
+  std::string topology_key;
+  std::optional<LabelSelector> namespace_selector;
+  std::vector<std::string> match_label_keys;
+  std::vector<std::string> mismatch_label_keys;
+};
+
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;
+  PodAffinityTerm pod_affinity_term;
+};
+
+// Used for both podAffinity and podAntiAffinity, which have the same shape.
+struct PodAffinity {
+  std::vector<PodAffinityTerm> required_during_scheduling_ignored_during_execution;
+  std::vector<WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution;
+};
+
+struct Affinity {
+  std::optional<NodeAffinity> node_affinity;
+  std::optional<PodAffinity> pod_affinity;
+  std::optional<PodAffinity> pod_anti_affinity;
+};
+
+// --- Taints and tolerations ----------------------------------------------------------------
+
+inline constexpr char kTaintEffectNoSchedule[] = "NoSchedule";
+inline constexpr char kTaintEffectPreferNoSchedule[] = "PreferNoSchedule";
+inline constexpr char kTaintEffectNoExecute[] = "NoExecute";
+
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;
+  std::string time_added;
+};
+
+struct Toleration {
+  std::string key;
+  std::string op;  // Equal (also when empty) or Exists.
+  std::string value;
+  std::string effect;  // Empty matches every effect.
+  std::optional<int64_t> toleration_seconds;
+};
+
+struct TopologySpreadConstraint {
+  int32_t max_skew = 0;
+  std::string topology_key;
+  std::string when_unsatisfiable;  // DoNotSchedule or ScheduleAnyway.
+  std::optional<LabelSelector> label_selector;
+  std::optional<int32_t> min_domains;
+  std::optional<std::string> node_affinity_policy;  // Honor or Ignore.
+  std::optional<std::string> node_taints_policy;    // Honor or Ignore.
+  std::vector<std::string> match_label_keys;
+};
+
+// --- Containers and volumes ----------------------------------------------------------------
+
+struct ContainerPort {
+  std::string name;
+  int32_t container_port = 0;
+  int32_t host_port = 0;  // 0: not exposed on the host.
+  std::string host_ip;
+  std::string protocol = "TCP";
+};
+
+struct ResourceRequirements {
+  ResourceList requests;
+  ResourceList limits;
+};
+
+inline constexpr char kContainerRestartPolicyAlways[] = "Always";
+
+struct Container {
+  std::string name;
+  std::string image;
+  std::vector<ContainerPort> ports;
+  ResourceRequirements resources;
+  // Set only on init containers; "Always" makes an init container a sidecar.
+  std::optional<std::string> restart_policy;
+};
+
+// The volume sources the volume plugins look at. `source` names the source field that was set
+// ("persistentVolumeClaim", "csi", "emptyDir", ...), including sources that have no fields here.
+struct Volume {
+  std::string name;
+  std::string source;
+  std::string claim_name;  // persistentVolumeClaim.claimName
+  bool read_only = false;  // readOnly of the source, where it has one.
+  std::string csi_driver;  // csi.driver
+  // ephemeral.volumeClaimTemplate is present; the PVC is named "<pod>-<volume>".
+  bool ephemeral_claim = false;
+  std::string
+      disk_id;  // gcePersistentDisk.pdName, awsElasticBlockStore.volumeID,
+                // azureDisk.diskName, iscsi "<targetPortal>:<iqn>:<lun>", rbd "<pool>/<image>"
+  std::vector<std::string> rbd_monitors;
+};
+
+// --- Pod -----------------------------------------------------------------------------------
+
+struct PodSchedulingGate {
+  std::string name;
+};
+
+struct PodCondition {
+  std::string type;
+  std::string status;
+  std::string reason;
+  std::string message;
+  std::string last_transition_time;
+};
+
+struct PodSpec {
+  std::string scheduler_name;
+  std::string node_name;
+  StringMap node_selector;
+  std::optional<Affinity> affinity;
+  std::vector<Toleration> tolerations;
+  std::vector<TopologySpreadConstraint> topology_spread_constraints;
+  std::optional<int32_t> priority;
+  std::string priority_class_name;
+  std::optional<std::string> preemption_policy;  // PreemptLowerPriority or Never.
+  ResourceList overhead;
+  std::vector<PodSchedulingGate> scheduling_gates;
+  std::vector<Container> init_containers;
+  std::vector<Container> containers;
+  std::vector<Volume> volumes;
+  std::optional<ResourceRequirements> resources;  // Pod-level resources.
+};
+
+struct PodStatus {
+  std::string phase;
+  std::vector<PodCondition> conditions;
+  std::string nominated_node_name;
+};
+
+struct Pod {
+  ObjectMeta metadata;
+  PodSpec spec;
+  PodStatus status;
+};
+
+// --- Node ----------------------------------------------------------------------------------
+
+struct NodeSpec {
+  bool unschedulable = false;
+  std::vector<Taint> taints;
+};
+
+struct ContainerImage {
+  std::vector<std::string> names;
+  int64_t size_bytes = 0;
+};
+
+struct NodeCondition {
+  std::string type;
+  std::string status;
+  std::string reason;
+  std::string message;
+};
+
+struct NodeStatus {
+  ResourceList capacity;
+  ResourceList allocatable;
+  std::vector<ContainerImage> images;
+  std::vector<NodeCondition> conditions;
+};
+
+struct Node {
+  ObjectMeta metadata;
+  NodeSpec spec;
+  NodeStatus status;
+};
+
+}  // namespace ksched::api

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs the Debian packages ksched builds and tests with, and only those that are missing.
+# Idempotent: runs `apt-get update` only when something has to be installed.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ make pkg-config ccache
+  libsimdjson-dev libyaml-cpp-dev nlohmann-json3-dev libabsl-dev libtbb-dev
+  libspdlog-dev libfmt-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  clang libclang-rt-14-dev clang-format clang-tidy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "install-deps: installing ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,665 @@
+#include "src/api/decode.h"
+
+#include <charconv>
+#include <string>
+
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "src/api/json_path.h"
+#include "src/base/status_macros.h"
+#include "src/base/strings.h"
+
+namespace ksched::api {
+namespace {
+
+using internal::FieldError;
+using internal::Path;
+using simdjson::dom::element;
+
+// --- Scalars -------------------------------------------------------------------------------
+
+absl::Status TypeError(const Path& p, std::string_view want, element e) {
+  return FieldError(p, fmt::format("expected {}, got {}", want, internal::TypeName(e)));
+}
+
+absl::Status Str(element e, const Path& p, std::string* out) {
+  if (e.is_null()) return absl::OkStatus();
+  std::string_view s;
+  if (e.get_string().get(s)) return TypeError(p, "string", e);
+  out->assign(s);
+  return absl::OkStatus();
+}
+
+absl::Status OptStr(element e, const Path& p, std::optional<std::string>* out) {
+  if (e.is_null()) return absl::OkStatus();
+  KSCHED_RETURN_IF_ERROR(Str(e, p, &out->emplace()));
+  return absl::OkStatus();
+}
+
+absl::Status Bool(element e, const Path& p, bool* out) {
+  if (e.is_null()) return absl::OkStatus();
+  if (e.get_bool().get(*out)) return TypeError(p, "boolean", e);
+  return absl::OkStatus();
+}
+
+template <typename Int>
+absl::Status Integer(element e, const Path& p, Int* out) {
+  if (e.is_null()) return absl::OkStatus();
+  int64_t v = 0;
+  if (e.get_int64().get(v)) return TypeError(p, "integer", e);
+  if (v < std::numeric_limits<Int>::min() || v > std::numeric_limits<Int>::max()) {
+    return FieldError(p, fmt::format("integer {} out of range", v));
+  }
+  *out = static_cast<Int>(v);
+  return absl::OkStatus();
+}
+
+template <typename Int>
+absl::Status OptInteger(element e, const Path& p, std::optional<Int>* out) {
+  if (e.is_null()) return absl::OkStatus();
+  return Integer(e, p, &out->emplace());
+}
+
+// A quantity is a string ("100m") or, as upstream's UnmarshalJSON accepts, a bare number.
+absl::Status Quant(element e, const Path& p, Quantity* out) {
+  std::string text;
+  std::string_view s;
+  int64_t i = 0;
+  double d = 0;
+  if (!e.get_string().get(s)) {
+    text = s;
+  } else if (!e.get_int64().get(i)) {
+    text = std::to_string(i);
+  } else if (!e.get_double().get(d)) {
+    char buf[64];
+    auto res = std::to_chars(buf, buf + sizeof buf, d);
+    text.assign(buf, res.ptr);
+  } else {
+    return TypeError(p, "quantity", e);
+  }
+  absl::StatusOr<Quantity> q = Quantity::Parse(text);
+  if (!q.ok()) return FieldError(p, AsStd(q.status().message()));
+  *out = *q;
+  return absl::OkStatus();
+}
+
+// --- Containers of values ------------------------------------------------------------------
+
+// Calls fn(key, value, path_of_value) for each field of an object; null is an empty object.
+template <typename Fn>
+absl::Status Fields(element e, const Path& p, Fn&& fn) {
+  if (e.is_null()) return absl::OkStatus();
+  simdjson::dom::object obj;
+  if (e.get_object().get(obj)) return TypeError(p, "object", e);
+  for (auto field : obj) {
+    Path child = p.Field(field.key);
+    KSCHED_RETURN_IF_ERROR(fn(field.key, field.value, child));
+  }
+  return absl::OkStatus();
+}
+
+// Decodes each item of an array with decode(item, path, T*); null is an empty array.
+template <typename T, typename Fn>
+absl::Status Items(element e, const Path& p, std::vector<T>* out, Fn&& decode) {
+  if (e.is_null()) return absl::OkStatus();
+  simdjson::dom::array arr;
+  if (e.get_array().get(arr)) return TypeError(p, "array", e);
+  out->clear();
+  out->reserve(arr.size());
+  int index = 0;
+  for (element item : arr) {
+    Path child = p.Index(index++);
+    KSCHED_RETURN_IF_ERROR(decode(item, child, &out->emplace_back()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StrList(element e, const Path& p, std::vector<std::string>* out) {
+  return Items(e, p, out, Str);
+}
+
+absl::Status StrMapOf(element e, const Path& p, StringMap* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) {
+    return Str(v, vp, &(*out)[std::string(k)]);
+  });
+}
+
+absl::Status Resources(element e, const Path& p, ResourceList* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) {
+    return Quant(v, vp, &(*out)[std::string(k)]);
+  });
+}
+
+// --- Metadata ------------------------------------------------------------------------------
+
+absl::Status OwnerRef(element e, const Path& p, OwnerReference* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "apiVersion") return Str(v, vp, &out->api_version);
+    if (k == "kind") return Str(v, vp, &out->kind);
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "uid") return Str(v, vp, &out->uid);
+    if (k == "controller") return Bool(v, vp, &out->controller);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Meta(element e, const Path& p, ObjectMeta* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "namespace") return Str(v, vp, &out->namespace_);
+    if (k == "uid") return Str(v, vp, &out->uid);
+    if (k == "labels") return StrMapOf(v, vp, &out->labels);
+    if (k == "annotations") return StrMapOf(v, vp, &out->annotations);
+    if (k == "ownerReferences") return Items(v, vp, &out->owner_references, OwnerRef);
+    if (k == "creationTimestamp") return Str(v, vp, &out->creation_timestamp);
+    if (k == "deletionTimestamp") return OptStr(v, vp, &out->deletion_timestamp);
+    if (k == "resourceVersion") return Str(v, vp, &out->resource_version);
+    return absl::OkStatus();
+  });
+}
+
+// --- Selectors -----------------------------------------------------------------------------
+
+// Validates a requirement as the API server does; `ops` lists the operators allowed here.
+template <typename Req>
+absl::Status Requirement(element e, const Path& p, Req* out,
+                         std::initializer_list<std::string_view> ops) {
+  Path op_path = p.Field("operator");
+  KSCHED_RETURN_IF_ERROR(Fields(e, p, [&](std::string_view k, element v, const Path& vp) {
+    if (k == "key") return Str(v, vp, &out->key);
+    if (k == "operator") return Str(v, vp, &out->op);
+    if (k == "values") return StrList(v, vp, &out->values);
+    return absl::OkStatus();
+  }));
+  if (out->key.empty()) return FieldError(p.Field("key"), "Required value");
+  if (std::find(ops.begin(), ops.end(), out->op) == ops.end()) {
+    return FieldError(op_path, fmt::format("Unsupported value: \"{}\": supported values: \"{}\"",
+                                           out->op, fmt::join(ops, "\", \"")));
+  }
+  Path values = p.Field("values");
+  const std::string& op = out->op;
+  if ((op == "In" || op == "NotIn") && out->values.empty()) {
+    return FieldError(values,
+                      "Required value: must be specified when `operator` is 'In' or 'NotIn'");
+  }
+  if ((op == "Exists" || op == "DoesNotExist") && !out->values.empty()) {
+    return FieldError(values,
+                      "Forbidden: may not be specified when `operator` is 'Exists' or "
+                      "'DoesNotExist'");
+  }
+  if (op == "Gt" || op == "Lt") {
+    int64_t n = 0;
+    const std::string* v = out->values.size() == 1 ? &out->values[0] : nullptr;
+    if (v == nullptr)
+      return FieldError(
+          values, "Required value: must be specified single value when `operator` is 'Lt' or 'Gt'");
+    auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (ec != std::errc() || end != v->data() + v->size() || v->empty()) {
+      return FieldError(values.Index(0),
+                        fmt::format("Invalid value: \"{}\": must be an integer", *v));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LabelReq(element e, const Path& p, LabelSelectorRequirement* out) {
+  return Requirement(e, p, out, {"In", "NotIn", "Exists", "DoesNotExist"});
+}
+
+absl::Status NodeReq(element e, const Path& p, NodeSelectorRequirement* out) {
+  return Requirement(e, p, out, {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"});
+}
+
+absl::Status FieldReq(element e, const Path& p, NodeSelectorRequirement* out) {
+  KSCHED_RETURN_IF_ERROR(Requirement(e, p, out, {"In", "NotIn"}));
+  if (out->key != "metadata.name") {
+    return FieldError(
+        p.Field("key"),
+        fmt::format("Invalid value: \"{}\": not a valid field selector key", out->key));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LabelSel(element e, const Path& p, LabelSelector* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "matchLabels") return StrMapOf(v, vp, &out->match_labels);
+    if (k == "matchExpressions") return Items(v, vp, &out->match_expressions, LabelReq);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status OptLabelSel(element e, const Path& p, std::optional<LabelSelector>* out) {
+  if (e.is_null()) return absl::OkStatus();
+  return LabelSel(e, p, &out->emplace());
+}
+
+absl::Status NodeTerm(element e, const Path& p, NodeSelectorTerm* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "matchExpressions") return Items(v, vp, &out->match_expressions, NodeReq);
+    if (k == "matchFields") return Items(v, vp, &out->match_fields, FieldReq);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status NodeSel(element e, const Path& p, NodeSelector* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "nodeSelectorTerms") return Items(v, vp, &out->node_selector_terms, NodeTerm);
+    return absl::OkStatus();
+  });
+}
+
+// --- Affinity ------------------------------------------------------------------------------
+
+absl::Status PreferredTerm(element e, const Path& p, PreferredSchedulingTerm* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "weight") return Integer(v, vp, &out->weight);
+    if (k == "preference") return NodeTerm(v, vp, &out->preference);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status NodeAff(element e, const Path& p, NodeAffinity* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "requiredDuringSchedulingIgnoredDuringExecution") {
+      if (v.is_null()) return absl::OkStatus();
+      return NodeSel(v, vp, &out->required_during_scheduling_ignored_during_execution.emplace());
+    }
+    if (k == "preferredDuringSchedulingIgnoredDuringExecution") {
+      return Items(v, vp, &out->preferred_during_scheduling_ignored_during_execution,
+                   PreferredTerm);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PodAffTerm(element e, const Path& p, PodAffinityTerm* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "labelSelector") return OptLabelSel(v, vp, &out->label_selector);
+    if (k == "namespaces") return StrList(v, vp, &out->namespaces);
+    if (k == "topologyKey") return Str(v, vp, &out->topology_key);
+    if (k == "namespaceSelector") return OptLabelSel(v, vp, &out->namespace_selector);
+    if (k == "matchLabelKeys") return StrList(v, vp, &out->match_label_keys);
+    if (k == "mismatchLabelKeys") return StrList(v, vp, &out->mismatch_label_keys);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status WeightedPodAffTerm(element e, const Path& p, WeightedPodAffinityTerm* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "weight") return Integer(v, vp, &out->weight);
+    if (k == "podAffinityTerm") return PodAffTerm(v, vp, &out->pod_affinity_term);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PodAff(element e, const Path& p, PodAffinity* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "requiredDuringSchedulingIgnoredDuringExecution") {
+      return Items(v, vp, &out->required_during_scheduling_ignored_during_execution, PodAffTerm);
+    }
+    if (k == "preferredDuringSchedulingIgnoredDuringExecution") {
+      return Items(v, vp, &out->preferred_during_scheduling_ignored_during_execution,
+                   WeightedPodAffTerm);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Aff(element e, const Path& p, Affinity* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (v.is_null()) return absl::OkStatus();
+    if (k == "nodeAffinity") return NodeAff(v, vp, &out->node_affinity.emplace());
+    if (k == "podAffinity") return PodAff(v, vp, &out->pod_affinity.emplace());
+    if (k == "podAntiAffinity") return PodAff(v, vp, &out->pod_anti_affinity.emplace());
+    return absl::OkStatus();
+  });
+}
+
+// --- Taints, tolerations, spread -----------------------------------------------------------
+
+absl::Status Effect(element e, const Path& p, std::string* out, bool allow_empty) {
+  KSCHED_RETURN_IF_ERROR(Str(e, p, out));
+  if ((allow_empty && out->empty()) || *out == kTaintEffectNoSchedule ||
+      *out == kTaintEffectPreferNoSchedule || *out == kTaintEffectNoExecute) {
+    return absl::OkStatus();
+  }
+  return FieldError(p, fmt::format("Unsupported value: \"{}\": supported values: \"NoSchedule\", "
+                                   "\"PreferNoSchedule\", \"NoExecute\"",
+                                   *out));
+}
+
+absl::Status TaintOf(element e, const Path& p, Taint* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "key") return Str(v, vp, &out->key);
+    if (k == "value") return Str(v, vp, &out->value);
+    if (k == "effect") return Effect(v, vp, &out->effect, /*allow_empty=*/false);
+    if (k == "timeAdded") return Str(v, vp, &out->time_added);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status TolerationOf(element e, const Path& p, Toleration* out) {
+  KSCHED_RETURN_IF_ERROR(
+      Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+        if (k == "key") return Str(v, vp, &out->key);
+        if (k == "operator") return Str(v, vp, &out->op);
+        if (k == "value") return Str(v, vp, &out->value);
+        if (k == "effect") return Effect(v, vp, &out->effect, /*allow_empty=*/true);
+        if (k == "tolerationSeconds") return OptInteger(v, vp, &out->toleration_seconds);
+        return absl::OkStatus();
+      }));
+  if (!out->op.empty() && out->op != "Equal" && out->op != "Exists") {
+    return FieldError(
+        p.Field("operator"),
+        fmt::format("Unsupported value: \"{}\": supported values: \"Equal\", \"Exists\"", out->op));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Spread(element e, const Path& p, TopologySpreadConstraint* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "maxSkew") return Integer(v, vp, &out->max_skew);
+    if (k == "topologyKey") return Str(v, vp, &out->topology_key);
+    if (k == "whenUnsatisfiable") return Str(v, vp, &out->when_unsatisfiable);
+    if (k == "labelSelector") return OptLabelSel(v, vp, &out->label_selector);
+    if (k == "minDomains") return OptInteger(v, vp, &out->min_domains);
+    if (k == "nodeAffinityPolicy") return OptStr(v, vp, &out->node_affinity_policy);
+    if (k == "nodeTaintsPolicy") return OptStr(v, vp, &out->node_taints_policy);
+    if (k == "matchLabelKeys") return StrList(v, vp, &out->match_label_keys);
+    return absl::OkStatus();
+  });
+}
+
+// --- Containers and volumes ----------------------------------------------------------------
+
+absl::Status Port(element e, const Path& p, ContainerPort* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "containerPort") return Integer(v, vp, &out->container_port);
+    if (k == "hostPort") return Integer(v, vp, &out->host_port);
+    if (k == "hostIP") return Str(v, vp, &out->host_ip);
+    if (k == "protocol") return Str(v, vp, &out->protocol);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Requirements(element e, const Path& p, ResourceRequirements* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "requests") return Resources(v, vp, &out->requests);
+    if (k == "limits") return Resources(v, vp, &out->limits);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ContainerOf(element e, const Path& p, Container* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "image") return Str(v, vp, &out->image);
+    if (k == "ports") return Items(v, vp, &out->ports, Port);
+    if (k == "resources") return Requirements(v, vp, &out->resources);
+    if (k == "restartPolicy") return OptStr(v, vp, &out->restart_policy);
+    return absl::OkStatus();
+  });
+}
+
+// The fields of one volume source that the volume plugins read.
+absl::Status VolumeSource(std::string_view source, element e, const Path& p, Volume* out) {
+  std::string target_portal, iqn, pool, image;
+  int64_t lun = 0;
+  KSCHED_RETURN_IF_ERROR(
+      Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+        if (k == "readOnly") return Bool(v, vp, &out->read_only);
+        if (source == "persistentVolumeClaim" && k == "claimName") {
+          return Str(v, vp, &out->claim_name);
+        }
+        if (source == "csi" && k == "driver") return Str(v, vp, &out->csi_driver);
+        if (source == "ephemeral" && k == "volumeClaimTemplate") {
+          out->ephemeral_claim = !v.is_null();
+          return absl::OkStatus();
+        }
+        if ((source == "gcePersistentDisk" && k == "pdName") ||
+            (source == "awsElasticBlockStore" && k == "volumeID") ||
+            (source == "azureDisk" && k == "diskName")) {
+          return Str(v, vp, &out->disk_id);
+        }
+        if (source == "iscsi" && k == "targetPortal") return Str(v, vp, &target_portal);
+        if (source == "iscsi" && k == "iqn") return Str(v, vp, &iqn);
+        if (source == "iscsi" && k == "lun") return Integer(v, vp, &lun);
+        if (source == "rbd" && k == "monitors") return StrList(v, vp, &out->rbd_monitors);
+        if (source == "rbd" && k == "pool") return Str(v, vp, &pool);
+        if (source == "rbd" && k == "image") return Str(v, vp, &image);
+        return absl::OkStatus();
+      }));
+  if (source == "iscsi") out->disk_id = fmt::format("{}:{}:{}", target_portal, iqn, lun);
+  if (source == "rbd") out->disk_id = fmt::format("{}/{}", pool.empty() ? "rbd" : pool, image);
+  return absl::OkStatus();
+}
+
+absl::Status VolumeOf(element e, const Path& p, Volume* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (v.is_null()) return absl::OkStatus();
+    out->source = k;
+    return VolumeSource(k, v, vp, out);
+  });
+}
+
+// --- Pod -----------------------------------------------------------------------------------
+
+absl::Status Gate(element e, const Path& p, PodSchedulingGate* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Spec(element e, const Path& p, PodSpec* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "schedulerName") return Str(v, vp, &out->scheduler_name);
+    if (k == "nodeName") return Str(v, vp, &out->node_name);
+    if (k == "nodeSelector") return StrMapOf(v, vp, &out->node_selector);
+    if (k == "affinity") {
+      if (v.is_null()) return absl::OkStatus();
+      return Aff(v, vp, &out->affinity.emplace());
+    }
+    if (k == "tolerations") return Items(v, vp, &out->tolerations, TolerationOf);
+    if (k == "topologySpreadConstraints") {
+      return Items(v, vp, &out->topology_spread_constraints, Spread);
+    }
+    if (k == "priority") return OptInteger(v, vp, &out->priority);
+    if (k == "priorityClassName") return Str(v, vp, &out->priority_class_name);
+    if (k == "preemptionPolicy") return OptStr(v, vp, &out->preemption_policy);
+    if (k == "overhead") return Resources(v, vp, &out->overhead);
+    if (k == "schedulingGates") return Items(v, vp, &out->scheduling_gates, Gate);
+    if (k == "initContainers") return Items(v, vp, &out->init_containers, ContainerOf);
+    if (k == "containers") return Items(v, vp, &out->containers, ContainerOf);
+    if (k == "volumes") return Items(v, vp, &out->volumes, VolumeOf);
+    if (k == "resources") {
+      if (v.is_null()) return absl::OkStatus();
+      return Requirements(v, vp, &out->resources.emplace());
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PodCond(element e, const Path& p, PodCondition* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "type") return Str(v, vp, &out->type);
+    if (k == "status") return Str(v, vp, &out->status);
+    if (k == "reason") return Str(v, vp, &out->reason);
+    if (k == "message") return Str(v, vp, &out->message);
+    if (k == "lastTransitionTime") return Str(v, vp, &out->last_transition_time);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PodStat(element e, const Path& p, PodStatus* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "phase") return Str(v, vp, &out->phase);
+    if (k == "conditions") return Items(v, vp, &out->conditions, PodCond);
+    if (k == "nominatedNodeName") return Str(v, vp, &out->nominated_node_name);
+    return absl::OkStatus();
+  });
+}
+
+// --- Node ----------------------------------------------------------------------------------
+
+absl::Status NodeSpecOf(element e, const Path& p, NodeSpec* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "unschedulable") return Bool(v, vp, &out->unschedulable);
+    if (k == "taints") return Items(v, vp, &out->taints, TaintOf);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Image(element e, const Path& p, ContainerImage* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "names") return StrList(v, vp, &out->names);
+    if (k == "sizeBytes") return Integer(v, vp, &out->size_bytes);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status NodeCond(element e, const Path& p, NodeCondition* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "type") return Str(v, vp, &out->type);
+    if (k == "status") return Str(v, vp, &out->status);
+    if (k == "reason") return Str(v, vp, &out->reason);
+    if (k == "message") return Str(v, vp, &out->message);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status NodeStat(element e, const Path& p, NodeStatus* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "capacity") return Resources(v, vp, &out->capacity);
+    if (k == "allocatable") return Resources(v, vp, &out->allocatable);
+    if (k == "images") return Items(v, vp, &out->images, Image);
+    if (k == "conditions") return Items(v, vp, &out->conditions, NodeCond);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PodAt(element e, const Path& p, Pod* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k == "spec") return Spec(v, vp, &out->spec);
+    if (k == "status") return PodStat(v, vp, &out->status);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status NodeAt(element e, const Path& p, Node* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k == "spec") return NodeSpecOf(v, vp, &out->spec);
+    if (k == "status") return NodeStat(v, vp, &out->status);
+    return absl::OkStatus();
+  });
+}
+
+// "kind Namespace/name" for error messages about an item, or just the kind.
+std::string Describe(std::string_view kind, element e) {
+  std::string_view name, ns;
+  element meta;
+  if (!e["metadata"].get(meta)) {
+    if (meta["name"].get(name)) name = {};
+    if (meta["namespace"].get(ns)) ns = {};
+  }
+  if (name.empty()) return std::string(kind);
+  if (ns.empty()) return fmt::format("{} {}", kind, name);
+  return fmt::format("{} {}/{}", kind, ns, name);
+}
+
+absl::Status AppendObject(element e, const Path& p, std::string_view default_kind,
+                          std::vector<Object>* out) {
+  std::string_view kind = default_kind;
+  element k;
+  if (!e["kind"].get(k) && !k.is_null() && k.get_string().get(kind)) {
+    return TypeError(p.Field("kind"), "string", k);
+  }
+  if (kind == "Pod") {
+    Pod pod;
+    KSCHED_RETURN_IF_ERROR(PodAt(e, p, &pod));
+    out->emplace_back(std::move(pod));
+    return absl::OkStatus();
+  }
+  if (kind == "Node") {
+    Node node;
+    KSCHED_RETURN_IF_ERROR(NodeAt(e, p, &node));
+    out->emplace_back(std::move(node));
+    return absl::OkStatus();
+  }
+  if (kind.ends_with("List")) {
+    std::string_view item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
+    element items;
+    if (e["items"].get(items)) return FieldError(p.Field("items"), "Required value");
+    simdjson::dom::array arr;
+    if (items.get_array().get(arr)) return TypeError(p.Field("items"), "array", items);
+    int index = 0;
+    for (element item : arr) {
+      Path items_path = p.Field("items");
+      Path item_path = items_path.Index(index++);
+      absl::Status st = AppendObject(item, Path(), item_kind, out);
+      if (!st.ok()) {
+        std::string_view item_k = item_kind;
+        if (item["kind"].get(item_k)) item_k = item_kind;
+        return absl::InvalidArgumentError(fmt::format("{} ({}): {}", item_path.String(),
+                                                      Describe(item_k, item), AsStd(st.message())));
+      }
+    }
+    return absl::OkStatus();
+  }
+  if (kind.empty()) return FieldError(p.Field("kind"), "Required value");
+  return FieldError(p.Field("kind"), fmt::format("unknown kind \"{}\"", kind));
+}
+
+template <typename T, absl::Status (*Decode)(element, const Path&, T*)>
+absl::StatusOr<T> ParseAndDecode(std::string_view json) {
+  simdjson::dom::parser parser;
+  element e;
+  if (auto err = parser.parse(json.data(), json.size()).get(e)) {
+    return absl::InvalidArgumentError(
+        fmt::format("invalid JSON: {}", simdjson::error_message(err)));
+  }
+  T out;
+  KSCHED_RETURN_IF_ERROR(Decode(e, Path(), &out));
+  return out;
+}
+
+absl::Status ObjectsAt(element e, const Path& p, std::vector<Object>* out) {
+  return AppendObject(e, p, "", out);
+}
+
+}  // namespace
+
+std::string_view KindOf(const Object& object) {
+  return std::holds_alternative<Pod>(object) ? "Pod" : "Node";
+}
+
+const ObjectMeta& MetaOf(const Object& object) {
+  return std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, object);
+}
+
+absl::Status DecodePod(element e, Pod* out) { return PodAt(e, Path(), out); }
+absl::Status DecodeLabelSelector(element e, LabelSelector* out) { return LabelSel(e, Path(), out); }
+absl::Status DecodeNodeSelector(element e, NodeSelector* out) { return NodeSel(e, Path(), out); }
+absl::Status DecodeNodeAffinity(element e, NodeAffinity* out) { return NodeAff(e, Path(), out); }
+absl::Status DecodeNode(element e, Node* out) { return NodeAt(e, Path(), out); }
+
+absl::StatusOr<Pod> DecodePod(std::string_view json) { return ParseAndDecode<Pod, PodAt>(json); }
+absl::StatusOr<Node> DecodeNode(std::string_view json) {
+  return ParseAndDecode<Node, NodeAt>(json);
+}
+
+absl::StatusOr<std::vector<Object>> DecodeObjects(element e) {
+  std::vector<Object> out;
+  KSCHED_RETURN_IF_ERROR(ObjectsAt(e, Path(), &out));
+  return out;
+}
+
+absl::StatusOr<std::vector<Object>> DecodeObjects(std::string_view json) {
+  return ParseAndDecode<std::vector<Object>, ObjectsAt>(json);
+}
+
+}  // namespace ksched::api

@@ -1,0 +1,51 @@
+// Decoding of the API's JSON into the object model (include/ksched/api/objects.h).
+//
+// JSON is parsed with simdjson; YAML is first converted to JSON by yaml.h and then decoded here,
+// so there is one decoder. Unknown fields are ignored, as a client of a newer API server must.
+// Errors are values, never exceptions, and name the field:
+//   spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3"
+//
+//   absl::StatusOr<std::vector<Object>> objects = DecodeObjects(json);
+//
+// Thread safety: the functions are reentrant; each call uses its own parser.
+#pragma once
+
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/api/objects.h"
+#include "simdjson.h"
+
+namespace ksched::api {
+
+// One object of a kind the scheduler reads.
+using Object = std::variant<Pod, Node>;
+
+// The kind name of an object ("Pod", "Node").
+std::string_view KindOf(const Object& object);
+// The object's metadata.
+const ObjectMeta& MetaOf(const Object& object);
+
+// Decodes an already parsed JSON element. On error, `out` holds what was decoded so far.
+absl::Status DecodePod(simdjson::dom::element e, Pod* out);
+absl::Status DecodeNode(simdjson::dom::element e, Node* out);
+
+// Parts that other documents embed (NodeAffinityArgs.addedAffinity, fuzz targets). Errors are
+// relative to `e`; the caller names where it sits.
+absl::Status DecodeLabelSelector(simdjson::dom::element e, LabelSelector* out);
+absl::Status DecodeNodeSelector(simdjson::dom::element e, NodeSelector* out);
+absl::Status DecodeNodeAffinity(simdjson::dom::element e, NodeAffinity* out);
+
+absl::StatusOr<Pod> DecodePod(std::string_view json);
+absl::StatusOr<Node> DecodeNode(std::string_view json);
+
+// Decodes one object, or a list (`kind: List`, PodList, NodeList, ...) into its items in order.
+// Items without a kind (as the API's own lists serve them) take it from the list's kind.
+// An unknown kind is an error naming it; an error inside a list names the item:
+//   items[2] (Pod default/web): spec.priority: expected integer, got string
+absl::StatusOr<std::vector<Object>> DecodeObjects(simdjson::dom::element e);
+absl::StatusOr<std::vector<Object>> DecodeObjects(std::string_view json);
+
+}  // namespace ksched::api

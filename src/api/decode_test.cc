@@ -1,0 +1,284 @@
+#include "src/api/decode.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "src/testing/files.h"
+
+namespace ksched::api {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Pair;
+
+Pod LoadPod() {
+  absl::StatusOr<Pod> pod = DecodePod(testing::ReadSourceFile("src/api/testdata/pod.json"));
+  EXPECT_TRUE(pod.ok()) << pod.status();
+  return pod.ok() ? *pod : Pod{};
+}
+
+TEST(DecodePodTest, Metadata) {
+  Pod pod = LoadPod();
+  const ObjectMeta& m = pod.metadata;
+  EXPECT_EQ(m.name, "web-1");
+  EXPECT_EQ(m.namespace_, "prod");
+  EXPECT_EQ(m.uid, "6a1e0f32-2222-4c56-9a5e-2f3b1a6d7e02");
+  EXPECT_THAT(m.labels, ElementsAre(Pair("app", "web"), Pair("tier", "frontend")));
+  EXPECT_THAT(m.annotations, ElementsAre(Pair("example.com/owner", "team-a")));
+  ASSERT_EQ(m.owner_references.size(), 1u);
+  EXPECT_EQ(m.owner_references[0].kind, "ReplicaSet");
+  EXPECT_EQ(m.owner_references[0].name, "web-5d8f");
+  EXPECT_EQ(m.owner_references[0].api_version, "apps/v1");
+  EXPECT_EQ(m.owner_references[0].uid, "0b7c1c9a-1111-4c56-9a5e-2f3b1a6d7e01");
+  EXPECT_TRUE(m.owner_references[0].controller);
+  EXPECT_EQ(m.creation_timestamp, "2026-11-01T10:00:00Z");
+  EXPECT_EQ(m.deletion_timestamp, "2026-11-01T11:00:00Z");
+  EXPECT_EQ(m.resource_version, "12345");
+}
+
+TEST(DecodePodTest, SchedulingFields) {
+  PodSpec s = LoadPod().spec;
+  EXPECT_EQ(s.scheduler_name, "ksched");
+  EXPECT_EQ(s.node_name, "");
+  EXPECT_THAT(s.node_selector, ElementsAre(Pair("kubernetes.io/os", "linux")));
+  EXPECT_EQ(s.priority, 1000);
+  EXPECT_EQ(s.priority_class_name, "high");
+  EXPECT_EQ(s.preemption_policy, "PreemptLowerPriority");
+  EXPECT_EQ(s.overhead.at("cpu").MilliValue(), 10);
+  EXPECT_EQ(s.overhead.at("memory").Value(), 16 << 20);
+  ASSERT_EQ(s.scheduling_gates.size(), 1u);
+  EXPECT_EQ(s.scheduling_gates[0].name, "example.com/gate");
+  ASSERT_TRUE(s.resources.has_value());
+  EXPECT_EQ(s.resources->requests.at("cpu").Value(), 2);
+
+  ASSERT_EQ(s.tolerations.size(), 2u);
+  EXPECT_EQ(s.tolerations[0].key, "node.kubernetes.io/not-ready");
+  EXPECT_EQ(s.tolerations[0].op, "Exists");
+  EXPECT_EQ(s.tolerations[0].effect, "NoExecute");
+  EXPECT_EQ(s.tolerations[0].toleration_seconds, 300);
+  EXPECT_EQ(s.tolerations[1].value, "web");
+  EXPECT_FALSE(s.tolerations[1].toleration_seconds.has_value());
+
+  ASSERT_EQ(s.topology_spread_constraints.size(), 1u);
+  const TopologySpreadConstraint& c = s.topology_spread_constraints[0];
+  EXPECT_EQ(c.max_skew, 1);
+  EXPECT_EQ(c.topology_key, "topology.kubernetes.io/zone");
+  EXPECT_EQ(c.when_unsatisfiable, "DoNotSchedule");
+  EXPECT_THAT(c.label_selector->match_labels, ElementsAre(Pair("app", "web")));
+  EXPECT_EQ(c.min_domains, 2);
+  EXPECT_EQ(c.node_affinity_policy, "Honor");
+  EXPECT_EQ(c.node_taints_policy, "Ignore");
+  EXPECT_THAT(c.match_label_keys, ElementsAre("pod-template-hash"));
+}
+
+TEST(DecodePodTest, Affinity) {
+  PodSpec s = LoadPod().spec;
+  ASSERT_TRUE(s.affinity && s.affinity->node_affinity);
+  const NodeAffinity& na = *s.affinity->node_affinity;
+  const auto& terms = na.required_during_scheduling_ignored_during_execution->node_selector_terms;
+  ASSERT_EQ(terms.size(), 1u);
+  ASSERT_EQ(terms[0].match_expressions.size(), 2u);
+  EXPECT_EQ(terms[0].match_expressions[0].key, "topology.kubernetes.io/zone");
+  EXPECT_THAT(terms[0].match_expressions[0].values, ElementsAre("zone-a", "zone-b"));
+  EXPECT_EQ(terms[0].match_expressions[1].op, "Gt");
+  ASSERT_EQ(terms[0].match_fields.size(), 1u);
+  EXPECT_EQ(terms[0].match_fields[0].op, "NotIn");
+  ASSERT_EQ(na.preferred_during_scheduling_ignored_during_execution.size(), 1u);
+  EXPECT_EQ(na.preferred_during_scheduling_ignored_during_execution[0].weight, 10);
+
+  const PodAffinityTerm& pa =
+      s.affinity->pod_affinity->required_during_scheduling_ignored_during_execution.at(0);
+  EXPECT_THAT(pa.label_selector->match_labels, ElementsAre(Pair("app", "cache")));
+  EXPECT_THAT(pa.namespaces, ElementsAre("prod", "staging"));
+  EXPECT_EQ(pa.topology_key, "kubernetes.io/hostname");
+  EXPECT_TRUE(pa.namespace_selector.has_value());  // {} selects all namespaces; absent selects none
+  EXPECT_THAT(pa.match_label_keys, ElementsAre("pod-template-hash"));
+  EXPECT_THAT(pa.mismatch_label_keys, ElementsAre("tenant"));
+
+  const WeightedPodAffinityTerm& anti =
+      s.affinity->pod_anti_affinity->preferred_during_scheduling_ignored_during_execution.at(0);
+  EXPECT_EQ(anti.weight, 50);
+  EXPECT_EQ(anti.pod_affinity_term.label_selector->match_expressions.at(0).op, "Exists");
+  EXPECT_FALSE(anti.pod_affinity_term.namespace_selector.has_value());
+}
+
+TEST(DecodePodTest, ContainersAndVolumes) {
+  PodSpec s = LoadPod().spec;
+  ASSERT_EQ(s.containers.size(), 1u);
+  const Container& web = s.containers[0];
+  EXPECT_EQ(web.name, "web");
+  EXPECT_EQ(web.image, "nginx:1.27");
+  EXPECT_EQ(web.resources.requests.at("cpu").MilliValue(), 500);
+  EXPECT_EQ(web.resources.requests.at("example.com/gpu").Value(), 1);
+  EXPECT_EQ(web.resources.limits.at("memory").Value(), 1 << 30);
+  ASSERT_EQ(web.ports.size(), 2u);
+  EXPECT_EQ(web.ports[0].container_port, 8080);
+  EXPECT_EQ(web.ports[0].host_port, 80);
+  EXPECT_EQ(web.ports[0].host_ip, "10.0.0.1");
+  EXPECT_EQ(web.ports[0].protocol, "TCP");
+  EXPECT_EQ(web.ports[1].protocol, "UDP");
+  EXPECT_EQ(web.ports[1].host_port, 0);
+  EXPECT_FALSE(web.restart_policy.has_value());
+
+  ASSERT_EQ(s.init_containers.size(), 2u);
+  EXPECT_FALSE(s.init_containers[0].restart_policy.has_value());
+  EXPECT_EQ(s.init_containers[1].restart_policy, "Always");
+
+  ASSERT_EQ(s.volumes.size(), 5u);
+  EXPECT_EQ(s.volumes[0].source, "persistentVolumeClaim");
+  EXPECT_EQ(s.volumes[0].claim_name, "data-web-1");
+  EXPECT_TRUE(s.volumes[0].read_only);
+  EXPECT_EQ(s.volumes[1].source, "ephemeral");
+  EXPECT_TRUE(s.volumes[1].ephemeral_claim);
+  EXPECT_EQ(s.volumes[2].csi_driver, "secrets-store.csi.k8s.io");
+  EXPECT_EQ(s.volumes[3].disk_id, "disk-1");
+  EXPECT_EQ(s.volumes[4].source, "configMap");
+}
+
+TEST(DecodePodTest, Status) {
+  PodStatus st = LoadPod().status;
+  EXPECT_EQ(st.phase, "Pending");
+  EXPECT_EQ(st.nominated_node_name, "node-2");
+  ASSERT_EQ(st.conditions.size(), 1u);
+  EXPECT_EQ(st.conditions[0].type, "PodScheduled");
+  EXPECT_EQ(st.conditions[0].status, "False");
+  EXPECT_EQ(st.conditions[0].reason, "Unschedulable");
+  EXPECT_EQ(st.conditions[0].message, "0/3 nodes are available: 3 Insufficient cpu.");
+  EXPECT_EQ(st.conditions[0].last_transition_time, "2026-11-01T10:00:01Z");
+}
+
+TEST(DecodeNodeTest, AllFields) {
+  absl::StatusOr<Node> node = DecodeNode(testing::ReadSourceFile("src/api/testdata/node.json"));
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ(node->metadata.name, "node-1");
+  EXPECT_EQ(node->metadata.labels.at("topology.kubernetes.io/zone"), "zone-a");
+  EXPECT_EQ(node->metadata.annotations.at("node.alpha.kubernetes.io/ttl"), "0");
+  EXPECT_TRUE(node->spec.unschedulable);
+  ASSERT_EQ(node->spec.taints.size(), 2u);
+  EXPECT_EQ(node->spec.taints[0].key, "dedicated");
+  EXPECT_EQ(node->spec.taints[0].value, "web");
+  EXPECT_EQ(node->spec.taints[0].effect, "NoSchedule");
+  EXPECT_EQ(node->spec.taints[1].effect, "PreferNoSchedule");
+  EXPECT_EQ(node->spec.taints[1].time_added, "2026-10-02T00:00:00Z");
+  EXPECT_EQ(node->status.allocatable.at("cpu").MilliValue(), 3920);
+  EXPECT_EQ(node->status.allocatable.at("pods").Value(), 110);
+  EXPECT_EQ(node->status.capacity.at("memory").Value(), 32LL << 30);
+  EXPECT_EQ(node->status.capacity.at("example.com/gpu").Value(), 2);
+  ASSERT_EQ(node->status.images.size(), 2u);
+  EXPECT_THAT(node->status.images[0].names,
+              ElementsAre("docker.io/library/nginx@sha256:0123", "docker.io/library/nginx:1.27"));
+  EXPECT_EQ(node->status.images[0].size_bytes, 187654321);
+  ASSERT_EQ(node->status.conditions.size(), 2u);
+  EXPECT_EQ(node->status.conditions[0].type, "Ready");
+  EXPECT_EQ(node->status.conditions[0].status, "True");
+  EXPECT_EQ(node->status.conditions[0].reason, "KubeletReady");
+  EXPECT_EQ(node->status.conditions[1].message, "kubelet has sufficient memory available");
+}
+
+TEST(DecodeObjectsTest, KubectlListKeepsOrderAndKinds) {
+  auto objects = DecodeObjects(testing::ReadSourceFile("src/api/testdata/list.json"));
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 2u);
+  EXPECT_EQ(KindOf((*objects)[0]), "Node");
+  EXPECT_EQ(MetaOf((*objects)[0]).name, "node-a");
+  EXPECT_EQ(KindOf((*objects)[1]), "Pod");
+  EXPECT_EQ(
+      std::get<Pod>((*objects)[1]).spec.containers[0].resources.requests.at("cpu").MilliValue(),
+      250);
+}
+
+TEST(DecodeObjectsTest, ApiListItemsTakeTheListKind) {
+  auto objects = DecodeObjects(testing::ReadSourceFile("src/api/testdata/podlist.json"));
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 2u);
+  EXPECT_EQ(std::get<Pod>((*objects)[1]).spec.node_name, "node-a");
+}
+
+TEST(DecodeObjectsTest, SingleObject) {
+  auto objects = DecodeObjects(R"({"kind":"Node","metadata":{"name":"n"}})");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  EXPECT_EQ(MetaOf(objects->at(0)).name, "n");
+}
+
+TEST(DecodeObjectsTest, NullsAndUnknownFieldsAreIgnored) {
+  auto pod = DecodePod(
+      R"({"kind":"Pod","metadata":{"name":"p","labels":null,"futureField":{"x":[1,2]}},
+          "spec":{"affinity":null,"tolerations":null,"containers":[{"name":"c","resources":{}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_FALSE(pod->spec.affinity.has_value());
+  EXPECT_TRUE(pod->metadata.labels.empty());
+}
+
+struct BadInput {
+  std::string name;
+  std::string json;
+  std::string message;
+};
+
+class DecodeErrorTest : public ::testing::TestWithParam<BadInput> {};
+
+TEST_P(DecodeErrorTest, NamesTheField) {
+  auto objects = DecodeObjects(GetParam().json);
+  ASSERT_FALSE(objects.ok());
+  EXPECT_EQ(objects.status().message(), GetParam().message);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Table, DecodeErrorTest,
+    ::testing::Values(
+        BadInput{
+            "BadQuantity",
+            R"({"kind":"Pod","spec":{"containers":[{"resources":{"requests":{"cpu":"1.5.3"}}}]}})",
+            R"(spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3")"},
+        BadInput{"WrongType", R"({"kind":"Pod","spec":{"priority":"high"}})",
+                 "spec.priority: expected integer, got string"},
+        BadInput{"Int32Overflow", R"({"kind":"Pod","spec":{"priority":4294967296}})",
+                 "spec.priority: integer 4294967296 out of range"},
+        BadInput{"LabelNotString", R"({"kind":"Node","metadata":{"labels":{"zone":1}}})",
+                 "metadata.labels.zone: expected string, got number"},
+        BadInput{"NotAnObject", R"({"kind":"Node","spec":[]})", "spec: expected object, got array"},
+        BadInput{"UnknownKind", R"({"kind":"Deployment"})", R"(kind: unknown kind "Deployment")"},
+        BadInput{"MissingKind", R"({"metadata":{}})", "kind: Required value"},
+        BadInput{
+            "BadOperator",
+            R"({"kind":"Pod","spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Like"}]}]}}}}})",
+            R"(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: "Like": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")"},
+        BadInput{
+            "GtNeedsInteger",
+            R"({"kind":"Pod","spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Gt","values":["x"]}]}]}}}}})",
+            R"(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values[0]: Invalid value: "x": must be an integer)"},
+        BadInput{
+            "InNeedsValues",
+            R"({"kind":"Pod","spec":{"topologySpreadConstraints":[{"labelSelector":{"matchExpressions":[{"key":"a","operator":"In"}]}}]}})",
+            "spec.topologySpreadConstraints[0].labelSelector.matchExpressions[0].values: "
+            "Required value: must be specified when `operator` is 'In' or 'NotIn'"},
+        BadInput{
+            "BadTaintEffect", R"({"kind":"Node","spec":{"taints":[{"key":"k","effect":"Never"}]}})",
+            R"(spec.taints[0].effect: Unsupported value: "Never": supported values: "NoSchedule", "PreferNoSchedule", "NoExecute")"},
+        BadInput{
+            "BadTolerationOperator",
+            R"({"kind":"Pod","spec":{"tolerations":[{"key":"k","operator":"Has"}]}})",
+            R"(spec.tolerations[0].operator: Unsupported value: "Has": supported values: "Equal", "Exists")"},
+        BadInput{"ListItemNamesTheObject",
+                 R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"ok"}},
+                     {"kind":"Pod","metadata":{"name":"web","namespace":"prod"},"spec":{"nodeName":7}}]})",
+                 "items[1] (Pod prod/web): spec.nodeName: expected string, got number"},
+        BadInput{
+            "InvalidJson", R"({"kind":"Pod",)",
+            "invalid JSON: The JSON document has an improper structure: missing or superfluous "
+            "commas, braces, missing keys, etc."}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(DecodeSelectorTest, EmbeddedNodeAffinity) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element e = parser.parse(std::string_view(
+      R"({"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchFields":[{"key":"spec.nodeName","operator":"In","values":["a"]}]}]}})"));
+  NodeAffinity affinity;
+  absl::Status st = DecodeNodeAffinity(e, &affinity);
+  EXPECT_THAT(std::string(st.message()),
+              HasSubstr("matchFields[0].key: Invalid value: \"spec.nodeName\""));
+}
+
+}  // namespace
+}  // namespace ksched::api
