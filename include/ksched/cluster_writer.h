@@ -1,0 +1,35 @@
+// ClusterWriter: the scheduler's writes to the cluster. The real cluster (src/client) and the
+// embedded one (src/sim) both implement it; binder plugins use it through the Handle.
+//
+//   absl::Status st = handle.writer().Bind(pod, node_name);
+//
+// Thread safety: implementations must accept calls from several binding threads at once.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "ksched/api/objects.h"
+
+namespace ksched {
+
+class ClusterWriter {
+ public:
+  virtual ~ClusterWriter() = default;
+
+  // Binds the pod to the node (POST pods/binding). Blocks until the cluster answers.
+  virtual absl::Status Bind(const api::Pod& pod, std::string_view node_name) = 0;
+
+  // Records an event about the pod (events.k8s.io/v1): type "Normal" or "Warning", a reason such
+  // as "Scheduled", an action such as "Binding", and the note.
+  virtual void RecordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
+                           std::string_view action, std::string message) = 0;
+
+  // Sets the pod's PodScheduled condition and, when `nominated_node` is set, its
+  // status.nominatedNodeName ("" clears it).
+  virtual absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
+                                       const std::string* nominated_node) = 0;
+};
+
+}  // namespace ksched

@@ -1,0 +1,74 @@
+// CycleState: data that plugins share within one scheduling cycle of one pod, under typed keys.
+//
+//   struct PreFilterState : StateData {
+//     int64_t milli_cpu = 0;
+//     std::unique_ptr<StateData> Clone() const override {
+//       return std::make_unique<PreFilterState>(*this);
+//     }
+//   };
+//   inline constexpr StateKey<PreFilterState> kStateKey{"PreFilterNodeResourcesFit"};
+//   state.Write(kStateKey, std::make_unique<PreFilterState>(...));   // in PreFilter
+//   const PreFilterState* s = state.Read(kStateKey);                 // in Filter; nullptr if absent
+//
+// Thread safety: Write happens in the sequential extension points (PreFilter, PreScore, Reserve);
+// Filter and Score run in parallel and only Read. Key names must outlive the state (use literals).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ksched {
+
+class StateData {
+ public:
+  virtual ~StateData() = default;
+  // A deep copy, for preemption's what-if evaluation.
+  virtual std::unique_ptr<StateData> Clone() const = 0;
+};
+
+template <typename T>
+struct StateKey {
+  std::string_view name;
+};
+
+class CycleState {
+ public:
+  CycleState() = default;
+  CycleState(const CycleState&) = delete;
+  CycleState& operator=(const CycleState&) = delete;
+
+  template <typename T>
+  void Write(StateKey<T> key, std::unique_ptr<T> value) {
+    WriteData(key.name, std::move(value));
+  }
+
+  // The value under `key`, or nullptr. The pointer is valid until the key is written again.
+  template <typename T>
+  const T* Read(StateKey<T> key) const {
+    return static_cast<const T*>(ReadData(key.name));
+  }
+  template <typename T>
+  T* ReadMutable(StateKey<T> key) {
+    return const_cast<T*>(static_cast<const T*>(ReadData(key.name)));
+  }
+
+  std::unique_ptr<CycleState> Clone() const;
+
+  // Plugins whose PreFilter returned Skip (their Filter is not run) and whose PreScore returned
+  // Skip (their Score is not run), for this cycle.
+  std::vector<std::string_view> skip_filter_plugins;
+  std::vector<std::string_view> skip_score_plugins;
+  bool ShouldSkipFilter(std::string_view plugin) const;
+  bool ShouldSkipScore(std::string_view plugin) const;
+
+ private:
+  void WriteData(std::string_view key, std::unique_ptr<StateData> value);
+  const StateData* ReadData(std::string_view key) const;
+
+  std::vector<std::pair<std::string_view, std::unique_ptr<StateData>>> data_;
+};
+
+}  // namespace ksched

@@ -1,0 +1,78 @@
+// Cluster events and queueing hints: how a plugin tells the queue which changes in the cluster may
+// make a pod it rejected schedulable (upstream's EnqueueExtensions).
+//
+//   std::vector<ClusterEventWithHint> EventsToRegister() const override {
+//     return {{{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeTaint},
+//              [](const api::Pod& pod, const ClusterEventData& e) { return QueueingHint::kQueue; }}};
+//   }
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "ksched/api/objects.h"
+
+namespace ksched {
+
+enum class EventResource {
+  kPod,          // Any pod: for registration, matches the two below as well.
+  kAssignedPod,  // A pod bound to a node (cache side).
+  kUnschedulablePod,
+  kNode,
+  kPersistentVolume,
+  kPersistentVolumeClaim,
+  kStorageClass,
+  kCSINode,
+  kWildCard,  // Matches every event.
+};
+
+// Action types are bits, as upstream's fwk.ActionType.
+enum ActionType : uint32_t {
+  kAdd = 1 << 0,
+  kDelete = 1 << 1,
+  kUpdateNodeAllocatable = 1 << 2,
+  kUpdateNodeLabel = 1 << 3,
+  kUpdateNodeTaint = 1 << 4,
+  kUpdateNodeCondition = 1 << 5,
+  kUpdateNodeAnnotation = 1 << 6,
+  kUpdatePodLabel = 1 << 7,
+  kUpdatePodScaleDown = 1 << 8,
+  kUpdatePodToleration = 1 << 9,
+  kUpdatePodSchedulingGatesEliminated = 1 << 10,
+  kUpdatePodOther = 1 << 11,
+  kUpdate = (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) |
+            (1 << 10) | (1 << 11),
+  kAll = 0xffffffff,
+};
+
+struct ClusterEvent {
+  EventResource resource = EventResource::kWildCard;
+  uint32_t action = kAll;
+  // A label for metrics and logs ("NodeAdd", "AssignedPodDelete", "UnschedulableTimeout").
+  std::string label;
+};
+
+// Whether a registered event covers an incoming one (upstream's MatchClusterEvents).
+bool Matches(const ClusterEvent& registered, const ClusterEvent& incoming);
+
+// The objects an event is about. Only the pointers that fit the event are set.
+struct ClusterEventData {
+  ClusterEvent event;
+  const api::Pod* old_pod = nullptr;
+  const api::Pod* new_pod = nullptr;
+  const api::Node* old_node = nullptr;
+  const api::Node* new_node = nullptr;
+};
+
+enum class QueueingHint { kQueueSkip, kQueue };
+
+// Decides whether `pod`, which this plugin rejected, is worth retrying after the event.
+using QueueingHintFn = std::function<QueueingHint(const api::Pod& pod, const ClusterEventData&)>;
+
+struct ClusterEventWithHint {
+  ClusterEvent event;
+  QueueingHintFn hint;  // Empty: always kQueue.
+};
+
+}  // namespace ksched

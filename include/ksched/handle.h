@@ -1,0 +1,48 @@
+// Handle: what the framework gives plugins — the cycle's snapshot, the cluster writer and the pods
+// waiting at Permit.
+//
+//   std::unique_ptr<Plugin> New(const nlohmann::json& args, Handle& handle) { ... }
+//   const NodeInfo* ni = handle.snapshot().Get(node_name);
+//   if (WaitingPod* wp = handle.GetWaitingPod(uid)) wp->Allow("Coscheduling");
+//
+// Thread safety: snapshot() is for the scheduling cycle's thread (and the Filter/Score workers it
+// starts); writer() and the waiting pods may be used from any thread.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ksched/api/objects.h"
+#include "ksched/cluster_writer.h"
+#include "ksched/snapshot.h"
+
+namespace ksched {
+
+// A pod held at Permit by one or more plugins.
+class WaitingPod {
+ public:
+  virtual ~WaitingPod() = default;
+  virtual const api::Pod& pod() const = 0;
+  // The plugins that have not allowed the pod yet.
+  virtual std::vector<std::string> PendingPlugins() const = 0;
+  // Allows the pod for `plugin`; once every waiting plugin allowed it, binding proceeds.
+  virtual void Allow(std::string_view plugin) = 0;
+  // Rejects the pod: it is unreserved and goes back to the queue with this message.
+  virtual void Reject(std::string_view plugin, std::string message) = 0;
+};
+
+class Handle {
+ public:
+  virtual ~Handle() = default;
+  virtual const Snapshot& snapshot() const = 0;
+  virtual ClusterWriter& writer() = 0;
+  // The number of parallel workers for Filter and Score (KubeSchedulerConfiguration.parallelism).
+  virtual int parallelism() const = 0;
+  // nullptr if no pod with this UID is waiting.
+  virtual WaitingPod* GetWaitingPod(std::string_view uid) = 0;
+  virtual void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
+};
+
+}  // namespace ksched

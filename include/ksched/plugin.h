@@ -1,0 +1,201 @@
+// The Scheduling Framework's plugin interfaces: one per extension point, as kube-scheduler's
+// framework/interface.go. A plugin implements Plugin plus the extension points it serves; the
+// framework finds them with dynamic_cast, as Go finds them with type assertions.
+//
+//   class NetworkAware : public FilterPlugin, public ScorePlugin {
+//    public:
+//     std::string_view Name() const override { return "NetworkAware"; }
+//     Status Filter(const CycleState&, const api::Pod& pod, const NodeInfo& node) override;
+//     Status Score(const CycleState&, const api::Pod& pod, const NodeInfo& node,
+//                  int64_t* score) override;
+//   };
+//
+// Contracts, for every interface below:
+// - The framework owns the plugin; it lives as long as its profile.
+// - Filter and Score are called concurrently for different nodes of one pod: they must only read
+//   shared state (the CycleState, the plugin's own members). Every other extension point is
+//   called from one thread at a time.
+// - No exception may leave a plugin; failures are Status values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
+#include "ksched/api/objects.h"
+#include "ksched/cycle_state.h"
+#include "ksched/events.h"
+#include "ksched/node_info.h"
+#include "ksched/status.h"
+
+namespace ksched {
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  virtual std::string_view Name() const = 0;
+};
+
+// A pod as the scheduling queue holds it.
+struct QueuedPodInfo {
+  std::shared_ptr<const PodInfo> pod_info;
+  absl::Time timestamp;                  // When it was last added to the queue.
+  absl::Time initial_attempt_timestamp;  // When it was first popped; InfinitePast until then.
+  int attempts = 0;
+  int unschedulable_count = 0;
+  int consecutive_errors_count = 0;
+  std::set<std::string, std::less<>> unschedulable_plugins;  // Rejectors of the last attempt.
+  std::set<std::string, std::less<>> pending_plugins;
+  std::string gating_plugin;  // The PreEnqueue plugin that holds the pod back, if any.
+
+  const api::Pod& pod() const { return *pod_info->pod; }
+};
+
+// --- Queueing ---------------------------------------------------------------------------------
+
+class PreEnqueuePlugin : public virtual Plugin {
+ public:
+  // Success lets the pod into the active queue; anything else keeps it out (gated).
+  virtual Status PreEnqueue(const api::Pod& pod) = 0;
+};
+
+class QueueSortPlugin : public virtual Plugin {
+ public:
+  // Whether `a` should be scheduled before `b`. Must be a strict weak order.
+  virtual bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
+};
+
+// The cluster events that may make a pod this plugin rejected schedulable. A plugin that
+// rejects pods and does not implement this is requeued on every event.
+class EnqueueExtensions : public virtual Plugin {
+ public:
+  virtual std::vector<ClusterEventWithHint> EventsToRegister() const = 0;
+};
+
+// --- Filtering --------------------------------------------------------------------------------
+
+// PreFilter may narrow the nodes to evaluate; several results are intersected.
+struct PreFilterResult {
+  std::optional<std::set<std::string, std::less<>>> node_names;  // nullopt: all nodes.
+  bool AllNodes() const { return !node_names.has_value(); }
+};
+
+// Incremental updates of a plugin's PreFilter state, for preemption's what-if evaluation.
+class PreFilterExtensions {
+ public:
+  virtual ~PreFilterExtensions() = default;
+  virtual Status AddPod(CycleState& state, const api::Pod& pod_to_schedule,
+                        const PodInfo& pod_to_add, const NodeInfo& node) = 0;
+  virtual Status RemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                           const PodInfo& pod_to_remove, const NodeInfo& node) = 0;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  // Runs once per cycle before Filter. Skip: this plugin's Filter is not run for the pod.
+  // A rejection fails the pod on every node with this status.
+  virtual Status PreFilter(CycleState& state, const api::Pod& pod,
+                           const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) = 0;
+  virtual PreFilterExtensions* Extensions() { return nullptr; }
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  // Whether the pod fits the node. Called concurrently for different nodes.
+  virtual Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) = 0;
+};
+
+// Every node's filter status, for PostFilter and for messages. Nodes without an entry have
+// `absent` (upstream's NodeToStatus).
+struct NodeToStatus {
+  absl::flat_hash_map<std::string, Status> statuses;
+  Status absent = Status(Code::kUnschedulableAndUnresolvable);
+  const Status& Get(const std::string& node) const {
+    auto it = statuses.find(node);
+    return it == statuses.end() ? absent : it->second;
+  }
+};
+
+struct PostFilterResult {
+  std::string nominated_node_name;  // "" : nominate nothing.
+};
+
+class PostFilterPlugin : public virtual Plugin {
+ public:
+  // Runs when no node fits (preemption). Success with a nominated node makes the pod retry there.
+  virtual Status PostFilter(CycleState& state, const api::Pod& pod,
+                            const NodeToStatus& filtered, PostFilterResult* result) = 0;
+};
+
+// --- Scoring ----------------------------------------------------------------------------------
+
+struct NodeScore {
+  const NodeInfo* node;
+  int64_t score;
+};
+using NodeScoreList = std::vector<NodeScore>;
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  // Runs once per cycle before Score, on the feasible nodes. Skip: this plugin's Score is not run.
+  virtual Status PreScore(CycleState& state, const api::Pod& pod,
+                          const std::vector<const NodeInfo*>& feasible) = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  // Ranks a feasible node. Called concurrently for different nodes.
+  virtual Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
+                       int64_t* score) = 0;
+  // Whether NormalizeScore should run (upstream's ScoreExtensions() != nil).
+  virtual bool HasNormalizeScore() const { return false; }
+  // Rescales the scores of all nodes into [kMinNodeScore, kMaxNodeScore].
+  virtual Status NormalizeScore(const CycleState& state, const api::Pod& pod,
+                                NodeScoreList& scores) {
+    (void)state, (void)pod, (void)scores;
+    return Status();
+  }
+};
+
+// --- Reserving, permitting and binding ---------------------------------------------------------
+
+class ReservePlugin : public virtual Plugin {
+ public:
+  virtual Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+  // Undoes Reserve when a later step fails. Must be idempotent and must not fail.
+  virtual void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+};
+
+class PermitPlugin : public virtual Plugin {
+ public:
+  // Success allows binding; Wait holds the pod for up to *timeout until it is allowed or rejected
+  // through Handle::GetWaitingPod; a rejection sends the pod back to the queue.
+  virtual Status Permit(CycleState& state, const api::Pod& pod, std::string_view node,
+                        absl::Duration* timeout) = 0;
+};
+
+class PreBindPlugin : public virtual Plugin {
+ public:
+  virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+};
+
+class BindPlugin : public virtual Plugin {
+ public:
+  // Skip passes the pod to the next bind plugin.
+  virtual Status Bind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+};
+
+class PostBindPlugin : public virtual Plugin {
+ public:
+  virtual void PostBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+};
+
+}  // namespace ksched

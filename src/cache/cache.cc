@@ -1,0 +1,275 @@
+#include "src/cache/cache.h"
+
+#include <algorithm>
+
+#include "fmt/format.h"
+#include "src/base/strings.h"
+
+namespace ksched::cache {
+
+std::string ZoneKeyOf(const api::Node& node) {
+  const api::StringMap& l = node.metadata.labels;
+  auto get = [&](const char* a, const char* b) -> std::string {
+    if (auto it = l.find(a); it != l.end()) return it->second;
+    if (auto it = l.find(b); it != l.end()) return it->second;
+    return "";
+  };
+  std::string region = get("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region");
+  std::string zone = get("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone");
+  if (region.empty() && zone.empty()) return "";
+  return region + std::string(":\0:", 3) + zone;  // Upstream's separator.
+}
+
+Cache::Cache(absl::Duration assumed_ttl) : ttl_(assumed_ttl) {}
+
+NodeInfo& Cache::NodeInfoLocked(const std::string& name) {
+  auto& slot = nodes_[name];
+  if (!slot) slot = std::make_unique<NodeInfo>();
+  return *slot;
+}
+
+void Cache::MarkDirtyLocked(const std::string& name) { dirty_.insert(name); }
+
+void Cache::AddPodLocked(std::shared_ptr<const PodInfo> pod, const std::string& node) {
+  NodeInfoLocked(node).AddPod(std::move(pod));
+  MarkDirtyLocked(node);
+}
+
+void Cache::RemovePodLocked(const PodState& state) {
+  auto it = nodes_.find(state.node);
+  if (it == nodes_.end()) return;
+  it->second->RemovePod(state.pod->pod->metadata.uid);
+  MarkDirtyLocked(state.node);
+  if (it->second->node() == nullptr && it->second->pods().empty()) nodes_.erase(it);
+}
+
+absl::Status Cache::AssumePod(std::shared_ptr<const PodInfo> pod, const std::string& node) {
+  absl::MutexLock lock(&mu_);
+  const std::string& uid = pod->pod->metadata.uid;
+  if (pods_.contains(uid)) {
+    return absl::AlreadyExistsError(fmt::format(
+        "pod {}/{} (uid {}) is in the cache, so can't be assumed", pod->pod->metadata.namespace_,
+        pod->pod->metadata.name, uid));
+  }
+  AddPodLocked(pod, node);
+  pods_[uid] = PodState{.pod = std::move(pod), .node = node, .assumed = true};
+  return absl::OkStatus();
+}
+
+void Cache::FinishBinding(std::string_view uid, absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(AsAbsl(uid));
+  if (it == pods_.end() || !it->second.assumed) return;
+  it->second.binding_finished = true;
+  if (ttl_ > absl::ZeroDuration()) it->second.deadline = now + ttl_;
+}
+
+absl::Status Cache::ForgetPod(std::string_view uid) {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(AsAbsl(uid));
+  if (it == pods_.end() || !it->second.assumed) {
+    return absl::FailedPreconditionError(
+        fmt::format("pod with uid {} wasn't assumed so cannot be forgotten", uid));
+  }
+  RemovePodLocked(it->second);
+  pods_.erase(it);
+  return absl::OkStatus();
+}
+
+void Cache::CleanupExpiredAssumedPods(absl::Time now) {
+  absl::MutexLock lock(&mu_);
+  for (auto it = pods_.begin(); it != pods_.end();) {
+    const PodState& s = it->second;
+    if (s.assumed && s.binding_finished && now > s.deadline) {
+      RemovePodLocked(s);
+      pods_.erase(it++);
+    } else {
+      ++it;
+    }
+  }
+}
+
+absl::Status Cache::AddPod(std::shared_ptr<const PodInfo> pod) {
+  absl::MutexLock lock(&mu_);
+  const std::string& uid = pod->pod->metadata.uid;
+  const std::string& node = pod->pod->spec.node_name;
+  auto it = pods_.find(uid);
+  if (it != pods_.end() && !it->second.assumed) {
+    return absl::AlreadyExistsError(fmt::format("pod with uid {} was already added", uid));
+  }
+  if (it != pods_.end()) RemovePodLocked(it->second);  // Confirm: replace the assumed copy.
+  AddPodLocked(pod, node);
+  pods_[uid] = PodState{.pod = std::move(pod), .node = node};
+  return absl::OkStatus();
+}
+
+absl::Status Cache::UpdatePod(std::shared_ptr<const PodInfo> pod) {
+  absl::MutexLock lock(&mu_);
+  const std::string& uid = pod->pod->metadata.uid;
+  auto it = pods_.find(uid);
+  if (it == pods_.end() || it->second.assumed) {
+    return absl::NotFoundError(fmt::format("pod with uid {} is not added to the cache", uid));
+  }
+  RemovePodLocked(it->second);
+  std::string node = pod->pod->spec.node_name;
+  AddPodLocked(pod, node);
+  it->second = PodState{.pod = std::move(pod), .node = std::move(node)};
+  return absl::OkStatus();
+}
+
+absl::Status Cache::RemovePod(std::string_view uid) {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(AsAbsl(uid));
+  if (it == pods_.end()) {
+    return absl::NotFoundError(fmt::format("pod with uid {} is not in the cache", uid));
+  }
+  RemovePodLocked(it->second);
+  pods_.erase(it);
+  return absl::OkStatus();
+}
+
+void Cache::CountImagesLocked(const api::Node& node, int delta) {
+  for (const api::ContainerImage& image : node.status.images) {
+    for (const std::string& name : image.names) {
+      int& n = image_nodes_[name];
+      n += delta;
+      if (n <= 0) image_nodes_.erase(name);
+    }
+  }
+  if (!node.status.images.empty()) images_changed_ = true;
+}
+
+void Cache::AddToTreeLocked(const api::Node& node) {
+  std::string zone = ZoneKeyOf(node);
+  auto it = std::find_if(tree_.begin(), tree_.end(), [&](const auto& z) { return z.first == zone; });
+  if (it == tree_.end()) it = tree_.insert(tree_.end(), {zone, {}});
+  it->second.push_back(node.metadata.name);
+  tree_changed_ = true;
+}
+
+void Cache::RemoveFromTreeLocked(const std::string& name) {
+  for (auto it = tree_.begin(); it != tree_.end(); ++it) {
+    auto& names = it->second;
+    auto pos = std::find(names.begin(), names.end(), name);
+    if (pos == names.end()) continue;
+    names.erase(pos);
+    if (names.empty()) tree_.erase(it);
+    tree_changed_ = true;
+    return;
+  }
+}
+
+void Cache::AddNode(std::shared_ptr<const api::Node> node) {
+  absl::MutexLock lock(&mu_);
+  const std::string name = node->metadata.name;
+  NodeInfo& ni = NodeInfoLocked(name);
+  if (ni.node() != nullptr) {
+    CountImagesLocked(*ni.node(), -1);
+    RemoveFromTreeLocked(name);
+  }
+  CountImagesLocked(*node, +1);
+  AddToTreeLocked(*node);
+  ni.SetNode(std::move(node));
+  MarkDirtyLocked(name);
+}
+
+void Cache::UpdateNode(std::shared_ptr<const api::Node> node) { AddNode(std::move(node)); }
+
+void Cache::RemoveNode(std::string_view name) {
+  absl::MutexLock lock(&mu_);
+  auto it = nodes_.find(AsAbsl(name));
+  if (it == nodes_.end() || it->second->node() == nullptr) return;
+  std::string key(name);
+  CountImagesLocked(*it->second->node(), -1);
+  RemoveFromTreeLocked(key);
+  if (it->second->pods().empty()) {
+    nodes_.erase(it);
+  } else {
+    it->second->RemoveNode();
+  }
+  MarkDirtyLocked(key);
+}
+
+bool Cache::IsAssumedPod(std::string_view uid) const {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(AsAbsl(uid));
+  return it != pods_.end() && it->second.assumed;
+}
+
+std::string Cache::NodeOf(std::string_view uid) const {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(AsAbsl(uid));
+  return it == pods_.end() ? "" : it->second.node;
+}
+
+size_t Cache::NodeCount() const {
+  absl::MutexLock lock(&mu_);
+  size_t n = 0;
+  for (const auto& [name, ni] : nodes_) n += ni->node() != nullptr;
+  return n;
+}
+
+size_t Cache::PodCount() const {
+  absl::MutexLock lock(&mu_);
+  return pods_.size();
+}
+
+void Cache::UpdateSnapshot(Snapshot* snapshot) {
+  absl::MutexLock lock(&mu_);
+  bool affinity_changed = false;
+  for (const std::string& name : dirty_) {
+    auto it = nodes_.find(name);
+    auto snap = snapshot->infos_.find(name);
+    bool had_affinity = snap != snapshot->infos_.end() &&
+                        (!snap->second->pods_with_affinity().empty() ||
+                         !snap->second->pods_with_required_anti_affinity().empty());
+    if (it == nodes_.end() || it->second->node() == nullptr) {
+      if (snap != snapshot->infos_.end()) snapshot->infos_.erase(snap);
+      tree_changed_ = true;
+      affinity_changed |= had_affinity;
+      continue;
+    }
+    const NodeInfo& ni = *it->second;
+    affinity_changed |= had_affinity || !ni.pods_with_affinity().empty() ||
+                        !ni.pods_with_required_anti_affinity().empty();
+    if (snap == snapshot->infos_.end()) {
+      snapshot->infos_.emplace(name, ni.Clone());
+      tree_changed_ = true;
+    } else {
+      *snap->second = ni;
+    }
+  }
+  dirty_.clear();
+
+  if (tree_changed_) {
+    // Zones interleaved: the first node of each zone, then the second of each, and so on.
+    snapshot->list_.clear();
+    for (size_t i = 0;; ++i) {
+      bool any = false;
+      for (const auto& [zone, names] : tree_) {
+        if (i >= names.size()) continue;
+        any = true;
+        snapshot->list_.push_back(snapshot->infos_.at(names[i]).get());
+      }
+      if (!any) break;
+    }
+    tree_changed_ = false;
+    affinity_changed = true;
+  }
+  if (affinity_changed) {
+    snapshot->affinity_list_.clear();
+    snapshot->anti_affinity_list_.clear();
+    for (const NodeInfo* ni : snapshot->list_) {
+      if (!ni->pods_with_affinity().empty()) snapshot->affinity_list_.push_back(ni);
+      if (!ni->pods_with_required_anti_affinity().empty()) {
+        snapshot->anti_affinity_list_.push_back(ni);
+      }
+    }
+  }
+  if (images_changed_) {
+    snapshot->image_nodes_ = image_nodes_;
+    images_changed_ = false;
+  }
+}
+
+}  // namespace ksched::cache

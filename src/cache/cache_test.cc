@@ -1,0 +1,123 @@
+#include "src/cache/cache.h"
+
+#include <gtest/gtest.h>
+
+#include "src/testing/builders.h"
+
+namespace ksched::cache {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+
+std::shared_ptr<const PodInfo> Info(const testing::MakePod& p) { return PodInfo::Make(p.Ptr()); }
+
+TEST(CacheTest, AssumedPodCountsUntilForgotten) {
+  Cache cache;
+  cache.AddNode(MakeNode().Name("n1").Capacity({{"cpu", "4"}}).Ptr());
+  Snapshot snap;
+  ASSERT_TRUE(cache.AssumePod(Info(MakePod().Name("p").Req("cpu", "1")), "n1").ok());
+  EXPECT_TRUE(cache.IsAssumedPod("p"));
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(snap.Get("n1")->requested().milli_cpu, 1000);
+
+  ASSERT_TRUE(cache.ForgetPod("p").ok());
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(snap.Get("n1")->requested().milli_cpu, 0);
+  EXPECT_FALSE(cache.ForgetPod("p").ok());  // no longer assumed
+}
+
+TEST(CacheTest, AddConfirmsAssumedPodOnTheNodeItWasBoundTo) {
+  Cache cache;
+  cache.AddNode(MakeNode().Name("n1").Ptr());
+  cache.AddNode(MakeNode().Name("n2").Ptr());
+  ASSERT_TRUE(cache.AssumePod(Info(MakePod().Name("p").Req("cpu", "1")), "n1").ok());
+  ASSERT_TRUE(cache.AddPod(Info(MakePod().Name("p").Req("cpu", "1").Node("n2"))).ok());
+  EXPECT_FALSE(cache.IsAssumedPod("p"));
+  EXPECT_EQ(cache.NodeOf("p"), "n2");
+  Snapshot snap;
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(snap.Get("n1")->requested().milli_cpu, 0);
+  EXPECT_EQ(snap.Get("n2")->requested().milli_cpu, 1000);
+  EXPECT_FALSE(cache.AddPod(Info(MakePod().Name("p").Node("n2"))).ok());  // already added
+}
+
+TEST(CacheTest, AssumedPodExpiresAfterTtlOnceBindingFinished) {
+  Cache cache(absl::Seconds(30));
+  cache.AddNode(MakeNode().Name("n1").Ptr());
+  ASSERT_TRUE(cache.AssumePod(Info(MakePod().Name("p")), "n1").ok());
+  absl::Time t0 = absl::UnixEpoch();
+  cache.CleanupExpiredAssumedPods(t0 + absl::Hours(1));
+  EXPECT_TRUE(cache.IsAssumedPod("p"));  // binding not finished: never expires
+  cache.FinishBinding("p", t0);
+  cache.CleanupExpiredAssumedPods(t0 + absl::Seconds(10));
+  EXPECT_TRUE(cache.IsAssumedPod("p"));
+  cache.CleanupExpiredAssumedPods(t0 + absl::Seconds(31));
+  EXPECT_FALSE(cache.IsAssumedPod("p"));
+  EXPECT_EQ(cache.PodCount(), 0u);
+}
+
+TEST(CacheTest, RemovingANodeWithPodsKeepsThePodsUntilTheyGo) {
+  Cache cache;
+  cache.AddNode(MakeNode().Name("n1").Ptr());
+  ASSERT_TRUE(cache.AddPod(Info(MakePod().Name("p").Node("n1"))).ok());
+  Snapshot snap;
+  cache.UpdateSnapshot(&snap);
+  ASSERT_EQ(snap.nodes().size(), 1u);
+  cache.RemoveNode("n1");
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(snap.nodes().size(), 0u);
+  EXPECT_EQ(snap.Get("n1"), nullptr);
+  EXPECT_EQ(cache.NodeCount(), 0u);
+  EXPECT_EQ(cache.PodCount(), 1u);
+  ASSERT_TRUE(cache.RemovePod("p").ok());
+  EXPECT_EQ(cache.PodCount(), 0u);
+  // The node comes back: the old pod no longer counts.
+  cache.AddNode(MakeNode().Name("n1").Ptr());
+  cache.UpdateSnapshot(&snap);
+  EXPECT_TRUE(snap.Get("n1")->pods().empty());
+}
+
+TEST(CacheTest, SnapshotCopiesOnlyChangedNodes) {
+  Cache cache;
+  cache.AddNode(MakeNode().Name("n1").Ptr());
+  cache.AddNode(MakeNode().Name("n2").Ptr());
+  Snapshot snap;
+  cache.UpdateSnapshot(&snap);
+  const NodeInfo* n1 = snap.Get("n1");
+  int64_t gen2 = snap.Get("n2")->generation();
+  ASSERT_TRUE(cache.AddPod(Info(MakePod().Name("p").Node("n1"))).ok());
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(snap.Get("n1"), n1);  // updated in place
+  EXPECT_EQ(n1->pods().size(), 1u);
+  EXPECT_EQ(snap.Get("n2")->generation(), gen2);
+}
+
+TEST(CacheTest, NodeOrderInterleavesZones) {
+  Cache cache;
+  for (auto [name, zone] : std::vector<std::pair<std::string, std::string>>{
+           {"a1", "a"}, {"a2", "a"}, {"a3", "a"}, {"b1", "b"}, {"c1", "c"}, {"b2", "b"}}) {
+    cache.AddNode(MakeNode().Name(name).Label("topology.kubernetes.io/zone", zone).Ptr());
+  }
+  Snapshot snap;
+  cache.UpdateSnapshot(&snap);
+  std::vector<std::string> order;
+  for (const NodeInfo* ni : snap.nodes()) order.push_back(ni->name());
+  EXPECT_EQ(order, (std::vector<std::string>{"a1", "b1", "c1", "a2", "b2", "a3"}));
+}
+
+TEST(CacheTest, ImageCountsAcrossNodes) {
+  Cache cache;
+  cache.AddNode(MakeNode().Name("n1").Image("nginx:1", 100).Ptr());
+  cache.AddNode(MakeNode().Name("n2").Image("nginx:1", 100).Ptr());
+  Snapshot snap;
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(snap.NumNodesWithImage("nginx:1"), 2);
+  cache.RemoveNode("n2");
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(snap.NumNodesWithImage("nginx:1"), 1);
+  EXPECT_EQ(snap.NumNodesWithImage("redis:7"), 0);
+}
+
+}  // namespace
+}  // namespace ksched::cache

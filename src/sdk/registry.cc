@@ -1,0 +1,33 @@
+#include "ksched/registry.h"
+
+#include "fmt/format.h"
+
+namespace ksched {
+
+absl::Status Registry::Register(std::string name, PluginFactory factory) {
+  if (factories_.contains(name)) {
+    return absl::AlreadyExistsError(fmt::format("a plugin named {} already exists", name));
+  }
+  factories_.emplace(std::move(name), std::move(factory));
+  return absl::OkStatus();
+}
+
+const PluginFactory* Registry::Find(std::string_view name) const {
+  auto it = factories_.find(name);
+  return it == factories_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Registry::Names() const {
+  std::vector<std::string> out;
+  for (const auto& [name, f] : factories_) out.push_back(name);
+  return out;
+}
+
+absl::Status Registry::Merge(const Registry& other) {
+  for (const auto& [name, f] : other.factories_) {
+    if (absl::Status st = Register(name, f); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace ksched

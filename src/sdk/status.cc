@@ -1,0 +1,46 @@
+#include "ksched/status.h"
+
+#include "absl/strings/str_join.h"
+
+namespace ksched {
+
+std::string_view CodeName(Code code) {
+  switch (code) {
+    case Code::kSuccess:
+      return "Success";
+    case Code::kError:
+      return "Error";
+    case Code::kUnschedulable:
+      return "Unschedulable";
+    case Code::kUnschedulableAndUnresolvable:
+      return "UnschedulableAndUnresolvable";
+    case Code::kWait:
+      return "Wait";
+    case Code::kSkip:
+      return "Skip";
+    case Code::kPending:
+      return "Pending";
+  }
+  return "Unknown";
+}
+
+Status::Status(Code code, std::vector<std::string> reasons) {
+  if (code == Code::kSuccess && reasons.empty()) return;
+  rep_ = std::make_shared<const Rep>(Rep{code, std::move(reasons), {}});
+}
+
+const std::vector<std::string>& Status::reasons() const {
+  static const std::vector<std::string> kNone;
+  return rep_ ? rep_->reasons : kNone;
+}
+
+std::string Status::Message() const { return absl::StrJoin(reasons(), ", "); }
+
+Status Status::WithPlugin(std::string_view plugin) const {
+  Status out;
+  out.rep_ = std::make_shared<const Rep>(
+      Rep{code(), rep_ ? rep_->reasons : std::vector<std::string>{}, std::string(plugin)});
+  return out;
+}
+
+}  // namespace ksched

@@ -1,0 +1,81 @@
+// A Handle for plugin tests: a snapshot built from nodes and pods through the real cache, and a
+// writer that records what it was asked to do.
+//
+//   FakeHandle h({MakeNode().Name("n1").Obj()}, {MakePod().Name("p").Node("n1").Obj()});
+//   const NodeInfo& n1 = *h.snapshot().Get("n1");
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ksched/handle.h"
+#include "src/cache/cache.h"
+
+namespace ksched::testing {
+
+// Records binds, events and status updates in memory.
+class RecordingWriter : public ClusterWriter {
+ public:
+  struct Event {
+    std::string pod;  // namespace/name
+    std::string type, reason, action, message;
+  };
+
+  absl::Status Bind(const api::Pod& pod, std::string_view node) override {
+    absl::MutexLock lock(&mu_);
+    if (!bind_error.ok()) return bind_error;
+    binds[pod.metadata.namespace_ + "/" + pod.metadata.name] = std::string(node);
+    return absl::OkStatus();
+  }
+  void RecordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
+                   std::string_view action, std::string message) override {
+    absl::MutexLock lock(&mu_);
+    events.push_back({pod.metadata.namespace_ + "/" + pod.metadata.name, std::string(type),
+                      std::string(reason), std::string(action), std::move(message)});
+  }
+  absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
+                               const std::string* nominated_node) override {
+    absl::MutexLock lock(&mu_);
+    conditions[pod.metadata.namespace_ + "/" + pod.metadata.name] = condition;
+    if (nominated_node) nominated[pod.metadata.namespace_ + "/" + pod.metadata.name] = *nominated_node;
+    return absl::OkStatus();
+  }
+
+  absl::Status bind_error;  // Returned by Bind when not OK.
+  std::map<std::string, std::string> binds;
+  std::vector<Event> events;
+  std::map<std::string, api::PodCondition> conditions;
+  std::map<std::string, std::string> nominated;
+
+ private:
+  absl::Mutex mu_;
+};
+
+class FakeHandle : public Handle {
+ public:
+  FakeHandle(const std::vector<api::Node>& nodes = {}, const std::vector<api::Pod>& pods = {}) {
+    for (const api::Node& n : nodes) cache_.AddNode(std::make_shared<const api::Node>(n));
+    for (const api::Pod& p : pods) {
+      (void)cache_.AddPod(PodInfo::Make(std::make_shared<const api::Pod>(p)));
+    }
+    cache_.UpdateSnapshot(&snapshot_);
+  }
+
+  const Snapshot& snapshot() const override { return snapshot_; }
+  ClusterWriter& writer() override { return writer_; }
+  int parallelism() const override { return 1; }
+  WaitingPod* GetWaitingPod(std::string_view) override { return nullptr; }
+  void IterateOverWaitingPods(const std::function<void(WaitingPod&)>&) override {}
+
+  RecordingWriter& recording_writer() { return writer_; }
+  cache::Cache& cache() { return cache_; }
+  void Refresh() { cache_.UpdateSnapshot(&snapshot_); }
+
+ private:
+  cache::Cache cache_;
+  Snapshot snapshot_;
+  RecordingWriter writer_;
+};
+
+}  // namespace ksched::testing
