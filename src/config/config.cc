@@ -1,0 +1,103 @@
+#include "src/config/config.h"
+
+#include <algorithm>
+#include <set>
+
+#include "src/plugins/names.h"
+
+namespace ksched::config {
+namespace {
+
+namespace n = plugins::names;
+
+// Upstream's mergePluginSet.
+PluginSet MergePluginSet(const PluginSet& defaults, const PluginSet& custom) {
+  std::set<std::string> disabled_names;
+  PluginSet out;
+  for (const auto& d : custom.disabled) {
+    out.disabled.push_back({d.name, 0});
+    disabled_names.insert(d.name);
+  }
+  for (const auto& d : defaults.disabled) {
+    out.disabled.push_back({d.name, 0});
+    disabled_names.insert(d.name);
+  }
+  std::vector<bool> replaced(custom.enabled.size(), false);
+  if (!disabled_names.contains("*")) {
+    for (const PluginRef& def : defaults.enabled) {
+      if (disabled_names.contains(def.name)) continue;
+      PluginRef chosen = def;
+      for (size_t i = 0; i < custom.enabled.size(); ++i) {
+        if (custom.enabled[i].name == def.name) {
+          chosen = custom.enabled[i];  // Re-configured: keep the default's place.
+          replaced[i] = true;
+          break;
+        }
+      }
+      out.enabled.push_back(chosen);
+    }
+  }
+  for (size_t i = 0; i < custom.enabled.size(); ++i) {
+    if (!replaced[i]) out.enabled.push_back(custom.enabled[i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+const nlohmann::json& Profile::ArgsFor(std::string_view plugin) const {
+  static const nlohmann::json kEmpty = nlohmann::json::object();
+  for (const PluginConfig& pc : plugin_config) {
+    if (pc.name == plugin) return pc.args;
+  }
+  return kEmpty;
+}
+
+Plugins DefaultPlugins() {
+  Plugins p;
+  p.multi_point.enabled = {
+      {n::kSchedulingGates, 0},
+      {n::kPrioritySort, 0},
+      {n::kNodeUnschedulable, 0},
+      {n::kNodeName, 0},
+      {n::kTaintToleration, 3},
+      {n::kNodeAffinity, 2},
+      {n::kNodePorts, 0},
+      {n::kNodeResourcesFit, 1},
+      // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread (2),
+      // InterPodAffinity (2) and DefaultPreemption join here as their issues land.
+      {n::kNodeResourcesBalancedAllocation, 1},
+      {n::kImageLocality, 1},
+      {n::kDefaultBinder, 0},
+  };
+  return p;
+}
+
+Configuration DefaultConfiguration() {
+  Configuration c;
+  c.profiles.emplace_back();
+  MergeDefaultPlugins(c.profiles[0]);
+  return c;
+}
+
+void MergeDefaultPlugins(Profile& profile) {
+  Plugins defaults = DefaultPlugins();
+  Plugins& p = profile.plugins;
+  for (auto [d, c] : {std::pair{&defaults.pre_enqueue, &p.pre_enqueue},
+                      {&defaults.queue_sort, &p.queue_sort},
+                      {&defaults.pre_filter, &p.pre_filter},
+                      {&defaults.filter, &p.filter},
+                      {&defaults.post_filter, &p.post_filter},
+                      {&defaults.pre_score, &p.pre_score},
+                      {&defaults.score, &p.score},
+                      {&defaults.reserve, &p.reserve},
+                      {&defaults.permit, &p.permit},
+                      {&defaults.pre_bind, &p.pre_bind},
+                      {&defaults.bind, &p.bind},
+                      {&defaults.post_bind, &p.post_bind},
+                      {&defaults.multi_point, &p.multi_point}}) {
+    *c = MergePluginSet(*d, *c);
+  }
+}
+
+}  // namespace ksched::config

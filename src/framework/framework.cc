@@ -1,0 +1,546 @@
+#include "src/framework/framework.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "absl/synchronization/notification.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_arena.h"
+#include "src/base/strings.h"
+
+namespace ksched::framework {
+namespace {
+
+// Every plugin-facing set of a profile, with the interface each one wires.
+template <typename T>
+struct Point {
+  const config::PluginSet* set;
+  std::vector<T*>* plugins;
+  std::string_view type_name;  // As upstream's errors name it: "FilterPlugin".
+};
+
+bool Contains(const std::vector<config::PluginRef>& refs, std::string_view name) {
+  return std::any_of(refs.begin(), refs.end(), [&](const auto& r) { return r.name == name; });
+}
+
+}  // namespace
+
+// A pod held at Permit. Allow/Reject may come from any thread.
+class Framework::WaitingPodImpl : public WaitingPod {
+ public:
+  WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Time> deadlines)
+      : pod_(pod), deadlines_(std::move(deadlines)) {}
+
+  const api::Pod& pod() const override { return pod_; }
+  std::vector<std::string> PendingPlugins() const override {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::string> out;
+    for (const auto& [name, d] : deadlines_) out.push_back(name);
+    return out;
+  }
+  void Allow(std::string_view plugin) override {
+    absl::MutexLock lock(&mu_);
+    deadlines_.erase(std::string(plugin));
+  }
+  void Reject(std::string_view plugin, std::string message) override {
+    absl::MutexLock lock(&mu_);
+    if (!result_) result_ = Status::Unschedulable(std::move(message)).WithPlugin(plugin);
+  }
+
+  // Blocks until every plugin allowed the pod (Success), one rejected it, or a deadline passed.
+  Status Wait() {
+    absl::MutexLock lock(&mu_);
+    while (true) {
+      if (result_) return *result_;
+      if (deadlines_.empty()) return Status();
+      auto first = std::min_element(deadlines_.begin(), deadlines_.end(),
+                                    [](const auto& a, const auto& b) { return a.second < b.second; });
+      auto done = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+        return result_.has_value() || deadlines_.empty();
+      };
+      if (!mu_.AwaitWithDeadline(absl::Condition(&done), first->second)) {
+        return Status::Unschedulable(fmt::format("rejected due to timeout after waiting at permit"))
+            .WithPlugin(first->first);
+      }
+    }
+  }
+
+ private:
+  const api::Pod pod_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, absl::Time> deadlines_ ABSL_GUARDED_BY(mu_);
+  std::optional<Status> result_ ABSL_GUARDED_BY(mu_);
+};
+
+Framework::Framework(std::string profile_name, Deps deps)
+    : profile_name_(std::move(profile_name)), deps_(deps) {}
+
+Framework::~Framework() = default;
+
+absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const config::Profile& profile,
+                                                             const Registry& registry, Deps deps) {
+  std::unique_ptr<Framework> fw(new Framework(profile.scheduler_name, deps));
+  fw->percentage_ =
+      profile.percentage_of_nodes_to_score.value_or(deps.global_percentage_of_nodes_to_score);
+  if (absl::Status st = fw->Build(profile, registry); !st.ok()) return st;
+  return fw;
+}
+
+namespace {
+
+// Upstream's updatePluginList: wires the specifically enabled plugins of one extension point.
+template <typename T>
+absl::Status FillPoint(const Point<T>& point,
+                       const std::map<std::string, std::unique_ptr<Plugin>, std::less<>>& all) {
+  for (const config::PluginRef& ref : point.set->enabled) {
+    auto it = all.find(ref.name);
+    if (it == all.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} \"{}\" does not exist", point.type_name, ref.name));
+    }
+    T* p = dynamic_cast<T*>(it->second.get());
+    if (p == nullptr) {
+      return absl::InvalidArgumentError(
+          fmt::format("plugin \"{}\" does not extend {} plugin", ref.name, point.type_name));
+    }
+    if (std::find(point.plugins->begin(), point.plugins->end(), p) != point.plugins->end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("plugin \"{}\" already registered as \"{}\"", ref.name, point.type_name));
+    }
+    point.plugins->push_back(p);
+  }
+  return absl::OkStatus();
+}
+
+// Upstream's expandMultiPointPlugins for one extension point: explicit overrides first (in their
+// specific order), then the multiPoint plugins, then the rest of the specific ones.
+template <typename T>
+absl::Status ExpandMultiPoint(const Point<T>& point, const config::PluginSet& multi_point,
+                              const std::map<std::string, std::unique_ptr<Plugin>, std::less<>>& all) {
+  if (Contains(point.set->disabled, "*")) return absl::OkStatus();
+  std::vector<std::string> overrides, multi;
+  for (const config::PluginRef& ref : multi_point.enabled) {
+    auto it = all.find(ref.name);
+    if (it == all.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} \"{}\" does not exist", point.type_name, ref.name));
+    }
+    if (dynamic_cast<T*>(it->second.get()) == nullptr) continue;
+    if (Contains(point.set->disabled, ref.name)) continue;
+    if (Contains(point.set->enabled, ref.name)) {
+      overrides.push_back(ref.name);
+      continue;
+    }
+    if (std::find(multi.begin(), multi.end(), ref.name) != multi.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("plugin \"{}\" already registered as \"{}\"", ref.name, point.type_name));
+    }
+    multi.push_back(ref.name);
+  }
+  std::vector<T*> ordered;
+  auto add = [&](const std::string& name) {
+    T* p = dynamic_cast<T*>(all.at(name).get());
+    if (std::find(ordered.begin(), ordered.end(), p) == ordered.end()) ordered.push_back(p);
+  };
+  for (const std::string& name : overrides) add(name);
+  for (const std::string& name : multi) add(name);
+  for (const config::PluginRef& ref : point.set->enabled) add(ref.name);
+  *point.plugins = std::move(ordered);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status Framework::Build(const config::Profile& profile, const Registry& registry) {
+  const config::Plugins& ps = profile.plugins;
+  auto pre_enqueue = Point<PreEnqueuePlugin>{&ps.pre_enqueue, &pre_enqueue_, "PreEnqueuePlugin"};
+  auto queue_sort = Point<QueueSortPlugin>{&ps.queue_sort, &queue_sort_, "QueueSortPlugin"};
+  auto pre_filter = Point<PreFilterPlugin>{&ps.pre_filter, &pre_filter_, "PreFilterPlugin"};
+  auto filter = Point<FilterPlugin>{&ps.filter, &filter_, "FilterPlugin"};
+  auto post_filter = Point<PostFilterPlugin>{&ps.post_filter, &post_filter_, "PostFilterPlugin"};
+  auto pre_score = Point<PreScorePlugin>{&ps.pre_score, &pre_score_, "PreScorePlugin"};
+  auto score = Point<ScorePlugin>{&ps.score, &score_, "ScorePlugin"};
+  auto reserve = Point<ReservePlugin>{&ps.reserve, &reserve_, "ReservePlugin"};
+  auto permit = Point<PermitPlugin>{&ps.permit, &permit_, "PermitPlugin"};
+  auto pre_bind = Point<PreBindPlugin>{&ps.pre_bind, &pre_bind_, "PreBindPlugin"};
+  auto bind = Point<BindPlugin>{&ps.bind, &bind_, "BindPlugin"};
+  auto post_bind = Point<PostBindPlugin>{&ps.post_bind, &post_bind_, "PostBindPlugin"};
+
+  // Build every plugin that some extension point needs, once.
+  std::set<std::string> needed;
+  for (const config::PluginSet* set :
+       {&ps.pre_enqueue, &ps.queue_sort, &ps.pre_filter, &ps.filter, &ps.post_filter, &ps.pre_score,
+        &ps.score, &ps.reserve, &ps.permit, &ps.pre_bind, &ps.bind, &ps.post_bind, &ps.multi_point}) {
+    for (const config::PluginRef& ref : set->enabled) needed.insert(ref.name);
+  }
+  for (const std::string& name : needed) {
+    const PluginFactory* factory = registry.Find(name);
+    if (factory == nullptr) continue;  // Reported below with the extension point's type name.
+    absl::StatusOr<std::unique_ptr<Plugin>> p = (*factory)(profile.ArgsFor(name), *this);
+    if (!p.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("initializing plugin \"{}\": {}", name, AsStd(p.status().message())));
+    }
+    plugins_.emplace(name, std::move(*p));
+  }
+
+  absl::Status st;
+  auto fill_all = [&](auto&... points) {
+    ((st.ok() ? st = FillPoint(points, plugins_) : st), ...);
+    if (!ps.multi_point.enabled.empty()) {
+      ((st.ok() ? st = ExpandMultiPoint(points, ps.multi_point, plugins_) : st), ...);
+    }
+  };
+  fill_all(pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve,
+           permit, pre_bind, bind, post_bind);
+  if (!st.ok()) return st;
+
+  if (queue_sort_.size() != 1) {
+    return absl::InvalidArgumentError(fmt::format(
+        "only one queue sort plugin required for profile with scheduler name \"{}\", but got {}",
+        profile_name_, queue_sort_.size()));
+  }
+  if (bind_.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "at least one bind plugin is needed for profile with scheduler name \"{}\"",
+        profile_name_));
+  }
+  // Score weights: the Score point's own weight wins over multiPoint's; 0 means 1.
+  std::vector<config::PluginRef> weighted = ps.score.enabled;
+  weighted.insert(weighted.end(), ps.multi_point.enabled.begin(), ps.multi_point.enabled.end());
+  for (const config::PluginRef& ref : weighted) {
+    auto it = plugins_.find(ref.name);
+    if (it == plugins_.end() || dynamic_cast<ScorePlugin*>(it->second.get()) == nullptr) continue;
+    score_weights_.try_emplace(ref.name, ref.weight == 0 ? 1 : ref.weight);
+  }
+  // Events: plugins that can reject a pod and don't say which events help are requeued on all.
+  for (const auto& [name, p] : plugins_) {
+    if (auto* ext = dynamic_cast<EnqueueExtensions*>(p.get())) {
+      events_[name] = ext->EventsToRegister();
+    } else if (dynamic_cast<PreEnqueuePlugin*>(p.get()) || dynamic_cast<PreFilterPlugin*>(p.get()) ||
+               dynamic_cast<FilterPlugin*>(p.get()) || dynamic_cast<ReservePlugin*>(p.get()) ||
+               dynamic_cast<PermitPlugin*>(p.get())) {
+      events_[name] = {{ClusterEvent{EventResource::kWildCard, kAll, "WildCard"}, nullptr}};
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::map<std::string, std::vector<std::string>> Framework::PluginsByExtensionPoint() const {
+  std::map<std::string, std::vector<std::string>> out;
+  auto list = [&](const char* point, const auto& plugins) {
+    for (const auto* p : plugins) out[point].emplace_back(p->Name());
+  };
+  list("preEnqueue", pre_enqueue_);
+  list("queueSort", queue_sort_);
+  list("preFilter", pre_filter_);
+  list("filter", filter_);
+  list("postFilter", post_filter_);
+  list("preScore", pre_score_);
+  list("score", score_);
+  list("reserve", reserve_);
+  list("permit", permit_);
+  list("preBind", pre_bind_);
+  list("bind", bind_);
+  list("postBind", post_bind_);
+  return out;
+}
+
+int64_t Framework::ScoreWeight(std::string_view plugin) const {
+  auto it = score_weights_.find(plugin);
+  return it == score_weights_.end() ? 0 : it->second;
+}
+
+Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) const {
+  for (PreEnqueuePlugin* p : pre_enqueue_) {
+    Status s = p->PreEnqueue(pod);
+    if (!s.ok()) return s.WithPlugin(p->Name());
+  }
+  return Status();
+}
+
+bool Framework::Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
+  return queue_sort_[0]->Less(a, b);
+}
+
+QueueingStrategy Framework::IsPodWorthRequeuing(const QueuedPodInfo& pod,
+                                                const ClusterEventData& event) const {
+  if (pod.unschedulable_plugins.empty() && pod.pending_plugins.empty()) {
+    return QueueingStrategy::kAfterBackoff;
+  }
+  if (event.event.resource == EventResource::kWildCard) return QueueingStrategy::kAfterBackoff;
+  QueueingStrategy best = QueueingStrategy::kSkip;
+  auto consider = [&](const std::string& plugin, bool pending) {
+    auto it = events_.find(plugin);
+    if (it == events_.end()) return;
+    for (const ClusterEventWithHint& reg : it->second) {
+      if (!Matches(reg.event, event.event)) continue;
+      QueueingHint h = reg.hint ? reg.hint(pod.pod(), event) : QueueingHint::kQueue;
+      if (h == QueueingHint::kQueueSkip) continue;
+      QueueingStrategy s = pending ? QueueingStrategy::kImmediately : QueueingStrategy::kAfterBackoff;
+      best = std::max(best, s);
+    }
+  };
+  for (const std::string& p : pod.unschedulable_plugins) consider(p, pod.pending_plugins.contains(p));
+  for (const std::string& p : pod.pending_plugins) consider(p, true);
+  return best;
+}
+
+bool Framework::AnyPluginInterestedIn(const ClusterEvent& event) const {
+  for (const auto& [name, regs] : events_) {
+    for (const ClusterEventWithHint& reg : regs) {
+      if (Matches(reg.event, event)) return true;
+    }
+  }
+  return false;
+}
+
+Status Framework::RunPreFilterPlugins(CycleState& state, const api::Pod& pod,
+                                      const std::vector<const NodeInfo*>& nodes,
+                                      PreFilterResult* result,
+                                      std::set<std::string, std::less<>>* rejectors) {
+  *result = PreFilterResult{};
+  std::optional<Status> unschedulable;
+  std::vector<std::string_view> narrowing;
+  for (PreFilterPlugin* p : pre_filter_) {
+    PreFilterResult r;
+    Status s = p->PreFilter(state, pod, nodes, &r);
+    if (s.IsSkip()) {
+      state.skip_filter_plugins.push_back(p->Name());
+      continue;
+    }
+    if (!s.ok()) {
+      if (!s.IsRejected()) {
+        return Status::Error(fmt::format("running PreFilter plugin \"{}\": {}", p->Name(),
+                                         s.Message()));
+      }
+      rejectors->insert(std::string(p->Name()));
+      if (s.code() == Code::kUnschedulableAndUnresolvable) return s.WithPlugin(p->Name());
+      if (!unschedulable) unschedulable = s.WithPlugin(p->Name());
+      continue;
+    }
+    if (r.AllNodes()) continue;
+    narrowing.push_back(p->Name());
+    rejectors->insert(std::string(p->Name()));
+    if (result->AllNodes()) {
+      result->node_names = std::move(r.node_names);
+    } else {
+      std::set<std::string, std::less<>> both;
+      for (const std::string& n : *result->node_names) {
+        if (r.node_names->contains(n)) both.insert(n);
+      }
+      result->node_names = std::move(both);
+    }
+    if (result->node_names->empty()) {
+      std::string msg = narrowing.size() == 1
+                            ? fmt::format("node(s) didn't satisfy plugin {}", narrowing[0])
+                            : fmt::format("node(s) didn't satisfy plugin(s) [{}] simultaneously",
+                                          fmt::join(narrowing, " "));
+      return Status::UnschedulableAndUnresolvable(std::move(msg)).WithPlugin(p->Name());
+    }
+  }
+  if (unschedulable) return *unschedulable;
+  return Status();
+}
+
+Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod,
+                                   const NodeInfo& node) const {
+  for (FilterPlugin* p : filter_) {
+    if (state.ShouldSkipFilter(p->Name())) continue;
+    Status s = p->Filter(state, pod, node);
+    if (s.ok()) continue;
+    if (!s.IsRejected()) {
+      return Status::Error(fmt::format("running \"{}\" filter plugin: {}", p->Name(), s.Message()))
+          .WithPlugin(p->Name());
+    }
+    return s.WithPlugin(p->Name());
+  }
+  return Status();
+}
+
+Status Framework::RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
+                                       const NodeToStatus& filtered, PostFilterResult* result) {
+  std::vector<std::string> reasons;
+  for (PostFilterPlugin* p : post_filter_) {
+    Status s = p->PostFilter(state, pod, filtered, result);
+    if (s.ok() || s.code() == Code::kUnschedulableAndUnresolvable || s.code() == Code::kError) {
+      return s.WithPlugin(p->Name());
+    }
+    if (s.code() == Code::kUnschedulable) {
+      reasons.insert(reasons.end(), s.reasons().begin(), s.reasons().end());
+    }
+  }
+  return Status(Code::kUnschedulable, std::move(reasons));
+}
+
+Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod,
+                                     const std::vector<const NodeInfo*>& feasible) {
+  for (PreScorePlugin* p : pre_score_) {
+    Status s = p->PreScore(state, pod, feasible);
+    if (s.IsSkip()) {
+      state.skip_score_plugins.push_back(p->Name());
+      continue;
+    }
+    if (!s.ok()) {
+      return Status::Error(fmt::format("running PreScore plugin \"{}\": {}", p->Name(),
+                                       s.Message()));
+    }
+  }
+  return Status();
+}
+
+Status Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
+                                  const std::vector<const NodeInfo*>& feasible,
+                                  std::vector<NodePluginScores>* out) {
+  std::vector<ScorePlugin*> active;
+  for (ScorePlugin* p : score_) {
+    if (!state.ShouldSkipScore(p->Name())) active.push_back(p);
+  }
+  const size_t n = feasible.size();
+  // scores[plugin][node]
+  std::vector<NodeScoreList> scores(active.size(), NodeScoreList(n));
+  std::atomic<bool> failed{false};
+  Status first_error;
+  absl::Mutex error_mu;
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t i = r.begin(); i != r.end() && !failed.load(std::memory_order_relaxed); ++i) {
+      for (size_t j = 0; j < active.size(); ++j) {
+        int64_t v = 0;
+        Status s = active[j]->Score(state, pod, *feasible[i], &v);
+        if (!s.ok()) {
+          absl::MutexLock lock(&error_mu);
+          if (!failed.exchange(true)) {
+            first_error = Status::Error(fmt::format("running Score plugin \"{}\": {}",
+                                                    active[j]->Name(), s.Message()));
+          }
+          return;
+        }
+        scores[j][i] = NodeScore{feasible[i], v};
+      }
+    }
+  });
+  if (failed) return first_error;
+
+  out->assign(n, NodePluginScores{});
+  for (size_t i = 0; i < n; ++i) (*out)[i].node = feasible[i];
+  for (size_t j = 0; j < active.size(); ++j) {
+    ScorePlugin* p = active[j];
+    if (p->HasNormalizeScore()) {
+      Status s = p->NormalizeScore(state, pod, scores[j]);
+      if (!s.ok()) {
+        return Status::Error(fmt::format("running Normalize on Score plugin \"{}\": {}", p->Name(),
+                                         s.Message()));
+      }
+    }
+    const int64_t weight = ScoreWeight(p->Name());
+    for (size_t i = 0; i < n; ++i) {
+      int64_t v = scores[j][i].score;
+      if (v < kMinNodeScore || v > kMaxNodeScore) {
+        return Status::Error(fmt::format(
+            "plugin \"{}\" returns an invalid score {}, it should in the range of [{}, {}] after "
+            "normalizing",
+            p->Name(), v, kMinNodeScore, kMaxNodeScore));
+      }
+      (*out)[i].scores.push_back({p->Name(), v * weight});
+      (*out)[i].total += v * weight;
+    }
+  }
+  return Status();
+}
+
+Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& pod,
+                                           std::string_view node) {
+  for (ReservePlugin* p : reserve_) {
+    Status s = p->Reserve(state, pod, node);
+    if (s.ok()) continue;
+    if (s.IsRejected()) return s.WithPlugin(p->Name());
+    return Status::Error(fmt::format("running Reserve plugin \"{}\": {}", p->Name(), s.Message()))
+        .WithPlugin(p->Name());
+  }
+  return Status();
+}
+
+void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod,
+                                           std::string_view node) {
+  for (auto it = reserve_.rbegin(); it != reserve_.rend(); ++it) (*it)->Unreserve(state, pod, node);
+}
+
+Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
+  std::map<std::string, absl::Time> waits;
+  for (PermitPlugin* p : permit_) {
+    absl::Duration timeout = absl::ZeroDuration();
+    Status s = p->Permit(state, pod, node, &timeout);
+    if (s.ok()) continue;
+    if (s.IsWait()) {
+      waits[std::string(p->Name())] = absl::Now() + std::min(timeout, absl::Minutes(15));
+      continue;
+    }
+    if (s.IsRejected()) return s.WithPlugin(p->Name());
+    return Status::Error(fmt::format("running Permit plugin \"{}\": {}", p->Name(), s.Message()))
+        .WithPlugin(p->Name());
+  }
+  if (waits.empty()) return Status();
+  absl::MutexLock lock(&waiting_mu_);
+  waiting_[pod.metadata.uid] = std::make_shared<WaitingPodImpl>(pod, std::move(waits));
+  return Status(Code::kWait);
+}
+
+Status Framework::WaitOnPermit(const api::Pod& pod) {
+  std::shared_ptr<WaitingPodImpl> wp;
+  {
+    absl::MutexLock lock(&waiting_mu_);
+    auto it = waiting_.find(pod.metadata.uid);
+    if (it == waiting_.end()) return Status();
+    wp = it->second;
+  }
+  Status s = wp->Wait();
+  absl::MutexLock lock(&waiting_mu_);
+  waiting_.erase(pod.metadata.uid);
+  return s;
+}
+
+Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
+  for (PreBindPlugin* p : pre_bind_) {
+    Status s = p->PreBind(state, pod, node);
+    if (s.ok()) continue;
+    if (s.IsRejected()) return s.WithPlugin(p->Name());
+    return Status::Error(fmt::format("running PreBind plugin \"{}\": {}", p->Name(), s.Message()))
+        .WithPlugin(p->Name());
+  }
+  return Status();
+}
+
+Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
+  for (BindPlugin* p : bind_) {
+    Status s = p->Bind(state, pod, node);
+    if (s.IsSkip()) continue;
+    if (s.ok()) return s;
+    if (s.IsRejected()) return s.WithPlugin(p->Name());
+    return Status::Error(fmt::format("running Bind plugin \"{}\": {}", p->Name(), s.Message()))
+        .WithPlugin(p->Name());
+  }
+  return Status(Code::kSkip);
+}
+
+void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
+  for (PostBindPlugin* p : post_bind_) p->PostBind(state, pod, node);
+}
+
+WaitingPod* Framework::GetWaitingPod(std::string_view uid) {
+  absl::MutexLock lock(&waiting_mu_);
+  auto it = waiting_.find(uid);
+  return it == waiting_.end() ? nullptr : it->second.get();
+}
+
+void Framework::IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) {
+  std::vector<std::shared_ptr<WaitingPodImpl>> pods;
+  {
+    absl::MutexLock lock(&waiting_mu_);
+    for (const auto& [uid, wp] : waiting_) pods.push_back(wp);
+  }
+  for (const auto& wp : pods) fn(*wp);
+}
+
+}  // namespace ksched::framework

@@ -1,0 +1,147 @@
+// Framework: one scheduling profile's plugins, wired per extension point, and the code that runs
+// them (upstream's framework/runtime/framework.go).
+//
+//   auto fw = Framework::Create(profile, registry, deps);
+//   Status s = (*fw)->RunFilterPlugins(state, pod, node_info);
+//
+// Plugins are built once, from the profile's merged plugin sets (config::MergeDefaultPlugins) and
+// the multiPoint expansion with upstream's precedence: a specific extension point wins over an
+// explicit multiPoint entry, which wins over the defaults.
+//
+// Thread safety: the Run* methods of the scheduling cycle are called from the scheduling thread
+// (Filter and Score fan out to worker threads internally); the binding-cycle Run* methods from a
+// binding thread. Waiting pods are guarded by their own lock.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "ksched/handle.h"
+#include "ksched/plugin.h"
+#include "ksched/registry.h"
+#include "src/config/config.h"
+
+namespace ksched::framework {
+
+// A plugin's score on one node: the normalized score times the plugin's weight.
+struct PluginScore {
+  std::string_view plugin;
+  int64_t score;
+};
+
+struct NodePluginScores {
+  const NodeInfo* node;
+  std::vector<PluginScore> scores;
+  int64_t total = 0;
+};
+
+// Where a requeue puts a pod after an event (upstream's queueingStrategy).
+enum class QueueingStrategy { kSkip, kAfterBackoff, kImmediately };
+
+class Framework : public Handle {
+ public:
+  struct Deps {
+    ClusterWriter* writer = nullptr;
+    int parallelism = 16;
+    int32_t global_percentage_of_nodes_to_score = 0;
+  };
+
+  static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
+                                                           const Registry& registry, Deps deps);
+  ~Framework() override;
+
+  const std::string& profile_name() const { return profile_name_; }
+  // The profile's percentageOfNodesToScore, or the global one.
+  int32_t percentage_of_nodes_to_score() const { return percentage_; }
+  bool HasScorePlugins() const { return !score_.empty(); }
+  bool HasFilterPlugins() const { return !filter_.empty(); }
+  bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+  // The plugin names per extension point, in run order (for /configz, explain and tests).
+  std::map<std::string, std::vector<std::string>> PluginsByExtensionPoint() const;
+  int64_t ScoreWeight(std::string_view plugin) const;
+
+  // --- Queueing ---
+  // Success, or the first rejecting plugin's status with its name set.
+  Status RunPreEnqueuePlugins(const api::Pod& pod) const;
+  bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const;
+  // Upstream's isPodWorthRequeuing: asks the hints of the plugins that rejected the pod.
+  QueueingStrategy IsPodWorthRequeuing(const QueuedPodInfo& pod,
+                                       const ClusterEventData& event) const;
+  // Whether any plugin registered an event that matches (upstream skips work otherwise).
+  bool AnyPluginInterestedIn(const ClusterEvent& event) const;
+
+  // --- Scheduling cycle ---
+  // Runs PreFilter plugins; the intersection of their results goes into *result. A rejection
+  // carries the plugin name; `rejectors` gets the plugins that rejected or narrowed the nodes.
+  Status RunPreFilterPlugins(CycleState& state, const api::Pod& pod,
+                             const std::vector<const NodeInfo*>& nodes, PreFilterResult* result,
+                             std::set<std::string, std::less<>>* rejectors);
+  // Runs Filter plugins in order; the first failure wins and carries the plugin's name.
+  Status RunFilterPlugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node) const;
+  Status RunPostFilterPlugins(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
+                              PostFilterResult* result);
+  Status RunPreScorePlugins(CycleState& state, const api::Pod& pod,
+                            const std::vector<const NodeInfo*>& feasible);
+  // Score (in parallel over nodes), NormalizeScore, weights; one entry per feasible node.
+  Status RunScorePlugins(const CycleState& state, const api::Pod& pod,
+                         const std::vector<const NodeInfo*>& feasible,
+                         std::vector<NodePluginScores>* out);
+  Status RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node);
+  void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node);
+  // Success, Wait (the pod is now a waiting pod), or a rejection.
+  Status RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+
+  // --- Binding cycle ---
+  // Blocks until a waiting pod is allowed, rejected or times out; Success if it was not waiting.
+  Status WaitOnPermit(const api::Pod& pod);
+  Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+  Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+  void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+
+  // --- Handle ---
+  const Snapshot& snapshot() const override { return *snapshot_; }
+  void set_snapshot(const Snapshot* snapshot) { snapshot_ = snapshot; }
+  ClusterWriter& writer() override { return *deps_.writer; }
+  int parallelism() const override { return deps_.parallelism; }
+  WaitingPod* GetWaitingPod(std::string_view uid) override;
+  void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
+
+ private:
+  class WaitingPodImpl;
+  Framework(std::string profile_name, Deps deps);
+  absl::Status Build(const config::Profile& profile, const Registry& registry);
+
+  std::string profile_name_;
+  Deps deps_;
+  int32_t percentage_ = 0;
+  const Snapshot* snapshot_ = nullptr;
+  std::map<std::string, std::unique_ptr<Plugin>, std::less<>> plugins_;
+
+  std::vector<PreEnqueuePlugin*> pre_enqueue_;
+  std::vector<QueueSortPlugin*> queue_sort_;
+  std::vector<PreFilterPlugin*> pre_filter_;
+  std::vector<FilterPlugin*> filter_;
+  std::vector<PostFilterPlugin*> post_filter_;
+  std::vector<PreScorePlugin*> pre_score_;
+  std::vector<ScorePlugin*> score_;
+  std::vector<ReservePlugin*> reserve_;
+  std::vector<PermitPlugin*> permit_;
+  std::vector<PreBindPlugin*> pre_bind_;
+  std::vector<BindPlugin*> bind_;
+  std::vector<PostBindPlugin*> post_bind_;
+  std::map<std::string, int64_t, std::less<>> score_weights_;
+  // Plugin name → the events it registered (plugins without EnqueueExtensions: every event).
+  std::map<std::string, std::vector<ClusterEventWithHint>, std::less<>> events_;
+
+  absl::Mutex waiting_mu_;
+  std::map<std::string, std::shared_ptr<WaitingPodImpl>, std::less<>> waiting_
+      ABSL_GUARDED_BY(waiting_mu_);
+};
+
+}  // namespace ksched::framework

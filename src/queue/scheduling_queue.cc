@@ -1,0 +1,305 @@
+#include "src/queue/scheduling_queue.h"
+
+#include <algorithm>
+
+#include "src/base/strings.h"
+
+namespace ksched::queue {
+
+using framework::QueueingStrategy;
+
+SchedulingQueue::SchedulingQueue(QueueOptions options, const Clock* clock,
+                                 FrameworkFor framework_for)
+    : options_(options),
+      clock_(clock),
+      framework_for_(std::move(framework_for)),
+      active_(ActiveLess{this}),
+      backoff_(BackoffLess{this}) {}
+
+const framework::Framework* SchedulingQueue::FrameworkOf(const QueuedPodInfo& info) const {
+  return framework_for_(info.pod().spec.scheduler_name);
+}
+
+bool SchedulingQueue::ActiveLess::operator()(const Entry* a, const Entry* b) const {
+  const framework::Framework* fw = q->FrameworkOf(a->info);
+  if (fw != nullptr) {
+    if (fw->Less(a->info, b->info)) return true;
+    if (fw->Less(b->info, a->info)) return false;
+  }
+  return a->seq < b->seq;
+}
+
+bool SchedulingQueue::BackoffLess::operator()(const Entry* a, const Entry* b) const {
+  if (a->backoff_expiry != b->backoff_expiry) return a->backoff_expiry < b->backoff_expiry;
+  return ActiveLess{q}(a, b);
+}
+
+absl::Duration SchedulingQueue::BackoffDuration(const QueuedPodInfo& info) const {
+  int count = info.consecutive_errors_count > 0 ? info.consecutive_errors_count
+                                                : info.unschedulable_count;
+  if (count <= 0 || options_.max_backoff <= absl::ZeroDuration()) return absl::ZeroDuration();
+  absl::Duration d = options_.initial_backoff;
+  for (int i = 1; i < count && d < options_.max_backoff; ++i) d *= 2;
+  return std::min(d, options_.max_backoff);
+}
+
+bool SchedulingQueue::IsBackingOff(const Entry& e) const {
+  return e.info.timestamp + BackoffDuration(e.info) > clock_->Now();
+}
+
+void SchedulingQueue::Unlink(Entry* e) {
+  if (e->where == Where::kActive) active_.erase(e);
+  if (e->where == Where::kBackoff) backoff_.erase(e);
+}
+
+void SchedulingQueue::ToActive(Entry* e) {
+  Unlink(e);
+  const framework::Framework* fw = FrameworkOf(e->info);
+  Status s = fw ? fw->RunPreEnqueuePlugins(e->info.pod()) : Status();
+  if (!s.ok()) {
+    e->gated = true;
+    e->info.gating_plugin = std::string(s.plugin());
+    e->info.unschedulable_plugins = {e->info.gating_plugin};
+    e->where = Where::kUnschedulable;
+    return;
+  }
+  e->gated = false;
+  e->info.gating_plugin.clear();
+  e->where = Where::kActive;
+  active_.insert(e);
+}
+
+void SchedulingQueue::ToBackoff(Entry* e) {
+  Unlink(e);
+  e->backoff_expiry = e->info.timestamp + BackoffDuration(e->info);
+  e->where = Where::kBackoff;
+  backoff_.insert(e);
+}
+
+void SchedulingQueue::ToUnschedulable(Entry* e) {
+  Unlink(e);
+  e->where = Where::kUnschedulable;
+}
+
+void SchedulingQueue::Add(std::shared_ptr<const PodInfo> pod) {
+  absl::MutexLock lock(&mu_);
+  AddLocked(std::move(pod));
+}
+
+void SchedulingQueue::AddLocked(std::shared_ptr<const PodInfo> pod) {
+  const std::string& uid = pod->pod->metadata.uid;
+  auto& slot = entries_[uid];
+  if (slot) return;  // Already queued: Update handles changes.
+  slot = std::make_unique<Entry>();
+  slot->seq = next_seq_++;
+  slot->info.pod_info = std::move(pod);
+  slot->info.timestamp = clock_->Now();
+  slot->info.initial_attempt_timestamp = absl::InfinitePast();
+  slot->where = Where::kUnschedulable;  // Not linked anywhere yet.
+  ToActive(slot.get());
+}
+
+void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
+  absl::MutexLock lock(&mu_);
+  auto it = entries_.find(pod->pod->metadata.uid);
+  if (it == entries_.end()) {
+    AddLocked(std::move(pod));
+    return;
+  }
+  Entry* e = it->second.get();
+  std::shared_ptr<const PodInfo> old = e->info.pod_info;
+  switch (e->where) {
+    case Where::kActive:
+    case Where::kBackoff: {
+      Where where = e->where;
+      Unlink(e);
+      e->info.pod_info = std::move(pod);
+      if (where == Where::kActive) {
+        active_.insert(e);
+      } else {
+        backoff_.insert(e);
+      }
+      return;
+    }
+    case Where::kInFlight:
+      e->info.pod_info = std::move(pod);
+      return;
+    case Where::kUnschedulable:
+      break;
+  }
+  e->info.pod_info = std::move(pod);
+  const api::Pod& o = *old->pod;
+  const api::Pod& n = e->info.pod();
+  const framework::Framework* fw = FrameworkOf(e->info);
+  if (fw == nullptr) return;
+  // The pod's own changes, as upstream's PodSchedulingPropertiesChange.
+  uint32_t actions = 0;
+  if (!o.spec.scheduling_gates.empty() && n.spec.scheduling_gates.empty()) {
+    actions |= kUpdatePodSchedulingGatesEliminated;
+  }
+  if (o.metadata.labels != n.metadata.labels) actions |= kUpdatePodLabel;
+  if (o.spec.tolerations.size() != n.spec.tolerations.size()) actions |= kUpdatePodToleration;
+  if (actions == 0) actions = kUpdatePodOther;
+  ClusterEventData data{.event = {EventResource::kUnschedulablePod, actions, "UnschedulablePodUpdate"},
+                        .old_pod = &o,
+                        .new_pod = &n};
+  QueueingStrategy strategy = fw->IsPodWorthRequeuing(e->info, data);
+  if (strategy != QueueingStrategy::kSkip) Requeue(e, strategy);
+}
+
+void SchedulingQueue::Delete(std::string_view uid) {
+  absl::MutexLock lock(&mu_);
+  auto it = entries_.find(uid);
+  if (it == entries_.end()) return;
+  Unlink(it->second.get());
+  entries_.erase(it);
+  popped_cycle_.erase(std::string(uid));
+}
+
+std::optional<QueuedPodInfo> SchedulingQueue::PopLocked() {
+  Entry* e = nullptr;
+  if (!active_.empty()) {
+    e = *active_.begin();
+  } else if (!backoff_.empty() && !(*backoff_.begin())->error_backoff) {
+    e = *backoff_.begin();  // SchedulerPopFromBackoffQ: don't idle while pods back off.
+  } else if (!backoff_.empty() && !IsBackingOff(**backoff_.begin())) {
+    e = *backoff_.begin();
+  }
+  if (e == nullptr) return std::nullopt;
+  Unlink(e);
+  e->where = Where::kInFlight;
+  e->info.attempts++;
+  if (e->info.initial_attempt_timestamp == absl::InfinitePast()) {
+    e->info.initial_attempt_timestamp = clock_->Now();
+  }
+  popped_cycle_[e->info.pod().metadata.uid] = ++scheduling_cycle_;
+  return e->info;
+}
+
+std::optional<QueuedPodInfo> SchedulingQueue::Pop() {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return std::nullopt;
+  return PopLocked();
+}
+
+std::optional<QueuedPodInfo> SchedulingQueue::PopWait(absl::Duration timeout) {
+  absl::MutexLock lock(&mu_);
+  auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return closed_ || !active_.empty() ||
+           (!backoff_.empty() && (!(*backoff_.begin())->error_backoff ||
+                                  !IsBackingOff(**backoff_.begin())));
+  };
+  mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
+  if (closed_) return std::nullopt;
+  return PopLocked();
+}
+
+void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
+  absl::MutexLock lock(&mu_);
+  auto it = entries_.find(info.pod().metadata.uid);
+  if (it == entries_.end() || it->second->where != Where::kInFlight) return;  // Deleted meanwhile.
+  Entry* e = it->second.get();
+  // Keep the newest pod object (an update may have arrived while in flight).
+  info.pod_info = e->info.pod_info;
+  const bool error = info.unschedulable_plugins.empty() && info.pending_plugins.empty();
+  if (error) {
+    info.consecutive_errors_count++;
+  } else {
+    info.unschedulable_count++;
+    info.consecutive_errors_count = 0;
+  }
+  info.timestamp = clock_->Now();
+  e->info = std::move(info);
+  e->error_backoff = error;
+  int64_t cycle = popped_cycle_[e->info.pod().metadata.uid];
+  popped_cycle_.erase(e->info.pod().metadata.uid);
+  if (error || move_request_cycle_ >= cycle) {
+    ToBackoff(e);
+  } else {
+    ToUnschedulable(e);
+  }
+}
+
+void SchedulingQueue::Done(std::string_view uid) {
+  absl::MutexLock lock(&mu_);
+  auto it = entries_.find(uid);
+  if (it != entries_.end() && it->second->where == Where::kInFlight) entries_.erase(it);
+  popped_cycle_.erase(std::string(uid));
+}
+
+void SchedulingQueue::Requeue(Entry* e, QueueingStrategy strategy) {
+  if (strategy == QueueingStrategy::kAfterBackoff && IsBackingOff(*e)) {
+    ToBackoff(e);
+  } else {
+    ToActive(e);
+  }
+}
+
+void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEventData& event) {
+  absl::MutexLock lock(&mu_);
+  move_request_cycle_ = scheduling_cycle_;
+  for (auto& [uid, entry] : entries_) {
+    Entry* e = entry.get();
+    if (e->where != Where::kUnschedulable) continue;
+    const framework::Framework* fw = FrameworkOf(e->info);
+    if (fw == nullptr) continue;
+    QueueingStrategy s = fw->IsPodWorthRequeuing(e->info, event);
+    if (s != QueueingStrategy::kSkip) Requeue(e, s);
+  }
+}
+
+void SchedulingQueue::FlushBackoffQCompleted() {
+  absl::MutexLock lock(&mu_);
+  while (!backoff_.empty() && !IsBackingOff(**backoff_.begin())) ToActive(*backoff_.begin());
+}
+
+void SchedulingQueue::FlushUnschedulablePodsLeftover() {
+  absl::MutexLock lock(&mu_);
+  absl::Time now = clock_->Now();
+  for (auto& [uid, entry] : entries_) {
+    Entry* e = entry.get();
+    if (e->where != Where::kUnschedulable || e->gated) continue;
+    if (now - e->info.timestamp > options_.max_in_unschedulable) {
+      Requeue(e, QueueingStrategy::kAfterBackoff);
+    }
+  }
+}
+
+absl::Time SchedulingQueue::NextBackoffExpiry() const {
+  absl::MutexLock lock(&mu_);
+  return backoff_.empty() ? absl::InfiniteFuture() : (*backoff_.begin())->backoff_expiry;
+}
+
+QueueCounts SchedulingQueue::Counts() const {
+  absl::MutexLock lock(&mu_);
+  QueueCounts c;
+  for (const auto& [uid, e] : entries_) {
+    switch (e->where) {
+      case Where::kActive:
+        c.active++;
+        break;
+      case Where::kBackoff:
+        c.backoff++;
+        break;
+      case Where::kUnschedulable:
+        (e->gated ? c.gated : c.unschedulable)++;
+        break;
+      case Where::kInFlight:
+        c.in_flight++;
+        break;
+    }
+  }
+  return c;
+}
+
+bool SchedulingQueue::Contains(std::string_view uid) const {
+  absl::MutexLock lock(&mu_);
+  return entries_.contains(uid);
+}
+
+void SchedulingQueue::Close() {
+  absl::MutexLock lock(&mu_);
+  closed_ = true;
+}
+
+}  // namespace ksched::queue

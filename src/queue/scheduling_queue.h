@@ -1,0 +1,136 @@
+// SchedulingQueue: pods waiting to be scheduled, in three parts, as upstream's PriorityQueue.
+//
+// - activeQ: pods ready to be tried, ordered by the profile's QueueSort plugin.
+// - backoffQ: pods that failed recently, waiting out an exponential backoff (1s doubling to 10s by
+//   default). When activeQ is empty, Pop takes the head of backoffQ early (SchedulerPopFromBackoffQ,
+//   on by default since 1.33), except for pods that failed with an error.
+// - unschedulable: pods rejected by plugins, waiting for a cluster event that those plugins say
+//   may help (their QueueingHints), or for 5 minutes to pass. Pods held back by a PreEnqueue
+//   plugin (scheduling gates) wait here too, marked gated.
+//
+//   queue.Add(pod_info);
+//   while (auto p = queue.Pop()) { ...schedule...; queue.AddUnschedulableIfNotPresent(*p, cycle); }
+//   queue.MoveAllToActiveOrBackoffQueue(node_added_event);
+//
+// Thread safety: all methods may be called concurrently.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "ksched/plugin.h"
+#include "src/base/clock.h"
+#include "src/framework/framework.h"
+
+namespace ksched::queue {
+
+struct QueueOptions {
+  absl::Duration initial_backoff = absl::Seconds(1);
+  absl::Duration max_backoff = absl::Seconds(10);
+  absl::Duration max_in_unschedulable = absl::Minutes(5);
+};
+
+struct QueueCounts {
+  size_t active = 0;
+  size_t backoff = 0;
+  size_t unschedulable = 0;
+  size_t gated = 0;
+  size_t in_flight = 0;
+};
+
+class SchedulingQueue {
+ public:
+  // Finds the framework of a pod's profile by schedulerName; pods of unknown profiles are ignored.
+  using FrameworkFor = std::function<const framework::Framework*(std::string_view scheduler_name)>;
+
+  SchedulingQueue(QueueOptions options, const Clock* clock, FrameworkFor framework_for);
+  SchedulingQueue(const SchedulingQueue&) = delete;
+  SchedulingQueue& operator=(const SchedulingQueue&) = delete;
+
+  // A new pending pod: to activeQ, or to the unschedulable pods as gated if PreEnqueue says no.
+  void Add(std::shared_ptr<const PodInfo> pod);
+  // The pod changed; an unschedulable pod moves if the change may help (gates removed, ...).
+  void Update(std::shared_ptr<const PodInfo> pod);
+  void Delete(std::string_view uid);
+
+  // The next pod to schedule, or nullopt if none is ready. The pod is in flight until it comes
+  // back through AddUnschedulableIfNotPresent or Done.
+  std::optional<QueuedPodInfo> Pop();
+  // As Pop, waiting up to `timeout` for a pod.
+  std::optional<QueuedPodInfo> PopWait(absl::Duration timeout);
+  // Returns a pod that failed its cycle: to backoffQ or activeQ if an event came while it was in
+  // flight or it failed with an error, else to the unschedulable pods.
+  void AddUnschedulableIfNotPresent(QueuedPodInfo pod);
+  // The pod's cycle ended (scheduled); it leaves the in-flight set.
+  void Done(std::string_view uid);
+
+  // Moves the unschedulable pods whose rejecting plugins' hints say the event may help.
+  void MoveAllToActiveOrBackoffQueue(const ClusterEventData& event);
+  // Moves backoffQ pods whose backoff expired to activeQ.
+  void FlushBackoffQCompleted();
+  // Moves pods unschedulable for longer than max_in_unschedulable (the 5 minute flush).
+  void FlushUnschedulablePodsLeftover();
+
+  // The earliest backoff expiry, or InfiniteFuture if backoffQ is empty.
+  absl::Time NextBackoffExpiry() const;
+  QueueCounts Counts() const;
+  // Whether the pod is known to the queue (in any part, or in flight).
+  bool Contains(std::string_view uid) const;
+  // Ends PopWait calls; Pop returns nullopt from now on.
+  void Close();
+
+ private:
+  enum class Where { kActive, kBackoff, kUnschedulable, kInFlight };
+  struct Entry {
+    QueuedPodInfo info;
+    Where where = Where::kActive;
+    bool gated = false;
+    uint64_t seq = 0;  // Insertion order, the last tie-break.
+    absl::Time backoff_expiry;
+    bool error_backoff = false;
+  };
+  struct ActiveLess {
+    const SchedulingQueue* q;
+    bool operator()(const Entry* a, const Entry* b) const;
+  };
+  struct BackoffLess {
+    const SchedulingQueue* q;
+    bool operator()(const Entry* a, const Entry* b) const;
+  };
+
+  const framework::Framework* FrameworkOf(const QueuedPodInfo& info) const;
+  void AddLocked(std::shared_ptr<const PodInfo> pod) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Unlink(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs PreEnqueue and puts the pod in activeQ, or in the unschedulable pods as gated.
+  void ToActive(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ToBackoff(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ToUnschedulable(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Duration BackoffDuration(const QueuedPodInfo& info) const;
+  bool IsBackingOff(const Entry& e) const;
+  void Requeue(Entry* e, framework::QueueingStrategy strategy) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  std::optional<QueuedPodInfo> PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const QueueOptions options_;
+  const Clock* clock_;
+  FrameworkFor framework_for_;
+
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_ ABSL_GUARDED_BY(mu_);
+  std::set<Entry*, ActiveLess> active_ ABSL_GUARDED_BY(mu_);
+  std::set<Entry*, BackoffLess> backoff_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  // Upstream's moveRequestCycle: an event arrived during cycles up to this one.
+  int64_t scheduling_cycle_ ABSL_GUARDED_BY(mu_) = 0;
+  int64_t move_request_cycle_ ABSL_GUARDED_BY(mu_) = -1;
+  std::map<std::string, int64_t, std::less<>> popped_cycle_ ABSL_GUARDED_BY(mu_);
+  bool closed_ ABSL_GUARDED_BY(mu_) = false;
+};
+
+}  // namespace ksched::queue

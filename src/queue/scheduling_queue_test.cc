@@ -1,0 +1,143 @@
+#include "src/queue/scheduling_queue.h"
+
+#include <gtest/gtest.h>
+
+#include "src/plugins/registry.h"
+#include "src/testing/builders.h"
+#include "src/testing/fake_handle.h"
+
+namespace ksched::queue {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+
+class QueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    registry_ = plugins::NewInTreeRegistry();
+    auto fw = framework::Framework::Create(config::DefaultConfiguration().profiles[0], registry_,
+                                           {.writer = &writer_});
+    ASSERT_TRUE(fw.ok()) << fw.status();
+    fw_ = std::move(*fw);
+    q_ = std::make_unique<SchedulingQueue>(QueueOptions{}, &clock_, [this](std::string_view name) {
+      return name == "default-scheduler" ? fw_.get() : nullptr;
+    });
+  }
+  static std::shared_ptr<const PodInfo> Info(const MakePod& p) { return PodInfo::Make(p.Ptr()); }
+  std::string PopName() {
+    auto p = q_->Pop();
+    return p ? p->pod().metadata.name : "<none>";
+  }
+  // Pops the pod and reports it unschedulable, rejected by `plugin`.
+  void FailWith(const std::string& name, const std::string& plugin) {
+    auto p = q_->Pop();
+    ASSERT_TRUE(p && p->pod().metadata.name == name);
+    p->unschedulable_plugins = {plugin};
+    q_->AddUnschedulableIfNotPresent(*p);
+  }
+
+  FakeClock clock_;
+  testing::RecordingWriter writer_;
+  Registry registry_;
+  std::unique_ptr<framework::Framework> fw_;
+  std::unique_ptr<SchedulingQueue> q_;
+};
+
+TEST_F(QueueTest, HigherPriorityFirstThenFifo) {
+  q_->Add(Info(MakePod().Name("a").Priority(1)));
+  clock_.Advance(absl::Seconds(1));
+  q_->Add(Info(MakePod().Name("b").Priority(10)));
+  q_->Add(Info(MakePod().Name("c").Priority(1)));
+  EXPECT_EQ(PopName(), "b");
+  EXPECT_EQ(PopName(), "a");
+  EXPECT_EQ(PopName(), "c");
+  EXPECT_EQ(PopName(), "<none>");
+}
+
+TEST_F(QueueTest, GatedPodWaitsUntilItsGatesAreRemoved) {
+  q_->Add(Info(MakePod().Name("g").SchedulingGate("example.com/x")));
+  EXPECT_EQ(q_->Counts().gated, 1u);
+  EXPECT_EQ(PopName(), "<none>");
+  // Other events don't release it.
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}});
+  EXPECT_EQ(PopName(), "<none>");
+  q_->Update(Info(MakePod().Name("g")));
+  EXPECT_EQ(q_->Counts().gated, 0u);
+  EXPECT_EQ(PopName(), "g");
+}
+
+TEST_F(QueueTest, BackoffDoublesUpToTheMaximum) {
+  // Errors (no rejecting plugin) back off and are not popped early.
+  q_->Add(Info(MakePod().Name("e")));
+  std::vector<double> waits;
+  for (int i = 0; i < 6; ++i) {
+    auto p = q_->Pop();
+    ASSERT_TRUE(p.has_value()) << "attempt " << i;
+    absl::Time failed_at = clock_.Now();
+    q_->AddUnschedulableIfNotPresent(*p);
+    EXPECT_FALSE(q_->Pop().has_value());
+    waits.push_back(absl::ToDoubleSeconds(q_->NextBackoffExpiry() - failed_at));
+    clock_.Set(q_->NextBackoffExpiry());
+  }
+  EXPECT_EQ(waits, (std::vector<double>{1, 2, 4, 8, 10, 10}));
+}
+
+TEST_F(QueueTest, UnschedulablePodMovesOnlyOnEventsItsPluginsCareAbout) {
+  q_->Add(Info(MakePod().Name("p").Req("cpu", "2")));
+  FailWith("p", "NodeResourcesFit");
+  EXPECT_EQ(q_->Counts().unschedulable, 1u);
+  // A label change on a node: NodeResourcesFit did not register it.
+  api::Node small = MakeNode().Name("n").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj();
+  api::Node labeled = small;
+  labeled.metadata.labels["x"] = "y";
+  q_->MoveAllToActiveOrBackoffQueue(
+      {.event = {EventResource::kNode, kUpdateNodeLabel}, .old_node = &small, .new_node = &labeled});
+  EXPECT_EQ(q_->Counts().unschedulable, 1u);
+  // A new node too small for the pod: the hint says skip.
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = &small});
+  EXPECT_EQ(q_->Counts().unschedulable, 1u);
+  // A node that fits: queued.
+  api::Node big = MakeNode().Name("m").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj();
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = &big});
+  EXPECT_EQ(q_->Counts().unschedulable, 0u);
+  EXPECT_EQ(PopName(), "p");  // popped early from backoffQ: activeQ is empty
+}
+
+TEST_F(QueueTest, LeftoverUnschedulablePodsAreFlushedAfterFiveMinutes) {
+  q_->Add(Info(MakePod().Name("p")));
+  FailWith("p", "NodeResourcesFit");
+  clock_.Advance(absl::Minutes(4));
+  q_->FlushUnschedulablePodsLeftover();
+  EXPECT_EQ(q_->Counts().unschedulable, 1u);
+  clock_.Advance(absl::Minutes(2));
+  q_->FlushUnschedulablePodsLeftover();
+  EXPECT_EQ(q_->Counts().unschedulable, 0u);
+  EXPECT_EQ(PopName(), "p");
+}
+
+TEST_F(QueueTest, DeletedPodLeavesEveryPart) {
+  q_->Add(Info(MakePod().Name("a")));
+  q_->Add(Info(MakePod().Name("b")));
+  FailWith("a", "NodeResourcesFit");
+  q_->Delete("a");
+  q_->Delete("b");
+  EXPECT_FALSE(q_->Contains("a"));
+  EXPECT_EQ(PopName(), "<none>");
+  QueueCounts c = q_->Counts();
+  EXPECT_EQ(c.active + c.backoff + c.unschedulable + c.gated + c.in_flight, 0u);
+}
+
+TEST_F(QueueTest, EventDuringTheCycleSendsTheFailedPodToBackoff) {
+  q_->Add(Info(MakePod().Name("p")));
+  auto p = q_->Pop();
+  api::Node big = MakeNode().Name("m").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj();
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = &big});
+  p->unschedulable_plugins = {"NodeResourcesFit"};
+  q_->AddUnschedulableIfNotPresent(*p);
+  EXPECT_EQ(q_->Counts().unschedulable, 0u);
+  EXPECT_EQ(q_->Counts().backoff, 1u);
+}
+
+}  // namespace
+}  // namespace ksched::queue

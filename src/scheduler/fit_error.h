@@ -1,0 +1,45 @@
+// Why a pod fits no node, and the message kube-scheduler prints for it:
+//   0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+
+#include "ksched/plugin.h"
+
+namespace ksched::scheduler {
+
+// What the filtering of one pod found (upstream's Diagnosis).
+struct Diagnosis {
+  NodeToStatus node_to_status;
+  std::set<std::string, std::less<>> unschedulable_plugins;
+  std::set<std::string, std::less<>> pending_plugins;
+  std::string pre_filter_msg;
+  std::string post_filter_msg;
+
+  // Records the plugin of a rejecting status among the unschedulable (and pending) plugins.
+  void AddPluginStatus(const Status& status);
+};
+
+struct FitError {
+  int num_all_nodes = 0;
+  Diagnosis diagnosis;
+
+  // "0/N nodes are available: <count> <reason>, ...." with the "count reason" strings sorted as
+  // Go's sort.Strings sorts them, the PreFilter message instead of the counts when PreFilter
+  // rejected the pod, and the PostFilter message appended.
+  std::string Error() const;
+};
+
+// The message of a pod that found no node because the cluster has none.
+inline constexpr char kNoNodesAvailableMsg[] = "no nodes available to schedule pods";
+
+// How many feasible nodes to find before scoring (upstream's numFeasibleNodesToFind): every node
+// below 100, else `percentage` of them (adaptive 50 - n/125, at least 5%, when 0), at least 100.
+int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_all_nodes);
+
+// Events' notes are at most 1024 characters; longer messages end in " ...".
+std::string TruncateEventMessage(std::string message);
+
+}  // namespace ksched::scheduler

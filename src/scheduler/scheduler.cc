@@ -1,0 +1,454 @@
+#include "src/scheduler/scheduler.h"
+
+#include <algorithm>
+#include <atomic>
+
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "src/base/strings.h"
+
+namespace ksched::scheduler {
+namespace {
+
+bool IsTerminal(const api::Pod& pod) {
+  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
+}
+
+bool Assigned(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
+
+// The node changes that can make pods schedulable (upstream's NodeSchedulingPropertiesChange).
+uint32_t NodeChanges(const api::Node& o, const api::Node& n) {
+  uint32_t actions = 0;
+  auto same_resources = [](const api::ResourceList& a, const api::ResourceList& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(),
+                      [](const auto& x, const auto& y) { return x.first == y.first && x.second == y.second; });
+  };
+  auto same_taints = [](const std::vector<api::Taint>& a, const std::vector<api::Taint>& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+             return x.key == y.key && x.value == y.value && x.effect == y.effect;
+           });
+  };
+  if (o.spec.unschedulable != n.spec.unschedulable) actions |= kUpdateNodeTaint;
+  if (!same_resources(o.status.allocatable, n.status.allocatable)) actions |= kUpdateNodeAllocatable;
+  if (o.metadata.labels != n.metadata.labels) actions |= kUpdateNodeLabel;
+  if (!same_taints(o.spec.taints, n.spec.taints)) actions |= kUpdateNodeTaint;
+  auto conditions = [](const api::Node& node) {
+    std::vector<std::pair<std::string, std::string>> c;
+    for (const auto& cond : node.status.conditions) c.emplace_back(cond.type, cond.status);
+    return c;
+  };
+  if (conditions(o) != conditions(n)) actions |= kUpdateNodeCondition;
+  if (o.metadata.annotations != n.metadata.annotations) actions |= kUpdateNodeAnnotation;
+  return actions;
+}
+
+}  // namespace
+
+Scheduler::Scheduler(SchedulerOptions options)
+    : options_(std::move(options)),
+      clock_(options_.clock ? options_.clock : &real_clock_),
+      rng_(options_.seed) {}
+
+Scheduler::~Scheduler() = default;
+
+absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions options,
+                                                             const Registry& registry) {
+  if (options.writer == nullptr) return absl::InvalidArgumentError("a ClusterWriter is required");
+  std::unique_ptr<Scheduler> s(new Scheduler(std::move(options)));
+  const config::Configuration& cfg = s->options_.config;
+  for (const config::Profile& profile : cfg.profiles) {
+    if (s->frameworks_.contains(profile.scheduler_name)) {
+      return absl::InvalidArgumentError(
+          fmt::format("duplicate profile with scheduler name \"{}\"", profile.scheduler_name));
+    }
+    auto fw = framework::Framework::Create(
+        profile, registry,
+        {.writer = s->options_.writer,
+         .parallelism = cfg.parallelism,
+         .global_percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score});
+    if (!fw.ok()) return fw.status();
+    s->frameworks_.emplace(profile.scheduler_name, std::move(*fw));
+  }
+  queue::QueueOptions qopts{.initial_backoff = absl::Seconds(cfg.pod_initial_backoff_seconds),
+                            .max_backoff = absl::Seconds(cfg.pod_max_backoff_seconds)};
+  Scheduler* self = s.get();
+  s->queue_ = std::make_unique<queue::SchedulingQueue>(
+      qopts, s->clock_, [self](std::string_view name) { return self->FrameworkFor(name); });
+  return s;
+}
+
+const framework::Framework* Scheduler::FrameworkFor(std::string_view scheduler_name) const {
+  auto it = frameworks_.find(scheduler_name);
+  return it == frameworks_.end() ? nullptr : it->second.get();
+}
+
+bool Scheduler::IsResponsibleFor(const api::Pod& pod) const {
+  return FrameworkFor(pod.spec.scheduler_name) != nullptr;
+}
+
+void Scheduler::MoveAll(ClusterEvent event, const api::Pod* old_pod, const api::Pod* pod,
+                        const api::Node* old_node, const api::Node* node) {
+  queue_->MoveAllToActiveOrBackoffQueue(ClusterEventData{.event = std::move(event),
+                                                         .old_pod = old_pod,
+                                                         .new_pod = pod,
+                                                         .old_node = old_node,
+                                                         .new_node = node});
+}
+
+// --- Event handlers ----------------------------------------------------------------------------
+
+void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
+  if (IsTerminal(*pod)) return;
+  if (Assigned(*pod)) {
+    if (cache_.AddPod(PodInfo::Make(pod)).ok()) {
+      MoveAll({EventResource::kAssignedPod, kAdd, "AssignedPodAdd"}, nullptr, pod.get(), nullptr,
+              nullptr);
+    }
+    return;
+  }
+  if (IsResponsibleFor(*pod)) queue_->Add(PodInfo::Make(std::move(pod)));
+}
+
+void Scheduler::OnPodUpdate(std::shared_ptr<const api::Pod> old_pod,
+                            std::shared_ptr<const api::Pod> pod) {
+  if (IsTerminal(*pod)) {
+    OnPodDelete(std::move(old_pod));
+    return;
+  }
+  if (Assigned(*pod)) {
+    if (!Assigned(*old_pod) || !cache_.UpdatePod(PodInfo::Make(pod)).ok()) {
+      queue_->Delete(pod->metadata.uid);  // Bound, by us or by another scheduler.
+      OnPodAdd(std::move(pod));
+      return;
+    }
+    MoveAll({EventResource::kAssignedPod, kUpdate, "AssignedPodUpdate"}, old_pod.get(), pod.get(),
+            nullptr, nullptr);
+    return;
+  }
+  if (IsResponsibleFor(*pod)) queue_->Update(PodInfo::Make(std::move(pod)));
+}
+
+void Scheduler::OnPodDelete(std::shared_ptr<const api::Pod> pod) {
+  if (Assigned(*pod) || !cache_.NodeOf(pod->metadata.uid).empty()) {
+    if (cache_.IsAssumedPod(pod->metadata.uid)) (void)cache_.ForgetPod(pod->metadata.uid);
+    if (cache_.RemovePod(pod->metadata.uid).ok() || Assigned(*pod)) {
+      MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, pod.get(), nullptr,
+              nullptr, nullptr);
+    }
+  }
+  queue_->Delete(pod->metadata.uid);
+  for (auto& [name, fw] : frameworks_) {
+    if (WaitingPod* wp = fw->GetWaitingPod(pod->metadata.uid)) {
+      wp->Reject("", "pod was deleted while waiting at permit");
+    }
+  }
+}
+
+void Scheduler::OnNodeAdd(std::shared_ptr<const api::Node> node) {
+  cache_.AddNode(node);
+  MoveAll({EventResource::kNode, kAdd, "NodeAdd"}, nullptr, nullptr, nullptr, node.get());
+}
+
+void Scheduler::OnNodeUpdate(std::shared_ptr<const api::Node> old_node,
+                             std::shared_ptr<const api::Node> node) {
+  cache_.UpdateNode(node);
+  uint32_t actions = NodeChanges(*old_node, *node);
+  if (actions != 0) {
+    MoveAll({EventResource::kNode, actions, "NodeUpdate"}, nullptr, nullptr, old_node.get(),
+            node.get());
+  }
+}
+
+void Scheduler::OnNodeDelete(std::shared_ptr<const api::Node> node) {
+  cache_.RemoveNode(node->metadata.name);
+}
+
+// --- The scheduling cycle ----------------------------------------------------------------------
+
+bool Scheduler::ScheduleOne() {
+  std::optional<QueuedPodInfo> popped = queue_->Pop();
+  if (!popped) return false;
+  QueuedPodInfo info = std::move(*popped);
+  std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
+  auto fw_it = frameworks_.find(pod->spec.scheduler_name);
+  if (fw_it == frameworks_.end()) {
+    queue_->Done(pod->metadata.uid);
+    return true;
+  }
+  framework::Framework& fw = *fw_it->second;
+  if (pod->metadata.deletion_timestamp) {
+    options_.writer->RecordEvent(*pod, "Warning", "FailedScheduling", "Scheduling",
+                                 fmt::format("skip schedule deleting pod: {}/{}",
+                                             pod->metadata.namespace_, pod->metadata.name));
+    queue_->Done(pod->metadata.uid);
+    return true;
+  }
+
+  cache_.UpdateSnapshot(&snapshot_);
+  fw.set_snapshot(&snapshot_);
+  auto state = std::make_unique<CycleState>();
+  CycleRecord record{.pod = pod, .profile = fw.profile_name()};
+  CycleRecord* rec = options_.record_details ? &record : nullptr;
+
+  ScheduleResult result;
+  FitError fit_error;
+  Status s = SchedulePod(fw, *state, *pod, &result, &fit_error, rec);
+  if (!s.ok()) {
+    std::string nominated;
+    if (fit_error.num_all_nodes > 0 && fw.HasPostFilterPlugins()) {
+      PostFilterResult pf;
+      Status ps = fw.RunPostFilterPlugins(*state, *pod, fit_error.diagnosis.node_to_status, &pf);
+      if (ps.ok()) {
+        nominated = pf.nominated_node_name;
+      } else if (ps.code() != Code::kError && !ps.Message().empty()) {
+        fit_error.diagnosis.post_filter_msg = ps.Message();
+      }
+      s = Status(s.code(), {fit_error.Error()});
+    }
+    HandleFailure(fw, std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,
+                  nominated, &record);
+    return true;
+  }
+
+  // Assume the pod on the node, so the next cycles see it there before the bind completes.
+  auto assumed_pod = std::make_shared<api::Pod>(*pod);
+  assumed_pod->spec.node_name = result.node;
+  std::shared_ptr<const api::Pod> assumed = assumed_pod;
+  if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), result.node); !st.ok()) {
+    HandleFailure(fw, std::move(info), Status::Error(std::string(st.message())), nullptr, "",
+                  &record);
+    return true;
+  }
+  auto fail_after_assume = [&](const Status& why) {
+    fw.RunReservePluginsUnreserve(*state, *assumed, result.node);
+    (void)cache_.ForgetPod(pod->metadata.uid);
+    if (why.IsRejected()) {
+      FitError fe{.num_all_nodes = 1};
+      fe.diagnosis.node_to_status.statuses[result.node] = why;
+      fe.diagnosis.AddPluginStatus(why);
+      HandleFailure(fw, std::move(info), Status(why.code(), {fe.Error()}), &fe.diagnosis, "",
+                    &record);
+    } else {
+      HandleFailure(fw, std::move(info), why, nullptr, "", &record);
+    }
+  };
+  if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, result.node); !rs.ok()) {
+    fail_after_assume(rs);
+    return true;
+  }
+  if (Status ps = fw.RunPermitPlugins(*state, *assumed, result.node); !ps.ok() && !ps.IsWait()) {
+    fail_after_assume(ps);
+    return true;
+  }
+  record.node = result.node;
+  if (options_.on_cycle) options_.on_cycle(record);
+
+  // std::function needs a copyable callable: the state moves into a shared_ptr.
+  auto bind = [this, &fw, state = std::shared_ptr<CycleState>(std::move(state)),
+               info = std::move(info), assumed, node = result.node]() mutable {
+    RunBindingCycle(fw, std::move(state), std::move(info), assumed, node);
+  };
+  if (options_.run_binding) {
+    options_.run_binding(std::move(bind));
+  } else {
+    bind();
+  }
+  return true;
+}
+
+Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                              ScheduleResult* result, FitError* fit_error, CycleRecord* record) {
+  if (snapshot_.size() == 0) {
+    return Status::UnschedulableAndUnresolvable(kNoNodesAvailableMsg);
+  }
+  std::vector<const NodeInfo*> feasible;
+  Diagnosis diagnosis;
+  Status s = FindNodesThatFitPod(fw, state, pod, &feasible, &diagnosis, record);
+  if (!s.ok()) return s;
+  result->evaluated = static_cast<int>(feasible.size() + diagnosis.node_to_status.statuses.size());
+  result->feasible = static_cast<int>(feasible.size());
+  if (feasible.empty()) {
+    fit_error->num_all_nodes = static_cast<int>(snapshot_.size());
+    fit_error->diagnosis = std::move(diagnosis);
+    return Status(Code::kUnschedulable, {fit_error->Error()});
+  }
+  if (feasible.size() == 1) {  // Upstream skips scoring when one node fits.
+    result->node = feasible[0]->name();
+    return Status();
+  }
+  if (Status ps = fw.RunPreScorePlugins(state, pod, feasible); !ps.ok()) return ps;
+  std::vector<framework::NodePluginScores> scores;
+  if (fw.HasScorePlugins()) {
+    if (Status ss = fw.RunScorePlugins(state, pod, feasible, &scores); !ss.ok()) return ss;
+  } else {
+    for (const NodeInfo* ni : feasible) scores.push_back({ni, {}, 1});
+  }
+  if (record != nullptr) {
+    for (const auto& ns : scores) {
+      CycleRecord::NodeScores out{.node = ns.node->name(), .total = ns.total};
+      for (const auto& ps : ns.scores) out.plugins.emplace_back(std::string(ps.plugin), ps.score);
+      record->scores.push_back(std::move(out));
+    }
+  }
+  result->node = SelectHost(scores);
+  return Status();
+}
+
+Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& state,
+                                      const api::Pod& pod, std::vector<const NodeInfo*>* feasible,
+                                      Diagnosis* diagnosis, CycleRecord* record) {
+  const std::vector<const NodeInfo*>& all = snapshot_.nodes();
+  PreFilterResult pre;
+  std::set<std::string, std::less<>> narrowing;
+  Status s = fw.RunPreFilterPlugins(state, pod, all, &pre, &narrowing);
+  diagnosis->unschedulable_plugins = narrowing;
+  if (!s.ok()) {
+    if (!s.IsRejected()) return s;
+    if (record != nullptr) record->absent = s;
+    diagnosis->node_to_status.absent = s;
+    diagnosis->pre_filter_msg = s.Message();
+    diagnosis->AddPluginStatus(s);
+    return Status();
+  }
+  std::vector<const NodeInfo*> subset;
+  const std::vector<const NodeInfo*>* nodes = &all;
+  if (!pre.AllNodes()) {
+    for (const NodeInfo* ni : all) {
+      if (pre.node_names->contains(ni->name())) subset.push_back(ni);
+    }
+    nodes = &subset;
+    diagnosis->node_to_status.absent = Status::UnschedulableAndUnresolvable(
+        fmt::format("node(s) didn't satisfy plugin(s) [{}]", fmt::join(narrowing, " ")));
+    if (record != nullptr) record->absent = diagnosis->node_to_status.absent;
+  }
+  const size_t n = nodes->size();
+  if (n == 0) return Status();
+  size_t need = NumFeasibleNodesToFind(fw.percentage_of_nodes_to_score(), static_cast<int32_t>(n));
+  if (!fw.HasScorePlugins()) need = 1;
+
+  // Check nodes from the round-robin start; stop once enough are feasible.
+  enum : uint8_t { kUnchecked, kFeasible, kFailed };
+  std::vector<uint8_t> verdict(n, kUnchecked);
+  std::vector<Status> statuses(n);
+  std::atomic<size_t> found{0};
+  const size_t start = next_start_node_index_ % n;
+  auto check = [&](size_t i) {
+    if (found.load(std::memory_order_relaxed) >= need) return;
+    const NodeInfo& ni = *(*nodes)[(start + i) % n];
+    Status st = fw.HasFilterPlugins() ? fw.RunFilterPlugins(state, pod, ni) : Status();
+    if (st.ok()) {
+      if (found.fetch_add(1) < need) verdict[i] = kFeasible;
+    } else {
+      verdict[i] = kFailed;
+      statuses[i] = std::move(st);
+    }
+  };
+  if (n <= 32) {
+    for (size_t i = 0; i < n; ++i) check(i);
+  } else {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16), [&](const tbb::blocked_range<size_t>& r) {
+      for (size_t i = r.begin(); i != r.end(); ++i) check(i);
+    });
+  }
+  size_t processed = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const NodeInfo* ni = (*nodes)[(start + i) % n];
+    if (verdict[i] == kFeasible) {
+      feasible->push_back(ni);
+    } else if (verdict[i] == kFailed) {
+      if (statuses[i].code() == Code::kError) return statuses[i];
+      diagnosis->AddPluginStatus(statuses[i]);
+      diagnosis->node_to_status.statuses[ni->name()] = statuses[i];
+    } else {
+      continue;
+    }
+    ++processed;
+    if (record != nullptr) record->filter.emplace_back(ni->name(), statuses[i]);
+  }
+  next_start_node_index_ = (next_start_node_index_ + processed) % all.size();
+  return Status();
+}
+
+std::string Scheduler::SelectHost(const std::vector<framework::NodePluginScores>& scores) {
+  // Uniform among the best (reservoir sampling), as upstream's selectHost.
+  const framework::NodePluginScores* best = &scores[0];
+  int ties = 1;
+  for (size_t i = 1; i < scores.size(); ++i) {
+    if (scores[i].total > best->total) {
+      best = &scores[i];
+      ties = 1;
+    } else if (scores[i].total == best->total && rng_() % ++ties == 0) {
+      best = &scores[i];
+    }
+  }
+  return best->node->name();
+}
+
+void Scheduler::HandleFailure(framework::Framework& fw, QueuedPodInfo info, const Status& status,
+                              const Diagnosis* diagnosis, const std::string& nominated,
+                              CycleRecord* record) {
+  (void)fw;
+  std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
+  const std::string reason = status.IsRejected() ? "Unschedulable" : "SchedulerError";
+  const std::string message = status.Message();
+  info.unschedulable_plugins.clear();
+  info.pending_plugins.clear();
+  if (diagnosis != nullptr) {
+    info.unschedulable_plugins = diagnosis->unschedulable_plugins;
+    info.pending_plugins = diagnosis->pending_plugins;
+  }
+  queue_->AddUnschedulableIfNotPresent(std::move(info));
+  options_.writer->RecordEvent(*pod, "Warning", "FailedScheduling", "Scheduling",
+                               TruncateEventMessage(message));
+  api::PodCondition cond{.type = "PodScheduled",
+                         .status = "False",
+                         .reason = reason,
+                         .message = message,
+                         .last_transition_time = absl::FormatTime(absl::RFC3339_sec, clock_->Now(),
+                                                                  absl::UTCTimeZone())};
+  bool set_nominated = !nominated.empty() || !pod->status.nominated_node_name.empty();
+  (void)options_.writer->UpdatePodStatus(*pod, cond, set_nominated ? &nominated : nullptr);
+  if (record != nullptr) {
+    record->node.clear();
+    record->status = status;
+    record->message = message;
+    if (options_.on_cycle) options_.on_cycle(*record);
+  }
+}
+
+void Scheduler::RunBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
+                                QueuedPodInfo info, std::shared_ptr<const api::Pod> assumed,
+                                std::string node) {
+  const std::string uid = assumed->metadata.uid;
+  Status s = fw.WaitOnPermit(*assumed);
+  if (s.ok()) s = fw.RunPreBindPlugins(*state, *assumed, node);
+  if (s.ok()) s = fw.RunBindPlugins(*state, *assumed, node);
+  if (s.IsSkip()) s = Status::Error("no bind plugin bound the pod");
+  if (!s.ok()) {
+    fw.RunReservePluginsUnreserve(*state, *assumed, node);
+    (void)cache_.ForgetPod(uid);
+    MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, assumed.get(), nullptr,
+            nullptr, nullptr);
+    if (s.IsRejected()) {
+      FitError fe{.num_all_nodes = 1};
+      fe.diagnosis.node_to_status.statuses[node] = s;
+      fe.diagnosis.AddPluginStatus(s);
+      HandleFailure(fw, std::move(info), Status(s.code(), {fe.Error()}), &fe.diagnosis, "", nullptr);
+    } else {
+      HandleFailure(fw, std::move(info), s, nullptr, "", nullptr);
+    }
+    return;
+  }
+  cache_.FinishBinding(uid, clock_->Now());
+  options_.writer->RecordEvent(*assumed, "Normal", "Scheduled", "Binding",
+                               fmt::format("Successfully assigned {}/{} to {}",
+                                           assumed->metadata.namespace_, assumed->metadata.name,
+                                           node));
+  fw.RunPostBindPlugins(*state, *assumed, node);
+  queue_->Done(uid);
+}
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,125 @@
+// Scheduler: the event handlers that feed the cache and the queue, and ScheduleOne, which takes one
+// pod through the scheduling cycle and hands it to the binding cycle (upstream's schedule_one.go).
+//
+//   auto s = Scheduler::Create(options, registry);
+//   s->OnNodeAdd(node);  s->OnPodAdd(pod);          // from a ClusterSource
+//   while ((*s)->ScheduleOne()) {}                   // until no pod is ready
+//
+// The scheduler never knows whether it talks to a real cluster or to the embedded one: it reads
+// through the handlers and writes through ClusterWriter.
+//
+// Thread safety: the handlers may be called from any thread; ScheduleOne from one thread only.
+// Binding cycles run on options.run_binding (inline when unset).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/cluster_writer.h"
+#include "ksched/registry.h"
+#include "src/base/clock.h"
+#include "src/cache/cache.h"
+#include "src/config/config.h"
+#include "src/framework/framework.h"
+#include "src/queue/scheduling_queue.h"
+#include "src/scheduler/fit_error.h"
+
+namespace ksched::scheduler {
+
+// One scheduling attempt of one pod, for `simulate --explain` and the tests.
+struct CycleRecord {
+  std::shared_ptr<const api::Pod> pod;
+  std::string profile;
+  std::string node;      // The chosen node; "" when the attempt failed.
+  Status status;         // Why it failed (Unschedulable, Error, ...).
+  std::string message;   // The PodScheduled condition's message.
+  // Every evaluated node in evaluation order, with its filter status (Success: passed).
+  std::vector<std::pair<std::string, Status>> filter;
+  // The status of the nodes PreFilter ruled out (all of them, or those outside its result).
+  std::optional<Status> absent;
+  // Per feasible node: each plugin's weighted score and the total.
+  struct NodeScores {
+    std::string node;
+    std::vector<std::pair<std::string, int64_t>> plugins;
+    int64_t total = 0;
+  };
+  std::vector<NodeScores> scores;
+};
+
+struct SchedulerOptions {
+  config::Configuration config = config::DefaultConfiguration();
+  ClusterWriter* writer = nullptr;  // Required.
+  const Clock* clock = nullptr;     // nullptr: the real clock.
+  uint64_t seed = 0;                // Tie-breaks among equal scores.
+  // Runs a binding cycle; nullptr runs it inline (the embedded cluster does).
+  std::function<void(std::function<void()>)> run_binding;
+  // Called after every scheduling attempt (success or failure), on the scheduling thread.
+  std::function<void(const CycleRecord&)> on_cycle;
+  // Record per-node filter and score details in CycleRecord (costs time; for explain).
+  bool record_details = false;
+};
+
+class Scheduler {
+ public:
+  static absl::StatusOr<std::unique_ptr<Scheduler>> Create(SchedulerOptions options,
+                                                           const Registry& registry);
+  ~Scheduler();
+
+  // --- Event handlers (the informers' side). Terminal pods (Succeeded/Failed) are ignored. ---
+  void OnPodAdd(std::shared_ptr<const api::Pod> pod);
+  void OnPodUpdate(std::shared_ptr<const api::Pod> old_pod, std::shared_ptr<const api::Pod> pod);
+  void OnPodDelete(std::shared_ptr<const api::Pod> pod);
+  void OnNodeAdd(std::shared_ptr<const api::Node> node);
+  void OnNodeUpdate(std::shared_ptr<const api::Node> old_node, std::shared_ptr<const api::Node> node);
+  void OnNodeDelete(std::shared_ptr<const api::Node> node);
+
+  // Runs one scheduling cycle if a pod is ready; false if none was.
+  bool ScheduleOne();
+
+  // Whether a profile serves this schedulerName.
+  bool IsResponsibleFor(const api::Pod& pod) const;
+  const framework::Framework* FrameworkFor(std::string_view scheduler_name) const;
+  queue::SchedulingQueue& queue() { return *queue_; }
+  cache::Cache& cache() { return cache_; }
+  const Clock& clock() const { return *clock_; }
+
+ private:
+  struct ScheduleResult {
+    std::string node;
+    int evaluated = 0;
+    int feasible = 0;
+  };
+
+  explicit Scheduler(SchedulerOptions options);
+  Status SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                     ScheduleResult* result, FitError* fit_error, CycleRecord* record);
+  Status FindNodesThatFitPod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                             std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis,
+                             CycleRecord* record);
+  std::string SelectHost(const std::vector<framework::NodePluginScores>& scores);
+  void HandleFailure(framework::Framework& fw, QueuedPodInfo info, const Status& status,
+                     const Diagnosis* diagnosis, const std::string& nominated_node,
+                     CycleRecord* record);
+  void RunBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
+                       QueuedPodInfo info, std::shared_ptr<const api::Pod> assumed,
+                       std::string node);
+  void MoveAll(ClusterEvent event, const api::Pod* old_pod, const api::Pod* pod,
+               const api::Node* old_node, const api::Node* node);
+
+  SchedulerOptions options_;
+  RealClock real_clock_;
+  const Clock* clock_;
+  std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> frameworks_;
+  cache::Cache cache_;
+  std::unique_ptr<queue::SchedulingQueue> queue_;
+  Snapshot snapshot_;
+  size_t next_start_node_index_ = 0;
+  std::mt19937_64 rng_;
+};
+
+}  // namespace ksched::scheduler

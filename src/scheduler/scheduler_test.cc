@@ -1,0 +1,201 @@
+#include "src/scheduler/scheduler.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "src/plugins/registry.h"
+#include "src/testing/builders.h"
+#include "src/testing/fake_handle.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+using ::testing::HasSubstr;
+
+// A scheduler on a fake clock whose writes land in a RecordingWriter. Binds are fed back to the
+// scheduler as the informer would.
+class SchedulerTest : public ::testing::Test {
+ protected:
+  void SetUp() override { Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry()); }
+
+  void Build(config::Configuration cfg, Registry registry) {
+    registry_ = std::move(registry);
+    auto s = Scheduler::Create(
+        {.config = std::move(cfg), .writer = &writer_, .clock = &clock_, .seed = 1}, registry_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    s_ = std::move(*s);
+  }
+
+  // Schedules until no pod is ready, confirming binds through the informer path.
+  void Drain() {
+    while (s_->ScheduleOne()) ConfirmBinds();
+  }
+  void ConfirmBinds() {
+    for (const auto& [key, node] : writer_.binds) {
+      if (confirmed_.contains(key)) continue;
+      confirmed_.insert(key);
+      auto old_pod = pods_.at(key);
+      auto bound = std::make_shared<api::Pod>(*old_pod);
+      bound->spec.node_name = node;
+      s_->OnPodUpdate(old_pod, bound);
+    }
+  }
+  void AddPod(const MakePod& p) {
+    auto pod = p.Ptr();
+    pods_[pod->metadata.namespace_ + "/" + pod->metadata.name] = pod;
+    s_->OnPodAdd(pod);
+  }
+  std::vector<std::string> EventsFor(const std::string& key, const std::string& reason) {
+    std::vector<std::string> out;
+    for (const auto& e : writer_.events) {
+      if (e.pod == key && e.reason == reason) out.push_back(e.message);
+    }
+    return out;
+  }
+
+  FakeClock clock_;
+  testing::RecordingWriter writer_;
+  Registry registry_;
+  std::unique_ptr<Scheduler> s_;
+  std::map<std::string, std::shared_ptr<const api::Pod>> pods_;
+  std::set<std::string> confirmed_;
+};
+
+TEST_F(SchedulerTest, BindsAndRecordsTheScheduledEvent) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("p").Req("cpu", "1"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/p"), "n1");
+  EXPECT_THAT(EventsFor("default/p", "Scheduled"),
+              ::testing::ElementsAre("Successfully assigned default/p to n1"));
+  EXPECT_FALSE(s_->cache().IsAssumedPod("p"));  // confirmed by the informer
+  EXPECT_EQ(s_->cache().NodeOf("p"), "n1");
+}
+
+TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
+  s_->OnNodeAdd(MakeNode().Name("small").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("big").Req("cpu", "2"));
+  Drain();
+  EXPECT_THAT(EventsFor("default/big", "FailedScheduling"),
+              ::testing::ElementsAre("0/1 nodes are available: 1 Insufficient cpu."));
+  const api::PodCondition& c = writer_.conditions.at("default/big");
+  EXPECT_EQ(c.type, "PodScheduled");
+  EXPECT_EQ(c.status, "False");
+  EXPECT_EQ(c.reason, "Unschedulable");
+  EXPECT_EQ(c.message, "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
+
+  // A node that fits: NodeResourcesFit's hint requeues the pod.
+  s_->OnNodeAdd(MakeNode().Name("large").Capacity({{"cpu", "4"}, {"pods", "110"}}).Ptr());
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/big"), "large");
+}
+
+TEST_F(SchedulerTest, NodeThatStillDoesNotFitLeavesThePodAlone) {
+  s_->OnNodeAdd(MakeNode().Name("small").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("big").Req("cpu", "2"));
+  Drain();
+  s_->OnNodeAdd(MakeNode().Name("small2").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
+  EXPECT_EQ(s_->queue().Counts().active + s_->queue().Counts().backoff, 0u);
+}
+
+TEST_F(SchedulerTest, FailedBindLeavesNoPhantomUsageAndRetries) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  writer_.bind_error = absl::NotFoundError("pods \"p\" not found");
+  AddPod(MakePod().Name("p").Req("cpu", "2"));
+  ASSERT_TRUE(s_->ScheduleOne());
+  EXPECT_EQ(s_->cache().NodeOf("p"), "");  // forgotten
+  EXPECT_EQ(writer_.conditions.at("default/p").reason, "SchedulerError");
+  EXPECT_THAT(EventsFor("default/p", "FailedScheduling").at(0),
+              HasSubstr("running Bind plugin \"DefaultBinder\""));
+  // The pod is retried after its backoff and binds once the API server accepts it.
+  writer_.bind_error = absl::OkStatus();
+  clock_.Advance(absl::Seconds(2));
+  s_->queue().FlushBackoffQCompleted();
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/p"), "n1");
+}
+
+TEST_F(SchedulerTest, PodsOfOtherSchedulersAreLeftAlone) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("theirs").SchedulerName("other-scheduler"));
+  EXPECT_FALSE(s_->ScheduleOne());
+  EXPECT_TRUE(writer_.binds.empty());
+  EXPECT_TRUE(writer_.events.empty());
+}
+
+TEST_F(SchedulerTest, NoNodesMessage) {
+  AddPod(MakePod().Name("p"));
+  Drain();
+  EXPECT_EQ(writer_.conditions.at("default/p").message, "no nodes available to schedule pods");
+}
+
+TEST_F(SchedulerTest, BoundPodOfAnotherSchedulerCountsOnItsNode) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  s_->OnPodAdd(MakePod().Name("theirs").SchedulerName("other").Node("n1").Req("cpu", "2").Ptr());
+  AddPod(MakePod().Name("mine").Req("cpu", "1"));
+  Drain();
+  EXPECT_EQ(writer_.conditions.at("default/mine").message,
+            "0/1 nodes are available: 1 Insufficient cpu.");
+  // Deleting the other pod frees the room: NodeResourcesFit requeues on pod deletion.
+  s_->OnPodDelete(MakePod().Name("theirs").SchedulerName("other").Node("n1").Req("cpu", "2").Ptr());
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/mine"), "n1");
+}
+
+TEST_F(SchedulerTest, TiesAreBrokenAtRandomAmongTheBest) {
+  std::set<std::string> chosen;
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    testing::RecordingWriter w;
+    auto s = Scheduler::Create({.writer = &w, .clock = &clock_, .seed = seed}, registry_);
+    ASSERT_TRUE(s.ok());
+    for (const char* n : {"a", "b", "c"}) {
+      (*s)->OnNodeAdd(MakeNode().Name(n).Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+    }
+    (*s)->OnPodAdd(MakePod().Name("p").Ptr());
+    while ((*s)->ScheduleOne()) {
+    }
+    chosen.insert(w.binds.at("default/p"));
+  }
+  EXPECT_EQ(chosen.size(), 3u);  // every equal node gets picked for some seed
+}
+
+// A compiled-in plugin, as in the guides: a Filter enabled through multiPoint.
+class OnlyLabeled : public FilterPlugin {
+ public:
+  std::string_view Name() const override { return "OnlyLabeled"; }
+  Status Filter(const CycleState&, const api::Pod&, const NodeInfo& node) override {
+    if (node.node()->metadata.labels.contains("team")) return Status();
+    return Status::UnschedulableAndUnresolvable("node(s) had no team label");
+  }
+};
+
+TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
+  Registry r = plugins::NewInTreeRegistry();
+  ASSERT_TRUE(r.Register("OnlyLabeled",
+                         [](const nlohmann::json&, Handle&)
+                             -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                           return std::make_unique<OnlyLabeled>();
+                         })
+                  .ok());
+  config::Configuration cfg;
+  config::Profile prof;
+  prof.plugins.multi_point.enabled.push_back({"OnlyLabeled", 0});
+  config::MergeDefaultPlugins(prof);
+  cfg.profiles.push_back(prof);
+  Build(cfg, std::move(r));
+  s_->OnNodeAdd(MakeNode().Name("plain").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(MakeNode().Name("teamed").Label("team", "a").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("p"));
+  AddPod(MakePod().Name("q").Req("cpu", "2"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/p"), "teamed");
+  EXPECT_EQ(writer_.conditions.at("default/q").message,
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had no team label.");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
