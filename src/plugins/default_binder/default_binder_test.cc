@@ -1,0 +1,45 @@
+#include "src/plugins/default_binder/default_binder.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "src/testing/builders.h"
+#include "src/testing/fake_handle.h"
+
+namespace ksched::plugins::default_binder {
+namespace {
+
+using ksched::testing::FakeHandle;
+using ksched::testing::MakePod;
+
+TEST(DefaultBinderTest, BindsThroughTheWriter) {
+  FakeHandle handle;
+  auto plugin = New(nlohmann::json::object(), handle);
+  ASSERT_TRUE(plugin.ok());
+  EXPECT_EQ((*plugin)->Name(), "DefaultBinder");
+  auto* binder = dynamic_cast<BindPlugin*>(plugin->get());
+  ASSERT_NE(binder, nullptr);
+
+  CycleState state;
+  api::Pod pod = MakePod().Name("web").Namespace("ns1").Obj();
+  Status s = binder->Bind(state, pod, "node-1");
+  EXPECT_TRUE(s.ok()) << s.Message();
+  EXPECT_EQ(handle.recording_writer().binds,
+            (std::map<std::string, std::string>{{"ns1/web", "node-1"}}));
+}
+
+TEST(DefaultBinderTest, WriterErrorBecomesError) {
+  FakeHandle handle;
+  handle.recording_writer().bind_error = absl::NotFoundError("pods \"web\" not found");
+  DefaultBinder binder(handle);
+  CycleState state;
+  Status s = binder.Bind(state, MakePod().Name("web").Obj(), "node-1");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "pods \"web\" not found");
+  EXPECT_TRUE(handle.recording_writer().binds.empty());
+}
+
+}  // namespace
+}  // namespace ksched::plugins::default_binder

@@ -1,0 +1,225 @@
+#include "src/plugins/node_affinity/node_affinity.h"
+
+#include <algorithm>
+#include <iterator>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "fmt/format.h"
+#include "ksched/api/selectors.h"
+#include "simdjson.h"
+#include "src/api/decode.h"
+#include "src/base/strings.h"
+#include "src/plugins/helper/normalize_score.h"
+
+namespace ksched::plugins::node_affinity {
+
+namespace {
+
+using NameSet = std::set<std::string, std::less<>>;
+
+const api::NodeAffinity* PodNodeAffinity(const api::Pod& pod) {
+  if (!pod.spec.affinity || !pod.spec.affinity->node_affinity) return nullptr;
+  return &*pod.spec.affinity->node_affinity;
+}
+
+const api::NodeSelector* PodRequiredSelector(const api::Pod& pod) {
+  const api::NodeAffinity* na = PodNodeAffinity(pod);
+  if (na == nullptr || !na->required_during_scheduling_ignored_during_execution) return nullptr;
+  return &*na->required_during_scheduling_ignored_during_execution;
+}
+
+// spec.nodeSelector (every pair present in the node's labels) and the required terms (upstream's
+// RequiredNodeAffinity.Match).
+bool MatchesRequired(const api::Pod& pod, const api::Node& node) {
+  const api::StringMap& labels = node.metadata.labels;
+  for (const auto& [key, value] : pod.spec.node_selector) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  const api::NodeSelector* required = PodRequiredSelector(pod);
+  return required == nullptr || api::Matches(*required, node);
+}
+
+int64_t MatchingWeights(const std::vector<api::PreferredSchedulingTerm>& terms,
+                        const api::Node& node) {
+  int64_t sum = 0;
+  for (const api::PreferredSchedulingTerm& t : terms) {
+    if (t.weight != 0 && api::Matches(t.preference, node)) sum += t.weight;
+  }
+  return sum;
+}
+
+const std::vector<api::PreferredSchedulingTerm>& PodPreferredTerms(const api::Pod& pod) {
+  static const std::vector<api::PreferredSchedulingTerm> kNone;
+  const api::NodeAffinity* na = PodNodeAffinity(pod);
+  return na == nullptr ? kNone : na->preferred_during_scheduling_ignored_during_execution;
+}
+
+// The node names a term pins with matchFields metadata.name In (intersected); nullopt when the
+// term pins none.
+std::optional<NameSet> PinnedNodeNames(const api::NodeSelectorTerm& term) {
+  std::optional<NameSet> names;
+  for (const api::NodeSelectorRequirement& r : term.match_fields) {
+    if (r.key != "metadata.name" || r.op != "In") continue;
+    NameSet values(r.values.begin(), r.values.end());
+    if (!names) {
+      names = std::move(values);
+      continue;
+    }
+    NameSet both;
+    std::set_intersection(names->begin(), names->end(), values.begin(), values.end(),
+                          std::inserter(both, both.end()));
+    names = std::move(both);
+  }
+  return names;
+}
+
+}  // namespace
+
+NodeAffinity::NodeAffinity(std::optional<api::NodeAffinity> added) {
+  if (!added) return;
+  added_required_ = std::move(added->required_during_scheduling_ignored_during_execution);
+  added_preferred_ = std::move(added->preferred_during_scheduling_ignored_during_execution);
+}
+
+bool NodeAffinity::MatchesAdded(const api::Node& node) const {
+  return !added_required_ || api::Matches(*added_required_, node);
+}
+
+Status NodeAffinity::PreFilter(CycleState&, const api::Pod& pod,
+                               const std::vector<const NodeInfo*>&, PreFilterResult* result) {
+  const api::NodeSelector* required = PodRequiredSelector(pod);
+  if (required == nullptr && !added_required_ && pod.spec.node_selector.empty()) {
+    return Status::Skip();
+  }
+  if (required == nullptr || required->node_selector_terms.empty()) return Status();
+  NameSet names;
+  for (const api::NodeSelectorTerm& term : required->node_selector_terms) {
+    std::optional<NameSet> pinned = PinnedNodeNames(term);
+    if (!pinned) return Status();  // Terms are ORed: this one allows every node.
+    names.insert(pinned->begin(), pinned->end());
+  }
+  if (names.empty()) return Status::UnschedulableAndUnresolvable(kErrReasonConflict);
+  result->node_names = std::move(names);
+  return Status();
+}
+
+Status NodeAffinity::Filter(const CycleState&, const api::Pod& pod, const NodeInfo& node) {
+  if (node.node() == nullptr) return Status::Error("node not found");
+  if (!MatchesAdded(*node.node())) {
+    return Status::UnschedulableAndUnresolvable(kErrReasonEnforced);
+  }
+  if (!MatchesRequired(pod, *node.node())) {
+    return Status::UnschedulableAndUnresolvable(kErrReasonPod);
+  }
+  return Status();
+}
+
+Status NodeAffinity::PreScore(CycleState&, const api::Pod& pod,
+                              const std::vector<const NodeInfo*>&) {
+  if (PodPreferredTerms(pod).empty() && added_preferred_.empty()) return Status::Skip();
+  return Status();
+}
+
+Status NodeAffinity::Score(const CycleState&, const api::Pod& pod, const NodeInfo& node,
+                           int64_t* score) {
+  if (node.node() == nullptr) return Status::Error("node not found");
+  *score = MatchingWeights(added_preferred_, *node.node()) +
+           MatchingWeights(PodPreferredTerms(pod), *node.node());
+  return Status();
+}
+
+Status NodeAffinity::NormalizeScore(const CycleState&, const api::Pod&, NodeScoreList& scores) {
+  helper::DefaultNormalizeScore(kMaxNodeScore, /*reverse=*/false, scores);
+  return Status();
+}
+
+std::vector<ClusterEventWithHint> NodeAffinity::EventsToRegister() const {
+  auto hint = [this](const api::Pod& pod, const ClusterEventData& e) {
+    if (e.new_node == nullptr) return QueueingHint::kQueue;  // Unexpected data: retry.
+    if (!MatchesAdded(*e.new_node) || !MatchesRequired(pod, *e.new_node)) {
+      return QueueingHint::kQueueSkip;
+    }
+    // Added, or updated from not matching to matching.
+    if (e.old_node == nullptr || !MatchesRequired(pod, *e.old_node)) return QueueingHint::kQueue;
+    return QueueingHint::kQueueSkip;
+  };
+  return {{{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeLabel}, hint}};
+}
+
+// --- Args --------------------------------------------------------------------------------------
+
+namespace {
+
+constexpr char kAddedAffinity[] = "addedAffinity";
+
+// The check the API's decoder leaves out: a metadata.name field selector takes one value.
+absl::Status ValidateFieldSelectorValues(const api::NodeSelector& selector) {
+  const auto& terms = selector.node_selector_terms;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    for (size_t f = 0; f < terms[t].match_fields.size(); ++f) {
+      const std::vector<std::string>& values = terms[t].match_fields[f].values;
+      if (values.size() == 1) continue;
+      return absl::InvalidArgumentError(fmt::format(
+          "{}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{}].matchFields[{}]"
+          ".values: Invalid value: {}: must have one element",
+          kAddedAffinity, t, f, nlohmann::json(values).dump()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<api::NodeAffinity> DecodeAddedAffinity(const nlohmann::json& added) {
+  if (!added.is_object()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: expected object, got {}", kAddedAffinity, added.type_name()));
+  }
+  const std::string text = added.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto err = parser.parse(text).get(root); err) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: invalid JSON: {}", kAddedAffinity, simdjson::error_message(err)));
+  }
+  api::NodeAffinity out;
+  if (absl::Status st = api::DecodeNodeAffinity(root, &out); !st.ok()) {
+    // Errors inside an object always name a field below it.
+    return absl::InvalidArgumentError(fmt::format("{}.{}", kAddedAffinity, AsStd(st.message())));
+  }
+  if (out.required_during_scheduling_ignored_during_execution) {
+    absl::Status st =
+        ValidateFieldSelectorValues(*out.required_during_scheduling_ignored_during_execution);
+    if (!st.ok()) return st;
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<api::NodeAffinity>> ParseArgs(const nlohmann::json& args) {
+  if (args.is_null()) return std::nullopt;
+  if (!args.is_object()) {
+    return absl::InvalidArgumentError(
+        fmt::format("args: expected object, got {}", args.type_name()));
+  }
+  for (const auto& [key, value] : args.items()) {
+    if (key != kAddedAffinity && key != "apiVersion" && key != "kind") {
+      return absl::InvalidArgumentError(fmt::format("unknown field \"{}\"", key));
+    }
+  }
+  auto it = args.find(kAddedAffinity);
+  if (it == args.end() || it->is_null()) return std::nullopt;
+  absl::StatusOr<api::NodeAffinity> added = DecodeAddedAffinity(*it);
+  if (!added.ok()) return added.status();
+  return std::optional<api::NodeAffinity>(*std::move(added));
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle&) {
+  absl::StatusOr<std::optional<api::NodeAffinity>> added = ParseArgs(args);
+  if (!added.ok()) return added.status();
+  return std::make_unique<NodeAffinity>(*std::move(added));
+}
+
+}  // namespace ksched::plugins::node_affinity

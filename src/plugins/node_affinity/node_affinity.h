@@ -1,0 +1,83 @@
+// NodeAffinity: places pods by spec.nodeSelector and spec.affinity.nodeAffinity, plus the
+// affinity the profile adds to every pod (upstream's plugins/nodeaffinity).
+//
+// Args (NodeAffinityArgs), all optional:
+//   {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {...},
+//                      "preferredDuringSchedulingIgnoredDuringExecution": [...]}}
+// The added required selector must match every node a pod lands on; the added preferred terms
+// score every pod as if it had them.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/api/objects.h"
+#include "ksched/handle.h"
+#include "ksched/plugin.h"
+#include "nlohmann/json.hpp"
+#include "src/plugins/names.h"
+
+namespace ksched::plugins::node_affinity {
+
+inline constexpr char kErrReasonPod[] = "node(s) didn't match Pod's node affinity/selector";
+inline constexpr char kErrReasonEnforced[] =
+    "node(s) didn't match scheduler-enforced node affinity";
+inline constexpr char kErrReasonConflict[] = "pod affinity terms conflict";
+
+class NodeAffinity final : public PreFilterPlugin,
+                           public FilterPlugin,
+                           public PreScorePlugin,
+                           public ScorePlugin,
+                           public EnqueueExtensions {
+ public:
+  // `added` is NodeAffinityArgs.addedAffinity, already validated.
+  explicit NodeAffinity(std::optional<api::NodeAffinity> added);
+
+  std::string_view Name() const override { return names::kNodeAffinity; }
+
+  // Skip when the pod has no nodeSelector and no required node affinity and no affinity was
+  // added. When every required term names nodes with matchFields metadata.name In, narrows
+  // `result` to the union of those names; UnschedulableAndUnresolvable kErrReasonConflict
+  // when that union is empty.
+  Status PreFilter(CycleState& state, const api::Pod& pod,
+                   const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;
+
+  // UnschedulableAndUnresolvable kErrReasonEnforced when the added required selector does not
+  // match the node, else kErrReasonPod when the pod's nodeSelector or required terms do not.
+  Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
+
+  // Skip when neither the pod nor the args have preferred terms.
+  Status PreScore(CycleState& state, const api::Pod& pod,
+                  const std::vector<const NodeInfo*>& feasible) override;
+
+  // The sum of the weights of the pod's and the added preferred terms that match the node.
+  Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
+               int64_t* score) override;
+
+  // DefaultNormalizeScore, not reversed: the best node scores 100.
+  bool HasNormalizeScore() const override { return true; }
+  Status NormalizeScore(const CycleState& state, const api::Pod& pod,
+                        NodeScoreList& scores) override;
+
+  // Node/Add|UpdateNodeLabel: Queue when the node matches the added selector and the pod's
+  // required affinity, and (for an update) did not match it before.
+  std::vector<ClusterEventWithHint> EventsToRegister() const override;
+
+ private:
+  bool MatchesAdded(const api::Node& node) const;
+
+  std::optional<api::NodeSelector> added_required_;
+  std::vector<api::PreferredSchedulingTerm> added_preferred_;
+};
+
+// Validates NodeAffinityArgs. InvalidArgument names the field, e.g.
+// "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]
+// .matchExpressions[0].operator: Unsupported value: ...". `args` null means no args.
+absl::StatusOr<std::optional<api::NodeAffinity>> ParseArgs(const nlohmann::json& args);
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle& handle);
+
+}  // namespace ksched::plugins::node_affinity

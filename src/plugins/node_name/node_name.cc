@@ -1,0 +1,20 @@
+#include "src/plugins/node_name/node_name.h"
+
+namespace ksched::plugins::node_name {
+
+Status NodeName::Filter(const CycleState&, const api::Pod& pod, const NodeInfo& node) {
+  if (node.node() == nullptr) return Status::Error("node not found");
+  const std::string& wanted = pod.spec.node_name;
+  if (wanted.empty() || wanted == node.node()->metadata.name) return Status();
+  return Status::UnschedulableAndUnresolvable(kErrReason);
+}
+
+std::vector<ClusterEventWithHint> NodeName::EventsToRegister() const {
+  return {{{EventResource::kNode, ActionType::kAdd}, nullptr}};
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle&) {
+  return std::make_unique<NodeName>();
+}
+
+}  // namespace ksched::plugins::node_name

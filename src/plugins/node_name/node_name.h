@@ -1,0 +1,32 @@
+// NodeName: a pod with spec.nodeName set fits only that node (upstream's plugins/nodename).
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/handle.h"
+#include "ksched/plugin.h"
+#include "nlohmann/json.hpp"
+#include "src/plugins/names.h"
+
+namespace ksched::plugins::node_name {
+
+inline constexpr char kErrReason[] = "node(s) didn't match the requested node name";
+
+class NodeName final : public FilterPlugin, public EnqueueExtensions {
+ public:
+  std::string_view Name() const override { return names::kNodeName; }
+
+  // UnschedulableAndUnresolvable kErrReason when spec.nodeName is set and names another node.
+  Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
+
+  // Node/Add, always Queue.
+  std::vector<ClusterEventWithHint> EventsToRegister() const override;
+};
+
+// The plugin takes no args; `args` is ignored.
+absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle& handle);
+
+}  // namespace ksched::plugins::node_name

@@ -1,0 +1,84 @@
+#include "src/plugins/node_resources/balanced_allocation.h"
+
+#include <cmath>
+#include <utility>
+
+namespace ksched::plugins::node_resources {
+namespace {
+
+struct PreScoreState : StateData {
+  std::vector<int64_t> pod_requests;  // Indexed like the configured resources.
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+};
+constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreNodeResourcesBalancedAllocation"};
+
+// int((1 - std) * MaxNodeScore) over the fractions of the resources with allocatable != 0, in
+// float64 as upstream's balancedResourceScore.
+int64_t BalanceScore(std::span<const int64_t> used, std::span<const int64_t> allocatable) {
+  std::vector<double> fractions;
+  double total = 0;
+  for (size_t i = 0; i < used.size(); ++i) {
+    if (allocatable[i] == 0) continue;
+    double f = static_cast<double>(used[i]) / static_cast<double>(allocatable[i]);
+    if (f > 1) f = 1;
+    total += f;
+    fractions.push_back(f);
+  }
+  double std_dev = 0;
+  if (fractions.size() == 2) {
+    std_dev = std::abs((fractions[0] - fractions[1]) / 2);
+  } else if (fractions.size() > 2) {
+    const double mean = total / static_cast<double>(fractions.size());
+    double sum = 0;
+    for (double f : fractions) sum = sum + (f - mean) * (f - mean);
+    std_dev = std::sqrt(sum / static_cast<double>(fractions.size()));
+  }
+  return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+
+}  // namespace
+
+int64_t BalancedResourceScorer(std::span<const int64_t> requested,
+                               std::span<const int64_t> allocated,
+                               std::span<const int64_t> allocatable) {
+  const int64_t with_pod = BalanceScore(requested, allocatable);
+  const int64_t without_pod = BalanceScore(allocated, allocatable);
+  return kMaxNodeScore / 2 + (kMaxNodeScore / 2 + with_pod - without_pod) / 2;
+}
+
+BalancedAllocation::BalancedAllocation(BalancedAllocationArgs args)
+    : scorer_(std::move(args.resources), {.use_requested = true, .pod_level_resources = true},
+              &BalancedResourceScorer) {}
+
+Status BalancedAllocation::PreScore(CycleState& state, const api::Pod& pod,
+                                    const std::vector<const NodeInfo*>&) {
+  auto s = std::make_unique<PreScoreState>();
+  s->pod_requests = scorer_.PodRequests(pod);
+  if (IsBestEffort(s->pod_requests)) return Status::Skip();
+  state.Write(kPreScoreStateKey, std::move(s));
+  return Status();
+}
+
+Status BalancedAllocation::Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
+                                 int64_t* score) {
+  if (const PreScoreState* s = state.Read(kPreScoreStateKey)) {
+    return scorer_.Score(node, s->pod_requests, score);
+  }
+  // PreScore did not run: recompute; a best-effort pod scores 0, as upstream.
+  std::vector<int64_t> requests = scorer_.PodRequests(pod);
+  if (IsBestEffort(requests)) {
+    *score = 0;
+    return Status();
+  }
+  return scorer_.Score(node, requests, score);
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const nlohmann::json& args, Handle&) {
+  absl::StatusOr<BalancedAllocationArgs> parsed = ParseBalancedAllocationArgs(args);
+  if (!parsed.ok()) return parsed.status();
+  return std::make_unique<BalancedAllocation>(*std::move(parsed));
+}
+
+}  // namespace ksched::plugins::node_resources

@@ -1,0 +1,58 @@
+// NodeResourcesBalancedAllocation: favours nodes whose resource usage becomes more balanced if the
+// pod lands there (upstream's plugins/noderesources/balanced_allocation.go, v1.36).
+//
+// For each node, balance(x) = int((1 - std) * 100) where std is the standard deviation of the
+// fractions min(x_i / allocatable_i, 1) over the configured resources the node has (for two
+// resources, |f0 - f1| / 2). The score is
+//   50 + (50 + balance(with the pod) - balance(without the pod)) / 2      (integer division)
+// so no change scores 75, balanced→unbalanced 50 and unbalanced→balanced 100. This is the
+// formula of kubernetes PR #135573 (merged for v1.36); v1.35 scored balance(with the pod) alone.
+// Node usage is NodeInfo::requested() (no non-zero defaults); pod-level requests count.
+//
+// Thread safety: Score only reads the plugin and the CycleState.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/handle.h"
+#include "ksched/plugin.h"
+#include "nlohmann/json.hpp"
+#include "src/plugins/names.h"
+#include "src/plugins/node_resources/args.h"
+#include "src/plugins/node_resources/resource_allocation.h"
+
+namespace ksched::plugins::node_resources {
+
+class BalancedAllocation final : public PreScorePlugin, public ScorePlugin {
+ public:
+  explicit BalancedAllocation(BalancedAllocationArgs args);
+
+  std::string_view Name() const override { return names::kNodeResourcesBalancedAllocation; }
+
+  // Skip for a pod that requests none of the configured resources (upstream #129138), so that
+  // best-effort pods are not all drawn to the same node.
+  Status PreScore(CycleState& state, const api::Pod& pod,
+                  const std::vector<const NodeInfo*>& feasible) override;
+  Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
+               int64_t* score) override;
+
+ private:
+  ResourceAllocationScorer scorer_;
+};
+
+// The strategy function described above, exposed for tests.
+int64_t BalancedResourceScorer(std::span<const int64_t> requested,
+                               std::span<const int64_t> allocated,
+                               std::span<const int64_t> allocatable);
+
+// Builds BalancedAllocation from NodeResourcesBalancedAllocationArgs JSON; InvalidArgument as
+// ParseBalancedAllocationArgs.
+absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const nlohmann::json& args,
+                                                              Handle& handle);
+
+}  // namespace ksched::plugins::node_resources

@@ -1,0 +1,223 @@
+#include "src/plugins/node_resources/fit.h"
+
+#include <utility>
+
+#include "fmt/format.h"
+#include "ksched/api/resources.h"
+#include "src/plugins/node_resources/scoring_strategy.h"
+
+namespace ksched::plugins::node_resources {
+namespace {
+
+struct PreFilterState : StateData {
+  Resource request;
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreFilterState>(*this);
+  }
+};
+constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterNodeResourcesFit"};
+
+struct PreScoreState : StateData {
+  std::vector<int64_t> pod_requests;  // Indexed like the scoring strategy's resources.
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+};
+constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreNodeResourcesFit"};
+
+// What Filter checks: upstream's computePodResourceRequest (no non-zero defaults).
+Resource RequestOf(const api::Pod& pod) { return Resource::FromList(api::PodRequests(pod)); }
+
+bool RequestsNothing(const Resource& r) {
+  return r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalar.empty();
+}
+
+bool IsIgnored(std::string_view name, const IgnoredResources& ignored) {
+  if (!IsExtendedResourceName(name)) return false;
+  return ignored.names.contains(name) || ignored.groups.contains(name.substr(0, name.find('/')));
+}
+
+// Appends the failure of one resource when `request` does not fit into allocatable - used.
+void CheckResource(std::string_view name, int64_t request, int64_t allocatable, int64_t used,
+                   std::vector<InsufficientResource>& out) {
+  if (request <= allocatable - used) return;
+  out.push_back({.resource = std::string(name),
+                 .reason = fmt::format("Insufficient {}", name),
+                 .requested = request,
+                 .used = used,
+                 .capacity = allocatable,
+                 .unresolvable = request > allocatable});
+}
+
+ResourceAllocationScorer MakeScorer(const ScoringStrategy& strategy) {
+  ResourceScorerFn fn;
+  switch (strategy.type) {
+    case ScoringStrategyType::kLeastAllocated:
+      fn = LeastAllocatedScorer(strategy.resources);
+      break;
+    case ScoringStrategyType::kMostAllocated:
+      fn = MostAllocatedScorer(strategy.resources);
+      break;
+    case ScoringStrategyType::kRequestedToCapacityRatio:
+      fn = RequestedToCapacityRatioScorer(strategy.resources, strategy.shape);
+      break;
+  }
+  // Upstream builds Fit's scorer without the PodLevelResources gate: pod-level requests do not
+  // count when scoring, only when filtering.
+  return ResourceAllocationScorer(
+      strategy.resources, {.use_requested = false, .pod_level_resources = false}, std::move(fn));
+}
+
+// Whether a scale-down of `modified` (an assigned pod) freed a resource `target` requests.
+bool ScaleDownFreesRequested(const api::Pod& target, const api::Pod& original,
+                             const api::Pod& modified) {
+  if (modified.metadata.uid == target.metadata.uid) return true;
+  if (modified.spec.node_name.empty()) return false;
+  const Resource before = RequestOf(original), after = RequestOf(modified);
+  for (const auto& [name, q] : api::PodRequests(target)) {
+    if (q.IsZero()) continue;
+    if (name == api::kResourceCPU && before.milli_cpu > after.milli_cpu) return true;
+    if (name == api::kResourceMemory && before.memory > after.memory) return true;
+    if (name == api::kResourceEphemeralStorage &&
+        before.ephemeral_storage > after.ephemeral_storage) {
+      return true;
+    }
+    if (IsScalarResourceName(name) && before.Get(name) > after.Get(name)) return true;
+  }
+  return false;
+}
+
+QueueingHint IsSchedulableAfterPodEvent(const api::Pod& pod, const ClusterEventData& e) {
+  if (e.old_pod == nullptr) return QueueingHint::kQueue;  // Unexpected data: retry.
+  if (e.new_pod == nullptr) {                             // Deleted.
+    const bool held_resources =
+        !e.old_pod->spec.node_name.empty() || !e.old_pod->status.nominated_node_name.empty();
+    return held_resources ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  }
+  return ScaleDownFreesRequested(pod, *e.old_pod, *e.new_pod) ? QueueingHint::kQueue
+                                                              : QueueingHint::kQueueSkip;
+}
+
+// Whether the allowed pod count, or the allocatable of a resource the pod requests, grew.
+bool AnyRequestedResourceIncreased(const Resource& request, const Resource& before,
+                                   const Resource& after) {
+  if (after.allowed_pod_number > before.allowed_pod_number) return true;
+  if (RequestsNothing(request)) return false;
+  if ((request.milli_cpu > 0 && after.milli_cpu > before.milli_cpu) ||
+      (request.memory > 0 && after.memory > before.memory) ||
+      (request.ephemeral_storage > 0 && after.ephemeral_storage > before.ephemeral_storage)) {
+    return true;
+  }
+  for (const auto& [name, q] : request.scalar) {
+    if (q != 0 && after.Get(name) > before.Get(name)) return true;
+  }
+  return false;
+}
+
+QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod, const ClusterEventData& e) {
+  if (e.new_node == nullptr) return QueueingHint::kQueueSkip;
+  const Resource request = RequestOf(pod);
+  const Resource after = Resource::FromList(e.new_node->status.allocatable);
+  // Not even an empty node of this shape fits the pod (ignored resources are not ignored here).
+  if (!FitsRequest(request, after, Resource{}, 0, IgnoredResources{}).empty()) {
+    return QueueingHint::kQueueSkip;
+  }
+  if (e.old_node == nullptr) return QueueingHint::kQueue;
+  const Resource before = Resource::FromList(e.old_node->status.allocatable);
+  return AnyRequestedResourceIncreased(request, before, after) ? QueueingHint::kQueue
+                                                               : QueueingHint::kQueueSkip;
+}
+
+}  // namespace
+
+std::vector<InsufficientResource> FitsRequest(const Resource& request, const Resource& allocatable,
+                                              const Resource& used, size_t num_pods,
+                                              const IgnoredResources& ignored) {
+  std::vector<InsufficientResource> out;
+  if (static_cast<int64_t>(num_pods) + 1 > allocatable.allowed_pod_number) {
+    out.push_back({.resource = api::kResourcePods,
+                   .reason = "Too many pods",
+                   .requested = 1,
+                   .used = static_cast<int64_t>(num_pods),
+                   .capacity = allocatable.allowed_pod_number});
+  }
+  if (RequestsNothing(request)) return out;
+  if (request.milli_cpu > 0) {
+    CheckResource(api::kResourceCPU, request.milli_cpu, allocatable.milli_cpu, used.milli_cpu, out);
+  }
+  if (request.memory > 0) {
+    CheckResource(api::kResourceMemory, request.memory, allocatable.memory, used.memory, out);
+  }
+  if (request.ephemeral_storage > 0) {
+    CheckResource(api::kResourceEphemeralStorage, request.ephemeral_storage,
+                  allocatable.ephemeral_storage, used.ephemeral_storage, out);
+  }
+  // Upstream walks a Go map here (random order); the name order keeps messages stable.
+  for (const auto& [name, quantity] : request.scalar) {
+    if (quantity == 0 || IsIgnored(name, ignored)) continue;
+    CheckResource(name, quantity, allocatable.Get(name), used.Get(name), out);
+  }
+  return out;
+}
+
+Fit::Fit(FitArgs args) : scorer_(MakeScorer(args.scoring_strategy)) {
+  ignored_.names.insert(args.ignored_resources.begin(), args.ignored_resources.end());
+  ignored_.groups.insert(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end());
+}
+
+Status Fit::PreFilter(CycleState& state, const api::Pod& pod, const std::vector<const NodeInfo*>&,
+                      PreFilterResult*) {
+  auto s = std::make_unique<PreFilterState>();
+  s->request = RequestOf(pod);
+  state.Write(kPreFilterStateKey, std::move(s));
+  return Status();
+}
+
+Status Fit::Filter(const CycleState& state, const api::Pod&, const NodeInfo& node) {
+  const PreFilterState* s = state.Read(kPreFilterStateKey);
+  if (s == nullptr) {
+    return Status::Error(R"(error reading "PreFilterNodeResourcesFit" from cycleState: not found)");
+  }
+  std::vector<InsufficientResource> failures =
+      FitsRequest(s->request, node.allocatable(), node.requested(), node.pods().size(), ignored_);
+  if (failures.empty()) return Status();
+  Code code = Code::kUnschedulable;
+  std::vector<std::string> reasons;
+  for (InsufficientResource& f : failures) {
+    if (f.unresolvable) code = Code::kUnschedulableAndUnresolvable;
+    reasons.push_back(std::move(f.reason));
+  }
+  return Status(code, std::move(reasons));
+}
+
+std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {
+  return {
+      {{EventResource::kPod, ActionType::kDelete | ActionType::kUpdatePodScaleDown},
+       &IsSchedulableAfterPodEvent},
+      {{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeAllocatable},
+       &IsSchedulableAfterNodeChange},
+  };
+}
+
+Status Fit::PreScore(CycleState& state, const api::Pod& pod, const std::vector<const NodeInfo*>&) {
+  auto s = std::make_unique<PreScoreState>();
+  s->pod_requests = scorer_.PodRequests(pod);
+  state.Write(kPreScoreStateKey, std::move(s));
+  return Status();
+}
+
+Status Fit::Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
+                  int64_t* score) {
+  if (const PreScoreState* s = state.Read(kPreScoreStateKey)) {
+    return scorer_.Score(node, s->pod_requests, score);
+  }
+  return scorer_.Score(node, scorer_.PodRequests(pod), score);  // PreScore did not run.
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const nlohmann::json& args, Handle&) {
+  absl::StatusOr<FitArgs> parsed = ParseFitArgs(args);
+  if (!parsed.ok()) return parsed.status();
+  return std::make_unique<Fit>(*std::move(parsed));
+}
+
+}  // namespace ksched::plugins::node_resources

@@ -1,0 +1,91 @@
+// NodeResourcesFit: filters out nodes without room for the pod's requests, and scores the rest
+// with a configurable strategy (upstream's plugins/noderesources/fit.go).
+//
+//   PreFilter  computes the pod's requests (api::PodRequests: sidecars, init containers,
+//              pod-level requests, overhead) into the CycleState.
+//   Filter     "Too many pods", "Insufficient cpu", "Insufficient memory",
+//              "Insufficient ephemeral-storage", "Insufficient <scalar>" — every failing check
+//              in that order (scalars by name), in one status.
+//   PreScore/Score  LeastAllocated (default), MostAllocated or RequestedToCapacityRatio.
+//
+// Thread safety: Filter and Score only read the plugin and the CycleState.
+#pragma once
+
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/handle.h"
+#include "ksched/plugin.h"
+#include "nlohmann/json.hpp"
+#include "src/plugins/names.h"
+#include "src/plugins/node_resources/args.h"
+#include "src/plugins/node_resources/resource_allocation.h"
+
+namespace ksched::plugins::node_resources {
+
+// Extended resources the Filter skips (NodeResourcesFitArgs.ignoredResources/Groups).
+struct IgnoredResources {
+  std::set<std::string, std::less<>> names;
+  std::set<std::string, std::less<>> groups;  // The part of the name before the first '/'.
+};
+
+// One failed check of FitsRequest.
+struct InsufficientResource {
+  std::string resource;  // "pods", "cpu", "memory", "ephemeral-storage" or the scalar's name.
+  std::string reason;    // "Too many pods", "Insufficient cpu", ...
+  int64_t requested = 0;
+  int64_t used = 0;
+  int64_t capacity = 0;
+  // The request exceeds the node's whole allocatable amount, so preemption cannot help.
+  bool unresolvable = false;
+};
+
+// The checks of Filter for a pod requesting `request` on a node with `allocatable`, `used`
+// (NodeInfo::requested()) and `num_pods` pods. `ignored` applies to extended resources only; a
+// scalar the node lacks counts as 0 allocatable; a zero request of a scalar is not checked.
+std::vector<InsufficientResource> FitsRequest(const Resource& request, const Resource& allocatable,
+                                              const Resource& used, size_t num_pods,
+                                              const IgnoredResources& ignored);
+
+class Fit final : public PreFilterPlugin,
+                  public FilterPlugin,
+                  public EnqueueExtensions,
+                  public PreScorePlugin,
+                  public ScorePlugin {
+ public:
+  explicit Fit(FitArgs args);
+
+  std::string_view Name() const override { return names::kNodeResourcesFit; }
+
+  // Never rejects; writes the pod's requests for Filter.
+  Status PreFilter(CycleState& state, const api::Pod& pod,
+                   const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;
+
+  // UnschedulableAndUnresolvable when some failing request exceeds the node's allocatable,
+  // otherwise Unschedulable; Error when PreFilter did not run.
+  Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
+
+  // Pod/Delete|UpdatePodScaleDown: queue when an assigned or nominated pod went away, or when a
+  // scaled-down assigned pod freed a resource the pod requests. Node/Add|UpdateNodeAllocatable:
+  // skip when the pod would not fit even the empty node; queue an added node; queue an updated
+  // node only if the allowed pod count or the allocatable of a requested resource grew.
+  std::vector<ClusterEventWithHint> EventsToRegister() const override;
+
+  Status PreScore(CycleState& state, const api::Pod& pod,
+                  const std::vector<const NodeInfo*>& feasible) override;
+  Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
+               int64_t* score) override;
+
+ private:
+  IgnoredResources ignored_;
+  ResourceAllocationScorer scorer_;
+};
+
+// Builds Fit from NodeResourcesFitArgs JSON; InvalidArgument as ParseFitArgs.
+absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const nlohmann::json& args, Handle& handle);
+
+}  // namespace ksched::plugins::node_resources

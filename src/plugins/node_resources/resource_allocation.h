@@ -1,0 +1,76 @@
+// The scoring engine shared by NodeResourcesFit and NodeResourcesBalancedAllocation (upstream's
+// resourceAllocationScorer in resource_allocation.go): it turns a pod and a node into three lists
+// indexed like the configured resources, and hands them to a strategy function.
+//
+//   ResourceAllocationScorer scorer(resources, {.use_requested = false},
+//                                   LeastAllocatedScorer(resources));
+//   std::vector<int64_t> req = scorer.PodRequests(pod);  // once per cycle, in PreScore
+//   int64_t score = 0;
+//   Status s = scorer.Score(node, req, &score);           // per node
+//
+// Thread safety: immutable after construction; Score may run concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "ksched/api/objects.h"
+#include "ksched/node_info.h"
+#include "ksched/status.h"
+#include "src/plugins/node_resources/args.h"
+
+namespace ksched::plugins::node_resources {
+
+// Scores a node from, per configured resource i:
+//   requested[i]   — what the node would hold with the pod (allocated[i] + the pod's request);
+//   allocated[i]   — what the node holds without the pod;
+//   allocatable[i] — the node's allocatable amount.
+// Entries of resources the node lacks (allocatable 0), and of scalar resources the pod does not
+// request, are all 0: strategies skip entries whose allocatable is 0.
+using ResourceScorerFn =
+    std::function<int64_t(std::span<const int64_t> requested, std::span<const int64_t> allocated,
+                          std::span<const int64_t> allocatable)>;
+
+class ResourceAllocationScorer {
+ public:
+  struct Options {
+    // true (BalancedAllocation): the node side is NodeInfo::requested() and the pod request has no
+    // defaults. false (Fit): cpu and memory come from NodeInfo::non_zero_requested(), and a
+    // container without a cpu (memory) request counts as 100m (200Mi).
+    bool use_requested = false;
+    // Whether pod-level requests (spec.resources) replace the containers' total. Upstream's Fit
+    // scorer never receives the PodLevelResources gate, so it ignores them; BalancedAllocation
+    // honours them.
+    bool pod_level_resources = false;
+  };
+
+  ResourceAllocationScorer(std::vector<ResourceSpec> resources, Options options,
+                           ResourceScorerFn scorer);
+
+  const std::vector<ResourceSpec>& resources() const { return resources_; }
+
+  // The pod's request of each configured resource: cpu in milli-units, the rest in units.
+  std::vector<int64_t> PodRequests(const api::Pod& pod) const;
+
+  // Sets *score from the node and `pod_requests` (as PodRequests returned). Error "resources not
+  // found" when no resource is configured.
+  Status Score(const NodeInfo& node, std::span<const int64_t> pod_requests, int64_t* score) const;
+
+ private:
+  struct NodeAmounts {
+    int64_t allocatable = 0;
+    int64_t allocated = 0;
+  };
+  NodeAmounts NodeSide(const NodeInfo& node, const std::string& resource) const;
+
+  std::vector<ResourceSpec> resources_;
+  Options options_;
+  ResourceScorerFn scorer_;
+};
+
+// Whether every request is 0 (a best-effort pod, for the configured resources).
+bool IsBestEffort(std::span<const int64_t> pod_requests);
+
+}  // namespace ksched::plugins::node_resources

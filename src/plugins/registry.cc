@@ -1,0 +1,48 @@
+#include "src/plugins/registry.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "src/base/strings.h"
+#include "src/plugins/default_binder/default_binder.h"
+#include "src/plugins/image_locality/image_locality.h"
+#include "src/plugins/names.h"
+#include "src/plugins/node_affinity/node_affinity.h"
+#include "src/plugins/node_name/node_name.h"
+#include "src/plugins/node_ports/node_ports.h"
+#include "src/plugins/node_resources/balanced_allocation.h"
+#include "src/plugins/node_resources/fit.h"
+#include "src/plugins/node_unschedulable/node_unschedulable.h"
+#include "src/plugins/queue_sort/priority_sort.h"
+#include "src/plugins/scheduling_gates/scheduling_gates.h"
+#include "src/plugins/taint_toleration/taint_toleration.h"
+
+namespace ksched::plugins {
+
+Registry NewInTreeRegistry() {
+  const std::pair<const char*, PluginFactory> factories[] = {
+      {names::kPrioritySort, queue_sort::New},
+      {names::kSchedulingGates, scheduling_gates::New},
+      {names::kNodeUnschedulable, node_unschedulable::New},
+      {names::kNodeName, node_name::New},
+      {names::kTaintToleration, taint_toleration::New},
+      {names::kNodeAffinity, node_affinity::New},
+      {names::kNodePorts, node_ports::New},
+      {names::kNodeResourcesFit, node_resources::NewFit},
+      {names::kNodeResourcesBalancedAllocation, node_resources::NewBalancedAllocation},
+      {names::kImageLocality, image_locality::New},
+      {names::kDefaultBinder, default_binder::New},
+  };
+  Registry registry;
+  for (const auto& [name, factory] : factories) {
+    if (absl::Status st = registry.Register(name, factory); !st.ok()) {
+      // The names are distinct constants; a duplicate is a programming error.
+      std::fprintf(stderr, "NewInTreeRegistry: %s\n", std::string(AsStd(st.message())).c_str());
+      std::abort();
+    }
+  }
+  return registry;
+}
+
+}  // namespace ksched::plugins

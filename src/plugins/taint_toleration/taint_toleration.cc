@@ -1,0 +1,103 @@
+#include "src/plugins/taint_toleration/taint_toleration.h"
+
+#include <algorithm>
+
+#include "ksched/api/selectors.h"
+#include "src/plugins/helper/normalize_score.h"
+
+namespace ksched::plugins::taint_toleration {
+
+namespace {
+
+struct PreScoreState : StateData {
+  std::vector<api::Toleration> tolerations_prefer_no_schedule;
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+};
+inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreTaintToleration"};
+
+// Whether some NoSchedule or NoExecute taint is not tolerated (upstream's
+// FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc).
+bool HasUntoleratedTaint(const api::Node& node, const std::vector<api::Toleration>& tolerations) {
+  return std::any_of(node.spec.taints.begin(), node.spec.taints.end(), [&](const api::Taint& t) {
+    const bool do_not_schedule =
+        t.effect == api::kTaintEffectNoSchedule || t.effect == api::kTaintEffectNoExecute;
+    return do_not_schedule && !api::TolerationsTolerateTaint(tolerations, t);
+  });
+}
+
+std::vector<api::Toleration> TolerationsPreferNoSchedule(const api::Pod& pod) {
+  std::vector<api::Toleration> out;
+  for (const api::Toleration& t : pod.spec.tolerations) {
+    if (t.effect.empty() || t.effect == api::kTaintEffectPreferNoSchedule) out.push_back(t);
+  }
+  return out;
+}
+
+int64_t CountIntolerablePreferNoSchedule(const api::Node& node,
+                                         const std::vector<api::Toleration>& tolerations) {
+  return std::count_if(node.spec.taints.begin(), node.spec.taints.end(), [&](const api::Taint& t) {
+    return t.effect == api::kTaintEffectPreferNoSchedule &&
+           !api::TolerationsTolerateTaint(tolerations, t);
+  });
+}
+
+QueueingHint AfterNodeChange(const api::Pod& pod, const ClusterEventData& e) {
+  if (e.new_node == nullptr) return QueueingHint::kQueue;  // Unexpected data: retry.
+  const bool was_untolerated =
+      e.old_node == nullptr || HasUntoleratedTaint(*e.old_node, pod.spec.tolerations);
+  const bool is_untolerated = HasUntoleratedTaint(*e.new_node, pod.spec.tolerations);
+  return was_untolerated && !is_untolerated ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+}
+
+QueueingHint AfterPodTolerationChange(const api::Pod& pod, const ClusterEventData& e) {
+  if (e.new_pod == nullptr) return QueueingHint::kQueue;  // Unexpected data: retry.
+  return e.new_pod->metadata.uid == pod.metadata.uid ? QueueingHint::kQueue
+                                                     : QueueingHint::kQueueSkip;
+}
+
+}  // namespace
+
+Status TaintToleration::Filter(const CycleState&, const api::Pod& pod, const NodeInfo& node) {
+  if (node.node() == nullptr) return Status::Error("invalid nodeInfo");
+  if (!HasUntoleratedTaint(*node.node(), pod.spec.tolerations)) return Status();
+  return Status::UnschedulableAndUnresolvable(kErrReasonUntolerated);
+}
+
+Status TaintToleration::PreScore(CycleState& state, const api::Pod& pod,
+                                 const std::vector<const NodeInfo*>&) {
+  auto s = std::make_unique<PreScoreState>();
+  s->tolerations_prefer_no_schedule = TolerationsPreferNoSchedule(pod);
+  state.Write(kPreScoreStateKey, std::move(s));
+  return Status();
+}
+
+Status TaintToleration::Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
+                              int64_t* score) {
+  if (node.node() == nullptr) return Status::Error("invalid nodeInfo");
+  if (const PreScoreState* s = state.Read(kPreScoreStateKey)) {
+    *score = CountIntolerablePreferNoSchedule(*node.node(), s->tolerations_prefer_no_schedule);
+  } else {
+    *score = CountIntolerablePreferNoSchedule(*node.node(), TolerationsPreferNoSchedule(pod));
+  }
+  return Status();
+}
+
+Status TaintToleration::NormalizeScore(const CycleState&, const api::Pod&, NodeScoreList& scores) {
+  helper::DefaultNormalizeScore(kMaxNodeScore, /*reverse=*/true, scores);
+  return Status();
+}
+
+std::vector<ClusterEventWithHint> TaintToleration::EventsToRegister() const {
+  return {
+      {{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeTaint}, AfterNodeChange},
+      {{EventResource::kPod, ActionType::kUpdatePodToleration}, AfterPodTolerationChange},
+  };
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle&) {
+  return std::make_unique<TaintToleration>();
+}
+
+}  // namespace ksched::plugins::taint_toleration
