@@ -29,7 +29,7 @@ sanitize: deps
 	@cd $(ASAN_DIR) && ctest --output-on-failure -j2 -L unit
 
 demo: build
-	@$(BUILD_DIR)/ksched version
+	@$(BUILD_DIR)/ksched simulate examples/demo/nodes.yaml examples/demo/pods.yaml
 
 lint: build
 	@clang-format --dry-run --Werror $(SOURCES)
@@ -41,7 +41,7 @@ format:
 	@clang-format -i $(SOURCES)
 
 bench: build
-	@echo "no benchmarks yet"
+	@$(BUILD_DIR)/bench/scheduling_bench --benchmark_counters_tabular=true
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)

@@ -1,19 +1,71 @@
 #include "src/cli/app.h"
 
 #include <cstdio>
+#include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "src/base/strings.h"
+#include "src/plugins/registry.h"
+#include "src/sim/manifests.h"
+#include "src/sim/simulate.h"
 
 #ifndef KSCHED_VERSION
 #define KSCHED_VERSION "0.0.0"
 #endif
 
 namespace ksched::app {
+namespace {
+
+struct SimulateFlags {
+  std::string config_file;
+  std::string output = "table";
+  bool explain = false;
+  uint64_t seed = 1;
+  std::vector<std::string> files;
+};
+
+int RunSimulate(const SimulateFlags& flags) {
+  if (!flags.config_file.empty()) {
+    std::fprintf(stderr, "ksched simulate: --config is not supported yet (the defaults apply)\n");
+    return 1;
+  }
+  absl::StatusOr<std::vector<api::Object>> objects = sim::LoadManifests(flags.files);
+  if (!objects.ok()) {
+    std::fprintf(stderr, "ksched simulate: %s\n", std::string(objects.status().message()).c_str());
+    return 2;
+  }
+  Registry registry = plugins::NewInTreeRegistry();
+  absl::StatusOr<sim::SimulationResult> result = sim::Simulate(
+      std::move(*objects), registry, {.seed = flags.seed, .explain = flags.explain});
+  if (!result.ok()) {
+    std::fprintf(stderr, "ksched simulate: %s\n", std::string(result.status().message()).c_str());
+    return 1;
+  }
+  std::string out = flags.output == "json" ? sim::FormatJson(*result, flags.explain)
+                                           : sim::FormatTable(*result, flags.explain);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+}  // namespace
 
 int Run(int argc, char** argv) {
   CLI::App app{"ksched: a Kubernetes scheduler, compatible with kube-scheduler"};
   app.require_subcommand(0, 1);
   CLI::App* version = app.add_subcommand("version", "Print the version");
+
+  SimulateFlags sim_flags;
+  CLI::App* simulate = app.add_subcommand(
+      "simulate", "Schedule the pending pods of manifests on an embedded cluster and report");
+  simulate->add_option("--config", sim_flags.config_file, "KubeSchedulerConfiguration file");
+  simulate->add_option("-o,--output", sim_flags.output, "Output format: table or json")
+      ->check(CLI::IsMember({"table", "json"}));
+  simulate->add_flag("--explain", sim_flags.explain,
+                     "Show every node's filter verdict and each plugin's score");
+  simulate->add_option("--seed", sim_flags.seed, "Seed for tie-breaks between equal scores");
+  simulate->add_option("files", sim_flags.files, "Manifests: YAML or JSON, objects or lists")
+      ->required();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -23,6 +75,7 @@ int Run(int argc, char** argv) {
     std::printf("ksched version v%s\n", KSCHED_VERSION);
     return 0;
   }
+  if (simulate->parsed()) return RunSimulate(sim_flags);
   std::printf("%s", app.help().c_str());
   return 0;
 }

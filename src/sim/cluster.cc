@@ -1,0 +1,102 @@
+#include "src/sim/cluster.h"
+
+#include "fmt/format.h"
+#include "src/base/strings.h"
+
+namespace ksched::sim {
+
+Cluster::Cluster(std::vector<api::Object> objects) {
+  for (api::Object& o : objects) {
+    if (auto* node = std::get_if<api::Node>(&o)) {
+      nodes_.push_back(std::make_shared<const api::Node>(std::move(*node)));
+    } else if (auto* pod = std::get_if<api::Pod>(&o)) {
+      if (pod->metadata.namespace_.empty()) pod->metadata.namespace_ = "default";
+      if (pod->spec.scheduler_name.empty()) pod->spec.scheduler_name = "default-scheduler";
+      if (pod->metadata.uid.empty()) {
+        pod->metadata.uid = pod->metadata.namespace_ + "/" + pod->metadata.name;
+      }
+      if (!pod->spec.node_name.empty() && pod->status.phase.empty()) pod->status.phase = "Running";
+      if (pod->spec.node_name.empty() && pod->status.phase.empty()) pod->status.phase = "Pending";
+      absl::MutexLock lock(&mu_);
+      pod_index_[pod->metadata.uid] = pods_.size();
+      pods_.push_back(std::make_shared<const api::Pod>(std::move(*pod)));
+    }
+  }
+}
+
+void Cluster::Start(scheduler::Scheduler& s) {
+  for (const auto& node : nodes_) s.OnNodeAdd(node);
+  std::vector<std::shared_ptr<const api::Pod>> pods = Pods();
+  for (const auto& pod : pods) {
+    if (!pod->spec.node_name.empty()) s.OnPodAdd(pod);
+  }
+  for (const auto& pod : pods) {
+    if (pod->spec.node_name.empty()) s.OnPodAdd(pod);
+  }
+}
+
+void Cluster::Deliver(scheduler::Scheduler& s) {
+  std::vector<Change> changes;
+  {
+    absl::MutexLock lock(&mu_);
+    changes.swap(pending_);
+  }
+  for (Change& c : changes) s.OnPodUpdate(std::move(c.old_pod), std::move(c.pod));
+}
+
+std::vector<std::shared_ptr<const api::Pod>> Cluster::Pods() const {
+  absl::MutexLock lock(&mu_);
+  return pods_;
+}
+
+std::vector<RecordedEvent> Cluster::Events() const {
+  absl::MutexLock lock(&mu_);
+  return events_;
+}
+
+absl::Status Cluster::Bind(const api::Pod& pod, std::string_view node_name) {
+  absl::MutexLock lock(&mu_);
+  auto it = pod_index_.find(pod.metadata.uid);
+  if (it == pod_index_.end()) {
+    return absl::NotFoundError(fmt::format("pods \"{}\" not found", pod.metadata.name));
+  }
+  std::shared_ptr<const api::Pod>& current = pods_[it->second];
+  if (!current->spec.node_name.empty()) {
+    return absl::AlreadyExistsError(fmt::format("pod {} is already assigned to node \"{}\"",
+                                                pod.metadata.name, current->spec.node_name));
+  }
+  auto bound = std::make_shared<api::Pod>(*current);
+  bound->spec.node_name = std::string(node_name);
+  bound->status.phase = "Running";
+  std::erase_if(bound->status.conditions, [](const auto& c) { return c.type == "PodScheduled"; });
+  bound->status.conditions.push_back({.type = "PodScheduled", .status = "True"});
+  pending_.push_back({current, bound});
+  current = std::move(bound);
+  return absl::OkStatus();
+}
+
+void Cluster::RecordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
+                          std::string_view action, std::string message) {
+  absl::MutexLock lock(&mu_);
+  events_.push_back({pod.metadata.namespace_, pod.metadata.name, std::string(type),
+                     std::string(reason), std::string(action), std::move(message)});
+}
+
+absl::Status Cluster::UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
+                                      const std::string* nominated_node) {
+  absl::MutexLock lock(&mu_);
+  auto it = pod_index_.find(pod.metadata.uid);
+  if (it == pod_index_.end()) {
+    return absl::NotFoundError(fmt::format("pods \"{}\" not found", pod.metadata.name));
+  }
+  auto updated = std::make_shared<api::Pod>(*pods_[it->second]);
+  std::erase_if(updated->status.conditions,
+                [&](const auto& c) { return c.type == condition.type; });
+  updated->status.conditions.push_back(condition);
+  if (nominated_node != nullptr) updated->status.nominated_node_name = *nominated_node;
+  // A status write is not a scheduling change; the scheduler does not need to hear of it.
+  pods_[it->second] = std::move(updated);
+  return absl::OkStatus();
+}
+
+}  // namespace ksched::sim

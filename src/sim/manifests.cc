@@ -1,0 +1,72 @@
+#include "src/sim/manifests.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "fmt/format.h"
+#include "src/api/yaml.h"
+#include "src/base/strings.h"
+
+namespace ksched::sim {
+namespace {
+
+// "document 2 (Pod default/web)" style prefix for an error inside one document.
+std::string DocumentName(int index, std::string_view json) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  std::string_view kind, name, ns;
+  if (!parser.parse(json.data(), json.size()).get(e)) {
+    if (e["kind"].get(kind)) kind = {};
+    if (e["metadata"]["name"].get(name)) name = {};
+    if (e["metadata"]["namespace"].get(ns)) ns = {};
+  }
+  std::string what = fmt::format("document {}", index + 1);
+  if (name.empty()) return what;
+  return fmt::format("{} ({} {}{})", what, kind, ns.empty() ? "" : fmt::format("{}/", ns), name);
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
+                                                       const std::string& source) {
+  std::vector<std::string> docs;
+  if (api::LooksLikeJson(text)) {
+    docs.emplace_back(text);
+  } else {
+    absl::StatusOr<std::vector<std::string>> yaml = api::YamlToJson(text);
+    if (!yaml.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {}", source, AsStd(yaml.status().message())));
+    }
+    docs = std::move(*yaml);
+  }
+  std::vector<api::Object> out;
+  for (size_t i = 0; i < docs.size(); ++i) {
+    absl::StatusOr<std::vector<api::Object>> objects = api::DecodeObjects(docs[i]);
+    if (!objects.ok()) {
+      std::string where = docs.size() > 1 || !api::LooksLikeJson(text)
+                              ? fmt::format("{}: {}", source, DocumentName(static_cast<int>(i), docs[i]))
+                              : source;
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {}", where, AsStd(objects.status().message())));
+    }
+    for (api::Object& o : *objects) out.push_back(std::move(o));
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths) {
+  std::vector<api::Object> all;
+  for (const std::string& path : paths) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return absl::NotFoundError(fmt::format("{}: cannot read file", path));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    absl::StatusOr<std::vector<api::Object>> objects = ParseManifest(ss.str(), path);
+    if (!objects.ok()) return objects.status();
+    for (api::Object& o : *objects) all.push_back(std::move(o));
+  }
+  return all;
+}
+
+}  // namespace ksched::sim

@@ -1,0 +1,177 @@
+#include "src/sim/simulate.h"
+
+#include <algorithm>
+#include <map>
+
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "src/base/clock.h"
+#include "src/sim/cluster.h"
+
+namespace ksched::sim {
+namespace {
+
+// How many times simulated time may jump to the next backoff expiry without any pod being
+// scheduled, before the queue counts as settled (pods failing with errors back off forever).
+constexpr int kMaxIdleTimeJumps = 5;
+
+// "Plugin: reason" for a filter verdict, or "passed".
+std::string Verdict(const Status& s) {
+  if (s.ok()) return "passed";
+  if (s.plugin().empty()) return s.Message();
+  return fmt::format("{}: {}", s.plugin(), s.Message());
+}
+
+// Each node's filter verdict in the last attempt, by node name.
+std::map<std::string, std::string> FilterVerdicts(const scheduler::CycleRecord& r,
+                                                  const std::vector<std::string>& nodes) {
+  std::map<std::string, std::string> out;
+  for (const auto& [node, status] : r.filter) out[node] = Verdict(status);
+  for (const std::string& node : nodes) {
+    if (out.contains(node)) continue;
+    out[node] = r.absent ? Verdict(*r.absent) : "not evaluated (percentageOfNodesToScore)";
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
+                                          const Registry& registry,
+                                          const SimulationOptions& options) {
+  Cluster cluster(std::move(objects));
+  FakeClock clock(absl::FromUnixSeconds(1767225600));  // 2026-01-01T00:00:00Z
+  std::map<std::string, scheduler::CycleRecord> last;  // uid → last attempt
+  int cycles = 0;
+  scheduler::SchedulerOptions so{.config = options.config,
+                                 .writer = &cluster,
+                                 .clock = &clock,
+                                 .seed = options.seed,
+                                 .run_binding = nullptr,
+                                 .on_cycle = [&](const scheduler::CycleRecord& r) {
+                                   ++cycles;
+                                   if (options.explain) last[r.pod->metadata.uid] = r;
+                                 },
+                                 .record_details = options.explain};
+  absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> created =
+      scheduler::Scheduler::Create(std::move(so), registry);
+  if (!created.ok()) return created.status();
+  scheduler::Scheduler& s = **created;
+
+  std::vector<std::shared_ptr<const api::Pod>> initial = cluster.Pods();
+  cluster.Start(s);
+  for (int idle = 0; idle <= kMaxIdleTimeJumps;) {
+    bool progressed = false;
+    while (s.ScheduleOne()) {
+      cluster.Deliver(s);
+      progressed = true;
+    }
+    cluster.Deliver(s);
+    absl::Time next = s.queue().NextBackoffExpiry();
+    if (next == absl::InfiniteFuture()) break;
+    idle = progressed ? 0 : idle + 1;
+    clock.Set(std::max(next, clock.Now()));
+    s.queue().FlushBackoffQCompleted();
+  }
+
+  SimulationResult result;
+  result.cycles = cycles;
+  for (const auto& n : cluster.Nodes()) result.node_names.push_back(n->metadata.name);
+  std::map<std::string, std::shared_ptr<const api::Pod>> now;
+  for (const auto& p : cluster.Pods()) now[p->metadata.uid] = p;
+  for (const auto& start : initial) {
+    if (!start->spec.node_name.empty() || !s.IsResponsibleFor(*start)) continue;
+    const api::Pod& pod = *now.at(start->metadata.uid);
+    PodOutcome o{.namespace_ = pod.metadata.namespace_, .name = pod.metadata.name};
+    if (!pod.spec.node_name.empty()) {
+      o.node = pod.spec.node_name;
+      o.status = "Scheduled";
+    } else if (Status gate = s.FrameworkFor(pod.spec.scheduler_name)->RunPreEnqueuePlugins(pod);
+               !gate.ok()) {
+      o.status = "SchedulingGated";
+      o.message = gate.Message();
+    } else {
+      o.status = "Pending";
+      for (const api::PodCondition& c : pod.status.conditions) {
+        if (c.type == "PodScheduled" && c.status == "False") {
+          o.status = c.reason;
+          o.message = c.message;
+        }
+      }
+    }
+    if (auto it = last.find(pod.metadata.uid); it != last.end()) o.last_cycle = it->second;
+    result.pods.push_back(std::move(o));
+  }
+  return result;
+}
+
+std::string FormatJson(const SimulationResult& result, bool explain) {
+  nlohmann::ordered_json pods = nlohmann::ordered_json::array();
+  for (const PodOutcome& o : result.pods) {
+    nlohmann::ordered_json p;
+    p["namespace"] = o.namespace_;
+    p["name"] = o.name;
+    p["node"] = o.node ? nlohmann::ordered_json(*o.node) : nlohmann::ordered_json(nullptr);
+    p["status"] = o.status;
+    if (!o.message.empty()) p["message"] = o.message;
+    if (explain && o.last_cycle) {
+      nlohmann::ordered_json filter = nlohmann::ordered_json::object();
+      for (const auto& [node, verdict] : FilterVerdicts(*o.last_cycle, result.node_names)) {
+        filter[node] = verdict;
+      }
+      p["filter"] = std::move(filter);
+      nlohmann::ordered_json scores = nlohmann::ordered_json::object();
+      for (const auto& ns : o.last_cycle->scores) {
+        nlohmann::ordered_json s;
+        for (const auto& [plugin, score] : ns.plugins) s[plugin] = score;
+        s["total"] = ns.total;
+        scores[ns.node] = std::move(s);
+      }
+      p["scores"] = std::move(scores);
+    }
+    pods.push_back(std::move(p));
+  }
+  nlohmann::ordered_json out;
+  out["pods"] = std::move(pods);
+  out["evicted"] = nlohmann::ordered_json::array();
+  return out.dump(2) + "\n";
+}
+
+std::string FormatTable(const SimulationResult& result, bool explain) {
+  size_t wn = 9, wp = 4, ws = 6, wnode = 4;
+  for (const PodOutcome& o : result.pods) {
+    wn = std::max(wn, o.namespace_.size());
+    wp = std::max(wp, o.name.size());
+    ws = std::max(ws, o.status.size());
+    wnode = std::max(wnode, o.node.value_or("<none>").size());
+  }
+  std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", "NAMESPACE", wn, "NAME", wp,
+                                "STATUS", ws, "NODE", wnode, "MESSAGE");
+  for (const PodOutcome& o : result.pods) {
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", o.namespace_, wn, o.name, wp,
+                       o.status, ws, o.node.value_or("<none>"), wnode, o.message);
+  }
+  if (!explain) return out;
+  for (const PodOutcome& o : result.pods) {
+    out += fmt::format("\n{}/{}: {}{}\n", o.namespace_, o.name, o.status,
+                       o.node ? " on " + *o.node : "");
+    if (!o.last_cycle) {
+      out += "  never attempted\n";
+      continue;
+    }
+    out += "  filter:\n";
+    for (const auto& [node, verdict] : FilterVerdicts(*o.last_cycle, result.node_names)) {
+      out += fmt::format("    {:<{}}  {}\n", node, wnode, verdict);
+    }
+    if (o.last_cycle->scores.empty()) continue;
+    out += "  scores (weighted):\n";
+    for (const auto& ns : o.last_cycle->scores) {
+      std::string parts;
+      for (const auto& [plugin, score] : ns.plugins) parts += fmt::format("{}={} ", plugin, score);
+      out += fmt::format("    {:<{}}  total={}  {}\n", ns.node, wnode, ns.total, parts);
+    }
+  }
+  return out;
+}
+
+}  // namespace ksched::sim

@@ -1,0 +1,51 @@
+// `ksched simulate`: runs the real scheduler on an embedded cluster until the queue settles, and
+// reports where every pending pod went, or why it did not.
+//
+//   auto result = Simulate(objects, registry, {.config = cfg, .seed = 1, .explain = true});
+//   std::cout << FormatJson(*result, /*explain=*/true);
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/registry.h"
+#include "src/api/decode.h"
+#include "src/config/config.h"
+#include "src/scheduler/scheduler.h"
+
+namespace ksched::sim {
+
+struct SimulationOptions {
+  config::Configuration config = config::DefaultConfiguration();
+  uint64_t seed = 1;
+  bool explain = false;  // Keep each pod's last per-node filter and score details.
+};
+
+struct PodOutcome {
+  std::string namespace_;
+  std::string name;
+  std::optional<std::string> node;
+  std::string status;   // Scheduled, Unschedulable, SchedulerError or SchedulingGated.
+  std::string message;  // The PodScheduled condition's message ("" when scheduled).
+  std::optional<scheduler::CycleRecord> last_cycle;  // With explain.
+};
+
+struct SimulationResult {
+  std::vector<PodOutcome> pods;  // Every pod pending at the start, in input order.
+  std::vector<std::string> node_names;  // All nodes, in input order (for explain).
+  int cycles = 0;
+};
+
+absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
+                                          const Registry& registry,
+                                          const SimulationOptions& options);
+
+// The stable JSON schema: {"pods":[{namespace,name,node,status[,message][,filter,scores]}],
+// "evicted":[]}.
+std::string FormatJson(const SimulationResult& result, bool explain);
+// A table for people; with explain, each pod's verdicts follow the table.
+std::string FormatTable(const SimulationResult& result, bool explain);
+
+}  // namespace ksched::sim

@@ -1,0 +1,135 @@
+#include "src/sim/simulate.h"
+
+#include <gtest/gtest.h>
+
+#include "nlohmann/json.hpp"
+#include "src/plugins/registry.h"
+#include "src/sim/manifests.h"
+#include "src/testing/files.h"
+
+namespace ksched::sim {
+namespace {
+
+SimulationResult SimulateYaml(const std::string& yaml, SimulationOptions options = {}) {
+  auto objects = ParseManifest(yaml, "test.yaml");
+  EXPECT_TRUE(objects.ok()) << objects.status();
+  Registry registry = plugins::NewInTreeRegistry();
+  auto result = Simulate(std::move(*objects), registry, options);
+  EXPECT_TRUE(result.ok()) << result.status();
+  return *result;
+}
+
+constexpr char kCluster[] = R"(
+kind: Node
+metadata: {name: node-a}
+status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
+---
+kind: Node
+metadata: {name: node-b}
+spec: {taints: [{key: k, effect: NoSchedule}]}
+status: {allocatable: {cpu: "8", memory: 4Gi, pods: "110"}}
+---
+kind: Pod
+metadata: {name: web-1}
+spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+---
+kind: Pod
+metadata: {name: big}
+spec: {containers: [{name: c, resources: {requests: {cpu: "4"}}}]}
+---
+kind: Pod
+metadata: {name: g}
+spec: {schedulingGates: [{name: example.com/gate}], containers: [{name: c}]}
+---
+kind: Pod
+metadata: {name: running}
+spec: {nodeName: node-a, containers: [{name: c}]}
+)";
+
+TEST(SimulateTest, JsonSchemaListsPendingPodsInInputOrder) {
+  SimulationResult r = SimulateYaml(kCluster);
+  nlohmann::json j = nlohmann::json::parse(FormatJson(r, false));
+  nlohmann::json want = nlohmann::json::parse(R"({"pods":[
+    {"namespace":"default","name":"web-1","node":"node-a","status":"Scheduled"},
+    {"namespace":"default","name":"big","node":null,"status":"Unschedulable",
+     "message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)."},
+    {"namespace":"default","name":"g","node":null,"status":"SchedulingGated",
+     "message":"waiting for scheduling gates: [example.com/gate]"}],
+    "evicted":[]})");
+  EXPECT_EQ(j, want) << j.dump(2);
+}
+
+TEST(SimulateTest, ExplainGivesEveryNodesVerdictAndScores) {
+  SimulationResult r = SimulateYaml(kCluster, {.explain = true});
+  nlohmann::json j = nlohmann::json::parse(FormatJson(r, true));
+  const nlohmann::json& big = j["pods"][1];
+  EXPECT_EQ(big["filter"]["node-a"], "NodeResourcesFit: Insufficient cpu");
+  EXPECT_EQ(big["filter"]["node-b"], "TaintToleration: node(s) had untolerated taint(s)");
+  EXPECT_TRUE(big["scores"].empty());
+  const nlohmann::json& web = j["pods"][0];
+  EXPECT_EQ(web["filter"]["node-a"], "passed");
+  // One feasible node: kube-scheduler skips scoring, and so do we.
+  EXPECT_TRUE(web["scores"].empty());
+}
+
+TEST(SimulateTest, ExplainScoresAddUpToTheTotal) {
+  SimulationResult r = SimulateYaml(R"(
+kind: Node
+metadata: {name: a}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+kind: Node
+metadata: {name: b}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
+)",
+                           {.explain = true});
+  nlohmann::json j = nlohmann::json::parse(FormatJson(r, true));
+  const nlohmann::json& scores = j["pods"][0]["scores"];
+  ASSERT_EQ(scores.size(), 2u);
+  for (const auto& [node, s] : scores.items()) {
+    int64_t sum = 0;
+    for (const auto& [plugin, v] : s.items()) {
+      if (plugin != "total") sum += v.get<int64_t>();
+    }
+    EXPECT_EQ(sum, s["total"].get<int64_t>()) << node;
+    EXPECT_TRUE(s.contains("NodeResourcesFit"));
+    EXPECT_TRUE(s.contains("TaintToleration"));
+  }
+}
+
+TEST(SimulateTest, TableForPeople) {
+  SimulationResult r = SimulateYaml(kCluster);
+  std::string t = FormatTable(r, false);
+  EXPECT_NE(t.find("NAMESPACE  NAME   STATUS           NODE    MESSAGE"), std::string::npos) << t;
+  EXPECT_NE(t.find("default    web-1  Scheduled        node-a"), std::string::npos) << t;
+  EXPECT_NE(t.find("default    g      SchedulingGated  <none>  waiting for scheduling gates"),
+            std::string::npos)
+      << t;
+}
+
+TEST(SimulateTest, DemoClusterShowsEveryFeature) {
+  auto objects = LoadManifests({testing::SourcePath("examples/demo/nodes.yaml"),
+                                testing::SourcePath("examples/demo/pods.yaml")});
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  Registry registry = plugins::NewInTreeRegistry();
+  auto r = Simulate(std::move(*objects), registry, {});
+  ASSERT_TRUE(r.ok());
+  std::map<std::string, PodOutcome> by_name;
+  for (const PodOutcome& o : r->pods) by_name[o.name] = o;
+  EXPECT_EQ(by_name["batch-high"].status, "Scheduled");  // priority first
+  EXPECT_EQ(by_name["batch-low"].status, "Unschedulable");
+  EXPECT_EQ(by_name["db-0"].node, "node-a");               // nodeSelector disktype=ssd
+  EXPECT_EQ(by_name["trainer"].node, "node-gpu");          // toleration + extended resource
+  EXPECT_EQ(by_name["gpu-no-toleration"].status, "Unschedulable");
+  EXPECT_EQ(by_name["redis-1"].node, "node-a");
+  EXPECT_EQ(by_name["redis-2"].status, "Unschedulable");   // host port taken
+  EXPECT_EQ(by_name["waiting-for-quota"].status, "SchedulingGated");
+  EXPECT_EQ(by_name.size(), 12u);
+}
+
+}  // namespace
+}  // namespace ksched::sim
