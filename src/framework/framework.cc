@@ -345,10 +345,23 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const api::Pod& pod,
   return Status();
 }
 
+std::vector<FilterPlugin*> Framework::FiltersToRun(const CycleState& state) const {
+  std::vector<FilterPlugin*> out;
+  for (FilterPlugin* p : filter_) {
+    if (!state.ShouldSkipFilter(p->Name())) out.push_back(p);
+  }
+  return out;
+}
+
 Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod,
                                    const NodeInfo& node) const {
-  for (FilterPlugin* p : filter_) {
-    if (state.ShouldSkipFilter(p->Name())) continue;
+  return RunFilterPlugins(FiltersToRun(state), state, pod, node);
+}
+
+Status Framework::RunFilterPlugins(const std::vector<FilterPlugin*>& filters,
+                                   const CycleState& state, const api::Pod& pod,
+                                   const NodeInfo& node) const {
+  for (FilterPlugin* p : filters) {
     Status s = p->Filter(state, pod, node);
     if (s.ok()) continue;
     if (!s.IsRejected()) {
@@ -392,15 +405,20 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod,
 }
 
 Status Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
-                                  const std::vector<const NodeInfo*>& feasible,
-                                  std::vector<NodePluginScores>* out) {
+                                  const std::vector<const NodeInfo*>& feasible, ScoreTable* out) {
   std::vector<ScorePlugin*> active;
+  out->plugins.clear();
   for (ScorePlugin* p : score_) {
-    if (!state.ShouldSkipScore(p->Name())) active.push_back(p);
+    if (state.ShouldSkipScore(p->Name())) continue;
+    active.push_back(p);
+    out->plugins.push_back(p->Name());
   }
   const size_t n = feasible.size();
-  // scores[plugin][node]
-  std::vector<NodeScoreList> scores(active.size(), NodeScoreList(n));
+  out->nodes = feasible;
+  // raw[plugin] holds the plugins' scores before normalizing, reused across cycles.
+  std::vector<NodeScoreList>& raw = score_scratch_;
+  if (raw.size() < active.size()) raw.resize(active.size());
+  for (size_t j = 0; j < active.size(); ++j) raw[j].resize(n);
   std::atomic<bool> failed{false};
   Status first_error;
   absl::Mutex error_mu;
@@ -417,18 +435,18 @@ Status Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
           }
           return;
         }
-        scores[j][i] = NodeScore{feasible[i], v};
+        raw[j][i] = NodeScore{feasible[i], v};
       }
     }
   });
   if (failed) return first_error;
 
-  out->assign(n, NodePluginScores{});
-  for (size_t i = 0; i < n; ++i) (*out)[i].node = feasible[i];
+  out->weighted.assign(active.size() * n, 0);
+  out->totals.assign(n, 0);
   for (size_t j = 0; j < active.size(); ++j) {
     ScorePlugin* p = active[j];
     if (p->HasNormalizeScore()) {
-      Status s = p->NormalizeScore(state, pod, scores[j]);
+      Status s = p->NormalizeScore(state, pod, raw[j]);
       if (!s.ok()) {
         return Status::Error(fmt::format("running Normalize on Score plugin \"{}\": {}", p->Name(),
                                          s.Message()));
@@ -436,15 +454,15 @@ Status Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
     }
     const int64_t weight = ScoreWeight(p->Name());
     for (size_t i = 0; i < n; ++i) {
-      int64_t v = scores[j][i].score;
+      int64_t v = raw[j][i].score;
       if (v < kMinNodeScore || v > kMaxNodeScore) {
         return Status::Error(fmt::format(
             "plugin \"{}\" returns an invalid score {}, it should in the range of [{}, {}] after "
             "normalizing",
             p->Name(), v, kMinNodeScore, kMaxNodeScore));
       }
-      (*out)[i].scores.push_back({p->Name(), v * weight});
-      (*out)[i].total += v * weight;
+      out->weighted[j * n + i] = v * weight;
+      out->totals[i] += v * weight;
     }
   }
   return Status();

@@ -29,16 +29,17 @@
 
 namespace ksched::framework {
 
-// A plugin's score on one node: the normalized score times the plugin's weight.
-struct PluginScore {
-  std::string_view plugin;
-  int64_t score;
-};
+// The scores of one cycle: each plugin's normalized score times its weight, per feasible node.
+// Reused across cycles by the caller, so that scoring allocates nothing in the steady state.
+struct ScoreTable {
+  std::vector<std::string_view> plugins;  // The plugins that scored (not skipped at PreScore).
+  std::vector<const NodeInfo*> nodes;     // The feasible nodes, in filter order.
+  std::vector<int64_t> weighted;          // weighted[p * nodes.size() + n]
+  std::vector<int64_t> totals;            // Per node: the sum over plugins.
 
-struct NodePluginScores {
-  const NodeInfo* node;
-  std::vector<PluginScore> scores;
-  int64_t total = 0;
+  int64_t Weighted(size_t plugin, size_t node) const {
+    return weighted[plugin * nodes.size() + node];
+  }
 };
 
 // Where a requeue puts a pod after an event (upstream's queueingStrategy).
@@ -84,14 +85,18 @@ class Framework : public Handle {
                              std::set<std::string, std::less<>>* rejectors);
   // Runs Filter plugins in order; the first failure wins and carries the plugin's name.
   Status RunFilterPlugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node) const;
+  // The Filter plugins to run this cycle (those whose PreFilter did not return Skip), computed
+  // once per cycle, and RunFilterPlugins over exactly those.
+  std::vector<FilterPlugin*> FiltersToRun(const CycleState& state) const;
+  Status RunFilterPlugins(const std::vector<FilterPlugin*>& filters, const CycleState& state,
+                          const api::Pod& pod, const NodeInfo& node) const;
   Status RunPostFilterPlugins(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                               PostFilterResult* result);
   Status RunPreScorePlugins(CycleState& state, const api::Pod& pod,
                             const std::vector<const NodeInfo*>& feasible);
-  // Score (in parallel over nodes), NormalizeScore, weights; one entry per feasible node.
+  // Score (in parallel over nodes), NormalizeScore and weights, into *out.
   Status RunScorePlugins(const CycleState& state, const api::Pod& pod,
-                         const std::vector<const NodeInfo*>& feasible,
-                         std::vector<NodePluginScores>* out);
+                         const std::vector<const NodeInfo*>& feasible, ScoreTable* out);
   Status RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node);
   void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node);
   // Success, Wait (the pod is now a waiting pod), or a rejection.
@@ -136,6 +141,7 @@ class Framework : public Handle {
   std::vector<BindPlugin*> bind_;
   std::vector<PostBindPlugin*> post_bind_;
   std::map<std::string, int64_t, std::less<>> score_weights_;
+  std::vector<NodeScoreList> score_scratch_;  // Only the scheduling thread scores.
   // Plugin name → the events it registered (plugins without EnqueueExtensions: every event).
   std::map<std::string, std::vector<ClusterEventWithHint>, std::less<>> events_;
 

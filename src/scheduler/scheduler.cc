@@ -280,16 +280,21 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
     return Status();
   }
   if (Status ps = fw.RunPreScorePlugins(state, pod, feasible); !ps.ok()) return ps;
-  std::vector<framework::NodePluginScores> scores;
+  framework::ScoreTable& scores = score_table_;
   if (fw.HasScorePlugins()) {
     if (Status ss = fw.RunScorePlugins(state, pod, feasible, &scores); !ss.ok()) return ss;
-  } else {
-    for (const NodeInfo* ni : feasible) scores.push_back({ni, {}, 1});
+  } else {  // Upstream: every node scores 1 without score plugins.
+    scores.plugins.clear();
+    scores.nodes = feasible;
+    scores.weighted.clear();
+    scores.totals.assign(feasible.size(), 1);
   }
   if (record != nullptr) {
-    for (const auto& ns : scores) {
-      CycleRecord::NodeScores out{.node = ns.node->name(), .total = ns.total};
-      for (const auto& ps : ns.scores) out.plugins.emplace_back(std::string(ps.plugin), ps.score);
+    for (size_t i = 0; i < scores.nodes.size(); ++i) {
+      CycleRecord::NodeScores out{.node = scores.nodes[i]->name(), .total = scores.totals[i]};
+      for (size_t j = 0; j < scores.plugins.size(); ++j) {
+        out.plugins.emplace_back(std::string(scores.plugins[j]), scores.Weighted(j, i));
+      }
       record->scores.push_back(std::move(out));
     }
   }
@@ -331,14 +336,19 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
 
   // Check nodes from the round-robin start; stop once enough are feasible.
   enum : uint8_t { kUnchecked, kFeasible, kFailed };
-  std::vector<uint8_t> verdict(n, kUnchecked);
-  std::vector<Status> statuses(n);
+  // Scratch buffers kept across cycles: a fresh 5000-entry vector per pod costs more than the
+  // filters themselves. Only failed entries are set, and they are moved out below.
+  std::vector<uint8_t>& verdict = verdict_scratch_;
+  verdict.assign(n, kUnchecked);
+  std::vector<Status>& statuses = status_scratch_;
+  if (statuses.size() < n) statuses.resize(n);
   std::atomic<size_t> found{0};
   const size_t start = next_start_node_index_ % n;
+  const std::vector<FilterPlugin*> filters = fw.FiltersToRun(state);
   auto check = [&](size_t i) {
     if (found.load(std::memory_order_relaxed) >= need) return;
     const NodeInfo& ni = *(*nodes)[(start + i) % n];
-    Status st = fw.HasFilterPlugins() ? fw.RunFilterPlugins(state, pod, ni) : Status();
+    Status st = filters.empty() ? Status() : fw.RunFilterPlugins(filters, state, pod, ni);
     if (st.ok()) {
       if (found.fetch_add(1) < need) verdict[i] = kFeasible;
     } else {
@@ -346,12 +356,19 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
       statuses[i] = std::move(st);
     }
   };
-  if (n <= 32) {
-    for (size_t i = 0; i < n; ++i) check(i);
-  } else {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16), [&](const tbb::blocked_range<size_t>& r) {
-      for (size_t i = r.begin(); i != r.end(); ++i) check(i);
-    });
+  // Check in waves a little larger than what is still needed, each wave in parallel, so that
+  // little work is wasted past the point where enough nodes were found.
+  for (size_t begin = 0; begin < n && found.load() < need;) {
+    size_t wave = std::min(n - begin, std::max<size_t>(64, (need - found.load()) * 9 / 8));
+    if (wave <= 32) {
+      for (size_t i = begin; i < begin + wave; ++i) check(i);
+    } else {
+      tbb::parallel_for(tbb::blocked_range<size_t>(begin, begin + wave, 32),
+                        [&](const tbb::blocked_range<size_t>& r) {
+                          for (size_t i = r.begin(); i != r.end(); ++i) check(i);
+                        });
+    }
+    begin += wave;
   }
   size_t processed = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -359,32 +376,36 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     if (verdict[i] == kFeasible) {
       feasible->push_back(ni);
     } else if (verdict[i] == kFailed) {
-      if (statuses[i].code() == Code::kError) return statuses[i];
-      diagnosis->AddPluginStatus(statuses[i]);
-      diagnosis->node_to_status.statuses[ni->name()] = statuses[i];
+      Status failed = std::move(statuses[i]);
+      if (failed.code() == Code::kError) return failed;
+      diagnosis->AddPluginStatus(failed);
+      if (record != nullptr) record->filter.emplace_back(ni->name(), failed);
+      diagnosis->node_to_status.statuses[ni->name()] = std::move(failed);
+      ++processed;
+      continue;
     } else {
       continue;
     }
     ++processed;
-    if (record != nullptr) record->filter.emplace_back(ni->name(), statuses[i]);
+    if (record != nullptr) record->filter.emplace_back(ni->name(), Status());
   }
   next_start_node_index_ = (next_start_node_index_ + processed) % all.size();
   return Status();
 }
 
-std::string Scheduler::SelectHost(const std::vector<framework::NodePluginScores>& scores) {
+std::string Scheduler::SelectHost(const framework::ScoreTable& scores) {
   // Uniform among the best (reservoir sampling), as upstream's selectHost.
-  const framework::NodePluginScores* best = &scores[0];
-  int ties = 1;
-  for (size_t i = 1; i < scores.size(); ++i) {
-    if (scores[i].total > best->total) {
-      best = &scores[i];
+  size_t best = 0;
+  uint64_t ties = 1;
+  for (size_t i = 1; i < scores.totals.size(); ++i) {
+    if (scores.totals[i] > scores.totals[best]) {
+      best = i;
       ties = 1;
-    } else if (scores[i].total == best->total && rng_() % ++ties == 0) {
-      best = &scores[i];
+    } else if (scores.totals[i] == scores.totals[best] && rng_() % ++ties == 0) {
+      best = i;
     }
   }
-  return best->node->name();
+  return scores.nodes[best]->name();
 }
 
 void Scheduler::HandleFailure(framework::Framework& fw, QueuedPodInfo info, const Status& status,

@@ -101,7 +101,7 @@ class Scheduler {
   Status FindNodesThatFitPod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                              std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis,
                              CycleRecord* record);
-  std::string SelectHost(const std::vector<framework::NodePluginScores>& scores);
+  std::string SelectHost(const framework::ScoreTable& scores);
   void HandleFailure(framework::Framework& fw, QueuedPodInfo info, const Status& status,
                      const Diagnosis* diagnosis, const std::string& nominated_node,
                      CycleRecord* record);
@@ -119,6 +119,9 @@ class Scheduler {
   std::unique_ptr<queue::SchedulingQueue> queue_;
   Snapshot snapshot_;
   size_t next_start_node_index_ = 0;
+  std::vector<uint8_t> verdict_scratch_;
+  std::vector<Status> status_scratch_;
+  framework::ScoreTable score_table_;
   std::mt19937_64 rng_;
 };
 

@@ -15,6 +15,10 @@ void CycleState::WriteData(std::string_view key, std::unique_ptr<StateData> valu
 }
 
 const StateData* CycleState::ReadData(std::string_view key) const {
+  // Keys are usually the same literal: compare addresses before contents.
+  for (const auto& [k, v] : data_) {
+    if (k.data() == key.data() && k.size() == key.size()) return v.get();
+  }
   for (const auto& [k, v] : data_) {
     if (k == key) return v.get();
   }

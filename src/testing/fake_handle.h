@@ -54,7 +54,8 @@ class RecordingWriter : public ClusterWriter {
 
 class FakeHandle : public Handle {
  public:
-  FakeHandle(const std::vector<api::Node>& nodes = {}, const std::vector<api::Pod>& pods = {}) {
+  explicit FakeHandle(const std::vector<api::Node>& nodes = {},
+                      const std::vector<api::Pod>& pods = {}) {
     for (const api::Node& n : nodes) cache_.AddNode(std::make_shared<const api::Node>(n));
     for (const api::Pod& p : pods) {
       (void)cache_.AddPod(PodInfo::Make(std::make_shared<const api::Pod>(p)));

@@ -1,5 +1,6 @@
 #include "src/plugins/node_resources/balanced_allocation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -17,23 +18,32 @@ constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreNodeResourcesBalanc
 // int((1 - std) * MaxNodeScore) over the fractions of the resources with allocatable != 0, in
 // float64 as upstream's balancedResourceScore.
 int64_t BalanceScore(std::span<const int64_t> used, std::span<const int64_t> allocatable) {
-  std::vector<double> fractions;
+  // The fraction of each resource in use (capped at 1); resources the node lacks are left out.
+  auto fraction = [&](size_t i) {
+    return std::min(1.0, static_cast<double>(used[i]) / static_cast<double>(allocatable[i]));
+  };
   double total = 0;
+  size_t count = 0;
   for (size_t i = 0; i < used.size(); ++i) {
     if (allocatable[i] == 0) continue;
-    double f = static_cast<double>(used[i]) / static_cast<double>(allocatable[i]);
-    if (f > 1) f = 1;
-    total += f;
-    fractions.push_back(f);
+    total += fraction(i);
+    ++count;
   }
   double std_dev = 0;
-  if (fractions.size() == 2) {
-    std_dev = std::abs((fractions[0] - fractions[1]) / 2);
-  } else if (fractions.size() > 2) {
-    const double mean = total / static_cast<double>(fractions.size());
+  if (count == 2) {
+    double pair[2];
+    size_t k = 0;
+    for (size_t i = 0; i < used.size(); ++i) {
+      if (allocatable[i] != 0) pair[k++] = fraction(i);
+    }
+    std_dev = std::abs((pair[0] - pair[1]) / 2);
+  } else if (count > 2) {
+    const double mean = total / static_cast<double>(count);
     double sum = 0;
-    for (double f : fractions) sum = sum + (f - mean) * (f - mean);
-    std_dev = std::sqrt(sum / static_cast<double>(fractions.size()));
+    for (size_t i = 0; i < used.size(); ++i) {
+      if (allocatable[i] != 0) sum = sum + (fraction(i) - mean) * (fraction(i) - mean);
+    }
+    std_dev = std::sqrt(sum / static_cast<double>(count));
   }
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "ksched/api/resources.h"
 
 namespace ksched::plugins::node_resources {
@@ -49,7 +50,8 @@ Status ResourceAllocationScorer::Score(const NodeInfo& node, std::span<const int
                                        int64_t* score) const {
   if (resources_.empty()) return Status::Error("resources not found");
   const size_t n = resources_.size();
-  std::vector<int64_t> requested(n, 0), allocated(n, 0), allocatable(n, 0);
+  // On the stack for the usual handful of resources: Score runs once per node per pod.
+  absl::InlinedVector<int64_t, 8> requested(n, 0), allocated(n, 0), allocatable(n, 0);
   for (size_t i = 0; i < n; ++i) {
     const int64_t pod_request = i < pod_requests.size() ? pod_requests[i] : 0;
     // A scalar resource the pod does not request is left out, so that nodes with and without
