@@ -6,10 +6,9 @@
 //
 // Counters: pods/s (wall), CPU ns per pod (process CPU time, all threads), and the heap the cache
 // holds per node and per pod (glibc mallinfo2 before and after).
+#include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <time.h>
-
-#include <benchmark/benchmark.h>
 
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"
@@ -33,7 +32,7 @@ class InstantWriter : public ClusterWriter {
 double ProcessCpuSeconds() {
   timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec + ts.tv_nsec / 1e9;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
 }
 
 size_t HeapInUse() { return mallinfo2().uordblks; }
@@ -64,6 +63,7 @@ void BM_SchedulePods(benchmark::State& state) {
     for (int i = 0; i < num_nodes; ++i) (*s)->OnNodeAdd(TemplateNode(i));
     size_t heap_nodes = HeapInUse();
     std::vector<std::shared_ptr<const api::Pod>> pods;
+    pods.reserve(num_pods);
     for (int i = 0; i < num_pods; ++i) {
       pods.push_back(testing::MakePod()
                          .Name("pod-" + std::to_string(i))
@@ -84,8 +84,7 @@ void BM_SchedulePods(benchmark::State& state) {
     state.counters["pods"] = scheduled;
     state.counters["pods_per_s"] = benchmark::Counter(scheduled, benchmark::Counter::kIsRate);
     state.counters["cpu_ns_per_pod"] = cpu * 1e9 / std::max(scheduled, 1);
-    state.counters["cache_bytes_per_node"] =
-        static_cast<double>(heap_nodes - heap0) / num_nodes;
+    state.counters["cache_bytes_per_node"] = static_cast<double>(heap_nodes - heap0) / num_nodes;
     state.counters["bytes_per_pod"] =
         static_cast<double>(heap_pods - heap_nodes) / std::max(scheduled, 1);
     s->reset();

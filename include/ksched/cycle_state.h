@@ -8,7 +8,8 @@
 //   };
 //   inline constexpr StateKey<PreFilterState> kStateKey{"PreFilterNodeResourcesFit"};
 //   state.Write(kStateKey, std::make_unique<PreFilterState>(...));   // in PreFilter
-//   const PreFilterState* s = state.Read(kStateKey);                 // in Filter; nullptr if absent
+//   const PreFilterState* s = state.Read(kStateKey);                 // in Filter; nullptr if
+//   absent
 //
 // Thread safety: Write happens in the sequential extension points (PreFilter, PreScore, Reserve);
 // Filter and Score run in parallel and only Read. Key names must outlive the state (use literals).

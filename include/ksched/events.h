@@ -3,7 +3,8 @@
 //
 //   std::vector<ClusterEventWithHint> EventsToRegister() const override {
 //     return {{{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeTaint},
-//              [](const api::Pod& pod, const ClusterEventData& e) { return QueueingHint::kQueue; }}};
+//              [](const api::Pod& pod, const ClusterEventData& e) { return QueueingHint::kQueue;
+//              }}};
 //   }
 #pragma once
 

@@ -45,8 +45,8 @@ bool IsExtendedResourceName(std::string_view name);
 // A pod with its derived scheduling data, computed once when it enters the scheduler.
 struct PodInfo {
   std::shared_ptr<const api::Pod> pod;
-  Resource requests;            // api::PodRequests: what the pod uses on its node.
-  int64_t non0_milli_cpu = 0;   // api::NonZeroPodRequests, for scoring.
+  Resource requests;           // api::PodRequests: what the pod uses on its node.
+  int64_t non0_milli_cpu = 0;  // api::NonZeroPodRequests, for scoring.
   int64_t non0_memory = 0;
   bool has_affinity = false;                // podAffinity or podAntiAffinity terms.
   bool has_required_anti_affinity = false;  // requiredDuringScheduling podAntiAffinity terms.

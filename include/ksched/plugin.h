@@ -131,8 +131,8 @@ struct PostFilterResult {
 class PostFilterPlugin : public virtual Plugin {
  public:
   // Runs when no node fits (preemption). Success with a nominated node makes the pod retry there.
-  virtual Status PostFilter(CycleState& state, const api::Pod& pod,
-                            const NodeToStatus& filtered, PostFilterResult* result) = 0;
+  virtual Status PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
+                            PostFilterResult* result) = 0;
 };
 
 // --- Scoring ----------------------------------------------------------------------------------

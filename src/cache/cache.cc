@@ -14,7 +14,8 @@ std::string ZoneKeyOf(const api::Node& node) {
     if (auto it = l.find(b); it != l.end()) return it->second;
     return "";
   };
-  std::string region = get("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region");
+  std::string region =
+      get("topology.kubernetes.io/region", "failure-domain.beta.kubernetes.io/region");
   std::string zone = get("topology.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/zone");
   if (region.empty() && zone.empty()) return "";
   return region + std::string(":\0:", 3) + zone;  // Upstream's separator.
@@ -47,9 +48,9 @@ absl::Status Cache::AssumePod(std::shared_ptr<const PodInfo> pod, const std::str
   absl::MutexLock lock(&mu_);
   const std::string& uid = pod->pod->metadata.uid;
   if (pods_.contains(uid)) {
-    return absl::AlreadyExistsError(fmt::format(
-        "pod {}/{} (uid {}) is in the cache, so can't be assumed", pod->pod->metadata.namespace_,
-        pod->pod->metadata.name, uid));
+    return absl::AlreadyExistsError(
+        fmt::format("pod {}/{} (uid {}) is in the cache, so can't be assumed",
+                    pod->pod->metadata.namespace_, pod->pod->metadata.name, uid));
   }
   AddPodLocked(pod, node);
   pods_[uid] = PodState{.pod = std::move(pod), .node = node, .assumed = true};
@@ -141,7 +142,8 @@ void Cache::CountImagesLocked(const api::Node& node, int delta) {
 
 void Cache::AddToTreeLocked(const api::Node& node) {
   std::string zone = ZoneKeyOf(node);
-  auto it = std::find_if(tree_.begin(), tree_.end(), [&](const auto& z) { return z.first == zone; });
+  auto it =
+      std::find_if(tree_.begin(), tree_.end(), [&](const auto& z) { return z.first == zone; });
   if (it == tree_.end()) it = tree_.insert(tree_.end(), {zone, {}});
   it->second.push_back(node.metadata.name);
   tree_changed_ = true;

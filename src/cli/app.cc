@@ -35,8 +35,8 @@ int RunSimulate(const SimulateFlags& flags) {
     return 2;
   }
   Registry registry = plugins::NewInTreeRegistry();
-  absl::StatusOr<sim::SimulationResult> result = sim::Simulate(
-      std::move(*objects), registry, {.seed = flags.seed, .explain = flags.explain});
+  absl::StatusOr<sim::SimulationResult> result =
+      sim::Simulate(std::move(*objects), registry, {.seed = flags.seed, .explain = flags.explain});
   if (!result.ok()) {
     std::fprintf(stderr, "ksched simulate: %s\n", std::string(result.status().message()).c_str());
     return 1;

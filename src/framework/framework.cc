@@ -55,8 +55,9 @@ class Framework::WaitingPodImpl : public WaitingPod {
     while (true) {
       if (result_) return *result_;
       if (deadlines_.empty()) return Status();
-      auto first = std::min_element(deadlines_.begin(), deadlines_.end(),
-                                    [](const auto& a, const auto& b) { return a.second < b.second; });
+      auto first =
+          std::min_element(deadlines_.begin(), deadlines_.end(),
+                           [](const auto& a, const auto& b) { return a.second < b.second; });
       auto done = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
         return result_.has_value() || deadlines_.empty();
       };
@@ -117,8 +118,9 @@ absl::Status FillPoint(const Point<T>& point,
 // Upstream's expandMultiPointPlugins for one extension point: explicit overrides first (in their
 // specific order), then the multiPoint plugins, then the rest of the specific ones.
 template <typename T>
-absl::Status ExpandMultiPoint(const Point<T>& point, const config::PluginSet& multi_point,
-                              const std::map<std::string, std::unique_ptr<Plugin>, std::less<>>& all) {
+absl::Status ExpandMultiPoint(
+    const Point<T>& point, const config::PluginSet& multi_point,
+    const std::map<std::string, std::unique_ptr<Plugin>, std::less<>>& all) {
   if (Contains(point.set->disabled, "*")) return absl::OkStatus();
   std::vector<std::string> overrides, multi;
   for (const config::PluginRef& ref : multi_point.enabled) {
@@ -172,7 +174,8 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
   std::set<std::string> needed;
   for (const config::PluginSet* set :
        {&ps.pre_enqueue, &ps.queue_sort, &ps.pre_filter, &ps.filter, &ps.post_filter, &ps.pre_score,
-        &ps.score, &ps.reserve, &ps.permit, &ps.pre_bind, &ps.bind, &ps.post_bind, &ps.multi_point}) {
+        &ps.score, &ps.reserve, &ps.permit, &ps.pre_bind, &ps.bind, &ps.post_bind,
+        &ps.multi_point}) {
     for (const config::PluginRef& ref : set->enabled) needed.insert(ref.name);
   }
   for (const std::string& name : needed) {
@@ -203,9 +206,9 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
         profile_name_, queue_sort_.size()));
   }
   if (bind_.empty()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "at least one bind plugin is needed for profile with scheduler name \"{}\"",
-        profile_name_));
+    return absl::InvalidArgumentError(
+        fmt::format("at least one bind plugin is needed for profile with scheduler name \"{}\"",
+                    profile_name_));
   }
   // Score weights: the Score point's own weight wins over multiPoint's; 0 means 1.
   std::vector<config::PluginRef> weighted = ps.score.enabled;
@@ -219,9 +222,9 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
   for (const auto& [name, p] : plugins_) {
     if (auto* ext = dynamic_cast<EnqueueExtensions*>(p.get())) {
       events_[name] = ext->EventsToRegister();
-    } else if (dynamic_cast<PreEnqueuePlugin*>(p.get()) || dynamic_cast<PreFilterPlugin*>(p.get()) ||
-               dynamic_cast<FilterPlugin*>(p.get()) || dynamic_cast<ReservePlugin*>(p.get()) ||
-               dynamic_cast<PermitPlugin*>(p.get())) {
+    } else if (dynamic_cast<PreEnqueuePlugin*>(p.get()) ||
+               dynamic_cast<PreFilterPlugin*>(p.get()) || dynamic_cast<FilterPlugin*>(p.get()) ||
+               dynamic_cast<ReservePlugin*>(p.get()) || dynamic_cast<PermitPlugin*>(p.get())) {
       events_[name] = {{ClusterEvent{EventResource::kWildCard, kAll, "WildCard"}, nullptr}};
     }
   }
@@ -279,11 +282,13 @@ QueueingStrategy Framework::IsPodWorthRequeuing(const QueuedPodInfo& pod,
       if (!Matches(reg.event, event.event)) continue;
       QueueingHint h = reg.hint ? reg.hint(pod.pod(), event) : QueueingHint::kQueue;
       if (h == QueueingHint::kQueueSkip) continue;
-      QueueingStrategy s = pending ? QueueingStrategy::kImmediately : QueueingStrategy::kAfterBackoff;
+      QueueingStrategy s =
+          pending ? QueueingStrategy::kImmediately : QueueingStrategy::kAfterBackoff;
       best = std::max(best, s);
     }
   };
-  for (const std::string& p : pod.unschedulable_plugins) consider(p, pod.pending_plugins.contains(p));
+  for (const std::string& p : pod.unschedulable_plugins)
+    consider(p, pod.pending_plugins.contains(p));
   for (const std::string& p : pod.pending_plugins) consider(p, true);
   return best;
 }
@@ -313,8 +318,8 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const api::Pod& pod,
     }
     if (!s.ok()) {
       if (!s.IsRejected()) {
-        return Status::Error(fmt::format("running PreFilter plugin \"{}\": {}", p->Name(),
-                                         s.Message()));
+        return Status::Error(
+            fmt::format("running PreFilter plugin \"{}\": {}", p->Name(), s.Message()));
       }
       rejectors->insert(std::string(p->Name()));
       if (s.code() == Code::kUnschedulableAndUnresolvable) return s.WithPlugin(p->Name());
@@ -397,8 +402,8 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod,
       continue;
     }
     if (!s.ok()) {
-      return Status::Error(fmt::format("running PreScore plugin \"{}\": {}", p->Name(),
-                                       s.Message()));
+      return Status::Error(
+          fmt::format("running PreScore plugin \"{}\": {}", p->Name(), s.Message()));
     }
   }
   return Status();
@@ -430,8 +435,8 @@ Status Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
         if (!s.ok()) {
           absl::MutexLock lock(&error_mu);
           if (!failed.exchange(true)) {
-            first_error = Status::Error(fmt::format("running Score plugin \"{}\": {}",
-                                                    active[j]->Name(), s.Message()));
+            first_error = Status::Error(
+                fmt::format("running Score plugin \"{}\": {}", active[j]->Name(), s.Message()));
           }
           return;
         }
@@ -448,8 +453,8 @@ Status Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
     if (p->HasNormalizeScore()) {
       Status s = p->NormalizeScore(state, pod, raw[j]);
       if (!s.ok()) {
-        return Status::Error(fmt::format("running Normalize on Score plugin \"{}\": {}", p->Name(),
-                                         s.Message()));
+        return Status::Error(
+            fmt::format("running Normalize on Score plugin \"{}\": {}", p->Name(), s.Message()));
       }
     }
     const int64_t weight = ScoreWeight(p->Name());

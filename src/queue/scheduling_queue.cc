@@ -35,8 +35,8 @@ bool SchedulingQueue::BackoffLess::operator()(const Entry* a, const Entry* b) co
 }
 
 absl::Duration SchedulingQueue::BackoffDuration(const QueuedPodInfo& info) const {
-  int count = info.consecutive_errors_count > 0 ? info.consecutive_errors_count
-                                                : info.unschedulable_count;
+  int count =
+      info.consecutive_errors_count > 0 ? info.consecutive_errors_count : info.unschedulable_count;
   if (count <= 0 || options_.max_backoff <= absl::ZeroDuration()) return absl::ZeroDuration();
   absl::Duration d = options_.initial_backoff;
   for (int i = 1; i < count && d < options_.max_backoff; ++i) d *= 2;
@@ -140,9 +140,10 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
   if (o.metadata.labels != n.metadata.labels) actions |= kUpdatePodLabel;
   if (o.spec.tolerations.size() != n.spec.tolerations.size()) actions |= kUpdatePodToleration;
   if (actions == 0) actions = kUpdatePodOther;
-  ClusterEventData data{.event = {EventResource::kUnschedulablePod, actions, "UnschedulablePodUpdate"},
-                        .old_pod = &o,
-                        .new_pod = &n};
+  ClusterEventData data{
+      .event = {EventResource::kUnschedulablePod, actions, "UnschedulablePodUpdate"},
+      .old_pod = &o,
+      .new_pod = &n};
   QueueingStrategy strategy = fw->IsPodWorthRequeuing(e->info, data);
   if (strategy != QueueingStrategy::kSkip) Requeue(e, strategy);
 }
@@ -160,9 +161,10 @@ std::optional<QueuedPodInfo> SchedulingQueue::PopLocked() {
   Entry* e = nullptr;
   if (!active_.empty()) {
     e = *active_.begin();
-  } else if (!backoff_.empty() && !(*backoff_.begin())->error_backoff) {
-    e = *backoff_.begin();  // SchedulerPopFromBackoffQ: don't idle while pods back off.
-  } else if (!backoff_.empty() && !IsBackingOff(**backoff_.begin())) {
+  } else if (!backoff_.empty() &&
+             (!(*backoff_.begin())->error_backoff || !IsBackingOff(**backoff_.begin()))) {
+    // SchedulerPopFromBackoffQ: rather than idle, take a pod still backing off, unless it failed
+    // with an error.
     e = *backoff_.begin();
   }
   if (e == nullptr) return std::nullopt;
@@ -186,8 +188,8 @@ std::optional<QueuedPodInfo> SchedulingQueue::PopWait(absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
   auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return closed_ || !active_.empty() ||
-           (!backoff_.empty() && (!(*backoff_.begin())->error_backoff ||
-                                  !IsBackingOff(**backoff_.begin())));
+           (!backoff_.empty() &&
+            (!(*backoff_.begin())->error_backoff || !IsBackingOff(**backoff_.begin())));
   };
   mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
   if (closed_) return std::nullopt;

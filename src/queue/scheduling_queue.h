@@ -2,8 +2,9 @@
 //
 // - activeQ: pods ready to be tried, ordered by the profile's QueueSort plugin.
 // - backoffQ: pods that failed recently, waiting out an exponential backoff (1s doubling to 10s by
-//   default). When activeQ is empty, Pop takes the head of backoffQ early (SchedulerPopFromBackoffQ,
-//   on by default since 1.33), except for pods that failed with an error.
+//   default). When activeQ is empty, Pop takes the head of backoffQ early
+//   (SchedulerPopFromBackoffQ, on by default since 1.33), except for pods that failed with an
+//   error.
 // - unschedulable: pods rejected by plugins, waiting for a cluster event that those plugins say
 //   may help (their QueueingHints), or for 5 minutes to pass. Pods held back by a PreEnqueue
 //   plugin (scheduling gates) wait here too, marked gated.

@@ -91,8 +91,9 @@ TEST_F(QueueTest, UnschedulablePodMovesOnlyOnEventsItsPluginsCareAbout) {
   api::Node small = MakeNode().Name("n").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj();
   api::Node labeled = small;
   labeled.metadata.labels["x"] = "y";
-  q_->MoveAllToActiveOrBackoffQueue(
-      {.event = {EventResource::kNode, kUpdateNodeLabel}, .old_node = &small, .new_node = &labeled});
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kUpdateNodeLabel},
+                                     .old_node = &small,
+                                     .new_node = &labeled});
   EXPECT_EQ(q_->Counts().unschedulable, 1u);
   // A new node too small for the pod: the hint says skip.
   q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = &small});

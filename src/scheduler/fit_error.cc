@@ -31,6 +31,7 @@ std::string FitError::Error() const {
       }
     }
     std::vector<std::string> parts;
+    parts.reserve(counts.size());
     for (const auto& [reason, count] : counts) parts.push_back(fmt::format("{} {}", count, reason));
     std::sort(parts.begin(), parts.end());  // Byte-wise, as Go's sort.Strings: "10 x" < "2 y".
     if (!parts.empty()) msg += fmt::format(" {}.", absl::StrJoin(parts, ", "));

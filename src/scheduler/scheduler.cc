@@ -22,8 +22,9 @@ uint32_t NodeChanges(const api::Node& o, const api::Node& n) {
   uint32_t actions = 0;
   auto same_resources = [](const api::ResourceList& a, const api::ResourceList& b) {
     return a.size() == b.size() &&
-           std::equal(a.begin(), a.end(), b.begin(),
-                      [](const auto& x, const auto& y) { return x.first == y.first && x.second == y.second; });
+           std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+             return x.first == y.first && x.second == y.second;
+           });
   };
   auto same_taints = [](const std::vector<api::Taint>& a, const std::vector<api::Taint>& b) {
     return a.size() == b.size() &&
@@ -32,7 +33,8 @@ uint32_t NodeChanges(const api::Node& o, const api::Node& n) {
            });
   };
   if (o.spec.unschedulable != n.spec.unschedulable) actions |= kUpdateNodeTaint;
-  if (!same_resources(o.status.allocatable, n.status.allocatable)) actions |= kUpdateNodeAllocatable;
+  if (!same_resources(o.status.allocatable, n.status.allocatable))
+    actions |= kUpdateNodeAllocatable;
   if (o.metadata.labels != n.metadata.labels) actions |= kUpdateNodeLabel;
   if (!same_taints(o.spec.taints, n.spec.taints)) actions |= kUpdateNodeTaint;
   auto conditions = [](const api::Node& node) {
@@ -112,10 +114,10 @@ void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
   if (IsResponsibleFor(*pod)) queue_->Add(PodInfo::Make(std::move(pod)));
 }
 
-void Scheduler::OnPodUpdate(std::shared_ptr<const api::Pod> old_pod,
+void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
                             std::shared_ptr<const api::Pod> pod) {
   if (IsTerminal(*pod)) {
-    OnPodDelete(std::move(old_pod));
+    OnPodDelete(old_pod);
     return;
   }
   if (Assigned(*pod)) {
@@ -131,7 +133,7 @@ void Scheduler::OnPodUpdate(std::shared_ptr<const api::Pod> old_pod,
   if (IsResponsibleFor(*pod)) queue_->Update(PodInfo::Make(std::move(pod)));
 }
 
-void Scheduler::OnPodDelete(std::shared_ptr<const api::Pod> pod) {
+void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
   if (Assigned(*pod) || !cache_.NodeOf(pod->metadata.uid).empty()) {
     if (cache_.IsAssumedPod(pod->metadata.uid)) (void)cache_.ForgetPod(pod->metadata.uid);
     if (cache_.RemovePod(pod->metadata.uid).ok() || Assigned(*pod)) {
@@ -147,13 +149,13 @@ void Scheduler::OnPodDelete(std::shared_ptr<const api::Pod> pod) {
   }
 }
 
-void Scheduler::OnNodeAdd(std::shared_ptr<const api::Node> node) {
+void Scheduler::OnNodeAdd(const std::shared_ptr<const api::Node>& node) {
   cache_.AddNode(node);
   MoveAll({EventResource::kNode, kAdd, "NodeAdd"}, nullptr, nullptr, nullptr, node.get());
 }
 
-void Scheduler::OnNodeUpdate(std::shared_ptr<const api::Node> old_node,
-                             std::shared_ptr<const api::Node> node) {
+void Scheduler::OnNodeUpdate(const std::shared_ptr<const api::Node>& old_node,
+                             const std::shared_ptr<const api::Node>& node) {
   cache_.UpdateNode(node);
   uint32_t actions = NodeChanges(*old_node, *node);
   if (actions != 0) {
@@ -162,7 +164,7 @@ void Scheduler::OnNodeUpdate(std::shared_ptr<const api::Node> old_node,
   }
 }
 
-void Scheduler::OnNodeDelete(std::shared_ptr<const api::Node> node) {
+void Scheduler::OnNodeDelete(const std::shared_ptr<const api::Node>& node) {
   cache_.RemoveNode(node->metadata.name);
 }
 
@@ -208,8 +210,8 @@ bool Scheduler::ScheduleOne() {
       }
       s = Status(s.code(), {fit_error.Error()});
     }
-    HandleFailure(fw, std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,
-                  nominated, &record);
+    HandleFailure(fw, std::move(info), s,
+                  fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr, nominated, &record);
     return true;
   }
 
@@ -249,7 +251,7 @@ bool Scheduler::ScheduleOne() {
   // std::function needs a copyable callable: the state moves into a shared_ptr.
   auto bind = [this, &fw, state = std::shared_ptr<CycleState>(std::move(state)),
                info = std::move(info), assumed, node = result.node]() mutable {
-    RunBindingCycle(fw, std::move(state), std::move(info), assumed, node);
+    RunBindingCycle(fw, state, std::move(info), assumed, node);
   };
   if (options_.run_binding) {
     options_.run_binding(std::move(bind));
@@ -440,8 +442,8 @@ void Scheduler::HandleFailure(framework::Framework& fw, QueuedPodInfo info, cons
   }
 }
 
-void Scheduler::RunBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
-                                QueuedPodInfo info, std::shared_ptr<const api::Pod> assumed,
+void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
+                                QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
                                 std::string node) {
   const std::string uid = assumed->metadata.uid;
   Status s = fw.WaitOnPermit(*assumed);
@@ -457,17 +459,18 @@ void Scheduler::RunBindingCycle(framework::Framework& fw, std::shared_ptr<CycleS
       FitError fe{.num_all_nodes = 1};
       fe.diagnosis.node_to_status.statuses[node] = s;
       fe.diagnosis.AddPluginStatus(s);
-      HandleFailure(fw, std::move(info), Status(s.code(), {fe.Error()}), &fe.diagnosis, "", nullptr);
+      HandleFailure(fw, std::move(info), Status(s.code(), {fe.Error()}), &fe.diagnosis, "",
+                    nullptr);
     } else {
       HandleFailure(fw, std::move(info), s, nullptr, "", nullptr);
     }
     return;
   }
   cache_.FinishBinding(uid, clock_->Now());
-  options_.writer->RecordEvent(*assumed, "Normal", "Scheduled", "Binding",
-                               fmt::format("Successfully assigned {}/{} to {}",
-                                           assumed->metadata.namespace_, assumed->metadata.name,
-                                           node));
+  options_.writer->RecordEvent(
+      *assumed, "Normal", "Scheduled", "Binding",
+      fmt::format("Successfully assigned {}/{} to {}", assumed->metadata.namespace_,
+                  assumed->metadata.name, node));
   fw.RunPostBindPlugins(*state, *assumed, node);
   queue_->Done(uid);
 }

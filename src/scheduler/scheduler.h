@@ -35,9 +35,9 @@ namespace ksched::scheduler {
 struct CycleRecord {
   std::shared_ptr<const api::Pod> pod;
   std::string profile;
-  std::string node;      // The chosen node; "" when the attempt failed.
-  Status status;         // Why it failed (Unschedulable, Error, ...).
-  std::string message;   // The PodScheduled condition's message.
+  std::string node;     // The chosen node; "" when the attempt failed.
+  Status status;        // Why it failed (Unschedulable, Error, ...).
+  std::string message;  // The PodScheduled condition's message.
   // Every evaluated node in evaluation order, with its filter status (Success: passed).
   std::vector<std::pair<std::string, Status>> filter;
   // The status of the nodes PreFilter ruled out (all of them, or those outside its result).
@@ -72,11 +72,13 @@ class Scheduler {
 
   // --- Event handlers (the informers' side). Terminal pods (Succeeded/Failed) are ignored. ---
   void OnPodAdd(std::shared_ptr<const api::Pod> pod);
-  void OnPodUpdate(std::shared_ptr<const api::Pod> old_pod, std::shared_ptr<const api::Pod> pod);
-  void OnPodDelete(std::shared_ptr<const api::Pod> pod);
-  void OnNodeAdd(std::shared_ptr<const api::Node> node);
-  void OnNodeUpdate(std::shared_ptr<const api::Node> old_node, std::shared_ptr<const api::Node> node);
-  void OnNodeDelete(std::shared_ptr<const api::Node> node);
+  void OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
+                   std::shared_ptr<const api::Pod> pod);
+  void OnPodDelete(const std::shared_ptr<const api::Pod>& pod);
+  void OnNodeAdd(const std::shared_ptr<const api::Node>& node);
+  void OnNodeUpdate(const std::shared_ptr<const api::Node>& old_node,
+                    const std::shared_ptr<const api::Node>& node);
+  void OnNodeDelete(const std::shared_ptr<const api::Node>& node);
 
   // Runs one scheduling cycle if a pod is ready; false if none was.
   bool ScheduleOne();
@@ -105,8 +107,8 @@ class Scheduler {
   void HandleFailure(framework::Framework& fw, QueuedPodInfo info, const Status& status,
                      const Diagnosis* diagnosis, const std::string& nominated_node,
                      CycleRecord* record);
-  void RunBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
-                       QueuedPodInfo info, std::shared_ptr<const api::Pod> assumed,
+  void RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
+                       QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
                        std::string node);
   void MoveAll(ClusterEvent event, const api::Pod* old_pod, const api::Pod* pod,
                const api::Node* old_node, const api::Node* node);

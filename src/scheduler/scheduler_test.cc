@@ -10,9 +10,9 @@
 namespace ksched::scheduler {
 namespace {
 
+using ::testing::HasSubstr;
 using testing::MakeNode;
 using testing::MakePod;
-using ::testing::HasSubstr;
 
 // A scheduler on a fake clock whose writes land in a RecordingWriter. Binds are fed back to the
 // scheduler as the informer would.
@@ -175,12 +175,12 @@ class OnlyLabeled : public FilterPlugin {
 
 TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
   Registry r = plugins::NewInTreeRegistry();
-  ASSERT_TRUE(r.Register("OnlyLabeled",
-                         [](const nlohmann::json&, Handle&)
-                             -> absl::StatusOr<std::unique_ptr<Plugin>> {
-                           return std::make_unique<OnlyLabeled>();
-                         })
-                  .ok());
+  ASSERT_TRUE(
+      r.Register("OnlyLabeled",
+                 [](const nlohmann::json&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                   return std::make_unique<OnlyLabeled>();
+                 })
+          .ok());
   config::Configuration cfg;
   config::Profile prof;
   prof.plugins.multi_point.enabled.push_back({"OnlyLabeled", 0});
@@ -188,7 +188,8 @@ TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
   cfg.profiles.push_back(prof);
   Build(cfg, std::move(r));
   s_->OnNodeAdd(MakeNode().Name("plain").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
-  s_->OnNodeAdd(MakeNode().Name("teamed").Label("team", "a").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(
+      MakeNode().Name("teamed").Label("team", "a").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
   AddPod(MakePod().Name("p"));
   AddPod(MakePod().Name("q").Req("cpu", "2"));
   Drain();

@@ -22,8 +22,8 @@ std::shared_ptr<const PodInfo> MakePodInfo(std::string uid, const char* cpu, con
 TEST(NodeInfoTest, AggregatesRequestsAndNonZeroRequests) {
   auto node = std::make_shared<api::Node>();
   node->metadata.name = "n1";
-  node->status.allocatable = {{"cpu", Q("4")}, {"memory", Q("8Gi")}, {"pods", Q("110")},
-                              {"example.com/gpu", Q("2")}};
+  node->status.allocatable = {
+      {"cpu", Q("4")}, {"memory", Q("8Gi")}, {"pods", Q("110")}, {"example.com/gpu", Q("2")}};
   node->status.images = {{.names = {"nginx:1.27", "nginx@sha256:ab"}, .size_bytes = 500}};
   NodeInfo ni;
   ni.SetNode(node);
@@ -40,7 +40,7 @@ TEST(NodeInfoTest, AggregatesRequestsAndNonZeroRequests) {
   EXPECT_EQ(ni.requested().milli_cpu, 500);
   EXPECT_EQ(ni.requested().memory, 1LL << 30);
   EXPECT_EQ(ni.non_zero_requested().milli_cpu, 600);
-  EXPECT_EQ(ni.non_zero_requested().memory, (1LL << 30) + 200 * 1024 * 1024);
+  EXPECT_EQ(ni.non_zero_requested().memory, (1LL << 30) + 200LL * 1024 * 1024);
   EXPECT_EQ(ni.pods().size(), 2u);
 
   EXPECT_TRUE(ni.RemovePod("a"));

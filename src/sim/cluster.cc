@@ -41,7 +41,7 @@ void Cluster::Deliver(scheduler::Scheduler& s) {
     absl::MutexLock lock(&mu_);
     changes.swap(pending_);
   }
-  for (Change& c : changes) s.OnPodUpdate(std::move(c.old_pod), std::move(c.pod));
+  for (Change& c : changes) s.OnPodUpdate(c.old_pod, std::move(c.pod));
 }
 
 std::vector<std::shared_ptr<const api::Pod>> Cluster::Pods() const {

@@ -44,9 +44,10 @@ absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
   for (size_t i = 0; i < docs.size(); ++i) {
     absl::StatusOr<std::vector<api::Object>> objects = api::DecodeObjects(docs[i]);
     if (!objects.ok()) {
-      std::string where = docs.size() > 1 || !api::LooksLikeJson(text)
-                              ? fmt::format("{}: {}", source, DocumentName(static_cast<int>(i), docs[i]))
-                              : source;
+      std::string where =
+          docs.size() > 1 || !api::LooksLikeJson(text)
+              ? fmt::format("{}: {}", source, DocumentName(static_cast<int>(i), docs[i]))
+              : source;
       return absl::InvalidArgumentError(
           fmt::format("{}: {}", where, AsStd(objects.status().message())));
     }

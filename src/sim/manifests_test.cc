@@ -18,8 +18,8 @@ TEST(ParseManifestTest, MultiDocumentYamlKeepsOrder) {
 }
 
 TEST(ParseManifestTest, JsonListAsKubectlPrintsIt) {
-  auto objects = ParseManifest(R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"x"}}]})",
-                               "nodes.json");
+  auto objects = ParseManifest(
+      R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"x"}}]})", "nodes.json");
   ASSERT_TRUE(objects.ok()) << objects.status();
   EXPECT_EQ(api::KindOf(objects->at(0)), "Node");
 }
@@ -36,8 +36,8 @@ TEST(ParseManifestTest, ErrorNamesFileDocumentObjectAndField) {
 }
 
 TEST(ParseManifestTest, UnknownKindIsAnError) {
-  auto objects = ParseManifest("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n",
-                               "d.yaml");
+  auto objects =
+      ParseManifest("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n", "d.yaml");
   ASSERT_FALSE(objects.ok());
   EXPECT_EQ(std::string(objects.status().message()),
             "d.yaml: document 1 (Deployment d): kind: unknown kind \"Deployment\"");

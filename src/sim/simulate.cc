@@ -48,10 +48,11 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
                                  .clock = &clock,
                                  .seed = options.seed,
                                  .run_binding = nullptr,
-                                 .on_cycle = [&](const scheduler::CycleRecord& r) {
-                                   ++cycles;
-                                   if (options.explain) last[r.pod->metadata.uid] = r;
-                                 },
+                                 .on_cycle =
+                                     [&](const scheduler::CycleRecord& r) {
+                                       ++cycles;
+                                       if (options.explain) last[r.pod->metadata.uid] = r;
+                                     },
                                  .record_details = options.explain};
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> created =
       scheduler::Scheduler::Create(std::move(so), registry);

@@ -33,7 +33,7 @@ struct PodOutcome {
 };
 
 struct SimulationResult {
-  std::vector<PodOutcome> pods;  // Every pod pending at the start, in input order.
+  std::vector<PodOutcome> pods;         // Every pod pending at the start, in input order.
   std::vector<std::string> node_names;  // All nodes, in input order (for explain).
   int cycles = 0;
 };

@@ -10,7 +10,7 @@
 namespace ksched::sim {
 namespace {
 
-SimulationResult SimulateYaml(const std::string& yaml, SimulationOptions options = {}) {
+SimulationResult SimulateYaml(const std::string& yaml, const SimulationOptions& options = {}) {
   auto objects = ParseManifest(yaml, "test.yaml");
   EXPECT_TRUE(objects.ok()) << objects.status();
   Registry registry = plugins::NewInTreeRegistry();
@@ -86,7 +86,7 @@ kind: Pod
 metadata: {name: p}
 spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
 )",
-                           {.explain = true});
+                                    {.explain = true});
   nlohmann::json j = nlohmann::json::parse(FormatJson(r, true));
   const nlohmann::json& scores = j["pods"][0]["scores"];
   ASSERT_EQ(scores.size(), 2u);
@@ -122,11 +122,11 @@ TEST(SimulateTest, DemoClusterShowsEveryFeature) {
   for (const PodOutcome& o : r->pods) by_name[o.name] = o;
   EXPECT_EQ(by_name["batch-high"].status, "Scheduled");  // priority first
   EXPECT_EQ(by_name["batch-low"].status, "Unschedulable");
-  EXPECT_EQ(by_name["db-0"].node, "node-a");               // nodeSelector disktype=ssd
-  EXPECT_EQ(by_name["trainer"].node, "node-gpu");          // toleration + extended resource
+  EXPECT_EQ(by_name["db-0"].node, "node-a");       // nodeSelector disktype=ssd
+  EXPECT_EQ(by_name["trainer"].node, "node-gpu");  // toleration + extended resource
   EXPECT_EQ(by_name["gpu-no-toleration"].status, "Unschedulable");
   EXPECT_EQ(by_name["redis-1"].node, "node-a");
-  EXPECT_EQ(by_name["redis-2"].status, "Unschedulable");   // host port taken
+  EXPECT_EQ(by_name["redis-2"].status, "Unschedulable");  // host port taken
   EXPECT_EQ(by_name["waiting-for-quota"].status, "SchedulingGated");
   EXPECT_EQ(by_name.size(), 12u);
 }

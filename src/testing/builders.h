@@ -77,16 +77,18 @@ class MakePod {
   }
   MakePod& HostPort(int32_t port, std::string protocol = "TCP", std::string ip = "") {
     if (pod_.spec.containers.empty()) Container({});
-    pod_.spec.containers[0].ports.push_back(
-        {.container_port = port, .host_port = port, .host_ip = std::move(ip),
-         .protocol = std::move(protocol)});
+    pod_.spec.containers[0].ports.push_back({.container_port = port,
+                                             .host_port = port,
+                                             .host_ip = std::move(ip),
+                                             .protocol = std::move(protocol)});
     return *this;
   }
   MakePod& Toleration(std::string key, std::string op, std::string value = "",
                       std::string effect = "") {
-    pod_.spec.tolerations.push_back(
-        {.key = std::move(key), .op = std::move(op), .value = std::move(value),
-         .effect = std::move(effect)});
+    pod_.spec.tolerations.push_back({.key = std::move(key),
+                                     .op = std::move(op),
+                                     .value = std::move(value),
+                                     .effect = std::move(effect)});
     return *this;
   }
   MakePod& SchedulingGate(std::string name) {

@@ -38,7 +38,8 @@ class RecordingWriter : public ClusterWriter {
                                const std::string* nominated_node) override {
     absl::MutexLock lock(&mu_);
     conditions[pod.metadata.namespace_ + "/" + pod.metadata.name] = condition;
-    if (nominated_node) nominated[pod.metadata.namespace_ + "/" + pod.metadata.name] = *nominated_node;
+    if (nominated_node)
+      nominated[pod.metadata.namespace_ + "/" + pod.metadata.name] = *nominated_node;
     return absl::OkStatus();
   }
 

@@ -9,12 +9,12 @@
 //   expect:                        # by namespace/name; fields left out are not checked
 //     default/p: {node: n1, status: Scheduled}
 //     default/q: {status: Unschedulable, message: "0/1 nodes are available: 1 Insufficient cpu."}
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-
-#include <gtest/gtest.h>
 
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"

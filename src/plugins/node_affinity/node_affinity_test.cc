@@ -266,13 +266,19 @@ std::map<std::string, int64_t> ScoreAll(NodeAffinity& plugin, const api::Pod& po
 
 // The cases of upstream's TestNodeAffinityPriority.
 TEST(NodeAffinityTest, Score) {
-  auto label1 = [](std::string name) { return MakeNode().Name(name).Label("foo", "bar").Obj(); };
-  auto label2 = [](std::string name) { return MakeNode().Name(name).Label("key", "value").Obj(); };
-  auto label3 = [](std::string name) { return MakeNode().Name(name).Label("az", "az1").Obj(); };
-  auto label4 = [](std::string name) {
+  auto label1 = [](const std::string& name) {
+    return MakeNode().Name(name).Label("foo", "bar").Obj();
+  };
+  auto label2 = [](const std::string& name) {
+    return MakeNode().Name(name).Label("key", "value").Obj();
+  };
+  auto label3 = [](const std::string& name) {
+    return MakeNode().Name(name).Label("az", "az1").Obj();
+  };
+  auto label4 = [](const std::string& name) {
     return MakeNode().Name(name).Label("abc", "az11").Label("def", "az22").Obj();
   };
-  auto label5 = [](std::string name) {
+  auto label5 = [](const std::string& name) {
     return MakeNode().Name(name).Label("foo", "bar").Label("key", "value").Label("az", "az1").Obj();
   };
   const api::Pod affinity1 = MakePod().Name("p").PreferredNodeAffinityIn(2, "foo", {"bar"}).Obj();
