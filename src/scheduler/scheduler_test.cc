@@ -200,3 +200,82 @@ TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
 
 }  // namespace
 }  // namespace ksched::scheduler
+
+namespace ksched::scheduler {
+namespace {
+
+// Holds every pod at Permit; the test allows or lets the wait time out.
+class WaitPlugin : public PermitPlugin {
+ public:
+  explicit WaitPlugin(absl::Duration timeout) : timeout_(timeout) {}
+  std::string_view Name() const override { return "WaitPlugin"; }
+  Status Permit(CycleState&, const api::Pod&, std::string_view, absl::Duration* timeout) override {
+    *timeout = timeout_;
+    return Status(Code::kWait);
+  }
+
+ private:
+  absl::Duration timeout_;
+};
+
+class PermitTest : public ::testing::Test {
+ protected:
+  void Build(absl::Duration timeout) {
+    registry_ = plugins::NewInTreeRegistry();
+    ASSERT_TRUE(registry_
+                    .Register("WaitPlugin",
+                              [timeout](const nlohmann::json&,
+                                        Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                                return std::make_unique<WaitPlugin>(timeout);
+                              })
+                    .ok());
+    config::Configuration cfg;
+    config::Profile prof;
+    prof.plugins.permit.enabled.push_back({"WaitPlugin", 0});
+    config::MergeDefaultPlugins(prof);
+    cfg.profiles.push_back(prof);
+    auto s = Scheduler::Create(
+        {.config = cfg,
+         .writer = &writer_,
+         .clock = &clock_,
+         .run_binding = [this](std::function<void()> f) { pending_binding_ = std::move(f); }},
+        registry_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    s_ = std::move(*s);
+    s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+    s_->OnPodAdd(MakePod().Name("p").Ptr());
+    ASSERT_TRUE(s_->ScheduleOne());
+    ASSERT_TRUE(pending_binding_ != nullptr);
+  }
+
+  FakeClock clock_;
+  testing::RecordingWriter writer_;
+  Registry registry_;
+  std::unique_ptr<Scheduler> s_;
+  std::function<void()> pending_binding_;
+};
+
+TEST_F(PermitTest, WaitingPodBindsOnceAllowed) {
+  Build(absl::Minutes(1));
+  const framework::Framework* fw = s_->FrameworkFor("default-scheduler");
+  WaitingPod* wp = const_cast<framework::Framework*>(fw)->GetWaitingPod("p");
+  ASSERT_NE(wp, nullptr);
+  EXPECT_EQ(wp->PendingPlugins(), std::vector<std::string>{"WaitPlugin"});
+  EXPECT_TRUE(s_->cache().IsAssumedPod("p"));  // counts on its node while it waits
+  wp->Allow("WaitPlugin");
+  pending_binding_();
+  EXPECT_EQ(writer_.binds.at("default/p"), "n1");
+}
+
+TEST_F(PermitTest, WaitingPodIsRejectedWhenTheWaitTimesOut) {
+  Build(absl::Milliseconds(20));
+  pending_binding_();  // blocks until the permit wait times out
+  EXPECT_TRUE(writer_.binds.empty());
+  EXPECT_EQ(s_->cache().NodeOf("p"), "");  // unreserved and forgotten
+  EXPECT_EQ(writer_.conditions.at("default/p").reason, "Unschedulable");
+  EXPECT_EQ(writer_.conditions.at("default/p").message,
+            "0/1 nodes are available: 1 rejected due to timeout after waiting at permit.");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
