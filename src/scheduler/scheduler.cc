@@ -210,8 +210,8 @@ bool Scheduler::ScheduleOne() {
       }
       s = Status(s.code(), {fit_error.Error()});
     }
-    HandleFailure(fw, std::move(info), s,
-                  fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr, nominated, &record);
+    HandleFailure(std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,
+                  nominated, &record);
     return true;
   }
 
@@ -220,22 +220,13 @@ bool Scheduler::ScheduleOne() {
   assumed_pod->spec.node_name = result.node;
   std::shared_ptr<const api::Pod> assumed = assumed_pod;
   if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), result.node); !st.ok()) {
-    HandleFailure(fw, std::move(info), Status::Error(std::string(st.message())), nullptr, "",
-                  &record);
+    HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, "", &record);
     return true;
   }
   auto fail_after_assume = [&](const Status& why) {
     fw.RunReservePluginsUnreserve(*state, *assumed, result.node);
     (void)cache_.ForgetPod(pod->metadata.uid);
-    if (why.IsRejected()) {
-      FitError fe{.num_all_nodes = 1};
-      fe.diagnosis.node_to_status.statuses[result.node] = why;
-      fe.diagnosis.AddPluginStatus(why);
-      HandleFailure(fw, std::move(info), Status(why.code(), {fe.Error()}), &fe.diagnosis, "",
-                    &record);
-    } else {
-      HandleFailure(fw, std::move(info), why, nullptr, "", &record);
-    }
+    HandleFailureOnNode(std::move(info), why, result.node, &record);
   };
   if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, result.node); !rs.ok()) {
     fail_after_assume(rs);
@@ -410,10 +401,21 @@ std::string Scheduler::SelectHost(const framework::ScoreTable& scores) {
   return scores.nodes[best]->name();
 }
 
-void Scheduler::HandleFailure(framework::Framework& fw, QueuedPodInfo info, const Status& status,
-                              const Diagnosis* diagnosis, const std::string& nominated,
-                              CycleRecord* record) {
-  (void)fw;
+void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,
+                                    const std::string& node, CycleRecord* record) {
+  if (!status.IsRejected()) {
+    HandleFailure(std::move(info), status, nullptr, "", record);
+    return;
+  }
+  // As upstream: a rejection after the node was chosen reads as a one-node FitError.
+  FitError fe{.num_all_nodes = 1};
+  fe.diagnosis.node_to_status.statuses[node] = status;
+  fe.diagnosis.AddPluginStatus(status);
+  HandleFailure(std::move(info), Status(status.code(), {fe.Error()}), &fe.diagnosis, "", record);
+}
+
+void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
+                              const std::string& nominated, CycleRecord* record) {
   std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
   const std::string reason = status.IsRejected() ? "Unschedulable" : "SchedulerError";
   const std::string message = status.Message();
@@ -455,15 +457,7 @@ void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<
     (void)cache_.ForgetPod(uid);
     MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, assumed.get(), nullptr,
             nullptr, nullptr);
-    if (s.IsRejected()) {
-      FitError fe{.num_all_nodes = 1};
-      fe.diagnosis.node_to_status.statuses[node] = s;
-      fe.diagnosis.AddPluginStatus(s);
-      HandleFailure(fw, std::move(info), Status(s.code(), {fe.Error()}), &fe.diagnosis, "",
-                    nullptr);
-    } else {
-      HandleFailure(fw, std::move(info), s, nullptr, "", nullptr);
-    }
+    HandleFailureOnNode(std::move(info), s, node, nullptr);
     return;
   }
   cache_.FinishBinding(uid, clock_->Now());

@@ -104,9 +104,12 @@ class Scheduler {
                              std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis,
                              CycleRecord* record);
   std::string SelectHost(const framework::ScoreTable& scores);
-  void HandleFailure(framework::Framework& fw, QueuedPodInfo info, const Status& status,
-                     const Diagnosis* diagnosis, const std::string& nominated_node,
-                     CycleRecord* record);
+  void HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
+                     const std::string& nominated_node, CycleRecord* record);
+  // A failure after `node` was chosen (Reserve, Permit, binding): rejections become a one-node
+  // FitError, anything else an error.
+  void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
+                           CycleRecord* record);
   void RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                        QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
                        std::string node);
