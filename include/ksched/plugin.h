@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -155,6 +156,16 @@ class ScorePlugin : public virtual Plugin {
   // Ranks a feasible node. Called concurrently for different nodes.
   virtual Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                        int64_t* score) = 0;
+  // Scores a run of nodes: sets scores[i].score for the node scores[i].node. The framework calls
+  // this, not Score, so that a plugin may read its cycle state once per run and keep its loop
+  // tight; the default calls Score for each node. Called concurrently for disjoint runs.
+  virtual Status ScoreNodes(const CycleState& state, const api::Pod& pod,
+                            std::span<NodeScore> scores) {
+    for (NodeScore& s : scores) {
+      if (Status st = Score(state, pod, *s.node, &s.score); !st.ok()) return st;
+    }
+    return Status();
+  }
   // Whether NormalizeScore should run (upstream's ScoreExtensions() != nil).
   virtual bool HasNormalizeScore() const { return false; }
   // Rescales the scores of all nodes into [kMinNodeScore, kMaxNodeScore].

@@ -423,30 +423,31 @@ Status Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
   // raw[plugin] holds the plugins' scores before normalizing, reused across cycles.
   std::vector<NodeScoreList>& raw = score_scratch_;
   if (raw.size() < active.size()) raw.resize(active.size());
-  for (size_t j = 0; j < active.size(); ++j) raw[j].resize(n);
+  for (size_t j = 0; j < active.size(); ++j) {
+    raw[j].resize(n);
+    for (size_t i = 0; i < n; ++i) raw[j][i] = NodeScore{feasible[i], 0};
+  }
   std::atomic<bool> failed{false};
   Status first_error;
   absl::Mutex error_mu;
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 16), [&](const tbb::blocked_range<size_t>& r) {
-    for (size_t i = r.begin(); i != r.end() && !failed.load(std::memory_order_relaxed); ++i) {
-      for (size_t j = 0; j < active.size(); ++j) {
-        int64_t v = 0;
-        Status s = active[j]->Score(state, pod, *feasible[i], &v);
-        if (!s.ok()) {
-          absl::MutexLock lock(&error_mu);
-          if (!failed.exchange(true)) {
-            first_error = Status::Error(
-                fmt::format("running Score plugin \"{}\": {}", active[j]->Name(), s.Message()));
-          }
-          return;
+  // Each task scores a run of nodes, one plugin at a time (ScoreNodes).
+  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 32), [&](const tbb::blocked_range<size_t>& r) {
+    for (size_t j = 0; j < active.size() && !failed.load(std::memory_order_relaxed); ++j) {
+      std::span<NodeScore> run = std::span(raw[j]).subspan(r.begin(), r.size());
+      Status s = active[j]->ScoreNodes(state, pod, run);
+      if (!s.ok()) {
+        absl::MutexLock lock(&error_mu);
+        if (!failed.exchange(true)) {
+          first_error = Status::Error(
+              fmt::format("running Score plugin \"{}\": {}", active[j]->Name(), s.Message()));
         }
-        raw[j][i] = NodeScore{feasible[i], v};
+        return;
       }
     }
   });
   if (failed) return first_error;
 
-  out->weighted.assign(active.size() * n, 0);
+  out->weighted.resize(active.size() * n);  // Every entry is written below.
   out->totals.assign(n, 0);
   for (size_t j = 0; j < active.size(); ++j) {
     ScorePlugin* p = active[j];

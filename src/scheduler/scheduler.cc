@@ -340,7 +340,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   const std::vector<FilterPlugin*> filters = fw.FiltersToRun(state);
   auto check = [&](size_t i) {
     if (found.load(std::memory_order_relaxed) >= need) return;
-    const NodeInfo& ni = *(*nodes)[(start + i) % n];
+    const NodeInfo& ni = *(*nodes)[start + i < n ? start + i : start + i - n];
     Status st = filters.empty() ? Status() : fw.RunFilterPlugins(filters, state, pod, ni);
     if (st.ok()) {
       if (found.fetch_add(1) < need) verdict[i] = kFeasible;
@@ -351,7 +351,8 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   };
   // Check in waves a little larger than what is still needed, each wave in parallel, so that
   // little work is wasted past the point where enough nodes were found.
-  for (size_t begin = 0; begin < n && found.load() < need;) {
+  size_t begin = 0;  // Nodes [0, begin) of the rotation were checked.
+  while (begin < n && found.load() < need) {
     size_t wave = std::min(n - begin, std::max<size_t>(64, (need - found.load()) * 9 / 8));
     if (wave <= 32) {
       for (size_t i = begin; i < begin + wave; ++i) check(i);
@@ -364,8 +365,8 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     begin += wave;
   }
   size_t processed = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const NodeInfo* ni = (*nodes)[(start + i) % n];
+  for (size_t i = 0; i < begin; ++i) {
+    const NodeInfo* ni = (*nodes)[start + i < n ? start + i : start + i - n];
     if (verdict[i] == kFeasible) {
       feasible->push_back(ni);
     } else if (verdict[i] == kFailed) {
@@ -387,18 +388,15 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
 }
 
 std::string Scheduler::SelectHost(const framework::ScoreTable& scores) {
-  // Uniform among the best (reservoir sampling), as upstream's selectHost.
-  size_t best = 0;
-  uint64_t ties = 1;
-  for (size_t i = 1; i < scores.totals.size(); ++i) {
-    if (scores.totals[i] > scores.totals[best]) {
-      best = i;
-      ties = 1;
-    } else if (scores.totals[i] == scores.totals[best] && rng_() % ++ties == 0) {
-      best = i;
-    }
+  // Uniform among the best, as upstream's selectHost, with one draw instead of one per tie.
+  const std::vector<int64_t>& totals = scores.totals;
+  const int64_t max = *std::max_element(totals.begin(), totals.end());
+  uint64_t pick = rng_() % static_cast<uint64_t>(std::count(totals.begin(), totals.end(), max));
+  size_t i = 0;
+  for (;; ++i) {
+    if (totals[i] == max && pick-- == 0) break;
   }
-  return scores.nodes[best]->name();
+  return scores.nodes[i]->name();
 }
 
 void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,

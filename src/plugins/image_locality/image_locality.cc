@@ -18,10 +18,22 @@ int64_t ScaledImageScore(int64_t size, int num_nodes, size_t total_nodes) {
   return static_cast<int64_t>(static_cast<double>(size) * spread);
 }
 
+bool HasTag(std::string_view image) {
+  const size_t colon = image.rfind(':');
+  const size_t slash = image.rfind('/');
+  // Upstream adds the tag when LastIndex(":") <= LastIndex("/"), an absent index being -1.
+  return colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
+}
+
 int64_t SumImageScores(const Snapshot& snapshot, const NodeInfo& node, const api::Pod& pod) {
   int64_t sum = 0;
+  if (node.image_sizes().empty()) return sum;
   auto add = [&](const api::Container& c) {
-    const std::string name = NormalizedImageName(c.image);
+    // Score runs per node: build the ":latest" name only for an untagged image.
+    std::string untagged;
+    const std::string_view name = HasTag(c.image)
+                                      ? std::string_view(c.image)
+                                      : std::string_view(untagged = c.image + ":latest");
     auto it = node.image_sizes().find(name);
     if (it == node.image_sizes().end()) return;
     sum += ScaledImageScore(it->second, snapshot.NumNodesWithImage(name), snapshot.size());
@@ -45,12 +57,7 @@ int64_t CalculatePriority(int64_t sum, int64_t num_containers) {
 }  // namespace
 
 std::string NormalizedImageName(std::string_view image) {
-  const size_t colon = image.rfind(':');
-  const size_t slash = image.rfind('/');
-  // Upstream adds the tag when LastIndex(":") <= LastIndex("/"), an absent index being -1.
-  const bool has_tag =
-      colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
-  return has_tag ? std::string(image) : std::string(image) + ":latest";
+  return HasTag(image) ? std::string(image) : std::string(image) + ":latest";
 }
 
 Status ImageLocality::Score(const CycleState&, const api::Pod& pod, const NodeInfo& node,

@@ -1,6 +1,7 @@
 #include "src/plugins/node_resources/balanced_allocation.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <utility>
 
@@ -19,30 +20,29 @@ constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreNodeResourcesBalanc
 // float64 as upstream's balancedResourceScore.
 int64_t BalanceScore(std::span<const int64_t> used, std::span<const int64_t> allocatable) {
   // The fraction of each resource in use (capped at 1); resources the node lacks are left out.
-  auto fraction = [&](size_t i) {
-    return std::min(1.0, static_cast<double>(used[i]) / static_cast<double>(allocatable[i]));
-  };
-  double total = 0;
+  constexpr size_t kOnStack = 8;
+  std::array<double, kOnStack> stack_buf;
+  std::vector<double> heap_buf;
+  double* fractions = stack_buf.data();
+  if (used.size() > kOnStack) {
+    heap_buf.resize(used.size());
+    fractions = heap_buf.data();
+  }
   size_t count = 0;
+  double total = 0;
   for (size_t i = 0; i < used.size(); ++i) {
     if (allocatable[i] == 0) continue;
-    total += fraction(i);
-    ++count;
+    fractions[count] =
+        std::min(1.0, static_cast<double>(used[i]) / static_cast<double>(allocatable[i]));
+    total += fractions[count++];
   }
   double std_dev = 0;
   if (count == 2) {
-    double pair[2];
-    size_t k = 0;
-    for (size_t i = 0; i < used.size(); ++i) {
-      if (allocatable[i] != 0) pair[k++] = fraction(i);
-    }
-    std_dev = std::abs((pair[0] - pair[1]) / 2);
+    std_dev = std::abs((fractions[0] - fractions[1]) / 2);
   } else if (count > 2) {
     const double mean = total / static_cast<double>(count);
     double sum = 0;
-    for (size_t i = 0; i < used.size(); ++i) {
-      if (allocatable[i] != 0) sum = sum + (fraction(i) - mean) * (fraction(i) - mean);
-    }
+    for (size_t i = 0; i < count; ++i) sum = sum + (fractions[i] - mean) * (fractions[i] - mean);
     std_dev = std::sqrt(sum / static_cast<double>(count));
   }
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
@@ -83,6 +83,14 @@ Status BalancedAllocation::Score(const CycleState& state, const api::Pod& pod, c
     return Status();
   }
   return scorer_.Score(node, requests, score);
+}
+
+Status BalancedAllocation::ScoreNodes(const CycleState& state, const api::Pod& pod,
+                                      std::span<NodeScore> scores) {
+  if (const PreScoreState* s = state.Read(kPreScoreStateKey)) {
+    return scorer_.ScoreNodes(scores, s->pod_requests);
+  }
+  return ScorePlugin::ScoreNodes(state, pod, scores);
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const nlohmann::json& args, Handle&) {

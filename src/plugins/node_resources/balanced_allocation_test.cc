@@ -9,6 +9,7 @@
 
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
+#include "src/testing/scoring.h"
 
 namespace ksched::plugins::node_resources {
 namespace {
@@ -50,14 +51,9 @@ std::vector<int64_t> ScoreNodes(const Case& c) {
   CycleState state;
   Status pre = plugin.PreScore(state, c.pod, handle.snapshot().nodes());
   EXPECT_TRUE(pre.ok()) << c.name << ": " << pre.Message();
-  std::vector<int64_t> got;
-  for (const api::Node& n : c.nodes) {
-    int64_t score = -1;
-    Status s = plugin.Score(state, c.pod, *handle.snapshot().Get(n.metadata.name), &score);
-    EXPECT_TRUE(s.ok()) << c.name << ": " << s.Message();
-    got.push_back(score);
-  }
-  return got;
+  std::vector<const NodeInfo*> nodes;
+  for (const api::Node& n : c.nodes) nodes.push_back(handle.snapshot().Get(n.metadata.name));
+  return testing::ScoreEach(plugin, state, c.pod, nodes);
 }
 
 // Scores are 50 + (50 + balance(with pod) - balance(without pod)) / 2, with

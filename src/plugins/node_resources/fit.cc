@@ -214,6 +214,13 @@ Status Fit::Score(const CycleState& state, const api::Pod& pod, const NodeInfo& 
   return scorer_.Score(node, scorer_.PodRequests(pod), score);  // PreScore did not run.
 }
 
+Status Fit::ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<NodeScore> scores) {
+  if (const PreScoreState* s = state.Read(kPreScoreStateKey)) {
+    return scorer_.ScoreNodes(scores, s->pod_requests);
+  }
+  return ScorePlugin::ScoreNodes(state, pod, scores);
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const nlohmann::json& args, Handle&) {
   absl::StatusOr<FitArgs> parsed = ParseFitArgs(args);
   if (!parsed.ok()) return parsed.status();

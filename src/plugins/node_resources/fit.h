@@ -79,6 +79,9 @@ class Fit final : public PreFilterPlugin,
                   const std::vector<const NodeInfo*>& feasible) override;
   Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                int64_t* score) override;
+  // Reads the PreScore state once per run of nodes.
+  Status ScoreNodes(const CycleState& state, const api::Pod& pod,
+                    std::span<NodeScore> scores) override;
 
  private:
   IgnoredResources ignored_;

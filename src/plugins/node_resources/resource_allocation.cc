@@ -1,16 +1,23 @@
 #include "src/plugins/node_resources/resource_allocation.h"
 
 #include <algorithm>
+#include <array>
 #include <utility>
 
-#include "absl/container/inlined_vector.h"
 #include "ksched/api/resources.h"
 
 namespace ksched::plugins::node_resources {
 
 ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> resources,
                                                    Options options, ResourceScorerFn scorer)
-    : resources_(std::move(resources)), options_(options), scorer_(std::move(scorer)) {}
+    : resources_(std::move(resources)), options_(options), scorer_(std::move(scorer)) {
+  for (const ResourceSpec& r : resources_) {
+    kinds_.push_back(r.name == api::kResourceCPU                ? Kind::kCpu
+                     : r.name == api::kResourceMemory           ? Kind::kMemory
+                     : r.name == api::kResourceEphemeralStorage ? Kind::kEphemeralStorage
+                                                                : Kind::kScalar);
+  }
+}
 
 std::vector<int64_t> ResourceAllocationScorer::PodRequests(const api::Pod& pod) const {
   api::ResourceList defaults;
@@ -30,40 +37,75 @@ std::vector<int64_t> ResourceAllocationScorer::PodRequests(const api::Pod& pod) 
   return out;
 }
 
-ResourceAllocationScorer::NodeAmounts ResourceAllocationScorer::NodeSide(
-    const NodeInfo& node, const std::string& resource) const {
-  const Resource& alloc = node.allocatable();
-  const Resource& used = options_.use_requested ? node.requested() : node.non_zero_requested();
-  if (resource == api::kResourceCPU) return {alloc.milli_cpu, used.milli_cpu};
-  if (resource == api::kResourceMemory) return {alloc.memory, used.memory};
-  if (resource == api::kResourceEphemeralStorage) {
-    return {alloc.ephemeral_storage, node.requested().ephemeral_storage};
-  }
-  // Any other name is looked up among the node's scalar resources ("pods" never is one).
-  auto it = alloc.scalar.find(resource);
-  if (it == alloc.scalar.end()) return {};
+ResourceAllocationScorer::NodeAmounts ResourceAllocationScorer::ScalarSide(const NodeInfo& node,
+                                                                           size_t i) const {
+  // Looked up among the node's scalar resources ("pods" never is one).
+  const std::string& resource = resources_[i].name;
+  auto it = node.allocatable().scalar.find(resource);
+  if (it == node.allocatable().scalar.end()) return {};
   auto used_it = node.requested().scalar.find(resource);
   return {it->second, used_it == node.requested().scalar.end() ? 0 : used_it->second};
 }
 
-Status ResourceAllocationScorer::Score(const NodeInfo& node, std::span<const int64_t> pod_requests,
-                                       int64_t* score) const {
-  if (resources_.empty()) return Status::Error("resources not found");
+inline ResourceAllocationScorer::NodeAmounts ResourceAllocationScorer::NodeSide(
+    const NodeInfo& node, size_t i) const {
+  const Resource& alloc = node.allocatable();
+  const Resource& used = options_.use_requested ? node.requested() : node.non_zero_requested();
+  switch (kinds_[i]) {
+    case Kind::kCpu:
+      return {alloc.milli_cpu, used.milli_cpu};
+    case Kind::kMemory:
+      return {alloc.memory, used.memory};
+    case Kind::kEphemeralStorage:
+      return {alloc.ephemeral_storage, node.requested().ephemeral_storage};
+    case Kind::kScalar:
+      break;
+  }
+  return ScalarSide(node, i);
+}
+
+inline int64_t ResourceAllocationScorer::ScoreOne(const NodeInfo& node,
+                                                  std::span<const int64_t> pod_requests) const {
   const size_t n = resources_.size();
-  // On the stack for the usual handful of resources: Score runs once per node per pod.
-  absl::InlinedVector<int64_t, 8> requested(n, 0), allocated(n, 0), allocatable(n, 0);
+  // On the stack for the usual handful of resources: this runs once per node per pod.
+  constexpr size_t kOnStack = 8;
+  std::array<int64_t, 3 * kOnStack> stack_buf;
+  std::vector<int64_t> heap_buf;
+  int64_t* buf = stack_buf.data();
+  if (n > kOnStack) {
+    heap_buf.resize(3 * n);
+    buf = heap_buf.data();
+  }
+  std::span<int64_t> requested(buf, n), allocated(buf + n, n), allocatable(buf + 2 * n, n);
   for (size_t i = 0; i < n; ++i) {
+    requested[i] = allocated[i] = allocatable[i] = 0;
     const int64_t pod_request = i < pod_requests.size() ? pod_requests[i] : 0;
     // A scalar resource the pod does not request is left out, so that nodes with and without
     // it score alike (upstream #102154).
-    if (pod_request == 0 && IsScalarResourceName(resources_[i].name)) continue;
-    NodeAmounts amounts = NodeSide(node, resources_[i].name);
+    if (pod_request == 0 && kinds_[i] == Kind::kScalar &&
+        IsScalarResourceName(resources_[i].name)) {
+      continue;
+    }
+    NodeAmounts amounts = NodeSide(node, i);
     if (amounts.allocatable == 0) continue;
     allocatable[i] = amounts.allocatable;
     allocated[i] = amounts.allocated;
     requested[i] = amounts.allocated + pod_request;
   }
-  *score = scorer_(requested, allocated, allocatable);
+  return scorer_(requested, allocated, allocatable);
+}
+
+Status ResourceAllocationScorer::Score(const NodeInfo& node, std::span<const int64_t> pod_requests,
+                                       int64_t* score) const {
+  if (resources_.empty()) return Status::Error("resources not found");
+  *score = ScoreOne(node, pod_requests);
+  return Status();
+}
+
+Status ResourceAllocationScorer::ScoreNodes(std::span<NodeScore> scores,
+                                            std::span<const int64_t> pod_requests) const {
+  if (resources_.empty()) return Status::Error("resources not found");
+  for (NodeScore& s : scores) s.score = ScoreOne(*s.node, pod_requests);
   return Status();
 }
 

@@ -18,6 +18,7 @@
 
 #include "ksched/api/objects.h"
 #include "ksched/node_info.h"
+#include "ksched/plugin.h"
 #include "ksched/status.h"
 #include "src/plugins/node_resources/args.h"
 
@@ -57,15 +58,22 @@ class ResourceAllocationScorer {
   // Sets *score from the node and `pod_requests` (as PodRequests returned). Error "resources not
   // found" when no resource is configured.
   Status Score(const NodeInfo& node, std::span<const int64_t> pod_requests, int64_t* score) const;
+  // Score for each entry of `scores`.
+  Status ScoreNodes(std::span<NodeScore> scores, std::span<const int64_t> pod_requests) const;
 
  private:
   struct NodeAmounts {
     int64_t allocatable = 0;
     int64_t allocated = 0;
   };
-  NodeAmounts NodeSide(const NodeInfo& node, const std::string& resource) const;
+  // Each configured resource's name resolved once, so that Score compares no strings.
+  enum class Kind : uint8_t { kCpu, kMemory, kEphemeralStorage, kScalar };
+  NodeAmounts NodeSide(const NodeInfo& node, size_t i) const;
+  NodeAmounts ScalarSide(const NodeInfo& node, size_t i) const;
+  int64_t ScoreOne(const NodeInfo& node, std::span<const int64_t> pod_requests) const;
 
   std::vector<ResourceSpec> resources_;
+  std::vector<Kind> kinds_;
   Options options_;
   ResourceScorerFn scorer_;
 };

@@ -12,8 +12,11 @@ namespace {
 // MaxNodeScore / MaxCustomPriorityScore: how the shape's 0..10 scores map to 0..100.
 constexpr int64_t kShapeScoreScale = kMaxNodeScore / 10;
 
-// (a * b) / c without overflow (the products here can exceed int64 for byte counts).
+// (a * b) / c without overflow (the products here can exceed int64 for byte counts). The 128-bit
+// division is slow, so it is taken only when the product overflows.
 int64_t MulDiv(int64_t a, int64_t b, int64_t c) {
+  int64_t product = 0;
+  if (!__builtin_mul_overflow(a, b, &product)) return product / c;
   return static_cast<int64_t>(static_cast<__int128>(a) * b / c);
 }
 

@@ -12,6 +12,7 @@
 #include "src/plugins/node_resources/fit.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
+#include "src/testing/scoring.h"
 
 namespace ksched::plugins::node_resources {
 namespace {
@@ -74,14 +75,9 @@ std::vector<int64_t> ScoreNodes(const ScoreCase& c, ScoringStrategyType type,
     Status s = fit.PreScore(state, c.pod, handle.snapshot().nodes());
     EXPECT_TRUE(s.ok()) << c.name << ": " << s.Message();
   }
-  std::vector<int64_t> got;
-  for (const api::Node& n : c.nodes) {
-    int64_t score = -1;
-    Status s = fit.Score(state, c.pod, *handle.snapshot().Get(n.metadata.name), &score);
-    EXPECT_TRUE(s.ok()) << c.name << ": " << s.Message();
-    got.push_back(score);
-  }
-  return got;
+  std::vector<const NodeInfo*> nodes;
+  for (const api::Node& n : c.nodes) nodes.push_back(handle.snapshot().Get(n.metadata.name));
+  return testing::ScoreEach(fit, state, c.pod, nodes);
 }
 
 TEST(LeastAllocatedTest, Score) {

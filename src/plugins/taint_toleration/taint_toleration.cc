@@ -84,6 +84,18 @@ Status TaintToleration::Score(const CycleState& state, const api::Pod& pod, cons
   return Status();
 }
 
+Status TaintToleration::ScoreNodes(const CycleState& state, const api::Pod& pod,
+                                   std::span<NodeScore> scores) {
+  const PreScoreState* s = state.Read(kPreScoreStateKey);
+  if (s == nullptr) return ScorePlugin::ScoreNodes(state, pod, scores);
+  for (NodeScore& ns : scores) {
+    if (ns.node->node() == nullptr) return Status::Error("invalid nodeInfo");
+    ns.score =
+        CountIntolerablePreferNoSchedule(*ns.node->node(), s->tolerations_prefer_no_schedule);
+  }
+  return Status();
+}
+
 Status TaintToleration::NormalizeScore(const CycleState&, const api::Pod&, NodeScoreList& scores) {
   helper::DefaultNormalizeScore(kMaxNodeScore, /*reverse=*/true, scores);
   return Status();

@@ -38,6 +38,9 @@ class TaintToleration final : public FilterPlugin,
   // tolerations itself when PreScore did not run.
   Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                int64_t* score) override;
+  // Score over a run of nodes, reading the PreScore state once.
+  Status ScoreNodes(const CycleState& state, const api::Pod& pod,
+                    std::span<NodeScore> scores) override;
 
   // Reversed DefaultNormalizeScore: fewer untolerated taints score higher, none scores 100.
   bool HasNormalizeScore() const override { return true; }

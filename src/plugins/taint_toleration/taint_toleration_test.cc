@@ -8,6 +8,7 @@
 
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
+#include "src/testing/scoring.h"
 
 namespace ksched::plugins::taint_toleration {
 namespace {
@@ -104,12 +105,8 @@ std::map<std::string, int64_t> ScoreAll(const api::Pod& pod, const std::vector<a
     EXPECT_TRUE(s.ok()) << s.Message();
   }
   NodeScoreList scores;
-  for (const NodeInfo* ni : handle.snapshot().nodes()) {
-    int64_t score = -1;
-    Status s = plugin.Score(state, pod, *ni, &score);
-    EXPECT_TRUE(s.ok()) << s.Message();
-    scores.push_back({ni, score});
-  }
+  std::vector<int64_t> raw = testing::ScoreEach(plugin, state, pod, handle.snapshot().nodes());
+  for (size_t i = 0; i < raw.size(); ++i) scores.push_back({handle.snapshot().nodes()[i], raw[i]});
   EXPECT_TRUE(plugin.HasNormalizeScore());
   EXPECT_TRUE(plugin.NormalizeScore(state, pod, scores).ok());
   std::map<std::string, int64_t> out;
