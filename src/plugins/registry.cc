@@ -34,14 +34,21 @@ Registry NewInTreeRegistry() {
       {names::kImageLocality, image_locality::New},
       {names::kDefaultBinder, default_binder::New},
   };
+  // The args types of kubescheduler.config.k8s.io/v1, defaulted and validated at load time.
+  const std::pair<const char*, ArgsDecoder> args[] = {
+      {names::kNodeAffinity, node_affinity::DecodeArgs},
+      {names::kNodeResourcesFit, node_resources::DecodeFitArgs},
+      {names::kNodeResourcesBalancedAllocation, node_resources::DecodeBalancedAllocationArgs},
+  };
   Registry registry;
-  for (const auto& [name, factory] : factories) {
-    if (absl::Status st = registry.Register(name, factory); !st.ok()) {
-      // The names are distinct constants; a duplicate is a programming error.
-      std::fprintf(stderr, "NewInTreeRegistry: %s\n", std::string(AsStd(st.message())).c_str());
-      std::abort();
-    }
-  }
+  auto check = [](const absl::Status& st) {
+    if (st.ok()) return;
+    // The names are distinct constants; a duplicate is a programming error.
+    std::fprintf(stderr, "NewInTreeRegistry: %s\n", std::string(AsStd(st.message())).c_str());
+    std::abort();
+  };
+  for (const auto& [name, factory] : factories) check(registry.Register(name, factory));
+  for (const auto& [name, decoder] : args) check(registry.RegisterArgs(name, decoder));
   return registry;
 }
 

@@ -83,5 +83,24 @@ TEST(RegistryTest, DuplicateNameIsAnError) {
   EXPECT_EQ(r.Find("B"), nullptr);
 }
 
+TEST(RegistryTest, ArgsDecodersAreFoundAndMergedWithoutFactories) {
+  Registry r;
+  ArgsDecoder d = [](const nlohmann::json& args,
+                     std::string_view) -> absl::StatusOr<nlohmann::json> {
+    nlohmann::json out = args;
+    out["defaulted"] = true;
+    return out;
+  };
+  ASSERT_TRUE(r.RegisterArgs("Later", d).ok());
+  EXPECT_EQ(r.RegisterArgs("Later", d).code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(r.Find("Later"), nullptr);  // Args known before the plugin lands.
+  Registry merged;
+  ASSERT_TRUE(merged.Merge(r).ok());
+  ASSERT_NE(merged.FindArgs("Later"), nullptr);
+  EXPECT_EQ((*merged.FindArgs("Later"))(nlohmann::json::object(), "")->dump(),
+            R"({"defaulted":true})");
+  EXPECT_EQ(merged.FindArgs("Other"), nullptr);
+}
+
 }  // namespace
 }  // namespace ksched

@@ -10,6 +10,7 @@
 #include "ksched/api/selectors.h"
 #include "simdjson.h"
 #include "src/api/decode.h"
+#include "src/api/field.h"
 #include "src/base/strings.h"
 #include "src/plugins/helper/normalize_score.h"
 
@@ -156,7 +157,7 @@ namespace {
 constexpr char kAddedAffinity[] = "addedAffinity";
 
 // The check the API's decoder leaves out: a metadata.name field selector takes one value.
-absl::Status ValidateFieldSelectorValues(const api::NodeSelector& selector) {
+absl::Status ValidateFieldSelectorValues(const api::NodeSelector& selector, std::string_view path) {
   const auto& terms = selector.node_selector_terms;
   for (size_t t = 0; t < terms.size(); ++t) {
     for (size_t f = 0; f < terms[t].match_fields.size(); ++f) {
@@ -165,32 +166,33 @@ absl::Status ValidateFieldSelectorValues(const api::NodeSelector& selector) {
       return absl::InvalidArgumentError(fmt::format(
           "{}.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[{}].matchFields[{}]"
           ".values: Invalid value: {}: must have one element",
-          kAddedAffinity, t, f, nlohmann::json(values).dump()));
+          path, t, f, nlohmann::json(values).dump()));
     }
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<api::NodeAffinity> DecodeAddedAffinity(const nlohmann::json& added) {
+absl::StatusOr<api::NodeAffinity> DecodeAddedAffinity(const nlohmann::json& added,
+                                                      std::string_view path) {
   if (!added.is_object()) {
     return absl::InvalidArgumentError(
-        fmt::format("{}: expected object, got {}", kAddedAffinity, added.type_name()));
+        fmt::format("{}: expected object, got {}", path, added.type_name()));
   }
   const std::string text = added.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   simdjson::dom::parser parser;
   simdjson::dom::element root;
   if (auto err = parser.parse(text).get(root); err) {
     return absl::InvalidArgumentError(
-        fmt::format("{}: invalid JSON: {}", kAddedAffinity, simdjson::error_message(err)));
+        fmt::format("{}: invalid JSON: {}", path, simdjson::error_message(err)));
   }
   api::NodeAffinity out;
   if (absl::Status st = api::DecodeNodeAffinity(root, &out); !st.ok()) {
     // Errors inside an object always name a field below it.
-    return absl::InvalidArgumentError(fmt::format("{}.{}", kAddedAffinity, AsStd(st.message())));
+    return absl::InvalidArgumentError(fmt::format("{}.{}", path, AsStd(st.message())));
   }
   if (out.required_during_scheduling_ignored_during_execution) {
     absl::Status st =
-        ValidateFieldSelectorValues(*out.required_during_scheduling_ignored_during_execution);
+        ValidateFieldSelectorValues(*out.required_during_scheduling_ignored_during_execution, path);
     if (!st.ok()) return st;
   }
   return out;
@@ -198,22 +200,27 @@ absl::StatusOr<api::NodeAffinity> DecodeAddedAffinity(const nlohmann::json& adde
 
 }  // namespace
 
-absl::StatusOr<std::optional<api::NodeAffinity>> ParseArgs(const nlohmann::json& args) {
+absl::StatusOr<std::optional<api::NodeAffinity>> ParseArgs(const nlohmann::json& args,
+                                                           std::string_view path) {
   if (args.is_null()) return std::nullopt;
-  if (!args.is_object()) {
-    return absl::InvalidArgumentError(
-        fmt::format("args: expected object, got {}", args.type_name()));
+  if (absl::Status st = api::field::CheckObject(args, path, {kAddedAffinity}, true); !st.ok()) {
+    return st;
   }
-  for (const auto& [key, value] : args.items()) {
-    if (key != kAddedAffinity && key != "apiVersion" && key != "kind") {
-      return absl::InvalidArgumentError(fmt::format("unknown field \"{}\"", key));
-    }
-  }
-  auto it = args.find(kAddedAffinity);
-  if (it == args.end() || it->is_null()) return std::nullopt;
-  absl::StatusOr<api::NodeAffinity> added = DecodeAddedAffinity(*it);
+  const nlohmann::json* added_json = api::field::Member(args, kAddedAffinity);
+  if (added_json == nullptr) return std::nullopt;
+  absl::StatusOr<api::NodeAffinity> added =
+      DecodeAddedAffinity(*added_json, api::field::Child(path, kAddedAffinity));
   if (!added.ok()) return added.status();
   return std::optional<api::NodeAffinity>(*std::move(added));
+}
+
+absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path) {
+  absl::StatusOr<std::optional<api::NodeAffinity>> parsed = ParseArgs(args, path);
+  if (!parsed.ok()) return parsed.status();
+  nlohmann::json out = {{"apiVersion", "kubescheduler.config.k8s.io/v1"},
+                        {"kind", "NodeAffinityArgs"}};
+  if (*parsed) out[kAddedAffinity] = args.at(kAddedAffinity);
+  return out;
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle&) {

@@ -76,7 +76,10 @@ class NodeAffinity final : public PreFilterPlugin,
 // Validates NodeAffinityArgs. InvalidArgument names the field, e.g.
 // "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]
 // .matchExpressions[0].operator: Unsupported value: ...". `args` null means no args.
-absl::StatusOr<std::optional<api::NodeAffinity>> ParseArgs(const nlohmann::json& args);
+absl::StatusOr<std::optional<api::NodeAffinity>> ParseArgs(const nlohmann::json& args,
+                                                           std::string_view path = "");
+// The Registry's ArgsDecoder: ParseArgs, then the args as a v1 document.
+absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path);
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle& handle);
 

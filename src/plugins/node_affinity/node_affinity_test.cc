@@ -424,7 +424,7 @@ TEST(NodeAffinityTest, Args) {
         {"addedAffinity", nullptr}},
        ""},
       {"valid added affinity", AddedZoneFoo(), ""},
-      {"args not an object", json::array(), "args: expected object, got array"},
+      {"args not an object", json::array(), "args: expected an object"},
       {"unknown field", {{"addedAfinity", json::object()}}, "unknown field \"addedAfinity\""},
       {"addedAffinity not an object",
        {{"addedAffinity", "zone"}},

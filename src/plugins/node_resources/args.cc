@@ -9,10 +9,22 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "src/api/field.h"
 #include "src/base/status_macros.h"
 
 namespace ksched::plugins::node_resources {
 namespace {
+
+using api::field::CheckObject;
+using api::field::Child;
+using api::field::DecodeInt;
+using api::field::DecodeString;
+using api::field::DecodeStrings;
+using api::field::ErrorList;
+using api::field::Index;
+using api::field::Member;
+using api::field::Quote;
+using api::field::ValidateLabelName;
 
 // MaxCustomPriorityScore: the top of the RequestedToCapacityRatio shape's score scale.
 constexpr int32_t kMaxCustomPriorityScore = 10;
@@ -20,197 +32,6 @@ constexpr int32_t kMaxCustomPriorityScore = 10;
 constexpr std::string_view kLeastAllocated = "LeastAllocated";
 constexpr std::string_view kMostAllocated = "MostAllocated";
 constexpr std::string_view kRequestedToCapacityRatio = "RequestedToCapacityRatio";
-
-// --- Field paths and errors, as apimachinery's field.Path and field.ErrorList. ----------------
-
-std::string Child(std::string_view path, std::string_view name) {
-  return path.empty() ? std::string(name) : fmt::format("{}.{}", path, name);
-}
-
-std::string Index(std::string_view path, size_t i) { return fmt::format("{}[{}]", path, i); }
-
-// Go's %q of a string (JSON escaping, which agrees with Go for printable text).
-std::string Quote(std::string_view s) { return nlohmann::json(std::string(s)).dump(); }
-
-class ErrorList {
- public:
-  void Invalid(std::string_view path, std::string_view bad_value, std::string_view detail) {
-    Add(fmt::format("{}: Invalid value: {}: {}", path, bad_value, detail));
-  }
-  void Required(std::string_view path, std::string_view detail) {
-    Add(fmt::format("{}: Required value: {}", path, detail));
-  }
-  void Duplicate(std::string_view path, std::string_view value) {
-    Add(fmt::format("{}: Duplicate value: {}", path, Quote(value)));
-  }
-  void NotSupported(std::string_view path, std::string_view value,
-                    std::initializer_list<std::string_view> supported) {
-    std::string list;
-    for (std::string_view s : supported) list += (list.empty() ? "" : ", ") + Quote(s);
-    Add(fmt::format("{}: Unsupported value: {}: supported values: {}", path, Quote(value), list));
-  }
-
-  // OK when empty; one error as is; several as "[a, b]" (utilerrors.Aggregate).
-  absl::Status ToStatus() const {
-    if (errors_.empty()) return absl::OkStatus();
-    if (errors_.size() == 1) return absl::InvalidArgumentError(errors_[0]);
-    std::string joined;
-    for (const std::string& e : errors_) joined += (joined.empty() ? "" : ", ") + e;
-    return absl::InvalidArgumentError(fmt::format("[{}]", joined));
-  }
-
- private:
-  void Add(std::string error) {  // ToAggregate drops repeated messages.
-    if (std::find(errors_.begin(), errors_.end(), error) == errors_.end()) {
-      errors_.push_back(std::move(error));
-    }
-  }
-  std::vector<std::string> errors_;
-};
-
-// --- Qualified names (apimachinery's IsQualifiedName, for ValidateLabelName). ------------------
-
-std::string RegexError(std::string_view msg, std::string_view re,
-                       std::initializer_list<std::string_view> examples) {
-  std::string out = fmt::format("{} (e.g. ", msg);
-  bool first = true;
-  for (std::string_view e : examples) {
-    out += fmt::format("{}'{}', ", first ? "" : " or ", e);
-    first = false;
-  }
-  return out + fmt::format("regex used for validation is '{}')", re);
-}
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool MatchesQualifiedName(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) return false;
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*
-bool MatchesDNS1123Subdomain(std::string_view s) {
-  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  size_t start = 0;
-  while (true) {
-    size_t dot = s.find('.', start);
-    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) return false;
-    for (char c : label) {
-      if (!lower_alnum(c) && c != '-') return false;
-    }
-    if (dot == std::string_view::npos) return true;
-    start = dot + 1;
-  }
-}
-
-constexpr std::string_view kQualifiedNameErrMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character";
-constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-
-std::vector<std::string> QualifiedNameErrors(std::string_view value) {
-  const std::string name_regex_error =
-      RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"});
-  std::vector<std::string> errs;
-  std::string_view name = value;
-  size_t slash = value.find('/');
-  if (slash != std::string_view::npos) {
-    if (value.find('/', slash + 1) != std::string_view::npos) {
-      return {
-          fmt::format("a qualified name {} with an optional DNS subdomain prefix and '/' (e.g. "
-                      "'example.com/MyName')",
-                      name_regex_error)};
-    }
-    std::string_view prefix = value.substr(0, slash);
-    name = value.substr(slash + 1);
-    if (prefix.empty()) {
-      errs.push_back("prefix part must be non-empty");
-    } else {
-      if (prefix.size() > 253) errs.push_back("prefix part must be no more than 253 characters");
-      if (!MatchesDNS1123Subdomain(prefix)) {
-        errs.push_back(
-            "prefix part " +
-            RegexError("a lowercase RFC 1123 subdomain must consist of lower case "
-                       "alphanumeric characters, '-' or '.', and must start and end "
-                       "with an alphanumeric character",
-                       "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*",
-                       {"example.com"}));
-      }
-    }
-  }
-  if (name.empty()) {
-    errs.push_back("name part must be non-empty");
-  } else if (name.size() > 63) {
-    errs.push_back("name part must be no more than 63 characters");
-  }
-  if (!MatchesQualifiedName(name)) errs.push_back("name part " + name_regex_error);
-  return errs;
-}
-
-void ValidateLabelName(std::string_view value, std::string_view path, ErrorList& errs) {
-  for (const std::string& msg : QualifiedNameErrors(value)) errs.Invalid(path, Quote(value), msg);
-}
-
-// --- JSON decoding. Decoding errors stop at the first one. --------------------------------------
-
-absl::Status CheckObject(const nlohmann::json& j, std::string_view path,
-                         std::initializer_list<std::string_view> known) {
-  if (!j.is_object()) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: expected an object", path.empty() ? "args" : path));
-  }
-  for (const auto& [key, value] : j.items()) {
-    bool ok = std::find(known.begin(), known.end(), key) != known.end();
-    if (!ok && path.empty() && (key == "apiVersion" || key == "kind")) ok = true;
-    if (!ok) {
-      return absl::InvalidArgumentError(fmt::format("unknown field {}", Quote(Child(path, key))));
-    }
-  }
-  return absl::OkStatus();
-}
-
-// The member `key` of object `j`, or nullptr when absent or null.
-const nlohmann::json* Member(const nlohmann::json& j, std::string_view key) {
-  auto it = j.find(std::string(key));
-  return it == j.end() || it->is_null() ? nullptr : &*it;
-}
-
-absl::StatusOr<std::string> DecodeString(const nlohmann::json& j, std::string_view path) {
-  if (!j.is_string()) return absl::InvalidArgumentError(fmt::format("{}: expected a string", path));
-  return j.get<std::string>();
-}
-
-absl::StatusOr<int64_t> DecodeInt(const nlohmann::json& j, std::string_view path, int64_t min,
-                                  int64_t max) {
-  if (!j.is_number_integer()) {  // Unsigned numbers are integers too.
-    return absl::InvalidArgumentError(
-        fmt::format("{}: expected an integer, got {}", path, j.dump()));
-  }
-  const bool in_range = j.is_number_unsigned() ? j.get<uint64_t>() <= static_cast<uint64_t>(max)
-                                               : j.get<int64_t>() >= min && j.get<int64_t>() <= max;
-  if (!in_range) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: {} is out of range [{}, {}]", path, j.dump(), min, max));
-  }
-  return j.get<int64_t>();
-}
-
-absl::StatusOr<std::vector<std::string>> DecodeStrings(const nlohmann::json* j,
-                                                       std::string_view path) {
-  std::vector<std::string> out;
-  if (j == nullptr) return out;
-  if (!j->is_array()) return absl::InvalidArgumentError(fmt::format("{}: expected a list", path));
-  for (size_t i = 0; i < j->size(); ++i) {
-    KSCHED_ASSIGN_OR_RETURN(std::string s, DecodeString((*j)[i], Index(path, i)));
-    out.push_back(std::move(s));
-  }
-  return out;
-}
 
 // Decodes [{name, weight}], applying the v1 defaults: an empty list becomes {cpu, memory}, a
 // missing or 0 weight becomes 1.
@@ -306,13 +127,13 @@ void ValidateFunctionShape(const std::vector<UtilizationShapePoint>& shape, std:
   }
 }
 
-void ValidateIgnored(const FitArgs& args, ErrorList& errs) {
+void ValidateIgnored(const FitArgs& args, std::string_view base, ErrorList& errs) {
   for (size_t i = 0; i < args.ignored_resources.size(); ++i) {
-    ValidateLabelName(args.ignored_resources[i], Index("ignoredResources", i), errs);
+    ValidateLabelName(args.ignored_resources[i], Index(Child(base, "ignoredResources"), i), errs);
   }
   for (size_t i = 0; i < args.ignored_resource_groups.size(); ++i) {
     const std::string& group = args.ignored_resource_groups[i];
-    const std::string path = Index("ignoredResourceGroups", i);
+    const std::string path = Index(Child(base, "ignoredResourceGroups"), i);
     if (group.find('/') != std::string::npos) {
       errs.Invalid(path, Quote(group), "resource group name can't contain '/'");
     }
@@ -321,9 +142,10 @@ void ValidateIgnored(const FitArgs& args, ErrorList& errs) {
 }
 
 // Decodes and validates scoringStrategy; `j` is null when the field is absent.
-absl::Status DecodeScoringStrategy(const nlohmann::json* j, ScoringStrategy& out, ErrorList& errs) {
+absl::Status DecodeScoringStrategy(const nlohmann::json* j, std::string_view base,
+                                   ScoringStrategy& out, ErrorList& errs) {
   if (j == nullptr) return absl::OkStatus();  // The v1 default: LeastAllocated, cpu and memory.
-  const std::string path = "scoringStrategy";
+  const std::string path = Child(base, "scoringStrategy");
   KSCHED_RETURN_IF_ERROR(CheckObject(*j, path, {"type", "resources", "requestedToCapacityRatio"}));
   std::string type;  // Absent: "", which is not supported (v1 only defaults a missing strategy).
   if (const nlohmann::json* t = Member(*j, "type")) {
@@ -360,39 +182,103 @@ absl::Status DecodeScoringStrategy(const nlohmann::json* j, ScoringStrategy& out
 
 std::vector<ResourceSpec> DefaultResources() { return {{"cpu", 1}, {"memory", 1}}; }
 
-absl::StatusOr<FitArgs> ParseFitArgs(const nlohmann::json& args) {
+absl::StatusOr<FitArgs> ParseFitArgs(const nlohmann::json& args, std::string_view path) {
   FitArgs out;
   if (args.is_null()) return out;
-  KSCHED_RETURN_IF_ERROR(
-      CheckObject(args, "", {"ignoredResources", "ignoredResourceGroups", "scoringStrategy"}));
-  KSCHED_ASSIGN_OR_RETURN(out.ignored_resources,
-                          DecodeStrings(Member(args, "ignoredResources"), "ignoredResources"));
+  KSCHED_RETURN_IF_ERROR(CheckObject(
+      args, path, {"ignoredResources", "ignoredResourceGroups", "scoringStrategy"}, true));
+  KSCHED_ASSIGN_OR_RETURN(out.ignored_resources, DecodeStrings(Member(args, "ignoredResources"),
+                                                               Child(path, "ignoredResources")));
   KSCHED_ASSIGN_OR_RETURN(
       out.ignored_resource_groups,
-      DecodeStrings(Member(args, "ignoredResourceGroups"), "ignoredResourceGroups"));
+      DecodeStrings(Member(args, "ignoredResourceGroups"), Child(path, "ignoredResourceGroups")));
   ErrorList errs;
-  ValidateIgnored(out, errs);
+  ValidateIgnored(out, path, errs);
   KSCHED_RETURN_IF_ERROR(
-      DecodeScoringStrategy(Member(args, "scoringStrategy"), out.scoring_strategy, errs));
+      DecodeScoringStrategy(Member(args, "scoringStrategy"), path, out.scoring_strategy, errs));
   KSCHED_RETURN_IF_ERROR(errs.ToStatus());
   return out;
 }
 
-absl::StatusOr<BalancedAllocationArgs> ParseBalancedAllocationArgs(const nlohmann::json& args) {
+absl::StatusOr<BalancedAllocationArgs> ParseBalancedAllocationArgs(const nlohmann::json& args,
+                                                                   std::string_view path) {
   BalancedAllocationArgs out;
   if (args.is_null()) return out;
-  KSCHED_RETURN_IF_ERROR(CheckObject(args, "", {"resources"}));
-  KSCHED_ASSIGN_OR_RETURN(out.resources, DecodeResources(Member(args, "resources"), "resources"));
+  KSCHED_RETURN_IF_ERROR(CheckObject(args, path, {"resources"}, true));
+  const std::string resources_path = Child(path, "resources");
+  KSCHED_ASSIGN_OR_RETURN(out.resources,
+                          DecodeResources(Member(args, "resources"), resources_path));
   ErrorList errs;
   std::set<std::string, std::less<>> seen;
   for (size_t i = 0; i < out.resources.size(); ++i) {
     const ResourceSpec& r = out.resources[i];
-    const std::string path = Index("resources", i);
-    if (!seen.insert(r.name).second) errs.Duplicate(Child(path, "name"), r.name);
-    if (r.weight != 1) errs.Invalid(Child(path, "weight"), std::to_string(r.weight), "must be 1");
+    const std::string item = Index(resources_path, i);
+    if (!seen.insert(r.name).second) errs.Duplicate(Child(item, "name"), r.name);
+    if (r.weight != 1) errs.Invalid(Child(item, "weight"), std::to_string(r.weight), "must be 1");
   }
   KSCHED_RETURN_IF_ERROR(errs.ToStatus());
   return out;
+}
+
+namespace {
+
+constexpr char kArgsApiVersion[] = "kubescheduler.config.k8s.io/v1";
+
+nlohmann::json ResourcesToJson(const std::vector<ResourceSpec>& resources) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const ResourceSpec& r : resources) out.push_back({{"name", r.name}, {"weight", r.weight}});
+  return out;
+}
+
+std::string_view TypeName(ScoringStrategyType type) {
+  switch (type) {
+    case ScoringStrategyType::kLeastAllocated:
+      return kLeastAllocated;
+    case ScoringStrategyType::kMostAllocated:
+      return kMostAllocated;
+    case ScoringStrategyType::kRequestedToCapacityRatio:
+      return kRequestedToCapacityRatio;
+  }
+  return kLeastAllocated;
+}
+
+}  // namespace
+
+nlohmann::json FitArgsToJson(const FitArgs& args) {
+  nlohmann::json out = {{"apiVersion", kArgsApiVersion}, {"kind", "NodeResourcesFitArgs"}};
+  if (!args.ignored_resources.empty()) out["ignoredResources"] = args.ignored_resources;
+  if (!args.ignored_resource_groups.empty()) {
+    out["ignoredResourceGroups"] = args.ignored_resource_groups;
+  }
+  const ScoringStrategy& st = args.scoring_strategy;
+  nlohmann::json strategy = {{"type", TypeName(st.type)},
+                             {"resources", ResourcesToJson(st.resources)}};
+  if (!st.shape.empty()) {
+    nlohmann::json shape = nlohmann::json::array();
+    for (const UtilizationShapePoint& p : st.shape) {
+      shape.push_back({{"utilization", p.utilization}, {"score", p.score}});
+    }
+    strategy["requestedToCapacityRatio"] = {{"shape", std::move(shape)}};
+  }
+  out["scoringStrategy"] = std::move(strategy);
+  return out;
+}
+
+nlohmann::json BalancedAllocationArgsToJson(const BalancedAllocationArgs& args) {
+  return {{"apiVersion", kArgsApiVersion},
+          {"kind", "NodeResourcesBalancedAllocationArgs"},
+          {"resources", ResourcesToJson(args.resources)}};
+}
+
+absl::StatusOr<nlohmann::json> DecodeFitArgs(const nlohmann::json& args, std::string_view path) {
+  KSCHED_ASSIGN_OR_RETURN(FitArgs parsed, ParseFitArgs(args, path));
+  return FitArgsToJson(parsed);
+}
+
+absl::StatusOr<nlohmann::json> DecodeBalancedAllocationArgs(const nlohmann::json& args,
+                                                            std::string_view path) {
+  KSCHED_ASSIGN_OR_RETURN(BalancedAllocationArgs parsed, ParseBalancedAllocationArgs(args, path));
+  return BalancedAllocationArgsToJson(parsed);
 }
 
 }  // namespace ksched::plugins::node_resources

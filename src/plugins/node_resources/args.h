@@ -7,12 +7,14 @@
 //   // "scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in
 //   //  valid range (0, 100]"
 //
-// Errors are InvalidArgument. Validation errors name the field path relative to the args
-// object, in upstream's field.Error form; several are joined as "[a, b]" (utilerrors.Aggregate).
+// Errors are InvalidArgument. Validation errors name the field path below `path` (the args
+// object's own path, "" for none), in upstream's field.Error form; several are joined as "[a, b]"
+// (utilerrors.Aggregate).
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -59,10 +61,21 @@ struct BalancedAllocationArgs {
 // requestedToCapacityRatio: {shape}}}. A null or empty document gives the defaults: LeastAllocated
 // over cpu and memory, weight 1. A missing or 0 weight becomes 1. Unknown fields are errors
 // (apiVersion and kind are allowed).
-absl::StatusOr<FitArgs> ParseFitArgs(const nlohmann::json& args);
+absl::StatusOr<FitArgs> ParseFitArgs(const nlohmann::json& args, std::string_view path = "");
 
 // Decodes {resources: [{name, weight}]}; defaults as ParseFitArgs. Every weight must be 1 and
 // names must not repeat.
-absl::StatusOr<BalancedAllocationArgs> ParseBalancedAllocationArgs(const nlohmann::json& args);
+absl::StatusOr<BalancedAllocationArgs> ParseBalancedAllocationArgs(const nlohmann::json& args,
+                                                                   std::string_view path = "");
+
+// The args as v1 documents with every default filled in, apiVersion and kind included, as
+// kube-scheduler prints its effective configuration.
+nlohmann::json FitArgsToJson(const FitArgs& args);
+nlohmann::json BalancedAllocationArgsToJson(const BalancedAllocationArgs& args);
+
+// ArgsDecoders for the Registry: Parse*Args, then *ToJson.
+absl::StatusOr<nlohmann::json> DecodeFitArgs(const nlohmann::json& args, std::string_view path);
+absl::StatusOr<nlohmann::json> DecodeBalancedAllocationArgs(const nlohmann::json& args,
+                                                            std::string_view path);
 
 }  // namespace ksched::plugins::node_resources

@@ -1,0 +1,71 @@
+// Field paths, field errors and strict JSON decoding, as apimachinery's field.Path and
+// field.ErrorList print them. Shared by the config decoder and the plugins' args decoders, which
+// read small documents with nlohmann::json (the hot-path object decoder is decode.h).
+//
+//   ErrorList errs;
+//   errs.Invalid(Child(Index("resources", 0), "weight"), "0", "must be 1");
+//   return errs.ToStatus();  // "resources[0].weight: Invalid value: 0: must be 1"
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace ksched::api::field {
+
+// "path.name", or "name" at the root.
+std::string Child(std::string_view path, std::string_view name);
+// "path[i]".
+std::string Index(std::string_view path, size_t i);
+// Go's %q of a string (JSON escaping, which agrees with Go for printable text).
+std::string Quote(std::string_view s);
+
+class ErrorList {
+ public:
+  void Invalid(std::string_view path, std::string_view bad_value, std::string_view detail);
+  void Required(std::string_view path, std::string_view detail);
+  void Duplicate(std::string_view path, std::string_view value);
+  void NotSupported(std::string_view path, std::string_view value,
+                    std::initializer_list<std::string_view> supported);
+  void Forbidden(std::string_view path, std::string_view detail);
+  // A message already in field.Error form.
+  void Add(std::string error);
+
+  bool empty() const { return errors_.empty(); }
+  // OK when empty; one error as is; several as "[a, b]" (utilerrors.Aggregate).
+  absl::Status ToStatus() const;
+
+ private:
+  std::vector<std::string> errors_;
+};
+
+// apimachinery's IsQualifiedName messages for `value` (empty when valid).
+std::vector<std::string> QualifiedNameErrors(std::string_view value);
+// ValidateLabelName: one Invalid error per message of QualifiedNameErrors.
+void ValidateLabelName(std::string_view value, std::string_view path, ErrorList& errs);
+
+// --- Strict decoding. These stop at the first error. -------------------------------------------
+
+// InvalidArgument unless `j` is an object whose keys are all in `known` (apiVersion and kind too
+// when `type_meta`): "<path>: expected an object", "unknown field \"<path>.<key>\"".
+absl::Status CheckObject(const nlohmann::json& j, std::string_view path,
+                         std::initializer_list<std::string_view> known, bool type_meta = false);
+// The member `key` of object `j`, or nullptr when absent or null.
+const nlohmann::json* Member(const nlohmann::json& j, std::string_view key);
+absl::StatusOr<std::string> DecodeString(const nlohmann::json& j, std::string_view path);
+absl::StatusOr<bool> DecodeBool(const nlohmann::json& j, std::string_view path);
+// An integer within [min, max].
+absl::StatusOr<int64_t> DecodeInt(const nlohmann::json& j, std::string_view path, int64_t min,
+                                  int64_t max);
+absl::StatusOr<int32_t> DecodeInt32(const nlohmann::json& j, std::string_view path);
+// A list of strings; empty when `j` is null.
+absl::StatusOr<std::vector<std::string>> DecodeStrings(const nlohmann::json* j,
+                                                       std::string_view path);
+
+}  // namespace ksched::api::field
