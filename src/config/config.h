@@ -19,7 +19,8 @@ inline constexpr char kDefaultSchedulerName[] = "default-scheduler";
 
 struct PluginRef {
   std::string name;
-  int32_t weight = 0;  // Score only; 0 means the default (1, or the default plugin's weight).
+  int32_t weight = 0;       // Score only; 0 means the default (1, or the default plugin's weight).
+  bool weight_set = false;  // Whether the file gave a weight (which must then be in [1, 100]).
 };
 
 struct PluginSet {
@@ -47,12 +48,40 @@ struct Profile {
   const nlohmann::json& ArgsFor(std::string_view plugin) const;
 };
 
+// component-base's LeaderElectionConfiguration with kube-scheduler's v1 defaults. Durations are
+// kept as Go duration strings ("15s"), as they are written and printed.
+struct LeaderElection {
+  bool leader_elect = true;
+  std::string lease_duration = "15s";
+  std::string renew_deadline = "10s";
+  std::string retry_period = "2s";
+  std::string resource_lock = "leases";
+  std::string resource_name = "kube-scheduler";
+  std::string resource_namespace = "kube-system";
+};
+
+// component-base's ClientConnectionConfiguration with kube-scheduler's v1 defaults.
+struct ClientConnection {
+  std::string kubeconfig;
+  std::string accept_content_types;
+  std::string content_type = "application/vnd.kubernetes.protobuf";
+  double qps = 50;
+  int32_t burst = 100;
+};
+
 struct Configuration {
   int32_t parallelism = 16;
+  LeaderElection leader_election;
+  ClientConnection client_connection;
+  bool enable_profiling = true;
+  bool enable_contention_profiling = true;
   int32_t percentage_of_nodes_to_score = 0;  // 0: adaptive, as upstream.
   int64_t pod_initial_backoff_seconds = 1;
   int64_t pod_max_backoff_seconds = 10;
   std::vector<Profile> profiles;
+  // The HTTP extenders, as validated v1 documents (the extender client is a later issue).
+  std::vector<nlohmann::json> extenders;
+  bool delay_cache_until_active = false;
 };
 
 // kube-scheduler's default plugins: every one enabled through multiPoint, in upstream's order,
