@@ -166,7 +166,8 @@ void ErrorList::Invalid(std::string_view path, std::string_view bad_value,
 }
 
 void ErrorList::Required(std::string_view path, std::string_view detail) {
-  Add(fmt::format("{}: Required value: {}", path, detail));
+  Add(detail.empty() ? fmt::format("{}: Required value", path)
+                     : fmt::format("{}: Required value: {}", path, detail));
 }
 
 void ErrorList::Duplicate(std::string_view path, std::string_view value) {

@@ -2,6 +2,8 @@
 
 #include <charconv>
 #include <regex>
+#include <set>
+#include <string>
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -72,7 +74,14 @@ void AppendJson(const YAML::Node& node, std::string* out) {
     case YAML::NodeType::Map: {
       out->push_back('{');
       bool first = true;
+      std::set<std::string, std::less<>> keys;
       for (const auto& kv : node) {
+        // A repeated key is an error, as in sigs.k8s.io/yaml's strict decoding.
+        if (!keys.insert(kv.first.Scalar()).second) {
+          throw YAML::ParserException(
+              kv.first.Mark(),
+              fmt::format("key {} already set in map", nlohmann::json(kv.first.Scalar()).dump()));
+        }
         if (!first) out->push_back(',');
         first = false;
         out->append(nlohmann::json(kv.first.Scalar()).dump());

@@ -15,11 +15,11 @@ PluginSet MergePluginSet(const PluginSet& defaults, const PluginSet& custom) {
   std::set<std::string> disabled_names;
   PluginSet out;
   for (const auto& d : custom.disabled) {
-    out.disabled.push_back({d.name, 0});
+    out.disabled.push_back({d.name});
     disabled_names.insert(d.name);
   }
   for (const auto& d : defaults.disabled) {
-    out.disabled.push_back({d.name, 0});
+    out.disabled.push_back({d.name});
     disabled_names.insert(d.name);
   }
   std::vector<bool> replaced(custom.enabled.size(), false);
@@ -70,6 +70,7 @@ Plugins DefaultPlugins() {
       {n::kImageLocality, 1},
       {n::kDefaultBinder, 0},
   };
+  for (PluginRef& r : p.multi_point.enabled) r.weight_set = true;  // Printed, 0 included.
   return p;
 }
 

@@ -1,5 +1,6 @@
 #include "src/config/load.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -32,21 +33,23 @@ using api::field::Quote;
 struct PointField {
   std::string_view name;
   PluginSet Plugins::*set;
+  std::string_view go_type;  // The interface's name in upstream's "does not exist" error.
 };
 constexpr PointField kPoints[] = {
-    {"preEnqueue", &Plugins::pre_enqueue},
-    {"queueSort", &Plugins::queue_sort},
-    {"preFilter", &Plugins::pre_filter},
-    {"filter", &Plugins::filter},
-    {"postFilter", &Plugins::post_filter},
-    {"preScore", &Plugins::pre_score},
-    {"score", &Plugins::score},
-    {"reserve", &Plugins::reserve},
-    {"permit", &Plugins::permit},
-    {"preBind", &Plugins::pre_bind},
-    {"bind", &Plugins::bind},
-    {"postBind", &Plugins::post_bind},
-    {"multiPoint", &Plugins::multi_point},
+    {"preEnqueue", &Plugins::pre_enqueue, "PreEnqueuePlugin"},
+    {"queueSort", &Plugins::queue_sort, "QueueSortPlugin"},
+    {"preFilter", &Plugins::pre_filter, "PreFilterPlugin"},
+    {"filter", &Plugins::filter, "FilterPlugin"},
+    {"postFilter", &Plugins::post_filter, "PostFilterPlugin"},
+    {"preScore", &Plugins::pre_score, "PreScorePlugin"},
+    {"score", &Plugins::score, "ScorePlugin"},
+    {"reserve", &Plugins::reserve, "ReservePlugin"},
+    {"permit", &Plugins::permit, "PermitPlugin"},
+    {"preBind", &Plugins::pre_bind, "PreBindPlugin"},
+    {"bind", &Plugins::bind, "BindPlugin"},
+    {"postBind", &Plugins::post_bind, "PostBindPlugin"},
+    // Upstream reports an unknown multiPoint plugin at the first point it expands to.
+    {"multiPoint", &Plugins::multi_point, "PreFilterPlugin"},
 };
 
 // Plugins that earlier API versions had and v1 dropped (validation.go's removedPluginsByVersion).
@@ -59,8 +62,8 @@ const RemovedPlugins kRemoved[] = {
      {"NodeLabel", "ServiceAffinity", "NodePreferAvoidPods", "NodeResourcesLeastAllocated",
       "NodeResourcesMostAllocated", "RequestedToCapacityRatio"}},
     {"kubescheduler.config.k8s.io/v1beta3", {"SelectorSpread"}},
-    {"kubescheduler.config.k8s.io/v1",
-     {"CSIMaxVolumeLimits", "AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"}},
+    // kube-scheduler 1.36 names this version "v1" in its message.
+    {"v1", {"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"}},
 };
 
 // --- Go durations -------------------------------------------------------------------------------
@@ -102,7 +105,10 @@ absl::Duration ParsedDuration(const std::string& go) {
 
 // --- Decoding (strict: unknown fields are errors) -----------------------------------------------
 
-absl::Status DecodePluginSet(const nlohmann::json& j, std::string_view path, PluginSet& out) {
+// `score` is set for plugins.score, whose explicit weights must lie in [1, 100]. (Other points
+// keep any weight: upstream prints the default multiPoint plugins with weight 0.)
+absl::Status DecodePluginSet(const nlohmann::json& j, std::string_view path, bool score,
+                             PluginSet& out) {
   KSCHED_RETURN_IF_ERROR(CheckObject(j, path, {"enabled", "disabled"}));
   for (auto [key, list] : {std::pair{"enabled", &out.enabled}, {"disabled", &out.disabled}}) {
     const nlohmann::json* items = Member(j, key);
@@ -120,6 +126,10 @@ absl::Status DecodePluginSet(const nlohmann::json& j, std::string_view path, Plu
       }
       if (const nlohmann::json* weight = Member((*items)[i], "weight")) {
         KSCHED_ASSIGN_OR_RETURN(int32_t w, DecodeInt32(*weight, Child(p, "weight")));
+        if (score && key == std::string_view("enabled") && (w < 1 || w > 100)) {
+          return absl::InvalidArgumentError(fmt::format(
+              "{}: Invalid value: {}: must be in range [1, 100]", Child(p, "weight"), w));
+        }
         ref.weight = w;
         ref.weight_set = true;
       }
@@ -150,8 +160,8 @@ absl::Status DecodeProfile(const nlohmann::json& j, std::string_view path, Profi
                      "score", "reserve", "permit", "preBind", "bind", "postBind", "multiPoint"}));
     for (const PointField& f : kPoints) {
       if (const nlohmann::json* set = Member(*plugins, f.name)) {
-        KSCHED_RETURN_IF_ERROR(
-            DecodePluginSet(*set, Child(plugins_path, f.name), out.plugins.*f.set));
+        KSCHED_RETURN_IF_ERROR(DecodePluginSet(*set, Child(plugins_path, f.name), f.name == "score",
+                                               out.plugins.*f.set));
       }
     }
   }
@@ -269,7 +279,7 @@ absl::Status DecodeExtender(const nlohmann::json& j, std::string_view path, nloh
   return absl::OkStatus();
 }
 
-absl::StatusOr<Configuration> DecodeDocument(const nlohmann::json& doc) {
+absl::StatusOr<Configuration> DecodeDocument(const nlohmann::json& doc, std::string_view text) {
   if (!doc.is_object()) {
     return absl::InvalidArgumentError("the config is not a KubeSchedulerConfiguration object");
   }
@@ -277,14 +287,11 @@ absl::StatusOr<Configuration> DecodeDocument(const nlohmann::json& doc) {
   const nlohmann::json* kind = Member(doc, "kind");
   if (api_version == nullptr || !api_version->is_string() || kind == nullptr ||
       !kind->is_string()) {
-    return absl::InvalidArgumentError(
-        fmt::format("Object 'Kind' is missing in config: apiVersion and kind must be set to {} and "
-                    "{}",
-                    Quote(kApiVersion), Quote(kKind)));
+    return absl::InvalidArgumentError(fmt::format("Object 'Kind' is missing in '{}'", text));
   }
   if (*api_version != kApiVersion || *kind != kKind) {
     return absl::InvalidArgumentError(fmt::format(
-        "no kind {} is registered for version {} in scheme \"pkg/scheduler/apis/config/scheme\"",
+        "no kind {} is registered for version {} in scheme \"pkg/runtime/scheme.go:111\"",
         Quote(kind->get<std::string>()), Quote(api_version->get<std::string>())));
   }
   KSCHED_RETURN_IF_ERROR(CheckObject(
@@ -399,50 +406,54 @@ absl::Status CompleteArgs(Profile& p, std::string_view path, const Registry& reg
 
 // --- Validation (validation.go) -----------------------------------------------------------------
 
+// A PluginSet as Go's %v of the internal type prints it in field errors:
+// {"Enabled":[{"Name":"PrioritySort","Weight":0}],"Disabled":[...]}.
+std::string GoPluginSet(const PluginSet& set) {
+  auto refs = [](const std::vector<PluginRef>& list) {
+    std::string out;
+    for (const PluginRef& r : list) {
+      out += fmt::format("{}{{\"Name\":{},\"Weight\":{}}}", out.empty() ? "" : ",", Quote(r.name),
+                         r.weight);
+    }
+    return list.empty() ? std::string("null") : "[" + out + "]";
+  };
+  return fmt::format("{{\"Enabled\":{},\"Disabled\":{}}}", refs(set.enabled), refs(set.disabled));
+}
+
 std::vector<std::string> QueueSortNames(const Profile& p) {
   std::vector<std::string> out;
   for (const PluginRef& r : p.plugins.queue_sort.enabled) out.push_back(r.name);
   return out;
 }
 
-void ValidatePluginNames(const Profile& p, std::string_view path, const Registry& registry,
-                         ErrorList& errs) {
+void ValidateRemovedPlugins(const Profile& p, std::string_view path, ErrorList& errs) {
   const std::string plugins_path = Child(path, "plugins");
   for (const PointField& f : kPoints) {
     const PluginSet& set = p.plugins.*f.set;
     for (size_t i = 0; i < set.enabled.size(); ++i) {
       const PluginRef& r = set.enabled[i];
       const std::string item = Index(Child(Child(plugins_path, f.name), "enabled"), i);
-      bool removed = false;
       for (const RemovedPlugins& rp : kRemoved) {
         for (std::string_view name : rp.names) {
           if (name != r.name) continue;
-          removed = true;
           errs.Invalid(item, Quote(r.name),
-                       fmt::format("was removed in version {} (KubeSchedulerConfiguration is "
+                       fmt::format("was invalid in version {} (KubeSchedulerConfiguration is "
                                    "version {})",
                                    Quote(rp.version), Quote(kApiVersion)));
         }
-      }
-      if (!removed && registry.Find(r.name) == nullptr) {
-        errs.Invalid(Child(item, "name"), Quote(r.name), "plugin does not exist");
-      }
-      if (r.weight_set && (r.weight < 1 || r.weight > 100)) {
-        errs.Invalid(Child(item, "weight"), std::to_string(r.weight), "must be in range [1, 100]");
       }
     }
   }
 }
 
-void ValidateProfile(const Profile& p, std::string_view path, const Registry& registry,
-                     ErrorList& errs) {
+void ValidateProfile(const Profile& p, std::string_view path, ErrorList& errs) {
   if (p.scheduler_name.empty()) errs.Required(Child(path, "schedulerName"), "");
   if (p.percentage_of_nodes_to_score &&
       (*p.percentage_of_nodes_to_score < 0 || *p.percentage_of_nodes_to_score > 100)) {
     errs.Invalid(Child(path, "percentageOfNodesToScore"),
                  std::to_string(*p.percentage_of_nodes_to_score), "not in valid range [0-100]");
   }
-  ValidatePluginNames(p, path, registry, errs);
+  ValidateRemovedPlugins(p, path, errs);
   const std::vector<std::string> enabled = EnabledPlugins(p);
   std::set<std::string, std::less<>> seen;
   for (size_t i = 0; i < p.plugin_config.size(); ++i) {
@@ -459,7 +470,7 @@ void ValidateProfile(const Profile& p, std::string_view path, const Registry& re
   }
 }
 
-void Validate(Configuration& cfg, const Registry& registry, ErrorList& errs) {
+void Validate(const Configuration& cfg, ErrorList& errs) {
   if (cfg.parallelism <= 0) {
     errs.Invalid("parallelism", std::to_string(cfg.parallelism),
                  "should be an integer value greater than zero");
@@ -511,24 +522,44 @@ void Validate(Configuration& cfg, const Registry& registry, ErrorList& errs) {
   for (size_t i = 0; i < cfg.profiles.size(); ++i) {
     const Profile& p = cfg.profiles[i];
     const std::string path = Index("profiles", i);
-    ValidateProfile(p, path, registry, errs);
+    ValidateProfile(p, path, errs);
     if (!p.scheduler_name.empty() && !names.insert(p.scheduler_name).second) {
       errs.Duplicate(Child(path, "schedulerName"), p.scheduler_name);
     }
     if (i > 0 && QueueSortNames(p) != QueueSortNames(cfg.profiles[0])) {
-      errs.Invalid(Child(Child(path, "plugins"), "queueSort"),
-                   nlohmann::json(QueueSortNames(p)).dump(),
-                   "queueSort must be the same for all profiles");
+      errs.Invalid(Child(Child(path, "plugins"), "queueSort"), GoPluginSet(p.plugins.queue_sort),
+                   "must be the same for all profiles");
     }
   }
+}
+
+// Every enabled plugin must exist; upstream finds this when it builds the profiles, after
+// validation, and reports the first.
+absl::Status CheckPluginsExist(const Configuration& cfg, const Registry& registry) {
+  for (const Profile& p : cfg.profiles) {
+    for (const PointField& f : kPoints) {
+      for (const PluginRef& r : (p.plugins.*f.set).enabled) {
+        if (registry.Find(r.name) != nullptr) continue;
+        return absl::InvalidArgumentError(fmt::format(
+            "initializing profiles: creating profile for scheduler name {}: {} {} does not exist",
+            p.scheduler_name, f.go_type, Quote(r.name)));
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<Configuration> Complete(Configuration cfg, const Registry& registry) {
   SetDefaults(cfg);
   ErrorList errs;
-  Validate(cfg, registry, errs);
+  Validate(cfg, errs);
+  KSCHED_RETURN_IF_ERROR(errs.ToStatus());
+  KSCHED_RETURN_IF_ERROR(CheckPluginsExist(cfg, registry));
   for (size_t i = 0; i < cfg.profiles.size(); ++i) {
     KSCHED_RETURN_IF_ERROR(CompleteArgs(cfg.profiles[i], Index("profiles", i), registry, errs));
+    // Upstream's effective configuration lists the args by plugin name.
+    std::stable_sort(cfg.profiles[i].plugin_config.begin(), cfg.profiles[i].plugin_config.end(),
+                     [](const PluginConfig& a, const PluginConfig& b) { return a.name < b.name; });
   }
   KSCHED_RETURN_IF_ERROR(errs.ToStatus());
   return cfg;
@@ -536,14 +567,15 @@ absl::StatusOr<Configuration> Complete(Configuration cfg, const Registry& regist
 
 // --- Encoding -----------------------------------------------------------------------------------
 
-nlohmann::json EncodePluginSet(const PluginSet& set, bool with_weights) {
+// Weights print when given, as upstream's *int32 (the default plugins give theirs, 0 included).
+nlohmann::json EncodePluginSet(const PluginSet& set) {
   nlohmann::json out = nlohmann::json::object();
   for (auto [key, list] : {std::pair{"enabled", &set.enabled}, {"disabled", &set.disabled}}) {
     if (list->empty()) continue;
     nlohmann::json items = nlohmann::json::array();
     for (const PluginRef& r : *list) {
       nlohmann::json item = {{"name", r.name}};
-      if (with_weights && r.weight != 0) item["weight"] = r.weight;
+      if (r.weight_set) item["weight"] = r.weight;
       items.push_back(std::move(item));
     }
     out[key] = std::move(items);
@@ -594,8 +626,16 @@ absl::StatusOr<Configuration> DecodeConfiguration(std::string_view text, const R
   }
   nlohmann::json doc = nlohmann::json::parse((*docs)[0], nullptr, false);
   if (doc.is_discarded()) return absl::InvalidArgumentError("the config is not valid JSON");
-  KSCHED_ASSIGN_OR_RETURN(Configuration cfg, DecodeDocument(doc));
-  return Complete(std::move(cfg), registry);
+  absl::StatusOr<Configuration> cfg = DecodeDocument(doc, text);
+  if (!cfg.ok()) {
+    // apimachinery's strict decoding names unknown fields under this prefix.
+    const std::string_view msg = AsStd(cfg.status().message());
+    if (msg.starts_with("unknown field ")) {
+      return absl::InvalidArgumentError(fmt::format("strict decoding error: {}", msg));
+    }
+    return cfg.status();
+  }
+  return Complete(*std::move(cfg), registry);
 }
 
 absl::StatusOr<Configuration> LoadConfigFile(const std::string& path, const Registry& registry) {
@@ -653,8 +693,7 @@ nlohmann::json EncodeConfiguration(const Configuration& cfg) {
     }
     nlohmann::json plugins = nlohmann::json::object();
     for (const PointField& f : kPoints) {
-      nlohmann::json set =
-          EncodePluginSet(p.plugins.*f.set, f.name == "score" || f.name == "multiPoint");
+      nlohmann::json set = EncodePluginSet(p.plugins.*f.set);
       plugins[std::string(f.name)] = std::move(set);
     }
     prof["plugins"] = std::move(plugins);
