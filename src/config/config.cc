@@ -70,7 +70,6 @@ Plugins DefaultPlugins() {
       {n::kImageLocality, 1},
       {n::kDefaultBinder, 0},
   };
-  for (PluginRef& r : p.multi_point.enabled) r.weight_set = true;  // Printed, 0 included.
   return p;
 }
 
@@ -96,7 +95,9 @@ void MergeDefaultPlugins(Profile& profile) {
                       {&defaults.pre_bind, &p.pre_bind},
                       {&defaults.bind, &p.bind},
                       {&defaults.post_bind, &p.post_bind},
-                      {&defaults.multi_point, &p.multi_point}}) {
+                      {&defaults.multi_point, &p.multi_point},
+                      {&defaults.placement_generate, &p.placement_generate},
+                      {&defaults.placement_score, &p.placement_score}}) {
     *c = MergePluginSet(*d, *c);
   }
 }

@@ -19,8 +19,7 @@ inline constexpr char kDefaultSchedulerName[] = "default-scheduler";
 
 struct PluginRef {
   std::string name;
-  int32_t weight = 0;       // Score only; 0 means the default (1, or the default plugin's weight).
-  bool weight_set = false;  // Whether the file gave a weight (which must then be in [1, 100]).
+  int32_t weight = 0;  // Score only; 0 means the default (1, or the default plugin's weight).
 };
 
 struct PluginSet {
@@ -31,6 +30,9 @@ struct PluginSet {
 struct Plugins {
   PluginSet pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve,
       permit, pre_bind, bind, post_bind, multi_point;
+  // kube-scheduler 1.36's workload placement points: read, checked and printed; no plugin of ksched
+  // implements them yet.
+  PluginSet placement_generate, placement_score;
 };
 
 struct PluginConfig {

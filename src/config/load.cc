@@ -6,6 +6,7 @@
 #include <limits>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <utility>
 
 #include "absl/time/time.h"
@@ -50,21 +51,15 @@ constexpr PointField kPoints[] = {
     {"postBind", &Plugins::post_bind, "PostBindPlugin"},
     // Upstream reports an unknown multiPoint plugin at the first point it expands to.
     {"multiPoint", &Plugins::multi_point, "PreFilterPlugin"},
+    {"placementGenerate", &Plugins::placement_generate, "PlacementGeneratePlugin"},
+    {"placementScore", &Plugins::placement_score, "PlacementScorePlugin"},
 };
 
-// Plugins that earlier API versions had and v1 dropped (validation.go's removedPluginsByVersion).
-struct RemovedPlugins {
-  std::string_view version;
-  std::initializer_list<std::string_view> names;
-};
-const RemovedPlugins kRemoved[] = {
-    {"kubescheduler.config.k8s.io/v1beta2",
-     {"NodeLabel", "ServiceAffinity", "NodePreferAvoidPods", "NodeResourcesLeastAllocated",
-      "NodeResourcesMostAllocated", "RequestedToCapacityRatio"}},
-    {"kubescheduler.config.k8s.io/v1beta3", {"SelectorSpread"}},
-    // kube-scheduler 1.36 names this version "v1" in its message.
-    {"v1", {"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"}},
-};
+// Plugins that kube-scheduler 1.33-1.36 reject by name (validation.go's invalidPluginsByVersion).
+// Its version is core "v1", which is what upstream's message prints.
+constexpr std::string_view kInvalidPluginsVersion = "v1";
+constexpr std::string_view kInvalidPlugins[] = {"AzureDiskLimits", "CinderLimits", "EBSLimits",
+                                                "GCEPDLimits"};
 
 // --- Go durations -------------------------------------------------------------------------------
 
@@ -105,8 +100,8 @@ absl::Duration ParsedDuration(const std::string& go) {
 
 // --- Decoding (strict: unknown fields are errors) -----------------------------------------------
 
-// `score` is set for plugins.score, whose explicit weights must lie in [1, 100]. (Other points
-// keep any weight: upstream prints the default multiPoint plugins with weight 0.)
+// `score` is set for plugins.score, whose weights must lie in [1, 100], or be 0 for the default.
+// (Upstream has no such range check; a negative weight fails there as an overflow.)
 absl::Status DecodePluginSet(const nlohmann::json& j, std::string_view path, bool score,
                              PluginSet& out) {
   KSCHED_RETURN_IF_ERROR(CheckObject(j, path, {"enabled", "disabled"}));
@@ -126,12 +121,12 @@ absl::Status DecodePluginSet(const nlohmann::json& j, std::string_view path, boo
       }
       if (const nlohmann::json* weight = Member((*items)[i], "weight")) {
         KSCHED_ASSIGN_OR_RETURN(int32_t w, DecodeInt32(*weight, Child(p, "weight")));
-        if (score && key == std::string_view("enabled") && (w < 1 || w > 100)) {
+        // 0 is upstream's "unset" (it prints it so), read as the default weight.
+        if (score && key == std::string_view("enabled") && (w < 0 || w > 100)) {
           return absl::InvalidArgumentError(fmt::format(
               "{}: Invalid value: {}: must be in range [1, 100]", Child(p, "weight"), w));
         }
         ref.weight = w;
-        ref.weight_set = true;
       }
       list->push_back(std::move(ref));
     }
@@ -152,12 +147,11 @@ absl::Status DecodeProfile(const nlohmann::json& j, std::string_view path, Profi
   }
   if (const nlohmann::json* plugins = Member(j, "plugins")) {
     const std::string plugins_path = Child(path, "plugins");
-    std::vector<std::string_view> names;
-    for (const PointField& f : kPoints) names.push_back(f.name);
     KSCHED_RETURN_IF_ERROR(
         CheckObject(*plugins, plugins_path,
                     {"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
-                     "score", "reserve", "permit", "preBind", "bind", "postBind", "multiPoint"}));
+                     "score", "reserve", "permit", "preBind", "bind", "postBind", "multiPoint",
+                     "placementGenerate", "placementScore"}));
     for (const PointField& f : kPoints) {
       if (const nlohmann::json* set = Member(*plugins, f.name)) {
         KSCHED_RETURN_IF_ERROR(DecodePluginSet(*set, Child(plugins_path, f.name), f.name == "score",
@@ -366,28 +360,64 @@ std::vector<std::string> EnabledPlugins(const Profile& p) {
 }
 
 void SetDefaults(Configuration& cfg) {
+  // A zero duration takes the default, as component-base's RecommendedDefault does.
+  LeaderElection defaults;
+  LeaderElection& le = cfg.leader_election;
+  for (auto [field, fallback] : {std::pair{&le.lease_duration, defaults.lease_duration},
+                                 {&le.renew_deadline, defaults.renew_deadline},
+                                 {&le.retry_period, defaults.retry_period}}) {
+    if (ParsedDuration(*field) == absl::ZeroDuration()) *field = fallback;
+  }
+  for (auto [field, fallback] : {std::pair{&le.resource_lock, defaults.resource_lock},
+                                 {&le.resource_name, defaults.resource_name},
+                                 {&le.resource_namespace, defaults.resource_namespace}}) {
+    if (field->empty()) *field = fallback;
+  }
+  ClientConnection cc_defaults;
+  ClientConnection& cc = cfg.client_connection;
+  if (cc.content_type.empty()) cc.content_type = cc_defaults.content_type;
+  if (cc.qps == 0) cc.qps = cc_defaults.qps;
+  if (cc.burst == 0) cc.burst = cc_defaults.burst;
   if (cfg.profiles.empty()) cfg.profiles.emplace_back();
   if (cfg.profiles.size() == 1 && cfg.profiles[0].scheduler_name.empty()) {
     cfg.profiles[0].scheduler_name = kDefaultSchedulerName;
   }
   for (Profile& p : cfg.profiles) MergeDefaultPlugins(p);
-  for (nlohmann::json& e : cfg.extenders) {
-    if (!e.contains("weight") || e["weight"] == 0) e["weight"] = 1;
-  }
 }
 
 // Args: every pluginConfig entry is decoded; every enabled plugin with an args type and no entry
 // gets one with its defaults, after the written ones.
+// Args: every pluginConfig entry is decoded; every enabled plugin with an args type and no entry
+// gets one with its defaults. Decoding errors (a wrong kind, an unknown field) return at once, as
+// upstream's decoder fails before validation; validation errors go to `errs`.
 absl::Status CompleteArgs(Profile& p, std::string_view path, const Registry& registry,
                           ErrorList& errs) {
   for (size_t i = 0; i < p.plugin_config.size(); ++i) {
     PluginConfig& pc = p.plugin_config[i];
     const ArgsDecoder* decode = registry.FindArgs(pc.name);
     if (decode == nullptr) continue;  // Out-of-tree args reach the factory as written.
-    absl::StatusOr<nlohmann::json> args =
-        (*decode)(pc.args, Child(Index(Child(path, "pluginConfig"), i), "args"));
+    const std::string entry = Index(Child(path, "pluginConfig"), i);
+    const std::string want_kind = pc.name + "Args";
+    if (pc.args.is_object() && pc.args.contains("kind") && pc.args["kind"] != want_kind) {
+      return absl::InvalidArgumentError(fmt::format(
+          "decoding .{}: args for plugin {} were not of type {}.kubescheduler.config.k8s.io, got "
+          "{}.kubescheduler.config.k8s.io",
+          entry, pc.name, want_kind,
+          pc.args["kind"].is_string() ? pc.args["kind"].get<std::string>()
+                                      : pc.args["kind"].dump()));
+    }
+    const std::string args_path = Child(entry, "args");
+    absl::StatusOr<nlohmann::json> args = (*decode)(pc.args, args_path);
     if (!args.ok()) {
-      errs.Add(std::string(AsStd(args.status().message())));
+      const std::string_view msg = AsStd(args.status().message());
+      const std::string unknown = fmt::format("unknown field \"{}.", args_path);
+      if (msg.starts_with(unknown)) {  // Upstream names the field inside the args.
+        return absl::InvalidArgumentError(fmt::format(
+            "strict decoding error: decoding .{}: strict decoding error: decoding args for plugin "
+            "{}: strict decoding error: unknown field \"{}",
+            entry, pc.name, msg.substr(unknown.size())));
+      }
+      errs.Add(std::string(msg));
       continue;
     }
     pc.args = *std::move(args);
@@ -420,29 +450,29 @@ std::string GoPluginSet(const PluginSet& set) {
   return fmt::format("{{\"Enabled\":{},\"Disabled\":{}}}", refs(set.enabled), refs(set.disabled));
 }
 
-std::vector<std::string> QueueSortNames(const Profile& p) {
-  std::vector<std::string> out;
-  for (const PluginRef& r : p.plugins.queue_sort.enabled) out.push_back(r.name);
-  return out;
+void CheckInvalidPlugin(std::string_view name, std::string_view path, ErrorList& errs) {
+  if (std::find(std::begin(kInvalidPlugins), std::end(kInvalidPlugins), name) ==
+      std::end(kInvalidPlugins)) {
+    return;
+  }
+  errs.Invalid(path, Quote(name),
+               fmt::format("was invalid in version {} (KubeSchedulerConfiguration is version {})",
+                           Quote(kInvalidPluginsVersion), Quote(kApiVersion)));
 }
 
-void ValidateRemovedPlugins(const Profile& p, std::string_view path, ErrorList& errs) {
+// Upstream checks the specific points and pluginConfig, not multiPoint.
+void ValidateInvalidPlugins(const Profile& p, std::string_view path, ErrorList& errs) {
   const std::string plugins_path = Child(path, "plugins");
   for (const PointField& f : kPoints) {
+    if (f.name == "multiPoint") continue;
     const PluginSet& set = p.plugins.*f.set;
     for (size_t i = 0; i < set.enabled.size(); ++i) {
-      const PluginRef& r = set.enabled[i];
-      const std::string item = Index(Child(Child(plugins_path, f.name), "enabled"), i);
-      for (const RemovedPlugins& rp : kRemoved) {
-        for (std::string_view name : rp.names) {
-          if (name != r.name) continue;
-          errs.Invalid(item, Quote(r.name),
-                       fmt::format("was invalid in version {} (KubeSchedulerConfiguration is "
-                                   "version {})",
-                                   Quote(rp.version), Quote(kApiVersion)));
-        }
-      }
+      CheckInvalidPlugin(set.enabled[i].name,
+                         Index(Child(Child(plugins_path, f.name), "enabled"), i), errs);
     }
+  }
+  for (size_t i = 0; i < p.plugin_config.size(); ++i) {
+    CheckInvalidPlugin(p.plugin_config[i].name, Index(Child(path, "pluginConfig"), i), errs);
   }
 }
 
@@ -453,7 +483,7 @@ void ValidateProfile(const Profile& p, std::string_view path, ErrorList& errs) {
     errs.Invalid(Child(path, "percentageOfNodesToScore"),
                  std::to_string(*p.percentage_of_nodes_to_score), "not in valid range [0-100]");
   }
-  ValidateRemovedPlugins(p, path, errs);
+  ValidateInvalidPlugins(p, path, errs);
   const std::vector<std::string> enabled = EnabledPlugins(p);
   std::set<std::string, std::less<>> seen;
   for (size_t i = 0; i < p.plugin_config.size(); ++i) {
@@ -470,10 +500,85 @@ void ValidateProfile(const Profile& p, std::string_view path, ErrorList& errs) {
   }
 }
 
+// component-base's ValidateLeaderElectionConfiguration, then kube-scheduler's own lock check.
+void ValidateLeaderElection(const LeaderElection& le, ErrorList& errs) {
+  if (!le.leader_elect) return;
+  const absl::Duration lease = ParsedDuration(le.lease_duration);
+  const absl::Duration renew = ParsedDuration(le.renew_deadline);
+  const absl::Duration retry = ParsedDuration(le.retry_period);
+  for (auto [path, text, d] :
+       {std::tuple{"leaderElection.leaseDuration", &le.lease_duration, lease},
+        {"leaderElection.renewDeadline", &le.renew_deadline, renew},
+        {"leaderElection.retryPeriod", &le.retry_period, retry}}) {
+    if (d <= absl::ZeroDuration()) errs.Invalid(path, Quote(*text), "must be greater than zero");
+  }
+  if (lease <= renew) {  // Upstream shows the renewDeadline as the bad value.
+    errs.Invalid("leaderElection.leaseDuration", Quote(le.renew_deadline),
+                 "must be greater than `RenewDeadline`");
+  }
+  for (auto [path, value] : {std::pair{"leaderElection.resourceLock", &le.resource_lock},
+                             {"leaderElection.resourceName", &le.resource_name},
+                             {"leaderElection.resourceNamespace", &le.resource_namespace}}) {
+    if (value->empty()) errs.Required(path, "");
+  }
+  if (le.resource_lock != "leases") {
+    errs.Invalid("leaderElection.resourceLock", Quote(le.resource_lock),
+                 "resourceLock value must be \"leases\"");
+  }
+}
+
+// Extenders (validateExtenders); the extender client itself is a later issue.
+void ValidateExtenders(const std::vector<nlohmann::json>& extenders, ErrorList& errs) {
+  int binders = 0;
+  for (size_t i = 0; i < extenders.size(); ++i) {
+    const nlohmann::json& e = extenders[i];
+    const int64_t weight = e.value("weight", int64_t{0});
+    if (!e.value("prioritizeVerb", std::string()).empty() && weight <= 0) {
+      errs.Invalid(Child(Index("extenders", i), "weight"), std::to_string(weight),
+                   "must have a positive weight applied to it");
+    }
+    if (!e.value("bindVerb", std::string()).empty()) ++binders;
+  }
+  if (binders > 1) {
+    errs.Invalid("extenders", Quote(fmt::format("found {} extenders implementing bind", binders)),
+                 "only one extender can implement bind");
+  }
+}
+
+// ValidateKubeSchedulerConfiguration, its checks in upstream's order.
 void Validate(const Configuration& cfg, ErrorList& errs) {
+  if (cfg.client_connection.burst < 0) {
+    errs.Invalid("clientConnection.burst", std::to_string(cfg.client_connection.burst),
+                 "must be non-negative");
+  }
+  ValidateLeaderElection(cfg.leader_election, errs);
   if (cfg.parallelism <= 0) {
     errs.Invalid("parallelism", std::to_string(cfg.parallelism),
                  "should be an integer value greater than zero");
+  }
+  if (cfg.profiles.empty()) errs.Required("profiles", "");
+  std::set<std::string, std::less<>> names;
+  for (size_t i = 0; i < cfg.profiles.size(); ++i) {
+    const Profile& p = cfg.profiles[i];
+    const std::string path = Index("profiles", i);
+    ValidateProfile(p, path, errs);
+    // Upstream prints the first profile's field.Path here, which renders as {}; the name is
+    // the useful value.
+    if (!p.scheduler_name.empty() && !names.insert(p.scheduler_name).second) {
+      errs.Duplicate(Child(path, "schedulerName"), p.scheduler_name);
+    }
+  }
+  if (!cfg.profiles.empty() && cfg.profiles[0].plugins.queue_sort.enabled.size() > 1) {
+    errs.Invalid("profiles[0].plugins.queueSort.Enabled",
+                 std::to_string(cfg.profiles[0].plugins.queue_sort.enabled.size()),
+                 "only one queue sort plugin can be enabled");
+  }
+  for (size_t i = 1; i < cfg.profiles.size(); ++i) {
+    const PluginSet& qs = cfg.profiles[i].plugins.queue_sort;
+    if (GoPluginSet(qs) != GoPluginSet(cfg.profiles[0].plugins.queue_sort)) {
+      errs.Invalid(Child(Child(Index("profiles", i), "plugins"), "queueSort"), GoPluginSet(qs),
+                   "must be the same for all profiles");
+    }
   }
   if (cfg.percentage_of_nodes_to_score < 0 || cfg.percentage_of_nodes_to_score > 100) {
     errs.Invalid("percentageOfNodesToScore", std::to_string(cfg.percentage_of_nodes_to_score),
@@ -487,50 +592,7 @@ void Validate(const Configuration& cfg, ErrorList& errs) {
     errs.Invalid("podMaxBackoffSeconds", std::to_string(cfg.pod_max_backoff_seconds),
                  "must be greater than or equal to PodInitialBackoffSeconds");
   }
-  const LeaderElection& le = cfg.leader_election;
-  if (le.leader_elect) {
-    const absl::Duration lease = ParsedDuration(le.lease_duration);
-    const absl::Duration renew = ParsedDuration(le.renew_deadline);
-    const absl::Duration retry = ParsedDuration(le.retry_period);
-    if (lease <= absl::ZeroDuration()) {
-      errs.Invalid("leaderElection.leaseDuration", le.lease_duration, "must be greater than zero");
-    }
-    if (renew <= absl::ZeroDuration()) {
-      errs.Invalid("leaderElection.renewDeadline", le.renew_deadline, "must be greater than zero");
-    }
-    if (retry <= absl::ZeroDuration()) {
-      errs.Invalid("leaderElection.retryPeriod", le.retry_period, "must be greater than zero");
-    }
-    if (lease <= renew) {
-      errs.Invalid("leaderElection.leaseDuration", le.renew_deadline,
-                   "LeaseDuration must be greater than RenewDeadline");
-    }
-    if (le.resource_lock.empty())
-      errs.Invalid("leaderElection.resourceLock", "\"\"", "resourceLock is required");
-    if (le.resource_name.empty())
-      errs.Invalid("leaderElection.resourceName", "\"\"", "resourceName is required");
-    if (le.resource_namespace.empty()) {
-      errs.Invalid("leaderElection.resourceNamespace", "\"\"", "resourceNamespace is required");
-    }
-  }
-  if (cfg.client_connection.burst < 0) {
-    errs.Invalid("clientConnection.burst", std::to_string(cfg.client_connection.burst),
-                 "must be non-negative");
-  }
-  if (cfg.profiles.empty()) errs.Required("profiles", "");
-  std::set<std::string, std::less<>> names;
-  for (size_t i = 0; i < cfg.profiles.size(); ++i) {
-    const Profile& p = cfg.profiles[i];
-    const std::string path = Index("profiles", i);
-    ValidateProfile(p, path, errs);
-    if (!p.scheduler_name.empty() && !names.insert(p.scheduler_name).second) {
-      errs.Duplicate(Child(path, "schedulerName"), p.scheduler_name);
-    }
-    if (i > 0 && QueueSortNames(p) != QueueSortNames(cfg.profiles[0])) {
-      errs.Invalid(Child(Child(path, "plugins"), "queueSort"), GoPluginSet(p.plugins.queue_sort),
-                   "must be the same for all profiles");
-    }
-  }
+  ValidateExtenders(cfg.extenders, errs);
 }
 
 // Every enabled plugin must exist; upstream finds this when it builds the profiles, after
@@ -552,22 +614,22 @@ absl::Status CheckPluginsExist(const Configuration& cfg, const Registry& registr
 absl::StatusOr<Configuration> Complete(Configuration cfg, const Registry& registry) {
   SetDefaults(cfg);
   ErrorList errs;
+  for (size_t i = 0; i < cfg.profiles.size(); ++i) {
+    KSCHED_RETURN_IF_ERROR(CompleteArgs(cfg.profiles[i], Index("profiles", i), registry, errs));
+  }
   Validate(cfg, errs);
   KSCHED_RETURN_IF_ERROR(errs.ToStatus());
   KSCHED_RETURN_IF_ERROR(CheckPluginsExist(cfg, registry));
-  for (size_t i = 0; i < cfg.profiles.size(); ++i) {
-    KSCHED_RETURN_IF_ERROR(CompleteArgs(cfg.profiles[i], Index("profiles", i), registry, errs));
-    // Upstream's effective configuration lists the args by plugin name.
-    std::stable_sort(cfg.profiles[i].plugin_config.begin(), cfg.profiles[i].plugin_config.end(),
+  for (Profile& p : cfg.profiles) {  // Upstream's effective configuration lists args by name.
+    std::stable_sort(p.plugin_config.begin(), p.plugin_config.end(),
                      [](const PluginConfig& a, const PluginConfig& b) { return a.name < b.name; });
   }
-  KSCHED_RETURN_IF_ERROR(errs.ToStatus());
   return cfg;
 }
 
 // --- Encoding -----------------------------------------------------------------------------------
 
-// Weights print when given, as upstream's *int32 (the default plugins give theirs, 0 included).
+// Every entry prints its weight, 0 included, as upstream converts its int32 back to *int32.
 nlohmann::json EncodePluginSet(const PluginSet& set) {
   nlohmann::json out = nlohmann::json::object();
   for (auto [key, list] : {std::pair{"enabled", &set.enabled}, {"disabled", &set.disabled}}) {
@@ -575,7 +637,7 @@ nlohmann::json EncodePluginSet(const PluginSet& set) {
     nlohmann::json items = nlohmann::json::array();
     for (const PluginRef& r : *list) {
       nlohmann::json item = {{"name", r.name}};
-      if (r.weight_set) item["weight"] = r.weight;
+      item["weight"] = r.weight;
       items.push_back(std::move(item));
     }
     out[key] = std::move(items);

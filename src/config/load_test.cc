@@ -77,7 +77,7 @@ TEST(LoadTest, FileErrorsNameTheFile) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(std::string(AsStd(bad.status().message())),
             path +
-                ": profiles[0].plugins.score.enabled[1].weight: Invalid value: 0: must be in "
+                ": profiles[0].plugins.score.enabled[1].weight: Invalid value: 101: must be in "
                 "range [1, 100]");
 }
 
@@ -134,7 +134,7 @@ TEST(LoadTest, InvalidConfigurations) {
       {"unknown args field",
        "profiles:\n- pluginConfig:\n  - name: NodeResourcesBalancedAllocation\n    args: "
        "{resource: []}\n",
-       R"(unknown field "profiles[0].pluginConfig[0].args.resource")"},
+       R"(strict decoding error: decoding .profiles[0].pluginConfig[0]: strict decoding error: decoding args for plugin NodeResourcesBalancedAllocation: strict decoding error: unknown field "resource")"},
       {"removed plugin", "profiles:\n- plugins:\n    filter:\n      enabled: [{name: EBSLimits}]\n",
        R"(profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "v1" (KubeSchedulerConfiguration is version "kubescheduler.config.k8s.io/v1"))"},
       {"unknown multiPoint plugin",
@@ -143,6 +143,32 @@ TEST(LoadTest, InvalidConfigurations) {
        R"(initializing profiles: creating profile for scheduler name my-custom-scheduler: PreFilterPlugin "NetworkAwareness" does not exist)"},
       {"duplicate key", "parallelism: 4\nparallelism: 8\n",
        R"(the config is not valid YAML: line 4, column 1: key "parallelism" already set in map)"},
+      {"args of another kind",
+       "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args: {kind: "
+       "NodeAffinityArgs}\n",
+       "decoding .profiles[0].pluginConfig[0]: args for plugin NodeResourcesFit were not of type "
+       "NodeResourcesFitArgs.kubescheduler.config.k8s.io, got "
+       "NodeAffinityArgs.kubescheduler.config.k8s.io"},
+      {"leader election",
+       "leaderElection: {leaseDuration: 5s, resourceLock: endpoints}\nclientConnection: {burst: "
+       "-1}\n",
+       "[clientConnection.burst: Invalid value: -1: must be non-negative, "
+       "leaderElection.leaseDuration: Invalid value: \"10s\": must be greater than "
+       "`RenewDeadline`, "
+       "leaderElection.resourceLock: Invalid value: \"endpoints\": resourceLock value must be "
+       "\"leases\"]"},
+      {"two queue sorts",
+       "profiles:\n- plugins:\n    queueSort:\n      enabled: [{name: CustomQueueSort}, {name: "
+       "PrioritySort}]\n",
+       "profiles[0].plugins.queueSort.Enabled: Invalid value: 2: only one queue sort plugin can be "
+       "enabled"},
+      {"extenders",
+       "extenders:\n- {urlPrefix: http://a, prioritizeVerb: p, bindVerb: b}\n- {urlPrefix: "
+       "http://b, "
+       "bindVerb: b}\n",
+       "[extenders[0].weight: Invalid value: 0: must have a positive weight applied to it, "
+       "extenders: Invalid value: \"found 2 extenders implementing bind\": only one extender can "
+       "implement bind]"},
       {"no apiVersion or kind", "!parallelism: 4\n",
        "Object 'Kind' is missing in 'parallelism: 4\n'"},
       {"two errors", "parallelism: -1\npercentageOfNodesToScore: -1\n",
