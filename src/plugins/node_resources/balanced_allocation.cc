@@ -53,8 +53,23 @@ int64_t BalanceScore(std::span<const int64_t> used, std::span<const int64_t> all
 int64_t BalancedResourceScorer(std::span<const int64_t> requested,
                                std::span<const int64_t> allocated,
                                std::span<const int64_t> allocatable) {
-  const int64_t with_pod = BalanceScore(requested, allocatable);
-  const int64_t without_pod = BalanceScore(allocated, allocatable);
+  int64_t with_pod = 0, without_pod = 0;
+  if (allocatable.size() == 2 && allocatable[0] != 0 && allocatable[1] != 0) {
+    // The usual two resources, inline: the same float64 steps as BalanceScore's count == 2.
+    auto balance = [&](std::span<const int64_t> used) {
+      const double f0 =
+          std::min(1.0, static_cast<double>(used[0]) / static_cast<double>(allocatable[0]));
+      const double f1 =
+          std::min(1.0, static_cast<double>(used[1]) / static_cast<double>(allocatable[1]));
+      return static_cast<int64_t>((1 - std::abs((f0 - f1) / 2)) *
+                                  static_cast<double>(kMaxNodeScore));
+    };
+    with_pod = balance(requested);
+    without_pod = balance(allocated);
+  } else {
+    with_pod = BalanceScore(requested, allocatable);
+    without_pod = BalanceScore(allocated, allocatable);
+  }
   return kMaxNodeScore / 2 + (kMaxNodeScore / 2 + with_pod - without_pod) / 2;
 }
 

@@ -49,6 +49,23 @@ void CheckResource(std::string_view name, int64_t request, int64_t allocatable, 
                  .unresolvable = request > allocatable});
 }
 
+// FitsRequest(...).empty() without building the failure list: Filter runs this per node, and the
+// list is needed only when a node is rejected.
+bool Fits(const Resource& request, const Resource& allocatable, const Resource& used,
+          size_t num_pods, const IgnoredResources& ignored) {
+  if (static_cast<int64_t>(num_pods) + 1 > allocatable.allowed_pod_number) return false;
+  if (request.milli_cpu > 0 && request.milli_cpu > allocatable.milli_cpu - used.milli_cpu) {
+    return false;
+  }
+  if (request.memory > 0 && request.memory > allocatable.memory - used.memory) return false;
+  if (request.ephemeral_storage > 0 &&
+      request.ephemeral_storage > allocatable.ephemeral_storage - used.ephemeral_storage) {
+    return false;
+  }
+  return request.scalar.empty() ||
+         FitsRequest(request, allocatable, used, num_pods, ignored).empty();
+}
+
 ResourceAllocationScorer MakeScorer(const ScoringStrategy& strategy) {
   ResourceScorerFn fn;
   switch (strategy.type) {
@@ -177,6 +194,9 @@ Status Fit::Filter(const CycleState& state, const api::Pod&, const NodeInfo& nod
   const PreFilterState* s = state.Read(kPreFilterStateKey);
   if (s == nullptr) {
     return Status::Error(R"(error reading "PreFilterNodeResourcesFit" from cycleState: not found)");
+  }
+  if (Fits(s->request, node.allocatable(), node.requested(), node.pods().size(), ignored_)) {
+    return Status();
   }
   std::vector<InsufficientResource> failures =
       FitsRequest(s->request, node.allocatable(), node.requested(), node.pods().size(), ignored_);
