@@ -1,6 +1,7 @@
 #include "src/scheduler/scheduler.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 
 #include "fmt/format.h"
@@ -338,29 +339,41 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   std::atomic<size_t> found{0};
   const size_t start = next_start_node_index_ % n;
   const std::vector<FilterPlugin*> filters = fw.FiltersToRun(state);
-  auto check = [&](size_t i) {
-    if (found.load(std::memory_order_relaxed) >= need) return;
-    const NodeInfo& ni = *(*nodes)[start + i < n ? start + i : start + i - n];
-    Status st = filters.empty() ? Status() : fw.RunFilterPlugins(filters, state, pod, ni);
-    if (st.ok()) {
-      if (found.fetch_add(1) < need) verdict[i] = kFeasible;
-    } else {
-      verdict[i] = kFailed;
-      statuses[i] = std::move(st);
+  // Checks nodes [lo, hi) of the rotation. Feasible ones are claimed from `found` once per run of
+  // up to kClaim nodes: one shared counter bumped per node bounces between the cores.
+  constexpr size_t kClaim = 32;
+  auto check = [&](size_t lo, size_t hi) {
+    std::array<size_t, kClaim> fit;
+    size_t k = 0;
+    auto claim = [&] {
+      const size_t base = found.fetch_add(k);
+      for (size_t j = 0; j < k && base + j < need; ++j) verdict[fit[j]] = kFeasible;
+      k = 0;
+    };
+    for (size_t i = lo; i < hi; ++i) {
+      if (found.load(std::memory_order_relaxed) + k >= need) break;  // Enough, counting ours.
+      const NodeInfo& ni = *(*nodes)[start + i < n ? start + i : start + i - n];
+      Status st = filters.empty() ? Status() : fw.RunFilterPlugins(filters, state, pod, ni);
+      if (st.ok()) {
+        fit[k++] = i;
+        if (k == kClaim) claim();
+      } else {
+        verdict[i] = kFailed;
+        statuses[i] = std::move(st);
+      }
     }
+    if (k > 0) claim();
   };
   // Check in waves a little larger than what is still needed, each wave in parallel, so that
   // little work is wasted past the point where enough nodes were found.
   size_t begin = 0;  // Nodes [0, begin) of the rotation were checked.
   while (begin < n && found.load() < need) {
     size_t wave = std::min(n - begin, std::max<size_t>(64, (need - found.load()) * 9 / 8));
-    if (wave <= 32) {
-      for (size_t i = begin; i < begin + wave; ++i) check(i);
+    if (wave <= kClaim) {
+      check(begin, begin + wave);
     } else {
-      tbb::parallel_for(tbb::blocked_range<size_t>(begin, begin + wave, 32),
-                        [&](const tbb::blocked_range<size_t>& r) {
-                          for (size_t i = r.begin(); i != r.end(); ++i) check(i);
-                        });
+      tbb::parallel_for(tbb::blocked_range<size_t>(begin, begin + wave, kClaim),
+                        [&](const tbb::blocked_range<size_t>& r) { check(r.begin(), r.end()); });
     }
     begin += wave;
   }
