@@ -154,7 +154,7 @@ void SchedulingQueue::Delete(std::string_view uid) {
   if (it == entries_.end()) return;
   Unlink(it->second.get());
   entries_.erase(it);
-  popped_cycle_.erase(std::string(uid));
+  Land(std::string(uid));
 }
 
 std::optional<QueuedPodInfo> SchedulingQueue::PopLocked() {
@@ -174,7 +174,7 @@ std::optional<QueuedPodInfo> SchedulingQueue::PopLocked() {
   if (e->info.initial_attempt_timestamp == absl::InfinitePast()) {
     e->info.initial_attempt_timestamp = clock_->Now();
   }
-  popped_cycle_[e->info.pod().metadata.uid] = ++scheduling_cycle_;
+  popped_at_[e->info.pod().metadata.uid] = event_seq_;
   return e->info;
 }
 
@@ -213,20 +213,44 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
   info.timestamp = clock_->Now();
   e->info = std::move(info);
   e->error_backoff = error;
-  int64_t cycle = popped_cycle_[e->info.pod().metadata.uid];
-  popped_cycle_.erase(e->info.pod().metadata.uid);
-  if (error || move_request_cycle_ >= cycle) {
+  const std::string uid = e->info.pod().metadata.uid;
+  auto popped = popped_at_.find(uid);
+  const QueueingStrategy hint =
+      HintForInFlightPod(e->info, popped == popped_at_.end() ? event_seq_ : popped->second);
+  Land(uid);
+  if (error) {
     ToBackoff(e);
-  } else {
+  } else if (hint == QueueingStrategy::kSkip) {
     ToUnschedulable(e);
+  } else {
+    Requeue(e, hint);
   }
+}
+
+QueueingStrategy SchedulingQueue::HintForInFlightPod(const QueuedPodInfo& info,
+                                                     uint64_t popped_at) const {
+  const framework::Framework* fw = FrameworkOf(info);
+  if (fw == nullptr) return QueueingStrategy::kSkip;
+  QueueingStrategy best = QueueingStrategy::kSkip;
+  for (auto it = in_flight_events_.upper_bound(popped_at); it != in_flight_events_.end(); ++it) {
+    best = std::max(best, fw->IsPodWorthRequeuing(info, it->second.Data()));
+    if (best == QueueingStrategy::kImmediately) break;  // Nothing ranks higher.
+  }
+  return best;
+}
+
+void SchedulingQueue::Land(const std::string& uid) {
+  popped_at_.erase(uid);
+  uint64_t oldest = event_seq_;
+  for (const auto& [pod, seq] : popped_at_) oldest = std::min(oldest, seq);
+  in_flight_events_.erase(in_flight_events_.begin(), in_flight_events_.upper_bound(oldest));
 }
 
 void SchedulingQueue::Done(std::string_view uid) {
   absl::MutexLock lock(&mu_);
   auto it = entries_.find(uid);
   if (it != entries_.end() && it->second->where == Where::kInFlight) entries_.erase(it);
-  popped_cycle_.erase(std::string(uid));
+  Land(std::string(uid));
 }
 
 void SchedulingQueue::Requeue(Entry* e, QueueingStrategy strategy) {
@@ -237,17 +261,19 @@ void SchedulingQueue::Requeue(Entry* e, QueueingStrategy strategy) {
   }
 }
 
-void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const ClusterEventData& event) {
+void SchedulingQueue::MoveAllToActiveOrBackoffQueue(QueuedEvent event) {
   absl::MutexLock lock(&mu_);
-  move_request_cycle_ = scheduling_cycle_;
+  const ClusterEventData data = event.Data();
   for (auto& [uid, entry] : entries_) {
     Entry* e = entry.get();
     if (e->where != Where::kUnschedulable) continue;
     const framework::Framework* fw = FrameworkOf(e->info);
     if (fw == nullptr) continue;
-    QueueingStrategy s = fw->IsPodWorthRequeuing(e->info, event);
+    QueueingStrategy s = fw->IsPodWorthRequeuing(e->info, data);
     if (s != QueueingStrategy::kSkip) Requeue(e, s);
   }
+  ++event_seq_;
+  if (!popped_at_.empty()) in_flight_events_.emplace(event_seq_, std::move(event));
 }
 
 void SchedulingQueue::FlushBackoffQCompleted() {

@@ -10,7 +10,7 @@
 //   plugin (scheduling gates) wait here too, marked gated.
 //
 //   queue.Add(pod_info);
-//   while (auto p = queue.Pop()) { ...schedule...; queue.AddUnschedulableIfNotPresent(*p, cycle); }
+//   while (auto p = queue.Pop()) { ...schedule...; queue.AddUnschedulableIfNotPresent(*p); }
 //   queue.MoveAllToActiveOrBackoffQueue(node_added_event);
 //
 // Thread safety: all methods may be called concurrently.
@@ -36,6 +36,18 @@ struct QueueOptions {
   absl::Duration initial_backoff = absl::Seconds(1);
   absl::Duration max_backoff = absl::Seconds(10);
   absl::Duration max_in_unschedulable = absl::Minutes(5);
+};
+
+// A cluster event that owns its objects, so that the queue can replay it later to the pods that
+// were in flight (being scheduled) when it arrived.
+struct QueuedEvent {
+  ClusterEvent event;
+  std::shared_ptr<const api::Pod> old_pod, new_pod;
+  std::shared_ptr<const api::Node> old_node, new_node;
+
+  ClusterEventData Data() const {
+    return {event, old_pod.get(), new_pod.get(), old_node.get(), new_node.get()};
+  }
 };
 
 struct QueueCounts {
@@ -66,14 +78,17 @@ class SchedulingQueue {
   std::optional<QueuedPodInfo> Pop();
   // As Pop, waiting up to `timeout` for a pod.
   std::optional<QueuedPodInfo> PopWait(absl::Duration timeout);
-  // Returns a pod that failed its cycle: to backoffQ or activeQ if an event came while it was in
-  // flight or it failed with an error, else to the unschedulable pods.
+  // Returns a pod that failed its cycle. The events that arrived while it was in flight are
+  // replayed through its rejecting plugins' hints, as upstream's in-flight events: if one may
+  // help, the pod goes to backoffQ or activeQ; if none does, to the unschedulable pods. A pod
+  // that failed with an error goes to backoffQ.
   void AddUnschedulableIfNotPresent(QueuedPodInfo pod);
   // The pod's cycle ended (scheduled); it leaves the in-flight set.
   void Done(std::string_view uid);
 
   // Moves the unschedulable pods whose rejecting plugins' hints say the event may help.
-  void MoveAllToActiveOrBackoffQueue(const ClusterEventData& event);
+  // The event is also kept for the pods in flight, until they all come back.
+  void MoveAllToActiveOrBackoffQueue(QueuedEvent event);
   // Moves backoffQ pods whose backoff expired to activeQ.
   void FlushBackoffQCompleted();
   // Moves pods unschedulable for longer than max_in_unschedulable (the 5 minute flush).
@@ -116,6 +131,13 @@ class SchedulingQueue {
   absl::Duration BackoffDuration(const QueuedPodInfo& info) const;
   bool IsBackingOff(const Entry& e) const;
   void Requeue(Entry* e, framework::QueueingStrategy strategy) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What the events since the pod was popped say about it (upstream's
+  // determineSchedulingHintForInFlightPod).
+  framework::QueueingStrategy HintForInFlightPod(const QueuedPodInfo& info,
+                                                 uint64_t popped_at) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Ends a pod's flight and drops the events no pod in flight still needs.
+  void Land(const std::string& uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<QueuedPodInfo> PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const QueueOptions options_;
@@ -127,10 +149,11 @@ class SchedulingQueue {
   std::set<Entry*, ActiveLess> active_ ABSL_GUARDED_BY(mu_);
   std::set<Entry*, BackoffLess> backoff_ ABSL_GUARDED_BY(mu_);
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
-  // Upstream's moveRequestCycle: an event arrived during cycles up to this one.
-  int64_t scheduling_cycle_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t move_request_cycle_ ABSL_GUARDED_BY(mu_) = -1;
-  std::map<std::string, int64_t, std::less<>> popped_cycle_ ABSL_GUARDED_BY(mu_);
+  // The events received while pods are in flight, numbered; and each in-flight pod's number of
+  // the last event before it was popped.
+  std::map<uint64_t, QueuedEvent> in_flight_events_ ABSL_GUARDED_BY(mu_);
+  uint64_t event_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, uint64_t, std::less<>> popped_at_ ABSL_GUARDED_BY(mu_);
   bool closed_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -25,6 +25,10 @@ class QueueTest : public ::testing::Test {
     });
   }
   static std::shared_ptr<const PodInfo> Info(const MakePod& p) { return PodInfo::Make(p.Ptr()); }
+  // A node with room for the 2-CPU pods of these tests.
+  static std::shared_ptr<const api::Node> Big() {
+    return MakeNode().Name("m").Capacity({{"cpu", "4"}, {"pods", "10"}}).Ptr();
+  }
   std::string PopName() {
     auto p = q_->Pop();
     return p ? p->pod().metadata.name : "<none>";
@@ -88,19 +92,17 @@ TEST_F(QueueTest, UnschedulablePodMovesOnlyOnEventsItsPluginsCareAbout) {
   FailWith("p", "NodeResourcesFit");
   EXPECT_EQ(q_->Counts().unschedulable, 1u);
   // A label change on a node: NodeResourcesFit did not register it.
-  api::Node small = MakeNode().Name("n").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj();
-  api::Node labeled = small;
-  labeled.metadata.labels["x"] = "y";
-  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kUpdateNodeLabel},
-                                     .old_node = &small,
-                                     .new_node = &labeled});
+  auto small = MakeNode().Name("n").Capacity({{"cpu", "1"}, {"pods", "10"}}).Ptr();
+  auto labeled = std::make_shared<api::Node>(*small);
+  labeled->metadata.labels["x"] = "y";
+  q_->MoveAllToActiveOrBackoffQueue(
+      {.event = {EventResource::kNode, kUpdateNodeLabel}, .old_node = small, .new_node = labeled});
   EXPECT_EQ(q_->Counts().unschedulable, 1u);
   // A new node too small for the pod: the hint says skip.
-  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = &small});
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = small});
   EXPECT_EQ(q_->Counts().unschedulable, 1u);
   // A node that fits: queued.
-  api::Node big = MakeNode().Name("m").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj();
-  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = &big});
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = Big()});
   EXPECT_EQ(q_->Counts().unschedulable, 0u);
   EXPECT_EQ(PopName(), "p");  // popped early from backoffQ: activeQ is empty
 }
@@ -129,15 +131,40 @@ TEST_F(QueueTest, DeletedPodLeavesEveryPart) {
   EXPECT_EQ(c.active + c.backoff + c.unschedulable + c.gated + c.in_flight, 0u);
 }
 
-TEST_F(QueueTest, EventDuringTheCycleSendsTheFailedPodToBackoff) {
-  q_->Add(Info(MakePod().Name("p")));
+TEST_F(QueueTest, EventDuringTheCycleThatMayHelpSendsTheFailedPodToBackoff) {
+  q_->Add(Info(MakePod().Name("p").Req("cpu", "2")));
   auto p = q_->Pop();
-  api::Node big = MakeNode().Name("m").Capacity({{"cpu", "4"}, {"pods", "10"}}).Obj();
-  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = &big});
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = Big()});
   p->unschedulable_plugins = {"NodeResourcesFit"};
   q_->AddUnschedulableIfNotPresent(*p);
   EXPECT_EQ(q_->Counts().unschedulable, 0u);
   EXPECT_EQ(q_->Counts().backoff, 1u);
+}
+
+// Upstream's in-flight events: events during the cycle are replayed through the rejecting
+// plugins' hints, so an event that cannot help leaves the pod unschedulable.
+TEST_F(QueueTest, EventDuringTheCycleThatCannotHelpLeavesThePodUnschedulable) {
+  q_->Add(Info(MakePod().Name("p").Req("cpu", "2")));
+  auto p = q_->Pop();
+  auto small = MakeNode().Name("n").Capacity({{"cpu", "1"}, {"pods", "10"}}).Ptr();
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = small});
+  p->unschedulable_plugins = {"NodeResourcesFit"};
+  q_->AddUnschedulableIfNotPresent(*p);
+  EXPECT_EQ(q_->Counts().unschedulable, 1u);
+  EXPECT_EQ(q_->Counts().backoff, 0u);
+}
+
+// An event that came before the pod was popped is not replayed to it.
+TEST_F(QueueTest, EventBeforeThePopIsNotReplayed) {
+  q_->Add(Info(MakePod().Name("busy")));
+  auto busy = q_->Pop();  // Keeps a pod in flight, so that events are kept.
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = Big()});
+  q_->Add(Info(MakePod().Name("p").Req("cpu", "2")));
+  auto p = q_->Pop();
+  ASSERT_TRUE(p && p->pod().metadata.name == "p");
+  p->unschedulable_plugins = {"NodeResourcesFit"};
+  q_->AddUnschedulableIfNotPresent(*p);
+  EXPECT_EQ(q_->Counts().unschedulable, 1u);
 }
 
 }  // namespace

@@ -92,13 +92,15 @@ bool Scheduler::IsResponsibleFor(const api::Pod& pod) const {
   return FrameworkFor(pod.spec.scheduler_name) != nullptr;
 }
 
-void Scheduler::MoveAll(ClusterEvent event, const api::Pod* old_pod, const api::Pod* pod,
-                        const api::Node* old_node, const api::Node* node) {
-  queue_->MoveAllToActiveOrBackoffQueue(ClusterEventData{.event = std::move(event),
-                                                         .old_pod = old_pod,
-                                                         .new_pod = pod,
-                                                         .old_node = old_node,
-                                                         .new_node = node});
+void Scheduler::MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_pod,
+                        std::shared_ptr<const api::Pod> pod,
+                        std::shared_ptr<const api::Node> old_node,
+                        std::shared_ptr<const api::Node> node) {
+  queue_->MoveAllToActiveOrBackoffQueue({.event = std::move(event),
+                                         .old_pod = std::move(old_pod),
+                                         .new_pod = std::move(pod),
+                                         .old_node = std::move(old_node),
+                                         .new_node = std::move(node)});
 }
 
 // --- Event handlers ----------------------------------------------------------------------------
@@ -107,7 +109,7 @@ void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
   if (IsTerminal(*pod)) return;
   if (Assigned(*pod)) {
     if (cache_.AddPod(PodInfo::Make(pod)).ok()) {
-      MoveAll({EventResource::kAssignedPod, kAdd, "AssignedPodAdd"}, nullptr, pod.get(), nullptr,
+      MoveAll({EventResource::kAssignedPod, kAdd, "AssignedPodAdd"}, nullptr, pod, nullptr,
               nullptr);
     }
     return;
@@ -127,8 +129,8 @@ void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
       OnPodAdd(std::move(pod));
       return;
     }
-    MoveAll({EventResource::kAssignedPod, kUpdate, "AssignedPodUpdate"}, old_pod.get(), pod.get(),
-            nullptr, nullptr);
+    MoveAll({EventResource::kAssignedPod, kUpdate, "AssignedPodUpdate"}, old_pod, pod, nullptr,
+            nullptr);
     return;
   }
   if (IsResponsibleFor(*pod)) queue_->Update(PodInfo::Make(std::move(pod)));
@@ -138,8 +140,8 @@ void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
   if (Assigned(*pod) || !cache_.NodeOf(pod->metadata.uid).empty()) {
     if (cache_.IsAssumedPod(pod->metadata.uid)) (void)cache_.ForgetPod(pod->metadata.uid);
     if (cache_.RemovePod(pod->metadata.uid).ok() || Assigned(*pod)) {
-      MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, pod.get(), nullptr,
-              nullptr, nullptr);
+      MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, pod, nullptr, nullptr,
+              nullptr);
     }
   }
   queue_->Delete(pod->metadata.uid);
@@ -152,7 +154,7 @@ void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
 
 void Scheduler::OnNodeAdd(const std::shared_ptr<const api::Node>& node) {
   cache_.AddNode(node);
-  MoveAll({EventResource::kNode, kAdd, "NodeAdd"}, nullptr, nullptr, nullptr, node.get());
+  MoveAll({EventResource::kNode, kAdd, "NodeAdd"}, nullptr, nullptr, nullptr, node);
 }
 
 void Scheduler::OnNodeUpdate(const std::shared_ptr<const api::Node>& old_node,
@@ -160,8 +162,7 @@ void Scheduler::OnNodeUpdate(const std::shared_ptr<const api::Node>& old_node,
   cache_.UpdateNode(node);
   uint32_t actions = NodeChanges(*old_node, *node);
   if (actions != 0) {
-    MoveAll({EventResource::kNode, actions, "NodeUpdate"}, nullptr, nullptr, old_node.get(),
-            node.get());
+    MoveAll({EventResource::kNode, actions, "NodeUpdate"}, nullptr, nullptr, old_node, node);
   }
 }
 
@@ -466,8 +467,8 @@ void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<
   if (!s.ok()) {
     fw.RunReservePluginsUnreserve(*state, *assumed, node);
     (void)cache_.ForgetPod(uid);
-    MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, assumed.get(), nullptr,
-            nullptr, nullptr);
+    MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, assumed, nullptr, nullptr,
+            nullptr);
     HandleFailureOnNode(std::move(info), s, node, nullptr);
     return;
   }

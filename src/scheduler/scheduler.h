@@ -113,8 +113,9 @@ class Scheduler {
   void RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                        QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
                        std::string node);
-  void MoveAll(ClusterEvent event, const api::Pod* old_pod, const api::Pod* pod,
-               const api::Node* old_node, const api::Node* node);
+  void MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_pod,
+               std::shared_ptr<const api::Pod> pod, std::shared_ptr<const api::Node> old_node,
+               std::shared_ptr<const api::Node> node);
 
   SchedulerOptions options_;
   RealClock real_clock_;
