@@ -6,7 +6,9 @@
 
 #include "src/base/strings.h"
 #include "src/plugins/default_binder/default_binder.h"
+#include "src/plugins/default_preemption/args.h"
 #include "src/plugins/image_locality/image_locality.h"
+#include "src/plugins/inter_pod_affinity/args.h"
 #include "src/plugins/names.h"
 #include "src/plugins/node_affinity/node_affinity.h"
 #include "src/plugins/node_name/node_name.h"
@@ -14,9 +16,11 @@
 #include "src/plugins/node_resources/balanced_allocation.h"
 #include "src/plugins/node_resources/fit.h"
 #include "src/plugins/node_unschedulable/node_unschedulable.h"
+#include "src/plugins/pod_topology_spread/args.h"
 #include "src/plugins/queue_sort/priority_sort.h"
 #include "src/plugins/scheduling_gates/scheduling_gates.h"
 #include "src/plugins/taint_toleration/taint_toleration.h"
+#include "src/plugins/volume_binding/args.h"
 
 namespace ksched::plugins {
 
@@ -34,11 +38,16 @@ Registry NewInTreeRegistry() {
       {names::kImageLocality, image_locality::New},
       {names::kDefaultBinder, default_binder::New},
   };
-  // The args types of kubescheduler.config.k8s.io/v1, defaulted and validated at load time.
+  // The args types of kubescheduler.config.k8s.io/v1, defaulted and validated at load time; some
+  // belong to plugins that arrive later.
   const std::pair<const char*, ArgsDecoder> args[] = {
       {names::kNodeAffinity, node_affinity::DecodeArgs},
       {names::kNodeResourcesFit, node_resources::DecodeFitArgs},
       {names::kNodeResourcesBalancedAllocation, node_resources::DecodeBalancedAllocationArgs},
+      {names::kDefaultPreemption, default_preemption::DecodeArgs},
+      {names::kInterPodAffinity, inter_pod_affinity::DecodeArgs},
+      {names::kPodTopologySpread, pod_topology_spread::DecodeArgs},
+      {names::kVolumeBinding, volume_binding::DecodeArgs},
   };
   Registry registry;
   auto check = [](const absl::Status& st) {
