@@ -36,6 +36,9 @@ using PluginFactory =
 // InvalidArgument naming the field below `path` (for example
 // "profiles[0].pluginConfig[1].args.scoringStrategy.type: Unsupported value: ...").
 // Optional: a plugin without one gets its args as written.
+// The apiVersion of args documents, as of KubeSchedulerConfiguration itself.
+inline constexpr char kArgsApiVersion[] = "kubescheduler.config.k8s.io/v1";
+
 using ArgsDecoder = std::function<absl::StatusOr<nlohmann::json>(const nlohmann::json& args,
                                                                  std::string_view path)>;
 

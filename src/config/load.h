@@ -22,7 +22,7 @@
 
 namespace ksched::config {
 
-inline constexpr char kApiVersion[] = "kubescheduler.config.k8s.io/v1";
+inline constexpr const char* kApiVersion = kArgsApiVersion;
 inline constexpr char kKind[] = "KubeSchedulerConfiguration";
 
 // Decodes, defaults and validates the YAML or JSON text of a config file. `registry` names the

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "ksched/registry.h"
 #include "src/api/field.h"
 #include "src/base/status_macros.h"
 
@@ -58,7 +59,7 @@ absl::StatusOr<DefaultPreemptionArgs> ParseArgs(const nlohmann::json& args, std:
 }
 
 nlohmann::json ArgsToJson(const DefaultPreemptionArgs& args) {
-  return {{"apiVersion", "kubescheduler.config.k8s.io/v1"},
+  return {{"apiVersion", kArgsApiVersion},
           {"kind", "DefaultPreemptionArgs"},
           {kPercentage, args.min_candidate_nodes_percentage},
           {kAbsolute, args.min_candidate_nodes_absolute}};

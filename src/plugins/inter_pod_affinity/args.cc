@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "ksched/registry.h"
 #include "src/api/field.h"
 #include "src/base/status_macros.h"
 
@@ -42,7 +43,7 @@ absl::StatusOr<InterPodAffinityArgs> ParseArgs(const nlohmann::json& args, std::
 }
 
 nlohmann::json ArgsToJson(const InterPodAffinityArgs& args) {
-  return {{"apiVersion", "kubescheduler.config.k8s.io/v1"},
+  return {{"apiVersion", kArgsApiVersion},
           {"kind", "InterPodAffinityArgs"},
           {kWeight, args.hard_pod_affinity_weight},
           {kIgnorePreferred, args.ignore_preferred_terms_of_existing_pods}};

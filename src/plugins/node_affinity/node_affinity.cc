@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "ksched/api/selectors.h"
+#include "ksched/registry.h"
 #include "simdjson.h"
 #include "src/api/decode.h"
 #include "src/api/field.h"
@@ -217,8 +218,7 @@ absl::StatusOr<std::optional<api::NodeAffinity>> ParseArgs(const nlohmann::json&
 absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path) {
   absl::StatusOr<std::optional<api::NodeAffinity>> parsed = ParseArgs(args, path);
   if (!parsed.ok()) return parsed.status();
-  nlohmann::json out = {{"apiVersion", "kubescheduler.config.k8s.io/v1"},
-                        {"kind", "NodeAffinityArgs"}};
+  nlohmann::json out = {{"apiVersion", kArgsApiVersion}, {"kind", "NodeAffinityArgs"}};
   if (*parsed) out[kAddedAffinity] = args.at(kAddedAffinity);
   return out;
 }

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "ksched/registry.h"
 #include "src/api/field.h"
 #include "src/base/status_macros.h"
 
@@ -221,8 +222,6 @@ absl::StatusOr<BalancedAllocationArgs> ParseBalancedAllocationArgs(const nlohman
 }
 
 namespace {
-
-constexpr char kArgsApiVersion[] = "kubescheduler.config.k8s.io/v1";
 
 nlohmann::json ResourcesToJson(const std::vector<ResourceSpec>& resources) {
   nlohmann::json out = nlohmann::json::array();

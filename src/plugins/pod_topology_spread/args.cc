@@ -6,6 +6,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "ksched/registry.h"
 #include "src/api/field.h"
 #include "src/base/status_macros.h"
 
@@ -184,7 +185,7 @@ absl::StatusOr<PodTopologySpreadArgs> ParseArgs(const nlohmann::json& args, std:
 
 nlohmann::json ArgsToJson(const PodTopologySpreadArgs& args) {
   nlohmann::json out = {
-      {"apiVersion", "kubescheduler.config.k8s.io/v1"},
+      {"apiVersion", kArgsApiVersion},
       {"kind", "PodTopologySpreadArgs"},
       {kDefaultingType, args.defaulting_type == DefaultingType::kList ? kList : kSystem}};
   if (args.default_constraints.empty()) return out;

@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "ksched/registry.h"
 #include "src/api/field.h"
 #include "src/base/status_macros.h"
 
@@ -77,7 +78,7 @@ absl::StatusOr<VolumeBindingArgs> ParseArgs(const nlohmann::json& args, std::str
 }
 
 nlohmann::json ArgsToJson(const VolumeBindingArgs& args) {
-  return {{"apiVersion", "kubescheduler.config.k8s.io/v1"},
+  return {{"apiVersion", kArgsApiVersion},
           {"kind", "VolumeBindingArgs"},
           {kBindTimeout, args.bind_timeout_seconds}};
 }
