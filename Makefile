@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps build fuzz-build test sanitize demo lint format bench clean
+.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench clean
 
 all: build
 
@@ -20,7 +20,12 @@ fuzz-build: deps
 	@cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DKSCHED_FUZZ=ON >/dev/null
 	@ninja -C $(FUZZ_DIR) fuzzers
 
-test: build fuzz-build
+# The real control plane of the integration tests, built from scripts/k8s/go.mod into
+# ~/.cache/ksched (KSCHED_CACHE); it does nothing once built.
+k8s:
+	@scripts/k8s/build.sh >/dev/null
+
+test: build fuzz-build k8s
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j2
 
 sanitize: deps
