@@ -9,6 +9,7 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format clang-tidy
+  openssl curl iproute2  # scripts/cluster.sh: certificates, readiness, free ports
 )
 
 missing=()

@@ -1,0 +1,98 @@
+// A real control plane for integration tests: etcd and kube-apiserver on loopback, started by
+// scripts/cluster.sh from the binaries scripts/k8s/build.sh built (`make k8s`), and kubectl as the
+// independent client that creates objects and reads results.
+//
+// An integration test binary (registered with ksched_integration_test() in CMake) gets one
+// control plane for all its tests: it comes up before the first test and goes down after the
+// last. If it cannot come up (Go missing, binaries not built, not ready in time) every
+// ControlPlaneTest fails with the reason; none is skipped.
+//
+//   TEST_F(ControlPlaneTest, NodesComeFromTheTemplate) {
+//     ASSERT_TRUE(cluster().CreateNodes(3, {.prefix = "fit-"}).ok());
+//     CommandResult r = cluster().Kubectl({"get", "node", "fit-0", "-o", "json"});
+//     ASSERT_EQ(r.exit_code, 0) << r.err;
+//   }
+//
+// Tests of one binary share the cluster, so each uses its own object names or namespace.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "src/testing/command.h"
+
+namespace ksched::testing {
+
+// How scripts/fake-nodes.sh names and spreads the nodes it creates.
+struct FakeNodes {
+  std::string prefix = "node-";  // nodes are <prefix><first>, <prefix><first + 1>, ...
+  int first = 0;
+  int zones = 3;  // topology.kubernetes.io/zone is zone-<i % zones>
+};
+
+struct ControlPlaneOptions {
+  // Also run kwok, a fake kubelet for the nodes of CreateNodes(): a pod bound to one becomes
+  // Running, and a deleted one goes away.
+  bool kwok = false;
+};
+
+// One running etcd + kube-apiserver (and kwok, if asked). Not copyable; the destructor stops both
+// processes and removes the cluster's temporary directory. The const methods are safe to call from
+// several threads.
+class ControlPlane {
+ public:
+  // Runs `scripts/cluster.sh up` and waits until the API server is ready. The error carries the
+  // script's message, e.g. that the binaries are not built and how to build them. The processes
+  // are also stopped if this test process dies without running the destructor.
+  static absl::StatusOr<std::unique_ptr<ControlPlane>> Start(
+      const ControlPlaneOptions& options = {});
+
+  ControlPlane(const ControlPlane&) = delete;
+  ControlPlane& operator=(const ControlPlane&) = delete;
+  ~ControlPlane();  // runs `scripts/cluster.sh down`
+
+  // The admin kubeconfig (a system:masters token over TLS), and the directory holding it, the
+  // certificates, the logs (etcd.log, kube-apiserver.log) and the pid files.
+  const std::string& kubeconfig() const { return kubeconfig_; }
+  const std::string& dir() const { return dir_; }
+
+  // Runs `kubectl --kubeconfig <kubeconfig()> <args...>` with `input` on its standard input. The
+  // kubectl is the one built with the control plane, of the same release.
+  CommandResult Kubectl(const std::vector<std::string>& args, std::string_view input = {}) const;
+
+  // Creates `count` Ready nodes with scheduler_perf's capacity (cpu 4, memory 32Gi, pods 110).
+  absl::Status CreateNodes(int count, const FakeNodes& nodes = {}) const;
+
+ private:
+  explicit ControlPlane(std::string dir) : dir_(std::move(dir)) {}
+
+  std::string dir_;
+  std::string kubeconfig_;
+  std::string kubectl_;
+};
+
+// The gtest Environment that brings the shared control plane up before the first test and down
+// after the last. The main() of ksched_integration_test() binaries installs it. A failure to
+// start is kept for ControlPlaneTest to report in every test.
+class ControlPlaneEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override;
+  void TearDown() override;
+};
+
+// The base of tests that use the shared control plane.
+class ControlPlaneTest : public ::testing::Test {
+ protected:
+  // Fails the test, with the reason, if the control plane is not up.
+  void SetUp() override;
+  // The control plane of this test binary. Valid once SetUp() passed.
+  const ControlPlane& cluster() const;
+};
+
+}  // namespace ksched::testing
