@@ -3,6 +3,7 @@
 //
 //   description: why this case matters
 //   args: [--seed, "3"]            # optional extra simulate flags
+//   config: {apiVersion: ..., kind: KubeSchedulerConfiguration, ...}   # optional, for --config
 //   cluster:                       # Nodes and Pods, as manifests
 //   - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "2"}}}
 //   - {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [...]}}
@@ -18,6 +19,7 @@
 
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
+#include "src/testing/command.h"
 
 namespace ksched {
 namespace {
@@ -40,19 +42,6 @@ std::string Slurp(const fs::path& p) {
   return ss.str();
 }
 
-// Runs the command and returns its standard output; *code gets the exit code.
-std::string RunCommand(const std::string& cmd, int* code) {
-  std::string out;
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (pipe == nullptr) return out;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
-  int status = pclose(pipe);
-  *code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return out;
-}
-
 class ScenarioTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ScenarioTest, OutcomesMatch) {
@@ -64,15 +53,21 @@ TEST_P(ScenarioTest, OutcomesMatch) {
 
   fs::path manifest = fs::temp_directory_path() / ("ksched-scenario-" + GetParam() + ".json");
   std::ofstream(manifest) << nlohmann::json{{"kind", "List"}, {"items", scenario["cluster"]}};
-  std::string cmd = std::string(KSCHED_BINARY) + " simulate -o json";
+  std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json"};
   for (const auto& a : scenario.value("args", nlohmann::json::array())) {
-    cmd += " '" + a.get<std::string>() + "'";
+    argv.push_back(a.get<std::string>());
   }
-  cmd += " " + manifest.string() + " 2>&1";
-  int code = -1;
-  std::string out = RunCommand(cmd, &code);
+  fs::path config = fs::temp_directory_path() / ("ksched-scenario-" + GetParam() + "-config.json");
+  if (scenario.contains("config")) {
+    std::ofstream(config) << scenario["config"];  // JSON is YAML: --config reads either.
+    argv.insert(argv.end(), {"--config", config.string()});
+  }
+  argv.push_back(manifest.string());
+  testing::CommandResult run = testing::RunCommand(argv);
   fs::remove(manifest);
-  ASSERT_EQ(code, 0) << out;
+  fs::remove(config);
+  ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
+  const std::string& out = run.out;
   nlohmann::json result = nlohmann::json::parse(out);
 
   std::map<std::string, nlohmann::json> by_name;
