@@ -8,7 +8,7 @@
 #
 # Nodes are PREFIX<i> for i in START..START+COUNT-1 (default node-0 ...), in zone-<i % ZONES>
 # (default 3 zones). They go to kubectl as Lists of BATCH nodes (default 100, fewer when that
-# leaves a job idle), JOBS kubectl processes at a time (default 8). 5000 nodes take about 13 s on
+# leaves a job idle), JOBS kubectl processes at a time (default 8). 5000 nodes take about 8 s on
 # 2 cores, where the API server's CPU is the limit. Exits non-zero if any node was not created.
 set -euo pipefail
 
