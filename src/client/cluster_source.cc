@@ -1,0 +1,59 @@
+#include "src/client/cluster_source.h"
+
+#include "fmt/format.h"
+#include "src/base/log.h"
+#include "src/base/strings.h"
+
+namespace ksched::client {
+
+ApiSource::ApiSource(HttpClient& http, scheduler::Scheduler& s, ClusterWriter& writer)
+    : scheduler_(s),
+      writer_(writer),
+      nodes_(http, {.path = "/api/v1/nodes"},
+             {.on_add = [&s](std::shared_ptr<const api::Node> n) { s.OnNodeAdd(n); },
+              .on_update = [&s](std::shared_ptr<const api::Node> o,
+                                std::shared_ptr<const api::Node> n) { s.OnNodeUpdate(o, n); },
+              .on_delete = [&s](std::shared_ptr<const api::Node> n) { s.OnNodeDelete(n); },
+              .on_decode_error =
+                  [](const api::Node& n, const absl::Status& st) {
+                    KLOG_ERROR("Unable to decode node", {"node", n.metadata.name},
+                               {"err", std::string(AsStd(st.message()))});
+                  }}),
+      pods_(
+          http,
+          {.path = "/api/v1/pods",
+           .field_selector = "status.phase!=Succeeded,status.phase!=Failed"},
+          {.on_add = [&s](std::shared_ptr<const api::Pod> p) { s.OnPodAdd(std::move(p)); },
+           .on_update = [&s](std::shared_ptr<const api::Pod> o,
+                             std::shared_ptr<const api::Pod> p) { s.OnPodUpdate(o, std::move(p)); },
+           .on_delete = [&s](std::shared_ptr<const api::Pod> p) { s.OnPodDelete(p); },
+           .on_decode_error =
+               [this](const api::Pod& p, const absl::Status& st) {
+                 KLOG_ERROR("Unable to decode pod",
+                            {"pod", p.metadata.namespace_ + "/" + p.metadata.name},
+                            {"err", std::string(AsStd(st.message()))});
+                 if (p.spec.node_name.empty() && scheduler_.IsResponsibleFor(p)) {
+                   writer_.RecordEvent(
+                       p, "Warning", "FailedScheduling", "Scheduling",
+                       fmt::format("failed to decode pod: {}", AsStd(st.message())));
+                 }
+               }}) {}
+
+void ApiSource::Start() {
+  nodes_.Start();
+  pods_.Start();
+}
+
+void ApiSource::Stop() {
+  pods_.Stop();
+  nodes_.Stop();
+}
+
+bool ApiSource::WaitForSync(absl::Duration timeout) {
+  absl::Time deadline = absl::Now() + timeout;
+  return nodes_.WaitForSync(timeout) && pods_.WaitForSync(deadline - absl::Now());
+}
+
+bool ApiSource::HasSynced() { return nodes_.HasSynced() && pods_.HasSynced(); }
+
+}  // namespace ksched::client

@@ -1,0 +1,446 @@
+#include "src/client/http.h"
+
+#include <curl/curl.h>
+
+#include <algorithm>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <future>
+#include <map>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "src/base/strings.h"
+
+namespace ksched::client {
+
+absl::Status HttpResponse::ToStatus() const {
+  if (ok()) return absl::OkStatus();
+  if (status == 0) return absl::UnavailableError(transport_error);
+  std::string message = fmt::format("the server answered {}", status);
+  nlohmann::json j = nlohmann::json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_object() && j.value("kind", "") == "Status" && j.contains("message") &&
+      j["message"].is_string()) {
+    message = j["message"].get<std::string>();
+  } else if (!body.empty() && body.size() < 512) {
+    message = fmt::format("{}: {}", message, body);
+  }
+  switch (status) {
+    case 400:
+    case 422:
+      return absl::InvalidArgumentError(message);
+    case 401:
+      return absl::UnauthenticatedError(message);
+    case 403:
+      return absl::PermissionDeniedError(message);
+    case 404:
+      return absl::NotFoundError(message);
+    case 409:
+      return absl::AlreadyExistsError(message);
+    case 410:
+      return absl::OutOfRangeError(message);
+    case 429:
+      return absl::ResourceExhaustedError(message);
+    default:
+      return status >= 500 ? absl::UnavailableError(message) : absl::UnknownError(message);
+  }
+}
+
+namespace {
+
+// client-go's token bucket (flowcontrol.NewTokenBucketRateLimiter), as reservations: each request
+// is given the time at which it may go. No Debian library offers one.
+class TokenBucket {
+ public:
+  TokenBucket(float qps, int burst) : qps_(qps), burst_(std::max(burst, 1)), tokens_(burst_) {}
+
+  absl::Time Reserve(absl::Time now) {
+    if (qps_ <= 0) return now;  // A negative qps turns the limit off, as in client-go.
+    absl::MutexLock lock(&mu_);
+    tokens_ = std::min<double>(burst_, tokens_ + absl::ToDoubleSeconds(now - last_) * qps_);
+    last_ = now;
+    tokens_ -= 1;
+    if (tokens_ >= 0) return now;
+    return now + absl::Seconds(-tokens_ / qps_);
+  }
+
+ private:
+  const double qps_;
+  const int burst_;
+  absl::Mutex mu_;
+  double tokens_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_ ABSL_GUARDED_BY(mu_) = absl::Now();
+};
+
+// The bearer token: fixed, or read from a file and re-read once a minute, as client-go's
+// cachingTokenSource does, so a rotated service-account token is picked up.
+class TokenSource {
+ public:
+  TokenSource(std::string token, std::string file)
+      : token_(std::move(token)), file_(std::move(file)) {}
+
+  std::string Get() {
+    if (file_.empty()) return token_;
+    absl::MutexLock lock(&mu_);
+    absl::Time now = absl::Now();
+    if (now - read_at_ >= absl::Minutes(1)) {
+      std::ifstream in(file_);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      std::string t = ss.str();
+      while (!t.empty() && (t.back() == '\n' || t.back() == '\r' || t.back() == ' ')) t.pop_back();
+      if (in || !t.empty()) token_ = t;  // Keep the old token when the file can't be read.
+      read_at_ = now;
+    }
+    return token_;
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::string token_ ABSL_GUARDED_BY(mu_);
+  const std::string file_;
+  absl::Time read_at_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+};
+
+struct Transfer {
+  uint64_t id = 0;
+  HttpRequest request;
+  std::function<void(std::string_view)> on_data;  // Set for streams.
+  std::function<void(HttpResponse)> done;
+  absl::Time not_before;
+  CURL* easy = nullptr;
+  curl_slist* headers = nullptr;  // libcurl keeps pointers to both lists.
+  curl_slist* connect_to = nullptr;
+  HttpResponse response;
+  char error[CURL_ERROR_SIZE] = {};
+};
+
+size_t OnWrite(char* data, size_t size, size_t n, void* user) {
+  auto* t = static_cast<Transfer*>(user);
+  size_t len = size * n;
+  long code = 0;
+  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
+  // A stream hands its body on only while the answer is a success; an error body is kept whole.
+  if (t->on_data && code >= 200 && code < 300) {
+    t->on_data(std::string_view(data, len));
+  } else {
+    t->response.body.append(data, len);
+  }
+  return len;
+}
+
+}  // namespace
+
+struct HttpClient::Loop {
+  CURLM* multi = nullptr;
+  std::thread thread;
+  TokenBucket bucket;
+  TokenSource token;
+  std::string url_prefix;  // scheme://host:port, with tls_server_name as the host if set.
+  std::string connect_to;  // CURLOPT_CONNECT_TO for tls_server_name.
+  absl::Mutex mu;
+  bool stopping ABSL_GUARDED_BY(mu) = false;
+  int requests ABSL_GUARDED_BY(mu) = 0;  // Submitted and not finished, watches aside.
+  std::deque<std::unique_ptr<Transfer>> submitted ABSL_GUARDED_BY(mu);
+  std::vector<uint64_t> cancelled ABSL_GUARDED_BY(mu);
+  // Owned by the I/O thread.
+  std::multimap<absl::Time, std::unique_ptr<Transfer>> delayed;
+  std::map<uint64_t, std::unique_ptr<Transfer>> running;
+
+  Loop(const RestConfig& c) : bucket(c.qps, c.burst), token(c.token, c.token_file) {}
+};
+
+namespace {
+
+void Finish(std::unique_ptr<Transfer> t) {
+  if (t->easy != nullptr) curl_easy_cleanup(t->easy);
+  curl_slist_free_all(t->headers);
+  curl_slist_free_all(t->connect_to);
+  if (t->done) t->done(std::move(t->response));
+}
+
+}  // namespace
+
+HttpClient::HttpClient(RestConfig config) : config_(std::move(config)) {}
+
+absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig& config) {
+  static const CURLcode global_init = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (global_init != CURLE_OK) return absl::InternalError("libcurl failed to initialize");
+  if (!config.server.starts_with("https://") && !config.server.starts_with("http://")) {
+    return absl::InvalidArgumentError(
+        fmt::format("server \"{}\": the URL must start with https://", config.server));
+  }
+  for (const std::string* f : {&config.ca_file, &config.cert_file, &config.key_file}) {
+    if (!f->empty() && !std::ifstream(*f)) {
+      return absl::NotFoundError(fmt::format("open {}: no such file or not readable", *f));
+    }
+  }
+  auto client = std::unique_ptr<HttpClient>(new HttpClient(config));
+  auto loop = std::make_unique<Loop>(config);
+  loop->url_prefix = config.server;
+  if (!config.tls_server_name.empty()) {
+    // Ask for the server by the certificate's name, and connect to the configured address.
+    size_t host_start = config.server.find("://") + 3;
+    std::string hostport = config.server.substr(host_start);
+    size_t colon = hostport.rfind(':');
+    std::string port = colon == std::string::npos ? "443" : hostport.substr(colon + 1);
+    std::string host = hostport.substr(0, colon);
+    loop->url_prefix = fmt::format("https://{}:{}", config.tls_server_name, port);
+    loop->connect_to = fmt::format("{}:{}:{}:{}", config.tls_server_name, port, host, port);
+  }
+  loop->multi = curl_multi_init();
+  curl_multi_setopt(loop->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  Loop* l = loop.get();
+  loop->thread = std::thread([l] {
+    while (true) {
+      std::vector<std::unique_ptr<Transfer>> fresh;
+      std::vector<uint64_t> cancels;
+      {
+        absl::MutexLock lock(&l->mu);
+        if (l->stopping) break;
+        while (!l->submitted.empty()) {
+          fresh.push_back(std::move(l->submitted.front()));
+          l->submitted.pop_front();
+        }
+        cancels.swap(l->cancelled);
+      }
+      for (auto& t : fresh) l->delayed.emplace(t->not_before, std::move(t));
+      absl::Time now = absl::Now();
+      while (!l->delayed.empty() && l->delayed.begin()->first <= now) {
+        auto node = l->delayed.extract(l->delayed.begin());
+        std::unique_ptr<Transfer> t = std::move(node.mapped());
+        curl_multi_add_handle(l->multi, t->easy);
+        l->running.emplace(t->id, std::move(t));
+      }
+      for (uint64_t id : cancels) {
+        auto it = l->running.find(id);
+        std::unique_ptr<Transfer> t;
+        if (it != l->running.end()) {
+          curl_multi_remove_handle(l->multi, it->second->easy);
+          t = std::move(it->second);
+          l->running.erase(it);
+        } else {
+          for (auto d = l->delayed.begin(); d != l->delayed.end(); ++d) {
+            if (d->second->id == id) {
+              t = std::move(d->second);
+              l->delayed.erase(d);
+              break;
+            }
+          }
+        }
+        if (t) {
+          t->response.status = 0;
+          t->response.transport_error = "cancelled";
+          Finish(std::move(t));
+        }
+      }
+      int still = 0;
+      curl_multi_perform(l->multi, &still);
+      int queued = 0;
+      while (CURLMsg* msg = curl_multi_info_read(l->multi, &queued)) {
+        if (msg->msg != CURLMSG_DONE) continue;
+        Transfer* raw = nullptr;
+        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &raw);
+        CURLcode result = msg->data.result;
+        curl_multi_remove_handle(l->multi, msg->easy_handle);
+        auto it = l->running.find(raw->id);
+        std::unique_ptr<Transfer> t = std::move(it->second);
+        l->running.erase(it);
+        if (result == CURLE_OK) {
+          curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
+        } else {
+          t->response.status = 0;
+          t->response.transport_error =
+              fmt::format("{} {}: {}", t->request.method, l->url_prefix + t->request.path,
+                          t->error[0] != '\0' ? t->error : curl_easy_strerror(result));
+        }
+        Finish(std::move(t));
+      }
+      int wait_ms = 1000;
+      if (!l->delayed.empty()) {
+        int64_t until = absl::ToInt64Milliseconds(l->delayed.begin()->first - absl::Now());
+        wait_ms = static_cast<int>(std::clamp<int64_t>(until + 1, 0, wait_ms));
+      }
+      curl_multi_poll(l->multi, nullptr, 0, wait_ms, nullptr);
+    }
+    // Closing: end everything still pending.
+    for (auto& [id, t] : l->running) curl_multi_remove_handle(l->multi, t->easy);
+    std::vector<std::unique_ptr<Transfer>> rest;
+    for (auto& [id, t] : l->running) rest.push_back(std::move(t));
+    for (auto& [at, t] : l->delayed) rest.push_back(std::move(t));
+    {
+      absl::MutexLock lock(&l->mu);
+      for (auto& t : l->submitted) rest.push_back(std::move(t));
+      l->submitted.clear();
+    }
+    l->running.clear();
+    l->delayed.clear();
+    for (auto& t : rest) {
+      t->response.status = 0;
+      t->response.transport_error = "client closed";
+      Finish(std::move(t));
+    }
+  });
+  client->loop_ = std::move(loop);
+  return client;
+}
+
+HttpClient::~HttpClient() {
+  {
+    absl::MutexLock lock(&loop_->mu);
+    loop_->stopping = true;
+  }
+  curl_multi_wakeup(loop_->multi);
+  loop_->thread.join();
+  curl_multi_cleanup(loop_->multi);
+}
+
+void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view)> on_data,
+                        std::function<void(HttpResponse)> done, bool rate_limited, uint64_t id) {
+  auto t = std::make_unique<Transfer>();
+  t->id = id;
+  t->request = std::move(request);
+  t->on_data = std::move(on_data);
+  t->done = std::move(done);
+  if (!t->on_data) {
+    Loop* l = loop_.get();
+    t->done = [l, done = std::move(t->done)](HttpResponse r) {
+      if (done) done(std::move(r));
+      absl::MutexLock lock(&l->mu);
+      --l->requests;
+    };
+  }
+  t->not_before = rate_limited ? loop_->bucket.Reserve(absl::Now()) : absl::InfinitePast();
+
+  CURL* e = curl_easy_init();
+  t->easy = e;
+  const HttpRequest& r = t->request;
+  std::string url = loop_->url_prefix + r.path;
+  curl_easy_setopt(e, CURLOPT_URL, url.c_str());  // libcurl copies strings it is given.
+  curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
+  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnWrite);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
+  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+  curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+  curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+  if (r.timeout > absl::ZeroDuration()) {
+    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                     static_cast<long>(absl::ToInt64Milliseconds(r.timeout)));
+  }
+  curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+  if (r.method != "GET") {
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
+    curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, r.body.c_str());
+  }
+  if (!loop_->connect_to.empty()) {
+    t->connect_to = curl_slist_append(nullptr, loop_->connect_to.c_str());
+    curl_easy_setopt(e, CURLOPT_CONNECT_TO, t->connect_to);
+  }
+
+  const RestConfig& c = config_;
+  if (c.insecure_skip_tls_verify) {
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
+  if (!c.ca_data.empty()) {
+    curl_blob blob{const_cast<char*>(c.ca_data.data()), c.ca_data.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
+  } else if (!c.ca_file.empty()) {
+    curl_easy_setopt(e, CURLOPT_CAINFO, c.ca_file.c_str());
+  }
+  if (!c.cert_data.empty()) {
+    curl_blob blob{const_cast<char*>(c.cert_data.data()), c.cert_data.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &blob);
+    curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+  } else if (!c.cert_file.empty()) {
+    curl_easy_setopt(e, CURLOPT_SSLCERT, c.cert_file.c_str());
+  }
+  if (!c.key_data.empty()) {
+    curl_blob blob{const_cast<char*>(c.key_data.data()), c.key_data.size(), CURL_BLOB_COPY};
+    curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &blob);
+    curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+  } else if (!c.key_file.empty()) {
+    curl_easy_setopt(e, CURLOPT_SSLKEY, c.key_file.c_str());
+  }
+
+  curl_slist* h = nullptr;
+  h = curl_slist_append(h, "Accept: application/json");
+  h = curl_slist_append(h, fmt::format("User-Agent: {}", c.user_agent).c_str());
+  if (r.method != "GET") {
+    h = curl_slist_append(h, fmt::format("Content-Type: {}", r.content_type).c_str());
+  }
+  if (std::string token = loop_->token.Get(); !token.empty()) {
+    h = curl_slist_append(h, fmt::format("Authorization: Bearer {}", token).c_str());
+  }
+  t->headers = h;
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+
+  {
+    absl::MutexLock lock(&loop_->mu);
+    if (!loop_->stopping) {
+      if (!t->on_data) ++loop_->requests;
+      loop_->submitted.push_back(std::move(t));
+      t = nullptr;
+    }
+  }
+  if (t != nullptr) {
+    t->response.transport_error = "client closed";
+    if (!t->on_data) {
+      absl::MutexLock lock(&loop_->mu);
+      ++loop_->requests;  // Finish counts it out again.
+    }
+    Finish(std::move(t));
+    return;
+  }
+  curl_multi_wakeup(loop_->multi);
+}
+
+bool HttpClient::WaitIdle(absl::Duration timeout) {
+  absl::MutexLock lock(&loop_->mu);
+  return loop_->mu.AwaitWithTimeout(
+      absl::Condition(
+          +[](Loop* l) ABSL_NO_THREAD_SAFETY_ANALYSIS { return l->requests == 0; }, loop_.get()),
+      timeout);
+}
+
+HttpResponse HttpClient::Call(HttpRequest request) {
+  std::promise<HttpResponse> promise;
+  std::future<HttpResponse> future = promise.get_future();
+  Send(std::move(request), [&promise](HttpResponse r) { promise.set_value(std::move(r)); });
+  return future.get();
+}
+
+void HttpClient::Send(HttpRequest request, std::function<void(HttpResponse)> done) {
+  Submit(std::move(request), nullptr, std::move(done), /*rate_limited=*/true,
+         next_id_.fetch_add(1));
+}
+
+std::shared_ptr<HttpClient::Stream> HttpClient::Watch(HttpRequest request,
+                                                      std::function<void(std::string_view)> on_data,
+                                                      std::function<void(HttpResponse)> done) {
+  auto stream = std::make_shared<Stream>();
+  stream->client_ = this;
+  stream->id_ = next_id_.fetch_add(1);
+  Submit(std::move(request), std::move(on_data), std::move(done), /*rate_limited=*/false,
+         stream->id_);
+  return stream;
+}
+
+void HttpClient::Stream::Cancel() {
+  {
+    absl::MutexLock lock(&client_->loop_->mu);
+    client_->loop_->cancelled.push_back(id_);
+  }
+  curl_multi_wakeup(client_->loop_->multi);
+}
+
+}  // namespace ksched::client

@@ -1,0 +1,98 @@
+// HttpClient: the transport to kube-apiserver, on libcurl's multi interface. One I/O thread drives
+// every transfer, so that many requests (binds, events, status patches) and the watch streams share
+// one HTTP/2 connection when the server offers HTTP/2, as client-go shares one.
+//
+//   auto http = HttpClient::Create(rest_config);
+//   HttpResponse r = (*http)->Call({.method = "GET", .path = "/api/v1/nodes"});
+//   if (!r.ok()) return r.ToStatus();   // the API's message: pods "x" not found
+//
+// Requests other than watches pass a client-side rate limit (qps, burst), as client-go's token
+// bucket; a request waits for its turn, and never fails for it.
+//
+// Thread safety: every method may be called from any thread. Callbacks run on the I/O thread and
+// must not block; they must not call Call() either.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "src/client/rest_config.h"
+
+namespace ksched::client {
+
+struct HttpRequest {
+  std::string method = "GET";
+  std::string path;  // From the server's root, query included: "/api/v1/pods?limit=500".
+  std::string body;
+  std::string content_type = "application/json";
+  // Total time allowed; zero means none (watches end by the server's timeoutSeconds).
+  absl::Duration timeout = absl::Seconds(30);
+};
+
+struct HttpResponse {
+  long status = 0;  // The HTTP status; 0 when no answer came (transport_error says why).
+  std::string body;
+  std::string transport_error;
+
+  bool ok() const { return status >= 200 && status < 300; }
+  // OK for 2xx. Otherwise the API's metav1.Status message when the body holds one, or the
+  // transport's error, with a code that matches the HTTP status (404 NotFound, 409 AlreadyExists,
+  // 410 OutOfRange for an expired resourceVersion, 5xx and no answer Unavailable, ...).
+  absl::Status ToStatus() const;
+};
+
+class HttpClient {
+ public:
+  // Checks the configuration (the files it names must be readable) and starts the I/O thread.
+  static absl::StatusOr<std::unique_ptr<HttpClient>> Create(const RestConfig& config);
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+  // Ends every transfer in flight (their callbacks run with transport_error "client closed") and
+  // joins the I/O thread.
+  ~HttpClient();
+
+  // Sends the request and waits for the whole response.
+  HttpResponse Call(HttpRequest request);
+  // Sends the request; `done` runs on the I/O thread once the response is complete.
+  void Send(HttpRequest request, std::function<void(HttpResponse)> done);
+
+  // A streamed response (a watch). Cancel() ends it early; `done` still runs, once.
+  class Stream {
+   public:
+    void Cancel();
+
+   private:
+    friend class HttpClient;
+    HttpClient* client_ = nullptr;
+    uint64_t id_ = 0;
+  };
+  // Sends a request whose body is handed to `on_data` in chunks as they arrive; `done` gets the
+  // status (and the body, when the answer was not 2xx) at the end. Not rate limited.
+  std::shared_ptr<Stream> Watch(HttpRequest request, std::function<void(std::string_view)> on_data,
+                                std::function<void(HttpResponse)> done);
+
+  // Waits until no request is pending or in flight (watches aside), up to `timeout`. Returns
+  // whether that happened.
+  bool WaitIdle(absl::Duration timeout);
+
+  const RestConfig& config() const { return config_; }
+
+ private:
+  struct Loop;
+  explicit HttpClient(RestConfig config);
+  void Submit(HttpRequest request, std::function<void(std::string_view)> on_data,
+              std::function<void(HttpResponse)> done, bool rate_limited, uint64_t id);
+
+  RestConfig config_;
+  std::unique_ptr<Loop> loop_;
+  std::atomic<uint64_t> next_id_{1};
+};
+
+}  // namespace ksched::client

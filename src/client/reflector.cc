@@ -1,0 +1,340 @@
+#include "src/client/reflector.h"
+
+#include <deque>
+
+#include "absl/random/random.h"
+#include "fmt/format.h"
+#include "simdjson.h"
+#include "src/api/decode.h"
+#include "src/base/strings.h"
+
+namespace ksched::client {
+namespace {
+
+absl::Status DecodeInto(simdjson::dom::element e, api::Pod* out) { return api::DecodePod(e, out); }
+absl::Status DecodeInto(simdjson::dom::element e, api::Node* out) {
+  return api::DecodeNode(e, out);
+}
+
+std::string KeyOf(const api::ObjectMeta& m) {
+  return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
+}
+
+std::string_view StringAt(simdjson::dom::element e, std::string_view pointer) {
+  std::string_view s;
+  if (e.at_pointer(pointer).get_string().get(s) != simdjson::SUCCESS) return {};
+  return s;
+}
+
+std::string Escape(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.') {
+      out += c;
+    } else {
+      out += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// The watch stream's state, shared with the HTTP callbacks, which may outlive the reflector.
+struct StreamState {
+  absl::Mutex mu;
+  uint64_t generation ABSL_GUARDED_BY(mu) = 0;
+  std::string partial ABSL_GUARDED_BY(mu);
+  std::deque<std::string> lines ABSL_GUARDED_BY(mu);
+  bool done ABSL_GUARDED_BY(mu) = false;
+  HttpResponse result ABSL_GUARDED_BY(mu);
+  bool stopping ABSL_GUARDED_BY(mu) = false;
+  bool synced ABSL_GUARDED_BY(mu) = false;
+  int lists ABSL_GUARDED_BY(mu) = 0;
+  int watches ABSL_GUARDED_BY(mu) = 0;
+};
+
+template <typename T>
+struct Reflector<T>::Impl {
+  HttpClient& http;
+  ReflectorOptions options;
+  ReflectorHandlers<T> handlers;
+  std::shared_ptr<StreamState> state = std::make_shared<StreamState>();
+  std::thread thread;
+  // Owned by the thread.
+  absl::flat_hash_map<std::string, std::shared_ptr<const T>> store;
+  std::string resource_version;
+  simdjson::dom::parser parser;
+  absl::BitGen rng;
+
+  Impl(HttpClient& h, ReflectorOptions o, ReflectorHandlers<T> hs)
+      : http(h), options(std::move(o)), handlers(std::move(hs)) {}
+
+  std::string Query(bool watch) {
+    std::string q = options.path + "?";
+    if (!options.field_selector.empty()) {
+      q += "fieldSelector=" + Escape(options.field_selector) + "&";
+    }
+    if (!watch) return q + "resourceVersion=0";
+    double factor = absl::Uniform(rng, 1.0, 2.0);
+    int64_t timeout =
+        static_cast<int64_t>(absl::ToDoubleSeconds(options.min_watch_timeout) * factor);
+    return q + fmt::format("watch=1&allowWatchBookmarks=true&resourceVersion={}&timeoutSeconds={}",
+                           Escape(resource_version), timeout);
+  }
+
+  // Decodes `e`; on failure tells on_decode_error and returns nullptr.
+  std::shared_ptr<const T> Decode(simdjson::dom::element e) {
+    auto obj = std::make_shared<T>();
+    if (absl::Status st = DecodeInto(e, obj.get()); !st.ok()) {
+      if (handlers.on_decode_error) handlers.on_decode_error(*obj, st);
+      return nullptr;
+    }
+    return obj;
+  }
+
+  void Apply(std::string_view type, std::shared_ptr<const T> obj) {
+    std::string key = KeyOf(obj->metadata);
+    auto it = store.find(key);
+    if (type == "DELETED") {
+      if (it == store.end()) return;
+      store.erase(it);
+      if (handlers.on_delete) handlers.on_delete(std::move(obj));
+      return;
+    }
+    if (it == store.end()) {
+      store.emplace(key, obj);
+      if (handlers.on_add) handlers.on_add(std::move(obj));
+      return;
+    }
+    std::shared_ptr<const T> old = it->second;
+    if (old->metadata.resource_version == obj->metadata.resource_version) return;
+    it->second = obj;
+    if (old->metadata.uid != obj->metadata.uid) {  // Deleted and made again under the same name.
+      if (handlers.on_delete) handlers.on_delete(std::move(old));
+      if (handlers.on_add) handlers.on_add(std::move(obj));
+      return;
+    }
+    if (handlers.on_update) handlers.on_update(std::move(old), std::move(obj));
+  }
+
+  // Lists, and hands on the differences from the copy. False on an error (already reported).
+  absl::Status List() {
+    HttpResponse r = http.Call({.path = Query(false), .timeout = absl::Minutes(1)});
+    if (!r.ok()) return r.ToStatus();
+    simdjson::dom::element doc;
+    if (auto err = parser.parse(r.body).get(doc); err) {
+      return absl::DataLossError(fmt::format("{}: {}", options.path, simdjson::error_message(err)));
+    }
+    simdjson::dom::array items;
+    if (doc["items"].get_array().get(items) != simdjson::SUCCESS) {
+      return absl::DataLossError(fmt::format("{}: the list has no items", options.path));
+    }
+    absl::flat_hash_map<std::string, bool> seen;
+    for (simdjson::dom::element item : items) {
+      std::shared_ptr<const T> obj = Decode(item);
+      if (obj == nullptr) continue;
+      seen[KeyOf(obj->metadata)] = true;
+      Apply("ADDED", std::move(obj));
+    }
+    std::vector<std::shared_ptr<const T>> gone;
+    for (const auto& [key, obj] : store) {
+      if (!seen.contains(key)) gone.push_back(obj);
+    }
+    for (auto& obj : gone) Apply("DELETED", std::move(obj));
+    resource_version = std::string(StringAt(doc, "/metadata/resourceVersion"));
+    absl::MutexLock lock(&state->mu);
+    state->synced = true;
+    ++state->lists;
+    return absl::OkStatus();
+  }
+
+  // Handles one watch event. Returns false when the watch must end: an ERROR event (its code in
+  // `gone` when the resourceVersion expired).
+  bool HandleLine(std::string_view line, bool* gone) {
+    simdjson::dom::element ev;
+    if (parser.parse(line).get(ev) != simdjson::SUCCESS) return false;
+    std::string_view type = StringAt(ev, "/type");
+    simdjson::dom::element object;
+    if (ev["object"].get(object) != simdjson::SUCCESS) return false;
+    if (type == "ERROR") {
+      int64_t code = 0;
+      if (object["code"].get_int64().get(code) != simdjson::SUCCESS) code = 0;
+      *gone = code == 410;
+      return false;
+    }
+    std::string_view rv = StringAt(object, "/metadata/resourceVersion");
+    if (type == "BOOKMARK") {
+      resource_version = std::string(rv);
+      return true;
+    }
+    if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return true;
+    if (std::shared_ptr<const T> obj = Decode(object)) Apply(type, std::move(obj));
+    resource_version = std::string(rv);
+    return true;
+  }
+
+  // Watches until the stream ends. Returns whether to list again, and sets `error` when the watch
+  // failed (as opposed to ending by its timeout).
+  bool Watch(bool* error) {
+    std::shared_ptr<StreamState> s = state;
+    uint64_t gen;
+    {
+      absl::MutexLock lock(&s->mu);
+      gen = ++s->generation;
+      s->partial.clear();
+      s->lines.clear();
+      s->done = false;
+      ++s->watches;
+    }
+    auto on_data = [s, gen](std::string_view chunk) {
+      absl::MutexLock lock(&s->mu);
+      if (s->generation != gen) return;
+      s->partial.append(chunk);
+      size_t start = 0;
+      for (size_t nl; (nl = s->partial.find('\n', start)) != std::string::npos; start = nl + 1) {
+        if (nl > start) s->lines.emplace_back(s->partial, start, nl - start);
+      }
+      s->partial.erase(0, start);
+    };
+    auto on_done = [s, gen](HttpResponse r) {
+      absl::MutexLock lock(&s->mu);
+      if (s->generation != gen) return;
+      s->done = true;
+      s->result = std::move(r);
+    };
+    std::shared_ptr<HttpClient::Stream> stream =
+        http.Watch({.path = Query(true), .timeout = absl::ZeroDuration()}, on_data, on_done);
+    bool gone = false;
+    bool ended = false;  // An ERROR event ended the watch early.
+    while (true) {
+      std::deque<std::string> lines;
+      bool done = false;
+      HttpResponse result;
+      {
+        absl::MutexLock lock(&s->mu);
+        s->mu.Await(absl::Condition(
+            +[](StreamState* st) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+              return st->stopping || st->done || !st->lines.empty();
+            },
+            s.get()));
+        if (s->stopping) break;
+        lines.swap(s->lines);
+        done = s->done;
+        if (done) result = s->result;
+      }
+      for (const std::string& line : lines) {
+        if (!HandleLine(line, &gone)) {
+          ended = true;
+          break;
+        }
+      }
+      if (ended) break;
+      if (done) {
+        *error = !result.ok();
+        return result.status == 410;
+      }
+    }
+    stream->Cancel();
+    *error = ended && !gone;
+    return gone;
+  }
+
+  // Sleeps up to `d`, or until Stop. Returns false when stopping.
+  bool Sleep(absl::Duration d) {
+    absl::MutexLock lock(&state->mu);
+    StreamState* st = state.get();
+    state->mu.AwaitWithTimeout(
+        absl::Condition(
+            +[](StreamState* x) ABSL_NO_THREAD_SAFETY_ANALYSIS { return x->stopping; }, st),
+        d);
+    return !state->stopping;
+  }
+
+  bool Stopping() {
+    absl::MutexLock lock(&state->mu);
+    return state->stopping;
+  }
+
+  void Run() {
+    absl::Duration backoff = absl::Milliseconds(800);
+    bool need_list = true;
+    auto fail = [&]() {
+      absl::Duration d = backoff * absl::Uniform(rng, 1.0, 2.0);  // Jitter 1.0, as client-go.
+      backoff = std::min(backoff * 2, absl::Seconds(30));
+      return Sleep(d);
+    };
+    while (!Stopping()) {
+      if (need_list) {
+        if (!List().ok()) {
+          if (!fail()) return;
+          continue;
+        }
+        need_list = false;
+      }
+      bool error = false;
+      need_list = Watch(&error);
+      if (error && !need_list) {
+        if (!fail()) return;
+      } else if (!error) {
+        backoff = absl::Milliseconds(800);
+      }
+    }
+  }
+};
+
+template <typename T>
+Reflector<T>::Reflector(HttpClient& http, ReflectorOptions options, ReflectorHandlers<T> handlers)
+    : impl_(std::make_unique<Impl>(http, std::move(options), std::move(handlers))) {}
+
+template <typename T>
+Reflector<T>::~Reflector() {
+  Stop();
+}
+
+template <typename T>
+void Reflector<T>::Start() {
+  impl_->thread = std::thread([this] { impl_->Run(); });
+}
+
+template <typename T>
+void Reflector<T>::Stop() {
+  {
+    absl::MutexLock lock(&impl_->state->mu);
+    impl_->state->stopping = true;
+  }
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+template <typename T>
+bool Reflector<T>::WaitForSync(absl::Duration timeout) {
+  StreamState* st = impl_->state.get();
+  absl::MutexLock lock(&st->mu);
+  return st->mu.AwaitWithTimeout(
+      absl::Condition(
+          +[](StreamState* x) ABSL_NO_THREAD_SAFETY_ANALYSIS { return x->synced; }, st),
+      timeout);
+}
+
+template <typename T>
+bool Reflector<T>::HasSynced() {
+  absl::MutexLock lock(&impl_->state->mu);
+  return impl_->state->synced;
+}
+
+template <typename T>
+int Reflector<T>::lists() {
+  absl::MutexLock lock(&impl_->state->mu);
+  return impl_->state->lists;
+}
+
+template <typename T>
+int Reflector<T>::watches() {
+  absl::MutexLock lock(&impl_->state->mu);
+  return impl_->state->watches;
+}
+
+template class Reflector<api::Pod>;
+template class Reflector<api::Node>;
+
+}  // namespace ksched::client

@@ -1,0 +1,73 @@
+// Reflector: keeps a local copy of one kind of API object (pods, nodes) in step with the API
+// server, as client-go's reflector and informer do, and tells handlers of every change.
+//
+// It lists, then watches from the list's resourceVersion with bookmarks. When the watch ends it
+// watches again from the last resourceVersion it saw; when that version has expired (410 Gone) it
+// lists again and hands on only the differences from its copy, so that no change is lost and none
+// is applied twice. Errors are retried with exponential backoff and jitter (0.8 s to 30 s).
+//
+//   Reflector<api::Pod> pods(http, {.path = "/api/v1/pods"}, handlers);
+//   pods.Start();
+//   pods.WaitForSync(absl::Seconds(30));
+//
+// Thread safety: handlers run on the reflector's own thread, one at a time, in the server's order.
+// Start/Stop/WaitForSync may be called from any thread.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "ksched/api/objects.h"
+#include "src/client/http.h"
+
+namespace ksched::client {
+
+struct ReflectorOptions {
+  std::string path;            // The collection: "/api/v1/pods".
+  std::string field_selector;  // Optional, e.g. "status.phase!=Succeeded,status.phase!=Failed".
+  absl::Duration min_watch_timeout = absl::Minutes(5);  // Each watch lasts 1x to 2x of this.
+};
+
+template <typename T>
+struct ReflectorHandlers {
+  std::function<void(std::shared_ptr<const T>)> on_add;
+  std::function<void(std::shared_ptr<const T> old_obj, std::shared_ptr<const T> obj)> on_update;
+  std::function<void(std::shared_ptr<const T>)> on_delete;
+  // An object the decoder rejected: what could be read of it (the metadata first) and why. The
+  // object is left out of the copy; the reflector goes on.
+  std::function<void(const T& partial, const absl::Status&)> on_decode_error;
+};
+
+template <typename T>
+class Reflector {
+ public:
+  Reflector(HttpClient& http, ReflectorOptions options, ReflectorHandlers<T> handlers);
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+  ~Reflector();  // Stops.
+
+  void Start();
+  // Ends the watch and joins the thread; no handler runs after it returns.
+  void Stop();
+  // Whether the first list has been handed to the handlers; waits up to `timeout` for it.
+  bool WaitForSync(absl::Duration timeout);
+  bool HasSynced();
+  // The number of lists (the first included) and of watches opened so far, for tests.
+  int lists();
+  int watches();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+extern template class Reflector<api::Pod>;
+extern template class Reflector<api::Node>;
+
+}  // namespace ksched::client
