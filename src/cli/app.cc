@@ -5,6 +5,7 @@
 
 #include "CLI/CLI.hpp"
 #include "src/base/strings.h"
+#include "src/cli/run.h"
 #include "src/config/load.h"
 #include "src/plugins/registry.h"
 #include "src/sim/manifests.h"
@@ -72,9 +73,22 @@ int RunConfigPrint(const std::string& file) {
 }  // namespace
 
 int Run(int argc, char** argv) {
+  // `ksched [flags]` is `ksched run [flags]`, as kube-scheduler takes its flags with no command.
+  std::vector<char*> args(argv, argv + argc);
+  static char run_word[] = "run";
+  if (argc == 1 || (argv[1][0] == '-' && std::string_view(argv[1]) != "-h" &&
+                    std::string_view(argv[1]) != "--help")) {
+    args.insert(args.begin() + 1, run_word);
+  }
+
   CLI::App app{"ksched: a Kubernetes scheduler, compatible with kube-scheduler"};
   app.require_subcommand(0, 1);
   CLI::App* version = app.add_subcommand("version", "Print the version");
+
+  RunFlags run_flags;
+  CLI::App* run = app.add_subcommand(
+      "run", "Schedule the pods of a real cluster (the default when no command is given)");
+  AddRunFlags(run, &run_flags);
 
   SimulateFlags sim_flags;
   CLI::App* simulate = app.add_subcommand(
@@ -96,7 +110,7 @@ int Run(int argc, char** argv) {
   print->add_option("--config", print_config_file, "KubeSchedulerConfiguration file");
 
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 1;
   }
@@ -104,6 +118,7 @@ int Run(int argc, char** argv) {
     std::printf("ksched version v%s\n", KSCHED_VERSION);
     return 0;
   }
+  if (run->parsed()) return RunScheduler(run_flags);
   if (simulate->parsed()) return RunSimulate(sim_flags);
   if (print->parsed()) return RunConfigPrint(print_config_file);
   std::printf("%s", app.help().c_str());

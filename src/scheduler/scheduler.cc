@@ -172,8 +172,9 @@ void Scheduler::OnNodeDelete(const std::shared_ptr<const api::Node>& node) {
 
 // --- The scheduling cycle ----------------------------------------------------------------------
 
-bool Scheduler::ScheduleOne() {
-  std::optional<QueuedPodInfo> popped = queue_->Pop();
+bool Scheduler::ScheduleOne(absl::Duration wait) {
+  std::optional<QueuedPodInfo> popped =
+      wait > absl::ZeroDuration() ? queue_->PopWait(wait) : queue_->Pop();
   if (!popped) return false;
   QueuedPodInfo info = std::move(*popped);
   std::shared_ptr<const api::Pod> pod = info.pod_info->pod;

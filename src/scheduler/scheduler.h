@@ -80,8 +80,9 @@ class Scheduler {
                     const std::shared_ptr<const api::Node>& node);
   void OnNodeDelete(const std::shared_ptr<const api::Node>& node);
 
-  // Runs one scheduling cycle if a pod is ready; false if none was.
-  bool ScheduleOne();
+  // Runs one scheduling cycle if a pod is ready, waiting up to `wait` for one; false if none came
+  // (or the queue was closed).
+  bool ScheduleOne(absl::Duration wait = absl::ZeroDuration());
 
   // Whether a profile serves this schedulerName.
   bool IsResponsibleFor(const api::Pod& pod) const;

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fstream>
+#include <sstream>
 
 extern char** environ;
 
@@ -150,6 +152,78 @@ std::string ShellQuote(const std::vector<std::string>& argv) {
     out += '\'';
   }
   return out;
+}
+
+namespace {
+
+int ExitCode(int status) {
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return -1;
+}
+
+}  // namespace
+
+Process::Process(const std::vector<std::string>& argv, std::string log_path,
+                 const std::vector<std::string>& env)
+    : log_path_(std::move(log_path)) {
+  int fd = open(log_path_.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0 || argv.empty()) {
+    start_error_ = "Process: cannot open " + log_path_ + ": " + std::strerror(errno);
+    if (fd >= 0) close(fd);
+    return;
+  }
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, fd, STDERR_FILENO);
+  std::vector<std::string> args = argv;
+  std::vector<std::string> envs;
+  for (char** e = environ; *e != nullptr; ++e) envs.emplace_back(*e);
+  envs.insert(envs.end(), env.begin(), env.end());
+  std::vector<char*> c_args = CStrings(args);
+  std::vector<char*> c_envs = CStrings(envs);
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, c_args[0], &actions, nullptr, c_args.data(), c_envs.data());
+  posix_spawn_file_actions_destroy(&actions);
+  close(fd);
+  if (rc != 0) {
+    start_error_ = "Process: cannot start " + argv[0] + ": " + std::strerror(rc);
+    return;
+  }
+  pid_ = pid;
+}
+
+Process::~Process() {
+  if (Running()) Stop(SIGKILL);
+}
+
+bool Process::Running() {
+  if (pid_ < 0 || exit_code_ >= 0) return false;
+  int status = 0;
+  pid_t r = waitpid(pid_, &status, WNOHANG);
+  if (r == pid_) exit_code_ = ExitCode(status);
+  return r == 0;
+}
+
+int Process::Stop(int sig) {
+  if (pid_ < 0) return -1;
+  if (Running()) {
+    kill(pid_, sig);
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    exit_code_ = ExitCode(status);
+  }
+  return exit_code_;
+}
+
+std::string Process::Log() const {
+  std::ifstream in(log_path_);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return start_error_ + ss.str();
 }
 
 }  // namespace ksched::testing

@@ -25,6 +25,36 @@ struct CommandResult {
 CommandResult RunCommand(const std::vector<std::string>& argv, std::string_view input = {},
                          const std::vector<std::string>& env = {});
 
+// A program running in the background (ksched under test), its output going to a log file. The
+// destructor kills it (SIGKILL) if it still runs, and reaps it.
+//
+//   Process ksched({"build/ksched", "--kubeconfig", kc}, dir + "/ksched.log");
+//   ...
+//   EXPECT_EQ(ksched.Stop(SIGTERM), 0) << ksched.Log();
+class Process {
+ public:
+  // Starts argv[0] (looked up in PATH) with stdout and stderr appended to `log_path`. If it could
+  // not be started, pid() is -1 and Log() says why.
+  Process(const std::vector<std::string>& argv, std::string log_path,
+          const std::vector<std::string>& env = {});
+  Process(const Process&) = delete;
+  Process& operator=(const Process&) = delete;
+  ~Process();
+
+  int pid() const { return pid_; }
+  bool Running();
+  // Sends `sig` and waits for the exit; returns the exit code as CommandResult does.
+  int Stop(int sig);
+  // What the program has printed so far.
+  std::string Log() const;
+
+ private:
+  int pid_ = -1;
+  int exit_code_ = -1;
+  std::string log_path_;
+  std::string start_error_;
+};
+
 // Quotes `argv` for a shell, for messages that show what was run.
 std::string ShellQuote(const std::vector<std::string>& argv);
 

@@ -1,0 +1,27 @@
+// `ksched run` (and `ksched` with no subcommand): schedules the pods of a real cluster, as
+// kube-scheduler does. It connects (--kubeconfig, $KUBECONFIG or the service account), waits
+// for its caches to sync, then schedules until SIGTERM or SIGINT, on which it stops taking pods,
+// lets the binds in flight finish, and exits 0.
+#pragma once
+
+#include <string>
+
+#include "CLI/CLI.hpp"
+
+namespace ksched::app {
+
+struct RunFlags {
+  std::string config_file;
+  std::string kubeconfig;  // Overrides clientConnection.kubeconfig.
+  std::string context;
+  std::string logging_format = "text";
+  int verbosity = 0;
+};
+
+// Adds the flags of `run` to `cmd`.
+void AddRunFlags(CLI::App* cmd, RunFlags* flags);
+// Returns the exit code: 0 after a clean shutdown, 1 when the configuration or the connection
+// is bad.
+int RunScheduler(const RunFlags& flags);
+
+}  // namespace ksched::app

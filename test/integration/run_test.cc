@@ -1,0 +1,208 @@
+// `ksched run` against the real control plane: ksched runs as a process, as a user runs it, and
+// kubectl creates the objects and reads back what ksched wrote (bindings, events, conditions).
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <map>
+#include <thread>
+
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "src/testing/control_plane.h"
+
+namespace ksched::testing {
+namespace {
+
+using nlohmann::json;
+
+class RunTest : public ControlPlaneTest {
+ protected:
+  // Starts ksched against the cluster; TearDown stops it with SIGTERM and expects a clean exit.
+  void StartKsched(std::vector<std::string> extra = {}) {
+    std::vector<std::string> argv = {KSCHED_BINARY,          "run", "--kubeconfig",
+                                     cluster().kubeconfig(), "-v",  "2"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    std::string log = fmt::format("{}/ksched-{}.log", cluster().dir(),
+                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    ksched_ = std::make_unique<Process>(argv, log);
+    ASSERT_GT(ksched_->pid(), 0) << ksched_->Log();
+  }
+
+  void TearDown() override {
+    if (ksched_ != nullptr) {
+      EXPECT_EQ(ksched_->Stop(SIGTERM), 0) << ksched_->Log();
+      if (HasFailure()) std::cerr << "ksched's log:\n" << ksched_->Log();
+    }
+  }
+
+  json Get(const std::vector<std::string>& args) {
+    std::vector<std::string> a = {"get"};
+    a.insert(a.end(), args.begin(), args.end());
+    a.insert(a.end(), {"-o", "json"});
+    CommandResult r = cluster().Kubectl(a);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out, nullptr, /*allow_exceptions=*/false);
+  }
+
+  void Create(const json& object) {
+    CommandResult r = cluster().Kubectl({"create", "-f", "-"}, object.dump());
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+
+  // Polls `done` every 200 ms for up to a minute.
+  bool Eventually(const std::function<bool()>& done) {
+    for (int i = 0; i < 300; ++i) {
+      if (done()) return true;
+      if (ksched_ != nullptr && !ksched_->Running()) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return false;
+  }
+
+  // The events.k8s.io events of a namespace.
+  std::vector<json> Events(const std::string& ns) {
+    json list = Get({"events.v1.events.k8s.io", "-n", ns});
+    return list.is_object() ? list["items"].get<std::vector<json>>() : std::vector<json>{};
+  }
+
+  std::unique_ptr<Process> ksched_;
+};
+
+json Pod(const std::string& ns, const std::string& name, const std::string& cpu,
+         const std::string& scheduler = "default-scheduler") {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec",
+           {{"schedulerName", scheduler},
+            {"containers",
+             {{{"name", "c"},
+               {"image", "registry.k8s.io/pause:3.10"},
+               {"resources", {{"requests", {{"cpu", cpu}, {"memory", "100Mi"}}}}}}}}}}};
+}
+
+json Node(const std::string& name, const std::string& cpu, const json& taints = json::array()) {
+  json resources = {{"cpu", cpu}, {"memory", "64Gi"}, {"pods", "110"}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
+          {"spec", {{"taints", taints}}},
+          {"status",
+           {{"capacity", resources},
+            {"allocatable", resources},
+            {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+}
+
+TEST_F(RunTest, BindsHundredPodsOverTenNodesEachWithItsScheduledEvent) {
+  ASSERT_TRUE(cluster().CreateNodes(10, {.prefix = "bind-"}).ok());
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "bind"}).exit_code, 0);
+  StartKsched();
+  json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
+  for (int i = 0; i < 100; ++i)
+    list["items"].push_back(Pod("bind", fmt::format("p-{}", i), "100m"));
+  Create(list);
+
+  std::map<std::string, std::string> node_of;
+  ASSERT_TRUE(Eventually([&] {
+    json pods = Get({"pods", "-n", "bind"});
+    node_of.clear();
+    for (const json& p : pods["items"]) {
+      if (p["spec"].contains("nodeName")) node_of[p["metadata"]["name"]] = p["spec"]["nodeName"];
+    }
+    return node_of.size() == 100;
+  })) << node_of.size()
+      << " of 100 pods bound";
+  std::map<std::string, int> per_node;
+  for (const auto& [pod, node] : node_of) per_node[node]++;
+  EXPECT_EQ(per_node.size(), 10u) << "the pods spread over every node";
+
+  std::map<std::string, std::string> scheduled;  // pod → the event's note
+  ASSERT_TRUE(Eventually([&] {
+    scheduled.clear();
+    for (const json& e : Events("bind")) {
+      if (e["reason"] == "Scheduled") scheduled[e["regarding"]["name"]] = e["note"];
+    }
+    return scheduled.size() == 100;
+  })) << scheduled.size()
+      << " Scheduled events";
+  for (const auto& [pod, node] : node_of) {
+    EXPECT_EQ(scheduled[pod], fmt::format("Successfully assigned bind/{} to {}", pod, node));
+  }
+  json e = Events("bind").front();
+  EXPECT_EQ(e["reportingController"], "default-scheduler");
+  EXPECT_EQ(e["type"], "Normal");
+  EXPECT_EQ(e["action"], "Binding");
+}
+
+TEST_F(RunTest, UnschedulablePodIsReportedThenLandsOnANodeThatFits) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "big"}).exit_code, 0);
+  StartKsched();
+  Create(Pod("big", "huge", "64"));
+  std::string note;
+  ASSERT_TRUE(Eventually([&] {
+    for (const json& e : Events("big")) {
+      if (e["reason"] == "FailedScheduling") note = e["note"];
+    }
+    return !note.empty();
+  }));
+  EXPECT_TRUE(note.starts_with("0/")) << note;
+  EXPECT_NE(note.find("Insufficient cpu"), std::string::npos) << note;
+  json cond;
+  ASSERT_TRUE(Eventually([&] {
+    json pod = Get({"pod", "huge", "-n", "big"});
+    for (const json& c : pod["status"].value("conditions", json::array())) {
+      if (c["type"] == "PodScheduled") cond = c;
+    }
+    return cond.is_object();
+  }));
+  EXPECT_EQ(cond["status"], "False");
+  EXPECT_EQ(cond["reason"], "Unschedulable");
+  EXPECT_EQ(cond["message"], note);
+
+  Create(Node("big-node", "96"));
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "huge", "-n", "big"})["spec"].value("nodeName", "") == "big-node";
+  }));
+}
+
+TEST_F(RunTest, RemovingATaintRequeuesThePodItRejected) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "taint"}).exit_code, 0);
+  Create(
+      Node("tainted", "200", {{{"key", "dedicated"}, {"value", "x"}, {"effect", "NoSchedule"}}}));
+  StartKsched();
+  Create(Pod("taint", "needs-200", "150"));
+  ASSERT_TRUE(Eventually([&] {
+    for (const json& e : Events("taint")) {
+      if (e["reason"] == "FailedScheduling") return true;
+    }
+    return false;
+  }));
+  ASSERT_EQ(cluster().Kubectl({"taint", "nodes", "tainted", "dedicated-"}).exit_code, 0);
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "needs-200", "-n", "taint"})["spec"].value("nodeName", "") == "tainted";
+  }));
+}
+
+TEST_F(RunTest, PodForAnotherSchedulerIsLeftAlone) {
+  ASSERT_TRUE(cluster().CreateNodes(1, {.prefix = "other-"}).ok());
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "other"}).exit_code, 0);
+  StartKsched();
+  Create(Pod("other", "theirs", "100m", "someone-else"));
+  Create(Pod("other", "ours", "100m"));
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "ours", "-n", "other"})["spec"].contains("nodeName");
+  }));
+  json theirs = Get({"pod", "theirs", "-n", "other"});
+  EXPECT_FALSE(theirs["spec"].contains("nodeName"));
+  EXPECT_FALSE(theirs["status"].contains("conditions")) << theirs["status"].dump();
+  for (const json& e : Events("other")) EXPECT_NE(e["regarding"]["name"], "theirs") << e.dump();
+}
+
+TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
+  CommandResult r = RunCommand({KSCHED_BINARY, "--kubeconfig", "/nonexistent/kubeconfig"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, "ksched: open /nonexistent/kubeconfig: no such file or readable\n");
+}
+
+}  // namespace
+}  // namespace ksched::testing
