@@ -7,10 +7,16 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "oneapi/tbb/parallel_for.h"
+#include "src/base/log.h"
 #include "src/base/strings.h"
 
 namespace ksched::scheduler {
 namespace {
+
+// klog.KObj: "<namespace>/<name>".
+std::string PodKey(const api::Pod& pod) {
+  return pod.metadata.namespace_ + "/" + pod.metadata.name;
+}
 
 bool IsTerminal(const api::Pod& pod) {
   return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
@@ -438,6 +444,11 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
     info.unschedulable_plugins = diagnosis->unschedulable_plugins;
     info.pending_plugins = diagnosis->pending_plugins;
   }
+  if (status.IsRejected()) {
+    KLOG(2, "Unable to schedule pod; no fit; waiting", {"pod", PodKey(*pod)}, {"err", message});
+  } else {
+    KLOG_ERROR("Error scheduling pod; retrying", {"pod", PodKey(*pod)}, {"err", message});
+  }
   queue_->AddUnschedulableIfNotPresent(std::move(info));
   options_.writer->RecordEvent(*pod, "Warning", "FailedScheduling", "Scheduling",
                                TruncateEventMessage(message));
@@ -474,6 +485,7 @@ void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<
     return;
   }
   cache_.FinishBinding(uid, clock_->Now());
+  KLOG(2, "Successfully bound pod to node", {"pod", PodKey(*assumed)}, {"node", node});
   options_.writer->RecordEvent(
       *assumed, "Normal", "Scheduled", "Binding",
       fmt::format("Successfully assigned {}/{} to {}", assumed->metadata.namespace_,
