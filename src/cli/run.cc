@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <thread>
 
+#include "absl/random/random.h"
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "src/base/log.h"
 #include "src/base/strings.h"
 #include "src/client/cluster_source.h"
+#include "src/client/leader_election.h"
 #include "src/client/writer.h"
 #include "src/config/load.h"
 #include "src/plugins/registry.h"
@@ -71,7 +73,70 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags) {
   cmd->add_option("--logging-format", flags->logging_format, "Log format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("-v,--v", flags->verbosity, "Log verbosity (klog levels)");
+  RunFlags::LeaderElection& le = flags->leader_election;
+  cmd->add_flag("--leader-elect", le.leader_elect,
+                "Elect a leader among replicas before scheduling (default true)");
+  cmd->add_option("--leader-elect-lease-duration", le.lease_duration,
+                  "How long a standby waits before taking an unrenewed lease (default 15s)");
+  cmd->add_option("--leader-elect-renew-deadline", le.renew_deadline,
+                  "How long the leader retries renewing before it stops (default 10s)");
+  cmd->add_option("--leader-elect-retry-period", le.retry_period,
+                  "How long to wait between attempts to acquire or renew (default 2s)");
+  cmd->add_option("--leader-elect-resource-lock", le.resource_lock,
+                  "The lock's resource type; only leases (the default)");
+  cmd->add_option("--leader-elect-resource-name", le.resource_name,
+                  "The Lease's name (default kube-scheduler)");
+  cmd->add_option("--leader-elect-resource-namespace", le.resource_namespace,
+                  "The Lease's namespace (default kube-system)");
+  flags->cmd = cmd;
 }
+
+namespace {
+
+// The leaderElection settings: the file's, with the flags that were given on top.
+absl::StatusOr<client::LeaderElectionOptions> LeaderElectionFrom(const RunFlags& flags,
+                                                                 config::LeaderElection* le) {
+  const RunFlags::LeaderElection& f = flags.leader_election;
+  auto given = [&](const char* name) { return flags.cmd != nullptr && flags.cmd->count(name) > 0; };
+  if (given("--leader-elect")) le->leader_elect = f.leader_elect;
+  for (auto [flag, value, field] :
+       {std::tuple{"--leader-elect-lease-duration", &f.lease_duration, &le->lease_duration},
+        std::tuple{"--leader-elect-renew-deadline", &f.renew_deadline, &le->renew_deadline},
+        std::tuple{"--leader-elect-retry-period", &f.retry_period, &le->retry_period},
+        std::tuple{"--leader-elect-resource-lock", &f.resource_lock, &le->resource_lock},
+        std::tuple{"--leader-elect-resource-name", &f.resource_name, &le->resource_name},
+        std::tuple{"--leader-elect-resource-namespace", &f.resource_namespace,
+                   &le->resource_namespace}}) {
+    if (given(flag)) *field = *value;
+  }
+  client::LeaderElectionOptions o{.namespace_ = le->resource_namespace, .name = le->resource_name};
+  for (auto [name, text, out] :
+       {std::tuple{"--leader-elect-lease-duration", &le->lease_duration, &o.lease_duration},
+        std::tuple{"--leader-elect-renew-deadline", &le->renew_deadline, &o.renew_deadline},
+        std::tuple{"--leader-elect-retry-period", &le->retry_period, &o.retry_period}}) {
+    if (!absl::ParseDuration(*text, out) || *out <= absl::ZeroDuration()) {
+      return absl::InvalidArgumentError(fmt::format(
+          "invalid argument \"{}\" for \"{}\" flag: not a positive duration", *text, name));
+    }
+  }
+  if (o.lease_duration <= o.renew_deadline) {
+    return absl::InvalidArgumentError(
+        "leaderElection.leaseDuration: Invalid value: leaseDuration must be greater than "
+        "renewDeadline");
+  }
+  if (le->resource_lock != "leases") {
+    return absl::InvalidArgumentError(fmt::format(
+        "leaderElection.resourceLock: Invalid value: \"{}\": resourceLock value must be "
+        "\"leases\"",
+        le->resource_lock));
+  }
+  absl::BitGen rng;
+  o.identity = fmt::format("{}_{:016x}{:016x}", Hostname(), absl::Uniform<uint64_t>(rng),
+                           absl::Uniform<uint64_t>(rng));
+  return o;
+}
+
+}  // namespace
 
 int RunScheduler(const RunFlags& flags) {
   // SIGTERM and SIGINT are taken by one thread (below); every thread started from here on
@@ -88,6 +153,9 @@ int RunScheduler(const RunFlags& flags) {
       flags.config_file.empty() ? config::DefaultEffectiveConfiguration(registry)
                                 : config::LoadConfigFile(flags.config_file, registry);
   if (!cfg.ok()) return Fail(std::string(cfg.status().message()));
+  absl::StatusOr<client::LeaderElectionOptions> election =
+      LeaderElectionFrom(flags, &cfg->leader_election);
+  if (!election.ok()) return Fail(std::string(election.status().message()));
 
   client::RestConfigSource source{.kubeconfig = flags.kubeconfig, .context = flags.context};
   if (source.kubeconfig.empty()) source.kubeconfig = cfg->client_connection.kubeconfig;
@@ -132,6 +200,18 @@ int RunScheduler(const RunFlags& flags) {
   while (!stopping && !informers.WaitForSync(absl::Milliseconds(200))) {
   }
   if (!stopping) KLOG(2, "Caches are synced");
+  std::unique_ptr<client::LeaderElector> elector;
+  if (cfg->leader_election.leader_elect && !stopping) {
+    elector = std::make_unique<client::LeaderElector>(**http, *election);
+    if (elector->Acquire([&] { return stopping.load(); })) {
+      // As kube-scheduler: a leader that lost its lease exits at once, binds in flight or not,
+      // so that two replicas never bind at the same time.
+      elector->KeepRenewing([] {
+        KLOG_ERROR("Leaderelection lost");
+        std::_Exit(1);
+      });
+    }
+  }
 
   absl::Time next_backoff_flush = absl::Now();
   absl::Time next_unschedulable_flush = absl::Now() + absl::Seconds(30);
@@ -153,6 +233,7 @@ int RunScheduler(const RunFlags& flags) {
   s.queue().Close();
   binds.Wait();
   informers.Stop();
+  if (elector != nullptr) elector->Release();
   signal_thread.join();
   // The last events and status patches get a moment to reach the server.
   (void)(*http)->WaitIdle(absl::Seconds(5));

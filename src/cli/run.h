@@ -16,6 +16,14 @@ struct RunFlags {
   std::string context;
   std::string logging_format = "text";
   int verbosity = 0;
+  // Leader election flags; each one given on the command line overrides the config file's
+  // leaderElection field, as upstream's ApplyLeaderElectionTo does.
+  struct LeaderElection {
+    bool leader_elect = true;
+    std::string lease_duration, renew_deadline, retry_period;
+    std::string resource_lock, resource_name, resource_namespace;
+  } leader_election;
+  CLI::App* cmd = nullptr;  // To tell which flags were given.
 };
 
 // Adds the flags of `run` to `cmd`.

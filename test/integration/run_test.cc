@@ -17,21 +17,26 @@ using nlohmann::json;
 
 class RunTest : public ControlPlaneTest {
  protected:
-  // Starts ksched against the cluster; TearDown stops it with SIGTERM and expects a clean exit.
-  void StartKsched(std::vector<std::string> extra = {}) {
+  // Starts a ksched replica against the cluster; TearDown stops those still running with SIGTERM
+  // and expects a clean exit.
+  Process* StartKsched(std::vector<std::string> extra = {}) {
     std::vector<std::string> argv = {KSCHED_BINARY,          "run", "--kubeconfig",
                                      cluster().kubeconfig(), "-v",  "2"};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    std::string log = fmt::format("{}/ksched-{}.log", cluster().dir(),
-                                  ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    ksched_ = std::make_unique<Process>(argv, log);
-    ASSERT_GT(ksched_->pid(), 0) << ksched_->Log();
+    std::string log = fmt::format("{}/ksched-{}-{}.log", cluster().dir(),
+                                  ::testing::UnitTest::GetInstance()->current_test_info()->name(),
+                                  replicas_.size());
+    replicas_.push_back(std::make_unique<Process>(argv, log));
+    EXPECT_GT(replicas_.back()->pid(), 0) << replicas_.back()->Log();
+    return replicas_.back().get();
   }
 
   void TearDown() override {
-    if (ksched_ != nullptr) {
-      EXPECT_EQ(ksched_->Stop(SIGTERM), 0) << ksched_->Log();
-      if (HasFailure()) std::cerr << "ksched's log:\n" << ksched_->Log();
+    for (auto& r : replicas_) {
+      if (r->Running()) {
+        EXPECT_EQ(r->Stop(SIGTERM), 0) << r->Log();
+      }
+      if (HasFailure()) std::cerr << "ksched's log:\n" << r->Log();
     }
   }
 
@@ -53,7 +58,9 @@ class RunTest : public ControlPlaneTest {
   bool Eventually(const std::function<bool()>& done) {
     for (int i = 0; i < 300; ++i) {
       if (done()) return true;
-      if (ksched_ != nullptr && !ksched_->Running()) return false;
+      bool any_running = replicas_.empty();
+      for (auto& r : replicas_) any_running = any_running || r->Running();
+      if (!any_running) return false;
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
     return false;
@@ -65,7 +72,7 @@ class RunTest : public ControlPlaneTest {
     return list.is_object() ? list["items"].get<std::vector<json>>() : std::vector<json>{};
   }
 
-  std::unique_ptr<Process> ksched_;
+  std::vector<std::unique_ptr<Process>> replicas_;
 };
 
 json Pod(const std::string& ns, const std::string& name, const std::string& cpu,
@@ -91,6 +98,13 @@ json Node(const std::string& name, const std::string& cpu, const json& taints = 
            {{"capacity", resources},
             {"allocatable", resources},
             {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
+}
+
+json PodList(const std::string& ns, const std::string& prefix, int count) {
+  json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
+  for (int i = 0; i < count; ++i)
+    list["items"].push_back(Pod(ns, fmt::format("{}{}", prefix, i), "10m"));
+  return list;
 }
 
 TEST_F(RunTest, BindsHundredPodsOverTenNodesEachWithItsScheduledEvent) {
@@ -196,6 +210,57 @@ TEST_F(RunTest, PodForAnotherSchedulerIsLeftAlone) {
   EXPECT_FALSE(theirs["spec"].contains("nodeName"));
   EXPECT_FALSE(theirs["status"].contains("conditions")) << theirs["status"].dump();
   for (const json& e : Events("other")) EXPECT_NE(e["regarding"]["name"], "theirs") << e.dump();
+}
+
+TEST_F(RunTest, TwoReplicasNeverBindTwiceAndTheStandbyTakesOverFromAKilledLeader) {
+  ASSERT_TRUE(cluster().CreateNodes(4, {.prefix = "le-"}).ok());
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "le"}).exit_code, 0);
+  std::vector<std::string> fast = {
+      "--leader-elect-resource-name=le-test", "--leader-elect-lease-duration=4s",
+      "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s"};
+  Process* first = StartKsched(fast);
+  ASSERT_TRUE(Eventually(
+      [&] { return first->Log().find("Successfully acquired lease") != std::string::npos; }));
+  Process* standby = StartKsched(fast);
+  ASSERT_TRUE(Eventually([&] {
+    return standby->Log().find("Attempting to acquire leader lease") != std::string::npos;
+  }));
+
+  auto bound = [&](const std::string& prefix, int want) {
+    int n = 0;
+    json pods = Get({"pods", "-n", "le"});
+    for (const json& p : pods["items"]) {
+      n += p["metadata"]["name"].get<std::string>().starts_with(prefix) &&
+           p["spec"].contains("nodeName");
+    }
+    return n == want;
+  };
+  Create(PodList("le", "a-", 20));
+  ASSERT_TRUE(Eventually([&] { return bound("a-", 20); }));
+  EXPECT_EQ(standby->Log().find("Successfully bound"), std::string::npos) << "the standby bound";
+
+  ASSERT_EQ(first->Stop(SIGKILL), 128 + SIGKILL);
+  Create(PodList("le", "b-", 20));
+  ASSERT_TRUE(Eventually([&] { return bound("b-", 20); }));
+  EXPECT_NE(standby->Log().find("Successfully acquired lease"), std::string::npos);
+
+  std::map<std::string, int> scheduled;
+  ASSERT_TRUE(Eventually([&] {
+    scheduled.clear();
+    for (const json& e : Events("le")) {
+      EXPECT_NE(e["reason"], "FailedScheduling") << e.dump();
+      if (e["reason"] == "Scheduled") scheduled[e["regarding"]["name"]]++;
+    }
+    return scheduled.size() == 40;
+  }));
+  for (const auto& [pod, n] : scheduled) EXPECT_EQ(n, 1) << pod << " was bound " << n << " times";
+
+  json lease = Get({"lease", "le-test", "-n", "kube-system"});
+  EXPECT_GE(lease["spec"]["leaseTransitions"].get<int>(), 1) << lease.dump();
+  // A clean stop gives the lease up.
+  ASSERT_EQ(standby->Stop(SIGTERM), 0) << standby->Log();
+  lease = Get({"lease", "le-test", "-n", "kube-system"});
+  EXPECT_FALSE(lease["spec"].contains("holderIdentity")) << lease.dump();
 }
 
 TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
