@@ -6,6 +6,8 @@
 #   scripts/cluster.sh env [DIR] prints `export` lines for a shell: KSCHED_CLUSTER=DIR, KUBECONFIG,
 #                                KSCHED_K8S_BIN (the built binaries) and PATH with that folder first
 #   scripts/cluster.sh down [DIR] stops the processes `up` started, by pid, and removes DIR
+#   scripts/cluster.sh restart-apiserver [DIR]
+#                                stops kube-apiserver and starts it again, as it was; etcd keeps the data
 #
 # With KSCHED_CLUSTER_KWOK=1, `up` also starts kwok, a fake kubelet that moves pods bound to the
 # nodes of scripts/fake-nodes.sh to Running (and deleted ones away), as a benchmark needs.
@@ -72,6 +74,22 @@ start() {
   echo $! >"$dir/$name.pid"
 }
 
+# Waits until /readyz passes and the system namespaces controller has made the default namespace.
+wait_ready() {
+  local dir=$1 port=$2 started=$3 token
+  token=$(cut -d, -f1 "$dir/pki/tokens.csv")
+  until curl -sf --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $token" \
+      "https://127.0.0.1:$port/readyz" -o /dev/null &&
+    curl -sf --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $token" \
+      "https://127.0.0.1:$port/api/v1/namespaces/default" -o /dev/null; do
+    for name in etcd kube-apiserver; do
+      kill -0 "$(cat "$dir/$name.pid")" 2>/dev/null || { echo "cluster.sh: $name exited" >&2; false; }
+    done
+    [ $((SECONDS - started)) -lt "${KSCHED_CLUSTER_TIMEOUT:-90}" ] || { echo "cluster.sh: not ready in time" >&2; false; }
+    sleep 0.5
+  done
+}
+
 up() {
   for b in etcd kube-apiserver; do
     [ -x "$k8s_bin/$b" ] && continue
@@ -113,19 +131,7 @@ up() {
       "while kill -0 $KSCHED_CLUSTER_OWNER 2>/dev/null && [ -d '$dir' ]; do sleep 1; done; '$script' down '$dir'"
   fi
 
-  # Ready: /readyz passes and the system namespaces controller has made the default namespace.
-  local token
-  token=$(cut -d, -f1 "$dir/pki/tokens.csv")
-  until curl -sf --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $token" \
-      "https://127.0.0.1:$api_port/readyz" -o /dev/null &&
-    curl -sf --cacert "$dir/pki/ca.crt" -H "Authorization: Bearer $token" \
-      "https://127.0.0.1:$api_port/api/v1/namespaces/default" -o /dev/null; do
-    for name in etcd kube-apiserver; do
-      kill -0 "$(cat "$dir/$name.pid")" 2>/dev/null || { echo "cluster.sh: $name exited" >&2; false; }
-    done
-    [ $((SECONDS - started)) -lt "${KSCHED_CLUSTER_TIMEOUT:-90}" ] || { echo "cluster.sh: not ready in time" >&2; false; }
-    sleep 0.5
-  done
+  wait_ready "$dir" "$api_port" "$started"
   trap - EXIT
   echo "cluster.sh: ready in $((SECONDS - started))s at https://127.0.0.1:$api_port; stop it with: $script down $dir" >&2
   echo "$dir/kubeconfig"
@@ -156,6 +162,22 @@ down() {
   rm -rf "$dir"
 }
 
+# Kills kube-apiserver, as a crash would (a graceful stop waits up to a minute for open requests),
+# and starts it again with the same flags; etcd keeps the data. A test of what clients do when the
+# API server goes away and comes back.
+restart_apiserver() {
+  local dir pid args port
+  dir=$(cluster_dir "${1:-}")
+  pid=$(cat "$dir/kube-apiserver.pid")
+  mapfile -d '' args <"/proc/$pid/cmdline"
+  kill -KILL "$pid"
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+  mv "$dir/kube-apiserver.log" "$dir/kube-apiserver.log.1"
+  start "$dir" kube-apiserver "${args[@]}"
+  port=$(grep -o 'https://127.0.0.1:[0-9]*' "$dir/kubeconfig" | cut -d: -f3)
+  wait_ready "$dir" "$port" "$SECONDS"
+}
+
 env_of() {
   local dir
   dir=$(cluster_dir "${1:-}")
@@ -169,5 +191,6 @@ case "${1:-}" in
   up) up ;;
   down) down "${2:-}" ;;
   env) env_of "${2:-}" ;;
-  *) die "usage: cluster.sh up | env [DIR] | down [DIR]" ;;
+  restart-apiserver) restart_apiserver "${2:-}" ;;
+  *) die "usage: cluster.sh up | env [DIR] | down [DIR] | restart-apiserver [DIR]" ;;
 esac

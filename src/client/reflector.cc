@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "simdjson.h"
 #include "src/api/decode.h"
+#include "src/base/log.h"
 #include "src/base/strings.h"
 
 namespace ksched::client {
@@ -266,7 +267,9 @@ struct Reflector<T>::Impl {
     };
     while (!Stopping()) {
       if (need_list) {
-        if (!List().ok()) {
+        if (absl::Status st = List(); !st.ok()) {
+          KLOG_WARNING("Failed to list", {"resource", options.path},
+                       {"err", std::string(AsStd(st.message()))});
           if (!fail()) return;
           continue;
         }
@@ -274,6 +277,12 @@ struct Reflector<T>::Impl {
       }
       bool error = false;
       need_list = Watch(&error);
+      if (need_list) {
+        KLOG(2, "Watch ended: the resourceVersion expired; listing again",
+             {"resource", options.path});
+      } else if (error) {
+        KLOG(2, "Watch failed; watching again after a backoff", {"resource", options.path});
+      }
       if (error && !need_list) {
         if (!fail()) return;
       } else if (!error) {

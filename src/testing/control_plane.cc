@@ -84,6 +84,14 @@ absl::Status ControlPlane::CreateNodes(int count, const FakeNodes& nodes) const 
       absl::StrCat("`", ShellQuote(argv), "` exited with ", r.exit_code, ":\n", r.err));
 }
 
+absl::Status ControlPlane::RestartApiServer() const {
+  std::vector<std::string> argv = {Script("cluster.sh"), "restart-apiserver", dir_};
+  CommandResult r = RunCommand(argv);
+  if (r.exit_code == 0) return absl::OkStatus();
+  return absl::InternalError(
+      absl::StrCat("`", ShellQuote(argv), "` exited with ", r.exit_code, ":\n", r.err));
+}
+
 void ControlPlaneEnvironment::SetUp() { Shared() = ControlPlane::Start(); }
 
 void ControlPlaneEnvironment::TearDown() {

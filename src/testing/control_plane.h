@@ -66,6 +66,10 @@ class ControlPlane {
   // kubectl is the one built with the control plane, of the same release.
   CommandResult Kubectl(const std::vector<std::string>& args, std::string_view input = {}) const;
 
+  // Stops kube-apiserver and starts it again with the same flags (`cluster.sh restart-apiserver`);
+  // returns once it is ready again. etcd, and so every object, stays.
+  absl::Status RestartApiServer() const;
+
   // Creates `count` Ready nodes with scheduler_perf's capacity (cpu 4, memory 32Gi, pods 110).
   absl::Status CreateNodes(int count, const FakeNodes& nodes = {}) const;
 

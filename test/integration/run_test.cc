@@ -263,6 +263,29 @@ TEST_F(RunTest, TwoReplicasNeverBindTwiceAndTheStandbyTakesOverFromAKilledLeader
   EXPECT_FALSE(lease["spec"].contains("holderIdentity")) << lease.dump();
 }
 
+TEST_F(RunTest, RecoversWhenTheApiServerRestartsAndBindsEveryPod) {
+  ASSERT_TRUE(cluster().CreateNodes(4, {.prefix = "restart-"}).ok());
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "restart"}).exit_code, 0);
+  // As upstream, a leader that cannot renew within renewDeadline exits (its Deployment restarts
+  // it). The restart takes about 5 s; the deadline is raised so a slow machine does not hit it.
+  Process* ksched =
+      StartKsched({"--leader-elect-resource-name=restart-test", "--leader-elect-lease-duration=90s",
+                   "--leader-elect-renew-deadline=60s"});
+  Create(PodList("restart", "before-", 30));
+  // Restart while ksched works through the first pods: watches break and binds fail meanwhile.
+  ASSERT_TRUE(cluster().RestartApiServer().ok());
+  Create(PodList("restart", "after-", 30));
+  int bound = 0;
+  ASSERT_TRUE(Eventually([&] {
+    json pods = Get({"pods", "-n", "restart"});
+    bound = 0;
+    for (const json& p : pods["items"]) bound += p["spec"].contains("nodeName");
+    return bound == 60;
+  })) << bound
+      << " of 60 bound";
+  EXPECT_TRUE(ksched->Running());
+}
+
 TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
   CommandResult r = RunCommand({KSCHED_BINARY, "--kubeconfig", "/nonexistent/kubeconfig"});
   EXPECT_EQ(r.exit_code, 1);
