@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <fstream>
 #include <map>
 #include <thread>
 
@@ -284,6 +285,85 @@ TEST_F(RunTest, RecoversWhenTheApiServerRestartsAndBindsEveryPod) {
   })) << bound
       << " of 60 bound";
   EXPECT_TRUE(ksched->Running());
+}
+
+// A service account with what ksched needs, except pods/binding; and a kubeconfig with its token.
+std::string LimitedKubeconfig(const ControlPlane& cluster) {
+  std::string rbac = R"(
+apiVersion: v1
+kind: ServiceAccount
+metadata: {name: ksched-limited, namespace: kube-system}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata: {name: ksched-no-bind}
+rules:
+- {apiGroups: [""], resources: [pods, nodes], verbs: [get, list, watch]}
+- {apiGroups: [""], resources: [pods/status], verbs: [patch, update]}
+- {apiGroups: [events.k8s.io], resources: [events], verbs: [create, patch, update]}
+- {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata: {name: ksched-no-bind}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: ksched-no-bind}
+subjects: [{kind: ServiceAccount, name: ksched-limited, namespace: kube-system}]
+)";
+  CommandResult r = cluster.Kubectl({"apply", "-f", "-"}, rbac);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  CommandResult token = cluster.Kubectl({"create", "token", "ksched-limited", "-n", "kube-system"});
+  EXPECT_EQ(token.exit_code, 0) << token.err;
+  json admin = json::parse(
+      cluster.Kubectl({"config", "view", "--raw", "--minify", "-o", "json"}).out, nullptr, false);
+  json kc = {{"apiVersion", "v1"},
+             {"kind", "Config"},
+             {"current-context", "limited"},
+             {"clusters", admin["clusters"]},
+             {"users", {{{"name", "limited"}, {"user", {{"token", token.out}}}}}},
+             {"contexts",
+              {{{"name", "limited"},
+                {"context", {{"cluster", admin["clusters"][0]["name"]}, {"user", "limited"}}}}}}};
+  std::string path = cluster.dir() + "/limited.kubeconfig";
+  std::ofstream(path) << kc.dump();
+  return path;
+}
+
+TEST_F(RunTest, ARejectedBindLeavesNoPhantomUsageAndThePodIsRetried) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "phantom"}).exit_code, 0);
+  Create(Node("phantom-node", "1"));
+  std::string kubeconfig = LimitedKubeconfig(cluster());
+  replicas_.push_back(std::make_unique<Process>(
+      std::vector<std::string>{KSCHED_BINARY, "--kubeconfig", kubeconfig, "--leader-elect=false"},
+      cluster().dir() + "/ksched-phantom.log"));
+  // The pod fills the node: if the rejected bind left its usage behind, it could never fit again.
+  json pod = Pod("phantom", "first", "1");
+  pod["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "phantom-node"}};
+  Create(pod);
+  std::string note;
+  ASSERT_TRUE(Eventually([&] {
+    for (const json& e : Events("phantom")) {
+      if (e["reason"] == "FailedScheduling") note = e["note"];
+    }
+    return !note.empty();
+  }));
+  EXPECT_NE(note.find("cannot create resource \"pods/binding\""), std::string::npos) << note;
+  json cond;
+  ASSERT_TRUE(Eventually([&] {
+    json p = Get({"pod", "first", "-n", "phantom"});
+    for (const json& c : p["status"].value("conditions", json::array())) {
+      if (c["type"] == "PodScheduled") cond = c;
+    }
+    return cond.is_object();
+  }));
+  EXPECT_EQ(cond["reason"], "SchedulerError");
+
+  CommandResult grant = cluster().Kubectl({"create", "clusterrolebinding", "ksched-limited-bind",
+                                           "--clusterrole=system:kube-scheduler",
+                                           "--serviceaccount=kube-system:ksched-limited"});
+  ASSERT_EQ(grant.exit_code, 0) << grant.err;
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "first", "-n", "phantom"})["spec"].value("nodeName", "") == "phantom-node";
+  }));
 }
 
 TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
