@@ -1,0 +1,211 @@
+// The reflector and ApiSource against a scripted fake API server (cpp-httplib on loopback): the
+// list/watch protocol cases that a real API server cannot be made to produce on demand.
+#include "src/client/reflector.h"
+
+#include <gtest/gtest.h>
+#include <httplib.h>
+
+#include <deque>
+#include <thread>
+
+#include "fmt/format.h"
+#include "src/base/strings.h"
+#include "src/client/cluster_source.h"
+#include "src/plugins/registry.h"
+#include "src/sim/cluster.h"
+
+namespace ksched::client {
+namespace {
+
+std::string PodJson(const std::string& name, const std::string& rv, const std::string& cpu = "1") {
+  return fmt::format(
+      R"({{"metadata":{{"name":"{}","namespace":"default","uid":"uid-{}","resourceVersion":"{}"}},)"
+      R"("spec":{{"schedulerName":"default-scheduler","containers":[{{"name":"c","resources":)"
+      R"({{"requests":{{"cpu":"{}"}}}}}}]}},"status":{{"phase":"Pending"}}}})",
+      name, name, rv, cpu);
+}
+
+std::string List(const std::string& rv, const std::vector<std::string>& items) {
+  std::string joined;
+  for (const std::string& i : items) joined += (joined.empty() ? "" : ",") + i;
+  return fmt::format(R"({{"kind":"PodList","metadata":{{"resourceVersion":"{}"}},"items":[{}]}})",
+                     rv, joined);
+}
+
+std::string Event(const std::string& type, const std::string& object) {
+  return fmt::format(R"({{"type":"{}","object":{}}})", type, object) + "\n";
+}
+
+// Serves scripted answers to lists and watches of /api/v1/pods, in order; once a script runs
+// out, lists are empty and watches stay open without events until the server stops. There are
+// no nodes.
+class FakeApiServer {
+ public:
+  FakeApiServer() {
+    server_.Get("/api/v1/pods", [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (req.has_param("watch")) {
+        watch_versions_.push_back(req.get_param_value("resourceVersion"));
+        if (watches_.empty()) {
+          res.set_chunked_content_provider("application/json", [this](size_t, httplib::DataSink&) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            return !stopping_;
+          });
+          return;
+        }
+        res.set_content(watches_.front(), "application/json");
+        watches_.pop_front();
+        return;
+      }
+      res.set_content(lists_.empty() ? List("1", {}) : lists_.front(), "application/json");
+      if (!lists_.empty()) lists_.pop_front();
+    });
+    // Nodes: none, and a watch that stays open.
+    server_.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+      if (!req.has_param("watch")) {
+        res.set_content(R"({"kind":"NodeList","metadata":{"resourceVersion":"1"},"items":[]})",
+                        "application/json");
+        return;
+      }
+      res.set_chunked_content_provider("application/json", [this](size_t, httplib::DataSink&) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return !stopping_;
+      });
+    });
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~FakeApiServer() {
+    stopping_ = true;
+    server_.stop();
+    thread_.join();
+  }
+
+  void AddList(std::string body) { lists_.push_back(std::move(body)); }
+  void AddWatch(std::string body) { watches_.push_back(std::move(body)); }
+  std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
+  std::vector<std::string> watch_versions() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return watch_versions_;
+  }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mu_;
+  std::deque<std::string> lists_, watches_;
+  std::vector<std::string> watch_versions_;
+  std::atomic<bool> stopping_{false};
+};
+
+// What the handlers saw, as "add a", "update a", "delete b".
+struct Recorder {
+  std::mutex mu;
+  std::vector<std::string> seen;
+  void Note(std::string s) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back(std::move(s));
+  }
+  std::vector<std::string> Seen() {
+    std::lock_guard<std::mutex> lock(mu);
+    return seen;
+  }
+  ReflectorHandlers<api::Pod> Handlers() {
+    return {.on_add = [this](auto p) { Note("add " + p->metadata.name); },
+            .on_update = [this](auto, auto p) { Note("update " + p->metadata.name); },
+            .on_delete = [this](auto p) { Note("delete " + p->metadata.name); },
+            .on_decode_error =
+                [this](const api::Pod& p, const absl::Status& st) {
+                  Note(fmt::format("bad {}: {}", p.metadata.name, AsStd(st.message())));
+                }};
+  }
+};
+
+bool WaitFor(const std::function<bool()>& done) {
+  for (int i = 0; i < 500 && !done(); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  return done();
+}
+
+TEST(ReflectorTest, WatchesFromTheListAndRelistsOnGoneWithOnlyTheDifferences) {
+  FakeApiServer server;
+  server.AddList(List("10", {PodJson("a", "1"), PodJson("b", "2")}));
+  server.AddWatch(Event("MODIFIED", PodJson("a", "11")) + Event("ADDED", PodJson("c", "12")) +
+                  Event("ERROR", R"({"kind":"Status","code":410,"reason":"Expired"})"));
+  // After the relist: b is gone, d is new, a and c are unchanged and must not be handed on again.
+  server.AddList(List("20", {PodJson("a", "11"), PodJson("c", "12"), PodJson("d", "13")}));
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok()) << http.status();
+  Recorder rec;
+  Reflector<api::Pod> reflector(**http, {.path = "/api/v1/pods"}, rec.Handlers());
+  reflector.Start();
+  ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
+  std::vector<std::string> want = {"add a", "add b", "update a", "add c", "add d", "delete b"};
+  ASSERT_TRUE(WaitFor([&] { return rec.Seen().size() >= want.size() && reflector.lists() == 2; }));
+  ASSERT_TRUE(WaitFor([&] { return server.watch_versions().size() == 2; }));
+  reflector.Stop();
+  EXPECT_EQ(rec.Seen(), want);
+  EXPECT_EQ(server.watch_versions(), (std::vector<std::string>{"10", "20"}));
+}
+
+TEST(ReflectorTest, AWatchThatEndsIsResumedFromTheLastVersionSeen) {
+  FakeApiServer server;
+  server.AddList(List("5", {}));
+  server.AddWatch(Event("ADDED", PodJson("a", "6")) +
+                  Event("BOOKMARK", R"({"metadata":{"resourceVersion":"9"}})"));
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  Recorder rec;
+  Reflector<api::Pod> reflector(**http, {.path = "/api/v1/pods"}, rec.Handlers());
+  reflector.Start();
+  ASSERT_TRUE(WaitFor([&] { return server.watch_versions().size() == 2; }));
+  reflector.Stop();
+  EXPECT_EQ(server.watch_versions(), (std::vector<std::string>{"5", "9"}));
+  EXPECT_EQ(reflector.lists(), 1);
+  EXPECT_EQ(rec.Seen(), std::vector<std::string>{"add a"});
+}
+
+TEST(ReflectorTest, AnUndecodableObjectIsReportedAndSkipped) {
+  FakeApiServer server;
+  server.AddList(List("5", {PodJson("good", "1"), PodJson("bad", "2", "1.5.3")}));
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  Recorder rec;
+  Reflector<api::Pod> reflector(**http, {.path = "/api/v1/pods"}, rec.Handlers());
+  reflector.Start();
+  ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
+  reflector.Stop();
+  EXPECT_EQ(rec.Seen(),
+            (std::vector<std::string>{
+                "add good",
+                "bad bad: spec.containers[0].resources.requests.cpu: invalid quantity \"1.5.3\""}));
+}
+
+TEST(ApiSourceTest, AnUndecodablePendingPodGetsAnEventAndTheOthersAreScheduled) {
+  FakeApiServer server;
+  server.AddList(List("5", {PodJson("good", "1"), PodJson("bad", "2", "1.5.3")}));
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  sim::Cluster writer({});
+  Registry registry = plugins::NewInTreeRegistry();
+  auto s = scheduler::Scheduler::Create({.writer = &writer}, registry);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ApiSource source(**http, **s, writer);
+  source.Start();
+  ASSERT_TRUE(source.WaitForSync(absl::Seconds(5)));
+  ASSERT_TRUE(WaitFor([&] { return (*s)->queue().Contains("uid-good"); }));
+  ASSERT_TRUE(WaitFor([&] { return !writer.Events().empty(); }));
+  source.Stop();
+  std::vector<sim::RecordedEvent> events = writer.Events();
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].pod, "bad");
+  EXPECT_EQ(events[0].type, "Warning");
+  EXPECT_EQ(events[0].reason, "FailedScheduling");
+  EXPECT_EQ(events[0].message,
+            "failed to decode pod: spec.containers[0].resources.requests.cpu: invalid quantity "
+            "\"1.5.3\"");
+}
+
+}  // namespace
+}  // namespace ksched::client
