@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <thread>
@@ -363,6 +364,62 @@ TEST_F(RunTest, ARejectedBindLeavesNoPhantomUsageAndThePodIsRetried) {
   ASSERT_EQ(grant.exit_code, 0) << grant.err;
   ASSERT_TRUE(Eventually([&] {
     return Get({"pod", "first", "-n", "phantom"})["spec"].value("nodeName", "") == "phantom-node";
+  }));
+}
+
+std::string Base64File(const std::string& path) {
+  CommandResult r = RunCommand({"base64", "-w0", path});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  return r.out;
+}
+
+TEST_F(RunTest, ConnectsWithAClientCertificateAndCaData) {
+  // A client certificate of system:masters, signed by the cluster's CA; the key stays in a file
+  // named relative to the kubeconfig, the certificate and the CA go in as data.
+  std::string pki = cluster().dir() + "/pki";
+  std::string dir = cluster().dir() + "/certuser";
+  std::filesystem::create_directories(dir);
+  CommandResult req = RunCommand({"openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes",
+                                  "-subj", "/O=system:masters/CN=ksched-cert", "-keyout",
+                                  dir + "/client.key", "-out", dir + "/client.csr"});
+  ASSERT_EQ(req.exit_code, 0) << req.err;
+  CommandResult sign = RunCommand({"openssl", "x509", "-req", "-in", dir + "/client.csr", "-CA",
+                                   pki + "/ca.crt", "-CAkey", pki + "/ca.key", "-CAcreateserial",
+                                   "-days", "1", "-out", dir + "/client.crt"});
+  ASSERT_EQ(sign.exit_code, 0) << sign.err;
+  json admin = json::parse(
+      cluster().Kubectl({"config", "view", "--raw", "--minify", "-o", "json"}).out, nullptr, false);
+  std::string kubeconfig =
+      fmt::format(R"(apiVersion: v1
+kind: Config
+current-context: cert
+clusters:
+- name: c
+  cluster:
+    server: {}
+    certificate-authority-data: {}
+users:
+- name: u
+  user:
+    client-certificate-data: {}
+    client-key: client.key
+contexts:
+- name: cert
+  context: {{cluster: c, user: u}}
+)",
+                  admin["clusters"][0]["cluster"]["server"].get<std::string>(),
+                  Base64File(pki + "/ca.crt"), Base64File(dir + "/client.crt"));
+  std::ofstream(dir + "/kubeconfig") << kubeconfig;
+
+  ASSERT_TRUE(cluster().CreateNodes(1, {.prefix = "cert-"}).ok());
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "cert"}).exit_code, 0);
+  replicas_.push_back(std::make_unique<Process>(
+      std::vector<std::string>{KSCHED_BINARY, "--kubeconfig", dir + "/kubeconfig",
+                               "--leader-elect=false"},
+      cluster().dir() + "/ksched-cert.log"));
+  Create(Pod("cert", "p", "10m"));
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "p", "-n", "cert"})["spec"].contains("nodeName");
   }));
 }
 
