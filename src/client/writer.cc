@@ -63,14 +63,47 @@ json ApiWriter::EventBody(const api::Pod& pod, std::string_view type, std::strin
   };
 }
 
-void ApiWriter::RecordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
-                            std::string_view action, std::string message) {
-  json body = EventBody(pod, type, reason, action, message, absl::Now());
+void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::string_view reason,
+                              std::string_view action, std::string message, absl::Time now) {
+  constexpr absl::Duration kSeriesWindow = absl::Minutes(6);  // client-go's finishTime.
+  json body = EventBody(pod, type, reason, action, message, now);
   std::string ns = body["metadata"]["namespace"];
+  std::string key =
+      fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", action, reason, pod.spec.scheduler_name,
+                  ns, pod.metadata.name, pod.metadata.uid, pod.metadata.resource_version);
+  std::string what = fmt::format("event {} for pod {}/{}", reason, ns, pod.metadata.name);
+  std::string patch_name;
+  {
+    absl::MutexLock lock(&mu_);
+    if (now - pruned_ >= absl::Minutes(1)) {
+      absl::erase_if(recent_,
+                     [&](const auto& kv) { return now - kv.second.last >= kSeriesWindow; });
+      pruned_ = now;
+    }
+    auto it = recent_.find(key);
+    if (it != recent_.end() && now - it->second.last < kSeriesWindow) {
+      Recorded& r = it->second;
+      r.last = now;
+      if (++r.count > 2) return;  // Counted; client-go sends these on its 30-minute refresh.
+      patch_name = r.name;
+    } else {
+      recent_[key] = {.name = body["metadata"]["name"], .namespace_ = ns, .last = now};
+    }
+  }
+  if (!patch_name.empty()) {
+    json series = {{"series", {{"count", 2}, {"lastObservedTime", body["eventTime"]}}}};
+    SendAsync(
+        {.method = "PATCH",
+         .path = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events/{}", ns, patch_name),
+         .body = series.dump(),
+         .content_type = "application/strategic-merge-patch+json"},
+        std::move(what));
+    return;
+  }
   SendAsync({.method = "POST",
              .path = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns),
              .body = body.dump()},
-            fmt::format("event {} for pod {}/{}", reason, ns, pod.metadata.name));
+            std::move(what));
 }
 
 json ApiWriter::StatusPatch(const api::PodCondition& c, const std::string* nominated_node) {

@@ -9,12 +9,21 @@
 // status patches are sent without waiting, so that the scheduling loop never waits on the network;
 // their failures are logged.
 //
+// Repeated events form a series, as client-go's events.k8s.io recorder makes them: an event with
+// the same action, reason, reporting controller and regarding object (resourceVersion included)
+// as one recorded in the last 6 minutes is not created again; the second one patches the first
+// with series {count: 2, lastObservedTime}, and later ones only count (client-go sends those
+// counts every 30 minutes; ksched does not send them).
+//
 // Thread safety: all methods may be called from several threads at once.
 #pragma once
 
 #include <functional>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "ksched/cluster_writer.h"
 #include "nlohmann/json.hpp"
 #include "src/client/http.h"
@@ -36,7 +45,11 @@ class ApiWriter : public ClusterWriter {
 
   absl::Status Bind(const api::Pod& pod, std::string_view node_name) override;
   void RecordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
-                   std::string_view action, std::string message) override;
+                   std::string_view action, std::string message) override {
+    RecordEventAt(pod, type, reason, action, std::move(message), absl::Now());
+  }
+  void RecordEventAt(const api::Pod& pod, std::string_view type, std::string_view reason,
+                     std::string_view action, std::string message, absl::Time now);
   // Skips the patch when the pod already carries the same condition (status, reason, message)
   // and nominated node, as upstream's updatePod does.
   absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
@@ -53,8 +66,18 @@ class ApiWriter : public ClusterWriter {
  private:
   void SendAsync(HttpRequest request, std::string what);
 
+  // An event recorded in the last 6 minutes, by its series key.
+  struct Recorded {
+    std::string name, namespace_;
+    int count = 1;
+    absl::Time last;
+  };
+
   HttpClient& http_;
   ApiWriterOptions options_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, Recorded> recent_ ABSL_GUARDED_BY(mu_);
+  absl::Time pruned_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ksched::client

@@ -1,7 +1,11 @@
 #include "src/client/writer.h"
 
 #include <gtest/gtest.h>
+#include <httplib.h>
 
+#include <thread>
+
+#include "fmt/format.h"
 #include "src/client/http.h"
 
 namespace ksched::client {
@@ -71,6 +75,71 @@ TEST(ApiWriterTest, UnreachableServerMakesBindFailWithTheTransportError) {
   EXPECT_NE(st.message().find("POST https://127.0.0.1:1/api/v1/namespaces/shop/pods/web-1/binding"),
             std::string::npos)
       << st;
+}
+
+// Records every request an ApiWriter sends, and answers 201.
+class RecordingServer {
+ public:
+  RecordingServer() {
+    auto record = [this](const httplib::Request& req, httplib::Response& res) {
+      std::lock_guard<std::mutex> lock(mu_);
+      requests_.push_back(req.method + " " + req.path + " " + req.body);
+      res.status = 201;
+      res.set_content("{}", "application/json");
+    };
+    server_.Post(".*", record);
+    server_.Patch(".*", record);
+    port_ = server_.bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+  }
+  ~RecordingServer() {
+    server_.stop();
+    thread_.join();
+  }
+  std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
+  std::vector<std::string> requests() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return requests_;
+  }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mu_;
+  std::vector<std::string> requests_;
+};
+
+TEST(ApiWriterTest, RepeatedEventsFormASeriesAsClientGosRecorderDoes) {
+  RecordingServer server;
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  ApiWriter w(**http, {.hostname = "h"});
+  api::Pod pod = MakePod();
+  absl::Time t0 = absl::FromUnixSeconds(1795357627);
+  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/3 nodes", t0);
+  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/4 nodes",
+                  t0 + absl::Seconds(1));
+  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/4 nodes",
+                  t0 + absl::Seconds(2));
+  // The pod changed (its resourceVersion), so this is another event.
+  pod.metadata.resource_version = "43";
+  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/4 nodes",
+                  t0 + absl::Seconds(3));
+  // Six minutes after the last one, the series is over.
+  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/4 nodes",
+                  t0 + absl::Seconds(3) + absl::Minutes(6));
+  ASSERT_TRUE((*http)->WaitIdle(absl::Seconds(10)));
+  std::vector<std::string> got = server.requests();
+  ASSERT_EQ(got.size(), 4u) << ::testing::PrintToString(got);
+  std::sort(got.begin(), got.end());  // Sent asynchronously: the order is not kept.
+  EXPECT_EQ(got[0],
+            "PATCH /apis/events.k8s.io/v1/namespaces/shop/events/web-1.18ea643fe21f8e00 "
+            R"({"series":{"count":2,"lastObservedTime":"2026-11-22T14:27:08.000000Z"}})");
+  for (int i = 1; i < 4; ++i) {
+    EXPECT_TRUE(got[i].starts_with("POST /apis/events.k8s.io/v1/namespaces/shop/events {"))
+        << got[i];
+  }
 }
 
 TEST(HttpResponseTest, ApiStatusMessageAndCode) {
