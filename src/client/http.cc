@@ -152,7 +152,17 @@ struct HttpClient::Loop {
   std::multimap<absl::Time, std::unique_ptr<Transfer>> delayed;
   std::map<uint64_t, std::unique_ptr<Transfer>> running;
 
-  Loop(const RestConfig& c) : bucket(c.qps, c.burst), token(c.token, c.token_file) {}
+  explicit Loop(const RestConfig& c) : bucket(c.qps, c.burst), token(c.token, c.token_file) {}
+
+  // The I/O thread: until stopped, starts the transfers whose time has come, ends the cancelled
+  // ones, drives libcurl and reports the finished ones; then ends all that remain.
+  void Run();
+  // Moves newly submitted transfers to `delayed`; returns false once stopping.
+  bool TakeSubmitted(std::vector<uint64_t>* cancels);
+  void StartDue();
+  void EndCancelled(const std::vector<uint64_t>& cancels);
+  void ReapFinished();
+  void EndAll();
 };
 
 namespace {
@@ -164,7 +174,104 @@ void Finish(std::unique_ptr<Transfer> t) {
   if (t->done) t->done(std::move(t->response));
 }
 
+void FinishWithError(std::unique_ptr<Transfer> t, const char* why) {
+  t->response.status = 0;
+  t->response.transport_error = why;
+  Finish(std::move(t));
+}
+
 }  // namespace
+
+void HttpClient::Loop::Run() {
+  std::vector<uint64_t> cancels;
+  while (TakeSubmitted(&cancels)) {
+    StartDue();
+    EndCancelled(cancels);
+    cancels.clear();
+    int still_running = 0;
+    curl_multi_perform(multi, &still_running);
+    ReapFinished();
+    int wait_ms = 1000;
+    if (!delayed.empty()) {
+      int64_t until = absl::ToInt64Milliseconds(delayed.begin()->first - absl::Now());
+      wait_ms = static_cast<int>(std::clamp<int64_t>(until + 1, 0, wait_ms));
+    }
+    curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);
+  }
+  EndAll();
+}
+
+bool HttpClient::Loop::TakeSubmitted(std::vector<uint64_t>* cancels) {
+  std::deque<std::unique_ptr<Transfer>> fresh;
+  {
+    absl::MutexLock lock(&mu);
+    if (stopping) return false;
+    fresh.swap(submitted);
+    cancels->swap(cancelled);
+  }
+  for (auto& t : fresh) delayed.emplace(t->not_before, std::move(t));
+  return true;
+}
+
+void HttpClient::Loop::StartDue() {
+  absl::Time now = absl::Now();
+  while (!delayed.empty() && delayed.begin()->first <= now) {
+    std::unique_ptr<Transfer> t = std::move(delayed.extract(delayed.begin()).mapped());
+    curl_multi_add_handle(multi, t->easy);
+    running.emplace(t->id, std::move(t));
+  }
+}
+
+void HttpClient::Loop::EndCancelled(const std::vector<uint64_t>& cancels) {
+  for (uint64_t id : cancels) {
+    if (auto it = running.find(id); it != running.end()) {
+      curl_multi_remove_handle(multi, it->second->easy);
+      FinishWithError(std::move(running.extract(it).mapped()), "cancelled");
+      continue;
+    }
+    auto d = std::find_if(delayed.begin(), delayed.end(),
+                          [id](const auto& kv) { return kv.second->id == id; });
+    if (d != delayed.end()) FinishWithError(std::move(delayed.extract(d).mapped()), "cancelled");
+  }
+}
+
+void HttpClient::Loop::ReapFinished() {
+  int queued = 0;
+  while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+    if (msg->msg != CURLMSG_DONE) continue;
+    Transfer* raw = nullptr;
+    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &raw);
+    CURLcode result = msg->data.result;
+    curl_multi_remove_handle(multi, msg->easy_handle);
+    std::unique_ptr<Transfer> t = std::move(running.extract(raw->id).mapped());
+    if (result == CURLE_OK) {
+      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
+    } else {
+      t->response.status = 0;
+      t->response.transport_error =
+          fmt::format("{} {}: {}", t->request.method, url_prefix + t->request.path,
+                      t->error[0] != '\0' ? t->error : curl_easy_strerror(result));
+    }
+    Finish(std::move(t));
+  }
+}
+
+void HttpClient::Loop::EndAll() {
+  std::vector<std::unique_ptr<Transfer>> rest;
+  for (auto& [id, t] : running) {
+    curl_multi_remove_handle(multi, t->easy);
+    rest.push_back(std::move(t));
+  }
+  for (auto& [at, t] : delayed) rest.push_back(std::move(t));
+  {
+    absl::MutexLock lock(&mu);
+    for (auto& t : submitted) rest.push_back(std::move(t));
+    submitted.clear();
+  }
+  running.clear();
+  delayed.clear();
+  for (auto& t : rest) FinishWithError(std::move(t), "client closed");
+}
 
 HttpClient::HttpClient(RestConfig config) : config_(std::move(config)) {}
 
@@ -196,96 +303,7 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   loop->multi = curl_multi_init();
   curl_multi_setopt(loop->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
   Loop* l = loop.get();
-  loop->thread = std::thread([l] {
-    while (true) {
-      std::vector<std::unique_ptr<Transfer>> fresh;
-      std::vector<uint64_t> cancels;
-      {
-        absl::MutexLock lock(&l->mu);
-        if (l->stopping) break;
-        while (!l->submitted.empty()) {
-          fresh.push_back(std::move(l->submitted.front()));
-          l->submitted.pop_front();
-        }
-        cancels.swap(l->cancelled);
-      }
-      for (auto& t : fresh) l->delayed.emplace(t->not_before, std::move(t));
-      absl::Time now = absl::Now();
-      while (!l->delayed.empty() && l->delayed.begin()->first <= now) {
-        auto node = l->delayed.extract(l->delayed.begin());
-        std::unique_ptr<Transfer> t = std::move(node.mapped());
-        curl_multi_add_handle(l->multi, t->easy);
-        l->running.emplace(t->id, std::move(t));
-      }
-      for (uint64_t id : cancels) {
-        auto it = l->running.find(id);
-        std::unique_ptr<Transfer> t;
-        if (it != l->running.end()) {
-          curl_multi_remove_handle(l->multi, it->second->easy);
-          t = std::move(it->second);
-          l->running.erase(it);
-        } else {
-          for (auto d = l->delayed.begin(); d != l->delayed.end(); ++d) {
-            if (d->second->id == id) {
-              t = std::move(d->second);
-              l->delayed.erase(d);
-              break;
-            }
-          }
-        }
-        if (t) {
-          t->response.status = 0;
-          t->response.transport_error = "cancelled";
-          Finish(std::move(t));
-        }
-      }
-      int still = 0;
-      curl_multi_perform(l->multi, &still);
-      int queued = 0;
-      while (CURLMsg* msg = curl_multi_info_read(l->multi, &queued)) {
-        if (msg->msg != CURLMSG_DONE) continue;
-        Transfer* raw = nullptr;
-        curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &raw);
-        CURLcode result = msg->data.result;
-        curl_multi_remove_handle(l->multi, msg->easy_handle);
-        auto it = l->running.find(raw->id);
-        std::unique_ptr<Transfer> t = std::move(it->second);
-        l->running.erase(it);
-        if (result == CURLE_OK) {
-          curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
-        } else {
-          t->response.status = 0;
-          t->response.transport_error =
-              fmt::format("{} {}: {}", t->request.method, l->url_prefix + t->request.path,
-                          t->error[0] != '\0' ? t->error : curl_easy_strerror(result));
-        }
-        Finish(std::move(t));
-      }
-      int wait_ms = 1000;
-      if (!l->delayed.empty()) {
-        int64_t until = absl::ToInt64Milliseconds(l->delayed.begin()->first - absl::Now());
-        wait_ms = static_cast<int>(std::clamp<int64_t>(until + 1, 0, wait_ms));
-      }
-      curl_multi_poll(l->multi, nullptr, 0, wait_ms, nullptr);
-    }
-    // Closing: end everything still pending.
-    for (auto& [id, t] : l->running) curl_multi_remove_handle(l->multi, t->easy);
-    std::vector<std::unique_ptr<Transfer>> rest;
-    for (auto& [id, t] : l->running) rest.push_back(std::move(t));
-    for (auto& [at, t] : l->delayed) rest.push_back(std::move(t));
-    {
-      absl::MutexLock lock(&l->mu);
-      for (auto& t : l->submitted) rest.push_back(std::move(t));
-      l->submitted.clear();
-    }
-    l->running.clear();
-    l->delayed.clear();
-    for (auto& t : rest) {
-      t->response.status = 0;
-      t->response.transport_error = "client closed";
-      Finish(std::move(t));
-    }
-  });
+  loop->thread = std::thread([l] { l->Run(); });
   client->loop_ = std::move(loop);
   return client;
 }
@@ -393,12 +411,11 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
     }
   }
   if (t != nullptr) {
-    t->response.transport_error = "client closed";
     if (!t->on_data) {
       absl::MutexLock lock(&loop_->mu);
       ++loop_->requests;  // Finish counts it out again.
     }
-    Finish(std::move(t));
+    FinishWithError(std::move(t), "client closed");
     return;
   }
   curl_multi_wakeup(loop_->multi);
