@@ -1,0 +1,216 @@
+#include "src/metrics/scheduler_metrics.h"
+
+#include <dirent.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "fmt/format.h"
+
+namespace ksched::metrics {
+
+std::string_view PointName(Point p) {
+  static constexpr std::array<std::string_view, kNumPoints> kNames = {
+      "PreFilter", "Filter",    "PostFilter", "PreScore", "Score",    "ScoreExtensionNormalize",
+      "Reserve",   "Unreserve", "Permit",     "PreBind",  "Bind",     "PostBind"};
+  return kNames[static_cast<size_t>(p)];
+}
+
+SchedulerMetrics::SchedulerMetrics(Registry* r)
+    : registry(*r),
+      schedule_attempts(r->AddCounter(
+          "scheduler_schedule_attempts_total",
+          "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod could "
+          "not be scheduled, while 'error' means an internal scheduler problem.",
+          Stability::kStable, {"result", "profile"})),
+      scheduling_attempt_duration(r->AddHistogram(
+          "scheduler_scheduling_attempt_duration_seconds",
+          "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
+          Stability::kStable, ExponentialBuckets(0.001, 2, 15), {"result", "profile"})),
+      scheduling_algorithm_duration(r->AddHistogram(
+          "scheduler_scheduling_algorithm_duration_seconds",
+          "Scheduling algorithm latency in seconds", Stability::kBeta,
+          ExponentialBuckets(0.001, 2, 15))),
+      preemption_victims(r->AddHistogram(
+          "scheduler_preemption_victims",
+          "Number of selected preemption victims for preemption initiated by a single pod",
+          Stability::kStable, ExponentialBuckets(1, 2, 7))),
+      preemption_attempts(r->AddCounter("scheduler_preemption_attempts_total",
+                                        "Total preemption attempts in the cluster till now",
+                                        Stability::kStable)),
+      pending_pods(r->AddGauge(
+          "scheduler_pending_pods",
+          "Number of pending pods, by the queue type. 'active' means number of pods in activeQ; "
+          "'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in "
+          "unschedulableEntities that the scheduler attempted to schedule and failed; 'gated' is "
+          "the number of unschedulable pods that the scheduler never attempted to schedule "
+          "because they are gated.",
+          Stability::kStable, {"queue"})),
+      goroutines(r->AddGauge(
+          "scheduler_goroutines",
+          "Number of running goroutines split by the work they do such as binding.",
+          Stability::kBeta, {"operation"})),
+      pod_scheduling_sli_duration(r->AddHistogram(
+          "scheduler_pod_scheduling_sli_duration_seconds",
+          "E2e latency for a pod being scheduled, from the time the pod enters the scheduling "
+          "queue and might involve multiple scheduling attempts.",
+          Stability::kBeta, ExponentialBuckets(0.01, 2, 20), {"attempts"})),
+      pod_scheduling_attempts(r->AddHistogram("scheduler_pod_scheduling_attempts",
+                                              "Number of attempts to successfully schedule a pod.",
+                                              Stability::kStable, ExponentialBuckets(1, 2, 5))),
+      framework_extension_point_duration(r->AddHistogram(
+          "scheduler_framework_extension_point_duration_seconds",
+          "Latency for running all plugins of a specific extension point.", Stability::kStable,
+          ExponentialBuckets(0.0001, 2, 12), {"extension_point", "status", "profile"})),
+      plugin_execution_duration(r->AddHistogram(
+          "scheduler_plugin_execution_duration_seconds",
+          "Duration for running a plugin at a specific extension point.", Stability::kBeta,
+          ExponentialBuckets(0.00001, 1.5, 20), {"plugin", "extension_point", "status"})),
+      queue_incoming_pods(
+          r->AddCounter("scheduler_queue_incoming_pods_total",
+                        "Number of pods added to scheduling queues by event and queue type.",
+                        Stability::kStable, {"queue", "event"})),
+      permit_wait_duration(r->AddHistogram("scheduler_permit_wait_duration_seconds",
+                                           "Duration of waiting on permit.", Stability::kBeta,
+                                           ExponentialBuckets(0.001, 2, 15), {"result"})),
+      cache_size(r->AddGauge(
+          "scheduler_cache_size",
+          "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
+          Stability::kAlpha, {"type"})),
+      unschedulable_pods(r->AddGauge(
+          "scheduler_unschedulable_pods",
+          "The number of unschedulable pods broken down by plugin name. A pod will increment the "
+          "gauge for all plugins that caused it to not schedule and so this metric have meaning "
+          "only when broken down by plugin.",
+          Stability::kBeta, {"plugin", "profile"})),
+      plugin_evaluation_total(r->AddCounter(
+          "scheduler_plugin_evaluation_total",
+          "Number of attempts to schedule pods by each plugin and the extension point (available "
+          "only in PreFilter, Filter, PreScore, and Score).",
+          Stability::kBeta, {"plugin", "extension_point", "profile"})) {}
+
+// --- FrameworkMetrics ---------------------------------------------------------------------------
+
+FrameworkMetrics::FrameworkMetrics(SchedulerMetrics* m, std::string profile)
+    : m_(m), profile_(std::move(profile)) {}
+
+void FrameworkMetrics::ObservePoint(Point p, Code code, double seconds) {
+  std::atomic<Histogram*>& slot = points_[static_cast<size_t>(p)][static_cast<size_t>(code)];
+  Histogram* h = slot.load(std::memory_order_acquire);
+  if (h == nullptr) {  // Two threads may race here; With returns the same series to both.
+    h = m_->framework_extension_point_duration.With({PointName(p), CodeName(code), profile_});
+    slot.store(h, std::memory_order_release);
+  }
+  h->Observe(seconds);
+}
+
+void FrameworkMetrics::ObservePlugin(std::string_view plugin, Point p, Code code, double seconds) {
+  const std::string key = fmt::format("{}/{}/{}", plugin, PointName(p), CodeName(code));
+  Histogram* h;
+  {
+    absl::MutexLock lock(&mu_);
+    Histogram*& slot = plugins_[key];
+    if (slot == nullptr) {
+      slot = m_->plugin_execution_duration.With({plugin, PointName(p), CodeName(code)});
+    }
+    h = slot;
+  }
+  h->Observe(seconds);
+}
+
+void FrameworkMetrics::CountEvaluations(std::string_view plugin, Point p, uint64_t n) {
+  if (n == 0) return;
+  const std::string key = fmt::format("{}/{}", plugin, PointName(p));
+  Counter* c;
+  {
+    absl::MutexLock lock(&mu_);
+    Counter*& slot = evaluations_[key];
+    if (slot == nullptr) slot = m_->plugin_evaluation_total.With({plugin, PointName(p), profile_});
+    c = slot;
+  }
+  c->Inc(static_cast<double>(n));
+}
+
+// --- Process metrics ----------------------------------------------------------------------------
+
+namespace {
+
+struct ProcessStat {
+  double cpu_seconds = 0, start_time = 0, virtual_bytes = 0, resident_bytes = 0;
+};
+
+// Fields of /proc/self/stat (proc(5)): utime 14, stime 15, starttime 22, vsize 23, rss 24.
+ProcessStat ReadProcessStat() {
+  ProcessStat out;
+  std::ifstream f("/proc/self/stat");
+  std::string line;
+  if (!std::getline(f, line)) return out;
+  // The command (field 2) is in parentheses and may hold spaces: fields are counted after it.
+  std::istringstream rest(line.substr(line.rfind(')') + 2));
+  std::vector<std::string> fields;
+  for (std::string x; rest >> x;) fields.push_back(x);
+  if (fields.size() < 22) return out;
+  const double ticks = static_cast<double>(sysconf(_SC_CLK_TCK));
+  auto field = [&](int n) { return std::stod(fields[n - 3]); };
+  out.cpu_seconds = (field(14) + field(15)) / ticks;
+  out.virtual_bytes = field(23);
+  out.resident_bytes = field(24) * static_cast<double>(sysconf(_SC_PAGESIZE));
+  double boot_time = 0;
+  std::ifstream stat("/proc/stat");
+  for (std::string key; stat >> key;) {
+    if (key == "btime") {
+      stat >> boot_time;
+      break;
+    }
+  }
+  out.start_time = boot_time + field(22) / ticks;
+  return out;
+}
+
+double OpenFds() {
+  double n = 0;
+  if (DIR* d = opendir("/proc/self/fd")) {
+    while (dirent* e = readdir(d)) n += e->d_name[0] != '.';
+    closedir(d);
+    --n;  // The directory stream's own descriptor.
+  }
+  return n;
+}
+
+}  // namespace
+
+void AddProcessMetrics(Registry* r) {
+  Counter* cpu = r->AddCounter("process_cpu_seconds_total",
+                               "Total user and system CPU time spent in seconds.", Stability::kNone)
+                     .With({});
+  Gauge* open_fds =
+      r->AddGauge("process_open_fds", "Number of open file descriptors.", Stability::kNone)
+          .With({});
+  Gauge* max_fds =
+      r->AddGauge("process_max_fds", "Maximum number of open file descriptors.", Stability::kNone)
+          .With({});
+  Gauge* resident = r->AddGauge("process_resident_memory_bytes", "Resident memory size in bytes.",
+                                Stability::kNone)
+                        .With({});
+  Gauge* virt = r->AddGauge("process_virtual_memory_bytes", "Virtual memory size in bytes.",
+                            Stability::kNone)
+                    .With({});
+  Gauge* start = r->AddGauge("process_start_time_seconds",
+                             "Start time of the process since unix epoch in seconds.",
+                             Stability::kNone)
+                     .With({});
+  r->AddCollector([=] {
+    ProcessStat s = ReadProcessStat();
+    cpu->Set(s.cpu_seconds);
+    resident->Set(s.resident_bytes);
+    virt->Set(s.virtual_bytes);
+    start->Set(s.start_time);
+    open_fds->Set(OpenFds());
+    rlimit lim{};
+    if (getrlimit(RLIMIT_NOFILE, &lim) == 0) max_fds->Set(static_cast<double>(lim.rlim_cur));
+  });
+}
+
+}  // namespace ksched::metrics

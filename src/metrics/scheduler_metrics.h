@@ -1,0 +1,100 @@
+// kube-scheduler's metrics (pkg/scheduler/metrics, 1.36), with their names, help, stability,
+// labels and buckets, registered in one Registry; and the per-profile view the framework records
+// into.
+//
+//   metrics::Registry registry;
+//   metrics::SchedulerMetrics m(&registry);
+//   m.schedule_attempts.With({"scheduled", "default-scheduler"})->Inc();
+//   metrics::FrameworkMetrics fm(&m, "default-scheduler");
+//   fm.ObservePoint(metrics::Point::kFilter, Code::kSuccess, elapsed);
+//
+// Thread safety: everything may be called concurrently.
+#pragma once
+
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "ksched/status.h"
+#include "src/metrics/metrics.h"
+
+namespace ksched::metrics {
+
+// The extension_point label values.
+enum class Point {
+  kPreFilter,
+  kFilter,
+  kPostFilter,
+  kPreScore,
+  kScore,
+  kScoreExtensionNormalize,
+  kReserve,
+  kUnreserve,
+  kPermit,
+  kPreBind,
+  kBind,
+  kPostBind,
+};
+inline constexpr size_t kNumPoints = static_cast<size_t>(Point::kPostBind) + 1;
+std::string_view PointName(Point p);
+
+// Seconds since `start` on the steady clock.
+inline double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+struct SchedulerMetrics {
+  explicit SchedulerMetrics(Registry* registry);
+
+  Registry& registry;
+  CounterFamily& schedule_attempts;                // result, profile
+  HistogramFamily& scheduling_attempt_duration;    // result, profile
+  HistogramFamily& scheduling_algorithm_duration;  // (none)
+  HistogramFamily& preemption_victims;             // (none)
+  CounterFamily& preemption_attempts;              // (none)
+  GaugeFamily& pending_pods;                       // queue
+  GaugeFamily& goroutines;                         // operation
+  HistogramFamily& pod_scheduling_sli_duration;    // attempts
+  HistogramFamily& pod_scheduling_attempts;        // (none)
+  HistogramFamily& framework_extension_point_duration;  // extension_point, status, profile
+  HistogramFamily& plugin_execution_duration;           // plugin, extension_point, status
+  CounterFamily& queue_incoming_pods;                   // queue, event
+  HistogramFamily& permit_wait_duration;                // result
+  GaugeFamily& cache_size;                              // type
+  GaugeFamily& unschedulable_pods;                      // plugin, profile
+  CounterFamily& plugin_evaluation_total;               // plugin, extension_point, profile
+};
+
+// One profile's extension-point and plugin series, looked up once per label combination.
+class FrameworkMetrics {
+ public:
+  // Upstream times plugins in 10% of the scheduling cycles (pluginMetricsSamplePercent).
+  static constexpr int kPluginSamplePercent = 10;
+
+  FrameworkMetrics(SchedulerMetrics* m, std::string profile);
+  FrameworkMetrics(const FrameworkMetrics&) = delete;
+  FrameworkMetrics& operator=(const FrameworkMetrics&) = delete;
+
+  void ObservePoint(Point p, Code code, double seconds);
+  void ObservePlugin(std::string_view plugin, Point p, Code code, double seconds);
+  void CountEvaluations(std::string_view plugin, Point p, uint64_t n);
+
+ private:
+  SchedulerMetrics* m_;
+  const std::string profile_;
+  static constexpr size_t kNumCodes = static_cast<size_t>(Code::kPending) + 1;
+  std::array<std::array<std::atomic<Histogram*>, kNumCodes>, kNumPoints> points_{};
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, Histogram*> plugins_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Counter*> evaluations_ ABSL_GUARDED_BY(mu_);
+};
+
+// process_cpu_seconds_total, process_resident_memory_bytes, process_start_time_seconds, ... as
+// Prometheus's process collector reports them, read from /proc/self at each scrape.
+void AddProcessMetrics(Registry* registry);
+
+}  // namespace ksched::metrics
