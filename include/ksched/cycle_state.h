@@ -62,6 +62,8 @@ class CycleState {
   // Skip (their Score is not run), for this cycle.
   std::vector<std::string_view> skip_filter_plugins;
   std::vector<std::string_view> skip_score_plugins;
+  // Whether this cycle times each plugin (upstream samples 10% of the cycles).
+  bool record_plugin_metrics = false;
   bool ShouldSkipFilter(std::string_view plugin) const;
   bool ShouldSkipScore(std::string_view plugin) const;
 

@@ -216,6 +216,13 @@ size_t Cache::PodCount() const {
   return pods_.size();
 }
 
+size_t Cache::AssumedPodCount() const {
+  absl::MutexLock lock(&mu_);
+  size_t n = 0;
+  for (const auto& [uid, state] : pods_) n += state.assumed;
+  return n;
+}
+
 void Cache::UpdateSnapshot(Snapshot* snapshot) {
   absl::MutexLock lock(&mu_);
   bool affinity_changed = false;

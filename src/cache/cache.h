@@ -76,6 +76,7 @@ class Cache {
   std::string NodeOf(std::string_view uid) const;
   size_t NodeCount() const;
   size_t PodCount() const;
+  size_t AssumedPodCount() const;
 
   // Brings `snapshot` up to date, copying only the NodeInfos that changed since the last call
   // with the same snapshot. Use one Snapshot per cache.

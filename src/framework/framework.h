@@ -26,6 +26,7 @@
 #include "ksched/plugin.h"
 #include "ksched/registry.h"
 #include "src/config/config.h"
+#include "src/metrics/scheduler_metrics.h"
 
 namespace ksched::framework {
 
@@ -51,6 +52,7 @@ class Framework : public Handle {
     ClusterWriter* writer = nullptr;
     int parallelism = 16;
     int32_t global_percentage_of_nodes_to_score = 0;
+    metrics::SchedulerMetrics* metrics = nullptr;  // nullptr: nothing is recorded.
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
@@ -90,6 +92,9 @@ class Framework : public Handle {
   std::vector<FilterPlugin*> FiltersToRun(const CycleState& state) const;
   Status RunFilterPlugins(const std::vector<FilterPlugin*>& filters, const CycleState& state,
                           const api::Pod& pod, const NodeInfo& node) const;
+  // scheduler_plugin_evaluation_total for Filter: evaluated[i] nodes ran filters[i].
+  void CountFilterEvaluations(const std::vector<FilterPlugin*>& filters,
+                              const std::vector<uint64_t>& evaluated) const;
   Status RunPostFilterPlugins(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                               PostFilterResult* result);
   Status RunPreScorePlugins(CycleState& state, const api::Pod& pod,
@@ -121,9 +126,24 @@ class Framework : public Handle {
   class WaitingPodImpl;
   Framework(std::string profile_name, Deps deps);
   absl::Status Build(const config::Profile& profile, const Registry& registry);
+  // The bodies of the extension points that Timed wraps.
+  Status PreFilterLoop(CycleState& state, const api::Pod& pod,
+                       const std::vector<const NodeInfo*>& nodes, PreFilterResult* result,
+                       std::set<std::string, std::less<>>* rejectors);
+  Status ScoreLoop(const CycleState& state, const api::Pod& pod,
+                   const std::vector<const NodeInfo*>& feasible, ScoreTable* out);
+  Status PermitLoop(CycleState& state, const api::Pod& pod, std::string_view node);
+  // Runs an extension point, recording its duration and status code.
+  template <typename F>
+  Status Timed(metrics::Point point, F&& run) const;
+  // Runs one plugin at a point, timing it when the cycle is sampled for plugin metrics.
+  template <typename F>
+  Status TimedPlugin(const CycleState& state, std::string_view plugin, metrics::Point point,
+                     F&& run) const;
 
   std::string profile_name_;
   Deps deps_;
+  std::unique_ptr<metrics::FrameworkMetrics> metrics_;  // nullptr without Deps::metrics.
   int32_t percentage_ = 0;
   const Snapshot* snapshot_ = nullptr;
   std::map<std::string, std::unique_ptr<Plugin>, std::less<>> plugins_;

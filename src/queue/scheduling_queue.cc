@@ -50,9 +50,17 @@ bool SchedulingQueue::IsBackingOff(const Entry& e) const {
 void SchedulingQueue::Unlink(Entry* e) {
   if (e->where == Where::kActive) active_.erase(e);
   if (e->where == Where::kBackoff) backoff_.erase(e);
+  if (e->where == Where::kUnschedulable && options_.on_unschedulable) {
+    options_.on_unschedulable(e->info, -1);
+  }
+  e->where = Where::kNew;
 }
 
-void SchedulingQueue::ToActive(Entry* e) {
+void SchedulingQueue::Incoming(std::string_view queue, std::string_view event) const {
+  if (options_.on_incoming) options_.on_incoming(queue, event);
+}
+
+void SchedulingQueue::ToActive(Entry* e, std::string_view event) {
   Unlink(e);
   const framework::Framework* fw = FrameworkOf(e->info);
   Status s = fw ? fw->RunPreEnqueuePlugins(e->info.pod()) : Status();
@@ -61,24 +69,30 @@ void SchedulingQueue::ToActive(Entry* e) {
     e->info.gating_plugin = std::string(s.plugin());
     e->info.unschedulable_plugins = {e->info.gating_plugin};
     e->where = Where::kUnschedulable;
+    if (options_.on_unschedulable) options_.on_unschedulable(e->info, +1);
+    Incoming("gated", event);
     return;
   }
   e->gated = false;
   e->info.gating_plugin.clear();
   e->where = Where::kActive;
   active_.insert(e);
+  Incoming("active", event);
 }
 
-void SchedulingQueue::ToBackoff(Entry* e) {
+void SchedulingQueue::ToBackoff(Entry* e, std::string_view event) {
   Unlink(e);
   e->backoff_expiry = e->info.timestamp + BackoffDuration(e->info);
   e->where = Where::kBackoff;
   backoff_.insert(e);
+  Incoming("backoff", event);
 }
 
-void SchedulingQueue::ToUnschedulable(Entry* e) {
+void SchedulingQueue::ToUnschedulable(Entry* e, std::string_view event) {
   Unlink(e);
   e->where = Where::kUnschedulable;
+  if (options_.on_unschedulable) options_.on_unschedulable(e->info, +1);
+  Incoming("unschedulable", event);
 }
 
 void SchedulingQueue::Add(std::shared_ptr<const PodInfo> pod) {
@@ -95,8 +109,7 @@ void SchedulingQueue::AddLocked(std::shared_ptr<const PodInfo> pod) {
   slot->info.pod_info = std::move(pod);
   slot->info.timestamp = clock_->Now();
   slot->info.initial_attempt_timestamp = absl::InfinitePast();
-  slot->where = Where::kUnschedulable;  // Not linked anywhere yet.
-  ToActive(slot.get());
+  ToActive(slot.get(), "PodAdd");
 }
 
 void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
@@ -113,6 +126,7 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
     case Where::kBackoff: {
       Where where = e->where;
       Unlink(e);
+      e->where = where;
       e->info.pod_info = std::move(pod);
       if (where == Where::kActive) {
         active_.insert(e);
@@ -122,6 +136,7 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
       return;
     }
     case Where::kInFlight:
+    case Where::kNew:
       e->info.pod_info = std::move(pod);
       return;
     case Where::kUnschedulable:
@@ -145,7 +160,7 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
       .old_pod = &o,
       .new_pod = &n};
   QueueingStrategy strategy = fw->IsPodWorthRequeuing(e->info, data);
-  if (strategy != QueueingStrategy::kSkip) Requeue(e, strategy);
+  if (strategy != QueueingStrategy::kSkip) Requeue(e, strategy, data.event.label);
 }
 
 void SchedulingQueue::Delete(std::string_view uid) {
@@ -218,12 +233,13 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
   const QueueingStrategy hint =
       HintForInFlightPod(e->info, popped == popped_at_.end() ? event_seq_ : popped->second);
   Land(uid);
+  constexpr std::string_view kFailure = "ScheduleAttemptFailure";
   if (error) {
-    ToBackoff(e);
+    ToBackoff(e, kFailure);
   } else if (hint == QueueingStrategy::kSkip) {
-    ToUnschedulable(e);
+    ToUnschedulable(e, kFailure);
   } else {
-    Requeue(e, hint);
+    Requeue(e, hint, kFailure);
   }
 }
 
@@ -253,11 +269,11 @@ void SchedulingQueue::Done(std::string_view uid) {
   Land(std::string(uid));
 }
 
-void SchedulingQueue::Requeue(Entry* e, QueueingStrategy strategy) {
+void SchedulingQueue::Requeue(Entry* e, QueueingStrategy strategy, std::string_view event) {
   if (strategy == QueueingStrategy::kAfterBackoff && IsBackingOff(*e)) {
-    ToBackoff(e);
+    ToBackoff(e, event);
   } else {
-    ToActive(e);
+    ToActive(e, event);
   }
 }
 
@@ -270,7 +286,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(QueuedEvent event) {
     const framework::Framework* fw = FrameworkOf(e->info);
     if (fw == nullptr) continue;
     QueueingStrategy s = fw->IsPodWorthRequeuing(e->info, data);
-    if (s != QueueingStrategy::kSkip) Requeue(e, s);
+    if (s != QueueingStrategy::kSkip) Requeue(e, s, event.event.label);
   }
   ++event_seq_;
   if (!popped_at_.empty()) in_flight_events_.emplace(event_seq_, std::move(event));
@@ -278,7 +294,9 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(QueuedEvent event) {
 
 void SchedulingQueue::FlushBackoffQCompleted() {
   absl::MutexLock lock(&mu_);
-  while (!backoff_.empty() && !IsBackingOff(**backoff_.begin())) ToActive(*backoff_.begin());
+  while (!backoff_.empty() && !IsBackingOff(**backoff_.begin())) {
+    ToActive(*backoff_.begin(), "BackoffComplete");
+  }
 }
 
 void SchedulingQueue::FlushUnschedulablePodsLeftover() {
@@ -288,7 +306,7 @@ void SchedulingQueue::FlushUnschedulablePodsLeftover() {
     Entry* e = entry.get();
     if (e->where != Where::kUnschedulable || e->gated) continue;
     if (now - e->info.timestamp > options_.max_in_unschedulable) {
-      Requeue(e, QueueingStrategy::kAfterBackoff);
+      Requeue(e, QueueingStrategy::kAfterBackoff, "UnschedulableTimeout");
     }
   }
 }
@@ -314,6 +332,8 @@ QueueCounts SchedulingQueue::Counts() const {
         break;
       case Where::kInFlight:
         c.in_flight++;
+        break;
+      case Where::kNew:  // Only between two steps under the lock.
         break;
     }
   }

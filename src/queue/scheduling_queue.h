@@ -36,6 +36,11 @@ struct QueueOptions {
   absl::Duration initial_backoff = absl::Seconds(1);
   absl::Duration max_backoff = absl::Seconds(10);
   absl::Duration max_in_unschedulable = absl::Minutes(5);
+  // Observers for the metrics, called under the queue's lock (keep them short):
+  // a pod entered `queue` ("active", "backoff", "unschedulable" or "gated") because of `event`;
+  std::function<void(std::string_view queue, std::string_view event)> on_incoming;
+  // a pod entered (+1) or left (-1) the unschedulable pods, with its rejecting plugins.
+  std::function<void(const QueuedPodInfo& pod, int delta)> on_unschedulable;
 };
 
 // A cluster event that owns its objects, so that the queue can replay it later to the pods that
@@ -103,10 +108,10 @@ class SchedulingQueue {
   void Close();
 
  private:
-  enum class Where { kActive, kBackoff, kUnschedulable, kInFlight };
+  enum class Where { kNew, kActive, kBackoff, kUnschedulable, kInFlight };
   struct Entry {
     QueuedPodInfo info;
-    Where where = Where::kActive;
+    Where where = Where::kNew;
     bool gated = false;
     uint64_t seq = 0;  // Insertion order, the last tie-break.
     absl::Time backoff_expiry;
@@ -125,12 +130,15 @@ class SchedulingQueue {
   void AddLocked(std::shared_ptr<const PodInfo> pod) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unlink(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs PreEnqueue and puts the pod in activeQ, or in the unschedulable pods as gated.
-  void ToActive(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ToBackoff(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ToUnschedulable(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `event` names why, for scheduler_queue_incoming_pods_total.
+  void ToActive(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ToBackoff(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ToUnschedulable(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Incoming(std::string_view queue, std::string_view event) const;
   absl::Duration BackoffDuration(const QueuedPodInfo& info) const;
   bool IsBackingOff(const Entry& e) const;
-  void Requeue(Entry* e, framework::QueueingStrategy strategy) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Requeue(Entry* e, framework::QueueingStrategy strategy, std::string_view event)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What the events since the pod was popped say about it (upstream's
   // determineSchedulingHintForInFlightPod).
   framework::QueueingStrategy HintForInFlightPod(const QueuedPodInfo& info,

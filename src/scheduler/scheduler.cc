@@ -4,6 +4,7 @@
 #include <array>
 #include <atomic>
 
+#include "absl/cleanup/cleanup.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -59,7 +60,34 @@ uint32_t NodeChanges(const api::Node& o, const api::Node& n) {
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(std::move(options)),
       clock_(options_.clock ? options_.clock : &real_clock_),
-      rng_(options_.seed) {}
+      rng_(options_.seed) {
+  metrics::Registry* registry = options_.metrics_registry;
+  if (registry == nullptr) {
+    own_registry_ = std::make_unique<metrics::Registry>();
+    registry = own_registry_.get();
+  }
+  metrics_ = std::make_unique<metrics::SchedulerMetrics>(registry);
+}
+
+void Scheduler::RecordAttempt(const api::Pod& pod, std::string_view result, SteadyTime start) {
+  const std::string_view profile = pod.spec.scheduler_name;
+  metrics_->schedule_attempts.With({result, profile})->Inc();
+  metrics_->scheduling_attempt_duration.With({result, profile})
+      ->Observe(metrics::SecondsSince(start));
+}
+
+queue::QueueOptions Scheduler::QueueObservers(queue::QueueOptions options) {
+  metrics::SchedulerMetrics* m = metrics_.get();
+  options.on_incoming = [m](std::string_view queue, std::string_view event) {
+    m->queue_incoming_pods.With({queue, event})->Inc();
+  };
+  options.on_unschedulable = [m](const QueuedPodInfo& info, int delta) {
+    for (const std::string& plugin : info.unschedulable_plugins) {
+      m->unschedulable_pods.With({plugin, info.pod().spec.scheduler_name})->Add(delta);
+    }
+  };
+  return options;
+}
 
 Scheduler::~Scheduler() = default;
 
@@ -77,7 +105,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
         profile, registry,
         {.writer = s->options_.writer,
          .parallelism = cfg.parallelism,
-         .global_percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score});
+         .global_percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score,
+         .metrics = s->metrics_.get()});
     if (!fw.ok()) return fw.status();
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fw));
   }
@@ -85,7 +114,21 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
                             .max_backoff = absl::Seconds(cfg.pod_max_backoff_seconds)};
   Scheduler* self = s.get();
   s->queue_ = std::make_unique<queue::SchedulingQueue>(
-      qopts, s->clock_, [self](std::string_view name) { return self->FrameworkFor(name); });
+      s->QueueObservers(qopts), s->clock_,
+      [self](std::string_view name) { return self->FrameworkFor(name); });
+  // Gauges read at each scrape.
+  s->metrics_->registry.AddCollector([self] {
+    queue::QueueCounts c = self->queue_->Counts();
+    metrics::GaugeFamily& pending = self->metrics_->pending_pods;
+    pending.With({"active"})->Set(static_cast<double>(c.active));
+    pending.With({"backoff"})->Set(static_cast<double>(c.backoff));
+    pending.With({"unschedulable"})->Set(static_cast<double>(c.unschedulable));
+    pending.With({"gated"})->Set(static_cast<double>(c.gated));
+    metrics::GaugeFamily& cache = self->metrics_->cache_size;
+    cache.With({"nodes"})->Set(static_cast<double>(self->cache_.NodeCount()));
+    cache.With({"pods"})->Set(static_cast<double>(self->cache_.PodCount()));
+    cache.With({"assumed_pods"})->Set(static_cast<double>(self->cache_.AssumedPodCount()));
+  });
   return s;
 }
 
@@ -182,6 +225,7 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   std::optional<QueuedPodInfo> popped =
       wait > absl::ZeroDuration() ? queue_->PopWait(wait) : queue_->Pop();
   if (!popped) return false;
+  const SteadyTime start = std::chrono::steady_clock::now();
   QueuedPodInfo info = std::move(*popped);
   std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
   auto fw_it = frameworks_.find(pod->spec.scheduler_name);
@@ -201,6 +245,8 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   cache_.UpdateSnapshot(&snapshot_);
   fw.set_snapshot(&snapshot_);
   auto state = std::make_unique<CycleState>();
+  state->record_plugin_metrics =
+      sample_rng_() % 100 < metrics::FrameworkMetrics::kPluginSamplePercent;
   CycleRecord record{.pod = pod, .profile = fw.profile_name()};
   CycleRecord* rec = options_.record_details ? &record : nullptr;
 
@@ -220,22 +266,24 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
       s = Status(s.code(), {fit_error.Error()});
     }
     HandleFailure(std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,
-                  nominated, &record);
+                  nominated, &record, start);
     return true;
   }
+  metrics_->scheduling_algorithm_duration.With({})->Observe(metrics::SecondsSince(start));
 
   // Assume the pod on the node, so the next cycles see it there before the bind completes.
   auto assumed_pod = std::make_shared<api::Pod>(*pod);
   assumed_pod->spec.node_name = result.node;
   std::shared_ptr<const api::Pod> assumed = assumed_pod;
   if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), result.node); !st.ok()) {
-    HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, "", &record);
+    HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, "", &record,
+                  start);
     return true;
   }
   auto fail_after_assume = [&](const Status& why) {
     fw.RunReservePluginsUnreserve(*state, *assumed, result.node);
     (void)cache_.ForgetPod(pod->metadata.uid);
-    HandleFailureOnNode(std::move(info), why, result.node, &record);
+    HandleFailureOnNode(std::move(info), why, result.node, &record, start);
   };
   if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, result.node); !rs.ok()) {
     fail_after_assume(rs);
@@ -250,8 +298,8 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
 
   // std::function needs a copyable callable: the state moves into a shared_ptr.
   auto bind = [this, &fw, state = std::shared_ptr<CycleState>(std::move(state)),
-               info = std::move(info), assumed, node = result.node]() mutable {
-    RunBindingCycle(fw, state, std::move(info), assumed, node);
+               info = std::move(info), assumed, node = result.node, start]() mutable {
+    RunBindingCycle(fw, state, std::move(info), assumed, node, start);
   };
   if (options_.run_binding) {
     options_.run_binding(std::move(bind));
@@ -347,11 +395,22 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   std::atomic<size_t> found{0};
   const size_t start = next_start_node_index_ % n;
   const std::vector<FilterPlugin*> filters = fw.FiltersToRun(state);
+  // For scheduler_plugin_evaluation_total: reached[k] nodes stopped at filter k (k = the number
+  // of filters: passed them all), so filter i ran on the nodes that stopped at i or later.
+  constexpr size_t kCounted = 32;
+  const size_t stop_all = std::min(filters.size(), kCounted);
+  std::array<std::atomic<uint64_t>, kCounted + 1> reached{};
+  auto stop_index = [&](const Status& st) {
+    size_t k = 0;
+    while (k < stop_all && filters[k]->Name() != st.plugin()) ++k;
+    return k;
+  };
   // Checks nodes [lo, hi) of the rotation. Feasible ones are claimed from `found` once per run of
   // up to kClaim nodes: one shared counter bumped per node bounces between the cores.
   constexpr size_t kClaim = 32;
   auto check = [&](size_t lo, size_t hi) {
     std::array<size_t, kClaim> fit;
+    std::array<uint32_t, kCounted + 1> stops{};
     size_t k = 0;
     auto claim = [&] {
       const size_t base = found.fetch_add(k);
@@ -363,14 +422,19 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
       const NodeInfo& ni = *(*nodes)[start + i < n ? start + i : start + i - n];
       Status st = filters.empty() ? Status() : fw.RunFilterPlugins(filters, state, pod, ni);
       if (st.ok()) {
+        ++stops[stop_all];
         fit[k++] = i;
         if (k == kClaim) claim();
       } else {
+        ++stops[stop_index(st)];
         verdict[i] = kFailed;
         statuses[i] = std::move(st);
       }
     }
     if (k > 0) claim();
+    for (size_t j = 0; j <= stop_all; ++j) {
+      if (stops[j] != 0) reached[j].fetch_add(stops[j], std::memory_order_relaxed);
+    }
   };
   // Check in waves a little larger than what is still needed, each wave in parallel, so that
   // little work is wasted past the point where enough nodes were found.
@@ -405,6 +469,10 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     if (record != nullptr) record->filter.emplace_back(ni->name(), Status());
   }
   next_start_node_index_ = (next_start_node_index_ + processed) % all.size();
+  std::vector<uint64_t> evaluated(stop_all);
+  uint64_t at_or_after = reached[stop_all].load();
+  for (size_t i = stop_all; i-- > 0;) evaluated[i] = at_or_after += reached[i].load();
+  fw.CountFilterEvaluations(filters, evaluated);
   return Status();
 }
 
@@ -421,21 +489,25 @@ std::string Scheduler::SelectHost(const framework::ScoreTable& scores) {
 }
 
 void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,
-                                    const std::string& node, CycleRecord* record) {
+                                    const std::string& node, CycleRecord* record,
+                                    SteadyTime start) {
   if (!status.IsRejected()) {
-    HandleFailure(std::move(info), status, nullptr, "", record);
+    HandleFailure(std::move(info), status, nullptr, "", record, start);
     return;
   }
   // As upstream: a rejection after the node was chosen reads as a one-node FitError.
   FitError fe{.num_all_nodes = 1};
   fe.diagnosis.node_to_status.statuses[node] = status;
   fe.diagnosis.AddPluginStatus(status);
-  HandleFailure(std::move(info), Status(status.code(), {fe.Error()}), &fe.diagnosis, "", record);
+  HandleFailure(std::move(info), Status(status.code(), {fe.Error()}), &fe.diagnosis, "", record,
+                start);
 }
 
 void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
-                              const std::string& nominated, CycleRecord* record) {
+                              const std::string& nominated, CycleRecord* record,
+                              SteadyTime start) {
   std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
+  RecordAttempt(*pod, status.IsRejected() ? "unschedulable" : "error", start);
   const std::string reason = status.IsRejected() ? "Unschedulable" : "SchedulerError";
   const std::string message = status.Message();
   info.unschedulable_plugins.clear();
@@ -470,7 +542,10 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
 
 void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                                 QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
-                                std::string node) {
+                                std::string node, SteadyTime start) {
+  metrics::Gauge* binding = metrics_->goroutines.With({"binding"});
+  binding->Add(1);
+  absl::Cleanup done = [binding] { binding->Add(-1); };
   const std::string uid = assumed->metadata.uid;
   Status s = fw.WaitOnPermit(*assumed);
   if (s.ok()) s = fw.RunPreBindPlugins(*state, *assumed, node);
@@ -481,10 +556,15 @@ void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<
     (void)cache_.ForgetPod(uid);
     MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, assumed, nullptr, nullptr,
             nullptr);
-    HandleFailureOnNode(std::move(info), s, node, nullptr);
+    HandleFailureOnNode(std::move(info), s, node, nullptr, start);
     return;
   }
   cache_.FinishBinding(uid, clock_->Now());
+  RecordAttempt(*assumed, "scheduled", start);
+  metrics_->pod_scheduling_attempts.With({})->Observe(info.attempts);
+  metrics_->pod_scheduling_sli_duration
+      .With({info.attempts >= 15 ? std::string("15+") : std::to_string(info.attempts)})
+      ->Observe(absl::ToDoubleSeconds(clock_->Now() - info.initial_attempt_timestamp));
   KLOG(2, "Successfully bound pod to node", {"pod", PodKey(*assumed)}, {"node", node});
   options_.writer->RecordEvent(
       *assumed, "Normal", "Scheduled", "Binding",

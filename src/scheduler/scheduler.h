@@ -12,6 +12,9 @@
 // Binding cycles run on options.run_binding (inline when unset).
 #pragma once
 
+#include <array>
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -26,6 +29,7 @@
 #include "src/cache/cache.h"
 #include "src/config/config.h"
 #include "src/framework/framework.h"
+#include "src/metrics/scheduler_metrics.h"
 #include "src/queue/scheduling_queue.h"
 #include "src/scheduler/fit_error.h"
 
@@ -62,6 +66,9 @@ struct SchedulerOptions {
   std::function<void(const CycleRecord&)> on_cycle;
   // Record per-node filter and score details in CycleRecord (costs time; for explain).
   bool record_details = false;
+  // Where the scheduler's metrics go (for /metrics); nullptr: a registry of its own. A registry
+  // given here must not be scraped once the scheduler is gone: it reads the queue and the cache.
+  metrics::Registry* metrics_registry = nullptr;
 };
 
 class Scheduler {
@@ -90,6 +97,7 @@ class Scheduler {
   queue::SchedulingQueue& queue() { return *queue_; }
   cache::Cache& cache() { return cache_; }
   const Clock& clock() const { return *clock_; }
+  metrics::Registry& metrics_registry() { return metrics_->registry; }
 
  private:
   struct ScheduleResult {
@@ -98,7 +106,14 @@ class Scheduler {
     int feasible = 0;
   };
 
+  using SteadyTime = std::chrono::steady_clock::time_point;
+
   explicit Scheduler(SchedulerOptions options);
+  // scheduler_schedule_attempts_total and scheduler_scheduling_attempt_duration_seconds.
+  void RecordAttempt(const api::Pod& pod, std::string_view result, SteadyTime start);
+  // The queue's observers, feeding scheduler_queue_incoming_pods_total and
+  // scheduler_unschedulable_pods.
+  queue::QueueOptions QueueObservers(queue::QueueOptions options);
   Status SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                      ScheduleResult* result, FitError* fit_error, CycleRecord* record);
   Status FindNodesThatFitPod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
@@ -106,19 +121,21 @@ class Scheduler {
                              CycleRecord* record);
   std::string SelectHost(const framework::ScoreTable& scores);
   void HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
-                     const std::string& nominated_node, CycleRecord* record);
+                     const std::string& nominated_node, CycleRecord* record, SteadyTime start);
   // A failure after `node` was chosen (Reserve, Permit, binding): rejections become a one-node
   // FitError, anything else an error.
   void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
-                           CycleRecord* record);
+                           CycleRecord* record, SteadyTime start);
   void RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                        QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
-                       std::string node);
+                       std::string node, SteadyTime start);
   void MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_pod,
                std::shared_ptr<const api::Pod> pod, std::shared_ptr<const api::Node> old_node,
                std::shared_ptr<const api::Node> node);
 
   SchedulerOptions options_;
+  std::unique_ptr<metrics::Registry> own_registry_;  // When options_ gives none.
+  std::unique_ptr<metrics::SchedulerMetrics> metrics_;
   RealClock real_clock_;
   const Clock* clock_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> frameworks_;
@@ -130,6 +147,8 @@ class Scheduler {
   std::vector<Status> status_scratch_;
   framework::ScoreTable score_table_;
   std::mt19937_64 rng_;
+  std::minstd_rand sample_rng_;  // Which cycles time their plugins; apart from rng_, so that
+                                 // sampling never changes a placement.
 };
 
 }  // namespace ksched::scheduler

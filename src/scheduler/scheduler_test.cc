@@ -74,6 +74,46 @@ TEST_F(SchedulerTest, BindsAndRecordsTheScheduledEvent) {
   EXPECT_EQ(s_->cache().NodeOf("p"), "n1");
 }
 
+TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(
+      MakeNode().Name("cordoned").Unschedulable().Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("fits").Req("cpu", "2"));
+  AddPod(MakePod().Name("big").Req("cpu", "4"));
+  Drain();
+  const std::string text = s_->metrics_registry().Text();
+  auto has = [&](const std::string& line) { EXPECT_THAT(text, HasSubstr(line + "\n")); };
+  has("scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"scheduled\"} 1");
+  has("scheduler_schedule_attempts_total{profile=\"default-scheduler\",result=\"unschedulable\"} "
+      "1");
+  has("scheduler_pending_pods{queue=\"unschedulable\"} 1");
+  has("scheduler_pending_pods{queue=\"active\"} 0");
+  has("scheduler_queue_incoming_pods_total{event=\"PodAdd\",queue=\"active\"} 2");
+  has("scheduler_queue_incoming_pods_total{event=\"ScheduleAttemptFailure\",queue=\"unschedulable\"}"
+      " 1");
+  has("scheduler_unschedulable_pods{plugin=\"NodeResourcesFit\",profile=\"default-scheduler\"} 1");
+  has("scheduler_cache_size{type=\"nodes\"} 3");
+  has("scheduler_cache_size{type=\"pods\"} 1");
+  has("scheduler_pod_scheduling_attempts_count 1");
+  // Each pod was filtered on the three nodes; NodeUnschedulable, the first filter, stopped the
+  // cordoned node both times, so the later filters ran on two nodes per pod.
+  has("scheduler_plugin_evaluation_total{extension_point=\"Filter\",plugin=\"NodeUnschedulable\","
+      "profile=\"default-scheduler\"} 6");
+  has("scheduler_plugin_evaluation_total{extension_point=\"Filter\",plugin=\"NodeResourcesFit\","
+      "profile=\"default-scheduler\"} 4");
+  EXPECT_THAT(text, HasSubstr("scheduler_framework_extension_point_duration_seconds_count{"
+                              "extension_point=\"Bind\",profile=\"default-scheduler\","
+                              "status=\"Success\"} 1"));
+
+  // The unschedulable pod leaves the gauge when a node that fits it arrives.
+  s_->OnNodeAdd(MakeNode().Name("n3").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+  Drain();
+  EXPECT_THAT(s_->metrics_registry().Text(),
+              HasSubstr("scheduler_unschedulable_pods{plugin=\"NodeResourcesFit\","
+                        "profile=\"default-scheduler\"} 0\n"));
+}
+
 TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
   s_->OnNodeAdd(MakeNode().Name("small").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
   AddPod(MakePod().Name("big").Req("cpu", "2"));
