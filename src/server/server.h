@@ -1,0 +1,88 @@
+// The HTTPS endpoints kube-scheduler serves on --secure-port (10259): /healthz, /livez and
+// /readyz with their named checks, /metrics and /configz. Health paths are open to anyone;
+// the others ask a RequestAuthorizer, as upstream's delegated authentication and authorization.
+//
+//   server::ServingOptions opts{.bind_address = "0.0.0.0", .secure_port = 10259};
+//   auto s = server::Server::Start(opts, {.metrics = [&] { return registry.Text(); },
+//                                         .configz = [&] { return json_text; },
+//                                         .healthz = {leader_check},
+//                                         .readyz = {leader_check, synced_check}},
+//                                  &authorizer);
+//   ...
+//   (*s)->Stop();
+//
+// Without a certificate and key, the server makes a self-signed one for localhost in memory.
+// Thread safety: the handlers run on the server's threads and may run concurrently.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace httplib {
+class Server;
+}
+
+namespace ksched::server {
+
+struct ServingOptions {
+  std::string bind_address = "0.0.0.0";
+  int secure_port = 10259;  // 0 turns serving off (Start is not called).
+  std::string cert_file;    // --tls-cert-file; empty: a self-signed certificate.
+  std::string key_file;     // --tls-private-key-file
+  // Paths served without authorization; a trailing "*" matches a prefix.
+  std::vector<std::string> always_allow_paths = {"/healthz", "/readyz", "/livez"};
+};
+
+// A named health check, as k8s.io/apiserver/pkg/server/healthz: OK, or why not (logged, and
+// withheld from the response).
+struct HealthCheck {
+  std::string name;
+  std::function<absl::Status()> check;
+};
+
+// Whether a request may read a path. OK to serve; Unauthenticated gives 401, anything else 403
+// with the message.
+class RequestAuthorizer {
+ public:
+  virtual ~RequestAuthorizer() = default;
+  // `bearer_token` is empty for an anonymous request.
+  virtual absl::Status Authorize(std::string_view bearer_token, std::string_view path) = 0;
+};
+
+struct Handlers {
+  std::function<std::string()> metrics;  // The Prometheus text.
+  std::function<std::string()> configz;  // The effective configuration, as a JSON object.
+  // Besides "ping" and "log", which always pass.
+  std::vector<HealthCheck> healthz;  // Also served at /livez.
+  std::vector<HealthCheck> readyz;
+};
+
+class Server {
+ public:
+  // Binds and starts serving on a thread of its own. Fails if the port is taken or the
+  // certificate cannot be read. `authorizer` must outlive the server; nullptr forbids every path
+  // outside always_allow_paths.
+  static absl::StatusOr<std::unique_ptr<Server>> Start(const ServingOptions& options,
+                                                       Handlers handlers,
+                                                       RequestAuthorizer* authorizer);
+  ~Server();  // Stops.
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  void Stop();
+
+ private:
+  Server() = default;
+
+  std::unique_ptr<httplib::Server> http_;
+  std::thread thread_;
+};
+
+}  // namespace ksched::server
