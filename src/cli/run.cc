@@ -14,9 +14,12 @@
 #include "src/base/strings.h"
 #include "src/client/cluster_source.h"
 #include "src/client/leader_election.h"
+#include "src/client/delegated_auth.h"
 #include "src/client/writer.h"
 #include "src/config/load.h"
+#include "src/metrics/scheduler_metrics.h"
 #include "src/plugins/registry.h"
+#include "src/server/server.h"
 
 #ifndef KSCHED_VERSION
 #define KSCHED_VERSION "0.0.0"
@@ -88,6 +91,18 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags) {
                   "The Lease's name (default kube-scheduler)");
   cmd->add_option("--leader-elect-resource-namespace", le.resource_namespace,
                   "The Lease's namespace (default kube-system)");
+  RunFlags::Serving& sv = flags->serving;
+  cmd->add_option("--secure-port", sv.secure_port,
+                  "The port to serve HTTPS on (health, metrics, configz); 0 turns it off")
+      ->check(CLI::Range(0, 65535));
+  cmd->add_option("--bind-address", sv.bind_address, "The IP address to serve on");
+  cmd->add_option("--tls-cert-file", sv.tls_cert_file,
+                  "The serving certificate (PEM); without it a self-signed one is made");
+  cmd->add_option("--tls-private-key-file", sv.tls_private_key_file,
+                  "The serving certificate's private key (PEM)");
+  cmd->add_option("--authorization-always-allow-paths", sv.always_allow_paths,
+                  "Paths served without authorization")
+      ->delimiter(',');
   flags->cmd = cmd;
 }
 
@@ -182,10 +197,21 @@ int RunScheduler(const RunFlags& flags) {
          KLOG_ERROR("Write failed", {"what", what}, {"err", std::string(AsStd(st.message()))});
        }});
   BindingThreads binds;
+  metrics::Registry metrics_registry;
+  metrics::AddProcessMetrics(&metrics_registry);
+  metrics::Gauge* leading =
+      metrics_registry
+          .AddGauge("leader_election_master_status",
+                    "Gauge of if the reporting system is master of the relevant lease, 0 "
+                    "indicates backup, 1 indicates master. 'name' is the string used to identify "
+                    "the lease. Please make sure to group by name.",
+                    metrics::Stability::kAlpha, {"name"})
+          .With({election->name});
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> sched = scheduler::Scheduler::Create(
       {.config = *cfg,
        .writer = &writer,
-       .run_binding = [&binds](std::function<void()> cycle) { binds.Run(std::move(cycle)); }},
+       .run_binding = [&binds](std::function<void()> cycle) { binds.Run(std::move(cycle)); },
+       .metrics_registry = &metrics_registry},
       registry);
   if (!sched.ok()) {
     pthread_kill(signal_thread.native_handle(), SIGTERM);
@@ -195,15 +221,56 @@ int RunScheduler(const RunFlags& flags) {
   scheduler::Scheduler& s = **sched;
   KLOG(0, "Starting Kubernetes Scheduler", {"version", "v" KSCHED_VERSION});
 
+  // Served from the start, as upstream: a standby replica is live, and ready once synced.
   client::ApiSource informers(**http, s, writer);
+  std::unique_ptr<client::LeaderElector> elector;
+  if (cfg->leader_election.leader_elect) {
+    elector = std::make_unique<client::LeaderElector>(**http, *election);
+  }
+  client::DelegatingAuthorizer authorizer(**http);
+  std::unique_ptr<server::Server> server;
+  if (flags.serving.secure_port != 0) {
+    const nlohmann::json configz = config::EncodeConfiguration(*cfg);
+    std::vector<server::HealthCheck> health;
+    if (elector != nullptr) {
+      // kube-scheduler's adaptor tolerates 20 seconds past the lease's end.
+      health.push_back({"leaderElection", [&elector] { return elector->Check(absl::Seconds(20)); }});
+    }
+    std::vector<server::HealthCheck> ready = health;
+    ready.push_back({"sched-handler-sync", [&informers] {
+                       return informers.WaitForSync(absl::ZeroDuration())
+                                  ? absl::OkStatus()
+                                  : absl::UnavailableError("waiting for handlers to sync");
+                     }});
+    ready.push_back({"shutdown", [&stopping] {
+                       return stopping ? absl::UnavailableError("process is shutting down")
+                                       : absl::OkStatus();
+                     }});
+    absl::StatusOr<std::unique_ptr<server::Server>> started = server::Server::Start(
+        {.bind_address = flags.serving.bind_address,
+         .secure_port = flags.serving.secure_port,
+         .cert_file = flags.serving.tls_cert_file,
+         .key_file = flags.serving.tls_private_key_file,
+         .always_allow_paths = flags.serving.always_allow_paths},
+        {.metrics = [&metrics_registry] { return metrics_registry.Text(); },
+         .configz = [configz] { return configz.dump(); },
+         .healthz = health,
+         .readyz = ready},
+        &authorizer);
+    if (!started.ok()) {
+      pthread_kill(signal_thread.native_handle(), SIGTERM);
+      signal_thread.join();
+      return Fail(std::string(started.status().message()));
+    }
+    server = std::move(*started);
+  }
   informers.Start();
   while (!stopping && !informers.WaitForSync(absl::Milliseconds(200))) {
   }
   if (!stopping) KLOG(2, "Caches are synced");
-  std::unique_ptr<client::LeaderElector> elector;
-  if (cfg->leader_election.leader_elect && !stopping) {
-    elector = std::make_unique<client::LeaderElector>(**http, *election);
+  if (elector != nullptr && !stopping) {
     if (elector->Acquire([&] { return stopping.load(); })) {
+      leading->Set(1);
       // As kube-scheduler: a leader that lost its lease exits at once, binds in flight or not,
       // so that two replicas never bind at the same time.
       elector->KeepRenewing([] {
@@ -234,6 +301,8 @@ int RunScheduler(const RunFlags& flags) {
   binds.Wait();
   informers.Stop();
   if (elector != nullptr) elector->Release();
+  leading->Set(0);
+  if (server != nullptr) server->Stop();
   signal_thread.join();
   // The last events and status patches get a moment to reach the server.
   (void)(*http)->WaitIdle(absl::Seconds(5));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "CLI/CLI.hpp"
 
@@ -23,6 +24,13 @@ struct RunFlags {
     std::string lease_duration, renew_deadline, retry_period;
     std::string resource_lock, resource_name, resource_namespace;
   } leader_election;
+  // Serving /healthz, /livez, /readyz, /metrics and /configz; secure_port 0 turns it off.
+  struct Serving {
+    int secure_port = 10259;
+    std::string bind_address = "0.0.0.0";
+    std::string tls_cert_file, tls_private_key_file;
+    std::vector<std::string> always_allow_paths = {"/healthz", "/readyz", "/livez"};
+  } serving;
   CLI::App* cmd = nullptr;  // To tell which flags were given.
 };
 

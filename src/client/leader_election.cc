@@ -60,6 +60,7 @@ absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
     observed_ = json::parse(created.body, nullptr, false);
     observed_spec_ = observed_["spec"].dump();
     observed_time_ = now;
+    observed_unix_nanos_ = absl::ToUnixNanos(now);
     leader_ = true;
     return absl::OkStatus();
   }
@@ -72,6 +73,7 @@ absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
   if (spec.dump() != observed_spec_) {
     observed_spec_ = spec.dump();
     observed_time_ = now;
+    observed_unix_nanos_ = absl::ToUnixNanos(now);
   }
   observed_ = lease;
   std::string holder = spec.value("holderIdentity", "");
@@ -93,6 +95,7 @@ absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
   observed_ = json::parse(put.body, nullptr, false);
   observed_spec_ = observed_["spec"].dump();
   observed_time_ = now;
+  observed_unix_nanos_ = absl::ToUnixNanos(now);
   leader_ = true;
   return absl::OkStatus();
 }
@@ -159,6 +162,16 @@ void LeaderElector::Release() {
     KLOG_ERROR("Failed to release lock", {"err", std::string(AsStd(put.ToStatus().message()))});
   }
   leader_ = false;
+}
+
+absl::Status LeaderElector::Check(absl::Duration tolerance) const {
+  if (!IsLeader()) return absl::OkStatus();
+  const absl::Time observed = absl::FromUnixNanos(observed_unix_nanos_.load());
+  if (absl::Now() - observed > options_.lease_duration + tolerance) {
+    return absl::UnavailableError(
+        fmt::format("failed election to renew leadership on lease {}", options_.name));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace ksched::client

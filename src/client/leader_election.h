@@ -55,6 +55,9 @@ class LeaderElector {
   // Stops renewing and, if still the leader, gives the Lease up.
   void Release();
   bool IsLeader() const { return leader_.load(); }
+  // The leaderElection health check (client-go's HealthzAdaptor): fails while this replica
+  // leads but has not renewed for longer than the lease duration plus `tolerance`.
+  absl::Status Check(absl::Duration tolerance) const;
 
   // One attempt, as client-go's tryAcquireOrRenew. `now` is the local clock.
   absl::Status TryAcquireOrRenew(absl::Time now);
@@ -69,6 +72,7 @@ class LeaderElector {
   // What this replica last saw of the Lease, and when (local clock).
   std::string observed_spec_;
   absl::Time observed_time_;
+  std::atomic<int64_t> observed_unix_nanos_{0};  // observed_time_, for Check on other threads.
   nlohmann::json observed_;  // The whole object, for updates.
   absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;

@@ -8,9 +8,12 @@
 #include <map>
 #include <thread>
 
+#include <httplib.h>
+
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "src/testing/control_plane.h"
+#include "src/testing/ports.h"
 
 namespace ksched::testing {
 namespace {
@@ -19,11 +22,17 @@ using nlohmann::json;
 
 class RunTest : public ControlPlaneTest {
  protected:
-  // Starts a ksched replica against the cluster; TearDown stops those still running with SIGTERM
-  // and expects a clean exit.
+  // Starts a ksched replica against the cluster, serving on a free port (secure_port() of the
+  // last one) unless `extra` names --secure-port; TearDown stops those still running with
+  // SIGTERM and expects a clean exit.
   Process* StartKsched(std::vector<std::string> extra = {}) {
     std::vector<std::string> argv = {KSCHED_BINARY,          "run", "--kubeconfig",
                                      cluster().kubeconfig(), "-v",  "2"};
+    if (std::none_of(extra.begin(), extra.end(),
+                     [](const std::string& a) { return a.starts_with("--secure-port"); })) {
+      secure_port_ = FreePort();
+      argv.push_back(fmt::format("--secure-port={}", secure_port_));
+    }
     argv.insert(argv.end(), extra.begin(), extra.end());
     std::string log = fmt::format("{}/ksched-{}-{}.log", cluster().dir(),
                                   ::testing::UnitTest::GetInstance()->current_test_info()->name(),
@@ -74,7 +83,17 @@ class RunTest : public ControlPlaneTest {
     return list.is_object() ? list["items"].get<std::vector<json>>() : std::vector<json>{};
   }
 
+  // GET https://127.0.0.1:<secure_port_><path>, as a scraper or a probe would.
+  httplib::Result Serve(const std::string& path, const std::string& token = "") {
+    httplib::SSLClient client("127.0.0.1", secure_port_);
+    client.enable_server_certificate_verification(false);  // ksched's self-signed certificate.
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    return client.Get(path.c_str(), headers);
+  }
+
   std::vector<std::unique_ptr<Process>> replicas_;
+  int secure_port_ = 0;
 };
 
 json Pod(const std::string& ns, const std::string& name, const std::string& cpu,
@@ -421,6 +440,79 @@ contexts:
   ASSERT_TRUE(Eventually([&] {
     return Get({"pod", "p", "-n", "cert"})["spec"].contains("nodeName");
   }));
+}
+
+TEST_F(RunTest, ServesHealthAndMetricsToWhomRbacAllows) {
+  ASSERT_TRUE(cluster().CreateNodes(2, {.prefix = "serve-"}).ok());
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "serve"}).exit_code, 0);
+  StartKsched();
+  ASSERT_TRUE(Eventually([&] {
+    auto r = Serve("/readyz");
+    return r && r->status == 200;
+  })) << "/readyz never became ready";
+  EXPECT_EQ(Serve("/healthz")->body, "ok");
+  EXPECT_EQ(Serve("/livez?verbose")->body,
+            "[+]ping ok\n[+]log ok\n[+]leaderElection ok\nlivez check passed\n");
+  Create(PodList("serve", "m-", 5));
+  ASSERT_TRUE(Eventually([&] {
+    json pods = Get({"pods", "-n", "serve"});
+    return std::all_of(pods["items"].begin(), pods["items"].end(),
+                       [](const json& p) { return p["spec"].contains("nodeName"); });
+  }));
+
+  // Anonymous scrapes are forbidden by RBAC, as with kube-scheduler.
+  auto r = Serve("/metrics");
+  EXPECT_EQ(r->status, 403);
+  EXPECT_NE(r->body.find(R"(forbidden: User \"system:anonymous\" cannot get path \"/metrics\")"),
+            std::string::npos)
+      << r->body;
+  // A service account may scrape once a ClusterRole grants it GET on /metrics.
+  ASSERT_EQ(cluster().Kubectl({"create", "serviceaccount", "scraper", "-n", "serve"}).exit_code, 0);
+  CommandResult token = cluster().Kubectl({"create", "token", "scraper", "-n", "serve"});
+  ASSERT_EQ(token.exit_code, 0) << token.err;
+  while (!token.out.empty() && std::isspace(token.out.back())) token.out.pop_back();
+  EXPECT_EQ(Serve("/metrics", token.out)->status, 403);
+  ASSERT_EQ(cluster()
+                .Kubectl({"create", "clusterrole", "metrics-reader", "--verb=get",
+                          "--non-resource-url=/metrics", "--non-resource-url=/configz"})
+                .exit_code,
+            0);
+  ASSERT_EQ(cluster()
+                .Kubectl({"create", "clusterrolebinding", "scraper", "--clusterrole=metrics-reader",
+                          "--serviceaccount=serve:scraper"})
+                .exit_code,
+            0);
+  std::string text;
+  ASSERT_TRUE(Eventually([&] {  // A denial is cached for 10 seconds.
+    auto m = Serve("/metrics", token.out);
+    if (m && m->status == 200) text = m->body;
+    return !text.empty();
+  }));
+  // The value of one series; -1 if absent. Other tests' pods and nodes share the cluster, so
+  // counts are at least this test's.
+  auto value = [&](const std::string& series) {
+    size_t at = text.find("\n" + series + " ");
+    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + series.size() + 2));
+  };
+  EXPECT_GE(value(R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"), 5);
+  EXPECT_GE(value(R"(scheduler_cache_size{type="nodes"})"), 2);
+  EXPECT_EQ(value(R"(scheduler_pending_pods{queue="active"})"), 0);
+  EXPECT_EQ(value(R"(leader_election_master_status{name="kube-scheduler"})"), 1);
+  EXPECT_GT(value(R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"), 0);
+  EXPECT_GT(value("process_resident_memory_bytes"), 0);
+  r = Serve("/configz", token.out);
+  ASSERT_EQ(r->status, 200) << r->body;
+  json configz = json::parse(r->body, nullptr, false);
+  EXPECT_EQ(configz["componentconfig"]["profiles"][0]["schedulerName"], "default-scheduler");
+}
+
+TEST_F(RunTest, SecurePortZeroServesNothing) {
+  Process* p = StartKsched({"--secure-port=0", "--leader-elect=false"});
+  ASSERT_TRUE(Eventually(
+      [&] { return p->Log().find("Starting Kubernetes Scheduler") != std::string::npos; }));
+  secure_port_ = 10259;  // The default port: the other tests' replicas serve on free ports.
+  EXPECT_FALSE(Serve("/healthz")) << "nothing listens";
+  EXPECT_EQ(p->Log().find("Serving securely"), std::string::npos);
 }
 
 TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
