@@ -8,6 +8,8 @@
 #include <map>
 #include <thread>
 
+#include <unistd.h>
+
 #include <httplib.h>
 
 #include "fmt/format.h"
@@ -22,14 +24,17 @@ using nlohmann::json;
 
 class RunTest : public ControlPlaneTest {
  protected:
-  // Starts a ksched replica against the cluster, serving on a free port (secure_port() of the
-  // last one) unless `extra` names --secure-port; TearDown stops those still running with
+  // Starts a ksched replica against the cluster, as the admin unless `extra` names --kubeconfig,
+  // serving on a free port (secure_port_) unless it names --secure-port; TearDown stops those still running with
   // SIGTERM and expects a clean exit.
   Process* StartKsched(std::vector<std::string> extra = {}) {
-    std::vector<std::string> argv = {KSCHED_BINARY,          "run", "--kubeconfig",
-                                     cluster().kubeconfig(), "-v",  "2"};
-    if (std::none_of(extra.begin(), extra.end(),
-                     [](const std::string& a) { return a.starts_with("--secure-port"); })) {
+    auto given = [&](std::string_view flag) {
+      return std::any_of(extra.begin(), extra.end(),
+                         [&](const std::string& a) { return a.starts_with(flag); });
+    };
+    std::vector<std::string> argv = {KSCHED_BINARY, "run", "-v", "2"};
+    if (!given("--kubeconfig")) argv.insert(argv.end(), {"--kubeconfig", cluster().kubeconfig()});
+    if (!given("--secure-port")) {
       secure_port_ = FreePort();
       argv.push_back(fmt::format("--secure-port={}", secure_port_));
     }
@@ -95,6 +100,12 @@ class RunTest : public ControlPlaneTest {
   std::vector<std::unique_ptr<Process>> replicas_;
   int secure_port_ = 0;
 };
+
+std::string Hostname() {
+  char name[256] = {};
+  gethostname(name, sizeof name - 1);
+  return name;
+}
 
 json Pod(const std::string& ns, const std::string& name, const std::string& cpu,
          const std::string& scheduler = "default-scheduler") {
@@ -307,6 +318,9 @@ TEST_F(RunTest, RecoversWhenTheApiServerRestartsAndBindsEveryPod) {
   EXPECT_TRUE(ksched->Running());
 }
 
+std::string TokenKubeconfig(const ControlPlane& cluster, const std::string& ns,
+                            const std::string& account);
+
 // A service account with what ksched needs, except pods/binding; and a kubeconfig with its token.
 std::string LimitedKubeconfig(const ControlPlane& cluster) {
   std::string rbac = R"(
@@ -331,7 +345,13 @@ subjects: [{kind: ServiceAccount, name: ksched-limited, namespace: kube-system}]
 )";
   CommandResult r = cluster.Kubectl({"apply", "-f", "-"}, rbac);
   EXPECT_EQ(r.exit_code, 0) << r.err;
-  CommandResult token = cluster.Kubectl({"create", "token", "ksched-limited", "-n", "kube-system"});
+  return TokenKubeconfig(cluster, "kube-system", "ksched-limited");
+}
+
+// A kubeconfig for the cluster that authenticates as a service account, with a token of it.
+std::string TokenKubeconfig(const ControlPlane& cluster, const std::string& ns,
+                            const std::string& account) {
+  CommandResult token = cluster.Kubectl({"create", "token", account, "-n", ns});
   EXPECT_EQ(token.exit_code, 0) << token.err;
   json admin = json::parse(
       cluster.Kubectl({"config", "view", "--raw", "--minify", "-o", "json"}).out, nullptr, false);
@@ -343,7 +363,7 @@ subjects: [{kind: ServiceAccount, name: ksched-limited, namespace: kube-system}]
              {"contexts",
               {{{"name", "limited"},
                 {"context", {{"cluster", admin["clusters"][0]["name"]}, {"user", "limited"}}}}}}};
-  std::string path = cluster.dir() + "/limited.kubeconfig";
+  std::string path = fmt::format("{}/{}.kubeconfig", cluster.dir(), account);
   std::ofstream(path) << kc.dump();
   return path;
 }
@@ -353,7 +373,8 @@ TEST_F(RunTest, ARejectedBindLeavesNoPhantomUsageAndThePodIsRetried) {
   Create(Node("phantom-node", "1"));
   std::string kubeconfig = LimitedKubeconfig(cluster());
   replicas_.push_back(std::make_unique<Process>(
-      std::vector<std::string>{KSCHED_BINARY, "--kubeconfig", kubeconfig, "--leader-elect=false"},
+      std::vector<std::string>{KSCHED_BINARY, "--kubeconfig", kubeconfig, "--leader-elect=false",
+                               "--secure-port=0"},
       cluster().dir() + "/ksched-phantom.log"));
   // The pod fills the node: if the rejected bind left its usage behind, it could never fit again.
   json pod = Pod("phantom", "first", "1");
@@ -513,6 +534,32 @@ TEST_F(RunTest, SecurePortZeroServesNothing) {
   secure_port_ = 10259;  // The default port: the other tests' replicas serve on free ports.
   EXPECT_FALSE(Serve("/healthz")) << "nothing listens";
   EXPECT_EQ(p->Log().find("Serving securely"), std::string::npos);
+}
+
+// deploy/ as a user applies it: the ServiceAccount's roles let ksched, with deploy/config.yaml,
+// elect itself on its own Lease and schedule the pods that ask for it. (No kubelet runs here, so
+// ksched runs as a process with the account's token, as the Deployment's pods would.)
+TEST_F(RunTest, DeployManifestsGiveKschedWhatItNeeds) {
+  const std::string deploy = std::string(KSCHED_SOURCE_DIR) + "/deploy";
+  CommandResult r = cluster().Kubectl({"apply", "-k", deploy});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(Get({"deployment", "ksched", "-n", "kube-system"})["spec"]["replicas"], 2);
+  ASSERT_TRUE(cluster().CreateNodes(2, {.prefix = "deploy-"}).ok());
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "deploy"}).exit_code, 0);
+  std::string kubeconfig = TokenKubeconfig(cluster(), "kube-system", "ksched");
+  Process* ksched = StartKsched({"--config", deploy + "/config.yaml", "--kubeconfig", kubeconfig});
+  Create(Pod("deploy", "mine", "100m", "ksched"));
+  Create(Pod("deploy", "not-mine", "100m"));  // default-scheduler's: no one here schedules it.
+  ASSERT_TRUE(Eventually([&] {
+    json pod = Get({"pod", "mine", "-n", "deploy"});
+    return pod["spec"].contains("nodeName");
+  })) << ksched->Log();
+  json lease = Get({"lease", "ksched", "-n", "kube-system"});
+  EXPECT_TRUE(lease["spec"].value("holderIdentity", "").starts_with(Hostname()))
+      << lease.dump();
+  EXPECT_FALSE(Get({"pod", "not-mine", "-n", "deploy"})["spec"].contains("nodeName"));
+  EXPECT_EQ(Serve("/readyz")->status, 200);
+  EXPECT_EQ(ksched->Log().find("forbidden"), std::string::npos) << ksched->Log();
 }
 
 TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
