@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,9 @@ class Handle {
   // nullptr if no pod with this UID is waiting.
   virtual WaitingPod* GetWaitingPod(std::string_view uid) = 0;
   virtual void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
+  // The cluster's Namespace by name (for namespaceSelector), as last watched; nullptr if there
+  // is none. Safe from any thread.
+  virtual std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const = 0;
 };
 
 }  // namespace ksched

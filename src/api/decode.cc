@@ -558,6 +558,33 @@ absl::Status NodeAt(element e, const Path& p, Node* out) {
   });
 }
 
+absl::Status NamespaceAt(element e, const Path& p, Namespace* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PriorityClassAt(element e, const Path& p, PriorityClass* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k == "value") return Integer(v, vp, &out->value);
+    if (k == "globalDefault") return Bool(v, vp, &out->global_default);
+    if (k == "preemptionPolicy") return OptStr(v, vp, &out->preemption_policy);
+    return absl::OkStatus();
+  });
+}
+
+// Decodes one object of type T with `decode` and appends it.
+template <typename T>
+absl::Status Append(element e, const Path& p, absl::Status (*decode)(element, const Path&, T*),
+                    std::vector<Object>* out) {
+  T obj;
+  KSCHED_RETURN_IF_ERROR(decode(e, p, &obj));
+  out->emplace_back(std::move(obj));
+  return absl::OkStatus();
+}
+
 // "kind Namespace/name" for error messages about an item, or just the kind.
 std::string Describe(std::string_view kind, element e) {
   std::string_view name, ns;
@@ -578,18 +605,10 @@ absl::Status AppendObject(element e, const Path& p, std::string_view default_kin
   if (!e["kind"].get(k) && !k.is_null() && k.get_string().get(kind)) {
     return TypeError(p.Field("kind"), "string", k);
   }
-  if (kind == "Pod") {
-    Pod pod;
-    KSCHED_RETURN_IF_ERROR(PodAt(e, p, &pod));
-    out->emplace_back(std::move(pod));
-    return absl::OkStatus();
-  }
-  if (kind == "Node") {
-    Node node;
-    KSCHED_RETURN_IF_ERROR(NodeAt(e, p, &node));
-    out->emplace_back(std::move(node));
-    return absl::OkStatus();
-  }
+  if (kind == "Pod") return Append(e, p, PodAt, out);
+  if (kind == "Node") return Append(e, p, NodeAt, out);
+  if (kind == "Namespace") return Append(e, p, NamespaceAt, out);
+  if (kind == "PriorityClass") return Append(e, p, PriorityClassAt, out);
   if (kind.ends_with("List")) {
     std::string_view item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
     element items;
@@ -634,7 +653,9 @@ absl::Status ObjectsAt(element e, const Path& p, std::vector<Object>* out) {
 }  // namespace
 
 std::string_view KindOf(const Object& object) {
-  return std::holds_alternative<Pod>(object) ? "Pod" : "Node";
+  static constexpr std::string_view kKinds[] = {"Pod", "Node", "Namespace", "PriorityClass"};
+  static_assert(std::variant_size_v<Object> == std::size(kKinds));
+  return kKinds[object.index()];
 }
 
 const ObjectMeta& MetaOf(const Object& object) {
@@ -646,6 +667,7 @@ absl::Status DecodeLabelSelector(element e, LabelSelector* out) { return LabelSe
 absl::Status DecodeNodeSelector(element e, NodeSelector* out) { return NodeSel(e, Path(), out); }
 absl::Status DecodeNodeAffinity(element e, NodeAffinity* out) { return NodeAff(e, Path(), out); }
 absl::Status DecodeNode(element e, Node* out) { return NodeAt(e, Path(), out); }
+absl::Status DecodeNamespace(element e, Namespace* out) { return NamespaceAt(e, Path(), out); }
 
 absl::StatusOr<Pod> DecodePod(std::string_view json) { return ParseAndDecode<Pod, PodAt>(json); }
 absl::StatusOr<Node> DecodeNode(std::string_view json) {

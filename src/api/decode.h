@@ -21,9 +21,9 @@
 namespace ksched::api {
 
 // One object of a kind the scheduler reads.
-using Object = std::variant<Pod, Node>;
+using Object = std::variant<Pod, Node, Namespace, PriorityClass>;
 
-// The kind name of an object ("Pod", "Node").
+// The kind name of an object ("Pod", "Node", "Namespace", "PriorityClass").
 std::string_view KindOf(const Object& object);
 // The object's metadata.
 const ObjectMeta& MetaOf(const Object& object);
@@ -31,6 +31,7 @@ const ObjectMeta& MetaOf(const Object& object);
 // Decodes an already parsed JSON element. On error, `out` holds what was decoded so far.
 absl::Status DecodePod(simdjson::dom::element e, Pod* out);
 absl::Status DecodeNode(simdjson::dom::element e, Node* out);
+absl::Status DecodeNamespace(simdjson::dom::element e, Namespace* out);
 
 // Parts that other documents embed (NodeAffinityArgs.addedAffinity, fuzz targets). Errors are
 // relative to `e`; the caller names where it sits.

@@ -31,6 +31,7 @@
 // Thread safety: all methods are safe to call concurrently (binding threads Forget; informers Add).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -45,6 +46,30 @@
 #include "ksched/snapshot.h"
 
 namespace ksched::cache {
+
+// Objects of one kind by name (Namespaces), as the informers last saw them.
+// Thread safety: all methods may be called concurrently.
+template <typename T>
+class ObjectsByName {
+ public:
+  void Set(std::shared_ptr<const T> obj) {
+    absl::MutexLock lock(&mu_);
+    objects_[obj->metadata.name] = std::move(obj);
+  }
+  void Remove(std::string_view name) {
+    absl::MutexLock lock(&mu_);
+    if (auto it = objects_.find(name); it != objects_.end()) objects_.erase(it);
+  }
+  std::shared_ptr<const T> Get(std::string_view name) const {
+    absl::MutexLock lock(&mu_);
+    auto it = objects_.find(name);
+    return it == objects_.end() ? nullptr : it->second;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::shared_ptr<const T>, std::less<>> objects_ ABSL_GUARDED_BY(mu_);
+};
 
 class Cache {
  public:
@@ -81,6 +106,8 @@ class Cache {
   // Brings `snapshot` up to date, copying only the NodeInfos that changed since the last call
   // with the same snapshot. Use one Snapshot per cache.
   void UpdateSnapshot(Snapshot* snapshot);
+
+  ObjectsByName<api::Namespace> namespaces;
 
  private:
   struct PodState {

@@ -5,6 +5,22 @@
 #include "src/base/strings.h"
 
 namespace ksched::client {
+namespace {
+
+// Handlers that keep objects of one kind by name (Namespaces, PriorityClasses).
+template <typename T>
+ReflectorHandlers<T> StoreHandlers(std::function<void(std::shared_ptr<const T>)> set,
+                                   std::function<void(const T&)> remove, std::string kind) {
+  return {.on_add = set,
+          .on_update = [set](std::shared_ptr<const T>, std::shared_ptr<const T> obj) { set(obj); },
+          .on_delete = [remove](std::shared_ptr<const T> obj) { remove(*obj); },
+          .on_decode_error = [kind](const T& obj, const absl::Status& st) {
+            KLOG_ERROR("Unable to decode " + kind, {kind, obj.metadata.name},
+                       {"err", std::string(AsStd(st.message()))});
+          }};
+}
+
+}  // namespace
 
 ApiSource::ApiSource(HttpClient& http, scheduler::Scheduler& s, ClusterWriter& writer)
     : scheduler_(s),
@@ -37,9 +53,14 @@ ApiSource::ApiSource(HttpClient& http, scheduler::Scheduler& s, ClusterWriter& w
                        p, "Warning", "FailedScheduling", "Scheduling",
                        fmt::format("failed to decode pod: {}", AsStd(st.message())));
                  }
-               }}) {}
+               }}),
+      namespaces_(http, {.path = "/api/v1/namespaces"},
+                  StoreHandlers<api::Namespace>(
+                      [&s](std::shared_ptr<const api::Namespace> ns) { s.OnNamespaceSet(ns); },
+                      [&s](const api::Namespace& ns) { s.OnNamespaceDelete(ns); }, "namespace")) {}
 
 void ApiSource::Start() {
+  namespaces_.Start();
   nodes_.Start();
   pods_.Start();
 }
@@ -47,13 +68,17 @@ void ApiSource::Start() {
 void ApiSource::Stop() {
   pods_.Stop();
   nodes_.Stop();
+  namespaces_.Stop();
 }
 
 bool ApiSource::WaitForSync(absl::Duration timeout) {
   absl::Time deadline = absl::Now() + timeout;
-  return nodes_.WaitForSync(timeout) && pods_.WaitForSync(deadline - absl::Now());
+  return namespaces_.WaitForSync(timeout) && nodes_.WaitForSync(deadline - absl::Now()) &&
+         pods_.WaitForSync(deadline - absl::Now());
 }
 
-bool ApiSource::HasSynced() { return nodes_.HasSynced() && pods_.HasSynced(); }
+bool ApiSource::HasSynced() {
+  return namespaces_.HasSynced() && nodes_.HasSynced() && pods_.HasSynced();
+}
 
 }  // namespace ksched::client

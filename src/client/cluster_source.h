@@ -2,6 +2,9 @@
 // handlers do. Nodes and assigned pods go to the cache; unassigned pods whose schedulerName a
 // profile serves go to the queue (the Scheduler's handlers sort that out). Terminal pods are not
 // watched at all (field selector status.phase!=Succeeded,status.phase!=Failed, as upstream).
+// Namespaces are kept for plugins (Handle::GetNamespace). PriorityClasses are not watched, as
+// upstream: admission has already set each pod's priority, and system:kube-scheduler may not
+// list them.
 //
 //   ApiSource source(http, scheduler, writer);
 //   source.Start();
@@ -33,6 +36,7 @@ class ApiSource {
   ClusterWriter& writer_;
   Reflector<api::Node> nodes_;
   Reflector<api::Pod> pods_;
+  Reflector<api::Namespace> namespaces_;
 };
 
 }  // namespace ksched::client

@@ -13,6 +13,9 @@ namespace ksched::client {
 namespace {
 
 absl::Status DecodeInto(simdjson::dom::element e, api::Pod* out) { return api::DecodePod(e, out); }
+absl::Status DecodeInto(simdjson::dom::element e, api::Namespace* out) {
+  return api::DecodeNamespace(e, out);
+}
 absl::Status DecodeInto(simdjson::dom::element e, api::Node* out) {
   return api::DecodeNode(e, out);
 }
@@ -345,5 +348,6 @@ int Reflector<T>::watches() {
 
 template class Reflector<api::Pod>;
 template class Reflector<api::Node>;
+template class Reflector<api::Namespace>;
 
 }  // namespace ksched::client

@@ -69,5 +69,6 @@ class Reflector {
 
 extern template class Reflector<api::Pod>;
 extern template class Reflector<api::Node>;
+extern template class Reflector<api::Namespace>;
 
 }  // namespace ksched::client

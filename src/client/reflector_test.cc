@@ -60,18 +60,24 @@ class FakeApiServer {
       res.set_content(lists_.empty() ? List("1", {}) : lists_.front(), "application/json");
       if (!lists_.empty()) lists_.pop_front();
     });
-    // Nodes: none, and a watch that stays open.
-    server_.Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
-      if (!req.has_param("watch")) {
-        res.set_content(R"({"kind":"NodeList","metadata":{"resourceVersion":"1"},"items":[]})",
-                        "application/json");
-        return;
-      }
-      res.set_chunked_content_provider("application/json", [this](size_t, httplib::DataSink&) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        return !stopping_;
+    // Nodes (none) and namespaces (set_namespaces), each listed once, and a watch that stays
+    // open.
+    for (const char* kind : {"nodes", "namespaces"}) {
+      server_.Get(fmt::format("/api/v1/{}", kind), [this, kind](const httplib::Request& req,
+                                                               httplib::Response& res) {
+        if (!req.has_param("watch")) {
+          std::lock_guard<std::mutex> lock(mu_);
+          res.set_content(fmt::format(R"({{"metadata":{{"resourceVersion":"1"}},"items":[{}]}})",
+                                      kind == std::string_view("nodes") ? "" : namespaces_),
+                          "application/json");
+          return;
+        }
+        res.set_chunked_content_provider("application/json", [this](size_t, httplib::DataSink&) {
+          std::this_thread::sleep_for(std::chrono::milliseconds(20));
+          return !stopping_;
+        });
       });
-    });
+    }
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
   }
@@ -83,6 +89,10 @@ class FakeApiServer {
 
   void AddList(std::string body) { lists_.push_back(std::move(body)); }
   void AddWatch(std::string body) { watches_.push_back(std::move(body)); }
+  void set_namespaces(std::string items) {
+    std::lock_guard<std::mutex> lock(mu_);
+    namespaces_ = std::move(items);
+  }
   std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
   std::vector<std::string> watch_versions() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -95,6 +105,7 @@ class FakeApiServer {
   int port_ = 0;
   std::mutex mu_;
   std::deque<std::string> lists_, watches_;
+  std::string namespaces_;  // The items of the namespace list, as JSON objects joined by ",".
   std::vector<std::string> watch_versions_;
   std::atomic<bool> stopping_{false};
 };
@@ -205,6 +216,28 @@ TEST(ApiSourceTest, AnUndecodablePendingPodGetsAnEventAndTheOthersAreScheduled) 
   EXPECT_EQ(events[0].message,
             "failed to decode pod: spec.containers[0].resources.requests.cpu: invalid quantity "
             "\"1.5.3\"");
+}
+
+TEST(ApiSourceTest, NamespacesReachPluginsThroughTheHandle) {
+  FakeApiServer server;
+  server.set_namespaces(
+      R"({"metadata":{"name":"team-a","labels":{"tier":"gold"}}},{"metadata":{"name":"b"}})");
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  sim::Cluster writer({});
+  Registry registry = plugins::NewInTreeRegistry();
+  auto s = scheduler::Scheduler::Create({.writer = &writer}, registry);
+  ASSERT_TRUE(s.ok()) << s.status();
+  ApiSource source(**http, **s, writer);
+  source.Start();
+  ASSERT_TRUE(source.WaitForSync(absl::Seconds(5)));
+  source.Stop();
+  const framework::Framework* fw = (*s)->FrameworkFor("default-scheduler");
+  std::shared_ptr<const api::Namespace> ns = fw->GetNamespace("team-a");
+  ASSERT_NE(ns, nullptr);
+  EXPECT_EQ(ns->metadata.labels.at("tier"), "gold");
+  EXPECT_NE(fw->GetNamespace("b"), nullptr);
+  EXPECT_EQ(fw->GetNamespace("absent"), nullptr);
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/registry.h"
+#include "src/cache/cache.h"
 #include "src/config/config.h"
 #include "src/metrics/scheduler_metrics.h"
 
@@ -53,6 +54,7 @@ class Framework : public Handle {
     int parallelism = 16;
     int32_t global_percentage_of_nodes_to_score = 0;
     metrics::SchedulerMetrics* metrics = nullptr;  // nullptr: nothing is recorded.
+    const cache::Cache* cache = nullptr;  // For GetNamespace; nullptr: none.
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
@@ -121,6 +123,9 @@ class Framework : public Handle {
   int parallelism() const override { return deps_.parallelism; }
   WaitingPod* GetWaitingPod(std::string_view uid) override;
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
+  std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
+    return deps_.cache ? deps_.cache->namespaces.Get(name) : nullptr;
+  }
 
  private:
   class WaitingPodImpl;

@@ -106,7 +106,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
         {.writer = s->options_.writer,
          .parallelism = cfg.parallelism,
          .global_percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score,
-         .metrics = s->metrics_.get()});
+         .metrics = s->metrics_.get(),
+         .cache = &s->cache_});
     if (!fw.ok()) return fw.status();
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fw));
   }

@@ -86,6 +86,11 @@ class Scheduler {
   void OnNodeUpdate(const std::shared_ptr<const api::Node>& old_node,
                     const std::shared_ptr<const api::Node>& node);
   void OnNodeDelete(const std::shared_ptr<const api::Node>& node);
+  // Namespaces, for plugins (Handle::GetNamespace).
+  void OnNamespaceSet(std::shared_ptr<const api::Namespace> ns) {
+    cache_.namespaces.Set(std::move(ns));
+  }
+  void OnNamespaceDelete(const api::Namespace& ns) { cache_.namespaces.Remove(ns.metadata.name); }
 
   // Runs one scheduling cycle if a pod is ready, waiting up to `wait` for one; false if none came
   // (or the queue was closed).

@@ -28,6 +28,24 @@ class SchedulerTest : public ::testing::Test {
     s_ = std::move(*s);
   }
 
+  // Builds the scheduler with one more plugin, registered as `name` and enabled through
+  // multiPoint beside the defaults, as the guides' compiled-in plugins are.
+  void BuildWithPlugin(std::string_view name, std::function<std::unique_ptr<Plugin>(Handle&)> make) {
+    Registry r = plugins::NewInTreeRegistry();
+    ASSERT_TRUE(r.Register(std::string(name),
+                           [make](const nlohmann::json&,
+                                  Handle& h) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                             return make(h);
+                           })
+                    .ok());
+    config::Configuration cfg;
+    config::Profile prof;
+    prof.plugins.multi_point.enabled.push_back({std::string(name), 0});
+    config::MergeDefaultPlugins(prof);
+    cfg.profiles.push_back(prof);
+    Build(std::move(cfg), std::move(r));
+  }
+
   // Schedules until no pod is ready, confirming binds through the informer path.
   void Drain() {
     while (s_->ScheduleOne()) ConfirmBinds();
@@ -214,19 +232,7 @@ class OnlyLabeled : public FilterPlugin {
 };
 
 TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
-  Registry r = plugins::NewInTreeRegistry();
-  ASSERT_TRUE(
-      r.Register("OnlyLabeled",
-                 [](const nlohmann::json&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-                   return std::make_unique<OnlyLabeled>();
-                 })
-          .ok());
-  config::Configuration cfg;
-  config::Profile prof;
-  prof.plugins.multi_point.enabled.push_back({"OnlyLabeled", 0});
-  config::MergeDefaultPlugins(prof);
-  cfg.profiles.push_back(prof);
-  Build(cfg, std::move(r));
+  BuildWithPlugin("OnlyLabeled", [](Handle&) { return std::make_unique<OnlyLabeled>(); });
   s_->OnNodeAdd(MakeNode().Name("plain").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
   s_->OnNodeAdd(
       MakeNode().Name("teamed").Label("team", "a").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
@@ -236,6 +242,57 @@ TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
   EXPECT_EQ(writer_.binds.at("default/p"), "teamed");
   EXPECT_EQ(writer_.conditions.at("default/q").message,
             "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had no team label.");
+}
+
+// A Filter that reads the pod's Namespace through the Handle: only "tier: gold" namespaces.
+class GoldNamespacesOnly : public FilterPlugin {
+ public:
+  explicit GoldNamespacesOnly(Handle& h) : handle_(h) {}
+  std::string_view Name() const override { return "GoldNamespacesOnly"; }
+  Status Filter(const CycleState&, const api::Pod& pod, const NodeInfo&) override {
+    auto ns = handle_.GetNamespace(pod.metadata.namespace_);
+    if (ns && ns->metadata.labels.contains("tier") && ns->metadata.labels.at("tier") == "gold") {
+      return Status();
+    }
+    return Status::UnschedulableAndUnresolvable("namespace is not gold");
+  }
+
+ private:
+  Handle& handle_;
+};
+
+TEST_F(SchedulerTest, PluginsReadNamespacesThroughTheHandle) {
+  BuildWithPlugin("GoldNamespacesOnly",
+                  [](Handle& h) { return std::make_unique<GoldNamespacesOnly>(h); });
+  s_->OnNamespaceSet(std::make_shared<api::Namespace>(
+      api::Namespace{.metadata = {.name = "team-a", .labels = {{"tier", "gold"}}}}));
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("gold").Namespace("team-a"));
+  AddPod(MakePod().Name("plain"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("team-a/gold"), "n1");
+  EXPECT_EQ(writer_.conditions.at("default/plain").message,
+            "0/1 nodes are available: 1 namespace is not gold.");
+}
+
+// A PostFilter that nominates the first node it is shown, as preemption nominates.
+class NominateFirst : public PostFilterPlugin {
+ public:
+  std::string_view Name() const override { return "NominateFirst"; }
+  Status PostFilter(CycleState&, const api::Pod&, const NodeToStatus& filtered,
+                    PostFilterResult* result) override {
+    result->nominated_node_name = filtered.statuses.begin()->first;
+    return Status();
+  }
+};
+
+TEST_F(SchedulerTest, APostFilterNominationIsWrittenToThePodStatus) {
+  BuildWithPlugin("NominateFirst", [](Handle&) { return std::make_unique<NominateFirst>(); });
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("big").Req("cpu", "2"));
+  Drain();
+  EXPECT_EQ(writer_.nominated.at("default/big"), "n1");
+  EXPECT_EQ(writer_.conditions.at("default/big").reason, "Unschedulable");
 }
 
 }  // namespace

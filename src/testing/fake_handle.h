@@ -69,6 +69,9 @@ class FakeHandle : public Handle {
   int parallelism() const override { return 1; }
   WaitingPod* GetWaitingPod(std::string_view) override { return nullptr; }
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>&) override {}
+  std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
+    return cache_.namespaces.Get(name);
+  }
 
   RecordingWriter& recording_writer() { return writer_; }
   cache::Cache& cache() { return cache_; }

@@ -332,7 +332,7 @@ apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata: {name: ksched-no-bind}
 rules:
-- {apiGroups: [""], resources: [pods, nodes], verbs: [get, list, watch]}
+- {apiGroups: [""], resources: [pods, nodes, namespaces], verbs: [get, list, watch]}
 - {apiGroups: [""], resources: [pods/status], verbs: [patch, update]}
 - {apiGroups: [events.k8s.io], resources: [events], verbs: [create, patch, update]}
 - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}

@@ -270,4 +270,18 @@ struct Node {
   NodeStatus status;
 };
 
+// --- Namespace, PriorityClass ----------------------------------------------------------------
+
+struct Namespace {
+  ObjectMeta metadata;  // Plugins read its labels (namespaceSelector).
+};
+
+// scheduling.k8s.io/v1 PriorityClass.
+struct PriorityClass {
+  ObjectMeta metadata;
+  int32_t value = 0;
+  bool global_default = false;
+  std::optional<std::string> preemption_policy;  // PreemptLowerPriority (the default) or Never.
+};
+
 }  // namespace ksched::api
