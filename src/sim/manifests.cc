@@ -1,6 +1,7 @@
 #include "src/sim/manifests.h"
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "fmt/format.h"
@@ -67,7 +68,46 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
     if (!objects.ok()) return objects.status();
     for (api::Object& o : *objects) all.push_back(std::move(o));
   }
+  if (absl::Status st = AdmitPriorities(&all); !st.ok()) return st;
   return all;
+}
+
+absl::Status AdmitPriorities(std::vector<api::Object>* objects) {
+  std::map<std::string, api::PriorityClass, std::less<>> classes;
+  for (auto [name, value] : {std::pair{"system-node-critical", 2000001000},
+                             std::pair{"system-cluster-critical", 2000000000}}) {
+    classes[name] = {.metadata = {.name = name}, .value = value};
+  }
+  const api::PriorityClass* global_default = nullptr;
+  for (const api::Object& o : *objects) {
+    if (const auto* pc = std::get_if<api::PriorityClass>(&o)) classes[pc->metadata.name] = *pc;
+  }
+  for (const auto& [name, pc] : classes) {
+    if (pc.global_default && (global_default == nullptr || pc.value < global_default->value)) {
+      global_default = &pc;
+    }
+  }
+  for (api::Object& o : *objects) {
+    auto* pod = std::get_if<api::Pod>(&o);
+    if (pod == nullptr || pod->spec.priority.has_value()) continue;
+    const api::PriorityClass* pc = global_default;
+    if (!pod->spec.priority_class_name.empty()) {
+      auto it = classes.find(pod->spec.priority_class_name);
+      if (it == classes.end()) {
+        return absl::InvalidArgumentError(
+            fmt::format("pods \"{}\" is forbidden: no PriorityClass with name {} was found",
+                        pod->metadata.name, pod->spec.priority_class_name));
+      }
+      pc = &it->second;
+    }
+    pod->spec.priority = pc ? pc->value : 0;
+    if (pc != nullptr) pod->spec.priority_class_name = pc->metadata.name;
+    if (!pod->spec.preemption_policy) {
+      pod->spec.preemption_policy =
+          pc && pc->preemption_policy ? *pc->preemption_policy : "PreemptLowerPriority";
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace ksched::sim

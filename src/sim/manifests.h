@@ -18,4 +18,12 @@ absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
 // Reads and decodes every file, in order.
 absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths);
 
+// What the Priority admission plugin does to a pod created without spec.priority: the priority of
+// its priorityClassName (the built-in system-node-critical and system-cluster-critical, or a
+// PriorityClass among `objects`), else of the global default class (the lowest, if several), else
+// 0; preemptionPolicy too, when the pod has none. Pods that carry a priority (exported from a
+// cluster) keep it. An unknown class is an error, as the API server's:
+//   pods "web" is forbidden: no PriorityClass with name high was found
+absl::Status AdmitPriorities(std::vector<api::Object>* objects);
+
 }  // namespace ksched::sim

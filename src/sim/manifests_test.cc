@@ -56,5 +56,38 @@ TEST(LoadManifestsTest, UnreadableFile) {
   EXPECT_EQ(std::string(objects.status().message()), "/nonexistent/x.yaml: cannot read file");
 }
 
+TEST(AdmitPrioritiesTest, SetsPriorityAsTheAdmissionPluginDoes) {
+  auto objects = ParseManifest(R"(kind: List
+items:
+- {kind: PriorityClass, metadata: {name: high}, value: 1000, preemptionPolicy: Never}
+- {kind: PriorityClass, metadata: {name: d1}, value: 7, globalDefault: true}
+- {kind: PriorityClass, metadata: {name: d2}, value: 5, globalDefault: true}
+- {kind: Pod, metadata: {name: classed}, spec: {priorityClassName: high}}
+- {kind: Pod, metadata: {name: plain}}
+- {kind: Pod, metadata: {name: node-critical}, spec: {priorityClassName: system-node-critical}}
+- {kind: Pod, metadata: {name: exported}, spec: {priorityClassName: high, priority: 3}}
+)",
+                               "p.yaml");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_TRUE(AdmitPriorities(&*objects).ok());
+  auto pod = [&](size_t i) { return std::get<api::Pod>(objects->at(i)).spec; };
+  EXPECT_EQ(pod(3).priority, 1000);
+  EXPECT_EQ(pod(3).preemption_policy, "Never");
+  // Several global defaults (a race upstream tolerates): the lowest wins.
+  EXPECT_EQ(pod(4).priority, 5);
+  EXPECT_EQ(pod(4).priority_class_name, "d2");
+  EXPECT_EQ(pod(4).preemption_policy, "PreemptLowerPriority");
+  EXPECT_EQ(pod(5).priority, 2000001000);
+  EXPECT_EQ(pod(6).priority, 3);  // Already admitted elsewhere: kept.
+}
+
+TEST(AdmitPrioritiesTest, UnknownClassIsTheApiServersError) {
+  auto objects =
+      ParseManifest("kind: Pod\nmetadata: {name: web}\nspec: {priorityClassName: gold}\n", "p.yaml");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  EXPECT_EQ(AdmitPriorities(&*objects).message(),
+            "pods \"web\" is forbidden: no PriorityClass with name gold was found");
+}
+
 }  // namespace
 }  // namespace ksched::sim
