@@ -32,7 +32,8 @@ class RunTest : public ControlPlaneTest {
       return std::any_of(extra.begin(), extra.end(),
                          [&](const std::string& a) { return a.starts_with(flag); });
     };
-    std::vector<std::string> argv = {KSCHED_BINARY, "run", "-v", "2"};
+    std::vector<std::string> argv = {KSCHED_BINARY, "run"};
+    if (!given("--v")) argv.insert(argv.end(), {"-v", "2"});
     if (!given("--kubeconfig")) argv.insert(argv.end(), {"--kubeconfig", cluster().kubeconfig()});
     if (!given("--secure-port")) {
       secure_port_ = FreePort();
@@ -547,7 +548,8 @@ TEST_F(RunTest, DeployManifestsGiveKschedWhatItNeeds) {
   ASSERT_TRUE(cluster().CreateNodes(2, {.prefix = "deploy-"}).ok());
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "deploy"}).exit_code, 0);
   std::string kubeconfig = TokenKubeconfig(cluster(), "kube-system", "ksched");
-  Process* ksched = StartKsched({"--config", deploy + "/config.yaml", "--kubeconfig", kubeconfig});
+  Process* ksched = StartKsched(
+      {"--config", deploy + "/config.yaml", "--kubeconfig", kubeconfig, "--v=10"});
   Create(Pod("deploy", "mine", "100m", "ksched"));
   Create(Pod("deploy", "not-mine", "100m"));  // default-scheduler's: no one here schedules it.
   ASSERT_TRUE(Eventually([&] {
@@ -560,6 +562,12 @@ TEST_F(RunTest, DeployManifestsGiveKschedWhatItNeeds) {
   EXPECT_FALSE(Get({"pod", "not-mine", "-n", "deploy"})["spec"].contains("nodeName"));
   EXPECT_EQ(Serve("/readyz")->status, 200);
   EXPECT_EQ(ksched->Log().find("forbidden"), std::string::npos) << ksched->Log();
+  // Even at -v 10 the token is never logged.
+  std::ifstream in(kubeconfig);
+  json kc = json::parse(in, nullptr, false);
+  const std::string token = kc["users"][0]["user"]["token"];
+  ASSERT_GT(token.size(), 20u);
+  EXPECT_EQ(ksched->Log().find(token.substr(0, 20)), std::string::npos);
 }
 
 TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
