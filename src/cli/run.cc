@@ -13,8 +13,8 @@
 #include "src/base/log.h"
 #include "src/base/strings.h"
 #include "src/client/cluster_source.h"
-#include "src/client/leader_election.h"
 #include "src/client/delegated_auth.h"
+#include "src/client/leader_election.h"
 #include "src/client/writer.h"
 #include "src/config/load.h"
 #include "src/metrics/scheduler_metrics.h"
@@ -234,7 +234,8 @@ int RunScheduler(const RunFlags& flags) {
     std::vector<server::HealthCheck> health;
     if (elector != nullptr) {
       // kube-scheduler's adaptor tolerates 20 seconds past the lease's end.
-      health.push_back({"leaderElection", [&elector] { return elector->Check(absl::Seconds(20)); }});
+      health.push_back(
+          {"leaderElection", [&elector] { return elector->Check(absl::Seconds(20)); }});
     }
     std::vector<server::HealthCheck> ready = health;
     ready.push_back({"sched-handler-sync", [&informers] {
@@ -246,17 +247,17 @@ int RunScheduler(const RunFlags& flags) {
                        return stopping ? absl::UnavailableError("process is shutting down")
                                        : absl::OkStatus();
                      }});
-    absl::StatusOr<std::unique_ptr<server::Server>> started = server::Server::Start(
-        {.bind_address = flags.serving.bind_address,
-         .secure_port = flags.serving.secure_port,
-         .cert_file = flags.serving.tls_cert_file,
-         .key_file = flags.serving.tls_private_key_file,
-         .always_allow_paths = flags.serving.always_allow_paths},
-        {.metrics = [&metrics_registry] { return metrics_registry.Text(); },
-         .configz = [configz] { return configz.dump(); },
-         .healthz = health,
-         .readyz = ready},
-        &authorizer);
+    absl::StatusOr<std::unique_ptr<server::Server>> started =
+        server::Server::Start({.bind_address = flags.serving.bind_address,
+                               .secure_port = flags.serving.secure_port,
+                               .cert_file = flags.serving.tls_cert_file,
+                               .key_file = flags.serving.tls_private_key_file,
+                               .always_allow_paths = flags.serving.always_allow_paths},
+                              {.metrics = [&metrics_registry] { return metrics_registry.Text(); },
+                               .configz = [configz] { return configz.dump(); },
+                               .healthz = health,
+                               .readyz = ready},
+                              &authorizer);
     if (!started.ok()) {
       pthread_kill(signal_thread.native_handle(), SIGTERM);
       signal_thread.join();

@@ -14,10 +14,11 @@ ReflectorHandlers<T> StoreHandlers(std::function<void(std::shared_ptr<const T>)>
   return {.on_add = set,
           .on_update = [set](std::shared_ptr<const T>, std::shared_ptr<const T> obj) { set(obj); },
           .on_delete = [remove](std::shared_ptr<const T> obj) { remove(*obj); },
-          .on_decode_error = [kind](const T& obj, const absl::Status& st) {
-            KLOG_ERROR("Unable to decode " + kind, {kind, obj.metadata.name},
-                       {"err", std::string(AsStd(st.message()))});
-          }};
+          .on_decode_error =
+              [kind](const T& obj, const absl::Status& st) {
+                KLOG_ERROR("Unable to decode " + kind, {kind, obj.metadata.name},
+                           {"err", std::string(AsStd(st.message()))});
+              }};
 }
 
 }  // namespace

@@ -12,11 +12,14 @@ namespace {
 constexpr size_t kMaxCached = 1024;  // Beyond that the cache starts over.
 
 absl::StatusOr<json> Post(HttpClient& http, std::string_view path, const json& body) {
-  HttpResponse r = http.Call(
-      {.method = "POST", .path = std::string(path), .body = body.dump(), .timeout = absl::Seconds(10)});
+  HttpResponse r = http.Call({.method = "POST",
+                              .path = std::string(path),
+                              .body = body.dump(),
+                              .timeout = absl::Seconds(10)});
   if (absl::Status s = r.ToStatus(); !s.ok()) return s;
   json out = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
-  if (out.is_discarded()) return absl::InternalError(fmt::format("{}: the answer is not JSON", path));
+  if (out.is_discarded())
+    return absl::InternalError(fmt::format("{}: the answer is not JSON", path));
   return out;
 }
 
@@ -41,11 +44,13 @@ absl::StatusOr<json> DelegatingAuthorizer::Authenticate(std::string_view token) 
       return c->user;
     }
   }
-  absl::StatusOr<json> review = Post(
-      http_, "/apis/authentication.k8s.io/v1/tokenreviews",
-      {{"apiVersion", "authentication.k8s.io/v1"}, {"kind", "TokenReview"}, {"spec", {{"token", token}}}});
+  absl::StatusOr<json> review = Post(http_, "/apis/authentication.k8s.io/v1/tokenreviews",
+                                     {{"apiVersion", "authentication.k8s.io/v1"},
+                                      {"kind", "TokenReview"},
+                                      {"spec", {{"token", token}}}});
   if (!review.ok()) {  // Not cached: the API server may be back soon.
-    KLOG_ERROR("Unable to authenticate the request", {"err", std::string(review.status().message())});
+    KLOG_ERROR("Unable to authenticate the request",
+               {"err", std::string(review.status().message())});
     return absl::UnauthenticatedError("Unauthorized");
   }
   const json status = review->value("status", json::object());
@@ -74,10 +79,9 @@ absl::Status DelegatingAuthorizer::Review(const json& user, std::string_view pat
                {"nonResourceAttributes", {{"path", path}, {"verb", "get"}}}};
   if (user.contains("uid")) spec["uid"] = user["uid"];
   if (user.contains("extra")) spec["extra"] = user["extra"];
-  absl::StatusOr<json> review = Post(http_, "/apis/authorization.k8s.io/v1/subjectaccessreviews",
-                                     {{"apiVersion", "authorization.k8s.io/v1"},
-                                      {"kind", "SubjectAccessReview"},
-                                      {"spec", spec}});
+  absl::StatusOr<json> review = Post(
+      http_, "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+      {{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}});
   if (!review.ok()) {
     return absl::PermissionDeniedError(
         fmt::format("forbidden: authorization of user \"{}\" failed: {}", username,
@@ -87,8 +91,7 @@ absl::Status DelegatingAuthorizer::Review(const json& user, std::string_view pat
   Cached c{.expires = absl::Now() + kTtl};
   if (!status.value("allowed", false)) {
     // As the API server's forbidden response: `User "u" cannot get path "/p"[: reason]`.
-    std::string msg =
-        fmt::format("forbidden: User \"{}\" cannot get path \"{}\"", username, path);
+    std::string msg = fmt::format("forbidden: User \"{}\" cannot get path \"{}\"", username, path);
     if (std::string reason = status.value("reason", ""); !reason.empty()) msg += ": " + reason;
     c.status = absl::PermissionDeniedError(msg);
   }
@@ -98,8 +101,7 @@ absl::Status DelegatingAuthorizer::Review(const json& user, std::string_view pat
   return c.status;
 }
 
-absl::Status DelegatingAuthorizer::Authorize(std::string_view bearer_token,
-                                             std::string_view path) {
+absl::Status DelegatingAuthorizer::Authorize(std::string_view bearer_token, std::string_view path) {
   absl::StatusOr<json> user = Authenticate(bearer_token);
   if (!user.ok()) return user.status();
   return Review(*user, path);

@@ -73,7 +73,7 @@ class LeaderElector {
   std::string observed_spec_;
   absl::Time observed_time_;
   std::atomic<int64_t> observed_unix_nanos_{0};  // observed_time_, for Check on other threads.
-  nlohmann::json observed_;  // The whole object, for updates.
+  nlohmann::json observed_;                      // The whole object, for updates.
   absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread renewer_;

@@ -64,7 +64,7 @@ class FakeApiServer {
     // open.
     for (const char* kind : {"nodes", "namespaces"}) {
       server_.Get(fmt::format("/api/v1/{}", kind), [this, kind](const httplib::Request& req,
-                                                               httplib::Response& res) {
+                                                                httplib::Response& res) {
         if (!req.has_param("watch")) {
           std::lock_guard<std::mutex> lock(mu_);
           res.set_content(fmt::format(R"({{"metadata":{{"resourceVersion":"1"}},"items":[{}]}})",

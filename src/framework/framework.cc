@@ -330,14 +330,12 @@ Status Framework::RunPreFilterPlugins(CycleState& state, const api::Pod& pod,
                                       const std::vector<const NodeInfo*>& nodes,
                                       PreFilterResult* result,
                                       std::set<std::string, std::less<>>* rejectors) {
-  return Timed(metrics::Point::kPreFilter, [&] {
-    return PreFilterLoop(state, pod, nodes, result, rejectors);
-  });
+  return Timed(metrics::Point::kPreFilter,
+               [&] { return PreFilterLoop(state, pod, nodes, result, rejectors); });
 }
 
 Status Framework::PreFilterLoop(CycleState& state, const api::Pod& pod,
-                                const std::vector<const NodeInfo*>& nodes,
-                                PreFilterResult* result,
+                                const std::vector<const NodeInfo*>& nodes, PreFilterResult* result,
                                 std::set<std::string, std::less<>>* rejectors) {
   *result = PreFilterResult{};
   std::optional<Status> unschedulable;
@@ -551,8 +549,7 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& po
                              [&] { return p->Reserve(state, pod, node); });
       if (s.ok()) continue;
       if (s.IsRejected()) return s.WithPlugin(p->Name());
-      return Status::Error(
-                 fmt::format("running Reserve plugin \"{}\": {}", p->Name(), s.Message()))
+      return Status::Error(fmt::format("running Reserve plugin \"{}\": {}", p->Name(), s.Message()))
           .WithPlugin(p->Name());
     }
     return Status();
@@ -623,8 +620,7 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
                              [&] { return p->PreBind(state, pod, node); });
       if (s.ok()) continue;
       if (s.IsRejected()) return s.WithPlugin(p->Name());
-      return Status::Error(
-                 fmt::format("running PreBind plugin \"{}\": {}", p->Name(), s.Message()))
+      return Status::Error(fmt::format("running PreBind plugin \"{}\": {}", p->Name(), s.Message()))
           .WithPlugin(p->Name());
     }
     return Status();
@@ -639,8 +635,7 @@ Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::st
       if (s.IsSkip()) continue;
       if (s.ok()) return s;
       if (s.IsRejected()) return s.WithPlugin(p->Name());
-      return Status::Error(
-                 fmt::format("running Bind plugin \"{}\": {}", p->Name(), s.Message()))
+      return Status::Error(fmt::format("running Bind plugin \"{}\": {}", p->Name(), s.Message()))
           .WithPlugin(p->Name());
     }
     return Status(Code::kSkip);

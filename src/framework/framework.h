@@ -54,7 +54,7 @@ class Framework : public Handle {
     int parallelism = 16;
     int32_t global_percentage_of_nodes_to_score = 0;
     metrics::SchedulerMetrics* metrics = nullptr;  // nullptr: nothing is recorded.
-    const cache::Cache* cache = nullptr;  // For GetNamespace; nullptr: none.
+    const cache::Cache* cache = nullptr;           // For GetNamespace; nullptr: none.
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,

@@ -139,15 +139,16 @@ void FamilyBase::WriteText(std::string* out) const {
 template <>
 void Family<Counter>::WriteSeries(const void* s, const std::string& labels,
                                   std::string* out) const {
-  *out += fmt::format("{}{}{}{} {}\n", name_, labels.empty() ? "" : "{", labels,
-                      labels.empty() ? "" : "}",
-                      FormatFloat(static_cast<const Counter*>(s)->Value()));
+  *out +=
+      fmt::format("{}{}{}{} {}\n", name_, labels.empty() ? "" : "{", labels,
+                  labels.empty() ? "" : "}", FormatFloat(static_cast<const Counter*>(s)->Value()));
 }
 
 template <>
 void Family<Gauge>::WriteSeries(const void* s, const std::string& labels, std::string* out) const {
-  *out += fmt::format("{}{}{}{} {}\n", name_, labels.empty() ? "" : "{", labels,
-                      labels.empty() ? "" : "}", FormatFloat(static_cast<const Gauge*>(s)->Value()));
+  *out +=
+      fmt::format("{}{}{}{} {}\n", name_, labels.empty() ? "" : "{", labels,
+                  labels.empty() ? "" : "}", FormatFloat(static_cast<const Gauge*>(s)->Value()));
 }
 
 template <>
@@ -188,8 +189,8 @@ F& Registry::Add(std::unique_ptr<F> family) {
 
 CounterFamily& Registry::AddCounter(std::string name, std::string help, Stability stability,
                                     std::vector<std::string> labels) {
-  return Add(std::make_unique<CounterFamily>(std::move(name), std::move(help), stability,
-                                             "counter", std::move(labels)));
+  return Add(std::make_unique<CounterFamily>(std::move(name), std::move(help), stability, "counter",
+                                             std::move(labels)));
 }
 
 GaugeFamily& Registry::AddGauge(std::string name, std::string help, Stability stability,

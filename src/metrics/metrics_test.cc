@@ -30,9 +30,8 @@ TEST(FormatFloatTest, PrintsAsGoDoes) {
 
 TEST(RegistryTest, WritesTheExpositionFormatAsClientGolang) {
   Registry r;
-  CounterFamily& attempts =
-      r.AddCounter("x_attempts_total", "Attempts.\nBy result \\ profile.", Stability::kStable,
-                   {"result", "profile"});
+  CounterFamily& attempts = r.AddCounter("x_attempts_total", "Attempts.\nBy result \\ profile.",
+                                         Stability::kStable, {"result", "profile"});
   attempts.With({"scheduled", "b"})->Inc();
   attempts.With({"scheduled", "a"})->Inc(2);
   attempts.With({"error", "a\"q\""})->Inc();
@@ -75,8 +74,8 @@ TEST(RegistryTest, CollectorsRunBeforeEachScrape) {
 
 TEST(RegistryTest, CountsFromManyThreadsAddUp) {
   Registry r;
-  HistogramFamily& h = r.AddHistogram("x_h", "H.", Stability::kAlpha, ExponentialBuckets(1, 2, 3),
-                                      {"worker"});
+  HistogramFamily& h =
+      r.AddHistogram("x_h", "H.", Stability::kAlpha, ExponentialBuckets(1, 2, 3), {"worker"});
   std::vector<std::thread> threads;
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {

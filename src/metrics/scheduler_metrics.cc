@@ -13,8 +13,8 @@ namespace ksched::metrics {
 
 std::string_view PointName(Point p) {
   static constexpr std::array<std::string_view, kNumPoints> kNames = {
-      "PreFilter", "Filter",    "PostFilter", "PreScore", "Score",    "ScoreExtensionNormalize",
-      "Reserve",   "Unreserve", "Permit",     "PreBind",  "Bind",     "PostBind"};
+      "PreFilter", "Filter",    "PostFilter", "PreScore", "Score", "ScoreExtensionNormalize",
+      "Reserve",   "Unreserve", "Permit",     "PreBind",  "Bind",  "PostBind"};
   return kNames[static_cast<size_t>(p)];
 }
 
@@ -29,10 +29,10 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
           "scheduler_scheduling_attempt_duration_seconds",
           "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
           Stability::kStable, ExponentialBuckets(0.001, 2, 15), {"result", "profile"})),
-      scheduling_algorithm_duration(r->AddHistogram(
-          "scheduler_scheduling_algorithm_duration_seconds",
-          "Scheduling algorithm latency in seconds", Stability::kBeta,
-          ExponentialBuckets(0.001, 2, 15))),
+      scheduling_algorithm_duration(
+          r->AddHistogram("scheduler_scheduling_algorithm_duration_seconds",
+                          "Scheduling algorithm latency in seconds", Stability::kBeta,
+                          ExponentialBuckets(0.001, 2, 15))),
       preemption_victims(r->AddHistogram(
           "scheduler_preemption_victims",
           "Number of selected preemption victims for preemption initiated by a single pod",
@@ -48,10 +48,10 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
           "the number of unschedulable pods that the scheduler never attempted to schedule "
           "because they are gated.",
           Stability::kStable, {"queue"})),
-      goroutines(r->AddGauge(
-          "scheduler_goroutines",
-          "Number of running goroutines split by the work they do such as binding.",
-          Stability::kBeta, {"operation"})),
+      goroutines(
+          r->AddGauge("scheduler_goroutines",
+                      "Number of running goroutines split by the work they do such as binding.",
+                      Stability::kBeta, {"operation"})),
       pod_scheduling_sli_duration(r->AddHistogram(
           "scheduler_pod_scheduling_sli_duration_seconds",
           "E2e latency for a pod being scheduled, from the time the pod enters the scheduling "
@@ -75,10 +75,10 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
       permit_wait_duration(r->AddHistogram("scheduler_permit_wait_duration_seconds",
                                            "Duration of waiting on permit.", Stability::kBeta,
                                            ExponentialBuckets(0.001, 2, 15), {"result"})),
-      cache_size(r->AddGauge(
-          "scheduler_cache_size",
-          "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
-          Stability::kAlpha, {"type"})),
+      cache_size(
+          r->AddGauge("scheduler_cache_size",
+                      "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.",
+                      Stability::kAlpha, {"type"})),
       unschedulable_pods(r->AddGauge(
           "scheduler_unschedulable_pods",
           "The number of unschedulable pods broken down by plugin name. A pod will increment the "
@@ -194,13 +194,13 @@ void AddProcessMetrics(Registry* r) {
   Gauge* resident = r->AddGauge("process_resident_memory_bytes", "Resident memory size in bytes.",
                                 Stability::kNone)
                         .With({});
-  Gauge* virt = r->AddGauge("process_virtual_memory_bytes", "Virtual memory size in bytes.",
-                            Stability::kNone)
-                    .With({});
-  Gauge* start = r->AddGauge("process_start_time_seconds",
-                             "Start time of the process since unix epoch in seconds.",
-                             Stability::kNone)
-                     .With({});
+  Gauge* virt =
+      r->AddGauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", Stability::kNone)
+          .With({});
+  Gauge* start =
+      r->AddGauge("process_start_time_seconds",
+                  "Start time of the process since unix epoch in seconds.", Stability::kNone)
+          .With({});
   r->AddCollector([=] {
     ProcessStat s = ReadProcessStat();
     cpu->Set(s.cpu_seconds);

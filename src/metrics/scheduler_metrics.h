@@ -51,15 +51,15 @@ struct SchedulerMetrics {
   explicit SchedulerMetrics(Registry* registry);
 
   Registry& registry;
-  CounterFamily& schedule_attempts;                // result, profile
-  HistogramFamily& scheduling_attempt_duration;    // result, profile
-  HistogramFamily& scheduling_algorithm_duration;  // (none)
-  HistogramFamily& preemption_victims;             // (none)
-  CounterFamily& preemption_attempts;              // (none)
-  GaugeFamily& pending_pods;                       // queue
-  GaugeFamily& goroutines;                         // operation
-  HistogramFamily& pod_scheduling_sli_duration;    // attempts
-  HistogramFamily& pod_scheduling_attempts;        // (none)
+  CounterFamily& schedule_attempts;                     // result, profile
+  HistogramFamily& scheduling_attempt_duration;         // result, profile
+  HistogramFamily& scheduling_algorithm_duration;       // (none)
+  HistogramFamily& preemption_victims;                  // (none)
+  CounterFamily& preemption_attempts;                   // (none)
+  GaugeFamily& pending_pods;                            // queue
+  GaugeFamily& goroutines;                              // operation
+  HistogramFamily& pod_scheduling_sli_duration;         // attempts
+  HistogramFamily& pod_scheduling_attempts;             // (none)
   HistogramFamily& framework_extension_point_duration;  // extension_point, status, profile
   HistogramFamily& plugin_execution_duration;           // plugin, extension_point, status
   CounterFamily& queue_incoming_pods;                   // queue, event

@@ -505,8 +505,7 @@ void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,
 }
 
 void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
-                              const std::string& nominated, CycleRecord* record,
-                              SteadyTime start) {
+                              const std::string& nominated, CycleRecord* record, SteadyTime start) {
   std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
   RecordAttempt(*pod, status.IsRejected() ? "unschedulable" : "error", start);
   const std::string reason = status.IsRejected() ? "Unschedulable" : "SchedulerError";

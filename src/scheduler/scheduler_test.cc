@@ -30,13 +30,12 @@ class SchedulerTest : public ::testing::Test {
 
   // Builds the scheduler with one more plugin, registered as `name` and enabled through
   // multiPoint beside the defaults, as the guides' compiled-in plugins are.
-  void BuildWithPlugin(std::string_view name, std::function<std::unique_ptr<Plugin>(Handle&)> make) {
+  void BuildWithPlugin(std::string_view name,
+                       std::function<std::unique_ptr<Plugin>(Handle&)> make) {
     Registry r = plugins::NewInTreeRegistry();
     ASSERT_TRUE(r.Register(std::string(name),
-                           [make](const nlohmann::json&,
-                                  Handle& h) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-                             return make(h);
-                           })
+                           [make](const nlohmann::json&, Handle& h)
+                               -> absl::StatusOr<std::unique_ptr<Plugin>> { return make(h); })
                     .ok());
     config::Configuration cfg;
     config::Profile prof;
@@ -108,7 +107,8 @@ TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
   has("scheduler_pending_pods{queue=\"unschedulable\"} 1");
   has("scheduler_pending_pods{queue=\"active\"} 0");
   has("scheduler_queue_incoming_pods_total{event=\"PodAdd\",queue=\"active\"} 2");
-  has("scheduler_queue_incoming_pods_total{event=\"ScheduleAttemptFailure\",queue=\"unschedulable\"}"
+  has("scheduler_queue_incoming_pods_total{event=\"ScheduleAttemptFailure\",queue="
+      "\"unschedulable\"}"
       " 1");
   has("scheduler_unschedulable_pods{plugin=\"NodeResourcesFit\",profile=\"default-scheduler\"} 1");
   has("scheduler_cache_size{type=\"nodes\"} 3");

@@ -1,11 +1,10 @@
 #include "src/server/server.h"
 
+#include <httplib.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
-
-#include <httplib.h>
 
 #include <ctime>
 
@@ -63,7 +62,9 @@ absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key) {
 absl::Status ReadPem(const std::string& cert_file, const std::string& key_file, X509Ptr* cert,
                      KeyPtr* key) {
   std::unique_ptr<FILE, int (*)(FILE*)> cf(std::fopen(cert_file.c_str(), "r"), &std::fclose);
-  if (cf == nullptr) return absl::InvalidArgumentError(fmt::format("--tls-cert-file: cannot read \"{}\"", cert_file));
+  if (cf == nullptr)
+    return absl::InvalidArgumentError(
+        fmt::format("--tls-cert-file: cannot read \"{}\"", cert_file));
   cert->reset(PEM_read_X509(cf.get(), nullptr, nullptr, nullptr));
   if (*cert == nullptr) {
     return absl::InvalidArgumentError(
@@ -93,9 +94,10 @@ bool AlwaysAllowed(const std::vector<std::string>& patterns, std::string_view pa
 
 // A metav1.Status body, as the API server's authorization filter writes it.
 std::string StatusBody(int code, std::string_view reason, std::string_view message) {
-  nlohmann::json s = {{"kind", "Status"},   {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
-                      {"status", "Failure"}, {"message", message}, {"reason", reason},
-                      {"code", code}};
+  nlohmann::json s = {
+      {"kind", "Status"},    {"apiVersion", "v1"}, {"metadata", nlohmann::json::object()},
+      {"status", "Failure"}, {"message", message}, {"reason", reason},
+      {"code", code}};
   if (code == 403) s["details"] = nlohmann::json::object();
   return s.dump() + "\n";
 }
@@ -122,7 +124,8 @@ void ServeHealth(httplib::Server& http, const std::string& name, std::vector<Hea
       } else {
         failed = true;
         lines += fmt::format("[-]{} failed: reason withheld\n", c.name);
-        KLOG(2, "Health check failed", {"check", name + "/" + c.name}, {"err", std::string(s.message())});
+        KLOG(2, "Health check failed", {"check", name + "/" + c.name},
+             {"err", std::string(s.message())});
       }
     }
     if (failed) {
@@ -135,15 +138,15 @@ void ServeHealth(httplib::Server& http, const std::string& name, std::vector<Hea
     }
   });
   for (size_t i = 0; i < shared->size(); ++i) {
-    http.Get(fmt::format("/{}/{}", name, (*shared)[i].name),
-             [shared, i](const httplib::Request&, httplib::Response& res) {
-               absl::Status s = (*shared)[i].check();
-               if (s.ok()) {
-                 SetText(res, 200, "ok");
-               } else {
-                 SetText(res, 500, fmt::format("internal server error: {}\n", std::string(s.message())));
-               }
-             });
+    http.Get(fmt::format("/{}/{}", name, (*shared)[i].name), [shared, i](const httplib::Request&,
+                                                                         httplib::Response& res) {
+      absl::Status s = (*shared)[i].check();
+      if (s.ok()) {
+        SetText(res, 200, "ok");
+      } else {
+        SetText(res, 500, fmt::format("internal server error: {}\n", std::string(s.message())));
+      }
+    });
   }
 }
 
@@ -179,46 +182,47 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
 
   // Authorization first, for every path outside always_allow_paths.
   std::vector<std::string> allow = options.always_allow_paths;
-  http.set_pre_routing_handler([allow, authorizer](const httplib::Request& req,
-                                                   httplib::Response& res) {
-    if (AlwaysAllowed(allow, req.path)) return httplib::Server::HandlerResponse::Unhandled;
-    std::string token;
-    const std::string auth = req.get_header_value("Authorization");
-    if (auth.size() > 7 && absl::AsciiStrToLower(auth.substr(0, 7)) == "bearer ") {
-      token = auth.substr(7);
-    }
-    absl::Status s = authorizer == nullptr
-                         ? absl::PermissionDeniedError(fmt::format(
-                               "forbidden: no authorizer for path \"{}\"", req.path))
-                         : authorizer->Authorize(token, req.path);
-    if (s.ok()) return httplib::Server::HandlerResponse::Unhandled;
-    const bool unauthenticated = s.code() == absl::StatusCode::kUnauthenticated;
-    res.status = unauthenticated ? 401 : 403;
-    res.set_content(StatusBody(res.status, unauthenticated ? "Unauthorized" : "Forbidden",
-                               unauthenticated ? "Unauthorized" : std::string(s.message())),
-                    "application/json");
-    return httplib::Server::HandlerResponse::Handled;
-  });
+  http.set_pre_routing_handler(
+      [allow, authorizer](const httplib::Request& req, httplib::Response& res) {
+        if (AlwaysAllowed(allow, req.path)) return httplib::Server::HandlerResponse::Unhandled;
+        std::string token;
+        const std::string auth = req.get_header_value("Authorization");
+        if (auth.size() > 7 && absl::AsciiStrToLower(auth.substr(0, 7)) == "bearer ") {
+          token = auth.substr(7);
+        }
+        absl::Status s = authorizer == nullptr
+                             ? absl::PermissionDeniedError(fmt::format(
+                                   "forbidden: no authorizer for path \"{}\"", req.path))
+                             : authorizer->Authorize(token, req.path);
+        if (s.ok()) return httplib::Server::HandlerResponse::Unhandled;
+        const bool unauthenticated = s.code() == absl::StatusCode::kUnauthenticated;
+        res.status = unauthenticated ? 401 : 403;
+        res.set_content(StatusBody(res.status, unauthenticated ? "Unauthorized" : "Forbidden",
+                                   unauthenticated ? "Unauthorized" : std::string(s.message())),
+                        "application/json");
+        return httplib::Server::HandlerResponse::Handled;
+      });
 
   ServeHealth(http, "healthz", handlers.healthz);
   ServeHealth(http, "livez", handlers.healthz);
   ServeHealth(http, "readyz", handlers.readyz);
-  http.Get("/metrics", [metrics = handlers.metrics](const httplib::Request&,
-                                                    httplib::Response& res) {
-    res.set_content(metrics ? metrics() : "", "text/plain; version=0.0.4; charset=utf-8");
-  });
-  http.Get("/configz", [configz = handlers.configz](const httplib::Request&,
-                                                    httplib::Response& res) {
-    res.set_content(fmt::format("{{\"componentconfig\":{}}}\n", configz ? configz() : "{}"),
-                    "application/json");
-  });
+  http.Get("/metrics",
+           [metrics = handlers.metrics](const httplib::Request&, httplib::Response& res) {
+             res.set_content(metrics ? metrics() : "", "text/plain; version=0.0.4; charset=utf-8");
+           });
+  http.Get(
+      "/configz", [configz = handlers.configz](const httplib::Request&, httplib::Response& res) {
+        res.set_content(fmt::format("{{\"componentconfig\":{}}}\n", configz ? configz() : "{}"),
+                        "application/json");
+      });
   http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
     if (res.status == 404) SetText(res, 404, "404 page not found\n");
   });
 
   if (!http.bind_to_port(options.bind_address, options.secure_port)) {
-    return absl::UnavailableError(fmt::format("failed to listen on {}:{}: address in use or not available",
-                                              options.bind_address, options.secure_port));
+    return absl::UnavailableError(
+        fmt::format("failed to listen on {}:{}: address in use or not available",
+                    options.bind_address, options.secure_port));
   }
   s->thread_ = std::thread([&http] { http.listen_after_bind(); });
   KLOG(0, "Serving securely on " + fmt::format("{}:{}", options.bind_address, options.secure_port));

@@ -17,8 +17,8 @@ class TokenAuthorizer : public RequestAuthorizer {
   absl::Status Authorize(std::string_view token, std::string_view path) override {
     if (token == "good") return absl::OkStatus();
     if (token == "bad") return absl::UnauthenticatedError("invalid bearer token");
-    return absl::PermissionDeniedError(
-        "forbidden: User \"system:anonymous\" cannot get path \"" + std::string(path) + "\"");
+    return absl::PermissionDeniedError("forbidden: User \"system:anonymous\" cannot get path \"" +
+                                       std::string(path) + "\"");
   }
 };
 
@@ -112,8 +112,8 @@ TEST_F(ServerTest, ForbidsEverythingElseWithoutAnAuthorizer) {
 }
 
 TEST(ServerStartTest, BadCertificatesAndTakenPortsAreClearErrors) {
-  auto s = Server::Start({.secure_port = ksched::testing::FreePort(), .cert_file = "/nonexistent.crt"},
-                         {}, nullptr);
+  auto s = Server::Start(
+      {.secure_port = ksched::testing::FreePort(), .cert_file = "/nonexistent.crt"}, {}, nullptr);
   EXPECT_EQ(s.status().message(),
             "--tls-cert-file and --tls-private-key-file must be given together");
   s = Server::Start({.secure_port = ksched::testing::FreePort(),

@@ -82,8 +82,8 @@ items:
 }
 
 TEST(AdmitPrioritiesTest, UnknownClassIsTheApiServersError) {
-  auto objects =
-      ParseManifest("kind: Pod\nmetadata: {name: web}\nspec: {priorityClassName: gold}\n", "p.yaml");
+  auto objects = ParseManifest(
+      "kind: Pod\nmetadata: {name: web}\nspec: {priorityClassName: gold}\n", "p.yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
   EXPECT_EQ(AdmitPriorities(&*objects).message(),
             "pods \"web\" is forbidden: no PriorityClass with name gold was found");

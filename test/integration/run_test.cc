@@ -1,16 +1,14 @@
 // `ksched run` against the real control plane: ksched runs as a process, as a user runs it, and
 // kubectl creates the objects and reads back what ksched wrote (bindings, events, conditions).
 #include <gtest/gtest.h>
+#include <httplib.h>
+#include <unistd.h>
 
 #include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <thread>
-
-#include <unistd.h>
-
-#include <httplib.h>
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -25,8 +23,8 @@ using nlohmann::json;
 class RunTest : public ControlPlaneTest {
  protected:
   // Starts a ksched replica against the cluster, as the admin unless `extra` names --kubeconfig,
-  // serving on a free port (secure_port_) unless it names --secure-port; TearDown stops those still running with
-  // SIGTERM and expects a clean exit.
+  // serving on a free port (secure_port_) unless it names --secure-port; TearDown stops those still
+  // running with SIGTERM and expects a clean exit.
   Process* StartKsched(std::vector<std::string> extra = {}) {
     auto given = [&](std::string_view flag) {
       return std::any_of(extra.begin(), extra.end(),
@@ -373,10 +371,10 @@ TEST_F(RunTest, ARejectedBindLeavesNoPhantomUsageAndThePodIsRetried) {
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "phantom"}).exit_code, 0);
   Create(Node("phantom-node", "1"));
   std::string kubeconfig = LimitedKubeconfig(cluster());
-  replicas_.push_back(std::make_unique<Process>(
-      std::vector<std::string>{KSCHED_BINARY, "--kubeconfig", kubeconfig, "--leader-elect=false",
-                               "--secure-port=0"},
-      cluster().dir() + "/ksched-phantom.log"));
+  replicas_.push_back(
+      std::make_unique<Process>(std::vector<std::string>{KSCHED_BINARY, "--kubeconfig", kubeconfig,
+                                                         "--leader-elect=false", "--secure-port=0"},
+                                cluster().dir() + "/ksched-phantom.log"));
   // The pod fills the node: if the rejected bind left its usage behind, it could never fit again.
   json pod = Pod("phantom", "first", "1");
   pod["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "phantom-node"}};
@@ -516,11 +514,16 @@ TEST_F(RunTest, ServesHealthAndMetricsToWhomRbacAllows) {
     size_t at = text.find("\n" + series + " ");
     return at == std::string::npos ? -1.0 : std::stod(text.substr(at + series.size() + 2));
   };
-  EXPECT_GE(value(R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"), 5);
+  EXPECT_GE(
+      value(R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"),
+      5);
   EXPECT_GE(value(R"(scheduler_cache_size{type="nodes"})"), 2);
   EXPECT_EQ(value(R"(scheduler_pending_pods{queue="active"})"), 0);
   EXPECT_EQ(value(R"(leader_election_master_status{name="kube-scheduler"})"), 1);
-  EXPECT_GT(value(R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"), 0);
+  EXPECT_GT(
+      value(
+          R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"),
+      0);
   EXPECT_GT(value("process_resident_memory_bytes"), 0);
   r = Serve("/configz", token.out);
   ASSERT_EQ(r->status, 200) << r->body;
@@ -548,8 +551,8 @@ TEST_F(RunTest, DeployManifestsGiveKschedWhatItNeeds) {
   ASSERT_TRUE(cluster().CreateNodes(2, {.prefix = "deploy-"}).ok());
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "deploy"}).exit_code, 0);
   std::string kubeconfig = TokenKubeconfig(cluster(), "kube-system", "ksched");
-  Process* ksched = StartKsched(
-      {"--config", deploy + "/config.yaml", "--kubeconfig", kubeconfig, "--v=10"});
+  Process* ksched =
+      StartKsched({"--config", deploy + "/config.yaml", "--kubeconfig", kubeconfig, "--v=10"});
   Create(Pod("deploy", "mine", "100m", "ksched"));
   Create(Pod("deploy", "not-mine", "100m"));  // default-scheduler's: no one here schedules it.
   ASSERT_TRUE(Eventually([&] {
@@ -557,8 +560,7 @@ TEST_F(RunTest, DeployManifestsGiveKschedWhatItNeeds) {
     return pod["spec"].contains("nodeName");
   })) << ksched->Log();
   json lease = Get({"lease", "ksched", "-n", "kube-system"});
-  EXPECT_TRUE(lease["spec"].value("holderIdentity", "").starts_with(Hostname()))
-      << lease.dump();
+  EXPECT_TRUE(lease["spec"].value("holderIdentity", "").starts_with(Hostname())) << lease.dump();
   EXPECT_FALSE(Get({"pod", "not-mine", "-n", "deploy"})["spec"].contains("nodeName"));
   EXPECT_EQ(Serve("/readyz")->status, 200);
   EXPECT_EQ(ksched->Log().find("forbidden"), std::string::npos) << ksched->Log();
