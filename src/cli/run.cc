@@ -214,7 +214,7 @@ int RunScheduler(const RunFlags& flags) {
        .metrics_registry = &metrics_registry},
       registry);
   if (!sched.ok()) {
-    pthread_kill(signal_thread.native_handle(), SIGTERM);
+    kill(getpid(), SIGTERM);  // Ends the signal thread's sigwait.
     signal_thread.join();
     return Fail(std::string(sched.status().message()));
   }
@@ -259,7 +259,7 @@ int RunScheduler(const RunFlags& flags) {
                                .readyz = ready},
                               &authorizer);
     if (!started.ok()) {
-      pthread_kill(signal_thread.native_handle(), SIGTERM);
+      kill(getpid(), SIGTERM);
       signal_thread.join();
       return Fail(std::string(started.status().message()));
     }

@@ -9,11 +9,13 @@ namespace {
 
 // Handlers that keep objects of one kind by name (Namespaces, PriorityClasses).
 template <typename T>
-ReflectorHandlers<T> StoreHandlers(std::function<void(std::shared_ptr<const T>)> set,
-                                   std::function<void(const T&)> remove, std::string kind) {
+ReflectorHandlers<T> StoreHandlers(const std::function<void(std::shared_ptr<const T>)>& set,
+                                   const std::function<void(const T&)>& remove,
+                                   const std::string& kind) {
   return {.on_add = set,
-          .on_update = [set](std::shared_ptr<const T>, std::shared_ptr<const T> obj) { set(obj); },
-          .on_delete = [remove](std::shared_ptr<const T> obj) { remove(*obj); },
+          .on_update = [set](const std::shared_ptr<const T>&,
+                             std::shared_ptr<const T> obj) { set(std::move(obj)); },
+          .on_delete = [remove](const std::shared_ptr<const T>& obj) { remove(*obj); },
           .on_decode_error =
               [kind](const T& obj, const absl::Status& st) {
                 KLOG_ERROR("Unable to decode " + kind, {kind, obj.metadata.name},
@@ -26,24 +28,25 @@ ReflectorHandlers<T> StoreHandlers(std::function<void(std::shared_ptr<const T>)>
 ApiSource::ApiSource(HttpClient& http, scheduler::Scheduler& s, ClusterWriter& writer)
     : scheduler_(s),
       writer_(writer),
-      nodes_(http, {.path = "/api/v1/nodes"},
-             {.on_add = [&s](std::shared_ptr<const api::Node> n) { s.OnNodeAdd(n); },
-              .on_update = [&s](std::shared_ptr<const api::Node> o,
-                                std::shared_ptr<const api::Node> n) { s.OnNodeUpdate(o, n); },
-              .on_delete = [&s](std::shared_ptr<const api::Node> n) { s.OnNodeDelete(n); },
-              .on_decode_error =
-                  [](const api::Node& n, const absl::Status& st) {
-                    KLOG_ERROR("Unable to decode node", {"node", n.metadata.name},
-                               {"err", std::string(AsStd(st.message()))});
-                  }}),
+      nodes_(
+          http, {.path = "/api/v1/nodes"},
+          {.on_add = [&s](const std::shared_ptr<const api::Node>& n) { s.OnNodeAdd(n); },
+           .on_update = [&s](const std::shared_ptr<const api::Node>& o,
+                             const std::shared_ptr<const api::Node>& n) { s.OnNodeUpdate(o, n); },
+           .on_delete = [&s](const std::shared_ptr<const api::Node>& n) { s.OnNodeDelete(n); },
+           .on_decode_error =
+               [](const api::Node& n, const absl::Status& st) {
+                 KLOG_ERROR("Unable to decode node", {"node", n.metadata.name},
+                            {"err", std::string(AsStd(st.message()))});
+               }}),
       pods_(
           http,
           {.path = "/api/v1/pods",
            .field_selector = "status.phase!=Succeeded,status.phase!=Failed"},
           {.on_add = [&s](std::shared_ptr<const api::Pod> p) { s.OnPodAdd(std::move(p)); },
-           .on_update = [&s](std::shared_ptr<const api::Pod> o,
+           .on_update = [&s](const std::shared_ptr<const api::Pod>& o,
                              std::shared_ptr<const api::Pod> p) { s.OnPodUpdate(o, std::move(p)); },
-           .on_delete = [&s](std::shared_ptr<const api::Pod> p) { s.OnPodDelete(p); },
+           .on_delete = [&s](const std::shared_ptr<const api::Pod>& p) { s.OnPodDelete(p); },
            .on_decode_error =
                [this](const api::Pod& p, const absl::Status& st) {
                  KLOG_ERROR("Unable to decode pod",
@@ -55,10 +58,11 @@ ApiSource::ApiSource(HttpClient& http, scheduler::Scheduler& s, ClusterWriter& w
                        fmt::format("failed to decode pod: {}", AsStd(st.message())));
                  }
                }}),
-      namespaces_(http, {.path = "/api/v1/namespaces"},
-                  StoreHandlers<api::Namespace>(
-                      [&s](std::shared_ptr<const api::Namespace> ns) { s.OnNamespaceSet(ns); },
-                      [&s](const api::Namespace& ns) { s.OnNamespaceDelete(ns); }, "namespace")) {}
+      namespaces_(
+          http, {.path = "/api/v1/namespaces"},
+          StoreHandlers<api::Namespace>(
+              [&s](std::shared_ptr<const api::Namespace> ns) { s.OnNamespaceSet(std::move(ns)); },
+              [&s](const api::Namespace& ns) { s.OnNamespaceDelete(ns); }, "namespace")) {}
 
 void ApiSource::Start() {
   namespaces_.Start();

@@ -193,21 +193,37 @@ TEST(ReflectorTest, AnUndecodableObjectIsReportedAndSkipped) {
                 "bad bad: spec.containers[0].resources.requests.cpu: invalid quantity \"1.5.3\""}));
 }
 
-TEST(ApiSourceTest, AnUndecodablePendingPodGetsAnEventAndTheOthersAreScheduled) {
+// A scheduler fed by an ApiSource from the fake server, writing into an embedded cluster.
+class ApiSourceTest : public ::testing::Test {
+ protected:
+  void Start() {
+    auto http = HttpClient::Create({.server = server.url()});
+    ASSERT_TRUE(http.ok()) << http.status();
+    http_ = std::move(*http);
+    auto s = scheduler::Scheduler::Create({.writer = &writer}, registry_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    scheduler_ = std::move(*s);
+    source_ = std::make_unique<ApiSource>(*http_, *scheduler_, writer);
+    source_->Start();
+    ASSERT_TRUE(source_->WaitForSync(absl::Seconds(5)));
+  }
+  void TearDown() override {
+    if (source_) source_->Stop();
+  }
+
   FakeApiServer server;
+  sim::Cluster writer{{}};
+  Registry registry_ = plugins::NewInTreeRegistry();
+  std::unique_ptr<HttpClient> http_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
+  std::unique_ptr<ApiSource> source_;
+};
+
+TEST_F(ApiSourceTest, AnUndecodablePendingPodGetsAnEventAndTheOthersAreScheduled) {
   server.AddList(List("5", {PodJson("good", "1"), PodJson("bad", "2", "1.5.3")}));
-  auto http = HttpClient::Create({.server = server.url()});
-  ASSERT_TRUE(http.ok());
-  sim::Cluster writer({});
-  Registry registry = plugins::NewInTreeRegistry();
-  auto s = scheduler::Scheduler::Create({.writer = &writer}, registry);
-  ASSERT_TRUE(s.ok()) << s.status();
-  ApiSource source(**http, **s, writer);
-  source.Start();
-  ASSERT_TRUE(source.WaitForSync(absl::Seconds(5)));
-  ASSERT_TRUE(WaitFor([&] { return (*s)->queue().Contains("uid-good"); }));
+  Start();
+  ASSERT_TRUE(WaitFor([&] { return scheduler_->queue().Contains("uid-good"); }));
   ASSERT_TRUE(WaitFor([&] { return !writer.Events().empty(); }));
-  source.Stop();
   std::vector<sim::RecordedEvent> events = writer.Events();
   ASSERT_EQ(events.size(), 1u);
   EXPECT_EQ(events[0].pod, "bad");
@@ -218,21 +234,11 @@ TEST(ApiSourceTest, AnUndecodablePendingPodGetsAnEventAndTheOthersAreScheduled) 
             "\"1.5.3\"");
 }
 
-TEST(ApiSourceTest, NamespacesReachPluginsThroughTheHandle) {
-  FakeApiServer server;
+TEST_F(ApiSourceTest, NamespacesReachPluginsThroughTheHandle) {
   server.set_namespaces(
       R"({"metadata":{"name":"team-a","labels":{"tier":"gold"}}},{"metadata":{"name":"b"}})");
-  auto http = HttpClient::Create({.server = server.url()});
-  ASSERT_TRUE(http.ok());
-  sim::Cluster writer({});
-  Registry registry = plugins::NewInTreeRegistry();
-  auto s = scheduler::Scheduler::Create({.writer = &writer}, registry);
-  ASSERT_TRUE(s.ok()) << s.status();
-  ApiSource source(**http, **s, writer);
-  source.Start();
-  ASSERT_TRUE(source.WaitForSync(absl::Seconds(5)));
-  source.Stop();
-  const framework::Framework* fw = (*s)->FrameworkFor("default-scheduler");
+  Start();
+  const framework::Framework* fw = scheduler_->FrameworkFor("default-scheduler");
   std::shared_ptr<const api::Namespace> ns = fw->GetNamespace("team-a");
   ASSERT_NE(ns, nullptr);
   EXPECT_EQ(ns->metadata.labels.at("tier"), "gold");

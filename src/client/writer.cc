@@ -64,7 +64,7 @@ json ApiWriter::EventBody(const api::Pod& pod, std::string_view type, std::strin
 }
 
 void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::string_view reason,
-                              std::string_view action, std::string message, absl::Time now) {
+                              std::string_view action, const std::string& message, absl::Time now) {
   constexpr absl::Duration kSeriesWindow = absl::Minutes(6);  // client-go's finishTime.
   json body = EventBody(pod, type, reason, action, message, now);
   std::string ns = body["metadata"]["namespace"];
@@ -142,7 +142,7 @@ absl::Status ApiWriter::UpdatePodStatus(const api::Pod& pod, const api::PodCondi
 void ApiWriter::SendAsync(HttpRequest request, std::string what) {
   // The callback may run after the writer is gone: it holds its own copy of the error handler.
   http_.Send(std::move(request),
-             [report = options_.on_write_error, what = std::move(what)](HttpResponse r) {
+             [report = options_.on_write_error, what = std::move(what)](const HttpResponse& r) {
                if (!r.ok() && report) report(what, r.ToStatus());
              });
 }

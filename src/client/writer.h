@@ -46,10 +46,10 @@ class ApiWriter : public ClusterWriter {
   absl::Status Bind(const api::Pod& pod, std::string_view node_name) override;
   void RecordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
                    std::string_view action, std::string message) override {
-    RecordEventAt(pod, type, reason, action, std::move(message), absl::Now());
+    RecordEventAt(pod, type, reason, action, message, absl::Now());
   }
   void RecordEventAt(const api::Pod& pod, std::string_view type, std::string_view reason,
-                     std::string_view action, std::string message, absl::Time now);
+                     std::string_view action, const std::string& message, absl::Time now);
   // Skips the patch when the pod already carries the same condition (status, reason, message)
   // and nominated node, as upstream's updatePod does.
   absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,

@@ -118,6 +118,7 @@ void FamilyBase::WriteText(std::string* out) const {
             [&](size_t a, size_t b) { return label_names_[a] < label_names_[b]; });
   auto sorted_values = [&](const Labels& l) {
     std::vector<std::string_view> v;
+    v.reserve(order.size());
     for (size_t i : order) v.push_back(l[i]);
     return v;
   };

@@ -77,6 +77,7 @@ TEST(RegistryTest, CountsFromManyThreadsAddUp) {
   HistogramFamily& h =
       r.AddHistogram("x_h", "H.", Stability::kAlpha, ExponentialBuckets(1, 2, 3), {"worker"});
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       Histogram* s = h.With({"w"});

@@ -10,7 +10,7 @@ using framework::QueueingStrategy;
 
 SchedulingQueue::SchedulingQueue(QueueOptions options, const Clock* clock,
                                  FrameworkFor framework_for)
-    : options_(options),
+    : options_(std::move(options)),
       clock_(clock),
       framework_for_(std::move(framework_for)),
       active_(ActiveLess{this}),

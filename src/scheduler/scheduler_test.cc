@@ -31,7 +31,7 @@ class SchedulerTest : public ::testing::Test {
   // Builds the scheduler with one more plugin, registered as `name` and enabled through
   // multiPoint beside the defaults, as the guides' compiled-in plugins are.
   void BuildWithPlugin(std::string_view name,
-                       std::function<std::unique_ptr<Plugin>(Handle&)> make) {
+                       const std::function<std::unique_ptr<Plugin>(Handle&)>& make) {
     Registry r = plugins::NewInTreeRegistry();
     ASSERT_TRUE(r.Register(std::string(name),
                            [make](const nlohmann::json&, Handle& h)

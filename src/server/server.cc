@@ -102,10 +102,10 @@ std::string StatusBody(int code, std::string_view reason, std::string_view messa
   return s.dump() + "\n";
 }
 
-void SetText(httplib::Response& res, int status, std::string body) {
+void SetText(httplib::Response& res, int status, const std::string& body) {
   res.status = status;
   res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_content(std::move(body), "text/plain; charset=utf-8");
+  res.set_content(body, "text/plain; charset=utf-8");
 }
 
 // /healthz, /livez or /readyz and their /<check> subpaths, as k8s.io/apiserver's healthz
@@ -153,7 +153,7 @@ void ServeHealth(httplib::Server& http, const std::string& name, std::vector<Hea
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& options,
-                                                      Handlers handlers,
+                                                      const Handlers& handlers,
                                                       RequestAuthorizer* authorizer) {
   X509Ptr cert;
   KeyPtr key;

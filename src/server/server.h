@@ -70,7 +70,7 @@ class Server {
   // certificate cannot be read. `authorizer` must outlive the server; nullptr forbids every path
   // outside always_allow_paths.
   static absl::StatusOr<std::unique_ptr<Server>> Start(const ServingOptions& options,
-                                                       Handlers handlers,
+                                                       const Handlers& handlers,
                                                        RequestAuthorizer* authorizer);
   ~Server();  // Stops.
   Server(const Server&) = delete;

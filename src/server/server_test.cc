@@ -24,13 +24,13 @@ class TokenAuthorizer : public RequestAuthorizer {
 
 class ServerTest : public ::testing::Test {
  protected:
-  void Start(Handlers handlers, RequestAuthorizer* authorizer,
+  void Start(const Handlers& handlers, RequestAuthorizer* authorizer,
              std::vector<std::string> always_allow = {"/healthz", "/readyz", "/livez"}) {
     port_ = ksched::testing::FreePort();
     auto s = Server::Start({.bind_address = "127.0.0.1",
                             .secure_port = port_,
                             .always_allow_paths = std::move(always_allow)},
-                           std::move(handlers), authorizer);
+                           handlers, authorizer);
     ASSERT_TRUE(s.ok()) << s.status();
     server_ = std::move(*s);
   }
@@ -39,7 +39,7 @@ class ServerTest : public ::testing::Test {
     client.enable_server_certificate_verification(false);  // Self-signed.
     httplib::Headers headers;
     if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
-    return client.Get(path.c_str(), headers);
+    return client.Get(path, headers);
   }
 
   int port_ = 0;

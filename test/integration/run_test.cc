@@ -93,7 +93,7 @@ class RunTest : public ControlPlaneTest {
     client.enable_server_certificate_verification(false);  // ksched's self-signed certificate.
     httplib::Headers headers;
     if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
-    return client.Get(path.c_str(), headers);
+    return client.Get(path, headers);
   }
 
   std::vector<std::unique_ptr<Process>> replicas_;
