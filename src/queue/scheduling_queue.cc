@@ -1,6 +1,7 @@
 #include "src/queue/scheduling_queue.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "src/base/strings.h"
 
@@ -50,8 +51,9 @@ bool SchedulingQueue::IsBackingOff(const Entry& e) const {
 void SchedulingQueue::Unlink(Entry* e) {
   if (e->where == Where::kActive) active_.erase(e);
   if (e->where == Where::kBackoff) backoff_.erase(e);
-  if (e->where == Where::kUnschedulable && options_.on_unschedulable) {
-    options_.on_unschedulable(e->info, -1);
+  if (e->where == Where::kUnschedulable) {
+    unschedulable_.erase(e);
+    if (options_.on_unschedulable) options_.on_unschedulable(e->info, -1);
   }
   e->where = Where::kNew;
 }
@@ -69,6 +71,7 @@ void SchedulingQueue::ToActive(Entry* e, std::string_view event) {
     e->info.gating_plugin = std::string(s.plugin());
     e->info.unschedulable_plugins = {e->info.gating_plugin};
     e->where = Where::kUnschedulable;
+    unschedulable_.insert(e);
     if (options_.on_unschedulable) options_.on_unschedulable(e->info, +1);
     Incoming("gated", event);
     return;
@@ -91,6 +94,7 @@ void SchedulingQueue::ToBackoff(Entry* e, std::string_view event) {
 void SchedulingQueue::ToUnschedulable(Entry* e, std::string_view event) {
   Unlink(e);
   e->where = Where::kUnschedulable;
+  unschedulable_.insert(e);
   if (options_.on_unschedulable) options_.on_unschedulable(e->info, +1);
   Incoming("unschedulable", event);
 }
@@ -280,9 +284,9 @@ void SchedulingQueue::Requeue(Entry* e, QueueingStrategy strategy, std::string_v
 void SchedulingQueue::MoveAllToActiveOrBackoffQueue(QueuedEvent event) {
   absl::MutexLock lock(&mu_);
   const ClusterEventData data = event.Data();
-  for (auto& [uid, entry] : entries_) {
-    Entry* e = entry.get();
-    if (e->where != Where::kUnschedulable) continue;
+  // A copy: a requeued pod leaves unschedulable_.
+  const std::vector<Entry*> unschedulable(unschedulable_.begin(), unschedulable_.end());
+  for (Entry* e : unschedulable) {
     const framework::Framework* fw = FrameworkOf(e->info);
     if (fw == nullptr) continue;
     QueueingStrategy s = fw->IsPodWorthRequeuing(e->info, data);
@@ -302,9 +306,9 @@ void SchedulingQueue::FlushBackoffQCompleted() {
 void SchedulingQueue::FlushUnschedulablePodsLeftover() {
   absl::MutexLock lock(&mu_);
   absl::Time now = clock_->Now();
-  for (auto& [uid, entry] : entries_) {
-    Entry* e = entry.get();
-    if (e->where != Where::kUnschedulable || e->gated) continue;
+  const std::vector<Entry*> unschedulable(unschedulable_.begin(), unschedulable_.end());
+  for (Entry* e : unschedulable) {
+    if (e->gated) continue;
     if (now - e->info.timestamp > options_.max_in_unschedulable) {
       Requeue(e, QueueingStrategy::kAfterBackoff, "UnschedulableTimeout");
     }

@@ -125,6 +125,11 @@ class SchedulingQueue {
     const SchedulingQueue* q;
     bool operator()(const Entry* a, const Entry* b) const;
   };
+  struct UidLess {
+    bool operator()(const Entry* a, const Entry* b) const {
+      return a->info.pod().metadata.uid < b->info.pod().metadata.uid;
+    }
+  };
 
   const framework::Framework* FrameworkOf(const QueuedPodInfo& info) const;
   void AddLocked(std::shared_ptr<const PodInfo> pod) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -156,6 +161,8 @@ class SchedulingQueue {
   std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_ ABSL_GUARDED_BY(mu_);
   std::set<Entry*, ActiveLess> active_ ABSL_GUARDED_BY(mu_);
   std::set<Entry*, BackoffLess> backoff_ ABSL_GUARDED_BY(mu_);
+  // The unschedulable (and gated) pods, so that an event looks at them only, not at every pod.
+  std::set<Entry*, UidLess> unschedulable_ ABSL_GUARDED_BY(mu_);
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   // The events received while pods are in flight, numbered; and each in-flight pod's number of
   // the last event before it was popped.
