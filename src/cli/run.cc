@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <deque>
 #include <thread>
 
 #include "absl/random/random.h"
@@ -28,31 +29,55 @@
 namespace ksched::app {
 namespace {
 
-// Runs each binding cycle on its own thread, as upstream runs each in its own goroutine: a bind
-// waits on the network, and the scheduling loop must not. Wait() returns once all have ended.
+// Runs binding cycles on threads of their own, as upstream runs each in its own goroutine: a bind
+// waits on the network, and the scheduling loop must not. At most kMaxThreads run at once; later
+// cycles wait in order for a thread to finish its cycle. Unbounded, thousands of threads (and their
+// stacks, and as many requests in the HTTP client at once) piled up when the API server was the
+// bottleneck. Hand-written: neither abseil nor oneTBB has an executor for blocking work.
+// Wait() returns once every cycle has ended.
 class BindingThreads {
  public:
+  static constexpr int kMaxThreads = 64;
+
   void Run(std::function<void()> cycle) {
-    {
-      absl::MutexLock lock(&mu_);
-      ++in_flight_;
+    absl::MutexLock lock(&mu_);
+    queued_.push_back(std::move(cycle));
+    if (threads_ < kMaxThreads) {
+      ++threads_;
+      std::thread([this] { Work(); }).detach();
     }
-    std::thread([this, cycle = std::move(cycle)] {
-      cycle();
-      absl::MutexLock lock(&mu_);
-      --in_flight_;
-    }).detach();
   }
 
   void Wait() {
     absl::MutexLock lock(&mu_);
     mu_.Await(absl::Condition(
-        +[](int* n) { return *n == 0; }, &in_flight_));
+        +[](BindingThreads* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) {
+          return b->threads_ == 0 && b->queued_.empty();
+        },
+        this));
   }
 
  private:
+  // Runs queued cycles until none is left, then ends the thread.
+  void Work() {
+    for (;;) {
+      std::function<void()> cycle;
+      {
+        absl::MutexLock lock(&mu_);
+        if (queued_.empty()) {
+          --threads_;
+          return;
+        }
+        cycle = std::move(queued_.front());
+        queued_.pop_front();
+      }
+      cycle();
+    }
+  }
+
   absl::Mutex mu_;
-  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  std::deque<std::function<void()>> queued_ ABSL_GUARDED_BY(mu_);
+  int threads_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 std::string Hostname() {
