@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench clean
+.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-side-by-side clean
 
 all: build
 
@@ -47,6 +47,10 @@ format:
 
 bench: build
 	@$(BUILD_DIR)/bench/scheduling_bench --benchmark_counters_tabular=true
+
+# ksched and the upstream kube-scheduler on one real control plane: throughput, CPU, memory.
+bench-side-by-side: build k8s
+	@$(BUILD_DIR)/bench/side_by_side $(NODES) $(PODS)
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)
