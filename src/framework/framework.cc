@@ -497,8 +497,8 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
       // A sampled cycle times each run of nodes once, and records the time per node; other
       // cycles do not even read the clock.
       const bool timed = metrics_ && state.record_plugin_metrics;
-      const auto start = timed ? std::chrono::steady_clock::now()
-                               : std::chrono::steady_clock::time_point();
+      const auto start =
+          timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
       Status s = active[j]->ScoreNodes(state, pod, run);
       if (timed) {
         metrics_->ObservePlugin(active[j]->Name(), metrics::Point::kScore, s.code(),
