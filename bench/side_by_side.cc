@@ -11,21 +11,19 @@
 // the time from the process's start. CPU is the scheduler process's whole
 // user+system time (start-up, list and watch included) per pod; memory its peak RSS. ksched runs
 // second, so it sees the other's pods in its cache.
-#include <unistd.h>
-
+#include <algorithm>
 #include <chrono>
-#include <set>
 #include <cstdio>
 #include <fstream>
-#include <sstream>
-#include <algorithm>
+#include <set>
 #include <thread>
 
+#include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
-#include "absl/synchronization/mutex.h"
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
+#include "src/metrics/scheduler_metrics.h"
 #include "src/testing/command.h"
 #include "src/testing/control_plane.h"
 
@@ -38,25 +36,13 @@ using testing::Process;
 
 struct Result {
   std::string name;
-  double seconds = 0;       // First to last bind.
-  double from_start = 0;    // Process start to last bind.
+  double seconds = 0;      // First to last bind.
+  double from_start = 0;   // Process start to last bind.
   double cpu_seconds = 0;  // The process's user + system time.
   double peak_rss_mib = 0;
   int pods = 0;
   int watches = 0;  // How many times the bind watch was opened.
 };
-
-// utime + stime of a live process (proc(5) fields 14 and 15), in seconds.
-double CpuSeconds(int pid) {
-  std::ifstream f(fmt::format("/proc/{}/stat", pid));
-  std::string line;
-  std::getline(f, line);
-  std::istringstream rest(line.substr(line.rfind(')') + 2));
-  std::vector<std::string> fields;
-  for (std::string x; rest >> x;) fields.push_back(x);
-  if (fields.size() < 13) return 0;
-  return (std::stod(fields[11]) + std::stod(fields[12])) / static_cast<double>(sysconf(_SC_CLK_TCK));
-}
 
 double PeakRssMib(int pid) {
   std::ifstream f(fmt::format("/proc/{}/status", pid));
@@ -68,7 +54,8 @@ double PeakRssMib(int pid) {
 
 std::string K8sBin() {
   CommandResult r = testing::RunCommand(
-      {"bash", "-c", fmt::format("source {}/scripts/k8s/paths.sh && echo $k8s_bin", KSCHED_SOURCE_DIR)});
+      {"bash", "-c",
+       fmt::format("source {}/scripts/k8s/paths.sh && echo $k8s_bin", KSCHED_SOURCE_DIR)});
   std::string dir = r.out;
   while (!dir.empty() && std::isspace(static_cast<unsigned char>(dir.back()))) dir.pop_back();
   return dir;
@@ -90,9 +77,8 @@ class BindWatcher {
     for (;;) {
       {
         absl::MutexLock lock(&mu_);
-        auto done = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-          return bound_.size() >= pods || ended_;
-        };
+        auto done = [&]()
+                        ABSL_SHARED_LOCKS_REQUIRED(mu_) { return bound_.size() >= pods || ended_; };
         mu_.AwaitWithDeadline(absl::Condition(&done), deadline);
         if (bound_.size() >= pods) return absl::OkStatus();
         if (!ended_ || absl::Now() >= deadline) {
@@ -170,7 +156,8 @@ absl::StatusOr<Result> Run(const ControlPlane& cluster, client::HttpClient& http
   if (cluster.Kubectl({"create", "namespace", ns}).exit_code != 0) {
     return absl::InternalError("creating the namespace failed");
   }
-  nlohmann::json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", nlohmann::json::array()}};
+  nlohmann::json list = {
+      {"apiVersion", "v1"}, {"kind", "List"}, {"items", nlohmann::json::array()}};
   for (int i = 0; i < pods; ++i) {
     list["items"].push_back(
         {{"apiVersion", "v1"},
@@ -207,7 +194,7 @@ absl::StatusOr<Result> Run(const ControlPlane& cluster, client::HttpClient& http
   Result r{.name = name,
            .seconds = std::chrono::duration<double>(last - first).count(),
            .from_start = std::chrono::duration<double>(last - started).count(),
-           .cpu_seconds = CpuSeconds(p.pid()),
+           .cpu_seconds = metrics::ReadProcessStat(p.pid()).cpu_seconds,
            .peak_rss_mib = PeakRssMib(p.pid()),
            .pods = pods,
            .watches = watcher.watches()};

@@ -14,11 +14,13 @@
 // registry, so hot paths look their series up once and keep the pointer.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <functional>
 #include <initializer_list>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -115,15 +117,14 @@ class Family : public FamilyBase {
   }
 
   // The series with these label values (one per label name, in order), created on first use.
+  // Finding an existing series allocates nothing.
   T* With(std::initializer_list<std::string_view> values) {
-    return With(Labels(values.begin(), values.end()));
-  }
-  T* With(const Labels& values) {
     CheckArity(values.size());
+    const std::span<const std::string_view> key(values.begin(), values.size());
     absl::MutexLock lock(&mu_);
-    std::unique_ptr<T>& s = series_[values];
-    if (s == nullptr) s = Make();
-    return s.get();
+    auto it = series_.find(key);
+    if (it == series_.end()) it = series_.emplace(Labels(key.begin(), key.end()), Make()).first;
+    return it->second.get();
   }
 
  protected:
@@ -144,9 +145,18 @@ class Family : public FamilyBase {
     }
   }
 
+  // Orders label values, and lets a lookup by string_views stand for the stored strings.
+  struct LabelsLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+    }
+  };
+
   const std::vector<double> bounds_;
   mutable absl::Mutex mu_;
-  std::map<Labels, std::unique_ptr<T>> series_ ABSL_GUARDED_BY(mu_);
+  std::map<Labels, std::unique_ptr<T>, LabelsLess> series_ ABSL_GUARDED_BY(mu_);
 };
 
 using CounterFamily = Family<Counter>;

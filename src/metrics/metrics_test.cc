@@ -1,5 +1,7 @@
 #include "src/metrics/metrics.h"
 
+#include <unistd.h>
+
 #include <thread>
 
 #include "fmt/format.h"
@@ -129,6 +131,9 @@ TEST(ProcessMetricsTest, ReportsThisProcess) {
   EXPECT_THAT(text, HasSubstr("# HELP process_resident_memory_bytes Resident memory size"));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("process_resident_memory_bytes 0\n")));
   EXPECT_THAT(text, ::testing::Not(HasSubstr("process_start_time_seconds 0\n")));
+  // Another process by pid, as the side-by-side bench reads the schedulers; a gone one is zeros.
+  EXPECT_GT(ReadProcessStat(getpid()).start_time, 0);
+  EXPECT_EQ(ReadProcessStat(-1).cpu_seconds, 0);
 }
 
 }  // namespace

@@ -7,8 +7,6 @@
 #include <fstream>
 #include <sstream>
 
-#include "fmt/format.h"
-
 namespace ksched::metrics {
 
 std::string_view PointName(Point p) {
@@ -107,44 +105,21 @@ void FrameworkMetrics::ObservePoint(Point p, Code code, double seconds) {
 }
 
 void FrameworkMetrics::ObservePlugin(std::string_view plugin, Point p, Code code, double seconds) {
-  const std::string key = fmt::format("{}/{}/{}", plugin, PointName(p), CodeName(code));
-  Histogram* h;
-  {
-    absl::MutexLock lock(&mu_);
-    Histogram*& slot = plugins_[key];
-    if (slot == nullptr) {
-      slot = m_->plugin_execution_duration.With({plugin, PointName(p), CodeName(code)});
-    }
-    h = slot;
-  }
-  h->Observe(seconds);
+  m_->plugin_execution_duration.With({plugin, PointName(p), CodeName(code)})->Observe(seconds);
 }
 
 void FrameworkMetrics::CountEvaluations(std::string_view plugin, Point p, uint64_t n) {
   if (n == 0) return;
-  const std::string key = fmt::format("{}/{}", plugin, PointName(p));
-  Counter* c;
-  {
-    absl::MutexLock lock(&mu_);
-    Counter*& slot = evaluations_[key];
-    if (slot == nullptr) slot = m_->plugin_evaluation_total.With({plugin, PointName(p), profile_});
-    c = slot;
-  }
-  c->Inc(static_cast<double>(n));
+  m_->plugin_evaluation_total.With({plugin, PointName(p), profile_})->Inc(static_cast<double>(n));
 }
 
 // --- Process metrics ----------------------------------------------------------------------------
 
-namespace {
-
-struct ProcessStat {
-  double cpu_seconds = 0, start_time = 0, virtual_bytes = 0, resident_bytes = 0;
-};
-
-// Fields of /proc/self/stat (proc(5)): utime 14, stime 15, starttime 22, vsize 23, rss 24.
-ProcessStat ReadProcessStat() {
+// Fields of /proc/<pid>/stat (proc(5)): utime 14, stime 15, starttime 22, vsize 23, rss 24.
+ProcessStat ReadProcessStat(int pid) {
   ProcessStat out;
-  std::ifstream f("/proc/self/stat");
+  std::ifstream f(pid == 0 ? std::string("/proc/self/stat")
+                           : "/proc/" + std::to_string(pid) + "/stat");
   std::string line;
   if (!std::getline(f, line)) return out;
   // The command (field 2) is in parentheses and may hold spaces: fields are counted after it.
@@ -168,6 +143,8 @@ ProcessStat ReadProcessStat() {
   out.start_time = boot_time + field(22) / ticks;
   return out;
 }
+
+namespace {
 
 double OpenFds() {
   double n = 0;

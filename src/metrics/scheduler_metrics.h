@@ -17,8 +17,6 @@
 #include <string>
 #include <string_view>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/synchronization/mutex.h"
 #include "ksched/status.h"
 #include "src/metrics/metrics.h"
 
@@ -87,11 +85,18 @@ class FrameworkMetrics {
   SchedulerMetrics* m_;
   const std::string profile_;
   static constexpr size_t kNumCodes = static_cast<size_t>(Code::kPending) + 1;
+  // The extension points' series, resolved once each: they are observed several times a cycle.
   std::array<std::array<std::atomic<Histogram*>, kNumCodes>, kNumPoints> points_{};
-  absl::Mutex mu_;
-  absl::flat_hash_map<std::string, Histogram*> plugins_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, Counter*> evaluations_ ABSL_GUARDED_BY(mu_);
 };
+
+// A process's figures from /proc/<pid>/stat (and its start from /proc/stat's btime); zeros if
+// the process is gone. pid 0 is this process.
+struct ProcessStat {
+  double cpu_seconds = 0;  // user + system
+  double start_time = 0;   // seconds since the Unix epoch
+  double virtual_bytes = 0, resident_bytes = 0;
+};
+ProcessStat ReadProcessStat(int pid = 0);
 
 // process_cpu_seconds_total, process_resident_memory_bytes, process_start_time_seconds, ... as
 // Prometheus's process collector reports them, read from /proc/self at each scrape.

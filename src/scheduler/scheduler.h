@@ -12,8 +12,6 @@
 // Binding cycles run on options.run_binding (inline when unset).
 #pragma once
 
-#include <array>
-#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
