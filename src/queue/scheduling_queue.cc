@@ -70,10 +70,7 @@ void SchedulingQueue::ToActive(Entry* e, std::string_view event) {
     e->gated = true;
     e->info.gating_plugin = std::string(s.plugin());
     e->info.unschedulable_plugins = {e->info.gating_plugin};
-    e->where = Where::kUnschedulable;
-    unschedulable_.insert(e);
-    if (options_.on_unschedulable) options_.on_unschedulable(e->info, +1);
-    Incoming("gated", event);
+    ToUnschedulable(e, event);
     return;
   }
   e->gated = false;
@@ -96,7 +93,7 @@ void SchedulingQueue::ToUnschedulable(Entry* e, std::string_view event) {
   e->where = Where::kUnschedulable;
   unschedulable_.insert(e);
   if (options_.on_unschedulable) options_.on_unschedulable(e->info, +1);
-  Incoming("unschedulable", event);
+  Incoming(e->gated ? "gated" : "unschedulable", event);
 }
 
 void SchedulingQueue::Add(std::shared_ptr<const PodInfo> pod) {
