@@ -5,26 +5,6 @@
 #include "src/base/strings.h"
 
 namespace ksched::client {
-namespace {
-
-// Handlers that keep objects of one kind by name (Namespaces, PriorityClasses).
-template <typename T>
-ReflectorHandlers<T> StoreHandlers(const std::function<void(std::shared_ptr<const T>)>& set,
-                                   const std::function<void(const T&)>& remove,
-                                   const std::string& kind) {
-  return {.on_add = set,
-          .on_update = [set](const std::shared_ptr<const T>&,
-                             std::shared_ptr<const T> obj) { set(std::move(obj)); },
-          .on_delete = [remove](const std::shared_ptr<const T>& obj) { remove(*obj); },
-          .on_decode_error =
-              [kind](const T& obj, const absl::Status& st) {
-                KLOG_ERROR("Unable to decode " + kind, {kind, obj.metadata.name},
-                           {"err", std::string(AsStd(st.message()))});
-              }};
-}
-
-}  // namespace
-
 ApiSource::ApiSource(HttpClient& http, scheduler::Scheduler& s, ClusterWriter& writer)
     : scheduler_(s),
       writer_(writer),
@@ -60,9 +40,18 @@ ApiSource::ApiSource(HttpClient& http, scheduler::Scheduler& s, ClusterWriter& w
                }}),
       namespaces_(
           http, {.path = "/api/v1/namespaces"},
-          StoreHandlers<api::Namespace>(
-              [&s](std::shared_ptr<const api::Namespace> ns) { s.OnNamespaceSet(std::move(ns)); },
-              [&s](const api::Namespace& ns) { s.OnNamespaceDelete(ns); }, "namespace")) {}
+          {.on_add =
+               [&s](std::shared_ptr<const api::Namespace> ns) { s.OnNamespaceSet(std::move(ns)); },
+           .on_update =
+               [&s](const std::shared_ptr<const api::Namespace>&,
+                    std::shared_ptr<const api::Namespace> ns) { s.OnNamespaceSet(std::move(ns)); },
+           .on_delete =
+               [&s](const std::shared_ptr<const api::Namespace>& ns) { s.OnNamespaceDelete(*ns); },
+           .on_decode_error =
+               [](const api::Namespace& ns, const absl::Status& st) {
+                 KLOG_ERROR("Unable to decode namespace", {"namespace", ns.metadata.name},
+                            {"err", std::string(AsStd(st.message()))});
+               }}) {}
 
 void ApiSource::Start() {
   namespaces_.Start();

@@ -59,7 +59,6 @@ absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
     if (!created.ok()) return created.ToStatus();
     observed_ = json::parse(created.body, nullptr, false);
     observed_spec_ = observed_["spec"].dump();
-    observed_time_ = now;
     observed_unix_nanos_ = absl::ToUnixNanos(now);
     leader_ = true;
     return absl::OkStatus();
@@ -72,14 +71,13 @@ absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
   const json& spec = lease["spec"];
   if (spec.dump() != observed_spec_) {
     observed_spec_ = spec.dump();
-    observed_time_ = now;
     observed_unix_nanos_ = absl::ToUnixNanos(now);
   }
   observed_ = lease;
   std::string holder = spec.value("holderIdentity", "");
   int64_t duration = spec.value("leaseDurationSeconds", int64_t{0});
   if (!holder.empty() && holder != options_.identity &&
-      observed_time_ + absl::Seconds(duration) > now) {
+      ObservedTime() + absl::Seconds(duration) > now) {
     leader_ = false;
     return absl::UnavailableError(
         fmt::format("the lease is held by {} and has not yet expired", holder));
@@ -94,7 +92,6 @@ absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
   }
   observed_ = json::parse(put.body, nullptr, false);
   observed_spec_ = observed_["spec"].dump();
-  observed_time_ = now;
   observed_unix_nanos_ = absl::ToUnixNanos(now);
   leader_ = true;
   return absl::OkStatus();
@@ -166,8 +163,7 @@ void LeaderElector::Release() {
 
 absl::Status LeaderElector::Check(absl::Duration tolerance) const {
   if (!IsLeader()) return absl::OkStatus();
-  const absl::Time observed = absl::FromUnixNanos(observed_unix_nanos_.load());
-  if (absl::Now() - observed > options_.lease_duration + tolerance) {
+  if (absl::Now() - ObservedTime() > options_.lease_duration + tolerance) {
     return absl::UnavailableError(
         fmt::format("failed election to renew leadership on lease {}", options_.name));
   }

@@ -71,9 +71,10 @@ class LeaderElector {
   std::atomic<bool> leader_{false};
   // What this replica last saw of the Lease, and when (local clock).
   std::string observed_spec_;
-  absl::Time observed_time_;
-  std::atomic<int64_t> observed_unix_nanos_{0};  // observed_time_, for Check on other threads.
-  nlohmann::json observed_;                      // The whole object, for updates.
+  // When (local clock, Unix nanoseconds): atomic, as Check reads it from other threads.
+  std::atomic<int64_t> observed_unix_nanos_{0};
+  absl::Time ObservedTime() const { return absl::FromUnixNanos(observed_unix_nanos_.load()); }
+  nlohmann::json observed_;  // The whole object, for updates.
   absl::Mutex mu_;
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread renewer_;
