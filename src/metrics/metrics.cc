@@ -44,6 +44,13 @@ std::string Escape(std::string_view s, bool quote) {
   return out;
 }
 
+// One sample line: `name{labels} value`, without braces when there are no labels.
+void AppendSample(std::string* out, std::string_view name, const std::string& labels,
+                  std::string_view value) {
+  *out += fmt::format("{}{}{}{} {}\n", name, labels.empty() ? "" : "{", labels,
+                      labels.empty() ? "" : "}", value);
+}
+
 }  // namespace
 
 Histogram::Histogram(const std::vector<double>* bounds)
@@ -140,16 +147,12 @@ void FamilyBase::WriteText(std::string* out) const {
 template <>
 void Family<Counter>::WriteSeries(const void* s, const std::string& labels,
                                   std::string* out) const {
-  *out +=
-      fmt::format("{}{}{}{} {}\n", name_, labels.empty() ? "" : "{", labels,
-                  labels.empty() ? "" : "}", FormatFloat(static_cast<const Counter*>(s)->Value()));
+  AppendSample(out, name_, labels, FormatFloat(static_cast<const Counter*>(s)->Value()));
 }
 
 template <>
 void Family<Gauge>::WriteSeries(const void* s, const std::string& labels, std::string* out) const {
-  *out +=
-      fmt::format("{}{}{}{} {}\n", name_, labels.empty() ? "" : "{", labels,
-                  labels.empty() ? "" : "}", FormatFloat(static_cast<const Gauge*>(s)->Value()));
+  AppendSample(out, name_, labels, FormatFloat(static_cast<const Gauge*>(s)->Value()));
 }
 
 template <>
@@ -168,9 +171,8 @@ void Family<Histogram>::WriteSeries(const void* s, const std::string& labels,
   }
   *out += fmt::format("{}_bucket{{{}{}le=\"+Inf\"}} {}\n", name_, labels, sep,
                       std::max(count, cumulative));
-  const std::string braces = labels.empty() ? "" : "{" + labels + "}";
-  *out += fmt::format("{}_sum{} {}\n{}_count{} {}\n", name_, braces, FormatFloat(h.Sum()), name_,
-                      braces, std::max(count, cumulative));
+  AppendSample(out, name_ + "_sum", labels, FormatFloat(h.Sum()));
+  AppendSample(out, name_ + "_count", labels, std::to_string(std::max(count, cumulative)));
 }
 
 // --- Registry -----------------------------------------------------------------------------------
