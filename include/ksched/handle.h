@@ -47,6 +47,11 @@ class Handle {
   // The cluster's Namespace by name (for namespaceSelector), as last watched; nullptr if there
   // is none. Safe from any thread.
   virtual std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const = 0;
+  // The cluster's PriorityClass by name, as last watched; nullptr if there is none (or if ksched
+  // may not list PriorityClasses). A pod's priority is already in its spec.priority: this is for
+  // what else a class says (its preemptionPolicy, labels, annotations). Safe from any thread.
+  virtual std::shared_ptr<const api::PriorityClass> GetPriorityClass(
+      std::string_view name) const = 0;
 };
 
 }  // namespace ksched

@@ -668,6 +668,9 @@ absl::Status DecodeNodeSelector(element e, NodeSelector* out) { return NodeSel(e
 absl::Status DecodeNodeAffinity(element e, NodeAffinity* out) { return NodeAff(e, Path(), out); }
 absl::Status DecodeNode(element e, Node* out) { return NodeAt(e, Path(), out); }
 absl::Status DecodeNamespace(element e, Namespace* out) { return NamespaceAt(e, Path(), out); }
+absl::Status DecodePriorityClass(element e, PriorityClass* out) {
+  return PriorityClassAt(e, Path(), out);
+}
 
 absl::StatusOr<Pod> DecodePod(std::string_view json) { return ParseAndDecode<Pod, PodAt>(json); }
 absl::StatusOr<Node> DecodeNode(std::string_view json) {

@@ -32,6 +32,7 @@ const ObjectMeta& MetaOf(const Object& object);
 absl::Status DecodePod(simdjson::dom::element e, Pod* out);
 absl::Status DecodeNode(simdjson::dom::element e, Node* out);
 absl::Status DecodeNamespace(simdjson::dom::element e, Namespace* out);
+absl::Status DecodePriorityClass(simdjson::dom::element e, PriorityClass* out);
 
 // Parts that other documents embed (NodeAffinityArgs.addedAffinity, fuzz targets). Errors are
 // relative to `e`; the caller names where it sits.

@@ -108,6 +108,7 @@ class Cache {
   void UpdateSnapshot(Snapshot* snapshot);
 
   ObjectsByName<api::Namespace> namespaces;
+  ObjectsByName<api::PriorityClass> priority_classes;
 
  private:
   struct PodState {

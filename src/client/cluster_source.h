@@ -2,9 +2,10 @@
 // handlers do. Nodes and assigned pods go to the cache; unassigned pods whose schedulerName a
 // profile serves go to the queue (the Scheduler's handlers sort that out). Terminal pods are not
 // watched at all (field selector status.phase!=Succeeded,status.phase!=Failed, as upstream).
-// Namespaces are kept for plugins (Handle::GetNamespace). PriorityClasses are not watched, as
-// upstream: admission has already set each pod's priority, and system:kube-scheduler may not
-// list them.
+// Namespaces and PriorityClasses are kept for plugins (Handle::GetNamespace, GetPriorityClass).
+// PriorityClasses are optional: system:kube-scheduler may not list them (kube-scheduler does not
+// watch them, since admission has already set each pod's priority), so a 403 is logged once and
+// ksched goes on without them, trying again with backoff.
 //
 //   ApiSource source(http, scheduler, writer);
 //   source.Start();
@@ -37,6 +38,7 @@ class ApiSource {
   Reflector<api::Node> nodes_;
   Reflector<api::Pod> pods_;
   Reflector<api::Namespace> namespaces_;
+  Reflector<api::PriorityClass> priority_classes_;
 };
 
 }  // namespace ksched::client

@@ -19,6 +19,9 @@ absl::Status DecodeInto(simdjson::dom::element e, api::Namespace* out) {
 absl::Status DecodeInto(simdjson::dom::element e, api::Node* out) {
   return api::DecodeNode(e, out);
 }
+absl::Status DecodeInto(simdjson::dom::element e, api::PriorityClass* out) {
+  return api::DecodePriorityClass(e, out);
+}
 
 std::string KeyOf(const api::ObjectMeta& m) {
   return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
@@ -255,6 +258,12 @@ struct Reflector<T>::Impl {
     return !state->stopping;
   }
 
+  // Marks the first list done; false if it already was.
+  bool SetSynced() {
+    absl::MutexLock lock(&state->mu);
+    return !std::exchange(state->synced, true);
+  }
+
   bool Stopping() {
     absl::MutexLock lock(&state->mu);
     return state->stopping;
@@ -271,8 +280,13 @@ struct Reflector<T>::Impl {
     while (!Stopping()) {
       if (need_list) {
         if (absl::Status st = List(); !st.ok()) {
-          KLOG_WARNING("Failed to list", {"resource", options.path},
-                       {"err", std::string(AsStd(st.message()))});
+          if (!options.optional || !absl::IsPermissionDenied(st)) {
+            KLOG_WARNING("Failed to list", {"resource", options.path},
+                         {"err", std::string(AsStd(st.message()))});
+          } else if (SetSynced()) {
+            KLOG_WARNING("Not allowed to list; going on without them", {"resource", options.path},
+                         {"err", std::string(AsStd(st.message()))});
+          }
           if (!fail()) return;
           continue;
         }
@@ -349,5 +363,6 @@ int Reflector<T>::watches() {
 template class Reflector<api::Pod>;
 template class Reflector<api::Node>;
 template class Reflector<api::Namespace>;
+template class Reflector<api::PriorityClass>;
 
 }  // namespace ksched::client

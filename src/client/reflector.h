@@ -32,6 +32,9 @@ struct ReflectorOptions {
   std::string path;            // The collection: "/api/v1/pods".
   std::string field_selector;  // Optional, e.g. "status.phase!=Succeeded,status.phase!=Failed".
   absl::Duration min_watch_timeout = absl::Minutes(5);  // Each watch lasts 1x to 2x of this.
+  // Whether the objects are optional: a list the server forbids (403) then counts as synced with
+  // no objects, and is retried with backoff as any failure; once allowed, the objects arrive.
+  bool optional = false;
 };
 
 template <typename T>
@@ -70,5 +73,6 @@ class Reflector {
 extern template class Reflector<api::Pod>;
 extern template class Reflector<api::Node>;
 extern template class Reflector<api::Namespace>;
+extern template class Reflector<api::PriorityClass>;
 
 }  // namespace ksched::client

@@ -6,6 +6,8 @@
 #include <httplib.h>
 
 #include <deque>
+#include <map>
+#include <set>
 #include <thread>
 
 #include "fmt/format.h"
@@ -37,8 +39,8 @@ std::string Event(const std::string& type, const std::string& object) {
 }
 
 // Serves scripted answers to lists and watches of /api/v1/pods, in order; once a script runs
-// out, lists are empty and watches stay open without events until the server stops. There are
-// no nodes.
+// out, lists are empty and watches stay open without events until the server stops. Nodes,
+// namespaces and PriorityClasses are what set_items says (none by default).
 class FakeApiServer {
  public:
   FakeApiServer() {
@@ -60,16 +62,23 @@ class FakeApiServer {
       res.set_content(lists_.empty() ? List("1", {}) : lists_.front(), "application/json");
       if (!lists_.empty()) lists_.pop_front();
     });
-    // Nodes (none) and namespaces (set_namespaces), each listed once, and a watch that stays
-    // open.
-    for (const char* kind : {"nodes", "namespaces"}) {
-      server_.Get(fmt::format("/api/v1/{}", kind), [this, kind](const httplib::Request& req,
-                                                                httplib::Response& res) {
+    // The other collections: listed as set_items left them (empty, or 403 once forbidden), and
+    // a watch that stays open.
+    for (std::string path : {kNodes, kNamespaces, kPriorityClasses}) {
+      server_.Get(path, [this, path](const httplib::Request& req, httplib::Response& res) {
         if (!req.has_param("watch")) {
           std::lock_guard<std::mutex> lock(mu_);
-          res.set_content(fmt::format(R"({{"metadata":{{"resourceVersion":"1"}},"items":[{}]}})",
-                                      kind == std::string_view("nodes") ? "" : namespaces_),
-                          "application/json");
+          if (forbidden_.contains(path)) {
+            res.status = 403;
+            res.set_content(
+                R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden",)"
+                R"("message":"priorityclasses is forbidden","code":403})",
+                "application/json");
+            return;
+          }
+          res.set_content(
+              fmt::format(R"({{"metadata":{{"resourceVersion":"1"}},"items":[{}]}})", items_[path]),
+              "application/json");
           return;
         }
         res.set_chunked_content_provider("application/json", [this](size_t, httplib::DataSink&) {
@@ -89,9 +98,22 @@ class FakeApiServer {
 
   void AddList(std::string body) { lists_.push_back(std::move(body)); }
   void AddWatch(std::string body) { watches_.push_back(std::move(body)); }
-  void set_namespaces(std::string items) {
+  static constexpr char kNodes[] = "/api/v1/nodes";
+  static constexpr char kNamespaces[] = "/api/v1/namespaces";
+  static constexpr char kPriorityClasses[] = "/apis/scheduling.k8s.io/v1/priorityclasses";
+  // The items of a collection's list, as JSON objects joined by ",".
+  void set_items(const std::string& path, std::string items) {
     std::lock_guard<std::mutex> lock(mu_);
-    namespaces_ = std::move(items);
+    items_[path] = std::move(items);
+  }
+  // While `forbidden`, lists of the collection are answered 403, as RBAC answers them.
+  void set_forbidden(const std::string& path, bool forbidden) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (forbidden) {
+      forbidden_.insert(path);
+    } else {
+      forbidden_.erase(path);
+    }
   }
   std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
   std::vector<std::string> watch_versions() {
@@ -105,7 +127,8 @@ class FakeApiServer {
   int port_ = 0;
   std::mutex mu_;
   std::deque<std::string> lists_, watches_;
-  std::string namespaces_;  // The items of the namespace list, as JSON objects joined by ",".
+  std::map<std::string, std::string> items_;
+  std::set<std::string> forbidden_;
   std::vector<std::string> watch_versions_;
   std::atomic<bool> stopping_{false};
 };
@@ -235,7 +258,8 @@ TEST_F(ApiSourceTest, AnUndecodablePendingPodGetsAnEventAndTheOthersAreScheduled
 }
 
 TEST_F(ApiSourceTest, NamespacesReachPluginsThroughTheHandle) {
-  server.set_namespaces(
+  server.set_items(
+      FakeApiServer::kNamespaces,
       R"({"metadata":{"name":"team-a","labels":{"tier":"gold"}}},{"metadata":{"name":"b"}})");
   Start();
   const framework::Framework* fw = scheduler_->FrameworkFor("default-scheduler");
@@ -244,6 +268,36 @@ TEST_F(ApiSourceTest, NamespacesReachPluginsThroughTheHandle) {
   EXPECT_EQ(ns->metadata.labels.at("tier"), "gold");
   EXPECT_NE(fw->GetNamespace("b"), nullptr);
   EXPECT_EQ(fw->GetNamespace("absent"), nullptr);
+}
+
+TEST_F(ApiSourceTest, PriorityClassesReachPluginsThroughTheHandle) {
+  server.set_items(FakeApiServer::kPriorityClasses,
+                   R"({"metadata":{"name":"batch","labels":{"team":"ml"}},"value":1000,)"
+                   R"("preemptionPolicy":"Never"})");
+  Start();
+  const framework::Framework* fw = scheduler_->FrameworkFor("default-scheduler");
+  std::shared_ptr<const api::PriorityClass> pc = fw->GetPriorityClass("batch");
+  ASSERT_NE(pc, nullptr);
+  EXPECT_EQ(pc->value, 1000);
+  EXPECT_EQ(pc->preemption_policy, "Never");
+  EXPECT_EQ(pc->metadata.labels.at("team"), "ml");
+  EXPECT_EQ(fw->GetPriorityClass("absent"), nullptr);
+}
+
+// system:kube-scheduler may not list PriorityClasses: ksched syncs and schedules without them,
+// and sees them once RBAC allows.
+TEST_F(ApiSourceTest, ForbiddenPriorityClassesDoNotHoldTheSchedulerBack) {
+  server.set_forbidden(FakeApiServer::kPriorityClasses, true);
+  server.set_items(FakeApiServer::kPriorityClasses, R"({"metadata":{"name":"batch"},"value":7})");
+  server.AddList(List("5", {PodJson("p", "1")}));
+  Start();  // Asserts the sync.
+  ASSERT_TRUE(WaitFor([&] { return scheduler_->queue().Contains("uid-p"); }));
+  const framework::Framework* fw = scheduler_->FrameworkFor("default-scheduler");
+  EXPECT_EQ(fw->GetPriorityClass("batch"), nullptr);
+  server.set_forbidden(FakeApiServer::kPriorityClasses, false);
+  // Listed again after a backoff of 0.8 to 1.6 s.
+  ASSERT_TRUE(WaitFor([&] { return fw->GetPriorityClass("batch") != nullptr; }));
+  EXPECT_EQ(fw->GetPriorityClass("batch")->value, 7);
 }
 
 }  // namespace

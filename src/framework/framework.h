@@ -54,7 +54,7 @@ class Framework : public Handle {
     int parallelism = 16;
     int32_t global_percentage_of_nodes_to_score = 0;
     metrics::SchedulerMetrics* metrics = nullptr;  // nullptr: nothing is recorded.
-    const cache::Cache* cache = nullptr;           // For GetNamespace; nullptr: none.
+    const cache::Cache* cache = nullptr;           // For GetNamespace/GetPriorityClass.
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
@@ -125,6 +125,9 @@ class Framework : public Handle {
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
   std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
     return deps_.cache ? deps_.cache->namespaces.Get(name) : nullptr;
+  }
+  std::shared_ptr<const api::PriorityClass> GetPriorityClass(std::string_view name) const override {
+    return deps_.cache ? deps_.cache->priority_classes.Get(name) : nullptr;
   }
 
  private:

@@ -89,6 +89,13 @@ class Scheduler {
     cache_.namespaces.Set(std::move(ns));
   }
   void OnNamespaceDelete(const api::Namespace& ns) { cache_.namespaces.Remove(ns.metadata.name); }
+  // PriorityClasses, for plugins (Handle::GetPriorityClass).
+  void OnPriorityClassSet(std::shared_ptr<const api::PriorityClass> pc) {
+    cache_.priority_classes.Set(std::move(pc));
+  }
+  void OnPriorityClassDelete(const api::PriorityClass& pc) {
+    cache_.priority_classes.Remove(pc.metadata.name);
+  }
 
   // Runs one scheduling cycle if a pod is ready, waiting up to `wait` for one; false if none came
   // (or the queue was closed).

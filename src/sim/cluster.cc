@@ -11,6 +11,8 @@ Cluster::Cluster(std::vector<api::Object> objects) {
       nodes_.push_back(std::make_shared<const api::Node>(std::move(*node)));
     } else if (auto* ns = std::get_if<api::Namespace>(&o)) {
       namespaces_.push_back(std::make_shared<const api::Namespace>(std::move(*ns)));
+    } else if (auto* pc = std::get_if<api::PriorityClass>(&o)) {
+      priority_classes_.push_back(std::make_shared<const api::PriorityClass>(std::move(*pc)));
     } else if (auto* pod = std::get_if<api::Pod>(&o)) {
       if (pod->metadata.namespace_.empty()) pod->metadata.namespace_ = "default";
       if (pod->spec.scheduler_name.empty()) pod->spec.scheduler_name = "default-scheduler";
@@ -28,6 +30,7 @@ Cluster::Cluster(std::vector<api::Object> objects) {
 
 void Cluster::Start(scheduler::Scheduler& s) {
   for (const auto& ns : namespaces_) s.OnNamespaceSet(ns);
+  for (const auto& pc : priority_classes_) s.OnPriorityClassSet(pc);
   for (const auto& node : nodes_) s.OnNodeAdd(node);
   std::vector<std::shared_ptr<const api::Pod>> pods = Pods();
   for (const auto& pod : pods) {

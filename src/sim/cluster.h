@@ -54,6 +54,7 @@ class Cluster : public ClusterWriter {
 
   std::vector<std::shared_ptr<const api::Node>> nodes_;
   std::vector<std::shared_ptr<const api::Namespace>> namespaces_;
+  std::vector<std::shared_ptr<const api::PriorityClass>> priority_classes_;
   mutable absl::Mutex mu_;
   std::vector<std::shared_ptr<const api::Pod>> pods_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, size_t, std::less<>> pod_index_ ABSL_GUARDED_BY(mu_);  // uid → index

@@ -74,14 +74,16 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
 
 absl::Status AdmitPriorities(std::vector<api::Object>* objects) {
   std::map<std::string, api::PriorityClass, std::less<>> classes;
-  for (auto [name, value] : {std::pair{"system-node-critical", 2000001000},
-                             std::pair{"system-cluster-critical", 2000000000}}) {
-    classes[name] = {.metadata = {.name = name}, .value = value};
-  }
-  const api::PriorityClass* global_default = nullptr;
   for (const api::Object& o : *objects) {
     if (const auto* pc = std::get_if<api::PriorityClass>(&o)) classes[pc->metadata.name] = *pc;
   }
+  for (auto [name, value] : {std::pair{"system-node-critical", 2000001000},
+                             std::pair{"system-cluster-critical", 2000000000}}) {
+    if (classes.contains(name)) continue;
+    classes[name] = {.metadata = {.name = name}, .value = value};
+    objects->push_back(classes[name]);
+  }
+  const api::PriorityClass* global_default = nullptr;
   for (const auto& [name, pc] : classes) {
     if (pc.global_default && (global_default == nullptr || pc.value < global_default->value)) {
       global_default = &pc;

@@ -24,6 +24,7 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
 // 0; preemptionPolicy too, when the pod has none. Pods that carry a priority (exported from a
 // cluster) keep it. An unknown class is an error, as the API server's:
 //   pods "web" is forbidden: no PriorityClass with name high was found
+// The built-in classes that `objects` lacks are added to it, as the API server creates them.
 absl::Status AdmitPriorities(std::vector<api::Object>* objects);
 
 }  // namespace ksched::sim

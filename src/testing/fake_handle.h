@@ -72,6 +72,9 @@ class FakeHandle : public Handle {
   std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
     return cache_.namespaces.Get(name);
   }
+  std::shared_ptr<const api::PriorityClass> GetPriorityClass(std::string_view name) const override {
+    return cache_.priority_classes.Get(name);
+  }
 
   RecordingWriter& recording_writer() { return writer_; }
   cache::Cache& cache() { return cache_; }
