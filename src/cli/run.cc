@@ -306,19 +306,28 @@ int RunScheduler(const RunFlags& flags) {
     }
   }
 
-  absl::Time next_backoff_flush = absl::Now();
-  absl::Time next_unschedulable_flush = absl::Now() + absl::Seconds(30);
+  // Upstream's queue flushes its backoffQ every second and its unschedulable pods every 30
+  // seconds; client-go's event broadcaster ends event series every 6 minutes and refreshes them
+  // every 30.
+  struct Periodic {
+    absl::Duration every;
+    std::function<void(absl::Time)> run;
+    absl::Time next;
+  };
+  Periodic periodic[] = {
+      {absl::Seconds(1), [&s](absl::Time) { s.queue().FlushBackoffQCompleted(); }},
+      {absl::Seconds(30), [&s](absl::Time) { s.queue().FlushUnschedulablePodsLeftover(); }},
+      {absl::Minutes(6), [&writer](absl::Time now) { writer.FinishSeries(now); }},
+      {absl::Minutes(30), [&writer](absl::Time) { writer.RefreshSeries(); }},
+  };
+  for (Periodic& p : periodic) p.next = absl::Now() + p.every;
   while (!stopping) {
     s.ScheduleOne(absl::Milliseconds(100));
     absl::Time now = absl::Now();
-    // Upstream's queue runs these every second and every 30 seconds.
-    if (now >= next_backoff_flush) {
-      s.queue().FlushBackoffQCompleted();
-      next_backoff_flush = now + absl::Seconds(1);
-    }
-    if (now >= next_unschedulable_flush) {
-      s.queue().FlushUnschedulablePodsLeftover();
-      next_unschedulable_flush = now + absl::Seconds(30);
+    for (Periodic& p : periodic) {
+      if (now < p.next) continue;
+      p.run(now);
+      p.next = now + p.every;
     }
   }
 

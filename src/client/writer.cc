@@ -1,5 +1,7 @@
 #include "src/client/writer.h"
 
+#include <optional>
+
 #include "absl/time/clock.h"
 #include "fmt/format.h"
 #include "src/base/strings.h"
@@ -12,6 +14,20 @@ using nlohmann::json;
 std::string PodPath(const api::Pod& pod, std::string_view sub) {
   return fmt::format("/api/v1/namespaces/{}/pods/{}/{}", pod.metadata.namespace_, pod.metadata.name,
                      sub);
+}
+
+// metav1.MicroTime's text.
+std::string MicroTime(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
+}
+
+// Sends the request without waiting, and reports its failure. The callback may run after the
+// writer is gone: it holds its own copy of the error handler.
+void SendReporting(HttpClient& http, HttpRequest request, const WriteErrorHandler& report,
+                   std::string what) {
+  http.Send(std::move(request), [report, what = std::move(what)](const HttpResponse& r) {
+    if (!r.ok() && report) report(what, r.ToStatus());
+  });
 }
 
 }  // namespace
@@ -45,8 +61,7 @@ json ApiWriter::EventBody(const api::Pod& pod, std::string_view type, std::strin
       {"metadata",
        {{"name", fmt::format("{}.{:x}", pod.metadata.name, absl::ToUnixNanos(now))},
         {"namespace", ns}}},
-      {"eventTime",
-       absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", now, absl::UTCTimeZone())},  // MicroTime.
+      {"eventTime", MicroTime(now)},
       {"reportingController", controller},
       {"reportingInstance", fmt::format("{}-{}", controller, options_.hostname)},
       {"action", action},
@@ -65,45 +80,88 @@ json ApiWriter::EventBody(const api::Pod& pod, std::string_view type, std::strin
 
 void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::string_view reason,
                               std::string_view action, const std::string& message, absl::Time now) {
-  constexpr absl::Duration kSeriesWindow = absl::Minutes(6);  // client-go's finishTime.
   json body = EventBody(pod, type, reason, action, message, now);
-  std::string ns = body["metadata"]["namespace"];
-  std::string key =
-      fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", action, reason, pod.spec.scheduler_name,
-                  ns, pod.metadata.name, pod.metadata.uid, pod.metadata.resource_version);
-  std::string what = fmt::format("event {} for pod {}/{}", reason, ns, pod.metadata.name);
-  std::string patch_name;
+  const std::string& ns = body["metadata"]["namespace"].get_ref<const std::string&>();
+  // client-go's eventKey: everything but the note and the time.
+  std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", type, action, reason,
+                                body["reportingInstance"].get_ref<const std::string&>(),
+                                body["reportingController"].get_ref<const std::string&>(),
+                                body["regarding"].dump());
+  std::optional<Recorded> series;
   {
     absl::MutexLock lock(&mu_);
-    if (now - pruned_ >= absl::Minutes(1)) {
-      absl::erase_if(recent_,
-                     [&](const auto& kv) { return now - kv.second.last >= kSeriesWindow; });
-      pruned_ = now;
-    }
-    auto it = recent_.find(key);
-    if (it != recent_.end() && now - it->second.last < kSeriesWindow) {
-      Recorded& r = it->second;
-      r.last = now;
-      if (++r.count > 2) return;  // Counted; client-go sends these on its 30-minute refresh.
-      patch_name = r.name;
+    auto [it, added] = recent_.try_emplace(key);
+    Recorded& r = it->second;
+    if (added) {
+      r = {.event = body, .event_time = now};
     } else {
-      recent_[key] = {.name = body["metadata"]["name"], .namespace_ = ns, .last = now};
+      r.last_observed = now;
+      r.count = r.count == 0 ? 2 : r.count + 1;
+      if (r.count > 2) return;  // Counted; sent on the next refresh or when the series ends.
+      series = r;
     }
   }
-  if (!patch_name.empty()) {
-    json series = {{"series", {{"count", 2}, {"lastObservedTime", body["eventTime"]}}}};
-    SendAsync(
-        {.method = "PATCH",
-         .path = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events/{}", ns, patch_name),
-         .body = series.dump(),
-         .content_type = "application/strategic-merge-patch+json"},
-        std::move(what));
+  if (series) {
+    SendSeries(*series);
     return;
   }
   SendAsync({.method = "POST",
              .path = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns),
              .body = body.dump()},
-            std::move(what));
+            fmt::format("event {} for pod {}/{}", reason, ns, pod.metadata.name));
+}
+
+void ApiWriter::FinishSeries(absl::Time now) {
+  constexpr absl::Duration kFinishTime = absl::Minutes(6);  // client-go's finishTime.
+  std::vector<Recorded> finished;
+  {
+    absl::MutexLock lock(&mu_);
+    absl::erase_if(recent_, [&](const auto& kv) {
+      const Recorded& r = kv.second;
+      if (r.count == 0) return now - r.event_time > kFinishTime;
+      if (now - r.last_observed <= kFinishTime) return false;
+      finished.push_back(r);
+      return true;
+    });
+  }
+  for (const Recorded& r : finished) SendSeries(r);
+}
+
+void ApiWriter::RefreshSeries() {
+  std::vector<Recorded> open;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [key, r] : recent_) {
+      if (r.count > 0) open.push_back(r);
+    }
+  }
+  for (const Recorded& r : open) SendSeries(r);
+}
+
+void ApiWriter::SendSeries(const Recorded& r) {
+  json series = {{"count", r.count}, {"lastObservedTime", MicroTime(r.last_observed)}};
+  const std::string& ns = r.event["metadata"]["namespace"].get_ref<const std::string&>();
+  const std::string& name = r.event["metadata"]["name"].get_ref<const std::string&>();
+  std::string events = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns);
+  std::string what = fmt::format("event series {} for {}/{}", r.event["reason"].dump(), ns,
+                                 r.event["regarding"]["name"].get_ref<const std::string&>());
+  json created = r.event;
+  created["series"] = series;
+  // As client-go: the event may have been removed meanwhile (its TTL, or by hand); then the
+  // series is created as a new event.
+  http_.Send({.method = "PATCH",
+              .path = fmt::format("{}/{}", events, name),
+              .body = json{{"series", series}}.dump(),
+              .content_type = "application/strategic-merge-patch+json"},
+             [http = &http_, report = options_.on_write_error, events, what,
+              created = std::move(created)](const HttpResponse& resp) mutable {
+               if (resp.status == 404) {
+                 SendReporting(*http, {.method = "POST", .path = events, .body = created.dump()},
+                               report, std::move(what));
+               } else if (!resp.ok() && report) {
+                 report(what, resp.ToStatus());
+               }
+             });
 }
 
 json ApiWriter::StatusPatch(const api::PodCondition& c, const std::string* nominated_node) {
@@ -140,11 +198,7 @@ absl::Status ApiWriter::UpdatePodStatus(const api::Pod& pod, const api::PodCondi
 }
 
 void ApiWriter::SendAsync(HttpRequest request, std::string what) {
-  // The callback may run after the writer is gone: it holds its own copy of the error handler.
-  http_.Send(std::move(request),
-             [report = options_.on_write_error, what = std::move(what)](const HttpResponse& r) {
-               if (!r.ok() && report) report(what, r.ToStatus());
-             });
+  SendReporting(http_, std::move(request), options_.on_write_error, std::move(what));
 }
 
 }  // namespace ksched::client

@@ -9,11 +9,15 @@
 // status patches are sent without waiting, so that the scheduling loop never waits on the network;
 // their failures are logged.
 //
-// Repeated events form a series, as client-go's events.k8s.io recorder makes them: an event with
-// the same action, reason, reporting controller and regarding object (resourceVersion included)
-// as one recorded in the last 6 minutes is not created again; the second one patches the first
-// with series {count: 2, lastObservedTime}, and later ones only count (client-go sends those
-// counts every 30 minutes; ksched does not send them).
+// Repeated events form a series, as client-go's events.k8s.io recorder makes them. An event with
+// the same type, action, reason, reporting controller and instance and regarding object
+// (resourceVersion included) as one still in the recorder's cache is not created again: the
+// second one patches the first with series {count: 2, lastObservedTime}, and later ones only
+// count. The owner calls FinishSeries every 6 minutes and RefreshSeries every 30, as client-go's
+// broadcaster runs them: a series seen last over 6 minutes ago is patched with its final count
+// and leaves the cache, as does a single event older than that; RefreshSeries patches every
+// series with its count so far. A series patch that finds its event gone (404) creates it anew,
+// series included.
 //
 // Thread safety: all methods may be called from several threads at once.
 #pragma once
@@ -30,12 +34,14 @@
 
 namespace ksched::client {
 
+using WriteErrorHandler = std::function<void(const std::string& what, const absl::Status&)>;
+
 struct ApiWriterOptions {
   // Events carry reportingController = the pod's schedulerName and reportingInstance =
   // "<schedulerName>-<hostname>", as kube-scheduler's recorder sets them.
   std::string hostname;
   // Told of every failed asynchronous write (event or status patch); may be empty.
-  std::function<void(const std::string& what, const absl::Status&)> on_write_error;
+  WriteErrorHandler on_write_error;
 };
 
 class ApiWriter : public ClusterWriter {
@@ -50,6 +56,12 @@ class ApiWriter : public ClusterWriter {
   }
   void RecordEventAt(const api::Pod& pod, std::string_view type, std::string_view reason,
                      std::string_view action, const std::string& message, absl::Time now);
+  // Ends the series last seen over 6 minutes before `now` (their final count is sent) and forgets
+  // single events older than that.
+  void FinishSeries(absl::Time now);
+  // Sends every open series' count so far.
+  void RefreshSeries();
+
   // Skips the patch when the pod already carries the same condition (status, reason, message)
   // and nominated node, as upstream's updatePod does.
   absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
@@ -66,18 +78,21 @@ class ApiWriter : public ClusterWriter {
  private:
   void SendAsync(HttpRequest request, std::string what);
 
-  // An event recorded in the last 6 minutes, by its series key.
+  // An event in the recorder's cache, by its series key.
   struct Recorded {
-    std::string name, namespace_;
-    int count = 1;
-    absl::Time last;
+    nlohmann::json event;  // As it was created: its name, namespace and eventTime.
+    absl::Time event_time;
+    int count = 0;  // 0 for a single event, else the series' count.
+    absl::Time last_observed;
   };
+  // Patches the event with the series' count and last time; creates it, series included, if it is
+  // gone.
+  void SendSeries(const Recorded& r);
 
   HttpClient& http_;
   ApiWriterOptions options_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, Recorded> recent_ ABSL_GUARDED_BY(mu_);
-  absl::Time pruned_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ksched::client

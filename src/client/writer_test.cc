@@ -77,14 +77,14 @@ TEST(ApiWriterTest, UnreachableServerMakesBindFailWithTheTransportError) {
       << st;
 }
 
-// Records every request an ApiWriter sends, and answers 201.
+// Records every request an ApiWriter sends, and answers 201 (PATCH: patch_status).
 class RecordingServer {
  public:
-  RecordingServer() {
-    auto record = [this](const httplib::Request& req, httplib::Response& res) {
+  explicit RecordingServer(int patch_status = 200) {
+    auto record = [this, patch_status](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       requests_.push_back(req.method + " " + req.path + " " + req.body);
-      res.status = 201;
+      res.status = req.method == "PATCH" ? patch_status : 201;
       res.set_content("{}", "application/json");
     };
     server_.Post(".*", record);
@@ -97,9 +97,13 @@ class RecordingServer {
     thread_.join();
   }
   std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
-  std::vector<std::string> requests() {
+  // The requests received since the last call, sorted (they are sent asynchronously).
+  std::vector<std::string> TakeRequests() {
     std::lock_guard<std::mutex> lock(mu_);
-    return requests_;
+    std::vector<std::string> got;
+    got.swap(requests_);
+    std::sort(got.begin(), got.end());
+    return got;
   }
 
  private:
@@ -110,6 +114,8 @@ class RecordingServer {
   std::vector<std::string> requests_;
 };
 
+constexpr char kEvents[] = "/apis/events.k8s.io/v1/namespaces/shop/events";
+
 TEST(ApiWriterTest, RepeatedEventsFormASeriesAsClientGosRecorderDoes) {
   RecordingServer server;
   auto http = HttpClient::Create({.server = server.url()});
@@ -117,29 +123,88 @@ TEST(ApiWriterTest, RepeatedEventsFormASeriesAsClientGosRecorderDoes) {
   ApiWriter w(**http, {.hostname = "h"});
   api::Pod pod = MakePod();
   absl::Time t0 = absl::FromUnixSeconds(1795357627);
-  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/3 nodes", t0);
-  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/4 nodes",
-                  t0 + absl::Seconds(1));
-  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/4 nodes",
-                  t0 + absl::Seconds(2));
-  // The pod changed (its resourceVersion), so this is another event.
+  auto record = [&](absl::Duration after, const std::string& note = "0/4 nodes") {
+    w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", note, t0 + after);
+  };
+  auto sent = [&] {
+    EXPECT_TRUE((*http)->WaitIdle(absl::Seconds(10)));
+    return server.TakeRequests();
+  };
+  const std::string first = fmt::format("{}/web-1.18ea643fe21f8e00", kEvents);
+
+  record(absl::ZeroDuration(), "0/3 nodes");
+  std::vector<std::string> got = sent();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(got[0].starts_with(fmt::format("POST {} {{", kEvents))) << got[0];
+  EXPECT_NE(got[0].find(R"("note":"0/3 nodes")"), std::string::npos) << got[0];
+  // The second one (its note may differ) patches the first; the third is only counted.
+  record(absl::Seconds(1));
+  record(absl::Seconds(2));
+  EXPECT_EQ(sent(),
+            std::vector<std::string>{fmt::format(
+                "PATCH {} {}", first,
+                R"({"series":{"count":2,"lastObservedTime":"2026-11-22T14:27:08.000000Z"}})")});
+  // Another type, or the pod changed (its resourceVersion): another event.
+  w.RecordEventAt(pod, "Normal", "FailedScheduling", "Scheduling", "0/4 nodes", t0);
   pod.metadata.resource_version = "43";
-  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/4 nodes",
-                  t0 + absl::Seconds(3));
-  // Six minutes after the last one, the series is over.
-  w.RecordEventAt(pod, "Warning", "FailedScheduling", "Scheduling", "0/4 nodes",
-                  t0 + absl::Seconds(3) + absl::Minutes(6));
+  record(absl::Seconds(3));
+  got = sent();
+  ASSERT_EQ(got.size(), 2u);
+  for (const std::string& r : got) EXPECT_TRUE(r.starts_with("POST ")) << r;
+  pod.metadata.resource_version = "42";
+
+  // The 30-minute refresh sends the count so far; single events are not sent again.
+  w.RefreshSeries();
+  EXPECT_EQ(sent(),
+            std::vector<std::string>{fmt::format(
+                "PATCH {} {}", first,
+                R"({"series":{"count":3,"lastObservedTime":"2026-11-22T14:27:09.000000Z"}})")});
+  // A series seen in the last 6 minutes goes on.
+  w.FinishSeries(t0 + absl::Minutes(6));
+  EXPECT_TRUE(sent().empty());
+  record(absl::Minutes(5));
+  EXPECT_TRUE(sent().empty());
+  // Six minutes after it was last seen, the series ends with its final count.
+  w.FinishSeries(t0 + absl::Minutes(11) + absl::Seconds(1));
+  EXPECT_EQ(sent(),
+            std::vector<std::string>{fmt::format(
+                "PATCH {} {}", first,
+                R"({"series":{"count":4,"lastObservedTime":"2026-11-22T14:32:07.000000Z"}})")});
+  // It has left the cache, as have the single events: the same event is created anew.
+  record(absl::Minutes(12));
+  pod.metadata.resource_version = "43";
+  record(absl::Minutes(12));
+  got = sent();
+  ASSERT_EQ(got.size(), 2u);
+  for (const std::string& r : got) EXPECT_TRUE(r.starts_with("POST ")) << r;
+}
+
+TEST(ApiWriterTest, ASeriesWhoseEventIsGoneIsCreatedAnew) {
+  RecordingServer server(/*patch_status=*/404);
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  ApiWriter w(**http, {.hostname = "h"});
+  absl::Time t0 = absl::FromUnixSeconds(1795357627);
+  w.RecordEventAt(MakePod(), "Warning", "FailedScheduling", "Scheduling", "0/3", t0);
+  w.RecordEventAt(MakePod(), "Warning", "FailedScheduling", "Scheduling", "0/3",
+                  t0 + absl::Seconds(1));
   ASSERT_TRUE((*http)->WaitIdle(absl::Seconds(10)));
-  std::vector<std::string> got = server.requests();
-  ASSERT_EQ(got.size(), 4u) << ::testing::PrintToString(got);
-  std::sort(got.begin(), got.end());  // Sent asynchronously: the order is not kept.
-  EXPECT_EQ(got[0],
-            "PATCH /apis/events.k8s.io/v1/namespaces/shop/events/web-1.18ea643fe21f8e00 "
-            R"({"series":{"count":2,"lastObservedTime":"2026-11-22T14:27:08.000000Z"}})");
-  for (int i = 1; i < 4; ++i) {
-    EXPECT_TRUE(got[i].starts_with("POST /apis/events.k8s.io/v1/namespaces/shop/events {"))
-        << got[i];
+  std::vector<std::string> got = server.TakeRequests();
+  ASSERT_EQ(got.size(), 3u) << ::testing::PrintToString(got);
+  EXPECT_TRUE(got[0].starts_with(fmt::format("PATCH {}/web-1.", kEvents))) << got[0];
+  EXPECT_TRUE(got[1].starts_with(fmt::format("POST {} {{", kEvents))) << got[1];
+  EXPECT_TRUE(got[2].starts_with(fmt::format("POST {} {{", kEvents))) << got[2];
+  // One of the two creates is the series, under the first event's name.
+  int with_series = 0;
+  for (int i = 1; i < 3; ++i) {
+    nlohmann::json e = nlohmann::json::parse(got[i].substr(got[i].find('{')));
+    if (e.contains("series")) {
+      ++with_series;
+      EXPECT_EQ(e["series"]["count"], 2);
+      EXPECT_EQ(e["metadata"]["name"], "web-1.18ea643fe21f8e00");
+    }
   }
+  EXPECT_EQ(with_series, 1);
 }
 
 TEST(HttpResponseTest, ApiStatusMessageAndCode) {
