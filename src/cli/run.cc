@@ -128,6 +128,22 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags) {
   cmd->add_option("--authorization-always-allow-paths", sv.always_allow_paths,
                   "Paths served without authorization")
       ->delimiter(',');
+  cmd->add_option("--client-ca-file", sv.client_ca_file,
+                  "CA bundle (PEM) that client certificates of /metrics and /configz callers are "
+                  "verified against; the user is the certificate's CN, its groups the O entries");
+  cmd->add_option("--authentication-kubeconfig", sv.authentication_kubeconfig,
+                  "kubeconfig of the API server that checks tokens (TokenReview); default: "
+                  "ksched's own connection");
+  cmd->add_option("--authorization-kubeconfig", sv.authorization_kubeconfig,
+                  "kubeconfig of the API server that authorizes requests (SubjectAccessReview); "
+                  "default: ksched's own connection");
+  cmd->add_flag("--authentication-skip-lookup", sv.authentication_skip_lookup,
+                "Do not look up the client CA in configmap/extension-apiserver-authentication in "
+                "kube-system when --client-ca-file is not given");
+  cmd->add_flag("--authentication-tolerate-lookup-failure",
+                sv.authentication_tolerate_lookup_failure,
+                "Start even when that lookup fails, without client certificate authentication "
+                "(default true)");
   flags->cmd = cmd;
 }
 
@@ -176,6 +192,48 @@ absl::StatusOr<client::LeaderElectionOptions> LeaderElectionFrom(const RunFlags&
   return o;
 }
 
+// A client for delegated authentication or authorization, from the kubeconfig that `flag` names;
+// nullptr when it names none, for ksched's own connection to serve (in a pod, the service
+// account, which upstream uses when no kubeconfig is given).
+absl::StatusOr<std::unique_ptr<client::HttpClient>> ReviewClient(const char* flag,
+                                                                 const std::string& kubeconfig,
+                                                                 const client::RestConfig& own) {
+  if (kubeconfig.empty()) return nullptr;
+  absl::StatusOr<client::RestConfig> rest = client::LoadKubeconfig(kubeconfig, "");
+  if (!rest.ok()) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", flag, AsStd(rest.status().message())));
+  }
+  rest->qps = own.qps;
+  rest->burst = own.burst;
+  rest->user_agent = own.user_agent;
+  return client::HttpClient::Create(*rest);
+}
+
+// The CA bundle that client certificates are verified against: --client-ca-file, else the API
+// server's own, looked up in the cluster as upstream does; "" for no client certificates.
+absl::StatusOr<std::string> ClientCa(const RunFlags::Serving& sv, client::HttpClient& authn) {
+  if (!sv.client_ca_file.empty()) {
+    absl::StatusOr<std::string> pem = client::ReadFile(sv.client_ca_file);
+    if (!pem.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("--client-ca-file: {}", AsStd(pem.status().message())));
+    }
+    return pem;
+  }
+  if (sv.authentication_skip_lookup) return "";
+  absl::StatusOr<std::string> ca = client::ClientCaFromCluster(authn);
+  if (ca.ok()) return ca;
+  if (!sv.authentication_tolerate_lookup_failure) {
+    return absl::UnavailableError(fmt::format("unable to load configmap based client CA file: {}",
+                                              AsStd(ca.status().message())));
+  }
+  KLOG_WARNING(
+      "Unable to look up client-ca-file in configmap/extension-apiserver-authentication in "
+      "kube-system, so client certificate authentication won't work",
+      {"err", std::string(AsStd(ca.status().message()))});
+  return "";
+}
+
 }  // namespace
 
 int RunScheduler(const RunFlags& flags) {
@@ -206,6 +264,18 @@ int RunScheduler(const RunFlags& flags) {
   rest->user_agent = fmt::format("ksched/v{}", KSCHED_VERSION);
   absl::StatusOr<std::unique_ptr<client::HttpClient>> http = client::HttpClient::Create(*rest);
   if (!http.ok()) return Fail(std::string(http.status().message()));
+  absl::StatusOr<std::unique_ptr<client::HttpClient>> authn_http =
+      ReviewClient("--authentication-kubeconfig", flags.serving.authentication_kubeconfig, *rest);
+  if (!authn_http.ok()) return Fail(std::string(authn_http.status().message()));
+  absl::StatusOr<std::unique_ptr<client::HttpClient>> authz_http =
+      ReviewClient("--authorization-kubeconfig", flags.serving.authorization_kubeconfig, *rest);
+  if (!authz_http.ok()) return Fail(std::string(authz_http.status().message()));
+  client::HttpClient& authn = *authn_http ? **authn_http : **http;
+  client::HttpClient& authz = *authz_http ? **authz_http : **http;
+  absl::StatusOr<std::string> client_ca = flags.serving.secure_port == 0
+                                              ? absl::StatusOr<std::string>("")
+                                              : ClientCa(flags.serving, authn);
+  if (!client_ca.ok()) return Fail(std::string(client_ca.status().message()));
 
   std::atomic<bool> stopping{false};
   std::thread signal_thread([&] {
@@ -252,7 +322,7 @@ int RunScheduler(const RunFlags& flags) {
   if (cfg->leader_election.leader_elect) {
     elector = std::make_unique<client::LeaderElector>(**http, *election);
   }
-  client::DelegatingAuthorizer authorizer(**http);
+  client::DelegatingAuthorizer authorizer(authn, authz);
   std::unique_ptr<server::Server> server;
   if (flags.serving.secure_port != 0) {
     const nlohmann::json configz = config::EncodeConfiguration(*cfg);
@@ -277,7 +347,8 @@ int RunScheduler(const RunFlags& flags) {
                                .secure_port = flags.serving.secure_port,
                                .cert_file = flags.serving.tls_cert_file,
                                .key_file = flags.serving.tls_private_key_file,
-                               .always_allow_paths = flags.serving.always_allow_paths},
+                               .always_allow_paths = flags.serving.always_allow_paths,
+                               .client_ca_pem = *client_ca},
                               {.metrics = [&metrics_registry] { return metrics_registry.Text(); },
                                .configz = [configz] { return configz.dump(); },
                                .healthz = health,

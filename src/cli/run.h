@@ -30,6 +30,11 @@ struct RunFlags {
     std::string bind_address = "0.0.0.0";
     std::string tls_cert_file, tls_private_key_file;
     std::vector<std::string> always_allow_paths = {"/healthz", "/readyz", "/livez"};
+    // Delegated authentication and authorization, as upstream's flags.
+    std::string client_ca_file;
+    std::string authentication_kubeconfig, authorization_kubeconfig;  // "": ksched's own.
+    bool authentication_skip_lookup = false;
+    bool authentication_tolerate_lookup_failure = true;  // kube-scheduler's default.
   } serving;
   CLI::App* cmd = nullptr;  // To tell which flags were given.
 };

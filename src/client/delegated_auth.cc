@@ -25,6 +25,22 @@ absl::StatusOr<json> Post(HttpClient& http, std::string_view path, const json& b
 
 }  // namespace
 
+absl::StatusOr<std::string> ClientCaFromCluster(HttpClient& http) {
+  HttpResponse r = http.Call(
+      {.path = "/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication",
+       .timeout = absl::Seconds(10)});
+  if (absl::Status s = r.ToStatus(); !s.ok()) return s;
+  json cm = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+  if (cm.is_discarded()) {
+    return absl::InternalError(
+        "configmap extension-apiserver-authentication: the answer is not JSON");
+  }
+  const json ca = cm.is_object() && cm["data"].is_object()
+                      ? cm["data"].value("client-ca-file", json())
+                      : json();
+  return ca.is_string() ? ca.get<std::string>() : "";
+}
+
 const DelegatingAuthorizer::Cached* DelegatingAuthorizer::Lookup(
     const absl::flat_hash_map<std::string, Cached>& cache, const std::string& key,
     absl::Time now) const {
@@ -44,7 +60,7 @@ absl::StatusOr<json> DelegatingAuthorizer::Authenticate(std::string_view token) 
       return c->user;
     }
   }
-  absl::StatusOr<json> review = Post(http_, "/apis/authentication.k8s.io/v1/tokenreviews",
+  absl::StatusOr<json> review = Post(authn_, "/apis/authentication.k8s.io/v1/tokenreviews",
                                      {{"apiVersion", "authentication.k8s.io/v1"},
                                       {"kind", "TokenReview"},
                                       {"spec", {{"token", token}}}});
@@ -80,7 +96,7 @@ absl::Status DelegatingAuthorizer::Review(const json& user, std::string_view pat
   if (user.contains("uid")) spec["uid"] = user["uid"];
   if (user.contains("extra")) spec["extra"] = user["extra"];
   absl::StatusOr<json> review = Post(
-      http_, "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+      authz_, "/apis/authorization.k8s.io/v1/subjectaccessreviews",
       {{"apiVersion", "authorization.k8s.io/v1"}, {"kind", "SubjectAccessReview"}, {"spec", spec}});
   if (!review.ok()) {
     return absl::PermissionDeniedError(
@@ -101,8 +117,12 @@ absl::Status DelegatingAuthorizer::Review(const json& user, std::string_view pat
   return c.status;
 }
 
-absl::Status DelegatingAuthorizer::Authorize(std::string_view bearer_token, std::string_view path) {
-  absl::StatusOr<json> user = Authenticate(bearer_token);
+absl::Status DelegatingAuthorizer::Authorize(const server::Credentials& credentials,
+                                             std::string_view path) {
+  if (const std::optional<server::UserInfo>& cert = credentials.client_certificate) {
+    return Review({{"username", cert->name}, {"groups", cert->groups}}, path);
+  }
+  absl::StatusOr<json> user = Authenticate(credentials.bearer_token);
   if (!user.ok()) return user.status();
   return Review(*user, path);
 }

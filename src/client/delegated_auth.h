@@ -1,11 +1,12 @@
 // DelegatingAuthorizer: who may read /metrics and /configz, asked of the API server as
-// kube-scheduler's delegated authentication and authorization do. A bearer token is checked with
-// a TokenReview; the user it names (or system:anonymous, for a request without one) must then be
-// allowed `get` on the path by a SubjectAccessReview. Answers are cached for 10 seconds, as
-// upstream's defaults.
+// kube-scheduler's delegated authentication and authorization do. A verified client certificate
+// names its user itself; a bearer token is checked with a TokenReview (through `authn`); the user
+// (or system:anonymous, for a request with neither) must then be allowed `get` on the path by a
+// SubjectAccessReview (through `authz`). Answers are cached for 10 seconds, as upstream's
+// defaults.
 //
-//   DelegatingAuthorizer authz(http);
-//   absl::Status s = authz.Authorize(token, "/metrics");  // PermissionDenied: 403, with why
+//   DelegatingAuthorizer authorizer(authn_http, authz_http);
+//   absl::Status s = authorizer.Authorize({.bearer_token = t}, "/metrics");  // 403, with why
 //
 // Thread safety: Authorize may be called from several threads at once.
 #pragma once
@@ -21,11 +22,16 @@
 
 namespace ksched::client {
 
+// The API server's client CA bundle (PEM), from configmap kube-system/
+// extension-apiserver-authentication, key client-ca-file, where upstream's delegated
+// authentication looks it up; "" if the configmap has none.
+absl::StatusOr<std::string> ClientCaFromCluster(HttpClient& http);
+
 class DelegatingAuthorizer : public server::RequestAuthorizer {
  public:
-  explicit DelegatingAuthorizer(HttpClient& http) : http_(http) {}
+  DelegatingAuthorizer(HttpClient& authn, HttpClient& authz) : authn_(authn), authz_(authz) {}
 
-  absl::Status Authorize(std::string_view bearer_token, std::string_view path) override;
+  absl::Status Authorize(const server::Credentials& credentials, std::string_view path) override;
 
  private:
   struct Cached {
@@ -43,7 +49,8 @@ class DelegatingAuthorizer : public server::RequestAuthorizer {
                        const std::string& key, absl::Time now) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  HttpClient& http_;
+  HttpClient& authn_;
+  HttpClient& authz_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, Cached> tokens_ ABSL_GUARDED_BY(mu_);     // token → user
   absl::flat_hash_map<std::string, Cached> decisions_ ABSL_GUARDED_BY(mu_);  // user|path

@@ -13,10 +13,6 @@
 #include "src/base/strings.h"
 
 namespace ksched::client {
-namespace {
-
-namespace fs = std::filesystem;
-using nlohmann::json;
 
 absl::StatusOr<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -25,6 +21,11 @@ absl::StatusOr<std::string> ReadFile(const std::string& path) {
   ss << in.rdbuf();
   return ss.str();
 }
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
 
 // The entry named `name` of a kubeconfig list (clusters, users, contexts), or nullptr.
 const json* FindNamed(const json& doc, const char* list, const char* inner,

@@ -1,6 +1,7 @@
 #include "src/server/server.h"
 
 #include <httplib.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
@@ -81,6 +82,54 @@ absl::Status ReadPem(const std::string& cert_file, const std::string& key_file, 
         fmt::format("--tls-private-key-file: \"{}\" holds no PEM private key", key_file));
   }
   return absl::OkStatus();
+}
+
+// The client CA bundle, for verifying client certificates (TLS client authentication).
+absl::StatusOr<X509_STORE*> ClientCaStore(const std::string& pem) {
+  std::unique_ptr<X509_STORE, void (*)(X509_STORE*)> store(X509_STORE_new(), &X509_STORE_free);
+  std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())),
+                                          &BIO_free);
+  int count = 0;
+  while (X509Ptr cert{PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)}) {
+    X509_STORE_add_cert(store.get(), cert.get());
+    ++count;
+  }
+  ERR_clear_error();  // The end of the bundle reads as an error.
+  if (count == 0) return absl::InvalidArgumentError("client CA: no PEM certificate");
+  X509_STORE_set_purpose(store.get(), X509_PURPOSE_SSL_CLIENT);
+  return store.release();
+}
+
+// The entries of `nid` in the certificate's subject.
+std::vector<std::string> SubjectEntries(X509* cert, int nid) {
+  std::vector<std::string> out;
+  X509_NAME* name = X509_get_subject_name(cert);
+  for (int i = -1; (i = X509_NAME_get_index_by_NID(name, nid, i)) >= 0;) {
+    unsigned char* utf8 = nullptr;
+    int n = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i)));
+    if (n < 0) continue;
+    out.emplace_back(reinterpret_cast<char*>(utf8), n);
+    OPENSSL_free(utf8);
+  }
+  return out;
+}
+
+// Who the request's client certificate names: nullopt without one; Unauthenticated when it does
+// not chain to the client CA (or the server asked for none).
+absl::StatusOr<std::optional<UserInfo>> CertificateUser(const SSL* ssl) {
+  if (ssl == nullptr) return std::nullopt;
+  X509Ptr peer(SSL_get1_peer_certificate(ssl));
+  if (peer == nullptr) return std::nullopt;
+  if (long err = SSL_get_verify_result(ssl); err != X509_V_OK) {
+    return absl::UnauthenticatedError(
+        fmt::format("verifying certificate: {}", X509_verify_cert_error_string(err)));
+  }
+  std::vector<std::string> cn = SubjectEntries(peer.get(), NID_commonName);
+  UserInfo user{.name = cn.empty() ? "" : cn.front(),
+                .groups = SubjectEntries(peer.get(), NID_organizationName)};
+  if (user.name.empty()) return absl::UnauthenticatedError("the certificate names no user (CN)");
+  user.groups.push_back("system:authenticated");
+  return user;
 }
 
 bool AlwaysAllowed(const std::vector<std::string>& patterns, std::string_view path) {
@@ -170,6 +219,16 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
   s->http_ = std::make_unique<httplib::SSLServer>(cert.get(), key.get());
   httplib::Server& http = *s->http_;
   if (!http.is_valid()) return absl::InternalError("setting up TLS for the secure port failed");
+  if (!options.client_ca_pem.empty()) {
+    absl::StatusOr<X509_STORE*> store = ClientCaStore(options.client_ca_pem);
+    if (!store.ok()) return store.status();
+    SSL_CTX* ctx = static_cast<httplib::SSLServer&>(http).ssl_context();
+    SSL_CTX_set_cert_store(ctx, *store);  // The context owns it.
+    // Ask for a certificate without requiring one, and let every handshake through: the
+    // verification result is read per request (CertificateUser), so that a bad certificate gets
+    // 401 as upstream answers it, not a failed handshake.
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
+  }
   // Scrapes and probes are few: two threads serve them (httplib's default is one per core, at
   // least eight).
   http.new_task_queue = [] { return new httplib::ThreadPool(2); };
@@ -182,26 +241,35 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
 
   // Authorization first, for every path outside always_allow_paths.
   std::vector<std::string> allow = options.always_allow_paths;
-  http.set_pre_routing_handler(
-      [allow, authorizer](const httplib::Request& req, httplib::Response& res) {
-        if (AlwaysAllowed(allow, req.path)) return httplib::Server::HandlerResponse::Unhandled;
-        std::string token;
-        const std::string auth = req.get_header_value("Authorization");
-        if (auth.size() > 7 && absl::AsciiStrToLower(auth.substr(0, 7)) == "bearer ") {
-          token = auth.substr(7);
-        }
-        absl::Status s = authorizer == nullptr
-                             ? absl::PermissionDeniedError(fmt::format(
-                                   "forbidden: no authorizer for path \"{}\"", req.path))
-                             : authorizer->Authorize(token, req.path);
-        if (s.ok()) return httplib::Server::HandlerResponse::Unhandled;
-        const bool unauthenticated = s.code() == absl::StatusCode::kUnauthenticated;
-        res.status = unauthenticated ? 401 : 403;
-        res.set_content(StatusBody(res.status, unauthenticated ? "Unauthorized" : "Forbidden",
-                                   unauthenticated ? "Unauthorized" : std::string(s.message())),
-                        "application/json");
-        return httplib::Server::HandlerResponse::Handled;
-      });
+  http.set_pre_routing_handler([allow, authorizer](const httplib::Request& req,
+                                                   httplib::Response& res) {
+    if (AlwaysAllowed(allow, req.path)) return httplib::Server::HandlerResponse::Unhandled;
+    Credentials credentials;
+    const std::string auth = req.get_header_value("Authorization");
+    if (auth.size() > 7 && absl::AsciiStrToLower(auth.substr(0, 7)) == "bearer ") {
+      credentials.bearer_token = auth.substr(7);
+    }
+    absl::StatusOr<std::optional<UserInfo>> cert = CertificateUser(req.ssl);
+    absl::Status s;
+    if (cert.ok()) {
+      credentials.client_certificate = std::move(*cert);
+    } else if (credentials.bearer_token.empty()) {  // A token could still authenticate.
+      KLOG(2, "Unable to authenticate the request", {"err", std::string(cert.status().message())});
+      s = cert.status();
+    }
+    if (s.ok()) {
+      s = authorizer == nullptr ? absl::PermissionDeniedError(fmt::format(
+                                      "forbidden: no authorizer for path \"{}\"", req.path))
+                                : authorizer->Authorize(credentials, req.path);
+    }
+    if (s.ok()) return httplib::Server::HandlerResponse::Unhandled;
+    const bool unauthenticated = s.code() == absl::StatusCode::kUnauthenticated;
+    res.status = unauthenticated ? 401 : 403;
+    res.set_content(StatusBody(res.status, unauthenticated ? "Unauthorized" : "Forbidden",
+                               unauthenticated ? "Unauthorized" : std::string(s.message())),
+                    "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  });
 
   ServeHealth(http, "healthz", handlers.healthz);
   ServeHealth(http, "livez", handlers.healthz);

@@ -11,12 +11,15 @@
 //   ...
 //   (*s)->Stop();
 //
-// Without a certificate and key, the server makes a self-signed one for localhost in memory.
+// Without a certificate and key, the server makes a self-signed one for localhost in memory. With
+// a client CA it asks clients for a certificate (without requiring one): a certificate that
+// chains to the CA authenticates its request, one that does not gets 401.
 // Thread safety: the handlers run on the server's threads and may run concurrently.
 #pragma once
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -38,6 +41,8 @@ struct ServingOptions {
   std::string key_file;     // --tls-private-key-file
   // Paths served without authorization; a trailing "*" matches a prefix.
   std::vector<std::string> always_allow_paths = {"/healthz", "/readyz", "/livez"};
+  // CA certificates (PEM) that client certificates are verified against; empty: none asked for.
+  std::string client_ca_pem;
 };
 
 // A named health check, as k8s.io/apiserver/pkg/server/healthz: OK, or why not (logged, and
@@ -47,13 +52,28 @@ struct HealthCheck {
   std::function<absl::Status()> check;
 };
 
+// A user, as Kubernetes' authenticators name one.
+struct UserInfo {
+  std::string name;
+  std::vector<std::string> groups;
+};
+
+// What a request says of who sends it. A client certificate comes first, as upstream's union of
+// authenticators tries x509 before tokens; neither: anonymous.
+struct Credentials {
+  // A client certificate that chains to ServingOptions::client_ca_pem: its subject's CommonName
+  // and Organizations, plus system:authenticated, as k8s.io/apiserver's x509 authenticator reads
+  // them.
+  std::optional<UserInfo> client_certificate;
+  std::string bearer_token;  // Empty: none.
+};
+
 // Whether a request may read a path. OK to serve; Unauthenticated gives 401, anything else 403
 // with the message.
 class RequestAuthorizer {
  public:
   virtual ~RequestAuthorizer() = default;
-  // `bearer_token` is empty for an anonymous request.
-  virtual absl::Status Authorize(std::string_view bearer_token, std::string_view path) = 0;
+  virtual absl::Status Authorize(const Credentials& credentials, std::string_view path) = 0;
 };
 
 struct Handlers {

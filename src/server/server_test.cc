@@ -2,8 +2,12 @@
 
 #include <httplib.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/testing/command.h"
 #include "src/testing/ports.h"
 
 namespace ksched::server {
@@ -14,7 +18,8 @@ using ::testing::HasSubstr;
 // Lets "good" in; "bad" is an unknown token; anonymous requests are forbidden.
 class TokenAuthorizer : public RequestAuthorizer {
  public:
-  absl::Status Authorize(std::string_view token, std::string_view path) override {
+  absl::Status Authorize(const Credentials& credentials, std::string_view path) override {
+    const std::string& token = credentials.bearer_token;
     if (token == "good") return absl::OkStatus();
     if (token == "bad") return absl::UnauthenticatedError("invalid bearer token");
     return absl::PermissionDeniedError("forbidden: User \"system:anonymous\" cannot get path \"" +
@@ -111,6 +116,91 @@ TEST_F(ServerTest, ForbidsEverythingElseWithoutAnAuthorizer) {
   EXPECT_EQ(Get("/metrics", "good")->status, 403);
 }
 
+// Records the credentials of each request and lets every one in.
+class RecordingAuthorizer : public RequestAuthorizer {
+ public:
+  absl::Status Authorize(const Credentials& credentials, std::string_view) override {
+    seen.push_back(credentials);
+    return absl::OkStatus();
+  }
+  std::vector<Credentials> seen;
+};
+
+// A CA and a client certificate it signs (subject `subject`), made with the openssl command in
+// `dir`; returns the CA's PEM.
+std::string MakeCa(const std::string& dir, const std::string& name) {
+  using ksched::testing::RunCommand;
+  const std::string ca = dir + "/" + name;
+  EXPECT_EQ(RunCommand({"openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                        "-subj", "/CN=" + name, "-keyout", ca + ".key", "-out", ca + ".crt"})
+                .exit_code,
+            0);
+  std::ifstream in(ca + ".crt");
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void MakeClientCert(const std::string& dir, const std::string& ca, const std::string& subject) {
+  using ksched::testing::RunCommand;
+  const std::string client = dir + "/client";
+  EXPECT_EQ(RunCommand({"openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-subj", subject,
+                        "-keyout", client + ".key", "-out", client + ".csr"})
+                .exit_code,
+            0);
+  EXPECT_EQ(RunCommand({"openssl", "x509", "-req", "-in", client + ".csr", "-CA",
+                        dir + "/" + ca + ".crt", "-CAkey", dir + "/" + ca + ".key",
+                        "-CAcreateserial", "-days", "1", "-out", client + ".crt"})
+                .exit_code,
+            0);
+}
+
+TEST_F(ServerTest, AClientCertificateFromTheClientCaNamesItsUser) {
+  const std::string dir = ::testing::TempDir() + "/client-ca";
+  std::filesystem::create_directories(dir);
+  const std::string ca_pem = MakeCa(dir, "ca");
+  MakeCa(dir, "other-ca");
+  RecordingAuthorizer authz;
+  port_ = ksched::testing::FreePort();
+  auto s =
+      Server::Start({.bind_address = "127.0.0.1", .secure_port = port_, .client_ca_pem = ca_pem},
+                    {.metrics = [] { return std::string("x 1\n"); }}, &authz);
+  ASSERT_TRUE(s.ok()) << s.status();
+  server_ = std::move(*s);
+  auto get = [&](bool with_cert, const std::string& token = "") {
+    auto client = with_cert ? std::make_unique<httplib::SSLClient>(
+                                  "127.0.0.1", port_, dir + "/client.crt", dir + "/client.key")
+                            : std::make_unique<httplib::SSLClient>("127.0.0.1", port_);
+    client->enable_server_certificate_verification(false);
+    httplib::Headers headers;
+    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
+    return client->Get("/metrics", headers);
+  };
+
+  MakeClientCert(dir, "ca", "/O=system:monitoring/O=team-a/CN=prometheus");
+  auto r = get(true);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  ASSERT_EQ(authz.seen.size(), 1u);
+  ASSERT_TRUE(authz.seen[0].client_certificate.has_value());
+  EXPECT_EQ(authz.seen[0].client_certificate->name, "prometheus");
+  EXPECT_EQ(authz.seen[0].client_certificate->groups,
+            (std::vector<std::string>{"system:monitoring", "team-a", "system:authenticated"}));
+  // Without a certificate the request is anonymous, or has its token: the authorizer decides.
+  EXPECT_EQ(get(false, "t")->status, 200);
+  ASSERT_EQ(authz.seen.size(), 2u);
+  EXPECT_FALSE(authz.seen[1].client_certificate.has_value());
+  EXPECT_EQ(authz.seen[1].bearer_token, "t");
+
+  // A certificate another CA signed authenticates nobody: 401, unless a token does.
+  MakeClientCert(dir, "other-ca", "/O=system:masters/CN=intruder");
+  r = get(true);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 401);
+  EXPECT_THAT(r->body, HasSubstr("\"reason\":\"Unauthorized\""));
+  EXPECT_EQ(authz.seen.size(), 2u);
+  EXPECT_EQ(get(true, "t")->status, 200);
+  ASSERT_EQ(authz.seen.size(), 3u);
+  EXPECT_FALSE(authz.seen[2].client_certificate.has_value());
+}
+
 TEST(ServerStartTest, BadCertificatesAndTakenPortsAreClearErrors) {
   auto s = Server::Start(
       {.secure_port = ksched::testing::FreePort(), .cert_file = "/nonexistent.crt"}, {}, nullptr);
@@ -127,6 +217,10 @@ TEST(ServerStartTest, BadCertificatesAndTakenPortsAreClearErrors) {
   ASSERT_TRUE(first.ok()) << first.status();
   auto second = Server::Start({.bind_address = "127.0.0.1", .secure_port = port}, {}, nullptr);
   EXPECT_THAT(second.status().message(), HasSubstr("failed to listen on 127.0.0.1:"));
+
+  s = Server::Start({.secure_port = ksched::testing::FreePort(), .client_ca_pem = "not a PEM"}, {},
+                    nullptr);
+  EXPECT_EQ(s.status().message(), "client CA: no PEM certificate");
 }
 
 }  // namespace
