@@ -96,6 +96,46 @@ class RunTest : public ControlPlaneTest {
     return client.Get(path, headers);
   }
 
+  // A token of the service account scrape/scraper, which a ClusterRole allows GET on /metrics
+  // and /configz; made on first use.
+  std::string ScraperToken() {
+    if (cluster().Kubectl({"get", "clusterrolebinding", "scraper"}).exit_code != 0) {
+      EXPECT_EQ(cluster().Kubectl({"create", "namespace", "scrape"}).exit_code, 0);
+      EXPECT_EQ(
+          cluster().Kubectl({"create", "serviceaccount", "scraper", "-n", "scrape"}).exit_code, 0);
+      EXPECT_EQ(cluster()
+                    .Kubectl({"create", "clusterrole", "metrics-reader", "--verb=get",
+                              "--non-resource-url=/metrics", "--non-resource-url=/configz"})
+                    .exit_code,
+                0);
+      EXPECT_EQ(cluster()
+                    .Kubectl({"create", "clusterrolebinding", "scraper",
+                              "--clusterrole=metrics-reader", "--serviceaccount=scrape:scraper"})
+                    .exit_code,
+                0);
+    }
+    CommandResult token = cluster().Kubectl({"create", "token", "scraper", "-n", "scrape"});
+    EXPECT_EQ(token.exit_code, 0) << token.err;
+    while (!token.out.empty() && std::isspace(token.out.back())) token.out.pop_back();
+    return token.out;
+  }
+
+  // The value of one series in `text` (Prometheus text); -1 if absent.
+  static double Sample(const std::string& text, const std::string& series) {
+    size_t at = text.find("\n" + series + " ");
+    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + series.size() + 2));
+  }
+
+  // A KubeSchedulerConfiguration with one profile, `scheduler_name`, in the cluster's directory.
+  std::string ProfileConfig(const std::string& scheduler_name) {
+    std::string path = fmt::format("{}/{}.yaml", cluster().dir(), scheduler_name);
+    std::ofstream(path) << fmt::format(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "leaderElection: {{leaderElect: false}}\nprofiles:\n- schedulerName: {}\n",
+        scheduler_name);
+    return path;
+  }
+
   std::vector<std::unique_ptr<Process>> replicas_;
   int secure_port_ = 0;
 };
@@ -225,6 +265,64 @@ TEST_F(RunTest, RemovingATaintRequeuesThePodItRejected) {
   ASSERT_EQ(cluster().Kubectl({"taint", "nodes", "tainted", "dedicated-"}).exit_code, 0);
   ASSERT_TRUE(Eventually([&] {
     return Get({"pod", "needs-200", "-n", "taint"})["spec"].value("nodeName", "") == "tainted";
+  }));
+}
+
+// A pending pod that is deleted leaves the queue: scheduler_pending_pods of a profile that only
+// this test's pods ask for goes back to 0.
+TEST_F(RunTest, ADeletedPendingPodLeavesTheQueue) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "gone"}).exit_code, 0);
+  const std::string token = ScraperToken();
+  StartKsched({"--config", ProfileConfig("gone-test")});
+  Create(Pod("gone", "too-big", "500", "gone-test"));
+  ASSERT_TRUE(Eventually([&] {
+    for (const json& e : Events("gone")) {
+      if (e["reason"] == "FailedScheduling") return true;
+    }
+    return false;
+  }));
+  auto pending = [&](const std::string& queue) {
+    auto m = Serve("/metrics", token);
+    if (!m || m->status != 200) return -1.0;
+    return Sample(m->body, fmt::format("scheduler_pending_pods{{queue=\"{}\"}}", queue));
+  };
+  ASSERT_TRUE(Eventually([&] { return pending("unschedulable") == 1; }))
+      << pending("unschedulable");
+  ASSERT_EQ(cluster().Kubectl({"delete", "pod", "too-big", "-n", "gone", "--wait=false"}).exit_code,
+            0);
+  ASSERT_TRUE(Eventually([&] {
+    return pending("unschedulable") == 0 && pending("active") == 0 && pending("backoff") == 0;
+  })) << pending("unschedulable");
+}
+
+// A pod that another scheduler (or a user, with spec.nodeName) put on a node counts there: a pod
+// that would not fit beside it waits until it is gone.
+TEST_F(RunTest, APodBoundElsewhereCountsOnItsNode) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "elsewhere"}).exit_code, 0);
+  Create(Node("shared-node", "1"));
+  json theirs = Pod("elsewhere", "theirs", "800m", "someone-else");
+  theirs["spec"]["nodeName"] = "shared-node";
+  Create(theirs);
+  StartKsched({"--config", ProfileConfig("elsewhere-test")});
+  json ours = Pod("elsewhere", "ours", "500m", "elsewhere-test");
+  ours["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "shared-node"}};
+  Create(ours);
+  std::string note;
+  ASSERT_TRUE(Eventually([&] {
+    for (const json& e : Events("elsewhere")) {
+      if (e["reason"] == "FailedScheduling") note = e["note"];
+    }
+    return !note.empty();
+  }));
+  EXPECT_NE(note.find("Insufficient cpu"), std::string::npos) << note;
+  // No kubelet runs here to end it gracefully.
+  ASSERT_EQ(
+      cluster()
+          .Kubectl({"delete", "pod", "theirs", "-n", "elsewhere", "--force", "--grace-period=0"})
+          .exit_code,
+      0);
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "ours", "-n", "elsewhere"})["spec"].value("nodeName", "") == "shared-node";
   }));
 }
 
@@ -487,33 +585,19 @@ TEST_F(RunTest, ServesHealthAndMetricsToWhomRbacAllows) {
             std::string::npos)
       << r->body;
   // A service account may scrape once a ClusterRole grants it GET on /metrics.
-  ASSERT_EQ(cluster().Kubectl({"create", "serviceaccount", "scraper", "-n", "serve"}).exit_code, 0);
-  CommandResult token = cluster().Kubectl({"create", "token", "scraper", "-n", "serve"});
-  ASSERT_EQ(token.exit_code, 0) << token.err;
-  while (!token.out.empty() && std::isspace(token.out.back())) token.out.pop_back();
-  EXPECT_EQ(Serve("/metrics", token.out)->status, 403);
-  ASSERT_EQ(cluster()
-                .Kubectl({"create", "clusterrole", "metrics-reader", "--verb=get",
-                          "--non-resource-url=/metrics", "--non-resource-url=/configz"})
-                .exit_code,
-            0);
-  ASSERT_EQ(cluster()
-                .Kubectl({"create", "clusterrolebinding", "scraper", "--clusterrole=metrics-reader",
-                          "--serviceaccount=serve:scraper"})
-                .exit_code,
-            0);
+  ASSERT_EQ(cluster().Kubectl({"create", "serviceaccount", "other", "-n", "serve"}).exit_code, 0);
+  CommandResult other = cluster().Kubectl({"create", "token", "other", "-n", "serve"});
+  ASSERT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_EQ(Serve("/metrics", other.out.substr(0, other.out.find('\n')))->status, 403);
+  const std::string token = ScraperToken();
   std::string text;
   ASSERT_TRUE(Eventually([&] {  // A denial is cached for 10 seconds.
-    auto m = Serve("/metrics", token.out);
+    auto m = Serve("/metrics", token);
     if (m && m->status == 200) text = m->body;
     return !text.empty();
   }));
-  // The value of one series; -1 if absent. Other tests' pods and nodes share the cluster, so
-  // counts are at least this test's.
-  auto value = [&](const std::string& series) {
-    size_t at = text.find("\n" + series + " ");
-    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + series.size() + 2));
-  };
+  // Other tests' pods and nodes share the cluster, so counts are at least this test's.
+  auto value = [&](const std::string& series) { return Sample(text, series); };
   EXPECT_GE(
       value(R"(scheduler_schedule_attempts_total{profile="default-scheduler",result="scheduled"})"),
       5);
@@ -525,10 +609,61 @@ TEST_F(RunTest, ServesHealthAndMetricsToWhomRbacAllows) {
           R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"),
       0);
   EXPECT_GT(value("process_resident_memory_bytes"), 0);
-  r = Serve("/configz", token.out);
+  r = Serve("/configz", token);
   ASSERT_EQ(r->status, 200) << r->body;
   json configz = json::parse(r->body, nullptr, false);
   EXPECT_EQ(configz["componentconfig"]["profiles"][0]["schedulerName"], "default-scheduler");
+}
+
+// Delegated authentication as kubeadm sets kube-scheduler up: reviews through
+// --authentication-kubeconfig and --authorization-kubeconfig (ksched's own account here may not
+// create them), and client certificates verified against the cluster's client CA, which ksched
+// looks up in configmap kube-system/extension-apiserver-authentication.
+TEST_F(RunTest, ScrapersAuthenticateWithTokensOrClientCertificates) {
+  const std::string token = ScraperToken();
+  const std::string admin = cluster().kubeconfig();
+  StartKsched({"--kubeconfig", LimitedKubeconfig(cluster()), "--leader-elect=false",
+               "--authentication-kubeconfig", admin, "--authorization-kubeconfig", admin});
+  ASSERT_TRUE(Eventually([&] {
+    auto r = Serve("/readyz");
+    return r && r->status == 200;
+  }));
+  EXPECT_EQ(Serve("/metrics", token)->status, 200);
+
+  // A certificate of the cluster's CA for user cert-scraper in group scrapers.
+  std::string pki = cluster().dir() + "/pki";
+  std::string dir = cluster().dir() + "/cert-scraper";
+  std::filesystem::create_directories(dir);
+  ASSERT_EQ(RunCommand({"openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-subj",
+                        "/O=scrapers/CN=cert-scraper", "-keyout", dir + "/tls.key", "-out",
+                        dir + "/tls.csr"})
+                .exit_code,
+            0);
+  ASSERT_EQ(RunCommand({"openssl", "x509", "-req", "-in", dir + "/tls.csr", "-CA", pki + "/ca.crt",
+                        "-CAkey", pki + "/ca.key", "-CAcreateserial", "-days", "1", "-out",
+                        dir + "/tls.crt"})
+                .exit_code,
+            0);
+  auto scrape = [&] {
+    httplib::SSLClient client("127.0.0.1", secure_port_, dir + "/tls.crt", dir + "/tls.key");
+    client.enable_server_certificate_verification(false);
+    return client.Get("/metrics");
+  };
+  auto r = scrape();
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 403);
+  EXPECT_NE(r->body.find(R"(forbidden: User \"cert-scraper\" cannot get path \"/metrics\")"),
+            std::string::npos)
+      << r->body;
+  ASSERT_EQ(cluster()
+                .Kubectl({"create", "clusterrolebinding", "cert-scrapers",
+                          "--clusterrole=metrics-reader", "--group=scrapers"})
+                .exit_code,
+            0);
+  ASSERT_TRUE(Eventually([&] {  // A denial is cached for 10 seconds.
+    auto m = scrape();
+    return m && m->status == 200 && m->body.find("scheduler_pending_pods") != std::string::npos;
+  }));
 }
 
 TEST_F(RunTest, SecurePortZeroServesNothing) {
