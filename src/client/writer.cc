@@ -87,13 +87,20 @@ void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::s
                                 body["reportingInstance"].get_ref<const std::string&>(),
                                 body["reportingController"].get_ref<const std::string&>(),
                                 body["regarding"].dump());
+  std::string events = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns);
+  std::string what = fmt::format("event {} for pod {}/{}", reason, ns, pod.metadata.name);
+  std::string text = body.dump();
   std::optional<Recorded> series;
   {
     absl::MutexLock lock(&mu_);
     auto [it, added] = recent_.try_emplace(key);
     Recorded& r = it->second;
     if (added) {
-      r = {.event = body, .event_time = now};
+      r = {.event = text,
+           .path =
+               fmt::format("{}/{}", events, body["metadata"]["name"].get_ref<const std::string&>()),
+           .what = what,
+           .event_time = now};
     } else {
       r.last_observed = now;
       r.count = r.count == 0 ? 2 : r.count + 1;
@@ -105,10 +112,8 @@ void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::s
     SendSeries(*series);
     return;
   }
-  SendAsync({.method = "POST",
-             .path = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns),
-             .body = body.dump()},
-            fmt::format("event {} for pod {}/{}", reason, ns, pod.metadata.name));
+  SendAsync({.method = "POST", .path = std::move(events), .body = std::move(text)},
+            std::move(what));
 }
 
 void ApiWriter::FinishSeries(absl::Time now) {
@@ -140,28 +145,26 @@ void ApiWriter::RefreshSeries() {
 
 void ApiWriter::SendSeries(const Recorded& r) {
   json series = {{"count", r.count}, {"lastObservedTime", MicroTime(r.last_observed)}};
-  const std::string& ns = r.event["metadata"]["namespace"].get_ref<const std::string&>();
-  const std::string& name = r.event["metadata"]["name"].get_ref<const std::string&>();
-  std::string events = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns);
-  std::string what = fmt::format("event series {} for {}/{}", r.event["reason"].dump(), ns,
-                                 r.event["regarding"]["name"].get_ref<const std::string&>());
-  json created = r.event;
-  created["series"] = series;
   // As client-go: the event may have been removed meanwhile (its TTL, or by hand); then the
   // series is created as a new event.
-  http_.Send({.method = "PATCH",
-              .path = fmt::format("{}/{}", events, name),
-              .body = json{{"series", series}}.dump(),
-              .content_type = "application/strategic-merge-patch+json"},
-             [http = &http_, report = options_.on_write_error, events, what,
-              created = std::move(created)](const HttpResponse& resp) mutable {
-               if (resp.status == 404) {
-                 SendReporting(*http, {.method = "POST", .path = events, .body = created.dump()},
-                               report, std::move(what));
-               } else if (!resp.ok() && report) {
-                 report(what, resp.ToStatus());
-               }
-             });
+  http_.Send(
+      {.method = "PATCH",
+       .path = r.path,
+       .body = json{{"series", series}}.dump(),
+       .content_type = "application/strategic-merge-patch+json"},
+      [http = &http_, report = options_.on_write_error, series, r](const HttpResponse& resp) {
+        if (resp.status == 404) {
+          json created = json::parse(r.event);
+          created["series"] = series;
+          SendReporting(*http,
+                        {.method = "POST",
+                         .path = r.path.substr(0, r.path.rfind('/')),
+                         .body = created.dump()},
+                        report, r.what);
+        } else if (!resp.ok() && report) {
+          report(r.what, resp.ToStatus());
+        }
+      });
 }
 
 json ApiWriter::StatusPatch(const api::PodCondition& c, const std::string* nominated_node) {

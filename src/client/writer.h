@@ -78,9 +78,12 @@ class ApiWriter : public ClusterWriter {
  private:
   void SendAsync(HttpRequest request, std::string what);
 
-  // An event in the recorder's cache, by its series key.
+  // An event in the recorder's cache, by its series key. Kept small: every event recorded stays
+  // for 6 to 12 minutes.
   struct Recorded {
-    nlohmann::json event;  // As it was created: its name, namespace and eventTime.
+    std::string event;  // As it was created (JSON), to create a series whose event is gone.
+    std::string path;   // /apis/events.k8s.io/v1/namespaces/<namespace>/events/<name>
+    std::string what;   // "event <reason> for pod <namespace>/<name>", for error reports.
     absl::Time event_time;
     int count = 0;  // 0 for a single event, else the series' count.
     absl::Time last_observed;
