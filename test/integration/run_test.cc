@@ -87,6 +87,18 @@ class RunTest : public ControlPlaneTest {
     return list.is_object() ? list["items"].get<std::vector<json>>() : std::vector<json>{};
   }
 
+  // The note of the latest FailedScheduling event in `ns`, once there is one; "" if none came.
+  std::string FailedSchedulingNote(const std::string& ns) {
+    std::string note;
+    Eventually([&] {
+      for (const json& e : Events(ns)) {
+        if (e["reason"] == "FailedScheduling") note = e["note"];
+      }
+      return !note.empty();
+    });
+    return note;
+  }
+
   // GET https://127.0.0.1:<secure_port_><path>, as a scraper or a probe would.
   httplib::Result Serve(const std::string& path, const std::string& token = "") {
     httplib::SSLClient client("127.0.0.1", secure_port_);
@@ -223,13 +235,8 @@ TEST_F(RunTest, UnschedulablePodIsReportedThenLandsOnANodeThatFits) {
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "big"}).exit_code, 0);
   StartKsched();
   Create(Pod("big", "huge", "64"));
-  std::string note;
-  ASSERT_TRUE(Eventually([&] {
-    for (const json& e : Events("big")) {
-      if (e["reason"] == "FailedScheduling") note = e["note"];
-    }
-    return !note.empty();
-  }));
+  std::string note = FailedSchedulingNote("big");
+  ASSERT_FALSE(note.empty());
   EXPECT_TRUE(note.starts_with("0/")) << note;
   EXPECT_NE(note.find("Insufficient cpu"), std::string::npos) << note;
   json cond;
@@ -256,12 +263,7 @@ TEST_F(RunTest, RemovingATaintRequeuesThePodItRejected) {
       Node("tainted", "200", {{{"key", "dedicated"}, {"value", "x"}, {"effect", "NoSchedule"}}}));
   StartKsched();
   Create(Pod("taint", "needs-200", "150"));
-  ASSERT_TRUE(Eventually([&] {
-    for (const json& e : Events("taint")) {
-      if (e["reason"] == "FailedScheduling") return true;
-    }
-    return false;
-  }));
+  ASSERT_FALSE(FailedSchedulingNote("taint").empty());
   ASSERT_EQ(cluster().Kubectl({"taint", "nodes", "tainted", "dedicated-"}).exit_code, 0);
   ASSERT_TRUE(Eventually([&] {
     return Get({"pod", "needs-200", "-n", "taint"})["spec"].value("nodeName", "") == "tainted";
@@ -275,12 +277,7 @@ TEST_F(RunTest, ADeletedPendingPodLeavesTheQueue) {
   const std::string token = ScraperToken();
   StartKsched({"--config", ProfileConfig("gone-test")});
   Create(Pod("gone", "too-big", "500", "gone-test"));
-  ASSERT_TRUE(Eventually([&] {
-    for (const json& e : Events("gone")) {
-      if (e["reason"] == "FailedScheduling") return true;
-    }
-    return false;
-  }));
+  ASSERT_FALSE(FailedSchedulingNote("gone").empty());
   auto pending = [&](const std::string& queue) {
     auto m = Serve("/metrics", token);
     if (!m || m->status != 200) return -1.0;
@@ -307,13 +304,8 @@ TEST_F(RunTest, APodBoundElsewhereCountsOnItsNode) {
   json ours = Pod("elsewhere", "ours", "500m", "elsewhere-test");
   ours["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "shared-node"}};
   Create(ours);
-  std::string note;
-  ASSERT_TRUE(Eventually([&] {
-    for (const json& e : Events("elsewhere")) {
-      if (e["reason"] == "FailedScheduling") note = e["note"];
-    }
-    return !note.empty();
-  }));
+  std::string note = FailedSchedulingNote("elsewhere");
+  ASSERT_FALSE(note.empty());
   EXPECT_NE(note.find("Insufficient cpu"), std::string::npos) << note;
   // No kubelet runs here to end it gracefully.
   ASSERT_EQ(
@@ -477,13 +469,8 @@ TEST_F(RunTest, ARejectedBindLeavesNoPhantomUsageAndThePodIsRetried) {
   json pod = Pod("phantom", "first", "1");
   pod["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "phantom-node"}};
   Create(pod);
-  std::string note;
-  ASSERT_TRUE(Eventually([&] {
-    for (const json& e : Events("phantom")) {
-      if (e["reason"] == "FailedScheduling") note = e["note"];
-    }
-    return !note.empty();
-  }));
+  std::string note = FailedSchedulingNote("phantom");
+  ASSERT_FALSE(note.empty());
   EXPECT_NE(note.find("cannot create resource \"pods/binding\""), std::string::npos) << note;
   json cond;
   ASSERT_TRUE(Eventually([&] {
