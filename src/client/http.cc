@@ -12,6 +12,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/random/random.h"
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -151,6 +152,7 @@ struct HttpClient::Loop {
   // Owned by the I/O thread.
   std::multimap<absl::Time, std::unique_ptr<Transfer>> delayed;
   std::map<uint64_t, std::unique_ptr<Transfer>> running;
+  absl::BitGen rng;  // For retries' jitter.
 
   explicit Loop(const RestConfig& c) : bucket(c.qps, c.burst), token(c.token, c.token_file) {}
 
@@ -246,6 +248,13 @@ void HttpClient::Loop::ReapFinished() {
     std::unique_ptr<Transfer> t = std::move(running.extract(raw->id).mapped());
     if (result == CURLE_OK) {
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
+    } else if (t->request.retries > 0) {  // The same handle goes again, later.
+      --t->request.retries;
+      t->response = {};
+      t->error[0] = '\0';
+      absl::Time at = absl::Now() + t->request.retry_delay * absl::Uniform(rng, 1.0, 1.25);
+      delayed.emplace(at, std::move(t));
+      continue;
     } else {
       t->response.status = 0;
       t->response.transport_error =

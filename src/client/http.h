@@ -34,6 +34,11 @@ struct HttpRequest {
   std::string content_type = "application/json";
   // Total time allowed; zero means none (watches end by the server's timeoutSeconds).
   absl::Duration timeout = absl::Seconds(30);
+  // How many times to send the request again when no answer came (a transport error), each after
+  // retry_delay to 1.25 times it, as client-go's event sink retries. An answer, of any status, is
+  // final; so is the client's close.
+  int retries = 0;
+  absl::Duration retry_delay = absl::Seconds(10);
 };
 
 struct HttpResponse {

@@ -16,6 +16,9 @@ std::string PodPath(const api::Pod& pod, std::string_view sub) {
                      sub);
 }
 
+// client-go's recorder tries an event 12 times while the API server cannot be reached.
+constexpr int kEventRetries = 11;
+
 // metav1.MicroTime's text.
 std::string MicroTime(absl::Time t) {
   return absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", t, absl::UTCTimeZone());
@@ -112,7 +115,11 @@ void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::s
     SendSeries(*series);
     return;
   }
-  SendAsync({.method = "POST", .path = std::move(events), .body = std::move(text)},
+  SendAsync({.method = "POST",
+             .path = std::move(events),
+             .body = std::move(text),
+             .retries = kEventRetries,
+             .retry_delay = options_.event_retry_delay},
             std::move(what));
 }
 
@@ -147,24 +154,28 @@ void ApiWriter::SendSeries(const Recorded& r) {
   json series = {{"count", r.count}, {"lastObservedTime", MicroTime(r.last_observed)}};
   // As client-go: the event may have been removed meanwhile (its TTL, or by hand); then the
   // series is created as a new event.
-  http_.Send(
-      {.method = "PATCH",
-       .path = r.path,
-       .body = json{{"series", series}}.dump(),
-       .content_type = "application/strategic-merge-patch+json"},
-      [http = &http_, report = options_.on_write_error, series, r](const HttpResponse& resp) {
-        if (resp.status == 404) {
-          json created = json::parse(r.event);
-          created["series"] = series;
-          SendReporting(*http,
-                        {.method = "POST",
-                         .path = r.path.substr(0, r.path.rfind('/')),
-                         .body = created.dump()},
-                        report, r.what);
-        } else if (!resp.ok() && report) {
-          report(r.what, resp.ToStatus());
-        }
-      });
+  http_.Send({.method = "PATCH",
+              .path = r.path,
+              .body = json{{"series", series}}.dump(),
+              .content_type = "application/strategic-merge-patch+json",
+              .retries = kEventRetries,
+              .retry_delay = options_.event_retry_delay},
+             [http = &http_, report = options_.on_write_error, delay = options_.event_retry_delay,
+              series, r](const HttpResponse& resp) {
+               if (resp.status == 404) {
+                 json created = json::parse(r.event);
+                 created["series"] = series;
+                 SendReporting(*http,
+                               {.method = "POST",
+                                .path = r.path.substr(0, r.path.rfind('/')),
+                                .body = created.dump(),
+                                .retries = kEventRetries,
+                                .retry_delay = delay},
+                               report, r.what);
+               } else if (!resp.ok() && report) {
+                 report(r.what, resp.ToStatus());
+               }
+             });
 }
 
 json ApiWriter::StatusPatch(const api::PodCondition& c, const std::string* nominated_node) {

@@ -42,6 +42,9 @@ struct ApiWriterOptions {
   std::string hostname;
   // Told of every failed asynchronous write (event or status patch); may be empty.
   WriteErrorHandler on_write_error;
+  // While the API server cannot be reached, an event is sent again 11 times, each after this (to
+  // 1.25 times it), as client-go's recorder does.
+  absl::Duration event_retry_delay = absl::Seconds(10);
 };
 
 class ApiWriter : public ClusterWriter {

@@ -3,10 +3,12 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <optional>
 #include <thread>
 
 #include "fmt/format.h"
 #include "src/client/http.h"
+#include "src/testing/ports.h"
 
 namespace ksched::client {
 namespace {
@@ -80,7 +82,8 @@ TEST(ApiWriterTest, UnreachableServerMakesBindFailWithTheTransportError) {
 // Records every request an ApiWriter sends, and answers 201 (PATCH: patch_status).
 class RecordingServer {
  public:
-  explicit RecordingServer(int patch_status = 200) {
+  // On `port`, or any free one.
+  explicit RecordingServer(int patch_status = 200, int port = 0) {
     auto record = [this, patch_status](const httplib::Request& req, httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       requests_.push_back(req.method + " " + req.path + " " + req.body);
@@ -89,7 +92,12 @@ class RecordingServer {
     };
     server_.Post(".*", record);
     server_.Patch(".*", record);
-    port_ = server_.bind_to_any_port("127.0.0.1");
+    port_ = port;
+    if (port == 0) {
+      port_ = server_.bind_to_any_port("127.0.0.1");
+    } else {
+      EXPECT_TRUE(server_.bind_to_port("127.0.0.1", port));
+    }
     thread_ = std::thread([this] { server_.listen_after_bind(); });
   }
   ~RecordingServer() {
@@ -205,6 +213,26 @@ TEST(ApiWriterTest, ASeriesWhoseEventIsGoneIsCreatedAnew) {
     }
   }
   EXPECT_EQ(with_series, 1);
+}
+
+TEST(ApiWriterTest, AnEventIsSentAgainUntilTheServerCanBeReached) {
+  const int port = ksched::testing::FreePort();
+  std::optional<RecordingServer> server;  // Outlives the client, which closes its connection.
+  auto http = HttpClient::Create({.server = fmt::format("http://127.0.0.1:{}", port)});
+  ASSERT_TRUE(http.ok());
+  std::vector<std::string> errors;
+  ApiWriter w(**http, {.hostname = "h",
+                       .on_write_error = [&](const std::string& what,
+                                             const absl::Status&) { errors.push_back(what); },
+                       .event_retry_delay = absl::Milliseconds(100)});
+  w.RecordEvent(MakePod(), "Normal", "Scheduled", "Binding", "Successfully assigned");
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // Refused at least twice.
+  server.emplace(/*patch_status=*/200, port);
+  ASSERT_TRUE((*http)->WaitIdle(absl::Seconds(10)));
+  std::vector<std::string> got = server->TakeRequests();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_TRUE(got[0].starts_with(fmt::format("POST {} {{", kEvents))) << got[0];
+  EXPECT_TRUE(errors.empty()) << errors[0];
 }
 
 TEST(HttpResponseTest, ApiStatusMessageAndCode) {
