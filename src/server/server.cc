@@ -132,6 +132,24 @@ absl::StatusOr<std::optional<UserInfo>> CertificateUser(const SSL* ssl) {
   return user;
 }
 
+// What the request says of who sends it; Unauthenticated for a certificate that does not verify
+// and no token that could authenticate instead.
+absl::StatusOr<Credentials> CredentialsOf(const httplib::Request& req) {
+  Credentials credentials;
+  const std::string auth = req.get_header_value("Authorization");
+  if (auth.size() > 7 && absl::AsciiStrToLower(auth.substr(0, 7)) == "bearer ") {
+    credentials.bearer_token = auth.substr(7);
+  }
+  absl::StatusOr<std::optional<UserInfo>> cert = CertificateUser(req.ssl);
+  if (cert.ok()) {
+    credentials.client_certificate = std::move(*cert);
+  } else if (credentials.bearer_token.empty()) {
+    KLOG(2, "Unable to authenticate the request", {"err", std::string(cert.status().message())});
+    return cert.status();
+  }
+  return credentials;
+}
+
 bool AlwaysAllowed(const std::vector<std::string>& patterns, std::string_view path) {
   for (std::string_view p : patterns) {
     if (p.ends_with('*') ? path.starts_with(p.substr(0, p.size() - 1)) : p == path) {
@@ -241,35 +259,24 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
 
   // Authorization first, for every path outside always_allow_paths.
   std::vector<std::string> allow = options.always_allow_paths;
-  http.set_pre_routing_handler([allow, authorizer](const httplib::Request& req,
-                                                   httplib::Response& res) {
-    if (AlwaysAllowed(allow, req.path)) return httplib::Server::HandlerResponse::Unhandled;
-    Credentials credentials;
-    const std::string auth = req.get_header_value("Authorization");
-    if (auth.size() > 7 && absl::AsciiStrToLower(auth.substr(0, 7)) == "bearer ") {
-      credentials.bearer_token = auth.substr(7);
-    }
-    absl::StatusOr<std::optional<UserInfo>> cert = CertificateUser(req.ssl);
-    absl::Status s;
-    if (cert.ok()) {
-      credentials.client_certificate = std::move(*cert);
-    } else if (credentials.bearer_token.empty()) {  // A token could still authenticate.
-      KLOG(2, "Unable to authenticate the request", {"err", std::string(cert.status().message())});
-      s = cert.status();
-    }
-    if (s.ok()) {
-      s = authorizer == nullptr ? absl::PermissionDeniedError(fmt::format(
-                                      "forbidden: no authorizer for path \"{}\"", req.path))
-                                : authorizer->Authorize(credentials, req.path);
-    }
-    if (s.ok()) return httplib::Server::HandlerResponse::Unhandled;
-    const bool unauthenticated = s.code() == absl::StatusCode::kUnauthenticated;
-    res.status = unauthenticated ? 401 : 403;
-    res.set_content(StatusBody(res.status, unauthenticated ? "Unauthorized" : "Forbidden",
-                               unauthenticated ? "Unauthorized" : std::string(s.message())),
-                    "application/json");
-    return httplib::Server::HandlerResponse::Handled;
-  });
+  http.set_pre_routing_handler(
+      [allow, authorizer](const httplib::Request& req, httplib::Response& res) {
+        if (AlwaysAllowed(allow, req.path)) return httplib::Server::HandlerResponse::Unhandled;
+        absl::StatusOr<Credentials> credentials = CredentialsOf(req);
+        absl::Status s = credentials.status();
+        if (s.ok()) {
+          s = authorizer == nullptr ? absl::PermissionDeniedError(fmt::format(
+                                          "forbidden: no authorizer for path \"{}\"", req.path))
+                                    : authorizer->Authorize(*credentials, req.path);
+        }
+        if (s.ok()) return httplib::Server::HandlerResponse::Unhandled;
+        const bool unauthenticated = s.code() == absl::StatusCode::kUnauthenticated;
+        res.status = unauthenticated ? 401 : 403;
+        res.set_content(StatusBody(res.status, unauthenticated ? "Unauthorized" : "Forbidden",
+                                   unauthenticated ? "Unauthorized" : std::string(s.message())),
+                        "application/json");
+        return httplib::Server::HandlerResponse::Handled;
+      });
 
   ServeHealth(http, "healthz", handlers.healthz);
   ServeHealth(http, "livez", handlers.healthz);
