@@ -218,6 +218,10 @@ absl::StatusOr<std::string> ClientCa(const RunFlags::Serving& sv, client::HttpCl
       return absl::InvalidArgumentError(
           fmt::format("--client-ca-file: {}", AsStd(pem.status().message())));
     }
+    if (pem->find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
+      return absl::InvalidArgumentError(
+          fmt::format("--client-ca-file: \"{}\" holds no PEM certificate", sv.client_ca_file));
+    }
     return pem;
   }
   if (sv.authentication_skip_lookup) return "";

@@ -710,5 +710,29 @@ TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
   EXPECT_EQ(r.err, "ksched: open /nonexistent/kubeconfig: no such file or readable\n");
 }
 
+TEST_F(RunTest, BadDelegatedAuthFlagsAreClearErrorsWithExitCode1) {
+  const std::string admin = cluster().kubeconfig();
+  CommandResult r = RunCommand({KSCHED_BINARY, "--kubeconfig", admin, "--authentication-kubeconfig",
+                                "/nonexistent/authn", "--leader-elect=false"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "ksched: --authentication-kubeconfig: open /nonexistent/authn: no such file or "
+            "readable\n");
+  r = RunCommand({KSCHED_BINARY, "--kubeconfig", admin, "--client-ca-file", "/nonexistent/ca.crt",
+                  "--leader-elect=false"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "ksched: --client-ca-file: open /nonexistent/ca.crt: no such file or readable\n");
+  // A file that holds no certificate stops the start too, before anything is scheduled.
+  std::ofstream(cluster().dir() + "/not-a-ca.crt") << "hello\n";
+  r = RunCommand({KSCHED_BINARY, "--kubeconfig", admin, "--client-ca-file",
+                  cluster().dir() + "/not-a-ca.crt", "--leader-elect=false",
+                  fmt::format("--secure-port={}", FreePort())});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err, fmt::format("ksched: --client-ca-file: \"{}/not-a-ca.crt\" holds no PEM "
+                               "certificate\n",
+                               cluster().dir()));
+}
+
 }  // namespace
 }  // namespace ksched::testing
