@@ -1,5 +1,6 @@
 #include "src/cli/run.h"
 
+#include <malloc.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -241,6 +242,11 @@ absl::StatusOr<std::string> ClientCa(const RunFlags::Serving& sv, client::HttpCl
 }  // namespace
 
 int RunScheduler(const RunFlags& flags) {
+  // Blocks of 1 MiB and more (list responses and their parsers, megabytes each) get pages of their
+  // own, given back on free. glibc's default raises this threshold to the largest block freed,
+  // after which such blocks come from the heap and its fragments stay resident: measured on 10000
+  // pods and 1000 nodes, 96 MiB resident after the first lists instead of 45.
+  mallopt(M_MMAP_THRESHOLD, 1 << 20);
   // SIGTERM and SIGINT are taken by one thread (below); every thread started from here on
   // inherits the blocked mask.
   sigset_t signals;

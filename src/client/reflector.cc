@@ -71,7 +71,7 @@ struct Reflector<T>::Impl {
   // Owned by the thread.
   absl::flat_hash_map<std::string, std::shared_ptr<const T>> store;
   std::string resource_version;
-  simdjson::dom::parser parser;
+  simdjson::dom::parser parser;  // For watch events, which are small.
   absl::BitGen rng;
 
   Impl(HttpClient& h, ReflectorOptions o, ReflectorHandlers<T> hs)
@@ -129,8 +129,11 @@ struct Reflector<T>::Impl {
   absl::Status List() {
     HttpResponse r = http.Call({.path = Query(false), .timeout = absl::Minutes(1)});
     if (!r.ok()) return r.ToStatus();
+    // A parser of its own, freed on return: a list of every pod is megabytes, and a parser keeps
+    // buffers the size of the largest document it has read (three times the text).
+    simdjson::dom::parser list_parser;
     simdjson::dom::element doc;
-    if (auto err = parser.parse(r.body).get(doc); err) {
+    if (auto err = list_parser.parse(r.body).get(doc); err) {
       return absl::DataLossError(fmt::format("{}: {}", options.path, simdjson::error_message(err)));
     }
     simdjson::dom::array items;
