@@ -129,30 +129,64 @@ struct Reflector<T>::Impl {
   absl::Status List() {
     HttpResponse r = http.Call({.path = Query(false), .timeout = absl::Minutes(1)});
     if (!r.ok()) return r.ToStatus();
-    // A parser of its own, freed on return: a list of every pod is megabytes, and a parser keeps
-    // buffers the size of the largest document it has read (three times the text).
-    simdjson::dom::parser list_parser;
-    simdjson::dom::element doc;
-    if (auto err = list_parser.parse(r.body).get(doc); err) {
+    // A list of every pod is megabytes. It is walked on demand, and each item parsed on its own,
+    // so that no tree of the whole list is built (a DOM parser needs three times the text).
+    r.body.reserve(r.body.size() + simdjson::SIMDJSON_PADDING);
+    simdjson::ondemand::parser list_parser;
+    simdjson::dom::parser item_parser;
+    simdjson::ondemand::document doc;
+    simdjson::ondemand::object top;
+    auto failed = [&](simdjson::error_code err) {
       return absl::DataLossError(fmt::format("{}: {}", options.path, simdjson::error_message(err)));
+    };
+    if (auto err = list_parser
+                       .iterate(simdjson::padded_string_view(r.body.data(), r.body.size(),
+                                                             r.body.capacity()))
+                       .get(doc);
+        err) {
+      return failed(err);
     }
-    simdjson::dom::array items;
-    if (doc["items"].get_array().get(items) != simdjson::SUCCESS) {
-      return absl::DataLossError(fmt::format("{}: the list has no items", options.path));
-    }
+    if (auto err = doc.get_object().get(top); err) return failed(err);
+    std::string list_version;
+    bool has_items = false;
     absl::flat_hash_map<std::string, bool> seen;
-    for (simdjson::dom::element item : items) {
-      std::shared_ptr<const T> obj = Decode(item);
-      if (obj == nullptr) continue;
-      seen[KeyOf(obj->metadata)] = true;
-      Apply("ADDED", std::move(obj));
+    for (auto field : top) {
+      std::string_view key;
+      if (auto err = field.unescaped_key().get(key); err) return failed(err);
+      if (key == "metadata") {
+        std::string_view rv;
+        if (field.value().find_field_unordered("resourceVersion").get_string().get(rv) ==
+            simdjson::SUCCESS) {
+          list_version = std::string(rv);
+        }
+        continue;
+      }
+      if (key != "items") continue;
+      simdjson::ondemand::array items;
+      if (auto err = field.value().get_array().get(items); err) return failed(err);
+      has_items = true;
+      for (auto item : items) {
+        simdjson::ondemand::object o;
+        std::string_view raw;
+        simdjson::dom::element e;
+        if (auto err = item.get_object().get(o); err) return failed(err);
+        if (auto err = o.raw_json().get(raw); err) return failed(err);
+        if (auto err = item_parser.parse(raw.data(), raw.size()).get(e); err) return failed(err);
+        std::shared_ptr<const T> obj = Decode(e);
+        if (obj == nullptr) continue;
+        seen[KeyOf(obj->metadata)] = true;
+        Apply("ADDED", std::move(obj));
+      }
+    }
+    if (!has_items) {
+      return absl::DataLossError(fmt::format("{}: the list has no items", options.path));
     }
     std::vector<std::shared_ptr<const T>> gone;
     for (const auto& [key, obj] : store) {
       if (!seen.contains(key)) gone.push_back(obj);
     }
     for (auto& obj : gone) Apply("DELETED", std::move(obj));
-    resource_version = std::string(StringAt(doc, "/metadata/resourceVersion"));
+    resource_version = std::move(list_version);
     absl::MutexLock lock(&state->mu);
     state->synced = true;
     ++state->lists;
