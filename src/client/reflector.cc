@@ -45,6 +45,53 @@ std::string Escape(std::string_view s) {
   return out;
 }
 
+// Hands each item of a list (`{"metadata": {...}, "items": [...]}`) to `fn` and returns the list's
+// resourceVersion. A list of every pod is megabytes: it is walked on demand and each item parsed
+// on its own with `item_parser`, so that no tree of the whole list is built (a DOM parser needs
+// three times the text). `text` gets the padding simdjson reads past the end.
+absl::StatusOr<std::string> ForEachListItem(std::string* text, simdjson::dom::parser& item_parser,
+                                            const std::function<void(simdjson::dom::element)>& fn) {
+  text->reserve(text->size() + simdjson::SIMDJSON_PADDING);
+  simdjson::ondemand::parser list_parser;
+  simdjson::ondemand::document doc;
+  simdjson::ondemand::object top;
+  auto failed = [](simdjson::error_code err) {
+    return absl::DataLossError(simdjson::error_message(err));
+  };
+  simdjson::padded_string_view view(text->data(), text->size(), text->capacity());
+  if (auto err = list_parser.iterate(view).get(doc); err) return failed(err);
+  if (auto err = doc.get_object().get(top); err) return failed(err);
+  std::string version;
+  bool has_items = false;
+  for (auto field : top) {
+    std::string_view key;
+    if (auto err = field.unescaped_key().get(key); err) return failed(err);
+    if (key == "metadata") {
+      std::string_view rv;
+      if (field.value().find_field_unordered("resourceVersion").get_string().get(rv) ==
+          simdjson::SUCCESS) {
+        version = std::string(rv);
+      }
+      continue;
+    }
+    if (key != "items") continue;
+    simdjson::ondemand::array items;
+    if (auto err = field.value().get_array().get(items); err) return failed(err);
+    has_items = true;
+    for (auto item : items) {
+      simdjson::ondemand::object o;
+      std::string_view raw;
+      simdjson::dom::element e;
+      if (auto err = item.get_object().get(o); err) return failed(err);
+      if (auto err = o.raw_json().get(raw); err) return failed(err);
+      if (auto err = item_parser.parse(raw.data(), raw.size()).get(e); err) return failed(err);
+      fn(e);
+    }
+  }
+  if (!has_items) return absl::DataLossError("the list has no items");
+  return version;
+}
+
 }  // namespace
 
 // The watch stream's state, shared with the HTTP callbacks, which may outlive the reflector.
@@ -71,7 +118,7 @@ struct Reflector<T>::Impl {
   // Owned by the thread.
   absl::flat_hash_map<std::string, std::shared_ptr<const T>> store;
   std::string resource_version;
-  simdjson::dom::parser parser;  // For watch events, which are small.
+  simdjson::dom::parser parser;  // For watch events and list items, which are small.
   absl::BitGen rng;
 
   Impl(HttpClient& h, ReflectorOptions o, ReflectorHandlers<T> hs)
@@ -129,64 +176,24 @@ struct Reflector<T>::Impl {
   absl::Status List() {
     HttpResponse r = http.Call({.path = Query(false), .timeout = absl::Minutes(1)});
     if (!r.ok()) return r.ToStatus();
-    // A list of every pod is megabytes. It is walked on demand, and each item parsed on its own,
-    // so that no tree of the whole list is built (a DOM parser needs three times the text).
-    r.body.reserve(r.body.size() + simdjson::SIMDJSON_PADDING);
-    simdjson::ondemand::parser list_parser;
-    simdjson::dom::parser item_parser;
-    simdjson::ondemand::document doc;
-    simdjson::ondemand::object top;
-    auto failed = [&](simdjson::error_code err) {
-      return absl::DataLossError(fmt::format("{}: {}", options.path, simdjson::error_message(err)));
-    };
-    if (auto err = list_parser
-                       .iterate(simdjson::padded_string_view(r.body.data(), r.body.size(),
-                                                             r.body.capacity()))
-                       .get(doc);
-        err) {
-      return failed(err);
-    }
-    if (auto err = doc.get_object().get(top); err) return failed(err);
-    std::string list_version;
-    bool has_items = false;
     absl::flat_hash_map<std::string, bool> seen;
-    for (auto field : top) {
-      std::string_view key;
-      if (auto err = field.unescaped_key().get(key); err) return failed(err);
-      if (key == "metadata") {
-        std::string_view rv;
-        if (field.value().find_field_unordered("resourceVersion").get_string().get(rv) ==
-            simdjson::SUCCESS) {
-          list_version = std::string(rv);
-        }
-        continue;
-      }
-      if (key != "items") continue;
-      simdjson::ondemand::array items;
-      if (auto err = field.value().get_array().get(items); err) return failed(err);
-      has_items = true;
-      for (auto item : items) {
-        simdjson::ondemand::object o;
-        std::string_view raw;
-        simdjson::dom::element e;
-        if (auto err = item.get_object().get(o); err) return failed(err);
-        if (auto err = o.raw_json().get(raw); err) return failed(err);
-        if (auto err = item_parser.parse(raw.data(), raw.size()).get(e); err) return failed(err);
-        std::shared_ptr<const T> obj = Decode(e);
-        if (obj == nullptr) continue;
-        seen[KeyOf(obj->metadata)] = true;
-        Apply("ADDED", std::move(obj));
-      }
-    }
-    if (!has_items) {
-      return absl::DataLossError(fmt::format("{}: the list has no items", options.path));
+    absl::StatusOr<std::string> version =
+        ForEachListItem(&r.body, parser, [&](simdjson::dom::element e) {
+          std::shared_ptr<const T> obj = Decode(e);
+          if (obj == nullptr) return;
+          seen[KeyOf(obj->metadata)] = true;
+          Apply("ADDED", std::move(obj));
+        });
+    if (!version.ok()) {
+      return absl::DataLossError(
+          fmt::format("{}: {}", options.path, AsStd(version.status().message())));
     }
     std::vector<std::shared_ptr<const T>> gone;
     for (const auto& [key, obj] : store) {
       if (!seen.contains(key)) gone.push_back(obj);
     }
     for (auto& obj : gone) Apply("DELETED", std::move(obj));
-    resource_version = std::move(list_version);
+    resource_version = std::move(*version);
     absl::MutexLock lock(&state->mu);
     state->synced = true;
     ++state->lists;

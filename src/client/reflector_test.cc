@@ -216,6 +216,24 @@ TEST(ReflectorTest, AnUndecodableObjectIsReportedAndSkipped) {
                 "bad bad: spec.containers[0].resources.requests.cpu: invalid quantity \"1.5.3\""}));
 }
 
+TEST(ReflectorTest, ACutListIsListedAgainAndNothingIsAppliedTwice) {
+  FakeApiServer server;
+  std::string good = List("5", {PodJson("a", "1"), PodJson("b", "2")});
+  server.AddList(good.substr(0, good.find("\"b\"")));  // Cut inside the second pod.
+  server.AddList(good);
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  Recorder rec;
+  Reflector<api::Pod> reflector(**http, {.path = "/api/v1/pods"}, rec.Handlers());
+  reflector.Start();
+  ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
+  ASSERT_TRUE(WaitFor([&] { return !server.watch_versions().empty(); }));
+  reflector.Stop();
+  EXPECT_EQ(reflector.lists(), 1);  // The cut one did not count.
+  EXPECT_EQ(rec.Seen(), (std::vector<std::string>{"add a", "add b"}));
+  EXPECT_EQ(server.watch_versions(), std::vector<std::string>{"5"});
+}
+
 // A scheduler fed by an ApiSource from the fake server, writing into an embedded cluster.
 class ApiSourceTest : public ::testing::Test {
  protected:
