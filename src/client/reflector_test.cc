@@ -162,6 +162,18 @@ bool WaitFor(const std::function<bool()>& done) {
   return done();
 }
 
+// A pod reflector on the fake server, started, and what its handlers saw.
+struct PodReflector {
+  explicit PodReflector(const FakeApiServer& server)
+      : http(HttpClient::Create({.server = server.url()}).value()),
+        reflector(*http, {.path = "/api/v1/pods"}, rec.Handlers()) {
+    reflector.Start();
+  }
+  std::unique_ptr<HttpClient> http;
+  Recorder rec;
+  Reflector<api::Pod> reflector;
+};
+
 TEST(ReflectorTest, WatchesFromTheListAndRelistsOnGoneWithOnlyTheDifferences) {
   FakeApiServer server;
   server.AddList(List("10", {PodJson("a", "1"), PodJson("b", "2")}));
@@ -169,11 +181,9 @@ TEST(ReflectorTest, WatchesFromTheListAndRelistsOnGoneWithOnlyTheDifferences) {
                   Event("ERROR", R"({"kind":"Status","code":410,"reason":"Expired"})"));
   // After the relist: b is gone, d is new, a and c are unchanged and must not be handed on again.
   server.AddList(List("20", {PodJson("a", "11"), PodJson("c", "12"), PodJson("d", "13")}));
-  auto http = HttpClient::Create({.server = server.url()});
-  ASSERT_TRUE(http.ok()) << http.status();
-  Recorder rec;
-  Reflector<api::Pod> reflector(**http, {.path = "/api/v1/pods"}, rec.Handlers());
-  reflector.Start();
+  PodReflector pods(server);
+  Recorder& rec = pods.rec;
+  Reflector<api::Pod>& reflector = pods.reflector;
   ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
   std::vector<std::string> want = {"add a", "add b", "update a", "add c", "add d", "delete b"};
   ASSERT_TRUE(WaitFor([&] { return rec.Seen().size() >= want.size() && reflector.lists() == 2; }));
@@ -188,11 +198,9 @@ TEST(ReflectorTest, AWatchThatEndsIsResumedFromTheLastVersionSeen) {
   server.AddList(List("5", {}));
   server.AddWatch(Event("ADDED", PodJson("a", "6")) +
                   Event("BOOKMARK", R"({"metadata":{"resourceVersion":"9"}})"));
-  auto http = HttpClient::Create({.server = server.url()});
-  ASSERT_TRUE(http.ok());
-  Recorder rec;
-  Reflector<api::Pod> reflector(**http, {.path = "/api/v1/pods"}, rec.Handlers());
-  reflector.Start();
+  PodReflector pods(server);
+  Recorder& rec = pods.rec;
+  Reflector<api::Pod>& reflector = pods.reflector;
   ASSERT_TRUE(WaitFor([&] { return server.watch_versions().size() == 2; }));
   reflector.Stop();
   EXPECT_EQ(server.watch_versions(), (std::vector<std::string>{"5", "9"}));
@@ -203,11 +211,9 @@ TEST(ReflectorTest, AWatchThatEndsIsResumedFromTheLastVersionSeen) {
 TEST(ReflectorTest, AnUndecodableObjectIsReportedAndSkipped) {
   FakeApiServer server;
   server.AddList(List("5", {PodJson("good", "1"), PodJson("bad", "2", "1.5.3")}));
-  auto http = HttpClient::Create({.server = server.url()});
-  ASSERT_TRUE(http.ok());
-  Recorder rec;
-  Reflector<api::Pod> reflector(**http, {.path = "/api/v1/pods"}, rec.Handlers());
-  reflector.Start();
+  PodReflector pods(server);
+  Recorder& rec = pods.rec;
+  Reflector<api::Pod>& reflector = pods.reflector;
   ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
   reflector.Stop();
   EXPECT_EQ(rec.Seen(),
@@ -221,11 +227,9 @@ TEST(ReflectorTest, ACutListIsListedAgainAndNothingIsAppliedTwice) {
   std::string good = List("5", {PodJson("a", "1"), PodJson("b", "2")});
   server.AddList(good.substr(0, good.find("\"b\"")));  // Cut inside the second pod.
   server.AddList(good);
-  auto http = HttpClient::Create({.server = server.url()});
-  ASSERT_TRUE(http.ok());
-  Recorder rec;
-  Reflector<api::Pod> reflector(**http, {.path = "/api/v1/pods"}, rec.Handlers());
-  reflector.Start();
+  PodReflector pods(server);
+  Recorder& rec = pods.rec;
+  Reflector<api::Pod>& reflector = pods.reflector;
   ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
   ASSERT_TRUE(WaitFor([&] { return !server.watch_versions().empty(); }));
   reflector.Stop();
