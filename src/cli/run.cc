@@ -99,6 +99,8 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags) {
   cmd->add_option("--kubeconfig", flags->kubeconfig,
                   "Path to a kubeconfig; overrides clientConnection.kubeconfig and $KUBECONFIG");
   cmd->add_option("--context", flags->context, "The kubeconfig context to use");
+  cmd->add_option("--master", flags->master,
+                  "The address of the Kubernetes API server (overrides any value in kubeconfig)");
   cmd->add_option("--logging-format", flags->logging_format, "Log format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("-v,--v", flags->verbosity, "Log verbosity (klog levels)");
@@ -265,7 +267,8 @@ int RunScheduler(const RunFlags& flags) {
       LeaderElectionFrom(flags, &cfg->leader_election);
   if (!election.ok()) return Fail(std::string(election.status().message()));
 
-  client::RestConfigSource source{.kubeconfig = flags.kubeconfig, .context = flags.context};
+  client::RestConfigSource source{
+      .kubeconfig = flags.kubeconfig, .context = flags.context, .master = flags.master};
   if (source.kubeconfig.empty()) source.kubeconfig = cfg->client_connection.kubeconfig;
   absl::StatusOr<client::RestConfig> rest = client::LoadRestConfig(source);
   if (!rest.ok()) return Fail(std::string(rest.status().message()));

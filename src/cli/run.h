@@ -15,6 +15,7 @@ struct RunFlags {
   std::string config_file;
   std::string kubeconfig;  // Overrides clientConnection.kubeconfig.
   std::string context;
+  std::string master;  // --master: the API server's address, over the kubeconfig's.
   std::string logging_format = "text";
   int verbosity = 0;
   // Leader election flags; each one given on the command line overrides the config file's

@@ -175,14 +175,28 @@ absl::StatusOr<RestConfig> InClusterConfig(const std::string& sa_dir) {
   return cfg;
 }
 
-absl::StatusOr<RestConfig> LoadRestConfig(const RestConfigSource& source) {
+namespace {
+
+absl::StatusOr<RestConfig> LoadWithoutMaster(const RestConfigSource& source) {
   if (!source.kubeconfig.empty()) return LoadKubeconfig(source.kubeconfig, source.context);
   if (const char* env = std::getenv("KUBECONFIG"); env != nullptr && *env != '\0') {
     std::string list = env;
     std::string first = list.substr(0, list.find(':'));
     return LoadKubeconfig(first, source.context);
   }
+  if (!source.master.empty()) return RestConfig{};
   return InClusterConfig();
+}
+
+}  // namespace
+
+absl::StatusOr<RestConfig> LoadRestConfig(const RestConfigSource& source) {
+  absl::StatusOr<RestConfig> config = LoadWithoutMaster(source);
+  if (config.ok() && !source.master.empty()) {
+    config->server = source.master;
+    while (config->server.ends_with('/')) config->server.pop_back();
+  }
+  return config;
 }
 
 }  // namespace ksched::client

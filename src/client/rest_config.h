@@ -36,6 +36,10 @@ struct RestConfig {
 struct RestConfigSource {
   std::string kubeconfig;  // A path; "" falls back to $KUBECONFIG, then to the service account.
   std::string context;     // "" is the kubeconfig's current-context.
+  // --master: the API server's address, over the kubeconfig's. With no kubeconfig (nor
+  // $KUBECONFIG) it is the whole configuration, no credentials, as client-go's
+  // BuildConfigFromFlags makes it.
+  std::string master;
 };
 
 // The service account's files, as every pod sees them.

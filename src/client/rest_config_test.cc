@@ -104,5 +104,23 @@ TEST(RestConfigTest, InClusterNeedsTheServiceVariablesAndToken) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(RestConfigTest, MasterOverridesTheKubeconfigsServerOrStandsAlone) {
+  std::filesystem::path file = std::filesystem::temp_directory_path() / "ksched-master-test.yaml";
+  std::ofstream(file) << kKubeconfig;
+  unsetenv("KUBECONFIG");
+  absl::StatusOr<RestConfig> c =
+      LoadRestConfig({.kubeconfig = file.string(), .master = "https://10.1.2.3:6443/"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->server, "https://10.1.2.3:6443");
+  EXPECT_EQ(c->token, "secret-token");  // The rest of the kubeconfig stays.
+  std::filesystem::remove(file);
+  // No kubeconfig: the address alone, no service account, as client-go's BuildConfigFromFlags.
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  c = LoadRestConfig({.master = "http://127.0.0.1:8080"});
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->server, "http://127.0.0.1:8080");
+  EXPECT_TRUE(c->token.empty() && c->token_file.empty());
+}
+
 }  // namespace
 }  // namespace ksched::client

@@ -557,6 +557,23 @@ contexts:
   }));
 }
 
+// --master names the API server over the kubeconfig's server, as kube-scheduler's flag does.
+TEST_F(RunTest, MasterOverridesTheKubeconfigsServer) {
+  json kc = json::parse(
+      cluster().Kubectl({"config", "view", "--raw", "--minify", "-o", "json"}).out, nullptr, false);
+  const std::string server = kc["clusters"][0]["cluster"]["server"];
+  kc["clusters"][0]["cluster"]["server"] = "https://127.0.0.1:1";  // Nothing listens there.
+  const std::string path = cluster().dir() + "/wrong-server.kubeconfig";
+  std::ofstream(path) << kc.dump();
+  ASSERT_TRUE(cluster().CreateNodes(1, {.prefix = "master-"}).ok());
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "master"}).exit_code, 0);
+  StartKsched({"--kubeconfig", path, "--master", server, "--leader-elect=false"});
+  Create(Pod("master", "p", "10m"));
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "p", "-n", "master"})["spec"].contains("nodeName");
+  }));
+}
+
 TEST_F(RunTest, ServesHealthAndMetricsToWhomRbacAllows) {
   ASSERT_TRUE(cluster().CreateNodes(2, {.prefix = "serve-"}).ok());
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "serve"}).exit_code, 0);
