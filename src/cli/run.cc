@@ -101,6 +101,12 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags) {
   cmd->add_option("--context", flags->context, "The kubeconfig context to use");
   cmd->add_option("--master", flags->master,
                   "The address of the Kubernetes API server (overrides any value in kubeconfig)");
+  cmd->add_option("--kube-api-qps", flags->kube_api_qps,
+                  "DEPRECATED: QPS to use while talking with kubernetes apiserver. This parameter "
+                  "is ignored if a config file is specified in --config.");
+  cmd->add_option("--kube-api-burst", flags->kube_api_burst,
+                  "DEPRECATED: burst to use while talking with kubernetes apiserver. This "
+                  "parameter is ignored if a config file is specified in --config.");
   cmd->add_option("--logging-format", flags->logging_format, "Log format: text or json")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("-v,--v", flags->verbosity, "Log verbosity (klog levels)");
@@ -263,6 +269,13 @@ int RunScheduler(const RunFlags& flags) {
       flags.config_file.empty() ? config::DefaultEffectiveConfiguration(registry)
                                 : config::LoadConfigFile(flags.config_file, registry);
   if (!cfg.ok()) return Fail(std::string(cfg.status().message()));
+  if (flags.config_file.empty() && flags.cmd != nullptr) {
+    // Deprecated flags, which kube-scheduler honours only without --config.
+    if (flags.cmd->count("--kube-api-qps") > 0) cfg->client_connection.qps = flags.kube_api_qps;
+    if (flags.cmd->count("--kube-api-burst") > 0) {
+      cfg->client_connection.burst = flags.kube_api_burst;
+    }
+  }
   absl::StatusOr<client::LeaderElectionOptions> election =
       LeaderElectionFrom(flags, &cfg->leader_election);
   if (!election.ok()) return Fail(std::string(election.status().message()));

@@ -16,6 +16,9 @@ struct RunFlags {
   std::string kubeconfig;  // Overrides clientConnection.kubeconfig.
   std::string context;
   std::string master;  // --master: the API server's address, over the kubeconfig's.
+  // Deprecated, as upstream: clientConnection's qps and burst, when there is no --config.
+  double kube_api_qps = 50;
+  int kube_api_burst = 100;
   std::string logging_format = "text";
   int verbosity = 0;
   // Leader election flags; each one given on the command line overrides the config file's

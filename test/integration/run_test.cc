@@ -574,6 +574,32 @@ TEST_F(RunTest, MasterOverridesTheKubeconfigsServer) {
   }));
 }
 
+// --kube-api-qps and --kube-api-burst, deprecated, set clientConnection only without --config, as
+// kube-scheduler's; /configz shows the effective values.
+TEST_F(RunTest, DeprecatedClientFlagsApplyOnlyWithoutAConfigFile) {
+  const std::string token = ScraperToken();
+  auto client_connection = [&](std::vector<std::string> extra) {
+    extra.insert(extra.end(),
+                 {"--kube-api-qps=123", "--kube-api-burst=456", "--leader-elect=false"});
+    Process* p = StartKsched(extra);
+    json cc;
+    EXPECT_TRUE(Eventually([&] {
+      auto r = Serve("/configz", token);
+      if (!r || r->status != 200) return false;
+      cc = json::parse(r->body, nullptr, false)["componentconfig"]["clientConnection"];
+      return true;
+    }));
+    EXPECT_EQ(p->Stop(SIGTERM), 0);
+    return cc;
+  };
+  json cc = client_connection({});
+  EXPECT_EQ(cc["qps"], 123) << cc.dump();
+  EXPECT_EQ(cc["burst"], 456) << cc.dump();
+  cc = client_connection({"--config", ProfileConfig("deprecated-test")});
+  EXPECT_EQ(cc["qps"], 50) << cc.dump();
+  EXPECT_EQ(cc["burst"], 100) << cc.dump();
+}
+
 TEST_F(RunTest, ServesHealthAndMetricsToWhomRbacAllows) {
   ASSERT_TRUE(cluster().CreateNodes(2, {.prefix = "serve-"}).ok());
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "serve"}).exit_code, 0);
