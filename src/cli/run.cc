@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdio>
 #include <deque>
+#include <fstream>
 #include <thread>
 
 #include "absl/random/random.h"
@@ -101,6 +102,8 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags) {
   cmd->add_option("--context", flags->context, "The kubeconfig context to use");
   cmd->add_option("--master", flags->master,
                   "The address of the Kubernetes API server (overrides any value in kubeconfig)");
+  cmd->add_option("--write-config-to", flags->write_config_to,
+                  "If set, write the configuration values to this file and exit");
   cmd->add_option("--kube-api-qps", flags->kube_api_qps,
                   "DEPRECATED: QPS to use while talking with kubernetes apiserver. This parameter "
                   "is ignored if a config file is specified in --config.");
@@ -279,6 +282,15 @@ int RunScheduler(const RunFlags& flags) {
   absl::StatusOr<client::LeaderElectionOptions> election =
       LeaderElectionFrom(flags, &cfg->leader_election);
   if (!election.ok()) return Fail(std::string(election.status().message()));
+  if (!flags.write_config_to.empty()) {
+    // As kube-scheduler: the effective configuration, flags applied, then exit.
+    std::ofstream out(flags.write_config_to);
+    out << config::ToYaml(config::EncodeConfiguration(*cfg));
+    if (!out.flush())
+      return Fail(fmt::format("--write-config-to: cannot write \"{}\"", flags.write_config_to));
+    KLOG(0, "Wrote configuration", {"file", flags.write_config_to});
+    return 0;
+  }
 
   client::RestConfigSource source{
       .kubeconfig = flags.kubeconfig, .context = flags.context, .master = flags.master};

@@ -15,7 +15,8 @@ struct RunFlags {
   std::string config_file;
   std::string kubeconfig;  // Overrides clientConnection.kubeconfig.
   std::string context;
-  std::string master;  // --master: the API server's address, over the kubeconfig's.
+  std::string master;           // --master: the API server's address, over the kubeconfig's.
+  std::string write_config_to;  // Write the effective configuration there, and exit 0.
   // Deprecated, as upstream: clientConnection's qps and burst, when there is no --config.
   double kube_api_qps = 50;
   int kube_api_burst = 100;

@@ -753,6 +753,24 @@ TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
   EXPECT_EQ(r.err, "ksched: open /nonexistent/kubeconfig: no such file or readable\n");
 }
 
+// --write-config-to writes the effective configuration, flags applied, and exits 0, as
+// kube-scheduler's; it is what `ksched config print` prints for the file, plus the flags.
+TEST_F(RunTest, WriteConfigToWritesTheEffectiveConfigurationAndExits) {
+  const std::string config = ProfileConfig("written-test");
+  const std::string out = cluster().dir() + "/written.yaml";
+  CommandResult r = RunCommand({KSCHED_BINARY, "--config", config,
+                                "--leader-elect-resource-name=written", "--write-config-to", out});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(out);
+  std::string written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CommandResult printed = RunCommand({KSCHED_BINARY, "config", "print", "--config", config});
+  ASSERT_EQ(printed.exit_code, 0) << printed.err;
+  ASSERT_NE(printed.out.find("resourceName: kube-scheduler"), std::string::npos) << printed.out;
+  std::string want = printed.out;
+  want.replace(want.find("resourceName: kube-scheduler"), 28, "resourceName: written");
+  EXPECT_EQ(written, want);
+}
+
 TEST_F(RunTest, BadDelegatedAuthFlagsAreClearErrorsWithExitCode1) {
   const std::string admin = cluster().kubeconfig();
   CommandResult r = RunCommand({KSCHED_BINARY, "--kubeconfig", admin, "--authentication-kubeconfig",
