@@ -250,6 +250,126 @@ absl::StatusOr<std::string> ClientCa(const RunFlags::Serving& sv, client::HttpCl
   return "";
 }
 
+// The configuration: --config's file or the defaults, with the deprecated flags that
+// kube-scheduler honours only without --config.
+absl::StatusOr<config::Configuration> EffectiveConfiguration(const RunFlags& flags,
+                                                             const Registry& registry) {
+  absl::StatusOr<config::Configuration> cfg =
+      flags.config_file.empty() ? config::DefaultEffectiveConfiguration(registry)
+                                : config::LoadConfigFile(flags.config_file, registry);
+  if (!cfg.ok() || !flags.config_file.empty() || flags.cmd == nullptr) return cfg;
+  if (flags.cmd->count("--kube-api-qps") > 0) cfg->client_connection.qps = flags.kube_api_qps;
+  if (flags.cmd->count("--kube-api-burst") > 0) cfg->client_connection.burst = flags.kube_api_burst;
+  return cfg;
+}
+
+// --write-config-to: the effective configuration as YAML, as kube-scheduler writes it.
+absl::Status WriteConfig(const config::Configuration& cfg, const std::string& path) {
+  std::ofstream out(path);
+  out << config::ToYaml(config::EncodeConfiguration(cfg));
+  if (!out.flush()) {
+    return absl::PermissionDeniedError(fmt::format("--write-config-to: cannot write \"{}\"", path));
+  }
+  KLOG(0, "Wrote configuration", {"file", path});
+  return absl::OkStatus();
+}
+
+// The API server connections: ksched's own, and those of delegated authentication and
+// authorization when their kubeconfigs are given.
+struct Connections {
+  std::unique_ptr<client::HttpClient> api, authn, authz;
+  client::HttpClient& Authn() { return authn ? *authn : *api; }
+  client::HttpClient& Authz() { return authz ? *authz : *api; }
+};
+
+absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configuration& cfg) {
+  client::RestConfigSource source{
+      .kubeconfig = flags.kubeconfig, .context = flags.context, .master = flags.master};
+  if (source.kubeconfig.empty()) source.kubeconfig = cfg.client_connection.kubeconfig;
+  absl::StatusOr<client::RestConfig> rest = client::LoadRestConfig(source);
+  if (!rest.ok()) return rest.status();
+  rest->qps = static_cast<float>(cfg.client_connection.qps);
+  rest->burst = cfg.client_connection.burst;
+  rest->user_agent = fmt::format("ksched/v{}", KSCHED_VERSION);
+  Connections c;
+  for (auto [out, flag, kubeconfig] : {std::tuple{&c.authn, "--authentication-kubeconfig",
+                                                  &flags.serving.authentication_kubeconfig},
+                                       std::tuple{&c.authz, "--authorization-kubeconfig",
+                                                  &flags.serving.authorization_kubeconfig}}) {
+    absl::StatusOr<std::unique_ptr<client::HttpClient>> review =
+        ReviewClient(flag, *kubeconfig, *rest);
+    if (!review.ok()) return review.status();
+    *out = std::move(*review);
+  }
+  absl::StatusOr<std::unique_ptr<client::HttpClient>> api = client::HttpClient::Create(*rest);
+  if (!api.ok()) return api.status();
+  c.api = std::move(*api);
+  return c;
+}
+
+// Serves on --secure-port what kube-scheduler serves: health (with the lease's and, for
+// readiness, the caches' and the shutdown's checks), /metrics and /configz.
+absl::StatusOr<std::unique_ptr<server::Server>> StartServing(
+    const RunFlags::Serving& sv, const std::string& client_ca, const config::Configuration& cfg,
+    client::LeaderElector* elector, client::ApiSource& informers, const std::atomic<bool>& stopping,
+    metrics::Registry& metrics_registry, server::RequestAuthorizer& authorizer) {
+  std::vector<server::HealthCheck> health;
+  if (elector != nullptr) {
+    // kube-scheduler's adaptor tolerates 20 seconds past the lease's end.
+    health.push_back({"leaderElection", [elector] { return elector->Check(absl::Seconds(20)); }});
+  }
+  std::vector<server::HealthCheck> ready = health;
+  ready.push_back({"sched-handler-sync", [&informers] {
+                     return informers.WaitForSync(absl::ZeroDuration())
+                                ? absl::OkStatus()
+                                : absl::UnavailableError("waiting for handlers to sync");
+                   }});
+  ready.push_back({"shutdown", [&stopping] {
+                     return stopping ? absl::UnavailableError("process is shutting down")
+                                     : absl::OkStatus();
+                   }});
+  return server::Server::Start(
+      {.bind_address = sv.bind_address,
+       .secure_port = sv.secure_port,
+       .cert_file = sv.tls_cert_file,
+       .key_file = sv.tls_private_key_file,
+       .always_allow_paths = sv.always_allow_paths,
+       .client_ca_pem = client_ca},
+      {.metrics = [&metrics_registry] { return metrics_registry.Text(); },
+       .configz = [configz = config::EncodeConfiguration(cfg)] { return configz.dump(); },
+       .healthz = health,
+       .readyz = ready},
+      &authorizer);
+}
+
+// Schedules until `stopping`, and runs what upstream runs periodically meanwhile: the queue
+// flushes its backoffQ every second and its unschedulable pods every 30 seconds; client-go's
+// event broadcaster ends event series every 6 minutes and refreshes them every 30.
+void ScheduleUntilStopped(const std::atomic<bool>& stopping, scheduler::Scheduler& s,
+                          client::ApiWriter& writer) {
+  struct Periodic {
+    absl::Duration every;
+    std::function<void(absl::Time)> run;
+    absl::Time next;
+  };
+  Periodic periodic[] = {
+      {absl::Seconds(1), [&s](absl::Time) { s.queue().FlushBackoffQCompleted(); }},
+      {absl::Seconds(30), [&s](absl::Time) { s.queue().FlushUnschedulablePodsLeftover(); }},
+      {absl::Minutes(6), [&writer](absl::Time now) { writer.FinishSeries(now); }},
+      {absl::Minutes(30), [&writer](absl::Time) { writer.RefreshSeries(); }},
+  };
+  for (Periodic& p : periodic) p.next = absl::Now() + p.every;
+  while (!stopping) {
+    s.ScheduleOne(absl::Milliseconds(100));
+    absl::Time now = absl::Now();
+    for (Periodic& p : periodic) {
+      if (now < p.next) continue;
+      p.run(now);
+      p.next = now + p.every;
+    }
+  }
+}
+
 }  // namespace
 
 int RunScheduler(const RunFlags& flags) {
@@ -268,51 +388,21 @@ int RunScheduler(const RunFlags& flags) {
   log::Init(flags.logging_format == "json" ? log::Format::kJson : log::Format::kText,
             flags.verbosity);
   Registry registry = plugins::NewInTreeRegistry();
-  absl::StatusOr<config::Configuration> cfg =
-      flags.config_file.empty() ? config::DefaultEffectiveConfiguration(registry)
-                                : config::LoadConfigFile(flags.config_file, registry);
+  absl::StatusOr<config::Configuration> cfg = EffectiveConfiguration(flags, registry);
   if (!cfg.ok()) return Fail(std::string(cfg.status().message()));
-  if (flags.config_file.empty() && flags.cmd != nullptr) {
-    // Deprecated flags, which kube-scheduler honours only without --config.
-    if (flags.cmd->count("--kube-api-qps") > 0) cfg->client_connection.qps = flags.kube_api_qps;
-    if (flags.cmd->count("--kube-api-burst") > 0) {
-      cfg->client_connection.burst = flags.kube_api_burst;
-    }
-  }
   absl::StatusOr<client::LeaderElectionOptions> election =
       LeaderElectionFrom(flags, &cfg->leader_election);
   if (!election.ok()) return Fail(std::string(election.status().message()));
   if (!flags.write_config_to.empty()) {
-    // As kube-scheduler: the effective configuration, flags applied, then exit.
-    std::ofstream out(flags.write_config_to);
-    out << config::ToYaml(config::EncodeConfiguration(*cfg));
-    if (!out.flush())
-      return Fail(fmt::format("--write-config-to: cannot write \"{}\"", flags.write_config_to));
-    KLOG(0, "Wrote configuration", {"file", flags.write_config_to});
-    return 0;
+    absl::Status written = WriteConfig(*cfg, flags.write_config_to);
+    return written.ok() ? 0 : Fail(std::string(written.message()));
   }
-
-  client::RestConfigSource source{
-      .kubeconfig = flags.kubeconfig, .context = flags.context, .master = flags.master};
-  if (source.kubeconfig.empty()) source.kubeconfig = cfg->client_connection.kubeconfig;
-  absl::StatusOr<client::RestConfig> rest = client::LoadRestConfig(source);
-  if (!rest.ok()) return Fail(std::string(rest.status().message()));
-  rest->qps = static_cast<float>(cfg->client_connection.qps);
-  rest->burst = cfg->client_connection.burst;
-  rest->user_agent = fmt::format("ksched/v{}", KSCHED_VERSION);
-  absl::StatusOr<std::unique_ptr<client::HttpClient>> http = client::HttpClient::Create(*rest);
-  if (!http.ok()) return Fail(std::string(http.status().message()));
-  absl::StatusOr<std::unique_ptr<client::HttpClient>> authn_http =
-      ReviewClient("--authentication-kubeconfig", flags.serving.authentication_kubeconfig, *rest);
-  if (!authn_http.ok()) return Fail(std::string(authn_http.status().message()));
-  absl::StatusOr<std::unique_ptr<client::HttpClient>> authz_http =
-      ReviewClient("--authorization-kubeconfig", flags.serving.authorization_kubeconfig, *rest);
-  if (!authz_http.ok()) return Fail(std::string(authz_http.status().message()));
-  client::HttpClient& authn = *authn_http ? **authn_http : **http;
-  client::HttpClient& authz = *authz_http ? **authz_http : **http;
+  absl::StatusOr<Connections> connections = Connect(flags, *cfg);
+  if (!connections.ok()) return Fail(std::string(connections.status().message()));
+  std::unique_ptr<client::HttpClient>& http = connections->api;
   absl::StatusOr<std::string> client_ca = flags.serving.secure_port == 0
                                               ? absl::StatusOr<std::string>("")
-                                              : ClientCa(flags.serving, authn);
+                                              : ClientCa(flags.serving, connections->Authn());
   if (!client_ca.ok()) return Fail(std::string(client_ca.status().message()));
 
   std::atomic<bool> stopping{false};
@@ -324,7 +414,7 @@ int RunScheduler(const RunFlags& flags) {
   });
 
   client::ApiWriter writer(
-      **http,
+      *http,
       {.hostname = Hostname(),
        .on_write_error = [](const std::string& what, const absl::Status& st) {
          KLOG_ERROR("Write failed", {"what", what}, {"err", std::string(AsStd(st.message()))});
@@ -355,43 +445,17 @@ int RunScheduler(const RunFlags& flags) {
   KLOG(0, "Starting Kubernetes Scheduler", {"version", "v" KSCHED_VERSION});
 
   // Served from the start, as upstream: a standby replica is live, and ready once synced.
-  client::ApiSource informers(**http, s, writer);
+  client::ApiSource informers(*http, s, writer);
   std::unique_ptr<client::LeaderElector> elector;
   if (cfg->leader_election.leader_elect) {
-    elector = std::make_unique<client::LeaderElector>(**http, *election);
+    elector = std::make_unique<client::LeaderElector>(*http, *election);
   }
-  client::DelegatingAuthorizer authorizer(authn, authz);
+  client::DelegatingAuthorizer authorizer(connections->Authn(), connections->Authz());
   std::unique_ptr<server::Server> server;
   if (flags.serving.secure_port != 0) {
-    const nlohmann::json configz = config::EncodeConfiguration(*cfg);
-    std::vector<server::HealthCheck> health;
-    if (elector != nullptr) {
-      // kube-scheduler's adaptor tolerates 20 seconds past the lease's end.
-      health.push_back(
-          {"leaderElection", [&elector] { return elector->Check(absl::Seconds(20)); }});
-    }
-    std::vector<server::HealthCheck> ready = health;
-    ready.push_back({"sched-handler-sync", [&informers] {
-                       return informers.WaitForSync(absl::ZeroDuration())
-                                  ? absl::OkStatus()
-                                  : absl::UnavailableError("waiting for handlers to sync");
-                     }});
-    ready.push_back({"shutdown", [&stopping] {
-                       return stopping ? absl::UnavailableError("process is shutting down")
-                                       : absl::OkStatus();
-                     }});
     absl::StatusOr<std::unique_ptr<server::Server>> started =
-        server::Server::Start({.bind_address = flags.serving.bind_address,
-                               .secure_port = flags.serving.secure_port,
-                               .cert_file = flags.serving.tls_cert_file,
-                               .key_file = flags.serving.tls_private_key_file,
-                               .always_allow_paths = flags.serving.always_allow_paths,
-                               .client_ca_pem = *client_ca},
-                              {.metrics = [&metrics_registry] { return metrics_registry.Text(); },
-                               .configz = [configz] { return configz.dump(); },
-                               .healthz = health,
-                               .readyz = ready},
-                              &authorizer);
+        StartServing(flags.serving, *client_ca, *cfg, elector.get(), informers, stopping,
+                     metrics_registry, authorizer);
     if (!started.ok()) {
       kill(getpid(), SIGTERM);
       signal_thread.join();
@@ -415,30 +479,7 @@ int RunScheduler(const RunFlags& flags) {
     }
   }
 
-  // Upstream's queue flushes its backoffQ every second and its unschedulable pods every 30
-  // seconds; client-go's event broadcaster ends event series every 6 minutes and refreshes them
-  // every 30.
-  struct Periodic {
-    absl::Duration every;
-    std::function<void(absl::Time)> run;
-    absl::Time next;
-  };
-  Periodic periodic[] = {
-      {absl::Seconds(1), [&s](absl::Time) { s.queue().FlushBackoffQCompleted(); }},
-      {absl::Seconds(30), [&s](absl::Time) { s.queue().FlushUnschedulablePodsLeftover(); }},
-      {absl::Minutes(6), [&writer](absl::Time now) { writer.FinishSeries(now); }},
-      {absl::Minutes(30), [&writer](absl::Time) { writer.RefreshSeries(); }},
-  };
-  for (Periodic& p : periodic) p.next = absl::Now() + p.every;
-  while (!stopping) {
-    s.ScheduleOne(absl::Milliseconds(100));
-    absl::Time now = absl::Now();
-    for (Periodic& p : periodic) {
-      if (now < p.next) continue;
-      p.run(now);
-      p.next = now + p.every;
-    }
-  }
+  ScheduleUntilStopped(stopping, s, writer);
 
   // Stop taking pods; let the binds in flight finish (a failed one is rolled back as usual).
   s.queue().Close();
@@ -449,8 +490,8 @@ int RunScheduler(const RunFlags& flags) {
   if (server != nullptr) server->Stop();
   signal_thread.join();
   // The last events and status patches get a moment to reach the server.
-  (void)(*http)->WaitIdle(absl::Seconds(5));
-  http->reset();
+  (void)http->WaitIdle(absl::Seconds(5));
+  http.reset();
   KLOG(0, "Scheduler stopped");
   return 0;
 }
