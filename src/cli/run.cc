@@ -221,33 +221,40 @@ absl::StatusOr<std::unique_ptr<client::HttpClient>> ReviewClient(const char* fla
   return client::HttpClient::Create(*rest);
 }
 
+// Where the client CA comes from, for messages.
+std::string ClientCaSource(const RunFlags::Serving& sv) {
+  return sv.client_ca_file.empty()
+             ? "client-ca-file of configmap kube-system/extension-apiserver-authentication"
+             : fmt::format("--client-ca-file \"{}\"", sv.client_ca_file);
+}
+
 // The CA bundle that client certificates are verified against: --client-ca-file, else the API
-// server's own, looked up in the cluster as upstream does; "" for no client certificates.
+// server's own, looked up in the cluster as upstream does; "" for no client certificates. A
+// bundle without a certificate is an error here, before anything starts.
 absl::StatusOr<std::string> ClientCa(const RunFlags::Serving& sv, client::HttpClient& authn) {
+  absl::StatusOr<std::string> ca;
   if (!sv.client_ca_file.empty()) {
-    absl::StatusOr<std::string> pem = client::ReadFile(sv.client_ca_file);
-    if (!pem.ok()) {
+    ca = client::ReadFile(sv.client_ca_file);
+    if (!ca.ok()) {
       return absl::InvalidArgumentError(
-          fmt::format("--client-ca-file: {}", AsStd(pem.status().message())));
+          fmt::format("--client-ca-file: {}", AsStd(ca.status().message())));
     }
-    if (pem->find("-----BEGIN CERTIFICATE-----") == std::string::npos) {
-      return absl::InvalidArgumentError(
-          fmt::format("--client-ca-file: \"{}\" holds no PEM certificate", sv.client_ca_file));
+  } else if (sv.authentication_skip_lookup) {
+    return "";
+  } else if (ca = client::ClientCaFromCluster(authn); !ca.ok()) {
+    if (!sv.authentication_tolerate_lookup_failure) {
+      return absl::UnavailableError(fmt::format("unable to load configmap based client CA file: {}",
+                                                AsStd(ca.status().message())));
     }
-    return pem;
+    KLOG_WARNING(
+        "Unable to look up client-ca-file in configmap/extension-apiserver-authentication in "
+        "kube-system, so client certificate authentication won't work",
+        {"err", std::string(AsStd(ca.status().message()))});
+    return "";
   }
-  if (sv.authentication_skip_lookup) return "";
-  absl::StatusOr<std::string> ca = client::ClientCaFromCluster(authn);
-  if (ca.ok()) return ca;
-  if (!sv.authentication_tolerate_lookup_failure) {
-    return absl::UnavailableError(fmt::format("unable to load configmap based client CA file: {}",
-                                              AsStd(ca.status().message())));
-  }
-  KLOG_WARNING(
-      "Unable to look up client-ca-file in configmap/extension-apiserver-authentication in "
-      "kube-system, so client certificate authentication won't work",
-      {"err", std::string(AsStd(ca.status().message()))});
-  return "";
+  if (ca->empty()) return ca;
+  if (absl::Status st = server::CheckClientCa(*ca, ClientCaSource(sv)); !st.ok()) return st;
+  return ca;
 }
 
 // The configuration: --config's file or the defaults, with the deprecated flags that
@@ -334,7 +341,8 @@ absl::StatusOr<std::unique_ptr<server::Server>> StartServing(
        .cert_file = sv.tls_cert_file,
        .key_file = sv.tls_private_key_file,
        .always_allow_paths = sv.always_allow_paths,
-       .client_ca_pem = client_ca},
+       .client_ca_pem = client_ca,
+       .client_ca_source = ClientCaSource(sv)},
       {.metrics = [&metrics_registry] { return metrics_registry.Text(); },
        .configz = [configz = config::EncodeConfiguration(cfg)] { return configz.dump(); },
        .healthz = health,

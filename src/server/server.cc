@@ -85,7 +85,8 @@ absl::Status ReadPem(const std::string& cert_file, const std::string& key_file, 
 }
 
 // The client CA bundle, for verifying client certificates (TLS client authentication).
-absl::StatusOr<X509_STORE*> ClientCaStore(const std::string& pem) {
+// `source` names the bundle in the error.
+absl::StatusOr<X509_STORE*> ClientCaStore(const std::string& pem, const std::string& source) {
   std::unique_ptr<X509_STORE, void (*)(X509_STORE*)> store(X509_STORE_new(), &X509_STORE_free);
   std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())),
                                           &BIO_free);
@@ -95,7 +96,9 @@ absl::StatusOr<X509_STORE*> ClientCaStore(const std::string& pem) {
     ++count;
   }
   ERR_clear_error();  // The end of the bundle reads as an error.
-  if (count == 0) return absl::InvalidArgumentError("client CA: no PEM certificate");
+  if (count == 0) {
+    return absl::InvalidArgumentError(fmt::format("{}: no PEM certificate", source));
+  }
   X509_STORE_set_purpose(store.get(), X509_PURPOSE_SSL_CLIENT);
   return store.release();
 }
@@ -219,6 +222,13 @@ void ServeHealth(httplib::Server& http, const std::string& name, std::vector<Hea
 
 }  // namespace
 
+absl::Status CheckClientCa(const std::string& pem, const std::string& source) {
+  absl::StatusOr<X509_STORE*> store = ClientCaStore(pem, source);
+  if (!store.ok()) return store.status();
+  X509_STORE_free(*store);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& options,
                                                       const Handlers& handlers,
                                                       RequestAuthorizer* authorizer) {
@@ -238,7 +248,8 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
   httplib::Server& http = *s->http_;
   if (!http.is_valid()) return absl::InternalError("setting up TLS for the secure port failed");
   if (!options.client_ca_pem.empty()) {
-    absl::StatusOr<X509_STORE*> store = ClientCaStore(options.client_ca_pem);
+    absl::StatusOr<X509_STORE*> store =
+        ClientCaStore(options.client_ca_pem, options.client_ca_source);
     if (!store.ok()) return store.status();
     SSL_CTX* ctx = static_cast<httplib::SSLServer&>(http).ssl_context();
     SSL_CTX_set_cert_store(ctx, *store);  // The context owns it.

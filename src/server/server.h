@@ -43,6 +43,7 @@ struct ServingOptions {
   std::vector<std::string> always_allow_paths = {"/healthz", "/readyz", "/livez"};
   // CA certificates (PEM) that client certificates are verified against; empty: none asked for.
   std::string client_ca_pem;
+  std::string client_ca_source = "client CA";  // Where client_ca_pem came from, for errors.
 };
 
 // A named health check, as k8s.io/apiserver/pkg/server/healthz: OK, or why not (logged, and
@@ -83,6 +84,10 @@ struct Handlers {
   std::vector<HealthCheck> healthz;  // Also served at /livez.
   std::vector<HealthCheck> readyz;
 };
+
+// Whether `pem` holds a CA certificate for ServingOptions::client_ca_pem; the error names
+// `source`, as Start's would.
+absl::Status CheckClientCa(const std::string& pem, const std::string& source);
 
 class Server {
  public:

@@ -790,8 +790,7 @@ TEST_F(RunTest, BadDelegatedAuthFlagsAreClearErrorsWithExitCode1) {
                   cluster().dir() + "/not-a-ca.crt", "--leader-elect=false",
                   fmt::format("--secure-port={}", FreePort())});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, fmt::format("ksched: --client-ca-file: \"{}/not-a-ca.crt\" holds no PEM "
-                               "certificate\n",
+  EXPECT_EQ(r.err, fmt::format("ksched: --client-ca-file \"{}/not-a-ca.crt\": no PEM certificate\n",
                                cluster().dir()));
 }
 
