@@ -28,9 +28,14 @@ std::string MicroTime(absl::Time t) {
 // writer is gone: it holds its own copy of the error handler.
 void SendReporting(HttpClient& http, HttpRequest request, const WriteErrorHandler& report,
                    std::string what) {
-  http.Send(std::move(request), [report, what = std::move(what)](const HttpResponse& r) {
-    if (!r.ok() && report) report(what, r.ToStatus());
-  });
+  // A create sent again after its answer was lost may find what its first try made (409), as
+  // client-go's recorder also takes it: not a failure.
+  const bool retried_create = request.method == "POST" && request.retries > 0;
+  http.Send(std::move(request),
+            [report, retried_create, what = std::move(what)](const HttpResponse& r) {
+              if (r.ok() || (retried_create && r.status == 409) || !report) return;
+              report(what, r.ToStatus());
+            });
 }
 
 }  // namespace

@@ -79,15 +79,17 @@ TEST(ApiWriterTest, UnreachableServerMakesBindFailWithTheTransportError) {
       << st;
 }
 
-// Records every request an ApiWriter sends, and answers 201 (PATCH: patch_status).
+// Records every request an ApiWriter sends, and answers post_status to POST and patch_status to
+// PATCH.
 class RecordingServer {
  public:
   // On `port`, or any free one.
-  explicit RecordingServer(int patch_status = 200, int port = 0) {
-    auto record = [this, patch_status](const httplib::Request& req, httplib::Response& res) {
+  explicit RecordingServer(int patch_status = 200, int port = 0, int post_status = 201) {
+    auto record = [this, patch_status, post_status](const httplib::Request& req,
+                                                    httplib::Response& res) {
       std::lock_guard<std::mutex> lock(mu_);
       requests_.push_back(req.method + " " + req.path + " " + req.body);
-      res.status = req.method == "PATCH" ? patch_status : 201;
+      res.status = req.method == "PATCH" ? patch_status : post_status;
       res.set_content("{}", "application/json");
     };
     server_.Post(".*", record);
@@ -233,6 +235,25 @@ TEST(ApiWriterTest, AnEventIsSentAgainUntilTheServerCanBeReached) {
   ASSERT_EQ(got.size(), 1u);
   EXPECT_TRUE(got[0].starts_with(fmt::format("POST {} {{", kEvents))) << got[0];
   EXPECT_TRUE(errors.empty()) << errors[0];
+}
+
+// A create sent again after its answer was lost finds the event its first try made: that is no
+// failure. A status patch the server refuses still is.
+TEST(ApiWriterTest, AnEventThatAlreadyExistsIsNoFailure) {
+  RecordingServer server(/*patch_status=*/409, /*port=*/0, /*post_status=*/409);
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  std::vector<std::string> errors;
+  ApiWriter w(**http, {.hostname = "h",
+                       .on_write_error = [&](const std::string& what, const absl::Status&) {
+                         errors.push_back(what);
+                       }});
+  w.RecordEvent(MakePod(), "Normal", "Scheduled", "Binding", "Successfully assigned");
+  api::PodCondition c{.type = "PodScheduled", .status = "False", .reason = "Unschedulable"};
+  ASSERT_TRUE(w.UpdatePodStatus(MakePod(), c, nullptr).ok());
+  ASSERT_TRUE((*http)->WaitIdle(absl::Seconds(10)));
+  EXPECT_EQ(server.TakeRequests().size(), 2u);
+  EXPECT_EQ(errors, std::vector<std::string>{"status of pod shop/web-1"});
 }
 
 TEST(HttpResponseTest, ApiStatusMessageAndCode) {
