@@ -1,19 +1,16 @@
 #include "src/cli/run.h"
 
 #include <malloc.h>
-#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstdio>
-#include <deque>
 #include <fstream>
-#include <thread>
 
 #include "absl/random/random.h"
-#include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "src/base/log.h"
+#include "src/base/signals.h"
 #include "src/base/strings.h"
 #include "src/client/cluster_source.h"
 #include "src/client/delegated_auth.h"
@@ -22,6 +19,7 @@
 #include "src/config/load.h"
 #include "src/metrics/scheduler_metrics.h"
 #include "src/plugins/registry.h"
+#include "src/scheduler/scheduler.h"
 #include "src/server/server.h"
 
 #ifndef KSCHED_VERSION
@@ -31,56 +29,9 @@
 namespace ksched::app {
 namespace {
 
-// Runs binding cycles on threads of their own, as upstream runs each in its own goroutine: a bind
-// waits on the network, and the scheduling loop must not. At most kMaxThreads run at once; later
-// cycles wait in order for a thread to finish its cycle. Unbounded, thousands of threads (and their
-// stacks, and as many requests in the HTTP client at once) piled up when the API server was the
-// bottleneck. Hand-written: neither abseil nor oneTBB has an executor for blocking work.
-// Wait() returns once every cycle has ended.
-class BindingThreads {
- public:
-  static constexpr int kMaxThreads = 64;
-
-  void Run(std::function<void()> cycle) {
-    absl::MutexLock lock(&mu_);
-    queued_.push_back(std::move(cycle));
-    if (threads_ < kMaxThreads) {
-      ++threads_;
-      std::thread([this] { Work(); }).detach();
-    }
-  }
-
-  void Wait() {
-    absl::MutexLock lock(&mu_);
-    mu_.Await(absl::Condition(
-        +[](BindingThreads* b) ABSL_EXCLUSIVE_LOCKS_REQUIRED(b->mu_) {
-          return b->threads_ == 0 && b->queued_.empty();
-        },
-        this));
-  }
-
- private:
-  // Runs queued cycles until none is left, then ends the thread.
-  void Work() {
-    for (;;) {
-      std::function<void()> cycle;
-      {
-        absl::MutexLock lock(&mu_);
-        if (queued_.empty()) {
-          --threads_;
-          return;
-        }
-        cycle = std::move(queued_.front());
-        queued_.pop_front();
-      }
-      cycle();
-    }
-  }
-
-  absl::Mutex mu_;
-  std::deque<std::function<void()>> queued_ ABSL_GUARDED_BY(mu_);
-  int threads_ ABSL_GUARDED_BY(mu_) = 0;
-};
+// Binding cycles that may run at once. Each waits on the API server; more only pile up requests
+// when the server is the bottleneck.
+constexpr size_t kMaxBindingCycles = 64;
 
 std::string Hostname() {
   char name[256] = {};
@@ -386,13 +337,9 @@ int RunScheduler(const RunFlags& flags) {
   // after which such blocks come from the heap and its fragments stay resident: measured on 10000
   // pods and 1000 nodes, 96 MiB resident after the first lists instead of 45.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
-  // SIGTERM and SIGINT are taken by one thread (below); every thread started from here on
+  // SIGTERM and SIGINT are taken by one thread (started below); every thread started from here on
   // inherits the blocked mask.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  ShutdownSignals signals;
   log::Init(flags.logging_format == "json" ? log::Format::kJson : log::Format::kText,
             flags.verbosity);
   Registry registry = plugins::NewInTreeRegistry();
@@ -413,13 +360,8 @@ int RunScheduler(const RunFlags& flags) {
                                               : ClientCa(flags.serving, connections->Authn());
   if (!client_ca.ok()) return Fail(std::string(client_ca.status().message()));
 
-  std::atomic<bool> stopping{false};
-  std::thread signal_thread([&] {
-    int sig = 0;
-    sigwait(&signals, &sig);
-    KLOG(0, "Received a signal; shutting down", {"signal", sig});
-    stopping = true;
-  });
+  signals.Start();
+  const std::atomic<bool>& stopping = signals.received();
 
   client::ApiWriter writer(
       *http,
@@ -427,7 +369,6 @@ int RunScheduler(const RunFlags& flags) {
        .on_write_error = [](const std::string& what, const absl::Status& st) {
          KLOG_ERROR("Write failed", {"what", what}, {"err", std::string(AsStd(st.message()))});
        }});
-  BindingThreads binds;
   metrics::Registry metrics_registry;
   metrics::AddProcessMetrics(&metrics_registry);
   metrics::Gauge* leading =
@@ -438,15 +379,13 @@ int RunScheduler(const RunFlags& flags) {
                     "the lease. Please make sure to group by name.",
                     metrics::Stability::kAlpha, {"name"})
           .With({election->name});
-  absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> sched = scheduler::Scheduler::Create(
-      {.config = *cfg,
-       .writer = &writer,
-       .run_binding = [&binds](std::function<void()> cycle) { binds.Run(std::move(cycle)); },
-       .metrics_registry = &metrics_registry},
-      registry);
+  absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> sched =
+      scheduler::Scheduler::Create({.config = *cfg,
+                                    .writer = &writer,
+                                    .binding_threads = kMaxBindingCycles,
+                                    .metrics_registry = &metrics_registry},
+                                   registry);
   if (!sched.ok()) {
-    kill(getpid(), SIGTERM);  // Ends the signal thread's sigwait.
-    signal_thread.join();
     return Fail(std::string(sched.status().message()));
   }
   scheduler::Scheduler& s = **sched;
@@ -465,8 +404,6 @@ int RunScheduler(const RunFlags& flags) {
         StartServing(flags.serving, *client_ca, *cfg, elector.get(), informers, stopping,
                      metrics_registry, authorizer);
     if (!started.ok()) {
-      kill(getpid(), SIGTERM);
-      signal_thread.join();
       return Fail(std::string(started.status().message()));
     }
     server = std::move(*started);
@@ -491,12 +428,11 @@ int RunScheduler(const RunFlags& flags) {
 
   // Stop taking pods; let the binds in flight finish (a failed one is rolled back as usual).
   s.queue().Close();
-  binds.Wait();
+  s.WaitForBindings();
   informers.Stop();
   if (elector != nullptr) elector->Release();
   leading->Set(0);
   if (server != nullptr) server->Stop();
-  signal_thread.join();
   // The last events and status patches get a moment to reach the server.
   (void)http->WaitIdle(absl::Seconds(5));
   http.reset();

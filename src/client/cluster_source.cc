@@ -26,8 +26,8 @@ ReflectorHandlers<T> ByNameHandlers(std::string kind,
 
 }  // namespace
 
-ApiSource::ApiSource(HttpClient& http, scheduler::Scheduler& s, ClusterWriter& writer)
-    : scheduler_(s),
+ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& writer)
+    : sink_(s),
       writer_(writer),
       nodes_(
           http, {.path = "/api/v1/nodes"},
@@ -53,7 +53,7 @@ ApiSource::ApiSource(HttpClient& http, scheduler::Scheduler& s, ClusterWriter& w
                  KLOG_ERROR("Unable to decode pod",
                             {"pod", p.metadata.namespace_ + "/" + p.metadata.name},
                             {"err", std::string(AsStd(st.message()))});
-                 if (p.spec.node_name.empty() && scheduler_.IsResponsibleFor(p)) {
+                 if (p.spec.node_name.empty() && sink_.IsResponsibleFor(p)) {
                    writer_.RecordEvent(
                        p, "Warning", "FailedScheduling", "Scheduling",
                        fmt::format("failed to decode pod: {}", AsStd(st.message())));

@@ -1,31 +1,31 @@
-// ApiSource: feeds a Scheduler from a real cluster, as kube-scheduler's informers and event
-// handlers do. Nodes and assigned pods go to the cache; unassigned pods whose schedulerName a
-// profile serves go to the queue (the Scheduler's handlers sort that out). Terminal pods are not
+// ApiSource: feeds a ClusterEventSink (the scheduler) from a real cluster, as kube-scheduler's
+// informers do for its event handlers. Terminal pods are not
 // watched at all (field selector status.phase!=Succeeded,status.phase!=Failed, as upstream).
 // Namespaces and PriorityClasses are kept for plugins (Handle::GetNamespace, GetPriorityClass).
 // PriorityClasses are optional: system:kube-scheduler may not list them (kube-scheduler does not
 // watch them, since admission has already set each pod's priority), so a 403 is logged once and
 // ksched goes on without them, trying again with backoff.
 //
-//   ApiSource source(http, scheduler, writer);
+//   ApiSource source(http, sink, writer);
 //   source.Start();
 //   if (!source.WaitForSync(absl::Minutes(1))) ...   // /readyz stays false until then
 //
 // A pod that cannot be decoded is left out and, if it waits for one of our profiles, gets a
 // Warning FailedScheduling event that says why; the scheduler goes on.
 //
-// Thread safety: Start/Stop/WaitForSync/HasSynced from any thread. The scheduler's handlers are
-// called from the reflectors' threads.
+// Thread safety: Start/Stop/WaitForSync/HasSynced from any thread. The sink is called from the
+// reflectors' threads.
 #pragma once
 
+#include "ksched/cluster_writer.h"
+#include "src/api/event_sink.h"
 #include "src/client/reflector.h"
-#include "src/scheduler/scheduler.h"
 
 namespace ksched::client {
 
 class ApiSource {
  public:
-  ApiSource(HttpClient& http, scheduler::Scheduler& scheduler, ClusterWriter& writer);
+  ApiSource(HttpClient& http, ClusterEventSink& sink, ClusterWriter& writer);
 
   void Start();
   void Stop();
@@ -33,7 +33,7 @@ class ApiSource {
   bool HasSynced();
 
  private:
-  scheduler::Scheduler& scheduler_;
+  ClusterEventSink& sink_;
   ClusterWriter& writer_;
   Reflector<api::Node> nodes_;
   Reflector<api::Pod> pods_;

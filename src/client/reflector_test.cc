@@ -14,6 +14,7 @@
 #include "src/base/strings.h"
 #include "src/client/cluster_source.h"
 #include "src/plugins/registry.h"
+#include "src/scheduler/scheduler.h"
 #include "src/sim/cluster.h"
 
 namespace ksched::client {

@@ -60,7 +60,8 @@ uint32_t NodeChanges(const api::Node& o, const api::Node& n) {
 Scheduler::Scheduler(SchedulerOptions options)
     : options_(std::move(options)),
       clock_(options_.clock ? options_.clock : &real_clock_),
-      rng_(options_.seed) {
+      rng_(options_.seed),
+      binding_(options_.binding_threads) {
   metrics::Registry* registry = options_.metrics_registry;
   if (registry == nullptr) {
     own_registry_ = std::make_unique<metrics::Registry>();
@@ -302,11 +303,7 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
                info = std::move(info), assumed, node = result.node, start]() mutable {
     RunBindingCycle(fw, state, std::move(info), assumed, node, start);
   };
-  if (options_.run_binding) {
-    options_.run_binding(std::move(bind));
-  } else {
-    bind();
-  }
+  binding_.Run(std::move(bind));
   return true;
 }
 

@@ -2,14 +2,15 @@
 // pod through the scheduling cycle and hands it to the binding cycle (upstream's schedule_one.go).
 //
 //   auto s = Scheduler::Create(options, registry);
-//   s->OnNodeAdd(node);  s->OnPodAdd(pod);          // from a ClusterSource
+//   s->OnNodeAdd(node);  s->OnPodAdd(pod);          // as a ClusterEventSink
 //   while ((*s)->ScheduleOne()) {}                   // until no pod is ready
 //
 // The scheduler never knows whether it talks to a real cluster or to the embedded one: it reads
 // through the handlers and writes through ClusterWriter.
 //
 // Thread safety: the handlers may be called from any thread; ScheduleOne from one thread only.
-// Binding cycles run on options.run_binding (inline when unset).
+// Binding cycles run on the scheduler's BindingExecutor, with options.binding_threads threads
+// (inline when 0).
 #pragma once
 
 #include <chrono>
@@ -23,12 +24,14 @@
 #include "absl/status/statusor.h"
 #include "ksched/cluster_writer.h"
 #include "ksched/registry.h"
+#include "src/api/event_sink.h"
 #include "src/base/clock.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
 #include "src/framework/framework.h"
 #include "src/metrics/scheduler_metrics.h"
 #include "src/queue/scheduling_queue.h"
+#include "src/scheduler/binding_executor.h"
 #include "src/scheduler/fit_error.h"
 
 namespace ksched::scheduler {
@@ -58,8 +61,9 @@ struct SchedulerOptions {
   ClusterWriter* writer = nullptr;  // Required.
   const Clock* clock = nullptr;     // nullptr: the real clock.
   uint64_t seed = 0;                // Tie-breaks among equal scores.
-  // Runs a binding cycle; nullptr runs it inline (the embedded cluster does).
-  std::function<void(std::function<void()>)> run_binding;
+  // How many binding cycles may run at once, each on a thread of its own (BindingExecutor); 0
+  // runs each inline, at the end of its scheduling cycle (the embedded cluster does).
+  size_t binding_threads = 0;
   // Called after every scheduling attempt (success or failure), on the scheduling thread.
   std::function<void(const CycleRecord&)> on_cycle;
   // Record per-node filter and score details in CycleRecord (costs time; for explain).
@@ -69,40 +73,44 @@ struct SchedulerOptions {
   metrics::Registry* metrics_registry = nullptr;
 };
 
-class Scheduler {
+class Scheduler : public ClusterEventSink {
  public:
   static absl::StatusOr<std::unique_ptr<Scheduler>> Create(SchedulerOptions options,
                                                            const Registry& registry);
-  ~Scheduler();
+  ~Scheduler() override;
 
-  // --- Event handlers (the informers' side). Terminal pods (Succeeded/Failed) are ignored. ---
-  void OnPodAdd(std::shared_ptr<const api::Pod> pod);
+  // --- ClusterEventSink (the informers' side). Terminal pods (Succeeded/Failed) are ignored. ---
+  void OnPodAdd(std::shared_ptr<const api::Pod> pod) override;
   void OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
-                   std::shared_ptr<const api::Pod> pod);
-  void OnPodDelete(const std::shared_ptr<const api::Pod>& pod);
-  void OnNodeAdd(const std::shared_ptr<const api::Node>& node);
+                   std::shared_ptr<const api::Pod> pod) override;
+  void OnPodDelete(const std::shared_ptr<const api::Pod>& pod) override;
+  void OnNodeAdd(const std::shared_ptr<const api::Node>& node) override;
   void OnNodeUpdate(const std::shared_ptr<const api::Node>& old_node,
-                    const std::shared_ptr<const api::Node>& node);
-  void OnNodeDelete(const std::shared_ptr<const api::Node>& node);
+                    const std::shared_ptr<const api::Node>& node) override;
+  void OnNodeDelete(const std::shared_ptr<const api::Node>& node) override;
   // Namespaces, for plugins (Handle::GetNamespace).
-  void OnNamespaceSet(std::shared_ptr<const api::Namespace> ns) {
+  void OnNamespaceSet(std::shared_ptr<const api::Namespace> ns) override {
     cache_.namespaces.Set(std::move(ns));
   }
-  void OnNamespaceDelete(const api::Namespace& ns) { cache_.namespaces.Remove(ns.metadata.name); }
+  void OnNamespaceDelete(const api::Namespace& ns) override {
+    cache_.namespaces.Remove(ns.metadata.name);
+  }
   // PriorityClasses, for plugins (Handle::GetPriorityClass).
-  void OnPriorityClassSet(std::shared_ptr<const api::PriorityClass> pc) {
+  void OnPriorityClassSet(std::shared_ptr<const api::PriorityClass> pc) override {
     cache_.priority_classes.Set(std::move(pc));
   }
-  void OnPriorityClassDelete(const api::PriorityClass& pc) {
+  void OnPriorityClassDelete(const api::PriorityClass& pc) override {
     cache_.priority_classes.Remove(pc.metadata.name);
   }
+  // Whether a profile serves this schedulerName.
+  bool IsResponsibleFor(const api::Pod& pod) const override;
 
   // Runs one scheduling cycle if a pod is ready, waiting up to `wait` for one; false if none came
   // (or the queue was closed).
   bool ScheduleOne(absl::Duration wait = absl::ZeroDuration());
+  // Blocks until every binding cycle handed over so far has finished (bound or rolled back).
+  void WaitForBindings() { binding_.Wait(); }
 
-  // Whether a profile serves this schedulerName.
-  bool IsResponsibleFor(const api::Pod& pod) const;
   const framework::Framework* FrameworkFor(std::string_view scheduler_name) const;
   queue::SchedulingQueue& queue() { return *queue_; }
   cache::Cache& cache() { return cache_; }
@@ -159,6 +167,8 @@ class Scheduler {
   std::mt19937_64 rng_;
   std::minstd_rand sample_rng_;  // Which cycles time their plugins; apart from rng_, so that
                                  // sampling never changes a placement.
+  // Last, so that it is destroyed first: its cycles use everything above.
+  BindingExecutor binding_;
 };
 
 }  // namespace ksched::scheduler

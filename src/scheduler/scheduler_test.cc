@@ -332,24 +332,18 @@ class PermitTest : public ::testing::Test {
     config::MergeDefaultPlugins(prof);
     cfg.profiles.push_back(prof);
     auto s = Scheduler::Create(
-        {.config = cfg,
-         .writer = &writer_,
-         .clock = &clock_,
-         .run_binding = [this](std::function<void()> f) { pending_binding_ = std::move(f); }},
-        registry_);
+        {.config = cfg, .writer = &writer_, .clock = &clock_, .binding_threads = 1}, registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
     s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
     s_->OnPodAdd(MakePod().Name("p").Ptr());
-    ASSERT_TRUE(s_->ScheduleOne());
-    ASSERT_TRUE(pending_binding_ != nullptr);
+    ASSERT_TRUE(s_->ScheduleOne());  // The binding cycle waits at Permit on its own thread.
   }
 
   FakeClock clock_;
   testing::RecordingWriter writer_;
   Registry registry_;
   std::unique_ptr<Scheduler> s_;
-  std::function<void()> pending_binding_;
 };
 
 TEST_F(PermitTest, WaitingPodBindsOnceAllowed) {
@@ -360,13 +354,13 @@ TEST_F(PermitTest, WaitingPodBindsOnceAllowed) {
   EXPECT_EQ(wp->PendingPlugins(), std::vector<std::string>{"WaitPlugin"});
   EXPECT_TRUE(s_->cache().IsAssumedPod("p"));  // counts on its node while it waits
   wp->Allow("WaitPlugin");
-  pending_binding_();
+  s_->WaitForBindings();
   EXPECT_EQ(writer_.binds.at("default/p"), "n1");
 }
 
 TEST_F(PermitTest, WaitingPodIsRejectedWhenTheWaitTimesOut) {
   Build(absl::Milliseconds(20));
-  pending_binding_();  // blocks until the permit wait times out
+  s_->WaitForBindings();  // until the permit wait times out
   EXPECT_TRUE(writer_.binds.empty());
   EXPECT_EQ(s_->cache().NodeOf("p"), "");  // unreserved and forgotten
   EXPECT_EQ(writer_.conditions.at("default/p").reason, "Unschedulable");

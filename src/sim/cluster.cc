@@ -28,7 +28,7 @@ Cluster::Cluster(std::vector<api::Object> objects) {
   }
 }
 
-void Cluster::Start(scheduler::Scheduler& s) {
+void Cluster::Start(ClusterEventSink& s) {
   for (const auto& ns : namespaces_) s.OnNamespaceSet(ns);
   for (const auto& pc : priority_classes_) s.OnPriorityClassSet(pc);
   for (const auto& node : nodes_) s.OnNodeAdd(node);
@@ -41,7 +41,7 @@ void Cluster::Start(scheduler::Scheduler& s) {
   }
 }
 
-void Cluster::Deliver(scheduler::Scheduler& s) {
+void Cluster::Deliver(ClusterEventSink& s) {
   std::vector<Change> changes;
   {
     absl::MutexLock lock(&mu_);

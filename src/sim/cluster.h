@@ -1,6 +1,6 @@
 // Cluster: an embedded, in-memory Kubernetes cluster for `ksched simulate` and the tests. It holds
-// the objects from manifests, feeds them to a scheduler as an informer would, and takes the
-// scheduler's writes (binds, events, pod conditions) as the API server would.
+// the objects from manifests, feeds them to a scheduler (a ClusterEventSink) as informers would,
+// and takes the scheduler's writes (binds, events, pod conditions) as the API server would.
 //
 //   sim::Cluster cluster(objects);
 //   cluster.Start(scheduler);           // nodes, then bound pods, then pending pods
@@ -18,7 +18,7 @@
 #include "absl/synchronization/mutex.h"
 #include "ksched/cluster_writer.h"
 #include "src/api/decode.h"
-#include "src/scheduler/scheduler.h"
+#include "src/api/event_sink.h"
 
 namespace ksched::sim {
 
@@ -31,9 +31,9 @@ class Cluster : public ClusterWriter {
   // Pods without a UID get "<namespace>/<name>"; pods without a namespace get "default".
   explicit Cluster(std::vector<api::Object> objects);
 
-  void Start(scheduler::Scheduler& s);
+  void Start(ClusterEventSink& s);
   // Delivers the changes written since the last call (binds) to the scheduler.
-  void Deliver(scheduler::Scheduler& s);
+  void Deliver(ClusterEventSink& s);
 
   // The current pod objects, in input order.
   std::vector<std::shared_ptr<const api::Pod>> Pods() const;

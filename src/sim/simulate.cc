@@ -47,7 +47,7 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
                                  .writer = &cluster,
                                  .clock = &clock,
                                  .seed = options.seed,
-                                 .run_binding = nullptr,
+                                 .binding_threads = 0,
                                  .on_cycle =
                                      [&](const scheduler::CycleRecord& r) {
                                        ++cycles;

@@ -1,0 +1,44 @@
+// ClusterEventSink: where the cluster's changes go, as kube-scheduler's informers hand them to
+// its event handlers. Both sources feed it: the informers of a real cluster (src/client,
+// ApiSource) and the embedded cluster of `ksched simulate` (src/sim, Cluster). The scheduler
+// implements it (src/scheduler), so a source knows only the API objects and the scheduler knows
+// only this interface.
+//
+//   client::ApiSource informers(http, scheduler, writer);  // scheduler is a ClusterEventSink
+//   informers.Start();                                     // OnNodeAdd, OnPodAdd, ... follow
+//
+// Objects are handed over as shared, immutable values; a sink may keep them.
+// Thread safety: implementations accept calls from several threads at once (one reflector thread
+// per kind), and calls for one object arrive in the order of its changes.
+#pragma once
+
+#include <memory>
+
+#include "ksched/api/objects.h"
+
+namespace ksched {
+
+class ClusterEventSink {
+ public:
+  virtual ~ClusterEventSink() = default;
+
+  virtual void OnPodAdd(std::shared_ptr<const api::Pod> pod) = 0;
+  virtual void OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
+                           std::shared_ptr<const api::Pod> pod) = 0;
+  virtual void OnPodDelete(const std::shared_ptr<const api::Pod>& pod) = 0;
+  virtual void OnNodeAdd(const std::shared_ptr<const api::Node>& node) = 0;
+  virtual void OnNodeUpdate(const std::shared_ptr<const api::Node>& old_node,
+                            const std::shared_ptr<const api::Node>& node) = 0;
+  virtual void OnNodeDelete(const std::shared_ptr<const api::Node>& node) = 0;
+  // Namespaces and PriorityClasses: an add or an update sets the object by name.
+  virtual void OnNamespaceSet(std::shared_ptr<const api::Namespace> ns) = 0;
+  virtual void OnNamespaceDelete(const api::Namespace& ns) = 0;
+  virtual void OnPriorityClassSet(std::shared_ptr<const api::PriorityClass> pc) = 0;
+  virtual void OnPriorityClassDelete(const api::PriorityClass& pc) = 0;
+
+  // Whether the sink schedules this pod (its schedulerName is one of the sink's profiles). A
+  // source tells only those pods' owners about a pod it could not decode.
+  virtual bool IsResponsibleFor(const api::Pod& pod) const = 0;
+};
+
+}  // namespace ksched

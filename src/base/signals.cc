@@ -1,0 +1,31 @@
+#include "src/base/signals.h"
+
+#include <unistd.h>
+
+#include "src/base/log.h"
+
+namespace ksched {
+
+ShutdownSignals::ShutdownSignals() {
+  sigemptyset(&signals_);
+  sigaddset(&signals_, SIGTERM);
+  sigaddset(&signals_, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals_, nullptr);
+}
+
+ShutdownSignals::~ShutdownSignals() {
+  if (!waiter_.joinable()) return;
+  if (!received_) kill(getpid(), SIGTERM);  // Pending for the process, so sigwait takes it.
+  waiter_.join();
+}
+
+void ShutdownSignals::Start() {
+  waiter_ = std::thread([this] {
+    int sig = 0;
+    sigwait(&signals_, &sig);
+    KLOG(0, "Received a signal; shutting down", {"signal", sig});
+    received_ = true;
+  });
+}
+
+}  // namespace ksched
