@@ -446,7 +446,9 @@ absl::Status VolumeOf(element e, const Path& p, Volume* out) {
 
 // --- Pod -----------------------------------------------------------------------------------
 
-absl::Status Gate(element e, const Path& p, PodSchedulingGate* out) {
+// An item of which only the name is decoded (schedulingGates, resourceClaims).
+template <typename T>
+absl::Status Named(element e, const Path& p, T* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "name") return Str(v, vp, &out->name);
     return absl::OkStatus();
@@ -470,10 +472,12 @@ absl::Status Spec(element e, const Path& p, PodSpec* out) {
     if (k == "priorityClassName") return Str(v, vp, &out->priority_class_name);
     if (k == "preemptionPolicy") return OptStr(v, vp, &out->preemption_policy);
     if (k == "overhead") return Resources(v, vp, &out->overhead);
-    if (k == "schedulingGates") return Items(v, vp, &out->scheduling_gates, Gate);
+    if (k == "schedulingGates")
+      return Items(v, vp, &out->scheduling_gates, Named<PodSchedulingGate>);
     if (k == "initContainers") return Items(v, vp, &out->init_containers, ContainerOf);
     if (k == "containers") return Items(v, vp, &out->containers, ContainerOf);
     if (k == "volumes") return Items(v, vp, &out->volumes, VolumeOf);
+    if (k == "resourceClaims") return Items(v, vp, &out->resource_claims, Named<PodResourceClaim>);
     if (k == "resources") {
       if (v.is_null()) return absl::OkStatus();
       return Requirements(v, vp, &out->resources.emplace());

@@ -23,5 +23,6 @@ inline constexpr char kVolumeZone[] = "VolumeZone";
 inline constexpr char kPodTopologySpread[] = "PodTopologySpread";
 inline constexpr char kInterPodAffinity[] = "InterPodAffinity";
 inline constexpr char kDefaultPreemption[] = "DefaultPreemption";
+inline constexpr char kDynamicResources[] = "DynamicResources";
 
 }  // namespace ksched::plugins::names

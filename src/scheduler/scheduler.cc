@@ -10,6 +10,7 @@
 #include "oneapi/tbb/parallel_for.h"
 #include "src/base/log.h"
 #include "src/base/strings.h"
+#include "src/scheduler/unsupported.h"
 
 namespace ksched::scheduler {
 namespace {
@@ -95,6 +96,11 @@ Scheduler::~Scheduler() = default;
 absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions options,
                                                              const Registry& registry) {
   if (options.writer == nullptr) return absl::InvalidArgumentError("a ClusterWriter is required");
+  if (!options.config.extenders.empty()) {
+    return absl::InvalidArgumentError(
+        "extenders: scheduler extenders are not supported by ksched yet; remove the extenders "
+        "from the configuration");
+  }
   std::unique_ptr<Scheduler> s(new Scheduler(std::move(options)));
   const config::Configuration& cfg = s->options_.config;
   for (const config::Profile& profile : cfg.profiles) {
@@ -356,7 +362,9 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   const std::vector<const NodeInfo*>& all = snapshot_.nodes();
   PreFilterResult pre;
   std::set<std::string, std::less<>> narrowing;
-  Status s = fw.RunPreFilterPlugins(state, pod, all, &pre, &narrowing);
+  // A field ksched cannot honour yet rejects the pod as PreFilter would.
+  Status s = UnsupportedFields(pod, snapshot_);
+  if (s.ok()) s = fw.RunPreFilterPlugins(state, pod, all, &pre, &narrowing);
   diagnosis->unschedulable_plugins = narrowing;
   if (!s.ok()) {
     if (!s.IsRejected()) return s;

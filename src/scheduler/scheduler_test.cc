@@ -151,6 +151,63 @@ TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
   EXPECT_EQ(writer_.binds.at("default/big"), "large");
 }
 
+// Until PodTopologySpread exists, a spread constraint keeps the pod pending with a message that
+// names it, rather than placing the pod as if it had none.
+TEST_F(SchedulerTest, AnUnsupportedFieldKeepsThePodPendingAndSaysWhich) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("spread").SpreadConstraint(1, "topology.kubernetes.io/zone"));
+  Drain();
+  const std::string want =
+      "0/1 nodes are available: spec.topologySpreadConstraints is not supported by ksched yet "
+      "(kube-scheduler's PodTopologySpread plugin).";
+  EXPECT_TRUE(writer_.binds.empty());
+  EXPECT_THAT(EventsFor("default/spread", "FailedScheduling"), ::testing::ElementsAre(want));
+  EXPECT_EQ(writer_.conditions.at("default/spread").reason, "Unschedulable");
+  EXPECT_EQ(writer_.conditions.at("default/spread").message, want);
+  EXPECT_THAT(s_->metrics_registry().Text(),
+              HasSubstr("scheduler_unschedulable_pods{plugin=\"PodTopologySpread\","
+                        "profile=\"default-scheduler\"} 1\n"));
+  // No cluster event can make it schedulable: a new node leaves it where it is.
+  s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
+  EXPECT_FALSE(s_->ScheduleOne());
+}
+
+// A running pod's required anti-affinity would keep the pods it selects off its domain; until
+// InterPodAffinity exists, those pods wait, and the others are placed.
+TEST_F(SchedulerTest, AnExistingPodsAntiAffinityHoldsBackOnlyThePodsItSelects) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  s_->OnPodAdd(MakePod()
+                   .Name("db-0")
+                   .Label("app", "db")
+                   .Node("n1")
+                   .RequiredAntiAffinity("app", "db", "kubernetes.io/hostname")
+                   .Ptr());
+  AddPod(MakePod().Name("db-1").Label("app", "db"));
+  AddPod(MakePod().Name("web").Label("app", "web"));
+  AddPod(MakePod().Name("db-elsewhere").Namespace("other").Label("app", "db"));
+  Drain();
+  EXPECT_EQ(writer_.conditions.at("default/db-1").message,
+            "0/2 nodes are available: spec.affinity.podAntiAffinity of pod default/db-0, which "
+            "selects this pod, is not supported by ksched yet (kube-scheduler's InterPodAffinity "
+            "plugin).");
+  EXPECT_FALSE(writer_.binds.contains("default/db-1"));
+  EXPECT_TRUE(writer_.binds.contains("default/web"));
+  EXPECT_TRUE(writer_.binds.contains("other/db-elsewhere"));  // The term's scope is its namespace.
+}
+
+TEST(SchedulerCreateTest, ExtendersStopTheStartWithAClearMessage) {
+  testing::RecordingWriter writer;
+  config::Configuration cfg = config::DefaultConfiguration();
+  cfg.extenders.push_back({{"urlPrefix", "http://127.0.0.1:8888/"}});
+  auto s = Scheduler::Create({.config = cfg, .writer = &writer}, plugins::NewInTreeRegistry());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "extenders: scheduler extenders are not supported by ksched yet; remove the extenders "
+            "from the configuration");
+}
+
 TEST_F(SchedulerTest, NodeThatStillDoesNotFitLeavesThePodAlone) {
   s_->OnNodeAdd(MakeNode().Name("small").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
   AddPod(MakePod().Name("big").Req("cpu", "2"));

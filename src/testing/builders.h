@@ -112,6 +112,23 @@ class MakePod {
         {weight, {.match_expressions = {{std::move(key), "In", std::move(values)}}}});
     return *this;
   }
+  // A required podAntiAffinity term: no two pods labelled key=value in one `topology_key` domain.
+  MakePod& RequiredAntiAffinity(std::string key, std::string value, std::string topology_key) {
+    auto& anti = Affinity().pod_anti_affinity;
+    if (!anti) anti.emplace();
+    anti->required_during_scheduling_ignored_during_execution.push_back(
+        {.label_selector = api::LabelSelector{.match_labels = {{std::move(key), std::move(value)}}},
+         .topology_key = std::move(topology_key)});
+    return *this;
+  }
+  MakePod& SpreadConstraint(int32_t max_skew, std::string topology_key,
+                            std::string when_unsatisfiable = "DoNotSchedule") {
+    pod_.spec.topology_spread_constraints.push_back(
+        {.max_skew = max_skew,
+         .topology_key = std::move(topology_key),
+         .when_unsatisfiable = std::move(when_unsatisfiable)});
+    return *this;
+  }
   MakePod& Image(std::string image) {
     if (pod_.spec.containers.empty()) Container({});
     pod_.spec.containers[0].image = std::move(image);

@@ -318,6 +318,45 @@ TEST_F(RunTest, APodBoundElsewhereCountsOnItsNode) {
   }));
 }
 
+// A pod that uses a field whose plugin ksched does not have yet stays pending, and its event and
+// condition name the field; a configuration with extenders does not start.
+TEST_F(RunTest, UnsupportedFieldsKeepAPodPendingAndExtendersStopTheStart) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "unsupported"}).exit_code, 0);
+  Create(Node("unsupported-node", "8"));
+  StartKsched({"--config", ProfileConfig("unsupported-test")});
+  json claim = Pod("unsupported", "claim", "100m", "unsupported-test");
+  claim["spec"]["volumes"] = {
+      {{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}};
+  Create(claim);
+  const std::string want =
+      "0/1 nodes are available: spec.volumes[0].persistentVolumeClaim is not supported by ksched "
+      "yet (kube-scheduler's VolumeBinding plugin).";
+  EXPECT_EQ(FailedSchedulingNote("unsupported"), want);
+  json cond;
+  ASSERT_TRUE(Eventually([&] {
+    for (const json& c :
+         Get({"pod", "claim", "-n", "unsupported"})["status"].value("conditions", json::array())) {
+      if (c["type"] == "PodScheduled") cond = c;
+    }
+    return cond.is_object();
+  }));
+  EXPECT_EQ(cond["reason"], "Unschedulable");
+  EXPECT_EQ(cond["message"], want);
+  EXPECT_EQ(Get({"pod", "claim", "-n", "unsupported"})["spec"].value("nodeName", ""), "");
+
+  const std::string config = cluster().dir() + "/extenders.yaml";
+  std::ofstream(config) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                           "kind: KubeSchedulerConfiguration\n"
+                           "extenders:\n- urlPrefix: http://127.0.0.1:12346/scheduler\n"
+                           "  filterVerb: filter\n";
+  CommandResult r = RunCommand({KSCHED_BINARY, "--config", config, "--kubeconfig",
+                                cluster().kubeconfig(), "--leader-elect=false", "--secure-port=0"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "ksched: extenders: scheduler extenders are not supported by ksched yet; remove the "
+            "extenders from the configuration\n");
+}
+
 TEST_F(RunTest, PodForAnotherSchedulerIsLeftAlone) {
   ASSERT_TRUE(cluster().CreateNodes(1, {.prefix = "other-"}).ok());
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "other"}).exit_code, 0);

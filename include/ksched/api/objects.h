@@ -200,6 +200,11 @@ struct PodSchedulingGate {
   std::string name;
 };
 
+// spec.resourceClaims[]: the DRA claims a pod needs (only the name is decoded so far).
+struct PodResourceClaim {
+  std::string name;
+};
+
 struct PodCondition {
   std::string type;
   std::string status;
@@ -223,6 +228,7 @@ struct PodSpec {
   std::vector<Container> init_containers;
   std::vector<Container> containers;
   std::vector<Volume> volumes;
+  std::vector<PodResourceClaim> resource_claims;
   std::optional<ResourceRequirements> resources;  // Pod-level resources.
 };
 
