@@ -386,10 +386,9 @@ void SetDefaults(Configuration& cfg) {
 }
 
 // Args: every pluginConfig entry is decoded; every enabled plugin with an args type and no entry
-// gets one with its defaults, after the written ones.
-// Args: every pluginConfig entry is decoded; every enabled plugin with an args type and no entry
-// gets one with its defaults. Decoding errors (a wrong kind, an unknown field) return at once, as
-// upstream's decoder fails before validation; validation errors go to `errs`.
+// gets one with its defaults, after the written ones. Decoding errors (a wrong kind, an unknown
+// field) return at once, as upstream's decoder fails before validation; validation errors go to
+// `errs`.
 absl::Status CompleteArgs(Profile& p, std::string_view path, const Registry& registry,
                           ErrorList& errs) {
   for (size_t i = 0; i < p.plugin_config.size(); ++i) {
