@@ -4,7 +4,7 @@
 #include <atomic>
 #include <chrono>
 
-#include "absl/synchronization/notification.h"
+#include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -27,54 +27,6 @@ bool Contains(const std::vector<config::PluginRef>& refs, std::string_view name)
 }
 
 }  // namespace
-
-// A pod held at Permit. Allow/Reject may come from any thread.
-class Framework::WaitingPodImpl : public WaitingPod {
- public:
-  WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Time> deadlines)
-      : pod_(pod), deadlines_(std::move(deadlines)) {}
-
-  const api::Pod& pod() const override { return pod_; }
-  std::vector<std::string> PendingPlugins() const override {
-    absl::MutexLock lock(&mu_);
-    std::vector<std::string> out;
-    for (const auto& [name, d] : deadlines_) out.push_back(name);
-    return out;
-  }
-  void Allow(std::string_view plugin) override {
-    absl::MutexLock lock(&mu_);
-    deadlines_.erase(std::string(plugin));
-  }
-  void Reject(std::string_view plugin, std::string message) override {
-    absl::MutexLock lock(&mu_);
-    if (!result_) result_ = Status::Unschedulable(std::move(message)).WithPlugin(plugin);
-  }
-
-  // Blocks until every plugin allowed the pod (Success), one rejected it, or a deadline passed.
-  Status Wait() {
-    absl::MutexLock lock(&mu_);
-    while (true) {
-      if (result_) return *result_;
-      if (deadlines_.empty()) return Status();
-      auto first =
-          std::min_element(deadlines_.begin(), deadlines_.end(),
-                           [](const auto& a, const auto& b) { return a.second < b.second; });
-      auto done = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-        return result_.has_value() || deadlines_.empty();
-      };
-      if (!mu_.AwaitWithDeadline(absl::Condition(&done), first->second)) {
-        return Status::Unschedulable(fmt::format("rejected due to timeout after waiting at permit"))
-            .WithPlugin(first->first);
-      }
-    }
-  }
-
- private:
-  const api::Pod pod_;
-  mutable absl::Mutex mu_;
-  std::map<std::string, absl::Time> deadlines_ ABSL_GUARDED_BY(mu_);
-  std::optional<Status> result_ ABSL_GUARDED_BY(mu_);
-};
 
 Framework::Framework(std::string profile_name, Deps deps)
     : profile_name_(std::move(profile_name)), deps_(deps) {
@@ -577,14 +529,14 @@ Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::
 }
 
 Status Framework::PermitLoop(CycleState& state, const api::Pod& pod, std::string_view node) {
-  std::map<std::string, absl::Time> waits;
+  std::map<std::string, absl::Duration> waits;
   for (PermitPlugin* p : permit_) {
     absl::Duration timeout = absl::ZeroDuration();
     Status s = TimedPlugin(state, p->Name(), metrics::Point::kPermit,
                            [&] { return p->Permit(state, pod, node, &timeout); });
     if (s.ok()) continue;
     if (s.IsWait()) {
-      waits[std::string(p->Name())] = absl::Now() + std::min(timeout, absl::Minutes(15));
+      waits[std::string(p->Name())] = std::min(timeout, absl::Minutes(15));
       continue;
     }
     if (s.IsRejected()) return s.WithPlugin(p->Name());
@@ -592,27 +544,20 @@ Status Framework::PermitLoop(CycleState& state, const api::Pod& pod, std::string
         .WithPlugin(p->Name());
   }
   if (waits.empty()) return Status();
-  absl::MutexLock lock(&waiting_mu_);
-  waiting_[pod.metadata.uid] = std::make_shared<WaitingPodImpl>(pod, std::move(waits));
+  waiting_.Add(pod, waits);
   return Status(Code::kWait);
 }
 
 Status Framework::WaitOnPermit(const api::Pod& pod) {
-  std::shared_ptr<WaitingPodImpl> wp;
-  {
-    absl::MutexLock lock(&waiting_mu_);
-    auto it = waiting_.find(pod.metadata.uid);
-    if (it == waiting_.end()) return Status();
-    wp = it->second;
-  }
+  std::shared_ptr<WaitingPodImpl> wp = waiting_.Get(pod.metadata.uid);
+  if (wp == nullptr) return Status();
   const auto start = std::chrono::steady_clock::now();
   Status s = wp->Wait();
   if (deps_.metrics != nullptr) {
     deps_.metrics->permit_wait_duration.With({CodeName(s.code())})
         ->Observe(metrics::SecondsSince(start));
   }
-  absl::MutexLock lock(&waiting_mu_);
-  waiting_.erase(pod.metadata.uid);
+  waiting_.Remove(pod.metadata.uid);
   return s;
 }
 
@@ -658,18 +603,12 @@ void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::
 }
 
 WaitingPod* Framework::GetWaitingPod(std::string_view uid) {
-  absl::MutexLock lock(&waiting_mu_);
-  auto it = waiting_.find(uid);
-  return it == waiting_.end() ? nullptr : it->second.get();
+  // The map keeps the pod alive until WaitOnPermit removes it.
+  return waiting_.Get(uid).get();
 }
 
 void Framework::IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) {
-  std::vector<std::shared_ptr<WaitingPodImpl>> pods;
-  {
-    absl::MutexLock lock(&waiting_mu_);
-    for (const auto& [uid, wp] : waiting_) pods.push_back(wp);
-  }
-  for (const auto& wp : pods) fn(*wp);
+  waiting_.Iterate(fn);
 }
 
 }  // namespace ksched::framework

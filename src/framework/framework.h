@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "absl/synchronization/mutex.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/registry.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
+#include "src/framework/waiting_pods.h"
 #include "src/metrics/scheduler_metrics.h"
 
 namespace ksched::framework {
@@ -131,7 +131,6 @@ class Framework : public Handle {
   }
 
  private:
-  class WaitingPodImpl;
   Framework(std::string profile_name, Deps deps);
   absl::Status Build(const config::Profile& profile, const Registry& registry);
   // The bodies of the extension points that Timed wraps.
@@ -173,9 +172,7 @@ class Framework : public Handle {
   // Plugin name → the events it registered (plugins without EnqueueExtensions: every event).
   std::map<std::string, std::vector<ClusterEventWithHint>, std::less<>> events_;
 
-  absl::Mutex waiting_mu_;
-  std::map<std::string, std::shared_ptr<WaitingPodImpl>, std::less<>> waiting_
-      ABSL_GUARDED_BY(waiting_mu_);
+  WaitingPods waiting_;
 };
 
 }  // namespace ksched::framework

@@ -1,0 +1,75 @@
+#include "src/framework/waiting_pods.h"
+
+#include <algorithm>
+
+#include "absl/time/clock.h"
+
+namespace ksched::framework {
+
+WaitingPodImpl::WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Time> deadlines)
+    : pod_(pod), deadlines_(std::move(deadlines)) {}
+
+std::vector<std::string> WaitingPodImpl::PendingPlugins() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> out;
+  for (const auto& [name, deadline] : deadlines_) out.push_back(name);
+  return out;
+}
+
+void WaitingPodImpl::Allow(std::string_view plugin) {
+  absl::MutexLock lock(&mu_);
+  deadlines_.erase(std::string(plugin));
+}
+
+void WaitingPodImpl::Reject(std::string_view plugin, std::string message) {
+  absl::MutexLock lock(&mu_);
+  if (!result_) result_ = Status::Unschedulable(std::move(message)).WithPlugin(plugin);
+}
+
+Status WaitingPodImpl::Wait() {
+  absl::MutexLock lock(&mu_);
+  auto done = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
+    return result_.has_value() || deadlines_.empty();
+  };
+  while (true) {
+    if (result_) return *result_;
+    if (deadlines_.empty()) return Status();
+    auto first = std::min_element(deadlines_.begin(), deadlines_.end(),
+                                  [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (!mu_.AwaitWithDeadline(absl::Condition(&done), first->second)) {
+      return Status::Unschedulable("rejected due to timeout after waiting at permit")
+          .WithPlugin(first->first);
+    }
+  }
+}
+
+void WaitingPods::Add(const api::Pod& pod, const std::map<std::string, absl::Duration>& timeouts) {
+  const absl::Time now = absl::Now();
+  std::map<std::string, absl::Time> deadlines;
+  for (const auto& [plugin, timeout] : timeouts) deadlines[plugin] = now + timeout;
+  auto wp = std::make_shared<WaitingPodImpl>(pod, std::move(deadlines));
+  absl::MutexLock lock(&mu_);
+  pods_[pod.metadata.uid] = std::move(wp);
+}
+
+std::shared_ptr<WaitingPodImpl> WaitingPods::Get(std::string_view uid) const {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(uid);
+  return it == pods_.end() ? nullptr : it->second;
+}
+
+void WaitingPods::Remove(std::string_view uid) {
+  absl::MutexLock lock(&mu_);
+  if (auto it = pods_.find(uid); it != pods_.end()) pods_.erase(it);
+}
+
+void WaitingPods::Iterate(const std::function<void(WaitingPod&)>& fn) const {
+  std::vector<std::shared_ptr<WaitingPodImpl>> pods;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [uid, wp] : pods_) pods.push_back(wp);
+  }
+  for (const auto& wp : pods) fn(*wp);
+}
+
+}  // namespace ksched::framework
