@@ -29,7 +29,7 @@ bool Contains(const std::vector<config::PluginRef>& refs, std::string_view name)
 }  // namespace
 
 Framework::Framework(std::string profile_name, Deps deps)
-    : profile_name_(std::move(profile_name)), deps_(deps) {
+    : profile_name_(std::move(profile_name)), deps_(deps), waiting_(deps.clock) {
   if (deps_.metrics != nullptr) {
     metrics_ = std::make_unique<metrics::FrameworkMetrics>(deps_.metrics, profile_name_);
   }

@@ -24,6 +24,7 @@
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/registry.h"
+#include "src/base/clock.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
 #include "src/framework/waiting_pods.h"
@@ -55,6 +56,7 @@ class Framework : public Handle {
     int32_t global_percentage_of_nodes_to_score = 0;
     metrics::SchedulerMetrics* metrics = nullptr;  // nullptr: nothing is recorded.
     const cache::Cache* cache = nullptr;           // For GetNamespace/GetPriorityClass.
+    const Clock* clock = nullptr;                  // Times Permit waits; nullptr: the real clock.
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
@@ -110,7 +112,8 @@ class Framework : public Handle {
   Status RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
 
   // --- Binding cycle ---
-  // Blocks until a waiting pod is allowed, rejected or times out; Success if it was not waiting.
+  // Blocks until a waiting pod is allowed, rejected or times out on Deps::clock; Success if it was
+  // not waiting.
   Status WaitOnPermit(const api::Pod& pod);
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);

@@ -2,12 +2,17 @@
 
 #include <algorithm>
 
-#include "absl/time/clock.h"
-
 namespace ksched::framework {
+namespace {
 
-WaitingPodImpl::WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Time> deadlines)
-    : pod_(pod), deadlines_(std::move(deadlines)) {}
+// Stateless, so one serves every framework, and it outlives them all.
+const RealClock kRealClock;
+
+}  // namespace
+
+WaitingPodImpl::WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Time> deadlines,
+                               const Clock& clock)
+    : pod_(pod), clock_(clock), deadlines_(std::move(deadlines)) {}
 
 std::vector<std::string> WaitingPodImpl::PendingPlugins() const {
   absl::MutexLock lock(&mu_);
@@ -36,18 +41,20 @@ Status WaitingPodImpl::Wait() {
     if (deadlines_.empty()) return Status();
     auto first = std::min_element(deadlines_.begin(), deadlines_.end(),
                                   [](const auto& a, const auto& b) { return a.second < b.second; });
-    if (!mu_.AwaitWithDeadline(absl::Condition(&done), first->second)) {
+    if (!clock_.AwaitWithDeadline(mu_, absl::Condition(&done), first->second)) {
       return Status::Unschedulable("rejected due to timeout after waiting at permit")
           .WithPlugin(first->first);
     }
   }
 }
 
+WaitingPods::WaitingPods(const Clock* clock) : clock_(clock ? *clock : kRealClock) {}
+
 void WaitingPods::Add(const api::Pod& pod, const std::map<std::string, absl::Duration>& timeouts) {
-  const absl::Time now = absl::Now();
+  const absl::Time now = clock_.Now();
   std::map<std::string, absl::Time> deadlines;
   for (const auto& [plugin, timeout] : timeouts) deadlines[plugin] = now + timeout;
-  auto wp = std::make_shared<WaitingPodImpl>(pod, std::move(deadlines));
+  auto wp = std::make_shared<WaitingPodImpl>(pod, std::move(deadlines), clock_);
   absl::MutexLock lock(&mu_);
   pods_[pod.metadata.uid] = std::move(wp);
 }

@@ -1,7 +1,7 @@
 // WaitingPods: the pods that Permit plugins hold back from binding, by UID (upstream's
 // framework/runtime/waiting_pods_map.go).
 //
-//   WaitingPods waiting;
+//   WaitingPods waiting(&clock);  // nullptr: the real clock
 //   waiting.Add(pod, {{"Coscheduling", absl::Seconds(30)}});  // a Permit plugin returned Wait
 //   waiting.Get(uid)->Allow("Coscheduling");                  // from any thread
 //   Status s = waiting.Get(uid)->Wait();                      // the binding cycle blocks here
@@ -23,15 +23,18 @@
 #include "absl/time/time.h"
 #include "ksched/handle.h"
 #include "ksched/status.h"
+#include "src/base/clock.h"
 
 namespace ksched::framework {
 
 // A pod held at Permit until every plugin that asked it to wait allows it, one rejects it, or the
-// first of their deadlines passes.
+// first of their deadlines passes on `clock`.
 class WaitingPodImpl : public WaitingPod {
  public:
-  // `deadlines`: the plugins that asked the pod to wait, each with the time it gives up.
-  WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Time> deadlines);
+  // `deadlines`: the plugins that asked the pod to wait, each with the time it gives up, on
+  // `clock`, which must outlive the pod.
+  WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Time> deadlines,
+                 const Clock& clock);
   WaitingPodImpl(const WaitingPodImpl&) = delete;
   WaitingPodImpl& operator=(const WaitingPodImpl&) = delete;
 
@@ -43,11 +46,13 @@ class WaitingPodImpl : public WaitingPod {
 
   // Blocks until every plugin allowed the pod (Success), one rejected it (its Unschedulable
   // status, with the plugin's name), or a deadline passed (Unschedulable, naming the plugin whose
-  // deadline it was).
+  // deadline it was). The clock decides the deadline: on a FakeClock, the wait times out when a
+  // test advances the clock past it.
   Status Wait() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const api::Pod pod_;
+  const Clock& clock_;
   mutable absl::Mutex mu_;
   std::map<std::string, absl::Time> deadlines_ ABSL_GUARDED_BY(mu_);  // The pending plugins.
   std::optional<Status> result_ ABSL_GUARDED_BY(mu_);                 // Set by Reject.
@@ -55,11 +60,13 @@ class WaitingPodImpl : public WaitingPod {
 
 class WaitingPods {
  public:
-  WaitingPods() = default;
+  // `clock` (nullptr: the real clock) times the waits and must outlive every waiting pod.
+  explicit WaitingPods(const Clock* clock);
   WaitingPods(const WaitingPods&) = delete;
   WaitingPods& operator=(const WaitingPods&) = delete;
 
-  // Makes `pod` a waiting pod, held for each plugin of `timeouts` up to its timeout from now.
+  // Makes `pod` a waiting pod, held for each plugin of `timeouts` up to its timeout from the
+  // clock's now.
   // Replaces a waiting pod of the same UID.
   void Add(const api::Pod& pod, const std::map<std::string, absl::Duration>& timeouts)
       ABSL_LOCKS_EXCLUDED(mu_);
@@ -72,6 +79,7 @@ class WaitingPods {
   void Iterate(const std::function<void(WaitingPod&)>& fn) const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
+  const Clock& clock_;
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<WaitingPodImpl>, std::less<>> pods_ ABSL_GUARDED_BY(mu_);
 };

@@ -114,7 +114,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
          .parallelism = cfg.parallelism,
          .global_percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score,
          .metrics = s->metrics_.get(),
-         .cache = &s->cache_});
+         .cache = &s->cache_,
+         .clock = s->clock_});
     if (!fw.ok()) return fw.status();
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fw));
   }
