@@ -1,0 +1,703 @@
+#include "src/framework/framework.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "fmt/format.h"
+#include "src/base/clock.h"
+#include "src/plugins/names.h"
+#include "src/plugins/registry.h"
+#include "src/testing/builders.h"
+#include "src/testing/fake_handle.h"
+
+namespace ksched::framework {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::MakeNode;
+using testing::MakePod;
+
+namespace names = plugins::names;
+
+// "Code: message", so that one assertion checks both and a failure shows both.
+std::string Describe(const Status& s) {
+  return fmt::format("{}: {}", CodeName(s.code()), s.Message());
+}
+
+// The calls of the fake plugins of one test, in order.
+class CallLog {
+ public:
+  void Add(std::string call) {
+    absl::MutexLock lock(&mu_);
+    calls_.push_back(std::move(call));
+  }
+  std::vector<std::string> calls() const {
+    absl::MutexLock lock(&mu_);
+    return calls_;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::vector<std::string> calls_ ABSL_GUARDED_BY(mu_);
+};
+
+// --- Fake plugins: each implements only the extension points its name says. ---
+
+class Sorter : public QueueSortPlugin {
+ public:
+  explicit Sorter(std::string name) : name_(std::move(name)) {}
+  std::string_view Name() const override { return name_; }
+  bool Less(const QueuedPodInfo&, const QueuedPodInfo&) const override { return false; }
+
+ private:
+  std::string name_;
+};
+
+// Logs "<name>:<node>" and returns `result` (Skip passes the pod on to the next binder).
+class Binder : public BindPlugin {
+ public:
+  Binder(std::string name, std::shared_ptr<CallLog> log, Status result = Status())
+      : name_(std::move(name)), log_(std::move(log)), result_(std::move(result)) {}
+  std::string_view Name() const override { return name_; }
+  Status Bind(CycleState&, const api::Pod&, std::string_view node) override {
+    log_->Add(fmt::format("{}:{}", name_, node));
+    return result_;
+  }
+
+ private:
+  std::string name_;
+  std::shared_ptr<CallLog> log_;
+  Status result_;
+};
+
+// PreFilter, Filter and Reserve, all succeeding.
+class Fit : public PreFilterPlugin, public FilterPlugin, public ReservePlugin {
+ public:
+  explicit Fit(std::string name) : name_(std::move(name)) {}
+  std::string_view Name() const override { return name_; }
+  Status PreFilter(CycleState&, const api::Pod&, const std::vector<const NodeInfo*>&,
+                   PreFilterResult*) override {
+    return Status();
+  }
+  Status Filter(const CycleState&, const api::Pod&, const NodeInfo&) override { return Status(); }
+  Status Reserve(CycleState&, const api::Pod&, std::string_view) override { return Status(); }
+  void Unreserve(CycleState&, const api::Pod&, std::string_view) override {}
+
+ private:
+  std::string name_;
+};
+
+// Filter (always passes) and Score: `scores` by node name, then `normalize` if set.
+class Rank : public FilterPlugin, public ScorePlugin {
+ public:
+  using Normalize = std::function<Status(NodeScoreList&)>;
+  Rank(std::string name, std::map<std::string, int64_t> scores = {}, Normalize normalize = nullptr)
+      : name_(std::move(name)), scores_(std::move(scores)), normalize_(std::move(normalize)) {}
+  std::string_view Name() const override { return name_; }
+  Status Filter(const CycleState&, const api::Pod&, const NodeInfo&) override { return Status(); }
+  Status Score(const CycleState&, const api::Pod&, const NodeInfo& node, int64_t* score) override {
+    *score = scores_.at(node.name());
+    return Status();
+  }
+  bool HasNormalizeScore() const override { return normalize_ != nullptr; }
+  Status NormalizeScore(const CycleState&, const api::Pod&, NodeScoreList& scores) override {
+    return normalize_(scores);
+  }
+
+ private:
+  std::string name_;
+  std::map<std::string, int64_t> scores_;
+  Normalize normalize_;
+};
+
+// Scales the scores so that the highest becomes kMaxNodeScore.
+Status ScaleToMax(NodeScoreList& scores) {
+  int64_t highest = 1;
+  for (const NodeScore& s : scores) highest = std::max(highest, s.score);
+  for (NodeScore& s : scores) s.score = s.score * kMaxNodeScore / highest;
+  return Status();
+}
+
+// Skips itself at PreScore; its Score fails, so a Score that runs anyway shows.
+class SkipsScore : public PreScorePlugin, public ScorePlugin {
+ public:
+  explicit SkipsScore(std::string name) : name_(std::move(name)) {}
+  std::string_view Name() const override { return name_; }
+  Status PreScore(CycleState&, const api::Pod&, const std::vector<const NodeInfo*>&) override {
+    return Status::Skip();
+  }
+  Status Score(const CycleState&, const api::Pod&, const NodeInfo&, int64_t*) override {
+    return Status::Error("Score ran although PreScore returned Skip");
+  }
+
+ private:
+  std::string name_;
+};
+
+// Asks every pod to wait `timeout` at Permit.
+class Waits : public PermitPlugin {
+ public:
+  Waits(std::string name, absl::Duration timeout) : name_(std::move(name)), timeout_(timeout) {}
+  std::string_view Name() const override { return name_; }
+  Status Permit(CycleState&, const api::Pod&, std::string_view, absl::Duration* timeout) override {
+    *timeout = timeout_;
+    return Status(Code::kWait);
+  }
+
+ private:
+  std::string name_;
+  absl::Duration timeout_;
+};
+
+// Returns `result` at every extension point it implements.
+class Fails : public PreFilterPlugin,
+              public FilterPlugin,
+              public PostFilterPlugin,
+              public PreScorePlugin,
+              public ScorePlugin,
+              public ReservePlugin,
+              public PermitPlugin,
+              public PreBindPlugin,
+              public BindPlugin {
+ public:
+  Fails(std::string name, Status result) : name_(std::move(name)), result_(std::move(result)) {}
+  std::string_view Name() const override { return name_; }
+  Status PreFilter(CycleState&, const api::Pod&, const std::vector<const NodeInfo*>&,
+                   PreFilterResult*) override {
+    return result_;
+  }
+  Status Filter(const CycleState&, const api::Pod&, const NodeInfo&) override { return result_; }
+  Status PostFilter(CycleState&, const api::Pod&, const NodeToStatus&, PostFilterResult*) override {
+    return result_;
+  }
+  Status PreScore(CycleState&, const api::Pod&, const std::vector<const NodeInfo*>&) override {
+    return result_;
+  }
+  Status Score(const CycleState&, const api::Pod&, const NodeInfo&, int64_t*) override {
+    return result_;
+  }
+  Status Reserve(CycleState&, const api::Pod&, std::string_view) override { return result_; }
+  void Unreserve(CycleState&, const api::Pod&, std::string_view) override {}
+  Status Permit(CycleState&, const api::Pod&, std::string_view, absl::Duration*) override {
+    return result_;
+  }
+  Status PreBind(CycleState&, const api::Pod&, std::string_view) override { return result_; }
+  Status Bind(CycleState&, const api::Pod&, std::string_view) override { return result_; }
+
+ private:
+  std::string name_;
+  Status result_;
+};
+
+config::PluginRef Ref(std::string name, int32_t weight = 0) { return {std::move(name), weight}; }
+
+// A profile with the one queue sort and the one binder that every framework needs, at their own
+// extension points; tests add the plugins they are about.
+config::Profile MinimalProfile() {
+  config::Profile p;
+  p.plugins.queue_sort.enabled = {Ref("Sort")};
+  p.plugins.bind.enabled = {Ref("Bind")};
+  return p;
+}
+
+class FrameworkTest : public ::testing::Test {
+ protected:
+  FrameworkTest() {
+    Register<Sorter>("Sort");
+    Register<Binder>("Bind", log_);
+    for (const char* name : {"n1", "n2", "n3"}) {
+      auto info = std::make_unique<NodeInfo>();
+      info->SetNode(MakeNode().Name(name).Ptr());
+      nodes_.push_back(info.get());
+      node_infos_.push_back(std::move(info));
+    }
+  }
+
+  // Registers plugin type P as `name`; each framework built gets a new P(name, args...).
+  template <typename P, typename... Args>
+  void Register(const std::string& name, Args... args) {
+    absl::Status st = registry_.Register(
+        name, [=](const nlohmann::json&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+          return std::make_unique<P>(name, args...);
+        });
+    ASSERT_TRUE(st.ok()) << st;
+  }
+
+  // The framework of `profile`, or nullptr (and a test failure) if it does not build.
+  std::unique_ptr<Framework> Build(const config::Profile& profile, const Clock* clock = nullptr) {
+    auto fw = Framework::Create(profile, registry_, {.writer = &writer_, .clock = clock});
+    if (!fw.ok()) {
+      ADD_FAILURE() << fw.status();
+      return nullptr;
+    }
+    return std::move(*fw);
+  }
+
+  std::shared_ptr<CallLog> log_ = std::make_shared<CallLog>();
+  Registry registry_;
+  testing::RecordingWriter writer_;
+  std::vector<std::unique_ptr<NodeInfo>> node_infos_;
+  std::vector<const NodeInfo*> nodes_;  // n1, n2, n3
+  CycleState state_;
+  api::Pod pod_ = MakePod().Name("p").Obj();
+};
+
+// --- multiPoint expansion -------------------------------------------------------------------
+
+TEST_F(FrameworkTest, MultiPointEnablesAPluginAtEveryExtensionPointItImplements) {
+  Register<Fit>("Fit");
+  Register<Rank>("Rank");
+  config::Profile p;
+  p.plugins.multi_point.enabled = {Ref("Sort"), Ref("Fit"), Ref("Rank"), Ref("Bind")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_EQ(fw->PluginsByExtensionPoint(),
+            (std::map<std::string, std::vector<std::string>>{{"queueSort", {"Sort"}},
+                                                             {"preFilter", {"Fit"}},
+                                                             {"filter", {"Fit", "Rank"}},
+                                                             {"score", {"Rank"}},
+                                                             {"reserve", {"Fit"}},
+                                                             {"bind", {"Bind"}}}));
+  EXPECT_EQ(fw->ScoreWeight("Rank"), 1);  // weight 0 means 1
+}
+
+TEST_F(FrameworkTest, SpecificExtensionPointEntryWinsOverMultiPoint) {
+  Register<Fit>("Fit");
+  Register<Rank>("RankA");
+  Register<Rank>("RankB");
+  config::Profile p;
+  p.plugins.multi_point.enabled = {Ref("Sort"), Ref("Fit"), Ref("RankA", 2), Ref("RankB", 3),
+                                   Ref("Bind")};
+  // Re-configured at their own points: they move to the front there, with the point's weight.
+  // (One per point: with several, upstream orders them as the point lists them, ksched as
+  // multiPoint does.)
+  p.plugins.score.enabled = {Ref("RankB", 5)};
+  p.plugins.filter.enabled = {Ref("RankA")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  auto points = fw->PluginsByExtensionPoint();
+  EXPECT_THAT(points["score"], ElementsAre("RankB", "RankA"));
+  EXPECT_THAT(points["filter"], ElementsAre("RankA", "Fit", "RankB"));
+  EXPECT_EQ(fw->ScoreWeight("RankA"), 2);
+  EXPECT_EQ(fw->ScoreWeight("RankB"), 5);
+}
+
+TEST_F(FrameworkTest, DisabledEntryRemovesAMultiPointPluginFromThatPointOnly) {
+  Register<Fit>("Fit");
+  Register<Rank>("Rank");
+  config::Profile p;
+  p.plugins.multi_point.enabled = {Ref("Sort"), Ref("Fit"), Ref("Rank"), Ref("Bind")};
+  p.plugins.filter.disabled = {Ref("Fit")};
+  p.plugins.score.disabled = {Ref("*")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_EQ(fw->PluginsByExtensionPoint(),
+            (std::map<std::string, std::vector<std::string>>{{"queueSort", {"Sort"}},
+                                                             {"preFilter", {"Fit"}},
+                                                             {"filter", {"Rank"}},
+                                                             {"reserve", {"Fit"}},
+                                                             {"bind", {"Bind"}}}));
+  EXPECT_FALSE(fw->HasScorePlugins());
+}
+
+TEST_F(FrameworkTest, BuildErrorNamesTheExtensionPointOfABadEntry) {
+  config::Profile unknown = MinimalProfile();
+  unknown.plugins.score.enabled = {Ref("Nope")};
+  auto fw = Framework::Create(unknown, registry_, {});
+  EXPECT_EQ(fw.status().message(), "ScorePlugin \"Nope\" does not exist");
+
+  config::Profile wrong_point = MinimalProfile();
+  wrong_point.plugins.filter.enabled = {Ref("Sort")};
+  fw = Framework::Create(wrong_point, registry_, {});
+  EXPECT_EQ(fw.status().message(), "plugin \"Sort\" does not extend FilterPlugin plugin");
+}
+
+// The default plugins, merged as a config file's profile is (config::MergeDefaultPlugins).
+class DefaultPluginsTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Framework> Build(config::Profile p) {
+    config::MergeDefaultPlugins(p);
+    auto fw = Framework::Create(p, registry_, {});
+    if (!fw.ok()) {
+      ADD_FAILURE() << fw.status();
+      return nullptr;
+    }
+    return std::move(*fw);
+  }
+  Registry registry_ = plugins::NewInTreeRegistry();
+};
+
+TEST_F(DefaultPluginsTest, ExplicitMultiPointEntryOverridesTheDefaultOneInItsPlace) {
+  auto defaults = Build(config::Profile{});
+  config::Profile p;
+  p.plugins.multi_point.enabled = {Ref(names::kTaintToleration, 10)};
+  auto fw = Build(p);
+  ASSERT_NE(defaults, nullptr);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_EQ(defaults->ScoreWeight(names::kTaintToleration), 3);
+  EXPECT_EQ(fw->ScoreWeight(names::kTaintToleration), 10);
+  EXPECT_EQ(fw->PluginsByExtensionPoint(), defaults->PluginsByExtensionPoint());
+}
+
+TEST_F(DefaultPluginsTest, ScoreEntryOfADefaultPluginMovesItFirstWithItsWeight) {
+  config::Profile p;
+  p.plugins.score.enabled = {Ref(names::kImageLocality, 5)};
+  p.plugins.filter.disabled = {Ref(names::kNodeAffinity)};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  auto points = fw->PluginsByExtensionPoint();
+  ASSERT_FALSE(points["score"].empty());
+  EXPECT_EQ(points["score"].front(), names::kImageLocality);
+  EXPECT_EQ(fw->ScoreWeight(names::kImageLocality), 5);
+  EXPECT_THAT(points["filter"], ::testing::Not(::testing::Contains(names::kNodeAffinity)));
+  EXPECT_THAT(points["preFilter"], ::testing::Contains(names::kNodeAffinity));
+  EXPECT_THAT(points["score"], ::testing::Contains(names::kNodeAffinity));
+}
+
+// --- Score: weights and normalization ----------------------------------------------------------
+
+TEST_F(FrameworkTest, ScoresAreNormalizedThenWeightedAndSummedPerNode) {
+  Register<Rank>("Raw", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 50}, {"n3", 100}},
+                 Rank::Normalize(nullptr));
+  Register<Rank>("Scaled", std::map<std::string, int64_t>{{"n1", 1}, {"n2", 2}, {"n3", 4}},
+                 Rank::Normalize(ScaleToMax));
+  config::Profile p = MinimalProfile();
+  p.plugins.score.enabled = {Ref("Raw", 2), Ref("Scaled", 3)};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  ScoreTable table;
+  ASSERT_TRUE(fw->RunScorePlugins(state_, pod_, nodes_, &table).ok());
+  EXPECT_THAT(table.plugins, ElementsAre("Raw", "Scaled"));
+  // Raw: 10 50 100, times 2. Scaled: 1 2 4 normalized to 25 50 100, times 3.
+  EXPECT_THAT(table.weighted, ElementsAre(20, 100, 200, 75, 150, 300));
+  EXPECT_EQ(table.Weighted(1, 0), 75);
+  EXPECT_THAT(table.totals, ElementsAre(95, 250, 500));
+}
+
+TEST_F(FrameworkTest, PluginSkippedAtPreScoreDoesNotScore) {
+  Register<Rank>("Raw", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 20}, {"n3", 30}},
+                 Rank::Normalize(nullptr));
+  Register<SkipsScore>("Skips");
+  config::Profile p = MinimalProfile();
+  p.plugins.pre_score.enabled = {Ref("Skips")};
+  p.plugins.score.enabled = {Ref("Skips"), Ref("Raw")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  ASSERT_TRUE(fw->RunPreScorePlugins(state_, pod_, nodes_).ok());
+  ScoreTable table;
+  Status s = fw->RunScorePlugins(state_, pod_, nodes_, &table);
+  ASSERT_TRUE(s.ok()) << Describe(s);
+  EXPECT_THAT(table.plugins, ElementsAre("Raw"));
+  EXPECT_THAT(table.totals, ElementsAre(10, 20, 30));
+}
+
+TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizingIsAnError) {
+  auto doubled = [](NodeScoreList& scores) {
+    for (NodeScore& s : scores) s.score *= 2;
+    return Status();
+  };
+  Register<Rank>("Doubles", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 60}, {"n3", 40}},
+                 Rank::Normalize(doubled));
+  config::Profile p = MinimalProfile();
+  p.plugins.score.enabled = {Ref("Doubles")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  ScoreTable table;
+  // Upstream wraps this in "applying score defaultWeights on Score plugins: ".
+  EXPECT_EQ(Describe(fw->RunScorePlugins(state_, pod_, nodes_, &table)),
+            "Error: plugin \"Doubles\" returns an invalid score 120, it should in the range of "
+            "[0, 100] after normalizing");
+}
+
+// --- Permit: wait, allow, reject, timeout ------------------------------------------------------
+
+// WaitOnPermit on a thread of its own, as the binding cycle runs it.
+class PermitWaiter {
+ public:
+  PermitWaiter(Framework& fw, const api::Pod& pod)
+      : fw_(fw), uid_(pod.metadata.uid), thread_([this, pod] {
+          Status s = fw_.WaitOnPermit(pod);
+          absl::MutexLock lock(&mu_);
+          result_ = s;
+        }) {}
+  // Ends a wait that a failed test left blocked, so that the thread can be joined.
+  ~PermitWaiter() {
+    if (!Returned()) {
+      if (WaitingPod* wp = fw_.GetWaitingPod(uid_)) wp->Reject("", "test over");
+    }
+    thread_.join();
+  }
+  // Whether WaitOnPermit has returned, after giving it a moment to do so wrongly.
+  bool ReturnedEarly() {
+    absl::SleepFor(absl::Milliseconds(10));
+    return Returned();
+  }
+  // What WaitOnPermit returned, waiting for it for a while; "still waiting" if it has not.
+  std::string Result() {
+    absl::MutexLock lock(&mu_);
+    auto returned = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return result_.has_value(); };
+    if (!mu_.AwaitWithTimeout(absl::Condition(&returned), absl::Seconds(30))) {
+      return "still waiting";
+    }
+    return Describe(*result_);
+  }
+  std::string_view Plugin() {
+    absl::MutexLock lock(&mu_);
+    return result_ ? result_->plugin() : "";
+  }
+
+ private:
+  bool Returned() {
+    absl::MutexLock lock(&mu_);
+    return result_.has_value();
+  }
+
+  Framework& fw_;
+  const std::string uid_;
+  absl::Mutex mu_;
+  std::optional<Status> result_ ABSL_GUARDED_BY(mu_);
+  std::thread thread_;
+};
+
+class PermitTest : public FrameworkTest {
+ protected:
+  // A framework whose Permit plugins (WaitA, WaitB, ...) ask to wait `timeouts`, timed by `clock`.
+  std::unique_ptr<Framework> BuildWaiting(std::vector<absl::Duration> timeouts,
+                                          const Clock* clock) {
+    config::Profile p = MinimalProfile();
+    for (size_t i = 0; i < timeouts.size(); ++i) {
+      std::string name = std::string("Wait") + static_cast<char>('A' + i);
+      Register<Waits>(name, timeouts[i]);
+      p.plugins.permit.enabled.push_back(Ref(name));
+    }
+    return Build(p, clock);
+  }
+
+  FakeClock clock_;
+};
+
+TEST_F(PermitTest, WaitingPodBindsOnceEveryWaitingPluginAllowsIt) {
+  auto fw = BuildWaiting({absl::Minutes(10), absl::Minutes(10)}, &clock_);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_EQ(fw->RunPermitPlugins(state_, pod_, "n1").code(), Code::kWait);
+  WaitingPod* wp = fw->GetWaitingPod("p");
+  ASSERT_NE(wp, nullptr);
+  EXPECT_THAT(wp->PendingPlugins(), ElementsAre("WaitA", "WaitB"));
+
+  PermitWaiter waiter(*fw, pod_);
+  wp->Allow("WaitA");
+  EXPECT_THAT(wp->PendingPlugins(), ElementsAre("WaitB"));
+  EXPECT_FALSE(waiter.ReturnedEarly());  // WaitB has not allowed it yet
+  wp->Allow("WaitB");
+  EXPECT_EQ(waiter.Result(), "Success: ");
+  EXPECT_EQ(fw->GetWaitingPod("p"), nullptr);
+}
+
+TEST_F(PermitTest, RejectedWaitingPodIsUnschedulableWithTheMessage) {
+  auto fw = BuildWaiting({absl::Minutes(10)}, &clock_);
+  ASSERT_NE(fw, nullptr);
+  ASSERT_EQ(fw->RunPermitPlugins(state_, pod_, "n1").code(), Code::kWait);
+  PermitWaiter waiter(*fw, pod_);
+  fw->GetWaitingPod("p")->Reject("WaitA", "pod group \"g\" has 1 of 3 members");
+  EXPECT_EQ(waiter.Result(), "Unschedulable: pod group \"g\" has 1 of 3 members");
+  EXPECT_EQ(waiter.Plugin(), "WaitA");
+  EXPECT_EQ(fw->GetWaitingPod("p"), nullptr);
+}
+
+TEST_F(PermitTest, WaitTimesOutWhenTheClockPassesTheFirstDeadline) {
+  auto fw = BuildWaiting({absl::Minutes(10), absl::Minutes(5)}, &clock_);
+  ASSERT_NE(fw, nullptr);
+  ASSERT_EQ(fw->RunPermitPlugins(state_, pod_, "n1").code(), Code::kWait);
+  PermitWaiter waiter(*fw, pod_);
+  clock_.Advance(absl::Minutes(5) - absl::Seconds(1));
+  EXPECT_FALSE(waiter.ReturnedEarly());
+  clock_.Advance(absl::Seconds(1));
+  // Upstream: "rejected due to timeout after waiting 5m0s at plugin WaitB".
+  EXPECT_EQ(waiter.Result(), "Unschedulable: rejected due to timeout after waiting at permit");
+  EXPECT_EQ(waiter.Plugin(), "WaitB");
+}
+
+TEST_F(PermitTest, WaitIsCappedAtFifteenMinutes) {
+  auto fw = BuildWaiting({absl::Hours(1)}, &clock_);
+  ASSERT_NE(fw, nullptr);
+  ASSERT_EQ(fw->RunPermitPlugins(state_, pod_, "n1").code(), Code::kWait);
+  PermitWaiter waiter(*fw, pod_);
+  clock_.Advance(absl::Minutes(15));
+  EXPECT_EQ(waiter.Result(), "Unschedulable: rejected due to timeout after waiting at permit");
+}
+
+TEST_F(PermitTest, WaitTimesOutInRealTimeWithoutAnInjectedClock) {
+  auto fw = BuildWaiting({absl::Milliseconds(50)}, nullptr);
+  ASSERT_NE(fw, nullptr);
+  const absl::Time start = absl::Now();
+  ASSERT_EQ(fw->RunPermitPlugins(state_, pod_, "n1").code(), Code::kWait);
+  EXPECT_EQ(Describe(fw->WaitOnPermit(pod_)),
+            "Unschedulable: rejected due to timeout after waiting at permit");
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(50));
+}
+
+TEST_F(PermitTest, PodThatDidNotWaitPassesWaitOnPermit) {
+  auto fw = Build(MinimalProfile(), &clock_);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_TRUE(fw->RunPermitPlugins(state_, pod_, "n1").ok());
+  EXPECT_EQ(fw->GetWaitingPod("p"), nullptr);
+  EXPECT_TRUE(fw->WaitOnPermit(pod_).ok());
+}
+
+// --- Bind ----------------------------------------------------------------------------------------
+
+TEST_F(FrameworkTest, BindPluginThatSkipsPassesThePodToTheNext) {
+  Register<Binder>("Skips", log_, Status::Skip());
+  config::Profile p = MinimalProfile();
+  p.plugins.bind.enabled = {Ref("Skips"), Ref("Bind")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_TRUE(fw->RunBindPlugins(state_, pod_, "n2").ok());
+  EXPECT_THAT(log_->calls(), ElementsAre("Skips:n2", "Bind:n2"));
+}
+
+TEST_F(FrameworkTest, FirstBindPluginThatBindsEndsTheBind) {
+  Register<Binder>("Other", log_);
+  config::Profile p = MinimalProfile();
+  p.plugins.bind.enabled = {Ref("Bind"), Ref("Other")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_TRUE(fw->RunBindPlugins(state_, pod_, "n1").ok());
+  EXPECT_THAT(log_->calls(), ElementsAre("Bind:n1"));
+}
+
+TEST_F(FrameworkTest, BindIsSkipWhenEveryBindPluginSkips) {
+  Register<Binder>("SkipsA", log_, Status::Skip());
+  Register<Binder>("SkipsB", log_, Status::Skip());
+  config::Profile p = MinimalProfile();
+  p.plugins.bind.enabled = {Ref("SkipsA"), Ref("SkipsB")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  // The scheduler turns this into the error "no bind plugin bound the pod".
+  EXPECT_EQ(Describe(fw->RunBindPlugins(state_, pod_, "n1")), "Skip: ");
+  EXPECT_THAT(log_->calls(), ElementsAre("SkipsA:n1", "SkipsB:n1"));
+}
+
+// --- The status of a failing plugin, at each extension point -------------------------------------
+
+struct FailureCase {
+  std::string point;
+  // Enables "Fails" where this case needs it.
+  std::function<void(config::Plugins&)> enable;
+  std::function<Status(Framework&, CycleState&, const api::Pod&,
+                       const std::vector<const NodeInfo*>&)>
+      run;
+  std::string want;  // Describe() of the status
+};
+
+class PluginErrorTest : public FrameworkTest, public ::testing::WithParamInterface<FailureCase> {};
+
+TEST_P(PluginErrorTest, ErrorNamesThePluginAndTheExtensionPoint) {
+  Register<Fails>("Fails", Status::Error("boom"));
+  config::Profile p = MinimalProfile();
+  GetParam().enable(p.plugins);
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_EQ(Describe(GetParam().run(*fw, state_, pod_, nodes_)), GetParam().want);
+}
+
+using Nodes = std::vector<const NodeInfo*>;
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryPoint, PluginErrorTest,
+    ::testing::Values(
+        FailureCase{"PreFilter", [](config::Plugins& p) { p.pre_filter.enabled = {Ref("Fails")}; },
+                    [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes& nodes) {
+                      PreFilterResult r;
+                      std::set<std::string, std::less<>> rejectors;
+                      return fw.RunPreFilterPlugins(s, pod, nodes, &r, &rejectors);
+                    },
+                    "Error: running PreFilter plugin \"Fails\": boom"},
+        FailureCase{"Filter", [](config::Plugins& p) { p.filter.enabled = {Ref("Fails")}; },
+                    [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes& nodes) {
+                      return fw.RunFilterPlugins(s, pod, *nodes[0]);
+                    },
+                    "Error: running \"Fails\" filter plugin: boom"},
+        FailureCase{"PostFilter",
+                    [](config::Plugins& p) { p.post_filter.enabled = {Ref("Fails")}; },
+                    [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes&) {
+                      PostFilterResult r;
+                      return fw.RunPostFilterPlugins(s, pod, NodeToStatus{}, &r);
+                    },
+                    "Error: boom"},
+        FailureCase{"PreScore", [](config::Plugins& p) { p.pre_score.enabled = {Ref("Fails")}; },
+                    [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes& nodes) {
+                      return fw.RunPreScorePlugins(s, pod, nodes);
+                    },
+                    "Error: running PreScore plugin \"Fails\": boom"},
+        // Upstream: running Score plugins: plugin "Fails" failed with: boom
+        FailureCase{"Score", [](config::Plugins& p) { p.score.enabled = {Ref("Fails")}; },
+                    [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes& nodes) {
+                      ScoreTable t;
+                      return fw.RunScorePlugins(s, pod, nodes, &t);
+                    },
+                    "Error: running Score plugin \"Fails\": boom"},
+        FailureCase{"Reserve", [](config::Plugins& p) { p.reserve.enabled = {Ref("Fails")}; },
+                    [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes&) {
+                      return fw.RunReservePluginsReserve(s, pod, "n1");
+                    },
+                    "Error: running Reserve plugin \"Fails\": boom"},
+        FailureCase{"Permit", [](config::Plugins& p) { p.permit.enabled = {Ref("Fails")}; },
+                    [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes&) {
+                      return fw.RunPermitPlugins(s, pod, "n1");
+                    },
+                    "Error: running Permit plugin \"Fails\": boom"},
+        FailureCase{"PreBind", [](config::Plugins& p) { p.pre_bind.enabled = {Ref("Fails")}; },
+                    [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes&) {
+                      return fw.RunPreBindPlugins(s, pod, "n1");
+                    },
+                    "Error: running PreBind plugin \"Fails\": boom"},
+        FailureCase{"Bind", [](config::Plugins& p) { p.bind.enabled = {Ref("Fails")}; },
+                    [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes&) {
+                      return fw.RunBindPlugins(s, pod, "n1");
+                    },
+                    "Error: running Bind plugin \"Fails\": boom"}),
+    [](const ::testing::TestParamInfo<FailureCase>& info) { return info.param.point; });
+
+TEST_F(FrameworkTest, NormalizeScoreErrorNamesThePlugin) {
+  Register<Rank>("Rank", std::map<std::string, int64_t>{{"n1", 1}, {"n2", 2}, {"n3", 3}},
+                 Rank::Normalize([](NodeScoreList&) { return Status::Error("boom"); }));
+  config::Profile p = MinimalProfile();
+  p.plugins.score.enabled = {Ref("Rank")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  ScoreTable table;
+  // Upstream: running Normalize on Score plugins: plugin "Rank" failed with: boom
+  EXPECT_EQ(Describe(fw->RunScorePlugins(state_, pod_, nodes_, &table)),
+            "Error: running Normalize on Score plugin \"Rank\": boom");
+}
+
+TEST_F(FrameworkTest, RejectionKeepsThePluginsMessageAndNamesThePlugin) {
+  Register<Fails>("Cold", Status::Unschedulable("node(s) were too cold"));
+  config::Profile p = MinimalProfile();
+  p.plugins.filter.enabled = {Ref("Cold")};
+  p.plugins.reserve.enabled = {Ref("Cold")};
+  p.plugins.permit.enabled = {Ref("Cold")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  for (const Status& s : {fw->RunFilterPlugins(state_, pod_, *nodes_[0]),
+                          fw->RunReservePluginsReserve(state_, pod_, "n1"),
+                          fw->RunPermitPlugins(state_, pod_, "n1")}) {
+    EXPECT_EQ(Describe(s), "Unschedulable: node(s) were too cold");
+    EXPECT_EQ(s.plugin(), "Cold");
+  }
+}
+
+}  // namespace
+}  // namespace ksched::framework
