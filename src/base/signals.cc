@@ -15,7 +15,10 @@ ShutdownSignals::ShutdownSignals() {
 
 ShutdownSignals::~ShutdownSignals() {
   if (!waiter_.joinable()) return;
-  if (!received_) kill(getpid(), SIGTERM);  // Pending for the process, so sigwait takes it.
+  if (!received_) {
+    ending_ = true;
+    kill(getpid(), SIGTERM);  // Pending for the process, so sigwait takes it.
+  }
   waiter_.join();
 }
 
@@ -23,7 +26,7 @@ void ShutdownSignals::Start() {
   waiter_ = std::thread([this] {
     int sig = 0;
     sigwait(&signals_, &sig);
-    KLOG(0, "Received a signal; shutting down", {"signal", sig});
+    if (!ending_) KLOG(0, "Received a signal; shutting down", {"signal", sig});
     received_ = true;
   });
 }

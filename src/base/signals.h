@@ -32,6 +32,7 @@ class ShutdownSignals {
  private:
   sigset_t signals_;
   std::atomic<bool> received_{false};
+  std::atomic<bool> ending_{false};  // The destructor raised the signal itself.
   std::thread waiter_;
 };
 
