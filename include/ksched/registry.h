@@ -2,10 +2,15 @@
 // listed explicitly in src/plugins/registry.cc; out-of-tree plugins are added with
 // Registry::Register (compiled in) or loaded from shared libraries.
 //
+//   // Args as written:
 //   absl::Status st = registry.Register("NetworkAware",
-//       [](const nlohmann::json& args, Handle& h) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-//         return std::make_unique<NetworkAware>(args.value("label", "network"));
+//       [](const PluginArgs& args, Handle& h) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+//         const auto& doc = static_cast<const JsonArgs&>(args).doc();
+//         return std::make_unique<NetworkAware>(doc.value("label", "network"));
 //       });
+//   // Typed args, decoded and validated once when the configuration is loaded:
+//   registry.RegisterArgs("NetworkAware", MakeArgsDecoder(ParseNetworkAwareArgs, ToJson));
+//   registry.Register("NetworkAware", TypedFactory<NetworkAwareArgs>(NewNetworkAware));
 //
 // Thread safety: fill a Registry before the scheduler starts; it is read-only after that.
 #pragma once
@@ -21,26 +26,56 @@
 #include "absl/status/statusor.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
+#include "ksched/plugin_args.h"
 #include "nlohmann/json.hpp"
 
 namespace ksched {
 
-// Builds a plugin from its args document (pluginConfig[].args; an empty object when absent).
-// An error stops the start-up with the message.
+// Builds a plugin from its args: the ArgsDecoder's result, or JsonArgs (as written; an empty
+// object when absent) for a plugin without one. An error stops the start-up with the message.
 using PluginFactory =
-    std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const nlohmann::json& args, Handle&)>;
+    std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const PluginArgs& args, Handle&)>;
 
-// Decodes a plugin's args (pluginConfig[].args) when the configuration is loaded: fills in every
-// default and validates, so that a bad config stops the start before anything runs. Returns the
-// complete args document, which is what `ksched config print` shows and the factory receives, or
-// InvalidArgument naming the field below `path` (for example
-// "profiles[0].pluginConfig[1].args.scoringStrategy.type: Unsupported value: ...").
-// Optional: a plugin without one gets its args as written.
 // The apiVersion of args documents, as of KubeSchedulerConfiguration itself.
 inline constexpr char kArgsApiVersion[] = "kubescheduler.config.k8s.io/v1";
 
-using ArgsDecoder = std::function<absl::StatusOr<nlohmann::json>(const nlohmann::json& args,
-                                                                 std::string_view path)>;
+// Decodes a plugin's args (pluginConfig[].args) when the configuration is loaded: fills in every
+// default and validates, so that a bad config stops the start before anything runs. Returns the
+// typed args, which the factory receives and `ksched config print` shows (PluginArgs::ToJson), or
+// InvalidArgument naming the field below `path` (for example
+// "profiles[0].pluginConfig[1].args.scoringStrategy.type: Unsupported value: ...").
+// Optional: a plugin without one gets its args as written.
+using ArgsDecoder = std::function<absl::StatusOr<std::shared_ptr<const PluginArgs>>(
+    const nlohmann::json& args, std::string_view path)>;
+
+// The ArgsDecoder of args type T: `parse` decodes, defaults and validates; `encode` writes the
+// result back as a v1 document.
+template <typename T>
+ArgsDecoder MakeArgsDecoder(absl::StatusOr<T> (*parse)(const nlohmann::json&, std::string_view),
+                            nlohmann::json (*encode)(const T&)) {
+  return
+      [parse, encode](const nlohmann::json& args,
+                      std::string_view path) -> absl::StatusOr<std::shared_ptr<const PluginArgs>> {
+        absl::StatusOr<T> parsed = parse(args, path);
+        if (!parsed.ok()) return parsed.status();
+        return std::make_shared<const TypedArgs<T>>(*std::move(parsed), encode);
+      };
+}
+
+// The PluginFactory of a plugin with args type T: `make` gets them typed. Args of another type
+// (a decoder of another type registered under the name) are an InvalidArgument error.
+template <typename T>
+PluginFactory TypedFactory(
+    std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const T& args, Handle&)> make) {
+  return [make = std::move(make)](const PluginArgs& args,
+                                  Handle& handle) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+    const T* typed = ArgsAs<T>(args);
+    if (typed == nullptr) {
+      return absl::InvalidArgumentError("the plugin's args are not of the type its factory takes");
+    }
+    return make(*typed, handle);
+  };
+}
 
 class Registry {
  public:

@@ -45,12 +45,11 @@ PluginSet MergePluginSet(const PluginSet& defaults, const PluginSet& custom) {
 
 }  // namespace
 
-const nlohmann::json& Profile::ArgsFor(std::string_view plugin) const {
-  static const nlohmann::json kEmpty = nlohmann::json::object();
+std::shared_ptr<const PluginArgs> Profile::ArgsFor(std::string_view plugin) const {
   for (const PluginConfig& pc : plugin_config) {
     if (pc.name == plugin) return pc.args;
   }
-  return kEmpty;
+  return nullptr;
 }
 
 Plugins DefaultPlugins() {

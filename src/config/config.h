@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "ksched/plugin_args.h"
 #include "nlohmann/json.hpp"
 
 namespace ksched::config {
@@ -37,7 +39,9 @@ struct Plugins {
 
 struct PluginConfig {
   std::string name;
-  nlohmann::json args = nlohmann::json::object();
+  // Decoded by the plugin's ArgsDecoder when the configuration is loaded; until then, and for a
+  // plugin without one, JsonArgs as written.
+  std::shared_ptr<const PluginArgs> args = std::make_shared<const JsonArgs>();
 };
 
 struct Profile {
@@ -46,8 +50,8 @@ struct Profile {
   Plugins plugins;
   std::vector<PluginConfig> plugin_config;
 
-  // The args for `plugin` ({} when none are configured).
-  const nlohmann::json& ArgsFor(std::string_view plugin) const;
+  // The args for `plugin`; nullptr when none are configured.
+  std::shared_ptr<const PluginArgs> ArgsFor(std::string_view plugin) const;
 };
 
 // component-base's LeaderElectionConfiguration with kube-scheduler's v1 defaults. Durations are

@@ -171,7 +171,9 @@ absl::Status DecodeProfile(const nlohmann::json& j, std::string_view path, Profi
       if (const nlohmann::json* name = Member((*list)[i], "name")) {
         KSCHED_ASSIGN_OR_RETURN(pc.name, DecodeString(*name, Child(p, "name")));
       }
-      if (const nlohmann::json* args = Member((*list)[i], "args")) pc.args = *args;
+      if (const nlohmann::json* args = Member((*list)[i], "args")) {
+        pc.args = std::make_shared<const JsonArgs>(*args);
+      }
       out.plugin_config.push_back(std::move(pc));
     }
   }
@@ -397,16 +399,17 @@ absl::Status CompleteArgs(Profile& p, std::string_view path, const Registry& reg
     if (decode == nullptr) continue;  // Out-of-tree args reach the factory as written.
     const std::string entry = Index(Child(path, "pluginConfig"), i);
     const std::string want_kind = pc.name + "Args";
-    if (pc.args.is_object() && pc.args.contains("kind") && pc.args["kind"] != want_kind) {
+    const nlohmann::json written = pc.args->ToJson();
+    if (written.is_object() && written.contains("kind") && written["kind"] != want_kind) {
       return absl::InvalidArgumentError(fmt::format(
           "decoding .{}: args for plugin {} were not of type {}.kubescheduler.config.k8s.io, got "
           "{}.kubescheduler.config.k8s.io",
           entry, pc.name, want_kind,
-          pc.args["kind"].is_string() ? pc.args["kind"].get<std::string>()
-                                      : pc.args["kind"].dump()));
+          written["kind"].is_string() ? written["kind"].get<std::string>()
+                                      : written["kind"].dump()));
     }
     const std::string args_path = Child(entry, "args");
-    absl::StatusOr<nlohmann::json> args = (*decode)(pc.args, args_path);
+    absl::StatusOr<std::shared_ptr<const PluginArgs>> args = (*decode)(written, args_path);
     if (!args.ok()) {
       const std::string_view msg = AsStd(args.status().message());
       const std::string unknown = fmt::format("unknown field \"{}.", args_path);
@@ -427,7 +430,8 @@ absl::Status CompleteArgs(Profile& p, std::string_view path, const Registry& reg
     bool configured = false;
     for (const PluginConfig& pc : p.plugin_config) configured |= pc.name == name;
     if (configured) continue;
-    KSCHED_ASSIGN_OR_RETURN(nlohmann::json args, (*decode)(nlohmann::json::object(), ""));
+    KSCHED_ASSIGN_OR_RETURN(std::shared_ptr<const PluginArgs> args,
+                            (*decode)(nlohmann::json::object(), ""));
     p.plugin_config.push_back({name, std::move(args)});
   }
   return absl::OkStatus();
@@ -760,7 +764,7 @@ nlohmann::json EncodeConfiguration(const Configuration& cfg) {
     prof["plugins"] = std::move(plugins);
     nlohmann::json pcs = nlohmann::json::array();
     for (const PluginConfig& pc : p.plugin_config) {
-      pcs.push_back({{"name", pc.name}, {"args", pc.args}});
+      pcs.push_back({{"name", pc.name}, {"args", pc.args->ToJson()}});
     }
     prof["pluginConfig"] = std::move(pcs);
     profiles.push_back(std::move(prof));

@@ -22,8 +22,7 @@ namespace {
 // The in-tree plugins, and the out-of-tree ones the documentation's examples name.
 Registry TestRegistry() {
   Registry r = plugins::NewInTreeRegistry();
-  PluginFactory unused = [](const nlohmann::json&,
-                            Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+  PluginFactory unused = [](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
     return absl::UnimplementedError("not built by config tests");
   };
   for (const char* name :

@@ -14,6 +14,21 @@
 namespace ksched::framework {
 namespace {
 
+// The args a plugin's factory gets: the profile's, decoded when the configuration was loaded. A
+// profile built in code may hold them as written, or none: then they are decoded here (the
+// defaults, for none), or, for a plugin without a decoder, an empty JsonArgs.
+absl::StatusOr<std::shared_ptr<const PluginArgs>> ArgsOf(const config::Profile& profile,
+                                                         std::string_view name,
+                                                         const Registry& registry) {
+  std::shared_ptr<const PluginArgs> args = profile.ArgsFor(name);
+  const ArgsDecoder* decode = registry.FindArgs(name);
+  if (decode != nullptr && (args == nullptr || dynamic_cast<const JsonArgs*>(args.get()))) {
+    return (*decode)(args == nullptr ? nlohmann::json::object() : args->ToJson(), "");
+  }
+  if (args == nullptr) return std::make_shared<const JsonArgs>();
+  return args;
+}
+
 // Every plugin-facing set of a profile, with the interface each one wires.
 template <typename T>
 struct Point {
@@ -157,7 +172,9 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
   for (const std::string& name : needed) {
     const PluginFactory* factory = registry.Find(name);
     if (factory == nullptr) continue;  // Reported below with the extension point's type name.
-    absl::StatusOr<std::unique_ptr<Plugin>> p = (*factory)(profile.ArgsFor(name), *this);
+    absl::StatusOr<std::shared_ptr<const PluginArgs>> args = ArgsOf(profile, name, registry);
+    absl::StatusOr<std::unique_ptr<Plugin>> p =
+        args.ok() ? (*factory)(**args, *this) : args.status();
     if (!p.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("initializing plugin \"{}\": {}", name, AsStd(p.status().message())));

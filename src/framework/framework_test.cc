@@ -228,7 +228,7 @@ class FrameworkTest : public ::testing::Test {
   template <typename P, typename... Args>
   void Register(const std::string& name, Args... args) {
     absl::Status st = registry_.Register(
-        name, [=](const nlohmann::json&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+        name, [=](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
           return std::make_unique<P>(name, args...);
         });
     ASSERT_TRUE(st.ok()) << st;

@@ -13,6 +13,7 @@
 #include "src/plugins/node_affinity/node_affinity.h"
 #include "src/plugins/node_name/node_name.h"
 #include "src/plugins/node_ports/node_ports.h"
+#include "src/plugins/node_resources/args.h"
 #include "src/plugins/node_resources/balanced_allocation.h"
 #include "src/plugins/node_resources/fit.h"
 #include "src/plugins/node_unschedulable/node_unschedulable.h"
@@ -31,23 +32,31 @@ Registry NewInTreeRegistry() {
       {names::kNodeUnschedulable, node_unschedulable::New},
       {names::kNodeName, node_name::New},
       {names::kTaintToleration, taint_toleration::New},
-      {names::kNodeAffinity, node_affinity::New},
+      {names::kNodeAffinity, TypedFactory<node_affinity::NodeAffinityArgs>(node_affinity::New)},
       {names::kNodePorts, node_ports::New},
-      {names::kNodeResourcesFit, node_resources::NewFit},
-      {names::kNodeResourcesBalancedAllocation, node_resources::NewBalancedAllocation},
+      {names::kNodeResourcesFit, TypedFactory<node_resources::FitArgs>(node_resources::NewFit)},
+      {names::kNodeResourcesBalancedAllocation,
+       TypedFactory<node_resources::BalancedAllocationArgs>(node_resources::NewBalancedAllocation)},
       {names::kImageLocality, image_locality::New},
       {names::kDefaultBinder, default_binder::New},
   };
-  // The args types of kubescheduler.config.k8s.io/v1, defaulted and validated at load time; some
-  // belong to plugins that arrive later.
+  // The args types of kubescheduler.config.k8s.io/v1, decoded, defaulted and validated once, at
+  // load time; some belong to plugins that arrive later.
   const std::pair<const char*, ArgsDecoder> args[] = {
-      {names::kNodeAffinity, node_affinity::DecodeArgs},
-      {names::kNodeResourcesFit, node_resources::DecodeFitArgs},
-      {names::kNodeResourcesBalancedAllocation, node_resources::DecodeBalancedAllocationArgs},
-      {names::kDefaultPreemption, default_preemption::DecodeArgs},
-      {names::kInterPodAffinity, inter_pod_affinity::DecodeArgs},
-      {names::kPodTopologySpread, pod_topology_spread::DecodeArgs},
-      {names::kVolumeBinding, volume_binding::DecodeArgs},
+      {names::kNodeAffinity, MakeArgsDecoder(node_affinity::ParseArgs, node_affinity::ArgsToJson)},
+      {names::kNodeResourcesFit,
+       MakeArgsDecoder(node_resources::ParseFitArgs, node_resources::FitArgsToJson)},
+      {names::kNodeResourcesBalancedAllocation,
+       MakeArgsDecoder(node_resources::ParseBalancedAllocationArgs,
+                       node_resources::BalancedAllocationArgsToJson)},
+      {names::kDefaultPreemption,
+       MakeArgsDecoder(default_preemption::ParseArgs, default_preemption::ArgsToJson)},
+      {names::kInterPodAffinity,
+       MakeArgsDecoder(inter_pod_affinity::ParseArgs, inter_pod_affinity::ArgsToJson)},
+      {names::kPodTopologySpread,
+       MakeArgsDecoder(pod_topology_spread::ParseArgs, pod_topology_spread::ArgsToJson)},
+      {names::kVolumeBinding,
+       MakeArgsDecoder(volume_binding::ParseArgs, volume_binding::ArgsToJson)},
   };
   Registry registry;
   auto check = [](const absl::Status& st) {

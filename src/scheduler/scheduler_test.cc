@@ -33,10 +33,12 @@ class SchedulerTest : public ::testing::Test {
   void BuildWithPlugin(std::string_view name,
                        const std::function<std::unique_ptr<Plugin>(Handle&)>& make) {
     Registry r = plugins::NewInTreeRegistry();
-    ASSERT_TRUE(r.Register(std::string(name),
-                           [make](const nlohmann::json&, Handle& h)
-                               -> absl::StatusOr<std::unique_ptr<Plugin>> { return make(h); })
-                    .ok());
+    ASSERT_TRUE(
+        r.Register(std::string(name),
+                   [make](const PluginArgs&, Handle& h) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                     return make(h);
+                   })
+            .ok());
     config::Configuration cfg;
     config::Profile prof;
     prof.plugins.multi_point.enabled.push_back({std::string(name), 0});
@@ -378,7 +380,7 @@ class PermitTest : public ::testing::Test {
     registry_ = plugins::NewInTreeRegistry();
     ASSERT_TRUE(registry_
                     .Register("WaitPlugin",
-                              [timeout](const nlohmann::json&,
+                              [timeout](const PluginArgs&,
                                         Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
                                 return std::make_unique<WaitPlugin>(timeout);
                               })

@@ -5,6 +5,7 @@
 #include "ksched/cycle_state.h"
 #include "ksched/events.h"
 #include "ksched/registry.h"
+#include "src/testing/fake_handle.h"
 
 namespace ksched {
 namespace {
@@ -72,7 +73,7 @@ TEST(EventsTest, MatchesByResourceAndActionBits) {
 
 TEST(RegistryTest, DuplicateNameIsAnError) {
   Registry r;
-  PluginFactory f = [](const nlohmann::json&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+  PluginFactory f = [](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
     return absl::UnimplementedError("unused");
   };
   ASSERT_TRUE(r.Register("A", f).ok());
@@ -86,10 +87,10 @@ TEST(RegistryTest, DuplicateNameIsAnError) {
 TEST(RegistryTest, ArgsDecodersAreFoundAndMergedWithoutFactories) {
   Registry r;
   ArgsDecoder d = [](const nlohmann::json& args,
-                     std::string_view) -> absl::StatusOr<nlohmann::json> {
+                     std::string_view) -> absl::StatusOr<std::shared_ptr<const PluginArgs>> {
     nlohmann::json out = args;
     out["defaulted"] = true;
-    return out;
+    return std::make_shared<const JsonArgs>(out);
   };
   ASSERT_TRUE(r.RegisterArgs("Later", d).ok());
   EXPECT_EQ(r.RegisterArgs("Later", d).code(), absl::StatusCode::kAlreadyExists);
@@ -97,9 +98,62 @@ TEST(RegistryTest, ArgsDecodersAreFoundAndMergedWithoutFactories) {
   Registry merged;
   ASSERT_TRUE(merged.Merge(r).ok());
   ASSERT_NE(merged.FindArgs("Later"), nullptr);
-  EXPECT_EQ((*merged.FindArgs("Later"))(nlohmann::json::object(), "")->dump(),
+  EXPECT_EQ((*(*merged.FindArgs("Later"))(nlohmann::json::object(), ""))->ToJson().dump(),
             R"({"defaulted":true})");
   EXPECT_EQ(merged.FindArgs("Other"), nullptr);
+}
+
+// Typed args: decoded once into the plugin's own type, which its factory receives; JSON again
+// only for the effective configuration.
+struct WeightArgs {
+  int weight = 1;
+};
+
+absl::StatusOr<WeightArgs> ParseWeightArgs(const nlohmann::json& doc, std::string_view path) {
+  WeightArgs out;
+  if (doc.contains("weight")) {
+    if (!doc["weight"].is_number_integer()) {
+      return absl::InvalidArgumentError(std::string(path) + ".weight: expected an integer");
+    }
+    out.weight = doc["weight"].get<int>();
+  }
+  return out;
+}
+
+nlohmann::json WeightArgsToJson(const WeightArgs& args) { return {{"weight", args.weight}}; }
+
+class Weighted : public Plugin {
+ public:
+  explicit Weighted(int weight) : weight_(weight) {}
+  std::string_view Name() const override { return "Weighted"; }
+  int weight() const { return weight_; }
+
+ private:
+  int weight_;
+};
+
+TEST(RegistryTest, TypedArgsAreDecodedOnceAndReachTheFactoryTyped) {
+  const ArgsDecoder decode = MakeArgsDecoder(ParseWeightArgs, WeightArgsToJson);
+  const PluginFactory factory = TypedFactory<WeightArgs>(
+      [](const WeightArgs& a, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+        return std::make_unique<Weighted>(a.weight);
+      });
+  absl::StatusOr<std::shared_ptr<const PluginArgs>> args = decode({{"weight", 7}}, "args");
+  ASSERT_TRUE(args.ok()) << args.status();
+  ASSERT_NE(ArgsAs<WeightArgs>(**args), nullptr);
+  EXPECT_EQ(ArgsAs<WeightArgs>(**args)->weight, 7);
+  EXPECT_EQ((*decode(nlohmann::json::object(), ""))->ToJson().dump(), R"({"weight":1})");
+  EXPECT_EQ(decode({{"weight", "heavy"}}, "args").status().message(),
+            "args.weight: expected an integer");
+
+  testing::FakeHandle handle;
+  absl::StatusOr<std::unique_ptr<Plugin>> plugin = factory(**args, handle);
+  ASSERT_TRUE(plugin.ok()) << plugin.status();
+  EXPECT_EQ(dynamic_cast<Weighted&>(**plugin).weight(), 7);
+  // Args of another type (as written, for a plugin registered without its decoder) are refused.
+  EXPECT_EQ(factory(JsonArgs(nlohmann::json{{"weight", 7}}), handle).status().message(),
+            "the plugin's args are not of the type its factory takes");
+  EXPECT_EQ(ArgsAs<WeightArgs>(JsonArgs()), nullptr);
 }
 
 }  // namespace

@@ -1,13 +1,17 @@
 // Table tests of the plugins' ArgsDecoders (ksched/registry.h): a document decoded under a path,
-// and what a user sees of it, the complete args document or the error message.
+// and what a user sees of it, the complete args document or the error message. And plugins built
+// from an args document as the scheduler builds them: decoded once, then given typed to the
+// factory.
 //
 //   const std::vector<ArgsCase> cases = {
 //       {"weight above 100", R"({"hardPodAffinityWeight": 101})", "",
 //        "hardPodAffinityWeight: Invalid value: 101: not in valid range [0, 100]"},
 //   };
-//   for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(DecodeArgs, c), c.want) << c.name;
+//   const ArgsDecoder decode = MakeArgsDecoder(ParseArgs, ArgsToJson);
+//   for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(decode, c), c.want) << c.name;
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -27,11 +31,22 @@ struct ArgsCase {
 // The decoded document as compact JSON, or the error's message. A code other than
 // InvalidArgument, which args errors must have, shows in full.
 inline std::string DecodedOrError(const ArgsDecoder& decode, const ArgsCase& c) {
-  absl::StatusOr<nlohmann::json> out = decode(nlohmann::json::parse(c.doc), c.path);
-  if (out.ok()) return out->dump();
+  absl::StatusOr<std::shared_ptr<const PluginArgs>> out =
+      decode(nlohmann::json::parse(c.doc), c.path);
+  if (out.ok()) return (*out)->ToJson().dump();
   const absl::Status& s = out.status();
   return s.code() == absl::StatusCode::kInvalidArgument ? std::string(AsStd(s.message()))
                                                         : s.ToString();
+}
+
+// The plugin `factory` builds from `doc` decoded by `decode`, or the decoding error.
+inline absl::StatusOr<std::unique_ptr<Plugin>> NewFromArgs(const ArgsDecoder& decode,
+                                                           const PluginFactory& factory,
+                                                           const nlohmann::json& doc,
+                                                           Handle& handle) {
+  absl::StatusOr<std::shared_ptr<const PluginArgs>> args = decode(doc, "");
+  if (!args.ok()) return args.status();
+  return factory(**args, handle);
 }
 
 }  // namespace ksched::testing

@@ -12,7 +12,7 @@ Status DefaultBinder::Bind(CycleState&, const api::Pod& pod, std::string_view no
   return Status::Error(std::string(AsStd(st.message())));
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle& handle) {
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle& handle) {
   return std::make_unique<DefaultBinder>(handle);
 }
 

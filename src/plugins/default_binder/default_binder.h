@@ -8,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
-#include "nlohmann/json.hpp"
+#include "ksched/plugin_args.h"
 #include "src/plugins/names.h"
 
 namespace ksched::plugins::default_binder {
@@ -31,6 +31,6 @@ class DefaultBinder final : public BindPlugin {
 };
 
 // The plugin takes no args; `args` is ignored.
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle& handle);
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
 
 }  // namespace ksched::plugins::default_binder

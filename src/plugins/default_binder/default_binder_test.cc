@@ -16,7 +16,7 @@ using ksched::testing::MakePod;
 
 TEST(DefaultBinderTest, BindsThroughTheWriter) {
   FakeHandle handle;
-  auto plugin = New(nlohmann::json::object(), handle);
+  auto plugin = New(JsonArgs(), handle);
   ASSERT_TRUE(plugin.ok());
   EXPECT_EQ((*plugin)->Name(), "DefaultBinder");
   auto* binder = dynamic_cast<BindPlugin*>(plugin->get());

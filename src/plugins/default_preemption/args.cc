@@ -65,9 +65,4 @@ nlohmann::json ArgsToJson(const DefaultPreemptionArgs& args) {
           {kAbsolute, args.min_candidate_nodes_absolute}};
 }
 
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path) {
-  KSCHED_ASSIGN_OR_RETURN(DefaultPreemptionArgs parsed, ParseArgs(args, path));
-  return ArgsToJson(parsed);
-}
-
 }  // namespace ksched::plugins::default_preemption

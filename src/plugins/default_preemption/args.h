@@ -38,7 +38,4 @@ absl::StatusOr<DefaultPreemptionArgs> ParseArgs(const nlohmann::json& args,
 // kube-scheduler prints its effective configuration.
 nlohmann::json ArgsToJson(const DefaultPreemptionArgs& args);
 
-// ArgsDecoder for the Registry: ParseArgs, then ArgsToJson.
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path);
-
 }  // namespace ksched::plugins::default_preemption

@@ -40,7 +40,8 @@ TEST(DefaultPreemptionArgsTest, DecodesAndEncodes) {
        R"({"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"DefaultPreemptionArgs",)"
        R"("minCandidateNodesAbsolute":0,"minCandidateNodesPercentage":100})"},
   };
-  for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(DecodeArgs, c), c.want) << c.name;
+  for (const ArgsCase& c : cases)
+    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
 }
 
 TEST(DefaultPreemptionArgsTest, Errors) {
@@ -71,7 +72,8 @@ TEST(DefaultPreemptionArgsTest, Errors) {
        "minCandidateNodesAbsolute: 4294967296 is out of range [-2147483648, 2147483647]"},
       {"args not an object", "[]", "", "args: expected an object"},
   };
-  for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(DecodeArgs, c), c.want) << c.name;
+  for (const ArgsCase& c : cases)
+    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ Status ImageLocality::Score(const CycleState&, const api::Pod& pod, const NodeIn
   return Status();
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle& handle) {
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle& handle) {
   return std::make_unique<ImageLocality>(handle);
 }
 

@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
-#include "nlohmann/json.hpp"
+#include "ksched/plugin_args.h"
 #include "src/plugins/names.h"
 
 namespace ksched::plugins::image_locality {
@@ -41,6 +41,6 @@ class ImageLocality final : public ScorePlugin {
 std::string NormalizedImageName(std::string_view image);
 
 // The plugin takes no args; `args` is ignored.
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle& handle);
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
 
 }  // namespace ksched::plugins::image_locality

@@ -137,7 +137,7 @@ TEST(ImageLocalityTest, NormalizedImageName) {
 
 TEST(ImageLocalityTest, FactoryBuildsNamedPlugin) {
   FakeHandle handle;
-  auto plugin = New(nlohmann::json::object(), handle);
+  auto plugin = New(JsonArgs(), handle);
   ASSERT_TRUE(plugin.ok());
   EXPECT_EQ((*plugin)->Name(), "ImageLocality");
   EXPECT_NE(dynamic_cast<ScorePlugin*>(plugin->get()), nullptr);

@@ -49,9 +49,4 @@ nlohmann::json ArgsToJson(const InterPodAffinityArgs& args) {
           {kIgnorePreferred, args.ignore_preferred_terms_of_existing_pods}};
 }
 
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path) {
-  KSCHED_ASSIGN_OR_RETURN(InterPodAffinityArgs parsed, ParseArgs(args, path));
-  return ArgsToJson(parsed);
-}
-
 }  // namespace ksched::plugins::inter_pod_affinity

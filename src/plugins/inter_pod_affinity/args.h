@@ -39,7 +39,4 @@ absl::StatusOr<InterPodAffinityArgs> ParseArgs(const nlohmann::json& args,
 // kube-scheduler prints its effective configuration.
 nlohmann::json ArgsToJson(const InterPodAffinityArgs& args);
 
-// ArgsDecoder for the Registry: ParseArgs, then ArgsToJson.
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path);
-
 }  // namespace ksched::plugins::inter_pod_affinity

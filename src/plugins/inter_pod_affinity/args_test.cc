@@ -39,7 +39,8 @@ TEST(InterPodAffinityArgsTest, DecodesAndEncodes) {
        R"({"apiVersion":"kubescheduler.config.k8s.io/v1","hardPodAffinityWeight":100,)"
        R"("ignorePreferredTermsOfExistingPods":false,"kind":"InterPodAffinityArgs"})"},
   };
-  for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(DecodeArgs, c), c.want) << c.name;
+  for (const ArgsCase& c : cases)
+    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
 }
 
 TEST(InterPodAffinityArgsTest, Errors) {
@@ -57,7 +58,8 @@ TEST(InterPodAffinityArgsTest, Errors) {
       {"a string for a boolean", R"({"ignorePreferredTermsOfExistingPods": "yes"})", "",
        R"(ignorePreferredTermsOfExistingPods: expected a boolean, got "yes")"},
   };
-  for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(DecodeArgs, c), c.want) << c.name;
+  for (const ArgsCase& c : cases)
+    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
 }
 
 }  // namespace

@@ -201,32 +201,30 @@ absl::StatusOr<api::NodeAffinity> DecodeAddedAffinity(const nlohmann::json& adde
 
 }  // namespace
 
-absl::StatusOr<std::optional<api::NodeAffinity>> ParseArgs(const nlohmann::json& args,
-                                                           std::string_view path) {
-  if (args.is_null()) return std::nullopt;
+absl::StatusOr<NodeAffinityArgs> ParseArgs(const nlohmann::json& args, std::string_view path) {
+  NodeAffinityArgs out;
+  if (args.is_null()) return out;
   if (absl::Status st = api::field::CheckObject(args, path, {kAddedAffinity}, true); !st.ok()) {
     return st;
   }
   const nlohmann::json* added_json = api::field::Member(args, kAddedAffinity);
-  if (added_json == nullptr) return std::nullopt;
+  if (added_json == nullptr) return out;
   absl::StatusOr<api::NodeAffinity> added =
       DecodeAddedAffinity(*added_json, api::field::Child(path, kAddedAffinity));
   if (!added.ok()) return added.status();
-  return std::optional<api::NodeAffinity>(*std::move(added));
-}
-
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path) {
-  absl::StatusOr<std::optional<api::NodeAffinity>> parsed = ParseArgs(args, path);
-  if (!parsed.ok()) return parsed.status();
-  nlohmann::json out = {{"apiVersion", kArgsApiVersion}, {"kind", "NodeAffinityArgs"}};
-  if (*parsed) out[kAddedAffinity] = args.at(kAddedAffinity);
+  out.added_affinity = *std::move(added);
+  out.added_affinity_doc = *added_json;
   return out;
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle&) {
-  absl::StatusOr<std::optional<api::NodeAffinity>> added = ParseArgs(args);
-  if (!added.ok()) return added.status();
-  return std::make_unique<NodeAffinity>(*std::move(added));
+nlohmann::json ArgsToJson(const NodeAffinityArgs& args) {
+  nlohmann::json out = {{"apiVersion", kArgsApiVersion}, {"kind", "NodeAffinityArgs"}};
+  if (args.added_affinity) out[kAddedAffinity] = args.added_affinity_doc;
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const NodeAffinityArgs& args, Handle&) {
+  return std::make_unique<NodeAffinity>(args.added_affinity);
 }
 
 }  // namespace ksched::plugins::node_affinity

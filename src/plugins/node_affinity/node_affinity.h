@@ -1,7 +1,7 @@
 // NodeAffinity: places pods by spec.nodeSelector and spec.affinity.nodeAffinity, plus the
 // affinity the profile adds to every pod (upstream's plugins/nodeaffinity).
 //
-// Args (NodeAffinityArgs), all optional:
+// Args (NodeAffinityArgs, decoded once by ParseArgs), all optional:
 //   {"addedAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {...},
 //                      "preferredDuringSchedulingIgnoredDuringExecution": [...]}}
 // The added required selector must match every node a pod lands on; the added preferred terms
@@ -73,14 +73,19 @@ class NodeAffinity final : public PreFilterPlugin,
   std::vector<api::PreferredSchedulingTerm> added_preferred_;
 };
 
-// Validates NodeAffinityArgs. InvalidArgument names the field, e.g.
+// NodeAffinityArgs.
+struct NodeAffinityArgs {
+  std::optional<api::NodeAffinity> added_affinity;
+  nlohmann::json added_affinity_doc;  // As written, for the effective configuration.
+};
+
+// Decodes and validates NodeAffinityArgs. InvalidArgument names the field, e.g.
 // "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]
 // .matchExpressions[0].operator: Unsupported value: ...". `args` null means no args.
-absl::StatusOr<std::optional<api::NodeAffinity>> ParseArgs(const nlohmann::json& args,
-                                                           std::string_view path = "");
-// The Registry's ArgsDecoder: ParseArgs, then the args as a v1 document.
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path);
+absl::StatusOr<NodeAffinityArgs> ParseArgs(const nlohmann::json& args, std::string_view path = "");
+// The args as a v1 document.
+nlohmann::json ArgsToJson(const NodeAffinityArgs& args);
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle& handle);
+absl::StatusOr<std::unique_ptr<Plugin>> New(const NodeAffinityArgs& args, Handle& handle);
 
 }  // namespace ksched::plugins::node_affinity

@@ -10,6 +10,7 @@
 
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
+#include "src/testing/plugin_args.h"
 
 namespace ksched::plugins::node_affinity {
 namespace {
@@ -73,9 +74,15 @@ json AddedZoneFoo() {
   return AddedRequired({{{"matchExpressions", {ReqJson("zone", "In", {"foo"})}}}});
 }
 
+// The plugin as the scheduler builds it from a pluginConfig document.
+absl::StatusOr<std::unique_ptr<Plugin>> NewFromJson(const json& args, Handle& handle) {
+  return ksched::testing::NewFromArgs(MakeArgsDecoder(ParseArgs, ArgsToJson),
+                                      TypedFactory<NodeAffinityArgs>(New), args, handle);
+}
+
 std::unique_ptr<NodeAffinity> MakePlugin(const json& args = json::object()) {
   FakeHandle handle;
-  absl::StatusOr<std::unique_ptr<Plugin>> plugin = New(args, handle);
+  absl::StatusOr<std::unique_ptr<Plugin>> plugin = NewFromJson(args, handle);
   EXPECT_TRUE(plugin.ok()) << plugin.status();
   if (!plugin.ok()) return nullptr;
   return std::unique_ptr<NodeAffinity>(dynamic_cast<NodeAffinity*>(plugin->release()));
@@ -450,7 +457,7 @@ TEST(NodeAffinityTest, Args) {
   };
   for (const Case& c : cases) {
     FakeHandle handle;
-    absl::StatusOr<std::unique_ptr<Plugin>> plugin = New(c.args, handle);
+    absl::StatusOr<std::unique_ptr<Plugin>> plugin = NewFromJson(c.args, handle);
     if (c.want_error.empty()) {
       ASSERT_TRUE(plugin.ok()) << c.name << ": " << plugin.status();
       EXPECT_EQ((*plugin)->Name(), "NodeAffinity");

@@ -13,7 +13,7 @@ std::vector<ClusterEventWithHint> NodeName::EventsToRegister() const {
   return {{{EventResource::kNode, ActionType::kAdd}, nullptr}};
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle&) {
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {
   return std::make_unique<NodeName>();
 }
 

@@ -8,7 +8,7 @@
 #include "absl/status/statusor.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
-#include "nlohmann/json.hpp"
+#include "ksched/plugin_args.h"
 #include "src/plugins/names.h"
 
 namespace ksched::plugins::node_name {
@@ -27,6 +27,6 @@ class NodeName final : public FilterPlugin, public EnqueueExtensions {
 };
 
 // The plugin takes no args; `args` is ignored.
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle& handle);
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
 
 }  // namespace ksched::plugins::node_name

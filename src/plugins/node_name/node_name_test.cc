@@ -50,7 +50,7 @@ TEST(NodeNameTest, EventsToRegister) {
 
 TEST(NodeNameTest, FactoryBuildsNamedPlugin) {
   FakeHandle handle;
-  auto plugin = New(nlohmann::json::object(), handle);
+  auto plugin = New(JsonArgs(), handle);
   ASSERT_TRUE(plugin.ok());
   EXPECT_EQ((*plugin)->Name(), "NodeName");
 }

@@ -61,7 +61,7 @@ std::vector<ClusterEventWithHint> NodePorts::EventsToRegister() const {
   };
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle&) {
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {
   return std::make_unique<NodePorts>();
 }
 

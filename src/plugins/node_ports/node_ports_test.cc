@@ -201,7 +201,7 @@ TEST(NodePortsTest, PodDeletedHint) {
 
 TEST(NodePortsTest, FactoryBuildsNamedPlugin) {
   FakeHandle handle;
-  auto plugin = New(nlohmann::json::object(), handle);
+  auto plugin = New(JsonArgs(), handle);
   ASSERT_TRUE(plugin.ok());
   EXPECT_EQ((*plugin)->Name(), "NodePorts");
 }

@@ -269,15 +269,4 @@ nlohmann::json BalancedAllocationArgsToJson(const BalancedAllocationArgs& args) 
           {"resources", ResourcesToJson(args.resources)}};
 }
 
-absl::StatusOr<nlohmann::json> DecodeFitArgs(const nlohmann::json& args, std::string_view path) {
-  KSCHED_ASSIGN_OR_RETURN(FitArgs parsed, ParseFitArgs(args, path));
-  return FitArgsToJson(parsed);
-}
-
-absl::StatusOr<nlohmann::json> DecodeBalancedAllocationArgs(const nlohmann::json& args,
-                                                            std::string_view path) {
-  KSCHED_ASSIGN_OR_RETURN(BalancedAllocationArgs parsed, ParseBalancedAllocationArgs(args, path));
-  return BalancedAllocationArgsToJson(parsed);
-}
-
 }  // namespace ksched::plugins::node_resources

@@ -73,9 +73,4 @@ absl::StatusOr<BalancedAllocationArgs> ParseBalancedAllocationArgs(const nlohman
 nlohmann::json FitArgsToJson(const FitArgs& args);
 nlohmann::json BalancedAllocationArgsToJson(const BalancedAllocationArgs& args);
 
-// ArgsDecoders for the Registry: Parse*Args, then *ToJson.
-absl::StatusOr<nlohmann::json> DecodeFitArgs(const nlohmann::json& args, std::string_view path);
-absl::StatusOr<nlohmann::json> DecodeBalancedAllocationArgs(const nlohmann::json& args,
-                                                            std::string_view path);
-
 }  // namespace ksched::plugins::node_resources

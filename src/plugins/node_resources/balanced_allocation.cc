@@ -108,10 +108,9 @@ Status BalancedAllocation::ScoreNodes(const CycleState& state, const api::Pod& p
   return ScorePlugin::ScoreNodes(state, pod, scores);
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const nlohmann::json& args, Handle&) {
-  absl::StatusOr<BalancedAllocationArgs> parsed = ParseBalancedAllocationArgs(args);
-  if (!parsed.ok()) return parsed.status();
-  return std::make_unique<BalancedAllocation>(*std::move(parsed));
+absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const BalancedAllocationArgs& args,
+                                                              Handle&) {
+  return std::make_unique<BalancedAllocation>(args);
 }
 
 }  // namespace ksched::plugins::node_resources

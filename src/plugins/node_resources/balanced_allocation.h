@@ -53,9 +53,9 @@ int64_t BalancedResourceScorer(std::span<const int64_t> requested,
                                std::span<const int64_t> allocated,
                                std::span<const int64_t> allocatable);
 
-// Builds BalancedAllocation from NodeResourcesBalancedAllocationArgs JSON; InvalidArgument as
-// ParseBalancedAllocationArgs.
-absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const nlohmann::json& args,
+// Builds BalancedAllocation from its decoded args (the Registry wraps it with
+// TypedFactory<BalancedAllocationArgs>).
+absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const BalancedAllocationArgs& args,
                                                               Handle& handle);
 
 }  // namespace ksched::plugins::node_resources

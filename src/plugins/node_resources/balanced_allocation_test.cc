@@ -9,6 +9,7 @@
 
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
+#include "src/testing/plugin_args.h"
 #include "src/testing/scoring.h"
 
 namespace ksched::plugins::node_resources {
@@ -187,14 +188,18 @@ TEST(BalancedResourceScorerTest, Formula) {
 
 TEST(BalancedAllocationTest, Factory) {
   FakeHandle handle;
-  auto plugin = NewBalancedAllocation(nlohmann::json::object(), handle);
+  const PluginFactory factory = TypedFactory<BalancedAllocationArgs>(NewBalancedAllocation);
+  const ArgsDecoder decode =
+      MakeArgsDecoder(ParseBalancedAllocationArgs, BalancedAllocationArgsToJson);
+  auto plugin = ksched::testing::NewFromArgs(decode, factory, nlohmann::json::object(), handle);
   ASSERT_TRUE(plugin.ok()) << plugin.status();
   EXPECT_EQ((*plugin)->Name(), "NodeResourcesBalancedAllocation");
   EXPECT_NE(dynamic_cast<PreScorePlugin*>(plugin->get()), nullptr);
   EXPECT_FALSE(dynamic_cast<ScorePlugin*>(plugin->get())->HasNormalizeScore());
 
-  auto bad = NewBalancedAllocation(
-      nlohmann::json::parse(R"({"resources": [{"name": "cpu", "weight": 2}]})"), handle);
+  auto bad = ksched::testing::NewFromArgs(
+      decode, factory, nlohmann::json::parse(R"({"resources": [{"name": "cpu", "weight": 2}]})"),
+      handle);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
 }

@@ -241,10 +241,8 @@ Status Fit::ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<N
   return ScorePlugin::ScoreNodes(state, pod, scores);
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const nlohmann::json& args, Handle&) {
-  absl::StatusOr<FitArgs> parsed = ParseFitArgs(args);
-  if (!parsed.ok()) return parsed.status();
-  return std::make_unique<Fit>(*std::move(parsed));
+absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const FitArgs& args, Handle&) {
+  return std::make_unique<Fit>(args);
 }
 
 }  // namespace ksched::plugins::node_resources

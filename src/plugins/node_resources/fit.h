@@ -88,7 +88,7 @@ class Fit final : public PreFilterPlugin,
   ResourceAllocationScorer scorer_;
 };
 
-// Builds Fit from NodeResourcesFitArgs JSON; InvalidArgument as ParseFitArgs.
-absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const nlohmann::json& args, Handle& handle);
+// Builds Fit from its decoded args (the Registry wraps it with TypedFactory<FitArgs>).
+absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const FitArgs& args, Handle& handle);
 
 }  // namespace ksched::plugins::node_resources

@@ -9,6 +9,7 @@
 
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
+#include "src/testing/plugin_args.h"
 
 namespace ksched::plugins::node_resources {
 namespace {
@@ -433,14 +434,17 @@ TEST(FitEventsTest, NodeEventHint) {
 
 TEST(FitTest, FactoryValidatesArgs) {
   ksched::testing::FakeHandle handle;
-  auto plugin = NewFit(json::object(), handle);
+  const PluginFactory factory = TypedFactory<FitArgs>(NewFit);
+  const ArgsDecoder decode = MakeArgsDecoder(ParseFitArgs, FitArgsToJson);
+  auto plugin = ksched::testing::NewFromArgs(decode, factory, json::object(), handle);
   ASSERT_TRUE(plugin.ok()) << plugin.status();
   EXPECT_EQ((*plugin)->Name(), "NodeResourcesFit");
   EXPECT_NE(dynamic_cast<FilterPlugin*>(plugin->get()), nullptr);
   EXPECT_NE(dynamic_cast<ScorePlugin*>(plugin->get()), nullptr);
   EXPECT_FALSE(dynamic_cast<ScorePlugin*>(plugin->get())->HasNormalizeScore());
 
-  auto bad = NewFit(json{{"scoringStrategy", {{"type", "Foo"}}}}, handle);
+  auto bad = ksched::testing::NewFromArgs(decode, factory,
+                                          json{{"scoringStrategy", {{"type", "Foo"}}}}, handle);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
 }

@@ -43,7 +43,7 @@ std::vector<ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {
   };
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle&) {
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {
   return std::make_unique<NodeUnschedulable>();
 }
 

@@ -119,7 +119,7 @@ TEST(NodeUnschedulableTest, PodTolerationChangeHint) {
 
 TEST(NodeUnschedulableTest, FactoryBuildsNamedPlugin) {
   FakeHandle handle;
-  auto plugin = New(nlohmann::json::object(), handle);
+  auto plugin = New(JsonArgs(), handle);
   ASSERT_TRUE(plugin.ok());
   EXPECT_EQ((*plugin)->Name(), "NodeUnschedulable");
 }

@@ -205,9 +205,4 @@ nlohmann::json ArgsToJson(const PodTopologySpreadArgs& args) {
   return out;
 }
 
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path) {
-  KSCHED_ASSIGN_OR_RETURN(PodTopologySpreadArgs parsed, ParseArgs(args, path));
-  return ArgsToJson(parsed);
-}
-
 }  // namespace ksched::plugins::pod_topology_spread

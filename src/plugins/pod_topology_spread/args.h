@@ -49,7 +49,4 @@ absl::StatusOr<PodTopologySpreadArgs> ParseArgs(const nlohmann::json& args,
 // when there are any.
 nlohmann::json ArgsToJson(const PodTopologySpreadArgs& args);
 
-// ArgsDecoder for the Registry: ParseArgs, then ArgsToJson.
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path);
-
 }  // namespace ksched::plugins::pod_topology_spread

@@ -73,7 +73,8 @@ TEST(PodTopologySpreadArgsTest, Encodes) {
        R"({"maxSkew":2,"topologyKey":"host","whenUnsatisfiable":"ScheduleAnyway"}],)"
        R"("defaultingType":"List","kind":"PodTopologySpreadArgs"})"},
   };
-  for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(DecodeArgs, c), c.want) << c.name;
+  for (const ArgsCase& c : cases)
+    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
 }
 
 // metav1validation.ValidateLabelName's message for "a b".
@@ -168,7 +169,8 @@ TEST(PodTopologySpreadArgsTest, Errors) {
       {"constraints not a list", R"({"defaultConstraints": {}})", "",
        "defaultConstraints: expected a list"},
   };
-  for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(DecodeArgs, c), c.want) << c.name;
+  for (const ArgsCase& c : cases)
+    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
 }
 
 }  // namespace

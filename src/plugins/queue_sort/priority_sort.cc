@@ -12,7 +12,7 @@ bool PrioritySort::Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
   return pa > pb || (pa == pb && a.timestamp < b.timestamp);
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle&) {
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {
   return std::make_unique<PrioritySort>();
 }
 

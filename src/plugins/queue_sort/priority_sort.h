@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
-#include "nlohmann/json.hpp"
+#include "ksched/plugin_args.h"
 #include "src/plugins/names.h"
 
 namespace ksched::plugins::queue_sort {
@@ -25,6 +25,6 @@ class PrioritySort final : public QueueSortPlugin {
 };
 
 // The plugin takes no args; `args` is ignored.
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle& handle);
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
 
 }  // namespace ksched::plugins::queue_sort

@@ -48,7 +48,7 @@ TEST(PrioritySortTest, Less) {
 
 TEST(PrioritySortTest, FactoryBuildsNamedPlugin) {
   FakeHandle handle;
-  auto plugin = New(nlohmann::json::object(), handle);
+  auto plugin = New(JsonArgs(), handle);
   ASSERT_TRUE(plugin.ok());
   EXPECT_EQ((*plugin)->Name(), "PrioritySort");
   EXPECT_NE(dynamic_cast<QueueSortPlugin*>(plugin->get()), nullptr);

@@ -24,7 +24,7 @@ std::vector<ClusterEventWithHint> SchedulingGates::EventsToRegister() const {
   return {{{EventResource::kPod, ActionType::kUpdatePodSchedulingGatesEliminated}, same_pod}};
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle&) {
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {
   return std::make_unique<SchedulingGates>();
 }
 

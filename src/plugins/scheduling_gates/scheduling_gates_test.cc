@@ -60,7 +60,7 @@ TEST(SchedulingGatesTest, EventsToRegister) {
 
 TEST(SchedulingGatesTest, FactoryBuildsNamedPlugin) {
   ksched::testing::FakeHandle handle;
-  auto plugin = New(nlohmann::json::object(), handle);
+  auto plugin = New(JsonArgs(), handle);
   ASSERT_TRUE(plugin.ok());
   EXPECT_EQ((*plugin)->Name(), "SchedulingGates");
 }

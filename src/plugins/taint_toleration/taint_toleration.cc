@@ -108,7 +108,7 @@ std::vector<ClusterEventWithHint> TaintToleration::EventsToRegister() const {
   };
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json&, Handle&) {
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {
   return std::make_unique<TaintToleration>();
 }
 

@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
-#include "nlohmann/json.hpp"
+#include "ksched/plugin_args.h"
 #include "src/plugins/names.h"
 
 namespace ksched::plugins::taint_toleration {
@@ -53,6 +53,6 @@ class TaintToleration final : public FilterPlugin,
 };
 
 // The plugin takes no args; `args` is ignored.
-absl::StatusOr<std::unique_ptr<Plugin>> New(const nlohmann::json& args, Handle& handle);
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
 
 }  // namespace ksched::plugins::taint_toleration

@@ -251,7 +251,7 @@ TEST(TaintTolerationTest, PodTolerationChangeHint) {
 
 TEST(TaintTolerationTest, FactoryBuildsNamedPlugin) {
   FakeHandle handle;
-  auto plugin = New(nlohmann::json::object(), handle);
+  auto plugin = New(JsonArgs(), handle);
   ASSERT_TRUE(plugin.ok());
   EXPECT_EQ((*plugin)->Name(), "TaintToleration");
 }

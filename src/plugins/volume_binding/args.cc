@@ -83,9 +83,4 @@ nlohmann::json ArgsToJson(const VolumeBindingArgs& args) {
           {kBindTimeout, args.bind_timeout_seconds}};
 }
 
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path) {
-  KSCHED_ASSIGN_OR_RETURN(VolumeBindingArgs parsed, ParseArgs(args, path));
-  return ArgsToJson(parsed);
-}
-
 }  // namespace ksched::plugins::volume_binding

@@ -38,7 +38,4 @@ absl::StatusOr<VolumeBindingArgs> ParseArgs(const nlohmann::json& args, std::str
 // kube-scheduler prints its effective configuration.
 nlohmann::json ArgsToJson(const VolumeBindingArgs& args);
 
-// ArgsDecoder for the Registry: ParseArgs, then ArgsToJson.
-absl::StatusOr<nlohmann::json> DecodeArgs(const nlohmann::json& args, std::string_view path);
-
 }  // namespace ksched::plugins::volume_binding

@@ -37,7 +37,8 @@ TEST(VolumeBindingArgsTest, DecodesAndEncodes) {
        R"({"apiVersion":"kubescheduler.config.k8s.io/v1","bindTimeoutSeconds":4294967296,)"
        R"("kind":"VolumeBindingArgs"})"},
   };
-  for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(DecodeArgs, c), c.want) << c.name;
+  for (const ArgsCase& c : cases)
+    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
 }
 
 TEST(VolumeBindingArgsTest, Errors) {
@@ -69,7 +70,8 @@ TEST(VolumeBindingArgsTest, Errors) {
        "shape[0].score: 2147483648 is out of range [-2147483648, 2147483647]"},
       {"shape not a list", R"({"shape": {"utilization": 0}})", "", "shape: expected a list"},
   };
-  for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(DecodeArgs, c), c.want) << c.name;
+  for (const ArgsCase& c : cases)
+    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
 }
 
 }  // namespace
