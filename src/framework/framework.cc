@@ -362,35 +362,59 @@ std::vector<FilterPlugin*> Framework::FiltersToRun(const CycleState& state) cons
 
 Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod,
                                    const NodeInfo& node) const {
-  return RunFilterPlugins(FiltersToRun(state), state, pod, node);
+  size_t stopped_at = 0;
+  return RunFilterPlugins(FiltersToRun(state), state, pod, node, &stopped_at);
 }
 
 Status Framework::RunFilterPlugins(const std::vector<FilterPlugin*>& filters,
                                    const CycleState& state, const api::Pod& pod,
-                                   const NodeInfo& node) const {
+                                   const NodeInfo& node, size_t* stopped_at) const {
   // Filter runs once per node: a sampled cycle times one node in 16, which keeps the cost of
   // timing small and the distribution the same.
   thread_local uint32_t nodes_seen = 0;
   const bool timed = metrics_ && state.record_plugin_metrics && (++nodes_seen & 15) == 0;
-  for (FilterPlugin* p : filters) {
+  for (size_t i = 0; i < filters.size(); ++i) {
+    FilterPlugin* p = filters[i];
     Status s = timed ? TimedPlugin(state, p->Name(), metrics::Point::kFilter,
                                    [&] { return p->Filter(state, pod, node); })
                      : p->Filter(state, pod, node);
     if (s.ok()) continue;
+    *stopped_at = i;
     if (!s.IsRejected()) {
       return Status::Error(fmt::format("running \"{}\" filter plugin: {}", p->Name(), s.Message()))
           .WithPlugin(p->Name());
     }
     return s.WithPlugin(p->Name());
   }
+  *stopped_at = filters.size();
   return Status();
 }
 
-void Framework::CountFilterEvaluations(const std::vector<FilterPlugin*>& filters,
-                                       const std::vector<uint64_t>& evaluated) const {
-  if (metrics_ == nullptr) return;
-  for (size_t i = 0; i < filters.size() && i < evaluated.size(); ++i) {
-    metrics_->CountEvaluations(filters[i]->Name(), metrics::Point::kFilter, evaluated[i]);
+FilterRun::FilterRun(const Framework& fw, const CycleState& state)
+    : fw_(fw), state_(state), filters_(fw.FiltersToRun(state)) {}
+
+Status FilterRun::Filter(const api::Pod& pod, const NodeInfo& node, Tally& tally) const {
+  size_t stopped_at = 0;
+  Status s = fw_.RunFilterPlugins(filters_, state_, pod, node, &stopped_at);
+  ++tally.stopped[std::min(stopped_at, kCounted)];
+  return s;
+}
+
+void FilterRun::Merge(const Tally& tally) {
+  for (size_t i = 0; i <= kCounted; ++i) {
+    if (tally.stopped[i] != 0) stopped_[i].fetch_add(tally.stopped[i], std::memory_order_relaxed);
+  }
+}
+
+FilterRun::~FilterRun() {
+  if (fw_.metrics_ == nullptr) return;
+  // Filter i ran on the nodes that stopped at it or later.
+  uint64_t reached = 0;
+  for (size_t i = kCounted + 1; i-- > 0;) {
+    reached += stopped_[i].load();
+    if (i < filters_.size()) {
+      fw_.metrics_->CountEvaluations(filters_[i]->Name(), metrics::Point::kFilter, reached);
+    }
   }
 }
 

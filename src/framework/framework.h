@@ -13,6 +13,8 @@
 // binding thread. Waiting pods are guarded by their own lock.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <set>
@@ -89,16 +91,9 @@ class Framework : public Handle {
   Status RunPreFilterPlugins(CycleState& state, const api::Pod& pod,
                              const std::vector<const NodeInfo*>& nodes, PreFilterResult* result,
                              std::set<std::string, std::less<>>* rejectors);
-  // Runs Filter plugins in order; the first failure wins and carries the plugin's name.
+  // Runs Filter plugins in order on one node; the first failure wins and carries the plugin's
+  // name. Over many nodes, FilterRun (below) does the same and counts the evaluations.
   Status RunFilterPlugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node) const;
-  // The Filter plugins to run this cycle (those whose PreFilter did not return Skip), computed
-  // once per cycle, and RunFilterPlugins over exactly those.
-  std::vector<FilterPlugin*> FiltersToRun(const CycleState& state) const;
-  Status RunFilterPlugins(const std::vector<FilterPlugin*>& filters, const CycleState& state,
-                          const api::Pod& pod, const NodeInfo& node) const;
-  // scheduler_plugin_evaluation_total for Filter: evaluated[i] nodes ran filters[i].
-  void CountFilterEvaluations(const std::vector<FilterPlugin*>& filters,
-                              const std::vector<uint64_t>& evaluated) const;
   Status RunPostFilterPlugins(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                               PostFilterResult* result);
   Status RunPreScorePlugins(CycleState& state, const api::Pod& pod,
@@ -134,8 +129,15 @@ class Framework : public Handle {
   }
 
  private:
+  friend class FilterRun;
   Framework(std::string profile_name, Deps deps);
   absl::Status Build(const config::Profile& profile, const Registry& registry);
+  // The Filter plugins to run this cycle: those whose PreFilter did not return Skip.
+  std::vector<FilterPlugin*> FiltersToRun(const CycleState& state) const;
+  // RunFilterPlugins over `filters`; *stopped_at is the index of the filter that failed
+  // (filters.size() when all passed).
+  Status RunFilterPlugins(const std::vector<FilterPlugin*>& filters, const CycleState& state,
+                          const api::Pod& pod, const NodeInfo& node, size_t* stopped_at) const;
   // The bodies of the extension points that Timed wraps.
   Status PreFilterLoop(CycleState& state, const api::Pod& pod,
                        const std::vector<const NodeInfo*>& nodes, PreFilterResult* result,
@@ -176,6 +178,40 @@ class Framework : public Handle {
   std::map<std::string, std::vector<ClusterEventWithHint>, std::less<>> events_;
 
   WaitingPods waiting_;
+};
+
+// One scheduling cycle's Filter runs over many nodes, from several worker threads: the filters to
+// run are chosen once, and scheduler_plugin_evaluation_total counts, per filter, the nodes that
+// reached it. Each worker keeps a Tally of where its nodes stopped and merges it once per chunk,
+// so that counting shares nothing per node; the counts are recorded when the run ends.
+//
+//   FilterRun run(fw, state);
+//   FilterRun::Tally tally;                          // one per worker
+//   Status st = run.Filter(pod, node, tally);        // for each of the worker's nodes
+//   run.Merge(tally);                                // once per chunk
+class FilterRun {
+ public:
+  // Filters past this many are run but not counted.
+  static constexpr size_t kCounted = 32;
+  struct Tally {
+    std::array<uint32_t, kCounted + 1> stopped{};  // stopped[i]: nodes stopped at filter i.
+  };
+
+  FilterRun(const Framework& fw, const CycleState& state);
+  ~FilterRun();
+  FilterRun(const FilterRun&) = delete;
+  FilterRun& operator=(const FilterRun&) = delete;
+
+  // Framework::RunFilterPlugins over this cycle's filters, noting in `tally` where it stopped.
+  Status Filter(const api::Pod& pod, const NodeInfo& node, Tally& tally) const;
+  // Thread-safe.
+  void Merge(const Tally& tally);
+
+ private:
+  const Framework& fw_;
+  const CycleState& state_;
+  const std::vector<FilterPlugin*> filters_;
+  std::array<std::atomic<uint64_t>, kCounted + 1> stopped_{};
 };
 
 }  // namespace ksched::framework

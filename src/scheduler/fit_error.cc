@@ -40,17 +40,6 @@ std::string FitError::Error() const {
   return msg;
 }
 
-int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_all_nodes) {
-  constexpr int32_t kMinFeasibleNodesToFind = 100;
-  constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
-  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
-  if (percentage == 0) {
-    percentage = std::max(50 - num_all_nodes / 125, kMinFeasibleNodesPercentageToFind);
-  }
-  int32_t n = static_cast<int32_t>(int64_t{num_all_nodes} * percentage / 100);
-  return std::max(n, kMinFeasibleNodesToFind);
-}
-
 std::string TruncateEventMessage(std::string message) {
   constexpr size_t kNoteLengthLimit = 1024;
   if (message.size() <= kNoteLengthLimit) return message;

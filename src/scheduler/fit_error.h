@@ -35,10 +35,6 @@ struct FitError {
 // The message of a pod that found no node because the cluster has none.
 inline constexpr char kNoNodesAvailableMsg[] = "no nodes available to schedule pods";
 
-// How many feasible nodes to find before scoring (upstream's numFeasibleNodesToFind): every node
-// below 100, else `percentage` of them (adaptive 50 - n/125, at least 5%, when 0), at least 100.
-int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_all_nodes);
-
 // Events' notes are at most 1024 characters; longer messages end in " ...".
 std::string TruncateEventMessage(std::string message);
 

@@ -1,0 +1,124 @@
+// The scheduler's side of the informers (upstream's eventhandlers.go): cluster changes go to the
+// cache, pending pods to the queue, and each change moves the queued pods it may help.
+#include <algorithm>
+
+#include "src/scheduler/scheduler.h"
+
+namespace ksched::scheduler {
+namespace {
+
+bool IsTerminal(const api::Pod& pod) {
+  return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
+}
+
+bool Assigned(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
+
+// The node changes that can make pods schedulable (upstream's NodeSchedulingPropertiesChange).
+uint32_t NodeChanges(const api::Node& o, const api::Node& n) {
+  uint32_t actions = 0;
+  auto same_resources = [](const api::ResourceList& a, const api::ResourceList& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+             return x.first == y.first && x.second == y.second;
+           });
+  };
+  auto same_taints = [](const std::vector<api::Taint>& a, const std::vector<api::Taint>& b) {
+    return a.size() == b.size() &&
+           std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+             return x.key == y.key && x.value == y.value && x.effect == y.effect;
+           });
+  };
+  if (o.spec.unschedulable != n.spec.unschedulable) actions |= kUpdateNodeTaint;
+  if (!same_resources(o.status.allocatable, n.status.allocatable))
+    actions |= kUpdateNodeAllocatable;
+  if (o.metadata.labels != n.metadata.labels) actions |= kUpdateNodeLabel;
+  if (!same_taints(o.spec.taints, n.spec.taints)) actions |= kUpdateNodeTaint;
+  auto conditions = [](const api::Node& node) {
+    std::vector<std::pair<std::string, std::string>> c;
+    for (const auto& cond : node.status.conditions) c.emplace_back(cond.type, cond.status);
+    return c;
+  };
+  if (conditions(o) != conditions(n)) actions |= kUpdateNodeCondition;
+  if (o.metadata.annotations != n.metadata.annotations) actions |= kUpdateNodeAnnotation;
+  return actions;
+}
+
+}  // namespace
+
+void Scheduler::MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_pod,
+                        std::shared_ptr<const api::Pod> pod,
+                        std::shared_ptr<const api::Node> old_node,
+                        std::shared_ptr<const api::Node> node) {
+  queue_->MoveAllToActiveOrBackoffQueue({.event = std::move(event),
+                                         .old_pod = std::move(old_pod),
+                                         .new_pod = std::move(pod),
+                                         .old_node = std::move(old_node),
+                                         .new_node = std::move(node)});
+}
+
+void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
+  if (IsTerminal(*pod)) return;
+  if (Assigned(*pod)) {
+    if (cache_.AddPod(PodInfo::Make(pod)).ok()) {
+      MoveAll({EventResource::kAssignedPod, kAdd, "AssignedPodAdd"}, nullptr, pod, nullptr,
+              nullptr);
+    }
+    return;
+  }
+  if (IsResponsibleFor(*pod)) queue_->Add(PodInfo::Make(std::move(pod)));
+}
+
+void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
+                            std::shared_ptr<const api::Pod> pod) {
+  if (IsTerminal(*pod)) {
+    OnPodDelete(old_pod);
+    return;
+  }
+  if (Assigned(*pod)) {
+    if (!Assigned(*old_pod) || !cache_.UpdatePod(PodInfo::Make(pod)).ok()) {
+      queue_->Delete(pod->metadata.uid);  // Bound, by us or by another scheduler.
+      OnPodAdd(std::move(pod));
+      return;
+    }
+    MoveAll({EventResource::kAssignedPod, kUpdate, "AssignedPodUpdate"}, old_pod, pod, nullptr,
+            nullptr);
+    return;
+  }
+  if (IsResponsibleFor(*pod)) queue_->Update(PodInfo::Make(std::move(pod)));
+}
+
+void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
+  if (Assigned(*pod) || !cache_.NodeOf(pod->metadata.uid).empty()) {
+    if (cache_.IsAssumedPod(pod->metadata.uid)) (void)cache_.ForgetPod(pod->metadata.uid);
+    if (cache_.RemovePod(pod->metadata.uid).ok() || Assigned(*pod)) {
+      MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, pod, nullptr, nullptr,
+              nullptr);
+    }
+  }
+  queue_->Delete(pod->metadata.uid);
+  for (auto& [name, fw] : frameworks_) {
+    if (WaitingPod* wp = fw->GetWaitingPod(pod->metadata.uid)) {
+      wp->Reject("", "pod was deleted while waiting at permit");
+    }
+  }
+}
+
+void Scheduler::OnNodeAdd(const std::shared_ptr<const api::Node>& node) {
+  cache_.AddNode(node);
+  MoveAll({EventResource::kNode, kAdd, "NodeAdd"}, nullptr, nullptr, nullptr, node);
+}
+
+void Scheduler::OnNodeUpdate(const std::shared_ptr<const api::Node>& old_node,
+                             const std::shared_ptr<const api::Node>& node) {
+  cache_.UpdateNode(node);
+  uint32_t actions = NodeChanges(*old_node, *node);
+  if (actions != 0) {
+    MoveAll({EventResource::kNode, actions, "NodeUpdate"}, nullptr, nullptr, old_node, node);
+  }
+}
+
+void Scheduler::OnNodeDelete(const std::shared_ptr<const api::Node>& node) {
+  cache_.RemoveNode(node->metadata.name);
+}
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,368 @@
+#include "src/scheduler/schedule_one.h"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+
+#include "absl/cleanup/cleanup.h"
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "src/base/log.h"
+#include "src/scheduler/scheduler.h"
+#include "src/scheduler/unsupported.h"
+
+namespace ksched::scheduler {
+namespace {
+
+// klog.KObj: "<namespace>/<name>".
+std::string PodKey(const api::Pod& pod) {
+  return pod.metadata.namespace_ + "/" + pod.metadata.name;
+}
+
+}  // namespace
+
+int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_all_nodes) {
+  constexpr int32_t kMinFeasibleNodesToFind = 100;
+  constexpr int32_t kMinFeasibleNodesPercentageToFind = 5;
+  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
+  if (percentage == 0) {
+    percentage = std::max(50 - num_all_nodes / 125, kMinFeasibleNodesPercentageToFind);
+  }
+  int32_t n = static_cast<int32_t>(int64_t{num_all_nodes} * percentage / 100);
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
+bool Scheduler::ScheduleOne(absl::Duration wait) {
+  std::optional<QueuedPodInfo> popped =
+      wait > absl::ZeroDuration() ? queue_->PopWait(wait) : queue_->Pop();
+  if (!popped) return false;
+  const SteadyTime start = std::chrono::steady_clock::now();
+  QueuedPodInfo info = std::move(*popped);
+  std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
+  auto fw_it = frameworks_.find(pod->spec.scheduler_name);
+  if (fw_it == frameworks_.end()) {
+    queue_->Done(pod->metadata.uid);
+    return true;
+  }
+  framework::Framework& fw = *fw_it->second;
+  if (pod->metadata.deletion_timestamp) {
+    options_.writer->RecordEvent(*pod, "Warning", "FailedScheduling", "Scheduling",
+                                 fmt::format("skip schedule deleting pod: {}/{}",
+                                             pod->metadata.namespace_, pod->metadata.name));
+    queue_->Done(pod->metadata.uid);
+    return true;
+  }
+
+  cache_.UpdateSnapshot(&snapshot_);
+  fw.set_snapshot(&snapshot_);
+  auto state = std::make_unique<CycleState>();
+  state->record_plugin_metrics =
+      sample_rng_() % 100 < metrics::FrameworkMetrics::kPluginSamplePercent;
+  CycleRecord record{.pod = pod, .profile = fw.profile_name()};
+  CycleRecord* rec = options_.record_details ? &record : nullptr;
+
+  ScheduleResult result;
+  FitError fit_error;
+  Status s = SchedulePod(fw, *state, *pod, &result, &fit_error, rec);
+  if (!s.ok()) {
+    std::string nominated;
+    if (fit_error.num_all_nodes > 0 && fw.HasPostFilterPlugins()) {
+      PostFilterResult pf;
+      Status ps = fw.RunPostFilterPlugins(*state, *pod, fit_error.diagnosis.node_to_status, &pf);
+      if (ps.ok()) {
+        nominated = pf.nominated_node_name;
+      } else if (ps.code() != Code::kError && !ps.Message().empty()) {
+        fit_error.diagnosis.post_filter_msg = ps.Message();
+      }
+      s = Status(s.code(), {fit_error.Error()});
+    }
+    HandleFailure(std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,
+                  nominated, &record, start);
+    return true;
+  }
+  metrics_->scheduling_algorithm_duration.With({})->Observe(metrics::SecondsSince(start));
+
+  // Assume the pod on the node, so the next cycles see it there before the bind completes.
+  auto assumed_pod = std::make_shared<api::Pod>(*pod);
+  assumed_pod->spec.node_name = result.node;
+  std::shared_ptr<const api::Pod> assumed = assumed_pod;
+  if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), result.node); !st.ok()) {
+    HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, "", &record,
+                  start);
+    return true;
+  }
+  auto fail_after_assume = [&](const Status& why) {
+    fw.RunReservePluginsUnreserve(*state, *assumed, result.node);
+    (void)cache_.ForgetPod(pod->metadata.uid);
+    HandleFailureOnNode(std::move(info), why, result.node, &record, start);
+  };
+  if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, result.node); !rs.ok()) {
+    fail_after_assume(rs);
+    return true;
+  }
+  if (Status ps = fw.RunPermitPlugins(*state, *assumed, result.node); !ps.ok() && !ps.IsWait()) {
+    fail_after_assume(ps);
+    return true;
+  }
+  record.node = result.node;
+  if (options_.on_cycle) options_.on_cycle(record);
+
+  // std::function needs a copyable callable: the state moves into a shared_ptr.
+  auto bind = [this, &fw, state = std::shared_ptr<CycleState>(std::move(state)),
+               info = std::move(info), assumed, node = result.node, start]() mutable {
+    RunBindingCycle(fw, state, std::move(info), assumed, node, start);
+  };
+  binding_.Run(std::move(bind));
+  return true;
+}
+
+Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                              ScheduleResult* result, FitError* fit_error, CycleRecord* record) {
+  if (snapshot_.size() == 0) {
+    return Status::UnschedulableAndUnresolvable(kNoNodesAvailableMsg);
+  }
+  std::vector<const NodeInfo*> feasible;
+  Diagnosis diagnosis;
+  Status s = FindNodesThatFitPod(fw, state, pod, &feasible, &diagnosis, record);
+  if (!s.ok()) return s;
+  result->evaluated = static_cast<int>(feasible.size() + diagnosis.node_to_status.statuses.size());
+  result->feasible = static_cast<int>(feasible.size());
+  if (feasible.empty()) {
+    fit_error->num_all_nodes = static_cast<int>(snapshot_.size());
+    fit_error->diagnosis = std::move(diagnosis);
+    return Status(Code::kUnschedulable, {fit_error->Error()});
+  }
+  if (feasible.size() == 1) {  // Upstream skips scoring when one node fits.
+    result->node = feasible[0]->name();
+    return Status();
+  }
+  if (Status ps = fw.RunPreScorePlugins(state, pod, feasible); !ps.ok()) return ps;
+  framework::ScoreTable& scores = score_table_;
+  if (fw.HasScorePlugins()) {
+    if (Status ss = fw.RunScorePlugins(state, pod, feasible, &scores); !ss.ok()) return ss;
+  } else {  // Upstream: every node scores 1 without score plugins.
+    scores.plugins.clear();
+    scores.nodes = feasible;
+    scores.weighted.clear();
+    scores.totals.assign(feasible.size(), 1);
+  }
+  if (record != nullptr) {
+    for (size_t i = 0; i < scores.nodes.size(); ++i) {
+      CycleRecord::NodeScores out{.node = scores.nodes[i]->name(), .total = scores.totals[i]};
+      for (size_t j = 0; j < scores.plugins.size(); ++j) {
+        out.plugins.emplace_back(std::string(scores.plugins[j]), scores.Weighted(j, i));
+      }
+      record->scores.push_back(std::move(out));
+    }
+  }
+  result->node = SelectHost(scores);
+  return Status();
+}
+
+Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& state,
+                                      const api::Pod& pod, std::vector<const NodeInfo*>* feasible,
+                                      Diagnosis* diagnosis, CycleRecord* record) {
+  const std::vector<const NodeInfo*>& all = snapshot_.nodes();
+  PreFilterResult pre;
+  std::set<std::string, std::less<>> narrowing;
+  // A field ksched cannot honour yet rejects the pod as PreFilter would.
+  Status s = UnsupportedFields(pod, snapshot_);
+  if (s.ok()) s = fw.RunPreFilterPlugins(state, pod, all, &pre, &narrowing);
+  diagnosis->unschedulable_plugins = narrowing;
+  if (!s.ok()) {
+    if (!s.IsRejected()) return s;
+    if (record != nullptr) record->absent = s;
+    diagnosis->node_to_status.absent = s;
+    diagnosis->pre_filter_msg = s.Message();
+    diagnosis->AddPluginStatus(s);
+    return Status();
+  }
+  std::vector<const NodeInfo*> subset;
+  const std::vector<const NodeInfo*>* nodes = &all;
+  if (!pre.AllNodes()) {
+    for (const NodeInfo* ni : all) {
+      if (pre.node_names->contains(ni->name())) subset.push_back(ni);
+    }
+    nodes = &subset;
+    diagnosis->node_to_status.absent = Status::UnschedulableAndUnresolvable(
+        fmt::format("node(s) didn't satisfy plugin(s) [{}]", fmt::join(narrowing, " ")));
+    if (record != nullptr) record->absent = diagnosis->node_to_status.absent;
+  }
+  const size_t n = nodes->size();
+  if (n == 0) return Status();
+  size_t need = NumFeasibleNodesToFind(fw.percentage_of_nodes_to_score(), static_cast<int32_t>(n));
+  if (!fw.HasScorePlugins()) need = 1;
+
+  // Check nodes from the round-robin start; stop once enough are feasible.
+  enum : uint8_t { kUnchecked, kFeasible, kFailed };
+  // Scratch buffers kept across cycles: a fresh 5000-entry vector per pod costs more than the
+  // filters themselves. Only failed entries are set, and they are moved out below.
+  std::vector<uint8_t>& verdict = verdict_scratch_;
+  verdict.assign(n, kUnchecked);
+  std::vector<Status>& statuses = status_scratch_;
+  if (statuses.size() < n) statuses.resize(n);
+  std::atomic<size_t> found{0};
+  const size_t start = next_start_node_index_ % n;
+  framework::FilterRun filters(fw, state);
+  // Checks nodes [lo, hi) of the rotation. Feasible ones are claimed from `found` once per run of
+  // up to kClaim nodes: one shared counter bumped per node bounces between the cores.
+  constexpr size_t kClaim = 32;
+  auto check = [&](size_t lo, size_t hi) {
+    std::array<size_t, kClaim> fit;
+    framework::FilterRun::Tally tally;
+    size_t k = 0;
+    auto claim = [&] {
+      const size_t base = found.fetch_add(k);
+      for (size_t j = 0; j < k && base + j < need; ++j) verdict[fit[j]] = kFeasible;
+      k = 0;
+    };
+    for (size_t i = lo; i < hi; ++i) {
+      if (found.load(std::memory_order_relaxed) + k >= need) break;  // Enough, counting ours.
+      const NodeInfo& ni = *(*nodes)[start + i < n ? start + i : start + i - n];
+      Status st = filters.Filter(pod, ni, tally);
+      if (st.ok()) {
+        fit[k++] = i;
+        if (k == kClaim) claim();
+      } else {
+        verdict[i] = kFailed;
+        statuses[i] = std::move(st);
+      }
+    }
+    if (k > 0) claim();
+    filters.Merge(tally);
+  };
+  // Check in waves a little larger than what is still needed, each wave in parallel, so that
+  // little work is wasted past the point where enough nodes were found.
+  size_t begin = 0;  // Nodes [0, begin) of the rotation were checked.
+  while (begin < n && found.load() < need) {
+    size_t wave = std::min(n - begin, std::max<size_t>(64, (need - found.load()) * 9 / 8));
+    if (wave <= kClaim) {
+      check(begin, begin + wave);
+    } else {
+      tbb::parallel_for(tbb::blocked_range<size_t>(begin, begin + wave, kClaim),
+                        [&](const tbb::blocked_range<size_t>& r) { check(r.begin(), r.end()); });
+    }
+    begin += wave;
+  }
+  size_t processed = 0;
+  for (size_t i = 0; i < begin; ++i) {
+    const NodeInfo* ni = (*nodes)[start + i < n ? start + i : start + i - n];
+    if (verdict[i] == kFeasible) {
+      feasible->push_back(ni);
+    } else if (verdict[i] == kFailed) {
+      Status failed = std::move(statuses[i]);
+      if (failed.code() == Code::kError) return failed;
+      diagnosis->AddPluginStatus(failed);
+      if (record != nullptr) record->filter.emplace_back(ni->name(), failed);
+      diagnosis->node_to_status.statuses[ni->name()] = std::move(failed);
+      ++processed;
+      continue;
+    } else {
+      continue;
+    }
+    ++processed;
+    if (record != nullptr) record->filter.emplace_back(ni->name(), Status());
+  }
+  next_start_node_index_ = (next_start_node_index_ + processed) % all.size();
+  return Status();
+}
+
+std::string Scheduler::SelectHost(const framework::ScoreTable& scores) {
+  // Uniform among the best, as upstream's selectHost, with one draw instead of one per tie.
+  const std::vector<int64_t>& totals = scores.totals;
+  const int64_t max = *std::max_element(totals.begin(), totals.end());
+  uint64_t pick = rng_() % static_cast<uint64_t>(std::count(totals.begin(), totals.end(), max));
+  size_t i = 0;
+  for (;; ++i) {
+    if (totals[i] == max && pick-- == 0) break;
+  }
+  return scores.nodes[i]->name();
+}
+
+void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,
+                                    const std::string& node, CycleRecord* record,
+                                    SteadyTime start) {
+  if (!status.IsRejected()) {
+    HandleFailure(std::move(info), status, nullptr, "", record, start);
+    return;
+  }
+  // As upstream: a rejection after the node was chosen reads as a one-node FitError.
+  FitError fe{.num_all_nodes = 1};
+  fe.diagnosis.node_to_status.statuses[node] = status;
+  fe.diagnosis.AddPluginStatus(status);
+  HandleFailure(std::move(info), Status(status.code(), {fe.Error()}), &fe.diagnosis, "", record,
+                start);
+}
+
+void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
+                              const std::string& nominated, CycleRecord* record, SteadyTime start) {
+  std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
+  RecordAttempt(*pod, status.IsRejected() ? "unschedulable" : "error", start);
+  const std::string reason = status.IsRejected() ? "Unschedulable" : "SchedulerError";
+  const std::string message = status.Message();
+  info.unschedulable_plugins.clear();
+  info.pending_plugins.clear();
+  if (diagnosis != nullptr) {
+    info.unschedulable_plugins = diagnosis->unschedulable_plugins;
+    info.pending_plugins = diagnosis->pending_plugins;
+  }
+  if (status.IsRejected()) {
+    KLOG(2, "Unable to schedule pod; no fit; waiting", {"pod", PodKey(*pod)}, {"err", message});
+  } else {
+    KLOG_ERROR("Error scheduling pod; retrying", {"pod", PodKey(*pod)}, {"err", message});
+  }
+  queue_->AddUnschedulableIfNotPresent(std::move(info));
+  options_.writer->RecordEvent(*pod, "Warning", "FailedScheduling", "Scheduling",
+                               TruncateEventMessage(message));
+  api::PodCondition cond{.type = "PodScheduled",
+                         .status = "False",
+                         .reason = reason,
+                         .message = message,
+                         .last_transition_time = absl::FormatTime(absl::RFC3339_sec, clock_->Now(),
+                                                                  absl::UTCTimeZone())};
+  bool set_nominated = !nominated.empty() || !pod->status.nominated_node_name.empty();
+  (void)options_.writer->UpdatePodStatus(*pod, cond, set_nominated ? &nominated : nullptr);
+  if (record != nullptr) {
+    record->node.clear();
+    record->status = status;
+    record->message = message;
+    if (options_.on_cycle) options_.on_cycle(*record);
+  }
+}
+
+void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
+                                QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
+                                std::string node, SteadyTime start) {
+  metrics::Gauge* binding = metrics_->goroutines.With({"binding"});
+  binding->Add(1);
+  absl::Cleanup done = [binding] { binding->Add(-1); };
+  const std::string uid = assumed->metadata.uid;
+  Status s = fw.WaitOnPermit(*assumed);
+  if (s.ok()) s = fw.RunPreBindPlugins(*state, *assumed, node);
+  if (s.ok()) s = fw.RunBindPlugins(*state, *assumed, node);
+  if (s.IsSkip()) s = Status::Error("no bind plugin bound the pod");
+  if (!s.ok()) {
+    fw.RunReservePluginsUnreserve(*state, *assumed, node);
+    (void)cache_.ForgetPod(uid);
+    MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, assumed, nullptr, nullptr,
+            nullptr);
+    HandleFailureOnNode(std::move(info), s, node, nullptr, start);
+    return;
+  }
+  cache_.FinishBinding(uid, clock_->Now());
+  RecordAttempt(*assumed, "scheduled", start);
+  metrics_->pod_scheduling_attempts.With({})->Observe(info.attempts);
+  metrics_->pod_scheduling_sli_duration
+      .With({info.attempts >= 15 ? std::string("15+") : std::to_string(info.attempts)})
+      ->Observe(absl::ToDoubleSeconds(clock_->Now() - info.initial_attempt_timestamp));
+  KLOG(2, "Successfully bound pod to node", {"pod", PodKey(*assumed)}, {"node", node});
+  options_.writer->RecordEvent(
+      *assumed, "Normal", "Scheduled", "Binding",
+      fmt::format("Successfully assigned {}/{} to {}", assumed->metadata.namespace_,
+                  assumed->metadata.name, node));
+  fw.RunPostBindPlugins(*state, *assumed, node);
+  queue_->Done(uid);
+}
+
+}  // namespace ksched::scheduler
