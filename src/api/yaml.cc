@@ -141,4 +141,45 @@ bool LooksLikeJson(std::string_view text) {
   return i != std::string_view::npos && (text[i] == '{' || text[i] == '[');
 }
 
+namespace {
+
+void EmitYaml(YAML::Emitter& out, const nlohmann::json& j) {
+  if (j.is_object()) {
+    if (j.empty()) {
+      out << YAML::Flow << YAML::BeginMap << YAML::EndMap;
+      return;
+    }
+    out << YAML::BeginMap;
+    for (const auto& [key, value] : j.items()) {
+      out << YAML::Key << key << YAML::Value;
+      EmitYaml(out, value);
+    }
+    out << YAML::EndMap;
+  } else if (j.is_array()) {
+    if (j.empty()) {
+      out << YAML::Flow << YAML::BeginSeq << YAML::EndSeq;
+      return;
+    }
+    out << YAML::BeginSeq;
+    for (const nlohmann::json& v : j) EmitYaml(out, v);
+    out << YAML::EndSeq;
+  } else if (j.is_string()) {
+    out << j.get<std::string>();
+  } else if (j.is_null()) {
+    out << YAML::Null;
+  } else {
+    out << j.dump();  // Numbers and booleans as JSON writes them.
+  }
+}
+
+}  // namespace
+
+std::string JsonToYaml(const nlohmann::json& doc) {
+  YAML::Emitter out;
+  out.SetIndent(2);
+  out.SetSeqFormat(YAML::Block);
+  EmitYaml(out, doc);
+  return std::string(out.c_str()) + "\n";
+}
+
 }  // namespace ksched::api

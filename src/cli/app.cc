@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "CLI/CLI.hpp"
+#include "src/api/yaml.h"
 #include "src/base/strings.h"
 #include "src/cli/run.h"
 #include "src/config/load.h"
@@ -65,7 +66,7 @@ int RunConfigPrint(const std::string& file) {
     std::fprintf(stderr, "ksched config print: %s\n", std::string(cfg.status().message()).c_str());
     return 1;
   }
-  std::string out = config::ToYaml(config::EncodeConfiguration(*cfg));
+  std::string out = api::JsonToYaml(config::EncodeConfiguration(*cfg));
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }

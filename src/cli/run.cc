@@ -9,6 +9,7 @@
 
 #include "absl/random/random.h"
 #include "fmt/format.h"
+#include "src/api/yaml.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/strings.h"
@@ -224,7 +225,7 @@ absl::StatusOr<config::Configuration> EffectiveConfiguration(const RunFlags& fla
 // --write-config-to: the effective configuration as YAML, as kube-scheduler writes it.
 absl::Status WriteConfig(const config::Configuration& cfg, const std::string& path) {
   std::ofstream out(path);
-  out << config::ToYaml(config::EncodeConfiguration(cfg));
+  out << api::JsonToYaml(config::EncodeConfiguration(cfg));
   if (!out.flush()) {
     return absl::PermissionDeniedError(fmt::format("--write-config-to: cannot write \"{}\"", path));
   }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "src/api/yaml.h"
 #include "src/config/load.h"
 #include "src/plugins/registry.h"
 
@@ -13,10 +14,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
   auto cfg = ksched::config::DecodeConfiguration(text, registry);
   if (!cfg.ok()) return 0;
-  const std::string printed = ksched::config::ToYaml(ksched::config::EncodeConfiguration(*cfg));
+  const std::string printed = ksched::api::JsonToYaml(ksched::config::EncodeConfiguration(*cfg));
   auto again = ksched::config::DecodeConfiguration(printed, registry);
   if (!again.ok() ||
-      ksched::config::ToYaml(ksched::config::EncodeConfiguration(*again)) != printed) {
+      ksched::api::JsonToYaml(ksched::config::EncodeConfiguration(*again)) != printed) {
     std::abort();  // The effective configuration must read back as itself.
   }
   return 0;

@@ -9,7 +9,8 @@
 //
 // The Configuration that comes back is effective: the default plugins are merged into every
 // profile, and pluginConfig holds complete args for every enabled plugin that has an args type.
-// EncodeConfiguration turns it back into the v1 document (`ksched config print`, /configz).
+// EncodeConfiguration turns it back into the v1 document (`ksched config print` prints it with
+// api::JsonToYaml, /configz as JSON).
 #pragma once
 
 #include <string>
@@ -38,8 +39,5 @@ absl::StatusOr<Configuration> DefaultEffectiveConfiguration(const Registry& regi
 
 // The configuration as a v1 document, every field present (Go's omitempty fields left out).
 nlohmann::json EncodeConfiguration(const Configuration& cfg);
-
-// JSON as block YAML, keys in the document's order (sorted, as sigs.k8s.io/yaml prints them).
-std::string ToYaml(const nlohmann::json& doc);
 
 }  // namespace ksched::config

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <string>
 
+#include "src/api/yaml.h"
 #include "src/base/strings.h"
 #include "src/plugins/registry.h"
 #include "src/testing/files.h"
@@ -41,7 +42,7 @@ TEST_P(GoldenTest, EffectiveConfiguration) {
   ASSERT_FALSE(input.empty()) << base;
   absl::StatusOr<Configuration> cfg = DecodeConfiguration(input, TestRegistry());
   ASSERT_TRUE(cfg.ok()) << cfg.status();
-  const std::string got = ToYaml(EncodeConfiguration(*cfg));
+  const std::string got = api::JsonToYaml(EncodeConfiguration(*cfg));
   if (std::getenv("KSCHED_UPDATE_GOLDEN") != nullptr) {
     std::ofstream(ksched::testing::SourcePath(base + ".golden.yaml")) << got;
   }
@@ -49,7 +50,7 @@ TEST_P(GoldenTest, EffectiveConfiguration) {
   // Printing is stable: the printed configuration reads back to itself.
   absl::StatusOr<Configuration> again = DecodeConfiguration(got, TestRegistry());
   ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(ToYaml(EncodeConfiguration(*again)), got);
+  EXPECT_EQ(api::JsonToYaml(EncodeConfiguration(*again)), got);
 }
 
 INSTANTIATE_TEST_SUITE_P(Docs, GoldenTest,
@@ -62,7 +63,7 @@ INSTANTIATE_TEST_SUITE_P(Docs, GoldenTest,
 TEST(LoadTest, NoFileGivesTheDefaultsFile) {
   absl::StatusOr<Configuration> none = DefaultEffectiveConfiguration(TestRegistry());
   ASSERT_TRUE(none.ok()) << none.status();
-  EXPECT_EQ(ToYaml(EncodeConfiguration(*none)),
+  EXPECT_EQ(api::JsonToYaml(EncodeConfiguration(*none)),
             ksched::testing::ReadSourceFile("src/config/testdata/defaults.golden.yaml"));
 }
 
