@@ -1,7 +1,7 @@
 // Handle: what the framework gives plugins — the cycle's snapshot, the cluster writer and the pods
 // waiting at Permit.
 //
-//   std::unique_ptr<Plugin> New(const nlohmann::json& args, Handle& handle) { ... }
+//   absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
 //   const NodeInfo* ni = handle.snapshot().Get(node_name);
 //   if (WaitingPod* wp = handle.GetWaitingPod(uid)) wp->Allow("Coscheduling");
 //
