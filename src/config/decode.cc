@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "src/base/go_duration.h"
 #include "src/base/status_macros.h"
 #include "src/config/internal.h"
 #include "src/config/load.h"
@@ -20,26 +21,6 @@ using api::field::ErrorList;
 using api::field::Index;
 using api::field::Member;
 using api::field::Quote;
-
-// Go's time.Duration.String(): "15s", "1m30s", "1h0m0s", "500ms", "0s".
-std::string GoDuration(absl::Duration d) {
-  if (d == absl::ZeroDuration()) return "0s";
-  std::string sign = d < absl::ZeroDuration() ? "-" : "";
-  d = absl::AbsDuration(d);
-  if (d < absl::Seconds(1)) {
-    const int64_t ns = absl::ToInt64Nanoseconds(d);
-    if (ns < 1000) return fmt::format("{}{}ns", sign, ns);
-    if (ns < 1000000) return fmt::format("{}{}µs", sign, absl::ToDoubleMicroseconds(d));
-    return fmt::format("{}{}ms", sign, absl::ToDoubleMilliseconds(d));
-  }
-  const int64_t hours = absl::IDivDuration(d, absl::Hours(1), &d);
-  const int64_t minutes = absl::IDivDuration(d, absl::Minutes(1), &d);
-  const double seconds = absl::ToDoubleSeconds(d);
-  std::string out = sign;
-  if (hours > 0) out += fmt::format("{}h", hours);
-  if (hours > 0 || minutes > 0) out += fmt::format("{}m", minutes);
-  return out + fmt::format("{}s", seconds);
-}
 
 absl::StatusOr<std::string> DecodeDuration(const nlohmann::json& j, std::string_view path) {
   KSCHED_ASSIGN_OR_RETURN(std::string text, DecodeString(j, path));

@@ -137,7 +137,10 @@ absl::Status ExpandMultiPoint(
     T* p = dynamic_cast<T*>(all.at(name).get());
     if (std::find(ordered.begin(), ordered.end(), p) == ordered.end()) ordered.push_back(p);
   };
-  for (const std::string& name : overrides) add(name);
+  // Re-configured multiPoint plugins first, in the order the point lists them (upstream's part 1).
+  for (const config::PluginRef& ref : point.set->enabled) {
+    if (std::find(overrides.begin(), overrides.end(), ref.name) != overrides.end()) add(ref.name);
+  }
   for (const std::string& name : multi) add(name);
   for (const config::PluginRef& ref : point.set->enabled) add(ref.name);
   *point.plugins = std::move(ordered);
@@ -500,8 +503,9 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
       if (!s.ok()) {
         absl::MutexLock lock(&error_mu);
         if (!failed.exchange(true)) {
-          first_error = Status::Error(
-              fmt::format("running Score plugin \"{}\": {}", active[j]->Name(), s.Message()));
+          first_error =
+              Status::Error(fmt::format("running Score plugins: plugin \"{}\" failed with: {}",
+                                        active[j]->Name(), s.Message()));
         }
         return;
       }
@@ -518,7 +522,8 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
                              [&] { return p->NormalizeScore(state, pod, raw[j]); });
       if (!s.ok()) {
         return Status::Error(
-            fmt::format("running Normalize on Score plugin \"{}\": {}", p->Name(), s.Message()));
+            fmt::format("running Normalize on Score plugins: plugin \"{}\" failed with: {}",
+                        p->Name(), s.Message()));
       }
     }
     const int64_t weight = ScoreWeight(p->Name());
@@ -526,8 +531,8 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
       int64_t v = raw[j][i].score;
       if (v < kMinNodeScore || v > kMaxNodeScore) {
         return Status::Error(fmt::format(
-            "plugin \"{}\" returns an invalid score {}, it should in the range of [{}, {}] after "
-            "normalizing",
+            "applying score defaultWeights on Score plugins: plugin \"{}\" returns an invalid "
+            "score {}, it should in the range of [{}, {}] after normalizing",
             p->Name(), v, kMinNodeScore, kMaxNodeScore));
       }
       out->weighted[j * n + i] = v * weight;

@@ -280,8 +280,6 @@ TEST_F(FrameworkTest, SpecificExtensionPointEntryWinsOverMultiPoint) {
   p.plugins.multi_point.enabled = {Ref("Sort"), Ref("Fit"), Ref("RankA", 2), Ref("RankB", 3),
                                    Ref("Bind")};
   // Re-configured at their own points: they move to the front there, with the point's weight.
-  // (One per point: with several, upstream orders them as the point lists them, ksched as
-  // multiPoint does.)
   p.plugins.score.enabled = {Ref("RankB", 5)};
   p.plugins.filter.enabled = {Ref("RankA")};
   auto fw = Build(p);
@@ -291,6 +289,21 @@ TEST_F(FrameworkTest, SpecificExtensionPointEntryWinsOverMultiPoint) {
   EXPECT_THAT(points["filter"], ElementsAre("RankA", "Fit", "RankB"));
   EXPECT_EQ(fw->ScoreWeight("RankA"), 2);
   EXPECT_EQ(fw->ScoreWeight("RankB"), 5);
+}
+
+// Several re-configured multiPoint plugins come first in the order their point lists them, as
+// upstream's expandMultiPointPlugins puts them, then the other multiPoint plugins.
+TEST_F(FrameworkTest, ReconfiguredMultiPointPluginsKeepTheirPointsOrder) {
+  Register<Rank>("A");
+  Register<Rank>("B");
+  Register<Rank>("C");
+  config::Profile p = MinimalProfile();
+  p.plugins.multi_point.enabled = {Ref("A"), Ref("B"), Ref("C")};
+  p.plugins.score.enabled = {Ref("C"), Ref("A")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_THAT(fw->PluginsByExtensionPoint()["score"], ElementsAre("C", "A", "B"));
+  EXPECT_THAT(fw->PluginsByExtensionPoint()["filter"], ElementsAre("A", "B", "C"));
 }
 
 TEST_F(FrameworkTest, DisabledEntryRemovesAMultiPointPluginFromThatPointOnly) {
@@ -414,10 +427,9 @@ TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizingIsAnError) {
   auto fw = Build(p);
   ASSERT_NE(fw, nullptr);
   ScoreTable table;
-  // Upstream wraps this in "applying score defaultWeights on Score plugins: ".
   EXPECT_EQ(Describe(fw->RunScorePlugins(state_, pod_, nodes_, &table)),
-            "Error: plugin \"Doubles\" returns an invalid score 120, it should in the range of "
-            "[0, 100] after normalizing");
+            "Error: applying score defaultWeights on Score plugins: plugin \"Doubles\" returns an "
+            "invalid score 120, it should in the range of [0, 100] after normalizing");
 }
 
 // --- Permit: wait, allow, reject, timeout ------------------------------------------------------
@@ -523,8 +535,8 @@ TEST_F(PermitTest, WaitTimesOutWhenTheClockPassesTheFirstDeadline) {
   clock_.Advance(absl::Minutes(5) - absl::Seconds(1));
   EXPECT_FALSE(waiter.ReturnedEarly());
   clock_.Advance(absl::Seconds(1));
-  // Upstream: "rejected due to timeout after waiting 5m0s at plugin WaitB".
-  EXPECT_EQ(waiter.Result(), "Unschedulable: rejected due to timeout after waiting at permit");
+  EXPECT_EQ(waiter.Result(),
+            "Unschedulable: rejected due to timeout after waiting 5m0s at plugin WaitB");
   EXPECT_EQ(waiter.Plugin(), "WaitB");
 }
 
@@ -534,7 +546,8 @@ TEST_F(PermitTest, WaitIsCappedAtFifteenMinutes) {
   ASSERT_EQ(fw->RunPermitPlugins(state_, pod_, "n1").code(), Code::kWait);
   PermitWaiter waiter(*fw, pod_);
   clock_.Advance(absl::Minutes(15));
-  EXPECT_EQ(waiter.Result(), "Unschedulable: rejected due to timeout after waiting at permit");
+  EXPECT_EQ(waiter.Result(),
+            "Unschedulable: rejected due to timeout after waiting 15m0s at plugin WaitA");
 }
 
 TEST_F(PermitTest, WaitTimesOutInRealTimeWithoutAnInjectedClock) {
@@ -543,7 +556,7 @@ TEST_F(PermitTest, WaitTimesOutInRealTimeWithoutAnInjectedClock) {
   const absl::Time start = absl::Now();
   ASSERT_EQ(fw->RunPermitPlugins(state_, pod_, "n1").code(), Code::kWait);
   EXPECT_EQ(Describe(fw->WaitOnPermit(pod_)),
-            "Unschedulable: rejected due to timeout after waiting at permit");
+            "Unschedulable: rejected due to timeout after waiting 50ms at plugin WaitA");
   EXPECT_GE(absl::Now() - start, absl::Milliseconds(50));
 }
 
@@ -641,13 +654,12 @@ INSTANTIATE_TEST_SUITE_P(
                       return fw.RunPreScorePlugins(s, pod, nodes);
                     },
                     "Error: running PreScore plugin \"Fails\": boom"},
-        // Upstream: running Score plugins: plugin "Fails" failed with: boom
         FailureCase{"Score", [](config::Plugins& p) { p.score.enabled = {Ref("Fails")}; },
                     [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes& nodes) {
                       ScoreTable t;
                       return fw.RunScorePlugins(s, pod, nodes, &t);
                     },
-                    "Error: running Score plugin \"Fails\": boom"},
+                    "Error: running Score plugins: plugin \"Fails\" failed with: boom"},
         FailureCase{"Reserve", [](config::Plugins& p) { p.reserve.enabled = {Ref("Fails")}; },
                     [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes&) {
                       return fw.RunReservePluginsReserve(s, pod, "n1");
@@ -678,9 +690,8 @@ TEST_F(FrameworkTest, NormalizeScoreErrorNamesThePlugin) {
   auto fw = Build(p);
   ASSERT_NE(fw, nullptr);
   ScoreTable table;
-  // Upstream: running Normalize on Score plugins: plugin "Rank" failed with: boom
   EXPECT_EQ(Describe(fw->RunScorePlugins(state_, pod_, nodes_, &table)),
-            "Error: running Normalize on Score plugin \"Rank\": boom");
+            "Error: running Normalize on Score plugins: plugin \"Rank\" failed with: boom");
 }
 
 TEST_F(FrameworkTest, RejectionKeepsThePluginsMessageAndNamesThePlugin) {

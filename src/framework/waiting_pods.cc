@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "fmt/format.h"
+#include "src/base/go_duration.h"
+
 namespace ksched::framework {
 namespace {
 
@@ -10,9 +13,13 @@ const RealClock kRealClock;
 
 }  // namespace
 
-WaitingPodImpl::WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Time> deadlines,
+WaitingPodImpl::WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Duration> timeouts,
                                const Clock& clock)
-    : pod_(pod), clock_(clock), deadlines_(std::move(deadlines)) {}
+    : pod_(pod), clock_(clock), timeouts_(std::move(timeouts)) {
+  const absl::Time now = clock_.Now();
+  absl::MutexLock lock(&mu_);
+  for (const auto& [plugin, timeout] : timeouts_) deadlines_[plugin] = now + timeout;
+}
 
 std::vector<std::string> WaitingPodImpl::PendingPlugins() const {
   absl::MutexLock lock(&mu_);
@@ -42,7 +49,9 @@ Status WaitingPodImpl::Wait() {
     auto first = std::min_element(deadlines_.begin(), deadlines_.end(),
                                   [](const auto& a, const auto& b) { return a.second < b.second; });
     if (!clock_.AwaitWithDeadline(mu_, absl::Condition(&done), first->second)) {
-      return Status::Unschedulable("rejected due to timeout after waiting at permit")
+      return Status::Unschedulable(
+                 fmt::format("rejected due to timeout after waiting {} at plugin {}",
+                             GoDuration(timeouts_.at(first->first)), first->first))
           .WithPlugin(first->first);
     }
   }
@@ -51,10 +60,7 @@ Status WaitingPodImpl::Wait() {
 WaitingPods::WaitingPods(const Clock* clock) : clock_(clock ? *clock : kRealClock) {}
 
 void WaitingPods::Add(const api::Pod& pod, const std::map<std::string, absl::Duration>& timeouts) {
-  const absl::Time now = clock_.Now();
-  std::map<std::string, absl::Time> deadlines;
-  for (const auto& [plugin, timeout] : timeouts) deadlines[plugin] = now + timeout;
-  auto wp = std::make_shared<WaitingPodImpl>(pod, std::move(deadlines), clock_);
+  auto wp = std::make_shared<WaitingPodImpl>(pod, timeouts, clock_);
   absl::MutexLock lock(&mu_);
   pods_[pod.metadata.uid] = std::move(wp);
 }

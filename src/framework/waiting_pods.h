@@ -31,9 +31,9 @@ namespace ksched::framework {
 // first of their deadlines passes on `clock`.
 class WaitingPodImpl : public WaitingPod {
  public:
-  // `deadlines`: the plugins that asked the pod to wait, each with the time it gives up, on
+  // `timeouts`: the plugins that asked the pod to wait, each with how long it waits from now, on
   // `clock`, which must outlive the pod.
-  WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Time> deadlines,
+  WaitingPodImpl(const api::Pod& pod, std::map<std::string, absl::Duration> timeouts,
                  const Clock& clock);
   WaitingPodImpl(const WaitingPodImpl&) = delete;
   WaitingPodImpl& operator=(const WaitingPodImpl&) = delete;
@@ -45,14 +45,15 @@ class WaitingPodImpl : public WaitingPod {
   void Reject(std::string_view plugin, std::string message) override ABSL_LOCKS_EXCLUDED(mu_);
 
   // Blocks until every plugin allowed the pod (Success), one rejected it (its Unschedulable
-  // status, with the plugin's name), or a deadline passed (Unschedulable, naming the plugin whose
-  // deadline it was). The clock decides the deadline: on a FakeClock, the wait times out when a
-  // test advances the clock past it.
+  // status, with the plugin's name), or a deadline passed (Unschedulable, upstream's "rejected
+  // due to timeout after waiting 10s at plugin <name>"). The clock decides the deadline: on a
+  // FakeClock, the wait times out when a test advances the clock past it.
   Status Wait() ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const api::Pod pod_;
   const Clock& clock_;
+  const std::map<std::string, absl::Duration> timeouts_;
   mutable absl::Mutex mu_;
   std::map<std::string, absl::Time> deadlines_ ABSL_GUARDED_BY(mu_);  // The pending plugins.
   std::optional<Status> result_ ABSL_GUARDED_BY(mu_);                 // Set by Reject.

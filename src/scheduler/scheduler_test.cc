@@ -427,7 +427,8 @@ TEST_F(PermitTest, WaitingPodIsRejectedWhenTheWaitTimesOut) {
   EXPECT_EQ(s_->cache().NodeOf("p"), "");  // unreserved and forgotten
   EXPECT_EQ(writer_.conditions.at("default/p").reason, "Unschedulable");
   EXPECT_EQ(writer_.conditions.at("default/p").message,
-            "0/1 nodes are available: 1 rejected due to timeout after waiting at permit.");
+            "0/1 nodes are available: 1 rejected due to timeout after waiting 10m0s at plugin "
+            "WaitPlugin.");
 }
 
 }  // namespace
