@@ -89,7 +89,9 @@ struct PreFilterResult {
   bool AllNodes() const { return !node_names.has_value(); }
 };
 
-// Incremental updates of a plugin's PreFilter state, for preemption's what-if evaluation.
+// Incremental updates of a plugin's PreFilter state, for preemption's what-if evaluation
+// (upstream's PreFilterExtensions). A PreFilterPlugin that also implements this interface gets
+// the calls: there is nothing else to declare, and so nothing to forget.
 class PreFilterExtensions {
  public:
   virtual ~PreFilterExtensions() = default;
@@ -105,7 +107,6 @@ class PreFilterPlugin : public virtual Plugin {
   // A rejection fails the pod on every node with this status.
   virtual Status PreFilter(CycleState& state, const api::Pod& pod,
                            const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) = 0;
-  virtual PreFilterExtensions* Extensions() { return nullptr; }
 };
 
 class FilterPlugin : public virtual Plugin {
@@ -166,14 +167,20 @@ class ScorePlugin : public virtual Plugin {
     }
     return Status();
   }
-  // Whether NormalizeScore should run (upstream's ScoreExtensions() != nil).
-  virtual bool HasNormalizeScore() const { return false; }
-  // Rescales the scores of all nodes into [kMinNodeScore, kMaxNodeScore].
+};
+
+// NormalizeScore (upstream's ScoreExtensions): a ScorePlugin that also implements this interface
+// is normalized after every node was scored, and before its weight applies; one that does not,
+// is not. As with PreFilterExtensions, implementing it is all there is to do.
+//
+//   class NodePrice : public ScorePlugin, public ScoreExtensions { ... };
+class ScoreExtensions {
+ public:
+  virtual ~ScoreExtensions() = default;
+  // Rescales the scores of all feasible nodes into [kMinNodeScore, kMaxNodeScore]. Called once
+  // per cycle, from the scheduling thread.
   virtual Status NormalizeScore(const CycleState& state, const api::Pod& pod,
-                                NodeScoreList& scores) {
-    (void)state, (void)pod, (void)scores;
-    return Status();
-  }
+                                NodeScoreList& scores) = 0;
 };
 
 // --- Reserving, permitting and binding ---------------------------------------------------------

@@ -517,9 +517,9 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   out->totals.assign(n, 0);
   for (size_t j = 0; j < active.size(); ++j) {
     ScorePlugin* p = active[j];
-    if (p->HasNormalizeScore()) {
+    if (auto* ext = dynamic_cast<ScoreExtensions*>(p)) {
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kScoreExtensionNormalize,
-                             [&] { return p->NormalizeScore(state, pod, raw[j]); });
+                             [&] { return ext->NormalizeScore(state, pod, raw[j]); });
       if (!s.ok()) {
         return Status::Error(
             fmt::format("running Normalize on Score plugins: plugin \"{}\" failed with: {}",

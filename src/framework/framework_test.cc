@@ -98,26 +98,34 @@ class Fit : public PreFilterPlugin, public FilterPlugin, public ReservePlugin {
   std::string name_;
 };
 
-// Filter (always passes) and Score: `scores` by node name, then `normalize` if set.
+// Filter (always passes) and Score: `scores` by node name.
 class Rank : public FilterPlugin, public ScorePlugin {
  public:
-  using Normalize = std::function<Status(NodeScoreList&)>;
-  Rank(std::string name, std::map<std::string, int64_t> scores = {}, Normalize normalize = nullptr)
-      : name_(std::move(name)), scores_(std::move(scores)), normalize_(std::move(normalize)) {}
+  explicit Rank(std::string name, std::map<std::string, int64_t> scores = {})
+      : name_(std::move(name)), scores_(std::move(scores)) {}
   std::string_view Name() const override { return name_; }
   Status Filter(const CycleState&, const api::Pod&, const NodeInfo&) override { return Status(); }
   Status Score(const CycleState&, const api::Pod&, const NodeInfo& node, int64_t* score) override {
     *score = scores_.at(node.name());
     return Status();
   }
-  bool HasNormalizeScore() const override { return normalize_ != nullptr; }
+
+ private:
+  std::string name_;
+  std::map<std::string, int64_t> scores_;
+};
+
+// Rank, normalized by `normalize` (it implements ScoreExtensions).
+class NormalizedRank : public Rank, public ScoreExtensions {
+ public:
+  using Normalize = std::function<Status(NodeScoreList&)>;
+  NormalizedRank(std::string name, std::map<std::string, int64_t> scores, Normalize normalize)
+      : Rank(std::move(name), std::move(scores)), normalize_(std::move(normalize)) {}
   Status NormalizeScore(const CycleState&, const api::Pod&, NodeScoreList& scores) override {
     return normalize_(scores);
   }
 
  private:
-  std::string name_;
-  std::map<std::string, int64_t> scores_;
   Normalize normalize_;
 };
 
@@ -381,10 +389,10 @@ TEST_F(DefaultPluginsTest, ScoreEntryOfADefaultPluginMovesItFirstWithItsWeight) 
 // --- Score: weights and normalization ----------------------------------------------------------
 
 TEST_F(FrameworkTest, ScoresAreNormalizedThenWeightedAndSummedPerNode) {
-  Register<Rank>("Raw", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 50}, {"n3", 100}},
-                 Rank::Normalize(nullptr));
-  Register<Rank>("Scaled", std::map<std::string, int64_t>{{"n1", 1}, {"n2", 2}, {"n3", 4}},
-                 Rank::Normalize(ScaleToMax));
+  Register<Rank>("Raw", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 50}, {"n3", 100}});
+  Register<NormalizedRank>("Scaled",
+                           std::map<std::string, int64_t>{{"n1", 1}, {"n2", 2}, {"n3", 4}},
+                           NormalizedRank::Normalize(ScaleToMax));
   config::Profile p = MinimalProfile();
   p.plugins.score.enabled = {Ref("Raw", 2), Ref("Scaled", 3)};
   auto fw = Build(p);
@@ -399,8 +407,7 @@ TEST_F(FrameworkTest, ScoresAreNormalizedThenWeightedAndSummedPerNode) {
 }
 
 TEST_F(FrameworkTest, PluginSkippedAtPreScoreDoesNotScore) {
-  Register<Rank>("Raw", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 20}, {"n3", 30}},
-                 Rank::Normalize(nullptr));
+  Register<Rank>("Raw", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 20}, {"n3", 30}});
   Register<SkipsScore>("Skips");
   config::Profile p = MinimalProfile();
   p.plugins.pre_score.enabled = {Ref("Skips")};
@@ -420,8 +427,9 @@ TEST_F(FrameworkTest, ScoreOutOfRangeAfterNormalizingIsAnError) {
     for (NodeScore& s : scores) s.score *= 2;
     return Status();
   };
-  Register<Rank>("Doubles", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 60}, {"n3", 40}},
-                 Rank::Normalize(doubled));
+  Register<NormalizedRank>("Doubles",
+                           std::map<std::string, int64_t>{{"n1", 10}, {"n2", 60}, {"n3", 40}},
+                           NormalizedRank::Normalize(doubled));
   config::Profile p = MinimalProfile();
   p.plugins.score.enabled = {Ref("Doubles")};
   auto fw = Build(p);
@@ -683,8 +691,9 @@ INSTANTIATE_TEST_SUITE_P(
     [](const ::testing::TestParamInfo<FailureCase>& info) { return info.param.point; });
 
 TEST_F(FrameworkTest, NormalizeScoreErrorNamesThePlugin) {
-  Register<Rank>("Rank", std::map<std::string, int64_t>{{"n1", 1}, {"n2", 2}, {"n3", 3}},
-                 Rank::Normalize([](NodeScoreList&) { return Status::Error("boom"); }));
+  Register<NormalizedRank>(
+      "Rank", std::map<std::string, int64_t>{{"n1", 1}, {"n2", 2}, {"n3", 3}},
+      NormalizedRank::Normalize([](NodeScoreList&) { return Status::Error("boom"); }));
   config::Profile p = MinimalProfile();
   p.plugins.score.enabled = {Ref("Rank")};
   auto fw = Build(p);

@@ -31,6 +31,7 @@ class NodeAffinity final : public PreFilterPlugin,
                            public FilterPlugin,
                            public PreScorePlugin,
                            public ScorePlugin,
+                           public ScoreExtensions,
                            public EnqueueExtensions {
  public:
   // `added` is NodeAffinityArgs.addedAffinity, already validated.
@@ -58,7 +59,6 @@ class NodeAffinity final : public PreFilterPlugin,
                int64_t* score) override;
 
   // DefaultNormalizeScore, not reversed: the best node scores 100.
-  bool HasNormalizeScore() const override { return true; }
   Status NormalizeScore(const CycleState& state, const api::Pod& pod,
                         NodeScoreList& scores) override;
 

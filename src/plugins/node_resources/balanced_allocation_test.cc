@@ -195,7 +195,7 @@ TEST(BalancedAllocationTest, Factory) {
   ASSERT_TRUE(plugin.ok()) << plugin.status();
   EXPECT_EQ((*plugin)->Name(), "NodeResourcesBalancedAllocation");
   EXPECT_NE(dynamic_cast<PreScorePlugin*>(plugin->get()), nullptr);
-  EXPECT_FALSE(dynamic_cast<ScorePlugin*>(plugin->get())->HasNormalizeScore());
+  EXPECT_EQ(dynamic_cast<ScoreExtensions*>(plugin->get()), nullptr);  // Not normalized.
 
   auto bad = ksched::testing::NewFromArgs(
       decode, factory, nlohmann::json::parse(R"({"resources": [{"name": "cpu", "weight": 2}]})"),

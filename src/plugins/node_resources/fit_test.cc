@@ -441,7 +441,7 @@ TEST(FitTest, FactoryValidatesArgs) {
   EXPECT_EQ((*plugin)->Name(), "NodeResourcesFit");
   EXPECT_NE(dynamic_cast<FilterPlugin*>(plugin->get()), nullptr);
   EXPECT_NE(dynamic_cast<ScorePlugin*>(plugin->get()), nullptr);
-  EXPECT_FALSE(dynamic_cast<ScorePlugin*>(plugin->get())->HasNormalizeScore());
+  EXPECT_EQ(dynamic_cast<ScoreExtensions*>(plugin->get()), nullptr);  // Not normalized.
 
   auto bad = ksched::testing::NewFromArgs(decode, factory,
                                           json{{"scoringStrategy", {{"type", "Foo"}}}}, handle);

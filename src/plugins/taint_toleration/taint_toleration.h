@@ -21,6 +21,7 @@ inline constexpr char kErrReasonUntolerated[] = "node(s) had untolerated taint(s
 class TaintToleration final : public FilterPlugin,
                               public PreScorePlugin,
                               public ScorePlugin,
+                              public ScoreExtensions,
                               public EnqueueExtensions {
  public:
   std::string_view Name() const override { return names::kTaintToleration; }
@@ -43,7 +44,6 @@ class TaintToleration final : public FilterPlugin,
                     std::span<NodeScore> scores) override;
 
   // Reversed DefaultNormalizeScore: fewer untolerated taints score higher, none scores 100.
-  bool HasNormalizeScore() const override { return true; }
   Status NormalizeScore(const CycleState& state, const api::Pod& pod,
                         NodeScoreList& scores) override;
 
