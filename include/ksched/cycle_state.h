@@ -22,6 +22,9 @@
 #include <vector>
 
 namespace ksched {
+namespace internal {
+class CycleStateAccess;  // The framework's side (src/sdk/cycle_state_access.h), not for plugins.
+}  // namespace internal
 
 class StateData {
  public:
@@ -58,20 +61,23 @@ class CycleState {
 
   std::unique_ptr<CycleState> Clone() const;
 
-  // Plugins whose PreFilter returned Skip (their Filter is not run) and whose PreScore returned
-  // Skip (their Score is not run), for this cycle.
-  std::vector<std::string_view> skip_filter_plugins;
-  std::vector<std::string_view> skip_score_plugins;
-  // Whether this cycle times each plugin (upstream samples 10% of the cycles).
-  bool record_plugin_metrics = false;
+  // Whether the plugin's PreFilter returned Skip this cycle (its Filter is not run), and whether
+  // its PreScore did (its Score is not run).
   bool ShouldSkipFilter(std::string_view plugin) const;
   bool ShouldSkipScore(std::string_view plugin) const;
+  // Whether this cycle times each plugin (upstream samples 10% of the cycles).
+  bool record_plugin_metrics() const { return record_plugin_metrics_; }
 
  private:
+  friend class internal::CycleStateAccess;
+
   void WriteData(std::string_view key, std::unique_ptr<StateData> value);
   const StateData* ReadData(std::string_view key) const;
 
   std::vector<std::pair<std::string_view, std::unique_ptr<StateData>>> data_;
+  std::vector<std::string_view> skip_filter_plugins_;
+  std::vector<std::string_view> skip_score_plugins_;
+  bool record_plugin_metrics_ = false;
 };
 
 }  // namespace ksched

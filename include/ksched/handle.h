@@ -3,7 +3,7 @@
 //
 //   absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
 //   const NodeInfo* ni = handle.snapshot().Get(node_name);
-//   if (WaitingPod* wp = handle.GetWaitingPod(uid)) wp->Allow("Coscheduling");
+//   if (std::shared_ptr<WaitingPod> wp = handle.GetWaitingPod(uid)) wp->Allow("Coscheduling");
 //
 // Thread safety: snapshot() is for the scheduling cycle's thread (and the Filter/Score workers it
 // starts); writer() and the waiting pods may be used from any thread.
@@ -21,7 +21,8 @@
 
 namespace ksched {
 
-// A pod held at Permit by one or more plugins.
+// A pod held at Permit by one or more plugins. Its methods are safe from any thread, and safe to
+// call after the wait ended (they then do nothing): Handle::GetWaitingPod shares ownership.
 class WaitingPod {
  public:
   virtual ~WaitingPod() = default;
@@ -41,8 +42,11 @@ class Handle {
   virtual ClusterWriter& writer() = 0;
   // The number of parallel workers for Filter and Score (KubeSchedulerConfiguration.parallelism).
   virtual int parallelism() const = 0;
-  // nullptr if no pod with this UID is waiting.
-  virtual WaitingPod* GetWaitingPod(std::string_view uid) = 0;
+  // The pod with this UID waiting at Permit, or nullptr if none is. The caller shares ownership, so
+  // the object stays valid however the wait ends meanwhile. Safe from any thread.
+  virtual std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) = 0;
+  // Calls `fn` for each pod waiting when the call began. Safe from any thread; `fn` may call
+  // Allow or Reject.
   virtual void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) = 0;
   // The cluster's Namespace by name (for namespaceSelector), as last watched; nullptr if there
   // is none. Safe from any thread.

@@ -16,9 +16,9 @@
 #include "ksched/node_info.h"
 
 namespace ksched {
-namespace cache {
-class Cache;
-}  // namespace cache
+namespace internal {
+class SnapshotAccess;  // How the cluster cache fills snapshots (src/sdk), not for plugins.
+}  // namespace internal
 
 class Snapshot {
  public:
@@ -34,7 +34,7 @@ class Snapshot {
   size_t size() const { return list_.size(); }
 
  private:
-  friend class cache::Cache;  // The cache fills snapshots (src/cache/cache.h).
+  friend class internal::SnapshotAccess;
 
   absl::flat_hash_map<std::string, std::unique_ptr<NodeInfo>> infos_;
   std::vector<const NodeInfo*> list_;

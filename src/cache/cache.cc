@@ -4,6 +4,7 @@
 
 #include "fmt/format.h"
 #include "src/base/strings.h"
+#include "src/sdk/snapshot_access.h"
 
 namespace ksched::cache {
 
@@ -225,15 +226,16 @@ size_t Cache::AssumedPodCount() const {
 
 void Cache::UpdateSnapshot(Snapshot* snapshot) {
   absl::MutexLock lock(&mu_);
+  internal::SnapshotAccess::Parts snap_parts = internal::SnapshotAccess::Of(*snapshot);
   bool affinity_changed = false;
   for (const std::string& name : dirty_) {
     auto it = nodes_.find(name);
-    auto snap = snapshot->infos_.find(name);
-    bool had_affinity = snap != snapshot->infos_.end() &&
+    auto snap = snap_parts.infos.find(name);
+    bool had_affinity = snap != snap_parts.infos.end() &&
                         (!snap->second->pods_with_affinity().empty() ||
                          !snap->second->pods_with_required_anti_affinity().empty());
     if (it == nodes_.end() || it->second->node() == nullptr) {
-      if (snap != snapshot->infos_.end()) snapshot->infos_.erase(snap);
+      if (snap != snap_parts.infos.end()) snap_parts.infos.erase(snap);
       tree_changed_ = true;
       affinity_changed |= had_affinity;
       continue;
@@ -241,8 +243,8 @@ void Cache::UpdateSnapshot(Snapshot* snapshot) {
     const NodeInfo& ni = *it->second;
     affinity_changed |= had_affinity || !ni.pods_with_affinity().empty() ||
                         !ni.pods_with_required_anti_affinity().empty();
-    if (snap == snapshot->infos_.end()) {
-      snapshot->infos_.emplace(name, ni.Clone());
+    if (snap == snap_parts.infos.end()) {
+      snap_parts.infos.emplace(name, ni.Clone());
       tree_changed_ = true;
     } else {
       *snap->second = ni;
@@ -252,13 +254,13 @@ void Cache::UpdateSnapshot(Snapshot* snapshot) {
 
   if (tree_changed_) {
     // Zones interleaved: the first node of each zone, then the second of each, and so on.
-    snapshot->list_.clear();
+    snap_parts.list.clear();
     for (size_t i = 0;; ++i) {
       bool any = false;
       for (const auto& [zone, names] : tree_) {
         if (i >= names.size()) continue;
         any = true;
-        snapshot->list_.push_back(snapshot->infos_.at(names[i]).get());
+        snap_parts.list.push_back(snap_parts.infos.at(names[i]).get());
       }
       if (!any) break;
     }
@@ -266,17 +268,17 @@ void Cache::UpdateSnapshot(Snapshot* snapshot) {
     affinity_changed = true;
   }
   if (affinity_changed) {
-    snapshot->affinity_list_.clear();
-    snapshot->anti_affinity_list_.clear();
-    for (const NodeInfo* ni : snapshot->list_) {
-      if (!ni->pods_with_affinity().empty()) snapshot->affinity_list_.push_back(ni);
+    snap_parts.affinity_list.clear();
+    snap_parts.anti_affinity_list.clear();
+    for (const NodeInfo* ni : snap_parts.list) {
+      if (!ni->pods_with_affinity().empty()) snap_parts.affinity_list.push_back(ni);
       if (!ni->pods_with_required_anti_affinity().empty()) {
-        snapshot->anti_affinity_list_.push_back(ni);
+        snap_parts.anti_affinity_list.push_back(ni);
       }
     }
   }
   if (images_changed_) {
-    snapshot->image_nodes_ = image_nodes_;
+    snap_parts.image_nodes = image_nodes_;
     images_changed_ = false;
   }
 }

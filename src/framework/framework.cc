@@ -10,6 +10,7 @@
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_arena.h"
 #include "src/base/strings.h"
+#include "src/sdk/cycle_state_access.h"
 
 namespace ksched::framework {
 namespace {
@@ -62,7 +63,7 @@ Status Framework::Timed(metrics::Point point, F&& run) const {
 template <typename F>
 Status Framework::TimedPlugin(const CycleState& state, std::string_view plugin,
                               metrics::Point point, F&& run) const {
-  if (metrics_ == nullptr || !state.record_plugin_metrics) return run();
+  if (metrics_ == nullptr || !state.record_plugin_metrics()) return run();
   const auto start = std::chrono::steady_clock::now();
   Status s = run();
   metrics_->ObservePlugin(plugin, point, s.code(), metrics::SecondsSince(start));
@@ -318,7 +319,7 @@ Status Framework::PreFilterLoop(CycleState& state, const api::Pod& pod,
     Status s = TimedPlugin(state, p->Name(), metrics::Point::kPreFilter,
                            [&] { return p->PreFilter(state, pod, nodes, &r); });
     if (s.IsSkip()) {
-      state.skip_filter_plugins.push_back(p->Name());
+      internal::CycleStateAccess::SkipFilter(state, p->Name());
       continue;
     }
     if (!s.ok()) {
@@ -375,7 +376,7 @@ Status Framework::RunFilterPlugins(const std::vector<FilterPlugin*>& filters,
   // Filter runs once per node: a sampled cycle times one node in 16, which keeps the cost of
   // timing small and the distribution the same.
   thread_local uint32_t nodes_seen = 0;
-  const bool timed = metrics_ && state.record_plugin_metrics && (++nodes_seen & 15) == 0;
+  const bool timed = metrics_ && state.record_plugin_metrics() && (++nodes_seen & 15) == 0;
   for (size_t i = 0; i < filters.size(); ++i) {
     FilterPlugin* p = filters[i];
     Status s = timed ? TimedPlugin(state, p->Name(), metrics::Point::kFilter,
@@ -447,7 +448,7 @@ Status Framework::RunPreScorePlugins(CycleState& state, const api::Pod& pod,
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kPreScore,
                              [&] { return p->PreScore(state, pod, feasible); });
       if (s.IsSkip()) {
-        state.skip_score_plugins.push_back(p->Name());
+        internal::CycleStateAccess::SkipScore(state, p->Name());
         continue;
       }
       if (!s.ok()) {
@@ -492,7 +493,7 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
       std::span<NodeScore> run = std::span(raw[j]).subspan(r.begin(), r.size());
       // A sampled cycle times each run of nodes once, and records the time per node; other
       // cycles do not even read the clock.
-      const bool timed = metrics_ && state.record_plugin_metrics;
+      const bool timed = metrics_ && state.record_plugin_metrics();
       const auto start =
           timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
       Status s = active[j]->ScoreNodes(state, pod, run);
@@ -648,9 +649,8 @@ void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::
   });
 }
 
-WaitingPod* Framework::GetWaitingPod(std::string_view uid) {
-  // The map keeps the pod alive until WaitOnPermit removes it.
-  return waiting_.Get(uid).get();
+std::shared_ptr<WaitingPod> Framework::GetWaitingPod(std::string_view uid) {
+  return waiting_.Get(uid);
 }
 
 void Framework::IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) {

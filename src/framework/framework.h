@@ -119,7 +119,7 @@ class Framework : public Handle {
   void set_snapshot(const Snapshot* snapshot) { snapshot_ = snapshot; }
   ClusterWriter& writer() override { return *deps_.writer; }
   int parallelism() const override { return deps_.parallelism; }
-  WaitingPod* GetWaitingPod(std::string_view uid) override;
+  std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) override;
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
   std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
     return deps_.cache ? deps_.cache->namespaces.Get(name) : nullptr;

@@ -454,7 +454,7 @@ class PermitWaiter {
   // Ends a wait that a failed test left blocked, so that the thread can be joined.
   ~PermitWaiter() {
     if (!Returned()) {
-      if (WaitingPod* wp = fw_.GetWaitingPod(uid_)) wp->Reject("", "test over");
+      if (std::shared_ptr<WaitingPod> wp = fw_.GetWaitingPod(uid_)) wp->Reject("", "test over");
     }
     thread_.join();
   }
@@ -511,7 +511,7 @@ TEST_F(PermitTest, WaitingPodBindsOnceEveryWaitingPluginAllowsIt) {
   auto fw = BuildWaiting({absl::Minutes(10), absl::Minutes(10)}, &clock_);
   ASSERT_NE(fw, nullptr);
   EXPECT_EQ(fw->RunPermitPlugins(state_, pod_, "n1").code(), Code::kWait);
-  WaitingPod* wp = fw->GetWaitingPod("p");
+  std::shared_ptr<WaitingPod> wp = fw->GetWaitingPod("p");
   ASSERT_NE(wp, nullptr);
   EXPECT_THAT(wp->PendingPlugins(), ElementsAre("WaitA", "WaitB"));
 
@@ -522,6 +522,10 @@ TEST_F(PermitTest, WaitingPodBindsOnceEveryWaitingPluginAllowsIt) {
   wp->Allow("WaitB");
   EXPECT_EQ(waiter.Result(), "Success: ");
   EXPECT_EQ(fw->GetWaitingPod("p"), nullptr);
+  // A caller that still holds the pod after its wait ended may use it: nothing happens.
+  wp->Reject("WaitA", "too late");
+  wp->Allow("WaitA");
+  EXPECT_EQ(wp->pod().metadata.name, "p");
 }
 
 TEST_F(PermitTest, RejectedWaitingPodIsUnschedulableWithTheMessage) {

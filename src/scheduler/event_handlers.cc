@@ -97,7 +97,7 @@ void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
   }
   queue_->Delete(pod->metadata.uid);
   for (auto& [name, fw] : frameworks_) {
-    if (WaitingPod* wp = fw->GetWaitingPod(pod->metadata.uid)) {
+    if (std::shared_ptr<WaitingPod> wp = fw->GetWaitingPod(pod->metadata.uid)) {
       wp->Reject("", "pod was deleted while waiting at permit");
     }
   }

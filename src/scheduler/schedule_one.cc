@@ -11,6 +11,7 @@
 #include "src/base/log.h"
 #include "src/scheduler/scheduler.h"
 #include "src/scheduler/unsupported.h"
+#include "src/sdk/cycle_state_access.h"
 
 namespace ksched::scheduler {
 namespace {
@@ -57,8 +58,8 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   cache_.UpdateSnapshot(&snapshot_);
   fw.set_snapshot(&snapshot_);
   auto state = std::make_unique<CycleState>();
-  state->record_plugin_metrics =
-      sample_rng_() % 100 < metrics::FrameworkMetrics::kPluginSamplePercent;
+  internal::CycleStateAccess::SetRecordPluginMetrics(
+      *state, sample_rng_() % 100 < metrics::FrameworkMetrics::kPluginSamplePercent);
   CycleRecord record{.pod = pod, .profile = fw.profile_name()};
   CycleRecord* rec = options_.record_details ? &record : nullptr;
 

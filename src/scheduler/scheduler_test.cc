@@ -408,7 +408,7 @@ class PermitTest : public ::testing::Test {
 TEST_F(PermitTest, WaitingPodBindsOnceAllowed) {
   Build(absl::Minutes(1));
   const framework::Framework* fw = s_->FrameworkFor("default-scheduler");
-  WaitingPod* wp = const_cast<framework::Framework*>(fw)->GetWaitingPod("p");
+  std::shared_ptr<WaitingPod> wp = const_cast<framework::Framework*>(fw)->GetWaitingPod("p");
   ASSERT_NE(wp, nullptr);
   EXPECT_EQ(wp->PendingPlugins(), std::vector<std::string>{"WaitPlugin"});
   EXPECT_TRUE(s_->cache().IsAssumedPod("p"));  // counts on its node while it waits

@@ -28,19 +28,19 @@ const StateData* CycleState::ReadData(std::string_view key) const {
 std::unique_ptr<CycleState> CycleState::Clone() const {
   auto out = std::make_unique<CycleState>();
   for (const auto& [k, v] : data_) out->data_.emplace_back(k, v ? v->Clone() : nullptr);
-  out->skip_filter_plugins = skip_filter_plugins;
-  out->skip_score_plugins = skip_score_plugins;
+  out->skip_filter_plugins_ = skip_filter_plugins_;
+  out->skip_score_plugins_ = skip_score_plugins_;
   return out;
 }
 
 bool CycleState::ShouldSkipFilter(std::string_view plugin) const {
-  return std::find(skip_filter_plugins.begin(), skip_filter_plugins.end(), plugin) !=
-         skip_filter_plugins.end();
+  return std::find(skip_filter_plugins_.begin(), skip_filter_plugins_.end(), plugin) !=
+         skip_filter_plugins_.end();
 }
 
 bool CycleState::ShouldSkipScore(std::string_view plugin) const {
-  return std::find(skip_score_plugins.begin(), skip_score_plugins.end(), plugin) !=
-         skip_score_plugins.end();
+  return std::find(skip_score_plugins_.begin(), skip_score_plugins_.end(), plugin) !=
+         skip_score_plugins_.end();
 }
 
 }  // namespace ksched

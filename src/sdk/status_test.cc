@@ -5,6 +5,7 @@
 #include "ksched/cycle_state.h"
 #include "ksched/events.h"
 #include "ksched/registry.h"
+#include "src/sdk/cycle_state_access.h"
 #include "src/testing/fake_handle.h"
 
 namespace ksched {
@@ -55,7 +56,7 @@ TEST(CycleStateTest, TypedReadWriteAndClone) {
   auto copy = state.Clone();
   state.ReadMutable(kCounter)->n = 4;
   EXPECT_EQ(copy->Read(kCounter)->n, 3);
-  state.skip_filter_plugins.push_back("NodePorts");
+  internal::CycleStateAccess::SkipFilter(state, "NodePorts");
   EXPECT_TRUE(state.ShouldSkipFilter("NodePorts"));
   EXPECT_FALSE(state.ShouldSkipScore("NodePorts"));
 }

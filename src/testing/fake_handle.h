@@ -67,7 +67,7 @@ class FakeHandle : public Handle {
   const Snapshot& snapshot() const override { return snapshot_; }
   ClusterWriter& writer() override { return writer_; }
   int parallelism() const override { return 1; }
-  WaitingPod* GetWaitingPod(std::string_view) override { return nullptr; }
+  std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view) override { return nullptr; }
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>&) override {}
   std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
     return cache_.namespaces.Get(name);

@@ -1,0 +1,24 @@
+// The framework's bookkeeping in a CycleState, which plugins read (ShouldSkipFilter,
+// record_plugin_metrics) but only the framework and the scheduler write. Not part of the SDK.
+#pragma once
+
+#include <string_view>
+
+#include "ksched/cycle_state.h"
+
+namespace ksched::internal {
+
+class CycleStateAccess {
+ public:
+  static void SkipFilter(CycleState& state, std::string_view plugin) {
+    state.skip_filter_plugins_.push_back(plugin);
+  }
+  static void SkipScore(CycleState& state, std::string_view plugin) {
+    state.skip_score_plugins_.push_back(plugin);
+  }
+  static void SetRecordPluginMetrics(CycleState& state, bool record) {
+    state.record_plugin_metrics_ = record;
+  }
+};
+
+}  // namespace ksched::internal

@@ -1,0 +1,28 @@
+// The parts of a Snapshot that the cluster cache fills (src/cache, Cache::UpdateSnapshot). Not
+// part of the SDK: plugins only read snapshots.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "ksched/snapshot.h"
+
+namespace ksched::internal {
+
+class SnapshotAccess {
+ public:
+  struct Parts {
+    absl::flat_hash_map<std::string, std::unique_ptr<NodeInfo>>& infos;
+    std::vector<const NodeInfo*>& list;
+    std::vector<const NodeInfo*>& affinity_list;
+    std::vector<const NodeInfo*>& anti_affinity_list;
+    absl::flat_hash_map<std::string, int>& image_nodes;
+  };
+  static Parts Of(Snapshot& s) {
+    return {s.infos_, s.list_, s.affinity_list_, s.anti_affinity_list_, s.image_nodes_};
+  }
+};
+
+}  // namespace ksched::internal
