@@ -12,9 +12,20 @@
 //
 // Contracts, for every interface below:
 // - The framework owns the plugin; it lives as long as its profile.
-// - Filter and Score are called concurrently for different nodes of one pod: they must only read
-//   shared state (the CycleState, the plugin's own members). Every other extension point is
-//   called from one thread at a time.
+// - Threads. One plugin object serves every pod of its profile, from these threads:
+//   - PreEnqueue, QueueSort's Less and the queueing hints of EventsToRegister: from the threads
+//     that feed the queue (informers, the scheduling loop, the queue's flushes), one call at a
+//     time, under the queue's lock. They must not block.
+//   - PreFilter, PostFilter, PreScore, NormalizeScore, Reserve and Permit: from the scheduling
+//     thread, one pod at a time.
+//   - Filter and Score (ScoreNodes): concurrently, on worker threads, for different nodes of the
+//     one pod being scheduled; they must only read shared state (the CycleState, the snapshot,
+//     the plugin's own members).
+//   - PreBind, Bind and PostBind: on binding threads, concurrently for different pods (up to 64
+//     at once in `ksched run`), and at the same time as the scheduling thread serves the
+//     next pods. Unreserve runs there too when binding fails, or on the scheduling thread when
+//     Reserve or Permit failed. A plugin that keeps state across pods guards it with a lock.
+//   - A pod's own calls happen in order: its binding cycle starts after its Permit returned.
 // - No exception may leave a plugin; failures are Status values.
 #pragma once
 

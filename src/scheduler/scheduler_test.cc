@@ -360,6 +360,74 @@ TEST_F(SchedulerTest, APostFilterNominationIsWrittenToThePodStatus) {
 namespace ksched::scheduler {
 namespace {
 
+// Each PreBind call waits until `want` calls are inside at once (10 s at most), and notes the most
+// it saw: binding cycles of different pods run concurrently, as plugin.h's contract says.
+class MeetingPreBind : public PreBindPlugin {
+ public:
+  explicit MeetingPreBind(int want) : want_(want) {}
+  std::string_view Name() const override { return "MeetingPreBind"; }
+  Status PreBind(CycleState&, const api::Pod&, std::string_view) override {
+    absl::MutexLock lock(&mu_);
+    ++inside_;
+    most_ = std::max(most_, inside_);
+    auto met = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return most_ >= want_; };
+    mu_.AwaitWithTimeout(absl::Condition(&met), absl::Seconds(10));
+    --inside_;
+    return Status();
+  }
+  int most() {
+    absl::MutexLock lock(&mu_);
+    return most_;
+  }
+
+ private:
+  const int want_;
+  absl::Mutex mu_;
+  int inside_ ABSL_GUARDED_BY(mu_) = 0;
+  int most_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+TEST(BindingCycleTest, PreBindRunsConcurrentlyForDifferentPods) {
+  auto plugin = std::make_shared<MeetingPreBind>(2);
+  Registry registry = plugins::NewInTreeRegistry();
+  ASSERT_TRUE(registry
+                  .Register("MeetingPreBind",
+                            [plugin](const PluginArgs&,
+                                     Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                              // The framework owns its plugin; this one forwards to the shared.
+                              struct Forward : PreBindPlugin {
+                                std::shared_ptr<MeetingPreBind> p;
+                                std::string_view Name() const override { return p->Name(); }
+                                Status PreBind(CycleState& s, const api::Pod& pod,
+                                               std::string_view node) override {
+                                  return p->PreBind(s, pod, node);
+                                }
+                              };
+                              auto f = std::make_unique<Forward>();
+                              f->p = plugin;
+                              return f;
+                            })
+                  .ok());
+  config::Configuration cfg;
+  config::Profile prof;
+  prof.plugins.pre_bind.enabled.push_back({"MeetingPreBind", 0});
+  config::MergeDefaultPlugins(prof);
+  cfg.profiles.push_back(prof);
+  testing::RecordingWriter writer;
+  auto s = Scheduler::Create({.config = cfg, .writer = &writer, .binding_threads = 2}, registry);
+  ASSERT_TRUE(s.ok()) << s.status();
+  (*s)->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  (*s)->OnPodAdd(MakePod().Name("a").Ptr());
+  (*s)->OnPodAdd(MakePod().Name("b").Ptr());
+  // The scheduling thread hands each pod to a binding thread and goes on to the next.
+  ASSERT_TRUE((*s)->ScheduleOne());
+  ASSERT_TRUE((*s)->ScheduleOne());
+  (*s)->WaitForBindings();
+  EXPECT_EQ(plugin->most(), 2);
+  EXPECT_EQ(writer.binds.at("default/a"), "n1");
+  EXPECT_EQ(writer.binds.at("default/b"), "n1");
+}
+
 // Holds every pod at Permit; the test allows or lets the wait time out.
 class WaitPlugin : public PermitPlugin {
  public:

@@ -5,6 +5,7 @@
 #include "ksched/cycle_state.h"
 #include "ksched/events.h"
 #include "ksched/registry.h"
+#include "ksched/version.h"
 #include "src/sdk/cycle_state_access.h"
 #include "src/testing/fake_handle.h"
 
@@ -155,6 +156,11 @@ TEST(RegistryTest, TypedArgsAreDecodedOnceAndReachTheFactoryTyped) {
   EXPECT_EQ(factory(JsonArgs(nlohmann::json{{"weight", 7}}), handle).status().message(),
             "the plugin's args are not of the type its factory takes");
   EXPECT_EQ(ArgsAs<WeightArgs>(JsonArgs()), nullptr);
+}
+
+TEST(VersionTest, TheRunningSdkIsTheOneTheseHeadersDescribe) {
+  EXPECT_EQ(SdkVersion(), KSCHED_SDK_VERSION);
+  EXPECT_GE(SdkVersion(), 1);
 }
 
 }  // namespace

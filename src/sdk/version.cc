@@ -1,0 +1,7 @@
+#include "ksched/version.h"
+
+namespace ksched {
+
+int SdkVersion() { return KSCHED_SDK_VERSION; }
+
+}  // namespace ksched
