@@ -1,3 +1,3 @@
-#include "src/cli/app.h"
+#include "ksched/app.h"
 
 int main(int argc, char** argv) { return ksched::app::Run(argc, argv); }

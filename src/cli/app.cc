@@ -1,11 +1,13 @@
-#include "src/cli/app.h"
+#include "ksched/app.h"
 
 #include <cstdio>
 #include <iostream>
 
 #include "CLI/CLI.hpp"
 #include "src/api/yaml.h"
+#include "src/base/log.h"
 #include "src/base/strings.h"
+#include "src/cli/plugin_library.h"
 #include "src/cli/run.h"
 #include "src/config/load.h"
 #include "src/plugins/registry.h"
@@ -34,8 +36,7 @@ absl::StatusOr<config::Configuration> LoadConfig(const std::string& file,
   return config::LoadConfigFile(file, registry);
 }
 
-int RunSimulate(const SimulateFlags& flags) {
-  Registry registry = plugins::NewInTreeRegistry();
+int RunSimulate(const SimulateFlags& flags, const Registry& registry) {
   absl::StatusOr<config::Configuration> cfg = LoadConfig(flags.config_file, registry);
   if (!cfg.ok()) {
     std::fprintf(stderr, "ksched simulate: %s\n", std::string(cfg.status().message()).c_str());
@@ -59,8 +60,7 @@ int RunSimulate(const SimulateFlags& flags) {
   return 0;
 }
 
-int RunConfigPrint(const std::string& file) {
-  Registry registry = plugins::NewInTreeRegistry();
+int RunConfigPrint(const std::string& file, const Registry& registry) {
   absl::StatusOr<config::Configuration> cfg = LoadConfig(file, registry);
   if (!cfg.ok()) {
     std::fprintf(stderr, "ksched config print: %s\n", std::string(cfg.status().message()).c_str());
@@ -71,9 +71,34 @@ int RunConfigPrint(const std::string& file) {
   return 0;
 }
 
+// The in-tree plugins, then the options' and the plugin libraries'.
+absl::StatusOr<Registry> BuildRegistry(const std::vector<Option>& options,
+                                       const std::vector<std::string>& libraries) {
+  Registry registry = plugins::NewInTreeRegistry();
+  for (const Option& option : options) {
+    if (absl::Status st = option(registry); !st.ok()) return st;
+  }
+  for (const std::string& path : libraries) {
+    if (absl::Status st = LoadPluginLibrary(path, registry); !st.ok()) return st;
+  }
+  return registry;
+}
+
 }  // namespace
 
-int Run(int argc, char** argv) {
+Option WithPlugin(std::string name, PluginFactory factory) {
+  return [name = std::move(name), factory = std::move(factory)](Registry& r) {
+    return r.Register(name, factory);
+  };
+}
+
+Option WithPluginArgs(std::string name, ArgsDecoder decoder) {
+  return [name = std::move(name), decoder = std::move(decoder)](Registry& r) {
+    return r.RegisterArgs(name, decoder);
+  };
+}
+
+int Run(int argc, char** argv, const std::vector<Option>& options) {
   // `ksched [flags]` is `ksched run [flags]`, as kube-scheduler takes its flags with no command.
   std::vector<char*> args(argv, argv + argc);
   static char run_word[] = "run";
@@ -86,10 +111,16 @@ int Run(int argc, char** argv) {
   app.require_subcommand(0, 1);
   CLI::App* version = app.add_subcommand("version", "Print the version");
 
+  std::vector<std::string> plugin_libraries;
+  auto add_plugin_library_flag = [&](CLI::App* cmd) {
+    cmd->add_option("--plugin-library", plugin_libraries,
+                    "A shared library of plugins to load at start (repeatable)");
+  };
   RunFlags run_flags;
   CLI::App* run = app.add_subcommand(
       "run", "Schedule the pods of a real cluster (the default when no command is given)");
   AddRunFlags(run, &run_flags);
+  add_plugin_library_flag(run);
 
   SimulateFlags sim_flags;
   CLI::App* simulate = app.add_subcommand(
@@ -102,6 +133,7 @@ int Run(int argc, char** argv) {
   simulate->add_option("--seed", sim_flags.seed, "Seed for tie-breaks between equal scores");
   simulate->add_option("files", sim_flags.files, "Manifests: YAML or JSON, objects or lists")
       ->required();
+  add_plugin_library_flag(simulate);
 
   std::string print_config_file;
   CLI::App* config_cmd = app.add_subcommand("config", "Work with KubeSchedulerConfiguration files");
@@ -109,6 +141,7 @@ int Run(int argc, char** argv) {
   CLI::App* print = config_cmd->add_subcommand(
       "print", "Print the effective configuration (defaults applied) as YAML");
   print->add_option("--config", print_config_file, "KubeSchedulerConfiguration file");
+  add_plugin_library_flag(print);
 
   try {
     app.parse(static_cast<int>(args.size()), args.data());
@@ -119,9 +152,22 @@ int Run(int argc, char** argv) {
     std::printf("ksched version v%s\n", KSCHED_VERSION);
     return 0;
   }
-  if (run->parsed()) return RunScheduler(run_flags);
-  if (simulate->parsed()) return RunSimulate(sim_flags);
-  if (print->parsed()) return RunConfigPrint(print_config_file);
+  if (!run->parsed() && !simulate->parsed() && !print->parsed()) {
+    std::printf("%s", app.help().c_str());
+    return 0;
+  }
+  if (run->parsed()) {  // From here on, so that loading plugin libraries is logged too.
+    log::Init(run_flags.logging_format == "json" ? log::Format::kJson : log::Format::kText,
+              run_flags.verbosity);
+  }
+  absl::StatusOr<Registry> registry = BuildRegistry(options, plugin_libraries);
+  if (!registry.ok()) {
+    std::fprintf(stderr, "ksched: %s\n", std::string(registry.status().message()).c_str());
+    return 1;
+  }
+  if (run->parsed()) return RunScheduler(run_flags, *registry);
+  if (simulate->parsed()) return RunSimulate(sim_flags, *registry);
+  if (print->parsed()) return RunConfigPrint(print_config_file, *registry);
   std::printf("%s", app.help().c_str());
   return 0;
 }

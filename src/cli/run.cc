@@ -332,7 +332,7 @@ void ScheduleUntilStopped(const std::atomic<bool>& stopping, scheduler::Schedule
 
 }  // namespace
 
-int RunScheduler(const RunFlags& flags) {
+int RunScheduler(const RunFlags& flags, const Registry& registry) {
   // Blocks of 1 MiB and more (list responses and their parsers, megabytes each) get pages of their
   // own, given back on free. glibc's default raises this threshold to the largest block freed,
   // after which such blocks come from the heap and its fragments stay resident: measured on 10000
@@ -341,9 +341,6 @@ int RunScheduler(const RunFlags& flags) {
   // SIGTERM and SIGINT are taken by one thread (started below); every thread started from here on
   // inherits the blocked mask.
   ShutdownSignals signals;
-  log::Init(flags.logging_format == "json" ? log::Format::kJson : log::Format::kText,
-            flags.verbosity);
-  Registry registry = plugins::NewInTreeRegistry();
   absl::StatusOr<config::Configuration> cfg = EffectiveConfiguration(flags, registry);
   if (!cfg.ok()) return Fail(std::string(cfg.status().message()));
   absl::StatusOr<client::LeaderElectionOptions> election =

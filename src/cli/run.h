@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "ksched/registry.h"
 
 namespace ksched::app {
 
@@ -48,6 +49,6 @@ struct RunFlags {
 void AddRunFlags(CLI::App* cmd, RunFlags* flags);
 // Returns the exit code: 0 after a clean shutdown, 1 when the configuration or the connection
 // is bad.
-int RunScheduler(const RunFlags& flags);
+int RunScheduler(const RunFlags& flags, const Registry& registry);
 
 }  // namespace ksched::app
