@@ -1,0 +1,18 @@
+// OnlyLabeled: keeps pods off nodes without a label (args `{label: team}`, the default).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "ksched/plugin.h"
+#include "ksched/registry.h"
+
+struct OnlyLabeledArgs {
+  std::string label = "team";
+};
+
+// Decodes {label}; an unknown field or an empty label is an error naming the field.
+absl::StatusOr<OnlyLabeledArgs> ParseArgs(const nlohmann::json& args, std::string_view path);
+nlohmann::json ArgsToJson(const OnlyLabeledArgs& args);
+absl::StatusOr<std::unique_ptr<ksched::Plugin>> New(const OnlyLabeledArgs& args, ksched::Handle&);
