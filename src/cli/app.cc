@@ -7,6 +7,7 @@
 #include "src/api/yaml.h"
 #include "src/base/log.h"
 #include "src/base/strings.h"
+#include "src/cli/annotate_prices.h"
 #include "src/cli/plugin_library.h"
 #include "src/cli/run.h"
 #include "src/config/load.h"
@@ -143,6 +144,11 @@ int Run(int argc, char** argv, const std::vector<Option>& options) {
   print->add_option("--config", print_config_file, "KubeSchedulerConfiguration file");
   add_plugin_library_flag(print);
 
+  AnnotatePricesFlags price_flags;
+  CLI::App* annotate = app.add_subcommand(
+      "annotate-prices", "Give nodes a random price annotation, as Hightower's annotator does");
+  AddAnnotatePricesFlags(annotate, &price_flags);
+
   try {
     app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
@@ -152,6 +158,7 @@ int Run(int argc, char** argv, const std::vector<Option>& options) {
     std::printf("ksched version v%s\n", KSCHED_VERSION);
     return 0;
   }
+  if (annotate->parsed()) return RunAnnotatePrices(price_flags);
   if (!run->parsed() && !simulate->parsed() && !print->parsed()) {
     std::printf("%s", app.help().c_str());
     return 0;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "fmt/format.h"
@@ -357,6 +358,34 @@ TEST_F(RunTest, UnsupportedFieldsKeepAPodPendingAndExtendersStopTheStart) {
   EXPECT_EQ(r.err,
             "ksched: extenders: scheduler extenders are not supported by ksched yet; remove the "
             "extenders from the configuration\n");
+}
+
+// Hightower's annotator: a price from the six onto the nodes named (or every node), and --list
+// prints them as kubectl sees them.
+TEST_F(RunTest, AnnotatePricesPatchesAPriceOntoEachNodeAndListsThem) {
+  Create(Node("priced-a", "4"));
+  Create(Node("priced-b", "4"));
+  const std::string kubeconfig = cluster().kubeconfig();
+  CommandResult r = RunCommand(
+      {KSCHED_BINARY, "annotate-prices", "--kubeconfig", kubeconfig, "priced-a", "priced-b"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::set<std::string> allowed = {"0.05", "0.10", "0.20", "0.40", "0.80", "1.60"};
+  std::string listed;
+  for (const std::string node : {"priced-a", "priced-b"}) {
+    const std::string price =
+        Get({"node", node})["metadata"]["annotations"].value("hightower.com/cost", "");
+    EXPECT_TRUE(allowed.contains(price)) << node << ": " << price;
+    listed += node + " " + price + "\n";
+  }
+  EXPECT_EQ(r.out, listed);
+  CommandResult list = RunCommand({KSCHED_BINARY, "annotate-prices", "--kubeconfig", kubeconfig,
+                                   "--list", "priced-a", "priced-b"});
+  EXPECT_EQ(list.exit_code, 0) << list.err;
+  EXPECT_EQ(list.out, listed);
+  CommandResult unknown =
+      RunCommand({KSCHED_BINARY, "annotate-prices", "--kubeconfig", kubeconfig, "no-such-node"});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err, "ksched annotate-prices: nodes \"no-such-node\" not found\n");
 }
 
 TEST_F(RunTest, PodForAnotherSchedulerIsLeftAlone) {
