@@ -107,6 +107,20 @@ void ValidateLabelName(std::string_view value, std::string_view path, ErrorList&
   for (const std::string& msg : QualifiedNameErrors(value)) errs.Invalid(path, Quote(value), msg);
 }
 
+void ValidateLabelValue(std::string_view value, std::string_view path, ErrorList& errs) {
+  if (value.size() > 63) {
+    errs.Invalid(path, Quote(value), "must be no more than 63 characters");
+  }
+  if (!value.empty() && !MatchesQualifiedName(value)) {
+    errs.Invalid(path, Quote(value),
+                 RegexError("a valid label must be an empty string or consist of alphanumeric "
+                            "characters, '-', '_' or '.', and must start and end with an "
+                            "alphanumeric character",
+                            "(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?",
+                            {"MyValue", "my_value", "12345"}));
+  }
+}
+
 absl::Status CheckObject(const nlohmann::json& j, std::string_view path,
                          std::initializer_list<std::string_view> known, bool type_meta) {
   if (!j.is_object()) {
@@ -146,6 +160,22 @@ absl::StatusOr<int64_t> DecodeInt(const nlohmann::json& j, std::string_view path
         fmt::format("{}: {} is out of range [{}, {}]", path, j.dump(), min, max));
   }
   return j.get<int64_t>();
+}
+
+absl::Status DecodeOptionalString(const nlohmann::json& j, std::string_view path,
+                                  std::string_view key, std::string* out) {
+  const nlohmann::json* member = Member(j, key);
+  if (member == nullptr) return absl::OkStatus();
+  KSCHED_ASSIGN_OR_RETURN(*out, DecodeString(*member, Child(path, key)));
+  return absl::OkStatus();
+}
+
+absl::Status DecodeOptionalInt(const nlohmann::json& j, std::string_view path, std::string_view key,
+                               int64_t min, int64_t max, int64_t* out) {
+  const nlohmann::json* member = Member(j, key);
+  if (member == nullptr) return absl::OkStatus();
+  KSCHED_ASSIGN_OR_RETURN(*out, DecodeInt(*member, Child(path, key), min, max));
+  return absl::OkStatus();
 }
 
 absl::StatusOr<std::vector<std::string>> DecodeStrings(const nlohmann::json* j,

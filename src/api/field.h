@@ -49,6 +49,9 @@ class ErrorList {
 std::vector<std::string> QualifiedNameErrors(std::string_view value);
 // ValidateLabelName: one Invalid error per message of QualifiedNameErrors.
 void ValidateLabelName(std::string_view value, std::string_view path, ErrorList& errs);
+// apimachinery's IsValidLabelValue: one Invalid error per problem of `value` (none when valid;
+// the empty string is a valid label value).
+void ValidateLabelValue(std::string_view value, std::string_view path, ErrorList& errs);
 
 // --- Strict decoding. These stop at the first error. -------------------------------------------
 
@@ -64,6 +67,12 @@ absl::StatusOr<bool> DecodeBool(const nlohmann::json& j, std::string_view path);
 absl::StatusOr<int64_t> DecodeInt(const nlohmann::json& j, std::string_view path, int64_t min,
                                   int64_t max);
 absl::StatusOr<int32_t> DecodeInt32(const nlohmann::json& j, std::string_view path);
+// The member `key` of object `j` into *out when it is present and not null; *out (the default)
+// is left as it is otherwise. Errors name Child(path, key).
+absl::Status DecodeOptionalString(const nlohmann::json& j, std::string_view path,
+                                  std::string_view key, std::string* out);
+absl::Status DecodeOptionalInt(const nlohmann::json& j, std::string_view path, std::string_view key,
+                               int64_t min, int64_t max, int64_t* out);
 // A list of strings; empty when `j` is null.
 absl::StatusOr<std::vector<std::string>> DecodeStrings(const nlohmann::json* j,
                                                        std::string_view path);

@@ -40,6 +40,10 @@ class MakePod {
     pod_.metadata.labels[std::move(k)] = std::move(v);
     return *this;
   }
+  MakePod& Annotation(std::string k, std::string v) {
+    pod_.metadata.annotations[std::move(k)] = std::move(v);
+    return *this;
+  }
   MakePod& SchedulerName(std::string s) { return Set(pod_.spec.scheduler_name, std::move(s)); }
   MakePod& Node(std::string n) { return Set(pod_.spec.node_name, std::move(n)); }
   MakePod& Priority(int32_t p) {
@@ -164,6 +168,10 @@ class MakeNode {
   }
   MakeNode& Label(std::string k, std::string v) {
     node_.metadata.labels[std::move(k)] = std::move(v);
+    return *this;
+  }
+  MakeNode& Annotation(std::string k, std::string v) {
+    node_.metadata.annotations[std::move(k)] = std::move(v);
     return *this;
   }
   // Sets both capacity and allocatable.
