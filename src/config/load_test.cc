@@ -28,7 +28,7 @@ Registry TestRegistry() {
   };
   for (const char* name :
        {"MyCustomPluginA", "MyCustomPluginB", "CustomQueueSort", "CustomPlugin1", "CustomPlugin2",
-        "DefaultPlugin2", "MyPlugin", "NetworkAware", "PodState"}) {
+        "DefaultPlugin2", "MyPlugin", "NetworkOverhead", "PodState"}) {
     EXPECT_TRUE(r.Register(name, unused).ok());
   }
   return r;
@@ -56,7 +56,7 @@ TEST_P(GoldenTest, EffectiveConfiguration) {
 INSTANTIATE_TEST_SUITE_P(Docs, GoldenTest,
                          ::testing::Values("defaults", "multiple_profiles", "disable_plugins",
                                            "multipoint", "multipoint_replace_all", "most_allocated",
-                                           "requested_to_capacity_ratio", "network_aware",
+                                           "requested_to_capacity_ratio", "network_overhead",
                                            "multipoint_prefilter"),
                          [](const auto& info) { return info.param; });
 

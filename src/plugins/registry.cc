@@ -10,6 +10,7 @@
 #include "src/plugins/image_locality/image_locality.h"
 #include "src/plugins/inter_pod_affinity/args.h"
 #include "src/plugins/names.h"
+#include "src/plugins/network_aware/network_aware.h"
 #include "src/plugins/node_affinity/node_affinity.h"
 #include "src/plugins/node_name/node_name.h"
 #include "src/plugins/node_ports/node_ports.h"
@@ -39,6 +40,8 @@ Registry NewInTreeRegistry() {
        TypedFactory<node_resources::BalancedAllocationArgs>(node_resources::NewBalancedAllocation)},
       {names::kImageLocality, image_locality::New},
       {names::kDefaultBinder, default_binder::New},
+      // The guides' plugins.
+      {names::kNetworkAware, TypedFactory<network_aware::NetworkAwareArgs>(network_aware::New)},
   };
   // The args types of kubescheduler.config.k8s.io/v1, decoded, defaulted and validated once, at
   // load time; some belong to plugins that arrive later.
@@ -57,6 +60,8 @@ Registry NewInTreeRegistry() {
        MakeArgsDecoder(pod_topology_spread::ParseArgs, pod_topology_spread::ArgsToJson)},
       {names::kVolumeBinding,
        MakeArgsDecoder(volume_binding::ParseArgs, volume_binding::ArgsToJson)},
+      {names::kNetworkAware, MakeArgsDecoder(network_aware::ParseNetworkAwareArgs,
+                                             network_aware::NetworkAwareArgsToJson)},
   };
   Registry registry;
   auto check = [](const absl::Status& st) {
