@@ -17,6 +17,7 @@ inline constexpr char kImageLocality[] = "ImageLocality";
 inline constexpr char kDefaultBinder[] = "DefaultBinder";
 // Not in the default profile: the plugins of the guides (a config file enables them).
 inline constexpr char kNetworkAware[] = "NetworkAware";
+inline constexpr char kAnnotationGate[] = "AnnotationGate";
 // Later issues.
 inline constexpr char kVolumeRestrictions[] = "VolumeRestrictions";
 inline constexpr char kNodeVolumeLimits[] = "NodeVolumeLimits";

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "src/base/strings.h"
+#include "src/plugins/annotation_gate/annotation_gate.h"
 #include "src/plugins/default_binder/default_binder.h"
 #include "src/plugins/default_preemption/args.h"
 #include "src/plugins/image_locality/image_locality.h"
@@ -42,6 +43,8 @@ Registry NewInTreeRegistry() {
       {names::kDefaultBinder, default_binder::New},
       // The guides' plugins.
       {names::kNetworkAware, TypedFactory<network_aware::NetworkAwareArgs>(network_aware::New)},
+      {names::kAnnotationGate,
+       TypedFactory<annotation_gate::AnnotationGateArgs>(annotation_gate::New)},
   };
   // The args types of kubescheduler.config.k8s.io/v1, decoded, defaulted and validated once, at
   // load time; some belong to plugins that arrive later.
@@ -62,6 +65,8 @@ Registry NewInTreeRegistry() {
        MakeArgsDecoder(volume_binding::ParseArgs, volume_binding::ArgsToJson)},
       {names::kNetworkAware, MakeArgsDecoder(network_aware::ParseNetworkAwareArgs,
                                              network_aware::NetworkAwareArgsToJson)},
+      {names::kAnnotationGate, MakeArgsDecoder(annotation_gate::ParseAnnotationGateArgs,
+                                               annotation_gate::AnnotationGateArgsToJson)},
   };
   Registry registry;
   auto check = [](const absl::Status& st) {
