@@ -4,8 +4,8 @@
 
 #include "fmt/format.h"
 #include "ksched/registry.h"
-#include "src/api/field.h"
 #include "src/base/status_macros.h"
+#include "src/plugins/helper/annotation_key_args.h"
 
 namespace ksched::plugins::annotation_gate {
 
@@ -38,29 +38,17 @@ std::vector<ClusterEventWithHint> AnnotationGate::EventsToRegister() const {
 
 // --- Args --------------------------------------------------------------------------------------
 
-namespace {
-
-constexpr char kAnnotationKey[] = "annotationKey";
-
-}  // namespace
-
 absl::StatusOr<AnnotationGateArgs> ParseAnnotationGateArgs(const nlohmann::json& args,
                                                            std::string_view path) {
   AnnotationGateArgs out;
-  if (args.is_null()) return out;
-  KSCHED_RETURN_IF_ERROR(api::field::CheckObject(args, path, {kAnnotationKey}, true));
-  KSCHED_RETURN_IF_ERROR(
-      api::field::DecodeOptionalString(args, path, kAnnotationKey, &out.annotation_key));
-  api::field::ErrorList errs;
-  api::field::ValidateLabelName(out.annotation_key, api::field::Child(path, kAnnotationKey), errs);
-  KSCHED_RETURN_IF_ERROR(errs.ToStatus());
+  KSCHED_RETURN_IF_ERROR(helper::DecodeAnnotationKeyArgs(args, path, &out.annotation_key));
   return out;
 }
 
 nlohmann::json AnnotationGateArgsToJson(const AnnotationGateArgs& args) {
   return {{"apiVersion", kArgsApiVersion},
           {"kind", "AnnotationGateArgs"},
-          {kAnnotationKey, args.annotation_key}};
+          {helper::kAnnotationKeyField, args.annotation_key}};
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const AnnotationGateArgs& args, Handle&) {
