@@ -18,6 +18,7 @@ inline constexpr char kDefaultBinder[] = "DefaultBinder";
 // Not in the default profile: the plugins of the guides (a config file enables them).
 inline constexpr char kNetworkAware[] = "NetworkAware";
 inline constexpr char kAnnotationGate[] = "AnnotationGate";
+inline constexpr char kNodePrice[] = "NodePrice";
 // Later issues.
 inline constexpr char kVolumeRestrictions[] = "VolumeRestrictions";
 inline constexpr char kNodeVolumeLimits[] = "NodeVolumeLimits";

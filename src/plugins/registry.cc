@@ -15,6 +15,7 @@
 #include "src/plugins/node_affinity/node_affinity.h"
 #include "src/plugins/node_name/node_name.h"
 #include "src/plugins/node_ports/node_ports.h"
+#include "src/plugins/node_price/node_price.h"
 #include "src/plugins/node_resources/args.h"
 #include "src/plugins/node_resources/balanced_allocation.h"
 #include "src/plugins/node_resources/fit.h"
@@ -45,6 +46,7 @@ Registry NewInTreeRegistry() {
       {names::kNetworkAware, TypedFactory<network_aware::NetworkAwareArgs>(network_aware::New)},
       {names::kAnnotationGate,
        TypedFactory<annotation_gate::AnnotationGateArgs>(annotation_gate::New)},
+      {names::kNodePrice, TypedFactory<node_price::NodePriceArgs>(node_price::New)},
   };
   // The args types of kubescheduler.config.k8s.io/v1, decoded, defaulted and validated once, at
   // load time; some belong to plugins that arrive later.
@@ -67,6 +69,8 @@ Registry NewInTreeRegistry() {
                                              network_aware::NetworkAwareArgsToJson)},
       {names::kAnnotationGate, MakeArgsDecoder(annotation_gate::ParseAnnotationGateArgs,
                                                annotation_gate::AnnotationGateArgsToJson)},
+      {names::kNodePrice,
+       MakeArgsDecoder(node_price::ParseNodePriceArgs, node_price::NodePriceArgsToJson)},
   };
   Registry registry;
   auto check = [](const absl::Status& st) {
