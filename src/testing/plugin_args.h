@@ -11,6 +11,8 @@
 //   for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(decode, c), c.want) << c.name;
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <memory>
 #include <string>
 
@@ -18,6 +20,7 @@
 #include "ksched/registry.h"
 #include "nlohmann/json.hpp"
 #include "src/base/strings.h"
+#include "src/testing/fake_handle.h"
 
 namespace ksched::testing {
 
@@ -47,6 +50,31 @@ inline absl::StatusOr<std::unique_ptr<Plugin>> NewFromArgs(const ArgsDecoder& de
   absl::StatusOr<std::shared_ptr<const PluginArgs>> args = decode(doc, "");
   if (!args.ok()) return args.status();
   return factory(**args, handle);
+}
+
+// NewFromArgs as the plugin type P: nullptr, with a test failure, when the args do not decode,
+// the factory fails, or it builds another type. The FakeHandle lives only for the call: for
+// plugins that do not keep their Handle.
+//
+//   std::unique_ptr<NodePrice> p = NewPluginAs<NodePrice>(
+//       MakeArgsDecoder(ParseNodePriceArgs, NodePriceArgsToJson), TypedFactory<NodePriceArgs>(New),
+//       {{"annotationKey", "example.com/price"}});
+template <typename P>
+std::unique_ptr<P> NewPluginAs(const ArgsDecoder& decode, const PluginFactory& factory,
+                               const nlohmann::json& doc = nlohmann::json::object()) {
+  FakeHandle handle;
+  absl::StatusOr<std::unique_ptr<Plugin>> plugin = NewFromArgs(decode, factory, doc, handle);
+  if (!plugin.ok()) {
+    ADD_FAILURE() << doc.dump() << ": " << plugin.status();
+    return nullptr;
+  }
+  P* typed = dynamic_cast<P*>(plugin->get());
+  if (typed == nullptr) {
+    ADD_FAILURE() << "the factory built " << (*plugin)->Name() << ", not the type asked for";
+    return nullptr;
+  }
+  plugin->release();
+  return std::unique_ptr<P>(typed);
 }
 
 }  // namespace ksched::testing

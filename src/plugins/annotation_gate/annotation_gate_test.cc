@@ -20,13 +20,9 @@ using ksched::testing::MakePod;
 using nlohmann::json;
 
 std::unique_ptr<AnnotationGate> MakePlugin(const json& args = json::object()) {
-  FakeHandle handle;
-  absl::StatusOr<std::unique_ptr<Plugin>> plugin = ksched::testing::NewFromArgs(
+  return ksched::testing::NewPluginAs<AnnotationGate>(
       MakeArgsDecoder(ParseAnnotationGateArgs, AnnotationGateArgsToJson),
-      TypedFactory<AnnotationGateArgs>(New), args, handle);
-  EXPECT_TRUE(plugin.ok()) << plugin.status();
-  if (!plugin.ok()) return nullptr;
-  return std::unique_ptr<AnnotationGate>(dynamic_cast<AnnotationGate*>(plugin->release()));
+      TypedFactory<AnnotationGateArgs>(New), args);
 }
 
 // PreFilter over two nodes; it must never narrow them.

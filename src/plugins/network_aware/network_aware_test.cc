@@ -23,15 +23,10 @@ using nlohmann::json;
 
 constexpr char kMissing[] = "node(s) didn't have label network-topology=high-speed";
 
-// The plugin as the scheduler builds it from a pluginConfig document.
 std::unique_ptr<NetworkAware> MakePlugin(const json& args = json::object()) {
-  FakeHandle handle;
-  absl::StatusOr<std::unique_ptr<Plugin>> plugin =
-      ksched::testing::NewFromArgs(MakeArgsDecoder(ParseNetworkAwareArgs, NetworkAwareArgsToJson),
-                                   TypedFactory<NetworkAwareArgs>(New), args, handle);
-  EXPECT_TRUE(plugin.ok()) << plugin.status();
-  if (!plugin.ok()) return nullptr;
-  return std::unique_ptr<NetworkAware>(dynamic_cast<NetworkAware*>(plugin->release()));
+  return ksched::testing::NewPluginAs<NetworkAware>(
+      MakeArgsDecoder(ParseNetworkAwareArgs, NetworkAwareArgsToJson),
+      TypedFactory<NetworkAwareArgs>(New), args);
 }
 
 const api::Pod kHighSpeedPod =

@@ -25,13 +25,9 @@ using nlohmann::json;
 constexpr char kCost[] = "hightower.com/cost";
 
 std::unique_ptr<NodePrice> MakePlugin(const json& args = json::object()) {
-  FakeHandle handle;
-  absl::StatusOr<std::unique_ptr<Plugin>> plugin =
-      ksched::testing::NewFromArgs(MakeArgsDecoder(ParseNodePriceArgs, NodePriceArgsToJson),
-                                   TypedFactory<NodePriceArgs>(New), args, handle);
-  EXPECT_TRUE(plugin.ok()) << plugin.status();
-  if (!plugin.ok()) return nullptr;
-  return std::unique_ptr<NodePrice>(dynamic_cast<NodePrice*>(plugin->release()));
+  return ksched::testing::NewPluginAs<NodePrice>(
+      MakeArgsDecoder(ParseNodePriceArgs, NodePriceArgsToJson), TypedFactory<NodePriceArgs>(New),
+      args);
 }
 
 api::Node Priced(const std::string& name, const std::string& price) {
