@@ -19,6 +19,7 @@ inline constexpr char kDefaultBinder[] = "DefaultBinder";
 inline constexpr char kNetworkAware[] = "NetworkAware";
 inline constexpr char kAnnotationGate[] = "AnnotationGate";
 inline constexpr char kNodePrice[] = "NodePrice";
+inline constexpr char kAppPinning[] = "AppPinning";
 // Later issues.
 inline constexpr char kVolumeRestrictions[] = "VolumeRestrictions";
 inline constexpr char kNodeVolumeLimits[] = "NodeVolumeLimits";

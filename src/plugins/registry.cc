@@ -6,6 +6,7 @@
 
 #include "src/base/strings.h"
 #include "src/plugins/annotation_gate/annotation_gate.h"
+#include "src/plugins/app_pinning/app_pinning.h"
 #include "src/plugins/default_binder/default_binder.h"
 #include "src/plugins/default_preemption/args.h"
 #include "src/plugins/image_locality/image_locality.h"
@@ -47,6 +48,7 @@ Registry NewInTreeRegistry() {
       {names::kAnnotationGate,
        TypedFactory<annotation_gate::AnnotationGateArgs>(annotation_gate::New)},
       {names::kNodePrice, TypedFactory<node_price::NodePriceArgs>(node_price::New)},
+      {names::kAppPinning, TypedFactory<app_pinning::AppPinningArgs>(app_pinning::New)},
   };
   // The args types of kubescheduler.config.k8s.io/v1, decoded, defaulted and validated once, at
   // load time; some belong to plugins that arrive later.
@@ -71,6 +73,8 @@ Registry NewInTreeRegistry() {
                                                annotation_gate::AnnotationGateArgsToJson)},
       {names::kNodePrice,
        MakeArgsDecoder(node_price::ParseNodePriceArgs, node_price::NodePriceArgsToJson)},
+      {names::kAppPinning,
+       MakeArgsDecoder(app_pinning::ParseAppPinningArgs, app_pinning::AppPinningArgsToJson)},
   };
   Registry registry;
   auto check = [](const absl::Status& st) {
