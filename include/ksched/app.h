@@ -4,8 +4,8 @@
 //
 //   #include "ksched/app.h"
 //   int main(int argc, char** argv) {
-//     return ksched::app::Run(argc, argv, {ksched::app::WithPlugin("NetworkAware",
-//     NewNetworkAware)});
+//     return ksched::app::Run(argc, argv, {ksched::app::WithPlugin("TeamAware",
+//     NewTeamAware)});
 //   }
 //
 // The binary then is the whole `ksched` command: `run` (the default, every flag of it),

@@ -2,9 +2,9 @@
 // framework/interface.go. A plugin implements Plugin plus the extension points it serves; the
 // framework finds them with dynamic_cast, as Go finds them with type assertions.
 //
-//   class NetworkAware : public FilterPlugin, public ScorePlugin {
+//   class TeamAware : public FilterPlugin, public ScorePlugin {
 //    public:
-//     std::string_view Name() const override { return "NetworkAware"; }
+//     std::string_view Name() const override { return "TeamAware"; }
 //     Status Filter(const CycleState&, const api::Pod& pod, const NodeInfo& node) override;
 //     Status Score(const CycleState&, const api::Pod& pod, const NodeInfo& node,
 //                  int64_t* score) override;

@@ -3,8 +3,8 @@
 // encoded back to JSON only to show the effective configuration (`ksched config print`,
 // /configz).
 //
-//   struct NetworkAwareArgs { std::string label = "network"; };
-//   const NetworkAwareArgs* a = ArgsAs<NetworkAwareArgs>(args);  // nullptr: another type
+//   struct TeamAwareArgs { std::string label = "team"; };
+//   const TeamAwareArgs* a = ArgsAs<TeamAwareArgs>(args);  // nullptr: another type
 //
 // A plugin without an ArgsDecoder (ksched/registry.h) gets its args as written, as JsonArgs.
 //

@@ -3,14 +3,14 @@
 // Registry::Register (compiled in) or loaded from shared libraries.
 //
 //   // Args as written:
-//   absl::Status st = registry.Register("NetworkAware",
+//   absl::Status st = registry.Register("TeamAware",
 //       [](const PluginArgs& args, Handle& h) -> absl::StatusOr<std::unique_ptr<Plugin>> {
 //         const auto& doc = static_cast<const JsonArgs&>(args).doc();
-//         return std::make_unique<NetworkAware>(doc.value("label", "network"));
+//         return std::make_unique<TeamAware>(doc.value("label", "team"));
 //       });
 //   // Typed args, decoded and validated once when the configuration is loaded:
-//   registry.RegisterArgs("NetworkAware", MakeArgsDecoder(ParseNetworkAwareArgs, ToJson));
-//   registry.Register("NetworkAware", TypedFactory<NetworkAwareArgs>(NewNetworkAware));
+//   registry.RegisterArgs("TeamAware", MakeArgsDecoder(ParseTeamAwareArgs, ToJson));
+//   registry.Register("TeamAware", TypedFactory<TeamAwareArgs>(NewTeamAware));
 //
 // Thread safety: fill a Registry before the scheduler starts; it is read-only after that.
 #pragma once

@@ -2,7 +2,7 @@
 // defaults. Decoding and validation of config files build on this (issue: configuration).
 //
 //   Configuration cfg = DefaultConfiguration();
-//   cfg.profiles[0].plugins.score.enabled.push_back({"NetworkAware", 5});
+//   cfg.profiles[0].plugins.score.enabled.push_back({"TeamAware", 5});
 //   MergeDefaultPlugins(cfg.profiles[0]);  // what the scheduler actually runs
 #pragma once
 
