@@ -388,6 +388,115 @@ TEST_F(RunTest, AnnotatePricesPatchesAPriceOntoEachNodeAndListsThem) {
   EXPECT_EQ(unknown.err, "ksched annotate-prices: nodes \"no-such-node\" not found\n");
 }
 
+// --- The guides' schedulers (examples/guides), each as its README runs it -----------------------
+
+json GuidePod(const std::string& ns, const std::string& name) {
+  return Pod(ns, name, "100m", "my-custom-scheduler");
+}
+
+TEST_F(RunTest, GuideNetworkAwarePutsAHighSpeedPodOnTheLabelledNode) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "guide-net"}).exit_code, 0);
+  json fast = Node("guide-fast", "4");
+  fast["metadata"]["labels"]["network-topology"] = "high-speed";
+  Create(fast);
+  Create(Node("guide-slow", "4"));
+  StartKsched({"--config",
+               std::string(KSCHED_SOURCE_DIR) + "/examples/guides/003-network-aware/config.yaml"});
+  // kube-scheduler's pod, created first: left alone while ksched binds the one after it.
+  Create(Pod("guide-net", "default-one", "100m"));
+  json pod = GuidePod("guide-net", "wants-speed");
+  pod["metadata"]["annotations"] = {{"my-network-preference", "high-speed"}};
+  Create(pod);
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "wants-speed", "-n", "guide-net"})["spec"].value("nodeName", "") ==
+           "guide-fast";
+  }));
+  EXPECT_EQ(Get({"pod", "default-one", "-n", "guide-net"})["spec"].value("nodeName", ""), "");
+}
+
+TEST_F(RunTest, GuideAnnotationGateRefusesAnAnnotatedPodWithItsEventAndCondition) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "guide-gate"}).exit_code, 0);
+  StartKsched({"--config", std::string(KSCHED_SOURCE_DIR) +
+                               "/examples/guides/002-annotation-gate/config.yaml"});
+  json pod = GuidePod("guide-gate", "tagged");
+  pod["metadata"]["annotations"] = {{"mycompany.com/environment", "prod"}};
+  Create(pod);
+  const std::string note = FailedSchedulingNote("guide-gate");
+  EXPECT_TRUE(note.ends_with(
+      "nodes are available: pod has annotation mycompany.com/environment, which this scheduler "
+      "refuses."))
+      << note;
+  json cond;
+  ASSERT_TRUE(Eventually([&] {
+    for (const json& c :
+         Get({"pod", "tagged", "-n", "guide-gate"})["status"].value("conditions", json::array())) {
+      if (c["type"] == "PodScheduled") cond = c;
+    }
+    return cond.is_object();
+  }));
+  EXPECT_EQ(cond["reason"], "Unschedulable");
+  EXPECT_EQ(cond["message"], note);
+}
+
+TEST_F(RunTest, GuideNodePriceSendsPodsToTheCheapestNodeAfterAnnotatePrices) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "guide-price"}).exit_code, 0);
+  for (const char* name : {"guide-price-1", "guide-price-2", "guide-price-3"}) {
+    json node = Node(name, "8");
+    node["metadata"]["labels"]["guide"] = "price";
+    Create(node);
+  }
+  CommandResult priced =
+      RunCommand({KSCHED_BINARY, "annotate-prices", "--kubeconfig", cluster().kubeconfig(),
+                  "guide-price-1", "guide-price-2", "guide-price-3"});
+  ASSERT_EQ(priced.exit_code, 0) << priced.err;
+  std::map<std::string, double> prices;
+  for (const char* name : {"guide-price-1", "guide-price-2", "guide-price-3"}) {
+    prices[name] =
+        std::stod(Get({"node", name})["metadata"]["annotations"].value("hightower.com/cost", "9"));
+  }
+  double cheapest = 10;
+  for (const auto& [name, price] : prices) cheapest = std::min(cheapest, price);
+  StartKsched(
+      {"--config", std::string(KSCHED_SOURCE_DIR) + "/examples/guides/001-node-price/config.yaml"});
+  for (const char* name : {"nginx-1", "nginx-2"}) {
+    json pod = GuidePod("guide-price", name);
+    pod["spec"]["nodeSelector"] = {{"guide", "price"}};  // Among this test's nodes.
+    Create(pod);
+  }
+  for (const char* name : {"nginx-1", "nginx-2"}) {
+    std::string node;
+    ASSERT_TRUE(Eventually([&] {
+      node = Get({"pod", name, "-n", "guide-price"})["spec"].value("nodeName", "");
+      return !node.empty();
+    }));
+    EXPECT_EQ(prices.at(node), cheapest) << name << " on " << node << ": " << priced.out;
+  }
+}
+
+TEST_F(RunTest, GuideAppPinningPutsEachAppOnItsNode) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "guide-pin"}).exit_code, 0);
+  for (const char* app : {"app-a", "app-b"}) {
+    json node = Node(std::string("guide-") + app, "8");
+    node["metadata"]["labels"]["app"] = app;
+    Create(node);
+  }
+  StartKsched({"--config",
+               std::string(KSCHED_SOURCE_DIR) + "/examples/guides/000-app-pinning/config.yaml"});
+  for (int i = 0; i < 4; ++i) {
+    const std::string app = i % 2 == 0 ? "app-a" : "app-b";
+    json pod = GuidePod("guide-pin", fmt::format("{}-{}", app, i));
+    pod["metadata"]["labels"] = {{"app", app}};
+    Create(pod);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const std::string app = i % 2 == 0 ? "app-a" : "app-b";
+    const std::string name = fmt::format("{}-{}", app, i);
+    ASSERT_TRUE(Eventually([&] {
+      return Get({"pod", name, "-n", "guide-pin"})["spec"].value("nodeName", "") == "guide-" + app;
+    })) << name;
+  }
+}
+
 TEST_F(RunTest, PodForAnotherSchedulerIsLeftAlone) {
   ASSERT_TRUE(cluster().CreateNodes(1, {.prefix = "other-"}).ok());
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "other"}).exit_code, 0);
