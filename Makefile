@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-side-by-side clean
+.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-side-by-side image clean
 
 all: build
 
@@ -51,6 +51,12 @@ bench: build
 # ksched and the upstream kube-scheduler on one real control plane: throughput, CPU, memory.
 bench-side-by-side: build k8s
 	@$(BUILD_DIR)/bench/side_by_side $(NODES) $(PODS)
+
+# The container image ksched:latest (Containerfile), with podman or docker, whichever is installed.
+IMAGE ?= ksched:latest
+image:
+	@engine=$$(command -v podman || command -v docker) || { echo "make image: needs podman or docker" >&2; exit 1; }; \
+	  $$engine build -f Containerfile -t $(IMAGE) .
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)
