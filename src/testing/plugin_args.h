@@ -73,7 +73,7 @@ std::unique_ptr<P> NewPluginAs(const ArgsDecoder& decode, const PluginFactory& f
     ADD_FAILURE() << "the factory built " << (*plugin)->Name() << ", not the type asked for";
     return nullptr;
   }
-  plugin->release();
+  (void)plugin->release();  // Owned again, typed, below.
   return std::unique_ptr<P>(typed);
 }
 

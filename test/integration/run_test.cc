@@ -375,7 +375,7 @@ TEST_F(RunTest, AnnotatePricesPatchesAPriceOntoEachNodeAndListsThem) {
     const std::string price =
         Get({"node", node})["metadata"]["annotations"].value("hightower.com/cost", "");
     EXPECT_TRUE(allowed.contains(price)) << node << ": " << price;
-    listed += node + " " + price + "\n";
+    listed += fmt::format("{} {}\n", node, price);
   }
   EXPECT_EQ(r.out, listed);
   CommandResult list = RunCommand({KSCHED_BINARY, "annotate-prices", "--kubeconfig", kubeconfig,

@@ -143,6 +143,7 @@ TEST(NodePriceTest, UnparsablePriceIsLoggedOncePerNodeAndValue) {
   const api::Pod pod = MakePod().Name("p").Obj();
   ::testing::internal::CaptureStderr();
   std::vector<std::thread> threads;
+  threads.reserve(4);
   for (int t = 0; t < 4; ++t) {
     threads.emplace_back([&] {
       for (int round = 0; round < 50; ++round) {
