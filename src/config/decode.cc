@@ -17,7 +17,6 @@ using api::field::Child;
 using api::field::DecodeBool;
 using api::field::DecodeInt32;
 using api::field::DecodeString;
-using api::field::ErrorList;
 using api::field::Index;
 using api::field::Member;
 using api::field::Quote;
