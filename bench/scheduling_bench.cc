@@ -6,10 +6,16 @@
 //
 // Counters: pods/s (wall), CPU ns per pod (process CPU time, all threads), and the heap the cache
 // holds per node and per pod (glibc mallinfo2 before and after).
+//
+// BM_TeamFilter/compiled and /library run the same workload with one more plugin enabled,
+// examples/plugin-library's TeamFilter (Filter and Score on every node), compiled into this binary
+// or loaded from its shared library as --plugin-library loads it: what a plugin in a .so costs.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <time.h>
 
+#include "ksched/plugin_library.h"
+#include "src/cli/plugin_library.h"
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"
 #include "src/testing/builders.h"
@@ -47,14 +53,15 @@ std::shared_ptr<const api::Node> TemplateNode(int i) {
   return std::make_shared<const api::Node>(std::move(n));
 }
 
-void BM_SchedulePods(benchmark::State& state) {
+// Schedules range(1) pods on range(0) nodes with `registry`'s plugins and `cfg`'s profile.
+void SchedulePods(benchmark::State& state, const Registry& registry,
+                  const config::Configuration& cfg) {
   const int num_nodes = static_cast<int>(state.range(0));
   const int num_pods = static_cast<int>(state.range(1));
-  Registry registry = plugins::NewInTreeRegistry();
   for (auto _ : state) {
     state.PauseTiming();
     InstantWriter writer;
-    auto s = scheduler::Scheduler::Create({.writer = &writer, .seed = 1}, registry);
+    auto s = scheduler::Scheduler::Create({.config = cfg, .writer = &writer, .seed = 1}, registry);
     if (!s.ok()) {
       state.SkipWithError(std::string(s.status().message()).c_str());
       return;
@@ -92,7 +99,42 @@ void BM_SchedulePods(benchmark::State& state) {
   }
 }
 
+void BM_SchedulePods(benchmark::State& state) {
+  SchedulePods(state, plugins::NewInTreeRegistry(), config::DefaultConfiguration());
+}
+
+// The default profile plus TeamFilter through multiPoint.
+config::Configuration WithTeamFilter() {
+  config::Configuration cfg;
+  config::Profile profile;
+  profile.plugins.multi_point.enabled.push_back({"TeamFilter", 1});
+  config::MergeDefaultPlugins(profile);
+  cfg.profiles.push_back(profile);
+  return cfg;
+}
+
+void BM_TeamFilter(benchmark::State& state, bool from_library) {
+  Registry registry = plugins::NewInTreeRegistry();
+  absl::Status st = from_library ? app::LoadPluginLibrary(TEAM_FILTER_LIBRARY, registry)
+                                 : ksched_plugin_library_v1()->register_plugins(registry);
+  if (!st.ok()) {
+    state.SkipWithError(std::string(st.message()).c_str());
+    return;
+  }
+  SchedulePods(state, registry, WithTeamFilter());
+}
+
 BENCHMARK(BM_SchedulePods)
+    ->Args({5000, 10000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_TeamFilter, compiled, false)
+    ->Args({5000, 10000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK_CAPTURE(BM_TeamFilter, library, true)
     ->Args({5000, 10000})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)

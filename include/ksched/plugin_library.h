@@ -32,6 +32,9 @@ struct KschedPluginLibraryV1 {
   absl::Status (*register_plugins)(ksched::Registry& registry);
 };
 
+// The entry point a plugin library defines with KSCHED_PLUGIN_LIBRARY.
+const KschedPluginLibraryV1* ksched_plugin_library_v1();
+
 }  // extern "C"
 
 // The name ksched looks up in a plugin library.
