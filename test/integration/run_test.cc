@@ -100,6 +100,19 @@ class RunTest : public ControlPlaneTest {
     return note;
   }
 
+  // The pod's PodScheduled condition, once it has one; null if none came.
+  json PodScheduledCondition(const std::string& ns, const std::string& pod) {
+    json cond;
+    Eventually([&] {
+      for (const json& c :
+           Get({"pod", pod, "-n", ns})["status"].value("conditions", json::array())) {
+        if (c["type"] == "PodScheduled") cond = c;
+      }
+      return cond.is_object();
+    });
+    return cond;
+  }
+
   // GET https://127.0.0.1:<secure_port_><path>, as a scraper or a probe would.
   httplib::Result Serve(const std::string& path, const std::string& token = "") {
     httplib::SSLClient client("127.0.0.1", secure_port_);
@@ -240,14 +253,8 @@ TEST_F(RunTest, UnschedulablePodIsReportedThenLandsOnANodeThatFits) {
   ASSERT_FALSE(note.empty());
   EXPECT_TRUE(note.starts_with("0/")) << note;
   EXPECT_NE(note.find("Insufficient cpu"), std::string::npos) << note;
-  json cond;
-  ASSERT_TRUE(Eventually([&] {
-    json pod = Get({"pod", "huge", "-n", "big"});
-    for (const json& c : pod["status"].value("conditions", json::array())) {
-      if (c["type"] == "PodScheduled") cond = c;
-    }
-    return cond.is_object();
-  }));
+  json cond = PodScheduledCondition("big", "huge");
+  ASSERT_TRUE(cond.is_object());
   EXPECT_EQ(cond["status"], "False");
   EXPECT_EQ(cond["reason"], "Unschedulable");
   EXPECT_EQ(cond["message"], note);
@@ -335,14 +342,8 @@ TEST_F(RunTest, UnsupportedFieldsKeepAPodPendingAndExtendersStopTheStart) {
       "yet (kube-scheduler's VolumeBinding plugin).",
       Get({"nodes"})["items"].size());
   EXPECT_EQ(FailedSchedulingNote("unsupported"), want);
-  json cond;
-  ASSERT_TRUE(Eventually([&] {
-    for (const json& c :
-         Get({"pod", "claim", "-n", "unsupported"})["status"].value("conditions", json::array())) {
-      if (c["type"] == "PodScheduled") cond = c;
-    }
-    return cond.is_object();
-  }));
+  json cond = PodScheduledCondition("unsupported", "claim");
+  ASSERT_TRUE(cond.is_object());
   EXPECT_EQ(cond["reason"], "Unschedulable");
   EXPECT_EQ(cond["message"], want);
   EXPECT_EQ(Get({"pod", "claim", "-n", "unsupported"})["spec"].value("nodeName", ""), "");
@@ -426,14 +427,8 @@ TEST_F(RunTest, GuideAnnotationGateRefusesAnAnnotatedPodWithItsEventAndCondition
       "nodes are available: pod has annotation mycompany.com/environment, which this scheduler "
       "refuses."))
       << note;
-  json cond;
-  ASSERT_TRUE(Eventually([&] {
-    for (const json& c :
-         Get({"pod", "tagged", "-n", "guide-gate"})["status"].value("conditions", json::array())) {
-      if (c["type"] == "PodScheduled") cond = c;
-    }
-    return cond.is_object();
-  }));
+  json cond = PodScheduledCondition("guide-gate", "tagged");
+  ASSERT_TRUE(cond.is_object());
   EXPECT_EQ(cond["reason"], "Unschedulable");
   EXPECT_EQ(cond["message"], note);
 }
@@ -651,14 +646,8 @@ TEST_F(RunTest, ARejectedBindLeavesNoPhantomUsageAndThePodIsRetried) {
   std::string note = FailedSchedulingNote("phantom");
   ASSERT_FALSE(note.empty());
   EXPECT_NE(note.find("cannot create resource \"pods/binding\""), std::string::npos) << note;
-  json cond;
-  ASSERT_TRUE(Eventually([&] {
-    json p = Get({"pod", "first", "-n", "phantom"});
-    for (const json& c : p["status"].value("conditions", json::array())) {
-      if (c["type"] == "PodScheduled") cond = c;
-    }
-    return cond.is_object();
-  }));
+  json cond = PodScheduledCondition("phantom", "first");
+  ASSERT_TRUE(cond.is_object());
   EXPECT_EQ(cond["reason"], "SchedulerError");
 
   CommandResult grant = cluster().Kubectl({"create", "clusterrolebinding", "ksched-limited-bind",
