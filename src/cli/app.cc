@@ -8,6 +8,7 @@
 #include "src/base/log.h"
 #include "src/base/strings.h"
 #include "src/cli/annotate_prices.h"
+#include "src/cli/app_internal.h"
 #include "src/cli/plugin_library.h"
 #include "src/cli/run.h"
 #include "src/config/load.h"
@@ -73,9 +74,8 @@ int RunConfigPrint(const std::string& file, const Registry& registry) {
 }
 
 // The in-tree plugins, then the options' and the plugin libraries'.
-absl::StatusOr<Registry> BuildRegistry(const std::vector<Option>& options,
+absl::StatusOr<Registry> BuildRegistry(Registry registry, const std::vector<Option>& options,
                                        const std::vector<std::string>& libraries) {
-  Registry registry = plugins::NewInTreeRegistry();
   for (const Option& option : options) {
     if (absl::Status st = option(registry); !st.ok()) return st;
   }
@@ -100,6 +100,10 @@ Option WithPluginArgs(std::string name, ArgsDecoder decoder) {
 }
 
 int Run(int argc, char** argv, const std::vector<Option>& options) {
+  return RunWithInTree(plugins::NewInTreeRegistry(), argc, argv, options);
+}
+
+int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Option>& options) {
   // `ksched [flags]` is `ksched run [flags]`, as kube-scheduler takes its flags with no command.
   std::vector<char*> args(argv, argv + argc);
   static char run_word[] = "run";
@@ -167,7 +171,7 @@ int Run(int argc, char** argv, const std::vector<Option>& options) {
     log::Init(run_flags.logging_format == "json" ? log::Format::kJson : log::Format::kText,
               run_flags.verbosity);
   }
-  absl::StatusOr<Registry> registry = BuildRegistry(options, plugin_libraries);
+  absl::StatusOr<Registry> registry = BuildRegistry(std::move(in_tree), options, plugin_libraries);
   if (!registry.ok()) {
     std::fprintf(stderr, "ksched: %s\n", std::string(registry.status().message()).c_str());
     return 1;

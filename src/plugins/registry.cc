@@ -5,18 +5,15 @@
 #include <utility>
 
 #include "src/base/strings.h"
-#include "src/plugins/annotation_gate/annotation_gate.h"
-#include "src/plugins/app_pinning/app_pinning.h"
 #include "src/plugins/default_binder/default_binder.h"
 #include "src/plugins/default_preemption/args.h"
+#include "src/plugins/guides.h"
 #include "src/plugins/image_locality/image_locality.h"
 #include "src/plugins/inter_pod_affinity/args.h"
 #include "src/plugins/names.h"
-#include "src/plugins/network_aware/network_aware.h"
 #include "src/plugins/node_affinity/node_affinity.h"
 #include "src/plugins/node_name/node_name.h"
 #include "src/plugins/node_ports/node_ports.h"
-#include "src/plugins/node_price/node_price.h"
 #include "src/plugins/node_resources/args.h"
 #include "src/plugins/node_resources/balanced_allocation.h"
 #include "src/plugins/node_resources/fit.h"
@@ -28,8 +25,17 @@
 #include "src/plugins/volume_binding/args.h"
 
 namespace ksched::plugins {
+namespace {
 
-Registry NewInTreeRegistry() {
+// The in-tree names are distinct constants; a duplicate is a programming error.
+[[noreturn]] void Abort(const absl::Status& st) {
+  std::fprintf(stderr, "NewInTreeRegistry: %s\n", std::string(AsStd(st.message())).c_str());
+  std::abort();
+}
+
+}  // namespace
+
+Registry NewUpstreamRegistry() {
   const std::pair<const char*, PluginFactory> factories[] = {
       {names::kPrioritySort, queue_sort::New},
       {names::kSchedulingGates, scheduling_gates::New},
@@ -43,12 +49,6 @@ Registry NewInTreeRegistry() {
        TypedFactory<node_resources::BalancedAllocationArgs>(node_resources::NewBalancedAllocation)},
       {names::kImageLocality, image_locality::New},
       {names::kDefaultBinder, default_binder::New},
-      // The guides' plugins.
-      {names::kNetworkAware, TypedFactory<network_aware::NetworkAwareArgs>(network_aware::New)},
-      {names::kAnnotationGate,
-       TypedFactory<annotation_gate::AnnotationGateArgs>(annotation_gate::New)},
-      {names::kNodePrice, TypedFactory<node_price::NodePriceArgs>(node_price::New)},
-      {names::kAppPinning, TypedFactory<app_pinning::AppPinningArgs>(app_pinning::New)},
   };
   // The args types of kubescheduler.config.k8s.io/v1, decoded, defaulted and validated once, at
   // load time; some belong to plugins that arrive later.
@@ -67,24 +67,19 @@ Registry NewInTreeRegistry() {
        MakeArgsDecoder(pod_topology_spread::ParseArgs, pod_topology_spread::ArgsToJson)},
       {names::kVolumeBinding,
        MakeArgsDecoder(volume_binding::ParseArgs, volume_binding::ArgsToJson)},
-      {names::kNetworkAware, MakeArgsDecoder(network_aware::ParseNetworkAwareArgs,
-                                             network_aware::NetworkAwareArgsToJson)},
-      {names::kAnnotationGate, MakeArgsDecoder(annotation_gate::ParseAnnotationGateArgs,
-                                               annotation_gate::AnnotationGateArgsToJson)},
-      {names::kNodePrice,
-       MakeArgsDecoder(node_price::ParseNodePriceArgs, node_price::NodePriceArgsToJson)},
-      {names::kAppPinning,
-       MakeArgsDecoder(app_pinning::ParseAppPinningArgs, app_pinning::AppPinningArgsToJson)},
   };
   Registry registry;
   auto check = [](const absl::Status& st) {
-    if (st.ok()) return;
-    // The names are distinct constants; a duplicate is a programming error.
-    std::fprintf(stderr, "NewInTreeRegistry: %s\n", std::string(AsStd(st.message())).c_str());
-    std::abort();
+    if (!st.ok()) Abort(st);
   };
   for (const auto& [name, factory] : factories) check(registry.Register(name, factory));
   for (const auto& [name, decoder] : args) check(registry.RegisterArgs(name, decoder));
+  return registry;
+}
+
+Registry NewInTreeRegistry() {
+  Registry registry = NewUpstreamRegistry();
+  if (absl::Status st = RegisterGuidePlugins(registry); !st.ok()) Abort(st);
   return registry;
 }
 

@@ -5,7 +5,10 @@
 
 namespace ksched::plugins {
 
-// Every in-tree plugin under its upstream name (upstream's NewInTreeRegistry).
+// kube-scheduler's in-tree plugins under their upstream names (upstream's NewInTreeRegistry).
+Registry NewUpstreamRegistry();
+
+// ksched's in-tree plugins: kube-scheduler's and the guides' (guides.h).
 Registry NewInTreeRegistry();
 
 }  // namespace ksched::plugins

@@ -31,7 +31,7 @@ class RunTest : public ControlPlaneTest {
       return std::any_of(extra.begin(), extra.end(),
                          [&](const std::string& a) { return a.starts_with(flag); });
     };
-    std::vector<std::string> argv = {KSCHED_BINARY, "run"};
+    std::vector<std::string> argv = {binary_, "run"};
     if (!given("--v")) argv.insert(argv.end(), {"-v", "2"});
     if (!given("--kubeconfig")) argv.insert(argv.end(), {"--kubeconfig", cluster().kubeconfig()});
     if (!given("--secure-port")) {
@@ -39,9 +39,9 @@ class RunTest : public ControlPlaneTest {
       argv.push_back(fmt::format("--secure-port={}", secure_port_));
     }
     argv.insert(argv.end(), extra.begin(), extra.end());
-    std::string log = fmt::format("{}/ksched-{}-{}.log", cluster().dir(),
-                                  ::testing::UnitTest::GetInstance()->current_test_info()->name(),
-                                  replicas_.size());
+    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(test.begin(), test.end(), '/', '-');  // A parameterized test's name has one.
+    std::string log = fmt::format("{}/ksched-{}-{}.log", cluster().dir(), test, replicas_.size());
     replicas_.push_back(std::make_unique<Process>(argv, log));
     EXPECT_GT(replicas_.back()->pid(), 0) << replicas_.back()->Log();
     return replicas_.back().get();
@@ -164,6 +164,7 @@ class RunTest : public ControlPlaneTest {
 
   std::vector<std::unique_ptr<Process>> replicas_;
   int secure_port_ = 0;
+  std::string binary_ = KSCHED_BINARY;  // The scheduler binary StartKsched runs.
 };
 
 std::string Hostname() {
@@ -391,103 +392,144 @@ TEST_F(RunTest, AnnotatePricesPatchesAPriceOntoEachNodeAndListsThem) {
 
 // --- The guides' schedulers (examples/guides), each as its README runs it -----------------------
 
-json GuidePod(const std::string& ns, const std::string& name) {
-  return Pod(ns, name, "100m", "my-custom-scheduler");
-}
+// Each guide runs twice: on ksched, which has the guides' plugins compiled in, and on a ksched
+// without them that loads them from libksched_guides.so. The two runs share the control plane,
+// so each names its namespaces, nodes and apps with its own suffix.
+class GuideTest : public RunTest, public ::testing::WithParamInterface<bool> {
+ protected:
+  bool library() const { return GetParam(); }
+  std::string Named(const std::string& name) const { return library() ? name + "-so" : name; }
 
-TEST_F(RunTest, GuideNetworkAwarePutsAHighSpeedPodOnTheLabelledNode) {
-  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "guide-net"}).exit_code, 0);
-  json fast = Node("guide-fast", "4");
+  // Starts the scheduler of a guide with its config.yaml, the plugins compiled in or loaded.
+  void StartGuide(const std::string& guide) {
+    binary_ = library() ? WITHOUT_GUIDES_BINARY : KSCHED_BINARY;
+    std::vector<std::string> args = {
+        "--config", std::string(KSCHED_SOURCE_DIR) + "/examples/guides/" + guide + "/config.yaml"};
+    if (!library()) {
+      StartKsched(args);
+      return;
+    }
+    args.insert(args.end(), {"--plugin-library", GUIDES_LIBRARY});
+    Process* ksched = StartKsched(args);
+    EXPECT_TRUE(Eventually([&] {
+      return ksched->Log().find("Loaded plugin library") != std::string::npos;
+    })) << ksched->Log();
+  }
+
+  // A pod of my-custom-scheduler, created in this run's namespace `ns`.
+  static json GuidePod(const std::string& ns, const std::string& name) {
+    return Pod(ns, name, "100m", "my-custom-scheduler");
+  }
+
+  void CreateNamespace(const std::string& ns) {
+    ASSERT_EQ(cluster().Kubectl({"create", "namespace", ns}).exit_code, 0);
+  }
+};
+
+INSTANTIATE_TEST_SUITE_P(Plugins, GuideTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "FromLibrary" : "CompiledIn";
+                         });
+
+TEST_P(GuideTest, NetworkAwarePutsAHighSpeedPodOnTheLabelledNode) {
+  const std::string ns = Named("guide-net");
+  CreateNamespace(ns);
+  json fast = Node(Named("guide-fast"), "4");
   fast["metadata"]["labels"]["network-topology"] = "high-speed";
+  fast["metadata"]["labels"]["guide"] = ns;
   Create(fast);
-  Create(Node("guide-slow", "4"));
-  StartKsched({"--config",
-               std::string(KSCHED_SOURCE_DIR) + "/examples/guides/003-network-aware/config.yaml"});
+  json slow = Node(Named("guide-slow"), "4");
+  slow["metadata"]["labels"]["guide"] = ns;
+  Create(slow);
+  StartGuide("003-network-aware");
   // kube-scheduler's pod, created first: left alone while ksched binds the one after it.
-  Create(Pod("guide-net", "default-one", "100m"));
-  json pod = GuidePod("guide-net", "wants-speed");
+  Create(Pod(ns, "default-one", "100m"));
+  json pod = GuidePod(ns, "wants-speed");
   pod["metadata"]["annotations"] = {{"my-network-preference", "high-speed"}};
+  pod["spec"]["nodeSelector"] = {{"guide", ns}};  // Among this run's nodes.
   Create(pod);
   ASSERT_TRUE(Eventually([&] {
-    return Get({"pod", "wants-speed", "-n", "guide-net"})["spec"].value("nodeName", "") ==
-           "guide-fast";
+    return Get({"pod", "wants-speed", "-n", ns})["spec"].value("nodeName", "") ==
+           Named("guide-fast");
   }));
-  EXPECT_EQ(Get({"pod", "default-one", "-n", "guide-net"})["spec"].value("nodeName", ""), "");
+  EXPECT_EQ(Get({"pod", "default-one", "-n", ns})["spec"].value("nodeName", ""), "");
 }
 
-TEST_F(RunTest, GuideAnnotationGateRefusesAnAnnotatedPodWithItsEventAndCondition) {
-  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "guide-gate"}).exit_code, 0);
-  StartKsched({"--config", std::string(KSCHED_SOURCE_DIR) +
-                               "/examples/guides/002-annotation-gate/config.yaml"});
-  json pod = GuidePod("guide-gate", "tagged");
+TEST_P(GuideTest, AnnotationGateRefusesAnAnnotatedPodWithItsEventAndCondition) {
+  const std::string ns = Named("guide-gate");
+  CreateNamespace(ns);
+  StartGuide("002-annotation-gate");
+  json pod = GuidePod(ns, "tagged");
   pod["metadata"]["annotations"] = {{"mycompany.com/environment", "prod"}};
   Create(pod);
-  const std::string note = FailedSchedulingNote("guide-gate");
+  const std::string note = FailedSchedulingNote(ns);
   EXPECT_TRUE(note.ends_with(
       "nodes are available: pod has annotation mycompany.com/environment, which this scheduler "
       "refuses."))
       << note;
-  json cond = PodScheduledCondition("guide-gate", "tagged");
+  json cond = PodScheduledCondition(ns, "tagged");
   ASSERT_TRUE(cond.is_object());
   EXPECT_EQ(cond["reason"], "Unschedulable");
   EXPECT_EQ(cond["message"], note);
 }
 
-TEST_F(RunTest, GuideNodePriceSendsPodsToTheCheapestNodeAfterAnnotatePrices) {
-  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "guide-price"}).exit_code, 0);
-  for (const char* name : {"guide-price-1", "guide-price-2", "guide-price-3"}) {
-    json node = Node(name, "8");
-    node["metadata"]["labels"]["guide"] = "price";
+TEST_P(GuideTest, NodePriceSendsPodsToTheCheapestNodeAfterAnnotatePrices) {
+  const std::string ns = Named("guide-price");
+  CreateNamespace(ns);
+  std::vector<std::string> nodes;
+  for (int i = 1; i <= 3; ++i) {
+    nodes.push_back(Named(fmt::format("guide-price-{}", i)));
+    json node = Node(nodes.back(), "8");
+    node["metadata"]["labels"]["guide"] = ns;
     Create(node);
   }
-  CommandResult priced =
-      RunCommand({KSCHED_BINARY, "annotate-prices", "--kubeconfig", cluster().kubeconfig(),
-                  "guide-price-1", "guide-price-2", "guide-price-3"});
+  std::vector<std::string> annotate = {KSCHED_BINARY, "annotate-prices", "--kubeconfig",
+                                       cluster().kubeconfig()};
+  annotate.insert(annotate.end(), nodes.begin(), nodes.end());
+  CommandResult priced = RunCommand(annotate);
   ASSERT_EQ(priced.exit_code, 0) << priced.err;
   std::map<std::string, double> prices;
-  for (const char* name : {"guide-price-1", "guide-price-2", "guide-price-3"}) {
+  for (const std::string& name : nodes) {
     prices[name] =
         std::stod(Get({"node", name})["metadata"]["annotations"].value("hightower.com/cost", "9"));
   }
   double cheapest = 10;
   for (const auto& [name, price] : prices) cheapest = std::min(cheapest, price);
-  StartKsched(
-      {"--config", std::string(KSCHED_SOURCE_DIR) + "/examples/guides/001-node-price/config.yaml"});
+  StartGuide("001-node-price");
   for (const char* name : {"nginx-1", "nginx-2"}) {
-    json pod = GuidePod("guide-price", name);
-    pod["spec"]["nodeSelector"] = {{"guide", "price"}};  // Among this test's nodes.
+    json pod = GuidePod(ns, name);
+    pod["spec"]["nodeSelector"] = {{"guide", ns}};  // Among this run's nodes.
     Create(pod);
   }
   for (const char* name : {"nginx-1", "nginx-2"}) {
     std::string node;
     ASSERT_TRUE(Eventually([&] {
-      node = Get({"pod", name, "-n", "guide-price"})["spec"].value("nodeName", "");
+      node = Get({"pod", name, "-n", ns})["spec"].value("nodeName", "");
       return !node.empty();
     }));
     EXPECT_EQ(prices.at(node), cheapest) << name << " on " << node << ": " << priced.out;
   }
 }
 
-TEST_F(RunTest, GuideAppPinningPutsEachAppOnItsNode) {
-  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "guide-pin"}).exit_code, 0);
-  for (const char* app : {"app-a", "app-b"}) {
-    json node = Node(std::string("guide-") + app, "8");
+TEST_P(GuideTest, AppPinningPutsEachAppOnItsNode) {
+  const std::string ns = Named("guide-pin");
+  CreateNamespace(ns);
+  const std::string apps[] = {Named("app-a"), Named("app-b")};
+  for (const std::string& app : apps) {
+    json node = Node("guide-" + app, "8");
     node["metadata"]["labels"]["app"] = app;
     Create(node);
   }
-  StartKsched({"--config",
-               std::string(KSCHED_SOURCE_DIR) + "/examples/guides/000-app-pinning/config.yaml"});
+  StartGuide("000-app-pinning");
   for (int i = 0; i < 4; ++i) {
-    const std::string app = i % 2 == 0 ? "app-a" : "app-b";
-    json pod = GuidePod("guide-pin", fmt::format("{}-{}", app, i));
-    pod["metadata"]["labels"] = {{"app", app}};
+    json pod = GuidePod(ns, fmt::format("{}-{}", apps[i % 2], i));
+    pod["metadata"]["labels"] = {{"app", apps[i % 2]}};
     Create(pod);
   }
   for (int i = 0; i < 4; ++i) {
-    const std::string app = i % 2 == 0 ? "app-a" : "app-b";
-    const std::string name = fmt::format("{}-{}", app, i);
+    const std::string name = fmt::format("{}-{}", apps[i % 2], i);
     ASSERT_TRUE(Eventually([&] {
-      return Get({"pod", name, "-n", "guide-pin"})["spec"].value("nodeName", "") == "guide-" + app;
+      return Get({"pod", name, "-n", ns})["spec"].value("nodeName", "") == "guide-" + apps[i % 2];
     })) << name;
   }
 }
