@@ -21,6 +21,23 @@ std::string PodKey(const api::Pod& pod) {
   return pod.metadata.namespace_ + "/" + pod.metadata.name;
 }
 
+// Every plugin's weighted score and every node's total, at -v 10, in kube-scheduler's words (the
+// differential test compares them with upstream's).
+void LogScores(const api::Pod& pod, const framework::ScoreTable& scores) {
+  if (!log::Enabled(10)) return;
+  const std::string key = PodKey(pod);
+  for (size_t i = 0; i < scores.nodes.size(); ++i) {
+    for (size_t j = 0; j < scores.plugins.size(); ++j) {
+      KLOG(10, "Plugin scored node for pod", {"pod", key}, {"plugin", scores.plugins[j]},
+           {"node", scores.nodes[i]->name()}, {"score", scores.Weighted(j, i)});
+    }
+  }
+  for (size_t i = 0; i < scores.nodes.size(); ++i) {
+    KLOG(10, "Calculated node's final score for pod", {"pod", key},
+         {"node", scores.nodes[i]->name()}, {"score", scores.totals[i]});
+  }
+}
+
 }  // namespace
 
 int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_all_nodes) {
@@ -142,6 +159,7 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
   framework::ScoreTable& scores = score_table_;
   if (fw.HasScorePlugins()) {
     if (Status ss = fw.RunScorePlugins(state, pod, feasible, &scores); !ss.ok()) return ss;
+    LogScores(pod, scores);
   } else {  // Upstream: every node scores 1 without score plugins.
     scores.plugins.clear();
     scores.nodes = feasible;

@@ -5,6 +5,23 @@
 
 namespace ksched::sim {
 
+namespace {
+
+// The API server's condition on a pod created with scheduling gates, unless it has a PodScheduled
+// condition already (kube-apiserver's applySchedulingGatedCondition).
+void MarkSchedulingGated(api::Pod& pod) {
+  if (pod.spec.scheduling_gates.empty()) return;
+  for (const api::PodCondition& c : pod.status.conditions) {
+    if (c.type == "PodScheduled") return;
+  }
+  pod.status.conditions.push_back({.type = "PodScheduled",
+                                   .status = "False",
+                                   .reason = "SchedulingGated",
+                                   .message = std::string(kSchedulingGatedMessage)});
+}
+
+}  // namespace
+
 Cluster::Cluster(std::vector<api::Object> objects) {
   for (api::Object& o : objects) {
     if (auto* node = std::get_if<api::Node>(&o)) {
@@ -21,6 +38,7 @@ Cluster::Cluster(std::vector<api::Object> objects) {
       }
       if (!pod->spec.node_name.empty() && pod->status.phase.empty()) pod->status.phase = "Running";
       if (pod->spec.node_name.empty() && pod->status.phase.empty()) pod->status.phase = "Pending";
+      MarkSchedulingGated(*pod);
       absl::MutexLock lock(&mu_);
       pod_index_[pod->metadata.uid] = pods_.size();
       pods_.push_back(std::make_shared<const api::Pod>(std::move(*pod)));

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -25,6 +26,10 @@ namespace ksched::sim {
 struct RecordedEvent {
   std::string namespace_, pod, type, reason, action, message;
 };
+
+// The PodScheduled message the API server gives a pod created with scheduling gates.
+inline constexpr std::string_view kSchedulingGatedMessage =
+    "Scheduling is blocked due to non-empty scheduling gates";
 
 class Cluster : public ClusterWriter {
  public:

@@ -87,17 +87,19 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
     if (!pod.spec.node_name.empty()) {
       o.node = pod.spec.node_name;
       o.status = "Scheduled";
-    } else if (Status gate = s.FrameworkFor(pod.spec.scheduler_name)->RunPreEnqueuePlugins(pod);
-               !gate.ok()) {
-      o.status = "SchedulingGated";
-      o.message = gate.Message();
     } else {
       o.status = "Pending";
       for (const api::PodCondition& c : pod.status.conditions) {
         if (c.type == "PodScheduled" && c.status == "False") {
-          o.status = c.reason;
+          o.status = c.reason;  // SchedulingGated from the API server, or the scheduler's reason.
           o.message = c.message;
         }
+      }
+      // Held by another PreEnqueue plugin: nothing writes a condition; its reason tells why.
+      Status gate = s.FrameworkFor(pod.spec.scheduler_name)->RunPreEnqueuePlugins(pod);
+      if (o.status == "Pending" && !gate.ok()) {
+        o.status = "SchedulingGated";
+        o.message = gate.Message();
       }
     }
     if (auto it = last.find(pod.metadata.uid); it != last.end()) o.last_cycle = it->second;

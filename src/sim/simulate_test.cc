@@ -54,7 +54,7 @@ TEST(SimulateTest, JsonSchemaListsPendingPodsInInputOrder) {
     {"namespace":"default","name":"big","node":null,"status":"Unschedulable",
      "message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s)."},
     {"namespace":"default","name":"g","node":null,"status":"SchedulingGated",
-     "message":"waiting for scheduling gates: [example.com/gate]"}],
+     "message":"Scheduling is blocked due to non-empty scheduling gates"}],
     "evicted":[]})");
   EXPECT_EQ(j, want) << j.dump(2);
 }
@@ -106,7 +106,8 @@ TEST(SimulateTest, TableForPeople) {
   std::string t = FormatTable(r, false);
   EXPECT_NE(t.find("NAMESPACE  NAME   STATUS           NODE    MESSAGE"), std::string::npos) << t;
   EXPECT_NE(t.find("default    web-1  Scheduled        node-a"), std::string::npos) << t;
-  EXPECT_NE(t.find("default    g      SchedulingGated  <none>  waiting for scheduling gates"),
+  EXPECT_NE(t.find("default    g      SchedulingGated  <none>  Scheduling is blocked due to "
+                   "non-empty scheduling gates"),
             std::string::npos)
       << t;
 }
