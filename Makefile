@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-side-by-side image clean
+.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-side-by-side difftest image clean
 
 all: build
 
@@ -51,6 +51,12 @@ bench: build
 # ksched and the upstream kube-scheduler on one real control plane: throughput, CPU, memory.
 bench-side-by-side: build k8s
 	@$(BUILD_DIR)/bench/side_by_side $(NODES) $(PODS)
+
+# ksched against the upstream kube-scheduler on every scenario file and SEEDS random cases
+# (README, "Fidelity"); the report goes to build/difftest/report.json.
+SEEDS ?= 100
+difftest: build k8s
+	@$(BUILD_DIR)/test/difftest/difftest --seeds $(SEEDS) --out $(BUILD_DIR)/difftest
 
 # The container image ksched:latest (Containerfile), with podman or docker, whichever is installed.
 IMAGE ?= ksched:latest

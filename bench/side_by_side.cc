@@ -52,15 +52,6 @@ double PeakRssMib(int pid) {
   return 0;
 }
 
-std::string K8sBin() {
-  CommandResult r = testing::RunCommand(
-      {"bash", "-c",
-       fmt::format("source {}/scripts/k8s/paths.sh && echo $k8s_bin", KSCHED_SOURCE_DIR)});
-  std::string dir = r.out;
-  while (!dir.empty() && std::isspace(static_cast<unsigned char>(dir.back()))) dir.pop_back();
-  return dir;
-}
-
 // Watches a namespace's pods and notes when each one is first seen bound.
 class BindWatcher {
  public:
@@ -223,7 +214,7 @@ int Main(int argc, char** argv) {
   auto http = client::HttpClient::Create(*rest);
   if (!http.ok()) return 1;
   std::vector<Result> results;
-  for (auto [name, argv0] : {std::pair{"kube-scheduler", K8sBin() + "/kube-scheduler"},
+  for (auto [name, argv0] : {std::pair{"kube-scheduler", testing::K8sBinDir() + "/kube-scheduler"},
                              std::pair{"ksched", std::string(KSCHED_BINARY)}}) {
     absl::StatusOr<Result> r = Run(**cluster, **http, name, {argv0}, pods);
     if (!r.ok()) {

@@ -164,7 +164,10 @@ void EmitYaml(YAML::Emitter& out, const nlohmann::json& j) {
     for (const nlohmann::json& v : j) EmitYaml(out, v);
     out << YAML::EndSeq;
   } else if (j.is_string()) {
-    out << j.get<std::string>();
+    // Quoted when the plain scalar would read back as something else ("10", "True", "null").
+    const std::string& v = j.get_ref<const std::string&>();
+    if (PlainScalarToJson(v) != j.dump()) out << YAML::DoubleQuoted;
+    out << v;
   } else if (j.is_null()) {
     out << YAML::Null;
   } else {

@@ -83,6 +83,21 @@ TEST(YamlToJsonTest, LooksLikeJson) {
   EXPECT_FALSE(LooksLikeJson(""));
 }
 
+TEST(JsonToYamlTest, StringsThatLookLikeOtherScalarsAreQuotedSoTheyReadBackAsStrings) {
+  const nlohmann::json doc = {{"pods", "10"},  {"status", "True"}, {"nothing", "null"},
+                              {"empty", ""},   {"cpu", "1.5"},     {"count", 10},
+                              {"name", "web"}, {"ready", true},    {"tilde", "~"}};
+  const std::string yaml = JsonToYaml(doc);
+  EXPECT_THAT(yaml, ::testing::HasSubstr("pods: \"10\"\n"));
+  EXPECT_THAT(yaml, ::testing::HasSubstr("status: \"True\"\n"));
+  EXPECT_THAT(yaml, ::testing::HasSubstr("name: web\n"));
+  EXPECT_THAT(yaml, ::testing::HasSubstr("count: 10\n"));
+  absl::StatusOr<std::vector<std::string>> back = YamlToJson(yaml);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse((*back)[0]), doc);
+}
+
 }  // namespace
 }  // namespace ksched::api
 

@@ -92,6 +92,14 @@ absl::Status ControlPlane::RestartApiServer() const {
       absl::StrCat("`", ShellQuote(argv), "` exited with ", r.exit_code, ":\n", r.err));
 }
 
+std::string K8sBinDir() {
+  CommandResult r = RunCommand(
+      {"bash", "-c", absl::StrCat("source ", Script("k8s/paths.sh"), " && echo \"$k8s_bin\"")});
+  std::string dir = r.out;
+  while (!dir.empty() && dir.back() == '\n') dir.pop_back();
+  return dir;
+}
+
 void ControlPlaneEnvironment::SetUp() { Shared() = ControlPlane::Start(); }
 
 void ControlPlaneEnvironment::TearDown() {

@@ -81,6 +81,10 @@ class ControlPlane {
   std::string kubectl_;
 };
 
+// Where `make k8s` put the control plane's binaries (kube-scheduler among them), as
+// scripts/k8s/paths.sh says.
+std::string K8sBinDir();
+
 // The gtest Environment that brings the shared control plane up before the first test and down
 // after the last. The main() of ksched_integration_test() binaries installs it. A failure to
 // start is kept for ControlPlaneTest to report in every test.

@@ -1,0 +1,199 @@
+#include "test/difftest/case.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+
+#include "absl/status/status.h"
+#include "fmt/format.h"
+
+namespace ksched::difftest {
+namespace {
+
+using nlohmann::json;
+
+// The built-in classes the API server creates (scheduling.SystemPriorityClasses).
+const std::map<std::string, int64_t>& SystemClasses() {
+  static const auto* classes = new std::map<std::string, int64_t>{
+      {"system-cluster-critical", 2000000000}, {"system-node-critical", 2000001000}};
+  return *classes;
+}
+
+// A resource the API server requires a limit for, equal to the request: an extended resource.
+bool IsExtended(const std::string& name) {
+  return name != "cpu" && name != "memory" && name != "ephemeral-storage" &&
+         !name.starts_with("hugepages-") && name.find('/') != std::string::npos &&
+         !name.starts_with("kubernetes.io/");
+}
+
+// Every plugin name a configuration mentions.
+std::set<std::string> PluginsOf(const json& config) {
+  std::set<std::string> out;
+  if (!config.is_object()) return out;
+  for (const json& profile : config.value("profiles", json::array())) {
+    const json plugins = profile.value("plugins", json::object());
+    for (const auto& [point, set] : plugins.items()) {
+      for (const char* list : {"enabled", "disabled"}) {
+        for (const json& p : set.value(list, json::array())) out.insert(p.value("name", ""));
+      }
+    }
+    for (const json& pc : profile.value("pluginConfig", json::array())) {
+      out.insert(pc.value("name", ""));
+    }
+  }
+  out.erase("*");
+  out.erase("");
+  return out;
+}
+
+// Makes a pod acceptable to the API server's admission, recording each change in `notes`.
+void AdaptPod(json& pod, std::map<int64_t, std::string>& priority_classes,
+              std::vector<std::string>& notes) {
+  const std::string key = KeyOf(pod);
+  json& spec = pod["spec"];
+  if (spec.contains("priority")) {
+    // Priority admission computes spec.priority from the class and refuses one given by hand.
+    const int64_t value = spec["priority"].get<int64_t>();
+    if (spec.value("priorityClassName", "").empty()) {
+      const std::string cls = fmt::format("difftest-priority-{}", value);
+      priority_classes.emplace(value, cls);
+      spec["priorityClassName"] = cls;
+      notes.push_back(fmt::format("{}: spec.priority {} became PriorityClass {}", key, value, cls));
+    } else {
+      notes.push_back(fmt::format("{}: spec.priority {} dropped; its class sets it", key, value));
+    }
+    spec.erase("priority");
+  }
+  for (const char* list : {"initContainers", "containers"}) {
+    if (!spec.contains(list)) continue;
+    for (json& container : spec[list]) {
+      if (!container.contains("image")) container["image"] = "registry.k8s.io/pause:3.10";
+      json& resources = container["resources"];
+      if (!resources.is_object() || !resources.contains("requests")) continue;
+      for (const auto& [name, quantity] : resources["requests"].items()) {
+        if (!IsExtended(name) ||
+            (resources.contains("limits") && resources["limits"].contains(name))) {
+          continue;
+        }
+        resources["limits"][name] = quantity;
+        notes.push_back(
+            fmt::format("{}: container {} got limit {}={} (required for an extended resource)", key,
+                        container.value("name", ""), name, quantity.dump()));
+      }
+    }
+  }
+}
+
+// MakeCase, throwing json::exception on an object of the wrong shape.
+absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenario,
+                                     const std::vector<std::string>& upstream_plugins);
+
+}  // namespace
+
+std::string KeyOf(const json& object) {
+  const json& meta = object.value("metadata", json::object());
+  return meta.value("namespace", "default") + "/" + meta.value("name", "");
+}
+
+absl::StatusOr<Case> MakeCase(std::string name, const json& scenario,
+                              const std::vector<std::string>& upstream_plugins) {
+  try {
+    return MakeCaseOrThrow(name, scenario, upstream_plugins);
+  } catch (const json::exception& e) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", name, e.what()));
+  }
+}
+
+namespace {
+
+absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenario,
+                                     const std::vector<std::string>& upstream_plugins) {
+  if (!scenario.contains("cluster") || !scenario["cluster"].is_array()) {
+    return absl::InvalidArgumentError(fmt::format("{}: no cluster list", name));
+  }
+  Case c{.name = name, .scenario = scenario, .config = scenario.value("config", json())};
+  const std::set<std::string> known(upstream_plugins.begin(), upstream_plugins.end());
+  for (const std::string& plugin : PluginsOf(c.config)) {
+    if (!known.contains(plugin)) {
+      c.incomparable =
+          fmt::format("its config names plugin {}, which kube-scheduler lacks", plugin);
+      break;
+    }
+  }
+
+  std::vector<json> namespaces, classes, nodes, assigned, pending;
+  std::set<std::string> namespace_names;
+  std::map<int64_t, std::string> made_classes;
+  for (size_t i = 0; i < scenario["cluster"].size(); ++i) {
+    json o = scenario["cluster"][i];
+    const std::string kind = o.value("kind", "");
+    if (kind == "Namespace") {
+      namespace_names.insert(o["metadata"].value("name", ""));
+      namespaces.push_back(std::move(o));
+    } else if (kind == "PriorityClass") {
+      classes.push_back(std::move(o));
+    } else if (kind == "Node") {
+      nodes.push_back(std::move(o));
+    } else if (kind == "Pod") {
+      if (!o["metadata"].contains("namespace")) o["metadata"]["namespace"] = "default";
+      AdaptPod(o, made_classes, c.adaptations);
+      const std::string ns = o["metadata"]["namespace"];
+      if (ns != "default" && !namespace_names.contains(ns)) {
+        namespace_names.insert(ns);
+        namespaces.push_back(
+            {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+      }
+      (o["spec"].value("nodeName", "").empty() ? pending : assigned).push_back(std::move(o));
+    } else {
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: cluster[{}]: kind {:?} is not used by the differential test", c.name, i, kind));
+    }
+  }
+  for (const auto& [value, cls] : made_classes) {
+    classes.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
+                       {"kind", "PriorityClass"},
+                       {"metadata", {{"name", cls}}},
+                       {"value", value}});
+  }
+
+  // The queue's order: priority as admission resolves it, then the scenario's order.
+  std::map<std::string, int64_t> value_of = SystemClasses();
+  int64_t global_default = 0;
+  for (const json& cls : classes) {
+    value_of[cls["metadata"]["name"]] = cls.value("value", int64_t{0});
+    if (cls.value("globalDefault", false)) global_default = cls.value("value", int64_t{0});
+  }
+  auto priority = [&](const json& pod) {
+    const std::string cls = pod["spec"].value("priorityClassName", "");
+    auto it = value_of.find(cls);
+    return cls.empty() || it == value_of.end() ? global_default : it->second;
+  };
+  std::stable_sort(pending.begin(), pending.end(),
+                   [&](const json& a, const json& b) { return priority(a) > priority(b); });
+
+  for (auto* group : {&namespaces, &classes, &nodes, &assigned}) {
+    c.setup.insert(c.setup.end(), group->begin(), group->end());
+  }
+  c.pending = std::move(pending);
+  return c;
+}
+
+}  // namespace
+
+json ConfigFor(const Case& c, const std::string& prefix, const std::string& kubeconfig) {
+  json config = c.config.is_object() ? c.config
+                                     : json{{"apiVersion", "kubescheduler.config.k8s.io/v1"},
+                                            {"kind", "KubeSchedulerConfiguration"}};
+  if (!config.contains("profiles") || config["profiles"].empty()) {
+    config["profiles"] = json::array({{{"schedulerName", "default-scheduler"}}});
+  }
+  for (json& profile : config["profiles"]) {
+    profile["schedulerName"] = prefix + profile.value("schedulerName", "default-scheduler");
+  }
+  config["leaderElection"] = {{"leaderElect", false}};
+  config["clientConnection"]["kubeconfig"] = kubeconfig;
+  return config;
+}
+
+}  // namespace ksched::difftest

@@ -1,0 +1,45 @@
+// A differential case: a scenario (test/scenarios/*.yaml, or a generated one) made ready for the
+// real API server and for both schedulers. The API server's admission changes some pods, so the
+// case adapts them first and records each change; ksched simulate gets the adapted objects too.
+//
+//   absl::StatusOr<Case> c = MakeCase("resources_fit", scenario_json);
+//   // c->setup: what exists before scheduling; c->pending: the pods to schedule, in queue order.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace ksched::difftest {
+
+struct Case {
+  std::string name;
+  nlohmann::json scenario;  // As given.
+  nlohmann::json config;    // The KubeSchedulerConfiguration, or null for the defaults.
+  // Namespaces, PriorityClasses, Nodes and the pods already on a node, in creation order.
+  std::vector<nlohmann::json> setup;
+  // The pending pods in the order the scheduling queue takes them: by priority, highest first,
+  // then as the scenario lists them (both schedulers get them one at a time in this order).
+  std::vector<nlohmann::json> pending;
+  // What was changed for the API server's admission, one line each.
+  std::vector<std::string> adaptations;
+  // Why the case cannot be given to kube-scheduler ("" if it can): its config names a plugin that
+  // kube-scheduler does not have.
+  std::string incomparable;
+};
+
+// Builds the case of a scenario. `upstream_plugins` are kube-scheduler's plugin names. An error
+// names what in the scenario cannot be used (no cluster, an object without a kind).
+absl::StatusOr<Case> MakeCase(std::string name, const nlohmann::json& scenario,
+                              const std::vector<std::string>& upstream_plugins);
+
+// "namespace/name" of an object (namespace "default" when it has none).
+std::string KeyOf(const nlohmann::json& object);
+
+// The case's configuration with every profile's schedulerName prefixed by `prefix`, leader
+// election off and `kubeconfig` as the client's, for one of the two schedulers.
+nlohmann::json ConfigFor(const Case& c, const std::string& prefix, const std::string& kubeconfig);
+
+}  // namespace ksched::difftest

@@ -1,0 +1,97 @@
+#include "test/difftest/case.h"
+
+#include <gtest/gtest.h>
+
+namespace ksched::difftest {
+namespace {
+
+using nlohmann::json;
+
+const std::vector<std::string> kUpstream = {"NodeResourcesFit", "TaintToleration"};
+
+json Pod(const std::string& name, json spec = json::object()) {
+  if (!spec.contains("containers")) spec["containers"] = {{{"name", "c"}}};
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}, {"spec", spec}};
+}
+
+TEST(CaseTest, PendingPodsComeInQueueOrderAndTheRestIsSetUpFirst) {
+  json cls = {{"apiVersion", "scheduling.k8s.io/v1"},
+              {"kind", "PriorityClass"},
+              {"metadata", {{"name", "high"}}},
+              {"value", 100}};
+  json node = {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n1"}}}};
+  json scenario;
+  scenario["cluster"] =
+      json::array({Pod("low"), cls, Pod("high", {{"priorityClassName", "high"}}),
+                   Pod("critical", {{"priorityClassName", "system-node-critical"}}),
+                   Pod("also-low"), Pod("running", {{"nodeName", "n1"}}), node});
+  absl::StatusOr<Case> c = MakeCase("order", scenario, kUpstream);
+  ASSERT_TRUE(c.ok()) << c.status();
+  std::vector<std::string> pending, setup;
+  for (const json& p : c->pending) pending.push_back(KeyOf(p));
+  for (const json& o : c->setup) setup.push_back(o["kind"].get<std::string>() + " " + KeyOf(o));
+  EXPECT_EQ(pending, (std::vector<std::string>{"default/critical", "default/high", "default/low",
+                                               "default/also-low"}));
+  EXPECT_EQ(setup, (std::vector<std::string>{"PriorityClass default/high", "Node default/n1",
+                                             "Pod default/running"}));
+  EXPECT_TRUE(c->adaptations.empty());
+  EXPECT_EQ(c->incomparable, "");
+}
+
+TEST(CaseTest, AdmissionAdaptationsAreMadeAndRecorded) {
+  json gpu_container = {{"name", "c"},
+                        {"resources", {{"requests", {{"example.com/gpu", "1"}, {"cpu", "1"}}}}}};
+  json scenario;
+  scenario["cluster"] =
+      json::array({Pod("urgent", {{"priority", 30}}),
+                   Pod("gpu", {{"containers", json::array({gpu_container})}}), Pod("in-team")});
+  scenario["cluster"][2]["metadata"]["namespace"] = "team";
+  absl::StatusOr<Case> c = MakeCase("admission", scenario, kUpstream);
+  ASSERT_TRUE(c.ok()) << c.status();
+  // spec.priority became a class the setup creates, which also orders the queue.
+  EXPECT_EQ(c->pending[0]["spec"]["priorityClassName"], "difftest-priority-30");
+  EXPECT_FALSE(c->pending[0]["spec"].contains("priority"));
+  EXPECT_EQ(c->pending[1]["spec"]["containers"][0]["resources"]["limits"],
+            json({{"example.com/gpu", "1"}}));
+  EXPECT_EQ(c->pending[1]["spec"]["containers"][0]["image"], "registry.k8s.io/pause:3.10");
+  bool made_class = false, made_namespace = false;
+  for (const json& o : c->setup) {
+    made_class |= o["kind"] == "PriorityClass" && o["value"] == 30;
+    made_namespace |= o["kind"] == "Namespace" && o["metadata"]["name"] == "team";
+  }
+  EXPECT_TRUE(made_class);
+  EXPECT_TRUE(made_namespace);
+  ASSERT_EQ(c->adaptations.size(), 2u);
+  EXPECT_EQ(c->adaptations[0],
+            "default/urgent: spec.priority 30 became PriorityClass difftest-priority-30");
+  EXPECT_EQ(c->adaptations[1],
+            "default/gpu: container c got limit example.com/gpu=\"1\" (required for an extended "
+            "resource)");
+}
+
+TEST(CaseTest, AConfigWithAPluginKubeSchedulerLacksIsNotComparable) {
+  json scenario;
+  scenario["config"]["profiles"][0]["schedulerName"] = "mine";
+  scenario["config"]["profiles"][0]["plugins"]["multiPoint"]["enabled"][0]["name"] = "NetworkAware";
+  scenario["cluster"] = json::array();
+  absl::StatusOr<Case> c = MakeCase("guide", scenario, kUpstream);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->incomparable, "its config names plugin NetworkAware, which kube-scheduler lacks");
+
+  json config = ConfigFor(*c, "up-", "/kc");
+  EXPECT_EQ(config["profiles"][0]["schedulerName"], "up-mine");
+  EXPECT_EQ(config["leaderElection"]["leaderElect"], false);
+  EXPECT_EQ(config["clientConnection"]["kubeconfig"], "/kc");
+}
+
+TEST(CaseTest, AnUnknownKindIsAnErrorThatNamesIt) {
+  json scenario;
+  scenario["cluster"][0] = {{"apiVersion", "v1"}, {"kind", "Service"}};
+  absl::StatusOr<Case> c = MakeCase("svc", scenario, kUpstream);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.status().message(),
+            "svc: cluster[0]: kind \"Service\" is not used by the differential test");
+}
+
+}  // namespace
+}  // namespace ksched::difftest

@@ -1,0 +1,174 @@
+#include "test/difftest/compare.h"
+
+#include <regex>
+#include <set>
+
+#include "fmt/format.h"
+
+namespace ksched::difftest {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kUnsupported = "is not supported by ksched yet";
+// The PostFilter messages of the plugins ksched does not have yet.
+constexpr std::string_view kDraPostFilter = "no new claims to deallocate";
+constexpr std::string_view kPreemption = "preemption: ";
+constexpr std::string_view kDynamicResources = "DynamicResources";
+
+}  // namespace
+
+Outcome OutcomeOfPod(const json& pod) {
+  Outcome o;
+  o.node = pod["spec"].value("nodeName", "");
+  o.nominated = pod.value("status", json::object()).value("nominatedNodeName", "");
+  o.status = o.node.empty() ? "Pending" : "Scheduled";
+  if (!o.node.empty()) return o;
+  for (const json& c : pod.value("status", json::object()).value("conditions", json::array())) {
+    if (c.value("type", "") == "PodScheduled" && c.value("status", "") == "False") {
+      o.status = c.value("reason", "");
+      o.message = c.value("message", "");
+    }
+  }
+  return o;
+}
+
+Outcome OutcomeInSimulation(const json& simulation, const std::string& ns,
+                            const std::string& name) {
+  Outcome o{.status = "Pending"};
+  for (const json& p : simulation.value("pods", json::array())) {
+    if (p.value("namespace", "") != ns || p.value("name", "") != name) continue;
+    o.node = p["node"].is_string() ? p["node"].get<std::string>() : "";
+    o.status = p.value("status", "");
+    o.message = p.value("message", "");
+    o.nominated = p.value("nominatedNode", "");
+    const json scores_by_node = p.value("scores", json::object());
+    for (const auto& [node, scores] : scores_by_node.items()) {
+      for (const auto& [plugin, score] : scores.items()) {
+        if (plugin == "total") {
+          o.scores.totals[node] = score.get<int64_t>();
+        } else {
+          o.scores.plugins[plugin][node] = score.get<int64_t>();
+        }
+      }
+    }
+  }
+  return o;
+}
+
+std::map<std::string, Scores> ScoresInLog(std::string_view log) {
+  // klog's text format, as both schedulers write it: ... "msg" pod="ns/name" plugin="P"
+  // node="n" score=85
+  static const std::regex kLine(
+      R"re("(Plugin scored node for pod|Calculated node's final score for pod)" pod="([^"]+)"(?: plugin="([^"]+)")? node="([^"]+)" score=(-?[0-9]+))re");
+  std::map<std::string, Scores> out;
+  std::set<std::string> complete;  // Pods whose last scoring has its totals.
+  size_t start = 0;
+  while (start < log.size()) {
+    size_t end = log.find('\n', start);
+    if (end == std::string_view::npos) end = log.size();
+    const std::string line(log.substr(start, end - start));
+    start = end + 1;
+    std::smatch m;
+    if (line.find("score") == std::string::npos || !std::regex_search(line, m, kLine)) continue;
+    const std::string pod = m[2];
+    const int64_t score = std::stoll(m[5]);
+    if (m[1] == "Plugin scored node for pod") {
+      if (complete.erase(pod) > 0) out[pod] = {};  // A new attempt.
+      out[pod].plugins[m[3]][m[4]] = score;
+    } else {
+      complete.insert(pod);
+      out[pod].totals[m[4]] = score;
+    }
+  }
+  return out;
+}
+
+bool IsTie(const Outcome& upstream, const Outcome& ksched) {
+  if (upstream.node.empty() || ksched.node.empty() || upstream.node == ksched.node) return false;
+  auto mine = upstream.scores.totals.find(upstream.node);
+  auto theirs = upstream.scores.totals.find(ksched.node);
+  return mine != upstream.scores.totals.end() && theirs != upstream.scores.totals.end() &&
+         mine->second == theirs->second;
+}
+
+std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
+  std::vector<Mismatch> out;
+  if (upstream.node != ksched.node && !IsTie(upstream, ksched)) {
+    out.push_back({"placement", fmt::format("node {:?} against {:?}", ksched.node, upstream.node)});
+  }
+  if (upstream.status != ksched.status) {
+    out.push_back({"status", fmt::format("{} against {}", ksched.status, upstream.status)});
+  }
+  if (upstream.message != ksched.message) {
+    out.push_back({"message", fmt::format("{:?} against {:?}", ksched.message, upstream.message)});
+  }
+  if (upstream.nominated != ksched.nominated) {
+    out.push_back(
+        {"nominated", fmt::format("{:?} against {:?}", ksched.nominated, upstream.nominated)});
+  }
+  // Scores are compared where both scored the pod on the same nodes' state.
+  if (!upstream.scores.totals.empty() && !ksched.scores.totals.empty()) {
+    std::set<std::string> plugins;
+    for (const auto& [p, n] : upstream.scores.plugins) plugins.insert(p);
+    for (const auto& [p, n] : ksched.scores.plugins) plugins.insert(p);
+    for (const std::string& p : plugins) {
+      auto u = upstream.scores.plugins.find(p);
+      auto k = ksched.scores.plugins.find(p);
+      if (u == upstream.scores.plugins.end() || k == ksched.scores.plugins.end()) {
+        out.push_back(
+            {"score", fmt::format("plugin {} scored by {} only", p,
+                                  k == ksched.scores.plugins.end() ? "kube-scheduler" : "ksched")});
+        continue;
+      }
+      for (const auto& [node, score] : u->second) {
+        auto it = k->second.find(node);
+        if (it == k->second.end() || it->second != score) {
+          out.push_back(
+              {"score",
+               fmt::format("{} on {}: {} against {}", p, node,
+                           it == k->second.end() ? "none" : std::to_string(it->second), score)});
+        }
+      }
+    }
+  } else if (upstream.scores.totals.empty() != ksched.scores.totals.empty() &&
+             upstream.node == ksched.node && !upstream.node.empty()) {
+    out.push_back({"score", upstream.scores.totals.empty() ? "scored by ksched only"
+                                                           : "scored by kube-scheduler only"});
+  }
+  if (!out.empty() && ksched.message.find(kUnsupported) != std::string::npos) {
+    return {{"unsupported", ksched.message}};
+  }
+  // What only kube-scheduler's DynamicResources and DefaultPreemption write: ksched has neither
+  // yet (issue 16). Anything else that differs stays a mismatch of its kind.
+  std::vector<Mismatch> rest;
+  for (Mismatch& m : out) {
+    const bool missing =
+        (m.kind == "message" && upstream.message.starts_with(ksched.message + " ") &&
+         (upstream.message.substr(ksched.message.size() + 1).starts_with(kDraPostFilter) ||
+          upstream.message.substr(ksched.message.size() + 1).starts_with(kPreemption))) ||
+        (m.kind == "score" &&
+         m.detail == fmt::format("plugin {} scored by kube-scheduler only", kDynamicResources)) ||
+        // Only DefaultPreemption nominates a node in kube-scheduler's default profile.
+        (m.kind == "nominated" && ksched.nominated.empty());
+    if (missing) m.kind = "missing-plugin";
+    rest.push_back(std::move(m));
+  }
+  return rest;
+}
+
+json ToJson(const Outcome& o) {
+  json j = {{"node", o.node}, {"status", o.status}};
+  if (!o.message.empty()) j["message"] = o.message;
+  if (!o.nominated.empty()) j["nominatedNode"] = o.nominated;
+  if (!o.scores.totals.empty()) {
+    j["scores"] = json::object();
+    for (const auto& [node, total] : o.scores.totals) j["scores"][node]["total"] = total;
+    for (const auto& [plugin, nodes] : o.scores.plugins) {
+      for (const auto& [node, score] : nodes) j["scores"][node][plugin] = score;
+    }
+  }
+  return j;
+}
+
+}  // namespace ksched::difftest

@@ -1,0 +1,62 @@
+// What each scheduler decided for a pod, and how two decisions differ: the node (a tie in
+// kube-scheduler's scores counts as a match, since it breaks ties at random), the PodScheduled
+// status and message, the nominated node, and each plugin's score on each node.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace ksched::difftest {
+
+// One scoring of a pod: plugin → node → weighted score, and node → total.
+struct Scores {
+  std::map<std::string, std::map<std::string, int64_t>> plugins;
+  std::map<std::string, int64_t> totals;
+};
+
+struct Outcome {
+  std::string node;       // "" when not bound.
+  std::string status;     // Scheduled, Unschedulable, SchedulingGated, Pending (no decision).
+  std::string message;    // The PodScheduled condition's message when not bound.
+  std::string nominated;  // status.nominatedNodeName.
+  Scores scores;          // Empty when the pod was not scored (one node fit, or none).
+};
+
+// The outcome a pod object from the API server shows; scores are not in it.
+Outcome OutcomeOfPod(const nlohmann::json& pod);
+
+// The outcome of one pod in `ksched simulate -o json --explain`'s output; a Pending outcome if the
+// pod is not there.
+Outcome OutcomeInSimulation(const nlohmann::json& simulation, const std::string& ns,
+                            const std::string& name);
+
+// The last scoring of each pod ("namespace/name") in a scheduler's log at -v 10: the lines
+// "Plugin scored node for pod" and "Calculated node's final score for pod" that kube-scheduler
+// and ksched both write.
+std::map<std::string, Scores> ScoresInLog(std::string_view log);
+
+struct Mismatch {
+  // placement, status, message, nominated, score; or, known gaps: unsupported (ksched says it
+  // does not support a field yet), missing-plugin (only a plugin ksched lacks wrote it).
+  std::string kind;
+  std::string detail;
+};
+
+// How `ksched` differs from `upstream`. A different node is a match when kube-scheduler scored
+// ksched's node as high as its own choice. A difference where ksched's message says it does not
+// support a field yet is one mismatch of kind "unsupported", whatever else differs. What only
+// kube-scheduler's DynamicResources and DefaultPreemption plugins write (their PostFilter
+// messages, DynamicResources' score, a nominated node) is of kind "missing-plugin".
+std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched);
+
+// Whether the nodes differ but kube-scheduler scored both the same (a tie it broke at random).
+bool IsTie(const Outcome& upstream, const Outcome& ksched);
+
+nlohmann::json ToJson(const Outcome& o);
+
+}  // namespace ksched::difftest

@@ -1,0 +1,137 @@
+#include "test/difftest/compare.h"
+
+#include <gtest/gtest.h>
+
+namespace ksched::difftest {
+namespace {
+
+using nlohmann::json;
+
+TEST(CompareTest, ScoresAreReadFromBothSchedulersLogsLastAttemptWins) {
+  // A kube-scheduler line and a ksched line, then a second attempt of the same pod.
+  const std::string log =
+      "I1123 10:00:00.000001 1 schedule_one.go:982] \"Plugin scored node for pod\" "
+      "pod=\"default/p\" plugin=\"NodeResourcesFit\" node=\"a\" score=85\n"
+      "I1123 10:00:00.000002 1 schedule_one.cc:30] \"Plugin scored node for pod\" "
+      "pod=\"default/p\" plugin=\"NodeResourcesFit\" node=\"b\" score=40\n"
+      "I1123 10:00:00.000003 1 schedule_one.go:1049] \"Calculated node's final score for pod\" "
+      "pod=\"default/p\" node=\"a\" score=185\n"
+      "I1123 10:00:00.000004 1 other.go:1] \"Unrelated\" score=3\n"
+      "I1123 10:00:01.000001 1 schedule_one.go:982] \"Plugin scored node for pod\" "
+      "pod=\"default/p\" plugin=\"TaintToleration\" node=\"a\" score=300\n"
+      "I1123 10:00:01.000002 1 schedule_one.go:1049] \"Calculated node's final score for pod\" "
+      "pod=\"default/p\" node=\"a\" score=300\n";
+  std::map<std::string, Scores> scores = ScoresInLog(log);
+  ASSERT_EQ(scores.size(), 1u);
+  const Scores& s = scores["default/p"];
+  EXPECT_EQ(
+      s.plugins,
+      (std::map<std::string, std::map<std::string, int64_t>>{{"TaintToleration", {{"a", 300}}}}));
+  EXPECT_EQ(s.totals, (std::map<std::string, int64_t>{{"a", 300}}));
+}
+
+TEST(CompareTest, ADifferentNodeThatKubeSchedulerScoredEqualIsATie) {
+  Outcome up{.node = "a", .status = "Scheduled"};
+  up.scores.totals = {{"a", 200}, {"b", 200}, {"c", 100}};
+  Outcome ks{.node = "b", .status = "Scheduled"};
+  EXPECT_TRUE(IsTie(up, ks));
+  EXPECT_TRUE(Compare(up, ks).empty());
+  ks.node = "c";
+  EXPECT_FALSE(IsTie(up, ks));
+  std::vector<Mismatch> m = Compare(up, ks);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "placement");
+  EXPECT_EQ(m[0].detail, "node \"c\" against \"a\"");
+}
+
+TEST(CompareTest, MessagesAndScoresAreComparedWordForWord) {
+  Outcome up{.status = "Unschedulable", .message = "0/1 nodes are available: 1 Insufficient cpu."};
+  Outcome ks{.status = "Unschedulable", .message = "0/1 nodes are available: 1 Too many pods."};
+  std::vector<Mismatch> m = Compare(up, ks);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "message");
+
+  Outcome a{.node = "n", .status = "Scheduled"}, b = a;
+  a.scores.plugins["ImageLocality"]["n"] = 0;
+  a.scores.totals["n"] = 0;
+  b.scores.plugins["ImageLocality"]["n"] = 4;
+  b.scores.totals["n"] = 4;
+  m = Compare(a, b);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "score");
+  EXPECT_EQ(m[0].detail, "ImageLocality on n: 4 against 0");
+}
+
+TEST(CompareTest, AFieldKschedSaysItDoesNotSupportIsOneUnsupportedMismatch) {
+  Outcome up{.node = "n", .status = "Scheduled"};
+  Outcome ks{.status = "Unschedulable",
+             .message =
+                 "0/1 nodes are available: spec.topologySpreadConstraints is not "
+                 "supported by ksched yet (kube-scheduler's PodTopologySpread plugin)."};
+  std::vector<Mismatch> m = Compare(up, ks);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "unsupported");
+}
+
+TEST(CompareTest, OutcomesAreReadFromPodsAndFromSimulate) {
+  json pod = {{"spec", {{"nodeName", ""}}},
+              {"status",
+               {{"nominatedNodeName", "n2"},
+                {"conditions",
+                 {{{"type", "PodScheduled"},
+                   {"status", "False"},
+                   {"reason", "Unschedulable"},
+                   {"message", "0/2 nodes are available."}}}}}}};
+  Outcome o = OutcomeOfPod(pod);
+  EXPECT_EQ(o.status, "Unschedulable");
+  EXPECT_EQ(o.message, "0/2 nodes are available.");
+  EXPECT_EQ(o.nominated, "n2");
+
+  json sim = json::parse(R"({"pods": [{"namespace": "default", "name": "p", "node": "a",
+      "status": "Scheduled", "scores": {"a": {"NodeResourcesFit": 90, "total": 90}}}]})");
+  Outcome s = OutcomeInSimulation(sim, "default", "p");
+  EXPECT_EQ(s.node, "a");
+  EXPECT_EQ(s.scores.totals.at("a"), 90);
+  EXPECT_EQ(s.scores.plugins.at("NodeResourcesFit").at("a"), 90);
+  EXPECT_EQ(OutcomeInSimulation(sim, "default", "q").status, "Pending");
+}
+
+TEST(CompareTest, WhatOnlyPluginsKschedLacksWriteIsAMissingPluginMismatch) {
+  Outcome up{.status = "Unschedulable",
+             .message =
+                 "0/1 nodes are available: 1 Insufficient cpu. no new claims to "
+                 "deallocate, preemption: 0/1 nodes are available: 1 No preemption victims "
+                 "found for incoming pod."};
+  Outcome ks{.status = "Unschedulable", .message = "0/1 nodes are available: 1 Insufficient cpu."};
+  std::vector<Mismatch> m = Compare(up, ks);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "missing-plugin");
+  // A different first part stays a message mismatch.
+  ks.message = "0/1 nodes are available: 1 Insufficient memory.";
+  m = Compare(up, ks);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "message");
+
+  Outcome a{.node = "n", .status = "Scheduled"}, b = a;
+  a.scores.plugins["DynamicResources"]["n"] = 0;
+  a.scores.plugins["ImageLocality"]["n"] = 0;
+  b.scores.plugins["ImageLocality"]["n"] = 0;
+  a.scores.totals["n"] = b.scores.totals["n"] = 0;
+  m = Compare(a, b);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "missing-plugin");
+  EXPECT_EQ(m[0].detail, "plugin DynamicResources scored by kube-scheduler only");
+
+  // A preemption: kube-scheduler nominated a node, and wrote no PostFilter message.
+  Outcome preempted{.status = "Unschedulable",
+                    .message = "0/1 nodes are available: 1 Insufficient memory.",
+                    .nominated = "n"};
+  Outcome pending{.status = "Unschedulable",
+                  .message = "0/1 nodes are available: 1 Insufficient memory."};
+  m = Compare(preempted, pending);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "missing-plugin");
+}
+
+}  // namespace
+}  // namespace ksched::difftest

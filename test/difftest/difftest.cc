@@ -1,0 +1,561 @@
+// make difftest: the same cases given to the real kube-scheduler and to ksched, and everything
+// observable compared (README, "Fidelity"). One control plane serves the whole run; both
+// schedulers run side by side on it, each with its own profile names (prefix "up-" or "ks-"), and
+// take turns: for each case the nodes and running pods are created once, then each scheduler gets
+// the pending pods one at a time, in queue order, each after the previous one was decided. When
+// ksched decides a pod otherwise, the pod is put where kube-scheduler put it before the next one,
+// so that every pod is compared on the same cluster. `ksched simulate` decides each pod on the same
+// state too. A random case that differs is shrunk and written out as a scenario file.
+//
+//   difftest [--scenario-dir DIR] [--seeds N] [--first-seed S] [--out DIR] [--shrink-tries N]
+//
+// Exit code 0 when every compared pod matches or differs only by a known gap (a field ksched says
+// it does not support yet, or what only a plugin ksched lacks writes), 1 otherwise, 2 for bad
+// flags or input.
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <thread>
+
+#include "CLI/CLI.hpp"
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+#include "src/api/yaml.h"
+#include "src/client/http.h"
+#include "src/client/rest_config.h"
+#include "src/plugins/names.h"
+#include "src/plugins/registry.h"
+#include "src/testing/command.h"
+#include "src/testing/control_plane.h"
+#include "test/difftest/case.h"
+#include "test/difftest/compare.h"
+#include "test/difftest/generate.h"
+
+namespace ksched::difftest {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::CommandResult;
+using testing::ControlPlane;
+using testing::Process;
+
+void Sleep(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
+
+// kube-scheduler's plugins: ksched's upstream ones and those other issues bring.
+std::vector<std::string> UpstreamPlugins() {
+  std::vector<std::string> out = plugins::NewUpstreamRegistry().Names();
+  namespace n = plugins::names;
+  for (const char* p :
+       {n::kVolumeRestrictions, n::kNodeVolumeLimits, n::kVolumeBinding, n::kVolumeZone,
+        n::kPodTopologySpread, n::kInterPodAffinity, n::kDefaultPreemption, n::kDynamicResources}) {
+    out.emplace_back(p);
+  }
+  return out;
+}
+
+// The REST calls of the harness, straight to the API server.
+class Api {
+ public:
+  explicit Api(client::HttpClient& http) : http_(http) {}
+
+  static std::string CollectionOf(const json& o) {
+    const std::string kind = o.value("kind", "");
+    if (kind == "Namespace") return "/api/v1/namespaces";
+    if (kind == "Node") return "/api/v1/nodes";
+    if (kind == "PriorityClass") return "/apis/scheduling.k8s.io/v1/priorityclasses";
+    return fmt::format("/api/v1/namespaces/{}/pods", o["metadata"].value("namespace", "default"));
+  }
+  static std::string PathOf(const json& o) {
+    return CollectionOf(o) + "/" + o["metadata"].value("name", "");
+  }
+
+  absl::Status Create(const json& o) {
+    client::HttpResponse r =
+        http_.Call({.method = "POST", .path = CollectionOf(o), .body = o.dump()});
+    if (r.status == 409 && o.value("kind", "") == "Namespace") return absl::OkStatus();
+    return r.ToStatus();
+  }
+  json Get(const std::string& path) {
+    client::HttpResponse r = http_.Call({.path = path});
+    return r.ok() ? json::parse(r.body, nullptr, false) : json();
+  }
+  // Deletes at once (grace period 0: no kubelet runs) and waits until the object is gone.
+  void Delete(const json& o) {
+    http_.Call({.method = "DELETE", .path = PathOf(o), .body = R"({"gracePeriodSeconds":0})"});
+    for (int i = 0; i < 200 && !Get(PathOf(o)).is_null(); ++i) Sleep(25);
+  }
+
+ private:
+  client::HttpClient& http_;
+};
+
+// One scheduler of the two, running for as long as the cases keep its configuration.
+struct Scheduler {
+  std::string name;    // kube-scheduler or ksched
+  std::string prefix;  // of its profiles' schedulerNames
+  std::vector<std::string> argv;
+  std::string log_path;
+  std::string config_text;  // The case configuration it runs with.
+  std::unique_ptr<Process> process;
+
+  size_t LogSize() const {
+    std::error_code ec;
+    const auto size = fs::file_size(log_path, ec);
+    return ec ? 0 : size;
+  }
+  std::string LogFrom(size_t offset) const {
+    std::ifstream in(log_path);
+    in.seekg(static_cast<std::streamoff>(offset));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+};
+
+struct PodResult {
+  std::string key;
+  Outcome upstream, run, simulate;
+  std::vector<Mismatch> run_mismatches, simulate_mismatches;
+};
+
+struct CaseResult {
+  std::string name;
+  std::string incomparable, error;
+  std::vector<std::string> adaptations;
+  std::vector<PodResult> pods;
+
+  // Mismatches other than the known gaps.
+  bool Differs() const {
+    for (const PodResult& p : pods) {
+      for (const auto* list : {&p.run_mismatches, &p.simulate_mismatches}) {
+        for (const Mismatch& m : *list) {
+          if (m.kind != "unsupported" && m.kind != "missing-plugin") return true;
+        }
+      }
+    }
+    return !error.empty();
+  }
+};
+
+class Harness {
+ public:
+  Harness(const ControlPlane& cluster, client::HttpClient& http, std::string work)
+      : cluster_(cluster), api_(http), work_(std::move(work)) {
+    upstream_ = {.name = "kube-scheduler",
+                 .prefix = "up-",
+                 .argv = {testing::K8sBinDir() + "/kube-scheduler", "--secure-port=0", "-v=2",
+                          "--vmodule=schedule_one=10"},
+                 .log_path = work_ + "/kube-scheduler.log"};
+    ksched_ = {.name = "ksched",
+               .prefix = "ks-",
+               .argv = {KSCHED_BINARY, "run", "--secure-port=0", "-v", "10"},
+               .log_path = work_ + "/ksched.log"};
+  }
+
+  CaseResult Run(const Case& c) {
+    CaseResult result{.name = c.name, .incomparable = c.incomparable, .adaptations = c.adaptations};
+    if (!c.incomparable.empty()) return result;
+    if (absl::Status st = EnsureSchedulers(c); !st.ok()) {
+      result.error = std::string(st.message());
+      return result;
+    }
+    std::vector<json> created;
+    for (const json& o : c.setup) {
+      if (absl::Status st = api_.Create(o); !st.ok()) {
+        result.error = fmt::format("creating {} {}: {}", o.value("kind", ""), KeyOf(o),
+                                   std::string(st.message()));
+        break;
+      }
+      created.push_back(o);
+    }
+    if (result.error.empty()) {
+      Sleep(300);  // Both schedulers' watches deliver the nodes before the first pod.
+      std::vector<Outcome> up = RunPhase(upstream_, c, nullptr, &result.error);
+      std::vector<Outcome> run = RunPhase(ksched_, c, &up, &result.error);
+      bool preempted = false;  // Once kube-scheduler preempted, the states differ (issue 16).
+      for (size_t i = 0; i < c.pending.size() && result.error.empty(); ++i) {
+        PodResult p{.key = KeyOf(c.pending[i]), .upstream = up[i], .run = run[i]};
+        p.simulate = Simulate(c, up, i, &result.error);
+        p.run_mismatches = Compare(p.upstream, p.run);
+        p.simulate_mismatches = Compare(p.upstream, p.simulate);
+        for (auto* list : {&p.run_mismatches, &p.simulate_mismatches}) {
+          for (Mismatch& m : *list) {
+            if (!preempted || m.kind == "unsupported" || m.kind == "missing-plugin") continue;
+            m.detail = fmt::format("after kube-scheduler's preemption, {} {}", m.kind, m.detail);
+            m.kind = "missing-plugin";
+          }
+        }
+        preempted |= !up[i].nominated.empty();
+        result.pods.push_back(std::move(p));
+      }
+    }
+    for (auto it = created.rbegin(); it != created.rend(); ++it) {
+      if (it->value("kind", "") != "Namespace") api_.Delete(*it);
+    }
+    return result;
+  }
+
+  void Stop() {
+    for (Scheduler* s : {&upstream_, &ksched_}) {
+      if (s->process) s->process->Stop(SIGTERM);
+      s->process.reset();
+    }
+  }
+
+ private:
+  // Starts both schedulers with the case's configuration, unless they run with it already, and
+  // waits until each has bound a probe pod.
+  absl::Status EnsureSchedulers(const Case& c) {
+    const std::string text = c.config.dump();
+    if (upstream_.process && upstream_.config_text == text) return absl::OkStatus();
+    Stop();
+    json probe_node = {
+        {"apiVersion", "v1"},
+        {"kind", "Node"},
+        {"metadata", {{"name", "difftest-probe"}}},
+        {"status", {{"allocatable", {{"cpu", "1"}, {"memory", "1Gi"}, {"pods", "10"}}}}}};
+    if (absl::Status st = api_.Create(probe_node); !st.ok()) return st;
+    absl::Status result = absl::OkStatus();
+    for (Scheduler* s : {&upstream_, &ksched_}) {
+      const std::string config_path = fmt::format("{}/{}-config.json", work_, s->name);
+      std::ofstream(config_path) << ConfigFor(c, s->prefix, cluster_.kubeconfig()).dump(2);
+      std::vector<std::string> argv = s->argv;
+      argv.push_back("--config=" + config_path);
+      s->process = std::make_unique<Process>(argv, s->log_path);
+      s->config_text = text;
+      const json profile0 = ConfigFor(c, s->prefix, "")["profiles"][0];
+      json probe = {{"apiVersion", "v1"},
+                    {"kind", "Pod"},
+                    {"metadata", {{"name", "difftest-probe-" + s->name}, {"namespace", "default"}}},
+                    {"spec",
+                     {{"schedulerName", profile0["schedulerName"]},
+                      {"nodeName", ""},
+                      {"containers", {{{"name", "c"}, {"image", "registry.k8s.io/pause:3.10"}}}}}}};
+      probe["spec"].erase("nodeName");
+      if (absl::Status st = api_.Create(probe); !st.ok()) return st;
+      bool bound = false;
+      for (int i = 0; i < 600 && !bound && s->process->Running(); ++i) {
+        bound = !api_.Get(Api::PathOf(probe))["spec"].value("nodeName", "").empty();
+        if (!bound) Sleep(100);
+      }
+      api_.Delete(probe);
+      if (!bound && result.ok()) {
+        result = absl::UnavailableError(
+            fmt::format("{} did not bind its probe pod; its log ({}):\n{}", s->name, s->log_path,
+                        s->process->Log().substr(0, 4000)));
+      }
+    }
+    api_.Delete(probe_node);
+    return result;
+  }
+
+  // Gives `s` the case's pending pods one at a time and returns what it decided for each. With
+  // `replay` (kube-scheduler's outcomes), a pod decided otherwise is moved to where kube-scheduler
+  // put it (or removed, if kube-scheduler left it pending) before the next pod.
+  std::vector<Outcome> RunPhase(Scheduler& s, const Case& c, const std::vector<Outcome>* replay,
+                                std::string* error) {
+    std::vector<Outcome> out(c.pending.size(), Outcome{.status = "Pending"});
+    if (!error->empty()) return out;
+    const size_t log_start = s.LogSize();
+    std::vector<json> pods;
+    for (size_t i = 0; i < c.pending.size(); ++i) {
+      json pod = c.pending[i];
+      pod["spec"]["schedulerName"] =
+          s.prefix + pod["spec"].value("schedulerName", "default-scheduler");
+      if (absl::Status st = api_.Create(pod); !st.ok()) {
+        *error = fmt::format("creating pod {}: {}", KeyOf(pod), std::string(st.message()));
+        break;
+      }
+      pods.push_back(pod);
+      out[i] = WaitForDecision(pod);
+      if (replay != nullptr && out[i].node != (*replay)[i].node) {
+        api_.Delete(pod);
+        if (!(*replay)[i].node.empty()) {
+          pod["spec"]["nodeName"] = (*replay)[i].node;
+          (void)api_.Create(pod);
+        }
+      }
+    }
+    Sleep(200);  // The last log lines.
+    std::map<std::string, Scores> scores = ScoresInLog(s.LogFrom(log_start));
+    for (size_t i = 0; i < pods.size(); ++i) {
+      if (auto it = scores.find(KeyOf(pods[i])); it != scores.end()) out[i].scores = it->second;
+      api_.Delete(pods[i]);
+    }
+    return out;
+  }
+
+  // Polls the pod until it is bound or has a PodScheduled=False condition (up to 15 s).
+  Outcome WaitForDecision(const json& pod) {
+    Outcome o{.status = "Pending"};
+    for (int i = 0; i < 300; ++i) {
+      json now = api_.Get(Api::PathOf(pod));
+      if (now.is_object()) o = OutcomeOfPod(now);
+      if (o.status != "Pending") return o;
+      Sleep(50);
+    }
+    return o;
+  }
+
+  // ksched simulate's decision on pod i, with the pods before it where kube-scheduler put them.
+  Outcome Simulate(const Case& c, const std::vector<Outcome>& up, size_t i, std::string* error) {
+    json items = c.setup;
+    for (size_t j = 0; j < i; ++j) {
+      if (up[j].node.empty()) continue;
+      json placed = c.pending[j];
+      placed["spec"]["nodeName"] = up[j].node;
+      items.push_back(std::move(placed));
+    }
+    items.push_back(c.pending[i]);
+    const std::string manifest = work_ + "/simulate.json";
+    std::ofstream(manifest) << json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
+    std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json", "--explain"};
+    if (c.config.is_object()) {
+      const std::string config = work_ + "/simulate-config.json";
+      std::ofstream(config) << c.config.dump();
+      argv.insert(argv.end(), {"--config", config});
+    }
+    argv.push_back(manifest);
+    CommandResult r = testing::RunCommand(argv);
+    json sim = json::parse(r.out, nullptr, false);
+    if (r.exit_code != 0 || sim.is_discarded()) {
+      *error = fmt::format("ksched simulate exited {}: {}", r.exit_code, r.err);
+      return {};
+    }
+    const json& meta = c.pending[i]["metadata"];
+    return OutcomeInSimulation(sim, meta.value("namespace", "default"), meta.value("name", ""));
+  }
+
+  const ControlPlane& cluster_;
+  Api api_;
+  std::string work_;
+  Scheduler upstream_, ksched_;
+};
+
+json ToJson(const CaseResult& r) {
+  json j = {{"case", r.name}};
+  if (!r.incomparable.empty()) j["incomparable"] = r.incomparable;
+  if (!r.error.empty()) j["error"] = r.error;
+  if (!r.adaptations.empty()) j["adaptations"] = r.adaptations;
+  j["pods"] = json::array();
+  for (const PodResult& p : r.pods) {
+    json pj = {{"pod", p.key},
+               {"upstream", ToJson(p.upstream)},
+               {"run", ToJson(p.run)},
+               {"simulate", ToJson(p.simulate)}};
+    for (const auto& [name, list] : {std::pair{"runMismatches", &p.run_mismatches},
+                                     std::pair{"simulateMismatches", &p.simulate_mismatches}}) {
+      for (const Mismatch& m : *list) pj[name].push_back({{"kind", m.kind}, {"detail", m.detail}});
+    }
+    j["pods"].push_back(std::move(pj));
+  }
+  return j;
+}
+
+// The scenario file of a shrunk case: its cluster, and kube-scheduler's outcome as the expectation.
+json ScenarioOf(const json& scenario, const CaseResult& r, const std::string& origin) {
+  json out = {{"description", fmt::format("Found by make difftest ({}), shrunk; the expectation is "
+                                          "kube-scheduler v1.36.3's outcome.",
+                                          origin)},
+              {"cluster", scenario["cluster"]},
+              {"expect", json::object()}};
+  for (const PodResult& p : r.pods) {
+    json e = {{"status", p.upstream.status}};
+    if (!p.upstream.message.empty()) e["message"] = p.upstream.message;
+    // The node, unless kube-scheduler chose among equal top scores.
+    int top = 0;
+    int64_t best = INT64_MIN;
+    for (const auto& [node, total] : p.upstream.scores.totals) {
+      if (total > best) best = total, top = 0;
+      if (total == best) ++top;
+    }
+    if (!p.upstream.node.empty() && top <= 1) e["node"] = p.upstream.node;
+    out["expect"][p.key] = std::move(e);
+  }
+  return out;
+}
+
+struct Totals {
+  int cases = 0, incomparable = 0, errors = 0, cases_matching = 0;
+  int pods = 0, pods_matching = 0, pods_matching_but_known = 0, ties = 0;
+  std::map<std::string, int> run_kinds, simulate_kinds;
+
+  void Add(const CaseResult& r) {
+    ++cases;
+    if (!r.incomparable.empty()) ++incomparable;
+    if (!r.error.empty()) ++errors;
+    if (r.incomparable.empty() && !r.Differs()) ++cases_matching;
+    for (const PodResult& p : r.pods) {
+      ++pods;
+      if (p.run_mismatches.empty() && p.simulate_mismatches.empty()) ++pods_matching;
+      bool only_known = true;
+      for (const auto* list : {&p.run_mismatches, &p.simulate_mismatches}) {
+        for (const Mismatch& m : *list) {
+          only_known &= m.kind == "unsupported" || m.kind == "missing-plugin";
+        }
+      }
+      if (only_known) ++pods_matching_but_known;
+      if (IsTie(p.upstream, p.run) || IsTie(p.upstream, p.simulate)) ++ties;
+      for (const Mismatch& m : p.run_mismatches) ++run_kinds[m.kind];
+      for (const Mismatch& m : p.simulate_mismatches) ++simulate_kinds[m.kind];
+    }
+  }
+  json ToJson() const {
+    return {{"cases", cases},
+            {"incomparable", incomparable},
+            {"errors", errors},
+            {"casesMatching", cases_matching},
+            {"pods", pods},
+            {"podsMatching", pods_matching},
+            {"podsMatchingButKnownGaps", pods_matching_but_known},
+            {"ties", ties},
+            {"runMismatches", run_kinds},
+            {"simulateMismatches", simulate_kinds}};
+  }
+  void Print(const char* title) const {
+    const int comparable = cases - incomparable;
+    auto percent = [&](int n) { return pods == 0 ? 100.0 : 100.0 * n / pods; };
+    std::printf(
+        "%s: %d/%d cases match (%d not comparable, %d errors); of %d pods, %d (%.1f%%) "
+        "match exactly (%d through a tie) and %d (%.1f%%) but for known gaps\n",
+        title, cases_matching, comparable, incomparable, errors, pods, pods_matching,
+        percent(pods_matching), ties, pods_matching_but_known, percent(pods_matching_but_known));
+    for (const auto& [label, kinds] :
+         {std::pair{"ksched run", &run_kinds}, std::pair{"ksched simulate", &simulate_kinds}}) {
+      for (const auto& [kind, n] : *kinds)
+        std::printf("  %s: %d %s mismatches\n", label, n, kind.c_str());
+    }
+  }
+};
+
+std::string Slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app{"difftest: ksched against kube-scheduler on the same cases"};
+  std::string scenario_dir = std::string(KSCHED_SOURCE_DIR) + "/test/scenarios";
+  int seeds = 0;
+  uint64_t first_seed = 1;
+  std::string out_dir = "difftest-results";
+  int shrink_tries = 40;
+  app.add_option("--scenario-dir", scenario_dir, "Scenario files to compare (\"\" for none)");
+  app.add_option("--seeds", seeds, "How many random cases");
+  app.add_option("--first-seed", first_seed, "The first random case's seed");
+  app.add_option("--out", out_dir, "Where the report and the shrunk cases go");
+  app.add_option("--shrink-tries", shrink_tries, "Runs spent shrinking each differing random case");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+
+  const std::vector<std::string> upstream_plugins = UpstreamPlugins();
+  std::vector<std::pair<std::string, json>> scenarios;
+  if (!scenario_dir.empty()) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(scenario_dir)) {
+      if (e.path().extension() == ".yaml") files.push_back(e.path());
+    }
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      absl::StatusOr<std::vector<std::string>> docs = api::YamlToJson(Slurp(f));
+      if (!docs.ok() || docs->size() != 1) {
+        std::fprintf(stderr, "difftest: %s: not one YAML document\n", f.c_str());
+        return 2;
+      }
+      scenarios.emplace_back(f.stem().string(), json::parse((*docs)[0]));
+    }
+  }
+
+  fs::create_directories(out_dir + "/shrunk");
+  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start();
+  if (!cluster.ok()) {
+    std::fprintf(stderr, "difftest: %s\n", std::string(cluster.status().message()).c_str());
+    return 1;
+  }
+  absl::StatusOr<client::RestConfig> rest =
+      client::LoadRestConfig({.kubeconfig = (*cluster)->kubeconfig()});
+  if (!rest.ok()) return 1;
+  rest->qps = 1000;
+  rest->burst = 1000;
+  absl::StatusOr<std::unique_ptr<client::HttpClient>> http = client::HttpClient::Create(*rest);
+  if (!http.ok()) return 1;
+  Harness harness(**cluster, **http, (*cluster)->dir());
+
+  auto run = [&](const std::string& name, const json& scenario) -> CaseResult {
+    absl::StatusOr<Case> c = MakeCase(name, scenario, upstream_plugins);
+    if (!c.ok()) return {.name = name, .error = std::string(c.status().message())};
+    return harness.Run(*c);
+  };
+  auto report = [](const CaseResult& r) {
+    if (!r.incomparable.empty()) {
+      std::printf("%-32s not comparable: %s\n", r.name.c_str(), r.incomparable.c_str());
+    } else if (!r.error.empty()) {
+      std::printf("%-32s ERROR %s\n", r.name.c_str(), r.error.c_str());
+    } else {
+      std::printf("%-32s %s\n", r.name.c_str(), r.Differs() ? "DIFFERS" : "matches");
+      for (const PodResult& p : r.pods) {
+        for (const auto& [who, list] :
+             {std::pair{"run", &p.run_mismatches}, std::pair{"simulate", &p.simulate_mismatches}}) {
+          for (const Mismatch& m : *list) {
+            std::printf("    %s %s %s: %s\n", p.key.c_str(), who, m.kind.c_str(), m.detail.c_str());
+          }
+        }
+      }
+    }
+    std::fflush(stdout);
+  };
+
+  json all = json::array();
+  Totals scenario_totals, random_totals;
+  for (const auto& [name, scenario] : scenarios) {
+    CaseResult r = run(name, scenario);
+    report(r);
+    scenario_totals.Add(r);
+    all.push_back(ToJson(r));
+  }
+  for (uint64_t seed = first_seed; seed < first_seed + seeds; ++seed) {
+    const std::string name = fmt::format("random-{}", seed);
+    const json scenario = GenerateCase(seed);
+    CaseResult r = run(name, scenario);
+    report(r);
+    random_totals.Add(r);
+    all.push_back(ToJson(r));
+    if (!r.Differs() || !r.error.empty() || shrink_tries <= 0) continue;
+    json smallest = Shrink(
+        scenario, [&](const json& s) { return run(name, s).Differs(); }, shrink_tries);
+    CaseResult shrunk = run(name, smallest);
+    const std::string file = fmt::format("{}/shrunk/random_seed_{}.yaml", out_dir, seed);
+    std::ofstream(file) << api::JsonToYaml(ScenarioOf(smallest, shrunk, name));
+    std::printf("    shrunk to %zu objects: %s\n", smallest["cluster"].size(), file.c_str());
+  }
+  harness.Stop();
+
+  json summary = {{"scenarios", scenario_totals.ToJson()}, {"random", random_totals.ToJson()}};
+  std::ofstream(out_dir + "/report.json") << json{{"summary", summary}, {"cases", all}}.dump(2);
+  std::printf("\n");
+  if (!scenarios.empty()) scenario_totals.Print("scenario files");
+  if (seeds > 0) random_totals.Print(fmt::format("{} random cases", seeds).c_str());
+  std::printf("report: %s/report.json\n", out_dir.c_str());
+  const bool differs =
+      scenario_totals.cases_matching + scenario_totals.incomparable != scenario_totals.cases ||
+      random_totals.cases_matching + random_totals.incomparable != random_totals.cases;
+  return differs ? 1 : 0;
+}
+
+}  // namespace
+}  // namespace ksched::difftest
+
+int main(int argc, char** argv) { return ksched::difftest::Main(argc, argv); }

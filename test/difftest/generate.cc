@@ -1,0 +1,440 @@
+#include "test/difftest/generate.h"
+
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+
+namespace ksched::difftest {
+namespace {
+
+using nlohmann::json;
+using Pointer = json::json_pointer;
+
+constexpr char kGpu[] = "example.com/gpu";
+constexpr char kHostname[] = "kubernetes.io/hostname";
+constexpr char kZone[] = "topology.kubernetes.io/zone";
+// Containers use registry/img-0:v1 .. img-7:v1; nodes hold some of the first kNodeImages.
+constexpr int kImages = 8;
+constexpr int kNodeImages = 5;
+
+// Uniform picks from std::mt19937_64, whose sequence the standard fixes, without the standard
+// distributions, whose algorithms it leaves to each library.
+class Rand {
+ public:
+  explicit Rand(uint64_t seed) : engine_(seed) {}
+
+  // A number in [0, n), n > 0; the modulo bias (about n / 2^64) does not matter here.
+  size_t Below(size_t n) { return engine_() % n; }
+  int Between(int lo, int hi) { return lo + static_cast<int>(Below(hi - lo + 1)); }
+  bool Percent(int p) { return static_cast<int>(Below(100)) < p; }
+  template <typename T>
+  T Pick(std::initializer_list<T> choices) {
+    return choices.begin()[Below(choices.size())];
+  }
+  std::string Pick(const std::vector<std::string>& choices) {
+    return choices[Below(choices.size())];
+  }
+
+ private:
+  std::mt19937_64 engine_;
+};
+
+std::string ImageName(size_t k) { return "registry/img-" + std::to_string(k) + ":v1"; }
+
+// The values that nodes take for a label that pods select on. kubernetes.io/hostname's are the
+// node names and one more, which no node has.
+std::vector<std::string> LabelValues(const std::string& key, int nodes) {
+  if (key == "disk") return {"ssd", "hdd"};
+  if (key == "tier") return {"gold", "silver"};
+  if (key == "cores") return {"2", "4", "8", "16"};
+  if (key == kZone) return {"zone-a", "zone-b", "zone-c"};
+  std::vector<std::string> names;
+  for (int i = 0; i <= nodes; ++i) names.push_back("node-" + std::to_string(i));
+  return names;
+}
+
+bool HasNoExecuteTaint(const json& node) {
+  for (const json& t : node.value(Pointer("/spec/taints"), json::array())) {
+    if (t["effect"] == "NoExecute") return true;
+  }
+  return false;
+}
+
+// Builds the objects of one case; every random pick goes through `r_`, in a fixed order.
+class CaseBuilder {
+ public:
+  explicit CaseBuilder(uint64_t seed) : r_(seed) {}
+
+  json Build() {
+    json cluster = json::array();
+    for (int value : {10, 100, 1000}) {
+      if (!r_.Percent(40)) continue;
+      classes_.push_back("prio-" + std::to_string(value));
+      cluster.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
+                         {"kind", "PriorityClass"},
+                         {"metadata", {{"name", classes_.back()}}},
+                         {"value", value}});
+    }
+    for (int k = 0; k < kNodeImages; ++k)
+      image_sizes_.push_back(int64_t{r_.Between(10, 900)} << 20);
+    nodes_ = r_.Between(1, 8);
+    std::vector<json> bindable;  // Nodes without NoExecute taints, which would evict bound pods.
+    for (int i = 0; i < nodes_; ++i) {
+      cluster.push_back(Node(i));
+      if (!HasNoExecuteTaint(cluster.back())) bindable.push_back(cluster.back());
+    }
+    int bound = bindable.empty() ? 0 : r_.Between(0, 6);
+    for (int i = 0; i < bound; ++i) {
+      cluster.push_back(BoundPod(i, bindable[r_.Below(bindable.size())]));
+    }
+    for (int i = 0, pending = r_.Between(1, 10); i < pending; ++i) cluster.push_back(PendingPod(i));
+    return cluster;
+  }
+
+ private:
+  using UsedPorts = std::set<std::pair<int, std::string>>;  // hostPort, protocol
+
+  json Node(int i) {
+    std::string name = "node-" + std::to_string(i);
+    json labels = {{kHostname, name}, {kZone, r_.Pick({"zone-a", "zone-b", "zone-c"})}};
+    if (r_.Percent(50)) labels["disk"] = r_.Pick({"ssd", "hdd"});
+    if (r_.Percent(40)) labels["tier"] = r_.Pick({"gold", "silver"});
+    if (r_.Percent(40)) labels["cores"] = r_.Pick(LabelValues("cores", nodes_));
+    json resources = {{"cpu", r_.Pick({"1", "2", "4", "8", "500m", "3500m"})},
+                      {"memory", r_.Pick({"1Gi", "2Gi", "4Gi", "8Gi", "16Gi", "1500Mi"})},
+                      {"pods", r_.Pick({"3", "10", "110"})}};
+    if (r_.Percent(25)) resources[kGpu] = r_.Pick({"1", "2", "4"});
+    json ready = {{"type", "Ready"}, {"status", "True"}};
+    json node = {{"apiVersion", "v1"},
+                 {"kind", "Node"},
+                 {"metadata", {{"name", name}, {"labels", labels}}},
+                 {"status",
+                  {{"allocatable", resources},
+                   {"capacity", resources},
+                   {"conditions", json::array({ready})}}}};
+    if (r_.Percent(30)) {
+      std::set<std::pair<std::string, std::string>> keys_and_effects;  // Must be unique.
+      for (int n = r_.Between(1, 2); n > 0; --n) {
+        std::string key = r_.Pick({"dedicated", "gpu", "spot"});
+        std::string effect = r_.Pick({"NoSchedule", "PreferNoSchedule", "NoExecute"});
+        std::string value = r_.Pick({"a", "b"});
+        if (!keys_and_effects.insert({key, effect}).second) continue;
+        node["spec"]["taints"].push_back({{"key", key}, {"value", value}, {"effect", effect}});
+      }
+    }
+    if (r_.Percent(8)) node["spec"]["unschedulable"] = true;
+    for (int k = 0; k < kNodeImages; ++k) {
+      if (!r_.Percent(30)) continue;
+      json image = {{"names", json::array({ImageName(k)})}, {"sizeBytes", image_sizes_[k]}};
+      node["status"]["images"].push_back(image);
+    }
+    return node;
+  }
+
+  json Pod(const std::string& name, json spec) {
+    return {{"apiVersion", "v1"},
+            {"kind", "Pod"},
+            {"metadata", {{"name", name}, {"namespace", "default"}}},
+            {"spec", std::move(spec)}};
+  }
+
+  json Container(const std::string& name, bool with_requests) {
+    json c = {{"name", name}, {"image", ImageName(r_.Below(kImages))}};
+    if (!with_requests) return c;
+    json requests = json::object();
+    if (r_.Percent(80)) requests["cpu"] = r_.Pick({"100m", "250m", "500m", "1", "1500m", "3"});
+    if (r_.Percent(70)) {
+      requests["memory"] = r_.Pick({"64Mi", "128Mi", "512Mi", "1Gi", "2Gi", "4Gi", "8Gi"});
+    }
+    if (!requests.empty()) c["resources"]["requests"] = requests;
+    return c;
+  }
+
+  // The API server requires an extended resource's limit to equal its request.
+  void AddGpu(json* container) {
+    std::string n = r_.Pick({"1", "2"});
+    (*container)["resources"]["requests"][kGpu] = n;
+    (*container)["resources"]["limits"][kGpu] = n;
+  }
+
+  // Adds one or two host ports whose hostPort and protocol are not yet in `used`.
+  void AddHostPorts(json* container, UsedPorts* used) {
+    for (int n = r_.Between(1, 2); n > 0; --n) {
+      int port = r_.Pick({8080, 8081, 9090});
+      std::string protocol = r_.Percent(20) ? "UDP" : "TCP";
+      if (!used->insert({port, protocol}).second) continue;
+      json p = {{"containerPort", port}, {"hostPort", port}, {"protocol", protocol}};
+      (*container)["ports"].push_back(p);
+    }
+  }
+
+  json BoundPod(int i, const json& node) {
+    const std::string& node_name = node["metadata"]["name"].get_ref<const std::string&>();
+    json c = Container("c0", true);
+    if (node["status"]["allocatable"].contains(kGpu) && r_.Percent(30)) AddGpu(&c);
+    if (r_.Percent(25)) AddHostPorts(&c, &node_ports_[node_name]);
+    return Pod("running-" + std::to_string(i),
+               {{"nodeName", node_name}, {"containers", json::array({c})}});
+  }
+
+  json PendingPod(int i) {
+    json spec = {{"containers", json::array()}};
+    for (int k = 0, n = r_.Between(1, 2); k < n; ++k) {
+      spec["containers"].push_back(Container("c" + std::to_string(k), r_.Percent(85)));
+    }
+    if (r_.Percent(15)) AddGpu(&spec["containers"][0]);
+    if (r_.Percent(25)) {
+      UsedPorts used;
+      AddHostPorts(&spec["containers"][r_.Below(spec["containers"].size())], &used);
+    }
+    if (r_.Percent(20)) {
+      for (int k = 0, n = r_.Between(1, 2); k < n; ++k) {
+        json c = Container("init-" + std::to_string(k), true);
+        if (r_.Percent(40)) c["restartPolicy"] = "Always";  // A sidecar.
+        spec["initContainers"].push_back(c);
+      }
+    }
+    if (r_.Percent(25)) {
+      std::string key = r_.Pick({"disk", "tier", kZone});
+      spec["nodeSelector"][key] = r_.Pick(LabelValues(key, nodes_));
+    }
+    json& node_affinity = spec["affinity"]["nodeAffinity"];
+    if (r_.Percent(25)) {
+      for (int n = r_.Between(1, 2); n > 0; --n) {
+        node_affinity["requiredDuringSchedulingIgnoredDuringExecution"]["nodeSelectorTerms"]
+            .push_back(Term());
+      }
+    }
+    if (r_.Percent(25)) {
+      for (int n = r_.Between(1, 2); n > 0; --n) {
+        json preferred = {{"weight", r_.Between(1, 100)}, {"preference", Term()}};
+        node_affinity["preferredDuringSchedulingIgnoredDuringExecution"].push_back(preferred);
+      }
+    }
+    if (node_affinity.is_null()) spec.erase("affinity");
+    if (r_.Percent(30)) {
+      for (int n = r_.Between(1, 2); n > 0; --n) spec["tolerations"].push_back(Toleration());
+    }
+    if (!classes_.empty() && r_.Percent(40)) spec["priorityClassName"] = r_.Pick(classes_);
+    return Pod("pod-" + std::to_string(i), std::move(spec));
+  }
+
+  json Term() {
+    json term;
+    for (int n = r_.Between(1, 2); n > 0; --n) {
+      std::string key = r_.Pick({"disk", "tier", "cores", kZone, kHostname});
+      std::string op = key == "cores"
+                           ? r_.Pick({"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"})
+                           : r_.Pick({"In", "NotIn", "Exists", "DoesNotExist"});
+      json requirement = {{"key", key}, {"operator", op}};
+      if (op == "Gt" || op == "Lt") {
+        requirement["values"] = json::array({r_.Pick({"1", "3", "4", "8", "12"})});
+      } else if (op == "In" || op == "NotIn") {
+        std::vector<std::string> values = LabelValues(key, nodes_);
+        size_t first = r_.Below(values.size());
+        requirement["values"] = json::array({values[first]});
+        if (r_.Percent(40)) {
+          requirement["values"].push_back(
+              values[(first + 1 + r_.Below(values.size() - 1)) % values.size()]);
+        }
+      }
+      term["matchExpressions"].push_back(requirement);
+    }
+    return term;
+  }
+
+  json Toleration() {
+    if (r_.Percent(5)) return {{"operator", "Exists"}};  // No key: tolerates every taint.
+    json t = {{"key", r_.Pick({"dedicated", "gpu", "spot"})}};
+    if (r_.Percent(50)) {
+      t["operator"] = "Equal";
+      t["value"] = r_.Pick({"a", "b"});
+    } else {
+      t["operator"] = "Exists";
+    }
+    if (r_.Percent(60)) t["effect"] = r_.Pick({"NoSchedule", "PreferNoSchedule", "NoExecute"});
+    return t;
+  }
+
+  Rand r_;
+  int nodes_ = 0;
+  std::vector<std::string> classes_;
+  std::vector<int64_t> image_sizes_;
+  std::map<std::string, UsedPorts> node_ports_;  // The bound pods' host ports, by node.
+};
+
+// `o` without the value at `path` (an object member or an array element), and without the
+// objects and arrays that this leaves empty, up to but not including `o` itself.
+json Erased(json o, Pointer path) {
+  if (!o.contains(path)) return o;
+  while (!path.empty()) {
+    json& parent = o[path.parent_pointer()];
+    if (parent.is_array()) {
+      parent.erase(std::stoul(path.back()));
+    } else {
+      parent.erase(path.back());
+    }
+    if (!parent.empty()) break;
+    path = path.parent_pointer();
+  }
+  return o;
+}
+
+// Each element of the array at `path` in `o`, if it has more than one.
+void AddElementsIfSeveral(const json& o, const Pointer& path, std::vector<Pointer>* out) {
+  if (!o.contains(path) || o[path].size() < 2) return;
+  for (size_t k = 0; k < o[path].size(); ++k) out->push_back(path / k);
+}
+
+// What can be removed from a pod, as paths, most aggressive first. A request of an extended
+// resource goes with its limit (see PodVariants).
+std::vector<Pointer> PodRemovals(const json& pod) {
+  const Pointer spec("/spec");
+  std::vector<Pointer> out;
+  for (const char* field :
+       {"affinity", "nodeSelector", "tolerations", "initContainers", "priorityClassName"}) {
+    if (pod["spec"].contains(field)) out.push_back(spec / field);
+  }
+  AddElementsIfSeveral(pod, spec / "containers", &out);
+  const Pointer node_affinity = spec / "affinity" / "nodeAffinity";
+  const Pointer required = node_affinity / "requiredDuringSchedulingIgnoredDuringExecution";
+  const Pointer preferred = node_affinity / "preferredDuringSchedulingIgnoredDuringExecution";
+  if (pod.contains(required) && pod.contains(preferred)) {
+    out.push_back(required);
+    out.push_back(preferred);
+  }
+  AddElementsIfSeveral(pod, required / "nodeSelectorTerms", &out);
+  AddElementsIfSeveral(pod, preferred, &out);
+  for (size_t k = 0; pod.contains(required) && k < pod[required / "nodeSelectorTerms"].size();
+       ++k) {
+    AddElementsIfSeveral(pod, required / "nodeSelectorTerms" / k / "matchExpressions", &out);
+  }
+  for (size_t k = 0; pod.contains(preferred) && k < pod[preferred].size(); ++k) {
+    AddElementsIfSeveral(pod, preferred / k / "preference" / "matchExpressions", &out);
+  }
+  AddElementsIfSeveral(pod, spec / "tolerations", &out);
+  AddElementsIfSeveral(pod, spec / "initContainers", &out);
+  for (const char* list : {"containers", "initContainers"}) {
+    for (size_t j = 0; pod["spec"].contains(list) && j < pod["spec"][list].size(); ++j) {
+      const Pointer container = spec / list / j;
+      for (size_t k = 0; k < pod[container].value("ports", json::array()).size(); ++k) {
+        out.push_back(container / "ports" / k);
+      }
+      if (!pod.contains(container / "resources" / "requests")) continue;
+      for (const auto& [resource, quantity] : pod[container / "resources" / "requests"].items()) {
+        out.push_back(container / "resources" / "requests" / resource);
+      }
+    }
+  }
+  return out;
+}
+
+// The pod without each of PodRemovals(pod) in turn.
+std::vector<json> PodVariants(const json& pod) {
+  std::vector<json> out;
+  for (const Pointer& path : PodRemovals(pod)) {
+    json variant = Erased(pod, path);
+    if (path.back() == kGpu) {  // The limit goes with the request.
+      variant =
+          Erased(std::move(variant), path.parent_pointer().parent_pointer() / "limits" / kGpu);
+    }
+    out.push_back(std::move(variant));
+  }
+  return out;
+}
+
+// The node without one label (but kubernetes.io/hostname), one taint, its images or
+// unschedulable, each in turn.
+std::vector<json> NodeVariants(const json& node) {
+  std::vector<Pointer> removals;
+  for (const auto& [key, value] : node["metadata"]["labels"].items()) {
+    if (key != kHostname) removals.push_back(Pointer("/metadata/labels") / key);
+  }
+  for (size_t k = 0; k < node.value(Pointer("/spec/taints"), json::array()).size(); ++k) {
+    removals.push_back(Pointer("/spec/taints") / k);
+  }
+  for (const char* path : {"/status/images", "/spec/unschedulable"}) {
+    if (node.contains(Pointer(path))) removals.emplace_back(path);
+  }
+  std::vector<json> out;
+  for (const Pointer& path : removals) out.push_back(Erased(node, path));
+  return out;
+}
+
+bool IsPod(const json& o) { return o["kind"] == "Pod"; }
+bool IsBound(const json& o) { return IsPod(o) && o["spec"].contains("nodeName"); }
+
+// `c` without the objects of its cluster for which `drop(index, object)` is true.
+template <typename Predicate>
+json Without(const json& c, Predicate drop) {
+  json out = c;
+  out["cluster"] = json::array();
+  for (size_t i = 0; i < c["cluster"].size(); ++i) {
+    if (!drop(i, c["cluster"][i])) out["cluster"].push_back(c["cluster"][i]);
+  }
+  return out;
+}
+
+}  // namespace
+
+json GenerateCase(uint64_t seed) {
+  return {{"description", "random case, seed " + std::to_string(seed)},
+          {"cluster", CaseBuilder(seed).Build()}};
+}
+
+std::vector<json> ShrinkCandidates(const json& c) {
+  const json& cluster = c["cluster"];
+  std::vector<json> out;
+  for (bool bound : {false, true}) {
+    for (size_t i = 0; i < cluster.size(); ++i) {
+      if (IsPod(cluster[i]) && IsBound(cluster[i]) == bound) {
+        out.push_back(Without(c, [&](size_t j, const json&) { return j == i; }));
+      }
+    }
+  }
+  std::set<std::string> named_classes;
+  for (const json& o : cluster) {
+    if (IsPod(o)) named_classes.insert(o["spec"].value("priorityClassName", ""));
+  }
+  for (size_t i = 0; i < cluster.size(); ++i) {
+    const std::string name = cluster[i]["metadata"]["name"];
+    if (cluster[i]["kind"] == "Node") {
+      out.push_back(Without(c, [&](size_t j, const json& o) {
+        return j == i || (IsBound(o) && o["spec"]["nodeName"] == name);
+      }));
+    } else if (cluster[i]["kind"] == "PriorityClass" && !named_classes.contains(name)) {
+      out.push_back(Without(c, [&](size_t j, const json&) { return j == i; }));
+    }
+  }
+  for (const char* kind : {"Pod", "Node"}) {
+    for (size_t i = 0; i < cluster.size(); ++i) {
+      if (cluster[i]["kind"] != kind) continue;
+      for (json& variant : IsPod(cluster[i]) ? PodVariants(cluster[i]) : NodeVariants(cluster[i])) {
+        out.push_back(c);
+        out.back()["cluster"][i] = std::move(variant);
+      }
+    }
+  }
+  return out;
+}
+
+json Shrink(const json& c, const std::function<bool(const json&)>& still_fails, int max_tries) {
+  json smallest = c;
+  int tries = 0;
+  for (bool shrunk = true; shrunk;) {
+    shrunk = false;
+    for (json& candidate : ShrinkCandidates(smallest)) {
+      if (tries++ >= max_tries) return smallest;
+      if (still_fails(candidate)) {
+        smallest = std::move(candidate);
+        shrunk = true;
+        break;
+      }
+    }
+  }
+  return smallest;
+}
+
+}  // namespace ksched::difftest
