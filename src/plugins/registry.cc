@@ -7,6 +7,7 @@
 #include "src/base/strings.h"
 #include "src/plugins/default_binder/default_binder.h"
 #include "src/plugins/default_preemption/args.h"
+#include "src/plugins/dynamic_resources/dynamic_resources.h"
 #include "src/plugins/guides.h"
 #include "src/plugins/image_locality/image_locality.h"
 #include "src/plugins/inter_pod_affinity/args.h"
@@ -48,6 +49,7 @@ Registry NewUpstreamRegistry() {
       {names::kNodeResourcesBalancedAllocation,
        TypedFactory<node_resources::BalancedAllocationArgs>(node_resources::NewBalancedAllocation)},
       {names::kImageLocality, image_locality::New},
+      {names::kDynamicResources, dynamic_resources::New},
       {names::kDefaultBinder, default_binder::New},
   };
   // The args types of kubescheduler.config.k8s.io/v1, decoded, defaulted and validated once, at

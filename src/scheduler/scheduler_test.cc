@@ -139,12 +139,13 @@ TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
   AddPod(MakePod().Name("big").Req("cpu", "2"));
   Drain();
   EXPECT_THAT(EventsFor("default/big", "FailedScheduling"),
-              ::testing::ElementsAre("0/1 nodes are available: 1 Insufficient cpu."));
+              ::testing::ElementsAre(
+                  "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate"));
   const api::PodCondition& c = writer_.conditions.at("default/big");
   EXPECT_EQ(c.type, "PodScheduled");
   EXPECT_EQ(c.status, "False");
   EXPECT_EQ(c.reason, "Unschedulable");
-  EXPECT_EQ(c.message, "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ(c.message, "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate");
   EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
 
   // A node that fits: NodeResourcesFit's hint requeues the pod.
@@ -161,7 +162,7 @@ TEST_F(SchedulerTest, AnUnsupportedFieldKeepsThePodPendingAndSaysWhich) {
   Drain();
   const std::string want =
       "0/1 nodes are available: spec.topologySpreadConstraints is not supported by ksched yet "
-      "(kube-scheduler's PodTopologySpread plugin).";
+      "(kube-scheduler's PodTopologySpread plugin). no new claims to deallocate";
   EXPECT_TRUE(writer_.binds.empty());
   EXPECT_THAT(EventsFor("default/spread", "FailedScheduling"), ::testing::ElementsAre(want));
   EXPECT_EQ(writer_.conditions.at("default/spread").reason, "Unschedulable");
@@ -193,7 +194,7 @@ TEST_F(SchedulerTest, AnExistingPodsAntiAffinityHoldsBackOnlyThePodsItSelects) {
   EXPECT_EQ(writer_.conditions.at("default/db-1").message,
             "0/2 nodes are available: spec.affinity.podAntiAffinity of pod default/db-0, which "
             "selects this pod, is not supported by ksched yet (kube-scheduler's InterPodAffinity "
-            "plugin).");
+            "plugin). no new claims to deallocate");
   EXPECT_FALSE(writer_.binds.contains("default/db-1"));
   EXPECT_TRUE(writer_.binds.contains("default/web"));
   EXPECT_TRUE(writer_.binds.contains("other/db-elsewhere"));  // The term's scope is its namespace.
@@ -256,7 +257,7 @@ TEST_F(SchedulerTest, BoundPodOfAnotherSchedulerCountsOnItsNode) {
   AddPod(MakePod().Name("mine").Req("cpu", "1"));
   Drain();
   EXPECT_EQ(writer_.conditions.at("default/mine").message,
-            "0/1 nodes are available: 1 Insufficient cpu.");
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate");
   // Deleting the other pod frees the room: NodeResourcesFit requeues on pod deletion.
   s_->OnPodDelete(MakePod().Name("theirs").SchedulerName("other").Node("n1").Req("cpu", "2").Ptr());
   Drain();
@@ -300,7 +301,8 @@ TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
   Drain();
   EXPECT_EQ(writer_.binds.at("default/p"), "teamed");
   EXPECT_EQ(writer_.conditions.at("default/q").message,
-            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had no team label.");
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had no team label. no new "
+            "claims to deallocate");
 }
 
 // A Filter that reads the pod's Namespace through the Handle: only "tier: gold" namespaces.
@@ -331,7 +333,7 @@ TEST_F(SchedulerTest, PluginsReadNamespacesThroughTheHandle) {
   Drain();
   EXPECT_EQ(writer_.binds.at("team-a/gold"), "n1");
   EXPECT_EQ(writer_.conditions.at("default/plain").message,
-            "0/1 nodes are available: 1 namespace is not gold.");
+            "0/1 nodes are available: 1 namespace is not gold. no new claims to deallocate");
 }
 
 // A PostFilter that nominates the first node it is shown, as preemption nominates.

@@ -141,12 +141,18 @@ std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
   }
   // What only kube-scheduler's DynamicResources and DefaultPreemption write: ksched has neither
   // yet (issue 16). Anything else that differs stays a mismatch of its kind.
+  // The part of kube-scheduler's message after ksched's whole message, if it begins so.
+  std::string_view more;
+  if (upstream.message.starts_with(ksched.message)) {
+    more = std::string_view(upstream.message).substr(ksched.message.size());
+    if (more.starts_with(", ")) more.remove_prefix(2);
+    if (more.starts_with(" ")) more.remove_prefix(1);
+  }
   std::vector<Mismatch> rest;
   for (Mismatch& m : out) {
     const bool missing =
-        (m.kind == "message" && upstream.message.starts_with(ksched.message + " ") &&
-         (upstream.message.substr(ksched.message.size() + 1).starts_with(kDraPostFilter) ||
-          upstream.message.substr(ksched.message.size() + 1).starts_with(kPreemption))) ||
+        (m.kind == "message" &&
+         (more.starts_with(kDraPostFilter) || more.starts_with(kPreemption))) ||
         (m.kind == "score" &&
          m.detail == fmt::format("plugin {} scored by kube-scheduler only", kDynamicResources)) ||
         // Only DefaultPreemption nominates a node in kube-scheduler's default profile.

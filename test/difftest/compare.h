@@ -50,8 +50,8 @@ struct Mismatch {
 // How `ksched` differs from `upstream`. A different node is a match when kube-scheduler scored
 // ksched's node as high as its own choice. A difference where ksched's message says it does not
 // support a field yet is one mismatch of kind "unsupported", whatever else differs. What only
-// kube-scheduler's DynamicResources and DefaultPreemption plugins write (their PostFilter
-// messages, DynamicResources' score, a nominated node) is of kind "missing-plugin".
+// kube-scheduler's DefaultPreemption writes (its part of the PostFilter message, a nominated
+// node), or DynamicResources where ksched lacks it, is of kind "missing-plugin".
 std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched);
 
 // Whether the nodes differ but kube-scheduler scored both the same (a tie it broke at random).

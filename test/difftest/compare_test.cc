@@ -106,6 +106,11 @@ TEST(CompareTest, WhatOnlyPluginsKschedLacksWriteIsAMissingPluginMismatch) {
   std::vector<Mismatch> m = Compare(up, ks);
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].kind, "missing-plugin");
+  // With DynamicResources' part, only DefaultPreemption's is missing.
+  ks.message = "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate";
+  m = Compare(up, ks);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "missing-plugin");
   // A different first part stays a message mismatch.
   ks.message = "0/1 nodes are available: 1 Insufficient memory.";
   m = Compare(up, ks);

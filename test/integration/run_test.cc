@@ -340,7 +340,7 @@ TEST_F(RunTest, UnsupportedFieldsKeepAPodPendingAndExtendersStopTheStart) {
   // Every node of the shared cluster is counted, and none is tried.
   const std::string want = fmt::format(
       "0/{} nodes are available: spec.volumes[0].persistentVolumeClaim is not supported by ksched "
-      "yet (kube-scheduler's VolumeBinding plugin).",
+      "yet (kube-scheduler's VolumeBinding plugin). no new claims to deallocate",
       Get({"nodes"})["items"].size());
   EXPECT_EQ(FailedSchedulingNote("unsupported"), want);
   json cond = PodScheduledCondition("unsupported", "claim");
@@ -465,7 +465,7 @@ TEST_P(GuideTest, AnnotationGateRefusesAnAnnotatedPodWithItsEventAndCondition) {
   const std::string note = FailedSchedulingNote(ns);
   EXPECT_TRUE(note.ends_with(
       "nodes are available: pod has annotation mycompany.com/environment, which this scheduler "
-      "refuses."))
+      "refuses. no new claims to deallocate"))
       << note;
   json cond = PodScheduledCondition(ns, "tagged");
   ASSERT_TRUE(cond.is_object());

@@ -26,7 +26,7 @@ TEST(PluginLibraryTest, TheExampleLibrarysPluginSchedules) {
             "default    web   Scheduled      green-1  \n"
             "default    api   Scheduled      blue-1   \n"
             "default    red   Unschedulable  <none>   0/2 nodes are available: 2 node(s) didn't "
-            "belong to team red.\n");
+            "belong to team red. no new claims to deallocate\n");
 }
 
 TEST(PluginLibraryTest, WithoutTheLibraryTheConfigNamesAPluginThatDoesNotExist) {
