@@ -1,9 +1,11 @@
 #include "test/difftest/compare.h"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace ksched::difftest {
 namespace {
@@ -42,6 +44,12 @@ Outcome OutcomeInSimulation(const json& simulation, const std::string& ns,
     o.status = p.value("status", "");
     o.message = p.value("message", "");
     o.nominated = p.value("nominatedNode", "");
+    for (const json& e : simulation.value("evicted", json::array())) {
+      o.evicted.push_back(e.is_string()
+                              ? e.get<std::string>()
+                              : e.value("namespace", "default") + "/" + e.value("name", ""));
+    }
+    std::sort(o.evicted.begin(), o.evicted.end());
     const json scores_by_node = p.value("scores", json::object());
     for (const auto& [node, scores] : scores_by_node.items()) {
       for (const auto& [plugin, score] : scores.items()) {
@@ -107,6 +115,10 @@ std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
     out.push_back(
         {"nominated", fmt::format("{:?} against {:?}", ksched.nominated, upstream.nominated)});
   }
+  if (upstream.evicted != ksched.evicted) {
+    out.push_back({"eviction", fmt::format("[{}] against [{}]", fmt::join(ksched.evicted, " "),
+                                           fmt::join(upstream.evicted, " "))});
+  }
   // Scores are compared where both scored the pod on the same nodes' state.
   if (!upstream.scores.totals.empty() && !ksched.scores.totals.empty()) {
     std::set<std::string> plugins;
@@ -153,11 +165,21 @@ std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
     const bool missing =
         (m.kind == "message" &&
          (more.starts_with(kDraPostFilter) || more.starts_with(kPreemption))) ||
+        // A preemption that nominated a node leaves the PostFilter messages out.
+        (m.kind == "message" && !upstream.nominated.empty() &&
+         ksched.message == upstream.message + " " + std::string(kDraPostFilter)) ||
         (m.kind == "score" &&
          m.detail == fmt::format("plugin {} scored by kube-scheduler only", kDynamicResources)) ||
-        // Only DefaultPreemption nominates a node in kube-scheduler's default profile.
-        (m.kind == "nominated" && ksched.nominated.empty());
-    if (missing) m.kind = "missing-plugin";
+        // Only DefaultPreemption nominates a node and evicts in kube-scheduler's default profile.
+        (m.kind == "nominated" && ksched.nominated.empty()) ||
+        (m.kind == "eviction" && ksched.evicted.empty());
+    if (missing) {
+      m.kind = "missing-plugin";
+    } else if (!upstream.evicted.empty() && ksched.evicted.empty()) {
+      // kube-scheduler preempted for this pod, and placed it once the victims were gone.
+      m.detail = fmt::format("kube-scheduler preempted for this pod: {} {}", m.kind, m.detail);
+      m.kind = "missing-plugin";
+    }
     rest.push_back(std::move(m));
   }
   return rest;
@@ -165,6 +187,7 @@ std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
 
 json ToJson(const Outcome& o) {
   json j = {{"node", o.node}, {"status", o.status}};
+  if (!o.evicted.empty()) j["evicted"] = o.evicted;
   if (!o.message.empty()) j["message"] = o.message;
   if (!o.nominated.empty()) j["nominatedNode"] = o.nominated;
   if (!o.scores.totals.empty()) {

@@ -25,13 +25,18 @@ struct Outcome {
   std::string message;    // The PodScheduled condition's message when not bound.
   std::string nominated;  // status.nominatedNodeName.
   Scores scores;          // Empty when the pod was not scored (one node fit, or none).
+  // The pods ("namespace/name") that scheduling this pod evicted (preemption's victims), sorted.
+  std::vector<std::string> evicted;
+  // Whether a preemption had happened in the case before this pod was created (a victim evicted,
+  // or a pod nominated), so that the cluster was no longer the one the other scheduler saw.
+  bool after_preemption = false;
 };
 
 // The outcome a pod object from the API server shows; scores are not in it.
 Outcome OutcomeOfPod(const nlohmann::json& pod);
 
-// The outcome of one pod in `ksched simulate -o json --explain`'s output; a Pending outcome if the
-// pod is not there.
+// The outcome of one pod in `ksched simulate -o json --explain`'s output, with the simulation's
+// evicted pods; a Pending outcome if the pod is not there.
 Outcome OutcomeInSimulation(const nlohmann::json& simulation, const std::string& ns,
                             const std::string& name);
 
@@ -41,8 +46,8 @@ Outcome OutcomeInSimulation(const nlohmann::json& simulation, const std::string&
 std::map<std::string, Scores> ScoresInLog(std::string_view log);
 
 struct Mismatch {
-  // placement, status, message, nominated, score; or, known gaps: unsupported (ksched says it
-  // does not support a field yet), missing-plugin (only a plugin ksched lacks wrote it).
+  // placement, status, message, nominated, eviction, score; or, known gaps: unsupported (ksched
+  // says it does not support a field yet), missing-plugin (only a plugin ksched lacks wrote it).
   std::string kind;
   std::string detail;
 };

@@ -132,10 +132,28 @@ TEST(CompareTest, WhatOnlyPluginsKschedLacksWriteIsAMissingPluginMismatch) {
                     .message = "0/1 nodes are available: 1 Insufficient memory.",
                     .nominated = "n"};
   Outcome pending{.status = "Unschedulable",
-                  .message = "0/1 nodes are available: 1 Insufficient memory."};
+                  .message =
+                      "0/1 nodes are available: 1 Insufficient memory. no new claims to "
+                      "deallocate"};
+  preempted.evicted = {"default/low"};
   m = Compare(preempted, pending);
-  ASSERT_EQ(m.size(), 1u);
-  EXPECT_EQ(m[0].kind, "missing-plugin");
+  ASSERT_EQ(m.size(), 3u);  // The message, the nominated node and the victims.
+  for (const Mismatch& each : m) EXPECT_EQ(each.kind, "missing-plugin") << each.detail;
+  EXPECT_EQ(m[2].detail, "[] against [default/low]");
+  // The preemptor bound once its victims were gone: all it differs in is preemption's.
+  Outcome bound{.node = "n", .status = "Scheduled", .evicted = {"default/low"}};
+  m = Compare(bound, pending);
+  ASSERT_EQ(m.size(), 4u);  // placement, status, message, eviction
+  for (const Mismatch& each : m) EXPECT_EQ(each.kind, "missing-plugin") << each.detail;
+  EXPECT_EQ(m[0].detail,
+            "kube-scheduler preempted for this pod: placement node \"\" against \"n\"");
+  // Other victims than kube-scheduler's are an eviction mismatch.
+  pending.nominated = "n";
+  pending.evicted = {"default/other"};
+  m = Compare(preempted, pending);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].kind, "missing-plugin");  // The message, as above.
+  EXPECT_EQ(m[1].kind, "eviction");
 }
 
 }  // namespace

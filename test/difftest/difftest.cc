@@ -21,6 +21,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -46,6 +47,8 @@ using nlohmann::json;
 using testing::CommandResult;
 using testing::ControlPlane;
 using testing::Process;
+
+constexpr char kKwokAnnotation[] = "kwok.x-k8s.io/node";
 
 void Sleep(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
@@ -168,7 +171,9 @@ class Harness {
       return result;
     }
     std::vector<json> created;
-    for (const json& o : c.setup) {
+    for (json o : c.setup) {
+      // kwok, the fake kubelet, finishes the deletions of preemption's victims on these nodes.
+      if (o.value("kind", "") == "Node") o["metadata"]["annotations"][kKwokAnnotation] = "fake";
       if (absl::Status st = api_.Create(o); !st.ok()) {
         result.error = fmt::format("creating {} {}: {}", o.value("kind", ""), KeyOf(o),
                                    std::string(st.message()));
@@ -179,9 +184,11 @@ class Harness {
     if (result.error.empty()) {
       Sleep(300);  // Both schedulers' watches deliver the nodes before the first pod.
       std::vector<Outcome> up = RunPhase(upstream_, c, nullptr, &result.error);
+      RestoreEvicted(c);
       std::vector<Outcome> run = RunPhase(ksched_, c, &up, &result.error);
-      bool preempted = false;  // Once kube-scheduler preempted, the states differ (issue 16).
+      // Once kube-scheduler preempted, the states differ: ksched has no preemption (issue 16).
       for (size_t i = 0; i < c.pending.size() && result.error.empty(); ++i) {
+        const bool preempted = up[i].after_preemption;
         PodResult p{.key = KeyOf(c.pending[i]), .upstream = up[i], .run = run[i]};
         p.simulate = Simulate(c, up, i, &result.error);
         p.run_mismatches = Compare(p.upstream, p.run);
@@ -193,7 +200,6 @@ class Harness {
             m.kind = "missing-plugin";
           }
         }
-        preempted |= !up[i].nominated.empty();
         result.pods.push_back(std::move(p));
       }
     }
@@ -266,7 +272,15 @@ class Harness {
     if (!error->empty()) return out;
     const size_t log_start = s.LogSize();
     std::vector<json> pods;
+    std::set<std::string> evicted;  // Gone or going, by "namespace/name".
     for (size_t i = 0; i < c.pending.size(); ++i) {
+      bool preempted = !evicted.empty();
+      for (const json& earlier : pods) {
+        preempted |= !api_.Get(Api::PathOf(earlier))
+                          .value("status", json::object())
+                          .value("nominatedNodeName", "")
+                          .empty();
+      }
       json pod = c.pending[i];
       pod["spec"]["schedulerName"] =
           s.prefix + pod["spec"].value("schedulerName", "default-scheduler");
@@ -276,9 +290,18 @@ class Harness {
       }
       pods.push_back(pod);
       out[i] = WaitForDecision(pod);
+      out[i].after_preemption = preempted;
+      out[i].evicted = NewlyEvicted(c, pods, &evicted);
+      // A preemption deletes its victims right after nominating (asynchronously in 1.36).
+      for (int wait = 0; !out[i].nominated.empty() && out[i].evicted.empty() && wait < 40; ++wait) {
+        Sleep(50);
+        out[i].evicted = NewlyEvicted(c, pods, &evicted);
+      }
       if (replay != nullptr && out[i].node != (*replay)[i].node) {
         api_.Delete(pod);
-        if (!(*replay)[i].node.empty()) {
+        if ((*replay)[i].node.empty()) {
+          evicted.insert(KeyOf(pod));  // Removed by the harness, not evicted.
+        } else {
           pod["spec"]["nodeName"] = (*replay)[i].node;
           (void)api_.Create(pod);
         }
@@ -291,6 +314,38 @@ class Harness {
       api_.Delete(pods[i]);
     }
     return out;
+  }
+
+  // The pods of the case (running ones, and pending ones created so far) that were deleted or are
+  // being deleted since the last call, sorted; `seen` keeps those already counted.
+  std::vector<std::string> NewlyEvicted(const Case& c, const std::vector<json>& pending,
+                                        std::set<std::string>* seen) {
+    std::vector<std::string> out;
+    auto check = [&](const json& pod) {
+      const std::string key = KeyOf(pod);
+      if (pod.value("kind", "") != "Pod" || seen->contains(key)) return;
+      json now = api_.Get(Api::PathOf(pod));
+      if (now.is_object() && !now["metadata"].contains("deletionTimestamp")) return;
+      seen->insert(key);
+      out.push_back(key);
+    };
+    for (const json& o : c.setup) check(o);
+    for (const json& p : pending) check(p);
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  // Puts back the running pods that kube-scheduler's preemption evicted (also those its last
+  // preemptions delete after the phase), so that ksched starts from the same cluster.
+  void RestoreEvicted(const Case& c) {
+    Sleep(500);
+    for (const json& o : c.setup) {
+      if (o.value("kind", "") != "Pod") continue;
+      json now = api_.Get(Api::PathOf(o));
+      if (now.is_object() && !now["metadata"].contains("deletionTimestamp")) continue;
+      api_.Delete(o);
+      (void)api_.Create(o);
+    }
   }
 
   // Polls the pod until it is bound or has a PodScheduled=False condition (up to 15 s).
@@ -480,7 +535,7 @@ int Main(int argc, char** argv) {
   }
 
   fs::create_directories(out_dir + "/shrunk");
-  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start();
+  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start({.kwok = true});
   if (!cluster.ok()) {
     std::fprintf(stderr, "difftest: %s\n", std::string(cluster.status().message()).c_str());
     return 1;
