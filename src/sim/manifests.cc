@@ -66,10 +66,58 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
     ss << in.rdbuf();
     absl::StatusOr<std::vector<api::Object>> objects = ParseManifest(ss.str(), path);
     if (!objects.ok()) return objects.status();
-    for (api::Object& o : *objects) all.push_back(std::move(o));
+    for (api::Object& o : *objects) {
+      if (auto* pod = std::get_if<api::Pod>(&o)) {
+        if (absl::Status st = AdmitPod(*pod); !st.ok()) {
+          return absl::InvalidArgumentError(fmt::format("{}: {}", path, AsStd(st.message())));
+        }
+      }
+      all.push_back(std::move(o));
+    }
   }
   if (absl::Status st = AdmitPriorities(&all); !st.ok()) return st;
   return all;
+}
+
+namespace {
+
+// Whether the API server lets a request of `resource` be below its limit
+// (helper.IsOvercommitAllowed): native resources (no domain, or a kubernetes.io one) other than
+// hugepages.
+bool OvercommitAllowed(std::string_view resource) {
+  const bool native = resource.find('/') == std::string_view::npos ||
+                      resource.find("kubernetes.io/") != std::string_view::npos;
+  return native && !resource.starts_with("hugepages-");
+}
+
+}  // namespace
+
+absl::Status AdmitPod(api::Pod& pod) {
+  for (auto [list, field] : {std::pair{&pod.spec.init_containers, "initContainers"},
+                             std::pair{&pod.spec.containers, "containers"}}) {
+    for (size_t i = 0; i < list->size(); ++i) {
+      api::ResourceRequirements& r = (*list)[i].resources;
+      for (const auto& [name, limit] : r.limits) r.requests.try_emplace(name, limit);
+      const std::string path = fmt::format("spec.{}[{}].resources", field, i);
+      for (const auto& [name, request] : r.requests) {
+        if (OvercommitAllowed(name)) continue;
+        auto limit = r.limits.find(name);
+        if (limit == r.limits.end()) {
+          return absl::InvalidArgumentError(fmt::format(
+              "Pod \"{}\" is invalid: {}.limits: Required value: Limit must be set for non "
+              "overcommitable resources",
+              pod.metadata.name, path));
+        }
+        if (!(limit->second == request)) {
+          return absl::InvalidArgumentError(fmt::format(
+              "Pod \"{}\" is invalid: {}.requests: Invalid value: \"{}\": must be equal to {} "
+              "limit of {}",
+              pod.metadata.name, path, request.String(), name, limit->second.String()));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::Status AdmitPriorities(std::vector<api::Object>* objects) {

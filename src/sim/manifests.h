@@ -18,6 +18,14 @@ absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
 // Reads and decodes every file, in order.
 absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths);
 
+// What the API server does to a pod it is given, before any scheduler sees it: requests default
+// to the limits of each resource that has no request (SetDefaults_Pod), and a resource that
+// cannot be overcommitted (an extended resource such as example.com/gpu, or hugepages) needs a
+// limit equal to its request. An error is the API server's:
+//   Pod "train" is invalid: spec.containers[0].resources.limits: Required value: Limit must be
+//   set for non overcommitable resources
+absl::Status AdmitPod(api::Pod& pod);
+
 // What the Priority admission plugin does to a pod created without spec.priority: the priority of
 // its priorityClassName (the built-in system-node-critical and system-cluster-critical, or a
 // PriorityClass among `objects`), else of the global default class (the lowest, if several), else

@@ -89,5 +89,43 @@ TEST(AdmitPrioritiesTest, UnknownClassIsTheApiServersError) {
             "pods \"web\" is forbidden: no PriorityClass with name gold was found");
 }
 
+// The pod of a one-pod manifest, admitted as the API server admits it.
+absl::StatusOr<api::Pod> Admitted(const std::string& manifest) {
+  auto objects = ParseManifest(manifest, "p.yaml");
+  if (!objects.ok()) return objects.status();
+  api::Pod pod = std::get<api::Pod>(objects->at(0));
+  if (absl::Status st = AdmitPod(pod); !st.ok()) return st;
+  return pod;
+}
+
+TEST(AdmitPodTest, RequestsDefaultToLimitsAsTheApiServerDefaultsThem) {
+  absl::StatusOr<api::Pod> pod = Admitted(
+      "kind: Pod\nmetadata: {name: p}\nspec:\n"
+      "  initContainers: [{name: i, resources: {limits: {memory: 1Gi}}}]\n"
+      "  containers: [{name: c, resources: {requests: {cpu: 500m}, limits: {cpu: '3', "
+      "example.com/gpu: '1'}}}]\n");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  const api::ResourceList& requests = pod->spec.containers[0].resources.requests;
+  EXPECT_EQ(requests.at("cpu").String(), "500m");  // A request given is kept.
+  EXPECT_EQ(requests.at("example.com/gpu").String(), "1");
+  EXPECT_EQ(pod->spec.init_containers[0].resources.requests.at("memory").String(), "1Gi");
+}
+
+TEST(AdmitPodTest, AnExtendedResourceNeedsAnEqualLimitAsTheApiServerSays) {
+  absl::StatusOr<api::Pod> pod = Admitted(
+      "kind: Pod\nmetadata: {name: train}\nspec:\n"
+      "  containers: [{name: c, resources: {requests: {example.com/gpu: '1'}}}]\n");
+  EXPECT_EQ(pod.status().message(),
+            "Pod \"train\" is invalid: spec.containers[0].resources.limits: Required value: Limit "
+            "must be set for non overcommitable resources");
+  pod = Admitted(
+      "kind: Pod\nmetadata: {name: train}\nspec:\n"
+      "  containers: [{name: c, resources: {requests: {example.com/gpu: '1'}, limits: "
+      "{example.com/gpu: '2'}}}]\n");
+  EXPECT_EQ(pod.status().message(),
+            "Pod \"train\" is invalid: spec.containers[0].resources.requests: Invalid value: "
+            "\"1\": must be equal to example.com/gpu limit of 2");
+}
+
 }  // namespace
 }  // namespace ksched::sim
