@@ -455,35 +455,53 @@ absl::Status Named(element e, const Path& p, T* out) {
   });
 }
 
+// The API server's default for a pod on the host's network (defaultHostNetworkPorts): every
+// container port is also a host port. Pods read from the API server have it already.
+void DefaultHostNetworkPorts(PodSpec* spec) {
+  for (auto* list : {&spec->init_containers, &spec->containers}) {
+    for (Container& c : *list) {
+      for (ContainerPort& port : c.ports) {
+        if (port.host_port == 0) port.host_port = port.container_port;
+      }
+    }
+  }
+}
+
 absl::Status Spec(element e, const Path& p, PodSpec* out) {
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "schedulerName") return Str(v, vp, &out->scheduler_name);
-    if (k == "nodeName") return Str(v, vp, &out->node_name);
-    if (k == "nodeSelector") return StrMapOf(v, vp, &out->node_selector);
-    if (k == "affinity") {
-      if (v.is_null()) return absl::OkStatus();
-      return Aff(v, vp, &out->affinity.emplace());
-    }
-    if (k == "tolerations") return Items(v, vp, &out->tolerations, TolerationOf);
-    if (k == "topologySpreadConstraints") {
-      return Items(v, vp, &out->topology_spread_constraints, Spread);
-    }
-    if (k == "priority") return OptInteger(v, vp, &out->priority);
-    if (k == "priorityClassName") return Str(v, vp, &out->priority_class_name);
-    if (k == "preemptionPolicy") return OptStr(v, vp, &out->preemption_policy);
-    if (k == "overhead") return Resources(v, vp, &out->overhead);
-    if (k == "schedulingGates")
-      return Items(v, vp, &out->scheduling_gates, Named<PodSchedulingGate>);
-    if (k == "initContainers") return Items(v, vp, &out->init_containers, ContainerOf);
-    if (k == "containers") return Items(v, vp, &out->containers, ContainerOf);
-    if (k == "volumes") return Items(v, vp, &out->volumes, VolumeOf);
-    if (k == "resourceClaims") return Items(v, vp, &out->resource_claims, Named<PodResourceClaim>);
-    if (k == "resources") {
-      if (v.is_null()) return absl::OkStatus();
-      return Requirements(v, vp, &out->resources.emplace());
-    }
-    return absl::OkStatus();
-  });
+  bool host_network = false;
+  absl::Status st =
+      Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+        if (k == "hostNetwork") return Bool(v, vp, &host_network);
+        if (k == "schedulerName") return Str(v, vp, &out->scheduler_name);
+        if (k == "nodeName") return Str(v, vp, &out->node_name);
+        if (k == "nodeSelector") return StrMapOf(v, vp, &out->node_selector);
+        if (k == "affinity") {
+          if (v.is_null()) return absl::OkStatus();
+          return Aff(v, vp, &out->affinity.emplace());
+        }
+        if (k == "tolerations") return Items(v, vp, &out->tolerations, TolerationOf);
+        if (k == "topologySpreadConstraints") {
+          return Items(v, vp, &out->topology_spread_constraints, Spread);
+        }
+        if (k == "priority") return OptInteger(v, vp, &out->priority);
+        if (k == "priorityClassName") return Str(v, vp, &out->priority_class_name);
+        if (k == "preemptionPolicy") return OptStr(v, vp, &out->preemption_policy);
+        if (k == "overhead") return Resources(v, vp, &out->overhead);
+        if (k == "schedulingGates")
+          return Items(v, vp, &out->scheduling_gates, Named<PodSchedulingGate>);
+        if (k == "initContainers") return Items(v, vp, &out->init_containers, ContainerOf);
+        if (k == "containers") return Items(v, vp, &out->containers, ContainerOf);
+        if (k == "volumes") return Items(v, vp, &out->volumes, VolumeOf);
+        if (k == "resourceClaims")
+          return Items(v, vp, &out->resource_claims, Named<PodResourceClaim>);
+        if (k == "resources") {
+          if (v.is_null()) return absl::OkStatus();
+          return Requirements(v, vp, &out->resources.emplace());
+        }
+        return absl::OkStatus();
+      });
+  if (st.ok() && host_network) DefaultHostNetworkPorts(out);
+  return st;
 }
 
 absl::Status PodCond(element e, const Path& p, PodCondition* out) {

@@ -136,6 +136,24 @@ TEST(DecodePodTest, ContainersAndVolumes) {
   EXPECT_EQ(s.volumes[4].source, "configMap");
 }
 
+TEST(DecodePodTest, APodOnTheHostNetworkExposesEveryContainerPortOnTheHost) {
+  // As the API server defaults it: a port without hostPort gets its containerPort.
+  absl::StatusOr<Pod> pod = DecodePod(R"({"metadata": {"name": "dns"}, "spec": {
+      "hostNetwork": true,
+      "initContainers": [{"name": "i", "ports": [{"containerPort": 9100}]}],
+      "containers": [{"name": "c", "ports": [{"containerPort": 53, "protocol": "UDP"},
+                                             {"containerPort": 8080, "hostPort": 8081}]}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->spec.init_containers[0].ports[0].host_port, 9100);
+  EXPECT_EQ(pod->spec.containers[0].ports[0].host_port, 53);
+  EXPECT_EQ(pod->spec.containers[0].ports[1].host_port, 8081);
+  // Off the host network a container port stays off the host.
+  pod = DecodePod(R"({"metadata": {"name": "web"}, "spec": {
+      "containers": [{"name": "c", "ports": [{"containerPort": 80}]}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  EXPECT_EQ(pod->spec.containers[0].ports[0].host_port, 0);
+}
+
 TEST(DecodePodTest, Status) {
   PodStatus st = LoadPod().status;
   EXPECT_EQ(st.phase, "Pending");
