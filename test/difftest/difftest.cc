@@ -243,10 +243,11 @@ class Harness {
                     {"metadata", {{"name", "difftest-probe-" + s->name}, {"namespace", "default"}}},
                     {"spec",
                      {{"schedulerName", profile0["schedulerName"]},
-                      {"nodeName", ""},
                       {"containers", {{{"name", "c"}, {"image", "registry.k8s.io/pause:3.10"}}}}}}};
-      probe["spec"].erase("nodeName");
-      if (absl::Status st = api_.Create(probe); !st.ok()) return st;
+      if (absl::Status st = api_.Create(probe); !st.ok()) {
+        result.Update(st);
+        break;
+      }
       bool bound = false;
       for (int i = 0; i < 600 && !bound && s->process->Running(); ++i) {
         bound = !api_.Get(Api::PathOf(probe))["spec"].value("nodeName", "").empty();
@@ -260,6 +261,7 @@ class Harness {
       }
     }
     api_.Delete(probe_node);
+    if (!result.ok()) Stop();  // The next case starts them again.
     return result;
   }
 
