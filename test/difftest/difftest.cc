@@ -181,7 +181,30 @@ class Harness {
       }
       created.push_back(o);
     }
-    if (result.error.empty()) {
+    try {
+      if (result.error.empty()) RunAndCompare(c, &result);
+    } catch (const json::exception& e) {  // An answer of an unexpected shape: this case's error.
+      result.error = fmt::format("harness: {}", e.what());
+    }
+    for (const json& pod : c.pending) api_.Delete(pod);  // Left over if the case failed midway.
+    for (auto it = created.rbegin(); it != created.rend(); ++it) {
+      if (it->value("kind", "") != "Namespace") api_.Delete(*it);
+    }
+    return result;
+  }
+
+  void Stop() {
+    for (Scheduler* s : {&upstream_, &ksched_}) {
+      if (s->process) s->process->Stop(SIGTERM);
+      s->process.reset();
+    }
+  }
+
+ private:
+  // Runs the case's pending pods through both schedulers and simulate, and compares.
+  void RunAndCompare(const Case& c, CaseResult* out) {
+    CaseResult& result = *out;
+    {
       Sleep(300);  // Both schedulers' watches deliver the nodes before the first pod.
       std::vector<Outcome> up = RunPhase(upstream_, c, nullptr, &result.error);
       RestoreEvicted(c);
@@ -203,20 +226,8 @@ class Harness {
         result.pods.push_back(std::move(p));
       }
     }
-    for (auto it = created.rbegin(); it != created.rend(); ++it) {
-      if (it->value("kind", "") != "Namespace") api_.Delete(*it);
-    }
-    return result;
   }
 
-  void Stop() {
-    for (Scheduler* s : {&upstream_, &ksched_}) {
-      if (s->process) s->process->Stop(SIGTERM);
-      s->process.reset();
-    }
-  }
-
- private:
   // Starts both schedulers with the case's configuration, unless they run with it already, and
   // waits until each has bound a probe pod.
   absl::Status EnsureSchedulers(const Case& c) {
@@ -250,7 +261,8 @@ class Harness {
       }
       bool bound = false;
       for (int i = 0; i < 600 && !bound && s->process->Running(); ++i) {
-        bound = !api_.Get(Api::PathOf(probe))["spec"].value("nodeName", "").empty();
+        const json now = api_.Get(Api::PathOf(probe));
+        bound = now.is_object() && !now["spec"].value("nodeName", "").empty();
         if (!bound) Sleep(100);
       }
       api_.Delete(probe);
@@ -278,10 +290,9 @@ class Harness {
     for (size_t i = 0; i < c.pending.size(); ++i) {
       bool preempted = !evicted.empty();
       for (const json& earlier : pods) {
-        preempted |= !api_.Get(Api::PathOf(earlier))
-                          .value("status", json::object())
-                          .value("nominatedNodeName", "")
-                          .empty();
+        const json now = api_.Get(Api::PathOf(earlier));  // Null once deleted.
+        preempted |= now.is_object() &&
+                     !now.value("status", json::object()).value("nominatedNodeName", "").empty();
       }
       json pod = c.pending[i];
       pod["spec"]["schedulerName"] =
