@@ -134,6 +134,7 @@ struct CaseResult {
   std::string incomparable, error;
   std::vector<std::string> adaptations;
   std::vector<PodResult> pods;
+  bool second_run = false;  // It differed once, and matched when run again.
 
   // Mismatches other than the known gaps.
   bool Differs() const {
@@ -410,6 +411,7 @@ class Harness {
 
 json ToJson(const CaseResult& r) {
   json j = {{"case", r.name}};
+  if (r.second_run) j["matchedOnASecondRun"] = true;
   if (!r.incomparable.empty()) j["incomparable"] = r.incomparable;
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.adaptations.empty()) j["adaptations"] = r.adaptations;
@@ -452,7 +454,7 @@ json ScenarioOf(const json& scenario, const CaseResult& r, const std::string& or
 }
 
 struct Totals {
-  int cases = 0, incomparable = 0, errors = 0, cases_matching = 0;
+  int cases = 0, incomparable = 0, errors = 0, cases_matching = 0, second_runs = 0;
   int pods = 0, pods_matching = 0, pods_matching_but_known = 0, ties = 0;
   std::map<std::string, int> run_kinds, simulate_kinds;
 
@@ -461,6 +463,7 @@ struct Totals {
     if (!r.incomparable.empty()) ++incomparable;
     if (!r.error.empty()) ++errors;
     if (r.incomparable.empty() && !r.Differs()) ++cases_matching;
+    if (r.second_run) ++second_runs;
     for (const PodResult& p : r.pods) {
       ++pods;
       if (p.run_mismatches.empty() && p.simulate_mismatches.empty()) ++pods_matching;
@@ -478,6 +481,7 @@ struct Totals {
   }
   json ToJson() const {
     return {{"cases", cases},
+            {"matchedOnASecondRun", second_runs},
             {"incomparable", incomparable},
             {"errors", errors},
             {"casesMatching", cases_matching},
@@ -492,9 +496,9 @@ struct Totals {
     const int comparable = cases - incomparable;
     auto percent = [&](int n) { return pods == 0 ? 100.0 : 100.0 * n / pods; };
     std::printf(
-        "%s: %d/%d cases match (%d not comparable, %d errors); of %d pods, %d (%.1f%%) "
-        "match exactly (%d through a tie) and %d (%.1f%%) but for known gaps\n",
-        title, cases_matching, comparable, incomparable, errors, pods, pods_matching,
+        "%s: %d/%d cases match (%d on a second run; %d not comparable, %d errors); of %d pods, "
+        "%d (%.1f%%) match exactly (%d through a tie) and %d (%.1f%%) but for known gaps\n",
+        title, cases_matching, comparable, second_runs, incomparable, errors, pods, pods_matching,
         percent(pods_matching), ties, pods_matching_but_known, percent(pods_matching_but_known));
     for (const auto& [label, kinds] :
          {std::pair{"ksched run", &run_kinds}, std::pair{"ksched simulate", &simulate_kinds}}) {
@@ -562,10 +566,20 @@ int Main(int argc, char** argv) {
   if (!http.ok()) return 1;
   Harness harness(**cluster, **http, (*cluster)->dir());
 
-  auto run = [&](const std::string& name, const json& scenario) -> CaseResult {
+  auto run_once = [&](const std::string& name, const json& scenario) -> CaseResult {
     absl::StatusOr<Case> c = MakeCase(name, scenario, upstream_plugins);
     if (!c.ok()) return {.name = name, .error = std::string(c.status().message())};
     return harness.Run(*c);
+  };
+  // A real difference is the same every time; one that goes away on a second run came from timing
+  // (a watch that delivered late on a busy machine), and is counted apart.
+  auto run = [&](const std::string& name, const json& scenario) -> CaseResult {
+    CaseResult first = run_once(name, scenario);
+    if (!first.Differs()) return first;
+    CaseResult again = run_once(name, scenario);
+    if (again.Differs()) return first;
+    again.second_run = true;
+    return again;
   };
   auto report = [](const CaseResult& r) {
     if (!r.incomparable.empty()) {
@@ -573,7 +587,9 @@ int Main(int argc, char** argv) {
     } else if (!r.error.empty()) {
       std::printf("%-32s ERROR %s\n", r.name.c_str(), r.error.c_str());
     } else {
-      std::printf("%-32s %s\n", r.name.c_str(), r.Differs() ? "DIFFERS" : "matches");
+      std::printf(
+          "%-32s %s\n", r.name.c_str(),
+          r.Differs() ? "DIFFERS" : (r.second_run ? "matches (on a second run)" : "matches"));
       for (const PodResult& p : r.pods) {
         for (const auto& [who, list] :
              {std::pair{"run", &p.run_mismatches}, std::pair{"simulate", &p.simulate_mismatches}}) {
