@@ -359,6 +359,7 @@ std::vector<json> NodeVariants(const json& node) {
     if (node.contains(Pointer(path))) removals.emplace_back(path);
   }
   std::vector<json> out;
+  out.reserve(removals.size());
   for (const Pointer& path : removals) out.push_back(Erased(node, path));
   return out;
 }
