@@ -455,11 +455,16 @@ absl::Status Named(element e, const Path& p, T* out) {
   });
 }
 
-// The API server's default for a pod on the host's network (defaultHostNetworkPorts): every
-// container port is also a host port. Pods read from the API server have it already.
-void DefaultHostNetworkPorts(PodSpec* spec) {
+// The API server's defaults for a pod's containers (SetDefaults_Pod), so that a pod from a
+// manifest reads as the API server would store it; pods read from the API server have them
+// already. Requests default to the limits of resources that have no request, and on the host's
+// network every container port is also a host port (defaultHostNetworkPorts).
+void ApplyPodDefaults(PodSpec* spec, bool host_network) {
   for (auto* list : {&spec->init_containers, &spec->containers}) {
     for (Container& c : *list) {
+      for (const auto& [name, limit] : c.resources.limits)
+        c.resources.requests.try_emplace(name, limit);
+      if (!host_network) continue;
       for (ContainerPort& port : c.ports) {
         if (port.host_port == 0) port.host_port = port.container_port;
       }
@@ -500,7 +505,7 @@ absl::Status Spec(element e, const Path& p, PodSpec* out) {
         }
         return absl::OkStatus();
       });
-  if (st.ok() && host_network) DefaultHostNetworkPorts(out);
+  if (st.ok()) ApplyPodDefaults(out, host_network);
   return st;
 }
 

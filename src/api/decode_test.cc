@@ -136,6 +136,18 @@ TEST(DecodePodTest, ContainersAndVolumes) {
   EXPECT_EQ(s.volumes[4].source, "configMap");
 }
 
+TEST(DecodePodTest, RequestsDefaultToLimitsAsTheApiServerDefaultsThem) {
+  absl::StatusOr<Pod> pod = DecodePod(R"({"metadata": {"name": "p"}, "spec": {
+      "initContainers": [{"name": "i", "resources": {"limits": {"memory": "1Gi"}}}],
+      "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"},
+                                                 "limits": {"cpu": "3", "example.com/gpu": "1"}}}]}})");
+  ASSERT_TRUE(pod.ok()) << pod.status();
+  const ResourceList& requests = pod->spec.containers[0].resources.requests;
+  EXPECT_EQ(requests.at("cpu").String(), "500m");  // A request given is kept.
+  EXPECT_EQ(requests.at("example.com/gpu").String(), "1");
+  EXPECT_EQ(pod->spec.init_containers[0].resources.requests.at("memory").String(), "1Gi");
+}
+
 TEST(DecodePodTest, APodOnTheHostNetworkExposesEveryContainerPortOnTheHost) {
   // As the API server defaults it: a port without hostPort gets its containerPort.
   absl::StatusOr<Pod> pod = DecodePod(R"({"metadata": {"name": "dns"}, "spec": {

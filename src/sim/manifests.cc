@@ -79,28 +79,20 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
   return all;
 }
 
-namespace {
-
-// Whether the API server lets a request of `resource` be below its limit
-// (helper.IsOvercommitAllowed): native resources (no domain, or a kubernetes.io one) other than
-// hugepages.
-bool OvercommitAllowed(std::string_view resource) {
+bool NeedsEqualLimit(std::string_view resource) {
   const bool native = resource.find('/') == std::string_view::npos ||
                       resource.find("kubernetes.io/") != std::string_view::npos;
-  return native && !resource.starts_with("hugepages-");
+  return !native || resource.starts_with("hugepages-");
 }
 
-}  // namespace
-
-absl::Status AdmitPod(api::Pod& pod) {
+absl::Status AdmitPod(const api::Pod& pod) {
   for (auto [list, field] : {std::pair{&pod.spec.init_containers, "initContainers"},
                              std::pair{&pod.spec.containers, "containers"}}) {
     for (size_t i = 0; i < list->size(); ++i) {
-      api::ResourceRequirements& r = (*list)[i].resources;
-      for (const auto& [name, limit] : r.limits) r.requests.try_emplace(name, limit);
+      const api::ResourceRequirements& r = (*list)[i].resources;
       const std::string path = fmt::format("spec.{}[{}].resources", field, i);
       for (const auto& [name, request] : r.requests) {
-        if (OvercommitAllowed(name)) continue;
+        if (!NeedsEqualLimit(name)) continue;
         auto limit = r.limits.find(name);
         if (limit == r.limits.end()) {
           return absl::InvalidArgumentError(fmt::format(

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -18,13 +19,17 @@ absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
 // Reads and decodes every file, in order.
 absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths);
 
-// What the API server does to a pod it is given, before any scheduler sees it: requests default
-// to the limits of each resource that has no request (SetDefaults_Pod), and a resource that
-// cannot be overcommitted (an extended resource such as example.com/gpu, or hugepages) needs a
-// limit equal to its request. An error is the API server's:
+// Whether the API server requires a limit equal to the request for `resource`: one that cannot
+// be overcommitted (not helper.IsOvercommitAllowed), an extended resource such as example.com/gpu
+// or hugepages.
+bool NeedsEqualLimit(std::string_view resource);
+
+// What the API server refuses in a pod it is given (its defaults, such as requests from limits,
+// are applied when the pod is decoded): a resource that NeedsEqualLimit without that limit. An
+// error is the API server's:
 //   Pod "train" is invalid: spec.containers[0].resources.limits: Required value: Limit must be
 //   set for non overcommitable resources
-absl::Status AdmitPod(api::Pod& pod);
+absl::Status AdmitPod(const api::Pod& pod);
 
 // What the Priority admission plugin does to a pod created without spec.priority: the priority of
 // its priorityClassName (the built-in system-node-critical and system-cluster-critical, or a

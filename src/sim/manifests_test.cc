@@ -98,19 +98,6 @@ absl::StatusOr<api::Pod> Admitted(const std::string& manifest) {
   return pod;
 }
 
-TEST(AdmitPodTest, RequestsDefaultToLimitsAsTheApiServerDefaultsThem) {
-  absl::StatusOr<api::Pod> pod = Admitted(
-      "kind: Pod\nmetadata: {name: p}\nspec:\n"
-      "  initContainers: [{name: i, resources: {limits: {memory: 1Gi}}}]\n"
-      "  containers: [{name: c, resources: {requests: {cpu: 500m}, limits: {cpu: '3', "
-      "example.com/gpu: '1'}}}]\n");
-  ASSERT_TRUE(pod.ok()) << pod.status();
-  const api::ResourceList& requests = pod->spec.containers[0].resources.requests;
-  EXPECT_EQ(requests.at("cpu").String(), "500m");  // A request given is kept.
-  EXPECT_EQ(requests.at("example.com/gpu").String(), "1");
-  EXPECT_EQ(pod->spec.init_containers[0].resources.requests.at("memory").String(), "1Gi");
-}
-
 TEST(AdmitPodTest, AnExtendedResourceNeedsAnEqualLimitAsTheApiServerSays) {
   absl::StatusOr<api::Pod> pod = Admitted(
       "kind: Pod\nmetadata: {name: train}\nspec:\n"

@@ -96,10 +96,12 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
         }
       }
       // Held by another PreEnqueue plugin: nothing writes a condition; its reason tells why.
-      Status gate = s.FrameworkFor(pod.spec.scheduler_name)->RunPreEnqueuePlugins(pod);
-      if (o.status == "Pending" && !gate.ok()) {
-        o.status = "SchedulingGated";
-        o.message = gate.Message();
+      if (o.status == "Pending") {
+        Status gate = s.FrameworkFor(pod.spec.scheduler_name)->RunPreEnqueuePlugins(pod);
+        if (!gate.ok()) {
+          o.status = "SchedulingGated";
+          o.message = gate.Message();
+        }
       }
     }
     if (auto it = last.find(pod.metadata.uid); it != last.end()) o.last_cycle = it->second;

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "src/sim/manifests.h"
 
 namespace ksched::difftest {
 namespace {
@@ -18,13 +19,6 @@ const std::map<std::string, int64_t>& SystemClasses() {
   static const auto* classes = new std::map<std::string, int64_t>{
       {"system-cluster-critical", 2000000000}, {"system-node-critical", 2000001000}};
   return *classes;
-}
-
-// A resource the API server requires a limit for, equal to the request: an extended resource.
-bool IsExtended(const std::string& name) {
-  return name != "cpu" && name != "memory" && name != "ephemeral-storage" &&
-         !name.starts_with("hugepages-") && name.find('/') != std::string::npos &&
-         !name.starts_with("kubernetes.io/");
 }
 
 // Every plugin name a configuration mentions.
@@ -72,7 +66,7 @@ void AdaptPod(json& pod, std::map<int64_t, std::string>& priority_classes,
       json& resources = container["resources"];
       if (!resources.is_object() || !resources.contains("requests")) continue;
       for (const auto& [name, quantity] : resources["requests"].items()) {
-        if (!IsExtended(name) ||
+        if (!sim::NeedsEqualLimit(name) ||
             (resources.contains("limits") && resources["limits"].contains(name))) {
           continue;
         }
