@@ -56,6 +56,21 @@ class Handle {
   // what else a class says (its preemptionPolicy, labels, annotations). Safe from any thread.
   virtual std::shared_ptr<const api::PriorityClass> GetPriorityClass(
       std::string_view name) const = 0;
+  // The workloads that select pods, as last watched, for plugins that need a pod's workload
+  // (PodTopologySpread's default constraints): the Services of a namespace, and a namespace's
+  // ReplicationController, ReplicaSet or StatefulSet by name (nullptr if there is none). Safe
+  // from any thread.
+  virtual std::vector<std::shared_ptr<const api::Service>> ListServices(
+      std::string_view ns) const = 0;
+  virtual std::shared_ptr<const api::ReplicationController> GetReplicationController(
+      std::string_view ns, std::string_view name) const = 0;
+  virtual std::shared_ptr<const api::ReplicaSet> GetReplicaSet(std::string_view ns,
+                                                               std::string_view name) const = 0;
+  virtual std::shared_ptr<const api::StatefulSet> GetStatefulSet(std::string_view ns,
+                                                                 std::string_view name) const = 0;
+  // Every namespace's PodDisruptionBudgets, as last watched (preemption). Safe from any thread.
+  virtual std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
+      const = 0;
 };
 
 }  // namespace ksched

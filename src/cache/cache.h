@@ -71,6 +71,49 @@ class ObjectsByName {
   std::map<std::string, std::shared_ptr<const T>, std::less<>> objects_ ABSL_GUARDED_BY(mu_);
 };
 
+// Namespaced objects of one kind (Services, ReplicaSets, ...) by namespace and name, as the
+// informers last saw them. Thread safety: all methods may be called concurrently.
+template <typename T>
+class ObjectsByNamespace {
+ public:
+  void Set(std::shared_ptr<const T> obj) {
+    absl::MutexLock lock(&mu_);
+    objects_[{obj->metadata.namespace_, obj->metadata.name}] = std::move(obj);
+  }
+  void Remove(const std::string& ns, const std::string& name) {
+    absl::MutexLock lock(&mu_);
+    objects_.erase({ns, name});
+  }
+  std::shared_ptr<const T> Get(std::string_view ns, std::string_view name) const {
+    absl::MutexLock lock(&mu_);
+    auto it = objects_.find({std::string(ns), std::string(name)});
+    return it == objects_.end() ? nullptr : it->second;
+  }
+  // The objects of one namespace, by name.
+  std::vector<std::shared_ptr<const T>> List(std::string_view ns) const {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::shared_ptr<const T>> out;
+    for (auto it = objects_.lower_bound({std::string(ns), ""});
+         it != objects_.end() && it->first.first == ns; ++it) {
+      out.push_back(it->second);
+    }
+    return out;
+  }
+  // Every namespace's objects, by namespace and name.
+  std::vector<std::shared_ptr<const T>> ListAll() const {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::shared_ptr<const T>> out;
+    out.reserve(objects_.size());
+    for (const auto& [key, obj] : objects_) out.push_back(obj);
+    return out;
+  }
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const T>> objects_
+      ABSL_GUARDED_BY(mu_);
+};
+
 class Cache {
  public:
   // `assumed_ttl` of zero: assumed pods never expire (upstream's default since 1.27).
@@ -109,6 +152,11 @@ class Cache {
 
   ObjectsByName<api::Namespace> namespaces;
   ObjectsByName<api::PriorityClass> priority_classes;
+  ObjectsByNamespace<api::Service> services;
+  ObjectsByNamespace<api::ReplicationController> replication_controllers;
+  ObjectsByNamespace<api::ReplicaSet> replica_sets;
+  ObjectsByNamespace<api::StatefulSet> stateful_sets;
+  ObjectsByNamespace<api::PodDisruptionBudget> pod_disruption_budgets;
 
  private:
   struct PodState {

@@ -127,6 +127,28 @@ class Framework : public Handle {
   std::shared_ptr<const api::PriorityClass> GetPriorityClass(std::string_view name) const override {
     return deps_.cache ? deps_.cache->priority_classes.Get(name) : nullptr;
   }
+  std::vector<std::shared_ptr<const api::Service>> ListServices(
+      std::string_view ns) const override {
+    if (!deps_.cache) return {};
+    return deps_.cache->services.List(ns);
+  }
+  std::shared_ptr<const api::ReplicationController> GetReplicationController(
+      std::string_view ns, std::string_view name) const override {
+    return deps_.cache ? deps_.cache->replication_controllers.Get(ns, name) : nullptr;
+  }
+  std::shared_ptr<const api::ReplicaSet> GetReplicaSet(std::string_view ns,
+                                                       std::string_view name) const override {
+    return deps_.cache ? deps_.cache->replica_sets.Get(ns, name) : nullptr;
+  }
+  std::shared_ptr<const api::StatefulSet> GetStatefulSet(std::string_view ns,
+                                                         std::string_view name) const override {
+    return deps_.cache ? deps_.cache->stateful_sets.Get(ns, name) : nullptr;
+  }
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
+      const override {
+    if (!deps_.cache) return {};
+    return deps_.cache->pod_disruption_budgets.ListAll();
+  }
 
  private:
   friend class FilterRun;

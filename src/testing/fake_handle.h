@@ -75,6 +75,26 @@ class FakeHandle : public Handle {
   std::shared_ptr<const api::PriorityClass> GetPriorityClass(std::string_view name) const override {
     return cache_.priority_classes.Get(name);
   }
+  std::vector<std::shared_ptr<const api::Service>> ListServices(
+      std::string_view ns) const override {
+    return cache_.services.List(ns);
+  }
+  std::shared_ptr<const api::ReplicationController> GetReplicationController(
+      std::string_view ns, std::string_view name) const override {
+    return cache_.replication_controllers.Get(ns, name);
+  }
+  std::shared_ptr<const api::ReplicaSet> GetReplicaSet(std::string_view ns,
+                                                       std::string_view name) const override {
+    return cache_.replica_sets.Get(ns, name);
+  }
+  std::shared_ptr<const api::StatefulSet> GetStatefulSet(std::string_view ns,
+                                                         std::string_view name) const override {
+    return cache_.stateful_sets.Get(ns, name);
+  }
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
+      const override {
+    return cache_.pod_disruption_budgets.ListAll();
+  }
 
   RecordingWriter& recording_writer() { return writer_; }
   cache::Cache& cache() { return cache_; }

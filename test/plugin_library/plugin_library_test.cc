@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ksched/version.h"
 #include "src/testing/command.h"
 
 namespace ksched::testing {
@@ -53,8 +54,10 @@ TEST(PluginLibraryTest, BrokenLibrariesStopTheStartWithTheirError) {
                     "KSCHED_PLUGIN_LIBRARY)\n"},
            Case{BAD_OTHER_SDK_VERSION,
                 std::string("ksched: --plugin-library ") + BAD_OTHER_SDK_VERSION +
-                    ": built against ksched SDK version 1001, but this ksched has SDK version 1; "
-                    "rebuild the library against this ksched's include/ksched\n"},
+                    ": built against ksched SDK version " +
+                    std::to_string(KSCHED_SDK_VERSION + 1000) +
+                    ", but this ksched has SDK version " + std::to_string(KSCHED_SDK_VERSION) +
+                    "; rebuild the library against this ksched's include/ksched\n"},
            Case{BAD_TAKEN_NAME, std::string("ksched: --plugin-library ") + BAD_TAKEN_NAME +
                                     ": a plugin named NodeAffinity already exists\n"},
        }) {

@@ -290,4 +290,51 @@ struct PriorityClass {
   std::optional<std::string> preemption_policy;  // PreemptLowerPriority (the default) or Never.
 };
 
+// --- Workloads that select pods (PodTopologySpread's default constraints) --------------------
+
+// core/v1 Service: only its spec.selector. An empty selector selects no pod (the API server
+// drops an empty map, so a Service without a selector reads back the same).
+struct Service {
+  ObjectMeta metadata;
+  StringMap selector;
+};
+
+// core/v1 ReplicationController: its spec.selector (the API server defaults it to the template's
+// labels).
+struct ReplicationController {
+  ObjectMeta metadata;
+  StringMap selector;
+};
+
+// apps/v1 ReplicaSet and StatefulSet: their spec.selector.
+struct ReplicaSet {
+  ObjectMeta metadata;
+  std::optional<LabelSelector> selector;
+};
+struct StatefulSet {
+  ObjectMeta metadata;
+  std::optional<LabelSelector> selector;
+};
+
+// --- PodDisruptionBudget (policy/v1) ---------------------------------------------------------
+
+// intstr.IntOrString: 2 or "50%".
+struct IntOrString {
+  bool is_string = false;
+  int32_t int_value = 0;
+  std::string str_value;
+};
+
+struct PodDisruptionBudget {
+  ObjectMeta metadata;
+  std::optional<IntOrString> min_available;
+  std::optional<IntOrString> max_unavailable;
+  // Absent or empty: selects no pod (policy/v1).
+  std::optional<LabelSelector> selector;
+  // Status, as the disruption controller writes it: how many more pods may be disrupted, and
+  // the pods already being disrupted (name → the time it began), which count as gone.
+  int32_t disruptions_allowed = 0;
+  std::map<std::string, std::string, std::less<>> disrupted_pods;
+};
+
 }  // namespace ksched::api
