@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "fmt/format.h"
@@ -68,6 +69,7 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
     if (!objects.ok()) return objects.status();
     for (api::Object& o : *objects) {
       if (auto* pod = std::get_if<api::Pod>(&o)) {
+        MergeMatchLabelKeys(pod);
         if (absl::Status st = AdmitPod(*pod); !st.ok()) {
           return absl::InvalidArgumentError(fmt::format("{}: {}", path, AsStd(st.message())));
         }
@@ -77,6 +79,43 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
   }
   if (absl::Status st = AdmitPriorities(&all); !st.ok()) return st;
   return all;
+}
+
+namespace {
+
+// upstream's applyLabelKeysToLabelSelector.
+void AddLabelRequirements(const std::vector<std::string>& keys, const char* op,
+                          const api::StringMap& labels, std::optional<api::LabelSelector>* sel) {
+  if (!sel->has_value()) return;
+  for (const std::string& key : keys) {
+    auto it = labels.find(key);
+    if (it != labels.end()) (*sel)->match_expressions.push_back({key, op, {it->second}});
+  }
+}
+
+void MergeIntoTerm(const api::StringMap& labels, api::PodAffinityTerm* t) {
+  AddLabelRequirements(t->match_label_keys, "In", labels, &t->label_selector);
+  AddLabelRequirements(t->mismatch_label_keys, "NotIn", labels, &t->label_selector);
+}
+
+}  // namespace
+
+void MergeMatchLabelKeys(api::Pod* pod) {
+  const api::StringMap& labels = pod->metadata.labels;
+  if (pod->spec.affinity) {
+    for (auto* a : {&pod->spec.affinity->pod_affinity, &pod->spec.affinity->pod_anti_affinity}) {
+      if (!a->has_value()) continue;
+      for (auto& w : (*a)->preferred_during_scheduling_ignored_during_execution) {
+        MergeIntoTerm(labels, &w.pod_affinity_term);
+      }
+      for (auto& t : (*a)->required_during_scheduling_ignored_during_execution) {
+        MergeIntoTerm(labels, &t);
+      }
+    }
+  }
+  for (api::TopologySpreadConstraint& c : pod->spec.topology_spread_constraints) {
+    AddLabelRequirements(c.match_label_keys, "In", labels, &c.label_selector);
+  }
 }
 
 bool NeedsEqualLimit(std::string_view resource) {

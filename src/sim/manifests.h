@@ -31,6 +31,13 @@ bool NeedsEqualLimit(std::string_view resource);
 //   set for non overcommitable resources
 absl::Status AdmitPod(const api::Pod& pod);
 
+// What the API server does to a pod it creates (the pod strategy's PrepareForCreate): the labels
+// that matchLabelKeys (and mismatchLabelKeys) name in a podAffinity or podAntiAffinity term, or
+// matchLabelKeys in a topology spread constraint, become `In` (`NotIn`) requirements of its
+// labelSelector, with the pod's own values. A term without a labelSelector is left alone (it
+// selects nothing), as upstream.
+void MergeMatchLabelKeys(api::Pod* pod);
+
 // What the Priority admission plugin does to a pod created without spec.priority: the priority of
 // its priorityClassName (the built-in system-node-critical and system-cluster-critical, or a
 // PriorityClass among `objects`), else of the global default class (the lowest, if several), else

@@ -114,5 +114,48 @@ TEST(AdmitPodTest, AnExtendedResourceNeedsAnEqualLimitAsTheApiServerSays) {
             "\"1\": must be equal to example.com/gpu limit of 2");
 }
 
+TEST(MergeMatchLabelKeysTest, LabelKeysBecomeSelectorRequirementsAsTheApiServerMakesThem) {
+  auto objects = ParseManifest(R"(
+kind: Pod
+metadata: {name: web-7, labels: {app: web, pod-template-hash: abc, tenant: t1}}
+spec:
+  containers: [{name: c}]
+  affinity:
+    podAntiAffinity:
+      requiredDuringSchedulingIgnoredDuringExecution:
+      - labelSelector: {matchLabels: {app: web}}
+        matchLabelKeys: [pod-template-hash, absent]
+        mismatchLabelKeys: [tenant]
+        topologyKey: kubernetes.io/hostname
+    podAffinity:
+      preferredDuringSchedulingIgnoredDuringExecution:
+      - weight: 1
+        podAffinityTerm: {matchLabelKeys: [app], topologyKey: zone}
+  topologySpreadConstraints:
+  - {maxSkew: 1, topologyKey: zone, whenUnsatisfiable: DoNotSchedule,
+     labelSelector: {matchLabels: {app: web}}, matchLabelKeys: [pod-template-hash]}
+)",
+                               "web.yaml");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  api::Pod pod = std::get<api::Pod>(objects->at(0));
+  MergeMatchLabelKeys(&pod);
+  const auto& anti =
+      pod.spec.affinity->pod_anti_affinity->required_during_scheduling_ignored_during_execution[0]
+          .label_selector->match_expressions;
+  ASSERT_EQ(anti.size(), 2u);
+  EXPECT_EQ(anti[0].key, "pod-template-hash");
+  EXPECT_EQ(anti[0].op, "In");
+  EXPECT_EQ(anti[0].values, std::vector<std::string>{"abc"});
+  EXPECT_EQ(anti[1].key, "tenant");
+  EXPECT_EQ(anti[1].op, "NotIn");
+  // Without a labelSelector the term selects nothing, and stays so.
+  EXPECT_FALSE(
+      pod.spec.affinity->pod_affinity->preferred_during_scheduling_ignored_during_execution[0]
+          .pod_affinity_term.label_selector.has_value());
+  const auto& spread = pod.spec.topology_spread_constraints[0].label_selector->match_expressions;
+  ASSERT_EQ(spread.size(), 1u);
+  EXPECT_EQ(spread[0].values, std::vector<std::string>{"abc"});
+}
+
 }  // namespace
 }  // namespace ksched::sim
