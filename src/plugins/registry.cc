@@ -11,6 +11,7 @@
 #include "src/plugins/guides.h"
 #include "src/plugins/image_locality/image_locality.h"
 #include "src/plugins/inter_pod_affinity/args.h"
+#include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "src/plugins/names.h"
 #include "src/plugins/node_affinity/node_affinity.h"
 #include "src/plugins/node_name/node_name.h"
@@ -49,6 +50,8 @@ Registry NewUpstreamRegistry() {
       {names::kNodeResourcesBalancedAllocation,
        TypedFactory<node_resources::BalancedAllocationArgs>(node_resources::NewBalancedAllocation)},
       {names::kImageLocality, image_locality::New},
+      {names::kInterPodAffinity,
+       TypedFactory<inter_pod_affinity::InterPodAffinityArgs>(inter_pod_affinity::New)},
       {names::kDynamicResources, dynamic_resources::New},
       {names::kDefaultBinder, default_binder::New},
   };

@@ -176,9 +176,8 @@ TEST_F(SchedulerTest, AnUnsupportedFieldKeepsThePodPendingAndSaysWhich) {
   EXPECT_FALSE(s_->ScheduleOne());
 }
 
-// A running pod's required anti-affinity would keep the pods it selects off its domain; until
-// InterPodAffinity exists, those pods wait, and the others are placed.
-TEST_F(SchedulerTest, AnExistingPodsAntiAffinityHoldsBackOnlyThePodsItSelects) {
+// A running pod's required anti-affinity keeps the pods it selects off its domain, and only those.
+TEST_F(SchedulerTest, AnExistingPodsAntiAffinityKeepsOnlyThePodsItSelectsOffItsDomain) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   s_->OnPodAdd(MakePod()
@@ -188,15 +187,13 @@ TEST_F(SchedulerTest, AnExistingPodsAntiAffinityHoldsBackOnlyThePodsItSelects) {
                    .RequiredAntiAffinity("app", "db", "kubernetes.io/hostname")
                    .Ptr());
   AddPod(MakePod().Name("db-1").Label("app", "db"));
-  AddPod(MakePod().Name("web").Label("app", "web"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/db-1"), "n2");
+  // db-2 goes to n2 as well: only db-0 has the rule, and its domain is n1 alone.
+  AddPod(MakePod().Name("db-2").Label("app", "db"));
   AddPod(MakePod().Name("db-elsewhere").Namespace("other").Label("app", "db"));
   Drain();
-  EXPECT_EQ(writer_.conditions.at("default/db-1").message,
-            "0/2 nodes are available: spec.affinity.podAntiAffinity of pod default/db-0, which "
-            "selects this pod, is not supported by ksched yet (kube-scheduler's InterPodAffinity "
-            "plugin). no new claims to deallocate");
-  EXPECT_FALSE(writer_.binds.contains("default/db-1"));
-  EXPECT_TRUE(writer_.binds.contains("default/web"));
+  EXPECT_EQ(writer_.binds.at("default/db-2"), "n2");
   EXPECT_TRUE(writer_.binds.contains("other/db-elsewhere"));  // The term's scope is its namespace.
 }
 

@@ -3,8 +3,8 @@
 // scheduling cycle ends as a PreFilter rejection (UnschedulableAndUnresolvable) by the plugin that
 // upstream would run, and the FailedScheduling event and PodScheduled condition name the field:
 //
-//   0/3 nodes are available: spec.affinity.podAntiAffinity is not supported by ksched yet
-//   (kube-scheduler's InterPodAffinity plugin).
+//   0/3 nodes are available: spec.resourceClaims is not supported by ksched yet
+//   (kube-scheduler's DynamicResources plugin).
 //
 // Each rule goes when its plugin lands.
 //
@@ -18,10 +18,8 @@
 namespace ksched::scheduler {
 
 // Success, or the rejection for the first unsupported field of `pod`: persistentVolumeClaim or
-// ephemeral volumes (VolumeBinding), spec.resourceClaims (DynamicResources), podAffinity and
-// podAntiAffinity terms (InterPodAffinity), topologySpreadConstraints (PodTopologySpread), and
-// the required podAntiAffinity of a pod in `snapshot` whose selector matches `pod`
-// (InterPodAffinity again: the existing pod's rule would keep `pod` off some nodes).
+// ephemeral volumes (VolumeBinding), spec.resourceClaims (DynamicResources) and
+// topologySpreadConstraints (PodTopologySpread).
 Status UnsupportedFields(const api::Pod& pod, const Snapshot& snapshot);
 
 }  // namespace ksched::scheduler

@@ -27,6 +27,8 @@ class MakePod {
     pod_.metadata.namespace_ = "default";
     pod_.spec.scheduler_name = "default-scheduler";
   }
+  // Goes on building `pod`.
+  explicit MakePod(api::Pod pod) : pod_(std::move(pod)) {}
   MakePod& Name(std::string n) {
     if (pod_.metadata.uid.empty() || pod_.metadata.uid == pod_.metadata.name) {
       pod_.metadata.uid = n;

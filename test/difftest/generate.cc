@@ -134,10 +134,43 @@ class CaseBuilder {
   }
 
   json Pod(const std::string& name, json spec) {
-    return {{"apiVersion", "v1"},
-            {"kind", "Pod"},
-            {"metadata", {{"name", name}, {"namespace", "default"}}},
-            {"spec", std::move(spec)}};
+    json metadata = {{"name", name}, {"namespace", "default"}};
+    if (r_.Percent(70)) metadata["labels"]["app"] = r_.Pick({"web", "db", "cache"});
+    if (r_.Percent(30)) metadata["labels"]["tier"] = r_.Pick({"front", "back"});
+    return {
+        {"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", metadata}, {"spec", std::move(spec)}};
+  }
+
+  // A podAffinity or podAntiAffinity term over the labels Pod() gives.
+  json PodAffinityTerm() {
+    json term = {{"topologyKey", r_.Percent(50) ? kHostname : kZone}};
+    if (r_.Percent(70)) {
+      term["labelSelector"]["matchLabels"]["app"] = r_.Pick({"web", "db", "cache"});
+    } else {
+      json requirement = {{"key", r_.Pick({"app", "tier"})},
+                          {"operator", r_.Pick({"In", "NotIn", "Exists"})}};
+      if (requirement["operator"] != "Exists") {
+        requirement["values"] = json::array({r_.Pick({"web", "db", "front"})});
+      }
+      term["labelSelector"]["matchExpressions"].push_back(requirement);
+    }
+    if (r_.Percent(10)) term["namespaceSelector"] = json::object();  // Every namespace.
+    return term;
+  }
+
+  // Pod affinity and anti-affinity, required and preferred, each with probability `percent`.
+  void AddPodAffinity(json* spec, int percent) {
+    for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
+      json a = json::object();
+      if (r_.Percent(kind == std::string("podAffinity") ? percent / 2 : percent)) {
+        a["requiredDuringSchedulingIgnoredDuringExecution"].push_back(PodAffinityTerm());
+      }
+      if (r_.Percent(percent)) {
+        json preferred = {{"weight", r_.Between(1, 100)}, {"podAffinityTerm", PodAffinityTerm()}};
+        a["preferredDuringSchedulingIgnoredDuringExecution"].push_back(preferred);
+      }
+      if (!a.empty()) (*spec)["affinity"][kind] = a;
+    }
   }
 
   json Container(const std::string& name, bool with_requests) {
@@ -175,8 +208,9 @@ class CaseBuilder {
     json c = Container("c0", true);
     if (node["status"]["allocatable"].contains(kGpu) && r_.Percent(30)) AddGpu(&c);
     if (r_.Percent(25)) AddHostPorts(&c, &node_ports_[node_name]);
-    return Pod("running-" + std::to_string(i),
-               {{"nodeName", node_name}, {"containers", json::array({c})}});
+    json spec = {{"nodeName", node_name}, {"containers", json::array({c})}};
+    AddPodAffinity(&spec, 10);
+    return Pod("running-" + std::to_string(i), std::move(spec));
   }
 
   json PendingPod(int i) {
@@ -213,7 +247,9 @@ class CaseBuilder {
         node_affinity["preferredDuringSchedulingIgnoredDuringExecution"].push_back(preferred);
       }
     }
-    if (node_affinity.is_null()) spec.erase("affinity");
+    if (node_affinity.is_null()) spec["affinity"].erase("nodeAffinity");
+    AddPodAffinity(&spec, 15);
+    if (spec["affinity"].empty()) spec.erase("affinity");
     if (r_.Percent(30)) {
       for (int n = r_.Between(1, 2); n > 0; --n) spec["tolerations"].push_back(Toleration());
     }

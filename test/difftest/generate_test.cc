@@ -98,8 +98,8 @@ std::vector<std::string> Problems(const json& c) {
                               "topologySpreadConstraints"}) {
       if (spec.contains(field)) out.push_back(name + ": sets " + field);
     }
-    if (spec.contains("affinity") && spec["affinity"].size() != 1) {
-      out.push_back(name + ": pod (anti-)affinity");
+    if (spec.contains("affinity") && spec["affinity"].empty()) {
+      out.push_back(name + ": empty affinity");
     }
     if (name.starts_with("running-") != spec.contains("nodeName")) {
       out.push_back(name + ": nodeName");

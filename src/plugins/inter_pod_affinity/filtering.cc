@@ -1,0 +1,152 @@
+// InterPodAffinity's PreFilter, its extensions and Filter (upstream's filtering.go).
+#include <algorithm>
+#include <memory>
+
+#include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
+#include "src/plugins/inter_pod_affinity/terms.h"
+
+namespace ksched::plugins::inter_pod_affinity {
+namespace {
+
+struct PreFilterState : StateData {
+  // Existing pods whose required anti-affinity selects the incoming pod, per domain of the term.
+  TopologyCounts existing_anti_affinity;
+  // Existing pods that all the incoming pod's required affinity terms select, per domain of each.
+  TopologyCounts affinity;
+  // Existing pods that one of the incoming pod's required anti-affinity terms selects.
+  TopologyCounts anti_affinity;
+  // The incoming pod's terms, and whether they select the pod itself (the first pod of a group
+  // may go anywhere its affinity could later be met).
+  std::vector<api::PodAffinityTerm> required_affinity;
+  std::vector<api::PodAffinityTerm> required_anti_affinity;
+  bool affinity_selects_itself = false;
+  api::StringMap namespace_labels;  // Of the incoming pod's namespace.
+
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreFilterState>(*this);
+  }
+};
+inline constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterInterPodAffinity"};
+
+// Counts `existing`, on `node`, if its required anti-affinity selects the incoming pod.
+void CountExistingAntiAffinity(PreFilterState& s, const api::Pod& incoming,
+                               const api::Pod& existing, const api::Node& node, int64_t delta) {
+  for (const api::PodAffinityTerm& t : RequiredAntiAffinityTerms(existing)) {
+    if (Selects(t, existing.metadata.namespace_, incoming, s.namespace_labels)) {
+      s.existing_anti_affinity.Add(node, t.topology_key, delta);
+    }
+  }
+}
+
+// Counts `existing`, on `node`, where the incoming pod's required terms select it.
+void CountForIncomingTerms(PreFilterState& s, const api::Pod& incoming, const api::Pod& existing,
+                           const api::Node& node, int64_t delta, const Handle& handle) {
+  const std::string& ns = incoming.metadata.namespace_;
+  auto selects = [&](const api::PodAffinityTerm& t) {
+    return SelectsFromIncoming(t, ns, existing, handle);
+  };
+  if (!s.required_affinity.empty() &&
+      std::all_of(s.required_affinity.begin(), s.required_affinity.end(), selects)) {
+    for (const api::PodAffinityTerm& t : s.required_affinity) {
+      s.affinity.Add(node, t.topology_key, delta);
+    }
+  }
+  for (const api::PodAffinityTerm& t : s.required_anti_affinity) {
+    if (selects(t)) s.anti_affinity.Add(node, t.topology_key, delta);
+  }
+}
+
+// Both, as upstream's updateWithPod for AddPod and RemovePod.
+Status UpdateWithPod(CycleState& state, const api::Pod& incoming, const PodInfo& existing,
+                     const NodeInfo& node, int64_t delta, const Handle& handle) {
+  PreFilterState* s = state.ReadMutable(kPreFilterStateKey);
+  if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
+  if (node.node() == nullptr) return Status();
+  CountExistingAntiAffinity(*s, incoming, *existing.pod, *node.node(), delta);
+  CountForIncomingTerms(*s, incoming, *existing.pod, *node.node(), delta, handle);
+  return Status();
+}
+
+bool SatisfiesPodAffinity(const PreFilterState& s, const api::Node& node) {
+  bool pods_exist = true;
+  for (const api::PodAffinityTerm& t : s.required_affinity) {
+    auto label = node.metadata.labels.find(t.topology_key);
+    if (label == node.metadata.labels.end()) return false;
+    if (s.affinity.Get(t.topology_key, label->second) <= 0) pods_exist = false;
+  }
+  // No pod matches anywhere yet: a pod that matches its own terms may start the group.
+  return pods_exist || (s.affinity.empty() && s.affinity_selects_itself);
+}
+
+bool SatisfiesPodAntiAffinity(const PreFilterState& s, const api::Node& node) {
+  if (s.anti_affinity.empty()) return true;
+  for (const api::PodAffinityTerm& t : s.required_anti_affinity) {
+    auto label = node.metadata.labels.find(t.topology_key);
+    if (label != node.metadata.labels.end() &&
+        s.anti_affinity.Get(t.topology_key, label->second) > 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
+                                   const std::vector<const NodeInfo*>& nodes, PreFilterResult*) {
+  auto s = std::make_unique<PreFilterState>();
+  s->required_affinity = RequiredAffinityTerms(pod);
+  s->required_anti_affinity = RequiredAntiAffinityTerms(pod);
+  if (auto ns = handle_.GetNamespace(pod.metadata.namespace_)) {
+    s->namespace_labels = ns->metadata.labels;
+  }
+  for (const NodeInfo* ni : handle_.snapshot().nodes_with_required_anti_affinity_pods()) {
+    if (ni->node() == nullptr) continue;
+    for (const auto& existing : ni->pods_with_required_anti_affinity()) {
+      CountExistingAntiAffinity(*s, pod, *existing->pod, *ni->node(), 1);
+    }
+  }
+  if (s->existing_anti_affinity.empty() && s->required_affinity.empty() &&
+      s->required_anti_affinity.empty()) {
+    return Status::Skip();
+  }
+  if (!s->required_affinity.empty() || !s->required_anti_affinity.empty()) {
+    for (const NodeInfo* ni : nodes) {
+      if (ni->node() == nullptr) continue;
+      for (const auto& existing : ni->pods()) {
+        CountForIncomingTerms(*s, pod, *existing->pod, *ni->node(), 1, handle_);
+      }
+    }
+  }
+  s->affinity_selects_itself = SelectedByAll(s->required_affinity, pod.metadata.namespace_, pod);
+  state.Write(kPreFilterStateKey, std::move(s));
+  return Status();
+}
+
+Status InterPodAffinity::AddPod(CycleState& state, const api::Pod& pod_to_schedule,
+                                const PodInfo& pod_to_add, const NodeInfo& node) {
+  return UpdateWithPod(state, pod_to_schedule, pod_to_add, node, 1, handle_);
+}
+
+Status InterPodAffinity::RemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                                   const PodInfo& pod_to_remove, const NodeInfo& node) {
+  return UpdateWithPod(state, pod_to_schedule, pod_to_remove, node, -1, handle_);
+}
+
+Status InterPodAffinity::Filter(const CycleState& state, const api::Pod&, const NodeInfo& node) {
+  const PreFilterState* s = state.Read(kPreFilterStateKey);
+  if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
+  const api::Node& n = *node.node();
+  if (!SatisfiesPodAffinity(*s, n)) {
+    return Status::UnschedulableAndUnresolvable(kErrReasonAffinityRulesNotMatch);
+  }
+  if (!SatisfiesPodAntiAffinity(*s, n)) {
+    return Status::Unschedulable(kErrReasonAntiAffinityRulesNotMatch);
+  }
+  if (s->existing_anti_affinity.AnyPositive(n)) {
+    return Status::Unschedulable(kErrReasonExistingAntiAffinityRulesNotMatch);
+  }
+  return Status();
+}
+
+}  // namespace ksched::plugins::inter_pod_affinity

@@ -1,0 +1,134 @@
+// InterPodAffinity's PreScore, Score and NormalizeScore (upstream's scoring.go).
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
+#include "src/plugins/inter_pod_affinity/terms.h"
+
+namespace ksched::plugins::inter_pod_affinity {
+namespace {
+
+// Topology key → value → summed weight. Unlike TopologyCounts, a domain stays once a term
+// touched it, even at a sum of zero: upstream skips scoring only when no term touched any.
+using ScoreMap = absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, int64_t>>;
+
+struct PreScoreState : StateData {
+  ScoreMap topology_score;
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+};
+inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreInterPodAffinity"};
+
+void AddWeight(ScoreMap& m, const api::Node& node, const std::string& key, int64_t weight) {
+  auto label = node.metadata.labels.find(key);
+  if (label != node.metadata.labels.end()) m[key][label->second] += weight;
+}
+
+// What one existing pod on `node` adds to the domains of the node (upstream's
+// processExistingPod).
+void ScoreExistingPod(ScoreMap& m, const api::Pod& incoming, const api::Pod& existing,
+                      const api::Node& node, const api::StringMap& ns_labels,
+                      int32_t hard_pod_affinity_weight, const Handle& handle) {
+  if (node.metadata.labels.empty()) return;
+  const std::string& ns = incoming.metadata.namespace_;
+  for (const auto& [weight, term] : PreferredAffinityTerms(incoming)) {
+    if (SelectsFromIncoming(term, ns, existing, handle)) {
+      AddWeight(m, node, term.topology_key, weight);
+    }
+  }
+  for (const auto& [weight, term] : PreferredAntiAffinityTerms(incoming)) {
+    if (SelectsFromIncoming(term, ns, existing, handle)) {
+      AddWeight(m, node, term.topology_key, -weight);
+    }
+  }
+  const std::string& owner_ns = existing.metadata.namespace_;
+  if (hard_pod_affinity_weight > 0) {
+    for (const api::PodAffinityTerm& term : RequiredAffinityTerms(existing)) {
+      if (Selects(term, owner_ns, incoming, ns_labels)) {
+        AddWeight(m, node, term.topology_key, hard_pod_affinity_weight);
+      }
+    }
+  }
+  for (const auto& [weight, term] : PreferredAffinityTerms(existing)) {
+    if (Selects(term, owner_ns, incoming, ns_labels)) AddWeight(m, node, term.topology_key, weight);
+  }
+  for (const auto& [weight, term] : PreferredAntiAffinityTerms(existing)) {
+    if (Selects(term, owner_ns, incoming, ns_labels)) {
+      AddWeight(m, node, term.topology_key, -weight);
+    }
+  }
+}
+
+}  // namespace
+
+Status InterPodAffinity::PreScore(CycleState& state, const api::Pod& pod,
+                                  const std::vector<const NodeInfo*>&) {
+  const bool has_constraints =
+      !PreferredAffinityTerms(pod).empty() || !PreferredAntiAffinityTerms(pod).empty();
+  if (args_.ignore_preferred_terms_of_existing_pods && !has_constraints) return Status::Skip();
+
+  api::StringMap ns_labels;
+  if (auto ns = handle_.GetNamespace(pod.metadata.namespace_)) ns_labels = ns->metadata.labels;
+  // With preferred terms of its own, every pod of the cluster may count; without, only the pods
+  // that have terms.
+  const Snapshot& snapshot = handle_.snapshot();
+  const std::vector<const NodeInfo*>& nodes =
+      has_constraints ? snapshot.nodes() : snapshot.nodes_with_affinity_pods();
+  auto s = std::make_unique<PreScoreState>();
+  for (const NodeInfo* ni : nodes) {
+    if (ni->node() == nullptr) continue;
+    for (const auto& existing : has_constraints ? ni->pods() : ni->pods_with_affinity()) {
+      ScoreExistingPod(s->topology_score, pod, *existing->pod, *ni->node(), ns_labels,
+                       args_.hard_pod_affinity_weight, handle_);
+    }
+  }
+  if (s->topology_score.empty()) return Status::Skip();
+  state.Write(kPreScoreStateKey, std::move(s));
+  return Status();
+}
+
+Status InterPodAffinity::Score(const CycleState& state, const api::Pod&, const NodeInfo& node,
+                               int64_t* score) {
+  const PreScoreState* s = state.Read(kPreScoreStateKey);
+  if (s == nullptr) return Status::Error("reading \"PreScoreInterPodAffinity\" from cycleState");
+  int64_t sum = 0;
+  const api::StringMap& labels = node.node()->metadata.labels;
+  for (const auto& [key, values] : s->topology_score) {
+    auto label = labels.find(key);
+    if (label == labels.end()) continue;
+    auto it = values.find(label->second);
+    if (it != values.end()) sum += it->second;
+  }
+  *score = sum;
+  return Status();
+}
+
+Status InterPodAffinity::NormalizeScore(const CycleState& state, const api::Pod&,
+                                        NodeScoreList& scores) {
+  const PreScoreState* s = state.Read(kPreScoreStateKey);
+  if (s == nullptr) return Status::Error("reading \"PreScoreInterPodAffinity\" from cycleState");
+  if (s->topology_score.empty()) return Status();
+  int64_t min = std::numeric_limits<int64_t>::max();
+  int64_t max = std::numeric_limits<int64_t>::min();
+  for (const NodeScore& ns : scores) {
+    min = std::min(min, ns.score);
+    max = std::max(max, ns.score);
+  }
+  const int64_t diff = max - min;
+  for (NodeScore& ns : scores) {
+    // In float64, as upstream, so that the truncation lands on the same integer.
+    double f = 0;
+    if (diff > 0) {
+      f = static_cast<double>(kMaxNodeScore) *
+          (static_cast<double>(ns.score - min) / static_cast<double>(diff));
+    }
+    ns.score = static_cast<int64_t>(f);
+  }
+  return Status();
+}
+
+}  // namespace ksched::plugins::inter_pod_affinity
