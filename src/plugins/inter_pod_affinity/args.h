@@ -1,8 +1,7 @@
 // The args of InterPodAffinity (upstream's InterPodAffinityArgs): the weight of existing pods'
 // required affinity in the score, and whether their preferred terms count at all. Decoded from
 // pluginConfig JSON with the v1 defaults applied and then validated as validation_pluginargs.go
-// does. The plugin itself arrives later; the config layer decodes its args through the Registry
-// already.
+// does.
 //
 //   absl::StatusOr<InterPodAffinityArgs> args = ParseArgs(json,
 //   "profiles[0].pluginConfig[0].args"); if (!args.ok()) return args.status();
