@@ -33,6 +33,7 @@ class InstantWriter : public ClusterWriter {
                                const std::string*) override {
     return absl::OkStatus();
   }
+  absl::Status DeletePod(const api::Pod&) override { return absl::OkStatus(); }
 };
 
 double ProcessCpuSeconds() {

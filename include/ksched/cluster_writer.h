@@ -26,10 +26,14 @@ class ClusterWriter {
   virtual void RecordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
                            std::string_view action, std::string message) = 0;
 
-  // Sets the pod's PodScheduled condition and, when `nominated_node` is set, its
-  // status.nominatedNodeName ("" clears it).
+  // Sets one of the pod's conditions (PodScheduled, or DisruptionTarget for a preemption victim)
+  // and, when `nominated_node` is set, its status.nominatedNodeName ("" clears it).
   virtual absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                        const std::string* nominated_node) = 0;
+
+  // Deletes the pod (a preemption victim), with its UID as a precondition, so that a pod created
+  // again under the same name is left alone. NotFound when it is gone already.
+  virtual absl::Status DeletePod(const api::Pod& pod) = 0;
 };
 
 }  // namespace ksched

@@ -17,7 +17,10 @@
 
 #include "ksched/api/objects.h"
 #include "ksched/cluster_writer.h"
+#include "ksched/cycle_state.h"
+#include "ksched/node_info.h"
 #include "ksched/snapshot.h"
+#include "ksched/status.h"
 
 namespace ksched {
 
@@ -71,6 +74,25 @@ class Handle {
   // Every namespace's PodDisruptionBudgets, as last watched (preemption). Safe from any thread.
   virtual std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
       const = 0;
+
+  // --- For preemption's what-if evaluation (from the scheduling thread and the workers it starts).
+  // Runs the profile's Filter plugins on `node`, as the scheduling cycle does: first with the pods
+  // nominated to the node that are at least as important as `pod` counted on it (through the
+  // PreFilter extensions' AddPod), then, if any were and the pod fit, without them (upstream's
+  // RunFilterPluginsWithNominatedPods). The first rejection carries its plugin's name.
+  virtual Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
+                                                   const NodeInfo& node) const = 0;
+  // Tells the PreFilter plugins that implement PreFilterExtensions (and did not Skip this cycle)
+  // that `pod_info` was added to, or removed from, `node`.
+  virtual Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
+                                             const PodInfo& pod_info,
+                                             const NodeInfo& node) const = 0;
+  virtual Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
+                                                const PodInfo& pod_info,
+                                                const NodeInfo& node) const = 0;
+  // The pending pods nominated to `node` by preemption, in the order they were nominated.
+  virtual std::vector<std::shared_ptr<const PodInfo>> NominatedPodsForNode(
+      std::string_view node) const = 0;
 };
 
 }  // namespace ksched

@@ -138,7 +138,9 @@ struct NodeToStatus {
 };
 
 struct PostFilterResult {
-  std::string nominated_node_name;  // "" : nominate nothing.
+  // The node to nominate the pod to (upstream's NominatingInfo): nullopt leaves the pod's
+  // nomination as it is, "" clears it.
+  std::optional<std::string> nominated_node_name;
 };
 
 class PostFilterPlugin : public virtual Plugin {

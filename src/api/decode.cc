@@ -525,6 +525,7 @@ absl::Status PodStat(element e, const Path& p, PodStatus* out) {
     if (k == "phase") return Str(v, vp, &out->phase);
     if (k == "conditions") return Items(v, vp, &out->conditions, PodCond);
     if (k == "nominatedNodeName") return Str(v, vp, &out->nominated_node_name);
+    if (k == "startTime") return Str(v, vp, &out->start_time);
     return absl::OkStatus();
   });
 }

@@ -57,6 +57,20 @@ absl::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) {
   return r.ToStatus();
 }
 
+json ApiWriter::DeleteBody(const api::Pod& pod) {
+  return {{"apiVersion", "v1"},
+          {"kind", "DeleteOptions"},
+          {"preconditions", {{"uid", pod.metadata.uid}}}};
+}
+
+absl::Status ApiWriter::DeletePod(const api::Pod& pod) {
+  HttpResponse r = http_.Call({.method = "DELETE",
+                               .path = fmt::format("/api/v1/namespaces/{}/pods/{}",
+                                                   pod.metadata.namespace_, pod.metadata.name),
+                               .body = DeleteBody(pod).dump()});
+  return r.ToStatus();
+}
+
 json ApiWriter::EventBody(const api::Pod& pod, std::string_view type, std::string_view reason,
                           std::string_view action, const std::string& message,
                           absl::Time now) const {

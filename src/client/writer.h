@@ -70,6 +70,9 @@ class ApiWriter : public ClusterWriter {
   absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                const std::string* nominated_node) override;
 
+  // DELETE with preconditions.uid; blocks until the API server answers.
+  absl::Status DeletePod(const api::Pod& pod) override;
+
   // The bodies, for tests.
   static nlohmann::json BindingBody(const api::Pod& pod, std::string_view node_name);
   nlohmann::json EventBody(const api::Pod& pod, std::string_view type, std::string_view reason,
@@ -77,6 +80,7 @@ class ApiWriter : public ClusterWriter {
                            absl::Time now) const;
   static nlohmann::json StatusPatch(const api::PodCondition& condition,
                                     const std::string* nominated_node);
+  static nlohmann::json DeleteBody(const api::Pod& pod);
 
  private:
   void SendAsync(HttpRequest request, std::string what);

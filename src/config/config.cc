@@ -67,7 +67,7 @@ Plugins DefaultPlugins() {
       // join here as their issues land.
       {n::kInterPodAffinity, 2},
       {n::kDynamicResources, 2},  // Before DefaultPreemption, as upstream's applyDynamicResources.
-      // DefaultPreemption joins here.
+      {n::kDefaultPreemption, 0},
       {n::kNodeResourcesBalancedAllocation, 1},
       {n::kImageLocality, 1},
       {n::kDefaultBinder, 0},

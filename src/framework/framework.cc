@@ -394,6 +394,63 @@ Status Framework::RunFilterPlugins(const std::vector<FilterPlugin*>& filters,
   return Status();
 }
 
+Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
+                                                    const NodeInfo& node) const {
+  // The nominated pods at least as important as `pod` count on the node: the room preemption
+  // made for them is not for lesser pods.
+  std::unique_ptr<CycleState> state_with;
+  std::unique_ptr<NodeInfo> node_with;
+  if (deps_.nominator != nullptr && !deps_.nominator->empty()) {
+    const int32_t priority = pod.spec.priority.value_or(0);
+    for (const auto& pi : deps_.nominator->NominatedPodsForNode(node.name())) {
+      if (pi->pod->spec.priority.value_or(0) < priority ||
+          pi->pod->metadata.uid == pod.metadata.uid) {
+        continue;
+      }
+      if (!node_with) {
+        node_with = node.Clone();
+        state_with = state.Clone();
+      }
+      node_with->AddPod(pi);
+      if (Status s = RunPreFilterExtensionAddPod(*state_with, pod, *pi, *node_with); !s.ok()) {
+        return s;
+      }
+    }
+  }
+  if (!node_with) return RunFilterPlugins(state, pod, node);
+  // The pod must fit with them, and without them: a nominated pod may yet go elsewhere, and
+  // affinity to it must not be relied on.
+  if (Status s = RunFilterPlugins(*state_with, pod, *node_with); !s.ok()) return s;
+  return RunFilterPlugins(state, pod, node);
+}
+
+Status Framework::RunPreFilterExtension(CycleState& state, const api::Pod& pod,
+                                        const PodInfo& pod_info, const NodeInfo& node,
+                                        bool add) const {
+  for (PreFilterPlugin* p : pre_filter_) {
+    auto* ext = dynamic_cast<PreFilterExtensions*>(p);
+    if (ext == nullptr || state.ShouldSkipFilter(p->Name())) continue;
+    Status s =
+        add ? ext->AddPod(state, pod, pod_info, node) : ext->RemovePod(state, pod, pod_info, node);
+    if (!s.ok()) {
+      return Status::Error(fmt::format("running {} on PreFilter plugin \"{}\": {}",
+                                       add ? "AddPod" : "RemovePod", p->Name(), s.Message()));
+    }
+  }
+  return Status();
+}
+
+Status Framework::RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
+                                              const PodInfo& pod_info, const NodeInfo& node) const {
+  return RunPreFilterExtension(state, pod, pod_info, node, /*add=*/true);
+}
+
+Status Framework::RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
+                                                 const PodInfo& pod_info,
+                                                 const NodeInfo& node) const {
+  return RunPreFilterExtension(state, pod, pod_info, node, /*add=*/false);
+}
+
 FilterRun::FilterRun(const Framework& fw, const CycleState& state)
     : fw_(fw), state_(state), filters_(fw.FiltersToRun(state)) {}
 

@@ -29,6 +29,7 @@
 #include "src/base/clock.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
+#include "src/framework/nominator.h"
 #include "src/framework/waiting_pods.h"
 #include "src/metrics/scheduler_metrics.h"
 
@@ -59,6 +60,7 @@ class Framework : public Handle {
     metrics::SchedulerMetrics* metrics = nullptr;  // nullptr: nothing is recorded.
     const cache::Cache* cache = nullptr;           // For GetNamespace/GetPriorityClass.
     const Clock* clock = nullptr;                  // Times Permit waits; nullptr: the real clock.
+    const Nominator* nominator = nullptr;          // nullptr: no pod is ever nominated.
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
@@ -144,6 +146,23 @@ class Framework : public Handle {
                                                          std::string_view name) const override {
     return deps_.cache ? deps_.cache->stateful_sets.Get(ns, name) : nullptr;
   }
+  Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
+                                           const NodeInfo& node) const override;
+  Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
+                                     const PodInfo& pod_info, const NodeInfo& node) const override;
+  Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
+                                        const PodInfo& pod_info,
+                                        const NodeInfo& node) const override;
+  std::vector<std::shared_ptr<const PodInfo>> NominatedPodsForNode(
+      std::string_view node) const override {
+    return deps_.nominator ? deps_.nominator->NominatedPodsForNode(node)
+                           : std::vector<std::shared_ptr<const PodInfo>>{};
+  }
+  // Whether some pod is nominated to `node` (the scheduling cycle's fast path when none is).
+  bool HasNominatedPods(std::string_view node) const {
+    return deps_.nominator && !deps_.nominator->empty() &&
+           !deps_.nominator->NominatedPodsForNode(node).empty();
+  }
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
       const override {
     if (!deps_.cache) return {};
@@ -160,6 +179,8 @@ class Framework : public Handle {
   // (filters.size() when all passed).
   Status RunFilterPlugins(const std::vector<FilterPlugin*>& filters, const CycleState& state,
                           const api::Pod& pod, const NodeInfo& node, size_t* stopped_at) const;
+  Status RunPreFilterExtension(CycleState& state, const api::Pod& pod, const PodInfo& pod_info,
+                               const NodeInfo& node, bool add) const;
   // The bodies of the extension points that Timed wraps.
   Status PreFilterLoop(CycleState& state, const api::Pod& pod,
                        const std::vector<const NodeInfo*>& nodes, PreFilterResult* result,

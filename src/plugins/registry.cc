@@ -7,6 +7,7 @@
 #include "src/base/strings.h"
 #include "src/plugins/default_binder/default_binder.h"
 #include "src/plugins/default_preemption/args.h"
+#include "src/plugins/default_preemption/default_preemption.h"
 #include "src/plugins/dynamic_resources/dynamic_resources.h"
 #include "src/plugins/guides.h"
 #include "src/plugins/image_locality/image_locality.h"
@@ -50,6 +51,8 @@ Registry NewUpstreamRegistry() {
       {names::kNodeResourcesBalancedAllocation,
        TypedFactory<node_resources::BalancedAllocationArgs>(node_resources::NewBalancedAllocation)},
       {names::kImageLocality, image_locality::New},
+      {names::kDefaultPreemption,
+       TypedFactory<default_preemption::DefaultPreemptionArgs>(default_preemption::New)},
       {names::kInterPodAffinity,
        TypedFactory<inter_pod_affinity::InterPodAffinityArgs>(inter_pod_affinity::New)},
       {names::kDynamicResources, dynamic_resources::New},

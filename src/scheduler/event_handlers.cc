@@ -65,7 +65,12 @@ void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
     }
     return;
   }
-  if (IsResponsibleFor(*pod)) queue_->Add(PodInfo::Make(std::move(pod)));
+  if (!IsResponsibleFor(*pod)) return;
+  std::shared_ptr<const PodInfo> info = PodInfo::Make(std::move(pod));
+  if (!info->pod->status.nominated_node_name.empty()) {
+    nominator_.AddNominatedPod(info, info->pod->status.nominated_node_name);
+  }
+  queue_->Add(std::move(info));
 }
 
 void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
@@ -77,6 +82,7 @@ void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
   if (Assigned(*pod)) {
     if (!Assigned(*old_pod) || !cache_.UpdatePod(PodInfo::Make(pod)).ok()) {
       queue_->Delete(pod->metadata.uid);  // Bound, by us or by another scheduler.
+      nominator_.DeleteNominatedPodIfExists(pod->metadata.uid);
       OnPodAdd(std::move(pod));
       return;
     }
@@ -84,7 +90,10 @@ void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
             nullptr);
     return;
   }
-  if (IsResponsibleFor(*pod)) queue_->Update(PodInfo::Make(std::move(pod)));
+  if (!IsResponsibleFor(*pod)) return;
+  std::shared_ptr<const PodInfo> info = PodInfo::Make(std::move(pod));
+  nominator_.UpdateNominatedPod(*old_pod, info);
+  queue_->Update(std::move(info));
 }
 
 void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
@@ -96,6 +105,7 @@ void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
     }
   }
   queue_->Delete(pod->metadata.uid);
+  nominator_.DeleteNominatedPodIfExists(pod->metadata.uid);
   for (auto& [name, fw] : frameworks_) {
     if (std::shared_ptr<WaitingPod> wp = fw->GetWaitingPod(pod->metadata.uid)) {
       wp->Reject("", "pod was deleted while waiting at permit");

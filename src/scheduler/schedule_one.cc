@@ -84,13 +84,12 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   FitError fit_error;
   Status s = SchedulePod(fw, *state, *pod, &result, &fit_error, rec);
   if (!s.ok()) {
-    std::string nominated;
+    std::optional<std::string> nominated;
     if (fit_error.num_all_nodes > 0 && fw.HasPostFilterPlugins()) {
       PostFilterResult pf;
       Status ps = fw.RunPostFilterPlugins(*state, *pod, fit_error.diagnosis.node_to_status, &pf);
-      if (ps.ok()) {
-        nominated = pf.nominated_node_name;
-      } else if (ps.code() != Code::kError && !ps.Message().empty()) {
+      nominated = pf.nominated_node_name;
+      if (!ps.ok() && ps.code() != Code::kError && !ps.Message().empty()) {
         fit_error.diagnosis.post_filter_msg = ps.Message();
       }
       s = Status(s.code(), {fit_error.Error()});
@@ -106,10 +105,11 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   assumed_pod->spec.node_name = result.node;
   std::shared_ptr<const api::Pod> assumed = assumed_pod;
   if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), result.node); !st.ok()) {
-    HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, "", &record,
-                  start);
+    HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, std::nullopt,
+                  &record, start);
     return true;
   }
+  nominator_.DeleteNominatedPodIfExists(pod->metadata.uid);  // It holds its node for real now.
   auto fail_after_assume = [&](const Status& why) {
     fw.RunReservePluginsUnreserve(*state, *assumed, result.node);
     (void)cache_.ForgetPod(pod->metadata.uid);
@@ -138,7 +138,7 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
 Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                               ScheduleResult* result, FitError* fit_error, CycleRecord* record) {
   if (snapshot_.size() == 0) {
-    return Status::UnschedulableAndUnresolvable(kNoNodesAvailableMsg);
+    return Status::UnschedulableAndUnresolvable(framework::kNoNodesAvailableMsg);
   }
   std::vector<const NodeInfo*> feasible;
   Diagnosis diagnosis;
@@ -197,6 +197,21 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     diagnosis->AddPluginStatus(s);
     return Status();
   }
+  // The node preemption nominated the pod to is likely the only one that fits: try it first.
+  if (!pod.status.nominated_node_name.empty()) {
+    if (const NodeInfo* ni = snapshot_.Get(pod.status.nominated_node_name)) {
+      Status st = fw.RunFilterPluginsWithNominatedPods(state, pod, *ni);
+      if (st.ok()) {
+        if (record != nullptr) record->filter.emplace_back(ni->name(), st);
+        feasible->push_back(ni);
+        return Status();
+      }
+      if (st.IsRejected()) {
+        diagnosis->AddPluginStatus(st);
+        diagnosis->node_to_status.statuses[ni->name()] = std::move(st);
+      }
+    }
+  }
   std::vector<const NodeInfo*> subset;
   const std::vector<const NodeInfo*>* nodes = &all;
   if (!pre.AllNodes()) {
@@ -224,6 +239,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   std::atomic<size_t> found{0};
   const size_t start = next_start_node_index_ % n;
   framework::FilterRun filters(fw, state);
+  const bool any_nominated = !nominator_.empty();
   // Checks nodes [lo, hi) of the rotation. Feasible ones are claimed from `found` once per run of
   // up to kClaim nodes: one shared counter bumped per node bounces between the cores.
   constexpr size_t kClaim = 32;
@@ -239,7 +255,9 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     for (size_t i = lo; i < hi; ++i) {
       if (found.load(std::memory_order_relaxed) + k >= need) break;  // Enough, counting ours.
       const NodeInfo& ni = *(*nodes)[start + i < n ? start + i : start + i - n];
-      Status st = filters.Filter(pod, ni, tally);
+      Status st = any_nominated && fw.HasNominatedPods(ni.name())
+                      ? fw.RunFilterPluginsWithNominatedPods(state, pod, ni)
+                      : filters.Filter(pod, ni, tally);
       if (st.ok()) {
         fit[k++] = i;
         if (k == kClaim) claim();
@@ -303,19 +321,20 @@ void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,
                                     const std::string& node, CycleRecord* record,
                                     SteadyTime start) {
   if (!status.IsRejected()) {
-    HandleFailure(std::move(info), status, nullptr, "", record, start);
+    HandleFailure(std::move(info), status, nullptr, std::nullopt, record, start);
     return;
   }
   // As upstream: a rejection after the node was chosen reads as a one-node FitError.
   FitError fe{.num_all_nodes = 1};
   fe.diagnosis.node_to_status.statuses[node] = status;
   fe.diagnosis.AddPluginStatus(status);
-  HandleFailure(std::move(info), Status(status.code(), {fe.Error()}), &fe.diagnosis, "", record,
-                start);
+  HandleFailure(std::move(info), Status(status.code(), {fe.Error()}), &fe.diagnosis, std::nullopt,
+                record, start);
 }
 
 void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
-                              const std::string& nominated, CycleRecord* record, SteadyTime start) {
+                              const std::optional<std::string>& nominated, CycleRecord* record,
+                              SteadyTime start) {
   std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
   RecordAttempt(*pod, status.IsRejected() ? "unschedulable" : "error", start);
   const std::string reason = status.IsRejected() ? "Unschedulable" : "SchedulerError";
@@ -331,17 +350,20 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
   } else {
     KLOG_ERROR("Error scheduling pod; retrying", {"pod", PodKey(*pod)}, {"err", message});
   }
+  // Preemption's nomination (or its clearing) holds the room on the node for this pod.
+  if (nominated) nominator_.AddNominatedPod(info.pod_info, *nominated);
   queue_->AddUnschedulableIfNotPresent(std::move(info));
   options_.writer->RecordEvent(*pod, "Warning", "FailedScheduling", "Scheduling",
-                               TruncateEventMessage(message));
+                               framework::TruncateEventMessage(message));
   api::PodCondition cond{.type = "PodScheduled",
                          .status = "False",
                          .reason = reason,
                          .message = message,
                          .last_transition_time = absl::FormatTime(absl::RFC3339_sec, clock_->Now(),
                                                                   absl::UTCTimeZone())};
-  bool set_nominated = !nominated.empty() || !pod->status.nominated_node_name.empty();
-  (void)options_.writer->UpdatePodStatus(*pod, cond, set_nominated ? &nominated : nullptr);
+  const bool set_nominated =
+      nominated && (!nominated->empty() || !pod->status.nominated_node_name.empty());
+  (void)options_.writer->UpdatePodStatus(*pod, cond, set_nominated ? &*nominated : nullptr);
   if (record != nullptr) {
     record->node.clear();
     record->status = status;

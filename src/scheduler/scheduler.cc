@@ -61,7 +61,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
          .global_percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score,
          .metrics = s->metrics_.get(),
          .cache = &s->cache_,
-         .clock = s->clock_});
+         .clock = s->clock_,
+         .nominator = &s->nominator_});
     if (!fw.ok()) return fw.status();
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fw));
   }

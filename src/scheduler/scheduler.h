@@ -28,13 +28,16 @@
 #include "src/base/clock.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
+#include "src/framework/fit_error.h"
 #include "src/framework/framework.h"
 #include "src/metrics/scheduler_metrics.h"
 #include "src/queue/scheduling_queue.h"
 #include "src/scheduler/binding_executor.h"
-#include "src/scheduler/fit_error.h"
 
 namespace ksched::scheduler {
+
+using framework::Diagnosis;
+using framework::FitError;
 
 // One scheduling attempt of one pod, for `simulate --explain` and the tests.
 struct CycleRecord {
@@ -139,7 +142,8 @@ class Scheduler : public ClusterEventSink {
                              CycleRecord* record);
   std::string SelectHost(const framework::ScoreTable& scores);
   void HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
-                     const std::string& nominated_node, CycleRecord* record, SteadyTime start);
+                     const std::optional<std::string>& nominated_node, CycleRecord* record,
+                     SteadyTime start);
   // A failure after `node` was chosen (Reserve, Permit, binding): rejections become a one-node
   // FitError, anything else an error.
   void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
@@ -158,6 +162,7 @@ class Scheduler : public ClusterEventSink {
   const Clock* clock_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> frameworks_;
   cache::Cache cache_;
+  framework::Nominator nominator_;  // Pods that preemption nominated to a node.
   std::unique_ptr<queue::SchedulingQueue> queue_;
   Snapshot snapshot_;
   size_t next_start_node_index_ = 0;

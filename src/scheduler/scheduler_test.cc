@@ -138,14 +138,18 @@ TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
   s_->OnNodeAdd(MakeNode().Name("small").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
   AddPod(MakePod().Name("big").Req("cpu", "2"));
   Drain();
-  EXPECT_THAT(EventsFor("default/big", "FailedScheduling"),
-              ::testing::ElementsAre(
-                  "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate"));
+  EXPECT_THAT(
+      EventsFor("default/big", "FailedScheduling"),
+      ::testing::ElementsAre("0/1 nodes are available: 1 Insufficient cpu. no new claims to "
+                             "deallocate, preemption: 0/1 nodes are available: 1 "
+                             "Preemption is not helpful for scheduling."));
   const api::PodCondition& c = writer_.conditions.at("default/big");
   EXPECT_EQ(c.type, "PodScheduled");
   EXPECT_EQ(c.status, "False");
   EXPECT_EQ(c.reason, "Unschedulable");
-  EXPECT_EQ(c.message, "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate");
+  EXPECT_EQ(c.message,
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
   EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
 
   // A node that fits: NodeResourcesFit's hint requeues the pod.
@@ -162,7 +166,8 @@ TEST_F(SchedulerTest, AnUnsupportedFieldKeepsThePodPendingAndSaysWhich) {
   Drain();
   const std::string want =
       "0/1 nodes are available: spec.topologySpreadConstraints is not supported by ksched yet "
-      "(kube-scheduler's PodTopologySpread plugin). no new claims to deallocate";
+      "(kube-scheduler's PodTopologySpread plugin). no new claims to deallocate, preemption: 0/1 "
+      "nodes are available: 1 Preemption is not helpful for scheduling.";
   EXPECT_TRUE(writer_.binds.empty());
   EXPECT_THAT(EventsFor("default/spread", "FailedScheduling"), ::testing::ElementsAre(want));
   EXPECT_EQ(writer_.conditions.at("default/spread").reason, "Unschedulable");
@@ -254,7 +259,8 @@ TEST_F(SchedulerTest, BoundPodOfAnotherSchedulerCountsOnItsNode) {
   AddPod(MakePod().Name("mine").Req("cpu", "1"));
   Drain();
   EXPECT_EQ(writer_.conditions.at("default/mine").message,
-            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate");
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/1 nodes are available: 1 No preemption victims found for incoming pod.");
   // Deleting the other pod frees the room: NodeResourcesFit requeues on pod deletion.
   s_->OnPodDelete(MakePod().Name("theirs").SchedulerName("other").Node("n1").Req("cpu", "2").Ptr());
   Drain();
@@ -299,7 +305,8 @@ TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
   EXPECT_EQ(writer_.binds.at("default/p"), "teamed");
   EXPECT_EQ(writer_.conditions.at("default/q").message,
             "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had no team label. no new "
-            "claims to deallocate");
+            "claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not "
+            "helpful for scheduling.");
 }
 
 // A Filter that reads the pod's Namespace through the Handle: only "tier: gold" namespaces.
@@ -330,7 +337,8 @@ TEST_F(SchedulerTest, PluginsReadNamespacesThroughTheHandle) {
   Drain();
   EXPECT_EQ(writer_.binds.at("team-a/gold"), "n1");
   EXPECT_EQ(writer_.conditions.at("default/plain").message,
-            "0/1 nodes are available: 1 namespace is not gold. no new claims to deallocate");
+            "0/1 nodes are available: 1 namespace is not gold. no new claims to deallocate, "
+            "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
 }
 
 // A PostFilter that nominates the first node it is shown, as preemption nominates.
@@ -343,6 +351,52 @@ class NominateFirst : public PostFilterPlugin {
     return Status();
   }
 };
+
+// DefaultPreemption: the victim gets DisruptionTarget, an event and a delete; the preemptor is
+// nominated, waits, and lands on the node once the victim is gone.
+TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedTo) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  auto low = MakePod().Name("low").Priority(0).Req("cpu", "1500m").Node("n1").Ptr();
+  s_->OnPodAdd(low);
+  AddPod(MakePod().Name("high").Priority(1000).Req("cpu", "1"));
+  Drain();
+  EXPECT_EQ(writer_.deleted, std::vector<std::string>{"default/low"});
+  EXPECT_EQ(writer_.conditions.at("default/low").type, "DisruptionTarget");
+  EXPECT_EQ(writer_.conditions.at("default/low").reason, "PreemptionByScheduler");
+  EXPECT_EQ(writer_.conditions.at("default/low").message,
+            "default-scheduler: preempting to accommodate a higher priority pod");
+  EXPECT_EQ(EventsFor("default/low", "Preempted"),
+            std::vector<std::string>{"Preempted by pod high on node n1"});
+  EXPECT_EQ(writer_.nominated.at("default/high"), "n1");
+  // Once preemption succeeded, the message has no PostFilter part.
+  EXPECT_EQ(writer_.conditions.at("default/high").message,
+            "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_FALSE(writer_.binds.contains("default/high"));
+  // A lesser pod may not take the room meanwhile: the nominated pod counts on n1 (1 of 2 cpu), so
+  // 1500m does not fit there, though the node is empty.
+  s_->OnPodDelete(low);
+  AddPod(MakePod().Name("lesser").Priority(0).Req("cpu", "1500m"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/high"), "n1");
+  EXPECT_FALSE(writer_.binds.contains("default/lesser"));
+}
+
+TEST_F(SchedulerTest, PreemptionNamesWhyItCannotHelp) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  s_->OnPodAdd(MakePod().Name("peer").Priority(1000).Req("cpu", "1500m").Node("n1").Ptr());
+  AddPod(MakePod().Name("same").Priority(1000).Req("cpu", "1"));
+  api::Pod never = MakePod().Name("never").Priority(2000).Req("cpu", "1").Obj();
+  never.spec.preemption_policy = "Never";
+  AddPod(MakePod(never));
+  Drain();
+  EXPECT_EQ(writer_.conditions.at("default/same").message,
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/1 nodes are available: 1 No preemption victims found for incoming pod.");
+  EXPECT_EQ(writer_.conditions.at("default/never").message,
+            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "not eligible due to preemptionPolicy=Never.");
+  EXPECT_TRUE(writer_.deleted.empty());
+}
 
 TEST_F(SchedulerTest, APostFilterNominationIsWrittenToThePodStatus) {
   BuildWithPlugin("NominateFirst", [](Handle&) { return std::make_unique<NominateFirst>(); });

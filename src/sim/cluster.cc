@@ -65,12 +65,23 @@ void Cluster::Deliver(ClusterEventSink& s) {
     absl::MutexLock lock(&mu_);
     changes.swap(pending_);
   }
-  for (Change& c : changes) s.OnPodUpdate(c.old_pod, std::move(c.pod));
+  for (Change& c : changes) {
+    if (c.pod == nullptr) {
+      s.OnPodDelete(c.old_pod);
+    } else {
+      s.OnPodUpdate(c.old_pod, std::move(c.pod));
+    }
+  }
 }
 
 std::vector<std::shared_ptr<const api::Pod>> Cluster::Pods() const {
   absl::MutexLock lock(&mu_);
   return pods_;
+}
+
+std::vector<std::shared_ptr<const api::Pod>> Cluster::Evicted() const {
+  absl::MutexLock lock(&mu_);
+  return evicted_;
 }
 
 std::vector<RecordedEvent> Cluster::Events() const {
@@ -117,9 +128,31 @@ absl::Status Cluster::UpdatePodStatus(const api::Pod& pod, const api::PodConditi
   std::erase_if(updated->status.conditions,
                 [&](const auto& c) { return c.type == condition.type; });
   updated->status.conditions.push_back(condition);
+  const bool renominated =
+      nominated_node != nullptr && *nominated_node != updated->status.nominated_node_name;
   if (nominated_node != nullptr) updated->status.nominated_node_name = *nominated_node;
-  // A status write is not a scheduling change; the scheduler does not need to hear of it.
+  // A condition is not a scheduling change; the scheduler hears only of a new nomination, as its
+  // informer would.
+  if (renominated) pending_.push_back({pods_[it->second], updated});
   pods_[it->second] = std::move(updated);
+  return absl::OkStatus();
+}
+
+absl::Status Cluster::DeletePod(const api::Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  auto it = pod_index_.find(pod.metadata.uid);
+  if (it == pod_index_.end()) {
+    return absl::NotFoundError(fmt::format("pods \"{}\" not found", pod.metadata.name));
+  }
+  const size_t index = it->second;
+  std::shared_ptr<const api::Pod> gone = pods_[index];
+  pods_.erase(pods_.begin() + static_cast<std::ptrdiff_t>(index));
+  pod_index_.erase(it);
+  for (auto& [uid, i] : pod_index_) {
+    if (i > index) --i;
+  }
+  evicted_.push_back(gone);
+  pending_.push_back({gone, nullptr});
   return absl::OkStatus();
 }
 

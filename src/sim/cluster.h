@@ -51,10 +51,15 @@ class Cluster : public ClusterWriter {
                    std::string_view action, std::string message) override;
   absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                const std::string* nominated_node) override;
+  // Removes the pod (a preemption victim) and remembers it among Evicted().
+  absl::Status DeletePod(const api::Pod& pod) override;
+
+  // The pods deleted by the scheduler, in the order of their deletion.
+  std::vector<std::shared_ptr<const api::Pod>> Evicted() const;
 
  private:
   struct Change {
-    std::shared_ptr<const api::Pod> old_pod, pod;
+    std::shared_ptr<const api::Pod> old_pod, pod;  // pod == nullptr: old_pod was deleted.
   };
 
   std::vector<std::shared_ptr<const api::Node>> nodes_;
@@ -65,6 +70,7 @@ class Cluster : public ClusterWriter {
   std::map<std::string, size_t, std::less<>> pod_index_ ABSL_GUARDED_BY(mu_);  // uid → index
   std::vector<Change> pending_ ABSL_GUARDED_BY(mu_);
   std::vector<RecordedEvent> events_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<const api::Pod>> evicted_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ksched::sim

@@ -80,9 +80,14 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
   for (const auto& n : cluster.Nodes()) result.node_names.push_back(n->metadata.name);
   std::map<std::string, std::shared_ptr<const api::Pod>> now;
   for (const auto& p : cluster.Pods()) now[p->metadata.uid] = p;
+  for (const auto& e : cluster.Evicted()) {
+    result.evicted.push_back({e->metadata.namespace_, e->metadata.name, e->spec.node_name});
+  }
   for (const auto& start : initial) {
     if (!start->spec.node_name.empty() || !s.IsResponsibleFor(*start)) continue;
-    const api::Pod& pod = *now.at(start->metadata.uid);
+    auto current = now.find(start->metadata.uid);
+    if (current == now.end()) continue;  // Placed, then preempted: among the evicted.
+    const api::Pod& pod = *current->second;
     PodOutcome o{.namespace_ = pod.metadata.namespace_, .name = pod.metadata.name};
     if (!pod.spec.node_name.empty()) {
       o.node = pod.spec.node_name;
@@ -139,6 +144,9 @@ std::string FormatJson(const SimulationResult& result, bool explain) {
   nlohmann::ordered_json out;
   out["pods"] = std::move(pods);
   out["evicted"] = nlohmann::ordered_json::array();
+  for (const EvictedPod& e : result.evicted) {
+    out["evicted"].push_back({{"namespace", e.namespace_}, {"name", e.name}, {"node", e.node}});
+  }
   return out.dump(2) + "\n";
 }
 
@@ -155,6 +163,9 @@ std::string FormatTable(const SimulationResult& result, bool explain) {
   for (const PodOutcome& o : result.pods) {
     out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:<{}}  {}\n", o.namespace_, wn, o.name, wp,
                        o.status, ws, o.node.value_or("<none>"), wnode, o.message);
+  }
+  for (const EvictedPod& e : result.evicted) {
+    out += fmt::format("evicted: {}/{} from {} (preempted)\n", e.namespace_, e.name, e.node);
   }
   if (!explain) return out;
   for (const PodOutcome& o : result.pods) {

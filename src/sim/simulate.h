@@ -32,8 +32,16 @@ struct PodOutcome {
   std::optional<scheduler::CycleRecord> last_cycle;  // With explain.
 };
 
+// A pod that preemption deleted to make room.
+struct EvictedPod {
+  std::string namespace_, name, node;
+};
+
 struct SimulationResult {
-  std::vector<PodOutcome> pods;         // Every pod pending at the start, in input order.
+  // Every pod pending at the start, in input order, but those that were placed and then
+  // preempted: they are among `evicted`.
+  std::vector<PodOutcome> pods;
+  std::vector<EvictedPod> evicted;      // In the order of their eviction.
   std::vector<std::string> node_names;  // All nodes, in input order (for explain).
   int cycles = 0;
 };
@@ -43,7 +51,7 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
                                           const SimulationOptions& options);
 
 // The stable JSON schema: {"pods":[{namespace,name,node,status[,message][,filter,scores]}],
-// "evicted":[]}.
+// "evicted":[{namespace,name,node}]}.
 std::string FormatJson(const SimulationResult& result, bool explain);
 // A table for people; with explain, each pod's verdicts follow the table.
 std::string FormatTable(const SimulationResult& result, bool explain);

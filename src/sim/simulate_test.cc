@@ -52,7 +52,7 @@ TEST(SimulateTest, JsonSchemaListsPendingPodsInInputOrder) {
   nlohmann::json want = nlohmann::json::parse(R"({"pods":[
     {"namespace":"default","name":"web-1","node":"node-a","status":"Scheduled"},
     {"namespace":"default","name":"big","node":null,"status":"Unschedulable",
-     "message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). no new claims to deallocate"},
+     "message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."},
     {"namespace":"default","name":"g","node":null,"status":"SchedulingGated",
      "message":"Scheduling is blocked due to non-empty scheduling gates"}],
     "evicted":[]})");

@@ -43,11 +43,18 @@ class RecordingWriter : public ClusterWriter {
     return absl::OkStatus();
   }
 
+  absl::Status DeletePod(const api::Pod& pod) override {
+    absl::MutexLock lock(&mu_);
+    deleted.push_back(pod.metadata.namespace_ + "/" + pod.metadata.name);
+    return absl::OkStatus();
+  }
+
   absl::Status bind_error;  // Returned by Bind when not OK.
   std::map<std::string, std::string> binds;
   std::vector<Event> events;
   std::map<std::string, api::PodCondition> conditions;
   std::map<std::string, std::string> nominated;
+  std::vector<std::string> deleted;  // namespace/name
 
  private:
   absl::Mutex mu_;
@@ -94,6 +101,24 @@ class FakeHandle : public Handle {
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
       const override {
     return cache_.pod_disruption_budgets.ListAll();
+  }
+
+  // Filters and nominations are the framework's; a FakeHandle has none.
+  Status RunFilterPluginsWithNominatedPods(const CycleState&, const api::Pod&,
+                                           const NodeInfo&) const override {
+    return Status();
+  }
+  Status RunPreFilterExtensionAddPod(CycleState&, const api::Pod&, const PodInfo&,
+                                     const NodeInfo&) const override {
+    return Status();
+  }
+  Status RunPreFilterExtensionRemovePod(CycleState&, const api::Pod&, const PodInfo&,
+                                        const NodeInfo&) const override {
+    return Status();
+  }
+  std::vector<std::shared_ptr<const PodInfo>> NominatedPodsForNode(
+      std::string_view) const override {
+    return {};
   }
 
   RecordingWriter& recording_writer() { return writer_; }

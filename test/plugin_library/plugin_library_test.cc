@@ -22,12 +22,14 @@ CommandResult Simulate(const std::string& library) {
 TEST(PluginLibraryTest, TheExampleLibrarysPluginSchedules) {
   CommandResult r = Simulate(TEAM_FILTER);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out,
-            "NAMESPACE  NAME  STATUS         NODE     MESSAGE\n"
-            "default    web   Scheduled      green-1  \n"
-            "default    api   Scheduled      blue-1   \n"
-            "default    red   Unschedulable  <none>   0/2 nodes are available: 2 node(s) didn't "
-            "belong to team red. no new claims to deallocate\n");
+  EXPECT_EQ(
+      r.out,
+      "NAMESPACE  NAME  STATUS         NODE     MESSAGE\n"
+      "default    web   Scheduled      green-1  \n"
+      "default    api   Scheduled      blue-1   \n"
+      "default    red   Unschedulable  <none>   0/2 nodes are available: 2 node(s) didn't "
+      "belong to team red. no new claims to deallocate, preemption: 0/2 nodes are available: 2 "
+      "Preemption is not helpful for scheduling.\n");
 }
 
 TEST(PluginLibraryTest, WithoutTheLibraryTheConfigNamesAPluginThatDoesNotExist) {

@@ -7,6 +7,7 @@
 //   cluster:                       # Nodes and Pods, as manifests
 //   - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "2"}}}
 //   - {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [...]}}
+//   evicted: [default/low]         # optional: the pods preemption deleted, in order
 //   expect:                        # by namespace/name; fields left out are not checked
 //     default/p: {node: n1, status: Scheduled}
 //     default/q: {status: Unschedulable, message: "0/1 nodes are available: 1 Insufficient cpu."}
@@ -73,6 +74,13 @@ TEST_P(ScenarioTest, OutcomesMatch) {
   std::map<std::string, nlohmann::json> by_name;
   for (const auto& p : result["pods"]) {
     by_name[p["namespace"].get<std::string>() + "/" + p["name"].get<std::string>()] = p;
+  }
+  if (scenario.contains("evicted")) {
+    std::vector<std::string> evicted;
+    for (const auto& e : result["evicted"]) {
+      evicted.push_back(e["namespace"].get<std::string>() + "/" + e["name"].get<std::string>());
+    }
+    EXPECT_EQ(nlohmann::json(evicted), scenario["evicted"]) << "evicted";
   }
   for (const auto& [pod, want] : scenario["expect"].items()) {
     ASSERT_TRUE(by_name.contains(pod)) << pod << " is not in the output:\n" << out;

@@ -236,6 +236,7 @@ struct PodStatus {
   std::string phase;
   std::vector<PodCondition> conditions;
   std::string nominated_node_name;
+  std::string start_time;  // RFC 3339, set by the kubelet; "" until the pod starts.
 };
 
 struct Pod {

@@ -37,7 +37,7 @@ TEST(DynamicResourcesTest, PostFilterHasNoClaimToDeallocate) {
   Status s = plugin.PostFilter(state, MakePod().Name("p").Obj(), NodeToStatus{}, &result);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_EQ(s.Message(), "no new claims to deallocate");  // kube-scheduler's words.
-  EXPECT_EQ(result.nominated_node_name, "");
+  EXPECT_FALSE(result.nominated_node_name.has_value());
 }
 
 }  // namespace

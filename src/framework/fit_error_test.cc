@@ -1,8 +1,8 @@
-#include "src/scheduler/fit_error.h"
+#include "src/framework/fit_error.h"
 
 #include <gtest/gtest.h>
 
-namespace ksched::scheduler {
+namespace ksched::framework {
 namespace {
 
 TEST(FitErrorTest, CountsReasonsAndSortsThemAsGoStrings) {
@@ -59,4 +59,4 @@ TEST(TruncateEventMessageTest, LongNotesEndInEllipsis) {
 }
 
 }  // namespace
-}  // namespace ksched::scheduler
+}  // namespace ksched::framework

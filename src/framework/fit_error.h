@@ -8,7 +8,7 @@
 
 #include "ksched/plugin.h"
 
-namespace ksched::scheduler {
+namespace ksched::framework {
 
 // What the filtering of one pod found (upstream's Diagnosis).
 struct Diagnosis {
@@ -38,4 +38,4 @@ inline constexpr char kNoNodesAvailableMsg[] = "no nodes available to schedule p
 // Events' notes are at most 1024 characters; longer messages end in " ...".
 std::string TruncateEventMessage(std::string message);
 
-}  // namespace ksched::scheduler
+}  // namespace ksched::framework

@@ -1,0 +1,101 @@
+// DefaultPreemption: when a pod fits no node, finds the node where evicting lower-priority pods
+// makes it fit, evicts them, and nominates the pod to that node (upstream's
+// plugins/defaultpreemption and framework/preemption).
+//
+// Args (DefaultPreemptionArgs, args.h): minCandidateNodesPercentage and minCandidateNodesAbsolute,
+// how many nodes with possible victims to compare before choosing.
+//
+// The choice, as upstream's:
+// - Only nodes that rejected the pod as Unschedulable (not UnschedulableAndUnresolvable) are
+//   tried; on each, every pod of lower priority is removed, and if the pod fits then, as many of
+//   them as fit are put back, most important first, those whose eviction would violate a
+//   PodDisruptionBudget before the others.
+// - Among the candidate nodes: the fewest PDB violations, then the lowest highest victim priority,
+//   the lowest sum of priorities, the fewest victims, and the latest start time of the victims.
+// - The victims get the condition DisruptionTarget (reason PreemptionByScheduler), a Preempted
+//   event, and are deleted with their UID as a precondition; a victim waiting at Permit is
+//   rejected there instead.
+//
+// Messages are upstream's, after "preemption: ": "not eligible due to preemptionPolicy=Never.",
+// "0/3 nodes are available: 3 No preemption victims found for incoming pod.", "0/3 nodes are
+// available: 3 Preemption is not helpful for scheduling.", and so on.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/handle.h"
+#include "ksched/plugin.h"
+#include "src/plugins/default_preemption/args.h"
+#include "src/plugins/names.h"
+
+namespace ksched::plugins::default_preemption {
+
+inline constexpr char kNoVictimsFound[] = "No preemption victims found for incoming pod";
+inline constexpr char kNotHelpful[] = "Preemption is not helpful for scheduling";
+
+// The victims of one candidate node, most important first.
+struct Victims {
+  std::vector<std::shared_ptr<const PodInfo>> pods;
+  int64_t num_pdb_violations = 0;
+};
+
+struct Candidate {
+  std::string node;
+  Victims victims;
+};
+
+class DefaultPreemption final : public PostFilterPlugin {
+ public:
+  DefaultPreemption(DefaultPreemptionArgs args, Handle& handle) : args_(args), handle_(handle) {}
+
+  std::string_view Name() const override { return names::kDefaultPreemption; }
+
+  // Success with result->nominated_node_name set when victims were evicted; Unschedulable with
+  // "preemption: ..." otherwise (nominated_node_name "" when no candidate was found, which clears
+  // an earlier nomination; left unset when the pod may not preempt at all).
+  Status PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
+                    PostFilterResult* result) override;
+
+  // The victims on `node` (a copy, which this changes) whose eviction makes `pod` fit, and how
+  // many of them a PodDisruptionBudget protects (upstream's SelectVictimsOnNode). `state` is a
+  // copy of the cycle's state, which the PreFilter extensions update.
+  Status SelectVictimsOnNode(
+      CycleState& state, const api::Pod& pod, NodeInfo& node,
+      const std::vector<std::shared_ptr<const api::PodDisruptionBudget>>& pdbs,
+      Victims* victims) const;
+
+  // How many candidate nodes to look for among `num_nodes` potential ones.
+  int32_t NumCandidates(int32_t num_nodes) const;
+
+ private:
+  // Whether `pod` may preempt, with upstream's reason when it may not.
+  bool EligibleToPreemptOthers(const api::Pod& pod, const NodeToStatus& filtered,
+                               std::string* reason) const;
+  // The candidates, and the status of every potential node that is none (DryRunPreemption).
+  std::vector<Candidate> FindCandidates(const CycleState& state, const api::Pod& pod,
+                                        const std::vector<const NodeInfo*>& potential,
+                                        NodeToStatus* statuses);
+  // Evicts the victims (upstream's prepareCandidate).
+  Status Evict(const api::Pod& pod, const Candidate& c);
+
+  DefaultPreemptionArgs args_;
+  Handle& handle_;
+  std::minstd_rand offset_rng_{1};  // Where the search for candidates starts.
+};
+
+// Picks the node to preempt on, by upstream's criteria (pickOneNodeForPreemption); the first of
+// the candidates that tie on all of them.
+const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidates);
+
+// Upstream's MoreImportantPod: higher priority, then the earlier start time.
+bool MoreImportantPod(const api::Pod& a, const api::Pod& b);
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const DefaultPreemptionArgs& args, Handle& handle);
+
+}  // namespace ksched::plugins::default_preemption
