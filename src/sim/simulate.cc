@@ -82,7 +82,9 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
   for (const auto& p : cluster.Pods()) now[p->metadata.uid] = p;
   for (const auto& start : initial) {
     if (!start->spec.node_name.empty() || !s.IsResponsibleFor(*start)) continue;
-    const api::Pod& pod = *now.at(start->metadata.uid);
+    auto it = now.find(start->metadata.uid);
+    if (it == now.end()) continue;  // Removed (evicted) while the simulation ran.
+    const api::Pod& pod = *it->second;
     PodOutcome o{.namespace_ = pod.metadata.namespace_, .name = pod.metadata.name};
     if (!pod.spec.node_name.empty()) {
       o.node = pod.spec.node_name;
