@@ -603,6 +603,91 @@ absl::Status PriorityClassAt(element e, const Path& p, PriorityClass* out) {
   });
 }
 
+// --- Workloads that select pods, PodDisruptionBudgets --------------------------------------
+
+absl::Status SelectorOf(element e, const Path& p, StringMap* out) { return StrMapOf(e, p, out); }
+absl::Status SelectorOf(element e, const Path& p, std::optional<LabelSelector>* out) {
+  return OptLabelSel(e, p, out);
+}
+
+// Service, ReplicationController (spec.selector a map), ReplicaSet, StatefulSet (a LabelSelector).
+template <typename T>
+absl::Status WorkloadAt(element e, const Path& p, T* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k != "spec") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "selector") return SelectorOf(sv, svp, &out->selector);
+      return absl::OkStatus();
+    });
+  });
+}
+
+// An intstr.IntOrString that PodDisruptionBudget validation accepts: a non-negative integer or
+// a percentage of at most 100% ("50%").
+absl::Status IntOrPercent(element e, const Path& p, std::optional<IntOrString>* out) {
+  if (e.is_null()) return absl::OkStatus();
+  IntOrString& v = out->emplace();
+  std::string_view s;
+  if (e.get_string().get(s)) {
+    if (!e.is_int64()) return TypeError(p, "integer or string", e);
+    KSCHED_RETURN_IF_ERROR(Integer(e, p, &v.int_value));
+    if (v.int_value < 0) {
+      return FieldError(
+          p, fmt::format("Invalid value: {}: must be greater than or equal to 0", v.int_value));
+    }
+    return absl::OkStatus();
+  }
+  v.is_string = true;
+  v.str_value = s;
+  int percent = 0;
+  std::string_view digits = s.substr(0, s.empty() ? 0 : s.size() - 1);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), percent);
+  if (!s.ends_with('%') || digits.empty() || digits[0] == '-' || digits[0] == '+' ||
+      end != digits.data() + digits.size()) {
+    return FieldError(p, fmt::format("Invalid value: \"{}\": a valid percent string must be a "
+                                     "numeric string followed by an ending '%' (e.g. '1%', or "
+                                     "'93%', regex used for validation is '[0-9]+%')",
+                                     s));
+  }
+  if (ec != std::errc() || percent > 100) {
+    return FieldError(p, fmt::format("Invalid value: \"{}\": must not be greater than 100%", s));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PdbSpec(element e, const Path& p, PodDisruptionBudget* out) {
+  KSCHED_RETURN_IF_ERROR(
+      Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+        if (k == "minAvailable") return IntOrPercent(v, vp, &out->min_available);
+        if (k == "maxUnavailable") return IntOrPercent(v, vp, &out->max_unavailable);
+        if (k == "selector") return OptLabelSel(v, vp, &out->selector);
+        return absl::OkStatus();
+      }));
+  if (out->min_available && out->max_unavailable) {
+    return FieldError(p, "Invalid value: minAvailable and maxUnavailable cannot be both set");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PdbStatus(element e, const Path& p, PodDisruptionBudget* out) {
+  out->has_status = !e.is_null();
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "disruptionsAllowed") return Integer(v, vp, &out->disruptions_allowed);
+    if (k == "disruptedPods") return StrMapOf(v, vp, &out->disrupted_pods);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PdbAt(element e, const Path& p, PodDisruptionBudget* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k == "spec") return PdbSpec(v, vp, out);
+    if (k == "status") return PdbStatus(v, vp, out);
+    return absl::OkStatus();
+  });
+}
+
 // Decodes one object of type T with `decode` and appends it.
 template <typename T>
 absl::Status Append(element e, const Path& p, absl::Status (*decode)(element, const Path&, T*),
@@ -637,6 +722,11 @@ absl::Status AppendObject(element e, const Path& p, std::string_view default_kin
   if (kind == "Node") return Append(e, p, NodeAt, out);
   if (kind == "Namespace") return Append(e, p, NamespaceAt, out);
   if (kind == "PriorityClass") return Append(e, p, PriorityClassAt, out);
+  if (kind == "Service") return Append(e, p, WorkloadAt<Service>, out);
+  if (kind == "ReplicationController") return Append(e, p, WorkloadAt<ReplicationController>, out);
+  if (kind == "ReplicaSet") return Append(e, p, WorkloadAt<ReplicaSet>, out);
+  if (kind == "StatefulSet") return Append(e, p, WorkloadAt<StatefulSet>, out);
+  if (kind == "PodDisruptionBudget") return Append(e, p, PdbAt, out);
   if (kind.ends_with("List")) {
     std::string_view item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
     element items;
@@ -681,7 +771,10 @@ absl::Status ObjectsAt(element e, const Path& p, std::vector<Object>* out) {
 }  // namespace
 
 std::string_view KindOf(const Object& object) {
-  static constexpr std::string_view kKinds[] = {"Pod", "Node", "Namespace", "PriorityClass"};
+  static constexpr std::string_view kKinds[] = {
+      "Pod",           "Node",        "Namespace",
+      "PriorityClass", "Service",     "ReplicationController",
+      "ReplicaSet",    "StatefulSet", "PodDisruptionBudget"};
   static_assert(std::variant_size_v<Object> == std::size(kKinds));
   return kKinds[object.index()];
 }
@@ -698,6 +791,16 @@ absl::Status DecodeNode(element e, Node* out) { return NodeAt(e, Path(), out); }
 absl::Status DecodeNamespace(element e, Namespace* out) { return NamespaceAt(e, Path(), out); }
 absl::Status DecodePriorityClass(element e, PriorityClass* out) {
   return PriorityClassAt(e, Path(), out);
+}
+
+absl::Status DecodeService(element e, Service* out) { return WorkloadAt(e, Path(), out); }
+absl::Status DecodeReplicationController(element e, ReplicationController* out) {
+  return WorkloadAt(e, Path(), out);
+}
+absl::Status DecodeReplicaSet(element e, ReplicaSet* out) { return WorkloadAt(e, Path(), out); }
+absl::Status DecodeStatefulSet(element e, StatefulSet* out) { return WorkloadAt(e, Path(), out); }
+absl::Status DecodePodDisruptionBudget(element e, PodDisruptionBudget* out) {
+  return PdbAt(e, Path(), out);
 }
 
 absl::StatusOr<Pod> DecodePod(std::string_view json) { return ParseAndDecode<Pod, PodAt>(json); }

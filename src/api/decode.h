@@ -21,9 +21,10 @@
 namespace ksched::api {
 
 // One object of a kind the scheduler reads.
-using Object = std::variant<Pod, Node, Namespace, PriorityClass>;
+using Object = std::variant<Pod, Node, Namespace, PriorityClass, Service, ReplicationController,
+                            ReplicaSet, StatefulSet, PodDisruptionBudget>;
 
-// The kind name of an object ("Pod", "Node", "Namespace", "PriorityClass").
+// The kind name of an object ("Pod", "Node", "PodDisruptionBudget", ...).
 std::string_view KindOf(const Object& object);
 // The object's metadata.
 const ObjectMeta& MetaOf(const Object& object);
@@ -33,6 +34,13 @@ absl::Status DecodePod(simdjson::dom::element e, Pod* out);
 absl::Status DecodeNode(simdjson::dom::element e, Node* out);
 absl::Status DecodeNamespace(simdjson::dom::element e, Namespace* out);
 absl::Status DecodePriorityClass(simdjson::dom::element e, PriorityClass* out);
+absl::Status DecodeService(simdjson::dom::element e, Service* out);
+absl::Status DecodeReplicationController(simdjson::dom::element e, ReplicationController* out);
+absl::Status DecodeReplicaSet(simdjson::dom::element e, ReplicaSet* out);
+absl::Status DecodeStatefulSet(simdjson::dom::element e, StatefulSet* out);
+// spec.minAvailable and maxUnavailable are checked as the API server validates them:
+//   spec.minAvailable: Invalid value: "150%": must not be greater than 100%
+absl::Status DecodePodDisruptionBudget(simdjson::dom::element e, PodDisruptionBudget* out);
 
 // Parts that other documents embed (NodeAffinityArgs.addedAffinity, fuzz targets). Errors are
 // relative to `e`; the caller names where it sits.

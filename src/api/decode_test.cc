@@ -240,6 +240,74 @@ TEST(DecodeObjectsTest, NullsAndUnknownFieldsAreIgnored) {
   EXPECT_TRUE(pod->metadata.labels.empty());
 }
 
+TEST(DecodeObjectsTest, WorkloadsThatSelectPods) {
+  auto objects = DecodeObjects(R"({"kind":"List","items":[
+      {"apiVersion":"v1","kind":"Service","metadata":{"name":"web","namespace":"prod"},
+       "spec":{"selector":{"app":"web"},"ports":[{"port":80}]}},
+      {"apiVersion":"v1","kind":"Service","metadata":{"name":"external"},
+       "spec":{"type":"ExternalName","externalName":"example.com"}},
+      {"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"rc"},
+       "spec":{"replicas":3,"selector":{"app":"old"}}},
+      {"apiVersion":"apps/v1","kind":"ReplicaSet","metadata":{"name":"rs","namespace":"prod"},
+       "spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"},
+               "matchExpressions":[{"key":"tier","operator":"In","values":["a","b"]}]}}},
+      {"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"db"},
+       "spec":{"serviceName":"db","selector":{"matchLabels":{"app":"db"}}}}]})");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 5u);
+  const auto& svc = std::get<Service>(objects->at(0));
+  EXPECT_EQ(KindOf(objects->at(0)), "Service");
+  EXPECT_EQ(svc.metadata.namespace_, "prod");
+  EXPECT_THAT(svc.selector, ElementsAre(Pair("app", "web")));
+  EXPECT_TRUE(std::get<Service>(objects->at(1)).selector.empty());
+  EXPECT_EQ(KindOf(objects->at(2)), "ReplicationController");
+  EXPECT_THAT(std::get<ReplicationController>(objects->at(2)).selector,
+              ElementsAre(Pair("app", "old")));
+  EXPECT_EQ(KindOf(objects->at(3)), "ReplicaSet");
+  const auto& rs = std::get<ReplicaSet>(objects->at(3));
+  ASSERT_TRUE(rs.selector.has_value());
+  EXPECT_THAT(rs.selector->match_labels, ElementsAre(Pair("app", "web")));
+  ASSERT_EQ(rs.selector->match_expressions.size(), 1u);
+  EXPECT_THAT(rs.selector->match_expressions[0].values, ElementsAre("a", "b"));
+  EXPECT_EQ(KindOf(objects->at(4)), "StatefulSet");
+  EXPECT_EQ(MetaOf(objects->at(4)).name, "db");
+  EXPECT_THAT(std::get<StatefulSet>(objects->at(4)).selector->match_labels,
+              ElementsAre(Pair("app", "db")));
+}
+
+TEST(DecodeObjectsTest, PodDisruptionBudgets) {
+  // As the API serves them (a PodDisruptionBudgetList with a status), and as written by hand.
+  auto objects = DecodeObjects(R"({"kind":"PodDisruptionBudgetList","items":[
+      {"metadata":{"name":"web","namespace":"prod"},
+       "spec":{"minAvailable":"50%","selector":{"matchLabels":{"app":"web"}}},
+       "status":{"currentHealthy":3,"desiredHealthy":2,"disruptionsAllowed":1,"expectedPods":3,
+                 "disruptedPods":{"web-1":"2026-11-01T10:00:00Z"},"observedGeneration":1}},
+      {"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"db"},
+       "spec":{"maxUnavailable":1,"selector":{}}}]})");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 2u);
+  EXPECT_EQ(KindOf(objects->at(0)), "PodDisruptionBudget");
+  const auto& web = std::get<PodDisruptionBudget>(objects->at(0));
+  EXPECT_EQ(web.metadata.namespace_, "prod");
+  ASSERT_TRUE(web.min_available.has_value());
+  EXPECT_TRUE(web.min_available->is_string);
+  EXPECT_EQ(web.min_available->str_value, "50%");
+  EXPECT_FALSE(web.max_unavailable.has_value());
+  EXPECT_THAT(web.selector->match_labels, ElementsAre(Pair("app", "web")));
+  EXPECT_TRUE(web.has_status);
+  EXPECT_EQ(web.disruptions_allowed, 1);
+  EXPECT_THAT(web.disrupted_pods, ElementsAre(Pair("web-1", "2026-11-01T10:00:00Z")));
+
+  const auto& db = std::get<PodDisruptionBudget>(objects->at(1));
+  ASSERT_TRUE(db.max_unavailable.has_value());
+  EXPECT_FALSE(db.max_unavailable->is_string);
+  EXPECT_EQ(db.max_unavailable->int_value, 1);
+  ASSERT_TRUE(db.selector.has_value());  // Empty, not absent.
+  EXPECT_TRUE(db.selector->match_labels.empty());
+  EXPECT_FALSE(db.has_status);
+  EXPECT_EQ(db.disruptions_allowed, 0);
+}
+
 struct BadInput {
   std::string name;
   std::string json;
@@ -270,6 +338,38 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{"NotAnObject", R"({"kind":"Node","spec":[]})", "spec: expected object, got array"},
         BadInput{"UnknownKind", R"({"kind":"Deployment"})", R"(kind: unknown kind "Deployment")"},
         BadInput{"MissingKind", R"({"metadata":{}})", "kind: Required value"},
+        BadInput{"ServiceSelectorNotAMap", R"({"kind":"Service","spec":{"selector":["app"]}})",
+                 "spec.selector: expected object, got array"},
+        BadInput{"ReplicationControllerSelectorValue",
+                 R"({"kind":"ReplicationController","spec":{"selector":{"app":3}}})",
+                 "spec.selector.app: expected string, got number"},
+        BadInput{
+            "ReplicaSetSelectorOperator",
+            R"({"kind":"ReplicaSet","spec":{"selector":{"matchExpressions":[{"key":"a","operator":"Gt","values":["1"]}]}}})",
+            R"(spec.selector.matchExpressions[0].operator: Unsupported value: "Gt": supported values: "In", "NotIn", "Exists", "DoesNotExist")"},
+        BadInput{"StatefulSetSelectorNotAnObject",
+                 R"({"kind":"StatefulSet","spec":{"selector":"app=db"}})",
+                 "spec.selector: expected object, got string"},
+        BadInput{
+            "PdbNotAPercent", R"({"kind":"PodDisruptionBudget","spec":{"minAvailable":"half"}})",
+            R"(spec.minAvailable: Invalid value: "half": a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%', or '93%', regex used for validation is '[0-9]+%'))"},
+        BadInput{"PdbOver100Percent",
+                 R"({"kind":"PodDisruptionBudget","spec":{"maxUnavailable":"150%"}})",
+                 R"(spec.maxUnavailable: Invalid value: "150%": must not be greater than 100%)"},
+        BadInput{"PdbNegative", R"({"kind":"PodDisruptionBudget","spec":{"minAvailable":-1}})",
+                 "spec.minAvailable: Invalid value: -1: must be greater than or equal to 0"},
+        BadInput{"PdbIntOrStringType",
+                 R"({"kind":"PodDisruptionBudget","spec":{"maxUnavailable":1.5}})",
+                 "spec.maxUnavailable: expected integer or string, got number"},
+        BadInput{"PdbBothSet",
+                 R"({"kind":"PodDisruptionBudget","spec":{"minAvailable":1,"maxUnavailable":1}})",
+                 "spec: Invalid value: minAvailable and maxUnavailable cannot be both set"},
+        BadInput{"PdbStatus",
+                 R"({"kind":"PodDisruptionBudget","status":{"disruptionsAllowed":"1"}})",
+                 "status.disruptionsAllowed: expected integer, got string"},
+        BadInput{"PdbDisruptedPods",
+                 R"({"kind":"PodDisruptionBudget","status":{"disruptedPods":{"web-1":1}}})",
+                 "status.disruptedPods.web-1: expected string, got number"},
         BadInput{
             "BadOperator",
             R"({"kind":"Pod","spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Like"}]}]}}}}})",

@@ -35,6 +35,18 @@ class ClusterEventSink {
   virtual void OnNamespaceDelete(const api::Namespace& ns) = 0;
   virtual void OnPriorityClassSet(std::shared_ptr<const api::PriorityClass> pc) = 0;
   virtual void OnPriorityClassDelete(const api::PriorityClass& pc) = 0;
+  // The objects plugins look up by namespace and name (Handle::ListServices, GetReplicaSet, ...,
+  // ListPodDisruptionBudgets): an add or an update sets the object, a delete removes it.
+  virtual void OnServiceSet(std::shared_ptr<const api::Service> svc) = 0;
+  virtual void OnServiceDelete(const api::Service& svc) = 0;
+  virtual void OnReplicationControllerSet(std::shared_ptr<const api::ReplicationController> rc) = 0;
+  virtual void OnReplicationControllerDelete(const api::ReplicationController& rc) = 0;
+  virtual void OnReplicaSetSet(std::shared_ptr<const api::ReplicaSet> rs) = 0;
+  virtual void OnReplicaSetDelete(const api::ReplicaSet& rs) = 0;
+  virtual void OnStatefulSetSet(std::shared_ptr<const api::StatefulSet> ss) = 0;
+  virtual void OnStatefulSetDelete(const api::StatefulSet& ss) = 0;
+  virtual void OnPodDisruptionBudgetSet(std::shared_ptr<const api::PodDisruptionBudget> pdb) = 0;
+  virtual void OnPodDisruptionBudgetDelete(const api::PodDisruptionBudget& pdb) = 0;
 
   // Whether the sink schedules this pod (its schedulerName is one of the sink's profiles). A
   // source tells only those pods' owners about a pod it could not decode.

@@ -84,6 +84,7 @@ class ObjectsByNamespace {
     absl::MutexLock lock(&mu_);
     objects_.erase({ns, name});
   }
+  void Remove(const T& obj) { Remove(obj.metadata.namespace_, obj.metadata.name); }
   std::shared_ptr<const T> Get(std::string_view ns, std::string_view name) const {
     absl::MutexLock lock(&mu_);
     auto it = objects_.find({std::string(ns), std::string(name)});

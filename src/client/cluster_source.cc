@@ -7,19 +7,21 @@
 namespace ksched::client {
 namespace {
 
-// The handlers of objects the scheduler keeps by name for plugins: `set` on add and update,
-// `remove` on delete; an object that cannot be decoded is logged with its `kind`.
+// The handlers of objects the scheduler keeps for plugins: the sink's `set` on add and update,
+// its `remove` on delete; an object that cannot be decoded is logged with its `kind`.
 template <typename T>
-ReflectorHandlers<T> ByNameHandlers(std::string kind,
-                                    std::function<void(std::shared_ptr<const T>)> set,
-                                    std::function<void(const T&)> remove) {
-  return {.on_add = set,
-          .on_update = [set](const std::shared_ptr<const T>&,
-                             std::shared_ptr<const T> obj) { set(std::move(obj)); },
-          .on_delete = [remove](const std::shared_ptr<const T>& obj) { remove(*obj); },
+ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s,
+                                   void (ClusterEventSink::*set)(std::shared_ptr<const T>),
+                                   void (ClusterEventSink::*remove)(const T&)) {
+  return {.on_add = [&s, set](std::shared_ptr<const T> obj) { (s.*set)(std::move(obj)); },
+          .on_update = [&s, set](const std::shared_ptr<const T>&,
+                                 std::shared_ptr<const T> obj) { (s.*set)(std::move(obj)); },
+          .on_delete = [&s, remove](const std::shared_ptr<const T>& obj) { (s.*remove)(*obj); },
           .on_decode_error =
               [kind](const T& obj, const absl::Status& st) {
-                KLOG_ERROR(fmt::format("Unable to decode {}", kind), {kind, obj.metadata.name},
+                const api::ObjectMeta& m = obj.metadata;
+                KLOG_ERROR(fmt::format("Unable to decode {}", kind),
+                           {kind, m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name},
                            {"err", std::string(AsStd(st.message()))});
               }};
 }
@@ -60,39 +62,52 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
                  }
                }}),
       namespaces_(http, {.path = "/api/v1/namespaces"},
-                  ByNameHandlers<api::Namespace>(
-                      "namespace", [&s](auto ns) { s.OnNamespaceSet(std::move(ns)); },
-                      [&s](const api::Namespace& ns) { s.OnNamespaceDelete(ns); })),
+                  StoreHandlers<api::Namespace>("namespace", s, &ClusterEventSink::OnNamespaceSet,
+                                                &ClusterEventSink::OnNamespaceDelete)),
       priority_classes_(http,
                         {.path = "/apis/scheduling.k8s.io/v1/priorityclasses", .optional = true},
-                        ByNameHandlers<api::PriorityClass>(
-                            "priorityClass", [&s](auto pc) { s.OnPriorityClassSet(std::move(pc)); },
-                            [&s](const api::PriorityClass& pc) { s.OnPriorityClassDelete(pc); })) {}
+                        StoreHandlers<api::PriorityClass>(
+                            "priorityClass", s, &ClusterEventSink::OnPriorityClassSet,
+                            &ClusterEventSink::OnPriorityClassDelete)),
+      services_(http, {.path = "/api/v1/services"},
+                StoreHandlers<api::Service>("service", s, &ClusterEventSink::OnServiceSet,
+                                            &ClusterEventSink::OnServiceDelete)),
+      replication_controllers_(
+          http, {.path = "/api/v1/replicationcontrollers"},
+          StoreHandlers<api::ReplicationController>(
+              "replicationController", s, &ClusterEventSink::OnReplicationControllerSet,
+              &ClusterEventSink::OnReplicationControllerDelete)),
+      replica_sets_(
+          http, {.path = "/apis/apps/v1/replicasets"},
+          StoreHandlers<api::ReplicaSet>("replicaSet", s, &ClusterEventSink::OnReplicaSetSet,
+                                         &ClusterEventSink::OnReplicaSetDelete)),
+      stateful_sets_(
+          http, {.path = "/apis/apps/v1/statefulsets"},
+          StoreHandlers<api::StatefulSet>("statefulSet", s, &ClusterEventSink::OnStatefulSetSet,
+                                          &ClusterEventSink::OnStatefulSetDelete)),
+      pod_disruption_budgets_(
+          http, {.path = "/apis/policy/v1/poddisruptionbudgets"},
+          StoreHandlers<api::PodDisruptionBudget>("podDisruptionBudget", s,
+                                                  &ClusterEventSink::OnPodDisruptionBudgetSet,
+                                                  &ClusterEventSink::OnPodDisruptionBudgetDelete)) {
+}
 
 void ApiSource::Start() {
-  namespaces_.Start();
-  priority_classes_.Start();
-  nodes_.Start();
-  pods_.Start();
+  std::apply([](auto&... r) { (r.Start(), ...); }, Reflectors());
 }
 
 void ApiSource::Stop() {
-  pods_.Stop();
-  nodes_.Stop();
-  priority_classes_.Stop();
-  namespaces_.Stop();
+  std::apply([](auto&... r) { (r.Stop(), ...); }, Reflectors());
 }
 
 bool ApiSource::WaitForSync(absl::Duration timeout) {
   absl::Time deadline = absl::Now() + timeout;
-  return namespaces_.WaitForSync(timeout) &&
-         priority_classes_.WaitForSync(deadline - absl::Now()) &&
-         nodes_.WaitForSync(deadline - absl::Now()) && pods_.WaitForSync(deadline - absl::Now());
+  return std::apply([&](auto&... r) { return (r.WaitForSync(deadline - absl::Now()) && ...); },
+                    Reflectors());
 }
 
 bool ApiSource::HasSynced() {
-  return namespaces_.HasSynced() && priority_classes_.HasSynced() && nodes_.HasSynced() &&
-         pods_.HasSynced();
+  return std::apply([](auto&... r) { return (r.HasSynced() && ...); }, Reflectors());
 }
 
 }  // namespace ksched::client

@@ -1,7 +1,10 @@
 // ApiSource: feeds a ClusterEventSink (the scheduler) from a real cluster, as kube-scheduler's
 // informers do for its event handlers. Terminal pods are not
 // watched at all (field selector status.phase!=Succeeded,status.phase!=Failed, as upstream).
-// Namespaces and PriorityClasses are kept for plugins (Handle::GetNamespace, GetPriorityClass).
+// Namespaces, PriorityClasses, Services, ReplicationControllers, ReplicaSets, StatefulSets and
+// PodDisruptionBudgets are kept for plugins (Handle::GetNamespace, ListServices, ...), as
+// kube-scheduler's informers keep them for PodTopologySpread and preemption. Like kube-scheduler
+// (WaitForCacheSync on every informer it started), ksched is not ready until all have synced.
 // PriorityClasses are optional: system:kube-scheduler may not list them (kube-scheduler does not
 // watch them, since admission has already set each pod's priority), so a 403 is logged once and
 // ksched goes on without them, trying again with backoff.
@@ -16,6 +19,8 @@
 // Thread safety: Start/Stop/WaitForSync/HasSynced from any thread. The sink is called from the
 // reflectors' threads.
 #pragma once
+
+#include <tuple>
 
 #include "ksched/cluster_writer.h"
 #include "src/api/event_sink.h"
@@ -33,12 +38,23 @@ class ApiSource {
   bool HasSynced();
 
  private:
+  // Every reflector, in the order they start: what plugins look up first, then nodes, then pods.
+  auto Reflectors() {
+    return std::tie(namespaces_, priority_classes_, services_, replication_controllers_,
+                    replica_sets_, stateful_sets_, pod_disruption_budgets_, nodes_, pods_);
+  }
+
   ClusterEventSink& sink_;
   ClusterWriter& writer_;
   Reflector<api::Node> nodes_;
   Reflector<api::Pod> pods_;
   Reflector<api::Namespace> namespaces_;
   Reflector<api::PriorityClass> priority_classes_;
+  Reflector<api::Service> services_;
+  Reflector<api::ReplicationController> replication_controllers_;
+  Reflector<api::ReplicaSet> replica_sets_;
+  Reflector<api::StatefulSet> stateful_sets_;
+  Reflector<api::PodDisruptionBudget> pod_disruption_budgets_;
 };
 
 }  // namespace ksched::client

@@ -22,6 +22,21 @@ absl::Status DecodeInto(simdjson::dom::element e, api::Node* out) {
 absl::Status DecodeInto(simdjson::dom::element e, api::PriorityClass* out) {
   return api::DecodePriorityClass(e, out);
 }
+absl::Status DecodeInto(simdjson::dom::element e, api::Service* out) {
+  return api::DecodeService(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::ReplicationController* out) {
+  return api::DecodeReplicationController(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::ReplicaSet* out) {
+  return api::DecodeReplicaSet(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::StatefulSet* out) {
+  return api::DecodeStatefulSet(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::PodDisruptionBudget* out) {
+  return api::DecodePodDisruptionBudget(e, out);
+}
 
 std::string KeyOf(const api::ObjectMeta& m) {
   return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
@@ -408,5 +423,10 @@ template class Reflector<api::Pod>;
 template class Reflector<api::Node>;
 template class Reflector<api::Namespace>;
 template class Reflector<api::PriorityClass>;
+template class Reflector<api::Service>;
+template class Reflector<api::ReplicationController>;
+template class Reflector<api::ReplicaSet>;
+template class Reflector<api::StatefulSet>;
+template class Reflector<api::PodDisruptionBudget>;
 
 }  // namespace ksched::client

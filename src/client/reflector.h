@@ -1,4 +1,4 @@
-// Reflector: keeps a local copy of one kind of API object (pods, nodes) in step with the API
+// Reflector: keeps a local copy of one kind of API object (pods, nodes, ...) in step with the API
 // server, as client-go's reflector and informer do, and tells handlers of every change.
 //
 // It lists, then watches from the list's resourceVersion with bookmarks. When the watch ends it
@@ -74,5 +74,10 @@ extern template class Reflector<api::Pod>;
 extern template class Reflector<api::Node>;
 extern template class Reflector<api::Namespace>;
 extern template class Reflector<api::PriorityClass>;
+extern template class Reflector<api::Service>;
+extern template class Reflector<api::ReplicationController>;
+extern template class Reflector<api::ReplicaSet>;
+extern template class Reflector<api::StatefulSet>;
+extern template class Reflector<api::PodDisruptionBudget>;
 
 }  // namespace ksched::client

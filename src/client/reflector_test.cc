@@ -40,8 +40,8 @@ std::string Event(const std::string& type, const std::string& object) {
 }
 
 // Serves scripted answers to lists and watches of /api/v1/pods, in order; once a script runs
-// out, lists are empty and watches stay open without events until the server stops. Nodes,
-// namespaces and PriorityClasses are what set_items says (none by default).
+// out, lists are empty and watches stay open without events until the server stops. The other
+// collections (nodes, namespaces, Services, ...) are what set_items says (none by default).
 class FakeApiServer {
  public:
   FakeApiServer() {
@@ -65,15 +65,18 @@ class FakeApiServer {
     });
     // The other collections: listed as set_items left them (empty, or 403 once forbidden), and
     // a watch that stays open.
-    for (std::string path : {kNodes, kNamespaces, kPriorityClasses}) {
+    for (std::string path :
+         {kNodes, kNamespaces, kPriorityClasses, kServices, kReplicationControllers, kReplicaSets,
+          kStatefulSets, kPodDisruptionBudgets}) {
       server_.Get(path, [this, path](const httplib::Request& req, httplib::Response& res) {
         if (!req.has_param("watch")) {
           std::lock_guard<std::mutex> lock(mu_);
           if (forbidden_.contains(path)) {
             res.status = 403;
             res.set_content(
-                R"({"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden",)"
-                R"("message":"priorityclasses is forbidden","code":403})",
+                fmt::format(R"({{"kind":"Status","apiVersion":"v1","status":"Failure",)"
+                            R"("reason":"Forbidden","message":"{} is forbidden","code":403}})",
+                            path.substr(path.rfind('/') + 1)),
                 "application/json");
             return;
           }
@@ -88,6 +91,9 @@ class FakeApiServer {
         });
       });
     }
+    // Every collection's watch holds a thread for as long as it is open: enough threads for all
+    // of them, and for the lists beside.
+    server_.new_task_queue = [] { return new httplib::ThreadPool(32); };
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
   }
@@ -102,6 +108,11 @@ class FakeApiServer {
   static constexpr char kNodes[] = "/api/v1/nodes";
   static constexpr char kNamespaces[] = "/api/v1/namespaces";
   static constexpr char kPriorityClasses[] = "/apis/scheduling.k8s.io/v1/priorityclasses";
+  static constexpr char kServices[] = "/api/v1/services";
+  static constexpr char kReplicationControllers[] = "/api/v1/replicationcontrollers";
+  static constexpr char kReplicaSets[] = "/apis/apps/v1/replicasets";
+  static constexpr char kStatefulSets[] = "/apis/apps/v1/statefulsets";
+  static constexpr char kPodDisruptionBudgets[] = "/apis/policy/v1/poddisruptionbudgets";
   // The items of a collection's list, as JSON objects joined by ",".
   void set_items(const std::string& path, std::string items) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -243,6 +254,10 @@ TEST(ReflectorTest, ACutListIsListedAgainAndNothingIsAppliedTwice) {
 class ApiSourceTest : public ::testing::Test {
  protected:
   void Start() {
+    StartUnsynced();
+    ASSERT_TRUE(source_->WaitForSync(absl::Seconds(5)));
+  }
+  void StartUnsynced() {
     auto http = HttpClient::Create({.server = server.url()});
     ASSERT_TRUE(http.ok()) << http.status();
     http_ = std::move(*http);
@@ -251,7 +266,6 @@ class ApiSourceTest : public ::testing::Test {
     scheduler_ = std::move(*s);
     source_ = std::make_unique<ApiSource>(*http_, *scheduler_, writer);
     source_->Start();
-    ASSERT_TRUE(source_->WaitForSync(absl::Seconds(5)));
   }
   void TearDown() override {
     if (source_) source_->Stop();
@@ -321,6 +335,59 @@ TEST_F(ApiSourceTest, ForbiddenPriorityClassesDoNotHoldTheSchedulerBack) {
   // Listed again after a backoff of 0.8 to 1.6 s.
   ASSERT_TRUE(WaitFor([&] { return fw->GetPriorityClass("batch") != nullptr; }));
   EXPECT_EQ(fw->GetPriorityClass("batch")->value, 7);
+}
+
+TEST_F(ApiSourceTest, WorkloadsAndDisruptionBudgetsReachPluginsThroughTheHandle) {
+  server.set_items(FakeApiServer::kServices,
+                   R"({"metadata":{"name":"web","namespace":"prod"},)"
+                   R"("spec":{"selector":{"app":"web"},"ports":[{"port":80}]}},)"
+                   R"({"metadata":{"name":"kubernetes","namespace":"default"},"spec":{}})");
+  server.set_items(
+      FakeApiServer::kReplicationControllers,
+      R"({"metadata":{"name":"rc","namespace":"prod"},"spec":{"selector":{"a":"b"}}})");
+  server.set_items(FakeApiServer::kReplicaSets,
+                   R"({"metadata":{"name":"web-5d8f","namespace":"prod"},)"
+                   R"("spec":{"selector":{"matchLabels":{"app":"web"}}}})");
+  server.set_items(FakeApiServer::kStatefulSets,
+                   R"({"metadata":{"name":"db","namespace":"prod"},)"
+                   R"("spec":{"selector":{"matchLabels":{"app":"db"}}}})");
+  server.set_items(FakeApiServer::kPodDisruptionBudgets,
+                   R"({"metadata":{"name":"web","namespace":"prod"},)"
+                   R"("spec":{"minAvailable":"50%","selector":{"matchLabels":{"app":"web"}}},)"
+                   R"("status":{"disruptionsAllowed":2,"expectedPods":4}})");
+  Start();
+  const framework::Framework* fw = scheduler_->FrameworkFor("default-scheduler");
+  std::vector<std::shared_ptr<const api::Service>> services = fw->ListServices("prod");
+  ASSERT_EQ(services.size(), 1u);
+  EXPECT_EQ(services[0]->selector.at("app"), "web");
+  EXPECT_EQ(fw->ListServices("default").size(), 1u);
+  ASSERT_NE(fw->GetReplicationController("prod", "rc"), nullptr);
+  EXPECT_EQ(fw->GetReplicationController("prod", "rc")->selector.at("a"), "b");
+  ASSERT_NE(fw->GetReplicaSet("prod", "web-5d8f"), nullptr);
+  EXPECT_EQ(fw->GetReplicaSet("prod", "web-5d8f")->selector->match_labels.at("app"), "web");
+  EXPECT_EQ(fw->GetReplicaSet("default", "web-5d8f"), nullptr);
+  ASSERT_NE(fw->GetStatefulSet("prod", "db"), nullptr);
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs =
+      fw->ListPodDisruptionBudgets();
+  ASSERT_EQ(pdbs.size(), 1u);
+  EXPECT_EQ(pdbs[0]->min_available->str_value, "50%");
+  EXPECT_EQ(pdbs[0]->disruptions_allowed, 2);
+}
+
+// system:kube-scheduler may list PodDisruptionBudgets (and Services, ...), and kube-scheduler waits
+// for every informer it started before it schedules: so does ksched's readiness.
+TEST_F(ApiSourceTest, DisruptionBudgetsMustSyncBeforeTheSchedulerIsReady) {
+  server.set_forbidden(FakeApiServer::kPodDisruptionBudgets, true);
+  server.set_items(FakeApiServer::kPodDisruptionBudgets,
+                   R"({"metadata":{"name":"web","namespace":"prod"},"spec":{"maxUnavailable":1}})");
+  StartUnsynced();
+  EXPECT_FALSE(source_->WaitForSync(absl::Milliseconds(300)));
+  EXPECT_FALSE(source_->HasSynced());
+  server.set_forbidden(FakeApiServer::kPodDisruptionBudgets, false);
+  // Listed again after a backoff of 0.8 to 1.6 s.
+  ASSERT_TRUE(source_->WaitForSync(absl::Seconds(10)));
+  EXPECT_TRUE(source_->HasSynced());
+  EXPECT_EQ(scheduler_->FrameworkFor("default-scheduler")->ListPodDisruptionBudgets().size(), 1u);
 }
 
 }  // namespace

@@ -105,6 +105,32 @@ class Scheduler : public ClusterEventSink {
   void OnPriorityClassDelete(const api::PriorityClass& pc) override {
     cache_.priority_classes.Remove(pc.metadata.name);
   }
+  // The objects plugins look up by namespace and name (PodTopologySpread's default constraints,
+  // preemption's PodDisruptionBudgets). No plugin registers events for them, as upstream.
+  void OnServiceSet(std::shared_ptr<const api::Service> o) override {
+    cache_.services.Set(std::move(o));
+  }
+  void OnServiceDelete(const api::Service& o) override { cache_.services.Remove(o); }
+  void OnReplicationControllerSet(std::shared_ptr<const api::ReplicationController> o) override {
+    cache_.replication_controllers.Set(std::move(o));
+  }
+  void OnReplicationControllerDelete(const api::ReplicationController& o) override {
+    cache_.replication_controllers.Remove(o);
+  }
+  void OnReplicaSetSet(std::shared_ptr<const api::ReplicaSet> o) override {
+    cache_.replica_sets.Set(std::move(o));
+  }
+  void OnReplicaSetDelete(const api::ReplicaSet& o) override { cache_.replica_sets.Remove(o); }
+  void OnStatefulSetSet(std::shared_ptr<const api::StatefulSet> o) override {
+    cache_.stateful_sets.Set(std::move(o));
+  }
+  void OnStatefulSetDelete(const api::StatefulSet& o) override { cache_.stateful_sets.Remove(o); }
+  void OnPodDisruptionBudgetSet(std::shared_ptr<const api::PodDisruptionBudget> o) override {
+    cache_.pod_disruption_budgets.Set(std::move(o));
+  }
+  void OnPodDisruptionBudgetDelete(const api::PodDisruptionBudget& o) override {
+    cache_.pod_disruption_budgets.Remove(o);
+  }
   // Whether a profile serves this schedulerName.
   bool IsResponsibleFor(const api::Pod& pod) const override;
 

@@ -341,6 +341,44 @@ TEST_F(SchedulerTest, PluginsReadNamespacesThroughTheHandle) {
             "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
 }
 
+TEST_F(SchedulerTest, WorkloadsAndDisruptionBudgetsReachPluginsThroughTheHandle) {
+  const Handle& h = *s_->FrameworkFor("default-scheduler");
+  api::ObjectMeta web{.name = "web", .namespace_ = "prod"};
+  s_->OnServiceSet(
+      std::make_shared<api::Service>(api::Service{.metadata = web, .selector = {{"app", "web"}}}));
+  s_->OnServiceSet(std::make_shared<api::Service>(api::Service{.metadata = {.name = "other"}}));
+  s_->OnReplicationControllerSet(
+      std::make_shared<api::ReplicationController>(api::ReplicationController{.metadata = web}));
+  s_->OnReplicaSetSet(std::make_shared<api::ReplicaSet>(api::ReplicaSet{.metadata = web}));
+  s_->OnStatefulSetSet(std::make_shared<api::StatefulSet>(api::StatefulSet{.metadata = web}));
+  s_->OnPodDisruptionBudgetSet(std::make_shared<api::PodDisruptionBudget>(
+      api::PodDisruptionBudget{.metadata = web, .disruptions_allowed = 1}));
+  ASSERT_EQ(h.ListServices("prod").size(), 1u);
+  EXPECT_EQ(h.ListServices("prod")[0]->selector.at("app"), "web");
+  EXPECT_NE(h.GetReplicationController("prod", "web"), nullptr);
+  EXPECT_EQ(h.GetReplicationController("default", "web"), nullptr);
+  EXPECT_NE(h.GetReplicaSet("prod", "web"), nullptr);
+  EXPECT_NE(h.GetStatefulSet("prod", "web"), nullptr);
+  ASSERT_EQ(h.ListPodDisruptionBudgets().size(), 1u);
+  EXPECT_EQ(h.ListPodDisruptionBudgets()[0]->disruptions_allowed, 1);
+
+  // An update replaces the object; a delete removes it and nothing else.
+  s_->OnPodDisruptionBudgetSet(std::make_shared<api::PodDisruptionBudget>(
+      api::PodDisruptionBudget{.metadata = web, .disruptions_allowed = 0}));
+  EXPECT_EQ(h.ListPodDisruptionBudgets()[0]->disruptions_allowed, 0);
+  s_->OnServiceDelete(api::Service{.metadata = web});
+  s_->OnReplicationControllerDelete(api::ReplicationController{.metadata = web});
+  s_->OnReplicaSetDelete(api::ReplicaSet{.metadata = web});
+  s_->OnStatefulSetDelete(api::StatefulSet{.metadata = web});
+  s_->OnPodDisruptionBudgetDelete(api::PodDisruptionBudget{.metadata = web});
+  EXPECT_TRUE(h.ListServices("prod").empty());
+  EXPECT_EQ(h.ListServices("").size(), 1u);
+  EXPECT_EQ(h.GetReplicationController("prod", "web"), nullptr);
+  EXPECT_EQ(h.GetReplicaSet("prod", "web"), nullptr);
+  EXPECT_EQ(h.GetStatefulSet("prod", "web"), nullptr);
+  EXPECT_TRUE(h.ListPodDisruptionBudgets().empty());
+}
+
 // A PostFilter that nominates the first node it is shown, as preemption nominates.
 class NominateFirst : public PostFilterPlugin {
  public:

@@ -43,6 +43,67 @@ TEST(ParseManifestTest, UnknownKindIsAnError) {
             "d.yaml: document 1 (Deployment d): kind: unknown kind \"Deployment\"");
 }
 
+TEST(ParseManifestTest, WorkloadsAndDisruptionBudgets) {
+  auto objects = ParseManifest(R"(apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: prod}
+spec:
+  selector: {app: web}
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: rc}
+spec: {selector: {app: rc}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: rs}
+spec: {selector: {matchLabels: {app: rs}}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec: {selector: {matchLabels: {app: db}}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web, namespace: prod}
+spec:
+  minAvailable: 50%
+  selector: {matchLabels: {app: web}}
+---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: db}
+spec:
+  maxUnavailable: 1
+  selector: {matchLabels: {app: db}}
+)",
+                               "workloads.yaml");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  std::vector<std::string> kinds;
+  for (const api::Object& o : *objects) kinds.emplace_back(api::KindOf(o));
+  EXPECT_EQ(kinds, (std::vector<std::string>{"Service", "ReplicationController", "ReplicaSet",
+                                             "StatefulSet", "PodDisruptionBudget",
+                                             "PodDisruptionBudget"}));
+  const auto& web = std::get<api::PodDisruptionBudget>(objects->at(4));
+  EXPECT_EQ(web.min_available->str_value, "50%");
+  const auto& db = std::get<api::PodDisruptionBudget>(objects->at(5));
+  EXPECT_FALSE(db.max_unavailable->is_string);
+  EXPECT_EQ(db.max_unavailable->int_value, 1);
+}
+
+TEST(ParseManifestTest, BadDisruptionBudgetNamesTheField) {
+  auto objects = ParseManifest(
+      "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: web}\n"
+      "spec: {minAvailable: 200%}\n",
+      "pdb.yaml");
+  ASSERT_FALSE(objects.ok());
+  EXPECT_EQ(std::string(objects.status().message()),
+            "pdb.yaml: document 1 (PodDisruptionBudget web): spec.minAvailable: Invalid value: "
+            "\"200%\": must not be greater than 100%");
+}
+
 TEST(ParseManifestTest, YamlSyntaxErrorNamesTheLine) {
   auto objects = ParseManifest("kind: Pod\nmetadata:\n  name: [oops\n", "bad.yaml");
   ASSERT_FALSE(objects.ok());

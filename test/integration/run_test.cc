@@ -638,6 +638,9 @@ kind: ClusterRole
 metadata: {name: ksched-no-bind}
 rules:
 - {apiGroups: [""], resources: [pods, nodes, namespaces], verbs: [get, list, watch]}
+- {apiGroups: [""], resources: [services, replicationcontrollers], verbs: [get, list, watch]}
+- {apiGroups: [apps], resources: [replicasets, statefulsets], verbs: [get, list, watch]}
+- {apiGroups: [policy], resources: [poddisruptionbudgets], verbs: [get, list, watch]}
 - {apiGroups: [""], resources: [pods/status], verbs: [patch, update]}
 - {apiGroups: [events.k8s.io], resources: [events], verbs: [create, patch, update]}
 - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}

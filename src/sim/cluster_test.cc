@@ -1,0 +1,152 @@
+#include "src/sim/cluster.h"
+
+#include <gtest/gtest.h>
+
+#include "src/plugins/registry.h"
+#include "src/scheduler/scheduler.h"
+#include "src/sim/manifests.h"
+
+namespace ksched::sim {
+namespace {
+
+// A scheduler on an embedded cluster made from a manifest, started.
+class ClusterTest : public ::testing::Test {
+ protected:
+  void Start(const std::string& yaml) {
+    auto objects = ParseManifest(yaml, "test.yaml");
+    ASSERT_TRUE(objects.ok()) << objects.status();
+    cluster_ = std::make_unique<Cluster>(std::move(*objects));
+    auto s = scheduler::Scheduler::Create({.writer = cluster_.get()}, registry_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    scheduler_ = std::move(*s);
+    cluster_->Start(*scheduler_);
+  }
+  const Handle& handle() { return *scheduler_->FrameworkFor("default-scheduler"); }
+  // Schedules until no pod is ready, as simulate does.
+  void Drain() {
+    while (scheduler_->ScheduleOne()) cluster_->Deliver(*scheduler_);
+    cluster_->Deliver(*scheduler_);
+  }
+  // disruptionsAllowed of the only PodDisruptionBudget, as the scheduler sees it.
+  int32_t Allowed() {
+    auto pdbs = handle().ListPodDisruptionBudgets();
+    EXPECT_EQ(pdbs.size(), 1u);
+    return pdbs.empty() ? -1 : pdbs[0]->disruptions_allowed;
+  }
+  std::shared_ptr<const api::Pod> PodNamed(const std::string& name) {
+    for (const auto& p : cluster_->Pods()) {
+      if (p->metadata.name == name) return p;
+    }
+    return nullptr;
+  }
+
+  Registry registry_ = plugins::NewInTreeRegistry();
+  std::unique_ptr<Cluster> cluster_;
+  std::unique_ptr<scheduler::Scheduler> scheduler_;
+};
+
+constexpr char kNodeAndWebPods[] = R"(
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
+---
+kind: Pod
+metadata: {name: web-1, labels: {app: web}}
+spec: {nodeName: n1, containers: [{name: c}]}
+---
+kind: Pod
+metadata: {name: web-2, labels: {app: web}}
+spec: {containers: [{name: c}]}
+---
+kind: Pod
+metadata: {name: web-3, labels: {app: web}}
+spec: {containers: [{name: c}]}
+---
+kind: Pod
+metadata: {name: other, labels: {app: other}}
+spec: {nodeName: n1, containers: [{name: c}]}
+)";
+
+TEST_F(ClusterTest, ABudgetWithoutStatusFollowsBindsAndRemovals) {
+  Start(std::string(kNodeAndWebPods) + R"(---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec: {minAvailable: 1, selector: {matchLabels: {app: web}}}
+)");
+  // Three pods, one of them bound: 1 healthy - 1 desired.
+  EXPECT_EQ(Allowed(), 0);
+  EXPECT_TRUE(handle().ListPodDisruptionBudgets()[0]->has_status);
+  EXPECT_EQ(handle().ListPodDisruptionBudgets()[0]->metadata.namespace_, "default");
+
+  ASSERT_TRUE(cluster_->Bind(*PodNamed("web-2"), "n1").ok());
+  EXPECT_EQ(Allowed(), 0);  // The scheduler hears of it on the next Deliver.
+  EXPECT_EQ(cluster_->PodDisruptionBudgets()[0]->disruptions_allowed, 1);
+  cluster_->Deliver(*scheduler_);
+  EXPECT_EQ(Allowed(), 1);
+
+  // The scheduler binds the last one.
+  Drain();
+  EXPECT_EQ(PodNamed("web-3")->spec.node_name, "n1");
+  EXPECT_EQ(Allowed(), 2);
+
+  // Evicting a pod gives one disruption back; removing a pod it does not select changes nothing.
+  ASSERT_TRUE(cluster_->DeletePod(*PodNamed("web-1")).ok());
+  ASSERT_TRUE(cluster_->DeletePod(*PodNamed("other")).ok());
+  cluster_->Deliver(*scheduler_);
+  EXPECT_EQ(Allowed(), 1);
+  EXPECT_EQ(PodNamed("web-1"), nullptr);
+  EXPECT_EQ(cluster_->Pods().size(), 2u);
+  EXPECT_EQ(scheduler_->cache().NodeOf("default/web-1"), "");  // The scheduler heard of it.
+  EXPECT_EQ(scheduler_->cache().PodCount(), 2u);
+  EXPECT_EQ(cluster_->DeletePod(api::Pod{.metadata = {.name = "web-1", .uid = "default/web-1"}})
+                .message(),
+            "pods \"web-1\" not found");
+}
+
+TEST_F(ClusterTest, ABudgetWithAStatusKeepsIt) {
+  Start(std::string(kNodeAndWebPods) + R"(---
+apiVersion: policy/v1
+kind: PodDisruptionBudget
+metadata: {name: web}
+spec: {maxUnavailable: 1, selector: {matchLabels: {app: web}}}
+status: {disruptionsAllowed: 5, disruptedPods: {web-1: "2026-01-01T00:00:00Z"}}
+)");
+  EXPECT_EQ(Allowed(), 5);
+  Drain();
+  EXPECT_EQ(PodNamed("web-3")->spec.node_name, "n1");
+  EXPECT_EQ(Allowed(), 5);
+  EXPECT_EQ(handle().ListPodDisruptionBudgets()[0]->disrupted_pods.size(), 1u);
+}
+
+TEST_F(ClusterTest, WorkloadsReachTheSchedulerInTheDefaultNamespace) {
+  Start(R"(
+apiVersion: v1
+kind: Service
+metadata: {name: web}
+spec: {selector: {app: web}}
+---
+apiVersion: v1
+kind: ReplicationController
+metadata: {name: rc, namespace: prod}
+spec: {selector: {app: rc}}
+---
+apiVersion: apps/v1
+kind: ReplicaSet
+metadata: {name: rs}
+spec: {selector: {matchLabels: {app: rs}}}
+---
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec: {selector: {matchLabels: {app: db}}}
+)");
+  ASSERT_EQ(handle().ListServices("default").size(), 1u);
+  EXPECT_EQ(handle().ListServices("default")[0]->selector.at("app"), "web");
+  EXPECT_NE(handle().GetReplicationController("prod", "rc"), nullptr);
+  EXPECT_NE(handle().GetReplicaSet("default", "rs"), nullptr);
+  EXPECT_NE(handle().GetStatefulSet("default", "db"), nullptr);
+}
+
+}  // namespace
+}  // namespace ksched::sim
