@@ -63,8 +63,10 @@ Plugins DefaultPlugins() {
       {n::kNodeAffinity, 2},
       {n::kNodePorts, 0},
       {n::kNodeResourcesFit, 1},
-      // VolumeRestrictions, NodeVolumeLimits, VolumeBinding, VolumeZone, PodTopologySpread (2)
-      // and InterPodAffinity (2) join here as their issues land.
+      // VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone join here as their
+      // issues land.
+      {n::kPodTopologySpread, 2},
+      // InterPodAffinity (2) joins here.
       {n::kDynamicResources, 2},  // Before DefaultPreemption, as upstream's applyDynamicResources.
       // DefaultPreemption joins here.
       {n::kNodeResourcesBalancedAllocation, 1},

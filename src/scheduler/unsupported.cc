@@ -56,9 +56,6 @@ Status UnsupportedFields(const api::Pod& pod, const Snapshot& snapshot) {
   if (spec.affinity && HasTerms(spec.affinity->pod_anti_affinity)) {
     return Rejected("spec.affinity.podAntiAffinity", names::kInterPodAffinity);
   }
-  if (!spec.topology_spread_constraints.empty()) {
-    return Rejected("spec.topologySpreadConstraints", names::kPodTopologySpread);
-  }
   for (const NodeInfo* ni : snapshot.nodes_with_required_anti_affinity_pods()) {
     for (const auto& info : ni->pods_with_required_anti_affinity()) {
       const api::Pod& owner = *info->pod;

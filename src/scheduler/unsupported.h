@@ -19,9 +19,9 @@ namespace ksched::scheduler {
 
 // Success, or the rejection for the first unsupported field of `pod`: persistentVolumeClaim or
 // ephemeral volumes (VolumeBinding), spec.resourceClaims (DynamicResources), podAffinity and
-// podAntiAffinity terms (InterPodAffinity), topologySpreadConstraints (PodTopologySpread), and
-// the required podAntiAffinity of a pod in `snapshot` whose selector matches `pod`
-// (InterPodAffinity again: the existing pod's rule would keep `pod` off some nodes).
+// podAntiAffinity terms (InterPodAffinity), and the required podAntiAffinity of a pod in
+// `snapshot` whose selector matches `pod` (InterPodAffinity again: the existing pod's rule would
+// keep `pod` off some nodes).
 Status UnsupportedFields(const api::Pod& pod, const Snapshot& snapshot);
 
 }  // namespace ksched::scheduler
