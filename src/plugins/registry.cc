@@ -21,7 +21,7 @@
 #include "src/plugins/node_resources/balanced_allocation.h"
 #include "src/plugins/node_resources/fit.h"
 #include "src/plugins/node_unschedulable/node_unschedulable.h"
-#include "src/plugins/pod_topology_spread/args.h"
+#include "src/plugins/pod_topology_spread/pod_topology_spread.h"
 #include "src/plugins/queue_sort/priority_sort.h"
 #include "src/plugins/scheduling_gates/scheduling_gates.h"
 #include "src/plugins/taint_toleration/taint_toleration.h"
@@ -50,6 +50,8 @@ Registry NewUpstreamRegistry() {
       {names::kNodeResourcesFit, TypedFactory<node_resources::FitArgs>(node_resources::NewFit)},
       {names::kNodeResourcesBalancedAllocation,
        TypedFactory<node_resources::BalancedAllocationArgs>(node_resources::NewBalancedAllocation)},
+      {names::kPodTopologySpread,
+       TypedFactory<pod_topology_spread::PodTopologySpreadArgs>(pod_topology_spread::New)},
       {names::kImageLocality, image_locality::New},
       {names::kDefaultPreemption,
        TypedFactory<default_preemption::DefaultPreemptionArgs>(default_preemption::New)},

@@ -186,7 +186,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   PreFilterResult pre;
   std::set<std::string, std::less<>> narrowing;
   // A field ksched cannot honour yet rejects the pod as PreFilter would.
-  Status s = UnsupportedFields(pod, snapshot_);
+  Status s = UnsupportedFields(pod);
   if (s.ok()) s = fw.RunPreFilterPlugins(state, pod, all, &pre, &narrowing);
   diagnosis->unschedulable_plugins = narrowing;
   if (!s.ok()) {

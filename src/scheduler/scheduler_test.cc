@@ -61,8 +61,9 @@ class SchedulerTest : public ::testing::Test {
       s_->OnPodUpdate(old_pod, bound);
     }
   }
-  void AddPod(const MakePod& p) {
-    auto pod = p.Ptr();
+  void AddPod(const MakePod& p) { AddPod(p.Obj()); }
+  void AddPod(const api::Pod& p) {
+    auto pod = std::make_shared<const api::Pod>(p);
     pods_[pod->metadata.namespace_ + "/" + pod->metadata.name] = pod;
     s_->OnPodAdd(pod);
   }
@@ -158,27 +159,71 @@ TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
   EXPECT_EQ(writer_.binds.at("default/big"), "large");
 }
 
-// Until PodTopologySpread exists, a spread constraint keeps the pod pending with a message that
-// names it, rather than placing the pod as if it had none.
+// Until VolumeBinding exists, a claim keeps the pod pending with a message that names it,
+// rather than placing the pod as if it had none.
 TEST_F(SchedulerTest, AnUnsupportedFieldKeepsThePodPendingAndSaysWhich) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
-  AddPod(MakePod().Name("spread").SpreadConstraint(1, "topology.kubernetes.io/zone"));
+  api::Pod claim = MakePod().Name("claim").Obj();
+  claim.spec.volumes.push_back(
+      {.name = "data", .source = "persistentVolumeClaim", .claim_name = "data"});
+  AddPod(claim);
   Drain();
   const std::string want =
-      "0/1 nodes are available: spec.topologySpreadConstraints is not supported by ksched yet "
-      "(kube-scheduler's PodTopologySpread plugin). no new claims to deallocate, preemption: 0/1 "
+      "0/1 nodes are available: spec.volumes[0].persistentVolumeClaim is not supported by ksched "
+      "yet (kube-scheduler's VolumeBinding plugin). no new claims to deallocate, preemption: 0/1 "
       "nodes are available: 1 Preemption is not helpful for scheduling.";
   EXPECT_TRUE(writer_.binds.empty());
-  EXPECT_THAT(EventsFor("default/spread", "FailedScheduling"), ::testing::ElementsAre(want));
-  EXPECT_EQ(writer_.conditions.at("default/spread").reason, "Unschedulable");
-  EXPECT_EQ(writer_.conditions.at("default/spread").message, want);
+  EXPECT_THAT(EventsFor("default/claim", "FailedScheduling"), ::testing::ElementsAre(want));
+  EXPECT_EQ(writer_.conditions.at("default/claim").reason, "Unschedulable");
+  EXPECT_EQ(writer_.conditions.at("default/claim").message, want);
   EXPECT_THAT(s_->metrics_registry().Text(),
-              HasSubstr("scheduler_unschedulable_pods{plugin=\"PodTopologySpread\","
+              HasSubstr("scheduler_unschedulable_pods{plugin=\"VolumeBinding\","
                         "profile=\"default-scheduler\"} 1\n"));
   // No cluster event can make it schedulable: a new node leaves it where it is.
   s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
   EXPECT_FALSE(s_->ScheduleOne());
+}
+
+// PodTopologySpread is a default plugin: a pod whose zone spread the free node would break waits
+// with its message; a pod its selector matches, placed in the other zone, requeues it (only
+// PodTopologySpread asks for assigned pods' arrivals) and evens the zones out.
+TEST_F(SchedulerTest, ASpreadConstraintKeepsThePodPendingUntilTheZonesEvenOut) {
+  s_->OnNodeAdd(MakeNode()
+                    .Name("a")
+                    .Label("topology.kubernetes.io/zone", "z1")
+                    .Capacity({{"cpu", "2"}, {"pods", "110"}})
+                    .Ptr());
+  s_->OnNodeAdd(MakeNode()
+                    .Name("b")
+                    .Label("topology.kubernetes.io/zone", "z2")
+                    .Capacity({{"cpu", "1"}, {"pods", "110"}})
+                    .Ptr());
+  AddPod(MakePod().Name("web-0").Label("app", "web").Node("a"));
+  api::Pod pod = MakePod().Name("web-1").Label("app", "web").Req("cpu", "2").Obj();
+  pod.spec.topology_spread_constraints.push_back(
+      {.max_skew = 1,
+       .topology_key = "topology.kubernetes.io/zone",
+       .when_unsatisfiable = "DoNotSchedule",
+       .label_selector = api::LabelSelector{.match_labels = {{"app", "web"}}}});
+  AddPod(pod);
+  Drain();
+  const std::string want =
+      "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread "
+      "constraints. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No "
+      "preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.";
+  EXPECT_TRUE(writer_.binds.empty());
+  EXPECT_THAT(EventsFor("default/web-1", "FailedScheduling"), ::testing::ElementsAre(want));
+  EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
+  // A pod the selector does not match arrives: nothing moves.
+  AddPod(MakePod().Name("db-0").Label("app", "db").Node("b"));
+  EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
+  // A web pod arrives in z2: the zones hold one each, and web-1 fits on a.
+  AddPod(MakePod().Name("web-2").Label("app", "web").Node("b"));
+  EXPECT_EQ(s_->queue().Counts().unschedulable, 0u);
+  clock_.Advance(absl::Seconds(10));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/web-1"), "a");
 }
 
 // A running pod's required anti-affinity keeps the pods it selects off its domain, and only those.

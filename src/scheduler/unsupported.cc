@@ -19,7 +19,7 @@ Status Rejected(std::string_view field, std::string_view plugin) {
 
 }  // namespace
 
-Status UnsupportedFields(const api::Pod& pod, const Snapshot&) {
+Status UnsupportedFields(const api::Pod& pod) {
   const api::PodSpec& spec = pod.spec;
   for (size_t i = 0; i < spec.volumes.size(); ++i) {
     const api::Volume& v = spec.volumes[i];
@@ -29,9 +29,6 @@ Status UnsupportedFields(const api::Pod& pod, const Snapshot&) {
   }
   if (!spec.resource_claims.empty()) {
     return Rejected("spec.resourceClaims", names::kDynamicResources);
-  }
-  if (!spec.topology_spread_constraints.empty()) {
-    return Rejected("spec.topologySpreadConstraints", names::kPodTopologySpread);
   }
   return Status();
 }

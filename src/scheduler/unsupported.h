@@ -12,14 +12,12 @@
 #pragma once
 
 #include "ksched/api/objects.h"
-#include "ksched/snapshot.h"
 #include "ksched/status.h"
 
 namespace ksched::scheduler {
 
 // Success, or the rejection for the first unsupported field of `pod`: persistentVolumeClaim or
-// ephemeral volumes (VolumeBinding), spec.resourceClaims (DynamicResources) and
-// topologySpreadConstraints (PodTopologySpread).
-Status UnsupportedFields(const api::Pod& pod, const Snapshot& snapshot);
+// ephemeral volumes (VolumeBinding) and spec.resourceClaims (DynamicResources).
+Status UnsupportedFields(const api::Pod& pod);
 
 }  // namespace ksched::scheduler

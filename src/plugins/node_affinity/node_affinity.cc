@@ -13,6 +13,7 @@
 #include "src/api/decode.h"
 #include "src/api/field.h"
 #include "src/base/strings.h"
+#include "src/plugins/helper/node_filters.h"
 #include "src/plugins/helper/normalize_score.h"
 
 namespace ksched::plugins::node_affinity {
@@ -30,18 +31,6 @@ const api::NodeSelector* PodRequiredSelector(const api::Pod& pod) {
   const api::NodeAffinity* na = PodNodeAffinity(pod);
   if (na == nullptr || !na->required_during_scheduling_ignored_during_execution) return nullptr;
   return &*na->required_during_scheduling_ignored_during_execution;
-}
-
-// spec.nodeSelector (every pair present in the node's labels) and the required terms (upstream's
-// RequiredNodeAffinity.Match).
-bool MatchesRequired(const api::Pod& pod, const api::Node& node) {
-  const api::StringMap& labels = node.metadata.labels;
-  for (const auto& [key, value] : pod.spec.node_selector) {
-    auto it = labels.find(key);
-    if (it == labels.end() || it->second != value) return false;
-  }
-  const api::NodeSelector* required = PodRequiredSelector(pod);
-  return required == nullptr || api::Matches(*required, node);
 }
 
 int64_t MatchingWeights(const std::vector<api::PreferredSchedulingTerm>& terms,
@@ -113,7 +102,7 @@ Status NodeAffinity::Filter(const CycleState&, const api::Pod& pod, const NodeIn
   if (!MatchesAdded(*node.node())) {
     return Status::UnschedulableAndUnresolvable(kErrReasonEnforced);
   }
-  if (!MatchesRequired(pod, *node.node())) {
+  if (!helper::MatchesRequiredNodeAffinity(pod, *node.node())) {
     return Status::UnschedulableAndUnresolvable(kErrReasonPod);
   }
   return Status();
@@ -141,11 +130,12 @@ Status NodeAffinity::NormalizeScore(const CycleState&, const api::Pod&, NodeScor
 std::vector<ClusterEventWithHint> NodeAffinity::EventsToRegister() const {
   auto hint = [this](const api::Pod& pod, const ClusterEventData& e) {
     if (e.new_node == nullptr) return QueueingHint::kQueue;  // Unexpected data: retry.
-    if (!MatchesAdded(*e.new_node) || !MatchesRequired(pod, *e.new_node)) {
+    if (!MatchesAdded(*e.new_node) || !helper::MatchesRequiredNodeAffinity(pod, *e.new_node)) {
       return QueueingHint::kQueueSkip;
     }
     // Added, or updated from not matching to matching.
-    if (e.old_node == nullptr || !MatchesRequired(pod, *e.old_node)) return QueueingHint::kQueue;
+    if (e.old_node == nullptr || !helper::MatchesRequiredNodeAffinity(pod, *e.old_node))
+      return QueueingHint::kQueue;
     return QueueingHint::kQueueSkip;
   };
   return {{{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeLabel}, hint}};

@@ -1,7 +1,7 @@
 // The args of PodTopologySpread (upstream's PodTopologySpreadArgs): the spread constraints the
 // plugin applies to pods that define none. Decoded from pluginConfig JSON with the v1 defaults
-// applied and then validated as validation_pluginargs.go does. The plugin itself arrives later;
-// the config layer decodes its args through the Registry already.
+// applied and then validated as validation_pluginargs.go does; the plugin
+// (pod_topology_spread.h) gets them typed.
 //
 //   absl::StatusOr<PodTopologySpreadArgs> args = ParseArgs(json::parse(R"({
 //       "defaultingType": "List",

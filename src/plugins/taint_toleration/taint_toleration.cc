@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ksched/api/selectors.h"
+#include "src/plugins/helper/node_filters.h"
 #include "src/plugins/helper/normalize_score.h"
 
 namespace ksched::plugins::taint_toleration {
@@ -16,16 +17,6 @@ struct PreScoreState : StateData {
   }
 };
 inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreTaintToleration"};
-
-// Whether some NoSchedule or NoExecute taint is not tolerated (upstream's
-// FindMatchingUntoleratedTaint with DoNotScheduleTaintsFilterFunc).
-bool HasUntoleratedTaint(const api::Node& node, const std::vector<api::Toleration>& tolerations) {
-  return std::any_of(node.spec.taints.begin(), node.spec.taints.end(), [&](const api::Taint& t) {
-    const bool do_not_schedule =
-        t.effect == api::kTaintEffectNoSchedule || t.effect == api::kTaintEffectNoExecute;
-    return do_not_schedule && !api::TolerationsTolerateTaint(tolerations, t);
-  });
-}
 
 std::vector<api::Toleration> TolerationsPreferNoSchedule(const api::Pod& pod) {
   std::vector<api::Toleration> out;
@@ -45,9 +36,10 @@ int64_t CountIntolerablePreferNoSchedule(const api::Node& node,
 
 QueueingHint AfterNodeChange(const api::Pod& pod, const ClusterEventData& e) {
   if (e.new_node == nullptr) return QueueingHint::kQueue;  // Unexpected data: retry.
-  const bool was_untolerated =
-      e.old_node == nullptr || HasUntoleratedTaint(*e.old_node, pod.spec.tolerations);
-  const bool is_untolerated = HasUntoleratedTaint(*e.new_node, pod.spec.tolerations);
+  const bool was_untolerated = e.old_node == nullptr || helper::HasUntoleratedDoNotScheduleTaint(
+                                                            *e.old_node, pod.spec.tolerations);
+  const bool is_untolerated =
+      helper::HasUntoleratedDoNotScheduleTaint(*e.new_node, pod.spec.tolerations);
   return was_untolerated && !is_untolerated ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
 }
 
@@ -61,7 +53,8 @@ QueueingHint AfterPodTolerationChange(const api::Pod& pod, const ClusterEventDat
 
 Status TaintToleration::Filter(const CycleState&, const api::Pod& pod, const NodeInfo& node) {
   if (node.node() == nullptr) return Status::Error("invalid nodeInfo");
-  if (!HasUntoleratedTaint(*node.node(), pod.spec.tolerations)) return Status();
+  if (!helper::HasUntoleratedDoNotScheduleTaint(*node.node(), pod.spec.tolerations))
+    return Status();
   return Status::UnschedulableAndUnresolvable(kErrReasonUntolerated);
 }
 

@@ -1,0 +1,31 @@
+#include "src/plugins/helper/node_filters.h"
+
+#include <algorithm>
+
+#include "ksched/api/selectors.h"
+
+namespace ksched::plugins::helper {
+
+bool MatchesRequiredNodeAffinity(const api::Pod& pod, const api::Node& node) {
+  const api::StringMap& labels = node.metadata.labels;
+  for (const auto& [key, value] : pod.spec.node_selector) {
+    auto it = labels.find(key);
+    if (it == labels.end() || it->second != value) return false;
+  }
+  const std::optional<api::Affinity>& affinity = pod.spec.affinity;
+  if (!affinity || !affinity->node_affinity) return true;
+  const std::optional<api::NodeSelector>& required =
+      affinity->node_affinity->required_during_scheduling_ignored_during_execution;
+  return !required || api::Matches(*required, node);
+}
+
+bool HasUntoleratedDoNotScheduleTaint(const api::Node& node,
+                                      const std::vector<api::Toleration>& tolerations) {
+  return std::any_of(node.spec.taints.begin(), node.spec.taints.end(), [&](const api::Taint& t) {
+    const bool do_not_schedule =
+        t.effect == api::kTaintEffectNoSchedule || t.effect == api::kTaintEffectNoExecute;
+    return do_not_schedule && !api::TolerationsTolerateTaint(tolerations, t);
+  });
+}
+
+}  // namespace ksched::plugins::helper

@@ -1,0 +1,117 @@
+// PreFilter, its extensions and Filter (upstream's filtering.go).
+#include <memory>
+#include <utility>
+
+#include "fmt/format.h"
+#include "src/plugins/pod_topology_spread/pod_topology_spread.h"
+
+namespace ksched::plugins::pod_topology_spread {
+
+using internal::Constraint;
+using internal::PreFilterState;
+
+namespace {
+
+Status StateNotFound() {
+  return Status::Error(
+      fmt::format("reading \"{}\" from cycleState: not found", internal::kPreFilterStateKey.name));
+}
+
+}  // namespace
+
+Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
+                                    const std::vector<const NodeInfo*>& nodes, PreFilterResult*) {
+  std::vector<Constraint> constraints = Constraints(pod, internal::kDoNotSchedule);
+  if (constraints.empty()) return Status::Skip();
+
+  auto s = std::make_unique<PreFilterState>();
+  const size_t n = constraints.size();
+  s->tp_value_to_match_num.resize(n);
+  s->critical_paths.resize(n);
+  s->self_match.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    s->self_match[i] = constraints[i].selector.Matches(pod.metadata.labels);
+    if (constraints[i].topology_key == internal::kLabelHostname) {
+      s->tp_value_to_match_num[i].reserve(nodes.size());
+    }
+  }
+  for (const NodeInfo* info : nodes) {
+    const api::Node* node = info->node();
+    // Spreading counts only the nodes that have every topology key.
+    if (node == nullptr || !internal::NodeHasAllTopologyKeys(node->metadata.labels, constraints)) {
+      continue;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const Constraint& c = constraints[i];
+      if (!internal::MatchesNodeInclusionPolicies(c, pod, *node)) continue;
+      const std::string& value = *internal::LabelValue(node->metadata.labels, c.topology_key);
+      s->tp_value_to_match_num[i][value] +=
+          internal::CountPodsMatchSelector(info->pods(), c.selector, pod.metadata.namespace_);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    for (const auto& [value, num] : s->tp_value_to_match_num[i]) {
+      s->critical_paths[i].Update(value, num);
+    }
+  }
+  s->constraints = std::make_shared<const std::vector<Constraint>>(std::move(constraints));
+  state.Write(internal::kPreFilterStateKey, std::move(s));
+  return Status();
+}
+
+Status PodTopologySpread::AddPod(CycleState& state, const api::Pod& pod_to_schedule,
+                                 const PodInfo& pod_to_add, const NodeInfo& node) {
+  PreFilterState* s = state.ReadMutable(internal::kPreFilterStateKey);
+  if (s == nullptr) return StateNotFound();
+  UpdateWithPod(*s, *pod_to_add.pod, pod_to_schedule, node.node(), 1);
+  return Status();
+}
+
+Status PodTopologySpread::RemovePod(CycleState& state, const api::Pod& pod_to_schedule,
+                                    const PodInfo& pod_to_remove, const NodeInfo& node) {
+  PreFilterState* s = state.ReadMutable(internal::kPreFilterStateKey);
+  if (s == nullptr) return StateNotFound();
+  UpdateWithPod(*s, *pod_to_remove.pod, pod_to_schedule, node.node(), -1);
+  return Status();
+}
+
+void PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated,
+                                      const api::Pod& preemptor, const api::Node* node,
+                                      int delta) const {
+  if (updated.metadata.namespace_ != preemptor.metadata.namespace_ || node == nullptr) return;
+  const std::vector<Constraint>& constraints = *s.constraints;
+  if (!internal::NodeHasAllTopologyKeys(node->metadata.labels, constraints)) return;
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    const Constraint& c = constraints[i];
+    if (!c.selector.Matches(updated.metadata.labels)) continue;
+    if (!internal::MatchesNodeInclusionPolicies(c, preemptor, *node)) continue;
+    const std::string& value = *internal::LabelValue(node->metadata.labels, c.topology_key);
+    int64_t& num = s.tp_value_to_match_num[i][value];
+    num += delta;
+    s.critical_paths[i].Update(value, num);
+  }
+}
+
+Status PodTopologySpread::Filter(const CycleState& state, const api::Pod&, const NodeInfo& info) {
+  const api::Node* node = info.node();
+  if (node == nullptr) return Status::Error("node not found");
+  const PreFilterState* s = state.Read(internal::kPreFilterStateKey);
+  if (s == nullptr) return StateNotFound();
+  const std::vector<Constraint>& constraints = *s->constraints;
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    const Constraint& c = constraints[i];
+    const std::string* value = internal::LabelValue(node->metadata.labels, c.topology_key);
+    if (value == nullptr) {
+      return Status::UnschedulableAndUnresolvable(kErrReasonNodeLabelNotMatch);
+    }
+    // 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
+    const auto& counts = s->tp_value_to_match_num[i];
+    auto it = counts.find(*value);
+    const int64_t match_num = it == counts.end() ? 0 : it->second;
+    const int64_t skew = match_num + (s->self_match[i] ? 1 : 0) - s->MinMatchNum(i);
+    if (skew > c.max_skew) return Status::Unschedulable(kErrReasonConstraintsNotMatch);
+  }
+  return Status();
+}
+
+}  // namespace ksched::plugins::pod_topology_spread
