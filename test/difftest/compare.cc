@@ -13,9 +13,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kUnsupported = "is not supported by ksched yet";
-// The PostFilter messages of the plugins ksched does not have yet.
+// The PostFilter message of DynamicResources, which ksched has only for pods without claims.
 constexpr std::string_view kDraPostFilter = "no new claims to deallocate";
-constexpr std::string_view kPreemption = "preemption: ";
 constexpr std::string_view kDynamicResources = "DynamicResources";
 
 }  // namespace
@@ -50,6 +49,7 @@ Outcome OutcomeInSimulation(const json& simulation, const std::string& ns,
                               : e.value("namespace", "default") + "/" + e.value("name", ""));
     }
     std::sort(o.evicted.begin(), o.evicted.end());
+    o.placed_after_preemption = !o.evicted.empty() && !o.node.empty();
     const json scores_by_node = p.value("scores", json::object());
     for (const auto& [node, scores] : scores_by_node.items()) {
       for (const auto& [plugin, score] : scores.items()) {
@@ -102,6 +102,19 @@ bool IsTie(const Outcome& upstream, const Outcome& ksched) {
 
 std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
   std::vector<Mismatch> out;
+  if (ksched.placed_after_preemption && !upstream.nominated.empty()) {
+    // simulate's end state against kube-scheduler's first decision: the same victims, and the
+    // pod on the node it was nominated to.
+    if (ksched.node != upstream.nominated) {
+      out.push_back({"nominated", fmt::format("placed on {:?} against nominated to {:?}",
+                                              ksched.node, upstream.nominated)});
+    }
+    if (upstream.evicted != ksched.evicted) {
+      out.push_back({"eviction", fmt::format("[{}] against [{}]", fmt::join(ksched.evicted, " "),
+                                             fmt::join(upstream.evicted, " "))});
+    }
+    return out;
+  }
   if (upstream.node != ksched.node && !IsTie(upstream, ksched)) {
     out.push_back({"placement", fmt::format("node {:?} against {:?}", ksched.node, upstream.node)});
   }
@@ -151,8 +164,8 @@ std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
   if (!out.empty() && ksched.message.find(kUnsupported) != std::string::npos) {
     return {{"unsupported", ksched.message}};
   }
-  // What only kube-scheduler's DynamicResources and DefaultPreemption write: ksched has neither
-  // yet (issue 16). Anything else that differs stays a mismatch of its kind.
+  // What only kube-scheduler's DynamicResources writes for pods with resource claims, which
+  // ksched does not support yet. Anything else that differs stays a mismatch of its kind.
   // The part of kube-scheduler's message after ksched's whole message, if it begins so.
   std::string_view more;
   if (upstream.message.starts_with(ksched.message)) {
@@ -163,23 +176,10 @@ std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
   std::vector<Mismatch> rest;
   for (Mismatch& m : out) {
     const bool missing =
-        (m.kind == "message" &&
-         (more.starts_with(kDraPostFilter) || more.starts_with(kPreemption))) ||
-        // A preemption that nominated a node leaves the PostFilter messages out.
-        (m.kind == "message" && !upstream.nominated.empty() &&
-         ksched.message == upstream.message + " " + std::string(kDraPostFilter)) ||
+        (m.kind == "message" && more.starts_with(kDraPostFilter)) ||
         (m.kind == "score" &&
-         m.detail == fmt::format("plugin {} scored by kube-scheduler only", kDynamicResources)) ||
-        // Only DefaultPreemption nominates a node and evicts in kube-scheduler's default profile.
-        (m.kind == "nominated" && ksched.nominated.empty()) ||
-        (m.kind == "eviction" && ksched.evicted.empty());
-    if (missing) {
-      m.kind = "missing-plugin";
-    } else if (!upstream.evicted.empty() && ksched.evicted.empty()) {
-      // kube-scheduler preempted for this pod, and placed it once the victims were gone.
-      m.detail = fmt::format("kube-scheduler preempted for this pod: {} {}", m.kind, m.detail);
-      m.kind = "missing-plugin";
-    }
+         m.detail == fmt::format("plugin {} scored by kube-scheduler only", kDynamicResources));
+    if (missing) m.kind = "missing-plugin";
     rest.push_back(std::move(m));
   }
   return rest;
