@@ -158,6 +158,19 @@ class CaseBuilder {
     return term;
   }
 
+  // A topology spread constraint over the labels Pod() gives.
+  json Spread() {
+    json c = {{"maxSkew", r_.Between(1, 2)},
+              {"topologyKey", r_.Percent(60) ? kZone : kHostname},
+              {"whenUnsatisfiable", r_.Percent(50) ? "DoNotSchedule" : "ScheduleAnyway"},
+              {"labelSelector", {{"matchLabels", {{"app", r_.Pick({"web", "db", "cache"})}}}}}};
+    if (c["whenUnsatisfiable"] == "DoNotSchedule" && r_.Percent(20))
+      c["minDomains"] = r_.Between(2, 4);
+    if (r_.Percent(15)) c["nodeAffinityPolicy"] = r_.Pick({"Honor", "Ignore"});
+    if (r_.Percent(15)) c["nodeTaintsPolicy"] = r_.Pick({"Honor", "Ignore"});
+    return c;
+  }
+
   // Pod affinity and anti-affinity, required and preferred, each with probability `percent`.
   void AddPodAffinity(json* spec, int percent) {
     for (const char* kind : {"podAffinity", "podAntiAffinity"}) {
@@ -249,6 +262,10 @@ class CaseBuilder {
     }
     if (node_affinity.is_null()) spec["affinity"].erase("nodeAffinity");
     AddPodAffinity(&spec, 15);
+    if (r_.Percent(15)) {
+      for (int n = r_.Between(1, 2); n > 0; --n)
+        spec["topologySpreadConstraints"].push_back(Spread());
+    }
     if (spec["affinity"].empty()) spec.erase("affinity");
     if (r_.Percent(30)) {
       for (int n = r_.Between(1, 2); n > 0; --n) spec["tolerations"].push_back(Toleration());
@@ -329,8 +346,8 @@ void AddElementsIfSeveral(const json& o, const Pointer& path, std::vector<Pointe
 std::vector<Pointer> PodRemovals(const json& pod) {
   const Pointer spec("/spec");
   std::vector<Pointer> out;
-  for (const char* field :
-       {"affinity", "nodeSelector", "tolerations", "initContainers", "priorityClassName"}) {
+  for (const char* field : {"affinity", "nodeSelector", "tolerations", "initContainers",
+                            "priorityClassName", "topologySpreadConstraints"}) {
     if (pod["spec"].contains(field)) out.push_back(spec / field);
   }
   AddElementsIfSeveral(pod, spec / "containers", &out);

@@ -94,8 +94,8 @@ std::vector<std::string> Problems(const json& c) {
     if (!std::regex_match(name, dns1123)) out.push_back("name " + name);
     if (o["kind"] != "Pod") continue;
     const json& spec = o["spec"];
-    for (const char* field : {"priority", "overhead", "volumes", "schedulerName", "schedulingGates",
-                              "topologySpreadConstraints"}) {
+    for (const char* field :
+         {"priority", "overhead", "volumes", "schedulerName", "schedulingGates"}) {
       if (spec.contains(field)) out.push_back(name + ": sets " + field);
     }
     if (spec.contains("affinity") && spec["affinity"].empty()) {
