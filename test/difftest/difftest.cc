@@ -206,12 +206,21 @@ class Harness {
     CaseResult& result = *out;
     {
       Sleep(300);  // Both schedulers' watches deliver the nodes before the first pod.
+      // The running pods' start times, which preemption compares, as kube-scheduler sees them.
+      std::map<std::string, std::string> started;
+      for (const json& o : c.setup) {
+        if (o.value("kind", "") != "Pod") continue;
+        const json now = api_.Get(Api::PathOf(o));
+        if (now.is_object()) {
+          started[KeyOf(o)] = now.value("status", json::object()).value("startTime", "");
+        }
+      }
       std::vector<Outcome> up = RunPhase(upstream_, c, nullptr, &result.error);
       RestoreEvicted(c);
       std::vector<Outcome> run = RunPhase(ksched_, c, &up, &result.error);
       for (size_t i = 0; i < c.pending.size() && result.error.empty(); ++i) {
         PodResult p{.key = KeyOf(c.pending[i]), .upstream = up[i], .run = run[i]};
-        p.simulate = Simulate(c, up, i, &result.error);
+        p.simulate = Simulate(c, up, i, started, &result.error);
         p.run_mismatches = Compare(p.upstream, p.run);
         p.simulate_mismatches = Compare(p.upstream, p.simulate);
         result.pods.push_back(std::move(p));
@@ -343,13 +352,16 @@ class Harness {
   // preemptions delete after the phase), so that ksched starts from the same cluster.
   void RestoreEvicted(const Case& c) {
     Sleep(500);
+    bool restored = false;
     for (const json& o : c.setup) {
       if (o.value("kind", "") != "Pod") continue;
       json now = api_.Get(Api::PathOf(o));
       if (now.is_object() && !now["metadata"].contains("deletionTimestamp")) continue;
       api_.Delete(o);
       (void)api_.Create(o);
+      restored = true;
     }
+    if (restored) Sleep(500);  // The watches deliver the restored pods before the next phase.
   }
 
   // Polls the pod until it is bound or has a PodScheduled=False condition (up to 15 s).
@@ -365,13 +377,19 @@ class Harness {
   }
 
   // ksched simulate's decision on pod i, with the pods before it where kube-scheduler put them.
-  Outcome Simulate(const Case& c, const std::vector<Outcome>& up, size_t i, std::string* error) {
+  Outcome Simulate(const Case& c, const std::vector<Outcome>& up, size_t i,
+                   const std::map<std::string, std::string>& started, std::string* error) {
     // Without the pods kube-scheduler's preemptions evicted before pod i.
     std::set<std::string> gone;
     for (size_t j = 0; j < i; ++j) gone.insert(up[j].evicted.begin(), up[j].evicted.end());
     json items = json::array();
     for (const json& o : c.setup) {
-      if (o.value("kind", "") != "Pod" || !gone.contains(KeyOf(o))) items.push_back(o);
+      if (o.value("kind", "") == "Pod" && gone.contains(KeyOf(o))) continue;
+      items.push_back(o);
+      auto at = started.find(KeyOf(o));
+      if (at != started.end() && !at->second.empty()) {
+        items.back()["status"]["startTime"] = at->second;
+      }
     }
     for (size_t j = 0; j < i; ++j) {
       json placed = c.pending[j];

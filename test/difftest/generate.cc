@@ -263,8 +263,16 @@ class CaseBuilder {
     if (node_affinity.is_null()) spec["affinity"].erase("nodeAffinity");
     AddPodAffinity(&spec, 15);
     if (r_.Percent(15)) {
-      for (int n = r_.Between(1, 2); n > 0; --n)
-        spec["topologySpreadConstraints"].push_back(Spread());
+      // The API server refuses two constraints with the same topologyKey and whenUnsatisfiable.
+      std::set<std::pair<std::string, std::string>> keys;
+      for (int n = r_.Between(1, 2); n > 0; --n) {
+        json c = Spread();
+        if (keys.insert({c["topologyKey"].get<std::string>(),
+                         c["whenUnsatisfiable"].get<std::string>()})
+                .second) {
+          spec["topologySpreadConstraints"].push_back(std::move(c));
+        }
+      }
     }
     if (spec["affinity"].empty()) spec.erase("affinity");
     if (r_.Percent(30)) {
