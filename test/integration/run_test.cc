@@ -266,6 +266,106 @@ TEST_F(RunTest, UnschedulablePodIsReportedThenLandsOnANodeThatFits) {
   }));
 }
 
+// DefaultPreemption on a real API server: the victim gets DisruptionTarget, a Preempted event and
+// a graceful delete; the preemptor is nominated and binds once the victim is gone (there is no
+// kubelet here, so the test finishes the deletion as one would).
+TEST_F(RunTest, APreemptorEvictsItsVictimAndBindsOnceItIsGone) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "preempt"}).exit_code, 0);
+  Create(Node("preempt-node", "2"));
+  for (auto [name, value] : {std::pair{"preempt-low", 10}, std::pair{"preempt-high", 1000}}) {
+    Create({{"apiVersion", "scheduling.k8s.io/v1"},
+            {"kind", "PriorityClass"},
+            {"metadata", {{"name", name}}},
+            {"value", value}});
+  }
+  json victim = Pod("preempt", "victim", "1500m");
+  victim["spec"]["nodeName"] = "preempt-node";
+  victim["spec"]["priorityClassName"] = "preempt-low";
+  Create(victim);
+  StartKsched();
+  json preemptor = Pod("preempt", "preemptor", "1");
+  preemptor["spec"]["priorityClassName"] = "preempt-high";
+  preemptor["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "preempt-node"}};
+  Create(preemptor);
+
+  json v;
+  ASSERT_TRUE(Eventually([&] {
+    v = Get({"pod", "victim", "-n", "preempt"});
+    return v.is_object() && v["metadata"].contains("deletionTimestamp");
+  })) << "the victim was not deleted";
+  json target;
+  for (const json& c : v["status"]["conditions"]) {
+    if (c["type"] == "DisruptionTarget") target = c;
+  }
+  ASSERT_TRUE(target.is_object()) << v.dump();
+  EXPECT_EQ(target["status"], "True");
+  EXPECT_EQ(target["reason"], "PreemptionByScheduler");
+  EXPECT_EQ(target["message"],
+            "default-scheduler: preempting to accommodate a higher priority pod");
+  json p = Get({"pod", "preemptor", "-n", "preempt"});
+  EXPECT_EQ(p["status"].value("nominatedNodeName", ""), "preempt-node");
+  std::string preempted;
+  ASSERT_TRUE(Eventually([&] {
+    for (const json& e : Events("preempt")) {
+      if (e["reason"] == "Preempted") preempted = e["note"];
+    }
+    return !preempted.empty();
+  }));
+  EXPECT_EQ(preempted, fmt::format("Preempted by pod {} on node preempt-node",
+                                   p["metadata"]["uid"].get<std::string>()));
+  EXPECT_FALSE(p["spec"].contains("nodeName"));
+
+  // The kubelet's part: the victim's containers stopped.
+  ASSERT_EQ(
+      cluster()
+          .Kubectl({"delete", "pod", "victim", "-n", "preempt", "--force", "--grace-period=0"})
+          .exit_code,
+      0);
+  ASSERT_TRUE(Eventually([&] {
+    json now = Get({"pod", "preemptor", "-n", "preempt"});
+    return now["spec"].value("nodeName", "") == "preempt-node";
+  }));
+}
+
+// InterPodAffinity among the pods ksched itself binds: required anti-affinity by hostname puts two
+// replicas on two nodes, and the third waits with kube-scheduler's reason.
+TEST_F(RunTest, AntiAffinityHoldsAmongThePodsKschedBinds) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "anti"}).exit_code, 0);
+  for (const char* name : {"anti-1", "anti-2"}) {
+    json node = Node(name, "4");
+    node["metadata"]["labels"]["anti-test"] = "yes";
+    Create(node);
+  }
+  StartKsched();
+  json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
+  for (int i = 0; i < 3; ++i) {
+    json pod = Pod("anti", fmt::format("web-{}", i), "100m");
+    pod["metadata"]["labels"] = {{"app", "web"}};
+    pod["spec"]["nodeSelector"] = {{"anti-test", "yes"}};
+    pod["spec"]["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] =
+        json::array({{{"labelSelector", {{"matchLabels", {{"app", "web"}}}}},
+                      {"topologyKey", "kubernetes.io/hostname"}}});
+    list["items"].push_back(pod);
+  }
+  Create(list);
+  std::set<std::string> nodes;
+  ASSERT_TRUE(Eventually([&] {
+    nodes.clear();
+    const json pods = Get({"pods", "-n", "anti"});
+    for (const json& p : pods["items"]) {
+      if (p["spec"].contains("nodeName")) nodes.insert(p["spec"]["nodeName"].get<std::string>());
+    }
+    return nodes.size() == 2;
+  }));
+  EXPECT_EQ(nodes, (std::set<std::string>{"anti-1", "anti-2"}));
+  std::string note = FailedSchedulingNote("anti");
+  EXPECT_NE(note.find("2 node(s) didn't match pod anti-affinity rules"), std::string::npos) << note;
+  const json pods = Get({"pods", "-n", "anti"});
+  int bound = 0;
+  for (const json& p : pods["items"]) bound += p["spec"].contains("nodeName");
+  EXPECT_EQ(bound, 2);
+}
+
 TEST_F(RunTest, RemovingATaintRequeuesThePodItRejected) {
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "taint"}).exit_code, 0);
   Create(
@@ -338,10 +438,12 @@ TEST_F(RunTest, UnsupportedFieldsKeepAPodPendingAndExtendersStopTheStart) {
       {{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}};
   Create(claim);
   // Every node of the shared cluster is counted, and none is tried.
+  const size_t n = Get({"nodes"})["items"].size();
   const std::string want = fmt::format(
-      "0/{} nodes are available: spec.volumes[0].persistentVolumeClaim is not supported by ksched "
-      "yet (kube-scheduler's VolumeBinding plugin). no new claims to deallocate",
-      Get({"nodes"})["items"].size());
+      "0/{0} nodes are available: spec.volumes[0].persistentVolumeClaim is not supported by ksched "
+      "yet (kube-scheduler's VolumeBinding plugin). no new claims to deallocate, preemption: 0/{0} "
+      "nodes are available: {0} Preemption is not helpful for scheduling.",
+      n);
   EXPECT_EQ(FailedSchedulingNote("unsupported"), want);
   json cond = PodScheduledCondition("unsupported", "claim");
   ASSERT_TRUE(cond.is_object());
@@ -463,9 +565,9 @@ TEST_P(GuideTest, AnnotationGateRefusesAnAnnotatedPodWithItsEventAndCondition) {
   pod["metadata"]["annotations"] = {{"mycompany.com/environment", "prod"}};
   Create(pod);
   const std::string note = FailedSchedulingNote(ns);
-  EXPECT_TRUE(note.ends_with(
-      "nodes are available: pod has annotation mycompany.com/environment, which this scheduler "
-      "refuses. no new claims to deallocate"))
+  EXPECT_NE(note.find("nodes are available: pod has annotation mycompany.com/environment, which "
+                      "this scheduler refuses. no new claims to deallocate, preemption: "),
+            std::string::npos)
       << note;
   json cond = PodScheduledCondition(ns, "tagged");
   ASSERT_TRUE(cond.is_object());
