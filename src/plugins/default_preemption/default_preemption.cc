@@ -215,6 +215,7 @@ const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidat
       [](const Victims& v) { return -static_cast<int64_t>(v.pods.size()); },
   };
   std::vector<const Candidate*> left;
+  left.reserve(candidates.size());
   for (const Candidate& c : candidates) left.push_back(&c);
   for (const auto& score : criteria) {
     int64_t best = std::numeric_limits<int64_t>::min();
