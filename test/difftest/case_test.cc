@@ -86,11 +86,19 @@ TEST(CaseTest, AConfigWithAPluginKubeSchedulerLacksIsNotComparable) {
 
 TEST(CaseTest, AnUnknownKindIsAnErrorThatNamesIt) {
   json scenario;
-  scenario["cluster"][0] = {{"apiVersion", "v1"}, {"kind", "Service"}};
-  absl::StatusOr<Case> c = MakeCase("svc", scenario, kUpstream);
+  scenario["cluster"][0] = {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}};
+  absl::StatusOr<Case> c = MakeCase("deploy", scenario, kUpstream);
   ASSERT_FALSE(c.ok());
   EXPECT_EQ(c.status().message(),
-            "svc: cluster[0]: kind \"Service\" is not used by the differential test");
+            "deploy: cluster[0]: kind \"Deployment\" is not used by the differential test");
+}
+
+TEST(CaseTest, ACaseWithObjectsTheHarnessDoesNotCreateIsNotComparable) {
+  json scenario;
+  scenario["cluster"][0] = {{"apiVersion", "policy/v1"}, {"kind", "PodDisruptionBudget"}};
+  absl::StatusOr<Case> c = MakeCase("pdb", scenario, kUpstream);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->incomparable, "it has a PodDisruptionBudget, which the harness does not create yet");
 }
 
 }  // namespace
