@@ -160,8 +160,7 @@ class Framework : public Handle {
   }
   // Whether some pod is nominated to `node` (the scheduling cycle's fast path when none is).
   bool HasNominatedPods(std::string_view node) const {
-    return deps_.nominator && !deps_.nominator->empty() &&
-           !deps_.nominator->NominatedPodsForNode(node).empty();
+    return deps_.nominator && deps_.nominator->HasNominatedPods(node);
   }
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
       const override {

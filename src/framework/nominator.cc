@@ -55,6 +55,11 @@ std::vector<std::shared_ptr<const PodInfo>> Nominator::NominatedPodsForNode(
   return it->second;
 }
 
+bool Nominator::HasNominatedPods(std::string_view node) const {
+  absl::MutexLock lock(&mu_);
+  return by_node_.contains(AsAbsl(node));  // Entries are erased once they are empty.
+}
+
 bool Nominator::empty() const {
   absl::MutexLock lock(&mu_);
   return node_of_.empty();

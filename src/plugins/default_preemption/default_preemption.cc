@@ -47,7 +47,8 @@ void SplitByPdbViolation(const std::vector<std::shared_ptr<const PodInfo>>& pods
       for (size_t i = 0; i < pdbs.size(); ++i) {
         const api::PodDisruptionBudget& pdb = *pdbs[i];
         if (pdb.metadata.namespace_ != pod.metadata.namespace_) continue;
-        // policy/v1: an absent or empty selector selects no pod.
+        // As upstream's preemption: a budget with an absent or empty selector protects no pod
+        // (the disruption controller reads an empty one as every pod; see sim/disruption.h).
         if (!pdb.selector ||
             (pdb.selector->match_labels.empty() && pdb.selector->match_expressions.empty())) {
           continue;
