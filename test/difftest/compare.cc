@@ -102,12 +102,18 @@ bool IsTie(const Outcome& upstream, const Outcome& ksched) {
 
 std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
   std::vector<Mismatch> out;
-  if (ksched.placed_after_preemption && !upstream.nominated.empty()) {
-    // simulate's end state against kube-scheduler's first decision: the same victims, and the
-    // pod on the node it was nominated to.
-    if (ksched.node != upstream.nominated) {
-      out.push_back({"nominated", fmt::format("placed on {:?} against nominated to {:?}",
-                                              ksched.node, upstream.nominated)});
+  const bool ksched_ran_on = ksched.placed_after_preemption && !upstream.nominated.empty();
+  if (ksched_ran_on || (upstream.placed_after_preemption && !ksched.nominated.empty())) {
+    // One was seen bound after its preemption, the other at its first decision: the same
+    // victims, and the pod on the node it was nominated to.
+    const Outcome& placed = ksched_ran_on ? ksched : upstream;
+    const Outcome& nominated = ksched_ran_on ? upstream : ksched;
+    if (placed.node != nominated.nominated) {
+      out.push_back({"nominated", ksched_ran_on
+                                      ? fmt::format("placed on {:?} against nominated to {:?}",
+                                                    ksched.node, upstream.nominated)
+                                      : fmt::format("nominated to {:?} against placed on {:?}",
+                                                    ksched.nominated, upstream.node)});
     }
     if (upstream.evicted != ksched.evicted) {
       out.push_back({"eviction", fmt::format("[{}] against [{}]", fmt::join(ksched.evicted, " "),

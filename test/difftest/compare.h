@@ -30,8 +30,9 @@ struct Outcome {
   // Whether a preemption had happened in the case before this pod was created (a victim evicted,
   // or a pod nominated), so that the cluster was no longer the one the other scheduler saw.
   bool after_preemption = false;
-  // simulate runs to the end: a pod that preempted is placed once its victims are gone, and its
-  // first decision (Unschedulable, nominated) is not in the output. This is set for such a pod.
+  // A pod that preempted binds once its victims are gone. simulate runs to the end, and on a real
+  // cluster the victims may go before the harness looks, so its first decision (Unschedulable,
+  // nominated) may not be seen. This is set for a pod seen bound that evicted pods.
   bool placed_after_preemption = false;
 };
 

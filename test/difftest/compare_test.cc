@@ -154,6 +154,14 @@ TEST(CompareTest, PreemptionIsComparedNotExcused) {
   m = Compare(preempted, simulated);
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].kind, "nominated");
+
+  // The other way round: kube-scheduler was seen bound, ksched at its first decision.
+  simulated.node = "n";
+  EXPECT_TRUE(Compare(simulated, preempted).empty());
+  simulated.evicted = {"default/other"};
+  m = Compare(simulated, preempted);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "eviction");
 }
 
 }  // namespace

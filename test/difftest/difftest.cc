@@ -310,12 +310,15 @@ class Harness {
         Sleep(50);
         out[i].evicted = NewlyEvicted(c, pods, &evicted);
       }
-      if (replay != nullptr && out[i].node != (*replay)[i].node) {
+      out[i].placed_after_preemption = !out[i].evicted.empty() && !out[i].node.empty();
+      // Where the pod ends up: a nominated pod binds there once its victims are gone.
+      auto landing = [](const Outcome& o) { return o.node.empty() ? o.nominated : o.node; };
+      if (replay != nullptr && landing(out[i]) != landing((*replay)[i])) {
         api_.Delete(pod);
-        if ((*replay)[i].node.empty()) {
+        if (landing((*replay)[i]).empty()) {
           evicted.insert(KeyOf(pod));  // Removed by the harness, not evicted.
         } else {
-          pod["spec"]["nodeName"] = (*replay)[i].node;
+          pod["spec"]["nodeName"] = landing((*replay)[i]);
           (void)api_.Create(pod);
         }
       }
