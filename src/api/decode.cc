@@ -559,13 +559,21 @@ absl::Status NodeCond(element e, const Path& p, NodeCondition* out) {
 }
 
 absl::Status NodeStat(element e, const Path& p, NodeStatus* out) {
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "capacity") return Resources(v, vp, &out->capacity);
-    if (k == "allocatable") return Resources(v, vp, &out->allocatable);
-    if (k == "images") return Items(v, vp, &out->images, Image);
-    if (k == "conditions") return Items(v, vp, &out->conditions, NodeCond);
-    return absl::OkStatus();
-  });
+  bool has_allocatable = false;
+  absl::Status st =
+      Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+        if (k == "capacity") return Resources(v, vp, &out->capacity);
+        if (k == "allocatable") {
+          has_allocatable = !v.is_null();
+          return Resources(v, vp, &out->allocatable);
+        }
+        if (k == "images") return Items(v, vp, &out->images, Image);
+        if (k == "conditions") return Items(v, vp, &out->conditions, NodeCond);
+        return absl::OkStatus();
+      });
+  // The API server's defaulting (SetDefaults_NodeStatus): no allocatable means the capacity.
+  if (!has_allocatable) out->allocatable = out->capacity;
+  return st;
 }
 
 absl::Status PodAt(element e, const Path& p, Pod* out) {

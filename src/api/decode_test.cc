@@ -206,6 +206,20 @@ TEST(DecodeNodeTest, AllFields) {
   EXPECT_EQ(node->status.conditions[1].message, "kubelet has sufficient memory available");
 }
 
+// As the API server defaults it: a node without allocatable has its capacity to give; one with an
+// empty allocatable has nothing.
+TEST(DecodeNodeTest, AllocatableDefaultsToCapacity) {
+  absl::StatusOr<Node> node =
+      DecodeNode(R"({"metadata":{"name":"n"},"status":{"capacity":{"cpu":"4","pods":"110"}}})");
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_EQ(node->status.allocatable.at("cpu").MilliValue(), 4000);
+  EXPECT_EQ(node->status.allocatable.at("pods").Value(), 110);
+  node = DecodeNode(R"({"metadata":{"name":"n"},"status":{"capacity":{"cpu":"4"},)"
+                    R"("allocatable":{}}})");
+  ASSERT_TRUE(node.ok()) << node.status();
+  EXPECT_TRUE(node->status.allocatable.empty());
+}
+
 TEST(DecodeObjectsTest, KubectlListKeepsOrderAndKinds) {
   auto objects = DecodeObjects(testing::ReadSourceFile("src/api/testdata/list.json"));
   ASSERT_TRUE(objects.ok()) << objects.status();
