@@ -10,14 +10,22 @@
 // BM_TeamFilter/compiled and /library run the same workload with one more plugin enabled,
 // examples/plugin-library's TeamFilter (Filter and Score on every node), compiled into this binary
 // or loaded from its shared library as --plugin-library loads it: what a plugin in a .so costs.
+//
+// BM_Workload/<name> are scheduler_perf's workloads of the same name at their 5000-node sizes
+// (PreemptionBasic at 500 nodes), from its templates (bench/templates): nodes, `init` pods
+// scheduled first and not measured, then the measured pods, on the embedded cluster that
+// `ksched simulate` uses, which feeds binds and preemption's deletions back as informers would.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <time.h>
 
+#include "fmt/format.h"
 #include "ksched/plugin_library.h"
 #include "src/cli/plugin_library.h"
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"
+#include "src/sim/cluster.h"
+#include "src/sim/manifests.h"
 #include "src/testing/builders.h"
 
 namespace ksched {
@@ -125,6 +133,116 @@ void BM_TeamFilter(benchmark::State& state, bool from_library) {
   SchedulePods(state, registry, WithTeamFilter());
 }
 
+// A scheduler_perf workload: `nodes` nodes from the node template, each labelled with its name as
+// kubernetes.io/hostname and, if `zones` is not empty, with zones[i % zones.size()] as its zone;
+// then `init_pods` pods from `init_template` in namespace sched-0, scheduled before the
+// measurement; then `measure_pods` from `measure_template` in sched-1, measured.
+struct Workload {
+  int nodes = 5000;
+  std::vector<std::string> zones;
+  std::string init_template = "pod-default";
+  int init_pods = 0;
+  std::string measure_template;
+  int measure_pods = 0;
+};
+
+// The object of bench/templates/<name>.yaml.
+template <typename T>
+absl::StatusOr<T> Template(const std::string& name) {
+  const std::string path = std::string(KSCHED_SOURCE_DIR) + "/bench/templates/" + name + ".yaml";
+  absl::StatusOr<std::vector<api::Object>> objects = sim::LoadManifests({path});
+  if (!objects.ok()) return objects.status();
+  for (api::Object& o : *objects) {  // With the PriorityClasses every cluster has.
+    if (T* t = std::get_if<T>(&o)) return std::move(*t);
+  }
+  return absl::InvalidArgumentError(path + ": no object of the kind expected");
+}
+
+// Schedules every pending pod of `objects` on a new embedded cluster and scheduler; returns the
+// cluster's pods afterwards. With `state`, the scheduling is measured.
+absl::StatusOr<std::vector<std::shared_ptr<const api::Pod>>> RunCluster(
+    std::vector<api::Object> objects, benchmark::State* state) {
+  sim::Cluster cluster(std::move(objects));
+  auto s =
+      scheduler::Scheduler::Create({.writer = &cluster, .seed = 1}, plugins::NewInTreeRegistry());
+  if (!s.ok()) return s.status();
+  cluster.Start(**s);
+  if (state != nullptr) state->ResumeTiming();
+  const double cpu0 = ProcessCpuSeconds();
+  int attempts = 0;
+  for (; (*s)->ScheduleOne(); ++attempts) cluster.Deliver(**s);
+  cluster.Deliver(**s);
+  const double cpu = ProcessCpuSeconds() - cpu0;
+  if (state == nullptr) return cluster.Pods();
+  state->PauseTiming();
+  int measured = 0, bound = 0;
+  for (const auto& pod : cluster.Pods()) {
+    if (pod == nullptr || !pod->metadata.name.starts_with("measure-")) continue;
+    ++measured;
+    bound += pod->spec.node_name.empty() ? 0 : 1;
+  }
+  state->counters["pods"] = bound;
+  state->counters["unscheduled"] = measured - bound;
+  state->counters["attempts"] = attempts;
+  state->counters["evicted"] = static_cast<double>(cluster.Evicted().size());
+  state->counters["pods_per_s"] = benchmark::Counter(bound, benchmark::Counter::kIsRate);
+  state->counters["cpu_ns_per_pod"] = cpu * 1e9 / std::max(bound, 1);
+  return cluster.Pods();
+}
+
+absl::Status RunWorkload(benchmark::State& state, const Workload& w) {
+  absl::StatusOr<api::Node> node = Template<api::Node>("node");
+  absl::StatusOr<api::Pod> init = Template<api::Pod>(w.init_template);
+  absl::StatusOr<api::Pod> measure = Template<api::Pod>(w.measure_template);
+  for (const absl::Status& st : {node.status(), init.status(), measure.status()}) {
+    if (!st.ok()) return st;
+  }
+  std::vector<api::Object> cluster;
+  for (const char* ns : {"sched-0", "sched-1"}) {
+    api::Namespace n;
+    n.metadata.name = ns;
+    cluster.emplace_back(std::move(n));
+  }
+  for (int i = 0; i < w.nodes; ++i) {
+    api::Node n = *node;
+    n.metadata.name = fmt::format("node-{}", i);
+    n.metadata.labels["kubernetes.io/hostname"] = n.metadata.name;
+    if (!w.zones.empty())
+      n.metadata.labels["topology.kubernetes.io/zone"] = w.zones[i % w.zones.size()];
+    cluster.emplace_back(std::move(n));
+  }
+  auto add_pods = [&](std::vector<api::Object>& out, const api::Pod& tmpl, int count,
+                      const std::string& prefix, const char* ns) {
+    for (int i = 0; i < count; ++i) {
+      api::Pod p = tmpl;
+      p.metadata.name = fmt::format("{}-{}", prefix, i);
+      p.metadata.namespace_ = ns;
+      out.emplace_back(std::move(p));
+    }
+  };
+  std::vector<api::Object> first = cluster;
+  add_pods(first, *init, w.init_pods, "init", "sched-0");
+  absl::StatusOr<std::vector<std::shared_ptr<const api::Pod>>> placed =
+      RunCluster(std::move(first), nullptr);
+  if (!placed.ok()) return placed.status();
+  for (const auto& pod : *placed) {
+    if (pod != nullptr) cluster.emplace_back(*pod);
+  }
+  add_pods(cluster, *measure, w.measure_pods, "measure", "sched-1");
+  return RunCluster(std::move(cluster), &state).status();
+}
+
+void BM_Workload(benchmark::State& state, const Workload& w) {
+  for (auto _ : state) {
+    state.PauseTiming();
+    if (absl::Status st = RunWorkload(state, w); !st.ok()) {
+      state.SkipWithError(std::string(st.message()).c_str());
+      return;
+    }
+    state.ResumeTiming();
+  }
+}
+
 BENCHMARK(BM_SchedulePods)
     ->Args({5000, 10000})
     ->Unit(benchmark::kMillisecond)
@@ -140,6 +258,41 @@ BENCHMARK_CAPTURE(BM_TeamFilter, library, true)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->UseRealTime();
+
+// scheduler_perf's workloads; the thresholds are its pods/s at these sizes.
+#define KSCHED_WORKLOAD(name, ...)                           \
+  BENCHMARK_CAPTURE(BM_Workload, name, Workload __VA_ARGS__) \
+      ->Unit(benchmark::kMillisecond)                        \
+      ->Iterations(1)                                        \
+      ->UseRealTime()
+KSCHED_WORKLOAD(SchedulingPodAntiAffinity, {.init_template = "pod-with-pod-anti-affinity",
+                                            .init_pods = 1000,
+                                            .measure_template = "pod-with-pod-anti-affinity",
+                                            .measure_pods = 2000});
+KSCHED_WORKLOAD(SchedulingPodAffinity, {.zones = {"zone1"},
+                                        .init_template = "pod-with-pod-affinity",
+                                        .init_pods = 5000,
+                                        .measure_template = "pod-with-pod-affinity",
+                                        .measure_pods = 5000});
+KSCHED_WORKLOAD(SchedulingPreferredPodAffinity,
+                {.init_template = "pod-with-preferred-pod-affinity",
+                 .init_pods = 5000,
+                 .measure_template = "pod-with-preferred-pod-affinity",
+                 .measure_pods = 5000});
+KSCHED_WORKLOAD(SchedulingPreferredPodAntiAffinity,
+                {.init_template = "pod-with-preferred-pod-anti-affinity",
+                 .init_pods = 5000,
+                 .measure_template = "pod-with-preferred-pod-anti-affinity",
+                 .measure_pods = 5000});
+KSCHED_WORKLOAD(TopologySpreading, {.zones = {"moon-1", "moon-2", "moon-3"},
+                                    .init_pods = 5000,
+                                    .measure_template = "pod-with-topology-spreading",
+                                    .measure_pods = 5000});
+KSCHED_WORKLOAD(PreemptionBasic, {.nodes = 500,
+                                  .init_template = "pod-low-priority",
+                                  .init_pods = 2000,
+                                  .measure_template = "pod-high-priority",
+                                  .measure_pods = 500});
 
 }  // namespace
 }  // namespace ksched
