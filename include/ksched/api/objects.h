@@ -57,6 +57,8 @@ struct LabelSelectorRequirement {
   std::string key;
   std::string op;  // In, NotIn, Exists, DoesNotExist.
   std::vector<std::string> values;
+
+  bool operator==(const LabelSelectorRequirement&) const = default;
 };
 
 // metav1.LabelSelector. An empty selector matches everything; where the API has a *LabelSelector,
@@ -64,6 +66,8 @@ struct LabelSelectorRequirement {
 struct LabelSelector {
   StringMap match_labels;
   std::vector<LabelSelectorRequirement> match_expressions;
+
+  bool operator==(const LabelSelector&) const = default;
 };
 
 struct NodeSelectorRequirement {
@@ -101,17 +105,23 @@ struct PodAffinityTerm {
   std::optional<LabelSelector> namespace_selector;
   std::vector<std::string> match_label_keys;
   std::vector<std::string> mismatch_label_keys;
+
+  bool operator==(const PodAffinityTerm&) const = default;
 };
 
 struct WeightedPodAffinityTerm {
   int32_t weight = 0;
   PodAffinityTerm pod_affinity_term;
+
+  bool operator==(const WeightedPodAffinityTerm&) const = default;
 };
 
 // Used for both podAffinity and podAntiAffinity, which have the same shape.
 struct PodAffinity {
   std::vector<PodAffinityTerm> required_during_scheduling_ignored_during_execution;
   std::vector<WeightedPodAffinityTerm> preferred_during_scheduling_ignored_during_execution;
+
+  bool operator==(const PodAffinity&) const = default;
 };
 
 struct Affinity {

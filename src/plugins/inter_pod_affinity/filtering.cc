@@ -28,32 +28,49 @@ struct PreFilterState : StateData {
 };
 inline constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterInterPodAffinity"};
 
-// Counts `existing`, on `node`, if its required anti-affinity selects the incoming pod.
-void CountExistingAntiAffinity(PreFilterState& s, const api::Pod& incoming,
-                               const api::Pod& existing, const api::Node& node, int64_t delta) {
+// The topology keys of `existing`'s required anti-affinity terms that select the incoming pod.
+std::vector<const std::string*> ExistingAntiAffinityKeys(const PreFilterState& s,
+                                                         const api::Pod& incoming,
+                                                         const api::Pod& existing) {
+  std::vector<const std::string*> keys;
   for (const api::PodAffinityTerm& t : RequiredAntiAffinityTerms(existing)) {
     if (Selects(t, existing.metadata.namespace_, incoming, s.namespace_labels)) {
-      s.existing_anti_affinity.Add(node, t.topology_key, delta);
+      keys.push_back(&t.topology_key);
     }
   }
+  return keys;
 }
 
-// Counts `existing`, on `node`, where the incoming pod's required terms select it.
-void CountForIncomingTerms(PreFilterState& s, const api::Pod& incoming, const api::Pod& existing,
-                           const api::Node& node, int64_t delta, const Handle& handle) {
+// Where the incoming pod's required terms count `existing`: under every affinity term's key when
+// all of them select it, and under the key of each anti-affinity term that selects it.
+struct IncomingMatch {
+  std::vector<const std::string*> affinity, anti_affinity;
+};
+IncomingMatch MatchIncomingTerms(const PreFilterState& s, const api::Pod& incoming,
+                                 const api::Pod& existing, const Handle& handle) {
   const std::string& ns = incoming.metadata.namespace_;
   auto selects = [&](const api::PodAffinityTerm& t) {
     return SelectsFromIncoming(t, ns, existing, handle);
   };
+  IncomingMatch m;
   if (!s.required_affinity.empty() &&
       std::all_of(s.required_affinity.begin(), s.required_affinity.end(), selects)) {
-    for (const api::PodAffinityTerm& t : s.required_affinity) {
-      s.affinity.Add(node, t.topology_key, delta);
-    }
+    for (const api::PodAffinityTerm& t : s.required_affinity) m.affinity.push_back(&t.topology_key);
   }
   for (const api::PodAffinityTerm& t : s.required_anti_affinity) {
-    if (selects(t)) s.anti_affinity.Add(node, t.topology_key, delta);
+    if (selects(t)) m.anti_affinity.push_back(&t.topology_key);
   }
+  return m;
+}
+
+// Adds `delta` pods on `node` under each key.
+void Count(TopologyCounts& counts, const std::vector<const std::string*>& keys,
+           const api::Node& node, int64_t delta) {
+  for (const std::string* key : keys) counts.Add(node, *key, delta);
+}
+void Count(PreFilterState& s, const IncomingMatch& m, const api::Node& node, int64_t delta) {
+  Count(s.affinity, m.affinity, node, delta);
+  Count(s.anti_affinity, m.anti_affinity, node, delta);
 }
 
 // Both, as upstream's updateWithPod for AddPod and RemovePod.
@@ -62,8 +79,9 @@ Status UpdateWithPod(CycleState& state, const api::Pod& incoming, const PodInfo&
   PreFilterState* s = state.ReadMutable(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
   if (node.node() == nullptr) return Status();
-  CountExistingAntiAffinity(*s, incoming, *existing.pod, *node.node(), delta);
-  CountForIncomingTerms(*s, incoming, *existing.pod, *node.node(), delta, handle);
+  Count(s->existing_anti_affinity, ExistingAntiAffinityKeys(*s, incoming, *existing.pod),
+        *node.node(), delta);
+  Count(*s, MatchIncomingTerms(*s, incoming, *existing.pod, handle), *node.node(), delta);
   return Status();
 }
 
@@ -100,10 +118,16 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
   if (auto ns = handle_.GetNamespace(pod.metadata.namespace_)) {
     s->namespace_labels = ns->metadata.labels;
   }
+  // Each class of pods is matched once; a node adds its number of pods of each class.
+  classes_.Refresh(handle_.snapshot());
+  helper::PerClass<std::vector<const std::string*>> existing_keys;
   for (const NodeInfo* ni : handle_.snapshot().nodes_with_required_anti_affinity_pods()) {
     if (ni->node() == nullptr) continue;
-    for (const auto& existing : ni->pods_with_required_anti_affinity()) {
-      CountExistingAntiAffinity(*s, pod, *existing->pod, *ni->node(), 1);
+    for (const helper::PodClasses::Count& cls : classes_.Of(*ni)) {
+      Count(s->existing_anti_affinity,
+            existing_keys.Get(
+                cls.id, [&] { return ExistingAntiAffinityKeys(*s, pod, classes_.Pod(cls.id)); }),
+            *ni->node(), cls.pods);
     }
   }
   if (s->existing_anti_affinity.empty() && s->required_affinity.empty() &&
@@ -111,10 +135,15 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
     return Status::Skip();
   }
   if (!s->required_affinity.empty() || !s->required_anti_affinity.empty()) {
+    helper::PerClass<IncomingMatch> matches;
     for (const NodeInfo* ni : nodes) {
-      if (ni->node() == nullptr) continue;
-      for (const auto& existing : ni->pods()) {
-        CountForIncomingTerms(*s, pod, *existing->pod, *ni->node(), 1, handle_);
+      if (ni->node() == nullptr || ni->pods().empty()) continue;
+      for (const helper::PodClasses::Count& cls : classes_.Of(*ni)) {
+        Count(
+            *s,
+            matches.Get(cls.id,
+                        [&] { return MatchIncomingTerms(*s, pod, classes_.Pod(cls.id), handle_); }),
+            *ni->node(), cls.pods);
       }
     }
   }

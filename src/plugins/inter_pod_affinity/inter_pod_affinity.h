@@ -10,9 +10,11 @@
 // mismatchLabelKeys into each term's labelSelector when the pod was created (`ksched simulate`
 // does the same when it admits a pod).
 //
-// Cost: PreFilter counts matching pods per topology domain in one pass over the cluster's pods
-// (only the pods with required anti-affinity when the incoming pod has no required terms), so
-// Filter is a few hash lookups per node. PreScore does the same for the preferred terms.
+// Cost: PreFilter counts matching pods per topology domain in one pass over the nodes (only those
+// with pods with required anti-affinity when the incoming pod has no required terms), so Filter
+// is a few hash lookups per node. It matches classes of pods, not pods (helper::PodClasses): pods
+// of one namespace with the same labels and terms are matched once per cycle, and each node adds
+// its number of them. PreScore does the same for the preferred terms.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
+#include "src/plugins/helper/pod_classes.h"
 #include "src/plugins/inter_pod_affinity/args.h"
 #include "src/plugins/names.h"
 
@@ -81,6 +84,7 @@ class InterPodAffinity final : public PreFilterPlugin,
  private:
   InterPodAffinityArgs args_;
   Handle& handle_;
+  helper::PodClasses classes_;  // PreFilter's and PreScore's, on the scheduling thread.
 };
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const InterPodAffinityArgs& args, Handle& handle);

@@ -23,44 +23,39 @@ struct PreScoreState : StateData {
 };
 inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreInterPodAffinity"};
 
-void AddWeight(ScoreMap& m, const api::Node& node, const std::string& key, int64_t weight) {
-  auto label = node.metadata.labels.find(key);
-  if (label != node.metadata.labels.end()) m[key][label->second] += weight;
-}
+// A topology key and the weight added to a domain of it.
+using Weights = std::vector<std::pair<const std::string*, int64_t>>;
 
-// What one existing pod on `node` adds to the domains of the node (upstream's
-// processExistingPod).
-void ScoreExistingPod(ScoreMap& m, const api::Pod& incoming, const api::Pod& existing,
-                      const api::Node& node, const api::StringMap& ns_labels,
-                      int32_t hard_pod_affinity_weight, const Handle& handle) {
-  if (node.metadata.labels.empty()) return;
+// What one existing pod adds to the domains of its node (upstream's processExistingPod).
+Weights WeightsOfExistingPod(const api::Pod& incoming, const api::Pod& existing,
+                             const api::StringMap& ns_labels, int32_t hard_pod_affinity_weight,
+                             const Handle& handle) {
+  Weights out;
   const std::string& ns = incoming.metadata.namespace_;
   for (const auto& [weight, term] : PreferredAffinityTerms(incoming)) {
-    if (SelectsFromIncoming(term, ns, existing, handle)) {
-      AddWeight(m, node, term.topology_key, weight);
-    }
+    if (SelectsFromIncoming(term, ns, existing, handle))
+      out.emplace_back(&term.topology_key, weight);
   }
   for (const auto& [weight, term] : PreferredAntiAffinityTerms(incoming)) {
     if (SelectsFromIncoming(term, ns, existing, handle)) {
-      AddWeight(m, node, term.topology_key, -weight);
+      out.emplace_back(&term.topology_key, -weight);
     }
   }
   const std::string& owner_ns = existing.metadata.namespace_;
   if (hard_pod_affinity_weight > 0) {
     for (const api::PodAffinityTerm& term : RequiredAffinityTerms(existing)) {
       if (Selects(term, owner_ns, incoming, ns_labels)) {
-        AddWeight(m, node, term.topology_key, hard_pod_affinity_weight);
+        out.emplace_back(&term.topology_key, hard_pod_affinity_weight);
       }
     }
   }
   for (const auto& [weight, term] : PreferredAffinityTerms(existing)) {
-    if (Selects(term, owner_ns, incoming, ns_labels)) AddWeight(m, node, term.topology_key, weight);
+    if (Selects(term, owner_ns, incoming, ns_labels)) out.emplace_back(&term.topology_key, weight);
   }
   for (const auto& [weight, term] : PreferredAntiAffinityTerms(existing)) {
-    if (Selects(term, owner_ns, incoming, ns_labels)) {
-      AddWeight(m, node, term.topology_key, -weight);
-    }
+    if (Selects(term, owner_ns, incoming, ns_labels)) out.emplace_back(&term.topology_key, -weight);
   }
+  return out;
 }
 
 }  // namespace
@@ -79,11 +74,22 @@ Status InterPodAffinity::PreScore(CycleState& state, const api::Pod& pod,
   const std::vector<const NodeInfo*>& nodes =
       has_constraints ? snapshot.nodes() : snapshot.nodes_with_affinity_pods();
   auto s = std::make_unique<PreScoreState>();
+  // Each class of pods is weighed once; a node adds the weights times its number of pods of it.
+  classes_.Refresh(snapshot);
+  helper::PerClass<Weights> weights;
   for (const NodeInfo* ni : nodes) {
-    if (ni->node() == nullptr) continue;
-    for (const auto& existing : has_constraints ? ni->pods() : ni->pods_with_affinity()) {
-      ScoreExistingPod(s->topology_score, pod, *existing->pod, *ni->node(), ns_labels,
-                       args_.hard_pod_affinity_weight, handle_);
+    const api::Node* node = ni->node();
+    if (node == nullptr || node->metadata.labels.empty() || ni->pods().empty()) continue;
+    for (const helper::PodClasses::Count& cls : classes_.Of(*ni)) {
+      const Weights& w = weights.Get(cls.id, [&] {
+        return WeightsOfExistingPod(pod, classes_.Pod(cls.id), ns_labels,
+                                    args_.hard_pod_affinity_weight, handle_);
+      });
+      for (const auto& [key, weight] : w) {
+        auto label = node->metadata.labels.find(*key);
+        if (label != node->metadata.labels.end())
+          s->topology_score[*key][label->second] += weight * cls.pods;
+      }
     }
   }
   if (s->topology_score.empty()) return Status::Skip();

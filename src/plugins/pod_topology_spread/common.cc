@@ -165,12 +165,15 @@ int CountPodsMatchSelector(const std::vector<std::shared_ptr<const PodInfo>>& po
   if (selector.Empty()) return 0;
   int count = 0;
   for (const std::shared_ptr<const PodInfo>& info : pods) {
-    const api::Pod& p = *info->pod;
-    // Terminating pods do not count (kubernetes#87621).
-    if (p.metadata.deletion_timestamp || p.metadata.namespace_ != ns) continue;
-    if (selector.Matches(p.metadata.labels)) ++count;
+    if (CountsPod(*info->pod, selector, ns)) ++count;
   }
   return count;
+}
+
+bool CountsPod(const api::Pod& pod, const Selector& selector, std::string_view ns) {
+  // Terminating pods do not count (kubernetes#87621).
+  return !pod.metadata.deletion_timestamp && pod.metadata.namespace_ == ns &&
+         selector.Matches(pod.metadata.labels);
 }
 
 bool MatchesAnySelector(const std::vector<Constraint>& constraints, const api::StringMap& labels) {

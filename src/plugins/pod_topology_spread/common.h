@@ -102,8 +102,11 @@ bool NodeHasAllTopologyKeys(const api::StringMap& node_labels,
 // NoSchedule and NoExecute taints).
 bool MatchesNodeInclusionPolicies(const Constraint& c, const api::Pod& pod, const api::Node& node);
 
-// The pods of `pods` in namespace `ns` that are not terminating and match `selector`; 0 for an
-// Empty() selector.
+// Whether spreading counts `pod` for `selector` in namespace `ns`: it is there, not terminating,
+// and matches (the Empty() check is the caller's).
+bool CountsPod(const api::Pod& pod, const Selector& selector, std::string_view ns);
+
+// The pods of `pods` that CountsPod; 0 for an Empty() selector.
 int CountPodsMatchSelector(const std::vector<std::shared_ptr<const PodInfo>>& pods,
                            const Selector& selector, std::string_view ns);
 

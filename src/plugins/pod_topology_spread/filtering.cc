@@ -35,6 +35,8 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
       s->tp_value_to_match_num[i].reserve(nodes.size());
     }
   }
+  classes_.Refresh(handle_.snapshot());
+  std::vector<helper::PerClass<bool>> matches(n);
   for (const NodeInfo* info : nodes) {
     const api::Node* node = info->node();
     // Spreading counts only the nodes that have every topology key.
@@ -46,7 +48,7 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
       if (!internal::MatchesNodeInclusionPolicies(c, pod, *node)) continue;
       const std::string& value = *internal::LabelValue(node->metadata.labels, c.topology_key);
       s->tp_value_to_match_num[i][value] +=
-          internal::CountPodsMatchSelector(info->pods(), c.selector, pod.metadata.namespace_);
+          CountMatching(*info, c, pod.metadata.namespace_, matches[i]);
     }
   }
   for (size_t i = 0; i < n; ++i) {
@@ -57,6 +59,19 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
   s->constraints = std::make_shared<const std::vector<Constraint>>(std::move(constraints));
   state.Write(internal::kPreFilterStateKey, std::move(s));
   return Status();
+}
+
+int PodTopologySpread::CountMatching(const NodeInfo& node, const Constraint& c, std::string_view ns,
+                                     helper::PerClass<bool>& matches) {
+  if (c.selector.Empty()) return 0;
+  int count = 0;
+  for (const helper::PodClasses::Count& cls : classes_.Of(node)) {
+    if (matches.Get(cls.id,
+                    [&] { return internal::CountsPod(classes_.Pod(cls.id), c.selector, ns); })) {
+      count += cls.pods;
+    }
+  }
+  return count;
 }
 
 Status PodTopologySpread::AddPod(CycleState& state, const api::Pod& pod_to_schedule,

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
+#include "src/plugins/helper/pod_classes.h"
 #include "src/plugins/names.h"
 #include "src/plugins/pod_topology_spread/args.h"
 #include "src/plugins/pod_topology_spread/common.h"
@@ -100,12 +101,17 @@ class PodTopologySpread final : public PreFilterPlugin,
                      const api::Pod& preemptor, const api::Node* node, int delta) const;
   int64_t ScoreNode(const internal::PreScoreState& s, const api::Pod& pod,
                     const NodeInfo& node) const;
+  // internal::CountPodsMatchSelector over the node's classes of pods, each class matched once
+  // per cycle (`matches`, one per constraint).
+  int CountMatching(const NodeInfo& node, const internal::Constraint& c, std::string_view ns,
+                    helper::PerClass<bool>& matches);
   QueueingHint AfterPodChange(const api::Pod& pod, const ClusterEventData& e) const;
   QueueingHint AfterNodeChange(const api::Pod& pod, const ClusterEventData& e) const;
 
   const Handle& handle_;
   std::vector<api::TopologySpreadConstraint> default_constraints_;
   bool system_defaulted_ = false;
+  helper::PodClasses classes_;  // PreFilter's and PreScore's, on the scheduling thread.
 };
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PodTopologySpreadArgs& args, Handle& handle);

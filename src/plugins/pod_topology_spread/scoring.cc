@@ -86,6 +86,8 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
   }
 
   // The matching pods of those domains, over every node that counts.
+  classes_.Refresh(handle_.snapshot());
+  std::vector<helper::PerClass<bool>> matches(n);
   for (const NodeInfo* info : all_nodes) {
     const api::Node* node = info->node();
     if (node == nullptr) continue;
@@ -99,8 +101,7 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
       auto& counts = s->topology_value_to_pod_counts[i];
       auto it = counts.find(ValueOrEmpty(node->metadata.labels, c.topology_key));
       if (it == counts.end()) continue;  // No feasible node there, or a hostname domain.
-      it->second +=
-          internal::CountPodsMatchSelector(info->pods(), c.selector, pod.metadata.namespace_);
+      it->second += CountMatching(*info, c, pod.metadata.namespace_, matches[i]);
     }
   }
   state.Write(internal::kPreScoreStateKey, std::move(s));
