@@ -93,6 +93,17 @@ class Handle {
   // The pending pods nominated to `node` by preemption, in the order they were nominated.
   virtual std::vector<std::shared_ptr<const PodInfo>> NominatedPodsForNode(
       std::string_view node) const = 0;
+
+  // --- Work off the scheduling thread.
+  // Runs `fn` as binding cycles run: on one of the scheduler's binding threads, or at once, before
+  // RunAsync returns, where the scheduler binds inline (`ksched simulate`). For API calls a plugin
+  // must not make the scheduling cycle wait for, as DefaultPreemption's evictions. Safe from any
+  // thread.
+  virtual void RunAsync(std::function<void()> fn) = 0;
+  // Moves these pending pods, where they wait for an event or a backoff, to the active queue
+  // (upstream's Handle.Activate): a plugin's way to have them tried again at once. Pods that are
+  // not waiting are left alone. Safe from any thread.
+  virtual void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) = 0;
 };
 
 }  // namespace ksched

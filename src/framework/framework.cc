@@ -267,6 +267,16 @@ bool Framework::Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const {
 
 QueueingStrategy Framework::IsPodWorthRequeuing(const QueuedPodInfo& pod,
                                                 const ClusterEventData& event) const {
+  // A pod held back at PreEnqueue moves only on the events its gating plugin registered.
+  if (!pod.gating_plugin.empty()) {
+    auto it = events_.find(pod.gating_plugin);
+    if (it == events_.end() ||
+        std::none_of(it->second.begin(), it->second.end(), [&](const ClusterEventWithHint& reg) {
+          return Matches(reg.event, event.event);
+        })) {
+      return QueueingStrategy::kSkip;
+    }
+  }
   if (pod.unschedulable_plugins.empty() && pod.pending_plugins.empty()) {
     return QueueingStrategy::kAfterBackoff;
   }

@@ -61,6 +61,9 @@ class Framework : public Handle {
     const cache::Cache* cache = nullptr;           // For GetNamespace/GetPriorityClass.
     const Clock* clock = nullptr;                  // Times Permit waits; nullptr: the real clock.
     const Nominator* nominator = nullptr;          // nullptr: no pod is ever nominated.
+    // RunAsync and Activate; nullptr: RunAsync runs at once, Activate does nothing.
+    std::function<void(std::function<void()>)> run_async;
+    std::function<void(const std::vector<std::shared_ptr<const api::Pod>>&)> activate;
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
@@ -158,6 +161,17 @@ class Framework : public Handle {
     return deps_.nominator ? deps_.nominator->NominatedPodsForNode(node)
                            : std::vector<std::shared_ptr<const PodInfo>>{};
   }
+  void RunAsync(std::function<void()> fn) override {
+    if (deps_.run_async) {
+      deps_.run_async(std::move(fn));
+    } else {
+      fn();
+    }
+  }
+  void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) override {
+    if (deps_.activate) deps_.activate(pods);
+  }
+
   // Whether some pod is nominated to `node` (the scheduling cycle's fast path when none is).
   bool HasNominatedPods(std::string_view node) const {
     return deps_.nominator && deps_.nominator->HasNominatedPods(node);

@@ -62,19 +62,26 @@ void SchedulingQueue::Incoming(std::string_view queue, std::string_view event) c
   if (options_.on_incoming) options_.on_incoming(queue, event);
 }
 
-void SchedulingQueue::ToActive(Entry* e, std::string_view event) {
-  Unlink(e);
+bool SchedulingQueue::PassesPreEnqueue(Entry* e, std::string_view event) {
   const framework::Framework* fw = FrameworkOf(e->info);
   Status s = fw ? fw->RunPreEnqueuePlugins(e->info.pod()) : Status();
-  if (!s.ok()) {
-    e->gated = true;
-    e->info.gating_plugin = std::string(s.plugin());
-    e->info.unschedulable_plugins = {e->info.gating_plugin};
-    ToUnschedulable(e, event);
-    return;
+  if (s.ok()) {
+    e->gated = false;
+    e->info.gating_plugin.clear();
+    return true;
   }
-  e->gated = false;
-  e->info.gating_plugin.clear();
+  e->gated = true;
+  e->info.gating_plugin = std::string(s.plugin());
+  // Among the plugins that rejected it before (a preemptor waiting for its evictions was
+  // rejected by the filters that the evictions make pass), as upstream's runPreEnqueuePlugin.
+  e->info.unschedulable_plugins.insert(e->info.gating_plugin);
+  ToUnschedulable(e, event);
+  return false;
+}
+
+void SchedulingQueue::ToActive(Entry* e, std::string_view event) {
+  Unlink(e);
+  if (!PassesPreEnqueue(e, event)) return;
   e->where = Where::kActive;
   active_.insert(e);
   Incoming("active", event);
@@ -82,6 +89,8 @@ void SchedulingQueue::ToActive(Entry* e, std::string_view event) {
 
 void SchedulingQueue::ToBackoff(Entry* e, std::string_view event) {
   Unlink(e);
+  // Pop may take it early, so PreEnqueue runs now, as upstream's with SchedulerPopFromBackoffQ.
+  if (!PassesPreEnqueue(e, event)) return;
   e->backoff_expiry = e->info.timestamp + BackoffDuration(e->info);
   e->where = Where::kBackoff;
   backoff_.insert(e);
@@ -291,6 +300,18 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(QueuedEvent event) {
   }
   ++event_seq_;
   if (!popped_at_.empty()) in_flight_events_.emplace(event_seq_, std::move(event));
+}
+
+void SchedulingQueue::Activate(const std::vector<std::string>& uids) {
+  absl::MutexLock lock(&mu_);
+  for (const std::string& uid : uids) {
+    auto it = entries_.find(uid);
+    if (it == entries_.end()) continue;
+    Entry* e = it->second.get();
+    if (e->where == Where::kUnschedulable || e->where == Where::kBackoff) {
+      ToActive(e, "ForceActivate");
+    }
+  }
 }
 
 void SchedulingQueue::FlushBackoffQCompleted() {

@@ -94,6 +94,9 @@ class SchedulingQueue {
   // Moves the unschedulable pods whose rejecting plugins' hints say the event may help.
   // The event is also kept for the pods in flight, until they all come back.
   void MoveAllToActiveOrBackoffQueue(QueuedEvent event);
+  // Moves these pods to activeQ (through PreEnqueue) if they are unschedulable, gated or backing
+  // off (upstream's Activate); others are left alone.
+  void Activate(const std::vector<std::string>& uids);
   // Moves backoffQ pods whose backoff expired to activeQ.
   void FlushBackoffQCompleted();
   // Moves pods unschedulable for longer than max_in_unschedulable (the 5 minute flush).
@@ -134,9 +137,13 @@ class SchedulingQueue {
   const framework::Framework* FrameworkOf(const QueuedPodInfo& info) const;
   void AddLocked(std::shared_ptr<const PodInfo> pod) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unlink(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Runs PreEnqueue: true if the pod may go on; if not, puts it among the unschedulable pods,
+  // gated by the plugin that said no.
+  bool PassesPreEnqueue(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs PreEnqueue and puts the pod in activeQ, or in the unschedulable pods as gated.
   // `event` names why, for scheduler_queue_incoming_pods_total.
   void ToActive(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The same for backoffQ.
   void ToBackoff(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void ToUnschedulable(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Incoming(std::string_view queue, std::string_view event) const;

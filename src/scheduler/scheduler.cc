@@ -62,7 +62,15 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
          .metrics = s->metrics_.get(),
          .cache = &s->cache_,
          .clock = s->clock_,
-         .nominator = &s->nominator_});
+         .nominator = &s->nominator_,
+         .run_async =
+             [self = s.get()](std::function<void()> fn) { self->binding_.Run(std::move(fn)); },
+         .activate =
+             [self = s.get()](const std::vector<std::shared_ptr<const api::Pod>>& pods) {
+               std::vector<std::string> uids;
+               for (const auto& p : pods) uids.push_back(p->metadata.uid);
+               self->queue_->Activate(uids);
+             }});
     if (!fw.ok()) return fw.status();
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fw));
   }

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/synchronization/notification.h"
+
 #include "src/plugins/registry.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -633,6 +635,76 @@ TEST_F(PermitTest, WaitingPodIsRejectedWhenTheWaitTimesOut) {
   EXPECT_EQ(writer_.conditions.at("default/p").message,
             "0/1 nodes are available: 1 rejected due to timeout after waiting 10m0s at plugin "
             "WaitPlugin.");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
+
+namespace ksched::scheduler {
+namespace {
+
+// Its deletions wait until released, as those of a slow API server would.
+class SlowDeleteWriter : public testing::RecordingWriter {
+ public:
+  absl::Status DeletePod(const api::Pod& pod) override {
+    release.WaitForNotification();
+    return RecordingWriter::DeletePod(pod);
+  }
+  absl::Notification release;
+};
+
+// Upstream's async preemption: the preemptor is nominated at once, its victims are evicted off the
+// scheduling thread, and until that is done PreEnqueue holds it back even when an event would
+// move it.
+TEST(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
+  SlowDeleteWriter writer;
+  FakeClock clock;
+  Registry registry = plugins::NewInTreeRegistry();
+  auto s =
+      Scheduler::Create({.writer = &writer, .clock = &clock, .seed = 1, .binding_threads = 1},
+                        registry);
+  ASSERT_TRUE(s.ok()) << s.status();
+  Scheduler& sched = **s;
+  sched.OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  auto low = MakePod().Name("low").Priority(0).Req("cpu", "1500m").Node("n1").Ptr();
+  auto crumb = MakePod().Name("crumb").Priority(0).Req("cpu", "100m").Node("n1").Ptr();
+  sched.OnPodAdd(low);
+  sched.OnPodAdd(crumb);
+  auto high = MakePod().Name("high").Priority(1000).Req("cpu", "1").Ptr();
+  sched.OnPodAdd(high);
+  ASSERT_TRUE(sched.ScheduleOne());  // Fails, preempts; the deletion of `low` waits.
+
+  // A deletion that frees room would move the pod, but its own evictions still run.
+  sched.OnPodDelete(crumb);
+  EXPECT_EQ(sched.queue().Counts().gated, 1u);
+  Status held = sched.FrameworkFor("default-scheduler")->RunPreEnqueuePlugins(*high);
+  EXPECT_EQ(held.plugin(), "DefaultPreemption");
+  EXPECT_EQ(held.Message(), "waiting for the preemption for this pod to be finished");
+  EXPECT_FALSE(sched.ScheduleOne());
+
+  writer.release.Notify();
+  sched.WaitForBindings();
+  EXPECT_EQ(writer.deleted, std::vector<std::string>{"default/low"});
+  EXPECT_EQ(writer.nominated.at("default/high"), "n1");
+  sched.OnPodDelete(low);  // The victim's deletion, as the informer delivers it.
+  EXPECT_EQ(sched.queue().Counts().gated, 0u);
+  ASSERT_TRUE(sched.ScheduleOne());
+  sched.WaitForBindings();
+  EXPECT_EQ(writer.binds.at("default/high"), "n1");
+}
+
+// A lower-priority pod nominated to the node where a preemption makes room loses its nomination.
+TEST_F(SchedulerTest, PreemptionClearsTheNominationOfLesserPodsOnItsNode) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  s_->OnPodAdd(MakePod().Name("low").Priority(0).Req("cpu", "1500m").Node("n1").Ptr());
+  api::Pod mid = MakePod().Name("mid").Priority(10).Req("cpu", "3").Obj();
+  mid.status.nominated_node_name = "n1";  // From an earlier preemption; it fits nowhere now.
+  AddPod(mid);
+  AddPod(MakePod().Name("high").Priority(1000).Req("cpu", "1"));
+  Drain();
+  EXPECT_EQ(writer_.deleted, std::vector<std::string>{"default/low"});
+  EXPECT_EQ(writer_.nominated.at("default/high"), "n1");
+  EXPECT_EQ(writer_.nominated.at("default/mid"), "");
 }
 
 }  // namespace

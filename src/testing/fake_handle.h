@@ -121,6 +121,13 @@ class FakeHandle : public Handle {
     return {};
   }
 
+  // At once; Activate records the pods' names.
+  void RunAsync(std::function<void()> fn) override { fn(); }
+  void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) override {
+    for (const auto& p : pods) activated.push_back(p->metadata.namespace_ + "/" + p->metadata.name);
+  }
+  std::vector<std::string> activated;  // namespace/name
+
   RecordingWriter& recording_writer() { return writer_; }
   cache::Cache& cache() { return cache_; }
   void Refresh() { cache_.UpdateSnapshot(&snapshot_); }

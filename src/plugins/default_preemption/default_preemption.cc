@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "fmt/format.h"
 #include "ksched/api/selectors.h"
+#include "src/base/log.h"
 #include "src/framework/fit_error.h"
 
 namespace ksched::plugins::default_preemption {
@@ -242,30 +243,85 @@ const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidat
   return latest;
 }
 
-Status DefaultPreemption::Evict(const api::Pod& pod, const Candidate& c) {
-  for (const auto& pi : c.victims.pods) {
-    const api::Pod& victim = *pi->pod;
-    if (victim.metadata.deletion_timestamp) continue;  // Already on its way out.
-    std::string note = fmt::format("Preempted by pod {} on node {}", pod.metadata.uid, c.node);
-    if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim.metadata.uid)) {
-      wp->Reject(Name(), "preempted");
-      handle_.writer().RecordEvent(victim, "Normal", "Preempted", "Preempting",
-                                   note + " (in kube-scheduler memory).");
-      continue;
-    }
-    api::PodCondition target{
-        .type = "DisruptionTarget",
-        .status = "True",
-        .reason = "PreemptionByScheduler",
-        .message = fmt::format("{}: preempting to accommodate a higher priority pod",
-                               pod.spec.scheduler_name)};
-    absl::Status st = handle_.writer().UpdatePodStatus(victim, target, nullptr);
-    if (st.ok()) st = handle_.writer().DeletePod(victim);
-    if (absl::IsNotFound(st)) continue;  // Gone already.
-    if (!st.ok()) return Status::Error(std::string(st.message()));
-    handle_.writer().RecordEvent(victim, "Normal", "Preempted", "Preempting", std::move(note));
+absl::Status DefaultPreemption::Evict(const api::Pod& pod, const std::string& node,
+                                      const api::Pod& victim) {
+  std::string note = fmt::format("Preempted by pod {} on node {}", pod.metadata.uid, node);
+  if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim.metadata.uid)) {
+    wp->Reject(Name(), "preempted");
+    handle_.writer().RecordEvent(victim, "Normal", "Preempted", "Preempting",
+                                 note + " (in kube-scheduler memory).");
+    return absl::OkStatus();
   }
-  return Status();
+  api::PodCondition target{
+      .type = "DisruptionTarget",
+      .status = "True",
+      .reason = "PreemptionByScheduler",
+      .message = fmt::format("{}: preempting to accommodate a higher priority pod",
+                             pod.spec.scheduler_name)};
+  absl::Status st = handle_.writer().UpdatePodStatus(victim, target, nullptr);
+  if (st.ok()) st = handle_.writer().DeletePod(victim);
+  if (absl::IsNotFound(st)) return absl::OkStatus();  // Gone already.
+  if (!st.ok()) return st;
+  handle_.writer().RecordEvent(victim, "Normal", "Preempted", "Preempting", std::move(note));
+  return absl::OkStatus();
+}
+
+void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
+  std::vector<std::shared_ptr<const api::Pod>> victims;
+  for (const auto& pi : c.victims.pods) {
+    if (!pi->pod->metadata.deletion_timestamp) victims.push_back(pi->pod);  // Else on its way.
+  }
+  if (victims.empty()) return;
+  {
+    absl::MutexLock lock(&mu_);
+    preempting_[pod.metadata.uid] = false;
+  }
+  handle_.RunAsync([this, pod = std::make_shared<const api::Pod>(pod), node = c.node,
+                    victims = std::move(victims)] {
+    // Lower-priority pods nominated to the node may no longer fit there: they lose their
+    // nomination, and so look for another node sooner.
+    static const std::string kNoNode;
+    for (const auto& pi : handle_.NominatedPodsForNode(node)) {
+      const api::Pod& nominated = *pi->pod;
+      if (Priority(nominated) >= Priority(*pod)) continue;
+      api::PodCondition scheduled{
+          .type = "PodScheduled", .status = "False", .reason = "Unschedulable"};
+      for (const api::PodCondition& cond : nominated.status.conditions) {
+        if (cond.type == "PodScheduled") scheduled = cond;
+      }
+      (void)handle_.writer().UpdatePodStatus(nominated, scheduled, &kNoNode);  // Not critical.
+    }
+    absl::Status st = absl::OkStatus();
+    for (size_t i = 0; i < victims.size() && st.ok(); ++i) {
+      if (i + 1 == victims.size()) {
+        absl::MutexLock lock(&mu_);
+        preempting_[pod->metadata.uid] = true;  // The last one: PreEnqueue lets the pod pass.
+      }
+      st = Evict(*pod, node, *victims[i]);
+    }
+    {
+      absl::MutexLock lock(&mu_);
+      preempting_.erase(pod->metadata.uid);
+    }
+    if (!st.ok()) {
+      KLOG_ERROR("Error occurred during async preemption",
+                 {"pod", pod->metadata.namespace_ + "/" + pod->metadata.name}, {"node", node},
+                 {"err", std::string(st.message())});
+      handle_.Activate({pod});  // So that it is not left waiting for deletions that never come.
+    }
+  });
+}
+
+Status DefaultPreemption::PreEnqueue(const api::Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  auto it = preempting_.find(pod.metadata.uid);
+  if (it == preempting_.end() || it->second) return Status();
+  return Status::UnschedulableAndUnresolvable(kWaitingForPreemption);
+}
+
+std::vector<ClusterEventWithHint> DefaultPreemption::EventsToRegister() const {
+  auto skip = [](const api::Pod&, const ClusterEventData&) { return QueueingHint::kQueueSkip; };
+  return {{{EventResource::kPod, ActionType::kDelete}, skip}};
 }
 
 Status DefaultPreemption::PostFilter(CycleState& state, const api::Pod& pod,
@@ -297,7 +353,7 @@ Status DefaultPreemption::PostFilter(CycleState& state, const api::Pod& pod,
     return unschedulable(none.Error());
   }
   const Candidate* best = PickOneNodeForPreemption(candidates);
-  if (Status s = Evict(pod, *best); !s.ok()) return s;
+  EvictAsync(pod, *best);
   result->nominated_node_name = best->node;
   return Status();
 }

@@ -14,7 +14,11 @@
 //   the lowest sum of priorities, the fewest victims, and the latest start time of the victims.
 // - The victims get the condition DisruptionTarget (reason PreemptionByScheduler), a Preempted
 //   event, and are deleted with their UID as a precondition; a victim waiting at Permit is
-//   rejected there instead.
+//   rejected there instead. Lower-priority pods nominated to the node lose their nomination.
+// - As upstream's SchedulerAsyncPreemption (on by default since 1.33): the pod is nominated at
+//   once and the evictions run off the scheduling thread (Handle::RunAsync; at once in `ksched
+//   simulate`). Until they are done, PreEnqueue holds the pod back ("waiting for the preemption
+//   for this pod to be finished"); if one fails, the pod is activated to try again.
 //
 // Messages are upstream's, after "preemption: ": "not eligible due to preemptionPolicy=Never.",
 // "0/3 nodes are available: 3 No preemption victims found for incoming pod.", "0/3 nodes are
@@ -28,7 +32,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "src/plugins/default_preemption/args.h"
@@ -50,11 +56,23 @@ struct Candidate {
   Victims victims;
 };
 
-class DefaultPreemption final : public PostFilterPlugin {
+inline constexpr char kWaitingForPreemption[] =
+    "waiting for the preemption for this pod to be finished";
+
+class DefaultPreemption final : public PreEnqueuePlugin,
+                                public PostFilterPlugin,
+                                public EnqueueExtensions {
  public:
   DefaultPreemption(DefaultPreemptionArgs args, Handle& handle) : args_(args), handle_(handle) {}
 
   std::string_view Name() const override { return names::kDefaultPreemption; }
+
+  // UnschedulableAndUnresolvable kWaitingForPreemption while the pod's evictions run, up to the
+  // call that deletes the last victim (upstream's IsPodRunningPreemption).
+  Status PreEnqueue(const api::Pod& pod) override;
+  // Pod/Delete, with a hint that always skips: the plugins that rejected the pod decide when a
+  // deletion helps it (upstream registers it so that a held-back pod is looked at again).
+  std::vector<ClusterEventWithHint> EventsToRegister() const override;
 
   // Success with result->nominated_node_name set when victims were evicted; Unschedulable with
   // "preemption: ..." otherwise (nominated_node_name "" when no candidate was found, which clears
@@ -81,12 +99,20 @@ class DefaultPreemption final : public PostFilterPlugin {
   std::vector<Candidate> FindCandidates(const CycleState& state, const api::Pod& pod,
                                         const std::vector<const NodeInfo*>& potential,
                                         NodeToStatus* statuses);
-  // Evicts the victims (upstream's prepareCandidate).
-  Status Evict(const api::Pod& pod, const Candidate& c);
+  // Clears the nominations of lower-priority pods nominated to the node, then evicts the victims,
+  // the last one once the pod is marked as finishing (upstream's prepareCandidateAsync); the
+  // pod's mark is removed at the end, and it is activated if an eviction failed.
+  void EvictAsync(const api::Pod& pod, const Candidate& c);
+  // Evicts one victim: DisruptionTarget, deletion and a Preempted event, or, for a pod waiting at
+  // Permit, a rejection there (upstream's PreemptPod).
+  absl::Status Evict(const api::Pod& pod, const std::string& node, const api::Pod& victim);
 
   DefaultPreemptionArgs args_;
   Handle& handle_;
   std::minstd_rand offset_rng_{1};  // Where the search for candidates starts.
+  // The pods whose evictions run, by UID: false until the last victim's deletion is sent.
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, bool> preempting_ ABSL_GUARDED_BY(mu_);
 };
 
 // Picks the node to preempt on, by upstream's criteria (pickOneNodeForPreemption); the first of
