@@ -7,6 +7,8 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "src/api/decode.h"
+#include "src/sim/disruption.h"
 #include "src/sim/manifests.h"
 
 namespace ksched::difftest {
@@ -80,6 +82,30 @@ void AdaptPod(json& pod, std::map<int64_t, std::string>& priority_classes,
 }
 
 // MakeCase, throwing json::exception on an object of the wrong shape.
+// A budget without a status gets the one the disruption controller would give it over the pods
+// on nodes, as `ksched simulate` computes it (the rig runs no controller); the harness writes it
+// to the status subresource, and simulate keeps a status it is given.
+absl::Status GiveStatus(json& budget, const std::vector<json>& assigned) {
+  if (budget.contains("status")) return absl::OkStatus();
+  absl::StatusOr<std::vector<api::Object>> decoded = api::DecodeObjects(budget.dump());
+  if (!decoded.ok()) return decoded.status();
+  const auto& pdb = std::get<api::PodDisruptionBudget>(decoded->front());
+  int32_t pods = 0, healthy = 0;
+  for (const json& o : assigned) {
+    absl::StatusOr<api::Pod> pod = api::DecodePod(o.dump());
+    if (!pod.ok()) return pod.status();
+    if (!sim::Selects(pdb, *pod)) continue;
+    ++pods;
+    healthy += sim::IsHealthy(*pod) ? 1 : 0;
+  }
+  const int32_t allowed = sim::DisruptionsAllowed(pdb, pods, healthy);
+  budget["status"] = {{"disruptionsAllowed", allowed},
+                      {"currentHealthy", healthy},
+                      {"desiredHealthy", std::max(0, healthy - allowed)},
+                      {"expectedPods", pods}};
+  return absl::OkStatus();
+}
+
 absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenario,
                                      const std::vector<std::string>& upstream_plugins);
 
@@ -116,7 +142,7 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
     }
   }
 
-  std::vector<json> namespaces, classes, nodes, assigned, pending;
+  std::vector<json> namespaces, classes, budgets, nodes, assigned, pending;
   std::set<std::string> namespace_names;
   std::map<int64_t, std::string> made_classes;
   for (size_t i = 0; i < scenario["cluster"].size(); ++i) {
@@ -139,10 +165,12 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
             {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
       }
       (o["spec"].value("nodeName", "").empty() ? pending : assigned).push_back(std::move(o));
+    } else if (kind == "PodDisruptionBudget") {
+      if (!o["metadata"].contains("namespace")) o["metadata"]["namespace"] = "default";
+      budgets.push_back(std::move(o));
     } else if (kind == "Service" || kind == "ReplicationController" || kind == "ReplicaSet" ||
-               kind == "StatefulSet" || kind == "PodDisruptionBudget") {
-      // Not created on the control plane yet (a budget's status would need the disruption
-      // controller, which the rig does not run).
+               kind == "StatefulSet") {
+      // Not created on the control plane yet.
       if (c.incomparable.empty()) {
         c.incomparable = fmt::format("it has a {}, which the harness does not create yet", kind);
       }
@@ -173,7 +201,12 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
   std::stable_sort(pending.begin(), pending.end(),
                    [&](const json& a, const json& b) { return priority(a) > priority(b); });
 
-  for (auto* group : {&namespaces, &classes, &nodes, &assigned}) {
+  for (json& budget : budgets) {
+    if (absl::Status st = GiveStatus(budget, assigned); !st.ok()) {
+      return absl::InvalidArgumentError(fmt::format("{}: {}", c.name, std::string(st.message())));
+    }
+  }
+  for (auto* group : {&namespaces, &classes, &budgets, &nodes, &assigned}) {
     c.setup.insert(c.setup.end(), group->begin(), group->end());
   }
   c.pending = std::move(pending);

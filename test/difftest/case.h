@@ -18,7 +18,8 @@ struct Case {
   std::string name;
   nlohmann::json scenario;  // As given.
   nlohmann::json config;    // The KubeSchedulerConfiguration, or null for the defaults.
-  // Namespaces, PriorityClasses, Nodes and the pods already on a node, in creation order.
+  // Namespaces, PriorityClasses, PodDisruptionBudgets (each with a status), Nodes and the pods
+  // already on a node, in creation order.
   std::vector<nlohmann::json> setup;
   // The pending pods in the order the scheduling queue takes them: by priority, highest first,
   // then as the scenario lists them (both schedulers get them one at a time in this order).

@@ -95,10 +95,36 @@ TEST(CaseTest, AnUnknownKindIsAnErrorThatNamesIt) {
 
 TEST(CaseTest, ACaseWithObjectsTheHarnessDoesNotCreateIsNotComparable) {
   json scenario;
-  scenario["cluster"][0] = {{"apiVersion", "policy/v1"}, {"kind", "PodDisruptionBudget"}};
+  scenario["cluster"][0] = {{"apiVersion", "v1"}, {"kind", "Service"}};
+  absl::StatusOr<Case> c = MakeCase("svc", scenario, kUpstream);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->incomparable, "it has a Service, which the harness does not create yet");
+}
+
+// The rig runs no disruption controller: a budget gets the status it would write, over the pods
+// on nodes (two of app=etl, minAvailable 1: one may go).
+TEST(CaseTest, ABudgetGetsTheStatusTheDisruptionControllerWouldWrite) {
+  json scenario = json::parse(R"({"cluster": [
+    {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "etl"},
+     "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "etl"}}}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "etl-0", "labels": {"app": "etl"}},
+     "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "etl-1", "labels": {"app": "etl"}},
+     "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "etl-2", "labels": {"app": "etl"}},
+     "spec": {"containers": [{"name": "c"}]}}]})");
   absl::StatusOr<Case> c = MakeCase("pdb", scenario, kUpstream);
   ASSERT_TRUE(c.ok()) << c.status();
-  EXPECT_EQ(c->incomparable, "it has a PodDisruptionBudget, which the harness does not create yet");
+  EXPECT_EQ(c->incomparable, "");
+  const json* budget = nullptr;
+  for (const json& o : c->setup) {
+    if (o["kind"] == "PodDisruptionBudget") budget = &o;
+  }
+  ASSERT_NE(budget, nullptr);
+  EXPECT_EQ((*budget)["metadata"]["namespace"], "default");
+  EXPECT_EQ((*budget)["status"]["disruptionsAllowed"], 1);
+  EXPECT_EQ((*budget)["status"]["currentHealthy"], 2);
+  EXPECT_EQ((*budget)["status"]["expectedPods"], 2);
 }
 
 }  // namespace

@@ -73,6 +73,10 @@ class Api {
     if (kind == "Namespace") return "/api/v1/namespaces";
     if (kind == "Node") return "/api/v1/nodes";
     if (kind == "PriorityClass") return "/apis/scheduling.k8s.io/v1/priorityclasses";
+    if (kind == "PodDisruptionBudget") {
+      return fmt::format("/apis/policy/v1/namespaces/{}/poddisruptionbudgets",
+                         o["metadata"].value("namespace", "default"));
+    }
     return fmt::format("/api/v1/namespaces/{}/pods", o["metadata"].value("namespace", "default"));
   }
   static std::string PathOf(const json& o) {
@@ -83,7 +87,14 @@ class Api {
     client::HttpResponse r =
         http_.Call({.method = "POST", .path = CollectionOf(o), .body = o.dump()});
     if (r.status == 409 && o.value("kind", "") == "Namespace") return absl::OkStatus();
-    return r.ToStatus();
+    if (!r.ok() || o.value("kind", "") != "PodDisruptionBudget") return r.ToStatus();
+    // The status the disruption controller would write (the API server ignores it on create).
+    return http_
+        .Call({.method = "PATCH",
+               .path = PathOf(o) + "/status",
+               .body = json{{"status", o["status"]}}.dump(),
+               .content_type = "application/merge-patch+json"})
+        .ToStatus();
   }
   json Get(const std::string& path) {
     client::HttpResponse r = http_.Call({.path = path});
