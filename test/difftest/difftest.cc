@@ -86,9 +86,13 @@ class Api {
   absl::Status Create(const json& o) {
     client::HttpResponse r =
         http_.Call({.method = "POST", .path = CollectionOf(o), .body = o.dump()});
-    if (r.status == 409 && o.value("kind", "") == "Namespace") return absl::OkStatus();
-    if (!r.ok() || o.value("kind", "") != "PodDisruptionBudget") return r.ToStatus();
-    // The status the disruption controller would write (the API server ignores it on create).
+    const std::string kind = o.value("kind", "");
+    if (r.status == 409 && kind == "Namespace") return absl::OkStatus();
+    if (!r.ok() || !o.contains("status") || (kind != "PodDisruptionBudget" && kind != "Pod")) {
+      return r.ToStatus();
+    }
+    // The status the API server ignores on create: a budget's, as the disruption controller would
+    // write it, and a pod's start time, which preemption compares (kwok keeps one that is set).
     return http_
         .Call({.method = "PATCH",
                .path = PathOf(o) + "/status",
