@@ -320,11 +320,17 @@ class Harness {
       out[i] = WaitForDecision(pod);
       out[i].after_preemption = preempted;
       out[i].evicted = NewlyEvicted(c, pods, &evicted);
-      // A preemption deletes its victims right after nominating (asynchronously in 1.36).
-      for (int wait = 0; !out[i].nominated.empty() && out[i].evicted.empty() && wait < 40; ++wait) {
+      // A preemption deletes its victims right after nominating, asynchronously, one call each:
+      // wait for the first, then until none has come for 300 ms (2 s at most).
+      for (int wait = 0, quiet = 0;
+           !out[i].nominated.empty() && wait < 40 && (out[i].evicted.empty() || quiet < 6);
+           ++wait) {
         Sleep(50);
-        out[i].evicted = NewlyEvicted(c, pods, &evicted);
+        std::vector<std::string> more = NewlyEvicted(c, pods, &evicted);
+        quiet = more.empty() ? quiet + 1 : 0;
+        out[i].evicted.insert(out[i].evicted.end(), more.begin(), more.end());
       }
+      std::sort(out[i].evicted.begin(), out[i].evicted.end());
       out[i].placed_after_preemption = !out[i].evicted.empty() && !out[i].node.empty();
       // Where the pod ends up: a nominated pod binds there once its victims are gone.
       auto landing = [](const Outcome& o) { return o.node.empty() ? o.nominated : o.node; };
