@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include "absl/synchronization/notification.h"
-
 #include "src/plugins/registry.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -453,6 +452,10 @@ TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedT
   EXPECT_EQ(EventsFor("default/low", "Preempted"),
             std::vector<std::string>{"Preempted by pod high on node n1"});
   EXPECT_EQ(writer_.nominated.at("default/high"), "n1");
+  const std::string metrics = s_->metrics_registry().Text();
+  EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_attempts_total 1\n"));
+  EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_victims_count 1\n"));
+  EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_victims_bucket{le=\"1\"} 1\n"));
   // Once preemption succeeded, the message has no PostFilter part.
   EXPECT_EQ(writer_.conditions.at("default/high").message,
             "0/1 nodes are available: 1 Insufficient cpu.");
@@ -660,9 +663,8 @@ TEST(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
   SlowDeleteWriter writer;
   FakeClock clock;
   Registry registry = plugins::NewInTreeRegistry();
-  auto s =
-      Scheduler::Create({.writer = &writer, .clock = &clock, .seed = 1, .binding_threads = 1},
-                        registry);
+  auto s = Scheduler::Create({.writer = &writer, .clock = &clock, .seed = 1, .binding_threads = 1},
+                             registry);
   ASSERT_TRUE(s.ok()) << s.status();
   Scheduler& sched = **s;
   sched.OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());

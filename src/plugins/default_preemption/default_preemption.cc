@@ -272,6 +272,9 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
     if (!pi->pod->metadata.deletion_timestamp) victims.push_back(pi->pod);  // Else on its way.
   }
   if (victims.empty()) return;
+  if (metrics_ != nullptr) {
+    metrics_->preemption_victims.With({})->Observe(static_cast<double>(c.victims.pods.size()));
+  }
   {
     absl::MutexLock lock(&mu_);
     preempting_[pod.metadata.uid] = false;
@@ -326,6 +329,7 @@ std::vector<ClusterEventWithHint> DefaultPreemption::EventsToRegister() const {
 
 Status DefaultPreemption::PostFilter(CycleState& state, const api::Pod& pod,
                                      const NodeToStatus& filtered, PostFilterResult* result) {
+  if (metrics_ != nullptr) metrics_->preemption_attempts.With({})->Inc();
   auto unschedulable = [](const std::string& msg) {
     return Status::Unschedulable("preemption: " + msg);
   };

@@ -37,6 +37,8 @@
 #include "absl/synchronization/mutex.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
+#include "src/framework/framework.h"
+#include "src/metrics/scheduler_metrics.h"
 #include "src/plugins/default_preemption/args.h"
 #include "src/plugins/names.h"
 
@@ -61,7 +63,8 @@ inline constexpr char kWaitingForPreemption[] =
 
 class DefaultPreemption final : public PreEnqueuePlugin,
                                 public PostFilterPlugin,
-                                public EnqueueExtensions {
+                                public EnqueueExtensions,
+                                public framework::RecordsSchedulerMetrics {
  public:
   DefaultPreemption(DefaultPreemptionArgs args, Handle& handle) : args_(args), handle_(handle) {}
 
@@ -88,6 +91,10 @@ class DefaultPreemption final : public PreEnqueuePlugin,
       const std::vector<std::shared_ptr<const api::PodDisruptionBudget>>& pdbs,
       Victims* victims) const;
 
+  // Each PostFilter call counts in scheduler_preemption_attempts_total; each preemption that
+  // evicts observes its number of victims in scheduler_preemption_victims.
+  void SetMetrics(metrics::SchedulerMetrics* metrics) override { metrics_ = metrics; }
+
   // How many candidate nodes to look for among `num_nodes` potential ones.
   int32_t NumCandidates(int32_t num_nodes) const;
 
@@ -110,6 +117,7 @@ class DefaultPreemption final : public PreEnqueuePlugin,
   DefaultPreemptionArgs args_;
   Handle& handle_;
   std::minstd_rand offset_rng_{1};  // Where the search for candidates starts.
+  metrics::SchedulerMetrics* metrics_ = nullptr;
   // The pods whose evictions run, by UID: false until the last victim's deletion is sent.
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, bool> preempting_ ABSL_GUARDED_BY(mu_);
