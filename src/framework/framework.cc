@@ -183,7 +183,8 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
       return absl::InvalidArgumentError(
           fmt::format("initializing plugin \"{}\": {}", name, AsStd(p.status().message())));
     }
-    if (auto* r = dynamic_cast<RecordsSchedulerMetrics*>(p->get())) r->SetMetrics(deps_.metrics);
+    if (auto* r = dynamic_cast<metrics::RecordsSchedulerMetrics*>(p->get()))
+      r->SetMetrics(deps_.metrics);
     plugins_.emplace(name, std::move(*p));
   }
 

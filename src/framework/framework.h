@@ -51,17 +51,6 @@ struct ScoreTable {
 // Where a requeue puts a pod after an event (upstream's queueingStrategy).
 enum class QueueingStrategy { kSkip, kAfterBackoff, kImmediately };
 
-// Implemented by ksched's own plugins that record scheduler metrics themselves, as upstream's write
-// to its metrics package (DefaultPreemption: scheduler_preemption_attempts_total and
-// scheduler_preemption_victims). The framework hands them its metrics once they are built. Not
-// part of the SDK.
-class RecordsSchedulerMetrics {
- public:
-  virtual ~RecordsSchedulerMetrics() = default;
-  // nullptr: record nothing.
-  virtual void SetMetrics(metrics::SchedulerMetrics* metrics) = 0;
-};
-
 class Framework : public Handle {
  public:
   struct Deps {

@@ -89,6 +89,17 @@ class FrameworkMetrics {
   std::array<std::array<std::atomic<Histogram*>, kNumCodes>, kNumPoints> points_{};
 };
 
+// Implemented by ksched's own plugins that record scheduler metrics themselves, as upstream's write
+// to its metrics package (DefaultPreemption: scheduler_preemption_attempts_total and
+// scheduler_preemption_victims). The framework hands them its metrics once they are built. Not
+// part of the SDK.
+class RecordsSchedulerMetrics {
+ public:
+  virtual ~RecordsSchedulerMetrics() = default;
+  // nullptr: record nothing.
+  virtual void SetMetrics(SchedulerMetrics* metrics) = 0;
+};
+
 // A process's figures from /proc/<pid>/stat (and its start from /proc/stat's btime); zeros if
 // the process is gone. pid 0 is this process.
 struct ProcessStat {

@@ -37,7 +37,6 @@
 #include "absl/synchronization/mutex.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
-#include "src/framework/framework.h"
 #include "src/metrics/scheduler_metrics.h"
 #include "src/plugins/default_preemption/args.h"
 #include "src/plugins/names.h"
@@ -64,7 +63,7 @@ inline constexpr char kWaitingForPreemption[] =
 class DefaultPreemption final : public PreEnqueuePlugin,
                                 public PostFilterPlugin,
                                 public EnqueueExtensions,
-                                public framework::RecordsSchedulerMetrics {
+                                public metrics::RecordsSchedulerMetrics {
  public:
   DefaultPreemption(DefaultPreemptionArgs args, Handle& handle) : args_(args), handle_(handle) {}
 
