@@ -1,6 +1,7 @@
 // In-process throughput of the full scheduler: scheduler_perf's node template (4 CPU, 32Gi,
-// 110 pods, Ready, zone label) × 5000 nodes, then 10000 pods of 100m / 500Mi scheduled through the
-// default plugins, with binding to an in-memory writer that accepts every bind at once.
+// 110 pods, Ready, zone label) × 500, 5000 and 15000 nodes (BM_SchedulePods/<nodes>/<pods>: how
+// cost grows with the cluster), then 10000 pods of 100m / 500Mi scheduled through the default
+// plugins, with binding to an in-memory writer that accepts every bind at once.
 //
 //   build/bench/scheduling_bench --benchmark_counters_tabular=true
 //
@@ -12,13 +13,14 @@
 // or loaded from its shared library as --plugin-library loads it: what a plugin in a .so costs.
 //
 // BM_Workload/<name> are scheduler_perf's workloads of the same name at their 5000-node sizes
-// (PreemptionBasic at 500 nodes), from its templates (bench/templates): nodes, `init` pods
+// (bench/workloads.h; PreemptionBasic at 500 nodes), from its templates: nodes, `init` pods
 // scheduled first and not measured, then the measured pods, on the embedded cluster that
 // `ksched simulate` uses, which feeds binds and preemption's deletions back as informers would.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <time.h>
 
+#include "bench/workloads.h"
 #include "fmt/format.h"
 #include "ksched/plugin_library.h"
 #include "src/cli/plugin_library.h"
@@ -30,6 +32,14 @@
 
 namespace ksched {
 namespace {
+
+using bench::kInitNamespace;
+using bench::kMeasureNamespace;
+using bench::NodeLabels;
+using bench::NodeName;
+using bench::PerfWorkloads;
+using bench::TemplatePath;
+using bench::Workload;
 
 // Accepts every write at once and feeds binds back as the informer would, in batches.
 class InstantWriter : public ClusterWriter {
@@ -133,23 +143,10 @@ void BM_TeamFilter(benchmark::State& state, bool from_library) {
   SchedulePods(state, registry, WithTeamFilter());
 }
 
-// A scheduler_perf workload: `nodes` nodes from the node template, each labelled with its name as
-// kubernetes.io/hostname and, if `zones` is not empty, with zones[i % zones.size()] as its zone;
-// then `init_pods` pods from `init_template` in namespace sched-0, scheduled before the
-// measurement; then `measure_pods` from `measure_template` in sched-1, measured.
-struct Workload {
-  int nodes = 5000;
-  std::vector<std::string> zones;
-  std::string init_template = "pod-default";
-  int init_pods = 0;
-  std::string measure_template;
-  int measure_pods = 0;
-};
-
 // The object of bench/templates/<name>.yaml.
 template <typename T>
 absl::StatusOr<T> Template(const std::string& name) {
-  const std::string path = std::string(KSCHED_SOURCE_DIR) + "/bench/templates/" + name + ".yaml";
+  const std::string path = TemplatePath(name);
   absl::StatusOr<std::vector<api::Object>> objects = sim::LoadManifests({path});
   if (!objects.ok()) return objects.status();
   for (api::Object& o : *objects) {  // With the PriorityClasses every cluster has.
@@ -198,17 +195,15 @@ absl::Status RunWorkload(benchmark::State& state, const Workload& w) {
     if (!st.ok()) return st;
   }
   std::vector<api::Object> cluster;
-  for (const char* ns : {"sched-0", "sched-1"}) {
+  for (const char* ns : {kInitNamespace, kMeasureNamespace}) {
     api::Namespace n;
     n.metadata.name = ns;
     cluster.emplace_back(std::move(n));
   }
   for (int i = 0; i < w.nodes; ++i) {
     api::Node n = *node;
-    n.metadata.name = fmt::format("node-{}", i);
-    n.metadata.labels["kubernetes.io/hostname"] = n.metadata.name;
-    if (!w.zones.empty())
-      n.metadata.labels["topology.kubernetes.io/zone"] = w.zones[i % w.zones.size()];
+    n.metadata.name = NodeName(i);
+    for (auto& [key, value] : NodeLabels(w, i)) n.metadata.labels[key] = value;
     cluster.emplace_back(std::move(n));
   }
   auto add_pods = [&](std::vector<api::Object>& out, const api::Pod& tmpl, int count,
@@ -221,14 +216,14 @@ absl::Status RunWorkload(benchmark::State& state, const Workload& w) {
     }
   };
   std::vector<api::Object> first = cluster;
-  add_pods(first, *init, w.init_pods, "init", "sched-0");
+  add_pods(first, *init, w.init_pods, "init", kInitNamespace);
   absl::StatusOr<std::vector<std::shared_ptr<const api::Pod>>> placed =
       RunCluster(std::move(first), nullptr);
   if (!placed.ok()) return placed.status();
   for (const auto& pod : *placed) {
     if (pod != nullptr) cluster.emplace_back(*pod);
   }
-  add_pods(cluster, *measure, w.measure_pods, "measure", "sched-1");
+  add_pods(cluster, *measure, w.measure_pods, "measure", kMeasureNamespace);
   return RunCluster(std::move(cluster), &state).status();
 }
 
@@ -243,8 +238,11 @@ void BM_Workload(benchmark::State& state, const Workload& w) {
   }
 }
 
+// How cost grows with the cluster: the same 10000 pods on 500, 5000 and 15000 nodes.
 BENCHMARK(BM_SchedulePods)
+    ->Args({500, 10000})
     ->Args({5000, 10000})
+    ->Args({15000, 10000})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->UseRealTime();
@@ -259,42 +257,26 @@ BENCHMARK_CAPTURE(BM_TeamFilter, library, true)
     ->Iterations(1)
     ->UseRealTime();
 
-// scheduler_perf's workloads; the thresholds are its pods/s at these sizes.
-#define KSCHED_WORKLOAD(name, ...)                           \
-  BENCHMARK_CAPTURE(BM_Workload, name, Workload __VA_ARGS__) \
-      ->Unit(benchmark::kMillisecond)                        \
-      ->Iterations(1)                                        \
-      ->UseRealTime()
-KSCHED_WORKLOAD(SchedulingPodAntiAffinity, {.init_template = "pod-with-pod-anti-affinity",
-                                            .init_pods = 1000,
-                                            .measure_template = "pod-with-pod-anti-affinity",
-                                            .measure_pods = 2000});
-KSCHED_WORKLOAD(SchedulingPodAffinity, {.zones = {"zone1"},
-                                        .init_template = "pod-with-pod-affinity",
-                                        .init_pods = 5000,
-                                        .measure_template = "pod-with-pod-affinity",
-                                        .measure_pods = 5000});
-KSCHED_WORKLOAD(SchedulingPreferredPodAffinity,
-                {.init_template = "pod-with-preferred-pod-affinity",
-                 .init_pods = 5000,
-                 .measure_template = "pod-with-preferred-pod-affinity",
-                 .measure_pods = 5000});
-KSCHED_WORKLOAD(SchedulingPreferredPodAntiAffinity,
-                {.init_template = "pod-with-preferred-pod-anti-affinity",
-                 .init_pods = 5000,
-                 .measure_template = "pod-with-preferred-pod-anti-affinity",
-                 .measure_pods = 5000});
-KSCHED_WORKLOAD(TopologySpreading, {.zones = {"moon-1", "moon-2", "moon-3"},
-                                    .init_pods = 5000,
-                                    .measure_template = "pod-with-topology-spreading",
-                                    .measure_pods = 5000});
-KSCHED_WORKLOAD(PreemptionBasic, {.nodes = 500,
-                                  .init_template = "pod-low-priority",
-                                  .init_pods = 2000,
-                                  .measure_template = "pod-high-priority",
-                                  .measure_pods = 500});
+// scheduler_perf's workloads, as BM_Workload/<name>; the churn of SchedulingWithMixedChurn is
+// made of API objects, so that one runs only side by side.
+void RegisterWorkloads() {
+  for (const Workload& w : PerfWorkloads()) {
+    if (w.churn) continue;
+    benchmark::RegisterBenchmark(("BM_Workload/" + w.name).c_str(), BM_Workload, w)
+        ->Unit(benchmark::kMillisecond)
+        ->Iterations(1)
+        ->UseRealTime();
+  }
+}
 
 }  // namespace
 }  // namespace ksched
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  ksched::RegisterWorkloads();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

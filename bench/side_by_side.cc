@@ -1,24 +1,36 @@
-// ksched and the upstream kube-scheduler, side by side in one run, against the same real
-// kube-apiserver (scripts/cluster.sh, `make k8s`): each schedules the same number of pods onto
-// the same fake nodes, as scheduler_perf's SchedulingBasic does, with client QPS and burst raised
-// to 5000 (scheduler_perf's settings) so that the client's rate limit does not decide.
+// ksched and the upstream kube-scheduler side by side on scheduler_perf's workloads
+// (bench/workloads.h), with the bind ceiling beside them: for each workload, each runner gets a
+// fresh etcd and kube-apiserver on loopback (scripts/cluster.sh, `make k8s`), the same nodes, the
+// same init pods (scheduled first, not measured) and the same measured pods, created while it
+// runs, as scheduler_perf creates them. The runners:
+//   ceiling         bench/trivial_binder: binds every pending pod round-robin, deciding nothing;
+//   kube-scheduler  the upstream binary built by `make k8s`;
+//   ksched          this build.
+// The two schedulers read the same KubeSchedulerConfiguration: client QPS and burst 5000 (as
+// scheduler_perf's), no leader election, the default percentageOfNodesToScore.
 //
-//   build/bench/side_by_side [nodes] [pods]        # default 1000 nodes, 3000 pods
+//   build/bench/side_by_side [--set default|quick] [--workload NAME[:NODES:INIT:MEASURE]]...
+//                            [--runners ceiling,kube-scheduler,ksched] [--out DIR]
+//                            [--in-process scheduling_bench.json] [--profile]
 //
-// For each scheduler the pods are created first (with its schedulerName), then the scheduler is
-// started; a watch on the namespace sees each bind as it happens. Throughput is the pods bound per
-// second between the first and the last bind, so that start-up does not count; "to last bind" is
-// the time from the process's start. CPU is the scheduler process's whole
-// user+system time (start-up, list and watch included) per pod; memory its peak RSS. ksched runs
-// second, so it sees the other's pods in its cache.
-#include <algorithm>
+// The report (bench/report.h) goes to --out; the table is also printed.
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <thread>
 
+#include "CLI/CLI.hpp"
+#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "bench/report.h"
+#include "bench/workloads.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "src/client/http.h"
@@ -30,19 +42,11 @@
 namespace ksched::bench {
 namespace {
 
-using testing::CommandResult;
+using nlohmann::json;
 using testing::ControlPlane;
 using testing::Process;
-
-struct Result {
-  std::string name;
-  double seconds = 0;      // First to last bind.
-  double from_start = 0;   // Process start to last bind.
-  double cpu_seconds = 0;  // The process's user + system time.
-  double peak_rss_mib = 0;
-  int pods = 0;
-  int watches = 0;  // How many times the bind watch was opened.
-};
+using Clock = std::chrono::steady_clock;
+using SteadyTime = Clock::time_point;
 
 double PeakRssMib(int pid) {
   std::ifstream f(fmt::format("/proc/{}/status", pid));
@@ -52,17 +56,15 @@ double PeakRssMib(int pid) {
   return 0;
 }
 
-// Watches a namespace's pods and notes when each one is first seen bound.
+// Watches a namespace's pods and counts those seen bound.
 class BindWatcher {
  public:
-  using Clock = std::chrono::steady_clock;
-
   BindWatcher(client::HttpClient& http, const std::string& ns) : http_(http), ns_(ns) { Open(); }
   ~BindWatcher() { stream_->Cancel(); }
 
   // Waits until `pods` are bound or `timeout` passes. A watch the API server ends (it drops
-  // watchers it finds slow while it is busy) is opened again: its first events list the pods
-  // bound so far, and those not seen before count as bound when seen.
+  // watchers it finds slow while it is busy) is opened again from the last resourceVersion seen,
+  // so that it does not list again what was seen.
   absl::Status WaitFor(size_t pods, absl::Duration timeout) {
     const absl::Time deadline = absl::Now() + timeout;
     for (;;) {
@@ -74,58 +76,78 @@ class BindWatcher {
         if (bound_.size() >= pods) return absl::OkStatus();
         if (!ended_ || absl::Now() >= deadline) {
           return absl::DeadlineExceededError(
-              fmt::format("{} of {} pods bound ({} watches)", bound_.size(), pods, watches_));
+              fmt::format("{} of {} pods bound in {}", bound_.size(), pods, ns_));
         }
         ended_ = false;
       }
       Open();
     }
   }
+  size_t Count() {
+    absl::MutexLock lock(&mu_);
+    return bound_.size();
+  }
+  // When the last pod was first seen bound.
+  SteadyTime last() {
+    absl::MutexLock lock(&mu_);
+    return last_;
+  }
+  // How many times the watch was opened.
   int watches() {
     absl::MutexLock lock(&mu_);
     return watches_;
   }
-  std::pair<Clock::time_point, Clock::time_point> FirstAndLast() {
-    absl::MutexLock lock(&mu_);
-    return {first_, last_};
-  }
 
  private:
   void Open() {
+    std::string from;
     {
       absl::MutexLock lock(&mu_);
-      ++watches_;
       buffer_.clear();
+      ++watches_;
+      // A resourceVersion too old for the server (410 Gone) ends the watch at once: list anew.
+      if (!gone_ && !resource_version_.empty()) from = "&resourceVersion=" + resource_version_;
+      gone_ = false;
     }
     // Only bound pods match the field selector: each one arrives as ADDED when bound.
     stream_ = http_.Watch(
-        {.path = fmt::format("/api/v1/namespaces/{}/pods?watch=1&fieldSelector=spec.nodeName%21%3D",
-                             ns_),
+        {.path = fmt::format(
+             "/api/v1/namespaces/{}/pods?watch=1&fieldSelector=spec.nodeName%21%3D{}", ns_, from),
          .timeout = absl::ZeroDuration()},
         [this](std::string_view data) { OnData(data); },
-        [this](const client::HttpResponse&) {
+        [this](const client::HttpResponse& r) {
           absl::MutexLock lock(&mu_);
           ended_ = true;
+          gone_ = r.status == 410;
         });
   }
 
-  // Events come one JSON object per line; a bound pod's carries "nodeName". Substring search
-  // keeps the watcher's own CPU small beside the schedulers it measures.
+  // The value of the first "key":"value" of `line`.
+  static std::string_view FirstString(std::string_view line, std::string_view key) {
+    size_t at = line.find(key);
+    if (at == std::string_view::npos) return {};
+    at += key.size();
+    return line.substr(at, line.find('"', at) - at);
+  }
+
+  // Events come one JSON object per line; a bound pod's carries "nodeName", and its metadata's
+  // name and resourceVersion come first. Substring search keeps the watcher's own CPU small
+  // beside the schedulers it measures.
   void OnData(std::string_view data) {
     absl::MutexLock lock(&mu_);
     buffer_.append(data);
     size_t start = 0;
     for (size_t end; (end = buffer_.find('\n', start)) != std::string::npos; start = end + 1) {
       std::string_view line(buffer_.data() + start, end - start);
-      if (line.find("\"nodeName\":\"") == std::string_view::npos) continue;
-      size_t at = line.find("\"name\":\"");
-      if (at == std::string_view::npos) continue;
-      at += 8;
-      std::string name(line.substr(at, line.find('"', at) - at));
-      if (bound_.insert(name).second) {
-        last_ = Clock::now();
-        if (bound_.size() == 1) first_ = last_;
+      if (line.find(R"({"type":"ERROR")") == 0) gone_ = line.find("\"code\":410") != line.npos;
+      std::string_view rv = FirstString(line, "\"resourceVersion\":\"");
+      if (!rv.empty()) resource_version_ = rv;
+      if (!line.starts_with(R"({"type":"ADDED")") ||
+          line.find("\"nodeName\":\"") == std::string_view::npos) {
+        continue;
       }
+      std::string_view name = FirstString(line, "\"name\":\"");
+      if (!name.empty() && bound_.emplace(name).second) last_ = Clock::now();
     }
     buffer_.erase(0, start);
   }
@@ -135,106 +157,369 @@ class BindWatcher {
   absl::Mutex mu_;
   std::string buffer_ ABSL_GUARDED_BY(mu_);
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
+  bool gone_ ABSL_GUARDED_BY(mu_) = false;
   int watches_ ABSL_GUARDED_BY(mu_) = 0;
-  std::set<std::string> bound_ ABSL_GUARDED_BY(mu_);
-  Clock::time_point first_ ABSL_GUARDED_BY(mu_), last_ ABSL_GUARDED_BY(mu_);
+  std::string resource_version_ ABSL_GUARDED_BY(mu_);
+  std::set<std::string, std::less<>> bound_ ABSL_GUARDED_BY(mu_);
+  SteadyTime last_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<client::HttpClient::Stream> stream_;
 };
 
-absl::StatusOr<Result> Run(const ControlPlane& cluster, client::HttpClient& http,
-                           const std::string& name, std::vector<std::string> argv, int pods) {
-  const std::string ns = "bench-" + name;
-  if (cluster.Kubectl({"create", "namespace", ns}).exit_code != 0) {
-    return absl::InternalError("creating the namespace failed");
-  }
-  nlohmann::json list = {
-      {"apiVersion", "v1"}, {"kind", "List"}, {"items", nlohmann::json::array()}};
-  for (int i = 0; i < pods; ++i) {
-    list["items"].push_back(
-        {{"apiVersion", "v1"},
-         {"kind", "Pod"},
-         {"metadata", {{"name", fmt::format("p-{}", i)}, {"namespace", ns}}},
-         {"spec",
-          {{"schedulerName", ns},
-           {"containers",
-            {{{"name", "c"},
-              {"image", "registry.k8s.io/pause:3.10"},
-              {"resources", {{"requests", {{"cpu", "100m"}, {"memory", "500Mi"}}}}}}}}}}});
-  }
-  CommandResult created = cluster.Kubectl({"create", "-f", "-", "-o", "name"}, list.dump());
-  if (created.exit_code != 0) return absl::InternalError("creating pods: " + created.err);
+// The second (Unix time) at which each bound pod of `ns` was bound: its PodScheduled condition's
+// lastTransitionTime, which the API server sets when it takes the binding.
+absl::StatusOr<std::vector<int64_t>> BindSeconds(client::HttpClient& http, const std::string& ns) {
+  std::vector<int64_t> out;
+  std::string next;
+  do {
+    client::HttpResponse r =
+        http.Call({.path = fmt::format("/api/v1/namespaces/{}/pods?limit=1000{}", ns,
+                                       next.empty() ? "" : "&continue=" + next)});
+    if (!r.ok()) return r.ToStatus();
+    json list = json::parse(r.body, nullptr, false);
+    if (!list.is_object()) return absl::InternalError("listing pods: not JSON");
+    next = list["metadata"].value("continue", "");
+    for (const json& pod : list["items"]) {
+      for (const json& c : pod["status"].value("conditions", json::array())) {
+        if (c.value("type", "") != "PodScheduled" || c.value("status", "") != "True") continue;
+        absl::Time t;
+        std::string err;
+        if (absl::ParseTime(absl::RFC3339_full, c.value("lastTransitionTime", ""), &t, &err)) {
+          out.push_back(absl::ToUnixSeconds(t));
+        }
+      }
+    }
+  } while (!next.empty());
+  return out;
+}
 
-  const std::string config = fmt::format("{}/{}.yaml", cluster.dir(), ns);
+// Where the API server keeps objects of the kinds the bench makes.
+std::string CollectionOf(const json& o) {
+  const std::string kind = o.value("kind", "");
+  const std::string ns = o["metadata"].value("namespace", "default");
+  if (kind == "Namespace") return "/api/v1/namespaces";
+  if (kind == "Node") return "/api/v1/nodes";
+  if (kind == "PriorityClass") return "/apis/scheduling.k8s.io/v1/priorityclasses";
+  if (kind == "Service") return fmt::format("/api/v1/namespaces/{}/services", ns);
+  return fmt::format("/api/v1/namespaces/{}/pods", ns);
+}
+
+// Creates objects with up to `in_flight` requests outstanding, as scheduler_perf's creators run
+// many at once.
+absl::Status CreateAll(client::HttpClient& http, const std::vector<json>& objects,
+                       int in_flight = 32) {
+  absl::Mutex mu;
+  int pending = 0;
+  std::string error;
+  auto has_room = [&] { return pending < in_flight; };
+  auto idle = [&] { return pending == 0; };
+  for (const json& o : objects) {
+    {
+      absl::MutexLock lock(&mu);
+      mu.Await(absl::Condition(&has_room));
+      if (!error.empty()) break;
+      ++pending;
+    }
+    http.Send({.method = "POST", .path = CollectionOf(o), .body = o.dump()},
+              [&](const client::HttpResponse& r) {
+                absl::MutexLock lock(&mu);
+                --pending;
+                if (!r.ok() && error.empty()) error = std::string(r.ToStatus().message());
+              });
+  }
+  absl::MutexLock lock(&mu);
+  mu.Await(absl::Condition(&idle));
+  return error.empty() ? absl::OkStatus() : absl::InternalError("creating objects: " + error);
+}
+
+// Priority admission computes spec.priority from the class and refuses one given by hand, so a
+// template's spec.priority becomes PriorityClass bench-priority-<value>, added to `classes`.
+void AdmitPriority(json& pod, std::set<int64_t>& classes) {
+  json& spec = pod["spec"];
+  if (!spec.contains("priority")) return;
+  const int64_t value = spec["priority"].get<int64_t>();
+  classes.insert(value);
+  spec["priorityClassName"] = fmt::format("bench-priority-{}", value);
+  spec.erase("priority");
+}
+
+json PriorityClass(int64_t value) {
+  return {{"apiVersion", "scheduling.k8s.io/v1"},
+          {"kind", "PriorityClass"},
+          {"metadata", {{"name", fmt::format("bench-priority-{}", value)}}},
+          {"value", value}};
+}
+
+json Named(json o, const std::string& name, const std::string& ns = "") {
+  o["metadata"].erase("generateName");
+  o["metadata"]["name"] = name;
+  if (!ns.empty()) o["metadata"]["namespace"] = ns;
+  return o;
+}
+
+// The objects of a workload, ready to create: first what the pods need (namespaces, priority
+// classes), then the nodes, the init pods and the measured pods.
+struct WorkloadObjects {
+  std::vector<json> setup, nodes, init_pods, measure_pods;
+  json churn_node, churn_pod, churn_service;
+};
+
+absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
+  WorkloadObjects out;
+  absl::StatusOr<json> node = TemplateJson("node");
+  absl::StatusOr<json> init = TemplateJson(w.init_template);
+  absl::StatusOr<json> measure = TemplateJson(w.measure_template);
+  for (const absl::Status& st : {node.status(), init.status(), measure.status()}) {
+    if (!st.ok()) return st;
+  }
+  std::set<int64_t> classes;
+  AdmitPriority(*init, classes);
+  AdmitPriority(*measure, classes);
+  if (w.churn) {
+    absl::StatusOr<json> n = TemplateJson("churn-node");
+    absl::StatusOr<json> p = TemplateJson("pod-high-priority-large-cpu");
+    absl::StatusOr<json> s = TemplateJson("churn-service");
+    for (const absl::Status& st : {n.status(), p.status(), s.status()}) {
+      if (!st.ok()) return st;
+    }
+    AdmitPriority(*p, classes);
+    out.churn_node = *n;
+    out.churn_pod = *p;
+    out.churn_service = *s;
+  }
+  for (const char* ns : {kInitNamespace, kMeasureNamespace, "churn"}) {
+    out.setup.push_back(
+        {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  }
+  for (int64_t value : classes) out.setup.push_back(PriorityClass(value));
+  for (int i = 0; i < w.nodes; ++i) {
+    json n = Named(*node, NodeName(i));
+    for (const auto& [key, value] : NodeLabels(w, i)) n["metadata"]["labels"][key] = value;
+    out.nodes.push_back(std::move(n));
+  }
+  for (int i = 0; i < w.init_pods; ++i) {
+    out.init_pods.push_back(Named(*init, fmt::format("init-{}", i), kInitNamespace));
+  }
+  for (int i = 0; i < w.measure_pods; ++i) {
+    out.measure_pods.push_back(Named(*measure, fmt::format("measure-{}", i), kMeasureNamespace));
+  }
+  return out;
+}
+
+// SchedulingWithMixedChurn's churn (mode recreate, one of each, every second) until stopped.
+class Churn {
+ public:
+  Churn(client::HttpClient& http, const WorkloadObjects& objects)
+      : http_(http), thread_([this, &objects] { Loop(objects); }) {}
+  ~Churn() {
+    stop_.Notify();
+    thread_.join();
+  }
+
+ private:
+  void Loop(const WorkloadObjects& o) {
+    std::vector<json> made;
+    for (int round = 0; !stop_.WaitForNotificationWithTimeout(absl::Seconds(1)); ++round) {
+      for (const json& old : made) {
+        http_.Call({.method = "DELETE",
+                    .path = CollectionOf(old) + "/" + old["metadata"].value("name", ""),
+                    .body = R"({"gracePeriodSeconds":0})"});
+      }
+      made = {Named(o.churn_node, fmt::format("node-churn-{}", round)),
+              Named(o.churn_pod, fmt::format("pod-churn-{}", round), "churn"),
+              Named(o.churn_service, fmt::format("service-churn-{}", round), "churn")};
+      for (const json& obj : made) {
+        http_.Call({.method = "POST", .path = CollectionOf(obj), .body = obj.dump()});
+      }
+    }
+  }
+
+  client::HttpClient& http_;
+  absl::Notification stop_;
+  std::thread thread_;
+};
+
+// The command line of a runner against `cluster`, whose schedulers read `config`.
+std::vector<std::string> RunnerArgv(const std::string& runner, const ControlPlane& cluster,
+                                    const std::string& config) {
+  if (runner == "ceiling") {
+    return {TRIVIAL_BINDER, "--kubeconfig", cluster.kubeconfig(), "--qps", "5000",
+            "--burst",      "5000"};
+  }
+  const std::string bin =
+      runner == "ksched" ? std::string(KSCHED_BINARY) : testing::K8sBinDir() + "/kube-scheduler";
+  return {bin, "--config=" + config, "--secure-port=0", "--v=1"};
+}
+
+// How long a phase of `pods` may take: generous, so that only a stuck scheduler times out.
+absl::Duration PhaseTimeout(int pods) { return absl::Seconds(std::max(180, pods / 10)); }
+
+// With `profile` set, the measured phase of the ksched runner is profiled: `perf record` samples
+// its threads' CPU (cpu-clock, with DWARF call graphs) into `profile`.
+RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::string& runner,
+                 const std::string& profile) {
+  RunResult r{.runner = runner};
+  auto fail = [&](const std::string& what, const absl::Status& st) {
+    r.error = fmt::format("{}: {}", what, std::string(st.message()));
+    std::fprintf(stderr, "side_by_side: %s, %s: %s\n", w.name.c_str(), runner.c_str(),
+                 r.error.c_str());
+    return r;
+  };
+  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start();
+  if (!cluster.ok()) return fail("starting the control plane", cluster.status());
+  absl::StatusOr<client::RestConfig> rest =
+      client::LoadRestConfig({.kubeconfig = (*cluster)->kubeconfig()});
+  if (!rest.ok()) return fail("kubeconfig", rest.status());
+  rest->qps = 5000;
+  rest->burst = 5000;
+  rest->user_agent = "side-by-side";
+  auto http = client::HttpClient::Create(*rest);
+  if (!http.ok()) return fail("client", http.status());
+  for (const auto* batch : {&objects.setup, &objects.nodes, &objects.init_pods}) {
+    if (absl::Status st = CreateAll(**http, *batch); !st.ok()) return fail("setup", st);
+  }
+
+  const std::string config = (*cluster)->dir() + "/config.yaml";
   std::ofstream(config) << fmt::format(
       "apiVersion: kubescheduler.config.k8s.io/v1\n"
       "kind: KubeSchedulerConfiguration\n"
       "clientConnection: {{kubeconfig: {}, qps: 5000, burst: 5000}}\n"
       "leaderElection: {{leaderElect: false}}\n"
-      "profiles:\n- schedulerName: {}\n",
-      cluster.kubeconfig(), ns);
-  argv.insert(argv.end(), {"--config=" + config, "--secure-port=0", "--v=1"});
-  BindWatcher watcher(http, ns);
-  const auto started = std::chrono::steady_clock::now();
-  Process p(argv, fmt::format("{}/{}.log", cluster.dir(), ns));
-  if (p.pid() <= 0) return absl::InternalError("starting " + name + ": " + p.Log());
-  if (absl::Status st = watcher.WaitFor(pods, absl::Minutes(5)); !st.ok()) {
-    return absl::DeadlineExceededError(
-        fmt::format("{}: {}; its log: {}", name, std::string(st.message()), p.Log()));
+      "percentageOfNodesToScore: 0\n",
+      (*cluster)->kubeconfig());
+  BindWatcher init_binds(**http, kInitNamespace);
+  BindWatcher measure_binds(**http, kMeasureNamespace);
+  Process p(RunnerArgv(runner, **cluster, config),
+            fmt::format("{}/{}.log", (*cluster)->dir(), runner));
+  if (p.pid() <= 0) return fail("starting", absl::InternalError(p.Log()));
+  if (absl::Status st = init_binds.WaitFor(w.init_pods, PhaseTimeout(w.init_pods)); !st.ok()) {
+    return fail("init pods", st);
   }
-  auto [first, last] = watcher.FirstAndLast();
-  Result r{.name = name,
-           .seconds = std::chrono::duration<double>(last - first).count(),
-           .from_start = std::chrono::duration<double>(last - started).count(),
-           .cpu_seconds = metrics::ReadProcessStat(p.pid()).cpu_seconds,
-           .peak_rss_mib = PeakRssMib(p.pid()),
-           .pods = pods,
-           .watches = watcher.watches()};
+
+  std::optional<Process> perf;
+  if (!profile.empty() && runner == "ksched") {
+    perf.emplace(
+        std::vector<std::string>{"perf", "record", "-e", "cpu-clock", "-F", "499", "--call-graph",
+                                 "dwarf,16384", "-p", std::to_string(p.pid()), "-o", profile},
+        profile + ".log");
+  }
+  const double cpu0 = metrics::ReadProcessStat(p.pid()).cpu_seconds;
+  const SteadyTime start = Clock::now();
+  std::optional<Churn> churn;
+  if (w.churn) churn.emplace(**http, objects);
+  absl::Status created;
+  std::thread creator([&] {
+    created = CreateAll(**http, objects.measure_pods);
+    r.creation_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  });
+  absl::Status bound = measure_binds.WaitFor(w.measure_pods, PhaseTimeout(w.measure_pods));
+  const double cpu1 = metrics::ReadProcessStat(p.pid()).cpu_seconds;
+  if (perf) perf->Stop(SIGINT);
+  r.peak_rss_mib = PeakRssMib(p.pid());
+  creator.join();
+  churn.reset();
+  r.bound = static_cast<int>(measure_binds.Count());
+  r.watches = measure_binds.watches();
+  r.seconds = std::chrono::duration<double>(measure_binds.last() - start).count();
+  r.cpu_seconds = cpu1 - cpu0;
+  absl::StatusOr<std::vector<int64_t>> seconds = BindSeconds(**http, kMeasureNamespace);
+  if (!seconds.ok()) return fail("reading the bind times", seconds.status());
+  r.samples = ThroughputSamples(*std::move(seconds));
+  r.throughput = Summarize(r.samples);
+  // Too short a run for a sample (under three seconds): its mean rate, from the watch.
+  if (r.samples.empty() && r.seconds > 0) r.throughput.average = r.bound / r.seconds;
+  if (!created.ok()) return fail("measured pods", created);
+  if (!bound.ok()) return fail("measured pods", bound);
+  if (!p.Running()) return fail("exited", absl::InternalError(p.Log()));
   p.Stop(SIGTERM);
   return r;
 }
 
-int Main(int argc, char** argv) {
-  const int nodes = argc > 1 ? std::atoi(argv[1]) : 1000;
-  const int pods = argc > 2 ? std::atoi(argv[2]) : 3000;
-  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start();
-  if (!cluster.ok()) {
-    std::fprintf(stderr, "side_by_side: %s\n", std::string(cluster.status().message()).c_str());
-    return 1;
+// --workload NAME[:NODES:INIT:MEASURE]: a workload of PerfWorkloads(), at other sizes if given.
+absl::StatusOr<Workload> ParseWorkload(const std::string& arg) {
+  std::vector<std::string> parts = absl::StrSplit(arg, ':');
+  absl::StatusOr<Workload> w = FindWorkload(parts[0]);
+  if (!w.ok() || parts.size() == 1) return w;
+  if (parts.size() != 4) {
+    return absl::InvalidArgumentError(
+        fmt::format("--workload {}: want NAME or NAME:NODES:INIT:MEASURE", arg));
   }
-  if (absl::Status st = (*cluster)->CreateNodes(nodes); !st.ok()) {
+  try {
+    w->nodes = std::stoi(parts[1]);
+    w->init_pods = std::stoi(parts[2]);
+    w->measure_pods = std::stoi(parts[3]);
+  } catch (const std::exception&) {
+    return absl::InvalidArgumentError(fmt::format("--workload {}: sizes must be numbers", arg));
+  }
+  return w;
+}
+
+// The sets `make bench` and `make bench-quick` run.
+std::vector<std::string> WorkloadSet(const std::string& set) {
+  if (set == "quick")
+    return {"SchedulingBasic:500:500:2000", "SchedulingPodAntiAffinity:500:100:300"};
+  return {"SchedulingBasic",
+          "SchedulingNodeAffinity",
+          "SchedulingPodAntiAffinity",
+          "SchedulingPodAffinity:5000:2000:2000",
+          "TopologySpreading:5000:2000:2000",
+          "SchedulingPreferredPodAffinity:5000:2000:2000",
+          "SchedulingPreferredPodAntiAffinity:5000:2000:2000",
+          "PreemptionBasic",
+          "SchedulingWithMixedChurn"};
+}
+
+int Main(int argc, char** argv) {
+  CLI::App app("ksched and kube-scheduler side by side on scheduler_perf's workloads");
+  std::string set = "default", out = "build/bench-results", in_process;
+  bool profile = false;
+  std::vector<std::string> workload_args;
+  std::string runners = "ceiling,kube-scheduler,ksched";
+  app.add_option("--set", set, "default or quick")->check(CLI::IsMember({"default", "quick"}));
+  app.add_option("--workload", workload_args,
+                 "NAME or NAME:NODES:INIT:MEASURE, repeatable; replaces the set");
+  app.add_option("--runners", runners, "comma-separated, in the order they run");
+  app.add_option("--out", out, "the results folder");
+  app.add_option("--in-process", in_process, "scheduling_bench's --benchmark_out JSON");
+  app.add_flag("--profile", profile,
+               "record ksched's measured phases with `perf record` into OUT/<workload>.perf.data");
+  CLI11_PARSE(app, argc, argv);
+  if (workload_args.empty()) workload_args = WorkloadSet(set);
+  std::error_code ec;
+  std::filesystem::create_directories(out, ec);
+
+  std::vector<WorkloadResult> results;
+  for (const std::string& arg : workload_args) {
+    absl::StatusOr<Workload> w = ParseWorkload(arg);
+    if (!w.ok()) {
+      std::fprintf(stderr, "side_by_side: %s\n", std::string(w.status().message()).c_str());
+      return 2;
+    }
+    absl::StatusOr<WorkloadObjects> objects = MakeObjects(*w);
+    if (!objects.ok()) {
+      std::fprintf(stderr, "side_by_side: %s\n", std::string(objects.status().message()).c_str());
+      return 2;
+    }
+    WorkloadResult wr{.workload = *w};
+    for (const std::string& runner : std::vector<std::string>(absl::StrSplit(runners, ','))) {
+      std::fprintf(stderr, "side_by_side: %s (%d nodes, %d + %d pods) on %s\n", w->name.c_str(),
+                   w->nodes, w->init_pods, w->measure_pods, runner.c_str());
+      wr.runs.push_back(
+          RunOne(*w, *objects, runner,
+                 profile ? fmt::format("{}/{}.perf.data", out, w->name) : std::string()));
+    }
+    results.push_back(std::move(wr));
+  }
+  std::printf("%s", SideBySideTable(results).c_str());
+  if (absl::Status st = WriteReport(out, results, in_process); !st.ok()) {
     std::fprintf(stderr, "side_by_side: %s\n", std::string(st.message()).c_str());
     return 1;
   }
-  absl::StatusOr<client::RestConfig> rest =
-      client::LoadRestConfig({.kubeconfig = (*cluster)->kubeconfig()});
-  if (!rest.ok()) {
-    std::fprintf(stderr, "side_by_side: %s\n", std::string(rest.status().message()).c_str());
-    return 1;
-  }
-  auto http = client::HttpClient::Create(*rest);
-  if (!http.ok()) return 1;
-  std::vector<Result> results;
-  for (auto [name, argv0] : {std::pair{"kube-scheduler", testing::K8sBinDir() + "/kube-scheduler"},
-                             std::pair{"ksched", std::string(KSCHED_BINARY)}}) {
-    absl::StatusOr<Result> r = Run(**cluster, **http, name, {argv0}, pods);
-    if (!r.ok()) {
-      std::fprintf(stderr, "side_by_side: %s\n", std::string(r.status().message()).c_str());
-      return 1;
+  std::fprintf(stderr, "side_by_side: the report is %s/results.md\n", out.c_str());
+  for (const WorkloadResult& w : results) {
+    for (const RunResult& r : w.runs) {
+      if (!r.error.empty()) return 1;
     }
-    results.push_back(*r);
   }
-  std::printf("%d nodes, %d pods each; QPS/burst 5000\n", nodes, pods);
-  std::printf("%-15s %10s %16s %14s %14s %8s\n", "scheduler", "pods/s", "to last bind (s)",
-              "CPU ms/pod", "peak RSS MiB", "watches");
-  for (const Result& r : results) {
-    std::printf("%-15s %10.0f %16.2f %14.3f %14.1f %8d\n", r.name.c_str(), r.pods / r.seconds,
-                r.from_start, 1000 * r.cpu_seconds / r.pods, r.peak_rss_mib, r.watches);
-  }
-  const Result& up = results[0];
-  const Result& us = results[1];
-  std::printf("ksched / kube-scheduler: throughput %.2fx, CPU per pod %.2fx, peak RSS %.2fx\n",
-              (us.pods / us.seconds) / (up.pods / up.seconds), us.cpu_seconds / up.cpu_seconds,
-              us.peak_rss_mib / up.peak_rss_mib);
   return 0;
 }
 

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format clang-tidy
   openssl curl iproute2  # scripts/cluster.sh: certificates, readiness, free ports
+  gnuplot-nox            # the plots of the side-by-side bench
 )
 
 missing=()

@@ -1,0 +1,98 @@
+#include "bench/workloads.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/status/status.h"
+#include "fmt/format.h"
+#include "src/api/yaml.h"
+
+namespace ksched::bench {
+
+const std::vector<Workload>& PerfWorkloads() {
+  static const auto* workloads = new std::vector<Workload>{
+      {.name = "SchedulingBasic", .init_pods = 1000, .measure_pods = 10000, .threshold = 270},
+      {.name = "SchedulingNodeAffinity",
+       .zones = {"zone1"},
+       .init_template = "pod-with-node-affinity",
+       .init_pods = 5000,
+       .measure_template = "pod-with-node-affinity",
+       .measure_pods = 10000,
+       .threshold = 220},
+      {.name = "SchedulingPodAntiAffinity",
+       .init_template = "pod-with-pod-anti-affinity",
+       .init_pods = 1000,
+       .measure_template = "pod-with-pod-anti-affinity",
+       .measure_pods = 2000,
+       .threshold = 60},
+      {.name = "SchedulingPodAffinity",
+       .zones = {"zone1"},
+       .init_template = "pod-with-pod-affinity",
+       .init_pods = 5000,
+       .measure_template = "pod-with-pod-affinity",
+       .measure_pods = 5000,
+       .threshold = 35},
+      {.name = "SchedulingPreferredPodAffinity",
+       .init_template = "pod-with-preferred-pod-affinity",
+       .init_pods = 5000,
+       .measure_template = "pod-with-preferred-pod-affinity",
+       .measure_pods = 5000,
+       .threshold = 90},
+      {.name = "SchedulingPreferredPodAntiAffinity",
+       .init_template = "pod-with-preferred-pod-anti-affinity",
+       .init_pods = 5000,
+       .measure_template = "pod-with-preferred-pod-anti-affinity",
+       .measure_pods = 5000,
+       .threshold = 90},
+      {.name = "TopologySpreading",
+       .zones = {"moon-1", "moon-2", "moon-3"},
+       .init_pods = 5000,
+       .measure_template = "pod-with-topology-spreading",
+       .measure_pods = 5000,
+       .threshold = 85},
+      {.name = "PreemptionBasic",
+       .nodes = 500,
+       .init_template = "pod-low-priority",
+       .init_pods = 2000,
+       .measure_template = "pod-high-priority",
+       .measure_pods = 500},
+      {.name = "SchedulingWithMixedChurn", .measure_pods = 10000, .churn = true, .threshold = 265},
+  };
+  return *workloads;
+}
+
+absl::StatusOr<Workload> FindWorkload(const std::string& name) {
+  for (const Workload& w : PerfWorkloads()) {
+    if (w.name == name) return w;
+  }
+  std::string known;
+  for (const Workload& w : PerfWorkloads()) known += (known.empty() ? "" : ", ") + w.name;
+  return absl::NotFoundError(fmt::format("no workload {}; there are {}", name, known));
+}
+
+std::string TemplatePath(const std::string& name) {
+  return std::string(KSCHED_SOURCE_DIR) + "/bench/templates/" + name + ".yaml";
+}
+
+absl::StatusOr<nlohmann::json> TemplateJson(const std::string& name) {
+  const std::string path = TemplatePath(name);
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(path + ": cannot be read");
+  std::stringstream text;
+  text << in.rdbuf();
+  absl::StatusOr<std::vector<std::string>> docs = api::YamlToJson(text.str());
+  if (!docs.ok())
+    return absl::InvalidArgumentError(path + ": " + std::string(docs.status().message()));
+  if (docs->size() != 1) return absl::InvalidArgumentError(path + ": expected one object");
+  return nlohmann::json::parse(docs->front());
+}
+
+std::string NodeName(int i) { return fmt::format("node-{}", i); }
+
+std::map<std::string, std::string> NodeLabels(const Workload& w, int i) {
+  std::map<std::string, std::string> labels = {{"kubernetes.io/hostname", NodeName(i)}};
+  if (!w.zones.empty()) labels["topology.kubernetes.io/zone"] = w.zones[i % w.zones.size()];
+  return labels;
+}
+
+}  // namespace ksched::bench

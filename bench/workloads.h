@@ -1,0 +1,59 @@
+// scheduler_perf's workloads, shared by the in-process bench (scheduling_bench) and the
+// side-by-side one (side_by_side): each is nodes from bench/templates/node.yaml, `init` pods
+// scheduled before the measurement, then the measured pods, as its performance-config.yaml
+// files say (test/integration/scheduler_perf in k8s.io/kubernetes v1.36.3).
+//
+//   for (const Workload& w : PerfWorkloads()) ...
+//   absl::StatusOr<nlohmann::json> pod = TemplateJson(w.measure_template);
+//
+// Init pods live in namespace sched-0 and measured ones in sched-1, as scheduler_perf's do (its
+// affinity templates name both namespaces).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "nlohmann/json.hpp"
+
+namespace ksched::bench {
+
+inline constexpr char kInitNamespace[] = "sched-0";
+inline constexpr char kMeasureNamespace[] = "sched-1";
+
+struct Workload {
+  std::string name;  // scheduler_perf's, e.g. SchedulingBasic
+  int nodes = 5000;
+  // Node i gets zones[i % zones.size()] as topology.kubernetes.io/zone; none when empty.
+  std::vector<std::string> zones;
+  std::string init_template = "pod-default";
+  int init_pods = 0;
+  std::string measure_template = "pod-default";
+  int measure_pods = 0;
+  // SchedulingWithMixedChurn's churn: every second the node, pod and Service made the second
+  // before are deleted and new ones are made from churn-node, pod-high-priority-large-cpu and
+  // churn-service, while the measured pods are scheduled.
+  bool churn = false;
+  double threshold = 0;  // scheduler_perf's pods/s for kube-scheduler at these sizes; 0: none
+};
+
+// The workloads at the sizes of scheduler_perf's performance runs (PreemptionBasic at 500 nodes,
+// 2000 + 500 pods: its 1000-node run's shape at half the size).
+const std::vector<Workload>& PerfWorkloads();
+
+// The one of PerfWorkloads() named `name`, or NotFound.
+absl::StatusOr<Workload> FindWorkload(const std::string& name);
+
+// bench/templates/<name>.yaml.
+std::string TemplatePath(const std::string& name);
+
+// The object of bench/templates/<name>.yaml as JSON.
+absl::StatusOr<nlohmann::json> TemplateJson(const std::string& name);
+
+// Node i of a workload: its name and labels (kubernetes.io/hostname, the zone if any), as
+// scheduler_perf's node preparer names and labels them.
+std::string NodeName(int i);
+std::map<std::string, std::string> NodeLabels(const Workload& w, int i);
+
+}  // namespace ksched::bench
