@@ -34,7 +34,14 @@ struct Outcome {
   // cluster the victims may go before the harness looks, so its first decision (Unschedulable,
   // nominated) may not be seen. This is set for a pod seen bound that evicted pods.
   bool placed_after_preemption = false;
+  // The node its preemption chose, as its victims' "Preempted" events name it ("Preempted by pod
+  // <uid> on node <node>", which both schedulers write); "" when unknown (simulate, no preemption).
+  std::string preempted_on;
 };
+
+// The node a preemptor's preemption chose: the one its victims' events name, else the one it was
+// seen nominated to, else (simulate, which runs on) the node it was seen bound to after evicting.
+std::string PreemptionNode(const Outcome& o);
 
 // The outcome a pod object from the API server shows; scores are not in it.
 Outcome OutcomeOfPod(const nlohmann::json& pod);
@@ -57,8 +64,12 @@ struct Mismatch {
 };
 
 // How `ksched` differs from `upstream`. A different node is a match when kube-scheduler scored
-// ksched's node as high as its own choice. A difference where ksched's message says it does not
-// support a field yet is one mismatch of kind "unsupported", whatever else differs. What only
+// ksched's node as high as its own choice. A pod that preempted (on either side) is compared by
+// its preemption: the node it chose, the victims and the message of its first attempt; not by the
+// node it binds to afterwards, which depends on the order in which the victims go (another node
+// they free may fit before the nominated one: kube-scheduler itself does that, seed 32). A
+// difference where ksched's message says it does not support a field yet is one mismatch of kind
+// "unsupported", whatever else differs. What only
 // kube-scheduler's DefaultPreemption writes (its part of the PostFilter message, a nominated
 // node), or DynamicResources where ksched lacks it, is of kind "missing-plugin".
 std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched);

@@ -162,6 +162,22 @@ TEST(CompareTest, PreemptionIsComparedNotExcused) {
   m = Compare(simulated, preempted);
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].kind, "eviction");
+
+  // Seed 32: kube-scheduler preempted on n, and its next attempt, with some victims gone, fit on
+  // m, which they freed first. The victims' events name n: where it binds is not compared.
+  Outcome elsewhere{.node = "m",
+                    .status = "Scheduled",
+                    .evicted = {"default/low"},
+                    .placed_after_preemption = true,
+                    .preempted_on = "n"};
+  EXPECT_TRUE(Compare(elsewhere, preempted).empty());
+  Outcome ks_elsewhere = elsewhere;
+  ks_elsewhere.node = "k";
+  EXPECT_TRUE(Compare(preempted, ks_elsewhere).empty());
+  ks_elsewhere.preempted_on = "k";
+  m = Compare(preempted, ks_elsewhere);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].kind, "nominated");
 }
 
 }  // namespace

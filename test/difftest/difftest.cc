@@ -21,6 +21,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <regex>
 #include <set>
 #include <sstream>
 #include <thread>
@@ -332,6 +333,7 @@ class Harness {
       }
       std::sort(out[i].evicted.begin(), out[i].evicted.end());
       out[i].placed_after_preemption = !out[i].evicted.empty() && !out[i].node.empty();
+      if (!out[i].evicted.empty()) ReadPreemption(pod, &out[i]);
       // Where the pod ends up: a nominated pod binds there once its victims are gone.
       auto landing = [](const Outcome& o) { return o.node.empty() ? o.nominated : o.node; };
       if (replay != nullptr && landing(out[i]) != landing((*replay)[i])) {
@@ -386,6 +388,41 @@ class Harness {
       restored = true;
     }
     if (restored) Sleep(500);  // The watches deliver the restored pods before the next phase.
+  }
+
+  // A preemptor's decision as the events keep it, since by the time the harness looks, the pod may
+  // show a later attempt (its victims partly gone) or be bound: the node its victims' "Preempted"
+  // events name ("Preempted by pod <uid> on node <node>", from both schedulers), and the message
+  // of its first FailedScheduling event.
+  void ReadPreemption(const json& pod, Outcome* o) {
+    const json now = api_.Get(Api::PathOf(pod));
+    if (!now.is_object()) return;
+    const std::string uid = now["metadata"].value("uid", "");
+    const std::string ns = now["metadata"].value("namespace", "default");
+    const json events = api_.Get(fmt::format("/api/v1/namespaces/{}/events", ns));
+    if (!events.is_object()) return;
+    auto text = [](const json& j, const char* key) {
+      return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
+    };
+    static const std::regex kPreempted("^Preempted by pod (\\S+) on node (\\S+)");
+    std::string first;  // The eventTime of the earliest FailedScheduling event.
+    bool found = false;
+    for (const json& e : events.value("items", json::array())) {
+      const std::string reason = text(e, "reason");
+      const std::string message = text(e, "message");
+      std::smatch m;
+      if (reason == "Preempted" && std::regex_search(message, m, kPreempted) && m[1] == uid) {
+        o->preempted_on = m[2];
+      } else if (reason == "FailedScheduling" &&
+                 text(e.value("involvedObject", json::object()), "uid") == uid) {
+        const std::string at = text(e, "eventTime");  // RFC 3339 with microseconds, from both.
+        if (!found || at < first) {
+          found = true;
+          first = at;
+          o->message = message;
+        }
+      }
+    }
   }
 
   // Polls the pod until it is bound or has a PodScheduled=False condition (up to 15 s).
@@ -479,7 +516,9 @@ json ScenarioOf(const json& scenario, const CaseResult& r, const std::string& or
               {"expect", json::object()}};
   for (const PodResult& p : r.pods) {
     json e = {{"status", p.upstream.status}};
-    if (!p.upstream.message.empty()) e["message"] = p.upstream.message;
+    if (!p.upstream.message.empty() && p.upstream.status != "Scheduled") {
+      e["message"] = p.upstream.message;
+    }
     // The node, unless kube-scheduler chose among equal top scores.
     int top = 0;
     int64_t best = INT64_MIN;
