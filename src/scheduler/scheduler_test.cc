@@ -688,8 +688,10 @@ TEST(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
   sched.WaitForBindings();
   EXPECT_EQ(writer.deleted, std::vector<std::string>{"default/low"});
   EXPECT_EQ(writer.nominated.at("default/high"), "n1");
-  sched.OnPodDelete(low);  // The victim's deletion, as the informer delivers it.
+  // The event it was held back from is not lost: once the evictions are sent, it is active.
   EXPECT_EQ(sched.queue().Counts().gated, 0u);
+  EXPECT_EQ(sched.queue().Counts().active, 1u);
+  sched.OnPodDelete(low);  // The victim's deletion, as the informer delivers it.
   ASSERT_TRUE(sched.ScheduleOne());
   sched.WaitForBindings();
   EXPECT_EQ(writer.binds.at("default/high"), "n1");

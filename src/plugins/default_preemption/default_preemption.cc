@@ -295,30 +295,30 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
       (void)handle_.writer().UpdatePodStatus(nominated, scheduled, &kNoNode);  // Not critical.
     }
     absl::Status st = absl::OkStatus();
-    for (size_t i = 0; i < victims.size() && st.ok(); ++i) {
-      if (i + 1 == victims.size()) {
-        absl::MutexLock lock(&mu_);
-        preempting_[pod->metadata.uid] = true;  // The last one: PreEnqueue lets the pod pass.
-      }
-      st = Evict(*pod, node, *victims[i]);
-    }
+    for (size_t i = 0; i < victims.size() && st.ok(); ++i) st = Evict(*pod, node, *victims[i]);
+    bool held = false;
     {
       absl::MutexLock lock(&mu_);
+      held = preempting_[pod->metadata.uid];
       preempting_.erase(pod->metadata.uid);
     }
     if (!st.ok()) {
       KLOG_ERROR("Error occurred during async preemption",
                  {"pod", pod->metadata.namespace_ + "/" + pod->metadata.name}, {"node", node},
                  {"err", std::string(st.message())});
-      handle_.Activate({pod});  // So that it is not left waiting for deletions that never come.
     }
+    // A failure: so that the pod is not left waiting for deletions that never come. An event
+    // that PreEnqueue held back meanwhile (a victim's deletion, seen before its DELETE answered):
+    // upstream's PreEnqueue would let that one through, as it reads the victim's state.
+    if (!st.ok() || held) handle_.Activate({pod});
   });
 }
 
 Status DefaultPreemption::PreEnqueue(const api::Pod& pod) {
   absl::MutexLock lock(&mu_);
   auto it = preempting_.find(pod.metadata.uid);
-  if (it == preempting_.end() || it->second) return Status();
+  if (it == preempting_.end()) return Status();
+  it->second = true;  // Held back: activated once the evictions are sent.
   return Status::UnschedulableAndUnresolvable(kWaitingForPreemption);
 }
 

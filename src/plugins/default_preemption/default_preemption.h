@@ -69,8 +69,10 @@ class DefaultPreemption final : public PreEnqueuePlugin,
 
   std::string_view Name() const override { return names::kDefaultPreemption; }
 
-  // UnschedulableAndUnresolvable kWaitingForPreemption while the pod's evictions run, up to the
-  // call that deletes the last victim (upstream's IsPodRunningPreemption).
+  // UnschedulableAndUnresolvable kWaitingForPreemption while the pod's evictions run, until the
+  // last victim's deletion is answered (upstream's IsPodRunningPreemption lets the pod through
+  // once its informer shows that victim terminating or gone). A pod held back meanwhile is
+  // activated when they end, as that event would have let it through upstream.
   Status PreEnqueue(const api::Pod& pod) override;
   // Pod/Delete, with a hint that always skips: the plugins that rejected the pod decide when a
   // deletion helps it (upstream registers it so that a held-back pod is looked at again).
@@ -117,7 +119,8 @@ class DefaultPreemption final : public PreEnqueuePlugin,
   Handle& handle_;
   std::minstd_rand offset_rng_{1};  // Where the search for candidates starts.
   metrics::SchedulerMetrics* metrics_ = nullptr;
-  // The pods whose evictions run, by UID: false until the last victim's deletion is sent.
+  // The pods whose evictions run, by UID, until every victim's deletion has been answered; true
+  // once PreEnqueue held the pod back meanwhile.
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, bool> preempting_ ABSL_GUARDED_BY(mu_);
 };
