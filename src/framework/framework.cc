@@ -556,8 +556,9 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   std::atomic<bool> failed{false};
   Status first_error;
   absl::Mutex error_mu;
-  // Each task scores a run of nodes, one plugin at a time (ScoreNodes).
-  tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 32), [&](const tbb::blocked_range<size_t>& r) {
+  // Each task scores a run of nodes, one plugin at a time (ScoreNodes); the runs go to the
+  // workers only when they hold enough work (ParallelCutoff).
+  auto score_run = [&](const tbb::blocked_range<size_t>& r) {
     for (size_t j = 0; j < active.size() && !failed.load(std::memory_order_relaxed); ++j) {
       std::span<NodeScore> run = std::span(raw[j]).subspan(r.begin(), r.size());
       // A sampled cycle times each run of nodes once, and records the time per node; other
@@ -580,7 +581,15 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
         return;
       }
     }
-  });
+  };
+  const auto score_start = ParallelCutoff::Clock::now();
+  const bool parallel = score_cutoff_.Parallel(n * active.size());
+  if (parallel) {
+    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 32), score_run);
+  } else {
+    score_run(tbb::blocked_range<size_t>(0, n, std::max<size_t>(n, 1)));
+  }
+  score_cutoff_.Record(n * active.size(), score_start, parallel);
   if (failed) return first_error;
 
   out->weighted.resize(active.size() * n);  // Every entry is written below.

@@ -30,6 +30,7 @@
 #include "src/cache/cache.h"
 #include "src/config/config.h"
 #include "src/framework/nominator.h"
+#include "src/framework/parallel_cutoff.h"
 #include "src/framework/waiting_pods.h"
 #include "src/metrics/scheduler_metrics.h"
 
@@ -229,6 +230,7 @@ class Framework : public Handle {
   std::vector<BindPlugin*> bind_;
   std::vector<PostBindPlugin*> post_bind_;
   std::map<std::string, int64_t, std::less<>> score_weights_;
+  ParallelCutoff score_cutoff_;  // Whether Score runs on the workers; the scheduling thread's.
   std::vector<NodeScoreList> score_scratch_;  // Only the scheduling thread scores.
   // Plugin name → the events it registered (plugins without EnqueueExtensions: every event).
   std::map<std::string, std::vector<ClusterEventWithHint>, std::less<>> events_;

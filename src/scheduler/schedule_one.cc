@@ -271,12 +271,16 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   };
   // Check in waves a little larger than what is still needed, each wave in parallel, so that
   // little work is wasted past the point where enough nodes were found.
+  // A wave goes to the workers only when it holds enough work (ParallelCutoff).
   size_t begin = 0;  // Nodes [0, begin) of the rotation were checked.
+  const auto filter_start = framework::ParallelCutoff::Clock::now();
+  bool parallel = false;
   while (begin < n && found.load() < need) {
     size_t wave = std::min(n - begin, std::max<size_t>(64, (need - found.load()) * 9 / 8));
-    if (wave <= kClaim) {
+    if (wave <= kClaim || !filter_cutoff_.Parallel(wave)) {
       check(begin, begin + wave);
     } else {
+      parallel = true;
       tbb::parallel_for(tbb::blocked_range<size_t>(begin, begin + wave, kClaim),
                         [&](const tbb::blocked_range<size_t>& r) { check(r.begin(), r.end()); });
     }
@@ -301,6 +305,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     ++processed;
     if (record != nullptr) record->filter.emplace_back(ni->name(), Status());
   }
+  filter_cutoff_.Record(processed, filter_start, parallel);
   next_start_node_index_ = (next_start_node_index_ + processed) % all.size();
   return Status();
 }

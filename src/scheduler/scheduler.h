@@ -30,6 +30,7 @@
 #include "src/config/config.h"
 #include "src/framework/fit_error.h"
 #include "src/framework/framework.h"
+#include "src/framework/parallel_cutoff.h"
 #include "src/metrics/scheduler_metrics.h"
 #include "src/queue/scheduling_queue.h"
 #include "src/scheduler/binding_executor.h"
@@ -194,6 +195,7 @@ class Scheduler : public ClusterEventSink {
   size_t next_start_node_index_ = 0;
   std::vector<uint8_t> verdict_scratch_;
   std::vector<Status> status_scratch_;
+  framework::ParallelCutoff filter_cutoff_;  // Whether Filter runs on the workers.
   framework::ScoreTable score_table_;
   std::mt19937_64 rng_;
   std::minstd_rand sample_rng_;  // Which cycles time their plugins; apart from rng_, so that
