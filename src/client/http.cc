@@ -1,6 +1,9 @@
 #include "src/client/http.h"
 
 #include <curl/curl.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <deque>
@@ -149,12 +152,25 @@ struct HttpClient::Loop {
   int requests ABSL_GUARDED_BY(mu) = 0;  // Submitted and not finished, watches aside.
   std::deque<std::unique_ptr<Transfer>> submitted ABSL_GUARDED_BY(mu);
   std::vector<uint64_t> cancelled ABSL_GUARDED_BY(mu);
+  // Wakes the I/O thread from its poll(): an eventfd that Wake() makes readable.
+  const int wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   // Owned by the I/O thread.
   std::multimap<absl::Time, std::unique_ptr<Transfer>> delayed;
   std::map<uint64_t, std::unique_ptr<Transfer>> running;
   absl::BitGen rng;  // For retries' jitter.
+  // What libcurl asks the loop to watch (CURLMOPT_SOCKETFUNCTION): a socket and its poll events,
+  // one per connection, so that poll() looks at one socket however many transfers are in flight
+  // (curl_multi_poll() hands the kernel the socket once per transfer).
+  std::map<curl_socket_t, short> sockets;
+  absl::Time curl_due = absl::InfiniteFuture();  // CURLMOPT_TIMERFUNCTION's deadline.
 
   explicit Loop(const RestConfig& c) : bucket(c.qps, c.burst), token(c.token, c.token_file) {}
+  ~Loop() { close(wake_fd); }
+
+  void Wake() {
+    const uint64_t one = 1;
+    (void)!write(wake_fd, &one, sizeof one);
+  }
 
   // The I/O thread: until stopped, starts the transfers whose time has come, ends the cancelled
   // ones, drives libcurl and reports the finished ones; then ends all that remain.
@@ -165,6 +181,8 @@ struct HttpClient::Loop {
   void EndCancelled(const std::vector<uint64_t>& cancels);
   void ReapFinished();
   void EndAll();
+  static int OnSocket(CURL* easy, curl_socket_t s, int what, void* loop, void* socket_data);
+  static int OnTimer(CURLM* multi, long timeout_ms, void* loop);
 };
 
 namespace {
@@ -184,21 +202,59 @@ void FinishWithError(std::unique_ptr<Transfer> t, const char* why) {
 
 }  // namespace
 
+// libcurl's socket callback: which sockets the I/O thread polls, and for what.
+int HttpClient::Loop::OnSocket(CURL*, curl_socket_t s, int what, void* loop, void*) {
+  auto* l = static_cast<Loop*>(loop);
+  if (what == CURL_POLL_REMOVE) {
+    l->sockets.erase(s);
+  } else {
+    l->sockets[s] = static_cast<short>(((what & CURL_POLL_IN) != 0 ? POLLIN : 0) |
+                                       ((what & CURL_POLL_OUT) != 0 ? POLLOUT : 0));
+  }
+  return 0;
+}
+
+// libcurl's timer callback: when it wants curl_multi_socket_action(CURL_SOCKET_TIMEOUT); -1: never.
+int HttpClient::Loop::OnTimer(CURLM*, long timeout_ms, void* loop) {
+  static_cast<Loop*>(loop)->curl_due =
+      timeout_ms < 0 ? absl::InfiniteFuture() : absl::Now() + absl::Milliseconds(timeout_ms);
+  return 0;
+}
+
 void HttpClient::Loop::Run() {
   std::vector<uint64_t> cancels;
+  std::vector<pollfd> fds;
+  int still_running = 0;
   while (TakeSubmitted(&cancels)) {
     StartDue();
     EndCancelled(cancels);
     cancels.clear();
-    int still_running = 0;
-    curl_multi_perform(multi, &still_running);
-    ReapFinished();
-    int wait_ms = 1000;
-    if (!delayed.empty()) {
-      int64_t until = absl::ToInt64Milliseconds(delayed.begin()->first - absl::Now());
-      wait_ms = static_cast<int>(std::clamp<int64_t>(until + 1, 0, wait_ms));
+    if (absl::Now() >= curl_due) {
+      curl_due = absl::InfiniteFuture();
+      curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &still_running);
+      ReapFinished();
     }
-    curl_multi_poll(multi, nullptr, 0, wait_ms, nullptr);
+    absl::Time until = std::min(curl_due, absl::Now() + absl::Seconds(1));
+    if (!delayed.empty()) until = std::min(until, delayed.begin()->first);
+    fds.assign(1, {.fd = wake_fd, .events = POLLIN, .revents = 0});
+    for (const auto& [fd, events] : sockets)
+      fds.push_back({.fd = fd, .events = events, .revents = 0});
+    const int64_t wait_ms = std::clamp<int64_t>(
+        absl::ToInt64Milliseconds(absl::Ceil(until - absl::Now(), absl::Milliseconds(1))), 0, 1000);
+    if (poll(fds.data(), fds.size(), static_cast<int>(wait_ms)) <= 0) continue;
+    if (fds[0].revents != 0) {
+      uint64_t count = 0;
+      (void)!read(wake_fd, &count, sizeof count);
+    }
+    for (size_t i = 1; i < fds.size(); ++i) {
+      const short r = fds[i].revents;
+      if (r == 0) continue;
+      const int mask = ((r & POLLIN) != 0 ? CURL_CSELECT_IN : 0) |
+                       ((r & POLLOUT) != 0 ? CURL_CSELECT_OUT : 0) |
+                       ((r & (POLLERR | POLLHUP | POLLNVAL)) != 0 ? CURL_CSELECT_ERR : 0);
+      curl_multi_socket_action(multi, fds[i].fd, mask, &still_running);
+    }
+    ReapFinished();
   }
   EndAll();
 }
@@ -309,9 +365,15 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
     loop->url_prefix = fmt::format("https://{}:{}", config.tls_server_name, port);
     loop->connect_to = fmt::format("{}:{}:{}:{}", config.tls_server_name, port, host, port);
   }
+  if (loop->wake_fd < 0)
+    return absl::InternalError("eventfd: cannot make the I/O thread's wake-up");
   loop->multi = curl_multi_init();
   curl_multi_setopt(loop->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
   Loop* l = loop.get();
+  curl_multi_setopt(loop->multi, CURLMOPT_SOCKETFUNCTION, Loop::OnSocket);
+  curl_multi_setopt(loop->multi, CURLMOPT_SOCKETDATA, l);
+  curl_multi_setopt(loop->multi, CURLMOPT_TIMERFUNCTION, Loop::OnTimer);
+  curl_multi_setopt(loop->multi, CURLMOPT_TIMERDATA, l);
   loop->thread = std::thread([l] { l->Run(); });
   client->loop_ = std::move(loop);
   return client;
@@ -322,7 +384,7 @@ HttpClient::~HttpClient() {
     absl::MutexLock lock(&loop_->mu);
     loop_->stopping = true;
   }
-  curl_multi_wakeup(loop_->multi);
+  loop_->Wake();
   loop_->thread.join();
   curl_multi_cleanup(loop_->multi);
 }
@@ -427,7 +489,7 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
     FinishWithError(std::move(t), "client closed");
     return;
   }
-  curl_multi_wakeup(loop_->multi);
+  loop_->Wake();
 }
 
 bool HttpClient::WaitIdle(absl::Duration timeout) {
@@ -466,7 +528,7 @@ void HttpClient::Stream::Cancel() {
     absl::MutexLock lock(&client_->loop_->mu);
     client_->loop_->cancelled.push_back(id_);
   }
-  curl_multi_wakeup(client_->loop_->multi);
+  client_->loop_->Wake();
 }
 
 }  // namespace ksched::client
