@@ -102,7 +102,7 @@ std::string PlotScripts(const std::vector<WorkloadResult>& results) {
     gp += fmt::format(
         "set output 'throughput-{0}.png'\n"
         "set title '{0}: {1} nodes, {2} measured pods'\n"
-        "set xlabel 'seconds since the measured pods were first created'\n"
+        "set xlabel 'second of the measured phase (one sample a second, as scheduler_perf)'\n"
         "set ylabel 'pods bound per second'\n"
         "plot {3}\n",
         w.workload.name, w.workload.nodes, w.workload.measure_pods, plots);
@@ -246,9 +246,9 @@ absl::Status WriteReport(const std::string& dir, const std::vector<WorkloadResul
       "# ksched and kube-scheduler side by side\n\n{}\n\n"
       "Each run had a fresh etcd and kube-apiserver on loopback, the same nodes and pods, client "
       "QPS and burst 5000 and the default percentageOfNodesToScore. Throughput is "
-      "scheduler_perf's: "
-      "pods seen bound per second, sampled each second while the measured pods are created and "
-      "scheduled. CPU is the scheduler process's user + system time over the measured phase. "
+      "scheduler_perf's: pods bound per second, sampled each second (by the bind times the API "
+      "server writes into each pod's PodScheduled condition) while the measured pods are created "
+      "and scheduled. CPU is the scheduler process's user + system time over the measured phase. "
       "`ceiling` binds every pending pod round-robin without deciding anything "
       "(bench/trivial_binder.cc).\n\n{}",
       machine, SideBySideTable(results));
