@@ -267,7 +267,7 @@ absl::Status WriteReport(const std::string& dir, const std::vector<WorkloadResul
         {"results.json", json{{"machine", machine}, {"workloads", raw}}.dump(1) + "\n"},
         {"summary.dat", summary},
         {"plots.gp", PlotScripts(results)}}) {
-    if (absl::Status st = WriteFile(dir + "/" + name, text); !st.ok()) return st;
+    if (absl::Status st = WriteFile(fmt::format("{}/{}", dir, name), text); !st.ok()) return st;
   }
   testing::CommandResult gp =
       testing::RunCommand({"bash", "-c", "cd \"$0\" && gnuplot plots.gp", dir});

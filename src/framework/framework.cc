@@ -44,7 +44,7 @@ bool Contains(const std::vector<config::PluginRef>& refs, std::string_view name)
 
 }  // namespace
 
-Framework::Framework(std::string profile_name, Deps deps)
+Framework::Framework(std::string profile_name, const Deps& deps)
     : profile_name_(std::move(profile_name)), deps_(deps), waiting_(deps.clock) {
   if (deps_.metrics != nullptr) {
     metrics_ = std::make_unique<metrics::FrameworkMetrics>(deps_.metrics, profile_name_);
@@ -73,7 +73,8 @@ Status Framework::TimedPlugin(const CycleState& state, std::string_view plugin,
 Framework::~Framework() = default;
 
 absl::StatusOr<std::unique_ptr<Framework>> Framework::Create(const config::Profile& profile,
-                                                             const Registry& registry, Deps deps) {
+                                                             const Registry& registry,
+                                                             const Deps& deps) {
   std::unique_ptr<Framework> fw(new Framework(profile.scheduler_name, deps));
   fw->percentage_ =
       profile.percentage_of_nodes_to_score.value_or(deps.global_percentage_of_nodes_to_score);

@@ -68,7 +68,8 @@ class Framework : public Handle {
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
-                                                           const Registry& registry, Deps deps);
+                                                           const Registry& registry,
+                                                           const Deps& deps);
   ~Framework() override;
 
   const std::string& profile_name() const { return profile_name_; }
@@ -185,7 +186,7 @@ class Framework : public Handle {
 
  private:
   friend class FilterRun;
-  Framework(std::string profile_name, Deps deps);
+  Framework(std::string profile_name, const Deps& deps);
   absl::Status Build(const config::Profile& profile, const Registry& registry);
   // The Filter plugins to run this cycle: those whose PreFilter did not return Skip.
   std::vector<FilterPlugin*> FiltersToRun(const CycleState& state) const;
