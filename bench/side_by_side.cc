@@ -14,8 +14,6 @@
 //                            [--in-process scheduling_bench.json] [--profile]
 //
 // The report (bench/report.h) goes to --out; the table is also printed.
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -36,6 +34,7 @@
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
 #include "src/metrics/scheduler_metrics.h"
+#include "src/testing/api_paths.h"
 #include "src/testing/command.h"
 #include "src/testing/control_plane.h"
 
@@ -43,6 +42,7 @@ namespace ksched::bench {
 namespace {
 
 using nlohmann::json;
+using testing::CollectionOf;
 using testing::ControlPlane;
 using testing::Process;
 using Clock = std::chrono::steady_clock;
@@ -192,17 +192,6 @@ absl::StatusOr<std::vector<int64_t>> BindSeconds(client::HttpClient& http, const
   return out;
 }
 
-// Where the API server keeps objects of the kinds the bench makes.
-std::string CollectionOf(const json& o) {
-  const std::string kind = o.value("kind", "");
-  const std::string ns = o["metadata"].value("namespace", "default");
-  if (kind == "Namespace") return "/api/v1/namespaces";
-  if (kind == "Node") return "/api/v1/nodes";
-  if (kind == "PriorityClass") return "/apis/scheduling.k8s.io/v1/priorityclasses";
-  if (kind == "Service") return fmt::format("/api/v1/namespaces/{}/services", ns);
-  return fmt::format("/api/v1/namespaces/{}/pods", ns);
-}
-
 // Creates objects with up to `in_flight` requests outstanding, as scheduler_perf's creators run
 // many at once.
 absl::Status CreateAll(client::HttpClient& http, const std::vector<json>& objects,
@@ -321,7 +310,7 @@ class Churn {
     for (int round = 0; !stop_.WaitForNotificationWithTimeout(absl::Seconds(1)); ++round) {
       for (const json& old : made) {
         http_.Call({.method = "DELETE",
-                    .path = CollectionOf(old) + "/" + old["metadata"].value("name", ""),
+                    .path = testing::PathOf(old),
                     .body = R"({"gracePeriodSeconds":0})"});
       }
       made = {Named(o.churn_node, fmt::format("node-churn-{}", round)),
@@ -386,14 +375,16 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
       "leaderElection: {{leaderElect: false}}\n"
       "percentageOfNodesToScore: 0\n",
       (*cluster)->kubeconfig());
-  BindWatcher init_binds(**http, kInitNamespace);
+  // The init pods' watch ends with their phase, so that it is not served during the measurement.
+  std::optional<BindWatcher> init_binds(std::in_place, **http, kInitNamespace);
   BindWatcher measure_binds(**http, kMeasureNamespace);
   Process p(RunnerArgv(runner, **cluster, config),
             fmt::format("{}/{}.log", (*cluster)->dir(), runner));
   if (p.pid() <= 0) return fail("starting", absl::InternalError(p.Log()));
-  if (absl::Status st = init_binds.WaitFor(w.init_pods, PhaseTimeout(w.init_pods)); !st.ok()) {
+  if (absl::Status st = init_binds->WaitFor(w.init_pods, PhaseTimeout(w.init_pods)); !st.ok()) {
     return fail("init pods", st);
   }
+  init_binds.reset();
 
   std::optional<Process> perf;
   if (!profile.empty() && runner == "ksched") {

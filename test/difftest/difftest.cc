@@ -34,6 +34,7 @@
 #include "src/client/rest_config.h"
 #include "src/plugins/names.h"
 #include "src/plugins/registry.h"
+#include "src/testing/api_paths.h"
 #include "src/testing/command.h"
 #include "src/testing/control_plane.h"
 #include "test/difftest/case.h"
@@ -45,8 +46,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using testing::CollectionOf;
 using testing::CommandResult;
 using testing::ControlPlane;
+using testing::PathOf;
 using testing::Process;
 
 constexpr char kKwokAnnotation[] = "kwok.x-k8s.io/node";
@@ -68,21 +71,6 @@ std::vector<std::string> UpstreamPlugins() {
 class Api {
  public:
   explicit Api(client::HttpClient& http) : http_(http) {}
-
-  static std::string CollectionOf(const json& o) {
-    const std::string kind = o.value("kind", "");
-    if (kind == "Namespace") return "/api/v1/namespaces";
-    if (kind == "Node") return "/api/v1/nodes";
-    if (kind == "PriorityClass") return "/apis/scheduling.k8s.io/v1/priorityclasses";
-    if (kind == "PodDisruptionBudget") {
-      return fmt::format("/apis/policy/v1/namespaces/{}/poddisruptionbudgets",
-                         o["metadata"].value("namespace", "default"));
-    }
-    return fmt::format("/api/v1/namespaces/{}/pods", o["metadata"].value("namespace", "default"));
-  }
-  static std::string PathOf(const json& o) {
-    return CollectionOf(o) + "/" + o["metadata"].value("name", "");
-  }
 
   absl::Status Create(const json& o) {
     client::HttpResponse r =
@@ -226,7 +214,7 @@ class Harness {
       std::map<std::string, std::string> started;
       for (const json& o : c.setup) {
         if (o.value("kind", "") != "Pod") continue;
-        const json now = api_.Get(Api::PathOf(o));
+        const json now = api_.Get(PathOf(o));
         if (now.is_object()) {
           started[KeyOf(o)] = now.value("status", json::object()).value("startTime", "");
         }
@@ -277,7 +265,7 @@ class Harness {
       }
       bool bound = false;
       for (int i = 0; i < 600 && !bound && s->process->Running(); ++i) {
-        const json now = api_.Get(Api::PathOf(probe));
+        const json now = api_.Get(PathOf(probe));
         bound = now.is_object() && !now["spec"].value("nodeName", "").empty();
         if (!bound) Sleep(100);
       }
@@ -306,7 +294,7 @@ class Harness {
     for (size_t i = 0; i < c.pending.size(); ++i) {
       bool preempted = !evicted.empty();
       for (const json& earlier : pods) {
-        const json now = api_.Get(Api::PathOf(earlier));  // Null once deleted.
+        const json now = api_.Get(PathOf(earlier));  // Null once deleted.
         preempted |= now.is_object() &&
                      !now.value("status", json::object()).value("nominatedNodeName", "").empty();
       }
@@ -363,7 +351,7 @@ class Harness {
     auto check = [&](const json& pod) {
       const std::string key = KeyOf(pod);
       if (pod.value("kind", "") != "Pod" || seen->contains(key)) return;
-      json now = api_.Get(Api::PathOf(pod));
+      json now = api_.Get(PathOf(pod));
       if (now.is_object() && !now["metadata"].contains("deletionTimestamp")) return;
       seen->insert(key);
       out.push_back(key);
@@ -381,7 +369,7 @@ class Harness {
     bool restored = false;
     for (const json& o : c.setup) {
       if (o.value("kind", "") != "Pod") continue;
-      json now = api_.Get(Api::PathOf(o));
+      json now = api_.Get(PathOf(o));
       if (now.is_object() && !now["metadata"].contains("deletionTimestamp")) continue;
       api_.Delete(o);
       (void)api_.Create(o);
@@ -395,7 +383,7 @@ class Harness {
   // events name ("Preempted by pod <uid> on node <node>", from both schedulers), and the message
   // of its first FailedScheduling event.
   void ReadPreemption(const json& pod, Outcome* o) {
-    const json now = api_.Get(Api::PathOf(pod));
+    const json now = api_.Get(PathOf(pod));
     if (!now.is_object()) return;
     const std::string uid = now["metadata"].value("uid", "");
     const std::string ns = now["metadata"].value("namespace", "default");
@@ -429,7 +417,7 @@ class Harness {
   Outcome WaitForDecision(const json& pod) {
     Outcome o{.status = "Pending"};
     for (int i = 0; i < 300; ++i) {
-      json now = api_.Get(Api::PathOf(pod));
+      json now = api_.Get(PathOf(pod));
       if (now.is_object()) o = OutcomeOfPod(now);
       if (o.status != "Pending") return o;
       Sleep(50);
