@@ -27,9 +27,17 @@ class ClusterWriter {
                            std::string_view action, std::string message) = 0;
 
   // Sets one of the pod's conditions (PodScheduled, or DisruptionTarget for a preemption victim)
-  // and, when `nominated_node` is set, its status.nominatedNodeName ("" clears it).
+  // and, when `nominated_node` is set, its status.nominatedNodeName ("" clears it). A writer may
+  // send it without waiting for the answer (the real cluster's does).
   virtual absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                        const std::string* nominated_node) = 0;
+  // Sets the condition as UpdatePodStatus does, and returns only once the cluster has answered
+  // (NotFound when the pod is gone): for a condition that must be in place before what follows,
+  // as a victim's DisruptionTarget before its deletion.
+  virtual absl::Status UpdatePodStatusAndWait(const api::Pod& pod,
+                                              const api::PodCondition& condition) {
+    return UpdatePodStatus(pod, condition, nullptr);
+  }
 
   // Deletes the pod (a preemption victim), with its UID as a precondition, so that a pod created
   // again under the same name is left alone. NotFound when it is gone already.

@@ -74,6 +74,10 @@ class Handle {
   // Every namespace's PodDisruptionBudgets, as last watched (preemption). Safe from any thread.
   virtual std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
       const = 0;
+  // A pod on a node, by UID, as the scheduler holds it (bound and watched, or assumed); nullptr
+  // once its deletion has been watched, or if it is on no node. Upstream's pod lister, for pods
+  // on nodes (preemption asks whether a victim is gone). Safe from any thread.
+  virtual std::shared_ptr<const api::Pod> GetAssignedPod(std::string_view uid) const = 0;
 
   // --- For preemption's what-if evaluation (from the scheduling thread and the workers it starts).
   // Runs the profile's Filter plugins on `node`, as the scheduling cycle does: first with the pods

@@ -205,6 +205,12 @@ std::string Cache::NodeOf(std::string_view uid) const {
   return it == pods_.end() ? "" : it->second.node;
 }
 
+std::shared_ptr<const api::Pod> Cache::GetPod(std::string_view uid) const {
+  absl::MutexLock lock(&mu_);
+  auto it = pods_.find(AsAbsl(uid));
+  return it == pods_.end() ? nullptr : it->second.pod->pod;
+}
+
 size_t Cache::NodeCount() const {
   absl::MutexLock lock(&mu_);
   size_t n = 0;

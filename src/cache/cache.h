@@ -143,6 +143,8 @@ class Cache {
   bool IsAssumedPod(std::string_view uid) const;
   // The node the pod is on or assumed on; "" if the pod is not in the cache.
   std::string NodeOf(std::string_view uid) const;
+  // The pod as the cache holds it (bound or assumed); nullptr if it is not in the cache.
+  std::shared_ptr<const api::Pod> GetPod(std::string_view uid) const;
   size_t NodeCount() const;
   size_t PodCount() const;
   size_t AssumedPodCount() const;

@@ -212,22 +212,43 @@ json ApiWriter::StatusPatch(const api::PodCondition& c, const std::string* nomin
   return {{"status", status}};
 }
 
-absl::Status ApiWriter::UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
-                                        const std::string* nominated_node) {
+namespace {
+
+// Whether the pod carries the condition (status, reason, message) and nominated node already.
+bool HasStatus(const api::Pod& pod, const api::PodCondition& condition,
+               const std::string* nominated_node) {
   bool same_nominated =
       nominated_node == nullptr || *nominated_node == pod.status.nominated_node_name;
-  for (const api::PodCondition& c : pod.status.conditions) {
-    if (c.type == condition.type && c.status == condition.status && c.reason == condition.reason &&
-        c.message == condition.message && same_nominated) {
-      return absl::OkStatus();
-    }
-  }
-  SendAsync({.method = "PATCH",
-             .path = PodPath(pod, "status"),
-             .body = StatusPatch(condition, nominated_node).dump(),
-             .content_type = "application/strategic-merge-patch+json"},
+  return same_nominated &&
+         std::any_of(pod.status.conditions.begin(), pod.status.conditions.end(),
+                     [&](const api::PodCondition& c) {
+                       return c.type == condition.type && c.status == condition.status &&
+                              c.reason == condition.reason && c.message == condition.message;
+                     });
+}
+
+HttpRequest StatusPatchRequest(const api::Pod& pod, const api::PodCondition& condition,
+                               const std::string* nominated_node) {
+  return {.method = "PATCH",
+          .path = PodPath(pod, "status"),
+          .body = ApiWriter::StatusPatch(condition, nominated_node).dump(),
+          .content_type = "application/strategic-merge-patch+json"};
+}
+
+}  // namespace
+
+absl::Status ApiWriter::UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
+                                        const std::string* nominated_node) {
+  if (HasStatus(pod, condition, nominated_node)) return absl::OkStatus();
+  SendAsync(StatusPatchRequest(pod, condition, nominated_node),
             fmt::format("status of pod {}/{}", pod.metadata.namespace_, pod.metadata.name));
   return absl::OkStatus();
+}
+
+absl::Status ApiWriter::UpdatePodStatusAndWait(const api::Pod& pod,
+                                               const api::PodCondition& condition) {
+  if (HasStatus(pod, condition, nullptr)) return absl::OkStatus();
+  return http_.Call(StatusPatchRequest(pod, condition, nullptr)).ToStatus();
 }
 
 void ApiWriter::SendAsync(HttpRequest request, std::string what) {

@@ -69,6 +69,8 @@ class ApiWriter : public ClusterWriter {
   // and nominated node, as upstream's updatePod does.
   absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                const std::string* nominated_node) override;
+  absl::Status UpdatePodStatusAndWait(const api::Pod& pod,
+                                      const api::PodCondition& condition) override;
 
   // DELETE with preconditions.uid; blocks until the API server answers.
   absl::Status DeletePod(const api::Pod& pod) override;

@@ -256,6 +256,29 @@ TEST(ApiWriterTest, AnEventThatAlreadyExistsIsNoFailure) {
   EXPECT_EQ(errors, std::vector<std::string>{"status of pod shop/web-1"});
 }
 
+// A victim's DisruptionTarget is in place before its deletion: the patch is answered by the time
+// UpdatePodStatusAndWait returns, and the server's refusal is its result.
+TEST(ApiWriterTest, UpdatePodStatusAndWaitReturnsTheServersAnswer) {
+  api::PodCondition target{
+      .type = "DisruptionTarget", .status = "True", .reason = "PreemptionByScheduler"};
+  {
+    RecordingServer server(/*patch_status=*/200);
+    auto http = HttpClient::Create({.server = server.url()});
+    ASSERT_TRUE(http.ok());
+    ApiWriter w(**http, {.hostname = "h"});
+    ASSERT_TRUE(w.UpdatePodStatusAndWait(MakePod(), target).ok());
+    std::vector<std::string> got = server.TakeRequests();  // No wait: it is in already.
+    ASSERT_EQ(got.size(), 1u);
+    EXPECT_TRUE(got[0].starts_with("PATCH /api/v1/namespaces/shop/pods/web-1/status {")) << got[0];
+    EXPECT_NE(got[0].find("PreemptionByScheduler"), std::string::npos) << got[0];
+  }
+  RecordingServer gone(/*patch_status=*/404);
+  auto http = HttpClient::Create({.server = gone.url()});
+  ASSERT_TRUE(http.ok());
+  ApiWriter w(**http, {.hostname = "h"});
+  EXPECT_EQ(w.UpdatePodStatusAndWait(MakePod(), target).code(), absl::StatusCode::kNotFound);
+}
+
 TEST(HttpResponseTest, ApiStatusMessageAndCode) {
   HttpResponse r{.status = 404,
                  .body = R"({"kind":"Status","apiVersion":"v1","status":"Failure",)"

@@ -151,6 +151,9 @@ class Framework : public Handle {
                                                          std::string_view name) const override {
     return deps_.cache ? deps_.cache->stateful_sets.Get(ns, name) : nullptr;
   }
+  std::shared_ptr<const api::Pod> GetAssignedPod(std::string_view uid) const override {
+    return deps_.cache ? deps_.cache->GetPod(uid) : nullptr;
+  }
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                            const NodeInfo& node) const override;
   Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,

@@ -449,6 +449,8 @@ TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedT
   EXPECT_EQ(writer_.conditions.at("default/low").reason, "PreemptionByScheduler");
   EXPECT_EQ(writer_.conditions.at("default/low").message,
             "default-scheduler: preempting to accommodate a higher priority pod");
+  // Answered before the deletion was sent: the terminating victim reads as preemption's.
+  EXPECT_EQ(writer_.awaited, std::vector<std::string>{"default/low DisruptionTarget"});
   EXPECT_EQ(EventsFor("default/low", "Preempted"),
             std::vector<std::string>{"Preempted by pod high on node n1"});
   EXPECT_EQ(writer_.nominated.at("default/high"), "n1");
@@ -650,9 +652,11 @@ namespace {
 class SlowDeleteWriter : public testing::RecordingWriter {
  public:
   absl::Status DeletePod(const api::Pod& pod) override {
+    if (!deleting.HasBeenNotified()) deleting.Notify();
     release.WaitForNotification();
     return RecordingWriter::DeletePod(pod);
   }
+  absl::Notification deleting;  // A DELETE is in flight.
   absl::Notification release;
 };
 
@@ -688,11 +692,39 @@ TEST(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
   sched.WaitForBindings();
   EXPECT_EQ(writer.deleted, std::vector<std::string>{"default/low"});
   EXPECT_EQ(writer.nominated.at("default/high"), "n1");
-  // The event it was held back from is not lost: once the evictions are sent, it is active.
-  EXPECT_EQ(sched.queue().Counts().gated, 0u);
-  EXPECT_EQ(sched.queue().Counts().active, 1u);
+  // The deletion is answered but not yet watched: the scheduler still counts `low` on n1, so the
+  // pod waits rather than fail there and preempt a second time.
+  EXPECT_EQ(sched.queue().Counts().active, 0u);
+  EXPECT_FALSE(sched.ScheduleOne());
   sched.OnPodDelete(low);  // The victim's deletion, as the informer delivers it.
+  EXPECT_EQ(sched.queue().Counts().gated, 0u);
   ASSERT_TRUE(sched.ScheduleOne());
+  sched.WaitForBindings();
+  EXPECT_EQ(writer.binds.at("default/high"), "n1");
+  EXPECT_EQ(writer.deleted, std::vector<std::string>{"default/low"});  // Once.
+}
+
+// The last victim's deletion can be watched before its DELETE is answered: PreEnqueue then finds
+// the victim gone and lets the pod through (upstream reads its pod lister).
+TEST(AsyncPreemptionTest, TheLastVictimWatchedGoneLetsThePreemptorThrough) {
+  SlowDeleteWriter writer;
+  FakeClock clock;
+  Registry registry = plugins::NewInTreeRegistry();
+  auto s = Scheduler::Create({.writer = &writer, .clock = &clock, .seed = 1, .binding_threads = 1},
+                             registry);
+  ASSERT_TRUE(s.ok()) << s.status();
+  Scheduler& sched = **s;
+  sched.OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  auto low = MakePod().Name("low").Priority(0).Req("cpu", "1500m").Node("n1").Ptr();
+  sched.OnPodAdd(low);
+  sched.OnPodAdd(MakePod().Name("high").Priority(1000).Req("cpu", "1").Ptr());
+  ASSERT_TRUE(sched.ScheduleOne());  // Fails, preempts; the deletion of `low` waits.
+  ASSERT_TRUE(writer.deleting.WaitForNotificationWithTimeout(absl::Seconds(10)));
+
+  sched.OnPodDelete(low);  // Watched while the DELETE is still in flight.
+  EXPECT_EQ(sched.queue().Counts().gated, 0u);
+  ASSERT_TRUE(sched.ScheduleOne());
+  writer.release.Notify();
   sched.WaitForBindings();
   EXPECT_EQ(writer.binds.at("default/high"), "n1");
 }

@@ -43,6 +43,15 @@ class RecordingWriter : public ClusterWriter {
     return absl::OkStatus();
   }
 
+  absl::Status UpdatePodStatusAndWait(const api::Pod& pod,
+                                      const api::PodCondition& condition) override {
+    {
+      absl::MutexLock lock(&mu_);
+      awaited.push_back(pod.metadata.namespace_ + "/" + pod.metadata.name + " " + condition.type);
+    }
+    return UpdatePodStatus(pod, condition, nullptr);
+  }
+
   absl::Status DeletePod(const api::Pod& pod) override {
     absl::MutexLock lock(&mu_);
     deleted.push_back(pod.metadata.namespace_ + "/" + pod.metadata.name);
@@ -54,6 +63,7 @@ class RecordingWriter : public ClusterWriter {
   std::vector<Event> events;
   std::map<std::string, api::PodCondition> conditions;
   std::map<std::string, std::string> nominated;
+  std::vector<std::string> awaited;  // "namespace/name type": UpdatePodStatusAndWait's.
   std::vector<std::string> deleted;  // namespace/name
 
  private:
@@ -101,6 +111,9 @@ class FakeHandle : public Handle {
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
       const override {
     return cache_.pod_disruption_budgets.ListAll();
+  }
+  std::shared_ptr<const api::Pod> GetAssignedPod(std::string_view uid) const override {
+    return cache_.GetPod(uid);
   }
 
   // Filters and nominations are the framework's; a FakeHandle has none.

@@ -258,7 +258,8 @@ absl::Status DefaultPreemption::Evict(const api::Pod& pod, const std::string& no
       .reason = "PreemptionByScheduler",
       .message = fmt::format("{}: preempting to accommodate a higher priority pod",
                              pod.spec.scheduler_name)};
-  absl::Status st = handle_.writer().UpdatePodStatus(victim, target, nullptr);
+  // In place before the deletion, so that the terminating victim reads as preemption's.
+  absl::Status st = handle_.writer().UpdatePodStatusAndWait(victim, target);
   if (st.ok()) st = handle_.writer().DeletePod(victim);
   if (absl::IsNotFound(st)) return absl::OkStatus();  // Gone already.
   if (!st.ok()) return st;
@@ -277,7 +278,7 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
   }
   {
     absl::MutexLock lock(&mu_);
-    preempting_[pod.metadata.uid] = false;
+    preempting_[pod.metadata.uid] = "";
   }
   handle_.RunAsync([this, pod = std::make_shared<const api::Pod>(pod), node = c.node,
                     victims = std::move(victims)] {
@@ -295,22 +296,25 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
       (void)handle_.writer().UpdatePodStatus(nominated, scheduled, &kNoNode);  // Not critical.
     }
     absl::Status st = absl::OkStatus();
-    for (size_t i = 0; i < victims.size() && st.ok(); ++i) st = Evict(*pod, node, *victims[i]);
-    bool held = false;
+    for (size_t i = 0; i + 1 < victims.size() && st.ok(); ++i) st = Evict(*pod, node, *victims[i]);
+    if (st.ok()) {
+      {
+        absl::MutexLock lock(&mu_);
+        preempting_[pod->metadata.uid] = victims.back()->metadata.uid;
+      }
+      st = Evict(*pod, node, *victims.back());
+    }
     {
       absl::MutexLock lock(&mu_);
-      held = preempting_[pod->metadata.uid];
       preempting_.erase(pod->metadata.uid);
     }
     if (!st.ok()) {
       KLOG_ERROR("Error occurred during async preemption",
                  {"pod", pod->metadata.namespace_ + "/" + pod->metadata.name}, {"node", node},
                  {"err", std::string(st.message())});
+      // So that the pod is not left waiting for deletions that never come.
+      handle_.Activate({pod});
     }
-    // A failure: so that the pod is not left waiting for deletions that never come. An event
-    // that PreEnqueue held back meanwhile (a victim's deletion, seen before its DELETE answered):
-    // upstream's PreEnqueue would let that one through, as it reads the victim's state.
-    if (!st.ok() || held) handle_.Activate({pod});
   });
 }
 
@@ -318,7 +322,12 @@ Status DefaultPreemption::PreEnqueue(const api::Pod& pod) {
   absl::MutexLock lock(&mu_);
   auto it = preempting_.find(pod.metadata.uid);
   if (it == preempting_.end()) return Status();
-  it->second = true;  // Held back: activated once the evictions are sent.
+  // The last victim's eviction runs: the preemption is done once that victim is terminating or
+  // gone, a deletion this event may be the watch's news of.
+  if (!it->second.empty()) {
+    std::shared_ptr<const api::Pod> last = handle_.GetAssignedPod(it->second);
+    if (last == nullptr || last->metadata.deletion_timestamp) return Status();
+  }
   return Status::UnschedulableAndUnresolvable(kWaitingForPreemption);
 }
 

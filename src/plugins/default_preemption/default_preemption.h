@@ -18,7 +18,10 @@
 // - As upstream's SchedulerAsyncPreemption (on by default since 1.33): the pod is nominated at
 //   once and the evictions run off the scheduling thread (Handle::RunAsync; at once in `ksched
 //   simulate`). Until they are done, PreEnqueue holds the pod back ("waiting for the preemption
-//   for this pod to be finished"); if one fails, the pod is activated to try again.
+//   for this pod to be finished"), except once the last victim's deletion is under way and that
+//   victim is terminating or gone from the scheduler's view; if one fails, the pod is activated to
+//   try again. Otherwise the victims' deletions, as watched, requeue it: never earlier, so that it
+//   is not tried against victims the scheduler still counts, and does not preempt twice.
 //
 // Messages are upstream's, after "preemption: ": "not eligible due to preemptionPolicy=Never.",
 // "0/3 nodes are available: 3 No preemption victims found for incoming pod.", "0/3 nodes are
@@ -119,10 +122,11 @@ class DefaultPreemption final : public PreEnqueuePlugin,
   Handle& handle_;
   std::minstd_rand offset_rng_{1};  // Where the search for candidates starts.
   metrics::SchedulerMetrics* metrics_ = nullptr;
-  // The pods whose evictions run, by UID, until every victim's deletion has been answered; true
-  // once PreEnqueue held the pod back meanwhile.
+  // The pods whose evictions run, by UID, until every victim's deletion has been answered: the UID
+  // of the last victim once its eviction starts, "" before (upstream's preempting and
+  // lastVictimsPendingPreemption).
   absl::Mutex mu_;
-  absl::flat_hash_map<std::string, bool> preempting_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::string> preempting_ ABSL_GUARDED_BY(mu_);
 };
 
 // Picks the node to preempt on, by upstream's criteria (pickOneNodeForPreemption); the first of
