@@ -117,9 +117,8 @@ struct Transfer {
   std::function<void(std::string_view)> on_data;  // Set for streams.
   std::function<void(HttpResponse)> done;
   absl::Time not_before;
-  CURL* easy = nullptr;
-  curl_slist* headers = nullptr;  // libcurl keeps pointers to both lists.
-  curl_slist* connect_to = nullptr;
+  CURL* easy = nullptr;           // From the I/O thread's pool, once the transfer starts.
+  curl_slist* headers = nullptr;  // libcurl keeps a pointer to the list.
   HttpResponse response;
   char error[CURL_ERROR_SIZE] = {};
 };
@@ -145,8 +144,12 @@ struct HttpClient::Loop {
   std::thread thread;
   TokenBucket bucket;
   TokenSource token;
-  std::string url_prefix;  // scheme://host:port, with tls_server_name as the host if set.
-  std::string connect_to;  // CURLOPT_CONNECT_TO for tls_server_name.
+  const RestConfig config;
+  std::string url_prefix;            // scheme://host:port, with tls_server_name as the host.
+  curl_slist* connect_to = nullptr;  // CURLOPT_CONNECT_TO for tls_server_name.
+  // Easy handles of finished transfers, set up for this server, for the next ones: setting up a
+  // handle (TLS blobs, options) costs more than the request itself. Owned by the I/O thread.
+  std::vector<CURL*> idle_handles;
   absl::Mutex mu;
   bool stopping ABSL_GUARDED_BY(mu) = false;
   int requests ABSL_GUARDED_BY(mu) = 0;  // Submitted and not finished, watches aside.
@@ -164,8 +167,13 @@ struct HttpClient::Loop {
   std::map<curl_socket_t, short> sockets;
   absl::Time curl_due = absl::InfiniteFuture();  // CURLMOPT_TIMERFUNCTION's deadline.
 
-  explicit Loop(const RestConfig& c) : bucket(c.qps, c.burst), token(c.token, c.token_file) {}
-  ~Loop() { close(wake_fd); }
+  explicit Loop(const RestConfig& c)
+      : bucket(c.qps, c.burst), token(c.token, c.token_file), config(c) {}
+  ~Loop() {
+    for (CURL* e : idle_handles) curl_easy_cleanup(e);
+    curl_slist_free_all(connect_to);
+    close(wake_fd);
+  }
 
   void Wake() {
     const uint64_t one = 1;
@@ -181,26 +189,97 @@ struct HttpClient::Loop {
   void EndCancelled(const std::vector<uint64_t>& cancels);
   void ReapFinished();
   void EndAll();
+  // A handle set up for the server (from the pool, or new), then set up for `t`'s request.
+  void Prepare(Transfer* t);
+  // Gives the transfer's handle back to the pool and runs its callback.
+  void Finish(std::unique_ptr<Transfer> t);
+  void FinishWithError(std::unique_ptr<Transfer> t, const char* why);
   static int OnSocket(CURL* easy, curl_socket_t s, int what, void* loop, void* socket_data);
   static int OnTimer(CURLM* multi, long timeout_ms, void* loop);
 };
 
-namespace {
-
-void Finish(std::unique_ptr<Transfer> t) {
-  if (t->easy != nullptr) curl_easy_cleanup(t->easy);
+void HttpClient::Loop::Finish(std::unique_ptr<Transfer> t) {
+  constexpr size_t kMaxIdleHandles = 64;
+  if (t->easy != nullptr) {
+    if (idle_handles.size() < kMaxIdleHandles) {
+      idle_handles.push_back(t->easy);
+    } else {
+      curl_easy_cleanup(t->easy);
+    }
+  }
   curl_slist_free_all(t->headers);
-  curl_slist_free_all(t->connect_to);
   if (t->done) t->done(std::move(t->response));
 }
 
-void FinishWithError(std::unique_ptr<Transfer> t, const char* why) {
+void HttpClient::Loop::FinishWithError(std::unique_ptr<Transfer> t, const char* why) {
   t->response.status = 0;
   t->response.transport_error = why;
   Finish(std::move(t));
 }
 
-}  // namespace
+void HttpClient::Loop::Prepare(Transfer* t) {
+  CURL* e = nullptr;
+  if (!idle_handles.empty()) {
+    e = idle_handles.back();
+    idle_handles.pop_back();
+  } else {
+    e = curl_easy_init();
+    // What every request to this server shares; libcurl copies the strings and blobs it is given.
+    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnWrite);
+    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    if (connect_to != nullptr) curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
+    const RestConfig& c = config;
+    if (c.insecure_skip_tls_verify) {
+      curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+      curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+    }
+    if (!c.ca_data.empty()) {
+      curl_blob blob{const_cast<char*>(c.ca_data.data()), c.ca_data.size(), CURL_BLOB_COPY};
+      curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
+    } else if (!c.ca_file.empty()) {
+      curl_easy_setopt(e, CURLOPT_CAINFO, c.ca_file.c_str());
+    }
+    if (!c.cert_data.empty()) {
+      curl_blob blob{const_cast<char*>(c.cert_data.data()), c.cert_data.size(), CURL_BLOB_COPY};
+      curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &blob);
+      curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
+    } else if (!c.cert_file.empty()) {
+      curl_easy_setopt(e, CURLOPT_SSLCERT, c.cert_file.c_str());
+    }
+    if (!c.key_data.empty()) {
+      curl_blob blob{const_cast<char*>(c.key_data.data()), c.key_data.size(), CURL_BLOB_COPY};
+      curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &blob);
+      curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+    } else if (!c.key_file.empty()) {
+      curl_easy_setopt(e, CURLOPT_SSLKEY, c.key_file.c_str());
+    }
+  }
+  t->easy = e;
+  // What this request sets; each option a request may set is set, to its value or back.
+  const HttpRequest& r = t->request;
+  std::string url = url_prefix + r.path;
+  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
+  curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                   static_cast<long>(std::max<int64_t>(absl::ToInt64Milliseconds(r.timeout), 0)));
+  if (r.method == "GET") {
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, nullptr);
+    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+  } else {
+    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    // Not copied: the body lives in the transfer as long as the handle sends it.
+    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
+    curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
+  }
+  curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+}
 
 // libcurl's socket callback: which sockets the I/O thread polls, and for what.
 int HttpClient::Loop::OnSocket(CURL*, curl_socket_t s, int what, void* loop, void*) {
@@ -275,6 +354,7 @@ void HttpClient::Loop::StartDue() {
   absl::Time now = absl::Now();
   while (!delayed.empty() && delayed.begin()->first <= now) {
     std::unique_ptr<Transfer> t = std::move(delayed.extract(delayed.begin()).mapped());
+    if (t->easy == nullptr) Prepare(t.get());  // A retry keeps its handle.
     curl_multi_add_handle(multi, t->easy);
     running.emplace(t->id, std::move(t));
   }
@@ -355,6 +435,7 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   auto client = std::unique_ptr<HttpClient>(new HttpClient(config));
   auto loop = std::make_unique<Loop>(config);
   loop->url_prefix = config.server;
+  loop->connect_to = nullptr;
   if (!config.tls_server_name.empty()) {
     // Ask for the server by the certificate's name, and connect to the configured address.
     size_t host_start = config.server.find("://") + 3;
@@ -363,7 +444,8 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
     std::string port = colon == std::string::npos ? "443" : hostport.substr(colon + 1);
     std::string host = hostport.substr(0, colon);
     loop->url_prefix = fmt::format("https://{}:{}", config.tls_server_name, port);
-    loop->connect_to = fmt::format("{}:{}:{}:{}", config.tls_server_name, port, host, port);
+    loop->connect_to = curl_slist_append(
+        nullptr, fmt::format("{}:{}:{}:{}", config.tls_server_name, port, host, port).c_str());
   }
   if (loop->wake_fd < 0)
     return absl::InternalError("eventfd: cannot make the I/O thread's wake-up");
@@ -406,64 +488,10 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
   }
   t->not_before = rate_limited ? loop_->bucket.Reserve(absl::Now()) : absl::InfinitePast();
 
-  CURL* e = curl_easy_init();
-  t->easy = e;
   const HttpRequest& r = t->request;
-  std::string url = loop_->url_prefix + r.path;
-  curl_easy_setopt(e, CURLOPT_URL, url.c_str());  // libcurl copies strings it is given.
-  curl_easy_setopt(e, CURLOPT_PRIVATE, t.get());
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
-  curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnWrite);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, t.get());
-  curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
-  curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-  curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-  curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-  if (r.timeout > absl::ZeroDuration()) {
-    curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
-                     static_cast<long>(absl::ToInt64Milliseconds(r.timeout)));
-  }
-  curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
-  if (r.method != "GET") {
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
-    curl_easy_setopt(e, CURLOPT_COPYPOSTFIELDS, r.body.c_str());
-  }
-  if (!loop_->connect_to.empty()) {
-    t->connect_to = curl_slist_append(nullptr, loop_->connect_to.c_str());
-    curl_easy_setopt(e, CURLOPT_CONNECT_TO, t->connect_to);
-  }
-
-  const RestConfig& c = config_;
-  if (c.insecure_skip_tls_verify) {
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-    curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
-  }
-  if (!c.ca_data.empty()) {
-    curl_blob blob{const_cast<char*>(c.ca_data.data()), c.ca_data.size(), CURL_BLOB_COPY};
-    curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
-  } else if (!c.ca_file.empty()) {
-    curl_easy_setopt(e, CURLOPT_CAINFO, c.ca_file.c_str());
-  }
-  if (!c.cert_data.empty()) {
-    curl_blob blob{const_cast<char*>(c.cert_data.data()), c.cert_data.size(), CURL_BLOB_COPY};
-    curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &blob);
-    curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-  } else if (!c.cert_file.empty()) {
-    curl_easy_setopt(e, CURLOPT_SSLCERT, c.cert_file.c_str());
-  }
-  if (!c.key_data.empty()) {
-    curl_blob blob{const_cast<char*>(c.key_data.data()), c.key_data.size(), CURL_BLOB_COPY};
-    curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &blob);
-    curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-  } else if (!c.key_file.empty()) {
-    curl_easy_setopt(e, CURLOPT_SSLKEY, c.key_file.c_str());
-  }
-
   curl_slist* h = nullptr;
   h = curl_slist_append(h, "Accept: application/json");
-  h = curl_slist_append(h, fmt::format("User-Agent: {}", c.user_agent).c_str());
+  h = curl_slist_append(h, fmt::format("User-Agent: {}", config_.user_agent).c_str());
   if (r.method != "GET") {
     h = curl_slist_append(h, fmt::format("Content-Type: {}", r.content_type).c_str());
   }
@@ -471,7 +499,6 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
     h = curl_slist_append(h, fmt::format("Authorization: Bearer {}", token).c_str());
   }
   t->headers = h;
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
 
   {
     absl::MutexLock lock(&loop_->mu);
@@ -486,7 +513,7 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
       absl::MutexLock lock(&loop_->mu);
       ++loop_->requests;  // Finish counts it out again.
     }
-    FinishWithError(std::move(t), "client closed");
+    loop_->FinishWithError(std::move(t), "client closed");
     return;
   }
   loop_->Wake();
