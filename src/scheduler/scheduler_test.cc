@@ -729,6 +729,28 @@ TEST(AsyncPreemptionTest, TheLastVictimWatchedGoneLetsThePreemptorThrough) {
   EXPECT_EQ(writer.binds.at("default/high"), "n1");
 }
 
+// A late echo of an earlier status patch, for a pod already scheduled and binding (the bind not
+// yet watched), does not queue the pod again: it is neither scheduled twice nor preempts for a
+// second copy of itself.
+TEST_F(SchedulerTest, ALateUpdateOfAnAssumedPodDoesNotQueueItAgain) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  api::Pod p = MakePod().Name("p").Req("cpu", "1500m").Obj();
+  p.metadata.resource_version = "1";
+  AddPod(p);
+  ASSERT_TRUE(s_->ScheduleOne());
+  s_->WaitForBindings();
+  ASSERT_EQ(writer_.binds.at("default/p"), "n1");
+  ASSERT_TRUE(s_->cache().IsAssumedPod(p.metadata.uid));
+  api::Pod echo = p;  // The PodScheduled=False patch of an earlier attempt, watched late.
+  echo.metadata.resource_version = "2";
+  echo.status.conditions.push_back(
+      {.type = "PodScheduled", .status = "False", .reason = "Unschedulable"});
+  s_->OnPodUpdate(std::make_shared<const api::Pod>(p), std::make_shared<const api::Pod>(echo));
+  EXPECT_FALSE(s_->queue().Contains(p.metadata.uid));
+  EXPECT_FALSE(s_->ScheduleOne());
+  EXPECT_TRUE(writer_.deleted.empty());
+}
+
 // A lower-priority pod nominated to the node where a preemption makes room loses its nomination.
 TEST_F(SchedulerTest, PreemptionClearsTheNominationOfLesserPodsOnItsNode) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
