@@ -97,6 +97,9 @@ class Handle {
   // The pending pods nominated to `node` by preemption, in the order they were nominated.
   virtual std::vector<std::shared_ptr<const PodInfo>> NominatedPodsForNode(
       std::string_view node) const = 0;
+  // The node `pod` is nominated to: the scheduler's own nomination, which the pod's status may not
+  // show yet (its patch is on the way), else its status.nominatedNodeName.
+  virtual std::string NominatedNodeOf(const api::Pod& pod) const = 0;
 
   // --- Work off the scheduling thread.
   // Runs `fn` as binding cycles run: on one of the scheduler's binding threads, or at once, before

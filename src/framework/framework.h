@@ -166,6 +166,10 @@ class Framework : public Handle {
     return deps_.nominator ? deps_.nominator->NominatedPodsForNode(node)
                            : std::vector<std::shared_ptr<const PodInfo>>{};
   }
+  std::string NominatedNodeOf(const api::Pod& pod) const override {
+    std::string node = deps_.nominator ? deps_.nominator->NodeOf(pod.metadata.uid) : "";
+    return node.empty() ? pod.status.nominated_node_name : node;
+  }
   void RunAsync(std::function<void()> fn) override {
     if (deps_.run_async) {
       deps_.run_async(std::move(fn));

@@ -28,6 +28,12 @@ void Nominator::UpdateNominatedPod(const api::Pod& old_pod, std::shared_ptr<cons
   by_node_[node].push_back(std::move(pod));
 }
 
+std::string Nominator::NodeOf(std::string_view uid) const {
+  absl::MutexLock lock(&mu_);
+  auto it = node_of_.find(AsAbsl(uid));
+  return it == node_of_.end() ? "" : it->second;
+}
+
 void Nominator::DeleteNominatedPodIfExists(std::string_view uid) {
   absl::MutexLock lock(&mu_);
   DeleteLocked(uid);

@@ -32,6 +32,8 @@ class Nominator {
 
   // The pods nominated to `node`, in the order they were nominated.
   std::vector<std::shared_ptr<const PodInfo>> NominatedPodsForNode(std::string_view node) const;
+  // The node the pod is nominated to; "" if none.
+  std::string NodeOf(std::string_view uid) const;
   // Whether any pod is nominated to `node`, without copying the list.
   bool HasNominatedPods(std::string_view node) const;
   // Whether any pod is nominated anywhere: the scheduling cycle's fast path when none is.

@@ -197,9 +197,11 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     diagnosis->AddPluginStatus(s);
     return Status();
   }
-  // The node preemption nominated the pod to is likely the only one that fits: try it first.
-  if (!pod.status.nominated_node_name.empty()) {
-    if (const NodeInfo* ni = snapshot_.Get(pod.status.nominated_node_name)) {
+  // The node preemption nominated the pod to is likely the only one that fits: try it first. As
+  // upstream's pod with its pending nomination patch applied: the scheduler's nomination counts
+  // before the API echoes it.
+  if (const std::string nominated = fw.NominatedNodeOf(pod); !nominated.empty()) {
+    if (const NodeInfo* ni = snapshot_.Get(nominated)) {
       Status st = fw.RunFilterPluginsWithNominatedPods(state, pod, *ni);
       if (st.ok()) {
         if (record != nullptr) record->filter.emplace_back(ni->name(), st);

@@ -704,6 +704,35 @@ TEST(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
   EXPECT_EQ(writer.deleted, std::vector<std::string>{"default/low"});  // Once.
 }
 
+// Victims the API had already deleted, their deletions watched while the pod was held back: no
+// event is left to move it once its evictions are answered, so it is activated then.
+TEST(AsyncPreemptionTest, APreemptorWhoseVictimsAreAllWatchedGoneIsActivated) {
+  SlowDeleteWriter writer;
+  FakeClock clock;
+  Registry registry = plugins::NewInTreeRegistry();
+  auto s = Scheduler::Create({.writer = &writer, .clock = &clock, .seed = 1, .binding_threads = 1},
+                             registry);
+  ASSERT_TRUE(s.ok()) << s.status();
+  Scheduler& sched = **s;
+  sched.OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  auto a = MakePod().Name("low-a").Priority(0).Req("cpu", "800m").Node("n1").Ptr();
+  auto b = MakePod().Name("low-b").Priority(0).Req("cpu", "800m").Node("n1").Ptr();
+  sched.OnPodAdd(a);
+  sched.OnPodAdd(b);
+  sched.OnPodAdd(MakePod().Name("high").Priority(1000).Req("cpu", "1500m").Ptr());
+  ASSERT_TRUE(sched.ScheduleOne());  // Fails, preempts both; the first deletion waits.
+  ASSERT_TRUE(writer.deleting.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  sched.OnPodDelete(a);
+  sched.OnPodDelete(b);
+  EXPECT_EQ(sched.queue().Counts().gated, 1u);
+  writer.release.Notify();
+  sched.WaitForBindings();
+  EXPECT_EQ(sched.queue().Counts().active, 1u);
+  ASSERT_TRUE(sched.ScheduleOne());
+  sched.WaitForBindings();
+  EXPECT_EQ(writer.binds.at("default/high"), "n1");
+}
+
 // The last victim's deletion can be watched before its DELETE is answered: PreEnqueue then finds
 // the victim gone and lets the pod through (upstream reads its pod lister).
 TEST(AsyncPreemptionTest, TheLastVictimWatchedGoneLetsThePreemptorThrough) {
@@ -749,6 +778,36 @@ TEST_F(SchedulerTest, ALateUpdateOfAnAssumedPodDoesNotQueueItAgain) {
   EXPECT_FALSE(s_->queue().Contains(p.metadata.uid));
   EXPECT_FALSE(s_->ScheduleOne());
   EXPECT_TRUE(writer_.deleted.empty());
+}
+
+// The nomination counts before the API echoes it: a preemptor tried again while its victim is
+// still terminating waits for it, and does not preempt on another node, though its pod object has
+// no status.nominatedNodeName yet (the writer here never echoes one).
+TEST_F(SchedulerTest, APreemptorWaitsForItsTerminatingVictimBeforeTheApiEchoesItsNomination) {
+  for (const char* n : {"n1", "n2"}) {
+    s_->OnNodeAdd(MakeNode().Name(n).Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+    s_->OnPodAdd(
+        MakePod().Name(std::string("low-") + n).Priority(0).Req("cpu", "1500m").Node(n).Ptr());
+  }
+  api::Pod high = MakePod().Name("high").Priority(1000).Req("cpu", "1").Obj();
+  AddPod(high);
+  Drain();
+  ASSERT_EQ(writer_.deleted.size(), 1u);
+  const std::string victim = writer_.deleted[0].substr(std::string("default/").size());
+  const std::string node = victim.substr(std::string("low-").size());
+  // The victim's deletion begins: it is terminating, by preemption, and still on its node.
+  api::Pod terminating = MakePod().Name(victim).Priority(0).Req("cpu", "1500m").Node(node).Obj();
+  terminating.metadata.deletion_timestamp = "2026-11-25T00:00:00Z";
+  terminating.status.conditions.push_back(
+      {.type = "DisruptionTarget", .status = "True", .reason = "PreemptionByScheduler"});
+  s_->OnPodUpdate(MakePod().Name(victim).Priority(0).Req("cpu", "1500m").Node(node).Ptr(),
+                  std::make_shared<const api::Pod>(terminating));
+  s_->queue().Activate({high.metadata.uid});
+  Drain();
+  EXPECT_EQ(writer_.deleted.size(), 1u);  // No second preemption.
+  EXPECT_THAT(writer_.conditions.at("default/high").message,
+              HasSubstr("preemption: not eligible due to a terminating pod on the nominated node."));
+  EXPECT_FALSE(writer_.binds.contains("default/high"));
 }
 
 // A lower-priority pod nominated to the node where a preemption makes room loses its nomination.

@@ -133,6 +133,9 @@ class FakeHandle : public Handle {
       std::string_view) const override {
     return {};
   }
+  std::string NominatedNodeOf(const api::Pod& pod) const override {
+    return pod.status.nominated_node_name;
+  }
 
   // At once; Activate records the pods' names.
   void RunAsync(std::function<void()> fn) override { fn(); }

@@ -98,7 +98,8 @@ bool DefaultPreemption::EligibleToPreemptOthers(const api::Pod& pod, const NodeT
     *reason = "not eligible due to preemptionPolicy=Never.";
     return false;
   }
-  const std::string& nominated = pod.status.nominated_node_name;
+  // Upstream reads the pod afresh, with its pending nomination patch applied.
+  const std::string nominated = handle_.NominatedNodeOf(pod);
   if (nominated.empty()) return true;
   // Nothing on the nominated node could help any more: preempting elsewhere may.
   if (filtered.Get(nominated).code() == Code::kUnschedulableAndUnresolvable) return true;
@@ -278,7 +279,7 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
   }
   {
     absl::MutexLock lock(&mu_);
-    preempting_[pod.metadata.uid] = "";
+    preempting_[pod.metadata.uid] = {};
   }
   handle_.RunAsync([this, pod = std::make_shared<const api::Pod>(pod), node = c.node,
                     victims = std::move(victims)] {
@@ -300,12 +301,14 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
     if (st.ok()) {
       {
         absl::MutexLock lock(&mu_);
-        preempting_[pod->metadata.uid] = victims.back()->metadata.uid;
+        preempting_[pod->metadata.uid].last_victim = victims.back()->metadata.uid;
       }
       st = Evict(*pod, node, *victims.back());
     }
+    bool held = false;
     {
       absl::MutexLock lock(&mu_);
+      held = preempting_[pod->metadata.uid].held;
       preempting_.erase(pod->metadata.uid);
     }
     if (!st.ok()) {
@@ -313,6 +316,11 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
                  {"pod", pod->metadata.namespace_ + "/" + pod->metadata.name}, {"node", node},
                  {"err", std::string(st.message())});
       // So that the pod is not left waiting for deletions that never come.
+      handle_.Activate({pod});
+    } else if (held && VictimGone(victims.back()->metadata.uid)) {
+      // PreEnqueue held the pod back from an event meanwhile, and the deletions it waits for may
+      // all have been watched already (victims the API had deleted before this preemption chose
+      // them): no event is left to move it.
       handle_.Activate({pod});
     }
   });
@@ -324,11 +332,14 @@ Status DefaultPreemption::PreEnqueue(const api::Pod& pod) {
   if (it == preempting_.end()) return Status();
   // The last victim's eviction runs: the preemption is done once that victim is terminating or
   // gone, a deletion this event may be the watch's news of.
-  if (!it->second.empty()) {
-    std::shared_ptr<const api::Pod> last = handle_.GetAssignedPod(it->second);
-    if (last == nullptr || last->metadata.deletion_timestamp) return Status();
-  }
+  if (!it->second.last_victim.empty() && VictimGone(it->second.last_victim)) return Status();
+  it->second.held = true;
   return Status::UnschedulableAndUnresolvable(kWaitingForPreemption);
+}
+
+bool DefaultPreemption::VictimGone(const std::string& uid) const {
+  std::shared_ptr<const api::Pod> victim = handle_.GetAssignedPod(uid);
+  return victim == nullptr || victim->metadata.deletion_timestamp.has_value();
 }
 
 std::vector<ClusterEventWithHint> DefaultPreemption::EventsToRegister() const {

@@ -122,11 +122,18 @@ class DefaultPreemption final : public PreEnqueuePlugin,
   Handle& handle_;
   std::minstd_rand offset_rng_{1};  // Where the search for candidates starts.
   metrics::SchedulerMetrics* metrics_ = nullptr;
-  // The pods whose evictions run, by UID, until every victim's deletion has been answered: the UID
-  // of the last victim once its eviction starts, "" before (upstream's preempting and
-  // lastVictimsPendingPreemption).
+  // Whether the scheduler has seen the victim terminate or go.
+  bool VictimGone(const std::string& uid) const;
+
+  // A pod whose evictions run, until every victim's deletion has been answered: the UID of the
+  // last victim once its eviction starts (upstream's lastVictimsPendingPreemption), and whether
+  // PreEnqueue held the pod back meanwhile.
+  struct Preempting {
+    std::string last_victim;
+    bool held = false;
+  };
   absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::string> preempting_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Preempting> preempting_ ABSL_GUARDED_BY(mu_);  // By pod UID.
 };
 
 // Picks the node to preempt on, by upstream's criteria (pickOneNodeForPreemption); the first of
