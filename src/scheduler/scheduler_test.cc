@@ -660,101 +660,96 @@ class SlowDeleteWriter : public testing::RecordingWriter {
   absl::Notification release;
 };
 
-// Upstream's async preemption: the preemptor is nominated at once, its victims are evicted off the
-// scheduling thread, and until that is done PreEnqueue holds it back even when an event would
-// move it.
-TEST(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
+// One binding thread, and DELETEs that wait for `writer.release`.
+class AsyncPreemptionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = Scheduler::Create(
+        {.writer = &writer, .clock = &clock, .seed = 1, .binding_threads = 1}, registry);
+    ASSERT_TRUE(s.ok()) << s.status();
+    scheduler = *std::move(s);
+  }
+
   SlowDeleteWriter writer;
   FakeClock clock;
   Registry registry = plugins::NewInTreeRegistry();
-  auto s = Scheduler::Create({.writer = &writer, .clock = &clock, .seed = 1, .binding_threads = 1},
-                             registry);
-  ASSERT_TRUE(s.ok()) << s.status();
-  Scheduler& sched = **s;
-  sched.OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  std::unique_ptr<Scheduler> scheduler;
+};
+
+// Upstream's async preemption: the preemptor is nominated at once, its victims are evicted off the
+// scheduling thread, and until that is done PreEnqueue holds it back even when an event would
+// move it.
+TEST_F(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
+  scheduler->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   auto low = MakePod().Name("low").Priority(0).Req("cpu", "1500m").Node("n1").Ptr();
   auto crumb = MakePod().Name("crumb").Priority(0).Req("cpu", "100m").Node("n1").Ptr();
-  sched.OnPodAdd(low);
-  sched.OnPodAdd(crumb);
+  scheduler->OnPodAdd(low);
+  scheduler->OnPodAdd(crumb);
   auto high = MakePod().Name("high").Priority(1000).Req("cpu", "1").Ptr();
-  sched.OnPodAdd(high);
-  ASSERT_TRUE(sched.ScheduleOne());  // Fails, preempts; the deletion of `low` waits.
+  scheduler->OnPodAdd(high);
+  ASSERT_TRUE(scheduler->ScheduleOne());  // Fails, preempts; the deletion of `low` waits.
 
   // A deletion that frees room would move the pod, but its own evictions still run.
-  sched.OnPodDelete(crumb);
-  EXPECT_EQ(sched.queue().Counts().gated, 1u);
-  Status held = sched.FrameworkFor("default-scheduler")->RunPreEnqueuePlugins(*high);
+  scheduler->OnPodDelete(crumb);
+  EXPECT_EQ(scheduler->queue().Counts().gated, 1u);
+  Status held = scheduler->FrameworkFor("default-scheduler")->RunPreEnqueuePlugins(*high);
   EXPECT_EQ(held.plugin(), "DefaultPreemption");
   EXPECT_EQ(held.Message(), "waiting for the preemption for this pod to be finished");
-  EXPECT_FALSE(sched.ScheduleOne());
+  EXPECT_FALSE(scheduler->ScheduleOne());
 
   writer.release.Notify();
-  sched.WaitForBindings();
+  scheduler->WaitForBindings();
   EXPECT_EQ(writer.deleted, std::vector<std::string>{"default/low"});
   EXPECT_EQ(writer.nominated.at("default/high"), "n1");
   // The deletion is answered but not yet watched: the scheduler still counts `low` on n1, so the
   // pod waits rather than fail there and preempt a second time.
-  EXPECT_EQ(sched.queue().Counts().active, 0u);
-  EXPECT_FALSE(sched.ScheduleOne());
-  sched.OnPodDelete(low);  // The victim's deletion, as the informer delivers it.
-  EXPECT_EQ(sched.queue().Counts().gated, 0u);
-  ASSERT_TRUE(sched.ScheduleOne());
-  sched.WaitForBindings();
+  EXPECT_EQ(scheduler->queue().Counts().active, 0u);
+  EXPECT_FALSE(scheduler->ScheduleOne());
+  scheduler->OnPodDelete(low);  // The victim's deletion, as the informer delivers it.
+  EXPECT_EQ(scheduler->queue().Counts().gated, 0u);
+  ASSERT_TRUE(scheduler->ScheduleOne());
+  scheduler->WaitForBindings();
   EXPECT_EQ(writer.binds.at("default/high"), "n1");
   EXPECT_EQ(writer.deleted, std::vector<std::string>{"default/low"});  // Once.
 }
 
 // Victims the API had already deleted, their deletions watched while the pod was held back: no
 // event is left to move it once its evictions are answered, so it is activated then.
-TEST(AsyncPreemptionTest, APreemptorWhoseVictimsAreAllWatchedGoneIsActivated) {
-  SlowDeleteWriter writer;
-  FakeClock clock;
-  Registry registry = plugins::NewInTreeRegistry();
-  auto s = Scheduler::Create({.writer = &writer, .clock = &clock, .seed = 1, .binding_threads = 1},
-                             registry);
-  ASSERT_TRUE(s.ok()) << s.status();
-  Scheduler& sched = **s;
-  sched.OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+TEST_F(AsyncPreemptionTest, APreemptorWhoseVictimsAreAllWatchedGoneIsActivated) {
+  scheduler->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   auto a = MakePod().Name("low-a").Priority(0).Req("cpu", "800m").Node("n1").Ptr();
   auto b = MakePod().Name("low-b").Priority(0).Req("cpu", "800m").Node("n1").Ptr();
-  sched.OnPodAdd(a);
-  sched.OnPodAdd(b);
-  sched.OnPodAdd(MakePod().Name("high").Priority(1000).Req("cpu", "1500m").Ptr());
-  ASSERT_TRUE(sched.ScheduleOne());  // Fails, preempts both; the first deletion waits.
+  scheduler->OnPodAdd(a);
+  scheduler->OnPodAdd(b);
+  scheduler->OnPodAdd(MakePod().Name("high").Priority(1000).Req("cpu", "1500m").Ptr());
+  ASSERT_TRUE(scheduler->ScheduleOne());  // Fails, preempts both; the first deletion waits.
   ASSERT_TRUE(writer.deleting.WaitForNotificationWithTimeout(absl::Seconds(10)));
-  sched.OnPodDelete(a);
-  sched.OnPodDelete(b);
-  EXPECT_EQ(sched.queue().Counts().gated, 1u);
+  scheduler->OnPodDelete(a);
+  scheduler->OnPodDelete(b);
+  EXPECT_EQ(scheduler->queue().Counts().gated, 1u);
   writer.release.Notify();
-  sched.WaitForBindings();
-  EXPECT_EQ(sched.queue().Counts().active, 1u);
-  ASSERT_TRUE(sched.ScheduleOne());
-  sched.WaitForBindings();
+  scheduler->WaitForBindings();
+  EXPECT_EQ(scheduler->queue().Counts().active, 1u);
+  ASSERT_TRUE(scheduler->ScheduleOne());
+  scheduler->WaitForBindings();
   EXPECT_EQ(writer.binds.at("default/high"), "n1");
 }
 
 // The last victim's deletion can be watched before its DELETE is answered: PreEnqueue then finds
 // the victim gone and lets the pod through (upstream reads its pod lister).
-TEST(AsyncPreemptionTest, TheLastVictimWatchedGoneLetsThePreemptorThrough) {
-  SlowDeleteWriter writer;
-  FakeClock clock;
-  Registry registry = plugins::NewInTreeRegistry();
-  auto s = Scheduler::Create({.writer = &writer, .clock = &clock, .seed = 1, .binding_threads = 1},
-                             registry);
-  ASSERT_TRUE(s.ok()) << s.status();
-  Scheduler& sched = **s;
-  sched.OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+TEST_F(AsyncPreemptionTest, TheLastVictimWatchedGoneLetsThePreemptorThrough) {
+  scheduler->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   auto low = MakePod().Name("low").Priority(0).Req("cpu", "1500m").Node("n1").Ptr();
-  sched.OnPodAdd(low);
-  sched.OnPodAdd(MakePod().Name("high").Priority(1000).Req("cpu", "1").Ptr());
-  ASSERT_TRUE(sched.ScheduleOne());  // Fails, preempts; the deletion of `low` waits.
+  scheduler->OnPodAdd(low);
+  scheduler->OnPodAdd(MakePod().Name("high").Priority(1000).Req("cpu", "1").Ptr());
+  ASSERT_TRUE(scheduler->ScheduleOne());  // Fails, preempts; the deletion of `low` waits.
   ASSERT_TRUE(writer.deleting.WaitForNotificationWithTimeout(absl::Seconds(10)));
 
-  sched.OnPodDelete(low);  // Watched while the DELETE is still in flight.
-  EXPECT_EQ(sched.queue().Counts().gated, 0u);
-  ASSERT_TRUE(sched.ScheduleOne());
+  scheduler->OnPodDelete(low);  // Watched while the DELETE is still in flight.
+  EXPECT_EQ(scheduler->queue().Counts().gated, 0u);
+  ASSERT_TRUE(scheduler->ScheduleOne());
   writer.release.Notify();
-  sched.WaitForBindings();
+  scheduler->WaitForBindings();
   EXPECT_EQ(writer.binds.at("default/high"), "n1");
 }
 
@@ -805,8 +800,9 @@ TEST_F(SchedulerTest, APreemptorWaitsForItsTerminatingVictimBeforeTheApiEchoesIt
   s_->queue().Activate({high.metadata.uid});
   Drain();
   EXPECT_EQ(writer_.deleted.size(), 1u);  // No second preemption.
-  EXPECT_THAT(writer_.conditions.at("default/high").message,
-              HasSubstr("preemption: not eligible due to a terminating pod on the nominated node."));
+  EXPECT_THAT(
+      writer_.conditions.at("default/high").message,
+      HasSubstr("preemption: not eligible due to a terminating pod on the nominated node."));
   EXPECT_FALSE(writer_.binds.contains("default/high"));
 }
 
