@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "src/testing/loopback_server.h"
 
 namespace ksched::client {
 namespace {
@@ -30,29 +31,22 @@ class EchoServer {
       }
       res.set_content("{}", "application/json");
     };
-    server_.Get(".*", record);
-    server_.Post(".*", record);
-    server_.Patch(".*", record);
-    server_.Delete(".*", record);
-    port_ = server_.bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    server_.server().Get(".*", record);
+    server_.server().Post(".*", record);
+    server_.server().Patch(".*", record);
+    server_.server().Delete(".*", record);
+    EXPECT_TRUE(server_.Start());
   }
-  ~EchoServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
+  std::string url() const { return server_.url(); }
   std::vector<std::string> requests() {
     std::lock_guard<std::mutex> lock(mu_);
     return requests_;
   }
 
  private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
   std::mutex mu_;
   std::vector<std::string> requests_;
+  testing::LoopbackServer server_;  // Last: stopped before what its handlers use goes.
 };
 
 TEST(HttpClientTest, EachRequestGoesOutAsAskedOnReusedHandles) {

@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "src/client/http.h"
+#include "src/testing/loopback_server.h"
 #include "src/testing/ports.h"
 
 namespace ksched::client {
@@ -92,21 +93,11 @@ class RecordingServer {
       res.status = req.method == "PATCH" ? patch_status : post_status;
       res.set_content("{}", "application/json");
     };
-    server_.Post(".*", record);
-    server_.Patch(".*", record);
-    port_ = port;
-    if (port == 0) {
-      port_ = server_.bind_to_any_port("127.0.0.1");
-    } else {
-      EXPECT_TRUE(server_.bind_to_port("127.0.0.1", port));
-    }
-    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    server_.server().Post(".*", record);
+    server_.server().Patch(".*", record);
+    EXPECT_TRUE(server_.Start(port));
   }
-  ~RecordingServer() {
-    server_.stop();
-    thread_.join();
-  }
-  std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
+  std::string url() const { return server_.url(); }
   // The requests received since the last call, sorted (they are sent asynchronously).
   std::vector<std::string> TakeRequests() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -117,11 +108,9 @@ class RecordingServer {
   }
 
  private:
-  httplib::Server server_;
-  std::thread thread_;
-  int port_ = 0;
   std::mutex mu_;
   std::vector<std::string> requests_;
+  testing::LoopbackServer server_;  // Last: stopped before what its handlers use goes.
 };
 
 constexpr char kEvents[] = "/apis/events.k8s.io/v1/namespaces/shop/events";
