@@ -91,11 +91,6 @@ void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
     return;
   }
   if (!IsResponsibleFor(*pod)) return;
-  // The same object again (a relist): nothing changed, and a second copy must not be scheduled.
-  if (!pod->metadata.resource_version.empty() &&
-      pod->metadata.resource_version == old_pod->metadata.resource_version) {
-    return;
-  }
   // Scheduled already and binding, or bound and not yet watched so: a late echo of an earlier
   // status patch must not queue it again, as upstream's updatePodInSchedulingQueue.
   if (cache_.IsAssumedPod(pod->metadata.uid)) return;
