@@ -171,9 +171,13 @@ absl::StatusOr<std::vector<int64_t>> BindSeconds(client::HttpClient& http, const
   std::vector<int64_t> out;
   std::string next;
   do {
+    // A busy API server once took over 30 s to send a page: more time, and two more tries.
     client::HttpResponse r =
         http.Call({.path = fmt::format("/api/v1/namespaces/{}/pods?limit=1000{}", ns,
-                                       next.empty() ? "" : "&continue=" + next)});
+                                       next.empty() ? "" : "&continue=" + next),
+                   .timeout = absl::Minutes(2),
+                   .retries = 2,
+                   .retry_delay = absl::Seconds(1)});
     if (!r.ok()) return r.ToStatus();
     json list = json::parse(r.body, nullptr, false);
     if (!list.is_object()) return absl::InternalError("listing pods: not JSON");
