@@ -144,7 +144,7 @@ struct HttpClient::Loop {
   std::thread thread;
   TokenBucket bucket;
   TokenSource token;
-  const RestConfig config;
+  const RestConfig& config;          // The client's, which outlives its loop.
   std::string url_prefix;            // scheme://host:port, with tls_server_name as the host.
   curl_slist* connect_to = nullptr;  // CURLOPT_CONNECT_TO for tls_server_name.
   // Easy handles of finished transfers, set up for this server, for the next ones: setting up a
@@ -233,31 +233,25 @@ void HttpClient::Loop::Prepare(Transfer* t) {
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
     curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
     if (connect_to != nullptr) curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
-    const RestConfig& c = config;
-    if (c.insecure_skip_tls_verify) {
+    if (config.insecure_skip_tls_verify) {
       curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
       curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
     }
-    if (!c.ca_data.empty()) {
-      curl_blob blob{const_cast<char*>(c.ca_data.data()), c.ca_data.size(), CURL_BLOB_COPY};
-      curl_easy_setopt(e, CURLOPT_CAINFO_BLOB, &blob);
-    } else if (!c.ca_file.empty()) {
-      curl_easy_setopt(e, CURLOPT_CAINFO, c.ca_file.c_str());
-    }
-    if (!c.cert_data.empty()) {
-      curl_blob blob{const_cast<char*>(c.cert_data.data()), c.cert_data.size(), CURL_BLOB_COPY};
-      curl_easy_setopt(e, CURLOPT_SSLCERT_BLOB, &blob);
-      curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");
-    } else if (!c.cert_file.empty()) {
-      curl_easy_setopt(e, CURLOPT_SSLCERT, c.cert_file.c_str());
-    }
-    if (!c.key_data.empty()) {
-      curl_blob blob{const_cast<char*>(c.key_data.data()), c.key_data.size(), CURL_BLOB_COPY};
-      curl_easy_setopt(e, CURLOPT_SSLKEY_BLOB, &blob);
-      curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
-    } else if (!c.key_file.empty()) {
-      curl_easy_setopt(e, CURLOPT_SSLKEY, c.key_file.c_str());
-    }
+    // A PEM from the kubeconfig's data (copied into the handle), else from its file, if any.
+    auto pem = [e](const std::string& data, CURLoption blob_option, const std::string& file,
+                   CURLoption file_option) {
+      if (!data.empty()) {
+        curl_blob blob{const_cast<char*>(data.data()), data.size(), CURL_BLOB_COPY};
+        curl_easy_setopt(e, blob_option, &blob);
+      } else if (!file.empty()) {
+        curl_easy_setopt(e, file_option, file.c_str());
+      }
+    };
+    pem(config.ca_data, CURLOPT_CAINFO_BLOB, config.ca_file, CURLOPT_CAINFO);
+    pem(config.cert_data, CURLOPT_SSLCERT_BLOB, config.cert_file, CURLOPT_SSLCERT);
+    pem(config.key_data, CURLOPT_SSLKEY_BLOB, config.key_file, CURLOPT_SSLKEY);
+    curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");  // PEM is libcurl's default for files too.
+    curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
   }
   t->easy = e;
   // What this request sets; each option a request may set is set, to its value or back.
@@ -433,9 +427,8 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
     }
   }
   auto client = std::unique_ptr<HttpClient>(new HttpClient(config));
-  auto loop = std::make_unique<Loop>(config);
+  auto loop = std::make_unique<Loop>(client->config_);
   loop->url_prefix = config.server;
-  loop->connect_to = nullptr;
   if (!config.tls_server_name.empty()) {
     // Ask for the server by the certificate's name, and connect to the configured address.
     size_t host_start = config.server.find("://") + 3;
