@@ -81,7 +81,15 @@ class Api {
       return r.ToStatus();
     }
     // The status the API server ignores on create: a budget's, as the disruption controller would
-    // write it, and a pod's start time, which preemption compares (kwok keeps one that is set).
+    // write it, and a pod's start time, which preemption compares. kwok, the fake kubelet, stamps
+    // its own start time when it marks a bound pod Running: wait for that, or it may land last.
+    auto running = [&] {
+      const json now = Get(PathOf(o));
+      return now.is_object() && now.value("status", json::object()).value("phase", "") == "Running";
+    };
+    if (kind == "Pod" && !o["spec"].value("nodeName", "").empty()) {
+      for (int i = 0; i < 200 && !running(); ++i) Sleep(25);
+    }
     return http_
         .Call({.method = "PATCH",
                .path = PathOf(o) + "/status",
