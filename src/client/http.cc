@@ -6,11 +6,13 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 #include <future>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
@@ -19,6 +21,7 @@
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "src/base/log.h"
 #include "src/base/strings.h"
 
 namespace ksched::client {
@@ -121,6 +124,7 @@ struct Transfer {
   curl_slist* headers = nullptr;  // libcurl keeps a pointer to the list.
   HttpResponse response;
   char error[CURL_ERROR_SIZE] = {};
+  int server_retries = 0;  // Answers that asked for a retry (Retry-After), so far.
 };
 
 size_t OnWrite(char* data, size_t size, size_t n, void* user) {
@@ -135,6 +139,22 @@ size_t OnWrite(char* data, size_t size, size_t n, void* user) {
     t->response.body.append(data, len);
   }
   return len;
+}
+
+// The seconds a 429 or 5xx answer asks the client to wait before sending the request again (its
+// Retry-After header, in seconds), as client-go's checkWait reads it; nothing for other answers.
+std::optional<int> RetryAfter(Transfer& t) {
+  if (t.response.status != 429 && t.response.status < 500) return std::nullopt;
+  curl_header* h = nullptr;
+  if (curl_easy_header(t.easy, "Retry-After", 0, CURLH_HEADER, -1, &h) != CURLHE_OK) {
+    return std::nullopt;
+  }
+  int seconds = 0;
+  const std::string_view v = h->value;
+  if (std::from_chars(v.data(), v.data() + v.size(), seconds).ec != std::errc()) {
+    return std::nullopt;
+  }
+  return std::clamp(seconds, 0, 3600);
 }
 
 }  // namespace
@@ -160,7 +180,8 @@ struct HttpClient::Loop {
   // Owned by the I/O thread.
   std::multimap<absl::Time, std::unique_ptr<Transfer>> delayed;
   std::map<uint64_t, std::unique_ptr<Transfer>> running;
-  absl::BitGen rng;  // For retries' jitter.
+  absl::BitGen rng;                                // For retries' jitter.
+  absl::Time retry_warned = absl::InfinitePast();  // When a Retry-After answer was last logged.
   // What libcurl asks the loop to watch (CURLMOPT_SOCKETFUNCTION): a socket and its poll events,
   // one per connection, so that poll() looks at one socket however many transfers are in flight
   // (curl_multi_poll() hands the kernel the socket once per transfer).
@@ -188,6 +209,9 @@ struct HttpClient::Loop {
   void StartDue();
   void EndCancelled(const std::vector<uint64_t>& cancels);
   void ReapFinished();
+  // Sends `t` again after the delay its 429 or 5xx answer asked for, up to client-go's 10 times;
+  // returns false (and leaves `t`) when the answer is final.
+  bool RetryLater(std::unique_ptr<Transfer>& t);
   void EndAll();
   // A handle set up for the server (from the pool, or new), then set up for `t`'s request.
   void Prepare(Transfer* t);
@@ -378,6 +402,7 @@ void HttpClient::Loop::ReapFinished() {
     std::unique_ptr<Transfer> t = std::move(running.extract(raw->id).mapped());
     if (result == CURLE_OK) {
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
+      if (RetryLater(t)) continue;
     } else if (t->request.retries > 0) {  // The same handle goes again, later.
       --t->request.retries;
       t->response = {};
@@ -393,6 +418,35 @@ void HttpClient::Loop::ReapFinished() {
     }
     Finish(std::move(t));
   }
+}
+
+bool HttpClient::Loop::RetryLater(std::unique_ptr<Transfer>& t) {
+  constexpr int kMaxServerRetries = 10;  // client-go's default (rest.Request's maxRetries).
+  const std::optional<int> seconds = RetryAfter(*t);
+  if (!seconds || t->server_retries >= kMaxServerRetries) return false;
+  ++t->server_retries;
+  // One warning a minute: an API server that sheds load answers many requests so at once.
+  const absl::Time now = absl::Now();
+  const bool warn = now - retry_warned >= absl::Minutes(1);
+  if (warn || log::Enabled(4)) {
+    if (warn) retry_warned = now;
+    curl_header* flow_schema = nullptr;
+    const bool throttled =
+        t->response.status == 429 && curl_easy_header(t->easy, "X-Kubernetes-PF-FlowSchema-UID", 0,
+                                                      CURLH_HEADER, -1, &flow_schema) == CURLHE_OK;
+    log::Write(warn ? 'W' : 'I', warn ? 0 : 4, __FILE__, __LINE__,
+               "The API server asked to send the request again later",
+               {{"verb", t->request.method},
+                {"path", t->request.path},
+                {"code", static_cast<int64_t>(t->response.status)},
+                {"retries", t->server_retries},
+                {"retryAfterSeconds", *seconds},
+                {"flowSchemaUID", throttled ? flow_schema->value : ""}});
+  }
+  t->response = {};
+  t->error[0] = '\0';
+  delayed.emplace(now + absl::Seconds(*seconds), std::move(t));
+  return true;
 }
 
 void HttpClient::Loop::EndAll() {

@@ -35,8 +35,10 @@ struct HttpRequest {
   // Total time allowed; zero means none (watches end by the server's timeoutSeconds).
   absl::Duration timeout = absl::Seconds(30);
   // How many times to send the request again when no answer came (a transport error), each after
-  // retry_delay to 1.25 times it, as client-go's event sink retries. An answer, of any status, is
-  // final; so is the client's close.
+  // retry_delay to 1.25 times it, as client-go's event sink retries. An answer is final, and so is
+  // the client's close; whatever `retries` says, a 429 or 5xx answer with a Retry-After header
+  // (API Priority and Fairness sheds load so) is sent again after the seconds it names, up to 10
+  // times, as client-go does.
   int retries = 0;
   absl::Duration retry_delay = absl::Seconds(10);
 };

@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -90,6 +93,94 @@ TEST(HttpClientTest, ATimeoutEndsItsRequestOnlyAndDoesNotStayOnTheHandle) {
   HttpResponse patient =
       (*http)->Call({.path = "/slow?sleep_ms=600", .timeout = absl::ZeroDuration()});
   EXPECT_EQ(patient.status, 200) << patient.transport_error;
+}
+
+// Answers the first `refusals` requests with `status` (and Retry-After, when set), the next ones
+// 201, and counts them all.
+class RefusingServer {
+ public:
+  RefusingServer(int refusals, int status, std::string retry_after) {
+    auto answer = [=, this](const httplib::Request&, httplib::Response& res) {
+      if (++requests_ <= refusals) {
+        res.status = status;
+        if (!retry_after.empty()) res.set_header("Retry-After", retry_after);
+        res.set_header("X-Kubernetes-PF-FlowSchema-UID", "uid-of-the-schema");
+        res.set_content(R"({"kind":"Status","message":"Too many requests, please try again later.")"
+                        R"(,"reason":"TooManyRequests","code":429})",
+                        "application/json");
+        return;
+      }
+      res.status = 201;
+      res.set_content(R"({"kind":"Binding"})", "application/json");
+    };
+    server_.server().Post(".*", answer);
+    server_.server().Get(".*", answer);
+    EXPECT_TRUE(server_.Start());
+  }
+  std::string url() const { return server_.url(); }
+  int requests() const { return requests_; }
+
+ private:
+  std::atomic<int> requests_{0};
+  testing::LoopbackServer server_;
+};
+
+// API Priority and Fairness sheds load with 429 and Retry-After: the request goes again after
+// the seconds asked, and the caller sees only the final answer, with one warning logged.
+TEST(HttpClientTest, ATooManyRequestsAnswerIsSentAgainAfterItsRetryAfter) {
+  RefusingServer server(2, 429, "1");
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok()) << http.status();
+  ::testing::internal::CaptureStderr();
+  const absl::Time start = absl::Now();
+  HttpResponse r = (*http)->Call({.method = "POST", .path = "/api/v1/bindings", .body = "{}"});
+  const absl::Duration took = absl::Now() - start;
+  const std::string log = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(r.status, 201) << r.body << r.transport_error;
+  EXPECT_EQ(server.requests(), 3);
+  EXPECT_GE(took, absl::Seconds(2));  // Two waits of one second each.
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1) << log;
+  EXPECT_NE(log.find("asked to send the request again later"), std::string::npos) << log;
+  EXPECT_NE(log.find("uid-of-the-schema"), std::string::npos) << log;
+}
+
+// A 503 with Retry-After goes again too, but only ten times; the eleventh answer is final.
+TEST(HttpClientTest, AServerThatKeepsRefusingGetsTenRetriesAndItsAnswerIsFinal) {
+  RefusingServer server(100, 503, "0");
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok()) << http.status();
+  HttpResponse r = (*http)->Call({.path = "/api/v1/nodes"});
+  EXPECT_EQ(r.status, 503);
+  EXPECT_EQ(server.requests(), 11);
+  EXPECT_TRUE(absl::IsUnavailable(r.ToStatus())) << r.ToStatus();
+}
+
+// Without Retry-After, a 429 or a 500 is the answer, at once, as in client-go.
+TEST(HttpClientTest, AnErrorAnswerWithoutRetryAfterIsFinal) {
+  for (int status : {429, 500}) {
+    RefusingServer server(1, status, "");
+    auto http = HttpClient::Create({.server = server.url()});
+    ASSERT_TRUE(http.ok()) << http.status();
+    EXPECT_EQ((*http)->Call({.path = "/api/v1/nodes"}).status, status);
+    EXPECT_EQ(server.requests(), 1);
+  }
+}
+
+// A watch refused with Retry-After is opened again; its events then arrive as usual.
+TEST(HttpClientTest, ARefusedWatchIsOpenedAgainAfterItsRetryAfter) {
+  RefusingServer server(1, 429, "0");
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok()) << http.status();
+  std::promise<HttpResponse> done;
+  std::string data;
+  auto stream = (*http)->Watch(
+      {.path = "/api/v1/pods?watch=1", .timeout = absl::ZeroDuration()},
+      [&data](std::string_view chunk) { data.append(chunk); },
+      [&done](HttpResponse r) { done.set_value(std::move(r)); });
+  HttpResponse r = done.get_future().get();
+  EXPECT_EQ(r.status, 201);
+  EXPECT_EQ(data, R"({"kind":"Binding"})");
+  EXPECT_EQ(server.requests(), 2);
 }
 
 }  // namespace
