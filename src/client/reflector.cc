@@ -114,6 +114,7 @@ struct StreamState {
   absl::Mutex mu;
   uint64_t generation ABSL_GUARDED_BY(mu) = 0;
   std::string partial ABSL_GUARDED_BY(mu);
+  uint64_t received ABSL_GUARDED_BY(mu) = 0;  // Bytes of the stream so far.
   std::deque<std::string> lines ABSL_GUARDED_BY(mu);
   bool done ABSL_GUARDED_BY(mu) = false;
   HttpResponse result ABSL_GUARDED_BY(mu);
@@ -216,13 +217,19 @@ struct Reflector<T>::Impl {
   }
 
   // Handles one watch event. Returns false when the watch must end: an ERROR event (its code in
-  // `gone` when the resourceVersion expired).
+  // `gone` when the resourceVersion expired), or a line that is no event, which is logged.
   bool HandleLine(std::string_view line, bool* gone) {
     simdjson::dom::element ev;
-    if (parser.parse(line).get(ev) != simdjson::SUCCESS) return false;
-    std::string_view type = StringAt(ev, "/type");
     simdjson::dom::element object;
-    if (ev["object"].get(object) != simdjson::SUCCESS) return false;
+    if (auto err = parser.parse(line).get(ev);
+        err || ev["object"].get(object) != simdjson::SUCCESS) {
+      KLOG_WARNING("Unable to decode an event from the watch stream; watching again",
+                   {"resource", options.path},
+                   {"err", err ? simdjson::error_message(err) : "the event has no object"},
+                   {"event", line.substr(0, 200)});
+      return false;
+    }
+    std::string_view type = StringAt(ev, "/type");
     if (type == "ERROR") {
       int64_t code = 0;
       if (object["code"].get_int64().get(code) != simdjson::SUCCESS) code = 0;
@@ -256,6 +263,7 @@ struct Reflector<T>::Impl {
     auto on_data = [s, gen](std::string_view chunk) {
       absl::MutexLock lock(&s->mu);
       if (s->generation != gen) return;
+      s->received += chunk.size();
       s->partial.append(chunk);
       size_t start = 0;
       for (size_t nl; (nl = s->partial.find('\n', start)) != std::string::npos; start = nl + 1) {
@@ -279,11 +287,20 @@ struct Reflector<T>::Impl {
       HttpResponse result;
       {
         absl::MutexLock lock(&s->mu);
-        s->mu.Await(absl::Condition(
-            +[](StreamState* st) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-              return st->stopping || st->done || !st->lines.empty();
-            },
-            s.get()));
+        const uint64_t received = s->received;
+        if (!s->mu.AwaitWithTimeout(absl::Condition(
+                                        +[](StreamState* st) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                          return st->stopping || st->done || !st->lines.empty();
+                                        },
+                                        s.get()),
+                                    options.watch_idle_timeout)) {
+          if (s->received != received) continue;  // Part of a line came.
+          KLOG_WARNING("The watch sent nothing for too long; watching again",
+                       {"resource", options.path},
+                       {"idle", absl::FormatDuration(options.watch_idle_timeout)});
+          ended = true;
+          break;
+        }
         if (s->stopping) break;
         lines.swap(s->lines);
         done = s->done;

@@ -32,6 +32,10 @@ struct ReflectorOptions {
   std::string path;            // The collection: "/api/v1/pods".
   std::string field_selector;  // Optional, e.g. "status.phase!=Succeeded,status.phase!=Failed".
   absl::Duration min_watch_timeout = absl::Minutes(5);  // Each watch lasts 1x to 2x of this.
+  // A watch that sends nothing for this long, not even the bookmark kube-apiserver sends about
+  // once a minute, is ended and opened again from the last resourceVersion seen: its server or
+  // the path to it hangs.
+  absl::Duration watch_idle_timeout = absl::Seconds(150);
   // Whether the objects are optional: a list the server forbids (403) then counts as synced with
   // no objects, and is retried with backoff as any failure; once allowed, the objects arrive.
   bool optional = false;

@@ -49,7 +49,8 @@ class FakeApiServer {
       std::lock_guard<std::mutex> lock(mu_);
       if (req.has_param("watch")) {
         watch_versions_.push_back(req.get_param_value("resourceVersion"));
-        if (watches_.empty()) {
+        if (watches_.empty() || watches_.front() == kSilentWatch) {
+          if (!watches_.empty()) watches_.pop_front();
           res.set_chunked_content_provider("application/json", [this](size_t, httplib::DataSink&) {
             std::this_thread::sleep_for(std::chrono::milliseconds(20));
             return !stopping_;
@@ -105,6 +106,8 @@ class FakeApiServer {
 
   void AddList(std::string body) { lists_.push_back(std::move(body)); }
   void AddWatch(std::string body) { watches_.push_back(std::move(body)); }
+  // A watch script that keeps the watch open and sends nothing.
+  static constexpr char kSilentWatch[] = "(silent)";
   static constexpr char kNodes[] = "/api/v1/nodes";
   static constexpr char kNamespaces[] = "/api/v1/namespaces";
   static constexpr char kPriorityClasses[] = "/apis/scheduling.k8s.io/v1/priorityclasses";
@@ -248,6 +251,70 @@ TEST(ReflectorTest, ACutListIsListedAgainAndNothingIsAppliedTwice) {
   EXPECT_EQ(reflector.lists(), 1);  // The cut one did not count.
   EXPECT_EQ(rec.Seen(), (std::vector<std::string>{"add a", "add b"}));
   EXPECT_EQ(server.watch_versions(), std::vector<std::string>{"5"});
+}
+
+// What the reflector logged while `fn` ran.
+std::string StderrOf(const std::function<void()>& fn) {
+  ::testing::internal::CaptureStderr();
+  fn();
+  return ::testing::internal::GetCapturedStderr();
+}
+
+size_t Count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+// A line of a watch that is not JSON ends that watch with one warning; the next watch starts
+// from the last event decoded, so the events after the bad line still arrive, once each.
+TEST(ReflectorTest, AMalformedWatchEventIsLoggedAndTheWatchResumesAfterTheLastGoodOne) {
+  FakeApiServer server;
+  server.AddList(List("5", {PodJson("a", "1")}));
+  server.AddWatch(Event("ADDED", PodJson("b", "6")) + R"({"type":"ADDED","object":{"metad)" + "\n" +
+                  Event("ADDED", PodJson("c", "8")));
+  server.AddWatch(Event("ADDED", PodJson("c", "8")));
+  std::vector<std::string> seen;
+  const std::string log = StderrOf([&] {
+    PodReflector pods(server);
+    ASSERT_TRUE(WaitFor([&] { return pods.rec.Seen().size() >= 3; }));
+    pods.reflector.Stop();
+    seen = pods.rec.Seen();
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"add a", "add b", "add c"}));
+  const std::vector<std::string> versions = server.watch_versions();
+  ASSERT_GE(versions.size(), 2u);
+  EXPECT_EQ(versions[0], "5");
+  EXPECT_EQ(versions[1], "6");  // After b, the last event decoded.
+  EXPECT_EQ(Count(log, "Unable to decode an event from the watch stream"), 1) << log;
+}
+
+// A watch that stays open and sends nothing, not even bookmarks, is given up after the idle
+// timeout and opened again from the last version seen; the events of the new one arrive.
+TEST(ReflectorTest, AWatchThatSendsNothingIsOpenedAgainFromTheLastVersionSeen) {
+  FakeApiServer server;
+  server.AddList(List("5", {PodJson("a", "1")}));
+  server.AddWatch(FakeApiServer::kSilentWatch);
+  server.AddWatch(Event("ADDED", PodJson("b", "6")));
+  server.AddWatch(FakeApiServer::kSilentWatch);
+  std::vector<std::string> seen;
+  const std::string log = StderrOf([&] {
+    auto http = HttpClient::Create({.server = server.url()});
+    ASSERT_TRUE(http.ok()) << http.status();
+    Recorder rec;
+    Reflector<api::Pod> reflector(
+        **http, {.path = "/api/v1/pods", .watch_idle_timeout = absl::Seconds(1)}, rec.Handlers());
+    reflector.Start();
+    ASSERT_TRUE(WaitFor([&] { return rec.Seen().size() >= 2; }));
+    reflector.Stop();
+    seen = rec.Seen();
+  });
+  EXPECT_EQ(seen, (std::vector<std::string>{"add a", "add b"}));
+  const std::vector<std::string> versions = server.watch_versions();
+  ASSERT_GE(versions.size(), 2u);
+  EXPECT_EQ(versions[0], "5");
+  EXPECT_EQ(versions[1], "5");
+  EXPECT_EQ(Count(log, "The watch sent nothing for too long"), 1) << log;
 }
 
 // A scheduler fed by an ApiSource from the fake server, writing into an embedded cluster.
