@@ -427,6 +427,44 @@ TEST_F(RunTest, APodBoundElsewhereCountsOnItsNode) {
   }));
 }
 
+// Objects far larger than usual pass through the watches and the scheduler like any other: a
+// node that lists 10000 images and a pod of 1000 containers, whose images that node holds, so
+// ImageLocality sends it there; a small pod created after it is bound too.
+TEST_F(RunTest, ANodeOfTenThousandImagesAndAPodOfAThousandContainersAreScheduled) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "large"}).exit_code, 0);
+  json images = Node("large-images", "8");
+  json plain = Node("large-plain", "8");
+  for (json* n : {&images, &plain}) n->at("metadata")["labels"]["size"] = "large";
+  images["status"]["images"] = json::array();
+  for (int i = 0; i < 10000; ++i) {
+    images["status"]["images"].push_back(
+        {{"names", {fmt::format("registry.example.com/large/image-{:05}:v1", i)}},
+         {"sizeBytes", 900'000'000}});
+  }
+  Create(images);
+  Create(plain);
+  StartKsched();
+  json pod = Pod("large", "many-containers", "1m");
+  pod["spec"]["nodeSelector"] = {{"size", "large"}};
+  json containers = json::array();
+  for (int i = 0; i < 1000; ++i) {
+    containers.push_back({{"name", fmt::format("c{}", i)},
+                          {"image", fmt::format("registry.example.com/large/image-{:05}:v1", i)}});
+  }
+  pod["spec"]["containers"] = containers;
+  Create(pod);
+  json small = Pod("large", "small", "1m");
+  small["spec"]["nodeSelector"] = {{"size", "large"}};
+  Create(small);
+  ASSERT_TRUE(Eventually([&] {
+    return !Get({"pod", "small", "-n", "large"})["spec"].value("nodeName", "").empty();
+  }));
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "many-containers", "-n", "large"})["spec"].value("nodeName", "") ==
+           "large-images";
+  }));
+}
+
 // A pod that uses a field whose plugin ksched does not have yet stays pending, and its event and
 // condition name the field; a configuration with extenders does not start.
 TEST_F(RunTest, UnsupportedFieldsKeepAPodPendingAndExtendersStopTheStart) {
