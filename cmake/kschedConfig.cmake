@@ -10,6 +10,6 @@ foreach(dependency absl simdjson yaml-cpp nlohmann_json TBB fmt spdlog CLI11 CUR
                    PkgConfig)
   find_dependency(${dependency})
 endforeach()
-pkg_check_modules(HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd gnutls)
 include(${CMAKE_CURRENT_LIST_DIR}/kschedTargets.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/ksched_scheduler.cmake)

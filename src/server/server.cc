@@ -1,13 +1,22 @@
 #include "src/server/server.h"
 
-#include <httplib.h>
+#include <arpa/inet.h>
+#include <gnutls/gnutls.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cstdarg>
+#include <cstdio>
 #include <ctime>
+#include <fstream>
+#include <iterator>
 
 #include "absl/strings/ascii.h"
 #include "fmt/format.h"
@@ -117,40 +126,42 @@ std::vector<std::string> SubjectEntries(X509* cert, int nid) {
   return out;
 }
 
-// Who the request's client certificate names: nullopt without one; Unauthenticated when it does
-// not chain to the client CA (or the server asked for none).
-absl::StatusOr<std::optional<UserInfo>> CertificateUser(const SSL* ssl) {
-  if (ssl == nullptr) return std::nullopt;
-  X509Ptr peer(SSL_get1_peer_certificate(ssl));
-  if (peer == nullptr) return std::nullopt;
-  if (long err = SSL_get_verify_result(ssl); err != X509_V_OK) {
+using X509StorePtr = std::unique_ptr<X509_STORE, decltype(&X509_STORE_free)>;
+
+// Who the client certificate chain (DER, leaf first, as the TLS handshake sent it) names: nullopt
+// without one; Unauthenticated when it does not chain to the client CA.
+absl::StatusOr<std::optional<UserInfo>> CertificateUser(X509_STORE* client_ca,
+                                                        const gnutls_datum_t* chain,
+                                                        unsigned int length) {
+  if (chain == nullptr || length == 0) return std::nullopt;
+  auto decode = [](const gnutls_datum_t& der) {
+    const unsigned char* p = der.data;
+    return X509Ptr(d2i_X509(nullptr, &p, static_cast<long>(der.size)));
+  };
+  X509Ptr leaf = decode(chain[0]);
+  if (leaf == nullptr) return absl::UnauthenticatedError("the client certificate does not parse");
+  std::unique_ptr<STACK_OF(X509), void (*)(STACK_OF(X509)*)> intermediates(
+      sk_X509_new_null(), [](STACK_OF(X509) * s) { sk_X509_pop_free(s, X509_free); });
+  for (unsigned int i = 1; i < length; ++i) {
+    if (X509Ptr x = decode(chain[i])) sk_X509_push(intermediates.get(), x.release());
+  }
+  std::unique_ptr<X509_STORE_CTX, decltype(&X509_STORE_CTX_free)> ctx(X509_STORE_CTX_new(),
+                                                                      &X509_STORE_CTX_free);
+  if (client_ca == nullptr ||
+      X509_STORE_CTX_init(ctx.get(), client_ca, leaf.get(), intermediates.get()) != 1 ||
+      X509_verify_cert(ctx.get()) != 1) {
+    const int err = client_ca == nullptr ? X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
+                                         : X509_STORE_CTX_get_error(ctx.get());
+    ERR_clear_error();
     return absl::UnauthenticatedError(
         fmt::format("verifying certificate: {}", X509_verify_cert_error_string(err)));
   }
-  std::vector<std::string> cn = SubjectEntries(peer.get(), NID_commonName);
+  std::vector<std::string> cn = SubjectEntries(leaf.get(), NID_commonName);
   UserInfo user{.name = cn.empty() ? "" : cn.front(),
-                .groups = SubjectEntries(peer.get(), NID_organizationName)};
+                .groups = SubjectEntries(leaf.get(), NID_organizationName)};
   if (user.name.empty()) return absl::UnauthenticatedError("the certificate names no user (CN)");
   user.groups.push_back("system:authenticated");
   return user;
-}
-
-// What the request says of who sends it; Unauthenticated for a certificate that does not verify
-// and no token that could authenticate instead.
-absl::StatusOr<Credentials> CredentialsOf(const httplib::Request& req) {
-  Credentials credentials;
-  const std::string auth = req.get_header_value("Authorization");
-  if (auth.size() > 7 && absl::AsciiStrToLower(auth.substr(0, 7)) == "bearer ") {
-    credentials.bearer_token = auth.substr(7);
-  }
-  absl::StatusOr<std::optional<UserInfo>> cert = CertificateUser(req.ssl);
-  if (cert.ok()) {
-    credentials.client_certificate = std::move(*cert);
-  } else if (credentials.bearer_token.empty()) {
-    KLOG(2, "Unable to authenticate the request", {"err", std::string(cert.status().message())});
-    return cert.status();
-  }
-  return credentials;
 }
 
 bool AlwaysAllowed(const std::vector<std::string>& patterns, std::string_view path) {
@@ -172,55 +183,184 @@ std::string StatusBody(int code, std::string_view reason, std::string_view messa
   return s.dump() + "\n";
 }
 
-void SetText(httplib::Response& res, int status, const std::string& body) {
-  res.status = status;
-  res.set_header("X-Content-Type-Options", "nosniff");
-  res.set_content(body, "text/plain; charset=utf-8");
+struct Reply {
+  int status = 200;
+  std::string body;
+  std::string content_type = "text/plain; charset=utf-8";
+};
+
+Reply Text(int status, std::string body) { return {.status = status, .body = std::move(body)}; }
+
+// /healthz, /livez or /readyz, as k8s.io/apiserver's healthz handler answers it.
+Reply HealthOf(const std::string& name, const std::vector<HealthCheck>& checks, bool verbose) {
+  std::string lines;
+  bool failed = false;
+  for (const HealthCheck& c : checks) {
+    absl::Status s = c.check();
+    if (s.ok()) {
+      lines += fmt::format("[+]{} ok\n", c.name);
+    } else {
+      failed = true;
+      lines += fmt::format("[-]{} failed: reason withheld\n", c.name);
+      KLOG(2, "Health check failed", {"check", name + "/" + c.name},
+           {"err", std::string(s.message())});
+    }
+  }
+  if (failed) {
+    KLOG_WARNING(name + " check failed");
+    return Text(500, fmt::format("{}{} check failed\n", lines, name));
+  }
+  return verbose ? Text(200, fmt::format("{}{} check passed\n", lines, name)) : Text(200, "ok");
 }
 
-// /healthz, /livez or /readyz and their /<check> subpaths, as k8s.io/apiserver's healthz
-// handlers answer them.
-void ServeHealth(httplib::Server& http, const std::string& name, std::vector<HealthCheck> checks) {
-  auto ping = [] { return absl::OkStatus(); };
-  checks.insert(checks.begin(), {{"ping", ping}, {"log", ping}});
-  auto shared = std::make_shared<const std::vector<HealthCheck>>(std::move(checks));
-  http.Get("/" + name, [name, shared](const httplib::Request& req, httplib::Response& res) {
-    std::string lines;
-    bool failed = false;
-    for (const HealthCheck& c : *shared) {
-      absl::Status s = c.check();
-      if (s.ok()) {
-        lines += fmt::format("[+]{} ok\n", c.name);
-      } else {
-        failed = true;
-        lines += fmt::format("[-]{} failed: reason withheld\n", c.name);
-        KLOG(2, "Health check failed", {"check", name + "/" + c.name},
-             {"err", std::string(s.message())});
-      }
-    }
-    if (failed) {
-      KLOG_WARNING(name + " check failed");
-      SetText(res, 500, fmt::format("{}{} check failed\n", lines, name));
-    } else if (req.has_param("verbose")) {
-      SetText(res, 200, fmt::format("{}{} check passed\n", lines, name));
-    } else {
-      SetText(res, 200, "ok");
-    }
-  });
-  for (size_t i = 0; i < shared->size(); ++i) {
-    http.Get(fmt::format("/{}/{}", name, (*shared)[i].name), [shared, i](const httplib::Request&,
-                                                                         httplib::Response& res) {
-      absl::Status s = (*shared)[i].check();
-      if (s.ok()) {
-        SetText(res, 200, "ok");
-      } else {
-        SetText(res, 500, fmt::format("internal server error: {}\n", std::string(s.message())));
-      }
-    });
+// One health check of it: /healthz/<check>; nullopt for a check there is not.
+std::optional<Reply> OneCheck(const std::vector<HealthCheck>& checks, std::string_view name) {
+  for (const HealthCheck& c : checks) {
+    if (c.name != name) continue;
+    absl::Status s = c.check();
+    return s.ok() ? Text(200, "ok")
+                  : Text(500, fmt::format("internal server error: {}\n", std::string(s.message())));
   }
+  return std::nullopt;
+}
+
+// The listening socket for `address`:`port` (IPv4 or IPv6; "::" takes IPv4 too, as Go's
+// listener does), with SO_REUSEADDR but not SO_REUSEPORT, so that a second scheduler on the host
+// fails to bind the port as upstream's does.
+absl::StatusOr<int> Listen(const std::string& address, int port) {
+  const auto failed = [&] {
+    return absl::UnavailableError(
+        fmt::format("failed to listen on {}:{}: address in use or not available", address, port));
+  };
+  sockaddr_storage addr{};
+  socklen_t len = 0;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&addr);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&addr);
+  if (inet_pton(AF_INET, address.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<uint16_t>(port));
+    len = sizeof *v4;
+  } else if (inet_pton(AF_INET6, address.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<uint16_t>(port));
+    len = sizeof *v6;
+  } else {
+    return absl::InvalidArgumentError(
+        fmt::format("--bind-address: \"{}\" is not an IP address", address));
+  }
+  const int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return failed();
+  int yes = 1;
+  int no = 0;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+  if (addr.ss_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &no, sizeof no);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 || listen(fd, SOMAXCONN) != 0) {
+    close(fd);
+    return failed();
+  }
+  return fd;
+}
+
+// The PEM text that `write` writes (a certificate or a key).
+std::string Pem(const std::function<int(BIO*)>& write) {
+  std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new(BIO_s_mem()), &BIO_free);
+  write(bio.get());
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(bio.get(), &data);
+  return std::string(data, static_cast<size_t>(n));
+}
+
+void LogFromMhd(void*, const char* format, va_list args) {
+  if (!log::Enabled(4)) return;
+  char line[512];
+  std::vsnprintf(line, sizeof line, format, args);
+  std::string_view text(line);
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  KLOG(4, "Serving", {"detail", text});
 }
 
 }  // namespace
+
+// What the daemon's callbacks read; lives as long as the daemon.
+struct Server::State {
+  std::vector<std::string> allow;
+  RequestAuthorizer* authorizer = nullptr;
+  X509StorePtr client_ca{nullptr, &X509_STORE_free};
+  std::function<std::string()> metrics, configz;
+  std::vector<HealthCheck> healthz, readyz;  // "ping" and "log" first.
+  std::string cert_pem, key_pem, trust_pem;  // MHD reads them at start.
+
+  Reply Route(MHD_Connection* c, std::string_view path) const;
+  absl::StatusOr<Credentials> CredentialsOf(MHD_Connection* c) const;
+};
+
+absl::StatusOr<Credentials> Server::State::CredentialsOf(MHD_Connection* c) const {
+  Credentials credentials;
+  const char* auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+  const std::string_view a = auth == nullptr ? "" : auth;
+  if (a.size() > 7 && absl::AsciiStrToLower(std::string(a.substr(0, 7))) == "bearer ") {
+    credentials.bearer_token = std::string(a.substr(7));
+  }
+  const gnutls_datum_t* chain = nullptr;
+  unsigned int length = 0;
+  if (const MHD_ConnectionInfo* info =
+          MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+      info != nullptr && info->tls_session != nullptr) {
+    chain = gnutls_certificate_get_peers(static_cast<gnutls_session_t>(info->tls_session), &length);
+  }
+  absl::StatusOr<std::optional<UserInfo>> cert = CertificateUser(client_ca.get(), chain, length);
+  if (cert.ok()) {
+    credentials.client_certificate = std::move(*cert);
+  } else if (credentials.bearer_token.empty()) {
+    KLOG(2, "Unable to authenticate the request", {"err", std::string(cert.status().message())});
+    return cert.status();
+  }
+  return credentials;
+}
+
+Reply Server::State::Route(MHD_Connection* c, std::string_view path) const {
+  // Authorization first, for every path outside always_allow_paths.
+  if (!AlwaysAllowed(allow, path)) {
+    absl::StatusOr<Credentials> credentials = CredentialsOf(c);
+    absl::Status s = credentials.status();
+    if (s.ok()) {
+      s = authorizer == nullptr ? absl::PermissionDeniedError(
+                                      fmt::format("forbidden: no authorizer for path \"{}\"", path))
+                                : authorizer->Authorize(*credentials, path);
+    }
+    if (!s.ok()) {
+      const bool unauthenticated = s.code() == absl::StatusCode::kUnauthenticated;
+      const int status = unauthenticated ? 401 : 403;
+      return {.status = status,
+              .body = StatusBody(status, unauthenticated ? "Unauthorized" : "Forbidden",
+                                 unauthenticated ? "Unauthorized" : std::string(s.message())),
+              .content_type = "application/json"};
+    }
+  }
+  if (path == "/metrics") {
+    return {.body = metrics ? metrics() : "",
+            .content_type = "text/plain; version=0.0.4; charset=utf-8"};
+  }
+  if (path == "/configz") {
+    return {.body = fmt::format("{{\"componentconfig\":{}}}\n", configz ? configz() : "{}"),
+            .content_type = "application/json"};
+  }
+  for (auto [name, checks] : {std::pair{"healthz", &healthz}, std::pair{"livez", &healthz},
+                              std::pair{"readyz", &readyz}}) {
+    const std::string base = fmt::format("/{}", name);
+    if (path == base) {
+      const char* v = nullptr;
+      size_t n = 0;
+      const bool verbose =
+          MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, "verbose", 7, &v, &n) == MHD_YES;
+      return HealthOf(name, *checks, verbose);
+    }
+    if (path.starts_with(base + "/")) {
+      if (auto r = OneCheck(*checks, path.substr(base.size() + 1))) return *r;
+    }
+  }
+  return Text(404, "404 page not found\n");
+}
 
 absl::Status CheckClientCa(const std::string& pem, const std::string& source) {
   absl::StatusOr<X509_STORE*> store = ClientCaStore(pem, source);
@@ -228,6 +368,25 @@ absl::Status CheckClientCa(const std::string& pem, const std::string& source) {
   X509_STORE_free(*store);
   return absl::OkStatus();
 }
+
+namespace {
+
+// MHD's request handler: answers at the first call, when the headers are in, and never reads a
+// body (none of these paths takes one); MHD then closes a connection whose body was not read.
+MHD_Result OnRequest(void* cls, MHD_Connection* c, const char* url, const char*, const char*,
+                     const char*, size_t*, void**) {
+  const Reply r = static_cast<const Server::State*>(cls)->Route(c, url);
+  MHD_Response* res = MHD_create_response_from_buffer(
+      r.body.size(), const_cast<char*>(r.body.data()), MHD_RESPMEM_MUST_COPY);
+  if (res == nullptr) return MHD_NO;
+  MHD_add_response_header(res, "Content-Type", r.content_type.c_str());
+  MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
+  const MHD_Result queued = MHD_queue_response(c, static_cast<unsigned int>(r.status), res);
+  MHD_destroy_response(res);
+  return queued;
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& options,
                                                       const Handlers& handlers,
@@ -244,80 +403,74 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
   if (!st.ok()) return st;
 
   std::unique_ptr<Server> s(new Server());
-  s->http_ = std::make_unique<httplib::SSLServer>(cert.get(), key.get());
-  httplib::Server& http = *s->http_;
-  if (!http.is_valid()) return absl::InternalError("setting up TLS for the secure port failed");
+  s->state_ = std::make_unique<State>();
+  State& state = *s->state_;
+  state.allow = options.always_allow_paths;
+  state.authorizer = authorizer;
+  state.metrics = handlers.metrics;
+  state.configz = handlers.configz;
+  auto ping = [] { return absl::OkStatus(); };
+  for (auto [to, from] :
+       {std::pair{&state.healthz, &handlers.healthz}, std::pair{&state.readyz, &handlers.readyz}}) {
+    *to = {{"ping", ping}, {"log", ping}};
+    to->insert(to->end(), from->begin(), from->end());
+  }
+  state.cert_pem = Pem([&](BIO* b) { return PEM_write_bio_X509(b, cert.get()); });
+  if (!options.cert_file.empty()) {  // The whole file: it may hold the chain after the leaf.
+    std::ifstream in(options.cert_file);
+    state.cert_pem.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  state.key_pem = Pem([&](BIO* b) {
+    return PEM_write_bio_PrivateKey(b, key.get(), nullptr, nullptr, 0, nullptr, nullptr);
+  });
   if (!options.client_ca_pem.empty()) {
     absl::StatusOr<X509_STORE*> store =
         ClientCaStore(options.client_ca_pem, options.client_ca_source);
     if (!store.ok()) return store.status();
-    SSL_CTX* ctx = static_cast<httplib::SSLServer&>(http).ssl_context();
-    SSL_CTX_set_cert_store(ctx, *store);  // The context owns it.
-    // Ask for a certificate without requiring one, and let every handshake through: the
-    // verification result is read per request (CertificateUser), so that a bad certificate gets
-    // 401 as upstream answers it, not a failed handshake.
-    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
+    state.client_ca.reset(*store);
+    // Given a trust list, MHD asks clients for a certificate without requiring one and lets the
+    // handshake through: CredentialsOf verifies it per request, so that a certificate from
+    // another CA gets 401 as upstream answers it, not a failed handshake.
+    state.trust_pem = options.client_ca_pem;
   }
-  // Scrapes and probes are few: two threads serve them (httplib's default is one per core, at
-  // least eight).
-  http.new_task_queue = [] { return new httplib::ThreadPool(2); };
-  // SO_REUSEADDR only: httplib's default also sets SO_REUSEPORT, which would let a second
-  // scheduler on the host bind the same port instead of failing as upstream does.
-  http.set_socket_options([](socket_t sock) {
-    int yes = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
-  });
 
-  // Authorization first, for every path outside always_allow_paths.
-  std::vector<std::string> allow = options.always_allow_paths;
-  http.set_pre_routing_handler(
-      [allow, authorizer](const httplib::Request& req, httplib::Response& res) {
-        if (AlwaysAllowed(allow, req.path)) return httplib::Server::HandlerResponse::Unhandled;
-        absl::StatusOr<Credentials> credentials = CredentialsOf(req);
-        absl::Status s = credentials.status();
-        if (s.ok()) {
-          s = authorizer == nullptr ? absl::PermissionDeniedError(fmt::format(
-                                          "forbidden: no authorizer for path \"{}\"", req.path))
-                                    : authorizer->Authorize(*credentials, req.path);
-        }
-        if (s.ok()) return httplib::Server::HandlerResponse::Unhandled;
-        const bool unauthenticated = s.code() == absl::StatusCode::kUnauthenticated;
-        res.status = unauthenticated ? 401 : 403;
-        res.set_content(StatusBody(res.status, unauthenticated ? "Unauthorized" : "Forbidden",
-                                   unauthenticated ? "Unauthorized" : std::string(s.message())),
-                        "application/json");
-        return httplib::Server::HandlerResponse::Handled;
-      });
-
-  ServeHealth(http, "healthz", handlers.healthz);
-  ServeHealth(http, "livez", handlers.healthz);
-  ServeHealth(http, "readyz", handlers.readyz);
-  http.Get("/metrics",
-           [metrics = handlers.metrics](const httplib::Request&, httplib::Response& res) {
-             res.set_content(metrics ? metrics() : "", "text/plain; version=0.0.4; charset=utf-8");
-           });
-  http.Get(
-      "/configz", [configz = handlers.configz](const httplib::Request&, httplib::Response& res) {
-        res.set_content(fmt::format("{{\"componentconfig\":{}}}\n", configz ? configz() : "{}"),
-                        "application/json");
-      });
-  http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (res.status == 404) SetText(res, 404, "404 page not found\n");
-  });
-
-  if (!http.bind_to_port(options.bind_address, options.secure_port)) {
-    return absl::UnavailableError(
-        fmt::format("failed to listen on {}:{}: address in use or not available",
-                    options.bind_address, options.secure_port));
+  absl::StatusOr<int> fd = Listen(options.bind_address, options.secure_port);
+  if (!fd.ok()) return fd.status();
+  // One event loop per thread holds every connection, so that idle or slow clients cost memory
+  // (bounded below) but no thread, and probes keep their answers. Two threads: a slow /metrics
+  // does not hold up a probe. The limits follow upstream's serving defaults where MHD has one:
+  // headers up to the connection's memory, a connection idle for 32 s (ReadHeaderTimeout) is
+  // closed.
+  constexpr unsigned int kMaxConnections = 4096;
+  constexpr size_t kConnectionMemory = size_t{64} * 1024;
+  std::vector<MHD_OptionItem> opts = {
+      {MHD_OPTION_EXTERNAL_LOGGER, reinterpret_cast<intptr_t>(&LogFromMhd), nullptr},
+      {MHD_OPTION_LISTEN_SOCKET, *fd, nullptr},
+      {MHD_OPTION_HTTPS_MEM_KEY, 0, state.key_pem.data()},
+      {MHD_OPTION_HTTPS_MEM_CERT, 0, state.cert_pem.data()},
+      {MHD_OPTION_THREAD_POOL_SIZE, 2, nullptr},
+      {MHD_OPTION_CONNECTION_LIMIT, kMaxConnections, nullptr},
+      {MHD_OPTION_CONNECTION_TIMEOUT, 32, nullptr},
+      {MHD_OPTION_CONNECTION_MEMORY_LIMIT, kConnectionMemory, nullptr},
+  };
+  if (!state.trust_pem.empty()) {
+    opts.push_back({MHD_OPTION_HTTPS_MEM_TRUST, 0, state.trust_pem.data()});
   }
-  s->thread_ = std::thread([&http] { http.listen_after_bind(); });
+  opts.push_back({MHD_OPTION_END, 0, nullptr});
+  s->daemon_ =
+      MHD_start_daemon(MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, nullptr,
+                       nullptr, &OnRequest, &state, MHD_OPTION_ARRAY, opts.data(), MHD_OPTION_END);
+  if (s->daemon_ == nullptr) {
+    close(*fd);
+    return absl::InternalError("setting up TLS for the secure port failed");
+  }
   KLOG(0, "Serving securely on " + fmt::format("{}:{}", options.bind_address, options.secure_port));
   return s;
 }
 
 void Server::Stop() {
-  if (http_ != nullptr) http_->stop();
-  if (thread_.joinable()) thread_.join();
+  if (daemon_ != nullptr) MHD_stop_daemon(daemon_);  // Closes the listening socket too.
+  daemon_ = nullptr;
 }
 
 Server::~Server() { Stop(); }

@@ -14,6 +14,11 @@
 // Without a certificate and key, the server makes a self-signed one for localhost in memory. With
 // a client CA it asks clients for a certificate (without requiring one): a certificate that
 // chains to the CA authenticates its request, one that does not gets 401.
+// libmicrohttpd serves it: two threads, each an event loop over many connections, so that idle
+// or slow clients cost a bounded amount of memory (64 KiB of buffers at most, 4096 connections
+// at most, each closed after 32 s without a byte) and no thread; probes keep being answered.
+// Headers beyond the buffer get 431; a request body is never read.
+//
 // Thread safety: the handlers run on the server's threads and may run concurrently.
 #pragma once
 
@@ -22,15 +27,12 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace httplib {
-class Server;
-}
+struct MHD_Daemon;
 
 namespace ksched::server {
 
@@ -103,11 +105,13 @@ class Server {
 
   void Stop();
 
+  struct State;  // What the requests read.
+
  private:
   Server() = default;
 
-  std::unique_ptr<httplib::Server> http_;
-  std::thread thread_;
+  std::unique_ptr<State> state_;
+  MHD_Daemon* daemon_ = nullptr;
 };
 
 }  // namespace ksched::server

@@ -1,7 +1,13 @@
 #include "src/server/server.h"
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <openssl/ssl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 
@@ -199,6 +205,117 @@ TEST_F(ServerTest, AClientCertificateFromTheClientCaNamesItsUser) {
   EXPECT_EQ(get(true, "t")->status, 200);
   ASSERT_EQ(authz.seen.size(), 3u);
   EXPECT_FALSE(authz.seen[2].client_certificate.has_value());
+}
+
+// A TCP connection to the server on loopback, closed when it goes.
+struct Socket {
+  explicit Socket(int port) : fd(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    connected = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  }
+  ~Socket() { close(fd); }
+  Socket(const Socket&) = delete;
+  Socket& operator=(const Socket&) = delete;
+  int fd;
+  bool connected = false;
+};
+
+// A TLS session over a Socket, with OpenSSL, for clients that misbehave after the handshake.
+struct TlsConnection {
+  explicit TlsConnection(int port) : socket(port) {
+    static SSL_CTX* ctx = SSL_CTX_new(TLS_client_method());
+    ssl = SSL_new(ctx);
+    SSL_set_fd(ssl, socket.fd);
+    timeval timeout{.tv_sec = 10, .tv_usec = 0};
+    setsockopt(socket.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    setsockopt(socket.fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, sizeof timeout);
+    handshaken = socket.connected && SSL_connect(ssl) == 1;
+  }
+  ~TlsConnection() { SSL_free(ssl); }
+  bool Send(const std::string& bytes) {
+    return SSL_write(ssl, bytes.data(), static_cast<int>(bytes.size())) > 0;
+  }
+  // What the server answered, up to when it closed or went quiet for the read timeout.
+  std::string Answer() {
+    std::string out;
+    char buf[4096];
+    for (int n; (n = SSL_read(ssl, buf, sizeof buf)) > 0;) out.append(buf, n);
+    return out;
+  }
+  Socket socket;
+  SSL* ssl = nullptr;
+  bool handshaken = false;
+};
+
+int64_t RssKib() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6));
+  }
+  return 0;
+}
+
+// The secure port under abuse: hundreds of idle connections that never start TLS, clients that
+// stop in the middle of their headers, headers larger than any probe sends, and a body of a
+// gigabyte announced. All the while the probes are answered, each in well under the kubelet's
+// timeout; oversized headers get 431, a body no path takes is not read, and the memory stays
+// bounded.
+TEST_F(ServerTest, ProbesAreAnsweredWhileIdleSlowAndOversizedClientsHoldConnections) {
+  signal(SIGPIPE, SIG_IGN);  // A write to a connection the server closed fails instead.
+  rlimit files{};
+  getrlimit(RLIMIT_NOFILE, &files);
+  files.rlim_cur = std::max<rlim_t>(files.rlim_cur, std::min<rlim_t>(files.rlim_max, 4096));
+  setrlimit(RLIMIT_NOFILE, &files);
+  Start({.healthz = {{"leaderElection", [] { return absl::OkStatus(); }}}}, nullptr);
+  // A probe as the kubelet's, but patient: answered within 3 s (the old one-thread-per-connection
+  // server gave no answer at all while two idle connections held its two threads).
+  auto probe = [&] {
+    httplib::SSLClient client("127.0.0.1", port_);
+    client.enable_server_certificate_verification(false);
+    client.set_connection_timeout(3);
+    client.set_read_timeout(3);
+    auto r = client.Get("/healthz");
+    return r && r->status == 200 && r->body == "ok";
+  };
+  ASSERT_TRUE(probe());
+  const int64_t rss_before = RssKib();
+
+  std::vector<std::unique_ptr<Socket>> idle;
+  for (int i = 0; i < 800; ++i) {
+    idle.push_back(std::make_unique<Socket>(port_));
+    ASSERT_TRUE(idle.back()->connected) << i;
+  }
+  std::vector<std::unique_ptr<TlsConnection>> slow;
+  for (int i = 0; i < 50; ++i) {
+    slow.push_back(std::make_unique<TlsConnection>(port_));
+    ASSERT_TRUE(slow.back()->handshaken) << i;
+    ASSERT_TRUE(slow.back()->Send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: a"));
+  }
+  for (int i = 0; i < 5; ++i) EXPECT_TRUE(probe()) << "probe " << i;
+
+  TlsConnection big_headers(port_);
+  ASSERT_TRUE(big_headers.handshaken);
+  big_headers.Send("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(1 << 20, 'a') +
+                   "\r\n\r\n");
+  EXPECT_THAT(big_headers.Answer(), HasSubstr("HTTP/1.1 431"));
+
+  TlsConnection big_body(port_);
+  ASSERT_TRUE(big_body.handshaken);
+  big_body.Send("POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000000\r\n\r\n");
+  int sent_mib = 0;
+  while (sent_mib < 64 && big_body.Send(std::string(1 << 20, 'b'))) ++sent_mib;
+  EXPECT_LT(sent_mib, 64) << "the server went on reading a body no path takes";
+  EXPECT_TRUE(probe());
+  const int64_t rss_under_abuse = RssKib();
+  EXPECT_LT(rss_under_abuse - rss_before, 64 * 1024)
+      << "KiB more for 850 connections held open: " << rss_under_abuse - rss_before;
+
+  idle.clear();
+  slow.clear();
+  EXPECT_TRUE(probe());
 }
 
 TEST(ServerStartTest, BadCertificatesAndTakenPortsAreClearErrors) {
