@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the pinned control plane (kube-apiserver, etcd, kube-scheduler, kubectl, kwok) from go.mod into
+# Builds the pinned control plane (kube-apiserver, etcd, kube-scheduler, kubectl, kwok) and
+# toxiproxy-server, the fault proxy of the chaos soak, from go.mod into
 # $KSCHED_CACHE/k8s-<version>/bin and prints that directory. With a warm cache it does nothing.
 # Needs Go (the version go.mod names, or a newer 1.x) and the module proxy. Every module is checked
 # against the committed go.sum, so the checksum database is not needed.
@@ -50,6 +51,7 @@ go build -trimpath -ldflags "${ldflags[*]}" -o "$out/" \
   k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler \
   k8s.io/kubernetes/cmd/kubectl go.etcd.io/etcd/server/v3 sigs.k8s.io/kwok/cmd/kwok
 mv "$out/server" "$out/etcd"  # go names the binary of go.etcd.io/etcd/server/v3 "server"
+go build -trimpath -ldflags "-s -w" -o "$out/toxiproxy-server" github.com/Shopify/toxiproxy/v2/cmd/server
 # kwok's "fast" stages: a node that is not Ready becomes Ready, a bound pod Running, a deleted pod
 # goes away, all at once. Nodes are not heartbeated: nothing here would mark them unhealthy.
 stages=$(go list -m -f '{{.Dir}}' sigs.k8s.io/kwok)/kustomize/stage
