@@ -7,8 +7,12 @@
 #                                KSCHED_K8S_BIN (the built binaries) and PATH with that folder first
 #   scripts/cluster.sh down [DIR] stops the processes `up` started, by pid, and removes DIR
 #   scripts/cluster.sh restart-apiserver [DIR]
-#                                stops kube-apiserver and starts it again, as it was; etcd keeps the data
+#                                kills kube-apiserver (-9) and starts it again, as it was; etcd keeps the data
+#   scripts/cluster.sh restart-etcd [DIR]
+#                                kills etcd (-9) and starts it again on its data; waits for the API server
 #
+# With KSCHED_CLUSTER_AUDIT=1, kube-apiserver writes an audit log, DIR/audit.log (JSON lines): every
+# write of a binding or a Lease, with the Lease's body, for the chaos soak's invariant checker.
 # With KSCHED_CLUSTER_KWOK=1, `up` also starts kwok, a fake kubelet that moves pods bound to the
 # nodes of scripts/fake-nodes.sh to Running (and deleted ones away), as a benchmark needs.
 #
@@ -107,6 +111,23 @@ up() {
   make_pki "$dir/pki"
   write_kubeconfig "$dir" "$api_port"
 
+  local audit=()
+  if [ "${KSCHED_CLUSTER_AUDIT:-0}" = 1 ]; then
+    cat >"$dir/audit-policy.yaml" <<EOF
+apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+- level: Request
+  verbs: [create, update, patch]
+  resources: [{group: coordination.k8s.io, resources: [leases]}]
+- level: Metadata
+  verbs: [create]
+  resources: [{group: "", resources: [bindings, pods/binding]}]
+- level: None
+EOF
+    audit=(--audit-policy-file "$dir/audit-policy.yaml" --audit-log-path "$dir/audit.log" --audit-log-maxsize 0)
+  fi
   start "$dir" etcd "$k8s_bin/etcd" --data-dir "$dir/etcd" --log-level warn \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
     --listen-peer-urls http://127.0.0.1:0 --unsafe-no-fsync
@@ -120,7 +141,7 @@ up() {
     --service-account-issuer https://kubernetes.default.svc \
     --service-account-key-file "$dir/pki/sa.pub" --service-account-signing-key-file "$dir/pki/sa.key" \
     --service-cluster-ip-range 10.96.0.0/16 \
-    --disable-admission-plugins ServiceAccount,TaintNodesByCondition
+    --disable-admission-plugins ServiceAccount,TaintNodesByCondition "${audit[@]}"
   if [ "${KSCHED_CLUSTER_KWOK:-0}" = 1 ]; then
     start "$dir" kwok "$k8s_bin/kwok" --kubeconfig "$dir/kubeconfig" \
       --config "$k8s_bin/kwok-stages.yaml" --manage-all-nodes=false \
@@ -162,18 +183,18 @@ down() {
   rm -rf "$dir"
 }
 
-# Kills kube-apiserver, as a crash would (a graceful stop waits up to a minute for open requests),
-# and starts it again with the same flags; etcd keeps the data. A test of what clients do when the
-# API server goes away and comes back.
-restart_apiserver() {
-  local dir pid args port
-  dir=$(cluster_dir "${1:-}")
-  pid=$(cat "$dir/kube-apiserver.pid")
+# restart NAME [DIR]: kills NAME (-9), as a crash would (a graceful stop of kube-apiserver waits up
+# to a minute for open requests), and starts it again with the same flags, then waits until the
+# API server is ready. etcd keeps the data. A test of what clients do when either goes away.
+restart() {
+  local name=$1 dir pid args port
+  dir=$(cluster_dir "${2:-}")
+  pid=$(cat "$dir/$name.pid")
   mapfile -d '' args <"/proc/$pid/cmdline"
   kill -KILL "$pid"
   while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-  mv "$dir/kube-apiserver.log" "$dir/kube-apiserver.log.1"
-  start "$dir" kube-apiserver "${args[@]}"
+  mv "$dir/$name.log" "$dir/$name.log.1"
+  start "$dir" "$name" "${args[@]}"
   port=$(grep -o 'https://127.0.0.1:[0-9]*' "$dir/kubeconfig" | cut -d: -f3)
   wait_ready "$dir" "$port" "$SECONDS"
 }
@@ -191,6 +212,7 @@ case "${1:-}" in
   up) up ;;
   down) down "${2:-}" ;;
   env) env_of "${2:-}" ;;
-  restart-apiserver) restart_apiserver "${2:-}" ;;
-  *) die "usage: cluster.sh up | env [DIR] | down [DIR] | restart-apiserver [DIR]" ;;
+  restart-apiserver) restart kube-apiserver "${2:-}" ;;
+  restart-etcd) restart etcd "${2:-}" ;;
+  *) die "usage: cluster.sh up | env [DIR] | down [DIR] | restart-apiserver [DIR] | restart-etcd [DIR]" ;;
 esac

@@ -31,7 +31,8 @@ absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(
   std::vector<std::string> up = {Script("cluster.sh"), "up"};
   CommandResult r = RunCommand(up, {},
                                {absl::StrCat("KSCHED_CLUSTER_OWNER=", static_cast<int>(getpid())),
-                                absl::StrCat("KSCHED_CLUSTER_KWOK=", options.kwok ? 1 : 0)});
+                                absl::StrCat("KSCHED_CLUSTER_KWOK=", options.kwok ? 1 : 0),
+                                absl::StrCat("KSCHED_CLUSTER_AUDIT=", options.audit ? 1 : 0)});
   if (r.exit_code != 0) {
     return absl::UnavailableError(absl::StrCat("the control plane did not come up: `",
                                                ShellQuote(up), "` exited with ", r.exit_code, ":\n",
@@ -84,8 +85,12 @@ absl::Status ControlPlane::CreateNodes(int count, const FakeNodes& nodes) const 
       absl::StrCat("`", ShellQuote(argv), "` exited with ", r.exit_code, ":\n", r.err));
 }
 
-absl::Status ControlPlane::RestartApiServer() const {
-  std::vector<std::string> argv = {Script("cluster.sh"), "restart-apiserver", dir_};
+absl::Status ControlPlane::RestartApiServer() const { return Restart("restart-apiserver"); }
+
+absl::Status ControlPlane::RestartEtcd() const { return Restart("restart-etcd"); }
+
+absl::Status ControlPlane::Restart(const std::string& command) const {
+  std::vector<std::string> argv = {Script("cluster.sh"), command, dir_};
   CommandResult r = RunCommand(argv);
   if (r.exit_code == 0) return absl::OkStatus();
   return absl::InternalError(

@@ -40,6 +40,8 @@ struct ControlPlaneOptions {
   // Also run kwok, a fake kubelet for the nodes of CreateNodes(): a pod bound to one becomes
   // Running, and a deleted one goes away.
   bool kwok = false;
+  // Also write an audit log, dir()/audit.log: the writes of bindings and Leases (scripts/cluster.sh).
+  bool audit = false;
 };
 
 // One running etcd + kube-apiserver (and kwok, if asked). Not copyable; the destructor stops both
@@ -69,12 +71,16 @@ class ControlPlane {
   // Stops kube-apiserver and starts it again with the same flags (`cluster.sh restart-apiserver`);
   // returns once it is ready again. etcd, and so every object, stays.
   absl::Status RestartApiServer() const;
+  // Kills etcd (-9) and starts it again on its data (`cluster.sh restart-etcd`); returns once the
+  // API server is ready again.
+  absl::Status RestartEtcd() const;
 
   // Creates `count` Ready nodes with scheduler_perf's capacity (cpu 4, memory 32Gi, pods 110).
   absl::Status CreateNodes(int count, const FakeNodes& nodes = {}) const;
 
  private:
   explicit ControlPlane(std::string dir) : dir_(std::move(dir)) {}
+  absl::Status Restart(const std::string& command) const;  // A `cluster.sh restart-*` command.
 
   std::string dir_;
   std::string kubeconfig_;
