@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-quick difftest image clean
+.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-quick difftest chaos image clean
 
 all: build
 
@@ -32,6 +32,13 @@ sanitize: deps
 	@cmake -S . -B $(ASAN_DIR) -G Ninja -DKSCHED_SANITIZE=ON >/dev/null
 	@ninja -C $(ASAN_DIR)
 	@cd $(ASAN_DIR) && ctest --output-on-failure -j2 -L unit
+
+# The chaos soak (test/chaos): replicas, load and seeded faults on the real control plane, checked
+# by an invariant checker; the report goes to $(BUILD_DIR)/chaos/report.json.
+DURATION ?= 10m
+SEED ?= 1
+chaos: build k8s
+	@$(BUILD_DIR)/test/chaos/chaos --duration $(DURATION) --seed $(SEED) --out $(BUILD_DIR)/chaos
 
 demo: build
 	@$(BUILD_DIR)/ksched simulate examples/demo/nodes.yaml examples/demo/pods.yaml
