@@ -236,7 +236,9 @@ absl::Status WriteConfig(const config::Configuration& cfg, const std::string& pa
 // The API server connections: ksched's own, and those of delegated authentication and
 // authorization when their kubeconfigs are given.
 struct Connections {
-  std::unique_ptr<client::HttpClient> api, authn, authz;
+  // `election` is the leader election's own client, as kube-scheduler gives it one: its renewals
+  // never wait behind binds and events in the rate limit or on a busy connection.
+  std::unique_ptr<client::HttpClient> api, election, authn, authz;
   client::HttpClient& Authn() { return authn ? *authn : *api; }
   client::HttpClient& Authz() { return authz ? *authz : *api; }
 };
@@ -260,9 +262,11 @@ absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configu
     if (!review.ok()) return review.status();
     *out = std::move(*review);
   }
-  absl::StatusOr<std::unique_ptr<client::HttpClient>> api = client::HttpClient::Create(*rest);
-  if (!api.ok()) return api.status();
-  c.api = std::move(*api);
+  for (auto* out : {&c.api, &c.election}) {
+    absl::StatusOr<std::unique_ptr<client::HttpClient>> made = client::HttpClient::Create(*rest);
+    if (!made.ok()) return made.status();
+    *out = std::move(*made);
+  }
   return c;
 }
 
@@ -361,12 +365,19 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   signals.Start();
   const std::atomic<bool>& stopping = signals.received();
 
+  std::unique_ptr<client::LeaderElector> elector;
+  if (cfg->leader_election.leader_elect) {
+    elector = std::make_unique<client::LeaderElector>(*connections->election, *election);
+  }
   client::ApiWriter writer(
       *http,
       {.hostname = Hostname(),
-       .on_write_error = [](const std::string& what, const absl::Status& st) {
-         KLOG_ERROR("Write failed", {"what", what}, {"err", std::string(AsStd(st.message()))});
-       }});
+       .on_write_error =
+           [](const std::string& what, const absl::Status& st) {
+             KLOG_ERROR("Write failed", {"what", what}, {"err", std::string(AsStd(st.message()))});
+           },
+       .may_write =
+           [&elector] { return elector == nullptr ? absl::OkStatus() : elector->Leading(); }});
   metrics::Registry metrics_registry;
   metrics::AddProcessMetrics(&metrics_registry);
   metrics::Gauge* leading =
@@ -391,10 +402,6 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
 
   // Served from the start, as upstream: a standby replica is live, and ready once synced.
   client::ApiSource informers(*http, s, writer);
-  std::unique_ptr<client::LeaderElector> elector;
-  if (cfg->leader_election.leader_elect) {
-    elector = std::make_unique<client::LeaderElector>(*http, *election);
-  }
   client::DelegatingAuthorizer authorizer(connections->Authn(), connections->Authz());
   std::unique_ptr<server::Server> server;
   if (flags.serving.secure_port != 0) {

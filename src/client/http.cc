@@ -217,7 +217,7 @@ struct HttpClient::Loop {
   void Prepare(Transfer* t);
   // Gives the transfer's handle back to the pool and runs its callback.
   void Finish(std::unique_ptr<Transfer> t);
-  void FinishWithError(std::unique_ptr<Transfer> t, const char* why);
+  void FinishWithError(std::unique_ptr<Transfer> t, std::string why);
   static int OnSocket(CURL* easy, curl_socket_t s, int what, void* loop, void* socket_data);
   static int OnTimer(CURLM* multi, long timeout_ms, void* loop);
 };
@@ -235,9 +235,9 @@ void HttpClient::Loop::Finish(std::unique_ptr<Transfer> t) {
   if (t->done) t->done(std::move(t->response));
 }
 
-void HttpClient::Loop::FinishWithError(std::unique_ptr<Transfer> t, const char* why) {
+void HttpClient::Loop::FinishWithError(std::unique_ptr<Transfer> t, std::string why) {
   t->response.status = 0;
-  t->response.transport_error = why;
+  t->response.transport_error = std::move(why);
   Finish(std::move(t));
 }
 
@@ -372,6 +372,12 @@ void HttpClient::Loop::StartDue() {
   absl::Time now = absl::Now();
   while (!delayed.empty() && delayed.begin()->first <= now) {
     std::unique_ptr<Transfer> t = std::move(delayed.extract(delayed.begin()).mapped());
+    if (t->request.guard) {
+      if (absl::Status g = t->request.guard(); !g.ok()) {
+        FinishWithError(std::move(t), std::string(g.message()));
+        continue;
+      }
+    }
     if (t->easy == nullptr) Prepare(t.get());  // A retry keeps its handle.
     curl_multi_add_handle(multi, t->easy);
     running.emplace(t->id, std::move(t));

@@ -41,6 +41,10 @@ struct HttpRequest {
   // times, as client-go does.
   int retries = 0;
   absl::Duration retry_delay = absl::Seconds(10);
+  // Checked on the I/O thread right before the request goes out, after any wait for the rate
+  // limit or a retry: a failure ends the request unsent (status 0, the guard's message as
+  // transport_error). Must not block. The leader's fence for binds and evictions.
+  std::function<absl::Status()> guard;
 };
 
 struct HttpResponse {

@@ -45,7 +45,9 @@ json LeaderElector::LeaseSpec(absl::Time now, bool new_holder, int transitions) 
 }
 
 absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
-  HttpResponse got = http_.Call({.path = LeasePath()});
+  // No call outlasts the renew deadline, by which a leader that cannot renew must give up.
+  const absl::Duration timeout = options_.renew_deadline;
+  HttpResponse got = http_.Call({.path = LeasePath(), .timeout = timeout});
   if (got.status == 404) {
     json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                   {"kind", "Lease"},
@@ -55,11 +57,13 @@ absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
         http_.Call({.method = "POST",
                     .path = fmt::format("/apis/coordination.k8s.io/v1/namespaces/{}/leases",
                                         options_.namespace_),
-                    .body = lease.dump()});
+                    .body = lease.dump(),
+                    .timeout = timeout});
     if (!created.ok()) return created.ToStatus();
     observed_ = json::parse(created.body, nullptr, false);
     observed_spec_ = observed_["spec"].dump();
     observed_unix_nanos_ = absl::ToUnixNanos(now);
+    renewed_unix_nanos_ = absl::ToUnixNanos(now);
     leader_ = true;
     return absl::OkStatus();
   }
@@ -85,7 +89,8 @@ absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
   bool new_holder = holder != options_.identity;
   int transitions = spec.value("leaseTransitions", 0) + (new_holder ? 1 : 0);
   lease["spec"] = LeaseSpec(now, new_holder, transitions);
-  HttpResponse put = http_.Call({.method = "PUT", .path = LeasePath(), .body = lease.dump()});
+  HttpResponse put =
+      http_.Call({.method = "PUT", .path = LeasePath(), .body = lease.dump(), .timeout = timeout});
   if (!put.ok()) {  // 409: somebody else updated it first.
     if (new_holder) leader_ = false;
     return put.ToStatus();
@@ -93,6 +98,7 @@ absl::Status LeaderElector::TryAcquireOrRenew(absl::Time now) {
   observed_ = json::parse(put.body, nullptr, false);
   observed_spec_ = observed_["spec"].dump();
   observed_unix_nanos_ = absl::ToUnixNanos(now);
+  renewed_unix_nanos_ = absl::ToUnixNanos(now);
   leader_ = true;
   return absl::OkStatus();
 }
@@ -117,7 +123,6 @@ bool LeaderElector::Acquire(const std::function<bool()>& stop) {
 
 void LeaderElector::KeepRenewing(std::function<void()> on_lost) {
   renewer_ = std::thread([this, on_lost = std::move(on_lost)] {
-    absl::Time last_renew = absl::Now();
     auto stopping = [this] {
       absl::MutexLock lock(&mu_);
       return stopping_;
@@ -127,12 +132,9 @@ void LeaderElector::KeepRenewing(std::function<void()> on_lost) {
       while (absl::Now() < until && !stopping()) absl::SleepFor(absl::Milliseconds(50));
       if (stopping()) return;
       absl::Status st = TryAcquireOrRenew(absl::Now());
-      if (st.ok()) {
-        last_renew = absl::Now();
-        continue;
-      }
+      if (st.ok()) continue;
       KLOG(2, "Failed to renew lease", {"err", std::string(AsStd(st.message()))});
-      if (!leader_ || absl::Now() - last_renew >= options_.renew_deadline) {
+      if (!Leading().ok()) {
         leader_ = false;
         on_lost();
         return;
@@ -159,6 +161,16 @@ void LeaderElector::Release() {
     KLOG_ERROR("Failed to release lock", {"err", std::string(AsStd(put.ToStatus().message()))});
   }
   leader_ = false;
+}
+
+absl::Status LeaderElector::Leading() const {
+  if (!IsLeader()) return absl::FailedPreconditionError("not the leader");
+  const absl::Duration since = absl::Now() - absl::FromUnixNanos(renewed_unix_nanos_.load());
+  if (since >= options_.renew_deadline) {
+    return absl::FailedPreconditionError(fmt::format(
+        "not the leader any more: the lease was last renewed {} ago", absl::FormatDuration(since)));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status LeaderElector::Check(absl::Duration tolerance) const {

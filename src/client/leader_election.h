@@ -55,6 +55,11 @@ class LeaderElector {
   // Stops renewing and, if still the leader, gives the Lease up.
   void Release();
   bool IsLeader() const { return leader_.load(); }
+  // The fence of every write that only the leader may make (binds, evictions): OK while this
+  // replica leads and its last successful renewal began less than renewDeadline ago, on its own
+  // clock. As renewDeadline is shorter than the lease, a standby cannot have taken over then,
+  // however long a renewal waited or the process was stopped.
+  absl::Status Leading() const;
   // The leaderElection health check (client-go's HealthzAdaptor): fails while this replica
   // leads but has not renewed for longer than the lease duration plus `tolerance`.
   absl::Status Check(absl::Duration tolerance) const;
@@ -73,6 +78,8 @@ class LeaderElector {
   std::string observed_spec_;
   // When (local clock, Unix nanoseconds): atomic, as Check reads it from other threads.
   std::atomic<int64_t> observed_unix_nanos_{0};
+  // When the last successful acquire or renewal began (the renewTime it wrote), local clock.
+  std::atomic<int64_t> renewed_unix_nanos_{0};
   absl::Time ObservedTime() const { return absl::FromUnixNanos(observed_unix_nanos_.load()); }
   nlohmann::json observed_;  // The whole object, for updates.
   absl::Mutex mu_;

@@ -53,7 +53,8 @@ json ApiWriter::BindingBody(const api::Pod& pod, std::string_view node_name) {
 absl::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) {
   HttpResponse r = http_.Call({.method = "POST",
                                .path = PodPath(pod, "binding"),
-                               .body = BindingBody(pod, node_name).dump()});
+                               .body = BindingBody(pod, node_name).dump(),
+                               .guard = options_.may_write});
   return r.ToStatus();
 }
 
@@ -67,7 +68,8 @@ absl::Status ApiWriter::DeletePod(const api::Pod& pod) {
   HttpResponse r = http_.Call({.method = "DELETE",
                                .path = fmt::format("/api/v1/namespaces/{}/pods/{}",
                                                    pod.metadata.namespace_, pod.metadata.name),
-                               .body = DeleteBody(pod).dump()});
+                               .body = DeleteBody(pod).dump(),
+                               .guard = options_.may_write});
   return r.ToStatus();
 }
 

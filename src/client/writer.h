@@ -45,6 +45,11 @@ struct ApiWriterOptions {
   // While the API server cannot be reached, an event is sent again 11 times, each after this (to
   // 1.25 times it), as client-go's recorder does.
   absl::Duration event_retry_delay = absl::Seconds(10);
+  // Binds and deletions (preemption's) go out only while this is OK, checked as each leaves (the
+  // HttpRequest's guard): the leader election's fence (LeaderElector::Leading), so that a leader
+  // whose renewals stalled, or that was stopped and resumed, writes nothing once a standby may
+  // have taken over. Empty: always.
+  std::function<absl::Status()> may_write;
 };
 
 class ApiWriter : public ClusterWriter {

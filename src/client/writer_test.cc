@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <atomic>
 #include <optional>
 #include <thread>
 
@@ -114,6 +115,32 @@ class RecordingServer {
 };
 
 constexpr char kEvents[] = "/apis/events.k8s.io/v1/namespaces/shop/events";
+
+// The leader's fence: while it fails, binds and evictions are not sent at all; it is checked as
+// each request leaves, so a bind that waited (for the rate limit) is held back too.
+TEST(ApiWriterTest, BindsAndEvictionsAreNotSentWhileTheFenceSaysNotLeader) {
+  RecordingServer server;
+  auto http = HttpClient::Create({.server = server.url(), .qps = 1, .burst = 1});
+  ASSERT_TRUE(http.ok());
+  std::atomic<bool> leading{true};
+  ApiWriter w(**http, {.hostname = "h", .may_write = [&leading] {
+                         return leading ? absl::OkStatus()
+                                        : absl::FailedPreconditionError("not the leader");
+                       }});
+  EXPECT_TRUE(w.Bind(MakePod(), "node-a").ok());
+  ASSERT_EQ(server.TakeRequests().size(), 1u);
+  // The next request waits a second for the rate limit; leadership ends meanwhile.
+  std::thread lose([&leading] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    leading = false;
+  });
+  absl::Status st = w.Bind(MakePod(), "node-b");
+  lose.join();
+  EXPECT_EQ(st.code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(st.message().find("not the leader"), std::string::npos) << st;
+  EXPECT_FALSE(w.DeletePod(MakePod()).ok());
+  EXPECT_TRUE(server.TakeRequests().empty());
+}
 
 TEST(ApiWriterTest, RepeatedEventsFormASeriesAsClientGosRecorderDoes) {
   RecordingServer server;

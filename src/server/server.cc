@@ -248,7 +248,7 @@ absl::StatusOr<int> Listen(const std::string& address, int port) {
     return absl::InvalidArgumentError(
         fmt::format("--bind-address: \"{}\" is not an IP address", address));
   }
-  const int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const int fd = socket(addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd < 0) return failed();
   int yes = 1;
   int no = 0;
