@@ -69,6 +69,17 @@ void Log(const std::string& line) {
 
 void Sleep(absl::Duration d) { absl::SleepFor(d); }
 
+// The processes the soak started (replicas, toxiproxy), for the signal handler: interrupted or
+// timed out, the soak kills them before it dies; the control plane's owner watch stops the rest.
+std::atomic<int> g_children[32];
+void Track(int slot, int pid) { g_children[slot] = pid; }
+void KillChildren(int sig) {
+  for (std::atomic<int>& pid : g_children) {
+    if (pid > 0) kill(pid, SIGKILL);
+  }
+  _exit(128 + sig);
+}
+
 std::string Slurp(const std::string& path) {
   std::ifstream in(path);
   return std::string(std::istreambuf_iterator<char>(in), {});
@@ -224,6 +235,7 @@ absl::Status Soak::StartProxy() {
       std::vector<std::string>{testing::K8sBinDir() + "/toxiproxy-server", "-host", "127.0.0.1",
                                "-port", std::to_string(toxiproxy_port_)},
       cluster_.dir() + "/toxiproxy.log");
+  Track(0, toxiproxy_->pid());
   for (int i = 0; i < 100; ++i) {
     json made = Toxiproxy("POST", "/proxies",
                           {{"name", "apiserver"},
@@ -282,6 +294,7 @@ void Soak::StartReplica(Replica& r) {
           fmt::format("--secure-port={}", r.port),
           "--authorization-always-allow-paths=/healthz,/readyz,/livez,/metrics", "-v", "2"},
       fmt::format("{}/{}.log", cluster_.dir(), r.user));
+  Track(r.index + 1, r.process->pid());
 }
 
 absl::Status Soak::SetUp() {
@@ -745,13 +758,15 @@ int main(int argc, char** argv) {
     }
     *into = d;
   }
-  if (o.quiet >= o.duration || o.rate <= 0 || o.nodes < 1 || o.replicas < 1) {
+  if (o.quiet >= o.duration || o.rate <= 0 || o.nodes < 1 || o.replicas < 1 || o.replicas > 30) {
     std::fprintf(stderr,
-                 "chaos: --quiet must be shorter than --duration; --rate, --nodes and "
-                 "--replicas must be positive\n");
+                 "chaos: --quiet must be shorter than --duration; --rate and --nodes positive, "
+                 "--replicas from 1 to 30\n");
     return 2;
   }
   signal(SIGPIPE, SIG_IGN);
+  signal(SIGTERM, chaos::KillChildren);
+  signal(SIGINT, chaos::KillChildren);
   absl::StatusOr<std::unique_ptr<ksched::testing::ControlPlane>> cluster =
       ksched::testing::ControlPlane::Start({.kwok = true, .audit = true});
   if (!cluster.ok()) {
