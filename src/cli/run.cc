@@ -236,9 +236,10 @@ absl::Status WriteConfig(const config::Configuration& cfg, const std::string& pa
 // The API server connections: ksched's own, and those of delegated authentication and
 // authorization when their kubeconfigs are given.
 struct Connections {
-  // `election` is the leader election's own client, as kube-scheduler gives it one: its renewals
-  // never wait behind binds and events in the rate limit or on a busy connection.
-  std::unique_ptr<client::HttpClient> api, election, authn, authz;
+  // `election` and `events` have clients of their own, as kube-scheduler gives them: renewals
+  // never wait behind binds in the rate limit or on a busy connection, and events never take the
+  // budget of binds.
+  std::unique_ptr<client::HttpClient> api, election, events, authn, authz;
   client::HttpClient& Authn() { return authn ? *authn : *api; }
   client::HttpClient& Authz() { return authz ? *authz : *api; }
 };
@@ -262,7 +263,7 @@ absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configu
     if (!review.ok()) return review.status();
     *out = std::move(*review);
   }
-  for (auto* out : {&c.api, &c.election}) {
+  for (auto* out : {&c.api, &c.election, &c.events}) {
     absl::StatusOr<std::unique_ptr<client::HttpClient>> made = client::HttpClient::Create(*rest);
     if (!made.ok()) return made.status();
     *out = std::move(*made);
@@ -377,7 +378,8 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
              KLOG_ERROR("Write failed", {"what", what}, {"err", std::string(AsStd(st.message()))});
            },
        .may_write =
-           [&elector] { return elector == nullptr ? absl::OkStatus() : elector->Leading(); }});
+           [&elector] { return elector == nullptr ? absl::OkStatus() : elector->Leading(); },
+       .events = connections->events.get()});
   metrics::Registry metrics_registry;
   metrics::AddProcessMetrics(&metrics_registry);
   metrics::Gauge* leading =
@@ -440,6 +442,7 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   if (server != nullptr) server->Stop();
   // The last events and status patches get a moment to reach the server.
   (void)http->WaitIdle(absl::Seconds(5));
+  (void)connections->events->WaitIdle(absl::Seconds(5));
   http.reset();
   KLOG(0, "Scheduler stopped");
   return 0;

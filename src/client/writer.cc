@@ -136,7 +136,7 @@ void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::s
     SendSeries(*series);
     return;
   }
-  SendAsync({.method = "POST",
+  SendEvent({.method = "POST",
              .path = std::move(events),
              .body = std::move(text),
              .retries = kEventRetries,
@@ -158,6 +158,10 @@ void ApiWriter::FinishSeries(absl::Time now) {
     });
   }
   for (const Recorded& r : finished) SendSeries(r);
+  absl::MutexLock lock(&patches_->mu);
+  absl::erase_if(patches_->pods, [&](const auto& kv) {
+    return !kv.second.in_flight && now - kv.second.at > absl::Minutes(1);
+  });
 }
 
 void ApiWriter::RefreshSeries() {
@@ -175,28 +179,29 @@ void ApiWriter::SendSeries(const Recorded& r) {
   json series = {{"count", r.count}, {"lastObservedTime", MicroTime(r.last_observed)}};
   // As client-go: the event may have been removed meanwhile (its TTL, or by hand); then the
   // series is created as a new event.
-  http_.Send({.method = "PATCH",
-              .path = r.path,
-              .body = json{{"series", series}}.dump(),
-              .content_type = "application/strategic-merge-patch+json",
-              .retries = kEventRetries,
-              .retry_delay = options_.event_retry_delay},
-             [http = &http_, report = options_.on_write_error, delay = options_.event_retry_delay,
-              series, r](const HttpResponse& resp) {
-               if (resp.status == 404) {
-                 json created = json::parse(r.event);
-                 created["series"] = series;
-                 SendReporting(*http,
-                               {.method = "POST",
-                                .path = r.path.substr(0, r.path.rfind('/')),
-                                .body = created.dump(),
-                                .retries = kEventRetries,
-                                .retry_delay = delay},
-                               report, r.what);
-               } else if (!resp.ok() && report) {
-                 report(r.what, resp.ToStatus());
-               }
-             });
+  HttpClient& http = events_http();
+  http.Send({.method = "PATCH",
+             .path = r.path,
+             .body = json{{"series", series}}.dump(),
+             .content_type = "application/strategic-merge-patch+json",
+             .retries = kEventRetries,
+             .retry_delay = options_.event_retry_delay},
+            [http = &http, report = options_.on_write_error, delay = options_.event_retry_delay,
+             series, r](const HttpResponse& resp) {
+              if (resp.status == 404) {
+                json created = json::parse(r.event);
+                created["series"] = series;
+                SendReporting(*http,
+                              {.method = "POST",
+                               .path = r.path.substr(0, r.path.rfind('/')),
+                               .body = created.dump(),
+                               .retries = kEventRetries,
+                               .retry_delay = delay},
+                              report, r.what);
+              } else if (!resp.ok() && report) {
+                report(r.what, resp.ToStatus());
+              }
+            });
 }
 
 json ApiWriter::StatusPatch(const api::PodCondition& c, const std::string* nominated_node) {
@@ -242,9 +247,59 @@ HttpRequest StatusPatchRequest(const api::Pod& pod, const api::PodCondition& con
 absl::Status ApiWriter::UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                         const std::string* nominated_node) {
   if (HasStatus(pod, condition, nominated_node)) return absl::OkStatus();
-  SendAsync(StatusPatchRequest(pod, condition, nominated_node),
-            fmt::format("status of pod {}/{}", pod.metadata.namespace_, pod.metadata.name));
+  HttpRequest request = StatusPatchRequest(pod, condition, nominated_node);
+  std::string what = fmt::format("status of pod {}/{}", pod.metadata.namespace_, pod.metadata.name);
+  {
+    absl::MutexLock lock(&patches_->mu);
+    StatusPatches::OfPod& p = patches_->pods[pod.metadata.uid];
+    const absl::Time now = absl::Now();
+    if (p.body == request.body && (p.in_flight || now - p.at < absl::Minutes(1))) {
+      p.next.reset();  // What waited is older than what the server has, or is about to.
+      return absl::OkStatus();
+    }
+    if (p.in_flight) {
+      p.next = std::move(request);
+      p.next_what = std::move(what);
+      return absl::OkStatus();
+    }
+    p = {.in_flight = true, .body = request.body, .at = now};
+  }
+  SendStatusPatch(patches_, http_, std::move(request), options_.on_write_error, std::move(what),
+                  pod.metadata.uid);
   return absl::OkStatus();
+}
+
+void ApiWriter::SendStatusPatch(std::shared_ptr<StatusPatches> patches, HttpClient& http,
+                                HttpRequest request, WriteErrorHandler report, std::string what,
+                                std::string uid) {
+  http.Send(std::move(request),
+            [patches, &http, report, what, uid = std::move(uid)](const HttpResponse& r) mutable {
+              if (!r.ok() && report) report(what, r.ToStatus());
+              HttpRequest next;
+              std::string next_what;
+              {
+                absl::MutexLock lock(&patches->mu);
+                auto it = patches->pods.find(uid);
+                if (it == patches->pods.end()) return;
+                StatusPatches::OfPod& p = it->second;
+                if (r.status == 404) {  // The pod is gone: so is what waited.
+                  patches->pods.erase(it);
+                  return;
+                }
+                if (!r.ok()) p.body.clear();  // Not taken: an equal patch may go again.
+                if (!p.next) {
+                  p.in_flight = false;
+                  return;
+                }
+                next = std::move(*p.next);
+                next_what = std::move(p.next_what);
+                p.next.reset();
+                p.body = next.body;
+                p.at = absl::Now();
+              }
+              SendStatusPatch(std::move(patches), http, std::move(next), std::move(report),
+                              std::move(next_what), std::move(uid));
+            });
 }
 
 absl::Status ApiWriter::UpdatePodStatusAndWait(const api::Pod& pod,
@@ -253,8 +308,8 @@ absl::Status ApiWriter::UpdatePodStatusAndWait(const api::Pod& pod,
   return http_.Call(StatusPatchRequest(pod, condition, nullptr)).ToStatus();
 }
 
-void ApiWriter::SendAsync(HttpRequest request, std::string what) {
-  SendReporting(http_, std::move(request), options_.on_write_error, std::move(what));
+void ApiWriter::SendEvent(HttpRequest request, std::string what) {
+  SendReporting(events_http(), std::move(request), options_.on_write_error, std::move(what));
 }
 
 }  // namespace ksched::client

@@ -23,6 +23,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -50,6 +52,9 @@ struct ApiWriterOptions {
   // whose renewals stalled, or that was stopped and resumed, writes nothing once a standby may
   // have taken over. Empty: always.
   std::function<absl::Status()> may_write;
+  // The client events go through, as kube-scheduler gives its event broadcaster a client (and a
+  // rate limit) of its own; nullptr: the writer's.
+  HttpClient* events = nullptr;
 };
 
 class ApiWriter : public ClusterWriter {
@@ -71,7 +76,10 @@ class ApiWriter : public ClusterWriter {
   void RefreshSeries();
 
   // Skips the patch when the pod already carries the same condition (status, reason, message)
-  // and nominated node, as upstream's updatePod does.
+  // and nominated node, as upstream's updatePod does. A pod has one patch on the way at a time, as
+  // upstream's asynchronous API dispatcher keeps it: a newer one waits in its place (replacing
+  // any that waited), and one equal to the patch on the way, or to the last one the server took
+  // less than a minute ago, is not sent again (the watch may not have shown it yet).
   absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                const std::string* nominated_node) override;
   absl::Status UpdatePodStatusAndWait(const api::Pod& pod,
@@ -90,7 +98,25 @@ class ApiWriter : public ClusterWriter {
   static nlohmann::json DeleteBody(const api::Pod& pod);
 
  private:
-  void SendAsync(HttpRequest request, std::string what);
+  void SendEvent(HttpRequest request, std::string what);
+  HttpClient& events_http() { return options_.events ? *options_.events : http_; }
+
+  // The status patches of each pod (by uid), shared with their callbacks, which may outlive the
+  // writer.
+  struct StatusPatches {
+    struct OfPod {
+      bool in_flight = false;
+      std::string body;  // On the way, or the last the server took.
+      absl::Time at;     // When it was sent.
+      std::optional<HttpRequest> next;
+      std::string next_what;
+    };
+    absl::Mutex mu;
+    absl::flat_hash_map<std::string, OfPod> pods ABSL_GUARDED_BY(mu);
+  };
+  static void SendStatusPatch(std::shared_ptr<StatusPatches> patches, HttpClient& http,
+                              HttpRequest request, WriteErrorHandler report, std::string what,
+                              std::string uid);
 
   // An event in the recorder's cache, by its series key. Kept small: every event recorded stays
   // for 6 to 12 minutes.
@@ -110,6 +136,7 @@ class ApiWriter : public ClusterWriter {
   ApiWriterOptions options_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, Recorded> recent_ ABSL_GUARDED_BY(mu_);
+  std::shared_ptr<StatusPatches> patches_ = std::make_shared<StatusPatches>();
 };
 
 }  // namespace ksched::client

@@ -4,10 +4,12 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <mutex>
 #include <optional>
 #include <thread>
 
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 #include "src/client/http.h"
 #include "src/testing/loopback_server.h"
 #include "src/testing/ports.h"
@@ -115,6 +117,44 @@ class RecordingServer {
 };
 
 constexpr char kEvents[] = "/apis/events.k8s.io/v1/namespaces/shop/events";
+
+// A pod has one status patch on the way at a time: while the first is unanswered, the newest of
+// those that follow waits in its place, and a patch equal to the last one taken is not sent again
+// (the scheduler retries faster than the watch shows the pod's new status). Events go through
+// their own client.
+TEST(ApiWriterTest, APodsStatusPatchesGoOneAtATimeAndOnlyTheNewestWaits) {
+  std::mutex mu;
+  std::vector<std::string> patches;
+  testing::LoopbackServer server;
+  server.server().Patch(".*", [&](const httplib::Request& req, httplib::Response& res) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::lock_guard<std::mutex> lock(mu);
+    patches.push_back(nlohmann::json::parse(req.body)["status"]["conditions"][0]["message"]);
+    res.set_content("{}", "application/json");
+  });
+  RecordingServer events;
+  ASSERT_TRUE(server.Start());
+  auto http = HttpClient::Create({.server = server.url()});
+  auto events_http = HttpClient::Create({.server = events.url()});
+  ASSERT_TRUE(http.ok() && events_http.ok());
+  ApiWriter w(**http, {.hostname = "h", .events = events_http->get()});
+  auto unschedulable = [](const std::string& message) {
+    return api::PodCondition{
+        .type = "PodScheduled", .status = "False", .reason = "Unschedulable", .message = message};
+  };
+  const api::Pod pod = MakePod();
+  for (const char* m : {"first", "second", "third", "third"}) {
+    ASSERT_TRUE(w.UpdatePodStatus(pod, unschedulable(m), nullptr).ok());
+  }
+  w.RecordEvent(pod, "Warning", "FailedScheduling", "Scheduling", "third");
+  ASSERT_TRUE((*http)->WaitIdle(absl::Seconds(5)));
+  ASSERT_TRUE(w.UpdatePodStatus(pod, unschedulable("third"), nullptr).ok());  // Taken already.
+  ASSERT_TRUE((*http)->WaitIdle(absl::Seconds(5)));
+  ASSERT_TRUE((*events_http)->WaitIdle(absl::Seconds(5)));
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(patches, (std::vector<std::string>{"first", "third"}));
+  EXPECT_EQ(events.TakeRequests().size(), 1u);
+}
 
 // The leader's fence: while it fails, binds and evictions are not sent at all; it is checked as
 // each request leaves, so a bind that waited (for the rate limit) is held back too.
