@@ -181,7 +181,6 @@ struct HttpClient::Loop {
   std::multimap<absl::Time, std::unique_ptr<Transfer>> delayed;
   std::map<uint64_t, std::unique_ptr<Transfer>> running;
   absl::BitGen rng;                                // For retries' jitter.
-  absl::Time retry_warned = absl::InfinitePast();  // When a Retry-After answer was last logged.
   // What libcurl asks the loop to watch (CURLMOPT_SOCKETFUNCTION): a socket and its poll events,
   // one per connection, so that poll() looks at one socket however many transfers are in flight
   // (curl_multi_poll() hands the kernel the socket once per transfer).
@@ -431,11 +430,14 @@ bool HttpClient::Loop::RetryLater(std::unique_ptr<Transfer>& t) {
   const std::optional<int> seconds = RetryAfter(*t);
   if (!seconds || t->server_retries >= kMaxServerRetries) return false;
   ++t->server_retries;
-  // One warning a minute: an API server that sheds load answers many requests so at once.
+  // One warning a minute, from all the process's clients: an API server that sheds load answers
+  // many requests so at once.
+  static std::atomic<int64_t> warned_unix_seconds{0};
   const absl::Time now = absl::Now();
-  const bool warn = now - retry_warned >= absl::Minutes(1);
+  int64_t last = warned_unix_seconds.load();
+  const bool warn = absl::ToUnixSeconds(now) - last >= 60 &&
+                    warned_unix_seconds.compare_exchange_strong(last, absl::ToUnixSeconds(now));
   if (warn || log::Enabled(4)) {
-    if (warn) retry_warned = now;
     curl_header* flow_schema = nullptr;
     const bool throttled =
         t->response.status == 429 && curl_easy_header(t->easy, "X-Kubernetes-PF-FlowSchema-UID", 0,

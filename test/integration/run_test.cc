@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "fmt/format.h"
@@ -850,24 +851,26 @@ std::string Base64File(const std::string& path) {
   return r.out;
 }
 
-TEST_F(RunTest, ConnectsWithAClientCertificateAndCaData) {
-  // A client certificate of system:masters, signed by the cluster's CA; the key stays in a file
-  // named relative to the kubeconfig, the certificate and the CA go in as data.
-  std::string pki = cluster().dir() + "/pki";
-  std::string dir = cluster().dir() + "/certuser";
+// A kubeconfig for the API server as the user of a client certificate (`subject`) that the
+// cluster's CA signs, in cluster().dir()/<name>: the certificate and the CA as data, the key in a
+// file named relative to the kubeconfig.
+std::string ClientCertKubeconfig(const ksched::testing::ControlPlane& cluster,
+                                 const std::string& subject, const std::string& name) {
+  std::string pki = cluster.dir() + "/pki";
+  std::string dir = cluster.dir() + "/" + name;
   std::filesystem::create_directories(dir);
-  CommandResult req = RunCommand({"openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes",
-                                  "-subj", "/O=system:masters/CN=ksched-cert", "-keyout",
-                                  dir + "/client.key", "-out", dir + "/client.csr"});
-  ASSERT_EQ(req.exit_code, 0) << req.err;
+  CommandResult req =
+      RunCommand({"openssl", "req", "-new", "-newkey", "rsa:2048", "-nodes", "-subj", subject,
+                  "-keyout", dir + "/client.key", "-out", dir + "/client.csr"});
+  EXPECT_EQ(req.exit_code, 0) << req.err;
   CommandResult sign = RunCommand({"openssl", "x509", "-req", "-in", dir + "/client.csr", "-CA",
                                    pki + "/ca.crt", "-CAkey", pki + "/ca.key", "-CAcreateserial",
                                    "-days", "1", "-out", dir + "/client.crt"});
-  ASSERT_EQ(sign.exit_code, 0) << sign.err;
+  EXPECT_EQ(sign.exit_code, 0) << sign.err;
   json admin = json::parse(
-      cluster().Kubectl({"config", "view", "--raw", "--minify", "-o", "json"}).out, nullptr, false);
-  std::string kubeconfig =
-      fmt::format(R"(apiVersion: v1
+      cluster.Kubectl({"config", "view", "--raw", "--minify", "-o", "json"}).out, nullptr, false);
+  std::ofstream(dir + "/kubeconfig") << fmt::format(
+      R"(apiVersion: v1
 kind: Config
 current-context: cert
 clusters:
@@ -884,20 +887,99 @@ contexts:
 - name: cert
   context: {{cluster: c, user: u}}
 )",
-                  admin["clusters"][0]["cluster"]["server"].get<std::string>(),
-                  Base64File(pki + "/ca.crt"), Base64File(dir + "/client.crt"));
-  std::ofstream(dir + "/kubeconfig") << kubeconfig;
+      admin["clusters"][0]["cluster"]["server"].get<std::string>(), Base64File(pki + "/ca.crt"),
+      Base64File(dir + "/client.crt"));
+  return dir + "/kubeconfig";
+}
 
+TEST_F(RunTest, ConnectsWithAClientCertificateAndCaData) {
+  const std::string kubeconfig =
+      ClientCertKubeconfig(cluster(), "/O=system:masters/CN=ksched-cert", "certuser");
   ASSERT_TRUE(cluster().CreateNodes(1, {.prefix = "cert-"}).ok());
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "cert"}).exit_code, 0);
   replicas_.push_back(std::make_unique<Process>(
-      std::vector<std::string>{KSCHED_BINARY, "--kubeconfig", dir + "/kubeconfig",
-                               "--leader-elect=false"},
+      std::vector<std::string>{KSCHED_BINARY, "--kubeconfig", kubeconfig, "--leader-elect=false"},
       cluster().dir() + "/ksched-cert.log"));
   Create(Pod("cert", "p", "10m"));
   ASSERT_TRUE(Eventually([&] {
     return Get({"pod", "p", "-n", "cert"})["spec"].contains("nodeName");
   }));
+}
+
+// API Priority and Fairness sheds load with 429 and Retry-After. ksched, as a user whose
+// FlowSchema leads to a priority level of a few seats that rejects what does not fit, is refused
+// often; it sends again what was refused, after the delay asked, binds every pod with its event,
+// and says so in one warning.
+TEST_F(RunTest, ThrottledByPriorityAndFairnessItStillBindsEveryPod) {
+  const std::string kubeconfig = ClientCertKubeconfig(cluster(), "/CN=ksched-throttled", "apf");
+  ASSERT_EQ(cluster()
+                .Kubectl({"create", "clusterrolebinding", "throttled",
+                          "--clusterrole=cluster-admin", "--user=ksched-throttled"})
+                .exit_code,
+            0);
+  Create({{"apiVersion", "flowcontrol.apiserver.k8s.io/v1"},
+          {"kind", "PriorityLevelConfiguration"},
+          {"metadata", {{"name", "ksched-tight"}}},
+          {"spec",
+           {{"type", "Limited"},
+            {"limited",
+             {{"nominalConcurrencyShares", 1},  // 3 seats of the 600 (shares 1 of 246)
+              {"lendablePercent", 0},
+              {"borrowingLimitPercent", 0},  // and none borrowed from idle levels
+              {"limitResponse", {{"type", "Reject"}}}}}}}});
+  json everything = {{"verbs", {"*"}},
+                     {"apiGroups", {"*"}},
+                     {"resources", {"*"}},
+                     {"namespaces", {"*"}},
+                     {"clusterScope", true}};
+  Create({{"apiVersion", "flowcontrol.apiserver.k8s.io/v1"},
+          {"kind", "FlowSchema"},
+          {"metadata", {{"name", "ksched-tight"}}},
+          {"spec",
+           {{"priorityLevelConfiguration", {{"name", "ksched-tight"}}},
+            {"matchingPrecedence", 100},
+            {"rules",
+             {{{"subjects", {{{"kind", "User"}, {"user", {{"name", "ksched-throttled"}}}}}},
+               {"resourceRules", {everything}},
+               {"nonResourceRules", {{{"verbs", {"*"}}, {"nonResourceURLs", {"*"}}}}}}}}}}});
+  ASSERT_TRUE(cluster().CreateNodes(5, {.prefix = "apf-"}).ok());
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "apf"}).exit_code, 0);
+  Process* ksched = StartKsched({"--kubeconfig", kubeconfig, "--leader-elect=false"});
+  const absl::Time start = absl::Now();
+  Create(PodList("apf", "p-", 40));
+  // Refused requests wait as long as the API server asks (it asks for more as they pile up),
+  // up to 10 times each: give them minutes.
+  int bound = 0, scheduled = 0;
+  while ((bound < 40 || scheduled < 40) && absl::Now() - start < absl::Minutes(5) &&
+         ksched->Running()) {
+    std::this_thread::sleep_for(std::chrono::seconds(1));
+    const json pods = Get({"pods", "-n", "apf"});  // Kept: the loop would outlive a temporary.
+    bound = 0;
+    for (const json& p : pods["items"]) bound += p["spec"].contains("nodeName") ? 1 : 0;
+    scheduled = 0;
+    for (const json& e : Events("apf")) scheduled += e["reason"] == "Scheduled" ? 1 : 0;
+  }
+  EXPECT_EQ(bound, 40);
+  EXPECT_EQ(scheduled, 40);
+  const int64_t minutes = absl::ToInt64Minutes(absl::Now() - start);
+  CommandResult metrics = cluster().Kubectl({"get", "--raw", "/metrics"});
+  double rejected = 0;
+  std::istringstream lines(metrics.out);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.starts_with("apiserver_flowcontrol_rejected_requests_total{") &&
+        line.find("priority_level=\"ksched-tight\"") != std::string::npos) {
+      rejected += std::stod(line.substr(line.rfind(' ') + 1));
+    }
+  }
+  EXPECT_GT(rejected, 0) << "the API server refused nothing; the test proves nothing";
+  const std::string log = ksched->Log();
+  size_t warnings = 0;
+  for (size_t at = 0;
+       (at = log.find("asked to send the request again later", at)) != std::string::npos; ++at) {
+    ++warnings;
+  }
+  EXPECT_GE(warnings, 1u);
+  EXPECT_LE(warnings, static_cast<size_t>(minutes + 1)) << "one warning a minute";
 }
 
 // --master names the API server over the kubeconfig's server, as kube-scheduler's flag does.
