@@ -682,7 +682,10 @@ int Soak::Run() {
     std::vector<double>& r = recoveries[kind];
     std::sort(r.begin(), r.end());
     by_kind[kind] = {{"count", n},
-                     {"recovery_p50_seconds", r.empty() ? json(nullptr) : json(r[r.size() / 2])},
+                     {"recovery_p50_seconds",
+                      r.empty()           ? json(nullptr)
+                      : r.size() % 2 == 1 ? json(r[r.size() / 2])
+                                          : json((r[r.size() / 2 - 1] + r[r.size() / 2]) / 2)},
                      {"recovery_max_seconds", r.empty() ? json(nullptr) : json(r.back())}};
   }
   json memory = json::array();
