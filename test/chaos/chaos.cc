@@ -23,6 +23,7 @@
 #include <mutex>
 #include <queue>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "absl/strings/str_split.h"
@@ -193,6 +194,7 @@ class Soak {
   std::vector<Replica> replicas_;
   Invariants invariants_;
   json violations_ = json::array();
+  std::set<std::string> reported_;
   int pods_created_ = 0;
   int create_failures_ = 0;
   std::atomic<bool> loading_{true}, running_{true};
@@ -214,6 +216,7 @@ json Soak::List(const std::vector<std::string>& args) {
 void Soak::AddViolations(const std::vector<Violation>& v, const std::string& when) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const Violation& x : v) {
+    if (!reported_.insert(x.kind + ": " + x.detail).second) continue;  // Seen at an earlier check.
     Log(fmt::format("VIOLATION {}: {}", x.kind, x.detail));
     violations_.push_back({{"kind", x.kind}, {"detail", x.detail}, {"when", when}});
   }
@@ -406,7 +409,8 @@ void Soak::Load() {
   }
 }
 
-// Every 5 s each replica's memory and sockets; every 30 s the node capacities.
+// Every 5 s each replica's memory and sockets; every 30 s the node capacities and the binds of
+// the audit log so far.
 void Soak::Sample() {
   absl::Time next_capacity = absl::Now() + absl::Seconds(30);
   while (running_) {
@@ -425,6 +429,12 @@ void Soak::Sample() {
       if (nodes.is_object() && pods.is_object()) {
         AddViolations(Invariants::CheckCapacity(nodes, pods), "during the run");
       }
+      std::vector<Violation> binds;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        binds = invariants_.CheckBinds();
+      }
+      AddViolations(binds, "during the run");
     }
     Sleep(absl::Seconds(5));
   }
