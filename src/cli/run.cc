@@ -307,11 +307,12 @@ absl::StatusOr<std::unique_ptr<server::Server>> StartServing(
       &authorizer);
 }
 
-// Schedules until `stopping`, and runs what upstream runs periodically meanwhile: the queue
-// flushes its backoffQ every second and its unschedulable pods every 30 seconds; client-go's
-// event broadcaster ends event series every 6 minutes and refreshes them every 30.
-void ScheduleUntilStopped(const std::atomic<bool>& stopping, scheduler::Scheduler& s,
-                          client::ApiWriter& writer) {
+// Schedules until `stopping` (or the lease is `lost`), and runs what upstream runs periodically
+// meanwhile: the queue flushes its backoffQ every second and its unschedulable pods every 30
+// seconds; client-go's event broadcaster ends event series every 6 minutes and refreshes them
+// every 30.
+void ScheduleUntilStopped(const std::atomic<bool>& stopping, const std::atomic<bool>& lost,
+                          scheduler::Scheduler& s, client::ApiWriter& writer) {
   struct Periodic {
     absl::Duration every;
     std::function<void(absl::Time)> run;
@@ -324,7 +325,7 @@ void ScheduleUntilStopped(const std::atomic<bool>& stopping, scheduler::Schedule
       {absl::Minutes(30), [&writer](absl::Time) { writer.RefreshSeries(); }},
   };
   for (Periodic& p : periodic) p.next = absl::Now() + p.every;
-  while (!stopping) {
+  while (!stopping && !lost) {
     s.ScheduleOne(absl::Milliseconds(100));
     absl::Time now = absl::Now();
     for (Periodic& p : periodic) {
@@ -367,6 +368,7 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   const std::atomic<bool>& stopping = signals.received();
 
   std::unique_ptr<client::LeaderElector> elector;
+  std::atomic<bool> lost{false};  // The lease, once held, was lost: stop scheduling.
   if (cfg->leader_election.leader_elect) {
     elector = std::make_unique<client::LeaderElector>(*connections->election, *election);
   }
@@ -422,16 +424,20 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   if (elector != nullptr && !stopping) {
     if (elector->Acquire([&] { return stopping.load(); })) {
       leading->Set(1);
-      // As kube-scheduler: a leader that lost its lease exits at once, binds in flight or not,
-      // so that two replicas never bind at the same time.
-      elector->KeepRenewing([] {
+      // As kube-scheduler, a leader that lost its lease exits; its fence already keeps binds
+      // and evictions from going out, and its loop stops. Unlike kube-scheduler, which drops
+      // them, it first gives the events of what it did up to 15 s to reach the server (the
+      // chaos soak found Scheduled events lost so after a network cut).
+      elector->KeepRenewing([&lost, &connections] {
         KLOG_ERROR("Leaderelection lost");
+        lost = true;
+        (void)connections->events->WaitIdle(absl::Seconds(15));
         std::_Exit(1);
       });
     }
   }
 
-  ScheduleUntilStopped(stopping, s, writer);
+  ScheduleUntilStopped(stopping, lost, s, writer);
 
   // Stop taking pods; let the binds in flight finish (a failed one is rolled back as usual).
   s.queue().Close();
