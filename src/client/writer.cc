@@ -248,6 +248,8 @@ absl::Status ApiWriter::UpdatePodStatus(const api::Pod& pod, const api::PodCondi
                                         const std::string* nominated_node) {
   if (HasStatus(pod, condition, nominated_node)) return absl::OkStatus();
   HttpRequest request = StatusPatchRequest(pod, condition, nominated_node);
+  request.retries = 5;
+  request.retry_delay = options_.status_retry_delay;
   std::string what = fmt::format("status of pod {}/{}", pod.metadata.namespace_, pod.metadata.name);
   {
     absl::MutexLock lock(&patches_->mu);

@@ -47,6 +47,10 @@ struct ApiWriterOptions {
   // While the API server cannot be reached, an event is sent again 11 times, each after this (to
   // 1.25 times it), as client-go's recorder does.
   absl::Duration event_retry_delay = absl::Seconds(10);
+  // While the API server cannot be reached, a status patch is sent again 5 times, each after
+  // this (to 1.25 times it): the patch is idempotent, and a pod left in the unschedulable queue
+  // may not be tried again for minutes.
+  absl::Duration status_retry_delay = absl::Seconds(5);
   // Binds and deletions (preemption's) go out only while this is OK, checked as each leaves (the
   // HttpRequest's guard): the leader election's fence (LeaderElector::Leading), so that a leader
   // whose renewals stalled, or that was stopped and resumed, writes nothing once a standby may
