@@ -728,6 +728,19 @@ int Soak::Run() {
   fs::create_directories(o_.out);
   std::ofstream(o_.out + "/report.json") << report.dump(2) << "\n";
   std::printf("%s\n", report.dump(2).c_str());
+  if (!violations_
+           .empty()) {  // The cluster's directory goes with the control plane: keep its logs.
+    const std::string kept = o_.out + "/logs";
+    fs::create_directories(kept);
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(cluster_.dir(), ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.ends_with(".log") || name.find(".log.") != std::string::npos) {
+        fs::copy_file(e.path(), kept + "/" + name, fs::copy_options::overwrite_existing, ec);
+      }
+    }
+    Log("the logs (replicas, kube-apiserver, etcd, kwok, audit) are kept in " + kept);
+  }
   Log(fmt::format("{} pods created, {} binds, {} faults, {} violations; report: {}/report.json",
                   pods_created_, invariants_.binds(), faults.size(), violations_.size(), o_.out));
   // Stop the replicas before the control plane goes (the destructor of `cluster`).
