@@ -180,7 +180,7 @@ struct HttpClient::Loop {
   // Owned by the I/O thread.
   std::multimap<absl::Time, std::unique_ptr<Transfer>> delayed;
   std::map<uint64_t, std::unique_ptr<Transfer>> running;
-  absl::BitGen rng;                                // For retries' jitter.
+  absl::BitGen rng;  // For retries' jitter.
   // What libcurl asks the loop to watch (CURLMOPT_SOCKETFUNCTION): a socket and its poll events,
   // one per connection, so that poll() looks at one socket however many transfers are in flight
   // (curl_multi_poll() hands the kernel the socket once per transfer).
@@ -211,6 +211,8 @@ struct HttpClient::Loop {
   // Sends `t` again after the delay its 429 or 5xx answer asked for, up to client-go's 10 times;
   // returns false (and leaves `t`) when the answer is final.
   bool RetryLater(std::unique_ptr<Transfer>& t);
+  // Queues `t`, with its handle, to go again at `at`, its answer and error forgotten.
+  void SendAgainAt(absl::Time at, std::unique_ptr<Transfer> t);
   void EndAll();
   // A handle set up for the server (from the pool, or new), then set up for `t`'s request.
   void Prepare(Transfer* t);
@@ -410,10 +412,8 @@ void HttpClient::Loop::ReapFinished() {
       if (RetryLater(t)) continue;
     } else if (t->request.retries > 0) {  // The same handle goes again, later.
       --t->request.retries;
-      t->response = {};
-      t->error[0] = '\0';
-      absl::Time at = absl::Now() + t->request.retry_delay * absl::Uniform(rng, 1.0, 1.25);
-      delayed.emplace(at, std::move(t));
+      const absl::Time at = absl::Now() + t->request.retry_delay * absl::Uniform(rng, 1.0, 1.25);
+      SendAgainAt(at, std::move(t));  // `at` first: the move may come before the arguments.
       continue;
     } else {
       t->response.status = 0;
@@ -451,10 +451,14 @@ bool HttpClient::Loop::RetryLater(std::unique_ptr<Transfer>& t) {
                 {"retryAfterSeconds", *seconds},
                 {"flowSchemaUID", throttled ? flow_schema->value : ""}});
   }
+  SendAgainAt(now + absl::Seconds(*seconds), std::move(t));
+  return true;
+}
+
+void HttpClient::Loop::SendAgainAt(absl::Time at, std::unique_ptr<Transfer> t) {
   t->response = {};
   t->error[0] = '\0';
-  delayed.emplace(now + absl::Seconds(*seconds), std::move(t));
-  return true;
+  delayed.emplace(at, std::move(t));
 }
 
 void HttpClient::Loop::EndAll() {
