@@ -3,7 +3,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -54,6 +56,16 @@ absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(
                                "` printed no KUBECONFIG or "
                                "KSCHED_K8S_BIN:\n" +
                                r.out + r.err);
+  }
+  std::ifstream in(cluster->kubeconfig_);
+  const std::string text(std::istreambuf_iterator<char>(in), {});
+  constexpr std::string_view kServer = "server: \"https://127.0.0.1:";
+  const size_t at = text.find(kServer);
+  if (at == std::string::npos ||
+      !absl::SimpleAtoi(text.substr(at + kServer.size(),
+                                    text.find('"', at + kServer.size()) - at - kServer.size()),
+                        &cluster->api_port_)) {
+    return absl::InternalError(cluster->kubeconfig_ + ": no server https://127.0.0.1:<port>");
   }
   return cluster;
 }

@@ -40,7 +40,8 @@ struct ControlPlaneOptions {
   // Also run kwok, a fake kubelet for the nodes of CreateNodes(): a pod bound to one becomes
   // Running, and a deleted one goes away.
   bool kwok = false;
-  // Also write an audit log, dir()/audit.log: the writes of bindings and Leases (scripts/cluster.sh).
+  // Also write an audit log, dir()/audit.log: the writes of bindings and Leases
+  // (scripts/cluster.sh).
   bool audit = false;
 };
 
@@ -63,6 +64,8 @@ class ControlPlane {
   // certificates, the logs (etcd.log, kube-apiserver.log) and the pid files.
   const std::string& kubeconfig() const { return kubeconfig_; }
   const std::string& dir() const { return dir_; }
+  // The API server's port on 127.0.0.1, as the kubeconfig names it.
+  int api_port() const { return api_port_; }
 
   // Runs `kubectl --kubeconfig <kubeconfig()> <args...>` with `input` on its standard input. The
   // kubectl is the one built with the control plane, of the same release.
@@ -85,6 +88,7 @@ class ControlPlane {
   std::string dir_;
   std::string kubeconfig_;
   std::string kubectl_;
+  int api_port_ = 0;
 };
 
 // Where `make k8s` put the control plane's binaries (kube-scheduler among them), as

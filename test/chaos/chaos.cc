@@ -35,6 +35,7 @@
 #include "src/testing/command.h"
 #include "src/testing/control_plane.h"
 #include "src/testing/ports.h"
+#include "src/testing/toxiproxy.h"
 #include "test/chaos/invariants.h"
 
 namespace ksched::chaos {
@@ -79,11 +80,6 @@ void KillChildren(int sig) {
     if (pid > 0) kill(pid, SIGKILL);
   }
   _exit(128 + sig);
-}
-
-std::string Slurp(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // The kinds of fault, in the report's words.
@@ -179,9 +175,8 @@ class Soak {
   int FindLeader();
   void Inject(Fault f, json* record);
   absl::Duration Recovery(int n);
-  // A call to toxiproxy's REST API; its answer, or null.
-  json Toxiproxy(const std::string& method, const std::string& path, const json& body,
-                 bool quiet = false);
+  // A call to toxiproxy's REST API; its answer, or null (and a line in the log).
+  json Toxiproxy(const std::string& method, const std::string& path, const json& body);
   std::vector<Violation> FinalChecks();
   json List(const std::vector<std::string>& args);
   void AddViolations(const std::vector<Violation>& v, const std::string& when);
@@ -198,10 +193,7 @@ class Soak {
   int pods_created_ = 0;
   int create_failures_ = 0;
   std::atomic<bool> loading_{true}, running_{true};
-  std::unique_ptr<Process> toxiproxy_;
-  int toxiproxy_port_ = 0;
-  int proxy_port_ = 0;
-  int api_port_ = 0;
+  std::unique_ptr<testing::Toxiproxy> toxiproxy_;
   absl::Time start_;
 };
 
@@ -222,35 +214,20 @@ void Soak::AddViolations(const std::vector<Violation>& v, const std::string& whe
   }
 }
 
-json Soak::Toxiproxy(const std::string& method, const std::string& path, const json& body,
-                     bool quiet) {
-  CommandResult r =
-      RunCommand({"curl", "-sS", "-m", "10", "-X", method, "-d", body.is_null() ? "" : body.dump(),
-                  fmt::format("http://127.0.0.1:{}{}", toxiproxy_port_, path)});
-  if (r.exit_code != 0 && !quiet) Log("toxiproxy " + method + " " + path + ": " + r.err);
-  return json::parse(r.out, nullptr, false);
+json Soak::Toxiproxy(const std::string& method, const std::string& path, const json& body) {
+  std::string err;
+  json answer = toxiproxy_->Call(method, path, body, &err);
+  if (!err.empty()) Log("toxiproxy " + method + " " + path + ": " + err);
+  return answer;
 }
 
 absl::Status Soak::StartProxy() {
-  toxiproxy_port_ = testing::FreePort();
-  proxy_port_ = testing::FreePort();
-  toxiproxy_ = std::make_unique<Process>(
-      std::vector<std::string>{testing::K8sBinDir() + "/toxiproxy-server", "-host", "127.0.0.1",
-                               "-port", std::to_string(toxiproxy_port_)},
-      cluster_.dir() + "/toxiproxy.log");
+  absl::StatusOr<std::unique_ptr<testing::Toxiproxy>> proxy =
+      testing::Toxiproxy::Start(cluster_.api_port(), cluster_.dir() + "/toxiproxy.log");
+  if (!proxy.ok()) return proxy.status();
+  toxiproxy_ = std::move(*proxy);
   Track(0, toxiproxy_->pid());
-  for (int i = 0; i < 100; ++i) {
-    json made = Toxiproxy("POST", "/proxies",
-                          {{"name", "apiserver"},
-                           {"listen", fmt::format("127.0.0.1:{}", proxy_port_)},
-                           {"upstream", fmt::format("127.0.0.1:{}", api_port_)},
-                           {"enabled", true}},
-                          /*quiet=*/true);  // Until it listens.
-    if (made.is_object() && made.value("name", "") == "apiserver") return absl::OkStatus();
-    Sleep(absl::Milliseconds(100));
-  }
-  return absl::UnavailableError("toxiproxy-server did not start; its log: " + cluster_.dir() +
-                                "/toxiproxy.log");
+  return absl::OkStatus();
 }
 
 absl::Status Soak::MakeReplica(int i) {
@@ -275,7 +252,7 @@ absl::Status Soak::MakeReplica(int i) {
       "certificate-authority: \"{}/ca.crt\"}}}}]\n"
       "users: [{{name: u, user: {{client-certificate: \"{}.crt\", client-key: \"{}.key\"}}}}]\n"
       "contexts: [{{name: c, context: {{cluster: c, user: u}}}}]\ncurrent-context: c\n",
-      proxy_port_, pki, base, base);
+      toxiproxy_->port(), pki, base, base);
   r.port = testing::FreePort();
   replicas_.push_back(std::move(r));
   return absl::OkStatus();
@@ -301,10 +278,6 @@ void Soak::StartReplica(Replica& r) {
 }
 
 absl::Status Soak::SetUp() {
-  const std::string kubeconfig = Slurp(cluster_.kubeconfig());
-  const size_t at = kubeconfig.find("https://127.0.0.1:");
-  if (at == std::string::npos) return absl::InternalError("no server in the kubeconfig");
-  api_port_ = std::stoi(kubeconfig.substr(at + 18));
   Log(fmt::format("creating {} nodes (and {} in the tight pool)", o_.nodes, kTightNodes));
   if (absl::Status st = cluster_.CreateNodes(o_.nodes); !st.ok()) return st;
   if (absl::Status st = cluster_.CreateNodes(kTightNodes, {.prefix = "tight-"}); !st.ok()) {
@@ -750,7 +723,7 @@ int Soak::Run() {
       r.process->Stop(SIGTERM);
     }
   }
-  toxiproxy_->Stop(SIGTERM);
+  toxiproxy_->Stop();
   return violations_.empty() ? 0 : 1;
 }
 
