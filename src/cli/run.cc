@@ -434,6 +434,13 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
         (void)connections->events->WaitIdle(absl::Seconds(15));
         std::_Exit(1);
       });
+      // Unlike kube-scheduler, a new leader lists the pods afresh before it schedules: a standby's
+      // watch may lag behind its predecessor's binds (a backoff after a fault, a slow link), and
+      // a node would then look emptier than it is (the chaos soak saw one overcommitted so).
+      while (!stopping && !lost && !informers.ResyncPods(absl::Seconds(30))) {
+        KLOG_WARNING("Pods not yet listed afresh since the lease was acquired; still waiting");
+      }
+      KLOG(2, "Pods listed afresh; scheduling");
     }
   }
 

@@ -36,6 +36,9 @@ class ApiSource {
   void Stop();
   bool WaitForSync(absl::Duration timeout);
   bool HasSynced();
+  // Pods listed afresh, with a consistent read (Reflector::Resync); false after `timeout`. A
+  // replica that has just become leader calls it before it schedules.
+  bool ResyncPods(absl::Duration timeout) { return pods_.Resync(timeout); }
 
  private:
   // Every reflector, in the order they start: what plugins look up first, then nodes, then pods.

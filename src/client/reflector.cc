@@ -122,6 +122,12 @@ struct StreamState {
   bool synced ABSL_GUARDED_BY(mu) = false;
   int lists ABSL_GUARDED_BY(mu) = 0;
   int watches ABSL_GUARDED_BY(mu) = 0;
+  // Resync calls so far, and how many of them a consistent list has served.
+  uint64_t resyncs_asked ABSL_GUARDED_BY(mu) = 0;
+  uint64_t resyncs_done ABSL_GUARDED_BY(mu) = 0;
+  bool ResyncPending() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
+    return resyncs_done < resyncs_asked;
+  }
 };
 
 template <typename T>
@@ -140,12 +146,14 @@ struct Reflector<T>::Impl {
   Impl(HttpClient& h, ReflectorOptions o, ReflectorHandlers<T> hs)
       : http(h), options(std::move(o)), handlers(std::move(hs)) {}
 
-  std::string Query(bool watch) {
+  // A list is served from the API server's watch cache (resourceVersion=0), as client-go's first
+  // list is, unless `consistent`: then from etcd, as it is now.
+  std::string Query(bool watch, bool consistent = false) {
     std::string q = options.path + "?";
     if (!options.field_selector.empty()) {
       q += "fieldSelector=" + Escape(options.field_selector) + "&";
     }
-    if (!watch) return q + "resourceVersion=0";
+    if (!watch) return consistent ? q.substr(0, q.size() - 1) : q + "resourceVersion=0";
     double factor = absl::Uniform(rng, 1.0, 2.0);
     int64_t timeout =
         static_cast<int64_t>(absl::ToDoubleSeconds(options.min_watch_timeout) * factor);
@@ -188,9 +196,16 @@ struct Reflector<T>::Impl {
     if (handlers.on_update) handlers.on_update(std::move(old), std::move(obj));
   }
 
-  // Lists, and hands on the differences from the copy. False on an error (already reported).
+  // Lists, and hands on the differences from the copy; consistently when a Resync asks for it.
   absl::Status List() {
-    HttpResponse r = http.Call({.path = Query(false), .timeout = absl::Minutes(1)});
+    uint64_t resyncs;
+    bool consistent;
+    {
+      absl::MutexLock lock(&state->mu);
+      resyncs = state->resyncs_asked;
+      consistent = state->ResyncPending();
+    }
+    HttpResponse r = http.Call({.path = Query(false, consistent), .timeout = absl::Minutes(1)});
     if (!r.ok()) return r.ToStatus();
     absl::flat_hash_map<std::string, bool> seen;
     absl::StatusOr<std::string> version =
@@ -213,6 +228,7 @@ struct Reflector<T>::Impl {
     absl::MutexLock lock(&state->mu);
     state->synced = true;
     ++state->lists;
+    state->resyncs_done = std::max(state->resyncs_done, resyncs);
     return absl::OkStatus();
   }
 
@@ -290,7 +306,8 @@ struct Reflector<T>::Impl {
         const uint64_t received = s->received;
         if (!s->mu.AwaitWithTimeout(absl::Condition(
                                         +[](StreamState* st) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                                          return st->stopping || st->done || !st->lines.empty();
+                                          return st->stopping || st->done || !st->lines.empty() ||
+                                                 st->ResyncPending();
                                         },
                                         s.get()),
                                     options.watch_idle_timeout)) {
@@ -302,6 +319,10 @@ struct Reflector<T>::Impl {
           break;
         }
         if (s->stopping) break;
+        if (s->ResyncPending()) {
+          stream->Cancel();
+          return true;
+        }
         lines.swap(s->lines);
         done = s->done;
         if (done) result = s->result;
@@ -323,15 +344,25 @@ struct Reflector<T>::Impl {
     return gone;
   }
 
-  // Sleeps up to `d`, or until Stop. Returns false when stopping.
+  // Sleeps up to `d`, or until Stop or a new Resync. Returns false when stopping.
   bool Sleep(absl::Duration d) {
     absl::MutexLock lock(&state->mu);
-    StreamState* st = state.get();
-    state->mu.AwaitWithTimeout(
-        absl::Condition(
-            +[](StreamState* x) ABSL_NO_THREAD_SAFETY_ANALYSIS { return x->stopping; }, st),
-        d);
+    struct Wake {
+      StreamState* st;
+      uint64_t asked;
+    } wake{state.get(), state->resyncs_asked};
+    state->mu.AwaitWithTimeout(absl::Condition(
+                                   +[](Wake* w) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                     return w->st->stopping || w->st->resyncs_asked != w->asked;
+                                   },
+                                   &wake),
+                               d);
     return !state->stopping;
+  }
+
+  bool ResyncPending() {
+    absl::MutexLock lock(&state->mu);
+    return state->ResyncPending();
   }
 
   // Marks the first list done; false if it already was.
@@ -354,7 +385,7 @@ struct Reflector<T>::Impl {
       return Sleep(d);
     };
     while (!Stopping()) {
-      if (need_list) {
+      if (need_list || ResyncPending()) {
         if (absl::Status st = List(); !st.ok()) {
           if (!options.optional || !absl::IsPermissionDenied(st)) {
             KLOG_WARNING("Failed to list", {"resource", options.path},
@@ -370,7 +401,9 @@ struct Reflector<T>::Impl {
       }
       bool error = false;
       need_list = Watch(&error);
-      if (need_list) {
+      if (need_list && ResyncPending()) {
+        KLOG(2, "Listing again, as asked", {"resource", options.path});
+      } else if (need_list) {
         KLOG(2, "Watch ended: the resourceVersion expired; listing again",
              {"resource", options.path});
       } else if (error) {
@@ -422,6 +455,23 @@ template <typename T>
 bool Reflector<T>::HasSynced() {
   absl::MutexLock lock(&impl_->state->mu);
   return impl_->state->synced;
+}
+
+template <typename T>
+bool Reflector<T>::Resync(absl::Duration timeout) {
+  StreamState* st = impl_->state.get();
+  absl::MutexLock lock(&st->mu);
+  struct Done {
+    StreamState* st;
+    uint64_t ticket;
+  } done{st, ++st->resyncs_asked};
+  st->mu.AwaitWithTimeout(absl::Condition(
+                              +[](Done* d) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                return d->st->stopping || d->st->resyncs_done >= d->ticket;
+                              },
+                              &done),
+                          timeout);
+  return st->resyncs_done >= done.ticket;
 }
 
 template <typename T>

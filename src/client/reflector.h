@@ -4,7 +4,8 @@
 // It lists, then watches from the list's resourceVersion with bookmarks. When the watch ends it
 // watches again from the last resourceVersion it saw; when that version has expired (410 Gone) it
 // lists again and hands on only the differences from its copy, so that no change is lost and none
-// is applied twice. Errors are retried with exponential backoff and jitter (0.8 s to 30 s).
+// is applied twice; Resync does the same on demand. Errors are retried with exponential backoff and
+// jitter (0.8 s to 30 s).
 //
 //   Reflector<api::Pod> pods(http, {.path = "/api/v1/pods"}, handlers);
 //   pods.Start();
@@ -65,6 +66,12 @@ class Reflector {
   // Whether the first list has been handed to the handlers; waits up to `timeout` for it.
   bool WaitForSync(absl::Duration timeout);
   bool HasSynced();
+  // Lists again now, with a consistent read (from etcd, not the API server's watch cache), ends
+  // any watch or backoff under way, hands on the differences from the copy and watches on from
+  // there; returns once that list is handed on, or false after `timeout` or on Stop. A new leader
+  // calls it so that it schedules from what its predecessor did, not from a watch that may lag
+  // (the chaos soak found one that did, and a node overcommitted).
+  bool Resync(absl::Duration timeout);
   // The number of lists (the first included) and of watches opened so far, for tests.
   int lists();
   int watches();

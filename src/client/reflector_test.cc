@@ -61,6 +61,8 @@ class FakeApiServer {
         watches_.pop_front();
         return;
       }
+      list_versions_.push_back(
+          req.has_param("resourceVersion") ? req.get_param_value("resourceVersion") : "(none)");
       res.set_content(lists_.empty() ? List("1", {}) : lists_.front(), "application/json");
       if (!lists_.empty()) lists_.pop_front();
     });
@@ -135,6 +137,11 @@ class FakeApiServer {
     std::lock_guard<std::mutex> lock(mu_);
     return watch_versions_;
   }
+  // The resourceVersion each pod list asked for; "(none)" for a consistent read.
+  std::vector<std::string> list_versions() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return list_versions_;
+  }
 
  private:
   httplib::Server server_;
@@ -144,7 +151,7 @@ class FakeApiServer {
   std::deque<std::string> lists_, watches_;
   std::map<std::string, std::string> items_;
   std::set<std::string> forbidden_;
-  std::vector<std::string> watch_versions_;
+  std::vector<std::string> watch_versions_, list_versions_;
   std::atomic<bool> stopping_{false};
 };
 
@@ -221,6 +228,27 @@ TEST(ReflectorTest, AWatchThatEndsIsResumedFromTheLastVersionSeen) {
   EXPECT_EQ(server.watch_versions(), (std::vector<std::string>{"5", "9"}));
   EXPECT_EQ(reflector.lists(), 1);
   EXPECT_EQ(rec.Seen(), std::vector<std::string>{"add a"});
+}
+
+// A new leader's resync: while its watch says nothing (it lags), a consistent list shows what
+// the old leader did, and Resync returns only once that is handed on.
+TEST(ReflectorTest, AResyncListsFromEtcdWhileTheWatchLagsAndReturnsOnceHandedOn) {
+  FakeApiServer server;
+  server.AddList(List("5", {PodJson("a", "1")}));
+  server.AddWatch(FakeApiServer::kSilentWatch);
+  server.AddList(List("9", {PodJson("a", "7"), PodJson("b", "8")}));
+  PodReflector pods(server);
+  ASSERT_TRUE(pods.reflector.WaitForSync(absl::Seconds(5)));
+  ASSERT_TRUE(WaitFor([&] { return server.watch_versions().size() == 1; }));
+  EXPECT_EQ(pods.rec.Seen(), std::vector<std::string>{"add a"});
+
+  EXPECT_TRUE(pods.reflector.Resync(absl::Seconds(5)));
+  EXPECT_EQ(pods.rec.Seen(), (std::vector<std::string>{"add a", "update a", "add b"}));
+  EXPECT_EQ(server.list_versions(), (std::vector<std::string>{"0", "(none)"}));
+  ASSERT_TRUE(WaitFor([&] { return server.watch_versions().size() == 2; }));
+  EXPECT_EQ(server.watch_versions(), (std::vector<std::string>{"5", "9"}));
+  pods.reflector.Stop();
+  EXPECT_FALSE(pods.reflector.Resync(absl::Seconds(1))) << "a stopped reflector lists nothing";
 }
 
 TEST(ReflectorTest, AnUndecodableObjectIsReportedAndSkipped) {

@@ -12,10 +12,13 @@
 #include <sstream>
 #include <thread>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "src/testing/control_plane.h"
 #include "src/testing/ports.h"
+#include "src/testing/toxiproxy.h"
 
 namespace ksched::testing {
 namespace {
@@ -739,6 +742,78 @@ TEST_F(RunTest, TwoReplicasNeverBindTwiceAndTheStandbyTakesOverFromAKilledLeader
   ASSERT_EQ(standby->Stop(SIGTERM), 0) << standby->Log();
   lease = Get({"lease", "le-test", "-n", "kube-system"});
   EXPECT_FALSE(lease["spec"].contains("holderIdentity")) << lease.dump();
+}
+
+// A standby whose watch lags (its link to the API server is slow) becomes leader just after its
+// predecessor filled a node. It must not schedule from what it last saw, where the node was
+// empty: it lists the pods afresh first. (The chaos soak found a node overcommitted so.)
+TEST_F(RunTest, ANewLeaderWhoseWatchLagsListsAfreshBeforeItSchedules) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "resync"}).exit_code, 0);
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "resync-noise"}).exit_code, 0);
+  Create(Node("resync-node", "1"));
+  // The lease is held by a predecessor that the standby cannot see die: it lasts an hour.
+  Create({{"apiVersion", "coordination.k8s.io/v1"},
+          {"kind", "Lease"},
+          {"metadata", {{"name", "resync-test"}, {"namespace", "kube-system"}}},
+          {"spec",
+           {{"holderIdentity", "predecessor"},
+            {"leaseDurationSeconds", 3600},
+            {"renewTime",
+             absl::FormatTime("%Y-%m-%dT%H:%M:%E6SZ", absl::Now(), absl::UTCTimeZone())}}}});
+  absl::StatusOr<std::unique_ptr<Toxiproxy>> proxy =
+      Toxiproxy::Start(cluster().api_port(), cluster().dir() + "/toxiproxy-resync.log");
+  ASSERT_TRUE(proxy.ok()) << proxy.status();
+  Process* standby =
+      StartKsched({"--master", fmt::format("https://127.0.0.1:{}", (*proxy)->port()),
+                   "--leader-elect-resource-name=resync-test", "--leader-elect-lease-duration=4s",
+                   "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s",
+                   "--authorization-always-allow-paths=/metrics"});
+  // The standby knows the node, empty, and the pod waiting for it.
+  Create(Pod("resync", "waiting", "1"));
+  ASSERT_TRUE(Eventually([&] {
+    httplib::Result r = Serve("/metrics");
+    return r && Sample(r->body, R"(scheduler_pending_pods{queue="active"})") == 1;
+  }));
+
+  // Its link slows to 8 KB/s, and 240 KB of other pods' changes queue on its watch.
+  ASSERT_TRUE((*proxy)
+                  ->Call("POST", "/proxies/apiserver/toxics",
+                         {{"name", "slow"},
+                          {"type", "bandwidth"},
+                          {"stream", "downstream"},
+                          {"attributes", {{"rate", 8}}}})
+                  .is_object());
+  json noise = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
+  for (int i = 0; i < 24; ++i) {
+    json pod = Pod("resync-noise", fmt::format("noise-{}", i), "10m", "nobody");
+    pod["metadata"]["annotations"] = {{"padding", std::string(10000, 'x')}};
+    noise["items"].push_back(pod);
+  }
+  Create(noise);
+  // The predecessor fills the node, then gives the lease up.
+  json filler = Pod("resync", "filler", "1", "predecessor");
+  filler["spec"]["nodeName"] = "resync-node";
+  Create(filler);
+  ASSERT_EQ(cluster()
+                .Kubectl({"patch", "lease", "resync-test", "-n", "kube-system", "--type=merge",
+                          "-p", R"({"spec":{"holderIdentity":null}})"})
+                .exit_code,
+            0);
+  ASSERT_TRUE(Eventually(
+      [&] { return standby->Log().find("Successfully acquired lease") != std::string::npos; }));
+  for (int i = 0; i < 30; ++i) {  // 6 s as leader on the slow link.
+    ASSERT_FALSE(Get({"pod", "waiting", "-n", "resync"})["spec"].contains("nodeName"))
+        << "bound to a node it saw empty, which the filler fills";
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  (*proxy)->Call("DELETE", "/proxies/apiserver/toxics/slow", nullptr);
+
+  json cond = PodScheduledCondition("resync", "waiting");
+  ASSERT_TRUE(cond.is_object());
+  EXPECT_EQ(cond["status"], "False");
+  EXPECT_EQ(cond["reason"], "Unschedulable");
+  EXPECT_FALSE(Get({"pod", "waiting", "-n", "resync"})["spec"].contains("nodeName"));
+  EXPECT_NE(standby->Log().find("Pods listed afresh"), std::string::npos);
 }
 
 TEST_F(RunTest, RecoversWhenTheApiServerRestartsAndBindsEveryPod) {
