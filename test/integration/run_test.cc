@@ -763,13 +763,17 @@ TEST_F(RunTest, ANewLeaderWhoseWatchLagsListsAfreshBeforeItSchedules) {
   absl::StatusOr<std::unique_ptr<Toxiproxy>> proxy =
       Toxiproxy::Start(cluster().api_port(), cluster().dir() + "/toxiproxy-resync.log");
   ASSERT_TRUE(proxy.ok()) << proxy.status();
+  // A profile of its own, so that only this test's pod waits for it.
   Process* standby =
-      StartKsched({"--master", fmt::format("https://127.0.0.1:{}", (*proxy)->port()),
+      StartKsched({"--config", ProfileConfig("resync-scheduler"), "--leader-elect=true", "--master",
+                   fmt::format("https://127.0.0.1:{}", (*proxy)->port()),
                    "--leader-elect-resource-name=resync-test", "--leader-elect-lease-duration=4s",
                    "--leader-elect-renew-deadline=3s", "--leader-elect-retry-period=1s",
                    "--authorization-always-allow-paths=/metrics"});
-  // The standby knows the node, empty, and the pod waiting for it.
-  Create(Pod("resync", "waiting", "1"));
+  // The standby knows the node, empty, and the pod waiting for it, which fits there only.
+  json waiting = Pod("resync", "waiting", "1", "resync-scheduler");
+  waiting["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "resync-node"}};
+  Create(waiting);
   ASSERT_TRUE(Eventually([&] {
     httplib::Result r = Serve("/metrics");
     return r && Sample(r->body, R"(scheduler_pending_pods{queue="active"})") == 1;
