@@ -11,5 +11,6 @@ foreach(dependency absl simdjson yaml-cpp nlohmann_json TBB fmt spdlog CLI11 CUR
   find_dependency(${dependency})
 endforeach()
 pkg_check_modules(MHD REQUIRED IMPORTED_TARGET libmicrohttpd gnutls)
+pkg_check_modules(NGHTTP2 REQUIRED IMPORTED_TARGET libnghttp2)
 include(${CMAKE_CURRENT_LIST_DIR}/kschedTargets.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/ksched_scheduler.cmake)

@@ -7,7 +7,7 @@ packages=(
   cmake ninja-build g++ make pkg-config ccache
   libsimdjson-dev libyaml-cpp-dev nlohmann-json3-dev libabsl-dev libtbb-dev
   libspdlog-dev libfmt-dev libcli11-dev libcurl4-openssl-dev libcpp-httplib-dev libssl-dev
-  libmicrohttpd-dev
+  libmicrohttpd-dev libnghttp2-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   clang libclang-rt-14-dev clang-format clang-tidy
   openssl curl iproute2  # scripts/cluster.sh: certificates, readiness, free ports

@@ -23,6 +23,7 @@
 #include "nlohmann/json.hpp"
 #include "src/base/log.h"
 #include "src/base/strings.h"
+#include "src/client/h2.h"
 
 namespace ksched::client {
 
@@ -122,35 +123,46 @@ struct Transfer {
   absl::Time not_before;
   CURL* easy = nullptr;           // From the I/O thread's pool, once the transfer starts.
   curl_slist* headers = nullptr;  // libcurl keeps a pointer to the list.
+  // On the HTTP/2 transport instead: the connection and stream, while the stream is open.
+  H2Connection* conn = nullptr;
+  int32_t stream = 0;
   HttpResponse response;
   char error[CURL_ERROR_SIZE] = {};
-  int server_retries = 0;  // Answers that asked for a retry (Retry-After), so far.
+  std::string retry_after, flow_schema;  // The answer's headers the client acts on.
+  int server_retries = 0;                // Answers that asked for a retry (Retry-After), so far.
+
+  // A piece of the body: to the stream's handler while the answer is a success; an error body
+  // is kept whole.
+  void Received(std::string_view data) {
+    if (on_data && response.status >= 200 && response.status < 300) {
+      on_data(data);
+    } else {
+      response.body.append(data);
+    }
+  }
 };
 
 size_t OnWrite(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t len = size * n;
-  long code = 0;
-  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &code);
-  // A stream hands its body on only while the answer is a success; an error body is kept whole.
-  if (t->on_data && code >= 200 && code < 300) {
-    t->on_data(std::string_view(data, len));
-  } else {
-    t->response.body.append(data, len);
-  }
+  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
+  t->Received(std::string_view(data, len));
   return len;
+}
+
+// A response header of a libcurl transfer, or "".
+std::string CurlHeader(CURL* easy, const char* name) {
+  curl_header* h = nullptr;
+  return curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &h) == CURLHE_OK ? h->value : "";
 }
 
 // The seconds a 429 or 5xx answer asks the client to wait before sending the request again (its
 // Retry-After header, in seconds), as client-go's checkWait reads it; nothing for other answers.
 std::optional<int> RetryAfter(Transfer& t) {
   if (t.response.status != 429 && t.response.status < 500) return std::nullopt;
-  curl_header* h = nullptr;
-  if (curl_easy_header(t.easy, "Retry-After", 0, CURLH_HEADER, -1, &h) != CURLHE_OK) {
-    return std::nullopt;
-  }
+  if (t.retry_after.empty()) return std::nullopt;
   int seconds = 0;
-  const std::string_view v = h->value;
+  const std::string_view v = t.retry_after;
   if (std::from_chars(v.data(), v.data() + v.size(), seconds).ec != std::errc()) {
     return std::nullopt;
   }
@@ -186,6 +198,17 @@ struct HttpClient::Loop {
   // (curl_multi_poll() hands the kernel the socket once per transfer).
   std::map<curl_socket_t, short> sockets;
   absl::Time curl_due = absl::InfiniteFuture();  // CURLMOPT_TIMERFUNCTION's deadline.
+  // The HTTP/2 transport (https:// servers that speak HTTP/2, unless KSCHED_HTTP_TRANSPORT=curl):
+  // the connection new requests go on, last, and those still draining after a GOAWAY.
+  bool use_h2 = false;
+  std::vector<std::unique_ptr<H2Connection>> conns;
+  struct Closed {
+    uint64_t id;
+    std::string error;
+    bool refused;
+  };
+  std::vector<Closed> closed;                        // Streams ended, to be reaped.
+  std::multimap<absl::Time, uint64_t> h2_deadlines;  // Requests' timeouts, by transfer id.
 
   explicit Loop(const RestConfig& c)
       : bucket(c.qps, c.burst), token(c.token, c.token_file), config(c) {}
@@ -219,6 +242,14 @@ struct HttpClient::Loop {
   // Gives the transfer's handle back to the pool and runs its callback.
   void Finish(std::unique_ptr<Transfer> t);
   void FinishWithError(std::unique_ptr<Transfer> t, std::string why);
+  // Starts `t` on the HTTP/2 connection, opening one if none takes requests.
+  void StartH2(std::unique_ptr<Transfer> t);
+  // Ends the transfers whose streams closed, and the requests past their timeout; drops the
+  // connections that are done.
+  void ReapH2();
+  // What a transfer whose answer came (`error` empty) or did not ends as: sent again (a
+  // Retry-After, a retry) or finished.
+  void Complete(std::unique_ptr<Transfer> t, const std::string& error);
   static int OnSocket(CURL* easy, curl_socket_t s, int what, void* loop, void* socket_data);
   static int OnTimer(CURLM* multi, long timeout_ms, void* loop);
 };
@@ -334,17 +365,25 @@ void HttpClient::Loop::Run() {
     }
     absl::Time until = std::min(curl_due, absl::Now() + absl::Seconds(1));
     if (!delayed.empty()) until = std::min(until, delayed.begin()->first);
+    if (!h2_deadlines.empty()) until = std::min(until, h2_deadlines.begin()->first);
     fds.assign(1, {.fd = wake_fd, .events = POLLIN, .revents = 0});
+    for (const auto& c : conns) fds.push_back({.fd = c->fd(), .events = c->events(), .revents = 0});
+    const size_t first_curl = fds.size();
     for (const auto& [fd, events] : sockets)
       fds.push_back({.fd = fd, .events = events, .revents = 0});
     const int64_t wait_ms = std::clamp<int64_t>(
         absl::ToInt64Milliseconds(absl::Ceil(until - absl::Now(), absl::Milliseconds(1))), 0, 1000);
-    if (poll(fds.data(), fds.size(), static_cast<int>(wait_ms)) <= 0) continue;
-    if (fds[0].revents != 0) {
+    const int ready = poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
+    if (ready > 0 && fds[0].revents != 0) {
       uint64_t count = 0;
       (void)!read(wake_fd, &count, sizeof count);
     }
-    for (size_t i = 1; i < fds.size(); ++i) {
+    for (size_t i = 1; ready > 0 && i < first_curl; ++i) {
+      if (fds[i].revents != 0) conns[i - 1]->Process(fds[i].revents);
+    }
+    ReapH2();
+    if (ready <= 0) continue;
+    for (size_t i = first_curl; i < fds.size(); ++i) {
       const short r = fds[i].revents;
       if (r == 0) continue;
       const int mask = ((r & POLLIN) != 0 ? CURL_CSELECT_IN : 0) |
@@ -379,16 +418,129 @@ void HttpClient::Loop::StartDue() {
         continue;
       }
     }
+    if (use_h2) {
+      StartH2(std::move(t));
+      continue;
+    }
     if (t->easy == nullptr) Prepare(t.get());  // A retry keeps its handle.
     curl_multi_add_handle(multi, t->easy);
     running.emplace(t->id, std::move(t));
   }
 }
 
+void HttpClient::Loop::StartH2(std::unique_ptr<Transfer> t) {
+  const HttpRequest& r = t->request;
+  H2Request req{.method = r.method, .path = r.path, .body = r.body};
+  req.headers = {{"accept", "application/json"}, {"user-agent", config.user_agent}};
+  if (r.method != "GET") req.headers.emplace_back("content-type", r.content_type);
+  if (std::string token = this->token.Get(); !token.empty()) {
+    req.headers.emplace_back("authorization", "Bearer " + token);
+  }
+  for (int attempt = 0; attempt < 2 && t->stream == 0; ++attempt) {
+    if (conns.empty() || !conns.back()->Usable()) {
+      absl::StatusOr<std::unique_ptr<H2Connection>> c = H2Connection::Open(
+          config,
+          {.on_header =
+               [](void* user, std::string_view name, std::string_view value) {
+                 auto* x = static_cast<Transfer*>(user);
+                 if (name == ":status") {
+                   (void)std::from_chars(value.data(), value.data() + value.size(),
+                                         x->response.status);
+                 } else if (name == "retry-after") {
+                   x->retry_after = value;
+                 } else if (name == "x-kubernetes-pf-flowschema-uid") {
+                   x->flow_schema = value;
+                 }
+               },
+           .on_data = [](void* user,
+                         std::string_view data) { static_cast<Transfer*>(user)->Received(data); },
+           .on_close =
+               [this](void* user, const std::string& error, bool refused) {
+                 closed.push_back({static_cast<Transfer*>(user)->id, error, refused});
+               }});
+      if (!c.ok()) {
+        running.emplace(t->id, std::move(t));
+        auto& x = running.rbegin()->second;
+        closed.push_back({x->id, std::string(c.status().message()), false});
+        return;
+      }
+      conns.push_back(std::move(*c));
+    }
+    t->conn = conns.back().get();
+    t->stream = t->conn->Submit(req, t.get());
+  }
+  if (r.timeout > absl::ZeroDuration()) h2_deadlines.emplace(absl::Now() + r.timeout, t->id);
+  const uint64_t id = t->id;
+  const bool started = t->stream != 0;
+  running.emplace(id, std::move(t));
+  if (!started) {
+    closed.push_back(
+        {id, conns.back()->Dead() ? conns.back()->error() : "no HTTP/2 connection takes requests",
+         false});
+  }
+}
+
+void HttpClient::Loop::ReapH2() {
+  const absl::Time now = absl::Now();
+  for (auto& c : conns) c->Tick(now);
+  while (!h2_deadlines.empty() && h2_deadlines.begin()->first <= now) {
+    const uint64_t id = h2_deadlines.begin()->second;
+    h2_deadlines.erase(h2_deadlines.begin());
+    auto it = running.find(id);
+    if (it == running.end() || it->second->conn == nullptr) continue;
+    Transfer& t = *it->second;
+    t.conn->Reset(t.stream);
+    closed.push_back({id,
+                      fmt::format("Operation timed out after {} milliseconds",
+                                  absl::ToInt64Milliseconds(t.request.timeout)),
+                      false});
+  }
+  std::vector<Closed> ended;
+  ended.swap(closed);
+  for (Closed& c : ended) {
+    auto it = running.find(c.id);
+    if (it == running.end()) continue;
+    std::unique_ptr<Transfer> t = std::move(running.extract(it).mapped());
+    const bool refused_h2 = t->conn != nullptr && t->conn->refused_h2();
+    if (refused_h2) use_h2 = false;  // The server speaks HTTP/1.1 only: libcurl from now on.
+    t->conn = nullptr;
+    t->stream = 0;
+    if (c.refused) {  // Never processed by the server: send it again at once.
+      SendAgainAt(absl::Now(), std::move(t));
+      continue;
+    }
+    Complete(std::move(t), c.error);
+  }
+  std::erase_if(conns, [&](const std::unique_ptr<H2Connection>& c) {
+    return c->open_streams() == 0 && (c->Dead() || (!c->Usable() && c != conns.back()));
+  });
+}
+
+void HttpClient::Loop::Complete(std::unique_ptr<Transfer> t, const std::string& error) {
+  if (error.empty()) {
+    if (RetryLater(t)) return;
+  } else if (t->request.retries > 0) {  // Sent again, later.
+    --t->request.retries;
+    const absl::Time at = absl::Now() + t->request.retry_delay * absl::Uniform(rng, 1.0, 1.25);
+    SendAgainAt(at, std::move(t));  // `at` first: the move may come before the arguments.
+    return;
+  } else {
+    t->response.status = 0;
+    t->response.transport_error =
+        fmt::format("{} {}: {}", t->request.method, url_prefix + t->request.path, error);
+  }
+  Finish(std::move(t));
+}
+
 void HttpClient::Loop::EndCancelled(const std::vector<uint64_t>& cancels) {
   for (uint64_t id : cancels) {
     if (auto it = running.find(id); it != running.end()) {
-      curl_multi_remove_handle(multi, it->second->easy);
+      Transfer& t = *it->second;
+      if (t.conn != nullptr) {
+        t.conn->Reset(t.stream);
+      } else if (t.easy != nullptr) {
+        curl_multi_remove_handle(multi, t.easy);
+      }
       FinishWithError(std::move(running.extract(it).mapped()), "cancelled");
       continue;
     }
@@ -407,21 +559,15 @@ void HttpClient::Loop::ReapFinished() {
     CURLcode result = msg->data.result;
     curl_multi_remove_handle(multi, msg->easy_handle);
     std::unique_ptr<Transfer> t = std::move(running.extract(raw->id).mapped());
+    std::string error;
     if (result == CURLE_OK) {
       curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
-      if (RetryLater(t)) continue;
-    } else if (t->request.retries > 0) {  // The same handle goes again, later.
-      --t->request.retries;
-      const absl::Time at = absl::Now() + t->request.retry_delay * absl::Uniform(rng, 1.0, 1.25);
-      SendAgainAt(at, std::move(t));  // `at` first: the move may come before the arguments.
-      continue;
+      t->retry_after = CurlHeader(t->easy, "Retry-After");
+      t->flow_schema = CurlHeader(t->easy, "X-Kubernetes-PF-FlowSchema-UID");
     } else {
-      t->response.status = 0;
-      t->response.transport_error =
-          fmt::format("{} {}: {}", t->request.method, url_prefix + t->request.path,
-                      t->error[0] != '\0' ? t->error : curl_easy_strerror(result));
+      error = t->error[0] != '\0' ? t->error : curl_easy_strerror(result);
     }
-    Finish(std::move(t));
+    Complete(std::move(t), error);  // A retry keeps the handle.
   }
 }
 
@@ -438,10 +584,6 @@ bool HttpClient::Loop::RetryLater(std::unique_ptr<Transfer>& t) {
   const bool warn = absl::ToUnixSeconds(now) - last >= 60 &&
                     warned_unix_seconds.compare_exchange_strong(last, absl::ToUnixSeconds(now));
   if (warn || log::Enabled(4)) {
-    curl_header* flow_schema = nullptr;
-    const bool throttled =
-        t->response.status == 429 && curl_easy_header(t->easy, "X-Kubernetes-PF-FlowSchema-UID", 0,
-                                                      CURLH_HEADER, -1, &flow_schema) == CURLHE_OK;
     log::Write(warn ? 'W' : 'I', warn ? 0 : 4, __FILE__, __LINE__,
                "The API server asked to send the request again later",
                {{"verb", t->request.method},
@@ -449,7 +591,7 @@ bool HttpClient::Loop::RetryLater(std::unique_ptr<Transfer>& t) {
                 {"code", static_cast<int64_t>(t->response.status)},
                 {"retries", t->server_retries},
                 {"retryAfterSeconds", *seconds},
-                {"flowSchemaUID", throttled ? flow_schema->value : ""}});
+                {"flowSchemaUID", t->response.status == 429 ? t->flow_schema : ""}});
   }
   SendAgainAt(now + absl::Seconds(*seconds), std::move(t));
   return true;
@@ -458,13 +600,19 @@ bool HttpClient::Loop::RetryLater(std::unique_ptr<Transfer>& t) {
 void HttpClient::Loop::SendAgainAt(absl::Time at, std::unique_ptr<Transfer> t) {
   t->response = {};
   t->error[0] = '\0';
+  t->retry_after.clear();
+  t->flow_schema.clear();
   delayed.emplace(at, std::move(t));
 }
 
 void HttpClient::Loop::EndAll() {
   std::vector<std::unique_ptr<Transfer>> rest;
   for (auto& [id, t] : running) {
-    curl_multi_remove_handle(multi, t->easy);
+    if (t->conn != nullptr) {
+      t->conn->Reset(t->stream);
+    } else if (t->easy != nullptr) {
+      curl_multi_remove_handle(multi, t->easy);
+    }
     rest.push_back(std::move(t));
   }
   for (auto& [at, t] : delayed) rest.push_back(std::move(t));
@@ -508,6 +656,16 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   }
   if (loop->wake_fd < 0)
     return absl::InternalError("eventfd: cannot make the I/O thread's wake-up");
+  // ksched's own HTTP/2 transport for https:// servers, unless asked for libcurl, or a proxy is
+  // configured (libcurl follows the *_proxy variables, as client-go does; the transport does not).
+  const char* transport = std::getenv("KSCHED_HTTP_TRANSPORT");
+  bool proxy = false;
+  for (const char* var : {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {
+    const char* v = std::getenv(var);
+    proxy = proxy || (v != nullptr && *v != '\0');
+  }
+  loop->use_h2 = config.server.starts_with("https://") && !proxy &&
+                 (transport == nullptr || std::string_view(transport) != "curl");
   loop->multi = curl_multi_init();
   curl_multi_setopt(loop->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
   Loop* l = loop.get();

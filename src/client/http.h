@@ -1,6 +1,9 @@
-// HttpClient: the transport to kube-apiserver, on libcurl's multi interface. One I/O thread drives
-// every transfer, so that many requests (binds, events, status patches) and the watch streams share
-// one HTTP/2 connection when the server offers HTTP/2, as client-go shares one.
+// HttpClient: the transport to kube-apiserver. One I/O thread drives every transfer, so that many
+// requests (binds, events, status patches) and the watch streams share one HTTP/2 connection, as
+// client-go shares one. To an https:// server that speaks HTTP/2 the transfers go on ksched's own
+// transport (src/client/h2.h: nghttp2 and OpenSSL, with client-go's PING health check); to others,
+// and with KSCHED_HTTP_TRANSPORT=curl or an https_proxy/all_proxy variable set, on libcurl's multi
+// interface.
 //
 //   auto http = HttpClient::Create(rest_config);
 //   HttpResponse r = (*http)->Call({.method = "GET", .path = "/api/v1/nodes"});
