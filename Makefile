@@ -25,10 +25,8 @@ fuzz-build: deps
 k8s:
 	@scripts/k8s/build.sh >/dev/null
 
-# The chaos label is left out: its 7-minute soak has found a violation not yet fixed (README,
-# "Reliability"); `make chaos-short` runs it.
 test: build fuzz-build k8s
-	@cd $(BUILD_DIR) && ctest --output-on-failure -j2 -LE chaos
+	@cd $(BUILD_DIR) && ctest --output-on-failure -j2
 
 chaos-short: build k8s
 	@cd $(BUILD_DIR) && ctest --output-on-failure -L chaos
