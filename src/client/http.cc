@@ -126,6 +126,7 @@ struct Transfer {
   // On the HTTP/2 transport instead: the connection and stream, while the stream is open.
   H2Connection* conn = nullptr;
   int32_t stream = 0;
+  std::optional<std::multimap<absl::Time, uint64_t>::iterator> deadline;  // In h2_deadlines.
   HttpResponse response;
   char error[CURL_ERROR_SIZE] = {};
   std::string retry_after, flow_schema;  // The answer's headers the client acts on.
@@ -250,6 +251,9 @@ struct HttpClient::Loop {
   // What a transfer whose answer came (`error` empty) or did not ends as: sent again (a
   // Retry-After, a retry) or finished.
   void Complete(std::unique_ptr<Transfer> t, const std::string& error);
+  void ForgetDeadline(Transfer& t) {
+    if (t.deadline) h2_deadlines.erase(*std::exchange(t.deadline, std::nullopt));
+  }
   static int OnSocket(CURL* easy, curl_socket_t s, int what, void* loop, void* socket_data);
   static int OnTimer(CURLM* multi, long timeout_ms, void* loop);
 };
@@ -459,9 +463,9 @@ void HttpClient::Loop::StartH2(std::unique_ptr<Transfer> t) {
                  closed.push_back({static_cast<Transfer*>(user)->id, error, refused});
                }});
       if (!c.ok()) {
-        running.emplace(t->id, std::move(t));
-        auto& x = running.rbegin()->second;
-        closed.push_back({x->id, std::string(c.status().message()), false});
+        const uint64_t id = t->id;
+        running.emplace(id, std::move(t));
+        closed.push_back({id, std::string(c.status().message()), false});
         return;
       }
       conns.push_back(std::move(*c));
@@ -469,7 +473,9 @@ void HttpClient::Loop::StartH2(std::unique_ptr<Transfer> t) {
     t->conn = conns.back().get();
     t->stream = t->conn->Submit(req, t.get());
   }
-  if (r.timeout > absl::ZeroDuration()) h2_deadlines.emplace(absl::Now() + r.timeout, t->id);
+  if (r.timeout > absl::ZeroDuration()) {
+    t->deadline = h2_deadlines.emplace(absl::Now() + r.timeout, t->id);
+  }
   const uint64_t id = t->id;
   const bool started = t->stream != 0;
   running.emplace(id, std::move(t));
@@ -485,10 +491,8 @@ void HttpClient::Loop::ReapH2() {
   for (auto& c : conns) c->Tick(now);
   while (!h2_deadlines.empty() && h2_deadlines.begin()->first <= now) {
     const uint64_t id = h2_deadlines.begin()->second;
-    h2_deadlines.erase(h2_deadlines.begin());
-    auto it = running.find(id);
-    if (it == running.end() || it->second->conn == nullptr) continue;
-    Transfer& t = *it->second;
+    Transfer& t = *running.at(id);  // A transfer leaves `running` with its deadline.
+    ForgetDeadline(t);
     t.conn->Reset(t.stream);
     closed.push_back({id,
                       fmt::format("Operation timed out after {} milliseconds",
@@ -501,6 +505,7 @@ void HttpClient::Loop::ReapH2() {
     auto it = running.find(c.id);
     if (it == running.end()) continue;
     std::unique_ptr<Transfer> t = std::move(running.extract(it).mapped());
+    ForgetDeadline(*t);
     const bool refused_h2 = t->conn != nullptr && t->conn->refused_h2();
     if (refused_h2) use_h2 = false;  // The server speaks HTTP/1.1 only: libcurl from now on.
     t->conn = nullptr;
@@ -536,6 +541,7 @@ void HttpClient::Loop::EndCancelled(const std::vector<uint64_t>& cancels) {
   for (uint64_t id : cancels) {
     if (auto it = running.find(id); it != running.end()) {
       Transfer& t = *it->second;
+      ForgetDeadline(t);
       if (t.conn != nullptr) {
         t.conn->Reset(t.stream);
       } else if (t.easy != nullptr) {
@@ -608,6 +614,7 @@ void HttpClient::Loop::SendAgainAt(absl::Time at, std::unique_ptr<Transfer> t) {
 void HttpClient::Loop::EndAll() {
   std::vector<std::unique_ptr<Transfer>> rest;
   for (auto& [id, t] : running) {
+    ForgetDeadline(*t);
     if (t->conn != nullptr) {
       t->conn->Reset(t->stream);
     } else if (t->easy != nullptr) {
