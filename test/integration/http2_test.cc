@@ -1,7 +1,7 @@
-// The HTTP client's own HTTP/2 transport (src/client/h2.h) against a real kube-apiserver: many
-// requests in flight on one connection, bodies both ways, error answers, a watch and its
-// cancellation, a request's timeout; and, beside it, a TLS server that speaks only HTTP/1.1
-// (ksched's own serving port), reached through libcurl instead.
+// The HTTP client's own HTTP/2 transport (src/client/h2.h, KSCHED_HTTP_TRANSPORT=h2) against a
+// real kube-apiserver: many requests in flight on one connection, bodies both ways, error answers,
+// a watch and its cancellation, a request's timeout; and, beside it, a TLS server that speaks only
+// HTTP/1.1 (ksched's own serving port), reached through libcurl instead.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -26,6 +26,7 @@ using client::HttpResponse;
 class Http2Test : public ControlPlaneTest {
  protected:
   std::unique_ptr<HttpClient> Client() {
+    setenv("KSCHED_HTTP_TRANSPORT", "h2", 1);  // The transport under test, not yet the default.
     auto config = client::LoadKubeconfig(cluster().kubeconfig(), "");
     EXPECT_TRUE(config.ok()) << config.status();
     config->qps = -1;  // No client-side rate limit: the requests go at once.
@@ -133,6 +134,7 @@ TEST(Http2FallbackTest, AServerWithoutHttp2IsReachedOverHttp11) {
       {.bind_address = "127.0.0.1", .secure_port = port, .always_allow_paths = {"/healthz"}}, {},
       nullptr);
   ASSERT_TRUE(server.ok()) << server.status();
+  setenv("KSCHED_HTTP_TRANSPORT", "h2", 1);
   client::RestConfig config;
   config.server = fmt::format("https://127.0.0.1:{}", port);
   config.insecure_skip_tls_verify = true;
