@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -40,7 +41,7 @@ struct H2Handlers {
 struct H2Request {
   std::string_view method;
   std::string_view path;
-  std::vector<std::pair<std::string, std::string>> headers;  // Lower-case names.
+  std::span<const std::pair<std::string, std::string>> headers;  // Lower-case names; copied.
   std::string_view body;  // Must stay valid until the stream closes.
 };
 

@@ -121,8 +121,10 @@ struct Transfer {
   std::function<void(std::string_view)> on_data;  // Set for streams.
   std::function<void(HttpResponse)> done;
   absl::Time not_before;
+  // The request's header fields (lower-case names, as HTTP/2 requires), made once at Submit.
+  std::vector<std::pair<std::string, std::string>> fields;
   CURL* easy = nullptr;           // From the I/O thread's pool, once the transfer starts.
-  curl_slist* headers = nullptr;  // libcurl keeps a pointer to the list.
+  curl_slist* headers = nullptr;  // `fields` for libcurl, which keeps a pointer to the list.
   // On the HTTP/2 transport instead: the connection and stream, while the stream is open.
   H2Connection* conn = nullptr;
   int32_t stream = 0;
@@ -332,6 +334,9 @@ void HttpClient::Loop::Prepare(Transfer* t) {
     curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
   }
+  for (const auto& [name, value] : t->fields) {
+    t->headers = curl_slist_append(t->headers, fmt::format("{}: {}", name, value).c_str());
+  }
   curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
 }
 
@@ -434,12 +439,7 @@ void HttpClient::Loop::StartDue() {
 
 void HttpClient::Loop::StartH2(std::unique_ptr<Transfer> t) {
   const HttpRequest& r = t->request;
-  H2Request req{.method = r.method, .path = r.path, .body = r.body};
-  req.headers = {{"accept", "application/json"}, {"user-agent", config.user_agent}};
-  if (r.method != "GET") req.headers.emplace_back("content-type", r.content_type);
-  if (std::string token = this->token.Get(); !token.empty()) {
-    req.headers.emplace_back("authorization", "Bearer " + token);
-  }
+  const H2Request req{.method = r.method, .path = r.path, .headers = t->fields, .body = r.body};
   for (int attempt = 0; attempt < 2 && t->stream == 0; ++attempt) {
     if (conns.empty() || !conns.back()->Usable()) {
       absl::StatusOr<std::unique_ptr<H2Connection>> c = H2Connection::Open(
@@ -716,16 +716,11 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
   t->not_before = rate_limited ? loop_->bucket.Reserve(absl::Now()) : absl::InfinitePast();
 
   const HttpRequest& r = t->request;
-  curl_slist* h = nullptr;
-  h = curl_slist_append(h, "Accept: application/json");
-  h = curl_slist_append(h, fmt::format("User-Agent: {}", config_.user_agent).c_str());
-  if (r.method != "GET") {
-    h = curl_slist_append(h, fmt::format("Content-Type: {}", r.content_type).c_str());
-  }
+  t->fields = {{"accept", "application/json"}, {"user-agent", config_.user_agent}};
+  if (r.method != "GET") t->fields.emplace_back("content-type", r.content_type);
   if (std::string token = loop_->token.Get(); !token.empty()) {
-    h = curl_slist_append(h, fmt::format("Authorization: Bearer {}", token).c_str());
+    t->fields.emplace_back("authorization", "Bearer " + token);
   }
-  t->headers = h;
 
   {
     absl::MutexLock lock(&loop_->mu);
