@@ -150,6 +150,15 @@ struct H2Connection::Impl {
   std::map<int32_t, Body> bodies;
   std::map<int32_t, void*> streams;  // The open streams and their users.
 
+  // Whether the TLS call that returned `ret` only has to wait for the socket (noting which way);
+  // false for an error.
+  bool WouldBlock(int ret) {
+    const int e = SSL_get_error(ssl, ret);
+    if (e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) return false;
+    want_write = e == SSL_ERROR_WANT_WRITE;
+    return true;
+  }
+
   ~Impl() {
     if (session != nullptr) nghttp2_session_del(session);
     if (ssl != nullptr) SSL_free(ssl);
@@ -309,17 +318,13 @@ void H2Connection::Tick(absl::Time now) {
 void H2Connection::Process(short revents) {
   if (dead_) return;
   Impl& m = *impl_;
-  if ((revents & (POLLERR | POLLHUP | POLLNVAL)) != 0 && m.state == Impl::State::kConnecting) {
-    int err = 0;
-    socklen_t len = sizeof err;
-    getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len);
-    Fail(fmt::format("connect to {}: {}", m.authority, strerror(err != 0 ? err : ECONNREFUSED)));
-    return;
-  }
   if (m.state == Impl::State::kConnecting) {
+    // The connect's outcome; an error or hang-up without one reads as refused.
     int err = 0;
     socklen_t len = sizeof err;
-    if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len) != 0 || err != 0) {
+    if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+    if (err == 0 && (revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) err = ECONNREFUSED;
+    if (err != 0) {
       Fail(fmt::format("connect to {}: {}", m.authority, strerror(err)));
       return;
     }
@@ -328,12 +333,7 @@ void H2Connection::Process(short revents) {
   if (m.state == Impl::State::kHandshaking) {
     const int r = SSL_do_handshake(m.ssl);
     if (r != 1) {
-      const int e = SSL_get_error(m.ssl, r);
-      if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
-        m.want_write = e == SSL_ERROR_WANT_WRITE;
-        return;
-      }
-      Fail(SslError("TLS handshake with " + m.authority));
+      if (!m.WouldBlock(r)) Fail(SslError("TLS handshake with " + m.authority));
       return;
     }
     const unsigned char* alpn = nullptr;
@@ -398,12 +398,7 @@ void H2Connection::Flush() {
     if (m.out.empty()) return;
     const int w = SSL_write(m.ssl, m.out.data(), static_cast<int>(m.out.size()));
     if (w <= 0) {
-      const int e = SSL_get_error(m.ssl, w);
-      if (e == SSL_ERROR_WANT_WRITE || e == SSL_ERROR_WANT_READ) {
-        m.want_write = e == SSL_ERROR_WANT_WRITE;
-        return;
-      }
-      Fail(SslError("TLS write to " + m.authority));
+      if (!m.WouldBlock(w)) Fail(SslError("TLS write to " + m.authority));
       return;
     }
     m.out.erase(0, static_cast<size_t>(w));
