@@ -377,11 +377,17 @@ struct Reflector<T>::Impl {
   }
 
   void Run() {
-    absl::Duration backoff = absl::Milliseconds(800);
+    const ReflectorOptions::Backoff& b = options.backoff;
+    absl::Duration backoff = b.initial;
+    absl::Time doubling_since = absl::Now();
     bool need_list = true;
     auto fail = [&]() {
+      if (const absl::Time now = absl::Now(); now - doubling_since > b.reset) {
+        backoff = b.initial;
+        doubling_since = now;
+      }
       absl::Duration d = backoff * absl::Uniform(rng, 1.0, 2.0);  // Jitter 1.0, as client-go.
-      backoff = std::min(backoff * 2, absl::Seconds(30));
+      backoff = std::min(backoff * 2, b.max);
       return Sleep(d);
     };
     while (!Stopping()) {
@@ -412,7 +418,7 @@ struct Reflector<T>::Impl {
       if (error && !need_list) {
         if (!fail()) return;
       } else if (!error) {
-        backoff = absl::Milliseconds(800);
+        backoff = b.initial;
       }
     }
   }

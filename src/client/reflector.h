@@ -40,6 +40,15 @@ struct ReflectorOptions {
   // Whether the objects are optional: a list the server forbids (403) then counts as synced with
   // no objects, and is retried with backoff as any failure; once allowed, the objects arrive.
   bool optional = false;
+  // The wait after a failed list or watch, as client-go's reflector: `initial`, doubled after
+  // each failure up to `max`, each time with up to 100% more at random; and back to `initial`
+  // once `reset` has passed since the doubling began, so that faults minutes apart do not each
+  // cost the longest wait.
+  struct Backoff {
+    absl::Duration initial = absl::Milliseconds(800);
+    absl::Duration max = absl::Seconds(30);
+    absl::Duration reset = absl::Minutes(2);
+  } backoff;
 };
 
 template <typename T>

@@ -49,6 +49,12 @@ class FakeApiServer {
       std::lock_guard<std::mutex> lock(mu_);
       if (req.has_param("watch")) {
         watch_versions_.push_back(req.get_param_value("resourceVersion"));
+        watch_times_.push_back(absl::Now());
+        if (!watches_.empty() && watches_.front() == kFailedWatch) {
+          watches_.pop_front();
+          res.status = 500;
+          return;
+        }
         if (watches_.empty() || watches_.front() == kSilentWatch) {
           if (!watches_.empty()) watches_.pop_front();
           res.set_chunked_content_provider("application/json", [this](size_t, httplib::DataSink&) {
@@ -110,6 +116,8 @@ class FakeApiServer {
   void AddWatch(std::string body) { watches_.push_back(std::move(body)); }
   // A watch script that keeps the watch open and sends nothing.
   static constexpr char kSilentWatch[] = "(silent)";
+  // A watch script answered 500 at once.
+  static constexpr char kFailedWatch[] = "(500)";
   static constexpr char kNodes[] = "/api/v1/nodes";
   static constexpr char kNamespaces[] = "/api/v1/namespaces";
   static constexpr char kPriorityClasses[] = "/apis/scheduling.k8s.io/v1/priorityclasses";
@@ -137,6 +145,11 @@ class FakeApiServer {
     std::lock_guard<std::mutex> lock(mu_);
     return watch_versions_;
   }
+  // When each pod watch was asked for.
+  std::vector<absl::Time> watch_times() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return watch_times_;
+  }
   // The resourceVersion each pod list asked for; "(none)" for a consistent read.
   std::vector<std::string> list_versions() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -152,6 +165,7 @@ class FakeApiServer {
   std::map<std::string, std::string> items_;
   std::set<std::string> forbidden_;
   std::vector<std::string> watch_versions_, list_versions_;
+  std::vector<absl::Time> watch_times_;
   std::atomic<bool> stopping_{false};
 };
 
@@ -343,6 +357,42 @@ TEST(ReflectorTest, AWatchThatSendsNothingIsOpenedAgainFromTheLastVersionSeen) {
   EXPECT_EQ(versions[0], "5");
   EXPECT_EQ(versions[1], "5");
   EXPECT_EQ(Count(log, "The watch sent nothing for too long"), 1) << log;
+}
+
+// The wait after a failed watch doubles, and starts again from the first once the reset interval
+// has passed since the doubling began (client-go's reflector: 800 ms, 30 s, 2 min). Before, the
+// waits kept doubling over failures minutes apart, and a network cut that came after a few earlier
+// faults left the pod watch down for 57 s of a 30 s cap with its jitter.
+TEST(ReflectorTest, TheWaitAfterAFailedWatchStartsAgainFromTheFirstOnceTheResetIntervalPassed) {
+  FakeApiServer server;
+  server.AddList(List("5", {PodJson("a", "1")}));
+  // Seven failures: waits of 10, 20, ... 640 ms (each up to twice that), under 2.6 s in all.
+  for (int i = 0; i < 7; ++i) server.AddWatch(FakeApiServer::kFailedWatch);
+  // Then a watch that hangs: it fails after the idle timeout, more than 3 s after the first.
+  server.AddWatch(FakeApiServer::kSilentWatch);
+  const absl::Duration idle = absl::Seconds(2);
+  StderrOf([&] {
+    auto http = HttpClient::Create({.server = server.url()});
+    ASSERT_TRUE(http.ok()) << http.status();
+    Recorder rec;
+    Reflector<api::Pod> reflector(**http,
+                                  {.path = "/api/v1/pods",
+                                   .watch_idle_timeout = idle,
+                                   .backoff = {.initial = absl::Milliseconds(10),
+                                               .max = absl::Seconds(10),
+                                               .reset = absl::Seconds(3)}},
+                                  rec.Handlers());
+    reflector.Start();
+    for (int i = 0; i < 1000 && server.watch_times().size() < 9; ++i)
+      absl::SleepFor(absl::Milliseconds(10));
+    reflector.Stop();
+  });
+  const std::vector<absl::Time> at = server.watch_times();
+  ASSERT_GE(at.size(), 9u);
+  // The hanging watch (the 8th) ended after `idle`; the next came after the first wait again
+  // (10 to 20 ms), not the eighth (1.28 to 2.56 s).
+  EXPECT_GE(at[8] - at[7], idle);
+  EXPECT_LT(at[8] - at[7], idle + absl::Milliseconds(800)) << "the wait kept doubling";
 }
 
 // A scheduler fed by an ApiSource from the fake server, writing into an embedded cluster.
