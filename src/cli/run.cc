@@ -244,7 +244,8 @@ struct Connections {
   client::HttpClient& Authz() { return authz ? *authz : *api; }
 };
 
-absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configuration& cfg) {
+absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configuration& cfg,
+                                    client::RestClientMetrics* metrics) {
   client::RestConfigSource source{
       .kubeconfig = flags.kubeconfig, .context = flags.context, .master = flags.master};
   if (source.kubeconfig.empty()) source.kubeconfig = cfg.client_connection.kubeconfig;
@@ -264,7 +265,8 @@ absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configu
     *out = std::move(*review);
   }
   for (auto* out : {&c.api, &c.election, &c.events}) {
-    absl::StatusOr<std::unique_ptr<client::HttpClient>> made = client::HttpClient::Create(*rest);
+    absl::StatusOr<std::unique_ptr<client::HttpClient>> made =
+        client::HttpClient::Create(*rest, metrics);
     if (!made.ok()) return made.status();
     *out = std::move(*made);
   }
@@ -356,7 +358,10 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
     absl::Status written = WriteConfig(*cfg, flags.write_config_to);
     return written.ok() ? 0 : Fail(std::string(written.message()));
   }
-  absl::StatusOr<Connections> connections = Connect(flags, *cfg);
+  metrics::Registry metrics_registry;
+  metrics::AddProcessMetrics(&metrics_registry);
+  client::RestClientMetrics rest_metrics(metrics_registry);
+  absl::StatusOr<Connections> connections = Connect(flags, *cfg, &rest_metrics);
   if (!connections.ok()) return Fail(std::string(connections.status().message()));
   std::unique_ptr<client::HttpClient>& http = connections->api;
   absl::StatusOr<std::string> client_ca = flags.serving.secure_port == 0
@@ -382,8 +387,6 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
        .may_write =
            [&elector] { return elector == nullptr ? absl::OkStatus() : elector->Leading(); },
        .events = connections->events.get()});
-  metrics::Registry metrics_registry;
-  metrics::AddProcessMetrics(&metrics_registry);
   metrics::Gauge* leading =
       metrics_registry
           .AddGauge("leader_election_master_status",

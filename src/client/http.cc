@@ -59,6 +59,25 @@ absl::Status HttpResponse::ToStatus() const {
   }
 }
 
+RestClientMetrics::RestClientMetrics(metrics::Registry& registry)
+    : rate_limiter_duration(registry.AddHistogram(
+          "rest_client_rate_limiter_duration_seconds",
+          "Client side rate limiter latency in seconds. Broken down by verb, and host.",
+          metrics::Stability::kAlpha,
+          {0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0}, {"verb", "host"})),
+      request_duration(registry.AddHistogram(
+          "rest_client_request_duration_seconds",
+          "Request latency in seconds. Broken down by verb, and host.", metrics::Stability::kAlpha,
+          {0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 15.0, 30.0, 60.0}, {"verb", "host"})),
+      requests(registry.AddCounter(
+          "rest_client_requests_total",
+          "Number of HTTP requests, partitioned by status code, method, and host.",
+          metrics::Stability::kAlpha, {"code", "method", "host"})),
+      retries(registry.AddCounter(
+          "rest_client_request_retries_total",
+          "Number of request retries, partitioned by status code, verb, and host.",
+          metrics::Stability::kAlpha, {"code", "verb", "host"})) {}
+
 namespace {
 
 // client-go's token bucket (flowcontrol.NewTokenBucketRateLimiter), as reservations: each request
@@ -121,6 +140,8 @@ struct Transfer {
   std::function<void(std::string_view)> on_data;  // Set for streams.
   std::function<void(HttpResponse)> done;
   absl::Time not_before;
+  absl::Time submitted;    // When Submit took it: its duration, waits and retries included.
+  bool sent_once = false;  // Whether it went out before (this is a retry).
   // The request's header fields (lower-case names, as HTTP/2 requires), made once at Submit.
   std::vector<std::pair<std::string, std::string>> fields;
   CURL* easy = nullptr;           // From the I/O thread's pool, once the transfer starts.
@@ -212,6 +233,14 @@ struct HttpClient::Loop {
   };
   std::vector<Closed> closed;                        // Streams ended, to be reaped.
   std::multimap<absl::Time, uint64_t> h2_deadlines;  // Requests' timeouts, by transfer id.
+  // The rest_client_* metrics, if kept: their host label (the server's host:port), and their
+  // series, each looked up once (by the I/O thread, which alone uses these maps).
+  RestClientMetrics* metrics = nullptr;
+  std::string host;
+  std::map<std::string, std::pair<metrics::Histogram*, metrics::Histogram*>, std::less<>>
+      duration_series;  // By verb: {rate limiter, request}.
+  std::map<std::pair<std::string, std::string>, metrics::Counter*> result_series, retry_series;
+  absl::Time throttle_logged_v0 = absl::InfinitePast(), throttle_logged_v2 = absl::InfinitePast();
 
   explicit Loop(const RestConfig& c)
       : bucket(c.qps, c.burst), token(c.token, c.token_file), config(c) {}
@@ -253,6 +282,13 @@ struct HttpClient::Loop {
   // What a transfer whose answer came (`error` empty) or did not ends as: sent again (a
   // Retry-After, a retry) or finished.
   void Complete(std::unique_ptr<Transfer> t, const std::string& error);
+  // A request about to go out for the first time: its wait in the rate limit, observed and,
+  // when over 1 s, logged (client-go's throttled logger: once a second at -v=2, else once in 10 s).
+  void Throttled(const Transfer& t, absl::Time now);
+  // The rest_client_* series of a verb: {rate limiter, request} durations.
+  std::pair<metrics::Histogram*, metrics::Histogram*> DurationSeries(const std::string& verb);
+  // Counts an attempt's answer ("<error>" for none): a retry, or the request's final result.
+  void CountAnswer(const Transfer& t, const std::string& code, bool retry);
   void ForgetDeadline(Transfer& t) {
     if (t.deadline) h2_deadlines.erase(*std::exchange(t.deadline, std::nullopt));
   }
@@ -421,6 +457,9 @@ void HttpClient::Loop::StartDue() {
   absl::Time now = absl::Now();
   while (!delayed.empty() && delayed.begin()->first <= now) {
     std::unique_ptr<Transfer> t = std::move(delayed.extract(delayed.begin()).mapped());
+    if (!std::exchange(t->sent_once, true) && t->not_before != absl::InfinitePast()) {
+      Throttled(*t, now);
+    }
     if (t->request.guard) {
       if (absl::Status g = t->request.guard(); !g.ok()) {
         FinishWithError(std::move(t), std::string(g.message()));
@@ -521,19 +560,70 @@ void HttpClient::Loop::ReapH2() {
   });
 }
 
+std::pair<metrics::Histogram*, metrics::Histogram*> HttpClient::Loop::DurationSeries(
+    const std::string& verb) {
+  auto it = duration_series.find(verb);
+  if (it == duration_series.end()) {
+    it = duration_series
+             .emplace(verb, std::pair{metrics->rate_limiter_duration.With({verb, host}),
+                                      metrics->request_duration.With({verb, host})})
+             .first;
+  }
+  return it->second;
+}
+
+void HttpClient::Loop::Throttled(const Transfer& t, absl::Time now) {
+  const absl::Duration waited = std::max(t.not_before - t.submitted, absl::ZeroDuration());
+  if (metrics != nullptr) {
+    DurationSeries(t.request.method).first->Observe(absl::ToDoubleSeconds(waited));
+  }
+  if (waited <= absl::Milliseconds(50)) return;
+  int level = 3;
+  if (waited > absl::Seconds(1)) {
+    absl::Time& last = log::Enabled(2) ? throttle_logged_v2 : throttle_logged_v0;
+    const absl::Duration every = log::Enabled(2) ? absl::Seconds(1) : absl::Seconds(10);
+    if (now - last >= every) {
+      last = now;
+      level = log::Enabled(2) ? 2 : 0;
+    }
+  }
+  KLOG(level, "Waited before sending request", {"delay", absl::FormatDuration(waited)},
+       {"reason", "client-side throttling, not priority and fairness"}, {"verb", t.request.method},
+       {"URL", url_prefix + t.request.path});
+}
+
+void HttpClient::Loop::CountAnswer(const Transfer& t, const std::string& code, bool retry) {
+  if (metrics == nullptr) return;
+  auto& series = retry ? retry_series : result_series;
+  auto key = std::pair{code, t.request.method};
+  auto it = series.find(key);
+  if (it == series.end()) {
+    metrics::CounterFamily& family = retry ? metrics->retries : metrics->requests;
+    it = series.emplace(key, family.With({code, t.request.method, host})).first;
+  }
+  it->second->Inc();
+  if (!retry && !t.on_data) {  // Watches stream: client-go times only the other requests.
+    DurationSeries(t.request.method)
+        .second->Observe(absl::ToDoubleSeconds(absl::Now() - t.submitted));
+  }
+}
+
 void HttpClient::Loop::Complete(std::unique_ptr<Transfer> t, const std::string& error) {
-  if (error.empty()) {
-    if (RetryLater(t)) return;
-  } else if (t->request.retries > 0) {  // Sent again, later.
+  if (error.empty() && RetryLater(t)) return;
+  const std::string code = error.empty() ? std::to_string(t->response.status) : "<error>";
+  if (!error.empty() && t->request.retries > 0) {  // Sent again, later.
+    CountAnswer(*t, code, /*retry=*/true);
     --t->request.retries;
     const absl::Time at = absl::Now() + t->request.retry_delay * absl::Uniform(rng, 1.0, 1.25);
     SendAgainAt(at, std::move(t));  // `at` first: the move may come before the arguments.
     return;
-  } else {
+  }
+  if (!error.empty()) {
     t->response.status = 0;
     t->response.transport_error =
         fmt::format("{} {}: {}", t->request.method, url_prefix + t->request.path, error);
   }
+  CountAnswer(*t, code, /*retry=*/false);
   Finish(std::move(t));
 }
 
@@ -582,6 +672,7 @@ bool HttpClient::Loop::RetryLater(std::unique_ptr<Transfer>& t) {
   const std::optional<int> seconds = RetryAfter(*t);
   if (!seconds || t->server_retries >= kMaxServerRetries) return false;
   ++t->server_retries;
+  CountAnswer(*t, std::to_string(t->response.status), /*retry=*/true);
   // One warning a minute, from all the process's clients: an API server that sheds load answers
   // many requests so at once.
   static std::atomic<int64_t> warned_unix_seconds{0};
@@ -635,7 +726,8 @@ void HttpClient::Loop::EndAll() {
 
 HttpClient::HttpClient(RestConfig config) : config_(std::move(config)) {}
 
-absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig& config) {
+absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig& config,
+                                                               RestClientMetrics* metrics) {
   static const CURLcode global_init = curl_global_init(CURL_GLOBAL_DEFAULT);
   if (global_init != CURLE_OK) return absl::InternalError("libcurl failed to initialize");
   if (!config.server.starts_with("https://") && !config.server.starts_with("http://")) {
@@ -650,6 +742,9 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   auto client = std::unique_ptr<HttpClient>(new HttpClient(config));
   auto loop = std::make_unique<Loop>(client->config_);
   loop->url_prefix = config.server;
+  loop->metrics = metrics;
+  loop->host = config.server.substr(config.server.find("://") + 3);
+  loop->host = loop->host.substr(0, loop->host.find('/'));
   if (!config.tls_server_name.empty()) {
     // Ask for the server by the certificate's name, and connect to the configured address.
     size_t host_start = config.server.find("://") + 3;
@@ -713,7 +808,8 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
       --l->requests;
     };
   }
-  t->not_before = rate_limited ? loop_->bucket.Reserve(absl::Now()) : absl::InfinitePast();
+  t->submitted = absl::Now();
+  t->not_before = rate_limited ? loop_->bucket.Reserve(t->submitted) : absl::InfinitePast();
 
   const HttpRequest& r = t->request;
   t->fields = {{"accept", "application/json"}, {"user-agent", config_.user_agent}};

@@ -11,7 +11,8 @@
 //   if (!r.ok()) return r.ToStatus();   // the API's message: pods "x" not found
 //
 // Requests other than watches pass a client-side rate limit (qps, burst), as client-go's token
-// bucket; a request waits for its turn, and never fails for it.
+// bucket; a request waits for its turn, and never fails for it. A wait over 1 s is logged, as
+// client-go logs it ("Waited before sending request"): once a second at -v=2, else once in 10 s.
 //
 // Thread safety: every method may be called from any thread. Callbacks run on the I/O thread and
 // must not block; they must not call Call() either.
@@ -28,8 +29,27 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "src/client/rest_config.h"
+#include "src/metrics/metrics.h"
 
 namespace ksched::client {
+
+// client-go's rest_client_* metrics (k8s.io/component-base/metrics/prometheus/restclient), kept
+// by every HttpClient given them: a request's wait in the client-side rate limit, its whole
+// duration (waits and retries included) and final answer, and each retry.
+//
+//   client::RestClientMetrics rest_metrics(registry);
+//   auto http = client::HttpClient::Create(rest_config, &rest_metrics);
+class RestClientMetrics {
+ public:
+  explicit RestClientMetrics(metrics::Registry& registry);
+
+ private:
+  friend class HttpClient;
+  metrics::HistogramFamily& rate_limiter_duration;  // {verb, host}
+  metrics::HistogramFamily& request_duration;       // {verb, host}
+  metrics::CounterFamily& requests;                 // {code, method, host}
+  metrics::CounterFamily& retries;                  // {code, verb, host}
+};
 
 struct HttpRequest {
   std::string method = "GET";
@@ -66,7 +86,9 @@ struct HttpResponse {
 class HttpClient {
  public:
   // Checks the configuration (the files it names must be readable) and starts the I/O thread.
-  static absl::StatusOr<std::unique_ptr<HttpClient>> Create(const RestConfig& config);
+  // `metrics`, when given, must outlive the client.
+  static absl::StatusOr<std::unique_ptr<HttpClient>> Create(const RestConfig& config,
+                                                            RestClientMetrics* metrics = nullptr);
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
   // Ends every transfer in flight (their callbacks run with transport_error "client closed") and

@@ -15,9 +15,12 @@
 
 #include "fmt/format.h"
 #include "src/testing/loopback_server.h"
+#include "src/testing/metrics_text.h"
 
 namespace ksched::client {
 namespace {
+
+using testing::Sample;
 
 class EchoServer {
  public:
@@ -181,6 +184,52 @@ TEST(HttpClientTest, ARefusedWatchIsOpenedAgainAfterItsRetryAfter) {
   EXPECT_EQ(r.status, 201);
   EXPECT_EQ(data, R"({"kind":"Binding"})");
   EXPECT_EQ(server.requests(), 2);
+}
+
+// client-go's rest_client_* metrics: each request's wait in the rate limit, its final answer
+// (a 429 with Retry-After counts as a retry, not a result) and its duration; "<error>" for no
+// answer. The host label is the server's host:port.
+TEST(HttpClientTest, RestClientMetricsCountAnswersRetriesAndTheWaitInTheRateLimit) {
+  metrics::Registry registry;
+  RestClientMetrics rest_metrics(registry);
+  RefusingServer server(1, 429, "0");
+  auto http = HttpClient::Create({.server = server.url(), .qps = 5, .burst = 1}, &rest_metrics);
+  ASSERT_TRUE(http.ok()) << http.status();
+  // Four at once: the rate limit lets one go at once and the others 0.2, 0.4 and 0.6 s later.
+  std::vector<std::future<HttpResponse>> answers;
+  for (int i = 0; i < 4; ++i) {
+    auto p = std::make_shared<std::promise<HttpResponse>>();
+    answers.push_back(p->get_future());
+    (*http)->Send({.method = "POST", .path = "/api/v1/bindings", .body = "{}"},
+                  [p](HttpResponse r) { p->set_value(std::move(r)); });
+  }
+  for (auto& a : answers) EXPECT_EQ(a.get().status, 201);
+  auto refused = HttpClient::Create({.server = "http://127.0.0.1:1"}, &rest_metrics);
+  ASSERT_TRUE(refused.ok()) << refused.status();
+  EXPECT_EQ((*refused)->Call({.path = "/api/v1/nodes"}).status, 0);
+
+  const std::string text = registry.Text();
+  const std::string host = server.url().substr(std::string("http://").size());
+  EXPECT_EQ(Sample(text, fmt::format(R"(rest_client_requests_total{{code="201",host="{}",)"
+                                     R"(method="POST"}})",
+                                     host)),
+            4)
+      << text;
+  EXPECT_EQ(Sample(text, fmt::format(R"(rest_client_request_retries_total{{code="429",)"
+                                     R"(host="{}",verb="POST"}})",
+                                     host)),
+            1)
+      << text;
+  EXPECT_EQ(Sample(text, R"(rest_client_requests_total{code="<error>",host="127.0.0.1:1",)"
+                         R"(method="GET"})"),
+            1)
+      << text;
+  const std::string labels = fmt::format(R"({{host="{}",verb="POST"}})", host);
+  EXPECT_EQ(Sample(text, "rest_client_rate_limiter_duration_seconds_count" + labels), 4) << text;
+  EXPECT_NEAR(Sample(text, "rest_client_rate_limiter_duration_seconds_sum" + labels), 1.2, 0.1)
+      << text;
+  EXPECT_EQ(Sample(text, "rest_client_request_duration_seconds_count" + labels), 4) << text;
+  EXPECT_GE(Sample(text, "rest_client_request_duration_seconds_sum" + labels), 1.2) << text;
 }
 
 }  // namespace

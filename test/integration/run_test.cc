@@ -17,6 +17,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "src/testing/control_plane.h"
+#include "src/testing/metrics_text.h"
 #include "src/testing/ports.h"
 #include "src/testing/toxiproxy.h"
 
@@ -148,12 +149,6 @@ class RunTest : public ControlPlaneTest {
     EXPECT_EQ(token.exit_code, 0) << token.err;
     while (!token.out.empty() && std::isspace(token.out.back())) token.out.pop_back();
     return token.out;
-  }
-
-  // The value of one series in `text` (Prometheus text); -1 if absent.
-  static double Sample(const std::string& text, const std::string& series) {
-    size_t at = text.find("\n" + series + " ");
-    return at == std::string::npos ? -1.0 : std::stod(text.substr(at + series.size() + 2));
   }
 
   // A KubeSchedulerConfiguration with one profile, `scheduler_name`, in the cluster's directory.
@@ -1153,6 +1148,18 @@ TEST_F(RunTest, ServesHealthAndMetricsToWhomRbacAllows) {
           R"(scheduler_framework_extension_point_duration_seconds_count{extension_point="Bind",profile="default-scheduler",status="Success"})"),
       0);
   EXPECT_GT(value("process_resident_memory_bytes"), 0);
+  // client-go's client metrics, with the API server's host:port: the binds' answers, and their
+  // wait in the rate limit.
+  const std::string host = fmt::format("127.0.0.1:{}", cluster().api_port());
+  EXPECT_GE(value(fmt::format(R"(rest_client_requests_total{{code="201",host="{}",method="POST"}})",
+                              host)),
+            5)
+      << text;
+  EXPECT_GE(
+      value(fmt::format(
+          R"(rest_client_rate_limiter_duration_seconds_count{{host="{}",verb="POST"}})", host)),
+      5)
+      << text;
   r = Serve("/configz", token);
   ASSERT_EQ(r->status, 200) << r->body;
   json configz = json::parse(r->body, nullptr, false);
