@@ -611,7 +611,9 @@ void HttpClient::Loop::CountAnswer(const Transfer& t, const std::string& code, b
 void HttpClient::Loop::Complete(std::unique_ptr<Transfer> t, const std::string& error) {
   if (error.empty() && RetryLater(t)) return;
   const std::string code = error.empty() ? std::to_string(t->response.status) : "<error>";
-  if (!error.empty() && t->request.retries > 0) {  // Sent again, later.
+  const bool failed =
+      !error.empty() || (t->request.retry_server_errors && t->response.status >= 500);
+  if (failed && t->request.retries > 0) {  // Sent again, later.
     CountAnswer(*t, code, /*retry=*/true);
     --t->request.retries;
     const absl::Time at = absl::Now() + t->request.retry_delay * absl::Uniform(rng, 1.0, 1.25);

@@ -65,6 +65,9 @@ struct HttpRequest {
   // times, as client-go does.
   int retries = 0;
   absl::Duration retry_delay = absl::Seconds(10);
+  // Whether `retries` also covers answers of 500 and more without Retry-After: the server could
+  // not do it just then (its etcd was down). Only for writes that may safely go twice.
+  bool retry_server_errors = false;
   // Checked on the I/O thread right before the request goes out, after any wait for the rate
   // limit or a retry: a failure ends the request unsent (status 0, the guard's message as
   // transport_error). Must not block. The leader's fence for binds and evictions.

@@ -16,7 +16,9 @@ std::string PodPath(const api::Pod& pod, std::string_view sub) {
                      sub);
 }
 
-// client-go's recorder tries an event 12 times while the API server cannot be reached.
+// client-go's recorder tries an event 12 times while the API server cannot be reached. Unlike
+// it, ksched also tries again after a 5xx answer (etcd unavailable): the chaos soak lost a
+// Scheduled event so when etcd was killed. A create whose first try did land then finds it (409).
 constexpr int kEventRetries = 11;
 
 // metav1.MicroTime's text.
@@ -140,7 +142,8 @@ void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::s
              .path = std::move(events),
              .body = std::move(text),
              .retries = kEventRetries,
-             .retry_delay = options_.event_retry_delay},
+             .retry_delay = options_.event_retry_delay,
+             .retry_server_errors = true},
             std::move(what));
 }
 
@@ -185,7 +188,8 @@ void ApiWriter::SendSeries(const Recorded& r) {
              .body = json{{"series", series}}.dump(),
              .content_type = "application/strategic-merge-patch+json",
              .retries = kEventRetries,
-             .retry_delay = options_.event_retry_delay},
+             .retry_delay = options_.event_retry_delay,
+             .retry_server_errors = true},
             [http = &http, report = options_.on_write_error, delay = options_.event_retry_delay,
              series, r](const HttpResponse& resp) {
               if (resp.status == 404) {
@@ -196,7 +200,8 @@ void ApiWriter::SendSeries(const Recorded& r) {
                                .path = r.path.substr(0, r.path.rfind('/')),
                                .body = created.dump(),
                                .retries = kEventRetries,
-                               .retry_delay = delay},
+                               .retry_delay = delay,
+                               .retry_server_errors = true},
                               report, r.what);
               } else if (!resp.ok() && report) {
                 report(r.what, resp.ToStatus());
