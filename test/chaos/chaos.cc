@@ -189,6 +189,9 @@ class Soak {
   std::vector<Replica> replicas_;
   Invariants invariants_;
   json violations_ = json::array();
+  // Bound pods without their Scheduled event because their replica was killed (-9) just after
+  // the bind: not violations, but reported.
+  std::vector<std::string> events_lost_to_kill_;
   std::set<std::string> reported_;
   int pods_created_ = 0;
   int create_failures_ = 0;
@@ -490,7 +493,10 @@ void Soak::Inject(Fault f, json* record) {
         pid = r.process->pid();
         // The supervisor starts a killed replica again 5 s later; a stopped one it leaves alone.
         r.hold_until = absl::Now() + (f == Fault::kLeaderKill ? absl::Seconds(5) : absl::Hours(1));
-        if (f == Fault::kLeaderKill) r.process->Stop(SIGKILL);
+        if (f == Fault::kLeaderKill) {
+          invariants_.AddKill(r.user, absl::Now());
+          r.process->Stop(SIGKILL);
+        }
       }
       if (f == Fault::kLeaderStop) {
         kill(pid, SIGSTOP);
@@ -583,7 +589,8 @@ std::vector<Violation> Soak::FinalChecks() {
   std::vector<Violation> v = Invariants::CheckCapacity(nodes, pods);
   std::lock_guard<std::mutex> lock(mu_);
   for (const std::vector<Violation>& more :
-       {invariants_.CheckBinds(), invariants_.CheckOutcomes(pods, events, absl::Now())}) {
+       {invariants_.CheckBinds(),
+        invariants_.CheckOutcomes(pods, events, absl::Now(), &events_lost_to_kill_)}) {
     v.insert(v.end(), more.begin(), more.end());
   }
   // After warm-up (the event recorder's six minutes, the caches filled), memory and sockets stay
@@ -697,6 +704,7 @@ int Soak::Run() {
                  {"faults_by_kind", by_kind},
                  {"faults", faults},
                  {"violations", violations_},
+                 {"events_lost_to_kill", events_lost_to_kill_},
                  {"memory", memory}};
   fs::create_directories(o_.out);
   std::ofstream(o_.out + "/report.json") << report.dump(2) << "\n";
@@ -714,8 +722,11 @@ int Soak::Run() {
     }
     Log("the logs (replicas, kube-apiserver, etcd, kwok, audit) are kept in " + kept);
   }
-  Log(fmt::format("{} pods created, {} binds, {} faults, {} violations; report: {}/report.json",
-                  pods_created_, invariants_.binds(), faults.size(), violations_.size(), o_.out));
+  Log(fmt::format(
+      "{} pods created, {} binds, {} faults, {} violations ({} events lost to a kill -9 right "
+      "after their bind); report: {}/report.json",
+      pods_created_, invariants_.binds(), faults.size(), violations_.size(),
+      events_lost_to_kill_.size(), o_.out));
   // Stop the replicas before the control plane goes (the destructor of `cluster`).
   for (Replica& r : replicas_) {
     if (r.process != nullptr) {

@@ -189,7 +189,8 @@ std::vector<Violation> Invariants::CheckCapacity(const json& nodes, const json& 
 }
 
 std::vector<Violation> Invariants::CheckOutcomes(const json& pods, const json& events,
-                                                 absl::Time now) const {
+                                                 absl::Time now,
+                                                 std::vector<std::string>* lost_to_kill) const {
   std::set<std::string> with_event;
   for (const json& e : events.value("items", json::array())) {
     if (Str(e, "reason") != "Scheduled") continue;
@@ -217,10 +218,23 @@ std::vector<Violation> Invariants::CheckOutcomes(const json& pods, const json& e
                                                 key, absl::FormatDuration(now - created))});
     }
   }
-  for (const std::string& key : bound) {
-    if (!with_event.contains(key)) {
-      out.push_back({"no-event", fmt::format("pod {} was bound but has no Scheduled event", key)});
+  // The pods whose binder was killed right after binding them.
+  std::set<std::string> killed_after_bind;
+  for (const AuditRecord& b : binds_) {
+    auto [first, last] = kills_.equal_range(b.user);
+    for (auto k = first; k != last; ++k) {
+      if (k->second >= b.received && k->second - b.completed <= options_.killed_within) {
+        killed_after_bind.insert(b.ns + "/" + b.name);
+      }
     }
+  }
+  for (const std::string& key : bound) {
+    if (with_event.contains(key)) continue;
+    if (killed_after_bind.contains(key)) {
+      if (lost_to_kill != nullptr) lost_to_kill->push_back(key);
+      continue;
+    }
+    out.push_back({"no-event", fmt::format("pod {} was bound but has no Scheduled event", key)});
   }
   return out;
 }

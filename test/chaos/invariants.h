@@ -53,11 +53,16 @@ class Invariants {
     absl::Duration lease_duration = absl::Seconds(15);
     // A pod older than this must be bound or carry PodScheduled=False.
     absl::Duration decide_within = absl::Seconds(60);
+    // A bind's Scheduled event may be missing when its replica was killed (-9) this soon after
+    // the bind: no process can send what it holds when it is killed so.
+    absl::Duration killed_within = absl::Seconds(2);
   };
   explicit Invariants(Options options) : options_(std::move(options)) {}
 
   void AddAuditLine(std::string_view line);
   void Add(const AuditRecord& r);
+  // The replica whose client user is `user` was killed (-9) at `at`.
+  void AddKill(std::string user, absl::Time at) { kills_.emplace(std::move(user), at); }
 
   // No pod is bound twice, and every bind comes from the replica whose Lease write came last
   // before it, within the lease duration of that write.
@@ -68,9 +73,12 @@ class Invariants {
                                               const nlohmann::json& pods);
   // Of `pods` (a PodList, read at `now`): each older than decide_within is bound or has
   // PodScheduled=False; each pod the audit log saw bound and `events` (an events.k8s.io list)
-  // names has its Scheduled event, and so does every bound pod of the list.
+  // names has its Scheduled event, and so does every bound pod of the list, unless the replica
+  // that bound it was killed within killed_within after the bind (those pods go to
+  // `lost_to_kill`, when given).
   std::vector<Violation> CheckOutcomes(const nlohmann::json& pods, const nlohmann::json& events,
-                                       absl::Time now) const;
+                                       absl::Time now,
+                                       std::vector<std::string>* lost_to_kill = nullptr) const;
 
   int binds() const { return static_cast<int>(binds_.size()); }
   int lease_writes() const { return static_cast<int>(leases_.size()); }
@@ -79,8 +87,9 @@ class Invariants {
 
  private:
   Options options_;
-  std::vector<AuditRecord> binds_;   // Successful ones, in the log's order.
-  std::vector<AuditRecord> leases_;  // Successful writes of the scheduler's Lease.
+  std::vector<AuditRecord> binds_;                // Successful ones, in the log's order.
+  std::vector<AuditRecord> leases_;               // Successful writes of the scheduler's Lease.
+  std::multimap<std::string, absl::Time> kills_;  // By user.
 };
 
 }  // namespace ksched::chaos

@@ -153,5 +153,22 @@ TEST(InvariantsTest, OldPendingPodsNeedPodScheduledFalseAndBoundPodsTheirEvent) 
   EXPECT_EQ(v[1].detail, "pod chaos/no-event was bound but has no Scheduled event");
 }
 
+// A replica killed (-9) right after a bind cannot have sent its event: that pod is reported
+// apart, not as a violation. Killed later, or another replica killed, it still is one.
+TEST(InvariantsTest, AnEventLostBecauseItsReplicaWasKilledRightAfterTheBindIsReportedApart) {
+  const json events = {{"items", json::array()}};
+  Invariants inv = WithLog({LeaseLine("r", "a", At(0)), BindLine("then-killed", "r", At(10)),
+                            BindLine("long-before", "r", At(2)), BindLine("other", "s", At(10))});
+  absl::Time killed;
+  ASSERT_TRUE(absl::ParseTime(absl::RFC3339_full, At(11), &killed, nullptr));
+  inv.AddKill("r", killed);
+  std::vector<std::string> lost;
+  std::vector<Violation> v = inv.CheckOutcomes(List({}), events, killed, &lost);
+  EXPECT_EQ(lost, std::vector<std::string>{"chaos/then-killed"});
+  ASSERT_EQ(Kinds(v), (std::vector<std::string>{"no-event", "no-event"}));
+  EXPECT_THAT(v[0].detail, HasSubstr("chaos/long-before"));
+  EXPECT_THAT(v[1].detail, HasSubstr("chaos/other"));
+}
+
 }  // namespace
 }  // namespace ksched::chaos
