@@ -346,6 +346,10 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   // after which such blocks come from the heap and its fragments stay resident: measured on 10000
   // pods and 1000 nodes, 96 MiB resident after the first lists instead of 45.
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
+  // Two malloc arenas rather than glibc's eight per core: memory one thread frees serves the
+  // others' next blocks. Peak RSS on SchedulingBasic (5000 nodes, 1000 + 5000 pods): 61 MiB
+  // instead of 65, with no measurable change in CPU per pod.
+  mallopt(M_ARENA_MAX, 2);
   // SIGTERM and SIGINT are taken by one thread (started below); every thread started from here on
   // inherits the blocked mask.
   ShutdownSignals signals;
