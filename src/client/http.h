@@ -1,10 +1,9 @@
 // HttpClient: the transport to kube-apiserver. One I/O thread drives every transfer, so that many
 // requests (binds, events, status patches) and the watch streams share one HTTP/2 connection, as
-// client-go shares one. The transfers go on libcurl's multi interface; with
-// KSCHED_HTTP_TRANSPORT=h2 (and no https_proxy/all_proxy variable), to an https:// server that
-// speaks HTTP/2 they go on ksched's own transport instead (src/client/h2.h: nghttp2 and OpenSSL,
-// with client-go's PING health check), which spends half the CPU but is not yet the default (see
-// Create).
+// client-go shares one. To an https:// server that speaks HTTP/2 they go on ksched's own transport
+// (src/client/h2.h: nghttp2 and OpenSSL, with client-go's PING health check); to others, behind an
+// https_proxy/all_proxy variable, or with KSCHED_HTTP_TRANSPORT=curl, on libcurl's multi
+// interface, which spends more CPU (see Create).
 //
 //   auto http = HttpClient::Create(rest_config);
 //   HttpResponse r = (*http)->Call({.method = "GET", .path = "/api/v1/nodes"});

@@ -1,4 +1,4 @@
-// The HTTP client's own HTTP/2 transport (src/client/h2.h, KSCHED_HTTP_TRANSPORT=h2) against a
+// The HTTP client's own HTTP/2 transport (src/client/h2.h, the default) against a
 // real kube-apiserver: many requests in flight on one connection, bodies both ways, error answers,
 // a watch and its cancellation, a request's timeout; and, beside it, a TLS server that speaks only
 // HTTP/1.1 (ksched's own serving port), reached through libcurl instead.
@@ -26,7 +26,7 @@ using client::HttpResponse;
 class Http2Test : public ControlPlaneTest {
  protected:
   std::unique_ptr<HttpClient> Client() {
-    setenv("KSCHED_HTTP_TRANSPORT", "h2", 1);  // The transport under test, not yet the default.
+    setenv("KSCHED_HTTP_TRANSPORT", "h2", 1);  // The transport under test, whatever CI's is.
     auto config = client::LoadKubeconfig(cluster().kubeconfig(), "");
     EXPECT_TRUE(config.ok()) << config.status();
     config->qps = -1;  // No client-side rate limit: the requests go at once.
