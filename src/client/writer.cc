@@ -279,34 +279,34 @@ absl::Status ApiWriter::UpdatePodStatus(const api::Pod& pod, const api::PodCondi
 void ApiWriter::SendStatusPatch(std::shared_ptr<StatusPatches> patches, HttpClient& http,
                                 HttpRequest request, WriteErrorHandler report, std::string what,
                                 std::string uid) {
-  http.Send(std::move(request),
-            [patches, &http, report, what, uid = std::move(uid)](const HttpResponse& r) mutable {
-              if (!r.ok() && report) report(what, r.ToStatus());
-              HttpRequest next;
-              std::string next_what;
-              {
-                absl::MutexLock lock(&patches->mu);
-                auto it = patches->pods.find(uid);
-                if (it == patches->pods.end()) return;
-                StatusPatches::OfPod& p = it->second;
-                if (r.status == 404) {  // The pod is gone: so is what waited.
-                  patches->pods.erase(it);
-                  return;
-                }
-                if (!r.ok()) p.body.clear();  // Not taken: an equal patch may go again.
-                if (!p.next) {
-                  p.in_flight = false;
-                  return;
-                }
-                next = std::move(*p.next);
-                next_what = std::move(p.next_what);
-                p.next.reset();
-                p.body = next.body;
-                p.at = absl::Now();
-              }
-              SendStatusPatch(std::move(patches), http, std::move(next), std::move(report),
-                              std::move(next_what), std::move(uid));
-            });
+  http.Send(std::move(request), [patches, &http, report, what = std::move(what),
+                                 uid = std::move(uid)](const HttpResponse& r) mutable {
+    if (!r.ok() && report) report(what, r.ToStatus());
+    HttpRequest next;
+    std::string next_what;
+    {
+      absl::MutexLock lock(&patches->mu);
+      auto it = patches->pods.find(uid);
+      if (it == patches->pods.end()) return;
+      StatusPatches::OfPod& p = it->second;
+      if (r.status == 404) {  // The pod is gone: so is what waited.
+        patches->pods.erase(it);
+        return;
+      }
+      if (!r.ok()) p.body.clear();  // Not taken: an equal patch may go again.
+      if (!p.next) {
+        p.in_flight = false;
+        return;
+      }
+      next = std::move(*p.next);
+      next_what = std::move(p.next_what);
+      p.next.reset();
+      p.body = next.body;
+      p.at = absl::Now();
+    }
+    SendStatusPatch(std::move(patches), http, std::move(next), std::move(report),
+                    std::move(next_what), std::move(uid));
+  });
 }
 
 absl::Status ApiWriter::UpdatePodStatusAndWait(const api::Pod& pod,

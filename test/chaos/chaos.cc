@@ -603,7 +603,8 @@ std::vector<Violation> Soak::FinalChecks() {
     });
     if (first == r.samples.end()) continue;
     const Replica::Sample& last = r.samples.back();
-    if (last.rss_kib > first->rss_kib * 3 / 2 + 32 * 1024 || last.sockets > first->sockets + 16) {
+    if (last.rss_kib > first->rss_kib * 3 / 2 + int64_t{32} * 1024 ||
+        last.sockets > first->sockets + 16) {
       v.push_back({"growth", fmt::format("{}: RSS {} KiB and {} sockets after warm-up, {} KiB "
                                          "and {} sockets at the end",
                                          r.user, first->rss_kib, first->sockets, last.rss_kib,
@@ -717,7 +718,7 @@ int Soak::Run() {
     for (const auto& e : fs::directory_iterator(cluster_.dir(), ec)) {
       const std::string name = e.path().filename().string();
       if (name.ends_with(".log") || name.find(".log.") != std::string::npos) {
-        fs::copy_file(e.path(), kept + "/" + name, fs::copy_options::overwrite_existing, ec);
+        fs::copy_file(e.path(), fs::path(kept) / name, fs::copy_options::overwrite_existing, ec);
       }
     }
     Log("the logs (replicas, kube-apiserver, etcd, kwok, audit) are kept in " + kept);
