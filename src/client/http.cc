@@ -292,6 +292,15 @@ struct HttpClient::Loop {
   void ForgetDeadline(Transfer& t) {
     if (t.deadline) h2_deadlines.erase(*std::exchange(t.deadline, std::nullopt));
   }
+  // Stops a running transfer on whichever transport carries it; its callback is not run.
+  void Abandon(Transfer& t) {
+    ForgetDeadline(t);
+    if (t.conn != nullptr) {
+      t.conn->Reset(t.stream);
+    } else if (t.easy != nullptr) {
+      curl_multi_remove_handle(multi, t.easy);
+    }
+  }
   static int OnSocket(CURL* easy, curl_socket_t s, int what, void* loop, void* socket_data);
   static int OnTimer(CURLM* multi, long timeout_ms, void* loop);
 };
@@ -580,11 +589,11 @@ void HttpClient::Loop::Throttled(const Transfer& t, absl::Time now) {
   if (waited <= absl::Milliseconds(50)) return;
   int level = 3;
   if (waited > absl::Seconds(1)) {
-    absl::Time& last = log::Enabled(2) ? throttle_logged_v2 : throttle_logged_v0;
-    const absl::Duration every = log::Enabled(2) ? absl::Seconds(1) : absl::Seconds(10);
-    if (now - last >= every) {
+    const bool v2 = log::Enabled(2);
+    absl::Time& last = v2 ? throttle_logged_v2 : throttle_logged_v0;
+    if (now - last >= (v2 ? absl::Seconds(1) : absl::Seconds(10))) {
       last = now;
-      level = log::Enabled(2) ? 2 : 0;
+      level = v2 ? 2 : 0;
     }
   }
   KLOG(level, "Waited before sending request", {"delay", absl::FormatDuration(waited)},
@@ -632,13 +641,7 @@ void HttpClient::Loop::Complete(std::unique_ptr<Transfer> t, const std::string& 
 void HttpClient::Loop::EndCancelled(const std::vector<uint64_t>& cancels) {
   for (uint64_t id : cancels) {
     if (auto it = running.find(id); it != running.end()) {
-      Transfer& t = *it->second;
-      ForgetDeadline(t);
-      if (t.conn != nullptr) {
-        t.conn->Reset(t.stream);
-      } else if (t.easy != nullptr) {
-        curl_multi_remove_handle(multi, t.easy);
-      }
+      Abandon(*it->second);
       FinishWithError(std::move(running.extract(it).mapped()), "cancelled");
       continue;
     }
@@ -707,12 +710,7 @@ void HttpClient::Loop::SendAgainAt(absl::Time at, std::unique_ptr<Transfer> t) {
 void HttpClient::Loop::EndAll() {
   std::vector<std::unique_ptr<Transfer>> rest;
   for (auto& [id, t] : running) {
-    ForgetDeadline(*t);
-    if (t->conn != nullptr) {
-      t->conn->Reset(t->stream);
-    } else if (t->easy != nullptr) {
-      curl_multi_remove_handle(multi, t->easy);
-    }
+    Abandon(*t);
     rest.push_back(std::move(t));
   }
   for (auto& [at, t] : delayed) rest.push_back(std::move(t));
@@ -749,8 +747,7 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   loop->host = loop->host.substr(0, loop->host.find('/'));
   if (!config.tls_server_name.empty()) {
     // Ask for the server by the certificate's name, and connect to the configured address.
-    size_t host_start = config.server.find("://") + 3;
-    std::string hostport = config.server.substr(host_start);
+    const std::string& hostport = loop->host;
     size_t colon = hostport.rfind(':');
     std::string port = colon == std::string::npos ? "443" : hostport.substr(colon + 1);
     std::string host = hostport.substr(0, colon);
