@@ -1,5 +1,6 @@
 #include "src/client/writer.h"
 
+#include <array>
 #include <optional>
 
 #include "absl/time/clock.h"
@@ -40,6 +41,73 @@ void SendReporting(HttpClient& http, HttpRequest request, const WriteErrorHandle
             });
 }
 
+// The fields of an event in the recorder's cache, packed in this order, each but the note ended by
+// kEnd. Everything before the note is the series key.
+enum EventField { kType, kAction, kReason, kController, kNamespace, kName, kUid, kVersion, kNote };
+constexpr int kEventFields = kNote + 1;
+constexpr char kEnd = '\x1f';
+using EventFields = std::array<std::string_view, kEventFields>;
+
+// Packs the event's fields; `key_size` gets the length of its series key.
+std::string Pack(const api::Pod& pod, std::string_view type, std::string_view reason,
+                 std::string_view action, std::string_view note, size_t* key_size) {
+  std::string_view ns = pod.metadata.namespace_;
+  if (ns.empty()) ns = "default";
+  std::string packed = fmt::format("{1}{0}{2}{0}{3}{0}{4}{0}{5}{0}{6}{0}{7}{0}{8}{0}", kEnd, type,
+                                   action, reason, pod.spec.scheduler_name, ns, pod.metadata.name,
+                                   pod.metadata.uid, pod.metadata.resource_version);
+  *key_size = packed.size();
+  packed.append(note);
+  return packed;
+}
+
+EventFields Unpack(std::string_view packed) {
+  EventFields f;
+  for (int i = 0; i < kNote; ++i) {
+    size_t end = packed.find(kEnd);
+    f[i] = packed.substr(0, end);
+    packed.remove_prefix(end + 1);
+  }
+  f[kNote] = packed;
+  return f;
+}
+
+std::string EventsPath(std::string_view ns) {
+  return fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns);
+}
+
+// client-go names an event "<object>.<unix nanoseconds in hex>".
+std::string EventName(const EventFields& f, absl::Time at) {
+  return fmt::format("{}.{:x}", f[kName], absl::ToUnixNanos(at));
+}
+
+// How a failed write of the event is named in the error reports.
+std::string EventWhat(const EventFields& f) {
+  return fmt::format("event {} for pod {}/{}", f[kReason], f[kNamespace], f[kName]);
+}
+
+json EventJson(const EventFields& f, absl::Time at, std::string_view hostname) {
+  return {
+      {"apiVersion", "events.k8s.io/v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", EventName(f, at)}, {"namespace", f[kNamespace]}}},
+      {"eventTime", MicroTime(at)},
+      {"reportingController", f[kController]},
+      {"reportingInstance", fmt::format("{}-{}", f[kController], hostname)},
+      {"action", f[kAction]},
+      {"reason", f[kReason]},
+      {"regarding",
+       {{"kind", "Pod"},
+        {"namespace", f[kNamespace]},
+        {"name", f[kName]},
+        {"uid", f[kUid]},
+        {"apiVersion", "v1"},
+        {"resourceVersion", f[kVersion]}}},
+      {"note", f[kNote]},
+      {"type", f[kType]},
+  };
+}
+
 }  // namespace
 
 json ApiWriter::BindingBody(const api::Pod& pod, std::string_view node_name) {
@@ -78,73 +146,40 @@ absl::Status ApiWriter::DeletePod(const api::Pod& pod) {
 json ApiWriter::EventBody(const api::Pod& pod, std::string_view type, std::string_view reason,
                           std::string_view action, const std::string& message,
                           absl::Time now) const {
-  const std::string& controller = pod.spec.scheduler_name;
-  std::string ns = pod.metadata.namespace_.empty() ? "default" : pod.metadata.namespace_;
-  return {
-      {"apiVersion", "events.k8s.io/v1"},
-      {"kind", "Event"},
-      // client-go names an event "<object>.<unix nanoseconds in hex>".
-      {"metadata",
-       {{"name", fmt::format("{}.{:x}", pod.metadata.name, absl::ToUnixNanos(now))},
-        {"namespace", ns}}},
-      {"eventTime", MicroTime(now)},
-      {"reportingController", controller},
-      {"reportingInstance", fmt::format("{}-{}", controller, options_.hostname)},
-      {"action", action},
-      {"reason", reason},
-      {"regarding",
-       {{"kind", "Pod"},
-        {"namespace", ns},
-        {"name", pod.metadata.name},
-        {"uid", pod.metadata.uid},
-        {"apiVersion", "v1"},
-        {"resourceVersion", pod.metadata.resource_version}}},
-      {"note", message},
-      {"type", type},
-  };
+  size_t key_size = 0;
+  return EventJson(Unpack(Pack(pod, type, reason, action, message, &key_size)), now,
+                   options_.hostname);
 }
 
 void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::string_view reason,
                               std::string_view action, const std::string& message, absl::Time now) {
-  json body = EventBody(pod, type, reason, action, message, now);
-  const std::string& ns = body["metadata"]["namespace"].get_ref<const std::string&>();
-  // client-go's eventKey: everything but the note and the time.
-  std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", type, action, reason,
-                                body["reportingInstance"].get_ref<const std::string&>(),
-                                body["reportingController"].get_ref<const std::string&>(),
-                                body["regarding"].dump());
-  std::string events = fmt::format("/apis/events.k8s.io/v1/namespaces/{}/events", ns);
-  std::string what = fmt::format("event {} for pod {}/{}", reason, ns, pod.metadata.name);
-  std::string text = body.dump();
+  Recorded event{.event_time = now};
+  event.packed = Pack(pod, type, reason, action, message, &event.key_size);
   std::optional<Recorded> series;
   {
     absl::MutexLock lock(&mu_);
-    auto [it, added] = recent_.try_emplace(key);
-    Recorded& r = it->second;
-    if (added) {
-      r = {.event = text,
-           .path =
-               fmt::format("{}/{}", events, body["metadata"]["name"].get_ref<const std::string&>()),
-           .what = what,
-           .event_time = now};
+    auto it = recent_.find(event.key());
+    if (it == recent_.end()) {
+      recent_.insert(event);
     } else {
-      r.last_observed = now;
-      r.count = r.count == 0 ? 2 : r.count + 1;
-      if (r.count > 2) return;  // Counted; sent on the next refresh or when the series ends.
-      series = r;
+      it->last_observed = now;
+      it->count = it->count == 0 ? 2 : it->count + 1;
+      if (it->count > 2) return;  // Counted; sent on the next refresh or when the series ends.
+      series = *it;
     }
   }
   if (series) {
     SendSeries(*series);
     return;
   }
+  const EventFields f = Unpack(event.packed);
   SendEvent({.method = "POST",
-             .path = std::move(events),
-             .body = std::move(text),
+             .path = EventsPath(f[kNamespace]),
+             .body = EventJson(f, now, options_.hostname).dump(),
              .retries = kEventRetries,
              .retry_delay = options_.event_retry_delay,
              .retry_server_errors = true},
-            std::move(what));
+            EventWhat(f));
 }
 
 void ApiWriter::FinishSeries(absl::Time now) {
@@ -152,8 +187,7 @@ void ApiWriter::FinishSeries(absl::Time now) {
   std::vector<Recorded> finished;
   {
     absl::MutexLock lock(&mu_);
-    absl::erase_if(recent_, [&](const auto& kv) {
-      const Recorded& r = kv.second;
+    absl::erase_if(recent_, [&](const Recorded& r) {
       if (r.count == 0) return now - r.event_time > kFinishTime;
       if (now - r.last_observed <= kFinishTime) return false;
       finished.push_back(r);
@@ -171,7 +205,7 @@ void ApiWriter::RefreshSeries() {
   std::vector<Recorded> open;
   {
     absl::MutexLock lock(&mu_);
-    for (const auto& [key, r] : recent_) {
+    for (const Recorded& r : recent_) {
       if (r.count > 0) open.push_back(r);
     }
   }
@@ -180,31 +214,35 @@ void ApiWriter::RefreshSeries() {
 
 void ApiWriter::SendSeries(const Recorded& r) {
   json series = {{"count", r.count}, {"lastObservedTime", MicroTime(r.last_observed)}};
+  const EventFields f = Unpack(r.packed);
+  std::string events = EventsPath(f[kNamespace]);
+  std::string path = fmt::format("{}/{}", events, EventName(f, r.event_time));
   // As client-go: the event may have been removed meanwhile (its TTL, or by hand); then the
   // series is created as a new event.
   HttpClient& http = events_http();
   http.Send({.method = "PATCH",
-             .path = r.path,
+             .path = std::move(path),
              .body = json{{"series", series}}.dump(),
              .content_type = "application/strategic-merge-patch+json",
              .retries = kEventRetries,
              .retry_delay = options_.event_retry_delay,
              .retry_server_errors = true},
             [http = &http, report = options_.on_write_error, delay = options_.event_retry_delay,
-             series, r](const HttpResponse& resp) {
+             events = std::move(events), what = EventWhat(f), hostname = options_.hostname, series,
+             r](const HttpResponse& resp) {
               if (resp.status == 404) {
-                json created = json::parse(r.event);
+                json created = EventJson(Unpack(r.packed), r.event_time, hostname);
                 created["series"] = series;
                 SendReporting(*http,
                               {.method = "POST",
-                               .path = r.path.substr(0, r.path.rfind('/')),
+                               .path = events,
                                .body = created.dump(),
                                .retries = kEventRetries,
                                .retry_delay = delay,
                                .retry_server_errors = true},
-                              report, r.what);
+                              report, what);
               } else if (!resp.ok() && report) {
-                report(r.what, resp.ToStatus());
+                report(what, resp.ToStatus());
               }
             });
 }

@@ -28,6 +28,8 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ksched/cluster_writer.h"
@@ -122,15 +124,26 @@ class ApiWriter : public ClusterWriter {
                               HttpRequest request, WriteErrorHandler report, std::string what,
                               std::string uid);
 
-  // An event in the recorder's cache, by its series key. Kept small: every event recorded stays
-  // for 6 to 12 minutes.
+  // An event in the recorder's cache. Every event recorded stays there for 6 to 12 minutes, so
+  // it is kept small: its fields packed in one string, the series key (client-go's eventKey:
+  // type, action, reason, reporting controller and the regarding pod) first and the note last.
+  // Its body, path and name for error reports are made again from them when a series needs
+  // them.
   struct Recorded {
-    std::string event;  // As it was created (JSON), to create a series whose event is gone.
-    std::string path;   // /apis/events.k8s.io/v1/namespaces/<namespace>/events/<name>
-    std::string what;   // "event <reason> for pod <namespace>/<name>", for error reports.
+    std::string packed;
+    size_t key_size = 0;  // packed's first key_size characters are the series key.
     absl::Time event_time;
-    int count = 0;  // 0 for a single event, else the series' count.
-    absl::Time last_observed;
+    // A series' counts change in the set; they are not part of its hash or equality.
+    mutable int count = 0;  // 0 for a single event, else the series' count.
+    mutable absl::Time last_observed;
+    std::string_view key() const { return std::string_view(packed).substr(0, key_size); }
+  };
+  struct RecordedKey {
+    using is_transparent = void;
+    static std::string_view Of(const Recorded& r) { return r.key(); }
+    static std::string_view Of(std::string_view key) { return key; }
+    size_t operator()(const auto& r) const { return absl::HashOf(Of(r)); }
+    bool operator()(const auto& a, const auto& b) const { return Of(a) == Of(b); }
   };
   // Patches the event with the series' count and last time; creates it, series included, if it is
   // gone.
@@ -139,7 +152,7 @@ class ApiWriter : public ClusterWriter {
   HttpClient& http_;
   ApiWriterOptions options_;
   absl::Mutex mu_;
-  absl::flat_hash_map<std::string, Recorded> recent_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<Recorded, RecordedKey, RecordedKey> recent_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<StatusPatches> patches_ = std::make_shared<StatusPatches>();
 };
 
