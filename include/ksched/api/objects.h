@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "ksched/api/boxed.h"
 #include "ksched/api/quantity.h"
 
 namespace ksched::api {
@@ -227,7 +228,7 @@ struct PodSpec {
   std::string scheduler_name;
   std::string node_name;
   StringMap node_selector;
-  std::optional<Affinity> affinity;
+  Boxed<Affinity> affinity;  // On the heap: few pods have one.
   std::vector<Toleration> tolerations;
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::optional<int32_t> priority;
@@ -239,7 +240,7 @@ struct PodSpec {
   std::vector<Container> containers;
   std::vector<Volume> volumes;
   std::vector<PodResourceClaim> resource_claims;
-  std::optional<ResourceRequirements> resources;  // Pod-level resources.
+  Boxed<ResourceRequirements> resources;  // Pod-level resources; on the heap: few pods have them.
 };
 
 struct PodStatus {

@@ -12,7 +12,7 @@ bool MatchesRequiredNodeAffinity(const api::Pod& pod, const api::Node& node) {
     auto it = labels.find(key);
     if (it == labels.end() || it->second != value) return false;
   }
-  const std::optional<api::Affinity>& affinity = pod.spec.affinity;
+  const api::Boxed<api::Affinity>& affinity = pod.spec.affinity;
   if (!affinity || !affinity->node_affinity) return true;
   const std::optional<api::NodeSelector>& required =
       affinity->node_affinity->required_during_scheduling_ignored_during_execution;
