@@ -86,26 +86,70 @@ std::string EventWhat(const EventFields& f) {
   return fmt::format("event {} for pod {}/{}", f[kReason], f[kNamespace], f[kName]);
 }
 
-json EventJson(const EventFields& f, absl::Time at, std::string_view hostname) {
-  return {
-      {"apiVersion", "events.k8s.io/v1"},
-      {"kind", "Event"},
-      {"metadata", {{"name", EventName(f, at)}, {"namespace", f[kNamespace]}}},
-      {"eventTime", MicroTime(at)},
-      {"reportingController", f[kController]},
-      {"reportingInstance", fmt::format("{}-{}", f[kController], hostname)},
-      {"action", f[kAction]},
-      {"reason", f[kReason]},
-      {"regarding",
-       {{"kind", "Pod"},
-        {"namespace", f[kNamespace]},
-        {"name", f[kName]},
-        {"uid", f[kUid]},
-        {"apiVersion", "v1"},
-        {"resourceVersion", f[kVersion]}}},
-      {"note", f[kNote]},
-      {"type", f[kType]},
+// Appends `s` as a JSON string. Hand-written: nlohmann escapes only through its own values, whose
+// building cost more than the rest of recording an event, once for every pod bound.
+void AppendJsonString(std::string* out, std::string_view s) {
+  out->push_back('"');
+  for (char c : s) {
+    switch (c) {
+      case '"':
+        out->append("\\\"");
+        break;
+      case '\\':
+        out->append("\\\\");
+        break;
+      case '\n':
+        out->append("\\n");
+        break;
+      case '\r':
+        out->append("\\r");
+        break;
+      case '\t':
+        out->append("\\t");
+        break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          fmt::format_to(std::back_inserter(*out), "\\u{:04x}", static_cast<unsigned char>(c));
+        } else {
+          out->push_back(c);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+// The event's JSON text, as client-go's recorder writes it; with `series` (JSON) when not empty.
+std::string EventText(const EventFields& f, absl::Time at, std::string_view hostname,
+                      std::string_view series = {}) {
+  std::string out;
+  out.reserve(512 + f[kNote].size());
+  auto field = [&](std::string_view name, std::string_view value) {
+    out.append(name);
+    AppendJsonString(&out, value);
   };
+  field(R"({"apiVersion":)", "events.k8s.io/v1");
+  field(R"(,"kind":)", "Event");
+  field(R"(,"metadata":{"name":)", EventName(f, at));
+  field(R"(,"namespace":)", f[kNamespace]);
+  field(R"(},"eventTime":)", MicroTime(at));
+  field(R"(,"reportingController":)", f[kController]);
+  field(R"(,"reportingInstance":)", fmt::format("{}-{}", f[kController], hostname));
+  field(R"(,"action":)", f[kAction]);
+  field(R"(,"reason":)", f[kReason]);
+  field(R"(,"regarding":{"kind":)", "Pod");
+  field(R"(,"namespace":)", f[kNamespace]);
+  field(R"(,"name":)", f[kName]);
+  field(R"(,"uid":)", f[kUid]);
+  field(R"(,"apiVersion":)", "v1");
+  field(R"(,"resourceVersion":)", f[kVersion]);
+  field(R"(},"note":)", f[kNote]);
+  field(R"(,"type":)", f[kType]);
+  if (!series.empty()) {
+    out.append(R"(,"series":)");
+    out.append(series);
+  }
+  out.push_back('}');
+  return out;
 }
 
 }  // namespace
@@ -147,8 +191,8 @@ json ApiWriter::EventBody(const api::Pod& pod, std::string_view type, std::strin
                           std::string_view action, const std::string& message,
                           absl::Time now) const {
   size_t key_size = 0;
-  return EventJson(Unpack(Pack(pod, type, reason, action, message, &key_size)), now,
-                   options_.hostname);
+  return json::parse(EventText(Unpack(Pack(pod, type, reason, action, message, &key_size)), now,
+                               options_.hostname));
 }
 
 void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::string_view reason,
@@ -175,7 +219,7 @@ void ApiWriter::RecordEventAt(const api::Pod& pod, std::string_view type, std::s
   const EventFields f = Unpack(event.packed);
   SendEvent({.method = "POST",
              .path = EventsPath(f[kNamespace]),
-             .body = EventJson(f, now, options_.hostname).dump(),
+             .body = EventText(f, now, options_.hostname),
              .retries = kEventRetries,
              .retry_delay = options_.event_retry_delay,
              .retry_server_errors = true},
@@ -213,7 +257,8 @@ void ApiWriter::RefreshSeries() {
 }
 
 void ApiWriter::SendSeries(const Recorded& r) {
-  json series = {{"count", r.count}, {"lastObservedTime", MicroTime(r.last_observed)}};
+  std::string series =
+      fmt::format(R"({{"count":{},"lastObservedTime":"{}"}})", r.count, MicroTime(r.last_observed));
   const EventFields f = Unpack(r.packed);
   std::string events = EventsPath(f[kNamespace]);
   std::string path = fmt::format("{}/{}", events, EventName(f, r.event_time));
@@ -222,7 +267,7 @@ void ApiWriter::SendSeries(const Recorded& r) {
   HttpClient& http = events_http();
   http.Send({.method = "PATCH",
              .path = std::move(path),
-             .body = json{{"series", series}}.dump(),
+             .body = fmt::format(R"({{"series":{}}})", series),
              .content_type = "application/strategic-merge-patch+json",
              .retries = kEventRetries,
              .retry_delay = options_.event_retry_delay,
@@ -231,12 +276,10 @@ void ApiWriter::SendSeries(const Recorded& r) {
              events = std::move(events), what = EventWhat(f), hostname = options_.hostname, series,
              r](const HttpResponse& resp) {
               if (resp.status == 404) {
-                json created = EventJson(Unpack(r.packed), r.event_time, hostname);
-                created["series"] = series;
                 SendReporting(*http,
                               {.method = "POST",
                                .path = events,
-                               .body = created.dump(),
+                               .body = EventText(Unpack(r.packed), r.event_time, hostname, series),
                                .retries = kEventRetries,
                                .retry_delay = delay,
                                .retry_server_errors = true},

@@ -56,6 +56,18 @@ TEST(ApiWriterTest, EventIsWhatKubeSchedulersRecorderWrites) {
   EXPECT_EQ(e["action"], "Binding");
 }
 
+TEST(ApiWriterTest, AnEventsNoteKeepsQuotesControlCharactersAndUtf8) {
+  absl::StatusOr<std::unique_ptr<HttpClient>> http =
+      HttpClient::Create({.server = "https://127.0.0.1:1"});
+  ASSERT_TRUE(http.ok());
+  ApiWriter w(**http, {.hostname = "host-1"});
+  const std::string note = "0/3 nodes: \"quoted\" \\ back\nslash\t\x01 \xc3\xa9t\xc3\xa9";
+  nlohmann::json e =
+      w.EventBody(MakePod(), "Warning", "FailedScheduling", "Scheduling", note, absl::Now());
+  EXPECT_EQ(e["note"], note);
+  EXPECT_EQ(e["regarding"]["name"], "web-1");
+}
+
 TEST(ApiWriterTest, StatusPatchMergesTheConditionAndClearsTheNominatedNode) {
   api::PodCondition c{.type = "PodScheduled",
                       .status = "False",
