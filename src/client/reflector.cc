@@ -234,10 +234,14 @@ struct Reflector<T>::Impl {
 
   // Handles one watch event. Returns false when the watch must end: an ERROR event (its code in
   // `gone` when the resourceVersion expired), or a line that is no event, which is logged.
-  bool HandleLine(std::string_view line, bool* gone) {
+  // `line`'s capacity leaves simdjson's padding after it.
+  bool HandleLine(const std::string& line, bool* gone) {
     simdjson::dom::element ev;
     simdjson::dom::element object;
-    if (auto err = parser.parse(line).get(ev);
+    if (auto err = parser
+                       .parse(line.data(), line.size(),
+                              line.capacity() - line.size() < simdjson::SIMDJSON_PADDING)
+                       .get(ev);
         err || ev["object"].get(object) != simdjson::SUCCESS) {
       KLOG_WARNING("Unable to decode an event from the watch stream; watching again",
                    {"resource", options.path},
@@ -283,7 +287,12 @@ struct Reflector<T>::Impl {
       s->partial.append(chunk);
       size_t start = 0;
       for (size_t nl; (nl = s->partial.find('\n', start)) != std::string::npos; start = nl + 1) {
-        if (nl > start) s->lines.emplace_back(s->partial, start, nl - start);
+        if (nl == start) continue;
+        // With room for the padding simdjson reads past the end, so that it parses the line
+        // where it is, without a copy.
+        std::string& line = s->lines.emplace_back();
+        line.reserve(nl - start + simdjson::SIMDJSON_PADDING);
+        line.append(s->partial, start, nl - start);
       }
       s->partial.erase(0, start);
     };
