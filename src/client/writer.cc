@@ -118,14 +118,19 @@ void AppendJsonString(std::string* out, std::string_view s) {
   out->push_back('"');
 }
 
+// Appends `before` (JSON text up to a string value) and `value` as a JSON string.
+void AppendJsonField(std::string* out, std::string_view before, std::string_view value) {
+  out->append(before);
+  AppendJsonString(out, value);
+}
+
 // The event's JSON text, as client-go's recorder writes it; with `series` (JSON) when not empty.
 std::string EventText(const EventFields& f, absl::Time at, std::string_view hostname,
                       std::string_view series = {}) {
   std::string out;
   out.reserve(512 + f[kNote].size());
-  auto field = [&](std::string_view name, std::string_view value) {
-    out.append(name);
-    AppendJsonString(&out, value);
+  auto field = [&](std::string_view before, std::string_view value) {
+    AppendJsonField(&out, before, value);
   };
   field(R"({"apiVersion":)", "events.k8s.io/v1");
   field(R"(,"kind":)", "Event");
@@ -154,20 +159,21 @@ std::string EventText(const EventFields& f, absl::Time at, std::string_view host
 
 }  // namespace
 
-json ApiWriter::BindingBody(const api::Pod& pod, std::string_view node_name) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Binding"},
-          {"metadata",
-           {{"name", pod.metadata.name},
-            {"namespace", pod.metadata.namespace_},
-            {"uid", pod.metadata.uid}}},
-          {"target", {{"kind", "Node"}, {"name", node_name}}}};
+std::string ApiWriter::BindingBody(const api::Pod& pod, std::string_view node_name) {
+  std::string out;
+  AppendJsonField(&out, R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":)",
+                  pod.metadata.name);
+  AppendJsonField(&out, R"(,"namespace":)", pod.metadata.namespace_);
+  AppendJsonField(&out, R"(,"uid":)", pod.metadata.uid);
+  AppendJsonField(&out, R"(},"target":{"kind":"Node","name":)", node_name);
+  out.append("}}");
+  return out;
 }
 
 absl::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) {
   HttpResponse r = http_.Call({.method = "POST",
                                .path = PodPath(pod, "binding"),
-                               .body = BindingBody(pod, node_name).dump(),
+                               .body = BindingBody(pod, node_name),
                                .guard = options_.may_write});
   return r.ToStatus();
 }

@@ -95,7 +95,7 @@ class ApiWriter : public ClusterWriter {
   absl::Status DeletePod(const api::Pod& pod) override;
 
   // The bodies, for tests.
-  static nlohmann::json BindingBody(const api::Pod& pod, std::string_view node_name);
+  static std::string BindingBody(const api::Pod& pod, std::string_view node_name);
   nlohmann::json EventBody(const api::Pod& pod, std::string_view type, std::string_view reason,
                            std::string_view action, const std::string& message,
                            absl::Time now) const;

@@ -29,7 +29,7 @@ api::Pod MakePod() {
 }
 
 TEST(ApiWriterTest, BindingNamesThePodByUidAndTheNode) {
-  EXPECT_EQ(ApiWriter::BindingBody(MakePod(), "node-a").dump(),
+  EXPECT_EQ(ApiWriter::BindingBody(MakePod(), "node-a"),
             R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"web-1","namespace":"shop",)"
             R"("uid":"u-1"},"target":{"kind":"Node","name":"node-a"}})");
 }
