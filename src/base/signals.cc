@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "src/base/log.h"
+#include "src/base/thread_name.h"
 
 namespace ksched {
 
@@ -24,6 +25,7 @@ ShutdownSignals::~ShutdownSignals() {
 
 void ShutdownSignals::Start() {
   waiter_ = std::thread([this] {
+    NameThisThread("ksched-signals");
     int sig = 0;
     sigwait(&signals_, &sig);
     if (!ending_) KLOG(0, "Received a signal; shutting down", {"signal", sig});

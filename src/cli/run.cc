@@ -170,7 +170,7 @@ absl::StatusOr<std::unique_ptr<client::HttpClient>> ReviewClient(const char* fla
   rest->qps = own.qps;
   rest->burst = own.burst;
   rest->user_agent = own.user_agent;
-  return client::HttpClient::Create(*rest);
+  return client::HttpClient::Create(*rest, {.thread_name = "ksched-review"});
 }
 
 // Where the client CA comes from, for messages.
@@ -264,9 +264,13 @@ absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configu
     if (!review.ok()) return review.status();
     *out = std::move(*review);
   }
-  for (auto* out : {&c.api, &c.election, &c.events}) {
+  using Options = client::HttpClientOptions;
+  for (auto [out, options] :
+       {std::pair{&c.api, Options{.metrics = metrics, .thread_name = "ksched-api"}},
+        std::pair{&c.election, Options{.metrics = metrics, .thread_name = "ksched-election"}},
+        std::pair{&c.events, Options{.metrics = metrics, .thread_name = "ksched-events"}}}) {
     absl::StatusOr<std::unique_ptr<client::HttpClient>> made =
-        client::HttpClient::Create(*rest, metrics);
+        client::HttpClient::Create(*rest, options);
     if (!made.ok()) return made.status();
     *out = std::move(*made);
   }

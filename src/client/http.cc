@@ -23,6 +23,7 @@
 #include "nlohmann/json.hpp"
 #include "src/base/log.h"
 #include "src/base/strings.h"
+#include "src/base/thread_name.h"
 #include "src/client/h2.h"
 
 namespace ksched::client {
@@ -727,7 +728,7 @@ void HttpClient::Loop::EndAll() {
 HttpClient::HttpClient(RestConfig config) : config_(std::move(config)) {}
 
 absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig& config,
-                                                               RestClientMetrics* metrics) {
+                                                               HttpClientOptions options) {
   static const CURLcode global_init = curl_global_init(CURL_GLOBAL_DEFAULT);
   if (global_init != CURLE_OK) return absl::InternalError("libcurl failed to initialize");
   if (!config.server.starts_with("https://") && !config.server.starts_with("http://")) {
@@ -742,7 +743,7 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   auto client = std::unique_ptr<HttpClient>(new HttpClient(config));
   auto loop = std::make_unique<Loop>(client->config_);
   loop->url_prefix = config.server;
-  loop->metrics = metrics;
+  loop->metrics = options.metrics;
   loop->host = config.server.substr(config.server.find("://") + 3);
   loop->host = loop->host.substr(0, loop->host.find('/'));
   if (!config.tls_server_name.empty()) {
@@ -776,7 +777,10 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   curl_multi_setopt(loop->multi, CURLMOPT_SOCKETDATA, l);
   curl_multi_setopt(loop->multi, CURLMOPT_TIMERFUNCTION, Loop::OnTimer);
   curl_multi_setopt(loop->multi, CURLMOPT_TIMERDATA, l);
-  loop->thread = std::thread([l] { l->Run(); });
+  loop->thread = std::thread([l, name = std::move(options.thread_name)] {
+    NameThisThread(name);
+    l->Run();
+  });
   client->loop_ = std::move(loop);
   return client;
 }

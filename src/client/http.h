@@ -85,12 +85,18 @@ struct HttpResponse {
   absl::Status ToStatus() const;
 };
 
+struct HttpClientOptions {
+  // The rest_client_* metrics are kept here when given; it must outlive the client.
+  RestClientMetrics* metrics = nullptr;
+  // The I/O thread's name.
+  std::string thread_name = "ksched-http";
+};
+
 class HttpClient {
  public:
   // Checks the configuration (the files it names must be readable) and starts the I/O thread.
-  // `metrics`, when given, must outlive the client.
   static absl::StatusOr<std::unique_ptr<HttpClient>> Create(const RestConfig& config,
-                                                            RestClientMetrics* metrics = nullptr);
+                                                            HttpClientOptions options = {});
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
   // Ends every transfer in flight (their callbacks run with transport_error "client closed") and

@@ -193,7 +193,8 @@ TEST(HttpClientTest, RestClientMetricsCountAnswersRetriesAndTheWaitInTheRateLimi
   metrics::Registry registry;
   RestClientMetrics rest_metrics(registry);
   RefusingServer server(1, 429, "0");
-  auto http = HttpClient::Create({.server = server.url(), .qps = 5, .burst = 1}, &rest_metrics);
+  auto http = HttpClient::Create({.server = server.url(), .qps = 5, .burst = 1},
+                                 {.metrics = &rest_metrics});
   ASSERT_TRUE(http.ok()) << http.status();
   // Four at once: the rate limit lets one go at once and the others 0.2, 0.4 and 0.6 s later.
   std::vector<std::future<HttpResponse>> answers;
@@ -204,7 +205,7 @@ TEST(HttpClientTest, RestClientMetricsCountAnswersRetriesAndTheWaitInTheRateLimi
                   [p](HttpResponse r) { p->set_value(std::move(r)); });
   }
   for (auto& a : answers) EXPECT_EQ(a.get().status, 201);
-  auto refused = HttpClient::Create({.server = "http://127.0.0.1:1"}, &rest_metrics);
+  auto refused = HttpClient::Create({.server = "http://127.0.0.1:1"}, {.metrics = &rest_metrics});
   ASSERT_TRUE(refused.ok()) << refused.status();
   EXPECT_EQ((*refused)->Call({.path = "/api/v1/nodes"}).status, 0);
 

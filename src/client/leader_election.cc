@@ -4,6 +4,7 @@
 #include "fmt/format.h"
 #include "src/base/log.h"
 #include "src/base/strings.h"
+#include "src/base/thread_name.h"
 
 namespace ksched::client {
 namespace {
@@ -123,6 +124,7 @@ bool LeaderElector::Acquire(const std::function<bool()>& stop) {
 
 void LeaderElector::KeepRenewing(std::function<void()> on_lost) {
   renewer_ = std::thread([this, on_lost = std::move(on_lost)] {
+    NameThisThread("ksched-lease");
     auto stopping = [this] {
       absl::MutexLock lock(&mu_);
       return stopping_;

@@ -8,6 +8,7 @@
 #include "src/api/decode.h"
 #include "src/base/log.h"
 #include "src/base/strings.h"
+#include "src/base/thread_name.h"
 
 namespace ksched::client {
 namespace {
@@ -444,7 +445,11 @@ Reflector<T>::~Reflector() {
 
 template <typename T>
 void Reflector<T>::Start() {
-  impl_->thread = std::thread([this] { impl_->Run(); });
+  impl_->thread = std::thread([this] {
+    const std::string& path = impl_->options.path;
+    NameThisThread("watch-" + path.substr(path.rfind('/') + 1));  // watch-pods
+    impl_->Run();
+  });
 }
 
 template <typename T>

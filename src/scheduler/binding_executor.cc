@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "src/base/thread_name.h"
+
 namespace ksched::scheduler {
 
 BindingExecutor::~BindingExecutor() {
@@ -36,6 +38,7 @@ void BindingExecutor::Wait() {
 }
 
 void BindingExecutor::Work() {
+  NameThisThread("ksched-bind");
   absl::MutexLock lock(&mu_);
   for (;;) {
     ++idle_;
