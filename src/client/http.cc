@@ -214,6 +214,11 @@ struct HttpClient::Loop {
   std::vector<uint64_t> cancelled ABSL_GUARDED_BY(mu);
   // Wakes the I/O thread from its poll(): an eventfd that Wake() makes readable.
   const int wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  // HttpClientOptions::coalesce; with it, when the I/O thread's sleep ends on its own
+  // (InfiniteFuture while it is awake).
+  absl::Duration coalesce;
+  absl::Time sleeps_until ABSL_GUARDED_BY(mu) = absl::InfiniteFuture();
+  bool took_requests = false;  // The last TakeSubmitted took some; I/O thread only.
   // Owned by the I/O thread.
   std::multimap<absl::Time, std::unique_ptr<Transfer>> delayed;
   std::map<uint64_t, std::unique_ptr<Transfer>> running;
@@ -254,6 +259,30 @@ struct HttpClient::Loop {
   void Wake() {
     const uint64_t one = 1;
     (void)!write(wake_fd, &one, sizeof one);
+  }
+
+  // With `coalesce`: while requests come or are on the way, sleeps on the wake-up alone to the
+  // next tick, at most `coalesce` away, and returns 0, so that the sockets are then looked at
+  // once for every answer that came meanwhile; requests submitted meanwhile do not wake it.
+  // Otherwise notes how long the poll of `wait_ms` will sleep, and returns `wait_ms`.
+  int64_t Tick(int64_t wait_ms) {
+    bool busy;
+    {
+      absl::MutexLock lock(&mu);
+      busy = took_requests || requests > 0;
+      if (busy) wait_ms = std::min(wait_ms, absl::ToInt64Milliseconds(coalesce));
+      sleeps_until = absl::Now() + absl::Milliseconds(wait_ms);
+    }
+    if (busy) {
+      pollfd wake{.fd = wake_fd, .events = POLLIN, .revents = 0};
+      if (poll(&wake, 1, static_cast<int>(wait_ms)) > 0) {
+        uint64_t count = 0;
+        (void)!read(wake_fd, &count, sizeof count);
+      }
+    }
+    absl::MutexLock lock(&mu);
+    sleeps_until = absl::InfiniteFuture();
+    return busy ? 0 : wait_ms;
   }
 
   // The I/O thread: until stopped, starts the transfers whose time has come, ends the cancelled
@@ -426,8 +455,9 @@ void HttpClient::Loop::Run() {
     const size_t first_curl = fds.size();
     for (const auto& [fd, events] : sockets)
       fds.push_back({.fd = fd, .events = events, .revents = 0});
-    const int64_t wait_ms = std::clamp<int64_t>(
+    int64_t wait_ms = std::clamp<int64_t>(
         absl::ToInt64Milliseconds(absl::Ceil(until - absl::Now(), absl::Milliseconds(1))), 0, 1000);
+    if (coalesce > absl::ZeroDuration()) wait_ms = Tick(wait_ms);
     const int ready = poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
     if (ready > 0 && fds[0].revents != 0) {
       uint64_t count = 0;
@@ -459,6 +489,7 @@ bool HttpClient::Loop::TakeSubmitted(std::vector<uint64_t>* cancels) {
     fresh.swap(submitted);
     cancels->swap(cancelled);
   }
+  took_requests = !fresh.empty();
   for (auto& t : fresh) delayed.emplace(t->not_before, std::move(t));
   return true;
 }
@@ -744,6 +775,7 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   auto loop = std::make_unique<Loop>(client->config_);
   loop->url_prefix = config.server;
   loop->metrics = options.metrics;
+  loop->coalesce = options.coalesce;
   loop->host = config.server.substr(config.server.find("://") + 3);
   loop->host = loop->host.substr(0, loop->host.find('/'));
   if (!config.tls_server_name.empty()) {
@@ -820,10 +852,14 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
     t->fields.emplace_back("authorization", "Bearer " + token);
   }
 
+  // The I/O thread takes every request submitted when it wakes: only the first since then wakes
+  // it, unless it wakes soon enough by itself (HttpClientOptions::coalesce).
+  bool wake = true;
   {
     absl::MutexLock lock(&loop_->mu);
     if (!loop_->stopping) {
       if (!t->on_data) ++loop_->requests;
+      wake = loop_->submitted.empty() && loop_->sleeps_until > t->submitted + loop_->coalesce;
       loop_->submitted.push_back(std::move(t));
       t = nullptr;
     }
@@ -836,7 +872,7 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
     loop_->FinishWithError(std::move(t), "client closed");
     return;
   }
-  loop_->Wake();
+  if (wake) loop_->Wake();
 }
 
 bool HttpClient::WaitIdle(absl::Duration timeout) {

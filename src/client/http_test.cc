@@ -186,6 +186,25 @@ TEST(HttpClientTest, ARefusedWatchIsOpenedAgainAfterItsRetryAfter) {
   EXPECT_EQ(server.requests(), 2);
 }
 
+// With `coalesce`, a request sent while the I/O thread sleeps does not wake it; the thread then
+// sleeps no longer than that while requests come, so none waits for its one-second poll.
+TEST(HttpClientTest, CoalescedRequestsStillGoOutWithinTheirWindow) {
+  RefusingServer server(0, 429, "");
+  auto http = HttpClient::Create({.server = server.url()}, {.coalesce = absl::Milliseconds(20)});
+  ASSERT_TRUE(http.ok()) << http.status();
+  absl::Duration slowest;
+  for (int i = 0; i < 40; ++i) {
+    // Now at once, now after the thread went back to sleep.
+    absl::SleepFor(absl::Milliseconds(10 * (i % 4)));
+    const absl::Time sent = absl::Now();
+    EXPECT_EQ((*http)->Call({.method = "POST", .path = "/api/v1/bindings", .body = "{}"}).status,
+              201);
+    slowest = std::max(slowest, absl::Now() - sent);
+  }
+  EXPECT_EQ(server.requests(), 40);
+  EXPECT_LT(slowest, absl::Milliseconds(500));
+}
+
 // client-go's rest_client_* metrics: each request's wait in the rate limit, its final answer
 // (a 429 with Retry-After counts as a retry, not a result) and its duration; "<error>" for no
 // answer. The host label is the server's host:port.
