@@ -102,7 +102,7 @@ TEST(HttpClientTest, ATimeoutEndsItsRequestOnlyAndDoesNotStayOnTheHandle) {
 // 201, and counts them all.
 class RefusingServer {
  public:
-  RefusingServer(int refusals, int status, std::string retry_after) {
+  RefusingServer(int refusals, int status, const std::string& retry_after) {
     auto answer = [=, this](const httplib::Request&, httplib::Response& res) {
       if (++requests_ <= refusals) {
         res.status = status;

@@ -91,28 +91,13 @@ std::string EventWhat(const EventFields& f) {
 void AppendJsonString(std::string* out, std::string_view s) {
   out->push_back('"');
   for (char c : s) {
-    switch (c) {
-      case '"':
-        out->append("\\\"");
-        break;
-      case '\\':
-        out->append("\\\\");
-        break;
-      case '\n':
-        out->append("\\n");
-        break;
-      case '\r':
-        out->append("\\r");
-        break;
-      case '\t':
-        out->append("\\t");
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          fmt::format_to(std::back_inserter(*out), "\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-          out->push_back(c);
-        }
+    if (c == '"' || c == '\\') {
+      out->push_back('\\');
+      out->push_back(c);
+    } else if (static_cast<unsigned char>(c) < 0x20) {  // Control characters, as \u00XX.
+      fmt::format_to(std::back_inserter(*out), "\\u{:04x}", static_cast<unsigned char>(c));
+    } else {
+      out->push_back(c);
     }
   }
   out->push_back('"');
