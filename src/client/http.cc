@@ -214,8 +214,8 @@ struct HttpClient::Loop {
   std::vector<uint64_t> cancelled ABSL_GUARDED_BY(mu);
   // Wakes the I/O thread from its poll(): an eventfd that Wake() makes readable.
   const int wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  // HttpClientOptions::coalesce; with it, when the I/O thread's sleep ends on its own
-  // (InfiniteFuture while it is awake).
+  // HttpClientOptions::coalesce; while the I/O thread sleeps to a tick, when that ends
+  // (InfiniteFuture otherwise).
   absl::Duration coalesce;
   absl::Time sleeps_until ABSL_GUARDED_BY(mu) = absl::InfiniteFuture();
   bool took_requests = false;  // The last TakeSubmitted took some; I/O thread only.
@@ -261,28 +261,25 @@ struct HttpClient::Loop {
     (void)!write(wake_fd, &one, sizeof one);
   }
 
-  // With `coalesce`: while requests come or are on the way, sleeps on the wake-up alone to the
-  // next tick, at most `coalesce` away, and returns 0, so that the sockets are then looked at
-  // once for every answer that came meanwhile; requests submitted meanwhile do not wake it.
-  // Otherwise notes how long the poll of `wait_ms` will sleep, and returns `wait_ms`.
+  // With `coalesce`, while requests come or are on the way: sleeps on the wake-up alone to the
+  // next tick, at most `coalesce` away, and returns 0, so that the sockets are then looked at once
+  // for every answer that came meanwhile; requests submitted meanwhile do not wake it. Otherwise
+  // returns `wait_ms`, for the usual poll.
   int64_t Tick(int64_t wait_ms) {
-    bool busy;
     {
       absl::MutexLock lock(&mu);
-      busy = took_requests || requests > 0;
-      if (busy) wait_ms = std::min(wait_ms, absl::ToInt64Milliseconds(coalesce));
+      if (!took_requests && requests == 0) return wait_ms;
+      wait_ms = std::min(wait_ms, absl::ToInt64Milliseconds(coalesce));
       sleeps_until = absl::Now() + absl::Milliseconds(wait_ms);
     }
-    if (busy) {
-      pollfd wake{.fd = wake_fd, .events = POLLIN, .revents = 0};
-      if (poll(&wake, 1, static_cast<int>(wait_ms)) > 0) {
-        uint64_t count = 0;
-        (void)!read(wake_fd, &count, sizeof count);
-      }
+    pollfd wake{.fd = wake_fd, .events = POLLIN, .revents = 0};
+    if (poll(&wake, 1, static_cast<int>(wait_ms)) > 0) {
+      uint64_t count = 0;
+      (void)!read(wake_fd, &count, sizeof count);
     }
     absl::MutexLock lock(&mu);
     sleeps_until = absl::InfiniteFuture();
-    return busy ? 0 : wait_ms;
+    return 0;
   }
 
   // The I/O thread: until stopped, starts the transfers whose time has come, ends the cancelled
