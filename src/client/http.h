@@ -90,10 +90,10 @@ struct HttpClientOptions {
   RestClientMetrics* metrics = nullptr;
   // The I/O thread's name.
   std::string thread_name = "ksched-http";
-  // How long a request may wait to be sent so that the I/O thread wakes once for several: while
-  // it sleeps for at most this, a new request does not wake it. For events, sent by the hundred
-  // a second when pods are bound so: each wake-up is two context switches. Zero: it is woken at
-  // once.
+  // How long a request or an answer may wait so that the I/O thread wakes once for several:
+  // while requests are on the way it wakes on a tick this far apart, and a new request does not
+  // wake it sooner. For clients that carry hundreds of requests a second (ksched's API and events
+  // clients): each wake-up is two context switches. Zero: it is woken at once.
   absl::Duration coalesce = absl::ZeroDuration();
 };
 
