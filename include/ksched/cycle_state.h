@@ -6,7 +6,8 @@
 //       return std::make_unique<PreFilterState>(*this);
 //     }
 //   };
-//   inline constexpr StateKey<PreFilterState> kStateKey{"PreFilterNodeResourcesFit"};
+//   inline constexpr StateKey<PreFilterState> kStateKey{"PreFilterNodeResourcesFit",
+//                                                       StateScope::kSchedulingCycle};
 //   state.Write(kStateKey, std::make_unique<PreFilterState>(...));   // in PreFilter
 //   const PreFilterState* s = state.Read(kStateKey);                 // in Filter; nullptr if
 //   absent
@@ -33,9 +34,20 @@ class StateData {
   virtual std::unique_ptr<StateData> Clone() const = 0;
 };
 
+// How long the framework keeps a value written under a key.
+enum class StateScope {
+  // Until the pod's binding cycle ends, as upstream keeps all of a CycleState.
+  kPod,
+  // Until the scheduling cycle ends, after Permit: for data that only PreFilter through Permit
+  // read (Filter, Score, preemption's what-if). Pods that wait on their bind then do not hold it;
+  // the binding cycle (PreBind, Bind, PostBind, and Unreserve after a failed bind) finds nullptr.
+  kSchedulingCycle,
+};
+
 template <typename T>
 struct StateKey {
   std::string_view name;
+  StateScope scope = StateScope::kPod;
 };
 
 class CycleState {
@@ -46,7 +58,7 @@ class CycleState {
 
   template <typename T>
   void Write(StateKey<T> key, std::unique_ptr<T> value) {
-    WriteData(key.name, std::move(value));
+    WriteData(key.name, key.scope, std::move(value));
   }
 
   // The value under `key`, or nullptr. The pointer is valid until the key is written again.
@@ -71,10 +83,15 @@ class CycleState {
  private:
   friend class internal::CycleStateAccess;
 
-  void WriteData(std::string_view key, std::unique_ptr<StateData> value);
+  struct Entry {
+    std::string_view key;
+    StateScope scope;
+    std::unique_ptr<StateData> value;
+  };
+  void WriteData(std::string_view key, StateScope scope, std::unique_ptr<StateData> value);
   const StateData* ReadData(std::string_view key) const;
 
-  std::vector<std::pair<std::string_view, std::unique_ptr<StateData>>> data_;
+  std::vector<Entry> data_;
   std::vector<std::string_view> skip_filter_plugins_;
   std::vector<std::string_view> skip_score_plugins_;
   bool record_plugin_metrics_ = false;

@@ -125,6 +125,8 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   }
   record.node = result.node;
   if (options_.on_cycle) options_.on_cycle(record);
+  // Filter's and Score's data is not held while the pod waits on its bind.
+  internal::CycleStateAccess::EndSchedulingCycle(*state);
 
   // std::function needs a copyable callable: the state moves into a shared_ptr.
   auto bind = [this, &fw, state = std::shared_ptr<CycleState>(std::move(state)),

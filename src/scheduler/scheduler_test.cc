@@ -488,6 +488,42 @@ TEST_F(SchedulerTest, PreemptionNamesWhyItCannotHelp) {
   EXPECT_TRUE(writer_.deleted.empty());
 }
 
+// Writes a value of each scope in PreFilter and notes, in Filter and in PreBind, which it finds.
+class ScopedState : public PreFilterPlugin, public FilterPlugin, public PreBindPlugin {
+ public:
+  struct Mark : StateData {
+    std::unique_ptr<StateData> Clone() const override { return std::make_unique<Mark>(); }
+  };
+  static constexpr StateKey<Mark> kPodKey{"ScopedStatePod"};
+  static constexpr StateKey<Mark> kCycleKey{"ScopedStateCycle", StateScope::kSchedulingCycle};
+
+  std::string_view Name() const override { return "ScopedState"; }
+  Status PreFilter(CycleState& state, const api::Pod&, const std::vector<const NodeInfo*>&,
+                   PreFilterResult*) override {
+    state.Write(kPodKey, std::make_unique<Mark>());
+    state.Write(kCycleKey, std::make_unique<Mark>());
+    return Status();
+  }
+  Status Filter(const CycleState& state, const api::Pod&, const NodeInfo&) override {
+    if (state.Read(kCycleKey) == nullptr) return Status::Error("no cycle value in Filter");
+    return Status();
+  }
+  Status PreBind(CycleState& state, const api::Pod&, std::string_view) override {
+    if (state.Read(kPodKey) == nullptr) return Status::Error("no pod value in PreBind");
+    if (state.Read(kCycleKey) != nullptr) return Status::Error("a cycle value in PreBind");
+    return Status();
+  }
+};
+
+TEST_F(SchedulerTest, SchedulingCycleStateIsGoneByTheBindingCycle) {
+  BuildWithPlugin("ScopedState", [](Handle&) { return std::make_unique<ScopedState>(); });
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("p"));
+  Drain();
+  s_->WaitForBindings();
+  EXPECT_EQ(writer_.binds.at("default/p"), "n1");
+}
+
 TEST_F(SchedulerTest, APostFilterNominationIsWrittenToThePodStatus) {
   BuildWithPlugin("NominateFirst", [](Handle&) { return std::make_unique<NominateFirst>(); });
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());

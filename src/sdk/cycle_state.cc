@@ -4,30 +4,34 @@
 
 namespace ksched {
 
-void CycleState::WriteData(std::string_view key, std::unique_ptr<StateData> value) {
-  for (auto& [k, v] : data_) {
-    if (k == key) {
-      v = std::move(value);
+void CycleState::WriteData(std::string_view key, StateScope scope,
+                           std::unique_ptr<StateData> value) {
+  for (Entry& e : data_) {
+    if (e.key == key) {
+      e.scope = scope;
+      e.value = std::move(value);
       return;
     }
   }
-  data_.emplace_back(key, std::move(value));
+  data_.push_back({key, scope, std::move(value)});
 }
 
 const StateData* CycleState::ReadData(std::string_view key) const {
   // Keys are usually the same literal: compare addresses before contents.
-  for (const auto& [k, v] : data_) {
-    if (k.data() == key.data() && k.size() == key.size()) return v.get();
+  for (const Entry& e : data_) {
+    if (e.key.data() == key.data() && e.key.size() == key.size()) return e.value.get();
   }
-  for (const auto& [k, v] : data_) {
-    if (k == key) return v.get();
+  for (const Entry& e : data_) {
+    if (e.key == key) return e.value.get();
   }
   return nullptr;
 }
 
 std::unique_ptr<CycleState> CycleState::Clone() const {
   auto out = std::make_unique<CycleState>();
-  for (const auto& [k, v] : data_) out->data_.emplace_back(k, v ? v->Clone() : nullptr);
+  for (const Entry& e : data_) {
+    out->data_.push_back({e.key, e.scope, e.value ? e.value->Clone() : nullptr});
+  }
   out->skip_filter_plugins_ = skip_filter_plugins_;
   out->skip_score_plugins_ = skip_score_plugins_;
   return out;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "ksched/cycle_state.h"
 
@@ -15,6 +16,12 @@ class CycleStateAccess {
   }
   static void SkipScore(CycleState& state, std::string_view plugin) {
     state.skip_score_plugins_.push_back(plugin);
+  }
+  // Frees the values written under StateScope::kSchedulingCycle keys.
+  static void EndSchedulingCycle(CycleState& state) {
+    std::erase_if(state.data_, [](const CycleState::Entry& e) {
+      return e.scope == StateScope::kSchedulingCycle;
+    });
   }
   static void SetRecordPluginMetrics(CycleState& state, bool record) {
     state.record_plugin_metrics_ = record;

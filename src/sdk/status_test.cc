@@ -62,6 +62,22 @@ TEST(CycleStateTest, TypedReadWriteAndClone) {
   EXPECT_FALSE(state.ShouldSkipScore("NodePorts"));
 }
 
+constexpr StateKey<Counter> kCycleCounter{"cycle-counter", StateScope::kSchedulingCycle};
+
+TEST(CycleStateTest, SchedulingCycleValuesAreFreedWhenTheCycleEnds) {
+  CycleState state;
+  state.Write(kCounter, std::make_unique<Counter>());
+  state.Write(kCycleCounter, std::make_unique<Counter>());
+  auto copy = state.Clone();  // Preemption's copy keeps both.
+  ASSERT_NE(copy->Read(kCycleCounter), nullptr);
+  internal::CycleStateAccess::EndSchedulingCycle(state);
+  EXPECT_NE(state.Read(kCounter), nullptr);
+  EXPECT_EQ(state.Read(kCycleCounter), nullptr);
+  internal::CycleStateAccess::EndSchedulingCycle(*copy);
+  EXPECT_EQ(copy->Read(kCycleCounter), nullptr);
+  EXPECT_NE(copy->Read(kCounter), nullptr);
+}
+
 TEST(EventsTest, MatchesByResourceAndActionBits) {
   ClusterEvent node_add{EventResource::kNode, kAdd};
   ClusterEvent node_taint{EventResource::kNode, kUpdateNodeTaint};

@@ -26,7 +26,8 @@ struct PreFilterState : StateData {
     return std::make_unique<PreFilterState>(*this);
   }
 };
-inline constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterInterPodAffinity"};
+inline constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterInterPodAffinity",
+                                                             StateScope::kSchedulingCycle};
 
 // The topology keys of `existing`'s required anti-affinity terms that select the incoming pod.
 std::vector<const std::string*> ExistingAntiAffinityKeys(const PreFilterState& s,

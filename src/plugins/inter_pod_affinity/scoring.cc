@@ -21,7 +21,8 @@ struct PreScoreState : StateData {
     return std::make_unique<PreScoreState>(*this);
   }
 };
-inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreInterPodAffinity"};
+inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreInterPodAffinity",
+                                                           StateScope::kSchedulingCycle};
 
 // A topology key and the weight added to a domain of it.
 using Weights = std::vector<std::pair<const std::string*, int64_t>>;

@@ -12,7 +12,8 @@ struct PreFilterState : StateData {
     return std::make_unique<PreFilterState>(*this);
   }
 };
-inline constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterNodePorts"};
+inline constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterNodePorts",
+                                                             StateScope::kSchedulingCycle};
 
 // Whether none of `wanted` conflicts with `in_use` (upstream's fitsPorts).
 bool FitsPorts(const std::vector<api::ContainerPort>& wanted, const HostPortInfo& in_use) {

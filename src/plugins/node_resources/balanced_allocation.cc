@@ -14,7 +14,8 @@ struct PreScoreState : StateData {
     return std::make_unique<PreScoreState>(*this);
   }
 };
-constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreNodeResourcesBalancedAllocation"};
+constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreNodeResourcesBalancedAllocation",
+                                                    StateScope::kSchedulingCycle};
 
 // int((1 - std) * MaxNodeScore) over the fractions of the resources with allocatable != 0, in
 // float64 as upstream's balancedResourceScore.

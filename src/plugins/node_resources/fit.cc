@@ -15,7 +15,8 @@ struct PreFilterState : StateData {
     return std::make_unique<PreFilterState>(*this);
   }
 };
-constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterNodeResourcesFit"};
+constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterNodeResourcesFit",
+                                                      StateScope::kSchedulingCycle};
 
 struct PreScoreState : StateData {
   std::vector<int64_t> pod_requests;  // Indexed like the scoring strategy's resources.
@@ -23,7 +24,8 @@ struct PreScoreState : StateData {
     return std::make_unique<PreScoreState>(*this);
   }
 };
-constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreNodeResourcesFit"};
+constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreNodeResourcesFit",
+                                                    StateScope::kSchedulingCycle};
 
 // What Filter checks: upstream's computePodResourceRequest (no non-zero defaults).
 Resource RequestOf(const api::Pod& pod) { return Resource::FromList(api::PodRequests(pod)); }

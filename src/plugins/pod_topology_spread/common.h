@@ -151,7 +151,8 @@ struct PreFilterState : StateData {
     return std::make_unique<PreFilterState>(*this);
   }
 };
-inline constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterPodTopologySpread"};
+inline constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterPodTopologySpread",
+                                                             StateScope::kSchedulingCycle};
 
 // What PreScore computes for Score: per ScheduleAnyway constraint, the matching pods of each
 // domain that holds a feasible node (hostname domains are counted in Score), and its weight.
@@ -166,6 +167,7 @@ struct PreScoreState : StateData {
     return std::make_unique<PreScoreState>(*this);
   }
 };
-inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScorePodTopologySpread"};
+inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScorePodTopologySpread",
+                                                           StateScope::kSchedulingCycle};
 
 }  // namespace ksched::plugins::pod_topology_spread::internal

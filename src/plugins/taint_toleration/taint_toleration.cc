@@ -16,7 +16,8 @@ struct PreScoreState : StateData {
     return std::make_unique<PreScoreState>(*this);
   }
 };
-inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreTaintToleration"};
+inline constexpr StateKey<PreScoreState> kPreScoreStateKey{"PreScoreTaintToleration",
+                                                           StateScope::kSchedulingCycle};
 
 std::vector<api::Toleration> TolerationsPreferNoSchedule(const api::Pod& pod) {
   std::vector<api::Toleration> out;
