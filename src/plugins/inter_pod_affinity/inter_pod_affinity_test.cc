@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/plugins/inter_pod_affinity/terms.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
 #include "src/testing/scoring.h"
@@ -65,6 +66,31 @@ FilterOutcome RunFilter(FakeHandle& h, const api::Pod& pod, InterPodAffinityArgs
     if (!s.ok()) out.rejected[ni->name()] = s.Message();
   }
   return out;
+}
+
+TEST(TopologyCountsTest, CountsPerDomainAndDropsDomainsBackAtZero) {
+  api::Node a = MakeNode().Name("a").Label(kZone, "z1").Label(kHost, "a").Obj();
+  api::Node b = MakeNode().Name("b").Label(kZone, "z1").Label(kHost, "b").Obj();
+  api::Node bare = MakeNode().Name("bare").Obj();
+  TopologyCounts counts;
+  counts.Add(a, kZone, 2);
+  counts.Add(b, kZone, 1);
+  counts.Add(b, kHost, -1);
+  counts.Add(bare, kZone, 5);  // No zone label: not counted.
+  EXPECT_EQ(counts.Get(kZone, "z1"), 3);
+  EXPECT_EQ(counts.Get(kHost, "b"), -1);
+  EXPECT_TRUE(counts.AnyPositive(a));
+  EXPECT_FALSE(counts.AnyPositive(bare));
+  EXPECT_EQ(counts.Sum(b), 2);
+  counts.Add(a, kZone, -3);
+  counts.Add(b, kHost, 1);
+  EXPECT_TRUE(counts.empty());
+  EXPECT_FALSE(counts.AnyPositive(a));
+
+  TopologyCounts scores(TopologyCounts::kKeepZeros);
+  scores.Add(a, kHost, 0);
+  EXPECT_FALSE(scores.empty());  // Touched: PreScore does not skip.
+  EXPECT_EQ(scores.Sum(a), 0);
 }
 
 TEST(InterPodAffinityFilterTest, SkipsPodsWithoutTermsThatNoExistingRuleSelects) {

@@ -4,19 +4,15 @@
 #include <memory>
 #include <string>
 
-#include "absl/container/flat_hash_map.h"
 #include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "src/plugins/inter_pod_affinity/terms.h"
 
 namespace ksched::plugins::inter_pod_affinity {
 namespace {
 
-// Topology key → value → summed weight. Unlike TopologyCounts, a domain stays once a term
-// touched it, even at a sum of zero: upstream skips scoring only when no term touched any.
-using ScoreMap = absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, int64_t>>;
-
 struct PreScoreState : StateData {
-  ScoreMap topology_score;
+  // The summed weights per domain.
+  TopologyCounts topology_score{TopologyCounts::kKeepZeros};
   std::unique_ptr<StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }
@@ -86,11 +82,7 @@ Status InterPodAffinity::PreScore(CycleState& state, const api::Pod& pod,
         return WeightsOfExistingPod(pod, classes_.Pod(cls.id), ns_labels,
                                     args_.hard_pod_affinity_weight, handle_);
       });
-      for (const auto& [key, weight] : w) {
-        auto label = node->metadata.labels.find(*key);
-        if (label != node->metadata.labels.end())
-          s->topology_score[*key][label->second] += weight * cls.pods;
-      }
+      for (const auto& [key, weight] : w) s->topology_score.Add(*node, *key, weight * cls.pods);
     }
   }
   if (s->topology_score.empty()) return Status::Skip();
@@ -102,15 +94,7 @@ Status InterPodAffinity::Score(const CycleState& state, const api::Pod&, const N
                                int64_t* score) {
   const PreScoreState* s = state.Read(kPreScoreStateKey);
   if (s == nullptr) return Status::Error("reading \"PreScoreInterPodAffinity\" from cycleState");
-  int64_t sum = 0;
-  const api::StringMap& labels = node.node()->metadata.labels;
-  for (const auto& [key, values] : s->topology_score) {
-    auto label = labels.find(key);
-    if (label == labels.end()) continue;
-    auto it = values.find(label->second);
-    if (it != values.end()) sum += it->second;
-  }
-  *score = sum;
+  *score = s->topology_score.Sum(*node.node());
   return Status();
 }
 

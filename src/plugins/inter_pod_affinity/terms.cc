@@ -94,35 +94,45 @@ const std::vector<api::WeightedPodAffinityTerm>& PreferredAntiAffinityTerms(cons
   return a->pod_anti_affinity->preferred_during_scheduling_ignored_during_execution;
 }
 
-void TopologyCounts::Add(const api::Node& node, const std::string& key, int64_t delta) {
+void TopologyCounts::Add(const api::Node& node, std::string_view key, int64_t delta) {
   auto label = node.metadata.labels.find(key);
   if (label == node.metadata.labels.end()) return;
-  auto& values = counts_[key];
-  auto [it, inserted] = values.try_emplace(label->second, 0);
-  if (inserted) ++size_;
+  const std::string_view k = label->first;
+  auto [it, inserted] = counts_.try_emplace({AsAbsl(k), AsAbsl(label->second)}, 0);
+  auto known =
+      std::find_if(keys_.begin(), keys_.end(), [&](const auto& e) { return e.first == k; });
+  if (inserted) {
+    if (known == keys_.end()) known = keys_.insert(known, {k, 0});
+    ++known->second;
+  }
   it->second += delta;
-  if (it->second == 0) {
-    values.erase(it);
-    --size_;
-    if (values.empty()) counts_.erase(key);
+  if (it->second == 0 && !keep_zeros_) {
+    counts_.erase(it);
+    if (--known->second == 0) keys_.erase(known);
   }
 }
 
 int64_t TopologyCounts::Get(std::string_view key, std::string_view value) const {
-  auto values = counts_.find(AsAbsl(key));
-  if (values == counts_.end()) return 0;
-  auto it = values->second.find(AsAbsl(value));
-  return it == values->second.end() ? 0 : it->second;
+  auto it = counts_.find(std::pair(AsAbsl(key), AsAbsl(value)));
+  return it == counts_.end() ? 0 : it->second;
 }
 
 bool TopologyCounts::AnyPositive(const api::Node& node) const {
-  for (const auto& [key, values] : counts_) {
+  for (const auto& [key, domains] : keys_) {
     auto label = node.metadata.labels.find(key);
     if (label == node.metadata.labels.end()) continue;
-    auto it = values.find(label->second);
-    if (it != values.end() && it->second > 0) return true;
+    if (Get(key, label->second) > 0) return true;
   }
   return false;
+}
+
+int64_t TopologyCounts::Sum(const api::Node& node) const {
+  int64_t sum = 0;
+  for (const auto& [key, domains] : keys_) {
+    auto label = node.metadata.labels.find(key);
+    if (label != node.metadata.labels.end()) sum += Get(key, label->second);
+  }
+  return sum;
 }
 
 }  // namespace ksched::plugins::inter_pod_affinity

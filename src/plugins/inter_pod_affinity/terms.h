@@ -10,9 +10,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "ksched/api/objects.h"
 #include "ksched/handle.h"
 
@@ -41,19 +43,31 @@ const std::vector<api::WeightedPodAffinityTerm>& PreferredAffinityTerms(const ap
 const std::vector<api::WeightedPodAffinityTerm>& PreferredAntiAffinityTerms(const api::Pod& pod);
 
 // Counts per topology domain (label key, value), as upstream's topologyToMatchedTermCount: a
-// count that returns to zero is removed, so empty() means no domain counts.
+// count that returns to zero is removed, so empty() means no domain counts. With kKeepZeros (for
+// scores) a domain stays once touched, even at zero.
+//
+// Domains are views into the labels of the nodes counted, which the snapshot holds for the
+// scheduling cycle: the counts are for that cycle only (StateScope::kSchedulingCycle).
 class TopologyCounts {
  public:
+  enum Zeros { kDropZeros, kKeepZeros };
+  explicit TopologyCounts(Zeros zeros = kDropZeros) : keep_zeros_(zeros == kKeepZeros) {}
+
   // Adds `delta` to the node's domain of `key`; nothing when the node lacks the label.
-  void Add(const api::Node& node, const std::string& key, int64_t delta);
+  void Add(const api::Node& node, std::string_view key, int64_t delta);
   int64_t Get(std::string_view key, std::string_view value) const;
   // Whether any of the node's labels names a domain with a positive count.
   bool AnyPositive(const api::Node& node) const;
-  bool empty() const { return size_ == 0; }
+  // The sum of the counts of the node's domains.
+  int64_t Sum(const api::Node& node) const;
+  bool empty() const { return counts_.empty(); }
 
  private:
-  absl::flat_hash_map<std::string, absl::flat_hash_map<std::string, int64_t>> counts_;
-  size_t size_ = 0;
+  // absl's string_view, for absl's hash (Debian's abseil hashes std::string_view with std::hash).
+  absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>, int64_t> counts_;
+  // The keys counted under, with their number of domains: few, so a vector.
+  std::vector<std::pair<std::string_view, size_t>> keys_;
+  bool keep_zeros_;
 };
 
 }  // namespace ksched::plugins::inter_pod_affinity
