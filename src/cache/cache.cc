@@ -166,12 +166,15 @@ void Cache::AddNode(std::shared_ptr<const api::Node> node) {
   absl::MutexLock lock(&mu_);
   const std::string name = node->metadata.name;
   NodeInfo& ni = NodeInfoLocked(name);
-  if (ni.node() != nullptr) {
-    CountImagesLocked(*ni.node(), -1);
+  // As upstream's nodeTree.updateNode: a node keeps its place in the order unless its zone changed.
+  if (ni.node() == nullptr) {
+    AddToTreeLocked(*node);
+  } else if (ZoneKeyOf(*ni.node()) != ZoneKeyOf(*node)) {
     RemoveFromTreeLocked(name);
+    AddToTreeLocked(*node);
   }
+  if (ni.node() != nullptr) CountImagesLocked(*ni.node(), -1);
   CountImagesLocked(*node, +1);
-  AddToTreeLocked(*node);
   ni.SetNode(std::move(node));
   MarkDirtyLocked(name);
 }

@@ -106,6 +106,29 @@ TEST(CacheTest, NodeOrderInterleavesZones) {
   EXPECT_EQ(order, (std::vector<std::string>{"a1", "b1", "c1", "a2", "b2", "a3"}));
 }
 
+TEST(CacheTest, ANodeKeepsItsPlaceInTheOrderUnlessItsZoneChanges) {
+  constexpr char kZone[] = "topology.kubernetes.io/zone";
+  Cache cache;
+  for (const char* name : {"a1", "a2", "a3"}) {
+    cache.AddNode(MakeNode().Name(name).Label(kZone, "a").Ptr());
+  }
+  Snapshot snap;
+  auto order = [&] {
+    cache.UpdateSnapshot(&snap);
+    std::vector<std::string> out;
+    for (const NodeInfo* ni : snap.nodes()) out.push_back(ni->name());
+    return out;
+  };
+  EXPECT_EQ(order(), (std::vector<std::string>{"a1", "a2", "a3"}));
+  // A status update (here: capacity) is not a move.
+  cache.UpdateNode(MakeNode().Name("a1").Label(kZone, "a").Capacity({{"cpu", "2"}}).Ptr());
+  EXPECT_EQ(order(), (std::vector<std::string>{"a1", "a2", "a3"}));
+  EXPECT_EQ(snap.Get("a1")->allocatable().milli_cpu, 2000);
+  // A new zone is: the node goes to the end of it.
+  cache.UpdateNode(MakeNode().Name("a1").Label(kZone, "b").Ptr());
+  EXPECT_EQ(order(), (std::vector<std::string>{"a2", "a1", "a3"}));
+}
+
 TEST(CacheTest, ImageCountsAcrossNodes) {
   Cache cache;
   cache.AddNode(MakeNode().Name("n1").Image("nginx:1", 100).Ptr());
