@@ -7,18 +7,31 @@
 // Thread safety: immutable during a cycle; the scheduler refreshes it between cycles.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "ksched/node_info.h"
 
 namespace ksched {
 namespace internal {
 class SnapshotAccess;  // How the cluster cache fills snapshots (src/sdk), not for plugins.
 }  // namespace internal
+
+// The values of one node label over a list of nodes: domain[i] indexes `values` for node i, or is
+// kNoValue where that node lacks the label. Lets a plugin count per topology domain in arrays.
+struct LabelDomains {
+  static constexpr int32_t kNoValue = -1;
+  std::vector<int32_t> domain;
+  std::vector<std::string> values;  // Distinct, in the order first met.
+
+  static LabelDomains Of(const std::vector<const NodeInfo*>& nodes, std::string_view key);
+};
 
 class Snapshot {
  public:
@@ -32,6 +45,11 @@ class Snapshot {
   // How many nodes report the image (by the exact name the node reports).
   int NumNodesWithImage(std::string_view image) const;
   size_t size() const { return list_.size(); }
+  // LabelDomains::Of(nodes(), key), built on first use and kept until a node is added, removed or
+  // relabelled: a plugin that reads a label of every node each cycle reads one array, not every
+  // node's labels. The reference stays valid until the scheduler refreshes the snapshot. Safe to
+  // call concurrently.
+  const LabelDomains& NodeLabelDomains(std::string_view key) const;
 
  private:
   friend class internal::SnapshotAccess;
@@ -41,6 +59,9 @@ class Snapshot {
   std::vector<const NodeInfo*> affinity_list_;
   std::vector<const NodeInfo*> anti_affinity_list_;
   absl::flat_hash_map<std::string, int> image_nodes_;
+  mutable absl::Mutex label_mu_;
+  mutable absl::flat_hash_map<std::string, std::unique_ptr<const LabelDomains>> label_domains_
+      ABSL_GUARDED_BY(label_mu_);
 };
 
 }  // namespace ksched

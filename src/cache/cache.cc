@@ -237,6 +237,7 @@ void Cache::UpdateSnapshot(Snapshot* snapshot) {
   absl::MutexLock lock(&mu_);
   internal::SnapshotAccess::Parts snap_parts = internal::SnapshotAccess::Of(*snapshot);
   bool affinity_changed = false;
+  bool labels_changed = false;
   for (const std::string& name : dirty_) {
     auto it = nodes_.find(name);
     auto snap = snap_parts.infos.find(name);
@@ -256,10 +257,14 @@ void Cache::UpdateSnapshot(Snapshot* snapshot) {
       snap_parts.infos.emplace(name, ni.Clone());
       tree_changed_ = true;
     } else {
+      const api::Node* was = snap->second->node();
+      labels_changed |= was != ni.node() && (was == nullptr || ni.node() == nullptr ||
+                                             was->metadata.labels != ni.node()->metadata.labels);
       *snap->second = ni;
     }
   }
   dirty_.clear();
+  if (tree_changed_ || labels_changed) internal::SnapshotAccess::ForgetLabelDomains(*snapshot);
 
   if (tree_changed_) {
     // Zones interleaved: the first node of each zone, then the second of each, and so on.

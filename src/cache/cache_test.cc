@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "src/testing/builders.h"
 
 namespace ksched::cache {
@@ -140,6 +143,44 @@ TEST(CacheTest, ImageCountsAcrossNodes) {
   cache.UpdateSnapshot(&snap);
   EXPECT_EQ(snap.NumNodesWithImage("nginx:1"), 1);
   EXPECT_EQ(snap.NumNodesWithImage("redis:7"), 0);
+}
+
+TEST(CacheTest, NodeLabelDomainsFollowTheNodesAndTheirLabels) {
+  constexpr char kZone[] = "topology.kubernetes.io/zone";
+  Cache cache;
+  cache.AddNode(MakeNode().Name("a1").Label(kZone, "a").Ptr());
+  cache.AddNode(MakeNode().Name("b1").Label(kZone, "b").Ptr());
+  cache.AddNode(MakeNode().Name("a2").Label(kZone, "a").Ptr());
+  cache.AddNode(MakeNode().Name("bare").Ptr());
+  Snapshot snap;
+  cache.UpdateSnapshot(&snap);
+  // Each node of nodes() by name, with its zone's value ("-" for none).
+  auto zones = [&] {
+    std::map<std::string, std::string> out;
+    const LabelDomains& d = snap.NodeLabelDomains(kZone);
+    for (size_t i = 0; i < d.domain.size(); ++i) {
+      out[snap.nodes()[i]->name()] =
+          d.domain[i] == LabelDomains::kNoValue ? "-" : d.values[d.domain[i]];
+    }
+    return out;
+  };
+  EXPECT_EQ(zones(), (std::map<std::string, std::string>{
+                         {"a1", "a"}, {"a2", "a"}, {"b1", "b"}, {"bare", "-"}}));
+  EXPECT_EQ(snap.NodeLabelDomains(kZone).values.size(), 2u);
+
+  // Pods come and go, a node's status changes, a node gets a new label.
+  ASSERT_TRUE(cache.AddPod(Info(MakePod().Name("p").Node("b1"))).ok());
+  cache.UpdateNode(MakeNode().Name("b1").Label(kZone, "b").Capacity({{"cpu", "2"}}).Ptr());
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(zones(), (std::map<std::string, std::string>{
+                         {"a1", "a"}, {"a2", "a"}, {"b1", "b"}, {"bare", "-"}}));
+  EXPECT_TRUE(snap.NodeLabelDomains("rack").values.empty());
+  cache.UpdateNode(MakeNode().Name("bare").Label("rack", "r1").Ptr());
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(snap.NodeLabelDomains("rack").values, (std::vector<std::string>{"r1"}));
+  cache.RemoveNode("a2");
+  cache.UpdateSnapshot(&snap);
+  EXPECT_EQ(snap.NodeLabelDomains(kZone).domain.size(), 3u);
 }
 
 }  // namespace

@@ -20,6 +20,11 @@ class SnapshotAccess {
     std::vector<const NodeInfo*>& anti_affinity_list;
     absl::flat_hash_map<std::string, int>& image_nodes;
   };
+  // Forgets NodeLabelDomains: a node was added, removed or relabelled.
+  static void ForgetLabelDomains(Snapshot& s) {
+    absl::MutexLock lock(&s.label_mu_);
+    s.label_domains_.clear();
+  }
   static Parts Of(Snapshot& s) {
     return {s.infos_, s.list_, s.affinity_list_, s.anti_affinity_list_, s.image_nodes_};
   }

@@ -1,4 +1,5 @@
 // PreFilter, its extensions and Filter (upstream's filtering.go).
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -31,24 +32,43 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
   s->self_match.resize(n);
   for (size_t i = 0; i < n; ++i) {
     s->self_match[i] = constraints[i].selector.Matches(pod.metadata.labels);
-    if (constraints[i].topology_key == internal::kLabelHostname) {
-      s->tp_value_to_match_num[i].reserve(nodes.size());
-    }
   }
   classes_.Refresh(handle_.snapshot());
   std::vector<helper::PerClass<bool>> matches(n);
-  for (const NodeInfo* info : nodes) {
-    const api::Node* node = info->node();
+  // Each constraint's domains over `nodes`: the snapshot's, kept from cycle to cycle, when `nodes`
+  // is its list. Pods are counted per domain index; -1: no node of the domain counts.
+  const Snapshot& snapshot = handle_.snapshot();
+  std::vector<LabelDomains> own;
+  own.reserve(n);
+  std::vector<const LabelDomains*> domains(n);
+  std::vector<std::vector<int64_t>> counts(n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& key = constraints[i].topology_key;
+    domains[i] = &nodes == &snapshot.nodes() ? &snapshot.NodeLabelDomains(key)
+                                             : &own.emplace_back(LabelDomains::Of(nodes, key));
+    counts[i].assign(domains[i]->values.size(), -1);
+  }
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    const api::Node* node = nodes[j]->node();
     // Spreading counts only the nodes that have every topology key.
-    if (node == nullptr || !internal::NodeHasAllTopologyKeys(node->metadata.labels, constraints)) {
+    if (node == nullptr || std::any_of(domains.begin(), domains.end(), [&](const LabelDomains* d) {
+          return d->domain[j] == LabelDomains::kNoValue;
+        })) {
       continue;
     }
     for (size_t i = 0; i < n; ++i) {
       const Constraint& c = constraints[i];
       if (!internal::MatchesNodeInclusionPolicies(c, pod, *node)) continue;
-      const std::string& value = *internal::LabelValue(node->metadata.labels, c.topology_key);
-      s->tp_value_to_match_num[i][value] +=
-          CountMatching(*info, c, pod.metadata.namespace_, matches[i]);
+      int64_t& count = counts[i][domains[i]->domain[j]];
+      count = std::max<int64_t>(count, 0) +
+              CountMatching(*nodes[j], c, pod.metadata.namespace_, matches[i]);
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    s->tp_value_to_match_num[i].reserve(counts[i].size());
+    for (size_t d = 0; d < counts[i].size(); ++d) {
+      if (counts[i][d] >= 0)
+        s->tp_value_to_match_num[i].emplace(domains[i]->values[d], counts[i][d]);
     }
   }
   for (size_t i = 0; i < n; ++i) {
