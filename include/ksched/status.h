@@ -62,7 +62,10 @@ class [[nodiscard]] Status {
 
   // The plugin that returned this status ("" when unset).
   std::string_view plugin() const { return rep_ ? std::string_view(rep_->plugin) : ""; }
-  Status WithPlugin(std::string_view plugin) const;
+  Status WithPlugin(std::string_view plugin) const&;
+  // The same, reusing this status's representation when no copy shares it (a plugin's fresh
+  // rejection): `return std::move(s).WithPlugin(p->Name());`.
+  Status WithPlugin(std::string_view plugin) &&;
 
  private:
   struct Rep {
@@ -70,7 +73,7 @@ class [[nodiscard]] Status {
     std::vector<std::string> reasons;
     std::string plugin;
   };
-  std::shared_ptr<const Rep> rep_;
+  std::shared_ptr<Rep> rep_;  // Not changed once shared.
 };
 
 }  // namespace ksched

@@ -259,7 +259,7 @@ int64_t Framework::ScoreWeight(std::string_view plugin) const {
 Status Framework::RunPreEnqueuePlugins(const api::Pod& pod) const {
   for (PreEnqueuePlugin* p : pre_enqueue_) {
     Status s = p->PreEnqueue(pod);
-    if (!s.ok()) return s.WithPlugin(p->Name());
+    if (!s.ok()) return std::move(s).WithPlugin(p->Name());
   }
   return Status();
 }
@@ -341,7 +341,8 @@ Status Framework::PreFilterLoop(CycleState& state, const api::Pod& pod,
             fmt::format("running PreFilter plugin \"{}\": {}", p->Name(), s.Message()));
       }
       rejectors->insert(std::string(p->Name()));
-      if (s.code() == Code::kUnschedulableAndUnresolvable) return s.WithPlugin(p->Name());
+      if (s.code() == Code::kUnschedulableAndUnresolvable)
+        return std::move(s).WithPlugin(p->Name());
       if (!unschedulable) unschedulable = s.WithPlugin(p->Name());
       continue;
     }
@@ -401,7 +402,7 @@ Status Framework::RunFilterPlugins(const std::vector<FilterPlugin*>& filters,
       return Status::Error(fmt::format("running \"{}\" filter plugin: {}", p->Name(), s.Message()))
           .WithPlugin(p->Name());
     }
-    return s.WithPlugin(p->Name());
+    return std::move(s).WithPlugin(p->Name());
   }
   *stopped_at = filters.size();
   return Status();
@@ -500,7 +501,7 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kPostFilter,
                              [&] { return p->PostFilter(state, pod, filtered, result); });
       if (s.ok() || s.code() == Code::kUnschedulableAndUnresolvable || s.code() == Code::kError) {
-        return s.WithPlugin(p->Name());
+        return std::move(s).WithPlugin(p->Name());
       }
       if (s.code() == Code::kUnschedulable) {
         reasons.insert(reasons.end(), s.reasons().begin(), s.reasons().end());
@@ -629,7 +630,7 @@ Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& po
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kReserve,
                              [&] { return p->Reserve(state, pod, node); });
       if (s.ok()) continue;
-      if (s.IsRejected()) return s.WithPlugin(p->Name());
+      if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
       return Status::Error(fmt::format("running Reserve plugin \"{}\": {}", p->Name(), s.Message()))
           .WithPlugin(p->Name());
     }
@@ -665,7 +666,7 @@ Status Framework::PermitLoop(CycleState& state, const api::Pod& pod, std::string
       waits[std::string(p->Name())] = std::min(timeout, absl::Minutes(15));
       continue;
     }
-    if (s.IsRejected()) return s.WithPlugin(p->Name());
+    if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
     return Status::Error(fmt::format("running Permit plugin \"{}\": {}", p->Name(), s.Message()))
         .WithPlugin(p->Name());
   }
@@ -693,7 +694,7 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kPreBind,
                              [&] { return p->PreBind(state, pod, node); });
       if (s.ok()) continue;
-      if (s.IsRejected()) return s.WithPlugin(p->Name());
+      if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
       return Status::Error(fmt::format("running PreBind plugin \"{}\": {}", p->Name(), s.Message()))
           .WithPlugin(p->Name());
     }
@@ -708,7 +709,7 @@ Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::st
                              [&] { return p->Bind(state, pod, node); });
       if (s.IsSkip()) continue;
       if (s.ok()) return s;
-      if (s.IsRejected()) return s.WithPlugin(p->Name());
+      if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
       return Status::Error(fmt::format("running Bind plugin \"{}\": {}", p->Name(), s.Message()))
           .WithPlugin(p->Name());
     }

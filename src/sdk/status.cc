@@ -1,5 +1,7 @@
 #include "ksched/status.h"
 
+#include <utility>
+
 #include "absl/strings/str_join.h"
 
 namespace ksched {
@@ -26,7 +28,7 @@ std::string_view CodeName(Code code) {
 
 Status::Status(Code code, std::vector<std::string> reasons) {
   if (code == Code::kSuccess && reasons.empty()) return;
-  rep_ = std::make_shared<const Rep>(Rep{code, std::move(reasons), {}});
+  rep_ = std::make_shared<Rep>(Rep{code, std::move(reasons), {}});
 }
 
 const std::vector<std::string>& Status::reasons() const {
@@ -36,11 +38,17 @@ const std::vector<std::string>& Status::reasons() const {
 
 std::string Status::Message() const { return absl::StrJoin(reasons(), ", "); }
 
-Status Status::WithPlugin(std::string_view plugin) const {
+Status Status::WithPlugin(std::string_view plugin) const& {
   Status out;
-  out.rep_ = std::make_shared<const Rep>(
+  out.rep_ = std::make_shared<Rep>(
       Rep{code(), rep_ ? rep_->reasons : std::vector<std::string>{}, std::string(plugin)});
   return out;
+}
+
+Status Status::WithPlugin(std::string_view plugin) && {
+  if (rep_ == nullptr || rep_.use_count() != 1) return std::as_const(*this).WithPlugin(plugin);
+  rep_->plugin = plugin;
+  return std::move(*this);
 }
 
 }  // namespace ksched

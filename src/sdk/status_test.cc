@@ -31,6 +31,18 @@ TEST(StatusTest, ReasonsJoinIntoMessage) {
   EXPECT_EQ(s.plugin(), "");
 }
 
+TEST(StatusTest, WithPluginOnATemporaryLeavesItsCopiesAlone) {
+  const Status shared = Status::Unschedulable("node(s) were full");
+  Status copy = shared;
+  Status tagged = std::move(copy).WithPlugin("NodeResourcesFit");
+  EXPECT_EQ(tagged.plugin(), "NodeResourcesFit");
+  EXPECT_EQ(shared.plugin(), "");  // A plugin's cached status keeps no plugin name.
+  Status fresh = std::move(Status::Unschedulable("taint")).WithPlugin("TaintToleration");
+  EXPECT_EQ(fresh.plugin(), "TaintToleration");
+  EXPECT_EQ(fresh.Message(), "taint");
+  EXPECT_EQ(fresh.code(), Code::kUnschedulable);
+}
+
 TEST(StatusTest, RejectedCodes) {
   EXPECT_TRUE(Status(Code::kUnschedulableAndUnresolvable).IsRejected());
   EXPECT_TRUE(Status(Code::kPending).IsRejected());
