@@ -199,6 +199,10 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
   fill_all(pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve,
            permit, pre_bind, bind, post_bind);
   if (!st.ok()) return st;
+  for (PreFilterPlugin* p : pre_filter_) {
+    if (auto* ext = dynamic_cast<PreFilterExtensions*>(p))
+      pre_filter_extensions_.emplace_back(p, ext);
+  }
 
   if (queue_sort_.size() != 1) {
     return absl::InvalidArgumentError(fmt::format(
@@ -441,9 +445,8 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
 Status Framework::RunPreFilterExtension(CycleState& state, const api::Pod& pod,
                                         const PodInfo& pod_info, const NodeInfo& node,
                                         bool add) const {
-  for (PreFilterPlugin* p : pre_filter_) {
-    auto* ext = dynamic_cast<PreFilterExtensions*>(p);
-    if (ext == nullptr || state.ShouldSkipFilter(p->Name())) continue;
+  for (const auto& [p, ext] : pre_filter_extensions_) {
+    if (state.ShouldSkipFilter(p->Name())) continue;
     Status s =
         add ? ext->AddPod(state, pod, pod_info, node) : ext->RemovePod(state, pod, pod_info, node);
     if (!s.ok()) {

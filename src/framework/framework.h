@@ -228,6 +228,9 @@ class Framework : public Handle {
   std::vector<PreEnqueuePlugin*> pre_enqueue_;
   std::vector<QueueSortPlugin*> queue_sort_;
   std::vector<PreFilterPlugin*> pre_filter_;
+  // The PreFilter plugins that have PreFilterExtensions, in pre_filter_'s order: preemption calls
+  // them for every pod it moves, too often to find them with dynamic_cast each time.
+  std::vector<std::pair<PreFilterPlugin*, PreFilterExtensions*>> pre_filter_extensions_;
   std::vector<FilterPlugin*> filter_;
   std::vector<PostFilterPlugin*> post_filter_;
   std::vector<PreScorePlugin*> pre_score_;
