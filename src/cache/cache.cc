@@ -169,11 +169,13 @@ void Cache::AddNode(std::shared_ptr<const api::Node> node) {
   // As upstream's nodeTree.updateNode: a node keeps its place in the order unless its zone changed.
   if (ni.node() == nullptr) {
     AddToTreeLocked(*node);
-  } else if (ZoneKeyOf(*ni.node()) != ZoneKeyOf(*node)) {
-    RemoveFromTreeLocked(name);
-    AddToTreeLocked(*node);
+  } else {
+    CountImagesLocked(*ni.node(), -1);
+    if (ZoneKeyOf(*ni.node()) != ZoneKeyOf(*node)) {
+      RemoveFromTreeLocked(name);
+      AddToTreeLocked(*node);
+    }
   }
-  if (ni.node() != nullptr) CountImagesLocked(*ni.node(), -1);
   CountImagesLocked(*node, +1);
   ni.SetNode(std::move(node));
   MarkDirtyLocked(name);
