@@ -3,6 +3,17 @@
 #include "src/base/strings.h"
 
 namespace ksched {
+namespace {
+
+// The value of the node's label `key`; nullptr without the node or the label.
+const std::string* LabelOf(const NodeInfo& ni, std::string_view key) {
+  if (ni.node() == nullptr) return nullptr;
+  const api::StringMap& labels = ni.node()->metadata.labels;
+  auto it = labels.find(key);
+  return it == labels.end() ? nullptr : &it->second;
+}
+
+}  // namespace
 
 const NodeInfo* Snapshot::Get(std::string_view node_name) const {
   auto it = infos_.find(AsAbsl(node_name));
@@ -21,16 +32,14 @@ LabelDomains LabelDomains::Of(const std::vector<const NodeInfo*>& nodes, std::st
   out.domain.reserve(nodes.size());
   absl::flat_hash_map<absl::string_view, int32_t> index;
   for (const NodeInfo* ni : nodes) {
-    const api::Node* node = ni->node();
-    auto label =
-        node == nullptr ? api::StringMap::const_iterator() : node->metadata.labels.find(key);
-    if (node == nullptr || label == node->metadata.labels.end()) {
+    const std::string* value = LabelOf(*ni, key);
+    if (value == nullptr) {
       out.domain.push_back(kNoValue);
       continue;
     }
     auto [it, inserted] =
-        index.try_emplace(AsAbsl(label->second), static_cast<int32_t>(out.values.size()));
-    if (inserted) out.values.push_back(label->second);
+        index.try_emplace(AsAbsl(*value), static_cast<int32_t>(out.values.size()));
+    if (inserted) out.values.push_back(*value);
     out.domain.push_back(it->second);
   }
   return out;
