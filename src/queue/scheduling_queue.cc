@@ -17,13 +17,8 @@ SchedulingQueue::SchedulingQueue(QueueOptions options, const Clock* clock,
       active_(ActiveLess{this}),
       backoff_(BackoffLess{this}) {}
 
-const framework::Framework* SchedulingQueue::FrameworkOf(const QueuedPodInfo& info) const {
-  return framework_for_(info.pod().spec.scheduler_name);
-}
-
 bool SchedulingQueue::ActiveLess::operator()(const Entry* a, const Entry* b) const {
-  const framework::Framework* fw = q->FrameworkOf(a->info);
-  if (fw != nullptr) {
+  if (const framework::Framework* fw = a->fw; fw != nullptr) {
     if (fw->Less(a->info, b->info)) return true;
     if (fw->Less(b->info, a->info)) return false;
   }
@@ -63,8 +58,7 @@ void SchedulingQueue::Incoming(std::string_view queue, std::string_view event) c
 }
 
 bool SchedulingQueue::PassesPreEnqueue(Entry* e, std::string_view event) {
-  const framework::Framework* fw = FrameworkOf(e->info);
-  Status s = fw ? fw->RunPreEnqueuePlugins(e->info.pod()) : Status();
+  Status s = e->fw ? e->fw->RunPreEnqueuePlugins(e->info.pod()) : Status();
   if (s.ok()) {
     e->gated = false;
     e->info.gating_plugin.clear();
@@ -116,6 +110,7 @@ void SchedulingQueue::AddLocked(std::shared_ptr<const PodInfo> pod) {
   if (slot) return;  // Already queued: Update handles changes.
   slot = std::make_unique<Entry>();
   slot->seq = next_seq_++;
+  slot->fw = framework_for_(pod->pod->spec.scheduler_name);
   slot->info.pod_info = std::move(pod);
   slot->info.timestamp = clock_->Now();
   slot->info.initial_attempt_timestamp = absl::InfinitePast();
@@ -155,7 +150,7 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
   e->info.pod_info = std::move(pod);
   const api::Pod& o = *old->pod;
   const api::Pod& n = e->info.pod();
-  const framework::Framework* fw = FrameworkOf(e->info);
+  const framework::Framework* fw = e->fw;
   if (fw == nullptr) return;
   // The pod's own changes, as upstream's PodSchedulingPropertiesChange.
   uint32_t actions = 0;
@@ -241,7 +236,7 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
   const std::string uid = e->info.pod().metadata.uid;
   auto popped = popped_at_.find(uid);
   const QueueingStrategy hint =
-      HintForInFlightPod(e->info, popped == popped_at_.end() ? event_seq_ : popped->second);
+      HintForInFlightPod(*e, popped == popped_at_.end() ? event_seq_ : popped->second);
   Land(uid);
   constexpr std::string_view kFailure = "ScheduleAttemptFailure";
   if (error) {
@@ -253,13 +248,12 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
   }
 }
 
-QueueingStrategy SchedulingQueue::HintForInFlightPod(const QueuedPodInfo& info,
-                                                     uint64_t popped_at) const {
-  const framework::Framework* fw = FrameworkOf(info);
+QueueingStrategy SchedulingQueue::HintForInFlightPod(const Entry& e, uint64_t popped_at) const {
+  const framework::Framework* fw = e.fw;
   if (fw == nullptr) return QueueingStrategy::kSkip;
   QueueingStrategy best = QueueingStrategy::kSkip;
   for (auto it = in_flight_events_.upper_bound(popped_at); it != in_flight_events_.end(); ++it) {
-    best = std::max(best, fw->IsPodWorthRequeuing(info, it->second.Data()));
+    best = std::max(best, fw->IsPodWorthRequeuing(e.info, it->second.Data()));
     if (best == QueueingStrategy::kImmediately) break;  // Nothing ranks higher.
   }
   return best;
@@ -293,9 +287,8 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(QueuedEvent event) {
   // A copy: a requeued pod leaves unschedulable_.
   const std::vector<Entry*> unschedulable(unschedulable_.begin(), unschedulable_.end());
   for (Entry* e : unschedulable) {
-    const framework::Framework* fw = FrameworkOf(e->info);
-    if (fw == nullptr) continue;
-    QueueingStrategy s = fw->IsPodWorthRequeuing(e->info, data);
+    if (e->fw == nullptr) continue;
+    QueueingStrategy s = e->fw->IsPodWorthRequeuing(e->info, data);
     if (s != QueueingStrategy::kSkip) Requeue(e, s, event.event.label);
   }
   ++event_seq_;

@@ -117,6 +117,9 @@ class SchedulingQueue {
     Where where = Where::kNew;
     bool gated = false;
     uint64_t seq = 0;  // Insertion order, the last tie-break.
+    // The pod's profile, found when the pod arrives (spec.schedulerName is immutable): the
+    // orderings ask for it at every comparison.
+    const framework::Framework* fw = nullptr;
     absl::Time backoff_expiry;
     bool error_backoff = false;
   };
@@ -128,13 +131,10 @@ class SchedulingQueue {
     const SchedulingQueue* q;
     bool operator()(const Entry* a, const Entry* b) const;
   };
-  struct UidLess {
-    bool operator()(const Entry* a, const Entry* b) const {
-      return a->info.pod().metadata.uid < b->info.pod().metadata.uid;
-    }
+  struct SeqLess {
+    bool operator()(const Entry* a, const Entry* b) const { return a->seq < b->seq; }
   };
 
-  const framework::Framework* FrameworkOf(const QueuedPodInfo& info) const;
   void AddLocked(std::shared_ptr<const PodInfo> pod) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unlink(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs PreEnqueue: true if the pod may go on; if not, puts it among the unschedulable pods,
@@ -153,8 +153,7 @@ class SchedulingQueue {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What the events since the pod was popped say about it (upstream's
   // determineSchedulingHintForInFlightPod).
-  framework::QueueingStrategy HintForInFlightPod(const QueuedPodInfo& info,
-                                                 uint64_t popped_at) const
+  framework::QueueingStrategy HintForInFlightPod(const Entry& e, uint64_t popped_at) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends a pod's flight and drops the events no pod in flight still needs.
   void Land(const std::string& uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -168,8 +167,9 @@ class SchedulingQueue {
   std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_ ABSL_GUARDED_BY(mu_);
   std::set<Entry*, ActiveLess> active_ ABSL_GUARDED_BY(mu_);
   std::set<Entry*, BackoffLess> backoff_ ABSL_GUARDED_BY(mu_);
-  // The unschedulable (and gated) pods, so that an event looks at them only, not at every pod.
-  std::set<Entry*, UidLess> unschedulable_ ABSL_GUARDED_BY(mu_);
+  // The unschedulable (and gated) pods, so that an event looks at them only, not at every pod;
+  // in arrival order, which the orderings above end ties with anyway.
+  std::set<Entry*, SeqLess> unschedulable_ ABSL_GUARDED_BY(mu_);
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   // The events received while pods are in flight, numbered; and each in-flight pod's number of
   // the last event before it was popped.
