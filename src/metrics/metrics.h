@@ -25,6 +25,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 
 namespace ksched::metrics {
@@ -92,7 +95,7 @@ class FamilyBase {
 
  protected:
   using Labels = std::vector<std::string>;
-  // The series' label values (in the declared order) → the series, sorted for output.
+  // The series' label values (in the declared order) → the series, in no order: WriteText sorts.
   virtual std::vector<std::pair<const Labels*, const void*>> Series() const = 0;
   virtual void WriteSeries(const void* series, const std::string& labels,
                            std::string* out) const = 0;
@@ -145,18 +148,29 @@ class Family : public FamilyBase {
     }
   }
 
-  // Orders label values, and lets a lookup by string_views stand for the stored strings.
-  struct LabelsLess {
+  // Hashes and compares label values, so that a lookup by string_views stands for the stored
+  // strings.
+  struct LabelsHash {
+    using is_transparent = void;
+    template <typename L>
+    size_t operator()(const L& labels) const {
+      size_t h = labels.size();
+      for (const auto& v : labels) h = absl::HashOf(h, absl::string_view(v.data(), v.size()));
+      return h;
+    }
+  };
+  struct LabelsEq {
     using is_transparent = void;
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const {
-      return std::lexicographical_compare(a.begin(), a.end(), b.begin(), b.end());
+      return std::equal(a.begin(), a.end(), b.begin(), b.end());
     }
   };
 
   const std::vector<double> bounds_;
   mutable absl::Mutex mu_;
-  std::map<Labels, std::unique_ptr<T>, LabelsLess> series_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<Labels, std::unique_ptr<T>, LabelsHash, LabelsEq> series_
+      ABSL_GUARDED_BY(mu_);
 };
 
 using CounterFamily = Family<Counter>;
