@@ -374,8 +374,8 @@ Status Framework::PreFilterLoop(CycleState& state, const api::Pod& pod,
   return Status();
 }
 
-std::vector<FilterPlugin*> Framework::FiltersToRun(const CycleState& state) const {
-  std::vector<FilterPlugin*> out;
+Framework::FilterList Framework::FiltersToRun(const CycleState& state) const {
+  FilterList out;
   for (FilterPlugin* p : filter_) {
     if (!state.ShouldSkipFilter(p->Name())) out.push_back(p);
   }
@@ -388,9 +388,9 @@ Status Framework::RunFilterPlugins(const CycleState& state, const api::Pod& pod,
   return RunFilterPlugins(FiltersToRun(state), state, pod, node, &stopped_at);
 }
 
-Status Framework::RunFilterPlugins(const std::vector<FilterPlugin*>& filters,
-                                   const CycleState& state, const api::Pod& pod,
-                                   const NodeInfo& node, size_t* stopped_at) const {
+Status Framework::RunFilterPlugins(absl::Span<FilterPlugin* const> filters, const CycleState& state,
+                                   const api::Pod& pod, const NodeInfo& node,
+                                   size_t* stopped_at) const {
   // Filter runs once per node: a sampled cycle times one node in 16, which keeps the cost of
   // timing small and the distribution the same.
   thread_local uint32_t nodes_seen = 0;

@@ -22,7 +22,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/registry.h"
@@ -195,11 +197,13 @@ class Framework : public Handle {
   friend class FilterRun;
   Framework(std::string profile_name, const Deps& deps);
   absl::Status Build(const config::Profile& profile, const Registry& registry);
-  // The Filter plugins to run this cycle: those whose PreFilter did not return Skip.
-  std::vector<FilterPlugin*> FiltersToRun(const CycleState& state) const;
+  // The Filter plugins to run this cycle: those whose PreFilter did not return Skip. Inline:
+  // preemption's what-if asks for them once per pod it moves.
+  using FilterList = absl::InlinedVector<FilterPlugin*, 16>;
+  FilterList FiltersToRun(const CycleState& state) const;
   // RunFilterPlugins over `filters`; *stopped_at is the index of the filter that failed
   // (filters.size() when all passed).
-  Status RunFilterPlugins(const std::vector<FilterPlugin*>& filters, const CycleState& state,
+  Status RunFilterPlugins(absl::Span<FilterPlugin* const> filters, const CycleState& state,
                           const api::Pod& pod, const NodeInfo& node, size_t* stopped_at) const;
   Status RunPreFilterExtension(CycleState& state, const api::Pod& pod, const PodInfo& pod_info,
                                const NodeInfo& node, bool add) const;
@@ -279,7 +283,7 @@ class FilterRun {
  private:
   const Framework& fw_;
   const CycleState& state_;
-  const std::vector<FilterPlugin*> filters_;
+  const Framework::FilterList filters_;
   std::array<std::atomic<uint64_t>, kCounted + 1> stopped_{};
 };
 
