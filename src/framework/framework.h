@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
@@ -248,7 +249,7 @@ class Framework : public Handle {
   ParallelCutoff score_cutoff_;  // Whether Score runs on the workers; the scheduling thread's.
   std::vector<NodeScoreList> score_scratch_;  // Only the scheduling thread scores.
   // Plugin name → the events it registered (plugins without EnqueueExtensions: every event).
-  std::map<std::string, std::vector<ClusterEventWithHint>, std::less<>> events_;
+  absl::flat_hash_map<std::string, std::vector<ClusterEventWithHint>> events_;
 
   WaitingPods waiting_;
 };
