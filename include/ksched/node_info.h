@@ -50,6 +50,7 @@ struct PodInfo {
   int64_t non0_memory = 0;
   bool has_affinity = false;                // podAffinity or podAntiAffinity terms.
   bool has_required_anti_affinity = false;  // requiredDuringScheduling podAntiAffinity terms.
+  bool has_host_ports = false;              // HostPortsOf(*pod) is not empty.
 
   static std::shared_ptr<const PodInfo> Make(std::shared_ptr<const api::Pod> pod);
 };

@@ -87,6 +87,7 @@ std::shared_ptr<const PodInfo> PodInfo::Make(std::shared_ptr<const api::Pod> pod
         a->pod_anti_affinity &&
         !a->pod_anti_affinity->required_during_scheduling_ignored_during_execution.empty();
   }
+  info->has_host_ports = !HostPortsOf(*pod).empty();
   info->pod = std::move(pod);
   return info;
 }
@@ -183,14 +184,15 @@ bool NodeInfo::RemovePod(std::string_view uid) {
 }
 
 void NodeInfo::Update(const PodInfo& pod, int sign) {
-  Resource delta = pod.requests;
   if (sign > 0) {
-    requested_.Add(delta);
+    requested_.Add(pod.requests);
   } else {
-    requested_.Subtract(delta);
+    requested_.Subtract(pod.requests);
   }
   non_zero_requested_.milli_cpu += sign * pod.non0_milli_cpu;
   non_zero_requested_.memory += sign * pod.non0_memory;
+  generation_ = NextGeneration();
+  if (!pod.has_host_ports) return;
   for (const api::ContainerPort& p : HostPortsOf(*pod.pod)) {
     if (sign > 0) {
       used_ports_.Add(p.host_ip, p.protocol, p.host_port);
@@ -198,7 +200,6 @@ void NodeInfo::Update(const PodInfo& pod, int sign) {
       used_ports_.Remove(p.host_ip, p.protocol, p.host_port);
     }
   }
-  generation_ = NextGeneration();
 }
 
 }  // namespace ksched

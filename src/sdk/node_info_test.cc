@@ -53,10 +53,25 @@ TEST(NodeInfoTest, AggregatesRequestsAndNonZeroRequests) {
 TEST(NodeInfoTest, HostPortsFollowPods) {
   NodeInfo ni;
   ni.AddPod(MakePodInfo("a", "1", nullptr, 8080));
+  EXPECT_TRUE(ni.pods()[0]->has_host_ports);
   EXPECT_TRUE(ni.used_ports().CheckConflict("", "TCP", 8080));
   EXPECT_FALSE(ni.used_ports().CheckConflict("", "UDP", 8080));
   EXPECT_TRUE(ni.RemovePod("a"));
   EXPECT_FALSE(ni.used_ports().CheckConflict("", "TCP", 8080));
+
+  // A restartable init container's host port counts too; a container port alone does not.
+  auto sidecar = std::make_shared<api::Pod>();
+  sidecar->metadata.uid = "b";
+  sidecar->spec.init_containers.push_back(
+      {.ports = {{.container_port = 80, .host_port = 9090}},
+       .restart_policy = std::string(api::kContainerRestartPolicyAlways)});
+  sidecar->spec.containers.push_back({.ports = {{.container_port = 8080}}});
+  std::shared_ptr<const PodInfo> b = PodInfo::Make(sidecar);
+  EXPECT_TRUE(b->has_host_ports);
+  ni.AddPod(b);
+  EXPECT_TRUE(ni.used_ports().CheckConflict("", "TCP", 9090));
+  EXPECT_FALSE(ni.used_ports().CheckConflict("", "TCP", 8080));
+  EXPECT_FALSE(MakePodInfo("c", "1", nullptr)->has_host_ports);
 }
 
 TEST(HostPortInfoTest, ConflictRules) {
