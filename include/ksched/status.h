@@ -5,7 +5,8 @@
 //   if (s.IsRejected()) diagnosis.Add(node.name(), s);
 //
 // A success Status holds no allocation; copies share their representation.
-// Thread safety: a Status is immutable once built; WithPlugin returns a new one.
+// Thread safety: a Status is immutable once built; WithPlugin returns a new one (or this one,
+// when it names that plugin already).
 #pragma once
 
 #include <memory>

@@ -39,6 +39,7 @@ const std::vector<std::string>& Status::reasons() const {
 std::string Status::Message() const { return absl::StrJoin(reasons(), ", "); }
 
 Status Status::WithPlugin(std::string_view plugin) const& {
+  if (rep_ != nullptr && rep_->plugin == plugin) return *this;  // Shared as it is.
   Status out;
   out.rep_ = std::make_shared<Rep>(
       Rep{code(), rep_ ? rep_->reasons : std::vector<std::string>{}, std::string(plugin)});

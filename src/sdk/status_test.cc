@@ -41,6 +41,12 @@ TEST(StatusTest, WithPluginOnATemporaryLeavesItsCopiesAlone) {
   EXPECT_EQ(fresh.plugin(), "TaintToleration");
   EXPECT_EQ(fresh.Message(), "taint");
   EXPECT_EQ(fresh.code(), Code::kUnschedulable);
+  // Tagging again, with the same plugin or another.
+  Status again = fresh.WithPlugin("TaintToleration");
+  EXPECT_EQ(again.plugin(), "TaintToleration");
+  EXPECT_EQ(again.Message(), "taint");
+  EXPECT_EQ(again.WithPlugin("NodeName").plugin(), "NodeName");
+  EXPECT_EQ(again.plugin(), "TaintToleration");
 }
 
 TEST(StatusTest, RejectedCodes) {

@@ -182,6 +182,15 @@ std::vector<InsufficientResource> FitsRequest(const Resource& request, const Res
 Fit::Fit(FitArgs args) : scorer_(MakeScorer(args.scoring_strategy)) {
   ignored_.names.insert(args.ignored_resources.begin(), args.ignored_resources.end());
   ignored_.groups.insert(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end());
+  for (std::string_view resource :
+       {api::kResourceCPU, api::kResourceMemory, api::kResourceEphemeralStorage}) {
+    const std::string reason = fmt::format("Insufficient {}", resource);
+    common_rejections_[0].emplace(reason, Status::Unschedulable(reason).WithPlugin(Name()));
+    common_rejections_[1].emplace(reason,
+                                  Status::UnschedulableAndUnresolvable(reason).WithPlugin(Name()));
+  }
+  common_rejections_[0].emplace("Too many pods",
+                                Status::Unschedulable("Too many pods").WithPlugin(Name()));
 }
 
 Status Fit::PreFilter(CycleState& state, const api::Pod& pod, const std::vector<const NodeInfo*>&,
@@ -203,6 +212,10 @@ Status Fit::Filter(const CycleState& state, const api::Pod&, const NodeInfo& nod
   std::vector<InsufficientResource> failures =
       FitsRequest(s->request, node.allocatable(), node.requested(), node.pods().size(), ignored_);
   if (failures.empty()) return Status();
+  if (failures.size() == 1) {
+    const auto& common = common_rejections_[failures[0].unresolvable ? 1 : 0];
+    if (auto it = common.find(failures[0].reason); it != common.end()) return it->second;
+  }
   Code code = Code::kUnschedulable;
   std::vector<std::string> reasons;
   for (InsufficientResource& f : failures) {

@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
@@ -86,6 +87,10 @@ class Fit final : public PreFilterPlugin,
  private:
   IgnoredResources ignored_;
   ResourceAllocationScorer scorer_;
+  // The rejections for one of the standard resources, by reason, built once and shared: a full
+  // cluster turns most nodes down alike, and preemption's what-if asks again for each victim.
+  // [0] is Unschedulable, [1] UnschedulableAndUnresolvable.
+  absl::flat_hash_map<std::string, Status> common_rejections_[2];
 };
 
 // Builds Fit from its decoded args (the Registry wraps it with TypedFactory<FitArgs>).

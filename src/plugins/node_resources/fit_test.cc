@@ -215,6 +215,11 @@ TEST(FitFilterTest, ReasonsOrderAndUnresolvable) {
        kUnresolvable,
        {"Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage",
         "Insufficient example.com/aaa", "Insufficient hugepages-2Mi"}},
+      {"one failure alone, beyond the whole node",
+       ResourcePod({Res(11, 1)}),
+       ResourcePod({}),
+       kUnresolvable,
+       {"Insufficient cpu"}},
       // One failure fits the empty node (preemption may help), one does not.
       {"one resolvable and one unresolvable failure",
        ResourcePod({Res(6, 21)}),
