@@ -98,13 +98,14 @@ Status NodeAffinity::PreFilter(CycleState&, const api::Pod& pod,
 }
 
 Status NodeAffinity::Filter(const CycleState&, const api::Pod& pod, const NodeInfo& node) {
+  // Built once and shared: every node that turns the pod down says the same.
+  static const Status kEnforced =
+      Status::UnschedulableAndUnresolvable(kErrReasonEnforced).WithPlugin(names::kNodeAffinity);
+  static const Status kPod =
+      Status::UnschedulableAndUnresolvable(kErrReasonPod).WithPlugin(names::kNodeAffinity);
   if (node.node() == nullptr) return Status::Error("node not found");
-  if (!MatchesAdded(*node.node())) {
-    return Status::UnschedulableAndUnresolvable(kErrReasonEnforced);
-  }
-  if (!helper::MatchesRequiredNodeAffinity(pod, *node.node())) {
-    return Status::UnschedulableAndUnresolvable(kErrReasonPod);
-  }
+  if (!MatchesAdded(*node.node())) return kEnforced;
+  if (!helper::MatchesRequiredNodeAffinity(pod, *node.node())) return kPod;
   return Status();
 }
 
