@@ -31,6 +31,10 @@ struct LabelDomains {
   std::vector<std::string> values;  // Distinct, in the order first met.
 
   static LabelDomains Of(const std::vector<const NodeInfo*>& nodes, std::string_view key);
+  // Node i's value; nullptr where it lacks the label.
+  const std::string* ValueAt(size_t i) const {
+    return domain[i] == kNoValue ? nullptr : &values[domain[i]];
+  }
 };
 
 class Snapshot {
@@ -50,6 +54,12 @@ class Snapshot {
   // node's labels. The reference stays valid until the scheduler refreshes the snapshot. Safe to
   // call concurrently.
   const LabelDomains& NodeLabelDomains(std::string_view key) const;
+  // The node's place in nodes(), so that a Filter or Score reads its LabelDomains entry:
+  //   int32_t i = snapshot.IndexOf(node);
+  //   const std::string* zone = i >= 0 ? zones.ValueAt(i) : <the node's own label>;
+  // -1 for a NodeInfo that is not this snapshot's own (a copy that preemption's what-if
+  // changed, say). Safe to call concurrently.
+  int32_t IndexOf(const NodeInfo& node) const;
 
  private:
   friend class internal::SnapshotAccess;
@@ -62,6 +72,7 @@ class Snapshot {
   mutable absl::Mutex label_mu_;
   mutable absl::flat_hash_map<std::string, std::unique_ptr<const LabelDomains>> label_domains_
       ABSL_GUARDED_BY(label_mu_);
+  absl::flat_hash_map<const NodeInfo*, int32_t> index_;  // list_'s positions.
 };
 
 }  // namespace ksched

@@ -280,6 +280,10 @@ void Cache::UpdateSnapshot(Snapshot* snapshot) {
       }
       if (!any) break;
     }
+    snap_parts.index.clear();
+    for (size_t i = 0; i < snap_parts.list.size(); ++i) {
+      snap_parts.index.emplace(snap_parts.list[i], static_cast<int32_t>(i));
+    }
     tree_changed_ = false;
     affinity_changed = true;
   }

@@ -183,5 +183,34 @@ TEST(CacheTest, NodeLabelDomainsFollowTheNodesAndTheirLabels) {
   EXPECT_EQ(snap.NodeLabelDomains(kZone).domain.size(), 3u);
 }
 
+TEST(CacheTest, IndexOfGivesEachSnapshotNodeItsPlace) {
+  constexpr char kZone[] = "topology.kubernetes.io/zone";
+  Cache cache;
+  for (const char* name : {"a1", "b1", "a2"}) {
+    cache.AddNode(MakeNode().Name(name).Label(kZone, std::string(1, name[0])).Ptr());
+  }
+  Snapshot snap;
+  cache.UpdateSnapshot(&snap);
+  auto check = [&] {
+    const LabelDomains& zones = snap.NodeLabelDomains(kZone);
+    for (size_t i = 0; i < snap.nodes().size(); ++i) {
+      const NodeInfo& ni = *snap.nodes()[i];
+      ASSERT_EQ(snap.IndexOf(ni), static_cast<int32_t>(i)) << ni.name();
+      ASSERT_NE(zones.ValueAt(i), nullptr);
+      EXPECT_EQ(*zones.ValueAt(i), ni.node()->metadata.labels.at(kZone)) << ni.name();
+    }
+  };
+  check();
+  // A copy of a snapshot node is not the snapshot's own.
+  EXPECT_EQ(snap.IndexOf(*snap.nodes()[0]->Clone()), -1);
+  // The places follow nodes that come and go.
+  cache.RemoveNode("b1");
+  cache.AddNode(MakeNode().Name("c1").Label(kZone, "c").Ptr());
+  cache.UpdateSnapshot(&snap);
+  ASSERT_EQ(snap.nodes().size(), 3u);
+  EXPECT_NE(snap.Get("c1"), nullptr);
+  check();
+}
+
 }  // namespace
 }  // namespace ksched::cache

@@ -27,6 +27,11 @@ const LabelDomains& Snapshot::NodeLabelDomains(std::string_view key) const {
   return *it->second;
 }
 
+int32_t Snapshot::IndexOf(const NodeInfo& node) const {
+  auto it = index_.find(&node);
+  return it == index_.end() ? -1 : it->second;
+}
+
 LabelDomains LabelDomains::Of(const std::vector<const NodeInfo*>& nodes, std::string_view key) {
   LabelDomains out;
   out.domain.reserve(nodes.size());

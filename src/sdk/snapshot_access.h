@@ -19,6 +19,7 @@ class SnapshotAccess {
     std::vector<const NodeInfo*>& affinity_list;
     std::vector<const NodeInfo*>& anti_affinity_list;
     absl::flat_hash_map<std::string, int>& image_nodes;
+    absl::flat_hash_map<const NodeInfo*, int32_t>& index;  // Kept with `list`.
   };
   // Forgets NodeLabelDomains: a node was added, removed or relabelled.
   static void ForgetLabelDomains(Snapshot& s) {
@@ -26,7 +27,7 @@ class SnapshotAccess {
     s.label_domains_.clear();
   }
   static Parts Of(Snapshot& s) {
-    return {s.infos_, s.list_, s.affinity_list_, s.anti_affinity_list_, s.image_nodes_};
+    return {s.infos_, s.list_, s.affinity_list_, s.anti_affinity_list_, s.image_nodes_, s.index_};
   }
 };
 
