@@ -144,6 +144,9 @@ struct PreFilterState : StateData {
   std::vector<bool> self_match;  // Whether the incoming pod matches constraint i's selector.
   std::vector<CriticalPaths> critical_paths;
   std::vector<absl::flat_hash_map<std::string, int64_t>> tp_value_to_match_num;
+  // Constraint i's topology key over the snapshot's nodes (Snapshot::NodeLabelDomains), for
+  // Filter; empty when PreFilter was given other nodes.
+  std::vector<const LabelDomains*> domains;
 
   // The global minimum for constraint i: 0 while fewer domains than minDomains exist.
   int64_t MinMatchNum(size_t i) const;

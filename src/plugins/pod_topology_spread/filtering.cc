@@ -76,6 +76,7 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
       s->critical_paths[i].Update(value, num);
     }
   }
+  if (own.empty()) s->domains = std::move(domains);
   s->constraints = std::make_shared<const std::vector<Constraint>>(std::move(constraints));
   state.Write(internal::kPreFilterStateKey, std::move(s));
   return Status();
@@ -128,23 +129,31 @@ void PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated
 }
 
 Status PodTopologySpread::Filter(const CycleState& state, const api::Pod&, const NodeInfo& info) {
+  // Built once and shared: every node that turns the pod down says the same.
+  static const Status kNoLabel = Status::UnschedulableAndUnresolvable(kErrReasonNodeLabelNotMatch)
+                                     .WithPlugin(names::kPodTopologySpread);
+  static const Status kSkewed =
+      Status::Unschedulable(kErrReasonConstraintsNotMatch).WithPlugin(names::kPodTopologySpread);
   const api::Node* node = info.node();
   if (node == nullptr) return Status::Error("node not found");
   const PreFilterState* s = state.Read(internal::kPreFilterStateKey);
   if (s == nullptr) return StateNotFound();
   const std::vector<Constraint>& constraints = *s->constraints;
+  // The snapshot's own node reads its values from the domains PreFilter used; a copy from its
+  // labels.
+  const int32_t at = s->domains.empty() ? -1 : handle_.snapshot().IndexOf(info);
   for (size_t i = 0; i < constraints.size(); ++i) {
     const Constraint& c = constraints[i];
-    const std::string* value = internal::LabelValue(node->metadata.labels, c.topology_key);
-    if (value == nullptr) {
-      return Status::UnschedulableAndUnresolvable(kErrReasonNodeLabelNotMatch);
-    }
+    const std::string* value = at >= 0
+                                   ? s->domains[i]->ValueAt(at)
+                                   : internal::LabelValue(node->metadata.labels, c.topology_key);
+    if (value == nullptr) return kNoLabel;
     // 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
     const auto& counts = s->tp_value_to_match_num[i];
     auto it = counts.find(*value);
     const int64_t match_num = it == counts.end() ? 0 : it->second;
     const int64_t skew = match_num + (s->self_match[i] ? 1 : 0) - s->MinMatchNum(i);
-    if (skew > c.max_skew) return Status::Unschedulable(kErrReasonConstraintsNotMatch);
+    if (skew > c.max_skew) return kSkewed;
   }
   return Status();
 }
