@@ -67,9 +67,91 @@ std::optional<NameSet> PinnedNodeNames(const api::NodeSelectorTerm& term) {
   return names;
 }
 
+// The pod's required node selection (spec.nodeSelector and the required terms) answered once
+// for each value of the labels it names over the snapshot's nodes, rather than once per node:
+// SchedulingNodeAffinity's Filter spent its time finding the zone in every node's labels.
+class RequiredMatcher : public StateData {
+ public:
+  // nullptr when a label it names has too many values to be worth it (kubernetes.io/hostname).
+  static std::unique_ptr<RequiredMatcher> Make(const api::Pod& pod,
+                                               const api::NodeSelector* required,
+                                               const Snapshot& snapshot) {
+    auto m = std::make_unique<RequiredMatcher>();
+    for (const auto& [key, value] : pod.spec.node_selector) {
+      if (!m->Add({.key = key, .op = "In", .values = {value}}, snapshot, &m->selector_)) {
+        return nullptr;
+      }
+    }
+    if (required == nullptr) return m;
+    m->has_required_ = true;
+    for (const api::NodeSelectorTerm& t : required->node_selector_terms) {
+      Term& term = m->terms_.emplace_back();
+      term.empty = t.match_expressions.empty() && t.match_fields.empty();
+      for (const api::NodeSelectorRequirement& r : t.match_expressions) {
+        if (!m->Add(r, snapshot, &term.labels)) return nullptr;
+      }
+      if (!t.match_fields.empty()) term.fields.emplace().match_fields = t.match_fields;
+    }
+    return m;
+  }
+
+  // Whether node `at` of the snapshot, `node`, fits.
+  bool Matches(size_t at, const api::Node& node) const {
+    auto fits = [&](const std::vector<Requirement>& all) {
+      return std::all_of(all.begin(), all.end(), [&](const Requirement& r) { return r.Fits(at); });
+    };
+    if (!fits(selector_)) return false;
+    if (!has_required_) return true;
+    return std::any_of(terms_.begin(), terms_.end(), [&](const Term& t) {
+      return !t.empty && fits(t.labels) && (!t.fields || api::Matches(*t.fields, node));
+    });
+  }
+
+  std::unique_ptr<StateData> Clone() const override {
+    return std::make_unique<RequiredMatcher>(*this);
+  }
+
+ private:
+  static constexpr size_t kMaxValues = 64;
+  struct Requirement {
+    const LabelDomains* domains;
+    std::vector<bool> fits;  // Per value of domains->values.
+    bool fits_absent;
+    bool Fits(size_t at) const {
+      const int32_t d = domains->domain[at];
+      return d == LabelDomains::kNoValue ? fits_absent : fits[d];
+    }
+  };
+  struct Term {
+    bool empty = false;                           // Matches no node.
+    std::vector<Requirement> labels;              // matchExpressions, ANDed.
+    std::optional<api::NodeSelectorTerm> fields;  // matchFields only, checked on the node.
+  };
+
+  bool Add(const api::NodeSelectorRequirement& r, const Snapshot& snapshot,
+           std::vector<Requirement>* out) {
+    const LabelDomains& d = snapshot.NodeLabelDomains(r.key);
+    if (d.values.size() > kMaxValues) return false;
+    Requirement& req = out->emplace_back(Requirement{.domains = &d});
+    for (const std::string& value : d.values) {
+      req.fits.push_back(api::Matches(r, api::StringMap{{r.key, value}}));
+    }
+    req.fits_absent = api::Matches(r, api::StringMap{});
+    return true;
+  }
+
+  std::vector<Requirement> selector_;  // spec.nodeSelector, ANDed.
+  bool has_required_ = false;
+  std::vector<Term> terms_;  // ORed.
+};
+
+constexpr StateKey<RequiredMatcher> kMatcherKey{"PreFilterNodeAffinity",
+                                                StateScope::kSchedulingCycle};
+
 }  // namespace
 
-NodeAffinity::NodeAffinity(std::optional<api::NodeAffinity> added) {
+NodeAffinity::NodeAffinity(std::optional<api::NodeAffinity> added, const Handle& handle)
+    : handle_(handle) {
   if (!added) return;
   added_required_ = std::move(added->required_during_scheduling_ignored_during_execution);
   added_preferred_ = std::move(added->preferred_during_scheduling_ignored_during_execution);
@@ -79,11 +161,16 @@ bool NodeAffinity::MatchesAdded(const api::Node& node) const {
   return !added_required_ || api::Matches(*added_required_, node);
 }
 
-Status NodeAffinity::PreFilter(CycleState&, const api::Pod& pod,
-                               const std::vector<const NodeInfo*>&, PreFilterResult* result) {
+Status NodeAffinity::PreFilter(CycleState& state, const api::Pod& pod,
+                               const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) {
   const api::NodeSelector* required = PodRequiredSelector(pod);
   if (required == nullptr && !added_required_ && pod.spec.node_selector.empty()) {
     return Status::Skip();
+  }
+  if (&nodes == &handle_.snapshot().nodes()) {
+    if (auto m = RequiredMatcher::Make(pod, required, handle_.snapshot())) {
+      state.Write(kMatcherKey, std::move(m));
+    }
   }
   if (required == nullptr || required->node_selector_terms.empty()) return Status();
   NameSet names;
@@ -97,7 +184,7 @@ Status NodeAffinity::PreFilter(CycleState&, const api::Pod& pod,
   return Status();
 }
 
-Status NodeAffinity::Filter(const CycleState&, const api::Pod& pod, const NodeInfo& node) {
+Status NodeAffinity::Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) {
   // Built once and shared: every node that turns the pod down says the same.
   static const Status kEnforced =
       Status::UnschedulableAndUnresolvable(kErrReasonEnforced).WithPlugin(names::kNodeAffinity);
@@ -105,8 +192,11 @@ Status NodeAffinity::Filter(const CycleState&, const api::Pod& pod, const NodeIn
       Status::UnschedulableAndUnresolvable(kErrReasonPod).WithPlugin(names::kNodeAffinity);
   if (node.node() == nullptr) return Status::Error("node not found");
   if (!MatchesAdded(*node.node())) return kEnforced;
-  if (!helper::MatchesRequiredNodeAffinity(pod, *node.node())) return kPod;
-  return Status();
+  const RequiredMatcher* m = state.Read(kMatcherKey);
+  const int32_t at = m == nullptr ? -1 : handle_.snapshot().IndexOf(node);
+  const bool fits = at >= 0 ? m->Matches(at, *node.node())
+                            : helper::MatchesRequiredNodeAffinity(pod, *node.node());
+  return fits ? Status() : kPod;
 }
 
 Status NodeAffinity::PreScore(CycleState&, const api::Pod& pod,
@@ -214,8 +304,8 @@ nlohmann::json ArgsToJson(const NodeAffinityArgs& args) {
   return out;
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const NodeAffinityArgs& args, Handle&) {
-  return std::make_unique<NodeAffinity>(args.added_affinity);
+absl::StatusOr<std::unique_ptr<Plugin>> New(const NodeAffinityArgs& args, Handle& handle) {
+  return std::make_unique<NodeAffinity>(args.added_affinity, handle);
 }
 
 }  // namespace ksched::plugins::node_affinity

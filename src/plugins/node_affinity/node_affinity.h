@@ -35,7 +35,7 @@ class NodeAffinity final : public PreFilterPlugin,
                            public EnqueueExtensions {
  public:
   // `added` is NodeAffinityArgs.addedAffinity, already validated.
-  explicit NodeAffinity(std::optional<api::NodeAffinity> added);
+  NodeAffinity(std::optional<api::NodeAffinity> added, const Handle& handle);
 
   std::string_view Name() const override { return names::kNodeAffinity; }
 
@@ -48,6 +48,8 @@ class NodeAffinity final : public PreFilterPlugin,
 
   // UnschedulableAndUnresolvable kErrReasonEnforced when the added required selector does not
   // match the node, else kErrReasonPod when the pod's nodeSelector or required terms do not.
+  // PreFilter answers those for each value of the labels they name, over the snapshot's nodes;
+  // Filter then reads a snapshot node's answer from its place (Snapshot::IndexOf).
   Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
 
   // Skip when neither the pod nor the args have preferred terms.
@@ -69,6 +71,7 @@ class NodeAffinity final : public PreFilterPlugin,
  private:
   bool MatchesAdded(const api::Node& node) const;
 
+  const Handle& handle_;
   std::optional<api::NodeSelector> added_required_;
   std::vector<api::PreferredSchedulingTerm> added_preferred_;
 };

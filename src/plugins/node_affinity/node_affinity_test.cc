@@ -81,7 +81,7 @@ absl::StatusOr<std::unique_ptr<Plugin>> NewFromJson(const json& args, Handle& ha
 }
 
 std::unique_ptr<NodeAffinity> MakePlugin(const json& args = json::object()) {
-  FakeHandle handle;
+  static FakeHandle handle;  // Outlives the plugins: Score and the hints do not read it.
   absl::StatusOr<std::unique_ptr<Plugin>> plugin = NewFromJson(args, handle);
   EXPECT_TRUE(plugin.ok()) << plugin.status();
   if (!plugin.ok()) return nullptr;
@@ -98,14 +98,24 @@ struct FilterOutcome {
   std::string filter_message;
 };
 
-// Runs PreFilter and then Filter on `node`. Filter runs even when PreFilter skipped or
-// rejected, so that its verdict on its own is checked too.
-FilterOutcome RunFilter(NodeAffinity& plugin, const api::Pod& pod, const api::Node& node) {
+// Runs PreFilter and then Filter on `node`, with a plugin built from `args` on a cluster of that
+// node. Filter runs even when PreFilter skipped or rejected, so that its verdict on its own is
+// checked too; and again on a copy of the node, as preemption's what-if makes, which reads the
+// node's own labels rather than what PreFilter prepared: the verdict must be the same.
+FilterOutcome RunFilter(const json& args, const api::Pod& pod, const api::Node& node) {
   FakeHandle handle({node});
+  absl::StatusOr<std::unique_ptr<Plugin>> built = NewFromJson(args, handle);
+  EXPECT_TRUE(built.ok()) << built.status();
+  if (!built.ok()) return {};
+  auto& plugin = dynamic_cast<NodeAffinity&>(**built);
   CycleState state;
   PreFilterResult result;
   Status pre = plugin.PreFilter(state, pod, handle.snapshot().nodes(), &result);
-  Status filter = plugin.Filter(state, pod, *handle.snapshot().Get(node.metadata.name));
+  const NodeInfo& own = *handle.snapshot().Get(node.metadata.name);
+  Status filter = plugin.Filter(state, pod, own);
+  Status on_copy = plugin.Filter(state, pod, *own.Clone());
+  EXPECT_EQ(on_copy.code(), filter.code()) << node.metadata.name;
+  EXPECT_EQ(on_copy.Message(), filter.Message()) << node.metadata.name;
   return {pre.code(), pre.Message(), result.node_names, filter.code(), filter.Message()};
 }
 
@@ -196,10 +206,8 @@ TEST(NodeAffinityTest, PreFilterAndFilter) {
        PodRequiring({{.match_fields = {Req("metadata.name", "NotIn", {"node1"})}}}),
        MakeNode().Name("node2").Obj(), ok},
   };
-  std::unique_ptr<NodeAffinity> plugin = MakePlugin();
-  ASSERT_NE(plugin, nullptr);
   for (const Case& c : cases) {
-    FilterOutcome got = RunFilter(*plugin, c.pod, c.node);
+    FilterOutcome got = RunFilter(json::object(), c.pod, c.node);
     EXPECT_EQ(got.pre_filter_code, c.want.pre_filter_code) << c.name;
     EXPECT_EQ(got.pre_filter_message, c.want.pre_filter_message) << c.name;
     EXPECT_EQ(got.node_names, c.want.node_names) << c.name;
@@ -234,15 +242,43 @@ TEST(NodeAffinityTest, AddedAffinityFilter) {
       {"both match", MakePod().Name("p").NodeAffinityIn("foo", {"bar"}).Obj(),
        MakeNode().Name("n").Label("zone", "foo").Label("foo", "bar").Obj(), Code::kSuccess, ""},
   };
-  std::unique_ptr<NodeAffinity> plugin = MakePlugin(AddedZoneFoo());
-  ASSERT_NE(plugin, nullptr);
   for (const Case& c : cases) {
-    FilterOutcome got = RunFilter(*plugin, c.pod, c.node);
+    FilterOutcome got = RunFilter(AddedZoneFoo(), c.pod, c.node);
     // With added affinity PreFilter never skips: Filter must run for every pod.
     EXPECT_EQ(got.pre_filter_code, Code::kSuccess) << c.name;
     EXPECT_EQ(got.filter_code, c.want_code) << c.name;
     EXPECT_EQ(got.filter_message, c.want_message) << c.name;
   }
+}
+
+// Filter over a cluster: each node's verdict comes from its own zone, with nodes of every zone,
+// and without one, in the snapshot's order.
+TEST(NodeAffinityTest, FilterReadsEachNodesOwnValue) {
+  constexpr char kZone[] = "topology.kubernetes.io/zone";
+  std::vector<api::Node> nodes;
+  for (int i = 0; i < 12; ++i) {
+    MakeNode n;
+    n.Name("n" + std::to_string(i));
+    if (i % 4 != 3) n.Label(kZone, "z" + std::to_string(i % 4));
+    if (i % 2 == 0) n.Label("disk", "ssd");
+    nodes.push_back(n.Obj());
+  }
+  FakeHandle handle(nodes);
+  absl::StatusOr<std::unique_ptr<Plugin>> built = NewFromJson(json::object(), handle);
+  ASSERT_TRUE(built.ok()) << built.status();
+  auto& plugin = dynamic_cast<NodeAffinity&>(**built);
+  // In z0 or z1, or (matchFields) the node n3; and a nodeSelector for disk: ssd.
+  api::Pod pod = PodRequiring({Exprs({Req(kZone, "In", {"z0", "z1"})}), NameIn({"n3"})});
+  pod.spec.node_selector["disk"] = "ssd";
+  CycleState state;
+  PreFilterResult result;
+  ASSERT_TRUE(plugin.PreFilter(state, pod, handle.snapshot().nodes(), &result).ok());
+  std::set<std::string> fit;
+  for (const NodeInfo* ni : handle.snapshot().nodes()) {
+    if (plugin.Filter(state, pod, *ni).ok()) fit.insert(ni->name());
+  }
+  // z0 holds n0, n4, n8 (all ssd); z1 holds n1, n5, n9 (none ssd); n3 has no zone and no ssd.
+  EXPECT_EQ(fit, (std::set<std::string>{"n0", "n4", "n8"}));
 }
 
 // --- PreScore, Score and NormalizeScore ---------------------------------------------------------
