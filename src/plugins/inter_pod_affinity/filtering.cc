@@ -164,18 +164,20 @@ Status InterPodAffinity::RemovePod(CycleState& state, const api::Pod& pod_to_sch
 }
 
 Status InterPodAffinity::Filter(const CycleState& state, const api::Pod&, const NodeInfo& node) {
+  // Built once and shared: every node that turns the pod down for a reason says the same.
+  static const Status kAffinity =
+      Status::UnschedulableAndUnresolvable(kErrReasonAffinityRulesNotMatch)
+          .WithPlugin(names::kInterPodAffinity);
+  static const Status kAntiAffinity = Status::Unschedulable(kErrReasonAntiAffinityRulesNotMatch)
+                                          .WithPlugin(names::kInterPodAffinity);
+  static const Status kExisting = Status::Unschedulable(kErrReasonExistingAntiAffinityRulesNotMatch)
+                                      .WithPlugin(names::kInterPodAffinity);
   const PreFilterState* s = state.Read(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
   const api::Node& n = *node.node();
-  if (!SatisfiesPodAffinity(*s, n)) {
-    return Status::UnschedulableAndUnresolvable(kErrReasonAffinityRulesNotMatch);
-  }
-  if (!SatisfiesPodAntiAffinity(*s, n)) {
-    return Status::Unschedulable(kErrReasonAntiAffinityRulesNotMatch);
-  }
-  if (s->existing_anti_affinity.AnyPositive(n)) {
-    return Status::Unschedulable(kErrReasonExistingAntiAffinityRulesNotMatch);
-  }
+  if (!SatisfiesPodAffinity(*s, n)) return kAffinity;
+  if (!SatisfiesPodAntiAffinity(*s, n)) return kAntiAffinity;
+  if (s->existing_anti_affinity.AnyPositive(n)) return kExisting;
   return Status();
 }
 
