@@ -448,7 +448,6 @@ absl::StatusOr<Workload> ParseWorkload(const std::string& arg) {
   return w;
 }
 
-// The sets `make bench` and `make bench-quick` run.
 // The sets `make bench` and `make bench-quick` run. The default set runs SchedulingBasic,
 // PodAntiAffinity and PreemptionBasic at scheduler_perf's sizes, and the others with fewer pods,
 // so that the whole set, three runners each, ends within 20 minutes on 2 cores.
