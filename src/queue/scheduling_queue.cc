@@ -11,11 +11,7 @@ using framework::QueueingStrategy;
 
 SchedulingQueue::SchedulingQueue(QueueOptions options, const Clock* clock,
                                  FrameworkFor framework_for)
-    : options_(std::move(options)),
-      clock_(clock),
-      framework_for_(std::move(framework_for)),
-      active_(ActiveLess{this}),
-      backoff_(BackoffLess{this}) {}
+    : options_(std::move(options)), clock_(clock), framework_for_(std::move(framework_for)) {}
 
 bool SchedulingQueue::ActiveLess::operator()(const Entry* a, const Entry* b) const {
   if (const framework::Framework* fw = a->fw; fw != nullptr) {
@@ -27,7 +23,7 @@ bool SchedulingQueue::ActiveLess::operator()(const Entry* a, const Entry* b) con
 
 bool SchedulingQueue::BackoffLess::operator()(const Entry* a, const Entry* b) const {
   if (a->backoff_expiry != b->backoff_expiry) return a->backoff_expiry < b->backoff_expiry;
-  return ActiveLess{q}(a, b);
+  return ActiveLess{}(a, b);
 }
 
 absl::Duration SchedulingQueue::BackoffDuration(const QueuedPodInfo& info) const {

@@ -124,11 +124,9 @@ class SchedulingQueue {
     bool error_backoff = false;
   };
   struct ActiveLess {
-    const SchedulingQueue* q;
     bool operator()(const Entry* a, const Entry* b) const;
   };
   struct BackoffLess {
-    const SchedulingQueue* q;
     bool operator()(const Entry* a, const Entry* b) const;
   };
   struct SeqLess {
