@@ -247,6 +247,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   // Checks nodes [lo, hi) of the rotation. Feasible ones are claimed from `found` once per run of
   // up to kClaim nodes: one shared counter bumped per node bounces between the cores.
   constexpr size_t kClaim = 32;
+  constexpr size_t kAheadInfo = 4, kAheadNode = 2;
   auto check = [&](size_t lo, size_t hi) {
     std::array<size_t, kClaim> fit;
     framework::FilterRun::Tally tally;
@@ -256,9 +257,23 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
       for (size_t j = 0; j < k && base + j < need; ++j) verdict[fit[j]] = kFeasible;
       k = 0;
     };
+    // The nodes ahead are fetched while this one is filtered, since the filters' first reads of
+    // a node miss the cache: kAheadInfo ahead, the first cache lines of its NodeInfo (the node,
+    // the pods, the resources); kAheadNode ahead, the api::Node, whose NodeInfo is in by then.
+    auto at = [&](size_t i) { return (*nodes)[start + i < n ? start + i : start + i - n]; };
     for (size_t i = lo; i < hi; ++i) {
       if (found.load(std::memory_order_relaxed) + k >= need) break;  // Enough, counting ours.
-      const NodeInfo& ni = *(*nodes)[start + i < n ? start + i : start + i - n];
+      if (i + kAheadInfo < hi) {
+        const char* p = reinterpret_cast<const char*>(at(i + kAheadInfo));
+        for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
+      }
+      if (i + kAheadNode < hi) {
+        if (const api::Node* node = at(i + kAheadNode)->node()) {
+          __builtin_prefetch(node);
+          __builtin_prefetch(&node->spec);
+        }
+      }
+      const NodeInfo& ni = *at(i);
       Status st = any_nominated && fw.HasNominatedPods(ni.name())
                       ? fw.RunFilterPluginsWithNominatedPods(state, pod, ni)
                       : filters.Filter(pod, ni, tally);
