@@ -21,6 +21,9 @@ struct PreFilterState : StateData {
   std::vector<api::PodAffinityTerm> required_anti_affinity;
   bool affinity_selects_itself = false;
   api::StringMap namespace_labels;  // Of the incoming pod's namespace.
+  // The snapshot's domains of the keys counted under and of the incoming pod's terms, so that a
+  // snapshot node's values are read from them rather than from its labels.
+  std::vector<std::pair<std::string_view, const LabelDomains*>> domains;
 
   std::unique_ptr<StateData> Clone() const override {
     return std::make_unique<PreFilterState>(*this);
@@ -47,31 +50,57 @@ std::vector<const std::string*> ExistingAntiAffinityKeys(const PreFilterState& s
 struct IncomingMatch {
   std::vector<const std::string*> affinity, anti_affinity;
 };
-IncomingMatch MatchIncomingTerms(const PreFilterState& s, const api::Pod& incoming,
-                                 const api::Pod& existing, const Handle& handle) {
+IncomingMatch MatchIncomingTerms(const api::Pod& incoming, const api::Pod& existing,
+                                 const Handle& handle) {
   const std::string& ns = incoming.metadata.namespace_;
   auto selects = [&](const api::PodAffinityTerm& t) {
     return SelectsFromIncoming(t, ns, existing, handle);
   };
+  // The incoming pod's own terms (the state holds copies): the counts keep views of their keys,
+  // and the pod outlives every copy of the state.
+  const std::vector<api::PodAffinityTerm>& affinity = RequiredAffinityTerms(incoming);
   IncomingMatch m;
-  if (!s.required_affinity.empty() &&
-      std::all_of(s.required_affinity.begin(), s.required_affinity.end(), selects)) {
-    for (const api::PodAffinityTerm& t : s.required_affinity) m.affinity.push_back(&t.topology_key);
+  if (!affinity.empty() && std::all_of(affinity.begin(), affinity.end(), selects)) {
+    for (const api::PodAffinityTerm& t : affinity) m.affinity.push_back(&t.topology_key);
   }
-  for (const api::PodAffinityTerm& t : s.required_anti_affinity) {
+  for (const api::PodAffinityTerm& t : RequiredAntiAffinityTerms(incoming)) {
     if (selects(t)) m.anti_affinity.push_back(&t.topology_key);
   }
   return m;
 }
 
-// Adds `delta` pods on `node` under each key.
+// A node's values: node `at` of the snapshot's nodes() reads those of the keys in s.domains from
+// them; any other node (a copy from preemption) or key, from its labels.
+class NodeValues {
+ public:
+  NodeValues(const PreFilterState& s, const api::Node& node, int32_t at)
+      : s_(s), node_(node), at_(at) {}
+  const std::string* operator()(std::string_view key) const {
+    if (at_ >= 0) {
+      for (const auto& [k, d] : s_.domains) {
+        if (k == key) return d->ValueAt(at_);
+      }
+    }
+    auto label = node_.metadata.labels.find(key);
+    return label == node_.metadata.labels.end() ? nullptr : &label->second;
+  }
+
+ private:
+  const PreFilterState& s_;
+  const api::Node& node_;
+  const int32_t at_;
+};
+
+// Adds `delta` pods under each key, in the node's domain of it.
 void Count(TopologyCounts& counts, const std::vector<const std::string*>& keys,
-           const api::Node& node, int64_t delta) {
-  for (const std::string* key : keys) counts.Add(node, *key, delta);
+           const NodeValues& values, int64_t delta) {
+  for (const std::string* key : keys) {
+    if (const std::string* value = values(*key)) counts.Add(*key, *value, delta);
+  }
 }
-void Count(PreFilterState& s, const IncomingMatch& m, const api::Node& node, int64_t delta) {
-  Count(s.affinity, m.affinity, node, delta);
-  Count(s.anti_affinity, m.anti_affinity, node, delta);
+void Count(PreFilterState& s, const IncomingMatch& m, const NodeValues& values, int64_t delta) {
+  Count(s.affinity, m.affinity, values, delta);
+  Count(s.anti_affinity, m.anti_affinity, values, delta);
 }
 
 // Both, as upstream's updateWithPod for AddPod and RemovePod.
@@ -80,31 +109,29 @@ Status UpdateWithPod(CycleState& state, const api::Pod& incoming, const PodInfo&
   PreFilterState* s = state.ReadMutable(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
   if (node.node() == nullptr) return Status();
-  Count(s->existing_anti_affinity, ExistingAntiAffinityKeys(*s, incoming, *existing.pod),
-        *node.node(), delta);
-  Count(*s, MatchIncomingTerms(*s, incoming, *existing.pod, handle), *node.node(), delta);
+  const NodeValues values(*s, *node.node(), handle.snapshot().IndexOf(node));
+  Count(s->existing_anti_affinity, ExistingAntiAffinityKeys(*s, incoming, *existing.pod), values,
+        delta);
+  Count(*s, MatchIncomingTerms(incoming, *existing.pod, handle), values, delta);
   return Status();
 }
 
-bool SatisfiesPodAffinity(const PreFilterState& s, const api::Node& node) {
+bool SatisfiesPodAffinity(const PreFilterState& s, const NodeValues& values) {
   bool pods_exist = true;
   for (const api::PodAffinityTerm& t : s.required_affinity) {
-    auto label = node.metadata.labels.find(t.topology_key);
-    if (label == node.metadata.labels.end()) return false;
-    if (s.affinity.Get(t.topology_key, label->second) <= 0) pods_exist = false;
+    const std::string* value = values(t.topology_key);
+    if (value == nullptr) return false;
+    if (s.affinity.Get(t.topology_key, *value) <= 0) pods_exist = false;
   }
   // No pod matches anywhere yet: a pod that matches its own terms may start the group.
   return pods_exist || (s.affinity.empty() && s.affinity_selects_itself);
 }
 
-bool SatisfiesPodAntiAffinity(const PreFilterState& s, const api::Node& node) {
+bool SatisfiesPodAntiAffinity(const PreFilterState& s, const NodeValues& values) {
   if (s.anti_affinity.empty()) return true;
   for (const api::PodAffinityTerm& t : s.required_anti_affinity) {
-    auto label = node.metadata.labels.find(t.topology_key);
-    if (label != node.metadata.labels.end() &&
-        s.anti_affinity.Get(t.topology_key, label->second) > 0) {
-      return false;
-    }
+    const std::string* value = values(t.topology_key);
+    if (value != nullptr && s.anti_affinity.Get(t.topology_key, *value) > 0) return false;
   }
   return true;
 }
@@ -119,16 +146,32 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
   if (auto ns = handle_.GetNamespace(pod.metadata.namespace_)) {
     s->namespace_labels = ns->metadata.labels;
   }
+  // Each key's values over the snapshot's nodes, found once: the existing pods' keys as they are
+  // met, the incoming pod's now.
+  const Snapshot& snapshot = handle_.snapshot();
+  auto find_domains = [&](const std::string& key) {
+    if (std::none_of(s->domains.begin(), s->domains.end(),
+                     [&](const auto& d) { return d.first == key; })) {
+      s->domains.emplace_back(key, &snapshot.NodeLabelDomains(key));
+    }
+  };
+  for (const auto* terms : {&RequiredAffinityTerms(pod), &RequiredAntiAffinityTerms(pod)}) {
+    for (const api::PodAffinityTerm& t : *terms) find_domains(t.topology_key);
+  }
   // Each class of pods is matched once; a node adds its number of pods of each class.
-  classes_.Refresh(handle_.snapshot());
+  classes_.Refresh(snapshot);
   helper::PerClass<std::vector<const std::string*>> existing_keys;
-  for (const NodeInfo* ni : handle_.snapshot().nodes_with_required_anti_affinity_pods()) {
+  for (const NodeInfo* ni : snapshot.nodes_with_required_anti_affinity_pods()) {
     if (ni->node() == nullptr) continue;
+    const NodeValues values(*s, *ni->node(), snapshot.IndexOf(*ni));
     for (const helper::PodClasses::Count& cls : classes_.Of(*ni)) {
-      Count(s->existing_anti_affinity,
-            existing_keys.Get(
-                cls.id, [&] { return ExistingAntiAffinityKeys(*s, pod, classes_.Pod(cls.id)); }),
-            *ni->node(), cls.pods);
+      const std::vector<const std::string*>& keys = existing_keys.Get(cls.id, [&] {
+        std::vector<const std::string*> keys =
+            ExistingAntiAffinityKeys(*s, pod, classes_.Pod(cls.id));
+        for (const std::string* key : keys) find_domains(*key);
+        return keys;
+      });
+      Count(s->existing_anti_affinity, keys, values, cls.pods);
     }
   }
   if (s->existing_anti_affinity.empty() && s->required_affinity.empty() &&
@@ -137,14 +180,16 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
   }
   if (!s->required_affinity.empty() || !s->required_anti_affinity.empty()) {
     helper::PerClass<IncomingMatch> matches;
-    for (const NodeInfo* ni : nodes) {
+    const bool own = &nodes == &snapshot.nodes();
+    for (size_t j = 0; j < nodes.size(); ++j) {
+      const NodeInfo* ni = nodes[j];
       if (ni->node() == nullptr || ni->pods().empty()) continue;
+      const NodeValues values(*s, *ni->node(), own ? static_cast<int32_t>(j) : -1);
       for (const helper::PodClasses::Count& cls : classes_.Of(*ni)) {
-        Count(
-            *s,
-            matches.Get(cls.id,
-                        [&] { return MatchIncomingTerms(*s, pod, classes_.Pod(cls.id), handle_); }),
-            *ni->node(), cls.pods);
+        Count(*s,
+              matches.Get(cls.id,
+                          [&] { return MatchIncomingTerms(pod, classes_.Pod(cls.id), handle_); }),
+              values, cls.pods);
       }
     }
   }
@@ -174,10 +219,10 @@ Status InterPodAffinity::Filter(const CycleState& state, const api::Pod&, const 
                                       .WithPlugin(names::kInterPodAffinity);
   const PreFilterState* s = state.Read(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
-  const api::Node& n = *node.node();
-  if (!SatisfiesPodAffinity(*s, n)) return kAffinity;
-  if (!SatisfiesPodAntiAffinity(*s, n)) return kAntiAffinity;
-  if (s->existing_anti_affinity.AnyPositive(n)) return kExisting;
+  const NodeValues values(*s, *node.node(), handle_.snapshot().IndexOf(node));
+  if (!SatisfiesPodAffinity(*s, values)) return kAffinity;
+  if (!SatisfiesPodAntiAffinity(*s, values)) return kAntiAffinity;
+  if (s->existing_anti_affinity.AnyPositive(values)) return kExisting;
   return Status();
 }
 

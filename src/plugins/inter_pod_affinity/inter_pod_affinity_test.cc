@@ -63,6 +63,9 @@ FilterOutcome RunFilter(FakeHandle& h, const api::Pod& pod, InterPodAffinityArgs
   if (!pre.ok()) return out;
   for (const NodeInfo* ni : h.snapshot().nodes()) {
     Status s = pl.Filter(state, pod, *ni);
+    // A copy of the node, as preemption's what-if makes, reads its own labels rather than the
+    // snapshot's domains: the verdict must be the same.
+    EXPECT_EQ(pl.Filter(state, pod, *ni->Clone()).Message(), s.Message()) << ni->name();
     if (!s.ok()) out.rejected[ni->name()] = s.Message();
   }
   return out;

@@ -96,13 +96,15 @@ const std::vector<api::WeightedPodAffinityTerm>& PreferredAntiAffinityTerms(cons
 
 void TopologyCounts::Add(const api::Node& node, std::string_view key, int64_t delta) {
   auto label = node.metadata.labels.find(key);
-  if (label == node.metadata.labels.end()) return;
-  const std::string_view k = label->first;
-  auto [it, inserted] = counts_.try_emplace({AsAbsl(k), AsAbsl(label->second)}, 0);
+  if (label != node.metadata.labels.end()) Add(label->first, label->second, delta);
+}
+
+void TopologyCounts::Add(std::string_view key, std::string_view value, int64_t delta) {
+  auto [it, inserted] = counts_.try_emplace({AsAbsl(key), AsAbsl(value)}, 0);
   auto known =
-      std::find_if(keys_.begin(), keys_.end(), [&](const auto& e) { return e.first == k; });
+      std::find_if(keys_.begin(), keys_.end(), [&](const auto& e) { return e.first == key; });
   if (inserted) {
-    if (known == keys_.end()) known = keys_.insert(known, {k, 0});
+    if (known == keys_.end()) known = keys_.insert(known, {key, 0});
     ++known->second;
   }
   it->second += delta;
@@ -118,10 +120,16 @@ int64_t TopologyCounts::Get(std::string_view key, std::string_view value) const 
 }
 
 bool TopologyCounts::AnyPositive(const api::Node& node) const {
-  for (const auto& [key, domains] : keys_) {
+  return AnyPositive([&](std::string_view key) -> const std::string* {
     auto label = node.metadata.labels.find(key);
-    if (label == node.metadata.labels.end()) continue;
-    if (Get(key, label->second) > 0) return true;
+    return label == node.metadata.labels.end() ? nullptr : &label->second;
+  });
+}
+
+bool TopologyCounts::AnyPositive(ValueOf value_of) const {
+  for (const auto& [key, domains] : keys_) {
+    const std::string* value = value_of(key);
+    if (value != nullptr && Get(key, *value) > 0) return true;
   }
   return false;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "ksched/api/objects.h"
 #include "ksched/handle.h"
@@ -46,21 +47,30 @@ const std::vector<api::WeightedPodAffinityTerm>& PreferredAntiAffinityTerms(cons
 // count that returns to zero is removed, so empty() means no domain counts. With kKeepZeros (for
 // scores) a domain stays once touched, even at zero.
 //
-// Domains are views into the labels of the nodes counted, which the snapshot holds for the
-// scheduling cycle: the counts are for that cycle only (StateScope::kSchedulingCycle).
+// Domains are views into what the snapshot holds for the scheduling cycle (the nodes' labels, their
+// LabelDomains, the pods' terms): the counts are for that cycle only
+// (StateScope::kSchedulingCycle).
 class TopologyCounts {
  public:
   enum Zeros { kDropZeros, kKeepZeros };
   explicit TopologyCounts(Zeros zeros = kDropZeros) : keep_zeros_(zeros == kKeepZeros) {}
 
+  // A node's value of a label key; nullptr where it has none.
+  using ValueOf = absl::FunctionRef<const std::string*(std::string_view key)>;
+
   // Adds `delta` to the node's domain of `key`; nothing when the node lacks the label.
   void Add(const api::Node& node, std::string_view key, int64_t delta);
+  // The same for the domain (key, value), both held as long as the counts (as the labels are).
+  void Add(std::string_view key, std::string_view value, int64_t delta);
   int64_t Get(std::string_view key, std::string_view value) const;
   // Whether any of the node's labels names a domain with a positive count.
   bool AnyPositive(const api::Node& node) const;
+  bool AnyPositive(ValueOf value_of) const;
   // The sum of the counts of the node's domains.
   int64_t Sum(const api::Node& node) const;
   bool empty() const { return counts_.empty(); }
+  // The keys counted under, with their number of domains.
+  const std::vector<std::pair<std::string_view, size_t>>& keys() const { return keys_; }
 
  private:
   // absl's string_view, for absl's hash (Debian's abseil hashes std::string_view with std::hash).
