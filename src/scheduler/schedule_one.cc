@@ -265,7 +265,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
       if (found.load(std::memory_order_relaxed) + k >= need) break;  // Enough, counting ours.
       if (i + kAheadInfo < hi) {
         const char* p = reinterpret_cast<const char*>(at(i + kAheadInfo));
-        for (int line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
+        for (size_t line = 0; line < 4; ++line) __builtin_prefetch(p + 64 * line);
       }
       if (i + kAheadNode < hi) {
         if (const api::Node* node = at(i + kAheadNode)->node()) {
