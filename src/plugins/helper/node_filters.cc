@@ -6,6 +6,11 @@
 
 namespace ksched::plugins::helper {
 
+const std::string* LabelValue(const api::StringMap& labels, std::string_view key) {
+  auto it = labels.find(key);
+  return it == labels.end() ? nullptr : &it->second;
+}
+
 bool MatchesRequiredNodeAffinity(const api::Pod& pod, const api::Node& node) {
   const api::StringMap& labels = node.metadata.labels;
   for (const auto& [key, value] : pod.spec.node_selector) {

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "src/plugins/helper/node_filters.h"
 #include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "src/plugins/inter_pod_affinity/terms.h"
 
@@ -81,8 +82,7 @@ class NodeValues {
         if (k == key) return d->ValueAt(at_);
       }
     }
-    auto label = node_.metadata.labels.find(key);
-    return label == node_.metadata.labels.end() ? nullptr : &label->second;
+    return helper::LabelValue(node_.metadata.labels, key);
   }
 
  private:

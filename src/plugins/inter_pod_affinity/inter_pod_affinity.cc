@@ -1,6 +1,7 @@
 // InterPodAffinity's queueing hints and factory (upstream's plugin.go).
 #include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
 
+#include "src/plugins/helper/node_filters.h"
 #include "src/plugins/inter_pod_affinity/terms.h"
 
 namespace ksched::plugins::inter_pod_affinity {
@@ -52,9 +53,8 @@ QueueingHint AfterNodeChange(const api::Pod& pod, const ClusterEventData& e) {
   const api::Node* old_node = e.old_node;
   const api::Node* new_node = e.new_node;
   if (new_node == nullptr) return QueueingHint::kQueue;
-  auto label = [](const api::Node& n, const std::string& key) -> const std::string* {
-    auto it = n.metadata.labels.find(key);
-    return it == n.metadata.labels.end() ? nullptr : &it->second;
+  auto label = [](const api::Node& n, const std::string& key) {
+    return helper::LabelValue(n.metadata.labels, key);
   };
   for (const api::PodAffinityTerm& t : RequiredAffinityTerms(pod)) {
     const std::string* now = label(*new_node, t.topology_key);

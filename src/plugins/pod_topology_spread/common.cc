@@ -181,11 +181,6 @@ bool MatchesAnySelector(const std::vector<Constraint>& constraints, const api::S
                      [&](const Constraint& c) { return c.selector.Matches(labels); });
 }
 
-const std::string* LabelValue(const api::StringMap& labels, std::string_view key) {
-  auto it = labels.find(key);
-  return it == labels.end() ? nullptr : &it->second;
-}
-
 double GoLog(double x) {
   constexpr double kLn2Hi = 6.93147180369123816490e-01;
   constexpr double kLn2Lo = 1.90821492927058770002e-10;

@@ -113,9 +113,6 @@ int CountPodsMatchSelector(const std::vector<std::shared_ptr<const PodInfo>>& po
 // Whether the labels match the selector of any of the constraints.
 bool MatchesAnySelector(const std::vector<Constraint>& constraints, const api::StringMap& labels);
 
-// The value of `key` in `labels`, or nullptr.
-const std::string* LabelValue(const api::StringMap& labels, std::string_view key);
-
 // Go's math.Log (the algorithm of its amd64 assembly and of log.go), so that scores round as
 // kube-scheduler's do: it differs from glibc's log in the last bit for about one integer in a
 // hundred. For finite x > 0.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "src/plugins/helper/node_filters.h"
 #include "src/plugins/pod_topology_spread/pod_topology_spread.h"
 
 namespace ksched::plugins::pod_topology_spread {
@@ -121,7 +122,7 @@ void PodTopologySpread::UpdateWithPod(PreFilterState& s, const api::Pod& updated
     const Constraint& c = constraints[i];
     if (!c.selector.Matches(updated.metadata.labels)) continue;
     if (!internal::MatchesNodeInclusionPolicies(c, preemptor, *node)) continue;
-    const std::string& value = *internal::LabelValue(node->metadata.labels, c.topology_key);
+    const std::string& value = *helper::LabelValue(node->metadata.labels, c.topology_key);
     int64_t& num = s.tp_value_to_match_num[i][value];
     num += delta;
     s.critical_paths[i].Update(value, num);
@@ -144,9 +145,8 @@ Status PodTopologySpread::Filter(const CycleState& state, const api::Pod&, const
   const int32_t at = s->domains.empty() ? -1 : handle_.snapshot().IndexOf(info);
   for (size_t i = 0; i < constraints.size(); ++i) {
     const Constraint& c = constraints[i];
-    const std::string* value = at >= 0
-                                   ? s->domains[i]->ValueAt(at)
-                                   : internal::LabelValue(node->metadata.labels, c.topology_key);
+    const std::string* value = at >= 0 ? s->domains[i]->ValueAt(at)
+                                       : helper::LabelValue(node->metadata.labels, c.topology_key);
     if (value == nullptr) return kNoLabel;
     // 'existing matching num' + 'if self-match (1 or 0)' - 'global minimum' <= 'maxSkew'
     const auto& counts = s->tp_value_to_match_num[i];

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "src/plugins/helper/node_filters.h"
+
 namespace ksched::plugins::pod_topology_spread {
 
 using internal::Constraint;
@@ -48,8 +50,8 @@ bool SameTaints(const std::vector<api::Taint>& a, const std::vector<api::Taint>&
 bool TopologyValuesChanged(const api::StringMap& old_labels, const api::StringMap& new_labels,
                            const std::vector<Constraint>& constraints) {
   for (const Constraint& c : constraints) {
-    const std::string* o = internal::LabelValue(old_labels, c.topology_key);
-    const std::string* n = internal::LabelValue(new_labels, c.topology_key);
+    const std::string* o = helper::LabelValue(old_labels, c.topology_key);
+    const std::string* n = helper::LabelValue(new_labels, c.topology_key);
     // An absent label reads as "", as a Go map's zero value.
     if ((o ? *o : std::string()) != (n ? *n : std::string())) return true;
   }

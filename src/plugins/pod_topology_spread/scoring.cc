@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "src/plugins/helper/node_filters.h"
 #include "src/plugins/pod_topology_spread/pod_topology_spread.h"
 
 namespace ksched::plugins::pod_topology_spread {
@@ -38,7 +39,7 @@ double ScoreForCount(int64_t count, int32_t max_skew, double weight) {
 // The value of `key` on the node; "" when it has none (a Go map's zero value).
 const std::string& ValueOrEmpty(const api::StringMap& labels, std::string_view key) {
   static const std::string kEmpty;
-  const std::string* v = internal::LabelValue(labels, key);
+  const std::string* v = helper::LabelValue(labels, key);
   return v == nullptr ? kEmpty : *v;
 }
 
@@ -116,7 +117,7 @@ int64_t PodTopologySpread::ScoreNode(const PreScoreState& s, const api::Pod& pod
   double score = 0;
   for (size_t i = 0; i < s.constraints.size(); ++i) {
     const Constraint& c = s.constraints[i];
-    const std::string* value = internal::LabelValue(node.metadata.labels, c.topology_key);
+    const std::string* value = helper::LabelValue(node.metadata.labels, c.topology_key);
     if (value == nullptr) continue;
     int64_t count = 0;
     if (c.topology_key == internal::kLabelHostname) {
