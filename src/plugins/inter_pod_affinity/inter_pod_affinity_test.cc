@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "src/plugins/helper/node_filters.h"
 #include "src/plugins/inter_pod_affinity/terms.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -82,13 +83,17 @@ TEST(TopologyCountsTest, CountsPerDomainAndDropsDomainsBackAtZero) {
   counts.Add(bare, kZone, 5);  // No zone label: not counted.
   EXPECT_EQ(counts.Get(kZone, "z1"), 3);
   EXPECT_EQ(counts.Get(kHost, "b"), -1);
-  EXPECT_TRUE(counts.AnyPositive(a));
-  EXPECT_FALSE(counts.AnyPositive(bare));
+  // A node's values, as Filter reads them.
+  auto values = [](const api::Node& n) {
+    return [&n](std::string_view key) { return helper::LabelValue(n.metadata.labels, key); };
+  };
+  EXPECT_TRUE(counts.AnyPositive(values(a)));
+  EXPECT_FALSE(counts.AnyPositive(values(bare)));
   EXPECT_EQ(counts.Sum(b), 2);
   counts.Add(a, kZone, -3);
   counts.Add(b, kHost, 1);
   EXPECT_TRUE(counts.empty());
-  EXPECT_FALSE(counts.AnyPositive(a));
+  EXPECT_FALSE(counts.AnyPositive(values(a)));
 
   TopologyCounts scores(TopologyCounts::kKeepZeros);
   scores.Add(a, kHost, 0);

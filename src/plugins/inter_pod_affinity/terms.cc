@@ -119,13 +119,6 @@ int64_t TopologyCounts::Get(std::string_view key, std::string_view value) const 
   return it == counts_.end() ? 0 : it->second;
 }
 
-bool TopologyCounts::AnyPositive(const api::Node& node) const {
-  return AnyPositive([&](std::string_view key) -> const std::string* {
-    auto label = node.metadata.labels.find(key);
-    return label == node.metadata.labels.end() ? nullptr : &label->second;
-  });
-}
-
 bool TopologyCounts::AnyPositive(ValueOf value_of) const {
   for (const auto& [key, domains] : keys_) {
     const std::string* value = value_of(key);

@@ -63,14 +63,11 @@ class TopologyCounts {
   // The same for the domain (key, value), both held as long as the counts (as the labels are).
   void Add(std::string_view key, std::string_view value, int64_t delta);
   int64_t Get(std::string_view key, std::string_view value) const;
-  // Whether any of the node's labels names a domain with a positive count.
-  bool AnyPositive(const api::Node& node) const;
+  // Whether any of the node's values names a domain with a positive count.
   bool AnyPositive(ValueOf value_of) const;
   // The sum of the counts of the node's domains.
   int64_t Sum(const api::Node& node) const;
   bool empty() const { return counts_.empty(); }
-  // The keys counted under, with their number of domains.
-  const std::vector<std::pair<std::string_view, size_t>>& keys() const { return keys_; }
 
  private:
   // absl's string_view, for absl's hash (Debian's abseil hashes std::string_view with std::hash).
