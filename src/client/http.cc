@@ -15,12 +15,14 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "absl/random/random.h"
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "src/base/lazy_library.h"
 #include "src/base/log.h"
 #include "src/base/strings.h"
 #include "src/base/thread_name.h"
@@ -80,6 +82,46 @@ RestClientMetrics::RestClientMetrics(metrics::Registry& registry)
           metrics::Stability::kAlpha, {"code", "verb", "host"})) {}
 
 namespace {
+
+// The libcurl functions the curl transport calls. libcurl is opened when the first client that
+// needs that transport is made (src/base/lazy_library.h): most never do.
+#define KSCHED_CURL_FUNCTIONS(X)                                                              \
+  X(global_init)                                                                              \
+  X(easy_init) X(easy_setopt) X(easy_getinfo) X(easy_header) X(easy_strerror) X(easy_cleanup) \
+      X(slist_append) X(slist_free_all) X(multi_init) X(multi_setopt) X(multi_add_handle)     \
+          X(multi_remove_handle) X(multi_socket_action) X(multi_info_read) X(multi_cleanup)
+
+struct CurlFunctions {
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is the declared member.
+#define KSCHED_CURL_MEMBER(name) decltype(&::curl_##name) name = nullptr;
+  KSCHED_CURL_FUNCTIONS(KSCHED_CURL_MEMBER)
+#undef KSCHED_CURL_MEMBER
+};
+
+// libcurl, opened, initialized (curl_global_init) and its functions looked up, once.
+absl::StatusOr<const CurlFunctions*> LoadCurl() {
+  static const absl::StatusOr<const CurlFunctions*> loaded =
+      []() -> absl::StatusOr<const CurlFunctions*> {
+    static LazyLibrary library("libcurl.so.4",
+                               "the HTTP transport to a server behind a proxy, over plain HTTP, "
+                               "or with KSCHED_HTTP_TRANSPORT=curl");
+    if (absl::Status st = library.Open(); !st.ok()) return st;
+    static CurlFunctions f;
+#define KSCHED_CURL_LOOKUP(name)                                                     \
+  f.name = library.Function<std::remove_pointer_t<decltype(f.name)>>("curl_" #name); \
+  if (f.name == nullptr) return absl::FailedPreconditionError("libcurl.so.4 has no curl_" #name);
+    KSCHED_CURL_FUNCTIONS(KSCHED_CURL_LOOKUP)
+#undef KSCHED_CURL_LOOKUP
+    if (f.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+      return absl::InternalError("libcurl failed to initialize");
+    }
+    return &f;
+  }();
+  return loaded;
+}
+
+// The functions, where LoadCurl() succeeded before: on the curl transport's paths only.
+const CurlFunctions& Curl() { return **LoadCurl(); }
 
 // client-go's token bucket (flowcontrol.NewTokenBucketRateLimiter), as reservations: each request
 // is given the time at which it may go. No Debian library offers one.
@@ -170,7 +212,7 @@ struct Transfer {
 size_t OnWrite(char* data, size_t size, size_t n, void* user) {
   auto* t = static_cast<Transfer*>(user);
   size_t len = size * n;
-  curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
+  Curl().easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
   t->Received(std::string_view(data, len));
   return len;
 }
@@ -178,7 +220,7 @@ size_t OnWrite(char* data, size_t size, size_t n, void* user) {
 // A response header of a libcurl transfer, or "".
 std::string CurlHeader(CURL* easy, const char* name) {
   curl_header* h = nullptr;
-  return curl_easy_header(easy, name, 0, CURLH_HEADER, -1, &h) == CURLHE_OK ? h->value : "";
+  return Curl().easy_header(easy, name, 0, CURLH_HEADER, -1, &h) == CURLHE_OK ? h->value : "";
 }
 
 // The seconds a 429 or 5xx answer asks the client to wait before sending the request again (its
@@ -203,6 +245,7 @@ struct HttpClient::Loop {
   TokenSource token;
   const RestConfig& config;          // The client's, which outlives its loop.
   std::string url_prefix;            // scheme://host:port, with tls_server_name as the host.
+  std::string connect_to_spec;       // With tls_server_name: "name:port:host:port".
   curl_slist* connect_to = nullptr;  // CURLOPT_CONNECT_TO for tls_server_name.
   // Easy handles of finished transfers, set up for this server, for the next ones: setting up a
   // handle (TLS blobs, options) costs more than the request itself. Owned by the I/O thread.
@@ -251,8 +294,10 @@ struct HttpClient::Loop {
   explicit Loop(const RestConfig& c)
       : bucket(c.qps, c.burst), token(c.token, c.token_file), config(c) {}
   ~Loop() {
-    for (CURL* e : idle_handles) curl_easy_cleanup(e);
-    curl_slist_free_all(connect_to);
+    if (multi != nullptr) {  // Else libcurl was never needed, and may not be loaded.
+      for (CURL* e : idle_handles) Curl().easy_cleanup(e);
+      Curl().slist_free_all(connect_to);
+    }
     close(wake_fd);
   }
 
@@ -282,6 +327,9 @@ struct HttpClient::Loop {
     return 0;
   }
 
+  // Sends requests on libcurl from now on, opening libcurl if no client did yet: from Create, or
+  // on the I/O thread once the server refused HTTP/2. An error leaves the transport as it was.
+  absl::Status UseCurl();
   // The I/O thread: until stopped, starts the transfers whose time has come, ends the cancelled
   // ones, drives libcurl and reports the finished ones; then ends all that remain.
   void Run();
@@ -325,7 +373,7 @@ struct HttpClient::Loop {
     if (t.conn != nullptr) {
       t.conn->Reset(t.stream);
     } else if (t.easy != nullptr) {
-      curl_multi_remove_handle(multi, t.easy);
+      Curl().multi_remove_handle(multi, t.easy);
     }
   }
   static int OnSocket(CURL* easy, curl_socket_t s, int what, void* loop, void* socket_data);
@@ -338,10 +386,10 @@ void HttpClient::Loop::Finish(std::unique_ptr<Transfer> t) {
     if (idle_handles.size() < kMaxIdleHandles) {
       idle_handles.push_back(t->easy);
     } else {
-      curl_easy_cleanup(t->easy);
+      Curl().easy_cleanup(t->easy);
     }
   }
-  curl_slist_free_all(t->headers);
+  if (t->headers != nullptr) Curl().slist_free_all(t->headers);
   if (t->done) t->done(std::move(t->response));
 }
 
@@ -357,59 +405,59 @@ void HttpClient::Loop::Prepare(Transfer* t) {
     e = idle_handles.back();
     idle_handles.pop_back();
   } else {
-    e = curl_easy_init();
+    e = Curl().easy_init();
     // What every request to this server shares; libcurl copies the strings and blobs it is given.
-    curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, OnWrite);
-    curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
-    curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
-    curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-    if (connect_to != nullptr) curl_easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
+    Curl().easy_setopt(e, CURLOPT_WRITEFUNCTION, OnWrite);
+    Curl().easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+    Curl().easy_setopt(e, CURLOPT_HTTP_VERSION, CURL_HTTP_VERSION_2TLS);
+    Curl().easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+    Curl().easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
+    Curl().easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+    Curl().easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
+    if (connect_to != nullptr) Curl().easy_setopt(e, CURLOPT_CONNECT_TO, connect_to);
     if (config.insecure_skip_tls_verify) {
-      curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
-      curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
+      Curl().easy_setopt(e, CURLOPT_SSL_VERIFYPEER, 0L);
+      Curl().easy_setopt(e, CURLOPT_SSL_VERIFYHOST, 0L);
     }
     // A PEM from the kubeconfig's data (copied into the handle), else from its file, if any.
     auto pem = [e](const std::string& data, CURLoption blob_option, const std::string& file,
                    CURLoption file_option) {
       if (!data.empty()) {
         curl_blob blob{const_cast<char*>(data.data()), data.size(), CURL_BLOB_COPY};
-        curl_easy_setopt(e, blob_option, &blob);
+        Curl().easy_setopt(e, blob_option, &blob);
       } else if (!file.empty()) {
-        curl_easy_setopt(e, file_option, file.c_str());
+        Curl().easy_setopt(e, file_option, file.c_str());
       }
     };
     pem(config.ca_data, CURLOPT_CAINFO_BLOB, config.ca_file, CURLOPT_CAINFO);
     pem(config.cert_data, CURLOPT_SSLCERT_BLOB, config.cert_file, CURLOPT_SSLCERT);
     pem(config.key_data, CURLOPT_SSLKEY_BLOB, config.key_file, CURLOPT_SSLKEY);
-    curl_easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");  // PEM is libcurl's default for files too.
-    curl_easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
+    Curl().easy_setopt(e, CURLOPT_SSLCERTTYPE, "PEM");  // PEM is libcurl's default for files too.
+    Curl().easy_setopt(e, CURLOPT_SSLKEYTYPE, "PEM");
   }
   t->easy = e;
   // What this request sets; each option a request may set is set, to its value or back.
   const HttpRequest& r = t->request;
   std::string url = url_prefix + r.path;
-  curl_easy_setopt(e, CURLOPT_URL, url.c_str());
-  curl_easy_setopt(e, CURLOPT_PRIVATE, t);
-  curl_easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
-  curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
-  curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
-                   static_cast<long>(std::max<int64_t>(absl::ToInt64Milliseconds(r.timeout), 0)));
+  Curl().easy_setopt(e, CURLOPT_URL, url.c_str());
+  Curl().easy_setopt(e, CURLOPT_PRIVATE, t);
+  Curl().easy_setopt(e, CURLOPT_ERRORBUFFER, t->error);
+  Curl().easy_setopt(e, CURLOPT_WRITEDATA, t);
+  Curl().easy_setopt(e, CURLOPT_TIMEOUT_MS,
+                     static_cast<long>(std::max<int64_t>(absl::ToInt64Milliseconds(r.timeout), 0)));
   if (r.method == "GET") {
-    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, nullptr);
-    curl_easy_setopt(e, CURLOPT_HTTPGET, 1L);
+    Curl().easy_setopt(e, CURLOPT_CUSTOMREQUEST, nullptr);
+    Curl().easy_setopt(e, CURLOPT_HTTPGET, 1L);
   } else {
-    curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
+    Curl().easy_setopt(e, CURLOPT_CUSTOMREQUEST, r.method.c_str());
     // Not copied: the body lives in the transfer as long as the handle sends it.
-    curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
-    curl_easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
+    Curl().easy_setopt(e, CURLOPT_POSTFIELDSIZE, static_cast<long>(r.body.size()));
+    Curl().easy_setopt(e, CURLOPT_POSTFIELDS, r.body.c_str());
   }
   for (const auto& [name, value] : t->fields) {
-    t->headers = curl_slist_append(t->headers, fmt::format("{}: {}", name, value).c_str());
+    t->headers = Curl().slist_append(t->headers, fmt::format("{}: {}", name, value).c_str());
   }
-  curl_easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
+  Curl().easy_setopt(e, CURLOPT_HTTPHEADER, t->headers);
 }
 
 // libcurl's socket callback: which sockets the I/O thread polls, and for what.
@@ -441,7 +489,7 @@ void HttpClient::Loop::Run() {
     cancels.clear();
     if (absl::Now() >= curl_due) {
       curl_due = absl::InfiniteFuture();
-      curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &still_running);
+      Curl().multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &still_running);
       ReapFinished();
     }
     absl::Time until = std::min(curl_due, absl::Now() + absl::Seconds(1));
@@ -471,7 +519,7 @@ void HttpClient::Loop::Run() {
       const int mask = ((r & POLLIN) != 0 ? CURL_CSELECT_IN : 0) |
                        ((r & POLLOUT) != 0 ? CURL_CSELECT_OUT : 0) |
                        ((r & (POLLERR | POLLHUP | POLLNVAL)) != 0 ? CURL_CSELECT_ERR : 0);
-      curl_multi_socket_action(multi, fds[i].fd, mask, &still_running);
+      Curl().multi_socket_action(multi, fds[i].fd, mask, &still_running);
     }
     ReapFinished();
   }
@@ -509,7 +557,7 @@ void HttpClient::Loop::StartDue() {
       continue;
     }
     if (t->easy == nullptr) Prepare(t.get());  // A retry keeps its handle.
-    curl_multi_add_handle(multi, t->easy);
+    Curl().multi_add_handle(multi, t->easy);
     running.emplace(t->id, std::move(t));
   }
 }
@@ -584,9 +632,14 @@ void HttpClient::Loop::ReapH2() {
     std::unique_ptr<Transfer> t = std::move(running.extract(it).mapped());
     ForgetDeadline(*t);
     const bool refused_h2 = t->conn != nullptr && t->conn->refused_h2();
-    if (refused_h2) use_h2 = false;  // The server speaks HTTP/1.1 only: libcurl from now on.
     t->conn = nullptr;
     t->stream = 0;
+    if (refused_h2 && use_h2) {  // The server speaks HTTP/1.1 only: libcurl from now on.
+      if (absl::Status st = UseCurl(); !st.ok()) {
+        Complete(std::move(t), std::string(st.message()));
+        continue;
+      }
+    }
     if (c.refused) {  // Never processed by the server: send it again at once.
       SendAgainAt(absl::Now(), std::move(t));
       continue;
@@ -681,21 +734,22 @@ void HttpClient::Loop::EndCancelled(const std::vector<uint64_t>& cancels) {
 }
 
 void HttpClient::Loop::ReapFinished() {
+  if (multi == nullptr) return;  // On the HTTP/2 transport.
   int queued = 0;
-  while (CURLMsg* msg = curl_multi_info_read(multi, &queued)) {
+  while (CURLMsg* msg = Curl().multi_info_read(multi, &queued)) {
     if (msg->msg != CURLMSG_DONE) continue;
     Transfer* raw = nullptr;
-    curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &raw);
+    Curl().easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &raw);
     CURLcode result = msg->data.result;
-    curl_multi_remove_handle(multi, msg->easy_handle);
+    Curl().multi_remove_handle(multi, msg->easy_handle);
     std::unique_ptr<Transfer> t = std::move(running.extract(raw->id).mapped());
     std::string error;
     if (result == CURLE_OK) {
-      curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
+      Curl().easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &t->response.status);
       t->retry_after = CurlHeader(t->easy, "Retry-After");
       t->flow_schema = CurlHeader(t->easy, "X-Kubernetes-PF-FlowSchema-UID");
     } else {
-      error = t->error[0] != '\0' ? t->error : curl_easy_strerror(result);
+      error = t->error[0] != '\0' ? t->error : Curl().easy_strerror(result);
     }
     Complete(std::move(t), error);  // A retry keeps the handle.
   }
@@ -753,12 +807,26 @@ void HttpClient::Loop::EndAll() {
   for (auto& t : rest) FinishWithError(std::move(t), "client closed");
 }
 
+absl::Status HttpClient::Loop::UseCurl() {
+  if (multi == nullptr) {
+    if (absl::StatusOr<const CurlFunctions*> curl = LoadCurl(); !curl.ok()) return curl.status();
+    multi = Curl().multi_init();
+    if (!connect_to_spec.empty())
+      connect_to = Curl().slist_append(nullptr, connect_to_spec.c_str());
+    Curl().multi_setopt(multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+    Curl().multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, Loop::OnSocket);
+    Curl().multi_setopt(multi, CURLMOPT_SOCKETDATA, this);
+    Curl().multi_setopt(multi, CURLMOPT_TIMERFUNCTION, Loop::OnTimer);
+    Curl().multi_setopt(multi, CURLMOPT_TIMERDATA, this);
+  }
+  use_h2 = false;
+  return absl::OkStatus();
+}
+
 HttpClient::HttpClient(RestConfig config) : config_(std::move(config)) {}
 
 absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig& config,
                                                                HttpClientOptions options) {
-  static const CURLcode global_init = curl_global_init(CURL_GLOBAL_DEFAULT);
-  if (global_init != CURLE_OK) return absl::InternalError("libcurl failed to initialize");
   if (!config.server.starts_with("https://") && !config.server.starts_with("http://")) {
     return absl::InvalidArgumentError(
         fmt::format("server \"{}\": the URL must start with https://", config.server));
@@ -775,16 +843,6 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   loop->coalesce = options.coalesce;
   loop->host = config.server.substr(config.server.find("://") + 3);
   loop->host = loop->host.substr(0, loop->host.find('/'));
-  if (!config.tls_server_name.empty()) {
-    // Ask for the server by the certificate's name, and connect to the configured address.
-    const std::string& hostport = loop->host;
-    size_t colon = hostport.rfind(':');
-    std::string port = colon == std::string::npos ? "443" : hostport.substr(colon + 1);
-    std::string host = hostport.substr(0, colon);
-    loop->url_prefix = fmt::format("https://{}:{}", config.tls_server_name, port);
-    loop->connect_to = curl_slist_append(
-        nullptr, fmt::format("{}:{}:{}:{}", config.tls_server_name, port, host, port).c_str());
-  }
   if (loop->wake_fd < 0)
     return absl::InternalError("eventfd: cannot make the I/O thread's wake-up");
   // ksched's own HTTP/2 transport for https:// servers, unless a proxy is configured (libcurl
@@ -799,13 +857,19 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   }
   loop->use_h2 = config.server.starts_with("https://") && !proxy &&
                  (transport == nullptr || std::string_view(transport) != "curl");
-  loop->multi = curl_multi_init();
-  curl_multi_setopt(loop->multi, CURLMOPT_PIPELINING, CURLPIPE_MULTIPLEX);
+  if (!config.tls_server_name.empty()) {
+    // Ask for the server by the certificate's name, and connect to the configured address.
+    const std::string& hostport = loop->host;
+    size_t colon = hostport.rfind(':');
+    std::string port = colon == std::string::npos ? "443" : hostport.substr(colon + 1);
+    std::string host = hostport.substr(0, colon);
+    loop->url_prefix = fmt::format("https://{}:{}", config.tls_server_name, port);
+    loop->connect_to_spec = fmt::format("{}:{}:{}:{}", config.tls_server_name, port, host, port);
+  }
+  if (!loop->use_h2) {
+    if (absl::Status st = loop->UseCurl(); !st.ok()) return st;
+  }
   Loop* l = loop.get();
-  curl_multi_setopt(loop->multi, CURLMOPT_SOCKETFUNCTION, Loop::OnSocket);
-  curl_multi_setopt(loop->multi, CURLMOPT_SOCKETDATA, l);
-  curl_multi_setopt(loop->multi, CURLMOPT_TIMERFUNCTION, Loop::OnTimer);
-  curl_multi_setopt(loop->multi, CURLMOPT_TIMERDATA, l);
   loop->thread = std::thread([l, name = std::move(options.thread_name)] {
     NameThisThread(name);
     l->Run();
@@ -821,7 +885,7 @@ HttpClient::~HttpClient() {
   }
   loop_->Wake();
   loop_->thread.join();
-  curl_multi_cleanup(loop_->multi);
+  if (loop_->multi != nullptr) Curl().multi_cleanup(loop_->multi);
 }
 
 void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view)> on_data,

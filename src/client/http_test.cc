@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "src/base/lazy_library.h"
 #include "src/testing/loopback_server.h"
 #include "src/testing/metrics_text.h"
 
@@ -54,6 +55,25 @@ class EchoServer {
   std::vector<std::string> requests_;
   testing::LoopbackServer server_;  // Last: stopped before what its handlers use goes.
 };
+
+// Over HTTPS without a proxy a client takes ksched's own HTTP/2 transport, and libcurl (with the
+// libraries it needs, about 3 MiB resident) stays unloaded; a plain-HTTP server takes libcurl,
+// which is loaded then. In a process of its own, so that no other test's client loaded it first.
+TEST(HttpClientDeathTest, LibcurlIsLoadedOnlyForAClientOnTheCurlTransport) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        for (const char* var :
+             {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "KSCHED_HTTP_TRANSPORT"}) {
+          unsetenv(var);
+        }
+        auto h2 = HttpClient::Create({.server = "https://127.0.0.1:9"});
+        if (!h2.ok() || LazyLibrary::IsLoaded("libcurl.so.4")) std::_Exit(1);
+        auto curl = HttpClient::Create({.server = "http://127.0.0.1:9"});
+        std::_Exit(curl.ok() && LazyLibrary::IsLoaded("libcurl.so.4") ? 0 : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
 
 TEST(HttpClientTest, EachRequestGoesOutAsAskedOnReusedHandles) {
   EchoServer server;

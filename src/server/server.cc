@@ -17,14 +17,62 @@
 #include <ctime>
 #include <fstream>
 #include <iterator>
+#include <type_traits>
 
 #include "absl/strings/ascii.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "src/base/lazy_library.h"
 #include "src/base/log.h"
 
 namespace ksched::server {
 namespace {
+
+// The libmicrohttpd functions the server calls, and GnuTLS's one (the client's certificates).
+// Both are opened when a server first starts (src/base/lazy_library.h): with --secure-port=0,
+// never.
+#define KSCHED_MHD_FUNCTIONS(X)                                                      \
+  X(lookup_connection_value)                                                         \
+  X(lookup_connection_value_n) X(get_connection_info) X(create_response_from_buffer) \
+      X(add_response_header) X(queue_response) X(destroy_response) X(start_daemon) X(stop_daemon)
+
+struct MhdFunctions {
+// NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is the declared member.
+#define KSCHED_MHD_MEMBER(name) decltype(&::MHD_##name) name = nullptr;
+  KSCHED_MHD_FUNCTIONS(KSCHED_MHD_MEMBER)
+#undef KSCHED_MHD_MEMBER
+  decltype(&::gnutls_certificate_get_peers) gnutls_certificate_get_peers = nullptr;
+};
+
+// libmicrohttpd and GnuTLS, opened and their functions looked up, once.
+absl::StatusOr<const MhdFunctions*> LoadMhd() {
+  static const absl::StatusOr<const MhdFunctions*> loaded =
+      []() -> absl::StatusOr<const MhdFunctions*> {
+    static LazyLibrary mhd("libmicrohttpd.so.12", "the secure port (--secure-port)");
+    static LazyLibrary gnutls("libgnutls.so.30", "the secure port's client certificates");
+    for (LazyLibrary* library : {&mhd, &gnutls}) {
+      if (absl::Status st = library->Open(); !st.ok()) return st;
+    }
+    static MhdFunctions f;
+#define KSCHED_MHD_LOOKUP(name)                                                    \
+  f.name = mhd.Function<std::remove_pointer_t<decltype(f.name)>>("MHD_" #name);    \
+  if (f.name == nullptr) {                                                         \
+    return absl::FailedPreconditionError("libmicrohttpd.so.12 has no MHD_" #name); \
+  }
+    KSCHED_MHD_FUNCTIONS(KSCHED_MHD_LOOKUP)
+#undef KSCHED_MHD_LOOKUP
+    f.gnutls_certificate_get_peers =
+        gnutls.Function<decltype(::gnutls_certificate_get_peers)>("gnutls_certificate_get_peers");
+    if (f.gnutls_certificate_get_peers == nullptr) {
+      return absl::FailedPreconditionError("libgnutls.so.30 has no gnutls_certificate_get_peers");
+    }
+    return &f;
+  }();
+  return loaded;
+}
+
+// The functions, where LoadMhd() succeeded before: once a server started.
+const MhdFunctions& Mhd() { return **LoadMhd(); }
 
 struct X509Free {
   void operator()(X509* x) const { X509_free(x); }
@@ -296,7 +344,7 @@ struct Server::State {
 
 absl::StatusOr<Credentials> Server::State::CredentialsOf(MHD_Connection* c) const {
   Credentials credentials;
-  const char* auth = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
+  const char* auth = Mhd().lookup_connection_value(c, MHD_HEADER_KIND, "Authorization");
   const std::string_view a = auth == nullptr ? "" : auth;
   if (a.size() > 7 && absl::AsciiStrToLower(std::string(a.substr(0, 7))) == "bearer ") {
     credentials.bearer_token = std::string(a.substr(7));
@@ -304,9 +352,10 @@ absl::StatusOr<Credentials> Server::State::CredentialsOf(MHD_Connection* c) cons
   const gnutls_datum_t* chain = nullptr;
   unsigned int length = 0;
   if (const MHD_ConnectionInfo* info =
-          MHD_get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+          Mhd().get_connection_info(c, MHD_CONNECTION_INFO_GNUTLS_SESSION);
       info != nullptr && info->tls_session != nullptr) {
-    chain = gnutls_certificate_get_peers(static_cast<gnutls_session_t>(info->tls_session), &length);
+    chain = Mhd().gnutls_certificate_get_peers(static_cast<gnutls_session_t>(info->tls_session),
+                                               &length);
   }
   absl::StatusOr<std::optional<UserInfo>> cert = CertificateUser(client_ca.get(), chain, length);
   if (cert.ok()) {
@@ -351,8 +400,8 @@ Reply Server::State::Route(MHD_Connection* c, std::string_view path) const {
     if (path == base) {
       const char* v = nullptr;
       size_t n = 0;
-      const bool verbose =
-          MHD_lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, "verbose", 7, &v, &n) == MHD_YES;
+      const bool verbose = Mhd().lookup_connection_value_n(c, MHD_GET_ARGUMENT_KIND, "verbose", 7,
+                                                           &v, &n) == MHD_YES;
       return HealthOf(name, *checks, verbose);
     }
     if (path.starts_with(base + "/")) {
@@ -376,13 +425,13 @@ namespace {
 MHD_Result OnRequest(void* cls, MHD_Connection* c, const char* url, const char*, const char*,
                      const char*, size_t*, void**) {
   const Reply r = static_cast<const Server::State*>(cls)->Route(c, url);
-  MHD_Response* res = MHD_create_response_from_buffer(
+  MHD_Response* res = Mhd().create_response_from_buffer(
       r.body.size(), const_cast<char*>(r.body.data()), MHD_RESPMEM_MUST_COPY);
   if (res == nullptr) return MHD_NO;
-  MHD_add_response_header(res, "Content-Type", r.content_type.c_str());
-  MHD_add_response_header(res, "X-Content-Type-Options", "nosniff");
-  const MHD_Result queued = MHD_queue_response(c, static_cast<unsigned int>(r.status), res);
-  MHD_destroy_response(res);
+  Mhd().add_response_header(res, "Content-Type", r.content_type.c_str());
+  Mhd().add_response_header(res, "X-Content-Type-Options", "nosniff");
+  const MHD_Result queued = Mhd().queue_response(c, static_cast<unsigned int>(r.status), res);
+  Mhd().destroy_response(res);
   return queued;
 }
 
@@ -391,6 +440,7 @@ MHD_Result OnRequest(void* cls, MHD_Connection* c, const char* url, const char*,
 absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& options,
                                                       const Handlers& handlers,
                                                       RequestAuthorizer* authorizer) {
+  if (absl::StatusOr<const MhdFunctions*> mhd = LoadMhd(); !mhd.ok()) return mhd.status();
   X509Ptr cert;
   KeyPtr key;
   if (options.cert_file.empty() != options.key_file.empty()) {
@@ -457,9 +507,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
     opts.push_back({MHD_OPTION_HTTPS_MEM_TRUST, 0, state.trust_pem.data()});
   }
   opts.push_back({MHD_OPTION_END, 0, nullptr});
-  s->daemon_ =
-      MHD_start_daemon(MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG, 0, nullptr,
-                       nullptr, &OnRequest, &state, MHD_OPTION_ARRAY, opts.data(), MHD_OPTION_END);
+  s->daemon_ = Mhd().start_daemon(MHD_USE_TLS | MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG,
+                                  0, nullptr, nullptr, &OnRequest, &state, MHD_OPTION_ARRAY,
+                                  opts.data(), MHD_OPTION_END);
   if (s->daemon_ == nullptr) {
     close(*fd);
     return absl::InternalError("setting up TLS for the secure port failed");
@@ -469,7 +519,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
 }
 
 void Server::Stop() {
-  if (daemon_ != nullptr) MHD_stop_daemon(daemon_);  // Closes the listening socket too.
+  if (daemon_ != nullptr) Mhd().stop_daemon(daemon_);  // Closes the listening socket too.
   daemon_ = nullptr;
 }
 

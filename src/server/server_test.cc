@@ -13,6 +13,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "src/base/lazy_library.h"
 #include "src/testing/command.h"
 #include "src/testing/ports.h"
 
@@ -338,6 +339,24 @@ TEST(ServerStartTest, BadCertificatesAndTakenPortsAreClearErrors) {
   s = Server::Start({.secure_port = ksched::testing::FreePort(), .client_ca_pem = "not a PEM"}, {},
                     nullptr);
   EXPECT_EQ(s.status().message(), "client CA: no PEM certificate");
+}
+
+// libmicrohttpd and GnuTLS (about 1.5 MiB resident) are loaded when a server starts: a ksched run
+// with --secure-port=0 never maps them. In a process of its own, so that no other test's server
+// loaded them first.
+TEST(ServerStartDeathTest, LibmicrohttpdIsLoadedWhenAServerStarts) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        if (LazyLibrary::IsLoaded("libmicrohttpd.so.12")) std::_Exit(1);
+        auto s = Server::Start(
+            {.bind_address = "127.0.0.1", .secure_port = ksched::testing::FreePort()}, {}, nullptr);
+        std::_Exit(s.ok() && LazyLibrary::IsLoaded("libmicrohttpd.so.12") &&
+                           LazyLibrary::IsLoaded("libgnutls.so.30")
+                       ? 0
+                       : 2);
+      },
+      ::testing::ExitedWithCode(0), "");
 }
 
 }  // namespace

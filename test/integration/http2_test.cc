@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "fmt/format.h"
+#include "src/base/lazy_library.h"
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
 #include "src/server/server.h"
@@ -126,8 +127,9 @@ TEST_F(Http2Test, ARequestPastItsTimeoutEndsAndTheConnectionGoesOn) {
   EXPECT_EQ(http->Call({.path = "/api/v1/namespaces/default"}).status, 200);
 }
 
-// ksched's serving port speaks HTTP/1.1 over TLS only: the client sees ALPN refuse h2 and sends
-// its requests through libcurl from then on.
+// ksched's serving port speaks HTTP/1.1 over TLS only: the client sees ALPN refuse h2, opens
+// libcurl (which no client of this process needed before) and sends its requests through it from
+// then on.
 TEST(Http2FallbackTest, AServerWithoutHttp2IsReachedOverHttp11) {
   const int port = FreePort();
   auto server = server::Server::Start(
@@ -145,6 +147,7 @@ TEST(Http2FallbackTest, AServerWithoutHttp2IsReachedOverHttp11) {
     EXPECT_EQ(r.status, 200) << r.transport_error;
     EXPECT_EQ(r.body, "ok");
   }
+  EXPECT_TRUE(LazyLibrary::IsLoaded("libcurl.so.4"));
 }
 
 }  // namespace
