@@ -70,19 +70,28 @@ IncomingMatch MatchIncomingTerms(const api::Pod& incoming, const api::Pod& exist
   return m;
 }
 
-// A node's values: node `at` of the snapshot's nodes() reads those of the keys in s.domains from
-// them; any other node (a copy from preemption) or key, from its labels.
+// Where `node` is in the snapshot's nodes(): its own place, or for a copy of a snapshot node
+// (preemption's, which hold the same Node) the place of that node; -1 for any other.
+int32_t PlaceInSnapshot(const Snapshot& snapshot, const NodeInfo& node) {
+  const int32_t at = snapshot.IndexOf(node);
+  if (at >= 0 || node.node() == nullptr) return at;
+  const NodeInfo* original = snapshot.Get(node.name());
+  return original != nullptr && original->node() == node.node() ? snapshot.IndexOf(*original) : -1;
+}
+
+// A node's domains: node `at` of the snapshot's nodes() finds those of the keys in s.domains in
+// them, by index; any other node or key, by its label values.
 class NodeValues {
  public:
   NodeValues(const PreFilterState& s, const api::Node& node, int32_t at)
       : s_(s), node_(node), at_(at) {}
-  const std::string* operator()(std::string_view key) const {
+  NodeDomain operator()(std::string_view key) const {
     if (at_ >= 0) {
       for (const auto& [k, d] : s_.domains) {
-        if (k == key) return d->ValueAt(at_);
+        if (k == key) return {.value = d->ValueAt(at_), .domains = d, .index = d->domain[at_]};
       }
     }
-    return helper::LabelValue(node_.metadata.labels, key);
+    return {.value = helper::LabelValue(node_.metadata.labels, key)};
   }
 
  private:
@@ -94,9 +103,7 @@ class NodeValues {
 // Adds `delta` pods under each key, in the node's domain of it.
 void Count(TopologyCounts& counts, const std::vector<const std::string*>& keys,
            const NodeValues& values, int64_t delta) {
-  for (const std::string* key : keys) {
-    if (const std::string* value = values(*key)) counts.Add(*key, *value, delta);
-  }
+  for (const std::string* key : keys) counts.Add(*key, values(*key), delta);
 }
 void Count(PreFilterState& s, const IncomingMatch& m, const NodeValues& values, int64_t delta) {
   Count(s.affinity, m.affinity, values, delta);
@@ -109,7 +116,7 @@ Status UpdateWithPod(CycleState& state, const api::Pod& incoming, const PodInfo&
   PreFilterState* s = state.ReadMutable(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
   if (node.node() == nullptr) return Status();
-  const NodeValues values(*s, *node.node(), handle.snapshot().IndexOf(node));
+  const NodeValues values(*s, *node.node(), PlaceInSnapshot(handle.snapshot(), node));
   Count(s->existing_anti_affinity, ExistingAntiAffinityKeys(*s, incoming, *existing.pod), values,
         delta);
   Count(*s, MatchIncomingTerms(incoming, *existing.pod, handle), values, delta);
@@ -119,9 +126,9 @@ Status UpdateWithPod(CycleState& state, const api::Pod& incoming, const PodInfo&
 bool SatisfiesPodAffinity(const PreFilterState& s, const NodeValues& values) {
   bool pods_exist = true;
   for (const api::PodAffinityTerm& t : s.required_affinity) {
-    const std::string* value = values(t.topology_key);
-    if (value == nullptr) return false;
-    if (s.affinity.Get(t.topology_key, *value) <= 0) pods_exist = false;
+    const NodeDomain domain = values(t.topology_key);
+    if (domain.value == nullptr) return false;
+    if (s.affinity.Get(t.topology_key, domain) <= 0) pods_exist = false;
   }
   // No pod matches anywhere yet: a pod that matches its own terms may start the group.
   return pods_exist || (s.affinity.empty() && s.affinity_selects_itself);
@@ -130,8 +137,7 @@ bool SatisfiesPodAffinity(const PreFilterState& s, const NodeValues& values) {
 bool SatisfiesPodAntiAffinity(const PreFilterState& s, const NodeValues& values) {
   if (s.anti_affinity.empty()) return true;
   for (const api::PodAffinityTerm& t : s.required_anti_affinity) {
-    const std::string* value = values(t.topology_key);
-    if (value != nullptr && s.anti_affinity.Get(t.topology_key, *value) > 0) return false;
+    if (s.anti_affinity.Get(t.topology_key, values(t.topology_key)) > 0) return false;
   }
   return true;
 }
@@ -146,17 +152,20 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
   if (auto ns = handle_.GetNamespace(pod.metadata.namespace_)) {
     s->namespace_labels = ns->metadata.labels;
   }
-  // Each key's values over the snapshot's nodes, found once: the existing pods' keys as they are
-  // met, the incoming pod's now.
+  // Each key's values over the snapshot's nodes, found once, and the counts under it kept by
+  // their index: the existing pods' keys as they are met, the incoming pod's now.
   const Snapshot& snapshot = handle_.snapshot();
-  auto find_domains = [&](const std::string& key) {
-    if (std::none_of(s->domains.begin(), s->domains.end(),
-                     [&](const auto& d) { return d.first == key; })) {
-      s->domains.emplace_back(key, &snapshot.NodeLabelDomains(key));
-    }
+  auto find_domains = [&](const std::string& key, TopologyCounts& counts) {
+    auto d = std::find_if(s->domains.begin(), s->domains.end(),
+                          [&](const auto& d) { return d.first == key; });
+    if (d == s->domains.end()) d = s->domains.emplace(d, key, &snapshot.NodeLabelDomains(key));
+    counts.UseDomains(key, *d->second);
   };
-  for (const auto* terms : {&RequiredAffinityTerms(pod), &RequiredAntiAffinityTerms(pod)}) {
-    for (const api::PodAffinityTerm& t : *terms) find_domains(t.topology_key);
+  for (const api::PodAffinityTerm& t : RequiredAffinityTerms(pod)) {
+    find_domains(t.topology_key, s->affinity);
+  }
+  for (const api::PodAffinityTerm& t : RequiredAntiAffinityTerms(pod)) {
+    find_domains(t.topology_key, s->anti_affinity);
   }
   // Each class of pods is matched once; a node adds its number of pods of each class.
   classes_.Refresh(snapshot);
@@ -168,7 +177,7 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
       const std::vector<const std::string*>& keys = existing_keys.Get(cls.id, [&] {
         std::vector<const std::string*> keys =
             ExistingAntiAffinityKeys(*s, pod, classes_.Pod(cls.id));
-        for (const std::string* key : keys) find_domains(*key);
+        for (const std::string* key : keys) find_domains(*key, s->existing_anti_affinity);
         return keys;
       });
       Count(s->existing_anti_affinity, keys, values, cls.pods);
@@ -219,7 +228,7 @@ Status InterPodAffinity::Filter(const CycleState& state, const api::Pod&, const 
                                       .WithPlugin(names::kInterPodAffinity);
   const PreFilterState* s = state.Read(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
-  const NodeValues values(*s, *node.node(), handle_.snapshot().IndexOf(node));
+  const NodeValues values(*s, *node.node(), PlaceInSnapshot(handle_.snapshot(), node));
   if (!SatisfiesPodAffinity(*s, values)) return kAffinity;
   if (!SatisfiesPodAntiAffinity(*s, values)) return kAntiAffinity;
   if (s->existing_anti_affinity.AnyPositive(values)) return kExisting;

@@ -83,9 +83,11 @@ TEST(TopologyCountsTest, CountsPerDomainAndDropsDomainsBackAtZero) {
   counts.Add(bare, kZone, 5);  // No zone label: not counted.
   EXPECT_EQ(counts.Get(kZone, "z1"), 3);
   EXPECT_EQ(counts.Get(kHost, "b"), -1);
-  // A node's values, as Filter reads them.
+  // A node's domains, as Filter reads those of a node outside the snapshot: by value.
   auto values = [](const api::Node& n) {
-    return [&n](std::string_view key) { return helper::LabelValue(n.metadata.labels, key); };
+    return [&n](std::string_view key) {
+      return NodeDomain{.value = helper::LabelValue(n.metadata.labels, key)};
+    };
   };
   EXPECT_TRUE(counts.AnyPositive(values(a)));
   EXPECT_FALSE(counts.AnyPositive(values(bare)));
@@ -99,6 +101,42 @@ TEST(TopologyCountsTest, CountsPerDomainAndDropsDomainsBackAtZero) {
   scores.Add(a, kHost, 0);
   EXPECT_FALSE(scores.empty());  // Touched: PreScore does not skip.
   EXPECT_EQ(scores.Sum(a), 0);
+}
+
+// A key kept by its domains' index counts a snapshot node by index and any other node by value,
+// into the same count; a value the domains lack, and a key without domains, by value.
+TEST(TopologyCountsTest, DomainsCountedByIndexAgreeWithTheirValues) {
+  NodeInfo a, b, c;
+  a.SetNode(std::make_shared<const api::Node>(MakeNode().Name("a").Label(kZone, "z1").Obj()));
+  b.SetNode(std::make_shared<const api::Node>(MakeNode().Name("b").Label(kZone, "z2").Obj()));
+  c.SetNode(std::make_shared<const api::Node>(MakeNode().Name("c").Obj()));
+  const LabelDomains zones = LabelDomains::Of({&a, &b, &c}, kZone);
+  auto at = [&](int i) {
+    return NodeDomain{.value = zones.ValueAt(i), .domains = &zones, .index = zones.domain[i]};
+  };
+  TopologyCounts counts;
+  counts.UseDomains(kZone, zones);
+  counts.Add(kZone, at(0), 2);
+  counts.Add(kZone, at(2), 7);  // No zone: not counted.
+  EXPECT_EQ(counts.Get(kZone, "z1"), 2);
+  EXPECT_EQ(counts.Get(kZone, at(0)), 2);
+  counts.Add(kZone, "z2", 1);  // A copy of node b, by value.
+  EXPECT_EQ(counts.Get(kZone, at(1)), 1);
+  counts.Add(kZone, "z9", 4);  // A zone no snapshot node has.
+  EXPECT_EQ(counts.Get(kZone, "z9"), 4);
+  const LabelDomains other = zones;  // Another cycle's domains: by value.
+  EXPECT_EQ(counts.Get(kZone, {.value = zones.ValueAt(0), .domains = &other, .index = 0}), 2);
+  counts.Add(kHost, "a", 3);  // A key without domains.
+  EXPECT_TRUE(counts.AnyPositive(
+      [&](std::string_view key) { return key == kZone ? at(1) : NodeDomain{}; }));
+  EXPECT_FALSE(counts.AnyPositive(
+      [&](std::string_view key) { return key == kZone ? at(2) : NodeDomain{}; }));
+  counts.Add(kZone, at(0), -2);
+  counts.Add(kZone, "z2", -1);
+  counts.Add(kZone, "z9", -4);
+  EXPECT_FALSE(counts.empty());
+  counts.Add(kHost, "a", -3);
+  EXPECT_TRUE(counts.empty());
 }
 
 TEST(InterPodAffinityFilterTest, SkipsPodsWithoutTermsThatNoExistingRuleSelects) {

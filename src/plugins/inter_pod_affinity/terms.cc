@@ -94,44 +94,103 @@ const std::vector<api::WeightedPodAffinityTerm>& PreferredAntiAffinityTerms(cons
   return a->pod_anti_affinity->preferred_during_scheduling_ignored_during_execution;
 }
 
+void TopologyCounts::UseDomains(std::string_view key, const LabelDomains& domains) {
+  KeyCounts* k = Find(key);
+  if (k == nullptr) k = &keys_.emplace_back(KeyCounts{.key = key});
+  if (k->domains != nullptr) return;  // Once: its counts stay.
+  k->domains = &domains;
+  k->by_index.assign(domains.values.size(), 0);
+}
+
+TopologyCounts::KeyCounts* TopologyCounts::Find(std::string_view key) {
+  for (KeyCounts& k : keys_) {
+    if (k.key == key) return &k;
+  }
+  return nullptr;
+}
+
+const TopologyCounts::KeyCounts* TopologyCounts::Find(std::string_view key) const {
+  return const_cast<TopologyCounts*>(this)->Find(key);
+}
+
+int32_t TopologyCounts::IndexOf(const KeyCounts& k, std::string_view value) {
+  if (k.domains == nullptr) return LabelDomains::kNoValue;
+  // By value, from a node the snapshot does not hold (InterPodAffinity gives the place of a
+  // snapshot node's copy): rare, so a linear search rather than an index of every value.
+  const std::vector<std::string>& values = k.domains->values;
+  auto it = std::find(values.begin(), values.end(), value);
+  return it == values.end() ? LabelDomains::kNoValue : static_cast<int32_t>(it - values.begin());
+}
+
+void TopologyCounts::Change(KeyCounts& k, int64_t& count, int64_t delta) {
+  touched_ = true;
+  const bool was_zero = count == 0;
+  count += delta;
+  if (was_zero != (count == 0)) {
+    const size_t one = 1;
+    k.nonzero += was_zero ? one : -one;
+    nonzero_ += was_zero ? one : -one;
+  }
+}
+
 void TopologyCounts::Add(const api::Node& node, std::string_view key, int64_t delta) {
   auto label = node.metadata.labels.find(key);
   if (label != node.metadata.labels.end()) Add(label->first, label->second, delta);
 }
 
+void TopologyCounts::Add(std::string_view key, NodeDomain domain, int64_t delta) {
+  if (domain.value == nullptr) return;
+  KeyCounts* k = Find(key);
+  if (k != nullptr && domain.index != LabelDomains::kNoValue && k->domains == domain.domains) {
+    Change(*k, k->by_index[domain.index], delta);
+    return;
+  }
+  Add(key, std::string_view(*domain.value), delta);
+}
+
 void TopologyCounts::Add(std::string_view key, std::string_view value, int64_t delta) {
-  auto [it, inserted] = counts_.try_emplace({AsAbsl(key), AsAbsl(value)}, 0);
-  auto known =
-      std::find_if(keys_.begin(), keys_.end(), [&](const auto& e) { return e.first == key; });
-  if (inserted) {
-    if (known == keys_.end()) known = keys_.insert(known, {key, 0});
-    ++known->second;
+  KeyCounts* k = Find(key);
+  if (k == nullptr) k = &keys_.emplace_back(KeyCounts{.key = key});
+  if (int32_t i = IndexOf(*k, value); i != LabelDomains::kNoValue) {
+    Change(*k, k->by_index[i], delta);
+    return;
   }
-  it->second += delta;
-  if (it->second == 0 && !keep_zeros_) {
-    counts_.erase(it);
-    if (--known->second == 0) keys_.erase(known);
+  auto it = k->by_value.try_emplace(AsAbsl(value), 0).first;
+  Change(*k, it->second, delta);
+  if (it->second == 0 && !keep_zeros_) k->by_value.erase(it);
+}
+
+int64_t TopologyCounts::Get(std::string_view key, NodeDomain domain) const {
+  if (domain.value == nullptr) return 0;
+  const KeyCounts* k = Find(key);
+  if (k == nullptr) return 0;
+  if (domain.index != LabelDomains::kNoValue && k->domains == domain.domains) {
+    return k->by_index[domain.index];
   }
+  return Get(key, std::string_view(*domain.value));
 }
 
 int64_t TopologyCounts::Get(std::string_view key, std::string_view value) const {
-  auto it = counts_.find(std::pair(AsAbsl(key), AsAbsl(value)));
-  return it == counts_.end() ? 0 : it->second;
+  const KeyCounts* k = Find(key);
+  if (k == nullptr) return 0;
+  if (int32_t i = IndexOf(*k, value); i != LabelDomains::kNoValue) return k->by_index[i];
+  auto it = k->by_value.find(AsAbsl(value));
+  return it == k->by_value.end() ? 0 : it->second;
 }
 
-bool TopologyCounts::AnyPositive(ValueOf value_of) const {
-  for (const auto& [key, domains] : keys_) {
-    const std::string* value = value_of(key);
-    if (value != nullptr && Get(key, *value) > 0) return true;
+bool TopologyCounts::AnyPositive(
+    absl::FunctionRef<NodeDomain(std::string_view key)> domain_of) const {
+  for (const KeyCounts& k : keys_) {
+    if (k.nonzero > 0 && Get(k.key, domain_of(k.key)) > 0) return true;
   }
   return false;
 }
 
 int64_t TopologyCounts::Sum(const api::Node& node) const {
   int64_t sum = 0;
-  for (const auto& [key, domains] : keys_) {
-    auto label = node.metadata.labels.find(key);
-    if (label != node.metadata.labels.end()) sum += Get(key, label->second);
+  for (const KeyCounts& k : keys_) {
+    auto label = node.metadata.labels.find(k.key);
+    if (label != node.metadata.labels.end()) sum += Get(k.key, label->second);
   }
   return sum;
 }

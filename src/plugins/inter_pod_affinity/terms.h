@@ -18,6 +18,7 @@
 #include "absl/strings/string_view.h"
 #include "ksched/api/objects.h"
 #include "ksched/handle.h"
+#include "ksched/snapshot.h"
 
 namespace ksched::plugins::inter_pod_affinity {
 
@@ -43,37 +44,64 @@ const std::vector<api::PodAffinityTerm>& RequiredAntiAffinityTerms(const api::Po
 const std::vector<api::WeightedPodAffinityTerm>& PreferredAffinityTerms(const api::Pod& pod);
 const std::vector<api::WeightedPodAffinityTerm>& PreferredAntiAffinityTerms(const api::Pod& pod);
 
+// A node's domain of a topology key: its label value (nullptr: the node lacks the label) and, for a
+// node of the snapshot, its index in `domains`, the snapshot's LabelDomains of the key. Counts that
+// keep the key by those domains (TopologyCounts::UseDomains) go by the index, others by the value.
+struct NodeDomain {
+  const std::string* value = nullptr;
+  const LabelDomains* domains = nullptr;
+  int32_t index = LabelDomains::kNoValue;
+};
+
 // Counts per topology domain (label key, value), as upstream's topologyToMatchedTermCount: a
 // count that returns to zero is removed, so empty() means no domain counts. With kKeepZeros (for
 // scores) a domain stays once touched, even at zero.
 //
-// Domains are views into what the snapshot holds for the scheduling cycle (the nodes' labels, their
-// LabelDomains, the pods' terms): the counts are for that cycle only
+// A key given UseDomains is counted in an array by domain index, so that a snapshot node's domain
+// is found by its index rather than by hashing its value; other keys, and values its domains lack,
+// in a hash map by value. Domains are views into what the snapshot holds for the scheduling cycle
+// (the nodes' labels, their LabelDomains, the pods' terms): the counts are for that cycle only
 // (StateScope::kSchedulingCycle).
 class TopologyCounts {
  public:
   enum Zeros { kDropZeros, kKeepZeros };
   explicit TopologyCounts(Zeros zeros = kDropZeros) : keep_zeros_(zeros == kKeepZeros) {}
 
-  // A node's value of a label key; nullptr where it has none.
-  using ValueOf = absl::FunctionRef<const std::string*(std::string_view key)>;
+  // Counts `key` by the index of its domains in `domains` from now on; before any count under it.
+  // Later calls for the key change nothing.
+  void UseDomains(std::string_view key, const LabelDomains& domains);
 
   // Adds `delta` to the node's domain of `key`; nothing when the node lacks the label.
   void Add(const api::Node& node, std::string_view key, int64_t delta);
+  void Add(std::string_view key, NodeDomain domain, int64_t delta);
   // The same for the domain (key, value), both held as long as the counts (as the labels are).
   void Add(std::string_view key, std::string_view value, int64_t delta);
+  int64_t Get(std::string_view key, NodeDomain domain) const;
   int64_t Get(std::string_view key, std::string_view value) const;
-  // Whether any of the node's values names a domain with a positive count.
-  bool AnyPositive(ValueOf value_of) const;
+  // Whether any of the node's domains has a positive count.
+  bool AnyPositive(absl::FunctionRef<NodeDomain(std::string_view key)> domain_of) const;
   // The sum of the counts of the node's domains.
   int64_t Sum(const api::Node& node) const;
-  bool empty() const { return counts_.empty(); }
+  bool empty() const { return keep_zeros_ ? !touched_ : nonzero_ == 0; }
 
  private:
-  // absl's string_view, for absl's hash (Debian's abseil hashes std::string_view with std::hash).
-  absl::flat_hash_map<std::pair<absl::string_view, absl::string_view>, int64_t> counts_;
-  // The keys counted under, with their number of domains: few, so a vector.
-  std::vector<std::pair<std::string_view, size_t>> keys_;
+  struct KeyCounts {
+    std::string_view key;
+    const LabelDomains* domains = nullptr;  // With UseDomains: `by_index` counts its domains.
+    std::vector<int64_t> by_index;
+    // absl's string_view, for absl's hash (Debian's abseil hashes std::string_view with std::hash).
+    absl::flat_hash_map<absl::string_view, int64_t> by_value;
+    size_t nonzero = 0;  // Domains whose count is not zero.
+  };
+  KeyCounts* Find(std::string_view key);
+  const KeyCounts* Find(std::string_view key) const;
+  // The domain `value` has in k's LabelDomains, or kNoValue.
+  static int32_t IndexOf(const KeyCounts& k, std::string_view value);
+  void Change(KeyCounts& k, int64_t& count, int64_t delta);
+
+  std::vector<KeyCounts> keys_;  // Few: a vector.
+  size_t nonzero_ = 0;
+  bool touched_ = false;
   bool keep_zeros_;
 };
 
