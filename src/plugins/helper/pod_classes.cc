@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
 #include "src/base/strings.h"
 
@@ -42,18 +41,17 @@ size_t HashOf(const api::Pod& pod) {
 }  // namespace
 
 void PodClasses::Refresh(const Snapshot& snapshot) {
-  if (nodes_.size() > snapshot.size()) {
-    const absl::flat_hash_set<const NodeInfo*> live(snapshot.nodes().begin(),
-                                                    snapshot.nodes().end());
-    for (auto it = nodes_.begin(); it != nodes_.end();) {
-      if (live.contains(it->first)) {
-        ++it;
-        continue;
+  snapshot_ = &snapshot;
+  if (places_.size() != snapshot.size()) {  // Nodes came or went: their places moved.
+    for (size_t place = 0; place < places_.size(); ++place) {
+      if (place >= snapshot.size() || places_[place].node != snapshot.nodes()[place]) {
+        Forget(places_[place]);
       }
-      for (const Count& c : it->second.counts) Release(c.id, c.pods);
-      nodes_.erase(it++);
     }
+    places_.resize(snapshot.size());
   }
+  for (auto& [node, per] : others_) Forget(per);
+  others_.clear();
   // Freed here, between cycles, so that an id means one class for a whole cycle.
   for (Id id : unused_) {
     Class& c = classes_[id];
@@ -67,9 +65,25 @@ void PodClasses::Refresh(const Snapshot& snapshot) {
   unused_.clear();
 }
 
+void PodClasses::Forget(PerNode& per) {
+  for (const Count& c : per.counts) Release(c.id, c.pods);
+  per = {};
+}
+
 const std::vector<PodClasses::Count>& PodClasses::Of(const NodeInfo& node) {
-  PerNode& per = nodes_[&node];
+  return Of(node, snapshot_ != nullptr ? snapshot_->IndexOf(node) : -1);
+}
+
+const std::vector<PodClasses::Count>& PodClasses::Of(const NodeInfo& node, int32_t place) {
+  if (place >= 0 && static_cast<size_t>(place) < places_.size()) {
+    return CountInto(places_[place], node);
+  }
+  return CountInto(others_[&node], node);
+}
+
+const std::vector<PodClasses::Count>& PodClasses::CountInto(PerNode& per, const NodeInfo& node) {
   if (per.generation == node.generation()) return per.counts;
+  per.node = &node;
   per.generation = node.generation();
   // Classify the node's pods, reusing the class of those seen last time.
   absl::flat_hash_map<const PodInfo*, Id> known;

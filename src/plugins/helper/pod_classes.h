@@ -36,12 +36,15 @@ class PodClasses {
     int32_t pods;
   };
 
-  // Before a cycle: forgets the nodes the snapshot no longer has (when it holds fewer nodes than
-  // this has seen), and frees the ids of the classes no node counts any more.
+  // Before a cycle: takes the snapshot, whose nodes' places key their counts until the next
+  // Refresh; forgets the places it no longer has and the nodes it never held (preemption's
+  // copies), and frees the ids of the classes no node counts any more.
   void Refresh(const Snapshot& snapshot);
   // The node's classes, counted for its current generation. An id names one class from one
-  // Refresh to the next.
+  // Refresh to the next. `place`, where the caller knows it, is the node's index in the
+  // snapshot's nodes() (else it is looked up).
   const std::vector<Count>& Of(const NodeInfo& node);
+  const std::vector<Count>& Of(const NodeInfo& node, int32_t place);
   // A pod of the class: what the class's pods have in common is read from it.
   const api::Pod& Pod(Id id) const { return *classes_[id].pod; }
   // One more than the largest id in use, for tables indexed by id.
@@ -54,22 +57,30 @@ class PodClasses {
     int64_t pods = 0;  // Over every node's counts.
   };
   struct PerNode {
+    const NodeInfo* node = nullptr;  // Counted last.
     int64_t generation = -1;
     std::vector<Count> counts;
     // The pods classified last time, by their PodInfo, held so that the address stays theirs.
     std::vector<std::pair<std::shared_ptr<const PodInfo>, Id>> pods;
   };
 
+  // Counts the node's pods into `per` unless it counted this generation already.
+  const std::vector<Count>& CountInto(PerNode& per, const NodeInfo& node);
   Id Intern(const std::shared_ptr<const api::Pod>& pod);
   void Release(Id id, int32_t pods);
+  void Forget(PerNode& per);
 
   std::vector<Class> classes_;
   std::vector<Id> free_;
   std::vector<Id> unused_;  // No node counts them: freed at the next Refresh.
   absl::flat_hash_map<size_t, std::vector<Id>> by_hash_;
-  // By the snapshot's NodeInfo, whose address stays while the node does; generations are unique
-  // across nodes, so a NodeInfo at the address of a removed one is counted afresh.
-  absl::flat_hash_map<const NodeInfo*, PerNode> nodes_;
+  const Snapshot* snapshot_ = nullptr;  // Refresh's.
+  // By the node's place in the snapshot's nodes(). A node at a place another held is counted
+  // afresh (generations are unique across nodes) and the other's counts released: when the
+  // snapshot's size changed, by Refresh, so that a removed node's classes are freed at once.
+  std::vector<PerNode> places_;
+  // Nodes the snapshot does not hold, by address, for one cycle.
+  absl::flat_hash_map<const NodeInfo*, PerNode> others_;
 };
 
 // A value per class, worked out the first time a cycle asks for it.

@@ -92,6 +92,7 @@ TEST(PodClassesTest, RefreshForgetsTheNodesTheSnapshotNoLongerHas) {
                         {MakePod().Name("x-1").Label("app", "x").Node("n1").Obj(),
                          MakePod().Name("y-1").Label("app", "y").Node("n2").Obj()});
   PodClasses classes;
+  classes.Refresh(h.snapshot());
   classes.Of(*h.snapshot().Get("n1"));
   classes.Of(*h.snapshot().Get("n2"));
   EXPECT_EQ(classes.size(), 2u);

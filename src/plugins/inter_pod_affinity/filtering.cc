@@ -172,8 +172,9 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
   helper::PerClass<std::vector<const std::string*>> existing_keys;
   for (const NodeInfo* ni : snapshot.nodes_with_required_anti_affinity_pods()) {
     if (ni->node() == nullptr) continue;
-    const NodeValues values(*s, *ni->node(), snapshot.IndexOf(*ni));
-    for (const helper::PodClasses::Count& cls : classes_.Of(*ni)) {
+    const int32_t place = snapshot.IndexOf(*ni);
+    const NodeValues values(*s, *ni->node(), place);
+    for (const helper::PodClasses::Count& cls : classes_.Of(*ni, place)) {
       const std::vector<const std::string*>& keys = existing_keys.Get(cls.id, [&] {
         std::vector<const std::string*> keys =
             ExistingAntiAffinityKeys(*s, pod, classes_.Pod(cls.id));
@@ -193,8 +194,9 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
     for (size_t j = 0; j < nodes.size(); ++j) {
       const NodeInfo* ni = nodes[j];
       if (ni->node() == nullptr || ni->pods().empty()) continue;
-      const NodeValues values(*s, *ni->node(), own ? static_cast<int32_t>(j) : -1);
-      for (const helper::PodClasses::Count& cls : classes_.Of(*ni)) {
+      const int32_t place = own ? static_cast<int32_t>(j) : snapshot.IndexOf(*ni);
+      const NodeValues values(*s, *ni->node(), place);
+      for (const helper::PodClasses::Count& cls : classes_.Of(*ni, place)) {
         Count(*s,
               matches.Get(cls.id,
                           [&] { return MatchIncomingTerms(pod, classes_.Pod(cls.id), handle_); }),

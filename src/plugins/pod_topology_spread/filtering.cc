@@ -39,16 +39,18 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
   // Each constraint's domains over `nodes`: the snapshot's, kept from cycle to cycle, when `nodes`
   // is its list. Pods are counted per domain index; -1: no node of the domain counts.
   const Snapshot& snapshot = handle_.snapshot();
-  std::vector<LabelDomains> own;
-  own.reserve(n);
+  std::vector<LabelDomains> own_domains;
+  own_domains.reserve(n);
   std::vector<const LabelDomains*> domains(n);
   std::vector<std::vector<int64_t>> counts(n);
   for (size_t i = 0; i < n; ++i) {
     const std::string& key = constraints[i].topology_key;
-    domains[i] = &nodes == &snapshot.nodes() ? &snapshot.NodeLabelDomains(key)
-                                             : &own.emplace_back(LabelDomains::Of(nodes, key));
+    domains[i] = &nodes == &snapshot.nodes()
+                     ? &snapshot.NodeLabelDomains(key)
+                     : &own_domains.emplace_back(LabelDomains::Of(nodes, key));
     counts[i].assign(domains[i]->values.size(), -1);
   }
+  const bool own = &nodes == &snapshot.nodes();
   for (size_t j = 0; j < nodes.size(); ++j) {
     const api::Node* node = nodes[j]->node();
     // Spreading counts only the nodes that have every topology key.
@@ -57,12 +59,14 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
         })) {
       continue;
     }
+    const std::vector<helper::PodClasses::Count>& classes =
+        own ? classes_.Of(*nodes[j], static_cast<int32_t>(j)) : classes_.Of(*nodes[j]);
     for (size_t i = 0; i < n; ++i) {
       const Constraint& c = constraints[i];
       if (!internal::MatchesNodeInclusionPolicies(c, pod, *node)) continue;
       int64_t& count = counts[i][domains[i]->domain[j]];
       count = std::max<int64_t>(count, 0) +
-              CountMatching(*nodes[j], c, pod.metadata.namespace_, matches[i]);
+              CountMatching(classes, c, pod.metadata.namespace_, matches[i]);
     }
   }
   for (size_t i = 0; i < n; ++i) {
@@ -77,17 +81,18 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
       s->critical_paths[i].Update(value, num);
     }
   }
-  if (own.empty()) s->domains = std::move(domains);
+  if (own_domains.empty()) s->domains = std::move(domains);
   s->constraints = std::make_shared<const std::vector<Constraint>>(std::move(constraints));
   state.Write(internal::kPreFilterStateKey, std::move(s));
   return Status();
 }
 
-int PodTopologySpread::CountMatching(const NodeInfo& node, const Constraint& c, std::string_view ns,
+int PodTopologySpread::CountMatching(const std::vector<helper::PodClasses::Count>& classes,
+                                     const Constraint& c, std::string_view ns,
                                      helper::PerClass<bool>& matches) {
   if (c.selector.Empty()) return 0;
   int count = 0;
-  for (const helper::PodClasses::Count& cls : classes_.Of(node)) {
+  for (const helper::PodClasses::Count& cls : classes) {
     if (matches.Get(cls.id,
                     [&] { return internal::CountsPod(classes_.Pod(cls.id), c.selector, ns); })) {
       count += cls.pods;

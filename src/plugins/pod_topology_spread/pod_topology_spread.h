@@ -101,9 +101,10 @@ class PodTopologySpread final : public PreFilterPlugin,
                      const api::Pod& preemptor, const api::Node* node, int delta) const;
   int64_t ScoreNode(const internal::PreScoreState& s, const api::Pod& pod,
                     const NodeInfo& node) const;
-  // internal::CountPodsMatchSelector over the node's classes of pods, each class matched once
-  // per cycle (`matches`, one per constraint).
-  int CountMatching(const NodeInfo& node, const internal::Constraint& c, std::string_view ns,
+  // internal::CountPodsMatchSelector over a node's classes of pods (classes_.Of), each class
+  // matched once per cycle (`matches`, one per constraint).
+  int CountMatching(const std::vector<helper::PodClasses::Count>& classes,
+                    const internal::Constraint& c, std::string_view ns,
                     helper::PerClass<bool>& matches);
   QueueingHint AfterPodChange(const api::Pod& pod, const ClusterEventData& e) const;
   QueueingHint AfterNodeChange(const api::Pod& pod, const ClusterEventData& e) const;

@@ -102,7 +102,7 @@ Status PodTopologySpread::PreScore(CycleState& state, const api::Pod& pod,
       auto& counts = s->topology_value_to_pod_counts[i];
       auto it = counts.find(ValueOrEmpty(node->metadata.labels, c.topology_key));
       if (it == counts.end()) continue;  // No feasible node there, or a hostname domain.
-      it->second += CountMatching(*info, c, pod.metadata.namespace_, matches[i]);
+      it->second += CountMatching(classes_.Of(*info), c, pod.metadata.namespace_, matches[i]);
     }
   }
   state.Write(internal::kPreScoreStateKey, std::move(s));
