@@ -1,5 +1,7 @@
 #include "ksched/api/resources.h"
 
+#include <algorithm>
+
 namespace ksched::api {
 namespace {
 
@@ -75,7 +77,13 @@ NonZeroRequests NonZeroPodRequests(const Pod& pod) {
   if (!pod_level || !reqs.contains(kResourceMemory)) {
     non_missing[kResourceMemory] = Quantity::FromValue(kDefaultMemoryRequest);
   }
-  if (!non_missing.empty()) {
+  // Again with the defaults, unless every container requests what they would stand in for.
+  auto lacks = [&](const Container& c) {
+    return std::any_of(non_missing.begin(), non_missing.end(),
+                       [&](const auto& kv) { return !c.resources.requests.contains(kv.first); });
+  };
+  if (std::any_of(pod.spec.containers.begin(), pod.spec.containers.end(), lacks) ||
+      std::any_of(pod.spec.init_containers.begin(), pod.spec.init_containers.end(), lacks)) {
     reqs = PodRequests(pod, {.non_missing_container_requests = &non_missing});
   }
   auto get = [&](std::string_view name, bool milli) -> int64_t {
