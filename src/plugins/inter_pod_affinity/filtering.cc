@@ -24,7 +24,7 @@ struct PreFilterState : StateData {
   api::StringMap namespace_labels;  // Of the incoming pod's namespace.
   // The snapshot's domains of the keys counted under and of the incoming pod's terms, so that a
   // snapshot node's values are read from them rather than from its labels.
-  std::vector<std::pair<std::string_view, const LabelDomains*>> domains;
+  KeyDomains domains;
 
   std::unique_ptr<StateData> Clone() const override {
     return std::make_unique<PreFilterState>(*this);
@@ -70,36 +70,6 @@ IncomingMatch MatchIncomingTerms(const api::Pod& incoming, const api::Pod& exist
   return m;
 }
 
-// Where `node` is in the snapshot's nodes(): its own place, or for a copy of a snapshot node
-// (preemption's, which hold the same Node) the place of that node; -1 for any other.
-int32_t PlaceInSnapshot(const Snapshot& snapshot, const NodeInfo& node) {
-  const int32_t at = snapshot.IndexOf(node);
-  if (at >= 0 || node.node() == nullptr) return at;
-  const NodeInfo* original = snapshot.Get(node.name());
-  return original != nullptr && original->node() == node.node() ? snapshot.IndexOf(*original) : -1;
-}
-
-// A node's domains: node `at` of the snapshot's nodes() finds those of the keys in s.domains in
-// them, by index; any other node or key, by its label values.
-class NodeValues {
- public:
-  NodeValues(const PreFilterState& s, const api::Node& node, int32_t at)
-      : s_(s), node_(node), at_(at) {}
-  NodeDomain operator()(std::string_view key) const {
-    if (at_ >= 0) {
-      for (const auto& [k, d] : s_.domains) {
-        if (k == key) return {.value = d->ValueAt(at_), .domains = d, .index = d->domain[at_]};
-      }
-    }
-    return {.value = helper::LabelValue(node_.metadata.labels, key)};
-  }
-
- private:
-  const PreFilterState& s_;
-  const api::Node& node_;
-  const int32_t at_;
-};
-
 // Adds `delta` pods under each key, in the node's domain of it.
 void Count(TopologyCounts& counts, const std::vector<const std::string*>& keys,
            const NodeValues& values, int64_t delta) {
@@ -116,7 +86,7 @@ Status UpdateWithPod(CycleState& state, const api::Pod& incoming, const PodInfo&
   PreFilterState* s = state.ReadMutable(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
   if (node.node() == nullptr) return Status();
-  const NodeValues values(*s, *node.node(), PlaceInSnapshot(handle.snapshot(), node));
+  const NodeValues values(s->domains, *node.node(), PlaceInSnapshot(handle.snapshot(), node));
   Count(s->existing_anti_affinity, ExistingAntiAffinityKeys(*s, incoming, *existing.pod), values,
         delta);
   Count(*s, MatchIncomingTerms(incoming, *existing.pod, handle), values, delta);
@@ -156,10 +126,7 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
   // their index: the existing pods' keys as they are met, the incoming pod's now.
   const Snapshot& snapshot = handle_.snapshot();
   auto find_domains = [&](const std::string& key, TopologyCounts& counts) {
-    auto d = std::find_if(s->domains.begin(), s->domains.end(),
-                          [&](const auto& d) { return d.first == key; });
-    if (d == s->domains.end()) d = s->domains.emplace(d, key, &snapshot.NodeLabelDomains(key));
-    counts.UseDomains(key, *d->second);
+    CountByDomains(s->domains, snapshot, key, counts);
   };
   for (const api::PodAffinityTerm& t : RequiredAffinityTerms(pod)) {
     find_domains(t.topology_key, s->affinity);
@@ -173,7 +140,7 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
   for (const NodeInfo* ni : snapshot.nodes_with_required_anti_affinity_pods()) {
     if (ni->node() == nullptr) continue;
     const int32_t place = snapshot.IndexOf(*ni);
-    const NodeValues values(*s, *ni->node(), place);
+    const NodeValues values(s->domains, *ni->node(), place);
     for (const helper::PodClasses::Count& cls : classes_.Of(*ni, place)) {
       const std::vector<const std::string*>& keys = existing_keys.Get(cls.id, [&] {
         std::vector<const std::string*> keys =
@@ -195,7 +162,7 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
       const NodeInfo* ni = nodes[j];
       if (ni->node() == nullptr || ni->pods().empty()) continue;
       const int32_t place = own ? static_cast<int32_t>(j) : snapshot.IndexOf(*ni);
-      const NodeValues values(*s, *ni->node(), place);
+      const NodeValues values(s->domains, *ni->node(), place);
       for (const helper::PodClasses::Count& cls : classes_.Of(*ni, place)) {
         Count(*s,
               matches.Get(cls.id,
@@ -230,7 +197,7 @@ Status InterPodAffinity::Filter(const CycleState& state, const api::Pod&, const 
                                       .WithPlugin(names::kInterPodAffinity);
   const PreFilterState* s = state.Read(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
-  const NodeValues values(*s, *node.node(), PlaceInSnapshot(handle_.snapshot(), node));
+  const NodeValues values(s->domains, *node.node(), PlaceInSnapshot(handle_.snapshot(), node));
   if (!SatisfiesPodAffinity(*s, values)) return kAffinity;
   if (!SatisfiesPodAntiAffinity(*s, values)) return kAntiAffinity;
   if (s->existing_anti_affinity.AnyPositive(values)) return kExisting;

@@ -91,7 +91,7 @@ TEST(TopologyCountsTest, CountsPerDomainAndDropsDomainsBackAtZero) {
   };
   EXPECT_TRUE(counts.AnyPositive(values(a)));
   EXPECT_FALSE(counts.AnyPositive(values(bare)));
-  EXPECT_EQ(counts.Sum(b), 2);
+  EXPECT_EQ(counts.Sum(values(b)), 2);
   counts.Add(a, kZone, -3);
   counts.Add(b, kHost, 1);
   EXPECT_TRUE(counts.empty());
@@ -100,7 +100,7 @@ TEST(TopologyCountsTest, CountsPerDomainAndDropsDomainsBackAtZero) {
   TopologyCounts scores(TopologyCounts::kKeepZeros);
   scores.Add(a, kHost, 0);
   EXPECT_FALSE(scores.empty());  // Touched: PreScore does not skip.
-  EXPECT_EQ(scores.Sum(a), 0);
+  EXPECT_EQ(scores.Sum(values(a)), 0);
 }
 
 // A key kept by its domains' index counts a snapshot node by index and any other node by value,

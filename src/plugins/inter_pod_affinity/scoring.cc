@@ -13,6 +13,9 @@ namespace {
 struct PreScoreState : StateData {
   // The summed weights per domain.
   TopologyCounts topology_score{TopologyCounts::kKeepZeros};
+  // The snapshot's domains of the keys weighed under, so that a snapshot node's are found by its
+  // place rather than by its labels.
+  KeyDomains domains;
   std::unique_ptr<StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }
@@ -74,15 +77,25 @@ Status InterPodAffinity::PreScore(CycleState& state, const api::Pod& pod,
   // Each class of pods is weighed once; a node adds the weights times its number of pods of it.
   classes_.Refresh(snapshot);
   helper::PerClass<Weights> weights;
-  for (const NodeInfo* ni : nodes) {
+  const bool all = &nodes == &snapshot.nodes();
+  for (size_t j = 0; j < nodes.size(); ++j) {
+    const NodeInfo* ni = nodes[j];
     const api::Node* node = ni->node();
     if (node == nullptr || node->metadata.labels.empty() || ni->pods().empty()) continue;
-    for (const helper::PodClasses::Count& cls : classes_.Of(*ni)) {
+    const int32_t place = all ? static_cast<int32_t>(j) : snapshot.IndexOf(*ni);
+    const NodeValues values(s->domains, *node, place);
+    for (const helper::PodClasses::Count& cls : classes_.Of(*ni, place)) {
       const Weights& w = weights.Get(cls.id, [&] {
-        return WeightsOfExistingPod(pod, classes_.Pod(cls.id), ns_labels,
-                                    args_.hard_pod_affinity_weight, handle_);
+        Weights w = WeightsOfExistingPod(pod, classes_.Pod(cls.id), ns_labels,
+                                         args_.hard_pod_affinity_weight, handle_);
+        for (const auto& [key, weight] : w) {
+          CountByDomains(s->domains, snapshot, *key, s->topology_score);
+        }
+        return w;
       });
-      for (const auto& [key, weight] : w) s->topology_score.Add(*node, *key, weight * cls.pods);
+      for (const auto& [key, weight] : w) {
+        s->topology_score.Add(*key, values(*key), weight * cls.pods);
+      }
     }
   }
   if (s->topology_score.empty()) return Status::Skip();
@@ -94,7 +107,8 @@ Status InterPodAffinity::Score(const CycleState& state, const api::Pod&, const N
                                int64_t* score) {
   const PreScoreState* s = state.Read(kPreScoreStateKey);
   if (s == nullptr) return Status::Error("reading \"PreScoreInterPodAffinity\" from cycleState");
-  *score = s->topology_score.Sum(*node.node());
+  *score = s->topology_score.Sum(
+      NodeValues(s->domains, *node.node(), PlaceInSnapshot(handle_.snapshot(), node)));
   return Status();
 }
 

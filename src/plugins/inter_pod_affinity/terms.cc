@@ -4,6 +4,7 @@
 
 #include "ksched/api/selectors.h"
 #include "src/base/strings.h"
+#include "src/plugins/helper/node_filters.h"
 
 namespace ksched::plugins::inter_pod_affinity {
 namespace {
@@ -186,13 +187,34 @@ bool TopologyCounts::AnyPositive(
   return false;
 }
 
-int64_t TopologyCounts::Sum(const api::Node& node) const {
+int64_t TopologyCounts::Sum(absl::FunctionRef<NodeDomain(std::string_view key)> domain_of) const {
   int64_t sum = 0;
-  for (const KeyCounts& k : keys_) {
-    auto label = node.metadata.labels.find(k.key);
-    if (label != node.metadata.labels.end()) sum += Get(k.key, label->second);
-  }
+  for (const KeyCounts& k : keys_) sum += Get(k.key, domain_of(k.key));
   return sum;
+}
+
+int32_t PlaceInSnapshot(const Snapshot& snapshot, const NodeInfo& node) {
+  const int32_t at = snapshot.IndexOf(node);
+  if (at >= 0 || node.node() == nullptr) return at;
+  const NodeInfo* original = snapshot.Get(node.name());
+  return original != nullptr && original->node() == node.node() ? snapshot.IndexOf(*original) : -1;
+}
+
+NodeDomain NodeValues::operator()(std::string_view key) const {
+  if (place_ >= 0) {
+    for (const auto& [k, d] : domains_) {
+      if (k == key) return {.value = d->ValueAt(place_), .domains = d, .index = d->domain[place_]};
+    }
+  }
+  return {.value = helper::LabelValue(node_.metadata.labels, key)};
+}
+
+void CountByDomains(KeyDomains& domains, const Snapshot& snapshot, std::string_view key,
+                    TopologyCounts& counts) {
+  auto d =
+      std::find_if(domains.begin(), domains.end(), [&](const auto& d) { return d.first == key; });
+  if (d == domains.end()) d = domains.emplace(d, key, &snapshot.NodeLabelDomains(key));
+  counts.UseDomains(key, *d->second);
 }
 
 }  // namespace ksched::plugins::inter_pod_affinity

@@ -53,6 +53,32 @@ struct NodeDomain {
   int32_t index = LabelDomains::kNoValue;
 };
 
+// The snapshot's LabelDomains of the topology keys a cycle counts under.
+using KeyDomains = std::vector<std::pair<std::string_view, const LabelDomains*>>;
+
+// Where `node` is in the snapshot's nodes(): its own place, or for a copy of a snapshot node
+// (preemption's, which hold the same Node) the place of that node; -1 for any other.
+int32_t PlaceInSnapshot(const Snapshot& snapshot, const NodeInfo& node);
+
+// A node's domains: the node at `place` in the snapshot's nodes() finds those of the keys in
+// `domains` in them, by index; any other node or key, by its label values.
+class NodeValues {
+ public:
+  NodeValues(const KeyDomains& domains, const api::Node& node, int32_t place)
+      : domains_(domains), node_(node), place_(place) {}
+  NodeDomain operator()(std::string_view key) const;
+
+ private:
+  const KeyDomains& domains_;
+  const api::Node& node_;
+  const int32_t place_;
+};
+
+class TopologyCounts;
+// Has `counts` count `key` by the snapshot's domains of it, added to `domains` unless there.
+void CountByDomains(KeyDomains& domains, const Snapshot& snapshot, std::string_view key,
+                    TopologyCounts& counts);
+
 // Counts per topology domain (label key, value), as upstream's topologyToMatchedTermCount: a
 // count that returns to zero is removed, so empty() means no domain counts. With kKeepZeros (for
 // scores) a domain stays once touched, even at zero.
@@ -81,7 +107,7 @@ class TopologyCounts {
   // Whether any of the node's domains has a positive count.
   bool AnyPositive(absl::FunctionRef<NodeDomain(std::string_view key)> domain_of) const;
   // The sum of the counts of the node's domains.
-  int64_t Sum(const api::Node& node) const;
+  int64_t Sum(absl::FunctionRef<NodeDomain(std::string_view key)> domain_of) const;
   bool empty() const { return keep_zeros_ ? !touched_ : nonzero_ == 0; }
 
  private:
