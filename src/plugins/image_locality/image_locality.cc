@@ -44,6 +44,16 @@ int64_t SumImageScores(const Snapshot& snapshot, const NodeInfo& node, const api
 }
 
 // Maps the clamped sum linearly onto [0, MaxNodeScore] (upstream's calculatePriority).
+// Whether some node of the snapshot has one of the pod's images.
+bool AnyNodeHasAnImage(const Snapshot& snapshot, const api::Pod& pod) {
+  auto on_some_node = [&](const api::Container& c) {
+    return snapshot.NumNodesWithImage(NormalizedImageName(c.image)) > 0;
+  };
+  return std::any_of(pod.spec.init_containers.begin(), pod.spec.init_containers.end(),
+                     on_some_node) ||
+         std::any_of(pod.spec.containers.begin(), pod.spec.containers.end(), on_some_node);
+}
+
 int64_t CalculatePriority(int64_t sum, int64_t num_containers) {
   const int64_t max_threshold = kMaxContainerThreshold * num_containers;
   if (sum < kMinThreshold) {
@@ -66,6 +76,17 @@ Status ImageLocality::Score(const CycleState&, const api::Pod& pod, const NodeIn
   const int64_t containers =
       static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
   *score = CalculatePriority(sum, containers);
+  return Status();
+}
+
+Status ImageLocality::ScoreNodes(const CycleState& state, const api::Pod& pod,
+                                 std::span<NodeScore> scores) {
+  if (AnyNodeHasAnImage(handle_->snapshot(), pod))
+    return ScorePlugin::ScoreNodes(state, pod, scores);
+  const int64_t containers =
+      static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
+  const int64_t none = CalculatePriority(0, containers);
+  for (NodeScore& s : scores) s.score = none;
   return Status();
 }
 

@@ -31,6 +31,10 @@ class ImageLocality final : public ScorePlugin {
 
   Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                int64_t* score) override;
+  // Score for each node; when no node of the snapshot has any of the pod's images, every node's
+  // score is the same and no node is read.
+  Status ScoreNodes(const CycleState& state, const api::Pod& pod,
+                    std::span<NodeScore> scores) override;
 
  private:
   const Handle* handle_;

@@ -7,6 +7,7 @@
 
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
+#include "src/testing/scoring.h"
 
 namespace ksched::plugins::image_locality {
 namespace {
@@ -107,21 +108,23 @@ TEST(ImageLocalityTest, Score) {
        {NodeWithImages("node1", kNode403002000), NodeWithImages("node2", kNode300600900)},
        {100 * (300 * kMB / 2 - 23 * kMB) / (1000 * kMB - 23 * kMB), 0}},
       {"pod without containers", PodWithImages({}), {NodeWithImages("node1", kNode400030)}, {0}},
+      // No node has the image (ScoreNodes then reads no node).
+      {"image on no node",
+       PodWithImages({"gcr.io/77", "gcr.io/88:v2"}, {"gcr.io/99"}),
+       {NodeWithImages("node1", kNode403002000), NodeWithImages("node2", {})},
+       {0, 0}},
   };
   for (const Case& c : cases) {
     FakeHandle handle(c.nodes);
     ImageLocality plugin(handle);
     CycleState state;
-    std::vector<int64_t> got;
+    std::vector<const NodeInfo*> nodes;  // In the case's order.
     for (const api::Node& n : c.nodes) {
-      const NodeInfo* node = handle.snapshot().Get(n.metadata.name);
-      ASSERT_NE(node, nullptr) << c.name;
-      int64_t score = -1;
-      Status s = plugin.Score(state, c.pod, *node, &score);
-      EXPECT_TRUE(s.ok()) << c.name << ": " << s.Message();
-      got.push_back(score);
+      nodes.push_back(handle.snapshot().Get(n.metadata.name));
+      ASSERT_NE(nodes.back(), nullptr) << c.name;
     }
-    EXPECT_EQ(got, c.want) << c.name;
+    // Score node by node, and ScoreNodes (as the framework calls it) the same.
+    EXPECT_EQ(testing::ScoreEach(plugin, state, c.pod, nodes), c.want) << c.name;
   }
 }
 
