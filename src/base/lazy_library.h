@@ -16,6 +16,7 @@
 #pragma once
 
 #include <string>
+#include <utility>
 
 #include "absl/base/call_once.h"
 #include "absl/status/status.h"

@@ -85,11 +85,14 @@ namespace {
 
 // The libcurl functions the curl transport calls. libcurl is opened when the first client that
 // needs that transport is made (src/base/lazy_library.h): most never do.
-#define KSCHED_CURL_FUNCTIONS(X)                                                              \
-  X(global_init)                                                                              \
-  X(easy_init) X(easy_setopt) X(easy_getinfo) X(easy_header) X(easy_strerror) X(easy_cleanup) \
-      X(slist_append) X(slist_free_all) X(multi_init) X(multi_setopt) X(multi_add_handle)     \
-          X(multi_remove_handle) X(multi_socket_action) X(multi_info_read) X(multi_cleanup)
+// clang-format off
+#define KSCHED_CURL_FUNCTIONS(X)                                                                  \
+  X(global_init)                                                                                  \
+  X(easy_init) X(easy_setopt) X(easy_getinfo) X(easy_header) X(easy_strerror) X(easy_cleanup)     \
+  X(slist_append) X(slist_free_all)                                                               \
+  X(multi_init) X(multi_setopt) X(multi_add_handle) X(multi_remove_handle)                        \
+  X(multi_socket_action) X(multi_info_read) X(multi_cleanup)
+// clang-format on
 
 struct CurlFunctions {
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is the declared member.

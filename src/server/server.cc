@@ -31,10 +31,12 @@ namespace {
 // The libmicrohttpd functions the server calls, and GnuTLS's one (the client's certificates).
 // Both are opened when a server first starts (src/base/lazy_library.h): with --secure-port=0,
 // never.
-#define KSCHED_MHD_FUNCTIONS(X)                                                      \
-  X(lookup_connection_value)                                                         \
-  X(lookup_connection_value_n) X(get_connection_info) X(create_response_from_buffer) \
-      X(add_response_header) X(queue_response) X(destroy_response) X(start_daemon) X(stop_daemon)
+// clang-format off
+#define KSCHED_MHD_FUNCTIONS(X)                                                                   \
+  X(start_daemon) X(stop_daemon)                                                                  \
+  X(lookup_connection_value) X(lookup_connection_value_n) X(get_connection_info)                  \
+  X(create_response_from_buffer) X(add_response_header) X(queue_response) X(destroy_response)
+// clang-format on
 
 struct MhdFunctions {
 // NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is the declared member.
