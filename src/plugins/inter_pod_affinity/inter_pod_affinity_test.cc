@@ -76,29 +76,29 @@ TEST(TopologyCountsTest, CountsPerDomainAndDropsDomainsBackAtZero) {
   api::Node a = MakeNode().Name("a").Label(kZone, "z1").Label(kHost, "a").Obj();
   api::Node b = MakeNode().Name("b").Label(kZone, "z1").Label(kHost, "b").Obj();
   api::Node bare = MakeNode().Name("bare").Obj();
-  TopologyCounts counts;
-  counts.Add(a, kZone, 2);
-  counts.Add(b, kZone, 1);
-  counts.Add(b, kHost, -1);
-  counts.Add(bare, kZone, 5);  // No zone label: not counted.
-  EXPECT_EQ(counts.Get(kZone, "z1"), 3);
-  EXPECT_EQ(counts.Get(kHost, "b"), -1);
   // A node's domains, as Filter reads those of a node outside the snapshot: by value.
   auto values = [](const api::Node& n) {
     return [&n](std::string_view key) {
       return NodeDomain{.value = helper::LabelValue(n.metadata.labels, key)};
     };
   };
+  TopologyCounts counts;
+  counts.Add(kZone, values(a)(kZone), 2);
+  counts.Add(kZone, values(b)(kZone), 1);
+  counts.Add(kHost, values(b)(kHost), -1);
+  counts.Add(kZone, values(bare)(kZone), 5);  // No zone label: not counted.
+  EXPECT_EQ(counts.Get(kZone, "z1"), 3);
+  EXPECT_EQ(counts.Get(kHost, "b"), -1);
   EXPECT_TRUE(counts.AnyPositive(values(a)));
   EXPECT_FALSE(counts.AnyPositive(values(bare)));
   EXPECT_EQ(counts.Sum(values(b)), 2);
-  counts.Add(a, kZone, -3);
-  counts.Add(b, kHost, 1);
+  counts.Add(kZone, values(a)(kZone), -3);
+  counts.Add(kHost, values(b)(kHost), 1);
   EXPECT_TRUE(counts.empty());
   EXPECT_FALSE(counts.AnyPositive(values(a)));
 
   TopologyCounts scores(TopologyCounts::kKeepZeros);
-  scores.Add(a, kHost, 0);
+  scores.Add(kHost, values(a)(kHost), 0);
   EXPECT_FALSE(scores.empty());  // Touched: PreScore does not skip.
   EXPECT_EQ(scores.Sum(values(a)), 0);
 }

@@ -134,11 +134,6 @@ void TopologyCounts::Change(KeyCounts& k, int64_t& count, int64_t delta) {
   }
 }
 
-void TopologyCounts::Add(const api::Node& node, std::string_view key, int64_t delta) {
-  auto label = node.metadata.labels.find(key);
-  if (label != node.metadata.labels.end()) Add(label->first, label->second, delta);
-}
-
 void TopologyCounts::Add(std::string_view key, NodeDomain domain, int64_t delta) {
   if (domain.value == nullptr) return;
   KeyCounts* k = Find(key);

@@ -98,7 +98,6 @@ class TopologyCounts {
   void UseDomains(std::string_view key, const LabelDomains& domains);
 
   // Adds `delta` to the node's domain of `key`; nothing when the node lacks the label.
-  void Add(const api::Node& node, std::string_view key, int64_t delta);
   void Add(std::string_view key, NodeDomain domain, int64_t delta);
   // The same for the domain (key, value), both held as long as the counts (as the labels are).
   void Add(std::string_view key, std::string_view value, int64_t delta);

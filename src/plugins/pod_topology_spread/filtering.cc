@@ -39,18 +39,17 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
   // Each constraint's domains over `nodes`: the snapshot's, kept from cycle to cycle, when `nodes`
   // is its list. Pods are counted per domain index; -1: no node of the domain counts.
   const Snapshot& snapshot = handle_.snapshot();
+  const bool own = &nodes == &snapshot.nodes();
   std::vector<LabelDomains> own_domains;
   own_domains.reserve(n);
   std::vector<const LabelDomains*> domains(n);
   std::vector<std::vector<int64_t>> counts(n);
   for (size_t i = 0; i < n; ++i) {
     const std::string& key = constraints[i].topology_key;
-    domains[i] = &nodes == &snapshot.nodes()
-                     ? &snapshot.NodeLabelDomains(key)
+    domains[i] = own ? &snapshot.NodeLabelDomains(key)
                      : &own_domains.emplace_back(LabelDomains::Of(nodes, key));
     counts[i].assign(domains[i]->values.size(), -1);
   }
-  const bool own = &nodes == &snapshot.nodes();
   for (size_t j = 0; j < nodes.size(); ++j) {
     const api::Node* node = nodes[j]->node();
     // Spreading counts only the nodes that have every topology key.
@@ -81,7 +80,7 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
       s->critical_paths[i].Update(value, num);
     }
   }
-  if (own_domains.empty()) s->domains = std::move(domains);
+  if (own) s->domains = std::move(domains);
   s->constraints = std::make_shared<const std::vector<Constraint>>(std::move(constraints));
   state.Write(internal::kPreFilterStateKey, std::move(s));
   return Status();
