@@ -11,6 +11,13 @@ const std::string* LabelValue(const api::StringMap& labels, std::string_view key
   return it == labels.end() ? nullptr : &it->second;
 }
 
+int32_t PlaceForLabels(const Snapshot& snapshot, const NodeInfo& node) {
+  const int32_t place = snapshot.IndexOf(node);
+  if (place >= 0 || node.node() == nullptr) return place;
+  const NodeInfo* original = snapshot.Get(node.name());
+  return original != nullptr && original->node() == node.node() ? snapshot.IndexOf(*original) : -1;
+}
+
 bool MatchesRequiredNodeAffinity(const api::Pod& pod, const api::Node& node) {
   const api::StringMap& labels = node.metadata.labels;
   for (const auto& [key, value] : pod.spec.node_selector) {

@@ -86,7 +86,8 @@ Status UpdateWithPod(CycleState& state, const api::Pod& incoming, const PodInfo&
   PreFilterState* s = state.ReadMutable(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
   if (node.node() == nullptr) return Status();
-  const NodeValues values(s->domains, *node.node(), PlaceInSnapshot(handle.snapshot(), node));
+  const NodeValues values(s->domains, *node.node(),
+                          helper::PlaceForLabels(handle.snapshot(), node));
   Count(s->existing_anti_affinity, ExistingAntiAffinityKeys(*s, incoming, *existing.pod), values,
         delta);
   Count(*s, MatchIncomingTerms(incoming, *existing.pod, handle), values, delta);
@@ -197,7 +198,8 @@ Status InterPodAffinity::Filter(const CycleState& state, const api::Pod&, const 
                                       .WithPlugin(names::kInterPodAffinity);
   const PreFilterState* s = state.Read(kPreFilterStateKey);
   if (s == nullptr) return Status::Error("reading \"PreFilterInterPodAffinity\" from cycleState");
-  const NodeValues values(s->domains, *node.node(), PlaceInSnapshot(handle_.snapshot(), node));
+  const NodeValues values(s->domains, *node.node(),
+                          helper::PlaceForLabels(handle_.snapshot(), node));
   if (!SatisfiesPodAffinity(*s, values)) return kAffinity;
   if (!SatisfiesPodAntiAffinity(*s, values)) return kAntiAffinity;
   if (s->existing_anti_affinity.AnyPositive(values)) return kExisting;

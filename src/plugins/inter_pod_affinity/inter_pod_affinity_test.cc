@@ -64,9 +64,13 @@ FilterOutcome RunFilter(FakeHandle& h, const api::Pod& pod, InterPodAffinityArgs
   if (!pre.ok()) return out;
   for (const NodeInfo* ni : h.snapshot().nodes()) {
     Status s = pl.Filter(state, pod, *ni);
-    // A copy of the node, as preemption's what-if makes, reads its own labels rather than the
-    // snapshot's domains: the verdict must be the same.
+    // A copy of the node, as preemption's what-if makes, takes its node's place in the snapshot's
+    // domains; a node the snapshot does not hold, with the same Node copied, reads its own labels:
+    // the verdicts must be the same.
+    NodeInfo stranger;
+    stranger.SetNode(std::make_shared<const api::Node>(*ni->node()));
     EXPECT_EQ(pl.Filter(state, pod, *ni->Clone()).Message(), s.Message()) << ni->name();
+    EXPECT_EQ(pl.Filter(state, pod, stranger).Message(), s.Message()) << ni->name();
     if (!s.ok()) out.rejected[ni->name()] = s.Message();
   }
   return out;

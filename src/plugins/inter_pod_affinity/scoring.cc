@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "src/plugins/helper/node_filters.h"
 #include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "src/plugins/inter_pod_affinity/terms.h"
 
@@ -108,7 +109,7 @@ Status InterPodAffinity::Score(const CycleState& state, const api::Pod&, const N
   const PreScoreState* s = state.Read(kPreScoreStateKey);
   if (s == nullptr) return Status::Error("reading \"PreScoreInterPodAffinity\" from cycleState");
   *score = s->topology_score.Sum(
-      NodeValues(s->domains, *node.node(), PlaceInSnapshot(handle_.snapshot(), node)));
+      NodeValues(s->domains, *node.node(), helper::PlaceForLabels(handle_.snapshot(), node)));
   return Status();
 }
 

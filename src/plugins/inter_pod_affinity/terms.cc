@@ -188,13 +188,6 @@ int64_t TopologyCounts::Sum(absl::FunctionRef<NodeDomain(std::string_view key)> 
   return sum;
 }
 
-int32_t PlaceInSnapshot(const Snapshot& snapshot, const NodeInfo& node) {
-  const int32_t at = snapshot.IndexOf(node);
-  if (at >= 0 || node.node() == nullptr) return at;
-  const NodeInfo* original = snapshot.Get(node.name());
-  return original != nullptr && original->node() == node.node() ? snapshot.IndexOf(*original) : -1;
-}
-
 NodeDomain NodeValues::operator()(std::string_view key) const {
   if (place_ >= 0) {
     for (const auto& [k, d] : domains_) {

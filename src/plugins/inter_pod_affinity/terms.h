@@ -56,12 +56,8 @@ struct NodeDomain {
 // The snapshot's LabelDomains of the topology keys a cycle counts under.
 using KeyDomains = std::vector<std::pair<std::string_view, const LabelDomains*>>;
 
-// Where `node` is in the snapshot's nodes(): its own place, or for a copy of a snapshot node
-// (preemption's, which hold the same Node) the place of that node; -1 for any other.
-int32_t PlaceInSnapshot(const Snapshot& snapshot, const NodeInfo& node);
-
-// A node's domains: the node at `place` in the snapshot's nodes() finds those of the keys in
-// `domains` in them, by index; any other node or key, by its label values.
+// A node's domains: the node at `place` in the snapshot's nodes() (helper::PlaceForLabels) finds
+// those of the keys in `domains` in them, by index; any other node or key, by its label values.
 class NodeValues {
  public:
   NodeValues(const KeyDomains& domains, const api::Node& node, int32_t place)

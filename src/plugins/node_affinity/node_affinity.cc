@@ -193,7 +193,7 @@ Status NodeAffinity::Filter(const CycleState& state, const api::Pod& pod, const 
   if (node.node() == nullptr) return Status::Error("node not found");
   if (!MatchesAdded(*node.node())) return kEnforced;
   const RequiredMatcher* m = state.Read(kMatcherKey);
-  const int32_t at = m == nullptr ? -1 : handle_.snapshot().IndexOf(node);
+  const int32_t at = m == nullptr ? -1 : helper::PlaceForLabels(handle_.snapshot(), node);
   const bool fits = at >= 0 ? m->Matches(at, *node.node())
                             : helper::MatchesRequiredNodeAffinity(pod, *node.node());
   return fits ? Status() : kPod;

@@ -100,8 +100,9 @@ struct FilterOutcome {
 
 // Runs PreFilter and then Filter on `node`, with a plugin built from `args` on a cluster of that
 // node. Filter runs even when PreFilter skipped or rejected, so that its verdict on its own is
-// checked too; and again on a copy of the node, as preemption's what-if makes, which reads the
-// node's own labels rather than what PreFilter prepared: the verdict must be the same.
+// checked too; and again on a copy of the node, as preemption's what-if makes (which takes its
+// node's place in what PreFilter prepared), and on a node the snapshot does not hold, with the same
+// Node copied (which reads its own labels): the verdicts must be the same.
 FilterOutcome RunFilter(const json& args, const api::Pod& pod, const api::Node& node) {
   FakeHandle handle({node});
   absl::StatusOr<std::unique_ptr<Plugin>> built = NewFromJson(args, handle);
@@ -113,9 +114,14 @@ FilterOutcome RunFilter(const json& args, const api::Pod& pod, const api::Node& 
   Status pre = plugin.PreFilter(state, pod, handle.snapshot().nodes(), &result);
   const NodeInfo& own = *handle.snapshot().Get(node.metadata.name);
   Status filter = plugin.Filter(state, pod, own);
-  Status on_copy = plugin.Filter(state, pod, *own.Clone());
-  EXPECT_EQ(on_copy.code(), filter.code()) << node.metadata.name;
-  EXPECT_EQ(on_copy.Message(), filter.Message()) << node.metadata.name;
+  const std::unique_ptr<NodeInfo> copy = own.Clone();
+  NodeInfo stranger;
+  stranger.SetNode(std::make_shared<const api::Node>(*own.node()));
+  for (const NodeInfo* other : {copy.get(), &stranger}) {
+    Status s = plugin.Filter(state, pod, *other);
+    EXPECT_EQ(s.code(), filter.code()) << node.metadata.name;
+    EXPECT_EQ(s.Message(), filter.Message()) << node.metadata.name;
+  }
   return {pre.code(), pre.Message(), result.node_names, filter.code(), filter.Message()};
 }
 

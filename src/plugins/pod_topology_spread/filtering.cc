@@ -144,9 +144,9 @@ Status PodTopologySpread::Filter(const CycleState& state, const api::Pod&, const
   const PreFilterState* s = state.Read(internal::kPreFilterStateKey);
   if (s == nullptr) return StateNotFound();
   const std::vector<Constraint>& constraints = *s->constraints;
-  // The snapshot's own node reads its values from the domains PreFilter used; a copy from its
-  // labels.
-  const int32_t at = s->domains.empty() ? -1 : handle_.snapshot().IndexOf(info);
+  // A snapshot node, or a copy of one, reads its values from the domains PreFilter used; any
+  // other node from its labels.
+  const int32_t at = s->domains.empty() ? -1 : helper::PlaceForLabels(handle_.snapshot(), info);
   for (size_t i = 0; i < constraints.size(); ++i) {
     const Constraint& c = constraints[i];
     const std::string* value = at >= 0 ? s->domains[i]->ValueAt(at)

@@ -532,6 +532,12 @@ TEST(PodTopologySpreadDefaultsTest, ListDefaultsFilter) {
     for (const NodeInfo* ni : h.snapshot().nodes()) {
       Status s = pl.Filter(state, pod, *ni);
       out[ni->name()] = s.ok() ? "" : s.Message();
+      // A copy of the node (preemption's), and a node the snapshot does not hold with the same
+      // Node copied, which reads its own labels: the same verdict.
+      NodeInfo stranger;
+      stranger.SetNode(std::make_shared<const api::Node>(*ni->node()));
+      EXPECT_EQ(pl.Filter(state, pod, *ni->Clone()).Message(), s.Message()) << ni->name();
+      EXPECT_EQ(pl.Filter(state, pod, stranger).Message(), s.Message()) << ni->name();
     }
     return out;
   };
