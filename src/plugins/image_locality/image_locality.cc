@@ -25,15 +25,20 @@ bool HasTag(std::string_view image) {
   return colon != std::string_view::npos && (slash == std::string_view::npos || colon > slash);
 }
 
+// The name nodes report the image by: as written when tagged, else with ":latest", built in
+// `untagged` (Score runs per node, so a tagged name is not copied).
+std::string_view NameOnNodes(std::string_view image, std::string& untagged) {
+  if (HasTag(image)) return image;
+  untagged = std::string(image) + ":latest";
+  return untagged;
+}
+
 int64_t SumImageScores(const Snapshot& snapshot, const NodeInfo& node, const api::Pod& pod) {
   int64_t sum = 0;
   if (node.image_sizes().empty()) return sum;
   auto add = [&](const api::Container& c) {
-    // Score runs per node: build the ":latest" name only for an untagged image.
     std::string untagged;
-    const std::string_view name = HasTag(c.image)
-                                      ? std::string_view(c.image)
-                                      : std::string_view(untagged = c.image + ":latest");
+    const std::string_view name = NameOnNodes(c.image, untagged);
     auto it = node.image_sizes().find(name);
     if (it == node.image_sizes().end()) return;
     sum += ScaledImageScore(it->second, snapshot.NumNodesWithImage(name), snapshot.size());
@@ -43,18 +48,22 @@ int64_t SumImageScores(const Snapshot& snapshot, const NodeInfo& node, const api
   return sum;
 }
 
-// Maps the clamped sum linearly onto [0, MaxNodeScore] (upstream's calculatePriority).
 // Whether some node of the snapshot has one of the pod's images.
 bool AnyNodeHasAnImage(const Snapshot& snapshot, const api::Pod& pod) {
   auto on_some_node = [&](const api::Container& c) {
-    return snapshot.NumNodesWithImage(NormalizedImageName(c.image)) > 0;
+    std::string untagged;
+    return snapshot.NumNodesWithImage(NameOnNodes(c.image, untagged)) > 0;
   };
   return std::any_of(pod.spec.init_containers.begin(), pod.spec.init_containers.end(),
                      on_some_node) ||
          std::any_of(pod.spec.containers.begin(), pod.spec.containers.end(), on_some_node);
 }
 
-int64_t CalculatePriority(int64_t sum, int64_t num_containers) {
+// Maps the clamped sum linearly onto [0, MaxNodeScore] (upstream's calculatePriority), for the
+// pod's containers, init containers included.
+int64_t CalculatePriority(int64_t sum, const api::Pod& pod) {
+  const auto num_containers =
+      static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
   const int64_t max_threshold = kMaxContainerThreshold * num_containers;
   if (sum < kMinThreshold) {
     sum = kMinThreshold;
@@ -67,25 +76,22 @@ int64_t CalculatePriority(int64_t sum, int64_t num_containers) {
 }  // namespace
 
 std::string NormalizedImageName(std::string_view image) {
-  return HasTag(image) ? std::string(image) : std::string(image) + ":latest";
+  std::string untagged;
+  return std::string(NameOnNodes(image, untagged));
 }
 
 Status ImageLocality::Score(const CycleState&, const api::Pod& pod, const NodeInfo& node,
                             int64_t* score) {
-  const int64_t sum = SumImageScores(handle_->snapshot(), node, pod);
-  const int64_t containers =
-      static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
-  *score = CalculatePriority(sum, containers);
+  *score = CalculatePriority(SumImageScores(handle_->snapshot(), node, pod), pod);
   return Status();
 }
 
 Status ImageLocality::ScoreNodes(const CycleState& state, const api::Pod& pod,
                                  std::span<NodeScore> scores) {
-  if (AnyNodeHasAnImage(handle_->snapshot(), pod))
+  if (AnyNodeHasAnImage(handle_->snapshot(), pod)) {
     return ScorePlugin::ScoreNodes(state, pod, scores);
-  const int64_t containers =
-      static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
-  const int64_t none = CalculatePriority(0, containers);
+  }
+  const int64_t none = CalculatePriority(0, pod);
   for (NodeScore& s : scores) s.score = none;
   return Status();
 }
