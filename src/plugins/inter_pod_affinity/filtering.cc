@@ -126,14 +126,11 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
   // Each key's values over the snapshot's nodes, found once, and the counts under it kept by
   // their index: the existing pods' keys as they are met, the incoming pod's now.
   const Snapshot& snapshot = handle_.snapshot();
-  auto find_domains = [&](const std::string& key, TopologyCounts& counts) {
-    CountByDomains(s->domains, snapshot, key, counts);
-  };
   for (const api::PodAffinityTerm& t : RequiredAffinityTerms(pod)) {
-    find_domains(t.topology_key, s->affinity);
+    CountByDomains(s->domains, snapshot, t.topology_key, s->affinity);
   }
   for (const api::PodAffinityTerm& t : RequiredAntiAffinityTerms(pod)) {
-    find_domains(t.topology_key, s->anti_affinity);
+    CountByDomains(s->domains, snapshot, t.topology_key, s->anti_affinity);
   }
   // Each class of pods is matched once; a node adds its number of pods of each class.
   classes_.Refresh(snapshot);
@@ -146,7 +143,9 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
       const std::vector<const std::string*>& keys = existing_keys.Get(cls.id, [&] {
         std::vector<const std::string*> keys =
             ExistingAntiAffinityKeys(*s, pod, classes_.Pod(cls.id));
-        for (const std::string* key : keys) find_domains(*key, s->existing_anti_affinity);
+        for (const std::string* key : keys) {
+          CountByDomains(s->domains, snapshot, *key, s->existing_anti_affinity);
+        }
         return keys;
       });
       Count(s->existing_anti_affinity, keys, values, cls.pods);
