@@ -6,6 +6,7 @@
 // Thread safety: implementations must accept calls from several binding threads at once.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -42,6 +43,16 @@ class ClusterWriter {
   // Deletes the pod (a preemption victim), with its UID as a precondition, so that a pod created
   // again under the same name is left alone. NotFound when it is gone already.
   virtual absl::Status DeletePod(const api::Pod& pod) = 0;
+
+  // Binds as Bind does without holding the calling thread: `done` gets Bind's result, on a thread
+  // of the writer's own or before BindAsync returns, and must not block. The default calls Bind;
+  // the real cluster's writer sends the request and returns. (Last, so that plugins built against
+  // an older header keep their other methods' places.)
+  virtual void BindAsync(const api::Pod& pod, std::string_view node_name,
+                         // NOLINTNEXTLINE(performance-unnecessary-value-param): overrides keep it.
+                         std::function<void(absl::Status)> done) {
+    done(Bind(pod, node_name));
+  }
 };
 
 }  // namespace ksched

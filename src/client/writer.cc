@@ -155,12 +155,21 @@ std::string ApiWriter::BindingBody(const api::Pod& pod, std::string_view node_na
   return out;
 }
 
+HttpRequest ApiWriter::BindingRequest(const api::Pod& pod, std::string_view node_name) const {
+  return {.method = "POST",
+          .path = PodPath(pod, "binding"),
+          .body = BindingBody(pod, node_name),
+          .guard = options_.may_write};
+}
+
 absl::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) {
-  HttpResponse r = http_.Call({.method = "POST",
-                               .path = PodPath(pod, "binding"),
-                               .body = BindingBody(pod, node_name),
-                               .guard = options_.may_write});
-  return r.ToStatus();
+  return http_.Call(BindingRequest(pod, node_name)).ToStatus();
+}
+
+void ApiWriter::BindAsync(const api::Pod& pod, std::string_view node_name,
+                          std::function<void(absl::Status)> done) {
+  http_.Send(BindingRequest(pod, node_name),
+             [done = std::move(done)](const HttpResponse& r) { done(r.ToStatus()); });
 }
 
 json ApiWriter::DeleteBody(const api::Pod& pod) {

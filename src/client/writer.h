@@ -4,6 +4,7 @@
 //
 //   ApiWriter writer(http, {.hostname = "node-1"});
 //   absl::Status st = writer.Bind(pod, "node-a");   // blocks until the server answers
+//   writer.BindAsync(pod, "node-a", [](absl::Status st) { ... });  // returns at once
 //
 // Bind waits for the answer (it runs in a binding cycle, off the scheduling loop). Events and
 // status patches are sent without waiting, so that the scheduling loop never waits on the network;
@@ -69,6 +70,9 @@ class ApiWriter : public ClusterWriter {
       : http_(http), options_(std::move(options)) {}
 
   absl::Status Bind(const api::Pod& pod, std::string_view node_name) override;
+  // `done` runs on the HTTP client's I/O thread.
+  void BindAsync(const api::Pod& pod, std::string_view node_name,
+                 std::function<void(absl::Status)> done) override;
   void RecordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
                    std::string_view action, std::string message) override {
     RecordEventAt(pod, type, reason, action, message, absl::Now());
@@ -104,6 +108,7 @@ class ApiWriter : public ClusterWriter {
   static nlohmann::json DeleteBody(const api::Pod& pod);
 
  private:
+  HttpRequest BindingRequest(const api::Pod& pod, std::string_view node_name) const;
   void SendEvent(HttpRequest request, std::string what);
   HttpClient& events_http() { return options_.events ? *options_.events : http_; }
 

@@ -214,6 +214,7 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
         fmt::format("at least one bind plugin is needed for profile with scheduler name \"{}\"",
                     profile_name_));
   }
+  async_bind_ = dynamic_cast<internal::AsyncBindPlugin*>(bind_.front());
   // Score weights: the Score point's own weight wins over multiPoint's; 0 means 1.
   std::vector<config::PluginRef> weighted = ps.score.enabled;
   weighted.insert(weighted.end(), ps.multi_point.enabled.begin(), ps.multi_point.enabled.end());
@@ -705,19 +706,47 @@ Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std:
   });
 }
 
+namespace {
+
+// What a Bind plugin's status makes of the Bind point: Success, Skip (the next plugin's turn), the
+// rejection, or an Error; the last two name the plugin.
+Status BindPluginOutcome(std::string_view plugin, Status s) {
+  if (s.ok() || s.IsSkip()) return s;
+  if (s.IsRejected()) return std::move(s).WithPlugin(plugin);
+  return Status::Error(fmt::format("running Bind plugin \"{}\": {}", plugin, s.Message()))
+      .WithPlugin(plugin);
+}
+
+}  // namespace
+
 Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
   return Timed(metrics::Point::kBind, [&] {
     for (BindPlugin* p : bind_) {
-      Status s = TimedPlugin(state, p->Name(), metrics::Point::kBind,
-                             [&] { return p->Bind(state, pod, node); });
-      if (s.IsSkip()) continue;
-      if (s.ok()) return s;
-      if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-      return Status::Error(fmt::format("running Bind plugin \"{}\": {}", p->Name(), s.Message()))
-          .WithPlugin(p->Name());
+      Status s =
+          BindPluginOutcome(p->Name(), TimedPlugin(state, p->Name(), metrics::Point::kBind,
+                                                   [&] { return p->Bind(state, pod, node); }));
+      if (!s.IsSkip()) return s;
     }
     return Status(Code::kSkip);
   });
+}
+
+void Framework::RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                                    std::function<void(Status)> done) {
+  // As Timed and TimedPlugin record RunBindPlugins, from here to the answer.
+  const auto start = std::chrono::steady_clock::now();
+  const std::string_view plugin = bind_.front()->Name();
+  async_bind_->BindAsync(state, pod, node,
+                         [this, &state, plugin, start, done = std::move(done)](Status s) {
+                           const double took = metrics::SecondsSince(start);
+                           if (metrics_ != nullptr && state.record_plugin_metrics()) {
+                             metrics_->ObservePlugin(plugin, metrics::Point::kBind, s.code(), took);
+                           }
+                           s = BindPluginOutcome(plugin, std::move(s));
+                           if (metrics_ != nullptr)
+                             metrics_->ObservePoint(metrics::Point::kBind, s.code(), took);
+                           done(std::move(s));
+                         });
 }
 
 void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {

@@ -10,7 +10,8 @@
 //
 // Thread safety: the Run* methods of the scheduling cycle are called from the scheduling thread
 // (Filter and Score fan out to worker threads internally); the binding-cycle Run* methods from a
-// binding thread. Waiting pods are guarded by their own lock.
+// binding thread, or, after RunBindPluginsAsync, from the thread its answer arrives on. Waiting
+// pods are guarded by their own lock.
 #pragma once
 
 #include <array>
@@ -36,6 +37,7 @@
 #include "src/framework/parallel_cutoff.h"
 #include "src/framework/waiting_pods.h"
 #include "src/metrics/scheduler_metrics.h"
+#include "src/sdk/async_bind_plugin.h"
 
 namespace ksched::framework {
 
@@ -122,6 +124,14 @@ class Framework : public Handle {
   Status WaitOnPermit(const api::Pod& pod);
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+  // Whether a pod that Permit did not make wait can be bound by RunBindPluginsAsync: the profile
+  // has no PreBind plugins and its first Bind plugin binds asynchronously (AsyncBindPlugin).
+  bool CanBindAsync() const { return pre_bind_.empty() && async_bind_ != nullptr; }
+  // RunBindPlugins' outcome, given to `done` where the bind's answer arrives (see CanBindAsync).
+  // `state` and `pod` must live until `done` runs.
+  void RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                           std::function<void(Status)> done);
+  bool HasPostBindPlugins() const { return !post_bind_.empty(); }
   void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
 
   // --- Handle ---
@@ -244,6 +254,7 @@ class Framework : public Handle {
   std::vector<PermitPlugin*> permit_;
   std::vector<PreBindPlugin*> pre_bind_;
   std::vector<BindPlugin*> bind_;
+  internal::AsyncBindPlugin* async_bind_ = nullptr;  // bind_'s first, when it is one.
   std::vector<PostBindPlugin*> post_bind_;
   std::map<std::string, int64_t, std::less<>> score_weights_;
   ParallelCutoff score_cutoff_;  // Whether Score runs on the workers; the scheduling thread's.

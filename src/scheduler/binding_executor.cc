@@ -29,6 +29,16 @@ void BindingExecutor::Run(std::function<void()> cycle) {
   }
 }
 
+void BindingExecutor::Begin() {
+  absl::MutexLock lock(&mu_);
+  ++busy_;
+}
+
+void BindingExecutor::End() {
+  absl::MutexLock lock(&mu_);
+  --busy_;
+}
+
 void BindingExecutor::Wait() {
   absl::MutexLock lock(&mu_);
   mu_.Await(absl::Condition(

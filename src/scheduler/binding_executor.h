@@ -5,6 +5,9 @@
 //   binds.Run([&] { RunBindingCycle(...); });  // returns at once
 //   binds.Wait();                              // every cycle handed over has finished
 //
+//   binds.Begin();                    // a cycle that an asynchronous answer finishes
+//   ... binds.End();                  // when it has
+//
 // A binding cycle blocks: on Permit's wait and on the API server's answer to the bind. oneTBB's
 // workers are as many as the cores and run Filter and Score, so blocking cycles get threads of
 // their own: up to `max_threads`, started when more cycles are queued than threads are idle, and
@@ -36,6 +39,10 @@ class BindingExecutor {
   BindingExecutor& operator=(const BindingExecutor&) = delete;
 
   void Run(std::function<void()> cycle);
+  // A cycle that runs elsewhere (a bind on its way, whose answer finishes it): Wait waits for it
+  // too, until End.
+  void Begin();
+  void End();
   // Blocks until no cycle is queued or running.
   void Wait();
 
@@ -48,7 +55,7 @@ class BindingExecutor {
   std::deque<std::function<void()>> queued_ ABSL_GUARDED_BY(mu_);
   std::vector<std::thread> threads_ ABSL_GUARDED_BY(mu_);
   size_t idle_ ABSL_GUARDED_BY(mu_) = 0;  // Threads waiting for a cycle.
-  size_t busy_ ABSL_GUARDED_BY(mu_) = 0;  // Threads running one.
+  size_t busy_ ABSL_GUARDED_BY(mu_) = 0;  // Threads running one, and cycles begun elsewhere.
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
 };
 

@@ -119,8 +119,9 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
     fail_after_assume(rs);
     return true;
   }
-  if (Status ps = fw.RunPermitPlugins(*state, *assumed, result.node); !ps.ok() && !ps.IsWait()) {
-    fail_after_assume(ps);
+  const Status permit = fw.RunPermitPlugins(*state, *assumed, result.node);
+  if (!permit.ok() && !permit.IsWait()) {
+    fail_after_assume(permit);
     return true;
   }
   record.node = result.node;
@@ -128,6 +129,10 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   // Filter's and Score's data is not held while the pod waits on its bind.
   internal::CycleStateAccess::EndSchedulingCycle(*state);
 
+  if (!permit.IsWait() && fw.CanBindAsync()) {
+    StartAsyncBindingCycle(fw, std::move(state), std::move(info), assumed, result.node, start);
+    return true;
+  }
   // std::function needs a copyable callable: the state moves into a shared_ptr.
   auto bind = [this, &fw, state = std::shared_ptr<CycleState>(std::move(state)),
                info = std::move(info), assumed, node = result.node, start]() mutable {
@@ -398,17 +403,48 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
 
 void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                                 QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
-                                std::string node, SteadyTime start) {
-  metrics::Gauge* binding = metrics_->goroutines.With({"binding"});
-  binding->Add(1);
-  absl::Cleanup done = [binding] { binding->Add(-1); };
-  const std::string uid = assumed->metadata.uid;
+                                const std::string& node, SteadyTime start) {
+  metrics_->goroutines.With({"binding"})->Add(1);
   Status s = fw.WaitOnPermit(*assumed);
   if (s.ok()) s = fw.RunPreBindPlugins(*state, *assumed, node);
   if (s.ok()) s = fw.RunBindPlugins(*state, *assumed, node);
+  FinishBindingCycle(fw, *state, std::move(info), assumed, node, start, std::move(s));
+}
+
+void Scheduler::StartAsyncBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
+                                       QueuedPodInfo info, std::shared_ptr<const api::Pod> assumed,
+                                       const std::string& node, SteadyTime start) {
+  metrics_->goroutines.With({"binding"})->Add(1);
+  binding_.Begin();  // WaitForBindings waits for the answer too.
+  CycleState& st = *state;
+  const api::Pod& pod = *assumed;
+  auto answered = [this, &fw, state = std::move(state), info = std::move(info),
+                   assumed = std::move(assumed), node, start](Status s) mutable {
+    {  // What the cycle holds goes before End: the scheduler may go once it is called.
+      std::shared_ptr<CycleState> cycle_state = std::move(state);
+      std::shared_ptr<const api::Pod> pod = std::move(assumed);
+      if (s.ok() && !fw.HasPostBindPlugins()) {
+        FinishBindingCycle(fw, *cycle_state, std::move(info), pod, node, start, std::move(s));
+      } else {
+        binding_.Run([this, &fw, cycle_state, info = std::move(info), pod, node, start,
+                      s = std::move(s)]() mutable {
+          FinishBindingCycle(fw, *cycle_state, std::move(info), pod, node, start, std::move(s));
+        });
+      }
+    }
+    binding_.End();
+  };
+  fw.RunBindPluginsAsync(st, pod, node, std::move(answered));
+}
+
+void Scheduler::FinishBindingCycle(framework::Framework& fw, CycleState& state, QueuedPodInfo info,
+                                   const std::shared_ptr<const api::Pod>& assumed,
+                                   const std::string& node, SteadyTime start, Status s) {
+  absl::Cleanup done = [this] { metrics_->goroutines.With({"binding"})->Add(-1); };
+  const std::string uid = assumed->metadata.uid;
   if (s.IsSkip()) s = Status::Error("no bind plugin bound the pod");
   if (!s.ok()) {
-    fw.RunReservePluginsUnreserve(*state, *assumed, node);
+    fw.RunReservePluginsUnreserve(state, *assumed, node);
     (void)cache_.ForgetPod(uid);
     MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, assumed, nullptr, nullptr,
             nullptr);
@@ -426,7 +462,7 @@ void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<
       *assumed, "Normal", "Scheduled", "Binding",
       fmt::format("Successfully assigned {}/{} to {}", assumed->metadata.namespace_,
                   assumed->metadata.name, node));
-  fw.RunPostBindPlugins(*state, *assumed, node);
+  fw.RunPostBindPlugins(state, *assumed, node);
   queue_->Done(uid);
 }
 

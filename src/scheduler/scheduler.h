@@ -10,7 +10,10 @@
 //
 // Thread safety: the handlers may be called from any thread; ScheduleOne from one thread only.
 // Binding cycles run on the scheduler's BindingExecutor, with options.binding_threads threads
-// (inline when 0).
+// (inline when 0). A pod that Permit did not make wait, in a profile without PreBind plugins whose
+// first Bind plugin is DefaultBinder, holds no thread while its bind is on the way: the scheduling
+// thread sends it through ClusterWriter::BindAsync, and the answer finishes the cycle on the
+// writer's thread (a failure, or PostBind plugins, on a binding thread).
 #pragma once
 
 #include <chrono>
@@ -175,9 +178,21 @@ class Scheduler : public ClusterEventSink {
   // FitError, anything else an error.
   void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
                            CycleRecord* record, SteadyTime start);
+  // The binding cycle on a binding thread: waits on Permit, runs PreBind and Bind, and finishes.
   void RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                        QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
-                       std::string node, SteadyTime start);
+                       const std::string& node, SteadyTime start);
+  // The binding cycle of a pod that did not wait on Permit, when fw.CanBindAsync(): the bind is
+  // sent from the calling thread and the cycle finishes where its answer arrives, or on a binding
+  // thread when what is left may block (a failure's Unreserve, PostBind plugins).
+  void StartAsyncBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
+                              QueuedPodInfo info, std::shared_ptr<const api::Pod> assumed,
+                              const std::string& node, SteadyTime start);
+  // What follows the bind, given its outcome `s`: the pod is bound (event, PostBind) or forgotten
+  // and requeued.
+  void FinishBindingCycle(framework::Framework& fw, CycleState& state, QueuedPodInfo info,
+                          const std::shared_ptr<const api::Pod>& assumed, const std::string& node,
+                          SteadyTime start, Status s);
   void MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_pod,
                std::shared_ptr<const api::Pod> pod, std::shared_ptr<const api::Node> old_node,
                std::shared_ptr<const api::Node> node);

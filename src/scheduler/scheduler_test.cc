@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "absl/synchronization/notification.h"
 #include "src/plugins/registry.h"
 #include "src/testing/builders.h"
@@ -14,6 +16,18 @@ namespace {
 using ::testing::HasSubstr;
 using testing::MakeNode;
 using testing::MakePod;
+
+// The default profile with `plugin` enabled at one more extension point (a member of
+// config::Plugins), beside the defaults.
+config::Configuration WithPluginAt(config::PluginSet config::Plugins::*point,
+                                   const std::string& plugin) {
+  config::Profile prof;
+  (prof.plugins.*point).enabled.push_back({plugin, 0});
+  config::MergeDefaultPlugins(prof);
+  config::Configuration cfg;
+  cfg.profiles.push_back(prof);
+  return cfg;
+}
 
 // A scheduler on a fake clock whose writes land in a RecordingWriter. Binds are fed back to the
 // scheduler as the informer would.
@@ -40,11 +54,7 @@ class SchedulerTest : public ::testing::Test {
                      return make(h);
                    })
             .ok());
-    config::Configuration cfg;
-    config::Profile prof;
-    prof.plugins.multi_point.enabled.push_back({std::string(name), 0});
-    config::MergeDefaultPlugins(prof);
-    cfg.profiles.push_back(prof);
+    config::Configuration cfg = WithPluginAt(&config::Plugins::multi_point, std::string(name));
     Build(std::move(cfg), std::move(r));
   }
 
@@ -587,11 +597,7 @@ TEST(BindingCycleTest, PreBindRunsConcurrentlyForDifferentPods) {
                               return f;
                             })
                   .ok());
-  config::Configuration cfg;
-  config::Profile prof;
-  prof.plugins.pre_bind.enabled.push_back({"MeetingPreBind", 0});
-  config::MergeDefaultPlugins(prof);
-  cfg.profiles.push_back(prof);
+  config::Configuration cfg = WithPluginAt(&config::Plugins::pre_bind, "MeetingPreBind");
   testing::RecordingWriter writer;
   auto s = Scheduler::Create({.config = cfg, .writer = &writer, .binding_threads = 2}, registry);
   ASSERT_TRUE(s.ok()) << s.status();
@@ -605,6 +611,115 @@ TEST(BindingCycleTest, PreBindRunsConcurrentlyForDifferentPods) {
   EXPECT_EQ(plugin->most(), 2);
   EXPECT_EQ(writer.binds.at("default/a"), "n1");
   EXPECT_EQ(writer.binds.at("default/b"), "n1");
+}
+
+// Binds that the writer answers later, from a thread of its own, as the API server's answers
+// arrive on the HTTP client's I/O thread.
+class AsyncBindTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    writer_.hold_binds = true;
+    Build(plugins::NewInTreeRegistry(), config::DefaultConfiguration());
+  }
+  void Build(Registry registry, config::Configuration cfg) {
+    registry_ = std::move(registry);
+    auto s = Scheduler::Create({.config = std::move(cfg), .writer = &writer_, .binding_threads = 2},
+                               registry_);
+    ASSERT_TRUE(s.ok()) << s.status();
+    s_ = std::move(*s);
+    s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  }
+  void TearDown() override {
+    if (answer_.joinable()) answer_.join();
+  }
+  // Answers the held binds from another thread after a moment, and waits for the cycles to end.
+  void AnswerLaterAndWait() {
+    answer_ = std::thread([this] {
+      absl::SleepFor(absl::Milliseconds(100));
+      writer_.AnswerHeldBinds();
+    });
+    s_->WaitForBindings();
+  }
+  std::string Metrics() { return s_->metrics_registry().Text(); }
+
+  testing::RecordingWriter writer_;
+  Registry registry_;
+  std::unique_ptr<Scheduler> s_;
+  std::thread answer_;
+};
+
+TEST_F(AsyncBindTest, PodsWaitingOnTheirBindsAreAssumedAndTheAnswerFinishesThem) {
+  s_->OnPodAdd(MakePod().Name("a").Req("cpu", "1").Ptr());
+  s_->OnPodAdd(MakePod().Name("b").Req("cpu", "1").Ptr());
+  ASSERT_TRUE(s_->ScheduleOne());
+  ASSERT_TRUE(s_->ScheduleOne());
+  // Both binds are on their way, unanswered.
+  EXPECT_TRUE(s_->cache().IsAssumedPod("a"));
+  EXPECT_TRUE(s_->cache().IsAssumedPod("b"));
+  EXPECT_TRUE(writer_.events.empty());
+  EXPECT_THAT(Metrics(), HasSubstr("scheduler_goroutines{operation=\"binding\"} 2\n"));
+
+  AnswerLaterAndWait();  // Returns only once both answers have finished their cycles.
+  EXPECT_EQ(writer_.binds,
+            (std::map<std::string, std::string>{{"default/a", "n1"}, {"default/b", "n1"}}));
+  ASSERT_EQ(writer_.events.size(), 2u);
+  EXPECT_EQ(writer_.events[0].message, "Successfully assigned default/a to n1");
+  EXPECT_EQ(writer_.events[1].message, "Successfully assigned default/b to n1");
+  const std::string text = Metrics();
+  EXPECT_THAT(text, HasSubstr("scheduler_goroutines{operation=\"binding\"} 0\n"));
+  EXPECT_THAT(text, HasSubstr("scheduler_framework_extension_point_duration_seconds_count{"
+                              "extension_point=\"Bind\",profile=\"default-scheduler\","
+                              "status=\"Success\"} 2\n"));
+}
+
+TEST_F(AsyncBindTest, ARefusedBindIsRolledBackAndThePodRetried) {
+  s_->OnPodAdd(MakePod().Name("a").Req("cpu", "2").Ptr());
+  ASSERT_TRUE(s_->ScheduleOne());
+  writer_.bind_error = absl::NotFoundError("pods \"a\" not found");
+  AnswerLaterAndWait();
+  EXPECT_EQ(s_->cache().NodeOf("a"), "");  // Forgotten: n1's CPU is free again.
+  EXPECT_EQ(writer_.conditions.at("default/a").reason, "SchedulerError");
+  ASSERT_EQ(writer_.events.size(), 1u);
+  EXPECT_EQ(writer_.events[0].reason, "FailedScheduling");
+  EXPECT_THAT(writer_.events[0].message, HasSubstr("running Bind plugin \"DefaultBinder\": pods "
+                                                   "\"a\" not found"));
+  EXPECT_EQ(s_->queue().Counts().backoff, 1u);
+  EXPECT_THAT(Metrics(), HasSubstr("scheduler_framework_extension_point_duration_seconds_count{"
+                                   "extension_point=\"Bind\",profile=\"default-scheduler\","
+                                   "status=\"Error\"} 1\n"));
+}
+
+// Records the pods it saw bound.
+class NotePostBind : public PostBindPlugin {
+ public:
+  explicit NotePostBind(std::vector<std::string>* seen) : seen_(seen) {}
+  std::string_view Name() const override { return "NotePostBind"; }
+  void PostBind(CycleState&, const api::Pod& pod, std::string_view node) override {
+    seen_->push_back(pod.metadata.name + " " + std::string(node));
+  }
+
+ private:
+  std::vector<std::string>* seen_;
+};
+
+TEST_F(AsyncBindTest, PostBindPluginsRunOnceTheAnswerCame) {
+  std::vector<std::string> seen;
+  Registry registry = plugins::NewInTreeRegistry();
+  ASSERT_TRUE(
+      registry
+          .Register("NotePostBind",
+                    [&seen](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                      return std::make_unique<NotePostBind>(&seen);
+                    })
+          .ok());
+  config::Configuration cfg = WithPluginAt(&config::Plugins::post_bind, "NotePostBind");
+  Build(std::move(registry), std::move(cfg));
+  s_->OnPodAdd(MakePod().Name("a").Ptr());
+  ASSERT_TRUE(s_->ScheduleOne());
+  EXPECT_TRUE(seen.empty());
+  AnswerLaterAndWait();
+  EXPECT_EQ(seen, std::vector<std::string>{"a n1"});
+  EXPECT_EQ(writer_.binds.at("default/a"), "n1");
 }
 
 // Holds every pod at Permit; the test allows or lets the wait time out.
@@ -632,11 +747,7 @@ class PermitTest : public ::testing::Test {
                                 return std::make_unique<WaitPlugin>(timeout);
                               })
                     .ok());
-    config::Configuration cfg;
-    config::Profile prof;
-    prof.plugins.permit.enabled.push_back({"WaitPlugin", 0});
-    config::MergeDefaultPlugins(prof);
-    cfg.profiles.push_back(prof);
+    config::Configuration cfg = WithPluginAt(&config::Plugins::permit, "WaitPlugin");
     auto s = Scheduler::Create(
         {.config = cfg, .writer = &writer_, .clock = &clock_, .binding_threads = 1}, registry_);
     ASSERT_TRUE(s.ok()) << s.status();

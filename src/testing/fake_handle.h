@@ -5,6 +5,7 @@
 //   const NodeInfo& n1 = *h.snapshot().Get("n1");
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -27,6 +28,31 @@ class RecordingWriter : public ClusterWriter {
     if (!bind_error.ok()) return bind_error;
     binds[pod.metadata.namespace_ + "/" + pod.metadata.name] = std::string(node);
     return absl::OkStatus();
+  }
+  // With hold_binds set, a bind waits, as one the API server has not answered yet, until
+  // AnswerHeldBinds answers it as Bind would.
+  void BindAsync(const api::Pod& pod, std::string_view node,
+                 std::function<void(absl::Status)> done) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (hold_binds) {
+        held_.push_back([this, pod, node = std::string(node), done = std::move(done)] {
+          done(Bind(pod, node));
+        });
+        return;
+      }
+    }
+    done(Bind(pod, node));
+  }
+  // Answers the held binds, in the order they came; returns how many there were.
+  size_t AnswerHeldBinds() {
+    std::vector<std::function<void()>> held;
+    {
+      absl::MutexLock lock(&mu_);
+      held.swap(held_);
+    }
+    for (auto& answer : held) answer();
+    return held.size();
   }
   void RecordEvent(const api::Pod& pod, std::string_view type, std::string_view reason,
                    std::string_view action, std::string message) override {
@@ -59,6 +85,7 @@ class RecordingWriter : public ClusterWriter {
   }
 
   absl::Status bind_error;  // Returned by Bind when not OK.
+  bool hold_binds = false;
   std::map<std::string, std::string> binds;
   std::vector<Event> events;
   std::map<std::string, api::PodCondition> conditions;
@@ -68,6 +95,7 @@ class RecordingWriter : public ClusterWriter {
 
  private:
   absl::Mutex mu_;
+  std::vector<std::function<void()>> held_ ABSL_GUARDED_BY(mu_);
 };
 
 class FakeHandle : public Handle {

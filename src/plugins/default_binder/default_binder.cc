@@ -6,10 +6,23 @@
 
 namespace ksched::plugins::default_binder {
 
-Status DefaultBinder::Bind(CycleState&, const api::Pod& pod, std::string_view node) {
-  absl::Status st = handle_.writer().Bind(pod, node);
+namespace {
+
+Status FromWriter(const absl::Status& st) {
   if (st.ok()) return Status();
   return Status::Error(std::string(AsStd(st.message())));
+}
+
+}  // namespace
+
+Status DefaultBinder::Bind(CycleState&, const api::Pod& pod, std::string_view node) {
+  return FromWriter(handle_.writer().Bind(pod, node));
+}
+
+void DefaultBinder::BindAsync(CycleState&, const api::Pod& pod, std::string_view node,
+                              std::function<void(Status)> done) {
+  handle_.writer().BindAsync(
+      pod, node, [done = std::move(done)](const absl::Status& st) { done(FromWriter(st)); });
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle& handle) {

@@ -1,5 +1,6 @@
 // DefaultBinder: binds the pod to its node through the cluster writer (upstream's
-// plugins/defaultbinder), i.e. POST pods/<name>/binding.
+// plugins/defaultbinder), i.e. POST pods/<name>/binding. It can also bind without holding a
+// thread (internal::AsyncBindPlugin).
 #pragma once
 
 #include <memory>
@@ -10,10 +11,11 @@
 #include "ksched/plugin.h"
 #include "ksched/plugin_args.h"
 #include "src/plugins/names.h"
+#include "src/sdk/async_bind_plugin.h"
 
 namespace ksched::plugins::default_binder {
 
-class DefaultBinder final : public BindPlugin {
+class DefaultBinder final : public BindPlugin, public internal::AsyncBindPlugin {
  public:
   // `handle` must outlive the plugin.
   explicit DefaultBinder(Handle& handle) : handle_(handle) {}
@@ -25,6 +27,9 @@ class DefaultBinder final : public BindPlugin {
   // Success once the cluster accepted the binding; otherwise Error with the writer's message.
   // Blocks for the round trip. Thread-safe as the handle's writer is.
   Status Bind(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  // The same through the writer's BindAsync: `done` runs where the writer's answer arrives.
+  void BindAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                 std::function<void(Status)> done) override;
 
  private:
   Handle& handle_;

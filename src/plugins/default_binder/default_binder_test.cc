@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 
 #include "src/testing/builders.h"
@@ -39,6 +40,37 @@ TEST(DefaultBinderTest, WriterErrorBecomesError) {
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "pods \"web\" not found");
   EXPECT_TRUE(handle.recording_writer().binds.empty());
+}
+
+TEST(DefaultBinderTest, BindAsyncAnswersWhenTheWriterDoes) {
+  FakeHandle handle;
+  handle.recording_writer().hold_binds = true;
+  DefaultBinder binder(handle);
+  CycleState state;
+  api::Pod web = MakePod().Name("web").Namespace("ns1").Obj();
+  std::optional<Status> answer;
+  binder.BindAsync(state, web, "node-1", [&](Status s) { answer = std::move(s); });
+  EXPECT_FALSE(answer.has_value());  // The writer has not answered.
+  EXPECT_TRUE(handle.recording_writer().binds.empty());
+
+  EXPECT_EQ(handle.recording_writer().AnswerHeldBinds(), 1u);
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_TRUE(answer->ok()) << answer->Message();
+  EXPECT_EQ(handle.recording_writer().binds,
+            (std::map<std::string, std::string>{{"ns1/web", "node-1"}}));
+}
+
+TEST(DefaultBinderTest, BindAsyncWriterErrorBecomesError) {
+  FakeHandle handle;
+  handle.recording_writer().bind_error = absl::NotFoundError("pods \"web\" not found");
+  DefaultBinder binder(handle);
+  CycleState state;
+  std::optional<Status> answer;
+  binder.BindAsync(state, MakePod().Name("web").Obj(), "node-1",
+                   [&](Status s) { answer = std::move(s); });
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->code(), Code::kError);
+  EXPECT_EQ(answer->Message(), "pods \"web\" not found");
 }
 
 }  // namespace

@@ -1,0 +1,30 @@
+// AsyncBindPlugin: a Bind plugin of ksched's own that can also bind without holding a thread
+// (DefaultBinder, through ClusterWriter::BindAsync). Not part of the SDK.
+//
+// When a profile has no PreBind plugins and its first Bind plugin is one, the binding cycle of a
+// pod whose Permit did not wait starts on the scheduling thread and finishes where the answer
+// arrives (the HTTP client's I/O thread), rather than on a binding thread that sleeps through the
+// round trip (Framework::CanBindAsync).
+#pragma once
+
+#include <functional>
+#include <string_view>
+
+#include "ksched/api/objects.h"
+#include "ksched/cycle_state.h"
+#include "ksched/status.h"
+
+namespace ksched::internal {
+
+class AsyncBindPlugin {
+ public:
+  // Binds as the plugin's Bind does, and gives `done` its status (never Skip). `done` runs on
+  // another thread or before BindAsync returns, and must not block.
+  virtual void BindAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                         std::function<void(Status)> done) = 0;
+
+ protected:
+  ~AsyncBindPlugin() = default;
+};
+
+}  // namespace ksched::internal
