@@ -832,6 +832,9 @@ TEST_F(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
   auto crumb = MakePod().Name("crumb").Priority(0).Req("cpu", "100m").Node("n1").Ptr();
   scheduler->OnPodAdd(low);
   scheduler->OnPodAdd(crumb);
+  scheduler->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "500m"}, {"pods", "110"}}).Ptr());
+  auto elsewhere = MakePod().Name("elsewhere").Priority(0).Req("cpu", "100m").Node("n2").Ptr();
+  scheduler->OnPodAdd(elsewhere);
   auto high = MakePod().Name("high").Priority(1000).Req("cpu", "1").Ptr();
   scheduler->OnPodAdd(high);
   ASSERT_TRUE(scheduler->ScheduleOne());  // Fails, preempts; the deletion of `low` waits.
@@ -849,8 +852,10 @@ TEST_F(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
   EXPECT_EQ(writer.deleted, std::vector<std::string>{"default/low"});
   EXPECT_EQ(writer.nominated.at("default/high"), "n1");
   // The deletion is answered but not yet watched: the scheduler still counts `low` on n1, so the
-  // pod waits rather than fail there and preempt a second time.
+  // pod waits, even when another deletion comes, rather than fail there and preempt again.
   EXPECT_EQ(scheduler->queue().Counts().active, 0u);
+  scheduler->OnPodDelete(elsewhere);
+  EXPECT_EQ(scheduler->queue().Counts().gated, 1u);
   EXPECT_FALSE(scheduler->ScheduleOne());
   scheduler->OnPodDelete(low);  // The victim's deletion, as the informer delivers it.
   EXPECT_EQ(scheduler->queue().Counts().gated, 0u);

@@ -279,6 +279,14 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
   }
   {
     absl::MutexLock lock(&mu_);
+    // A pod whose last victim went while it was not looked at (deleted itself, or scheduled
+    // through an activation) leaves no entry behind.
+    for (auto it = preempting_.begin(); it != preempting_.end();) {
+      auto entry = it++;
+      if (entry->second.answered && VictimGone(entry->second.last_victim)) {
+        preempting_.erase(entry);
+      }
+    }
     preempting_[pod.metadata.uid] = {};
   }
   handle_.RunAsync([this, pod = std::make_shared<const api::Pod>(pod), node = c.node,
@@ -306,10 +314,18 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
       st = Evict(*pod, node, *victims.back());
     }
     bool held = false;
+    bool gone = false;
     {
       absl::MutexLock lock(&mu_);
-      held = preempting_[pod->metadata.uid].held;
-      preempting_.erase(pod->metadata.uid);
+      Preempting& p = preempting_[pod->metadata.uid];
+      held = p.held;
+      gone = VictimGone(victims.back()->metadata.uid);
+      // Held back until the watch shows the last victim going (PreEnqueue), unless it failed.
+      if (st.ok() && !gone) {
+        p.answered = true;
+      } else {
+        preempting_.erase(pod->metadata.uid);
+      }
     }
     if (!st.ok()) {
       KLOG_ERROR("Error occurred during async preemption",
@@ -317,7 +333,7 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
                  {"err", std::string(st.message())});
       // So that the pod is not left waiting for deletions that never come.
       handle_.Activate({pod});
-    } else if (held && VictimGone(victims.back()->metadata.uid)) {
+    } else if (held && gone) {
       // PreEnqueue held the pod back from an event meanwhile, and the deletions it waits for may
       // all have been watched already (victims the API had deleted before this preemption chose
       // them): no event is left to move it.
@@ -330,9 +346,12 @@ Status DefaultPreemption::PreEnqueue(const api::Pod& pod) {
   absl::MutexLock lock(&mu_);
   auto it = preempting_.find(pod.metadata.uid);
   if (it == preempting_.end()) return Status();
-  // The last victim's eviction runs: the preemption is done once that victim is terminating or
-  // gone, a deletion this event may be the watch's news of.
-  if (!it->second.last_victim.empty() && VictimGone(it->second.last_victim)) return Status();
+  // The last victim's eviction runs or was answered: the preemption is done once that victim is
+  // terminating or gone, a deletion this event may be the watch's news of.
+  if (!it->second.last_victim.empty() && VictimGone(it->second.last_victim)) {
+    if (it->second.answered) preempting_.erase(it);
+    return Status();
+  }
   it->second.held = true;
   return Status::UnschedulableAndUnresolvable(kWaitingForPreemption);
 }

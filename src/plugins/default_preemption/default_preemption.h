@@ -72,10 +72,13 @@ class DefaultPreemption final : public PreEnqueuePlugin,
 
   std::string_view Name() const override { return names::kDefaultPreemption; }
 
-  // UnschedulableAndUnresolvable kWaitingForPreemption while the pod's evictions run, until the
-  // last victim's deletion is answered (upstream's IsPodRunningPreemption lets the pod through
-  // once its informer shows that victim terminating or gone). A pod held back meanwhile is
-  // activated when they end, as that event would have let it through upstream.
+  // UnschedulableAndUnresolvable kWaitingForPreemption while the pod's evictions run, and after
+  // they are answered until the cache shows the last victim terminating or gone, as upstream's
+  // IsPodRunningPreemption reads its informer while they run. Upstream lets the pod through once
+  // the last DELETE is answered; on a busy API server the watch may show that deletion much later
+  // (hundreds of milliseconds on PreemptionBasic), and a pod tried meanwhile still finds its
+  // victims on the node and preempts again. A pod held back is activated when its evictions end
+  // if the victims are gone by then, as no event is left to move it.
   Status PreEnqueue(const api::Pod& pod) override;
   // Pod/Delete, with a hint that always skips: the plugins that rejected the pod decide when a
   // deletion helps it (upstream registers it so that a held-back pod is looked at again).
@@ -125,12 +128,13 @@ class DefaultPreemption final : public PreEnqueuePlugin,
   // Whether the scheduler has seen the victim terminate or go.
   bool VictimGone(const std::string& uid) const;
 
-  // A pod whose evictions run, until every victim's deletion has been answered: the UID of the
-  // last victim once its eviction starts (upstream's lastVictimsPendingPreemption), and whether
-  // PreEnqueue held the pod back meanwhile.
+  // A pod whose evictions run, or were answered while the cache still had its last victim: the
+  // UID of the last victim once its eviction starts (upstream's lastVictimsPendingPreemption),
+  // whether PreEnqueue held the pod back meanwhile, and whether the evictions were answered.
   struct Preempting {
     std::string last_victim;
     bool held = false;
+    bool answered = false;
   };
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, Preempting> preempting_ ABSL_GUARDED_BY(mu_);  // By pod UID.
