@@ -281,7 +281,7 @@ TEST_F(RunTest, APreemptorEvictsItsVictimAndBindsOnceItIsGone) {
   victim["spec"]["nodeName"] = "preempt-node";
   victim["spec"]["priorityClassName"] = "preempt-low";
   Create(victim);
-  StartKsched();
+  Process* ksched = StartKsched();
   json preemptor = Pod("preempt", "preemptor", "1");
   preemptor["spec"]["priorityClassName"] = "preempt-high";
   preemptor["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "preempt-node"}};
@@ -313,6 +313,15 @@ TEST_F(RunTest, APreemptorEvictsItsVictimAndBindsOnceItIsGone) {
   EXPECT_EQ(preempted, fmt::format("Preempted by pod {} on node preempt-node",
                                    p["metadata"]["uid"].get<std::string>()));
   EXPECT_FALSE(p["spec"].contains("nodeName"));
+  // kube-scheduler's lines at -v 2.
+  EXPECT_NE(ksched->Log().find("\"the target node for the preemption is determined\" "
+                               "node=\"preempt-node\" pod=\"preempt/preemptor\""),
+            std::string::npos)
+      << ksched->Log();
+  EXPECT_NE(ksched->Log().find("\"Start the preemption asynchronously\" "
+                               "preemptor=\"preempt/preemptor\" node=\"preempt-node\" "
+                               "numVictims=1 numVictimsToDelete=1"),
+            std::string::npos);
 
   // The kubelet's part: the victim's containers stopped.
   ASSERT_EQ(

@@ -290,7 +290,10 @@ void DefaultPreemption::EvictAsync(const api::Pod& pod, const Candidate& c) {
     preempting_[pod.metadata.uid] = {};
   }
   handle_.RunAsync([this, pod = std::make_shared<const api::Pod>(pod), node = c.node,
-                    victims = std::move(victims)] {
+                    num_victims = c.victims.pods.size(), victims = std::move(victims)] {
+    KLOG(2, "Start the preemption asynchronously",
+         {"preemptor", pod->metadata.namespace_ + "/" + pod->metadata.name}, {"node", node},
+         {"numVictims", num_victims}, {"numVictimsToDelete", victims.size()});
     // Lower-priority pods nominated to the node may no longer fit there: they lose their
     // nomination, and so look for another node sooner.
     static const std::string kNoNode;
@@ -396,6 +399,8 @@ Status DefaultPreemption::PostFilter(CycleState& state, const api::Pod& pod,
     return unschedulable(none.Error());
   }
   const Candidate* best = PickOneNodeForPreemption(candidates);
+  KLOG(2, "the target node for the preemption is determined", {"node", best->node},
+       {"pod", pod.metadata.namespace_ + "/" + pod.metadata.name});
   EvictAsync(pod, *best);
   result->nominated_node_name = best->node;
   return Status();
