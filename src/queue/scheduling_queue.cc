@@ -92,7 +92,7 @@ void SchedulingQueue::ToUnschedulable(Entry* e, std::string_view event) {
   e->where = Where::kUnschedulable;
   unschedulable_.insert(e);
   if (options_.on_unschedulable) options_.on_unschedulable(e->info, +1);
-  Incoming(e->gated ? "gated" : "unschedulable", event);
+  Incoming("unschedulable", event);  // Gated or not, as upstream's unschedulablePods counts it.
 }
 
 void SchedulingQueue::Add(std::shared_ptr<const PodInfo> pod) {

@@ -856,6 +856,10 @@ TEST_F(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
   EXPECT_EQ(scheduler->queue().Counts().active, 0u);
   scheduler->OnPodDelete(elsewhere);
   EXPECT_EQ(scheduler->queue().Counts().gated, 1u);
+  // Each deletion moved it and PreEnqueue put it back, counted as upstream counts it.
+  EXPECT_THAT(scheduler->metrics_registry().Text(),
+              HasSubstr("scheduler_queue_incoming_pods_total{event=\"AssignedPodDelete\","
+                        "queue=\"unschedulable\"} 2\n"));
   EXPECT_FALSE(scheduler->ScheduleOne());
   scheduler->OnPodDelete(low);  // The victim's deletion, as the informer delivers it.
   EXPECT_EQ(scheduler->queue().Counts().gated, 0u);
