@@ -60,6 +60,13 @@ bool SchedulingQueue::PassesPreEnqueue(Entry* e, std::string_view event) {
     e->info.gating_plugin.clear();
     return true;
   }
+  // Turned down again where it waits: it stays in place, counted as incoming again as upstream's
+  // delete and addOrUpdate count it (an event moving every waiting preemptor turns most down).
+  if (e->where == Where::kUnschedulable && e->gated && e->info.gating_plugin == s.plugin()) {
+    Incoming("unschedulable", event);
+    return false;
+  }
+  Unlink(e);  // Under the plugins it was counted under.
   e->gated = true;
   e->info.gating_plugin = std::string(s.plugin());
   // Among the plugins that rejected it before (a preemptor waiting for its evictions was
@@ -70,17 +77,17 @@ bool SchedulingQueue::PassesPreEnqueue(Entry* e, std::string_view event) {
 }
 
 void SchedulingQueue::ToActive(Entry* e, std::string_view event) {
-  Unlink(e);
   if (!PassesPreEnqueue(e, event)) return;
+  Unlink(e);
   e->where = Where::kActive;
   active_.insert(e);
   Incoming("active", event);
 }
 
 void SchedulingQueue::ToBackoff(Entry* e, std::string_view event) {
-  Unlink(e);
   // Pop may take it early, so PreEnqueue runs now, as upstream's with SchedulerPopFromBackoffQ.
   if (!PassesPreEnqueue(e, event)) return;
+  Unlink(e);
   e->backoff_expiry = e->info.timestamp + BackoffDuration(e->info);
   e->where = Where::kBackoff;
   backoff_.insert(e);

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "absl/synchronization/notification.h"
+#include "fmt/format.h"
 #include "src/plugins/registry.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -857,9 +858,15 @@ TEST_F(AsyncPreemptionTest, ThePreemptorIsHeldBackUntilItsEvictionsAreSent) {
   scheduler->OnPodDelete(elsewhere);
   EXPECT_EQ(scheduler->queue().Counts().gated, 1u);
   // Each deletion moved it and PreEnqueue put it back, counted as upstream counts it.
-  EXPECT_THAT(scheduler->metrics_registry().Text(),
-              HasSubstr("scheduler_queue_incoming_pods_total{event=\"AssignedPodDelete\","
-                        "queue=\"unschedulable\"} 2\n"));
+  const std::string text = scheduler->metrics_registry().Text();
+  EXPECT_THAT(text, HasSubstr("scheduler_queue_incoming_pods_total{event=\"AssignedPodDelete\","
+                              "queue=\"unschedulable\"} 2\n"));
+  EXPECT_THAT(text, HasSubstr("scheduler_pending_pods{queue=\"gated\"} 1\n"));
+  for (const char* plugin : {"DefaultPreemption", "NodeResourcesFit"}) {
+    EXPECT_THAT(text, HasSubstr(fmt::format("scheduler_unschedulable_pods{{plugin=\"{}\","
+                                            "profile=\"default-scheduler\"}} 1\n",
+                                            plugin)));
+  }
   EXPECT_FALSE(scheduler->ScheduleOne());
   scheduler->OnPodDelete(low);  // The victim's deletion, as the informer delivers it.
   EXPECT_EQ(scheduler->queue().Counts().gated, 0u);
