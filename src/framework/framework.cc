@@ -419,9 +419,11 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
   // made for them is not for lesser pods.
   std::unique_ptr<CycleState> state_with;
   std::unique_ptr<NodeInfo> node_with;
-  if (deps_.nominator != nullptr && !deps_.nominator->empty()) {
+  std::shared_ptr<const Nominator::PodList> nominated =
+      deps_.nominator != nullptr ? deps_.nominator->PodsForNode(node.name()) : nullptr;
+  if (nominated != nullptr) {
     const int32_t priority = pod.spec.priority.value_or(0);
-    for (const auto& pi : deps_.nominator->NominatedPodsForNode(node.name())) {
+    for (const auto& pi : *nominated) {
       if (pi->pod->spec.priority.value_or(0) < priority ||
           pi->pod->metadata.uid == pod.metadata.uid) {
         continue;

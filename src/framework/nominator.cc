@@ -1,7 +1,5 @@
 #include "src/framework/nominator.h"
 
-#include <algorithm>
-
 #include "src/base/strings.h"
 
 namespace ksched::framework {
@@ -10,8 +8,15 @@ void Nominator::AddNominatedPod(std::shared_ptr<const PodInfo> pod, const std::s
   absl::MutexLock lock(&mu_);
   DeleteLocked(pod->pod->metadata.uid);
   if (node.empty()) return;
+  AddLocked(std::move(pod), node);
+}
+
+void Nominator::AddLocked(std::shared_ptr<const PodInfo> pod, const std::string& node) {
   node_of_[pod->pod->metadata.uid] = node;
-  by_node_[node].push_back(std::move(pod));
+  std::shared_ptr<const PodList>& list = by_node_[node];
+  auto grown = list ? std::make_shared<PodList>(*list) : std::make_shared<PodList>();
+  grown->push_back(std::move(pod));
+  list = std::move(grown);
 }
 
 void Nominator::UpdateNominatedPod(const api::Pod& old_pod, std::shared_ptr<const PodInfo> pod) {
@@ -24,8 +29,7 @@ void Nominator::UpdateNominatedPod(const api::Pod& old_pod, std::shared_ptr<cons
   }
   DeleteLocked(uid);
   if (node.empty()) return;
-  node_of_[uid] = node;
-  by_node_[node].push_back(std::move(pod));
+  AddLocked(std::move(pod), node);
 }
 
 std::string Nominator::NodeOf(std::string_view uid) const {
@@ -44,21 +48,28 @@ void Nominator::DeleteLocked(std::string_view uid) {
   if (it == node_of_.end()) return;
   auto pods = by_node_.find(it->second);
   if (pods != by_node_.end()) {
-    auto& list = pods->second;
-    list.erase(std::remove_if(list.begin(), list.end(),
-                              [&](const auto& p) { return p->pod->metadata.uid == uid; }),
-               list.end());
-    if (list.empty()) by_node_.erase(pods);
+    auto rest = std::make_shared<PodList>();
+    for (const auto& p : *pods->second) {
+      if (p->pod->metadata.uid != uid) rest->push_back(p);
+    }
+    if (rest->empty()) {
+      by_node_.erase(pods);
+    } else {
+      pods->second = std::move(rest);
+    }
   }
   node_of_.erase(it);
 }
 
-std::vector<std::shared_ptr<const PodInfo>> Nominator::NominatedPodsForNode(
-    std::string_view node) const {
+Nominator::PodList Nominator::NominatedPodsForNode(std::string_view node) const {
+  std::shared_ptr<const PodList> list = PodsForNode(node);
+  return list ? *list : PodList();
+}
+
+std::shared_ptr<const Nominator::PodList> Nominator::PodsForNode(std::string_view node) const {
   absl::MutexLock lock(&mu_);
   auto it = by_node_.find(AsAbsl(node));
-  if (it == by_node_.end()) return {};
-  return it->second;
+  return it == by_node_.end() ? nullptr : it->second;
 }
 
 bool Nominator::HasNominatedPods(std::string_view node) const {

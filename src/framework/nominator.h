@@ -6,7 +6,10 @@
 //   for (auto& p : nominator.NominatedPodsForNode("node-1")) ...
 //   nominator.DeleteNominatedPodIfExists(uid);                // bound, or deleted
 //
-// A pod is nominated to one node at most. Thread safety: all methods may be called concurrently.
+// A pod is nominated to one node at most. Each node's list is immutable once made, and replaced
+// when a nomination comes or goes, so that the scheduling cycle reads it (PodsForNode, once per
+// node it filters, from several workers) without copying it. Thread safety: all methods may be
+// called concurrently.
 #pragma once
 
 #include <memory>
@@ -22,6 +25,8 @@ namespace ksched::framework {
 
 class Nominator {
  public:
+  using PodList = std::vector<std::shared_ptr<const PodInfo>>;
+
   // Nominates the pod to `node`, replacing an earlier nomination; "" removes it.
   void AddNominatedPod(std::shared_ptr<const PodInfo> pod, const std::string& node);
   // The informer saw the pending pod change. Its status.nominatedNodeName wins; when both the
@@ -31,7 +36,9 @@ class Nominator {
   void DeleteNominatedPodIfExists(std::string_view uid);
 
   // The pods nominated to `node`, in the order they were nominated.
-  std::vector<std::shared_ptr<const PodInfo>> NominatedPodsForNode(std::string_view node) const;
+  PodList NominatedPodsForNode(std::string_view node) const;
+  // The same list, shared rather than copied; nullptr when none is nominated there.
+  std::shared_ptr<const PodList> PodsForNode(std::string_view node) const;
   // The node the pod is nominated to; "" if none.
   std::string NodeOf(std::string_view uid) const;
   // Whether any pod is nominated to `node`, without copying the list.
@@ -41,10 +48,12 @@ class Nominator {
 
  private:
   void DeleteLocked(std::string_view uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds the pod to the node's list (a new list).
+  void AddLocked(std::shared_ptr<const PodInfo> pod, const std::string& node)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::vector<std::shared_ptr<const PodInfo>>> by_node_
-      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<const PodList>> by_node_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, std::string> node_of_ ABSL_GUARDED_BY(mu_);  // uid → node
 };
 

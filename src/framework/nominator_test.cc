@@ -53,5 +53,20 @@ TEST(NominatorTest, AnUpdateKeepsAnInMemoryNominationUntilTheStatusSaysOtherwise
   EXPECT_TRUE(n.empty());
 }
 
+// A filter reads a node's list while nominations come and go on other threads: the list it holds
+// stays as it was, and the next read sees the change.
+TEST(NominatorTest, AListReadStaysAsItWasWhenNominationsChange) {
+  Nominator n;
+  n.AddNominatedPod(PodInfo::Make(MakePod().Name("a").Ptr()), "n1");
+  std::shared_ptr<const Nominator::PodList> read = n.PodsForNode("n1");
+  ASSERT_NE(read, nullptr);
+  n.AddNominatedPod(PodInfo::Make(MakePod().Name("b").Ptr()), "n1");
+  n.DeleteNominatedPodIfExists("a");
+  EXPECT_EQ(Names(*read), std::vector<std::string>{"a"});
+  EXPECT_EQ(Names(*n.PodsForNode("n1")), std::vector<std::string>{"b"});
+  n.DeleteNominatedPodIfExists("b");
+  EXPECT_EQ(n.PodsForNode("n1"), nullptr);
+}
+
 }  // namespace
 }  // namespace ksched::framework
