@@ -75,10 +75,10 @@ class DefaultPreemption final : public PreEnqueuePlugin,
   // UnschedulableAndUnresolvable kWaitingForPreemption while the pod's evictions run, and after
   // they are answered until the cache shows the last victim terminating or gone, as upstream's
   // IsPodRunningPreemption reads its informer while they run. Upstream lets the pod through once
-  // the last DELETE is answered; on a busy API server the watch may show that deletion much later
-  // (hundreds of milliseconds on PreemptionBasic), and a pod tried meanwhile still finds its
-  // victims on the node and preempts again. A pod held back is activated when its evictions end
-  // if the victims are gone by then, as no event is left to move it.
+  // the last DELETE is answered; on a busy API server the watch may show that deletion later, and
+  // a pod tried meanwhile still finds its victims on the node and preempts again. A pod held back
+  // is activated when its evictions end if the victims are gone by then, as no event is left to
+  // move it.
   Status PreEnqueue(const api::Pod& pod) override;
   // Pod/Delete, with a hint that always skips: the plugins that rejected the pod decide when a
   // deletion helps it (upstream registers it so that a held-back pod is looked at again).
