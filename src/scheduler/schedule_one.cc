@@ -404,7 +404,7 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
 void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                                 QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
                                 const std::string& node, SteadyTime start) {
-  metrics_->goroutines.With({"binding"})->Add(1);
+  binding_goroutines_->Add(1);
   Status s = fw.WaitOnPermit(*assumed);
   if (s.ok()) s = fw.RunPreBindPlugins(*state, *assumed, node);
   if (s.ok()) s = fw.RunBindPlugins(*state, *assumed, node);
@@ -414,7 +414,7 @@ void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<
 void Scheduler::StartAsyncBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
                                        QueuedPodInfo info, std::shared_ptr<const api::Pod> assumed,
                                        const std::string& node, SteadyTime start) {
-  metrics_->goroutines.With({"binding"})->Add(1);
+  binding_goroutines_->Add(1);
   binding_.Begin();  // WaitForBindings waits for the answer too.
   CycleState& st = *state;
   const api::Pod& pod = *assumed;
@@ -440,7 +440,7 @@ void Scheduler::StartAsyncBindingCycle(framework::Framework& fw, std::shared_ptr
 void Scheduler::FinishBindingCycle(framework::Framework& fw, CycleState& state, QueuedPodInfo info,
                                    const std::shared_ptr<const api::Pod>& assumed,
                                    const std::string& node, SteadyTime start, Status s) {
-  absl::Cleanup done = [this] { metrics_->goroutines.With({"binding"})->Add(-1); };
+  absl::Cleanup done = [this] { binding_goroutines_->Add(-1); };
   const std::string uid = assumed->metadata.uid;
   if (s.IsSkip()) s = Status::Error("no bind plugin bound the pod");
   if (!s.ok()) {

@@ -15,6 +15,7 @@ Scheduler::Scheduler(SchedulerOptions options)
     registry = own_registry_.get();
   }
   metrics_ = std::make_unique<metrics::SchedulerMetrics>(registry);
+  binding_goroutines_ = metrics_->goroutines.With({"binding"});
 }
 
 void Scheduler::RecordAttempt(const api::Pod& pod, std::string_view result, SteadyTime start) {

@@ -200,6 +200,9 @@ class Scheduler : public ClusterEventSink {
   SchedulerOptions options_;
   std::unique_ptr<metrics::Registry> own_registry_;  // When options_ gives none.
   std::unique_ptr<metrics::SchedulerMetrics> metrics_;
+  // scheduler_goroutines{operation="binding"}: the binding cycles under way, each begun and ended
+  // once per pod, so its series is found once.
+  metrics::Gauge* binding_goroutines_ = nullptr;
   RealClock real_clock_;
   const Clock* clock_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> frameworks_;
