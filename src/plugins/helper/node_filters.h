@@ -31,6 +31,14 @@ const std::string* LabelValue(const api::StringMap& labels, std::string_view key
 // per place about pods: a copy's pods are not its node's.
 int32_t PlaceForLabels(const Snapshot& snapshot, const NodeInfo& node);
 
+// The place in the snapshot's nodes() of nodes[i], in a list of nodes a plugin was given: i when
+// the list is the snapshot's nodes() itself (PreFilter's, most often), else looked up (-1 for a
+// node the snapshot does not hold).
+inline int32_t PlaceInSnapshot(const Snapshot& snapshot, const std::vector<const NodeInfo*>& nodes,
+                               size_t i) {
+  return &nodes == &snapshot.nodes() ? static_cast<int32_t>(i) : snapshot.IndexOf(*nodes[i]);
+}
+
 // Whether the node has every spec.nodeSelector pair among its labels and matches the pod's
 // requiredDuringSchedulingIgnoredDuringExecution node affinity (ORed terms), when it has one
 // (upstream's GetRequiredNodeAffinity(pod).Match(node)).

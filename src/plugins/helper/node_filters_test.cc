@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <vector>
 
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -32,6 +33,23 @@ TEST(PlaceForLabelsTest, ASnapshotNodeAndItsCopiesHaveItsPlaceOthersNone) {
   stranger.SetNode(std::make_shared<const api::Node>(MakeNode().Name("c").Obj()));
   EXPECT_EQ(PlaceForLabels(snapshot, stranger), -1);
   EXPECT_EQ(PlaceForLabels(snapshot, NodeInfo()), -1);
+}
+
+// A node's place from its index in a list: the index itself in the snapshot's own list, the
+// node's place in any other list of its nodes (feasible nodes, say), -1 for a stranger.
+TEST(PlaceInSnapshotTest, TheIndexInTheSnapshotsListOtherwiseThePlaceLookedUp) {
+  testing::FakeHandle h({MakeNode().Name("a").Obj(), MakeNode().Name("b").Obj()});
+  const Snapshot& snapshot = h.snapshot();
+  const std::vector<const NodeInfo*>& all = snapshot.nodes();
+  for (size_t i = 0; i < all.size(); ++i) {
+    EXPECT_EQ(PlaceInSnapshot(snapshot, all, i), static_cast<int32_t>(i));
+  }
+  NodeInfo stranger;
+  stranger.SetNode(std::make_shared<const api::Node>(MakeNode().Name("c").Obj()));
+  const std::vector<const NodeInfo*> given = {all[1], &stranger, all[0]};
+  EXPECT_EQ(PlaceInSnapshot(snapshot, given, 0), 1);
+  EXPECT_EQ(PlaceInSnapshot(snapshot, given, 1), -1);
+  EXPECT_EQ(PlaceInSnapshot(snapshot, given, 2), 0);
 }
 
 }  // namespace

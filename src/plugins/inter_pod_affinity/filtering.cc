@@ -157,11 +157,10 @@ Status InterPodAffinity::PreFilter(CycleState& state, const api::Pod& pod,
   }
   if (!s->required_affinity.empty() || !s->required_anti_affinity.empty()) {
     helper::PerClass<IncomingMatch> matches;
-    const bool own = &nodes == &snapshot.nodes();
     for (size_t j = 0; j < nodes.size(); ++j) {
       const NodeInfo* ni = nodes[j];
       if (ni->node() == nullptr || ni->pods().empty()) continue;
-      const int32_t place = own ? static_cast<int32_t>(j) : snapshot.IndexOf(*ni);
+      const int32_t place = helper::PlaceInSnapshot(snapshot, nodes, j);
       const NodeValues values(s->domains, *ni->node(), place);
       for (const helper::PodClasses::Count& cls : classes_.Of(*ni, place)) {
         Count(*s,

@@ -78,12 +78,11 @@ Status InterPodAffinity::PreScore(CycleState& state, const api::Pod& pod,
   // Each class of pods is weighed once; a node adds the weights times its number of pods of it.
   classes_.Refresh(snapshot);
   helper::PerClass<Weights> weights;
-  const bool all = &nodes == &snapshot.nodes();
   for (size_t j = 0; j < nodes.size(); ++j) {
     const NodeInfo* ni = nodes[j];
     const api::Node* node = ni->node();
     if (node == nullptr || node->metadata.labels.empty() || ni->pods().empty()) continue;
-    const int32_t place = all ? static_cast<int32_t>(j) : snapshot.IndexOf(*ni);
+    const int32_t place = helper::PlaceInSnapshot(snapshot, nodes, j);
     const NodeValues values(s->domains, *node, place);
     for (const helper::PodClasses::Count& cls : classes_.Of(*ni, place)) {
       const Weights& w = weights.Get(cls.id, [&] {

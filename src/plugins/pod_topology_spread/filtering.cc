@@ -59,7 +59,7 @@ Status PodTopologySpread::PreFilter(CycleState& state, const api::Pod& pod,
       continue;
     }
     const std::vector<helper::PodClasses::Count>& classes =
-        own ? classes_.Of(*nodes[j], static_cast<int32_t>(j)) : classes_.Of(*nodes[j]);
+        classes_.Of(*nodes[j], helper::PlaceInSnapshot(snapshot, nodes, j));
     for (size_t i = 0; i < n; ++i) {
       const Constraint& c = constraints[i];
       if (!internal::MatchesNodeInclusionPolicies(c, pod, *node)) continue;
