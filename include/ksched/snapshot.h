@@ -64,7 +64,8 @@ class Snapshot {
  private:
   friend class internal::SnapshotAccess;
 
-  absl::flat_hash_map<std::string, std::unique_ptr<NodeInfo>> infos_;
+  absl::flat_hash_map<std::string, std::shared_ptr<const NodeInfo>>
+      infos_;  // Shared with the cache.
   std::vector<const NodeInfo*> list_;
   std::vector<const NodeInfo*> affinity_list_;
   std::vector<const NodeInfo*> anti_affinity_list_;

@@ -24,10 +24,21 @@ std::string ZoneKeyOf(const api::Node& node) {
 
 Cache::Cache(absl::Duration assumed_ttl) : ttl_(assumed_ttl) {}
 
+namespace {
+
+// `slot`'s NodeInfo, copied first if a snapshot shares it. Snapshots take and drop their shares
+// only under the cache's lock, so a count of one stays one while the lock is held.
+NodeInfo& Unshared(std::shared_ptr<NodeInfo>& slot) {
+  if (slot.use_count() > 1) slot = std::make_shared<NodeInfo>(*slot);
+  return *slot;
+}
+
+}  // namespace
+
 NodeInfo& Cache::NodeInfoLocked(const std::string& name) {
   auto& slot = nodes_[name];
-  if (!slot) slot = std::make_unique<NodeInfo>();
-  return *slot;
+  if (!slot) slot = std::make_shared<NodeInfo>();
+  return Unshared(slot);
 }
 
 void Cache::MarkDirtyLocked(const std::string& name) { dirty_.insert(name); }
@@ -40,7 +51,7 @@ void Cache::AddPodLocked(std::shared_ptr<const PodInfo> pod, const std::string& 
 void Cache::RemovePodLocked(const PodState& state) {
   auto it = nodes_.find(state.node);
   if (it == nodes_.end()) return;
-  it->second->RemovePod(state.pod->pod->metadata.uid);
+  Unshared(it->second).RemovePod(state.pod->pod->metadata.uid);
   MarkDirtyLocked(state.node);
   if (it->second->node() == nullptr && it->second->pods().empty()) nodes_.erase(it);
 }
@@ -193,7 +204,7 @@ void Cache::RemoveNode(std::string_view name) {
   if (it->second->pods().empty()) {
     nodes_.erase(it);
   } else {
-    it->second->RemoveNode();
+    Unshared(it->second).RemoveNode();
   }
   MarkDirtyLocked(key);
 }
@@ -256,13 +267,21 @@ void Cache::UpdateSnapshot(Snapshot* snapshot) {
     affinity_changed |= had_affinity || !ni.pods_with_affinity().empty() ||
                         !ni.pods_with_required_anti_affinity().empty();
     if (snap == snap_parts.infos.end()) {
-      snap_parts.infos.emplace(name, ni.Clone());
+      snap_parts.infos.emplace(name, it->second);
       tree_changed_ = true;
-    } else {
+    } else if (snap->second != it->second) {
       const api::Node* was = snap->second->node();
       labels_changed |= was != ni.node() && (was == nullptr || ni.node() == nullptr ||
                                              was->metadata.labels != ni.node()->metadata.labels);
-      *snap->second = ni;
+      // The new version takes the old one's place in the node list (rebuilt below if the tree
+      // changed; the affinity lists are, if either version is in them).
+      if (auto at = snap_parts.index.find(snap->second.get()); at != snap_parts.index.end()) {
+        const int32_t place = at->second;
+        snap_parts.index.erase(at);
+        snap_parts.list[place] = &ni;
+        snap_parts.index.emplace(&ni, place);
+      }
+      snap->second = it->second;
     }
   }
   dirty_.clear();

@@ -149,8 +149,9 @@ class Cache {
   size_t PodCount() const;
   size_t AssumedPodCount() const;
 
-  // Brings `snapshot` up to date, copying only the NodeInfos that changed since the last call
-  // with the same snapshot. Use one Snapshot per cache.
+  // Brings `snapshot` up to date: it takes a share of each NodeInfo that changed since the last
+  // call with the same snapshot (the cache copies a shared NodeInfo before changing it, so a node
+  // no pod came to or left is held once). Use one Snapshot per cache.
   void UpdateSnapshot(Snapshot* snapshot);
 
   ObjectsByName<api::Namespace> namespaces;
@@ -173,6 +174,7 @@ class Cache {
   void AddPodLocked(std::shared_ptr<const PodInfo> pod, const std::string& node)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RemovePodLocked(const PodState& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The node's NodeInfo, made if missing, unshared and so safe to change.
   NodeInfo& NodeInfoLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MarkDirtyLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void CountImagesLocked(const api::Node& node, int delta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -181,7 +183,9 @@ class Cache {
 
   const absl::Duration ttl_;
   mutable absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::unique_ptr<NodeInfo>> nodes_ ABSL_GUARDED_BY(mu_);
+  // Shared with the snapshots that hold the same version of a node; copied before a change while
+  // shared (Unshared), so that a snapshot's NodeInfo never changes.
+  absl::flat_hash_map<std::string, std::shared_ptr<NodeInfo>> nodes_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, PodState> pods_ ABSL_GUARDED_BY(mu_);
   // Nodes per zone, in insertion order, for upstream's zone-interleaved node order.
   std::vector<std::pair<std::string, std::vector<std::string>>> tree_ ABSL_GUARDED_BY(mu_);

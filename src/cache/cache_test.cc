@@ -81,19 +81,31 @@ TEST(CacheTest, RemovingANodeWithPodsKeepsThePodsUntilTheyGo) {
   EXPECT_TRUE(snap.Get("n1")->pods().empty());
 }
 
-TEST(CacheTest, SnapshotCopiesOnlyChangedNodes) {
+TEST(CacheTest, SnapshotTakesAChangedNodeOnlyAtUpdateAndInItsPlace) {
   Cache cache;
   cache.AddNode(MakeNode().Name("n1").Ptr());
   cache.AddNode(MakeNode().Name("n2").Ptr());
   Snapshot snap;
   cache.UpdateSnapshot(&snap);
-  const NodeInfo* n1 = snap.Get("n1");
-  int64_t gen2 = snap.Get("n2")->generation();
+  const NodeInfo* n2 = snap.Get("n2");
+  const int32_t place = snap.IndexOf(*snap.Get("n1"));
+  int64_t gen2 = n2->generation();
   ASSERT_TRUE(cache.AddPod(Info(MakePod().Name("p").Node("n1"))).ok());
+  // The cache changed its own copy: the snapshot's is as it was until the next update.
+  EXPECT_TRUE(snap.Get("n1")->pods().empty());
   cache.UpdateSnapshot(&snap);
-  EXPECT_EQ(snap.Get("n1"), n1);  // updated in place
+  const NodeInfo* n1 = snap.Get("n1");
   EXPECT_EQ(n1->pods().size(), 1u);
-  EXPECT_EQ(snap.Get("n2")->generation(), gen2);
+  EXPECT_EQ(snap.IndexOf(*n1), place);
+  EXPECT_EQ(snap.nodes()[place], n1);
+  EXPECT_EQ(snap.Get("n2"), n2);  // Unchanged, still shared.
+  EXPECT_EQ(n2->generation(), gen2);
+  // Changed again while the snapshot shares it, and back: the snapshot follows each update.
+  ASSERT_TRUE(cache.RemovePod("p").ok());
+  EXPECT_EQ(snap.Get("n1")->pods().size(), 1u);
+  cache.UpdateSnapshot(&snap);
+  EXPECT_TRUE(snap.Get("n1")->pods().empty());
+  EXPECT_EQ(snap.nodes()[place], snap.Get("n1"));
 }
 
 TEST(CacheTest, NodeOrderInterleavesZones) {

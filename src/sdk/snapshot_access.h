@@ -14,7 +14,7 @@ namespace ksched::internal {
 class SnapshotAccess {
  public:
   struct Parts {
-    absl::flat_hash_map<std::string, std::unique_ptr<NodeInfo>>& infos;
+    absl::flat_hash_map<std::string, std::shared_ptr<const NodeInfo>>& infos;
     std::vector<const NodeInfo*>& list;
     std::vector<const NodeInfo*>& affinity_list;
     std::vector<const NodeInfo*>& anti_affinity_list;
