@@ -415,27 +415,31 @@ Status Framework::RunFilterPlugins(absl::Span<FilterPlugin* const> filters, cons
 
 Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                                     const NodeInfo& node) const {
+  std::shared_ptr<const Nominator::PodList> nominated = PodsNominatedTo(node.name());
+  if (nominated == nullptr) return RunFilterPlugins(state, pod, node);
+  return RunFilterPluginsWithNominatedPods(state, pod, node, *nominated);
+}
+
+Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
+                                                    const NodeInfo& node,
+                                                    const Nominator::PodList& nominated) const {
   // The nominated pods at least as important as `pod` count on the node: the room preemption
   // made for them is not for lesser pods.
   std::unique_ptr<CycleState> state_with;
   std::unique_ptr<NodeInfo> node_with;
-  std::shared_ptr<const Nominator::PodList> nominated =
-      deps_.nominator != nullptr ? deps_.nominator->PodsForNode(node.name()) : nullptr;
-  if (nominated != nullptr) {
-    const int32_t priority = pod.spec.priority.value_or(0);
-    for (const auto& pi : *nominated) {
-      if (pi->pod->spec.priority.value_or(0) < priority ||
-          pi->pod->metadata.uid == pod.metadata.uid) {
-        continue;
-      }
-      if (!node_with) {
-        node_with = node.Clone();
-        state_with = state.Clone();
-      }
-      node_with->AddPod(pi);
-      if (Status s = RunPreFilterExtensionAddPod(*state_with, pod, *pi, *node_with); !s.ok()) {
-        return s;
-      }
+  const int32_t priority = pod.spec.priority.value_or(0);
+  for (const auto& pi : nominated) {
+    if (pi->pod->spec.priority.value_or(0) < priority ||
+        pi->pod->metadata.uid == pod.metadata.uid) {
+      continue;
+    }
+    if (!node_with) {
+      node_with = node.Clone();
+      state_with = state.Clone();
+    }
+    node_with->AddPod(pi);
+    if (Status s = RunPreFilterExtensionAddPod(*state_with, pod, *pi, *node_with); !s.ok()) {
+      return s;
     }
   }
   if (!node_with) return RunFilterPlugins(state, pod, node);

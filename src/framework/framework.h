@@ -169,6 +169,10 @@ class Framework : public Handle {
   }
   Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
                                            const NodeInfo& node) const override;
+  // The same, given the pods nominated to `node` (PodsNominatedTo's list).
+  Status RunFilterPluginsWithNominatedPods(const CycleState& state, const api::Pod& pod,
+                                           const NodeInfo& node,
+                                           const Nominator::PodList& nominated) const;
   Status RunPreFilterExtensionAddPod(CycleState& state, const api::Pod& pod,
                                      const PodInfo& pod_info, const NodeInfo& node) const override;
   Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
@@ -194,9 +198,9 @@ class Framework : public Handle {
     if (deps_.activate) deps_.activate(pods);
   }
 
-  // Whether some pod is nominated to `node` (the scheduling cycle's fast path when none is).
-  bool HasNominatedPods(std::string_view node) const {
-    return deps_.nominator && deps_.nominator->HasNominatedPods(node);
+  // The pods nominated to `node`, shared; nullptr when none is (the scheduling cycle's fast path).
+  std::shared_ptr<const Nominator::PodList> PodsNominatedTo(std::string_view node) const {
+    return deps_.nominator ? deps_.nominator->PodsForNode(node) : nullptr;
   }
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
       const override {

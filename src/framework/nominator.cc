@@ -72,11 +72,6 @@ std::shared_ptr<const Nominator::PodList> Nominator::PodsForNode(std::string_vie
   return it == by_node_.end() ? nullptr : it->second;
 }
 
-bool Nominator::HasNominatedPods(std::string_view node) const {
-  absl::MutexLock lock(&mu_);
-  return by_node_.contains(AsAbsl(node));  // Entries are erased once they are empty.
-}
-
 bool Nominator::empty() const {
   absl::MutexLock lock(&mu_);
   return node_of_.empty();

@@ -41,8 +41,6 @@ class Nominator {
   std::shared_ptr<const PodList> PodsForNode(std::string_view node) const;
   // The node the pod is nominated to; "" if none.
   std::string NodeOf(std::string_view uid) const;
-  // Whether any pod is nominated to `node`, without copying the list.
-  bool HasNominatedPods(std::string_view node) const;
   // Whether any pod is nominated anywhere: the scheduling cycle's fast path when none is.
   bool empty() const;
 

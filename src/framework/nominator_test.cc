@@ -24,13 +24,13 @@ TEST(NominatorTest, APodIsNominatedToOneNodeAtATime) {
   n.AddNominatedPod(PodInfo::Make(MakePod().Name("a").Ptr()), "n2");
   EXPECT_EQ(Names(n.NominatedPodsForNode("n1")), (std::vector<std::string>{"b"}));
   EXPECT_EQ(Names(n.NominatedPodsForNode("n2")), (std::vector<std::string>{"a"}));
-  EXPECT_TRUE(n.HasNominatedPods("n2"));
-  EXPECT_FALSE(n.HasNominatedPods("n3"));
+  EXPECT_NE(n.PodsForNode("n2"), nullptr);
+  EXPECT_EQ(n.PodsForNode("n3"), nullptr);
   n.AddNominatedPod(PodInfo::Make(MakePod().Name("a").Ptr()), "");  // Cleared.
   n.DeleteNominatedPodIfExists("b");
   EXPECT_TRUE(n.empty());
   EXPECT_TRUE(n.NominatedPodsForNode("n1").empty());
-  EXPECT_FALSE(n.HasNominatedPods("n1"));
+  EXPECT_EQ(n.PodsForNode("n1"), nullptr);  // An emptied list is dropped.
 }
 
 TEST(NominatorTest, AnUpdateKeepsAnInMemoryNominationUntilTheStatusSaysOtherwise) {

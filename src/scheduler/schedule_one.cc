@@ -279,8 +279,10 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
         }
       }
       const NodeInfo& ni = *at(i);
-      Status st = any_nominated && fw.HasNominatedPods(ni.name())
-                      ? fw.RunFilterPluginsWithNominatedPods(state, pod, ni)
+      std::shared_ptr<const framework::Nominator::PodList> nominated =
+          any_nominated ? fw.PodsNominatedTo(ni.name()) : nullptr;
+      Status st = nominated != nullptr
+                      ? fw.RunFilterPluginsWithNominatedPods(state, pod, ni, *nominated)
                       : filters.Filter(pod, ni, tally);
       if (st.ok()) {
         fit[k++] = i;
