@@ -100,7 +100,8 @@ class NodeInfo {
   const HostPortInfo& used_ports() const { return used_ports_; }
   // Image name (as the node reports it) → size in bytes.
   const std::map<std::string, int64_t, std::less<>>& image_sizes() const { return image_sizes_; }
-  // Bumped on every change; the Snapshot copies only NodeInfos whose generation moved.
+  // Bumped on every change: a plugin that keeps what it computed from a node can tell whether the
+  // node changed since.
   int64_t generation() const { return generation_; }
 
   // --- Mutation, for the cache and for what-if evaluation (preemption, PreFilter AddPod). ---

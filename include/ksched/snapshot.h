@@ -37,6 +37,10 @@ struct LabelDomains {
   }
 };
 
+// A NodeInfo (and the lists of them) stays valid and unchanged until the scheduler refreshes the
+// snapshot, at the start of the next scheduling cycle; a node that changed then is a new NodeInfo,
+// and the old one is gone. Keep a node's name, or its place and generation(), across cycles, not
+// its address.
 class Snapshot {
  public:
   // Nodes in upstream's order: zones interleaved round-robin, so that sampling spreads zones.

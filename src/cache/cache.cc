@@ -27,7 +27,8 @@ Cache::Cache(absl::Duration assumed_ttl) : ttl_(assumed_ttl) {}
 namespace {
 
 // `slot`'s NodeInfo, copied first if a snapshot shares it. Snapshots take and drop their shares
-// only under the cache's lock, so a count of one stays one while the lock is held.
+// only under the cache's lock (UpdateSnapshot), so a count of one stays one while the lock is
+// held; a Snapshot is destroyed only once the cache's writers have stopped.
 NodeInfo& Unshared(std::shared_ptr<NodeInfo>& slot) {
   if (slot.use_count() > 1) slot = std::make_shared<NodeInfo>(*slot);
   return *slot;

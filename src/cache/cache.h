@@ -26,7 +26,7 @@
 //   Cache cache;
 //   cache.AddNode(node);
 //   cache.AssumePod(pod_info, "node-1");
-//   cache.UpdateSnapshot(&snapshot);  // copies only the nodes that changed
+//   cache.UpdateSnapshot(&snapshot);  // takes only the nodes that changed
 //
 // Thread safety: all methods are safe to call concurrently (binding threads Forget; informers Add).
 #pragma once
