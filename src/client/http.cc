@@ -910,7 +910,7 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
   t->not_before = rate_limited ? loop_->bucket.Reserve(t->submitted) : absl::InfinitePast();
 
   const HttpRequest& r = t->request;
-  t->fields = {{"accept", "application/json"}, {"user-agent", config_.user_agent}};
+  t->fields = {{"accept", r.accept}, {"user-agent", config_.user_agent}};
   if (r.method != "GET") t->fields.emplace_back("content-type", r.content_type);
   if (std::string token = loop_->token.Get(); !token.empty()) {
     t->fields.emplace_back("authorization", "Bearer " + token);

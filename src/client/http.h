@@ -55,6 +55,9 @@ struct HttpRequest {
   std::string path;  // From the server's root, query included: "/api/v1/pods?limit=500".
   std::string body;
   std::string content_type = "application/json";
+  // The media type asked for (kube-scheduler's own client asks for
+  // "application/vnd.kubernetes.protobuf"); ksched decodes only JSON.
+  std::string accept = "application/json";
   // Total time allowed; zero means none (watches end by the server's timeoutSeconds).
   absl::Duration timeout = absl::Seconds(30);
   // How many times to send the request again when no answer came (a transport error), each after

@@ -35,6 +35,7 @@ class EchoServer {
         std::lock_guard<std::mutex> lock(mu_);
         requests_.push_back(fmt::format("{} {} [{}] {}", req.method, req.path,
                                         req.get_header_value("Content-Type"), req.body));
+        accepts_.push_back(req.get_header_value("Accept"));
       }
       res.set_content("{}", "application/json");
     };
@@ -49,10 +50,15 @@ class EchoServer {
     std::lock_guard<std::mutex> lock(mu_);
     return requests_;
   }
+  std::vector<std::string> accepts() {  // Each request's Accept header.
+    std::lock_guard<std::mutex> lock(mu_);
+    return accepts_;
+  }
 
  private:
   std::mutex mu_;
   std::vector<std::string> requests_;
+  std::vector<std::string> accepts_;
   testing::LoopbackServer server_;  // Last: stopped before what its handlers use goes.
 };
 
@@ -88,6 +94,7 @@ TEST(HttpClientTest, EachRequestGoesOutAsAskedOnReusedHandles) {
        .path = "/e",
        .body = R"({"status":{}})",
        .content_type = "application/strategic-merge-patch+json"},
+      {.method = "GET", .path = "/f", .accept = "application/vnd.kubernetes.protobuf"},
   };
   for (int round = 0; round < 2; ++round) {
     for (const HttpRequest& r : asked) ASSERT_TRUE((*http)->Call(r).ok()) << r.path;
@@ -98,10 +105,17 @@ TEST(HttpClientTest, EachRequestGoesOutAsAskedOnReusedHandles) {
       R"(DELETE /c [application/json] {"kind":"DeleteOptions"})",
       "GET /d [] ",
       R"(PATCH /e [application/strategic-merge-patch+json] {"status":{}})",
+      "GET /f [] ",
   };
   std::vector<std::string> expected = once;
   expected.insert(expected.end(), once.begin(), once.end());
   EXPECT_EQ(server.requests(), expected);
+  // JSON unless a request asks for another media type.
+  std::vector<std::string> accepts_once(5, "application/json");
+  accepts_once.push_back("application/vnd.kubernetes.protobuf");
+  std::vector<std::string> accepts = accepts_once;
+  accepts.insert(accepts.end(), accepts_once.begin(), accepts_once.end());
+  EXPECT_EQ(server.accepts(), accepts);
 }
 
 // A request's timeout is its own: the next one on the same handle has none unless it asks.
