@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-quick difftest chaos chaos-short image clean
+.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-decode bench-quick difftest chaos chaos-short image clean
 
 all: build
 
@@ -66,6 +66,13 @@ bench: build k8s
 	@$(BUILD_DIR)/bench/scheduling_bench --benchmark_counters_tabular=true \
 	  --benchmark_out=$(BENCH_OUT)/in_process.json --benchmark_out_format=json
 	@$(BUILD_DIR)/bench/side_by_side --set default --out $(BENCH_OUT) --in-process $(BENCH_OUT)/in_process.json
+	@$(MAKE) --no-print-directory bench-decode
+
+# Protobuf, as kube-scheduler's client speaks it, against ksched's JSON decoding of the same pods.
+bench-decode: build k8s
+	@mkdir -p $(BENCH_OUT)
+	@ninja -C $(BUILD_DIR) decode_bench >/dev/null
+	@$(BUILD_DIR)/bench/decode_bench --out $(BENCH_OUT)/decode.md
 
 # The same on a small set, in a few minutes.
 bench-quick: build k8s

@@ -45,22 +45,6 @@ std::string FirstLine(const std::string& path, const std::string& prefix) {
   return "?";
 }
 
-// The machine and the moment, for the report's heading.
-std::string MachineLine() {
-  utsname u{};
-  uname(&u);
-  const std::time_t now = std::time(nullptr);
-  char date[32];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  testing::CommandResult commit =
-      testing::RunCommand({"git", "-C", KSCHED_SOURCE_DIR, "rev-parse", "--short", "HEAD"});
-  std::string rev = commit.exit_code == 0 ? commit.out : "?";
-  rev.erase(rev.find_last_not_of('\n') + 1);
-  return fmt::format("{}; {}, {} cores, {} memory; Linux {}; ksched {}", date,
-                     FirstLine("/proc/cpuinfo", "model name"), sysconf(_SC_NPROCESSORS_ONLN),
-                     FirstLine("/proc/meminfo", "MemTotal"), u.release, rev);
-}
-
 std::string InProcessTable(const std::string& path) {
   std::ifstream in(path);
   json doc = json::parse(in, nullptr, false);
@@ -120,6 +104,21 @@ std::string PlotScripts(const std::vector<WorkloadResult>& results) {
 }
 
 }  // namespace
+
+std::string MachineLine() {
+  utsname u{};
+  uname(&u);
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
+  testing::CommandResult commit =
+      testing::RunCommand({"git", "-C", KSCHED_SOURCE_DIR, "rev-parse", "--short", "HEAD"});
+  std::string rev = commit.exit_code == 0 ? commit.out : "?";
+  rev.erase(rev.find_last_not_of('\n') + 1);
+  return fmt::format("{}; {}, {} cores, {} memory; Linux {}; ksched {}", date,
+                     FirstLine("/proc/cpuinfo", "model name"), sysconf(_SC_NPROCESSORS_ONLN),
+                     FirstLine("/proc/meminfo", "MemTotal"), u.release, rev);
+}
 
 std::vector<double> ThroughputSamples(std::vector<int64_t> bind_seconds) {
   std::vector<double> samples;

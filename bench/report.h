@@ -31,6 +31,10 @@ struct Throughput {
 };
 Throughput Summarize(std::vector<double> samples);
 
+// The machine and the moment, for a report's heading: date, CPU, cores, memory, kernel and
+// ksched's commit.
+std::string MachineLine();
+
 // One scheduler (or the trivial binder) on one workload, on a fresh API server.
 struct RunResult {
   std::string runner;  // kube-scheduler, ksched or ceiling

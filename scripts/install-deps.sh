@@ -12,6 +12,7 @@ packages=(
   clang libclang-rt-14-dev clang-format clang-tidy
   openssl curl iproute2  # scripts/cluster.sh: certificates, readiness, free ports
   gnuplot-nox            # the plots of the side-by-side bench
+  protobuf-compiler libprotobuf-dev  # bench/decode_bench: protobuf against JSON
 )
 
 missing=()
