@@ -6,9 +6,8 @@
 //   json to api::Pod  the same, then api::DecodePod into ksched's types: what ksched does;
 //   protobuf parse    ParseFromString into the k8s.io/api core/v1 Pod that protoc generated from
 //                     the pinned module's generated.proto (scripts/k8s/protos.sh), on the heap and
-//                     on an arena; this does not yet make an api::Pod, which a protobuf path would
-//                     also have to do: at the least, allocate and fill what copying an
-//   api::Pod copy     api::Pod does, measured on the pods JSON gave.
+//                     on an arena. It makes no api::Pod, which a protobuf path would also have to;
+//   api::Pod copy     copying the api::Pods that JSON gave: the least that making them adds.
 // CPU time of this thread, per pod, the median of --rounds rounds over every pod.
 //
 //   build/bench/decode_bench [--pods 300] [--rounds 30] [--out decode.md]
