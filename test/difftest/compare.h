@@ -27,9 +27,6 @@ struct Outcome {
   Scores scores;          // Empty when the pod was not scored (one node fit, or none).
   // The pods ("namespace/name") that scheduling this pod evicted (preemption's victims), sorted.
   std::vector<std::string> evicted;
-  // Whether a preemption had happened in the case before this pod was created (a victim evicted,
-  // or a pod nominated), so that the cluster was no longer the one the other scheduler saw.
-  bool after_preemption = false;
   // A pod that preempted binds once its victims are gone. simulate runs to the end, and on a real
   // cluster the victims may go before the harness looks, so its first decision (Unschedulable,
   // nominated) may not be seen. This is set for a pod seen bound that evicted pods.

@@ -2,10 +2,12 @@
 // observable compared (README, "Fidelity"). One control plane serves the whole run; both
 // schedulers run side by side on it, each with its own profile names (prefix "up-" or "ks-"), and
 // take turns: for each case the nodes and running pods are created once, then each scheduler gets
-// the pending pods one at a time, in queue order, each after the previous one was decided. When
-// ksched decides a pod otherwise, the pod is put where kube-scheduler put it before the next one,
-// so that every pod is compared on the same cluster. `ksched simulate` decides each pod on the same
-// state too. A random case that differs is shrunk and written out as a scenario file.
+// the pending pods one at a time, in queue order, each once the cluster has settled after the
+// previous one. The harness reads the cluster before each pod on kube-scheduler's turn (which
+// includes the pods it bound later, having left them pending at first), brings ksched's cluster
+// to that state before ksched gets the same pod, and gives `ksched simulate` that very state, so
+// that every pod is compared on the same cluster. A harness step that fails fails the case. A
+// random case that differs is shrunk and written out as a scenario file.
 //
 //   difftest [--scenario-dir DIR] [--seeds N] [--first-seed S] [--out DIR] [--shrink-tries N]
 //
@@ -22,7 +24,6 @@
 #include <map>
 #include <memory>
 #include <regex>
-#include <set>
 #include <sstream>
 #include <thread>
 
@@ -40,6 +41,7 @@
 #include "test/difftest/case.h"
 #include "test/difftest/compare.h"
 #include "test/difftest/generate.h"
+#include "test/difftest/state.h"
 
 namespace ksched::difftest {
 namespace {
@@ -101,10 +103,28 @@ class Api {
     client::HttpResponse r = http_.Call({.path = path});
     return r.ok() ? json::parse(r.body, nullptr, false) : json();
   }
-  // Deletes at once (grace period 0: no kubelet runs) and waits until the object is gone.
-  void Delete(const json& o) {
-    http_.Call({.method = "DELETE", .path = PathOf(o), .body = R"({"gracePeriodSeconds":0})"});
-    for (int i = 0; i < 200 && !Get(PathOf(o)).is_null(); ++i) Sleep(25);
+  // The object at `path`, null once it is gone (404), or why it could not be read.
+  absl::StatusOr<json> Read(const std::string& path) {
+    client::HttpResponse r = http_.Call({.path = path});
+    if (r.status == 404) return json();
+    if (!r.ok()) return r.ToStatus();
+    json out = json::parse(r.body, nullptr, false);
+    if (out.is_discarded()) return absl::DataLossError(fmt::format("GET {}: not JSON", path));
+    return out;
+  }
+  // Deletes at once (grace period 0: no kubelet runs) and waits until the object is gone (5 s).
+  absl::Status Delete(const json& o) {
+    const std::string path = PathOf(o);
+    client::HttpResponse r =
+        http_.Call({.method = "DELETE", .path = path, .body = R"({"gracePeriodSeconds":0})"});
+    if (!r.ok() && r.status != 404) return r.ToStatus();
+    for (int i = 0; i < 200; ++i) {
+      absl::StatusOr<json> now = Read(path);
+      if (!now.ok()) return now.status();
+      if (now->is_null()) return absl::OkStatus();
+      Sleep(25);
+    }
+    return absl::DeadlineExceededError(fmt::format("DELETE {}: still there after 5 s", path));
   }
 
  private:
@@ -162,8 +182,10 @@ struct CaseResult {
 
 class Harness {
  public:
-  Harness(const ControlPlane& cluster, client::HttpClient& http, std::string work)
-      : cluster_(cluster), api_(http), work_(std::move(work)) {
+  // `work` holds the schedulers' logs and configs; `states`, the input simulate gets for each pod.
+  Harness(const ControlPlane& cluster, client::HttpClient& http, std::string work,
+          std::string states)
+      : cluster_(cluster), api_(http), work_(std::move(work)), states_(std::move(states)) {
     upstream_ = {.name = "kube-scheduler",
                  .prefix = "up-",
                  .argv = {testing::K8sBinDir() + "/kube-scheduler", "--secure-port=0", "-v=2",
@@ -198,9 +220,15 @@ class Harness {
     } catch (const json::exception& e) {  // An answer of an unexpected shape: this case's error.
       result.error = fmt::format("harness: {}", e.what());
     }
-    for (const json& pod : c.pending) api_.Delete(pod);  // Left over if the case failed midway.
-    for (auto it = created.rbegin(); it != created.rend(); ++it) {
-      if (it->value("kind", "") != "Namespace") api_.Delete(*it);
+    // What is left of the case goes, or the next case would start on a different cluster.
+    std::vector<json> gone = c.pending;  // Left over if the case failed midway.
+    gone.insert(gone.end(), created.rbegin(), created.rend());
+    for (const json& o : gone) {
+      if (o.value("kind", "") == "Namespace") continue;
+      if (absl::Status st = api_.Delete(o); !st.ok() && result.error.empty()) {
+        result.error = fmt::format("deleting {} {} after the case: {}", o.value("kind", "Pod"),
+                                   KeyOf(o), std::string(st.message()));
+      }
     }
     return result;
   }
@@ -213,30 +241,38 @@ class Harness {
   }
 
  private:
+  // What one scheduler decided for each pending pod, and the case's pods as they were just
+  // before each was given to it.
+  struct Phase {
+    std::vector<Outcome> outcomes;
+    std::vector<PodStates> before;
+  };
+
   // Runs the case's pending pods through both schedulers and simulate, and compares.
   void RunAndCompare(const Case& c, CaseResult* out) {
     CaseResult& result = *out;
-    {
-      Sleep(300);  // Both schedulers' watches deliver the nodes before the first pod.
-      // The running pods' start times, which preemption compares, as kube-scheduler sees them.
-      std::map<std::string, std::string> started;
-      for (const json& o : c.setup) {
-        if (o.value("kind", "") != "Pod") continue;
-        const json now = api_.Get(PathOf(o));
-        if (now.is_object()) {
-          started[KeyOf(o)] = now.value("status", json::object()).value("startTime", "");
-        }
+    Sleep(300);  // Both schedulers' watches deliver the nodes before the first pod.
+    absl::StatusOr<Phase> up = RunPhase(upstream_, c, nullptr);
+    if (!up.ok()) {
+      result.error = std::string(up.status().message());
+      return;
+    }
+    absl::StatusOr<Phase> run = RunPhase(ksched_, c, &up->before);
+    if (!run.ok()) {
+      result.error = std::string(run.status().message());
+      return;
+    }
+    for (size_t i = 0; i < c.pending.size(); ++i) {
+      PodResult p{.key = KeyOf(c.pending[i]), .upstream = up->outcomes[i], .run = run->outcomes[i]};
+      absl::StatusOr<Outcome> simulated = Simulate(c, i, up->before[i]);
+      if (!simulated.ok()) {
+        result.error = std::string(simulated.status().message());
+        return;
       }
-      std::vector<Outcome> up = RunPhase(upstream_, c, nullptr, &result.error);
-      RestoreEvicted(c);
-      std::vector<Outcome> run = RunPhase(ksched_, c, &up, &result.error);
-      for (size_t i = 0; i < c.pending.size() && result.error.empty(); ++i) {
-        PodResult p{.key = KeyOf(c.pending[i]), .upstream = up[i], .run = run[i]};
-        p.simulate = Simulate(c, up, i, started, &result.error);
-        p.run_mismatches = Compare(p.upstream, p.run);
-        p.simulate_mismatches = Compare(p.upstream, p.simulate);
-        result.pods.push_back(std::move(p));
-      }
+      p.simulate = *std::move(simulated);
+      p.run_mismatches = Compare(p.upstream, p.run);
+      p.simulate_mismatches = Compare(p.upstream, p.simulate);
+      result.pods.push_back(std::move(p));
     }
   }
 
@@ -277,113 +313,150 @@ class Harness {
         bound = now.is_object() && !now["spec"].value("nodeName", "").empty();
         if (!bound) Sleep(100);
       }
-      api_.Delete(probe);
+      result.Update(api_.Delete(probe));
       if (!bound && result.ok()) {
         result = absl::UnavailableError(
             fmt::format("{} did not bind its probe pod; its log ({}):\n{}", s->name, s->log_path,
                         s->process->Log().substr(0, 4000)));
       }
     }
-    api_.Delete(probe_node);
+    result.Update(api_.Delete(probe_node));
     if (!result.ok()) Stop();  // The next case starts them again.
     return result;
   }
 
   // Gives `s` the case's pending pods one at a time and returns what it decided for each. With
-  // `replay` (kube-scheduler's outcomes), a pod decided otherwise is moved to where kube-scheduler
-  // put it (or removed, if kube-scheduler left it pending) before the next pod.
-  std::vector<Outcome> RunPhase(Scheduler& s, const Case& c, const std::vector<Outcome>* replay,
-                                std::string* error) {
-    std::vector<Outcome> out(c.pending.size(), Outcome{.status = "Pending"});
-    if (!error->empty()) return out;
+  // `targets` (the cluster before each pod on kube-scheduler's turn), the cluster is first
+  // brought to kube-scheduler's before each pod: its decisions, and those it made later for pods
+  // it had left pending, so that both decide every pod on the same cluster.
+  absl::StatusOr<Phase> RunPhase(Scheduler& s, const Case& c,
+                                 const std::vector<PodStates>* targets) {
+    Phase phase{.outcomes = std::vector<Outcome>(c.pending.size(), Outcome{.status = "Pending"})};
     const size_t log_start = s.LogSize();
-    std::vector<json> pods;
-    std::set<std::string> evicted;  // Gone or going, by "namespace/name".
-    for (size_t i = 0; i < c.pending.size(); ++i) {
-      bool preempted = !evicted.empty();
-      for (const json& earlier : pods) {
-        const json now = api_.Get(PathOf(earlier));  // Null once deleted.
-        preempted |= now.is_object() &&
-                     !now.value("status", json::object()).value("nominatedNodeName", "").empty();
+    absl::Status status = absl::OkStatus();
+    size_t given = 0;
+    for (size_t i = 0; i < c.pending.size() && status.ok(); ++i) {
+      const std::string key = KeyOf(c.pending[i]);
+      if (targets != nullptr) status = Converge(c, s, (*targets)[i], key);
+      absl::StatusOr<PodStates> before = status.ok() ? Settled(c, key) : status;
+      if (!before.ok()) {
+        status = before.status();
+        break;
       }
       json pod = c.pending[i];
       pod["spec"]["schedulerName"] =
           s.prefix + pod["spec"].value("schedulerName", "default-scheduler");
-      if (absl::Status st = api_.Create(pod); !st.ok()) {
-        *error = fmt::format("creating pod {}: {}", KeyOf(pod), std::string(st.message()));
+      if (status = api_.Create(pod); !status.ok()) {
+        status = Failed(s, "creating pod " + key, status);
         break;
       }
-      pods.push_back(pod);
-      out[i] = WaitForDecision(pod);
-      out[i].after_preemption = preempted;
-      out[i].evicted = NewlyEvicted(c, pods, &evicted);
+      given = i + 1;
+      Outcome& o = phase.outcomes[i];
+      o = WaitForDecision(pod);
       // A preemption deletes its victims right after nominating, asynchronously, one call each:
       // wait for the first, then until none has come for 300 ms (2 s at most).
-      for (int wait = 0, quiet = 0;
-           !out[i].nominated.empty() && wait < 40 && (out[i].evicted.empty() || quiet < 6);
-           ++wait) {
-        Sleep(50);
-        std::vector<std::string> more = NewlyEvicted(c, pods, &evicted);
-        quiet = more.empty() ? quiet + 1 : 0;
-        out[i].evicted.insert(out[i].evicted.end(), more.begin(), more.end());
-      }
-      std::sort(out[i].evicted.begin(), out[i].evicted.end());
-      out[i].placed_after_preemption = !out[i].evicted.empty() && !out[i].node.empty();
-      if (!out[i].evicted.empty()) ReadPreemption(pod, &out[i]);
-      // Where the pod ends up: a nominated pod binds there once its victims are gone.
-      auto landing = [](const Outcome& o) { return o.node.empty() ? o.nominated : o.node; };
-      if (replay != nullptr && landing(out[i]) != landing((*replay)[i])) {
-        api_.Delete(pod);
-        if (landing((*replay)[i]).empty()) {
-          evicted.insert(KeyOf(pod));  // Removed by the harness, not evicted.
-        } else {
-          pod["spec"]["nodeName"] = landing((*replay)[i]);
-          (void)api_.Create(pod);
+      for (int wait = 0, quiet = 0; wait < 40; ++wait) {
+        absl::StatusOr<PodStates> now = ReadPods(c);
+        if (!now.ok()) {
+          status = now.status();
+          break;
         }
+        std::vector<std::string> gone = Removed(*before, *now);
+        quiet = gone.size() == o.evicted.size() ? quiet + 1 : 0;
+        o.evicted = std::move(gone);
+        if (o.nominated.empty() || (!o.evicted.empty() && quiet >= 6)) break;
+        Sleep(50);
       }
+      o.placed_after_preemption = !o.evicted.empty() && !o.node.empty();
+      if (!o.evicted.empty()) ReadPreemption(pod, &o);
+      phase.before.push_back(*std::move(before));
     }
     Sleep(200);  // The last log lines.
     std::map<std::string, Scores> scores = ScoresInLog(s.LogFrom(log_start));
-    for (size_t i = 0; i < pods.size(); ++i) {
-      if (auto it = scores.find(KeyOf(pods[i])); it != scores.end()) out[i].scores = it->second;
-      api_.Delete(pods[i]);
+    for (size_t i = 0; i < given; ++i) {
+      if (auto it = scores.find(KeyOf(c.pending[i])); it != scores.end()) {
+        phase.outcomes[i].scores = it->second;
+      }
+      if (absl::Status st = api_.Delete(c.pending[i]); !st.ok() && status.ok()) {
+        status = Failed(s, "deleting pod " + KeyOf(c.pending[i]), st);
+      }
     }
-    return out;
+    if (!status.ok()) return status;
+    return phase;
   }
 
-  // The pods of the case (running ones, and pending ones created so far) that were deleted or are
-  // being deleted since the last call, sorted; `seen` keeps those already counted.
-  std::vector<std::string> NewlyEvicted(const Case& c, const std::vector<json>& pending,
-                                        std::set<std::string>* seen) {
-    std::vector<std::string> out;
-    auto check = [&](const json& pod) {
-      const std::string key = KeyOf(pod);
-      if (pod.value("kind", "") != "Pod" || seen->contains(key)) return;
-      json now = api_.Get(PathOf(pod));
-      if (now.is_object() && !now["metadata"].contains("deletionTimestamp")) return;
-      seen->insert(key);
-      out.push_back(key);
-    };
-    for (const json& o : c.setup) check(o);
-    for (const json& p : pending) check(p);
-    std::sort(out.begin(), out.end());
-    return out;
+  // An error of a harness step on `s`'s turn, with its name.
+  static absl::Status Failed(const Scheduler& s, const std::string& step, const absl::Status& st) {
+    return absl::Status(st.code(),
+                        fmt::format("{} ({}'s turn): {}", step, s.name, std::string(st.message())));
   }
 
-  // Puts back the running pods that kube-scheduler's preemption evicted (also those its last
-  // preemptions delete after the phase), so that ksched starts from the same cluster.
-  void RestoreEvicted(const Case& c) {
-    Sleep(500);
-    bool restored = false;
-    for (const json& o : c.setup) {
-      if (o.value("kind", "") != "Pod") continue;
-      json now = api_.Get(PathOf(o));
-      if (now.is_object() && !now["metadata"].contains("deletionTimestamp")) continue;
-      api_.Delete(o);
-      (void)api_.Create(o);
-      restored = true;
+  // The case's pods as the API server shows them now.
+  absl::StatusOr<PodStates> ReadPods(const Case& c) {
+    absl::StatusOr<json> list = api_.Read("/api/v1/pods");
+    if (!list.ok()) return list.status();
+    return CasePods(c, *list);
+  }
+
+  // The case's pods once the cluster is still before pod `next`: no pod being deleted, and the
+  // same placement three reads in a row, 100 ms apart, so that a decision the scheduler makes
+  // for a pod it had left pending lands before the next pod, as it would on a quiet cluster
+  // (up to 10 s, then an error).
+  absl::StatusOr<PodStates> Settled(const Case& c, const std::string& next) {
+    std::string last;
+    for (int i = 0, same = 0; i < 100; ++i) {
+      absl::StatusOr<PodStates> now = ReadPods(c);
+      if (!now.ok()) return now.status();
+      const std::string placement = Placement(*now);
+      bool deleting = false;
+      for (const auto& [key, pod] : *now) deleting |= Terminating(pod);
+      same = placement == last && !deleting ? same + 1 : 0;
+      if (same == 2) return now;
+      last = placement;
+      Sleep(100);
     }
-    if (restored) Sleep(500);  // The watches deliver the restored pods before the next phase.
+    return absl::DeadlineExceededError(fmt::format(
+        "the cluster did not settle in 10 s before pod {}; its pods:\n{}", next, last));
+  }
+
+  // Brings the cluster to `target`: each pod kube-scheduler had bound, bound to the same node,
+  // and no other pod bound (StepsToReach). The scheduler may act on the changes (a pod it left
+  // pending may fit once another is moved away), so it checks again, up to three times.
+  absl::Status Converge(const Case& c, const Scheduler& s, const PodStates& target,
+                        const std::string& next) {
+    for (int round = 0; round < 3; ++round) {
+      absl::StatusOr<PodStates> now = Settled(c, next);
+      if (!now.ok()) return now.status();
+      const std::vector<Step> steps = StepsToReach(target, *now);
+      if (steps.empty()) return absl::OkStatus();
+      for (const Step& step : steps) {
+        if (step.remove) {
+          if (absl::Status st = api_.Delete(now->at(step.key)); !st.ok()) {
+            return Failed(s, fmt::format("deleting pod {} to match kube-scheduler's cluster before "
+                                         "pod {}",
+                                         step.key, next),
+                          st);
+          }
+        }
+        if (step.node.empty()) continue;
+        if (absl::Status st = api_.Create(BoundCopy(c, step.key, step.node, target, s.prefix));
+            !st.ok()) {
+          return Failed(s,
+                        fmt::format("creating pod {} on {} to match kube-scheduler's cluster "
+                                    "before pod {}",
+                                    step.key, step.node, next),
+                        st);
+        }
+      }
+      Sleep(300);  // The scheduler's watch delivers the changes before the next pod.
+    }
+    absl::StatusOr<PodStates> now = Settled(c, next);
+    if (!now.ok()) return now.status();
+    if (StepsToReach(target, *now).empty()) return absl::OkStatus();
+    return absl::FailedPreconditionError(fmt::format(
+        "{}'s cluster still differs from kube-scheduler's before pod {} after three rounds of "
+        "changes; kube-scheduler's:\n{}{}'s:\n{}",
+        s.name, next, Placement(target), s.name, Placement(*now)));
   }
 
   // A preemptor's decision as the events keep it, since by the time the harness looks, the pod may
@@ -433,32 +506,14 @@ class Harness {
     return o;
   }
 
-  // ksched simulate's decision on pod i, with the pods before it where kube-scheduler put them.
-  Outcome Simulate(const Case& c, const std::vector<Outcome>& up, size_t i,
-                   const std::map<std::string, std::string>& started, std::string* error) {
-    // Without the pods kube-scheduler's preemptions evicted before pod i.
-    std::set<std::string> gone;
-    for (size_t j = 0; j < i; ++j) gone.insert(up[j].evicted.begin(), up[j].evicted.end());
-    json items = json::array();
-    for (const json& o : c.setup) {
-      if (o.value("kind", "") == "Pod" && gone.contains(KeyOf(o))) continue;
-      items.push_back(o);
-      auto at = started.find(KeyOf(o));
-      if (at != started.end() && !at->second.empty()) {
-        items.back()["status"]["startTime"] = at->second;
-      }
-    }
-    for (size_t j = 0; j < i; ++j) {
-      json placed = c.pending[j];
-      // A preemptor kube-scheduler nominated binds once its victims are gone.
-      const std::string& node = up[j].node.empty() ? up[j].nominated : up[j].node;
-      if (node.empty() || gone.contains(KeyOf(placed))) continue;
-      placed["spec"]["nodeName"] = node;
-      items.push_back(std::move(placed));
-    }
-    items.push_back(c.pending[i]);
-    const std::string manifest = work_ + "/simulate.json";
-    std::ofstream(manifest) << json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}};
+  // ksched simulate's decision on pod i, on the cluster kube-scheduler decided it on; its input
+  // stays in states_/<case>/<pod>.json.
+  absl::StatusOr<Outcome> Simulate(const Case& c, size_t i, const PodStates& state) {
+    const json& meta = c.pending[i]["metadata"];
+    const std::string manifest = fmt::format("{}/{}/{}.{}.json", states_, c.name,
+                                             meta.value("namespace", "default"), meta.value("name", ""));
+    fs::create_directories(fs::path(manifest).parent_path());
+    std::ofstream(manifest) << SimulationInput(c, state, c.pending[i], upstream_.prefix);
     std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json", "--explain"};
     if (c.config.is_object()) {
       const std::string config = work_ + "/simulate-config.json";
@@ -469,16 +524,14 @@ class Harness {
     CommandResult r = testing::RunCommand(argv);
     json sim = json::parse(r.out, nullptr, false);
     if (r.exit_code != 0 || sim.is_discarded()) {
-      *error = fmt::format("ksched simulate exited {}: {}", r.exit_code, r.err);
-      return {};
+      return absl::InternalError(
+          fmt::format("ksched simulate exited {} on {}: {}", r.exit_code, manifest, r.err));
     }
-    const json& meta = c.pending[i]["metadata"];
     return OutcomeInSimulation(sim, meta.value("namespace", "default"), meta.value("name", ""));
   }
-
   const ControlPlane& cluster_;
   Api api_;
-  std::string work_;
+  std::string work_, states_;
   Scheduler upstream_, ksched_;
 };
 
@@ -639,7 +692,7 @@ int Main(int argc, char** argv) {
   rest->burst = 1000;
   absl::StatusOr<std::unique_ptr<client::HttpClient>> http = client::HttpClient::Create(*rest);
   if (!http.ok()) return 1;
-  Harness harness(**cluster, **http, (*cluster)->dir());
+  Harness harness(**cluster, **http, (*cluster)->dir(), out_dir + "/states");
 
   auto run_once = [&](const std::string& name, const json& scenario) -> CaseResult {
     absl::StatusOr<Case> c = MakeCase(name, scenario, upstream_plugins);

@@ -1,0 +1,142 @@
+#include "test/difftest/state.h"
+
+#include <gtest/gtest.h>
+
+namespace ksched::difftest {
+namespace {
+
+using nlohmann::json;
+
+json Pod(const std::string& name, const std::string& node = "") {
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec", {{"containers", {{{"name", "c"}}}}}}};
+  if (!node.empty()) pod["spec"]["nodeName"] = node;
+  return pod;
+}
+
+// A pod as the API server returns it: with its own metadata and a status.
+json Read(json pod, const std::string& scheduler = "") {
+  pod.erase("kind");  // As in a list's items.
+  pod["metadata"]["uid"] = "uid-" + pod["metadata"]["name"].get<std::string>();
+  pod["metadata"]["managedFields"] = json::array({{{"manager", "kube-scheduler"}}});
+  pod["status"]["startTime"] = "2026-11-26T18:00:00Z";
+  if (!scheduler.empty()) pod["spec"]["schedulerName"] = scheduler;
+  return pod;
+}
+
+Case SeedCase() {
+  Case c;
+  c.setup = {{{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n1"}}}},
+             {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n2"}}}},
+             Pod("running-0", "n1"), Pod("running-1", "n2")};
+  c.pending = {Pod("pod-7"), Pod("pod-3"), Pod("pod-5"), Pod("pod-2")};
+  return c;
+}
+
+PodStates StateOf(std::vector<json> pods) {
+  PodStates out;
+  for (json& p : pods) {
+    const std::string key = KeyOf(p);
+    out[key] = std::move(p);
+  }
+  return out;
+}
+
+TEST(StateTest, CasePodsKeepsTheCasesPodsOfAList) {
+  json list = {{"items", {Read(Pod("running-0", "n1")), Read(Pod("pod-3")),
+                          Read(Pod("difftest-probe-ksched"))}}};
+  PodStates s = CasePods(SeedCase(), list);
+  EXPECT_EQ(s.size(), 2);
+  EXPECT_EQ(NodeOf(s, "default/running-0"), "n1");
+  EXPECT_EQ(NodeOf(s, "default/pod-3"), "");
+  EXPECT_EQ(NodeOf(s, "default/pod-9"), "");
+  EXPECT_EQ(s["default/pod-3"]["kind"], "Pod");
+}
+
+// Seed 70016: kube-scheduler bound pod-3, which it had left pending, once pod-7's preemption had
+// evicted running-1; ksched's cluster must get pod-3 there and lose running-1 before pod-2.
+TEST(StateTest, StepsToReachBindWhatTheTargetBoundAndRemoveTheRest) {
+  const PodStates target = StateOf({Pod("running-0", "n1"), Pod("pod-7", "n2"),
+                                    Pod("pod-3", "n1"), Pod("pod-2")});
+  const PodStates now = StateOf({Pod("running-0", "n1"), Pod("running-1", "n2"),
+                                 Pod("pod-7", "n1"), Pod("pod-3")});
+  EXPECT_EQ(StepsToReach(target, now),
+            (std::vector<Step>{{.key = "default/pod-3", .remove = true, .node = "n1"},
+                               {.key = "default/pod-7", .remove = true, .node = "n2"},
+                               {.key = "default/running-1", .remove = true, .node = ""}}));
+  EXPECT_TRUE(StepsToReach(target, target).empty());
+}
+
+TEST(StateTest, APodPendingInTheTargetMayStayPendingOrBeGoneButNotBound) {
+  const PodStates target = StateOf({Pod("pod-3"), Pod("pod-2")});
+  EXPECT_TRUE(StepsToReach(target, StateOf({Pod("pod-3")})).empty());
+  EXPECT_EQ(StepsToReach(target, StateOf({Pod("pod-3", "n1")})),
+            (std::vector<Step>{{.key = "default/pod-3", .remove = true}}));
+  // Gone from the target, pending here: deleted, so that nobody binds it later.
+  EXPECT_EQ(StepsToReach(StateOf({}), StateOf({Pod("pod-3")})),
+            (std::vector<Step>{{.key = "default/pod-3", .remove = true}}));
+  // Bound in the target, gone here: created again.
+  EXPECT_EQ(StepsToReach(StateOf({Pod("running-1", "n2")}), StateOf({})),
+            (std::vector<Step>{{.key = "default/running-1", .node = "n2"}}));
+}
+
+TEST(StateTest, RemovedNamesThePodsGoneOrGoingSinceButNotThoseAlreadyGoing) {
+  json going = Pod("running-1", "n2");
+  going["metadata"]["deletionTimestamp"] = "2026-11-26T18:00:00Z";
+  json went_before = going;
+  went_before["metadata"]["name"] = "pod-7";
+  const PodStates before =
+      StateOf({Pod("running-0", "n1"), Pod("running-1", "n2"), Pod("pod-3"), went_before});
+  const PodStates now = StateOf({Pod("running-0", "n1"), going});
+  EXPECT_EQ(Removed(before, now), (std::vector<std::string>{"default/pod-3", "default/running-1"}));
+}
+
+TEST(StateTest, PlacementShowsNodesDeletionsAndNominations) {
+  json nominated = Pod("pod-7");
+  nominated["status"]["nominatedNodeName"] = "n2";
+  json going = Pod("running-1", "n2");
+  going["metadata"]["deletionTimestamp"] = "2026-11-26T18:00:00Z";
+  EXPECT_EQ(Placement(StateOf({nominated, going})),
+            "default/pod-7 on \"\", nominated to n2\n"
+            "default/running-1 on \"n2\", being deleted\n");
+}
+
+TEST(StateTest, BoundCopyIsTheCasesPodOnTheNodeWithTheStartTimeTheTargetShows) {
+  const Case c = SeedCase();
+  const PodStates target = StateOf({Read(Pod("pod-3", "n1"), "up-default-scheduler")});
+  json pod = BoundCopy(c, "default/pod-3", "n1", target, "ks-");
+  EXPECT_EQ(pod["spec"]["nodeName"], "n1");
+  EXPECT_EQ(pod["spec"]["schedulerName"], "ks-default-scheduler");
+  EXPECT_EQ(pod["status"]["startTime"], "2026-11-26T18:00:00Z");
+  EXPECT_FALSE(pod["metadata"].contains("uid"));  // A new object, not the one read.
+  json running = BoundCopy(c, "default/running-0", "n1", {}, "ks-");
+  EXPECT_FALSE(running["spec"].contains("schedulerName"));
+  EXPECT_FALSE(running.contains("status"));
+}
+
+TEST(StateTest, SimulationGetsTheBoundPodsAsReadAndThePodToDecide) {
+  const Case c = SeedCase();
+  json nominated = Read(Pod("pod-7"), "up-default-scheduler");
+  nominated["status"]["nominatedNodeName"] = "n2";
+  json list = {{"items",
+                {Read(Pod("running-0", "n1")), Read(Pod("pod-3", "n1"), "up-default-scheduler"),
+                 nominated, Read(Pod("pod-5"), "up-default-scheduler")}}};
+  json input = SimulationInput(c, CasePods(c, list), c.pending[3], "up-");
+  std::vector<std::string> items;
+  for (const json& o : input["items"]) {
+    items.push_back(o["kind"].get<std::string>() + " " + o["metadata"]["name"].get<std::string>());
+    if (o["kind"] != "Pod") continue;
+    EXPECT_FALSE(o["metadata"].contains("managedFields"));
+    EXPECT_NE(o["spec"].value("schedulerName", ""), "up-default-scheduler");
+  }
+  // running-1, which the state does not have, is left out, and so is pod-5, pending.
+  EXPECT_EQ(items, (std::vector<std::string>{"Node n1", "Node n2", "Pod pod-3", "Pod pod-7",
+                                             "Pod running-0", "Pod pod-2"}));
+  EXPECT_EQ(input["items"][2]["status"]["startTime"], "2026-11-26T18:00:00Z");
+  EXPECT_EQ(input["items"][3]["status"]["nominatedNodeName"], "n2");
+}
+
+}  // namespace
+}  // namespace ksched::difftest
