@@ -6,6 +6,8 @@
 #include <string>
 #include <utility>
 
+#include "fmt/format.h"
+
 namespace ksched::difftest {
 namespace {
 
@@ -223,7 +225,11 @@ class CaseBuilder {
     if (r_.Percent(25)) AddHostPorts(&c, &node_ports_[node_name]);
     json spec = {{"nodeName", node_name}, {"containers", json::array({c})}};
     AddPodAffinity(&spec, 10);
-    return Pod("running-" + std::to_string(i), std::move(spec));
+    json pod = Pod("running-" + std::to_string(i), std::move(spec));
+    // A second apart, so that preemption's last criterion, the victims' start time, decides
+    // between two nodes, rather than kube-scheduler's random pick among candidates that tie.
+    pod["status"]["startTime"] = fmt::format("2026-01-01T00:{:02}:{:02}Z", i / 60, i % 60);
+    return pod;
   }
 
   json PendingPod(int i) {

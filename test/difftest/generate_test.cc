@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "fmt/format.h"
 #include "src/sim/manifests.h"
 
 namespace ksched::difftest {
@@ -214,6 +215,18 @@ TEST(GenerateCaseTest, EveryCaseIsValidAndSized) {
     EXPECT_LE(bound, 6u) << "seed " << seed;
     EXPECT_TRUE(!OfKind(c, "Node").empty() && OfKind(c, "Node").size() <= 8) << "seed " << seed;
     EXPECT_LE(OfKind(c, "PriorityClass").size(), 3u) << "seed " << seed;
+  }
+}
+
+TEST(GenerateCaseTest, RunningPodsStartedASecondApartInTheirOrder) {
+  for (uint64_t seed = 1; seed <= 100; ++seed) {
+    std::vector<std::string> started;
+    for (const json& pod : OfKind(GenerateCase(seed), "Pod")) {
+      if (pod["spec"].contains("nodeName")) started.push_back(pod["status"]["startTime"]);
+    }
+    for (size_t i = 0; i < started.size(); ++i) {
+      EXPECT_EQ(started[i], fmt::format("2026-01-01T00:00:{:02}Z", i)) << "seed " << seed;
+    }
   }
 }
 
