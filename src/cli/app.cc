@@ -28,6 +28,7 @@ struct SimulateFlags {
   std::string config_file;
   std::string output = "table";
   bool explain = false;
+  bool one_at_a_time = false;
   uint64_t seed = 1;
   std::vector<std::string> files;
 };
@@ -52,7 +53,10 @@ int RunSimulate(const SimulateFlags& flags, const Registry& registry) {
   }
   absl::StatusOr<sim::SimulationResult> result =
       sim::Simulate(std::move(*objects), registry,
-                    {.config = *std::move(cfg), .seed = flags.seed, .explain = flags.explain});
+                    {.config = *std::move(cfg),
+                     .seed = flags.seed,
+                     .explain = flags.explain,
+                     .one_at_a_time = flags.one_at_a_time});
   if (!result.ok()) {
     std::fprintf(stderr, "ksched simulate: %s\n", std::string(result.status().message()).c_str());
     return 1;
@@ -141,6 +145,9 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
   simulate->add_flag("--explain", sim_flags.explain,
                      "Show every node's filter verdict and each plugin's score");
   simulate->add_option("--seed", sim_flags.seed, "Seed for tie-breaks between equal scores");
+  simulate->add_flag("--one-at-a-time", sim_flags.one_at_a_time,
+                     "Give the pending pods to the scheduler one at a time, in queue order, each "
+                     "once the one before is decided, as pods created one after another arrive");
   simulate->add_option("files", sim_flags.files, "Manifests: YAML or JSON, objects or lists")
       ->required();
   add_plugin_library_flag(simulate);

@@ -1,5 +1,6 @@
 #include "src/sim/cluster.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "fmt/format.h"
@@ -80,7 +81,7 @@ Cluster::Cluster(std::vector<api::Object> objects) {
   for (Budget& b : budgets_) b.changed = false;  // Start hands them all over.
 }
 
-void Cluster::Start(ClusterEventSink& s) {
+void Cluster::Start(ClusterEventSink& s, bool hold_pending) {
   SetAll(namespaces_, s, &ClusterEventSink::OnNamespaceSet);
   SetAll(priority_classes_, s, &ClusterEventSink::OnPriorityClassSet);
   SetAll(services_, s, &ClusterEventSink::OnServiceSet);
@@ -94,8 +95,26 @@ void Cluster::Start(ClusterEventSink& s) {
     if (!pod->spec.node_name.empty()) s.OnPodAdd(pod);
   }
   for (const auto& pod : pods) {
-    if (pod->spec.node_name.empty()) s.OnPodAdd(pod);
+    if (!pod->spec.node_name.empty()) continue;
+    if (hold_pending) {
+      held_.push_back(pod);
+    } else {
+      s.OnPodAdd(pod);
+    }
   }
+  // Queue order, reversed: the next pod at the back.
+  std::stable_sort(held_.begin(), held_.end(), [](const auto& a, const auto& b) {
+    return a->spec.priority.value_or(0) > b->spec.priority.value_or(0);
+  });
+  std::reverse(held_.begin(), held_.end());
+}
+
+bool Cluster::AddNextPod(ClusterEventSink& s) {
+  if (held_.empty()) return false;
+  std::shared_ptr<const api::Pod> pod = std::move(held_.back());
+  held_.pop_back();
+  s.OnPodAdd(std::move(pod));
+  return true;
 }
 
 void Cluster::Deliver(ClusterEventSink& s) {

@@ -9,6 +9,9 @@
 //   cluster.Start(scheduler);           // nodes, then bound pods, then pending pods
 //   while (scheduler.ScheduleOne()) cluster.Deliver(scheduler);
 //
+// or, pods given one at a time: Start(scheduler, /*hold_pending=*/true), then AddNextPod each time
+// the scheduler has settled.
+//
 // Thread safety: the ClusterWriter methods may be called from binding threads; Start and Deliver
 // from the thread that drives the scheduler.
 #pragma once
@@ -41,8 +44,11 @@ class Cluster : public ClusterWriter {
   explicit Cluster(std::vector<api::Object> objects);
 
   // Namespaces, PriorityClasses, Services, workloads and PodDisruptionBudgets, then nodes, then
-  // bound pods, then pending pods.
-  void Start(ClusterEventSink& s);
+  // bound pods, then pending pods; with `hold_pending`, the pending pods wait for AddNextPod.
+  void Start(ClusterEventSink& s, bool hold_pending = false);
+  // Hands the scheduler the next pending pod Start held, in the order of the scheduling queue
+  // (the highest priority first, then input order), as its creation would; false if none is left.
+  bool AddNextPod(ClusterEventSink& s);
   // Delivers the changes written since the last call (binds, removed pods), then the
   // PodDisruptionBudgets whose status they changed, to the scheduler.
   void Deliver(ClusterEventSink& s);
@@ -91,6 +97,7 @@ class Cluster : public ClusterWriter {
   std::vector<std::shared_ptr<const api::ReplicationController>> replication_controllers_;
   std::vector<std::shared_ptr<const api::ReplicaSet>> replica_sets_;
   std::vector<std::shared_ptr<const api::StatefulSet>> stateful_sets_;
+  std::vector<std::shared_ptr<const api::Pod>> held_;  // Start's pending pods, the next last.
   mutable absl::Mutex mu_;
   // In input order; a removed pod leaves a null.
   std::vector<std::shared_ptr<const api::Pod>> pods_ ABSL_GUARDED_BY(mu_);

@@ -60,20 +60,22 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
   scheduler::Scheduler& s = **created;
 
   std::vector<std::shared_ptr<const api::Pod>> initial = cluster.Pods();
-  cluster.Start(s);
-  for (int idle = 0; idle <= kMaxIdleTimeJumps;) {
-    bool progressed = false;
-    while (s.ScheduleOne()) {
+  cluster.Start(s, options.one_at_a_time);
+  do {
+    for (int idle = 0; idle <= kMaxIdleTimeJumps;) {
+      bool progressed = false;
+      while (s.ScheduleOne()) {
+        cluster.Deliver(s);
+        progressed = true;
+      }
       cluster.Deliver(s);
-      progressed = true;
+      absl::Time next = s.queue().NextBackoffExpiry();
+      if (next == absl::InfiniteFuture()) break;
+      idle = progressed ? 0 : idle + 1;
+      clock.Set(std::max(next, clock.Now()));
+      s.queue().FlushBackoffQCompleted();
     }
-    cluster.Deliver(s);
-    absl::Time next = s.queue().NextBackoffExpiry();
-    if (next == absl::InfiniteFuture()) break;
-    idle = progressed ? 0 : idle + 1;
-    clock.Set(std::max(next, clock.Now()));
-    s.queue().FlushBackoffQCompleted();
-  }
+  } while (cluster.AddNextPod(s));
 
   SimulationResult result;
   result.cycles = cycles;

@@ -21,6 +21,10 @@ struct SimulationOptions {
   config::Configuration config = config::DefaultConfiguration();
   uint64_t seed = 1;
   bool explain = false;  // Keep each pod's last per-node filter and score details.
+  // Give the pending pods to the scheduler one at a time, in queue order, each once the scheduler
+  // has settled after the one before, as pods created one after another reach a live scheduler
+  // (and as make difftest gives them); otherwise all are in the queue from the start.
+  bool one_at_a_time = false;
 };
 
 struct PodOutcome {
