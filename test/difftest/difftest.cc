@@ -10,6 +10,7 @@
 // random case that differs is shrunk and written out as a scenario file.
 //
 //   difftest [--scenario-dir DIR] [--seeds N] [--first-seed S] [--out DIR] [--shrink-tries N]
+//            [--expect-out DIR]
 //
 // Exit code 0 when every compared pod matches or differs only by a known gap (a field ksched says
 // it does not support yet, or what only a plugin ksched lacks writes), 1 otherwise, 2 for bad
@@ -166,6 +167,10 @@ struct CaseResult {
   std::vector<std::string> adaptations;
   std::vector<PodResult> pods;
   bool second_run = false;  // It differed once, and matched when run again.
+  // The case's pods once kube-scheduler had been given them all and the cluster had settled.
+  PodStates upstream_end;
+  // The pods the harness deleted or created on ksched's turn to match kube-scheduler's cluster.
+  int moved = 0;
 
   // Mismatches other than the known gaps.
   bool Differs() const {
@@ -246,6 +251,8 @@ class Harness {
   struct Phase {
     std::vector<Outcome> outcomes;
     std::vector<PodStates> before;
+    PodStates end;  // Once the last pod was decided and the cluster settled.
+    int moved = 0;  // Steps taken to bring the cluster to the targets.
   };
 
   // Runs the case's pending pods through both schedulers and simulate, and compares.
@@ -257,11 +264,13 @@ class Harness {
       result.error = std::string(up.status().message());
       return;
     }
+    result.upstream_end = up->end;
     absl::StatusOr<Phase> run = RunPhase(ksched_, c, &up->before);
     if (!run.ok()) {
       result.error = std::string(run.status().message());
       return;
     }
+    result.moved = run->moved;
     for (size_t i = 0; i < c.pending.size(); ++i) {
       PodResult p{.key = KeyOf(c.pending[i]), .upstream = up->outcomes[i], .run = run->outcomes[i]};
       absl::StatusOr<Outcome> simulated = Simulate(c, i, up->before[i]);
@@ -337,8 +346,9 @@ class Harness {
     size_t given = 0;
     for (size_t i = 0; i < c.pending.size() && status.ok(); ++i) {
       const std::string key = KeyOf(c.pending[i]);
-      if (targets != nullptr) status = Converge(c, s, (*targets)[i], key);
-      absl::StatusOr<PodStates> before = status.ok() ? Settled(c, key) : status;
+      const std::string moment = "before pod " + key;
+      if (targets != nullptr) status = Converge(c, s, (*targets)[i], moment, &phase.moved);
+      absl::StatusOr<PodStates> before = status.ok() ? Settled(c, moment) : status;
       if (!before.ok()) {
         status = before.status();
         break;
@@ -371,6 +381,11 @@ class Harness {
       if (!o.evicted.empty()) ReadPreemption(pod, &o);
       phase.before.push_back(*std::move(before));
     }
+    if (status.ok()) {
+      absl::StatusOr<PodStates> end = Settled(c, "after the last pod");
+      if (end.ok()) phase.end = *std::move(end);
+      status = end.status();
+    }
     Sleep(200);  // The last log lines.
     std::map<std::string, Scores> scores = ScoresInLog(s.LogFrom(log_start));
     for (size_t i = 0; i < given; ++i) {
@@ -398,11 +413,11 @@ class Harness {
     return CasePods(c, *list);
   }
 
-  // The case's pods once the cluster is still before pod `next`: no pod being deleted, and the
-  // same placement three reads in a row, 100 ms apart, so that a decision the scheduler makes
-  // for a pod it had left pending lands before the next pod, as it would on a quiet cluster
-  // (up to 10 s, then an error).
-  absl::StatusOr<PodStates> Settled(const Case& c, const std::string& next) {
+  // The case's pods once the cluster is still (`moment` names when, for the error): no pod being
+  // deleted, and the same placement three reads in a row, 100 ms apart, so that a decision the
+  // scheduler makes for a pod it had left pending lands before the next pod, as it would on a
+  // quiet cluster (up to 10 s, then an error).
+  absl::StatusOr<PodStates> Settled(const Case& c, const std::string& moment) {
     std::string last;
     for (int i = 0, same = 0; i < 100; ++i) {
       absl::StatusOr<PodStates> now = ReadPods(c);
@@ -416,47 +431,48 @@ class Harness {
       Sleep(100);
     }
     return absl::DeadlineExceededError(fmt::format(
-        "the cluster did not settle in 10 s before pod {}; its pods:\n{}", next, last));
+        "the cluster did not settle in 10 s {}; its pods:\n{}", moment, last));
   }
 
   // Brings the cluster to `target`: each pod kube-scheduler had bound, bound to the same node,
   // and no other pod bound (StepsToReach). The scheduler may act on the changes (a pod it left
-  // pending may fit once another is moved away), so it checks again, up to three times.
+  // pending may fit once another is moved away), so it checks again, up to three times. Adds the
+  // steps it took to `moved`.
   absl::Status Converge(const Case& c, const Scheduler& s, const PodStates& target,
-                        const std::string& next) {
+                        const std::string& moment, int* moved) {
     for (int round = 0; round < 3; ++round) {
-      absl::StatusOr<PodStates> now = Settled(c, next);
+      absl::StatusOr<PodStates> now = Settled(c, moment);
       if (!now.ok()) return now.status();
       const std::vector<Step> steps = StepsToReach(target, *now);
       if (steps.empty()) return absl::OkStatus();
+      *moved += static_cast<int>(steps.size());
       for (const Step& step : steps) {
         if (step.remove) {
           if (absl::Status st = api_.Delete(now->at(step.key)); !st.ok()) {
-            return Failed(s, fmt::format("deleting pod {} to match kube-scheduler's cluster before "
-                                         "pod {}",
-                                         step.key, next),
-                          st);
+            return Failed(
+                s, fmt::format("deleting pod {} to match kube-scheduler's cluster {}", step.key,
+                               moment),
+                st);
           }
         }
         if (step.node.empty()) continue;
         if (absl::Status st = api_.Create(BoundCopy(c, step.key, step.node, target, s.prefix));
             !st.ok()) {
           return Failed(s,
-                        fmt::format("creating pod {} on {} to match kube-scheduler's cluster "
-                                    "before pod {}",
-                                    step.key, step.node, next),
+                        fmt::format("creating pod {} on {} to match kube-scheduler's cluster {}",
+                                    step.key, step.node, moment),
                         st);
         }
       }
       Sleep(300);  // The scheduler's watch delivers the changes before the next pod.
     }
-    absl::StatusOr<PodStates> now = Settled(c, next);
+    absl::StatusOr<PodStates> now = Settled(c, moment);
     if (!now.ok()) return now.status();
     if (StepsToReach(target, *now).empty()) return absl::OkStatus();
     return absl::FailedPreconditionError(fmt::format(
-        "{}'s cluster still differs from kube-scheduler's before pod {} after three rounds of "
-        "changes; kube-scheduler's:\n{}{}'s:\n{}",
-        s.name, next, Placement(target), s.name, Placement(*now)));
+        "{}'s cluster still differs from kube-scheduler's {} after three rounds of changes; "
+        "kube-scheduler's:\n{}{}'s:\n{}",
+        s.name, moment, Placement(target), s.name, Placement(*now)));
   }
 
   // A preemptor's decision as the events keep it, since by the time the harness looks, the pod may
@@ -541,6 +557,7 @@ json ToJson(const CaseResult& r) {
   if (!r.incomparable.empty()) j["incomparable"] = r.incomparable;
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.adaptations.empty()) j["adaptations"] = r.adaptations;
+  if (r.moved > 0) j["podsMovedOnKschedsTurn"] = r.moved;
   j["pods"] = json::array();
   for (const PodResult& p : r.pods) {
     json pj = {{"pod", p.key},
@@ -557,25 +574,29 @@ json ToJson(const CaseResult& r) {
 }
 
 // The scenario file of a shrunk case: its cluster, and kube-scheduler's outcome as the expectation.
-json ScenarioOf(const json& scenario, const CaseResult& r, const std::string& origin) {
-  json out = {{"description", fmt::format("Found by make difftest ({}), shrunk; the expectation is "
-                                          "kube-scheduler v1.36.3's outcome.",
-                                          origin)},
+// A scenario file of a case: its cluster, given to simulate one pod at a time as the harness gives
+// it, and as the expectation kube-scheduler's outcome once it had been given every pod (a pod it
+// left pending at first may have bound later); a pod it evicted has none.
+json ScenarioOf(const json& scenario, const CaseResult& r, const std::string& description) {
+  json out = {{"description", description},
+              {"args", {"--one-at-a-time"}},
               {"cluster", scenario["cluster"]},
               {"expect", json::object()}};
+  if (scenario.contains("config")) out["config"] = scenario["config"];
   for (const PodResult& p : r.pods) {
-    json e = {{"status", p.upstream.status}};
-    if (!p.upstream.message.empty() && p.upstream.status != "Scheduled") {
-      e["message"] = p.upstream.message;
-    }
-    // The node, unless kube-scheduler chose among equal top scores.
+    auto end = r.upstream_end.find(p.key);
+    if (end == r.upstream_end.end()) continue;
+    const Outcome o = OutcomeOfPod(end->second);
+    json e = {{"status", o.status}};
+    if (!o.message.empty() && o.status != "Scheduled") e["message"] = o.message;
+    // The node, unless kube-scheduler chose among equal top scores (its last scoring of the pod).
     int top = 0;
     int64_t best = INT64_MIN;
     for (const auto& [node, total] : p.upstream.scores.totals) {
       if (total > best) best = total, top = 0;
       if (total == best) ++top;
     }
-    if (!p.upstream.node.empty() && top <= 1) e["node"] = p.upstream.node;
+    if (!o.node.empty() && top <= 1) e["node"] = o.node;
     out["expect"][p.key] = std::move(e);
   }
   return out;
@@ -584,6 +605,8 @@ json ScenarioOf(const json& scenario, const CaseResult& r, const std::string& or
 struct Totals {
   int cases = 0, incomparable = 0, errors = 0, cases_matching = 0, second_runs = 0;
   int pods = 0, pods_matching = 0, pods_matching_but_known = 0, ties = 0;
+  int run_matching = 0, simulate_matching = 0;  // Pods each matches exactly.
+  int moved = 0, cases_moved = 0;               // Pods moved on ksched's turn, and in how many cases.
   std::map<std::string, int> run_kinds, simulate_kinds;
 
   void Add(const CaseResult& r) {
@@ -592,9 +615,13 @@ struct Totals {
     if (!r.error.empty()) ++errors;
     if (r.incomparable.empty() && !r.Differs()) ++cases_matching;
     if (r.second_run) ++second_runs;
+    moved += r.moved;
+    if (r.moved > 0) ++cases_moved;
     for (const PodResult& p : r.pods) {
       ++pods;
       if (p.run_mismatches.empty() && p.simulate_mismatches.empty()) ++pods_matching;
+      if (p.run_mismatches.empty()) ++run_matching;
+      if (p.simulate_mismatches.empty()) ++simulate_matching;
       bool only_known = true;
       for (const auto* list : {&p.run_mismatches, &p.simulate_mismatches}) {
         for (const Mismatch& m : *list) {
@@ -617,6 +644,10 @@ struct Totals {
             {"podsMatching", pods_matching},
             {"podsMatchingButKnownGaps", pods_matching_but_known},
             {"ties", ties},
+            {"podsMatchingRun", run_matching},
+            {"podsMatchingSimulate", simulate_matching},
+            {"podsMovedOnKschedsTurn", moved},
+            {"casesWithPodsMoved", cases_moved},
             {"runMismatches", run_kinds},
             {"simulateMismatches", simulate_kinds}};
   }
@@ -628,6 +659,11 @@ struct Totals {
         "%d (%.1f%%) match exactly (%d through a tie) and %d (%.1f%%) but for known gaps\n",
         title, cases_matching, comparable, second_runs, incomparable, errors, pods, pods_matching,
         percent(pods_matching), ties, pods_matching_but_known, percent(pods_matching_but_known));
+    std::printf(
+        "  exactly: ksched run %d (%.1f%%), ksched simulate %d (%.1f%%); the harness moved %d "
+        "pods on ksched's turn, in %d cases\n",
+        run_matching, percent(run_matching), simulate_matching, percent(simulate_matching), moved,
+        cases_moved);
     for (const auto& [label, kinds] :
          {std::pair{"ksched run", &run_kinds}, std::pair{"ksched simulate", &simulate_kinds}}) {
       for (const auto& [kind, n] : *kinds)
@@ -655,6 +691,10 @@ int Main(int argc, char** argv) {
   app.add_option("--first-seed", first_seed, "The first random case's seed");
   app.add_option("--out", out_dir, "Where the report and the shrunk cases go");
   app.add_option("--shrink-tries", shrink_tries, "Runs spent shrinking each differing random case");
+  std::string expect_out;
+  app.add_option("--expect-out", expect_out,
+                 "Where to write each scenario file again, with kube-scheduler's outcome as its "
+                 "expectation and --one-at-a-time, as the harness gives its pods");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -737,6 +777,11 @@ int Main(int argc, char** argv) {
     report(r);
     scenario_totals.Add(r);
     all.push_back(ToJson(r));
+    if (!expect_out.empty() && r.incomparable.empty() && r.error.empty()) {
+      fs::create_directories(expect_out);
+      std::ofstream(fmt::format("{}/{}.yaml", expect_out, name))
+          << api::JsonToYaml(ScenarioOf(scenario, r, scenario.value("description", "")));
+    }
   }
   for (uint64_t seed = first_seed; seed < first_seed + seeds; ++seed) {
     const std::string name = fmt::format("random-{}", seed);
@@ -750,7 +795,11 @@ int Main(int argc, char** argv) {
         scenario, [&](const json& s) { return run(name, s).Differs(); }, shrink_tries);
     CaseResult shrunk = run(name, smallest);
     const std::string file = fmt::format("{}/shrunk/random_seed_{}.yaml", out_dir, seed);
-    std::ofstream(file) << api::JsonToYaml(ScenarioOf(smallest, shrunk, name));
+    std::ofstream(file) << api::JsonToYaml(ScenarioOf(
+        smallest, shrunk,
+        fmt::format("Found by make difftest ({}), shrunk; the expectation is kube-scheduler "
+                    "v1.36.3's outcome.",
+                    name)));
     std::printf("    shrunk to %zu objects: %s\n", smallest["cluster"].size(), file.c_str());
   }
   harness.Stop();
