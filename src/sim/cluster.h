@@ -12,8 +12,8 @@
 // or, pods given one at a time: Start(scheduler, /*hold_pending=*/true), then AddNextPod each time
 // the scheduler has settled.
 //
-// Thread safety: the ClusterWriter methods may be called from binding threads; Start and Deliver
-// from the thread that drives the scheduler.
+// Thread safety: the ClusterWriter methods may be called from binding threads; Start, AddNextPod
+// and Deliver from the thread that drives the scheduler.
 #pragma once
 
 #include <map>
