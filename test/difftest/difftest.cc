@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -377,8 +378,8 @@ class Harness {
         if (o.nominated.empty() || (!o.evicted.empty() && quiet >= 6)) break;
         Sleep(50);
       }
+      if (!o.evicted.empty()) ReadPreemption(pod, *before, &o);
       o.placed_after_preemption = !o.evicted.empty() && !o.node.empty();
-      if (!o.evicted.empty()) ReadPreemption(pod, &o);
       phase.before.push_back(*std::move(before));
     }
     if (status.ok()) {
@@ -478,8 +479,10 @@ class Harness {
   // A preemptor's decision as the events keep it, since by the time the harness looks, the pod may
   // show a later attempt (its victims partly gone) or be bound: the node its victims' "Preempted"
   // events name ("Preempted by pod <uid> on node <node>", from both schedulers), and the message
-  // of its first FailedScheduling event.
-  void ReadPreemption(const json& pod, Outcome* o) {
+  // of its first FailedScheduling event. A pod of `o->evicted` whose event names another
+  // preemptor is taken out: a pod left pending, tried again once this one's victims were gone,
+  // may preempt meanwhile (seed 90029).
+  void ReadPreemption(const json& pod, const PodStates& before, Outcome* o) {
     const json now = api_.Get(PathOf(pod));
     if (!now.is_object()) return;
     const std::string uid = now["metadata"].value("uid", "");
@@ -492,12 +495,17 @@ class Harness {
     static const std::regex kPreempted("^Preempted by pod (\\S+) on node (\\S+)");
     std::string first;  // The eventTime of the earliest FailedScheduling event.
     bool found = false;
+    std::set<std::string> others;  // The uids of pods another preemptor evicted.
     for (const json& e : events.value("items", json::array())) {
       const std::string reason = text(e, "reason");
       const std::string message = text(e, "message");
       std::smatch m;
-      if (reason == "Preempted" && std::regex_search(message, m, kPreempted) && m[1] == uid) {
-        o->preempted_on = m[2];
+      if (reason == "Preempted" && std::regex_search(message, m, kPreempted)) {
+        if (m[1] != uid) {
+          others.insert(text(e.value("involvedObject", json::object()), "uid"));
+        } else {
+          o->preempted_on = m[2];
+        }
       } else if (reason == "FailedScheduling" &&
                  text(e.value("involvedObject", json::object()), "uid") == uid) {
         const std::string at = text(e, "eventTime");  // RFC 3339 with microseconds, from both.
@@ -508,6 +516,10 @@ class Harness {
         }
       }
     }
+    std::erase_if(o->evicted, [&](const std::string& key) {
+      auto it = before.find(key);
+      return it != before.end() && others.contains(it->second["metadata"].value("uid", ""));
+    });
   }
 
   // Polls the pod until it is bound or has a PodScheduled=False condition (up to 15 s).
