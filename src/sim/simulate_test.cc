@@ -48,51 +48,6 @@ metadata: {name: running}
 spec: {nodeName: node-a, containers: [{name: c}]}
 )";
 
-// Found by make difftest (seed 70016): db's anti-affinity keeps every pod with an app label out
-// of the zone; cache preempts db, and web, pending until then, fits node-1. Given one at a time,
-// as pods created one after another reach a live scheduler, web is tried again as soon as db is
-// gone and takes node-1 and its host port, and late, given after, goes to node-3. In one queue,
-// late is tried while web waits out its backoff, and web then preempts it.
-constexpr char kRetriedLater[] = R"(
-kind: PriorityClass
-metadata: {name: high}
-value: 100
----
-kind: Node
-metadata: {name: node-1, labels: {topology.kubernetes.io/zone: b}}
-status: {allocatable: {cpu: "8", memory: 8Gi, pods: "3"}}
----
-kind: Node
-metadata: {name: node-3, labels: {topology.kubernetes.io/zone: b}}
-status: {allocatable: {cpu: "1", memory: 8Gi, pods: "110"}}
----
-kind: Pod
-metadata: {name: db, labels: {app: db}}
-spec:
-  nodeName: node-3
-  affinity: {podAntiAffinity: {requiredDuringSchedulingIgnoredDuringExecution: [
-    {labelSelector: {matchExpressions: [{key: app, operator: Exists}]},
-     topologyKey: topology.kubernetes.io/zone}]}}
-  containers: [{name: c, resources: {requests: {cpu: 100m, memory: 2Gi}}}]
----
-kind: Pod
-metadata: {name: late}
-spec: {containers: [{name: c, ports: [{containerPort: 8081, hostPort: 8081}]}]}
----
-kind: Pod
-metadata: {name: web, labels: {app: web}}
-spec:
-  priorityClassName: high
-  containers: [{name: c, ports: [{containerPort: 8081, hostPort: 8081}],
-                resources: {requests: {cpu: "3", memory: 2Gi}}}]
----
-kind: Pod
-metadata: {name: cache, labels: {app: cache}}
-spec:
-  priorityClassName: high
-  containers: [{name: c, resources: {requests: {cpu: 500m, memory: 2Gi}}}]
-)";
-
 std::map<std::string, std::string> NodesOf(const SimulationResult& r) {
   std::map<std::string, std::string> out;
   for (const PodOutcome& o : r.pods) out[o.name] = o.node.value_or(o.status);
@@ -100,24 +55,26 @@ std::map<std::string, std::string> NodesOf(const SimulationResult& r) {
   return out;
 }
 
+// examples/one-at-a-time/cluster.yaml, from make difftest's seed 70016: given one at a time,
+// web is tried again once cache's preemption has evicted db, and late goes to node-3; in one
+// queue, late is tried while web waits out its backoff, and web then preempts it.
 TEST(SimulateTest, OneAtATimeGivesEachPodOnceTheOneBeforeIsDecided) {
   using Nodes = std::map<std::string, std::string>;
   auto simulate = [](const SimulationOptions& options) {
-    auto objects = ParseManifest(kRetriedLater, "test.yaml");
-    EXPECT_TRUE(objects.ok() && AdmitPriorities(&*objects).ok());
+    auto objects = LoadManifests({testing::SourcePath("examples/one-at-a-time/cluster.yaml")});
+    EXPECT_TRUE(objects.ok()) << objects.status();
     auto result = Simulate(std::move(*objects), plugins::NewInTreeRegistry(), options);
     EXPECT_TRUE(result.ok()) << result.status();
     return NodesOf(*result);
   };
-  EXPECT_EQ(simulate({.one_at_a_time = true}),
-            (Nodes{{"cache", "node-3"},
-                   {"db", "evicted from node-3"},
-                   {"late", "node-3"},
-                   {"web", "node-1"}}));
+  EXPECT_EQ(simulate({.one_at_a_time = true}), (Nodes{{"cache", "node-3"},
+                                                      {"db", "evicted from node-3"},
+                                                      {"late", "node-3"},
+                                                      {"web", "node-1"}}));
   EXPECT_EQ(simulate({}), (Nodes{{"cache", "node-3"},
-                                  {"db", "evicted from node-3"},
-                                  {"late", "evicted from node-1"},
-                                  {"web", "node-1"}}));
+                                 {"db", "evicted from node-3"},
+                                 {"late", "evicted from node-1"},
+                                 {"web", "node-1"}}));
 }
 
 TEST(SimulateTest, JsonSchemaListsPendingPodsInInputOrder) {

@@ -431,8 +431,8 @@ class Harness {
       last = placement;
       Sleep(100);
     }
-    return absl::DeadlineExceededError(fmt::format(
-        "the cluster did not settle in 10 s {}; its pods:\n{}", moment, last));
+    return absl::DeadlineExceededError(
+        fmt::format("the cluster did not settle in 10 s {}; its pods:\n{}", moment, last));
   }
 
   // Brings the cluster to `target`: each pod kube-scheduler had bound, bound to the same node,
@@ -450,10 +450,10 @@ class Harness {
       for (const Step& step : steps) {
         if (step.remove) {
           if (absl::Status st = api_.Delete(now->at(step.key)); !st.ok()) {
-            return Failed(
-                s, fmt::format("deleting pod {} to match kube-scheduler's cluster {}", step.key,
-                               moment),
-                st);
+            return Failed(s,
+                          fmt::format("deleting pod {} to match kube-scheduler's cluster {}",
+                                      step.key, moment),
+                          st);
           }
         }
         if (step.node.empty()) continue;
@@ -538,8 +538,9 @@ class Harness {
   // stays in states_/<case>/<pod>.json.
   absl::StatusOr<Outcome> Simulate(const Case& c, size_t i, const PodStates& state) {
     const json& meta = c.pending[i]["metadata"];
-    const std::string manifest = fmt::format("{}/{}/{}.{}.json", states_, c.name,
-                                             meta.value("namespace", "default"), meta.value("name", ""));
+    const std::string manifest =
+        fmt::format("{}/{}/{}.{}.json", states_, c.name, meta.value("namespace", "default"),
+                    meta.value("name", ""));
     fs::create_directories(fs::path(manifest).parent_path());
     std::ofstream(manifest) << SimulationInput(c, state, c.pending[i], upstream_.prefix);
     std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json", "--explain"};
@@ -618,7 +619,7 @@ struct Totals {
   int cases = 0, incomparable = 0, errors = 0, cases_matching = 0, second_runs = 0;
   int pods = 0, pods_matching = 0, pods_matching_but_known = 0, ties = 0;
   int run_matching = 0, simulate_matching = 0;  // Pods each matches exactly.
-  int moved = 0, cases_moved = 0;               // Pods moved on ksched's turn, and in how many cases.
+  int moved = 0, cases_moved = 0;  // Pods moved on ksched's turn, and in how many cases.
   std::map<std::string, int> run_kinds, simulate_kinds;
 
   void Add(const CaseResult& r) {

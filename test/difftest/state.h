@@ -63,7 +63,7 @@ nlohmann::json BoundCopy(const Case& c, const std::string& key, const std::strin
 // victims, whose place both schedulers hold), as the API server returned it but for its
 // managedFields and `prefix` taken off its schedulerName, then `pending`. Pods being deleted
 // stay: a scheduler counts them until they are gone.
-nlohmann::json SimulationInput(const Case& c, const PodStates& state,
-                               const nlohmann::json& pending, const std::string& prefix);
+nlohmann::json SimulationInput(const Case& c, const PodStates& state, const nlohmann::json& pending,
+                               const std::string& prefix);
 
 }  // namespace ksched::difftest

@@ -30,7 +30,8 @@ Case SeedCase() {
   Case c;
   c.setup = {{{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n1"}}}},
              {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "n2"}}}},
-             Pod("running-0", "n1"), Pod("running-1", "n2")};
+             Pod("running-0", "n1"),
+             Pod("running-1", "n2")};
   c.pending = {Pod("pod-7"), Pod("pod-3"), Pod("pod-5"), Pod("pod-2")};
   return c;
 }
@@ -45,8 +46,9 @@ PodStates StateOf(std::vector<json> pods) {
 }
 
 TEST(StateTest, CasePodsKeepsTheCasesPodsOfAList) {
-  json list = {{"items", {Read(Pod("running-0", "n1")), Read(Pod("pod-3")),
-                          Read(Pod("difftest-probe-ksched"))}}};
+  json list = {
+      {"items",
+       {Read(Pod("running-0", "n1")), Read(Pod("pod-3")), Read(Pod("difftest-probe-ksched"))}}};
   PodStates s = CasePods(SeedCase(), list);
   EXPECT_EQ(s.size(), 2);
   EXPECT_EQ(NodeOf(s, "default/running-0"), "n1");
@@ -58,10 +60,10 @@ TEST(StateTest, CasePodsKeepsTheCasesPodsOfAList) {
 // Seed 70016: kube-scheduler bound pod-3, which it had left pending, once pod-7's preemption had
 // evicted running-1; ksched's cluster must get pod-3 there and lose running-1 before pod-2.
 TEST(StateTest, StepsToReachBindWhatTheTargetBoundAndRemoveTheRest) {
-  const PodStates target = StateOf({Pod("running-0", "n1"), Pod("pod-7", "n2"),
-                                    Pod("pod-3", "n1"), Pod("pod-2")});
-  const PodStates now = StateOf({Pod("running-0", "n1"), Pod("running-1", "n2"),
-                                 Pod("pod-7", "n1"), Pod("pod-3")});
+  const PodStates target =
+      StateOf({Pod("running-0", "n1"), Pod("pod-7", "n2"), Pod("pod-3", "n1"), Pod("pod-2")});
+  const PodStates now =
+      StateOf({Pod("running-0", "n1"), Pod("running-1", "n2"), Pod("pod-7", "n1"), Pod("pod-3")});
   EXPECT_EQ(StepsToReach(target, now),
             (std::vector<Step>{{.key = "default/pod-3", .remove = true, .node = "n1"},
                                {.key = "default/pod-7", .remove = true, .node = "n2"},
