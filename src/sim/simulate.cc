@@ -96,6 +96,7 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
       o.status = "Scheduled";
     } else {
       o.status = "Pending";
+      o.nominated_node = pod.status.nominated_node_name;
       for (const api::PodCondition& c : pod.status.conditions) {
         if (c.type == "PodScheduled" && c.status == "False") {
           o.status = c.reason;  // SchedulingGated from the API server, or the scheduler's reason.
@@ -126,6 +127,7 @@ std::string FormatJson(const SimulationResult& result, bool explain) {
     p["node"] = o.node ? nlohmann::ordered_json(*o.node) : nlohmann::ordered_json(nullptr);
     p["status"] = o.status;
     if (!o.message.empty()) p["message"] = o.message;
+    if (!o.nominated_node.empty()) p["nominatedNode"] = o.nominated_node;
     if (explain && o.last_cycle) {
       nlohmann::ordered_json filter = nlohmann::ordered_json::object();
       for (const auto& [node, verdict] : FilterVerdicts(*o.last_cycle, result.node_names)) {
@@ -171,8 +173,9 @@ std::string FormatTable(const SimulationResult& result, bool explain) {
   }
   if (!explain) return out;
   for (const PodOutcome& o : result.pods) {
-    out += fmt::format("\n{}/{}: {}{}\n", o.namespace_, o.name, o.status,
-                       o.node ? " on " + *o.node : "");
+    std::string where = o.node ? " on " + *o.node : "";
+    if (!o.nominated_node.empty()) where = ", nominated to " + o.nominated_node;
+    out += fmt::format("\n{}/{}: {}{}\n", o.namespace_, o.name, o.status, where);
     if (!o.last_cycle) {
       out += "  never attempted\n";
       continue;

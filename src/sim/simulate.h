@@ -33,6 +33,8 @@ struct PodOutcome {
   std::optional<std::string> node;
   std::string status;   // Scheduled, Unschedulable, SchedulerError or SchedulingGated.
   std::string message;  // The PodScheduled condition's message ("" when scheduled).
+  // status.nominatedNodeName of a pod left pending: where its preemption made room.
+  std::string nominated_node;
   std::optional<scheduler::CycleRecord> last_cycle;  // With explain.
 };
 
@@ -54,7 +56,8 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
                                           const Registry& registry,
                                           const SimulationOptions& options);
 
-// The stable JSON schema: {"pods":[{namespace,name,node,status[,message][,filter,scores]}],
+// The stable JSON schema:
+// {"pods":[{namespace,name,node,status[,message][,nominatedNode][,filter,scores]}],
 // "evicted":[{namespace,name,node}]}.
 std::string FormatJson(const SimulationResult& result, bool explain);
 // A table for people; with explain, each pod's verdicts follow the table.

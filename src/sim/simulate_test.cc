@@ -90,6 +90,23 @@ TEST(SimulateTest, JsonSchemaListsPendingPodsInInputOrder) {
   EXPECT_EQ(j, want) << j.dump(2);
 }
 
+TEST(SimulateTest, APendingPodsNominatedNodeIsInTheJsonAndTheExplanation) {
+  SimulationResult r;
+  r.pods.push_back({.namespace_ = "default",
+                    .name = "urgent",
+                    .status = "Unschedulable",
+                    .message = "0/1 nodes are available: 1 Insufficient cpu.",
+                    .nominated_node = "node-0",
+                    .last_cycle = scheduler::CycleRecord{}});
+  nlohmann::json j = nlohmann::json::parse(FormatJson(r, false));
+  EXPECT_EQ(j["pods"][0]["nominatedNode"], "node-0") << j.dump();
+  EXPECT_NE(FormatTable(r, true).find("default/urgent: Unschedulable, nominated to node-0\n"),
+            std::string::npos)
+      << FormatTable(r, true);
+  r.pods[0].nominated_node.clear();
+  EXPECT_FALSE(nlohmann::json::parse(FormatJson(r, false))["pods"][0].contains("nominatedNode"));
+}
+
 TEST(SimulateTest, ExplainGivesEveryNodesVerdictAndScores) {
   SimulationResult r = SimulateYaml(kCluster, {.explain = true});
   nlohmann::json j = nlohmann::json::parse(FormatJson(r, true));
