@@ -1,6 +1,5 @@
 #include "test/difftest/state.h"
 
-#include <algorithm>
 #include <set>
 
 #include "fmt/format.h"
