@@ -101,10 +101,8 @@ class Api {
                .content_type = "application/merge-patch+json"})
         .ToStatus();
   }
-  json Get(const std::string& path) {
-    client::HttpResponse r = http_.Call({.path = path});
-    return r.ok() ? json::parse(r.body, nullptr, false) : json();
-  }
+  // The object at `path`, or null when it cannot be read.
+  json Get(const std::string& path) { return Read(path).value_or(json()); }
   // The object at `path`, null once it is gone (404), or why it could not be read.
   absl::StatusOr<json> Read(const std::string& path) {
     client::HttpResponse r = http_.Call({.path = path});
@@ -441,11 +439,17 @@ class Harness {
   // steps it took to `moved`.
   absl::Status Converge(const Case& c, const Scheduler& s, const PodStates& target,
                         const std::string& moment, int* moved) {
-    for (int round = 0; round < 3; ++round) {
+    for (int round = 0;; ++round) {
       absl::StatusOr<PodStates> now = Settled(c, moment);
       if (!now.ok()) return now.status();
       const std::vector<Step> steps = StepsToReach(target, *now);
       if (steps.empty()) return absl::OkStatus();
+      if (round == 3) {
+        return absl::FailedPreconditionError(fmt::format(
+            "{}'s cluster still differs from kube-scheduler's {} after three rounds of changes; "
+            "kube-scheduler's:\n{}{}'s:\n{}",
+            s.name, moment, Placement(target), s.name, Placement(*now)));
+      }
       *moved += static_cast<int>(steps.size());
       for (const Step& step : steps) {
         if (step.remove) {
@@ -467,13 +471,6 @@ class Harness {
       }
       Sleep(300);  // The scheduler's watch delivers the changes before the next pod.
     }
-    absl::StatusOr<PodStates> now = Settled(c, moment);
-    if (!now.ok()) return now.status();
-    if (StepsToReach(target, *now).empty()) return absl::OkStatus();
-    return absl::FailedPreconditionError(fmt::format(
-        "{}'s cluster still differs from kube-scheduler's {} after three rounds of changes; "
-        "kube-scheduler's:\n{}{}'s:\n{}",
-        s.name, moment, Placement(target), s.name, Placement(*now)));
   }
 
   // A preemptor's decision as the events keep it, since by the time the harness looks, the pod may
@@ -558,6 +555,7 @@ class Harness {
     }
     return OutcomeInSimulation(sim, meta.value("namespace", "default"), meta.value("name", ""));
   }
+
   const ControlPlane& cluster_;
   Api api_;
   std::string work_, states_;
@@ -586,7 +584,6 @@ json ToJson(const CaseResult& r) {
   return j;
 }
 
-// The scenario file of a shrunk case: its cluster, and kube-scheduler's outcome as the expectation.
 // A scenario file of a case: its cluster, given to simulate one pod at a time as the harness gives
 // it, and as the expectation kube-scheduler's outcome once it had been given every pod (a pod it
 // left pending at first may have bound later); a pod it evicted has none.
