@@ -15,6 +15,9 @@
 # write of a binding or a Lease, with the Lease's body, for the chaos soak's invariant checker.
 # With KSCHED_CLUSTER_KWOK=1, `up` also starts kwok, a fake kubelet that moves pods bound to the
 # nodes of scripts/fake-nodes.sh to Running (and deleted ones away), as a benchmark needs.
+# With KSCHED_CLUSTER_KCM=1, `up` also starts kube-controller-manager with its default controllers
+# (the PV binder, namespaces, service accounts, garbage collection, disruption, ReplicaSets,
+# ephemeral volumes, ...), as a real cluster runs them.
 #
 # DIR is the directory `up` made, or the kubeconfig in it; it defaults to $KSCHED_CLUSTER. Several
 # control planes can run at once: each has its own directory and free ports. With
@@ -147,6 +150,11 @@ EOF
       --config "$k8s_bin/kwok-stages.yaml" --manage-all-nodes=false \
       --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake
   fi
+  if [ "${KSCHED_CLUSTER_KCM:-0}" = 1 ]; then
+    start "$dir" kube-controller-manager "$k8s_bin/kube-controller-manager" \
+      --kubeconfig "$dir/kubeconfig" --leader-elect=false --secure-port 0 \
+      --service-account-private-key-file "$dir/pki/sa.key" --root-ca-file "$dir/pki/ca.crt"
+  fi
   if [ -n "${KSCHED_CLUSTER_OWNER:-}" ]; then
     start "$dir" owner-watch bash -c \
       "while kill -0 $KSCHED_CLUSTER_OWNER 2>/dev/null && [ -d '$dir' ]; do sleep 1; done; '$script' down '$dir'"
@@ -170,7 +178,7 @@ cluster_dir() {
 down() {
   local dir pid pidfile
   dir=$(cluster_dir "${1:-}")
-  for pidfile in "$dir"/{owner-watch,kwok,kube-apiserver,etcd}.pid; do
+  for pidfile in "$dir"/{owner-watch,kube-controller-manager,kwok,kube-apiserver,etcd}.pid; do
     [ -f "$pidfile" ] || continue
     pid=$(cat "$pidfile")
     grep -qF "$dir" "/proc/$pid/cmdline" 2>/dev/null || continue

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the pinned control plane (kube-apiserver, etcd, kube-scheduler, kubectl, kwok) and
-# toxiproxy-server, the fault proxy of the chaos soak, from go.mod into
+# Builds the pinned control plane (kube-apiserver, etcd, kube-controller-manager, kube-scheduler,
+# kubectl, kwok) and toxiproxy-server, the fault proxy of the chaos soak, from go.mod into
 # $KSCHED_CACHE/k8s-<version>/bin and prints that directory. With a warm cache it does nothing.
 # Needs Go (the version go.mod names, or a newer 1.x) and the module proxy. Every module is checked
 # against the committed go.sum, so the checksum database is not needed.
@@ -48,7 +48,8 @@ echo "build.sh: building the control plane $k8s_version into $k8s_bin; a cold bu
 out=$(mktemp -d "$k8s_bin/.build.XXXXXX")
 trap 'rm -rf "$out"' EXIT
 go build -trimpath -ldflags "${ldflags[*]}" -o "$out/" \
-  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-scheduler \
+  k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager \
+  k8s.io/kubernetes/cmd/kube-scheduler \
   k8s.io/kubernetes/cmd/kubectl go.etcd.io/etcd/server/v3 sigs.k8s.io/kwok/cmd/kwok
 mv "$out/server" "$out/etcd"  # go names the binary of go.etcd.io/etcd/server/v3 "server"
 go build -trimpath -ldflags "-s -w" -o "$out/toxiproxy-server" github.com/Shopify/toxiproxy/v2/cmd/server

@@ -31,10 +31,12 @@ absl::StatusOr<std::unique_ptr<ControlPlane>>& Shared() {
 absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(
     const ControlPlaneOptions& options) {
   std::vector<std::string> up = {Script("cluster.sh"), "up"};
-  CommandResult r = RunCommand(up, {},
-                               {absl::StrCat("KSCHED_CLUSTER_OWNER=", static_cast<int>(getpid())),
-                                absl::StrCat("KSCHED_CLUSTER_KWOK=", options.kwok ? 1 : 0),
-                                absl::StrCat("KSCHED_CLUSTER_AUDIT=", options.audit ? 1 : 0)});
+  CommandResult r =
+      RunCommand(up, {},
+                 {absl::StrCat("KSCHED_CLUSTER_OWNER=", static_cast<int>(getpid())),
+                  absl::StrCat("KSCHED_CLUSTER_KWOK=", options.kwok ? 1 : 0),
+                  absl::StrCat("KSCHED_CLUSTER_AUDIT=", options.audit ? 1 : 0),
+                  absl::StrCat("KSCHED_CLUSTER_KCM=", options.controller_manager ? 1 : 0)});
   if (r.exit_code != 0) {
     return absl::UnavailableError(absl::StrCat("the control plane did not come up: `",
                                                ShellQuote(up), "` exited with ", r.exit_code, ":\n",
@@ -117,7 +119,14 @@ std::string K8sBinDir() {
   return dir;
 }
 
-void ControlPlaneEnvironment::SetUp() { Shared() = ControlPlane::Start(); }
+ControlPlaneOptions& SharedControlPlaneOptions() {
+  static ControlPlaneOptions options;
+  return options;
+}
+
+void ControlPlaneEnvironment::SetUp() {
+  Shared() = ControlPlane::Start(SharedControlPlaneOptions());
+}
 
 void ControlPlaneEnvironment::TearDown() {
   if (Shared().ok()) Shared() = absl::CancelledError("the control plane was stopped");

@@ -43,7 +43,15 @@ struct ControlPlaneOptions {
   // Also write an audit log, dir()/audit.log: the writes of bindings and Leases
   // (scripts/cluster.sh).
   bool audit = false;
+  // Also run kube-controller-manager (its PV binder, namespace, garbage-collector, ...
+  // controllers).
+  bool controller_manager = false;
 };
+
+// The options of the shared control plane of this test binary. A binary whose tests need more than
+// the default sets them before main() runs, in a namespace-scope initializer:
+//   const bool kWithControllers = (SharedControlPlaneOptions().controller_manager = true);
+ControlPlaneOptions& SharedControlPlaneOptions();
 
 // One running etcd + kube-apiserver (and kwok, if asked). Not copyable; the destructor stops both
 // processes and removes the cluster's temporary directory. The const methods are safe to call from
