@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "ksched/api/objects.h"
 
 namespace ksched {
@@ -52,6 +53,26 @@ class ClusterWriter {
                          // NOLINTNEXTLINE(performance-unnecessary-value-param): overrides keep it.
                          std::function<void(absl::Status)> done) {
     done(Bind(pod, node_name));
+  }
+
+  // --- Volume binding (VolumeBinding's PreBind). Both write only if the object's resourceVersion
+  // is still `metadata.resource_version` (an error otherwise: the API server's conflict), block
+  // until the cluster answers, and return the object as the cluster stored it (its new
+  // resourceVersion). Binds a static PersistentVolume to `claim`: sets its spec.claimRef to the
+  // claim and, where `pv` has it, its annotation pv.kubernetes.io/bound-by-controller
+  // (VolumeBinding sets it as upstream's GetBindVolumeToClaim does). The PV controller then binds
+  // the claim.
+  virtual absl::StatusOr<api::PersistentVolume> BindVolumeToClaim(
+      const api::PersistentVolume& pv, const api::PersistentVolumeClaim& claim) {
+    (void)pv, (void)claim;
+    return absl::UnimplementedError("this cluster writer does not bind volumes");
+  }
+  // Sets the claim's annotation volume.kubernetes.io/selected-node to `node`, which asks its
+  // class's provisioner for a volume there.
+  virtual absl::StatusOr<api::PersistentVolumeClaim> SetSelectedNode(
+      const api::PersistentVolumeClaim& claim, std::string_view node) {
+    (void)claim, (void)node;
+    return absl::UnimplementedError("this cluster writer does not provision volumes");
   }
 };
 

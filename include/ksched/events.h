@@ -25,6 +25,9 @@ enum class EventResource {
   kPersistentVolumeClaim,
   kStorageClass,
   kCSINode,
+  kCSIDriver,
+  kCSIStorageCapacity,
+  kVolumeAttachment,
   kWildCard,  // Matches every event.
 };
 
@@ -57,6 +60,24 @@ struct ClusterEvent {
 // Whether a registered event covers an incoming one (upstream's MatchClusterEvents).
 bool Matches(const ClusterEvent& registered, const ClusterEvent& incoming);
 
+// An object before and after a change: old_obj is null for an add, new_obj for a delete.
+template <typename T>
+struct ObjectChange {
+  const T* old_obj = nullptr;
+  const T* new_obj = nullptr;
+};
+
+// The storage object an event is about; only the member of the event's resource is set.
+struct StorageChange {
+  ObjectChange<api::PersistentVolume> pv;
+  ObjectChange<api::PersistentVolumeClaim> pvc;
+  ObjectChange<api::StorageClass> storage_class;
+  ObjectChange<api::CSINode> csi_node;
+  ObjectChange<api::CSIDriver> csi_driver;
+  ObjectChange<api::CSIStorageCapacity> csi_storage_capacity;
+  ObjectChange<api::VolumeAttachment> volume_attachment;
+};
+
 // The objects an event is about. Only the pointers that fit the event are set.
 struct ClusterEventData {
   ClusterEvent event;
@@ -64,6 +85,7 @@ struct ClusterEventData {
   const api::Pod* new_pod = nullptr;
   const api::Node* old_node = nullptr;
   const api::Node* new_node = nullptr;
+  StorageChange storage;
 };
 
 enum class QueueingHint { kQueueSkip, kQueue };

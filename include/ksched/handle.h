@@ -21,6 +21,7 @@
 #include "ksched/node_info.h"
 #include "ksched/snapshot.h"
 #include "ksched/status.h"
+#include "ksched/storage_lister.h"
 
 namespace ksched {
 
@@ -111,6 +112,9 @@ class Handle {
   // (upstream's Handle.Activate): a plugin's way to have them tried again at once. Pods that are
   // not waiting are left alone. Safe from any thread.
   virtual void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) = 0;
+
+  // The cluster's storage objects, as last watched (the volume plugins). Safe from any thread.
+  virtual const StorageLister& storage() const = 0;
 };
 
 }  // namespace ksched

@@ -216,6 +216,14 @@ class PermitPlugin : public virtual Plugin {
 class PreBindPlugin : public virtual Plugin {
  public:
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
+  // Whether PreBind has work to do for this pod (upstream's PreBindPreFlight): Skip says it has
+  // none, so the pod may be bound without waiting for it (and without a binding thread); Success
+  // (the default) says it has; an Error fails the binding. Called after Reserve and Permit, on
+  // the scheduling thread.
+  virtual Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) {
+    (void)state, (void)pod, (void)node;
+    return Status();
+  }
 };
 
 class BindPlugin : public virtual Plugin {

@@ -696,6 +696,230 @@ absl::Status PdbAt(element e, const Path& p, PodDisruptionBudget* out) {
   });
 }
 
+// --- Storage -------------------------------------------------------------------------------
+
+absl::Status OptQuant(element e, const Path& p, std::optional<Quantity>* out) {
+  if (e.is_null()) return absl::OkStatus();
+  return Quant(e, p, &out->emplace());
+}
+
+// The `storage` entry of a ResourceList (a PV's capacity, a claim's requests).
+absl::Status StorageOf(element e, const Path& p, std::optional<Quantity>* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == kResourceStorage) return OptQuant(v, vp, out);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ObjectRef(element e, const Path& p, ObjectReference* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "kind") return Str(v, vp, &out->kind);
+    if (k == "namespace") return Str(v, vp, &out->namespace_);
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "uid") return Str(v, vp, &out->uid);
+    if (k == "apiVersion") return Str(v, vp, &out->api_version);
+    if (k == "resourceVersion") return Str(v, vp, &out->resource_version);
+    return absl::OkStatus();
+  });
+}
+
+// The fields of a PV's source that identify the disk, by source kind (the in-tree ones that
+// VolumeRestrictions and NodeVolumeLimits know).
+absl::Status PvSource(std::string_view kind, element e, const Path& p,
+                      PersistentVolumeSource* out) {
+  out->kind = kind;
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "readOnly") return Bool(v, vp, &out->read_only);
+    if (kind == "csi" && k == "driver") return Str(v, vp, &out->driver);
+    if ((kind == "csi" && k == "volumeHandle") || (kind == "gcePersistentDisk" && k == "pdName") ||
+        (kind == "awsElasticBlockStore" && k == "volumeID") ||
+        (kind == "azureDisk" && k == "diskName") || (kind == "cinder" && k == "volumeID") ||
+        (kind == "portworxVolume" && k == "volumeID") || (kind == "local" && k == "path") ||
+        (kind == "hostPath" && k == "path")) {
+      return Str(v, vp, &out->volume_handle);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PvSpec(element e, const Path& p, PersistentVolume* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "capacity") return StorageOf(v, vp, &out->capacity);
+    if (k == "accessModes") return StrList(v, vp, &out->access_modes);
+    if (k == "claimRef") {
+      if (v.is_null()) return absl::OkStatus();
+      return ObjectRef(v, vp, &out->claim_ref.emplace());
+    }
+    if (k == "storageClassName") return Str(v, vp, &out->storage_class_name);
+    if (k == "volumeMode") return OptStr(v, vp, &out->volume_mode);
+    if (k == "volumeAttributesClassName") return OptStr(v, vp, &out->volume_attributes_class_name);
+    if (k == "nodeAffinity") {
+      return Fields(v, vp, [&](std::string_view ak, element av, const Path& avp) -> absl::Status {
+        if (ak != "required" || av.is_null()) return absl::OkStatus();
+        return NodeSel(av, avp, &out->node_affinity.emplace());
+      });
+    }
+    if (k == "persistentVolumeReclaimPolicy" || k == "mountOptions" || v.is_null() ||
+        !v.is_object()) {
+      return absl::OkStatus();
+    }
+    return PvSource(k, v, vp, &out->source);
+  });
+}
+
+absl::Status PhaseOf(element e, const Path& p, std::string* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "phase") return Str(v, vp, out);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PvAt(element e, const Path& p, PersistentVolume* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k == "spec") return PvSpec(v, vp, out);
+    if (k == "status") return PhaseOf(v, vp, &out->phase);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PvcSpec(element e, const Path& p, PersistentVolumeClaim* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "accessModes") return StrList(v, vp, &out->access_modes);
+    if (k == "selector") return OptLabelSel(v, vp, &out->selector);
+    if (k == "resources") {
+      return Fields(v, vp, [&](std::string_view rk, element rv, const Path& rvp) -> absl::Status {
+        if (rk == "requests") return StorageOf(rv, rvp, &out->storage_request);
+        return absl::OkStatus();
+      });
+    }
+    if (k == "storageClassName") return OptStr(v, vp, &out->storage_class_name);
+    if (k == "volumeName") return Str(v, vp, &out->volume_name);
+    if (k == "volumeMode") return OptStr(v, vp, &out->volume_mode);
+    if (k == "volumeAttributesClassName") return OptStr(v, vp, &out->volume_attributes_class_name);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PvcAt(element e, const Path& p, PersistentVolumeClaim* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k == "spec") return PvcSpec(v, vp, out);
+    if (k == "status") return PhaseOf(v, vp, &out->phase);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status TopologyReq(element e, const Path& p, TopologySelectorRequirement* out) {
+  KSCHED_RETURN_IF_ERROR(
+      Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+        if (k == "key") return Str(v, vp, &out->key);
+        if (k == "values") return StrList(v, vp, &out->values);
+        return absl::OkStatus();
+      }));
+  if (out->key.empty()) return FieldError(p.Field("key"), "Required value");
+  if (out->values.empty()) return FieldError(p.Field("values"), "Required value");
+  return absl::OkStatus();
+}
+
+absl::Status TopologyTerm(element e, const Path& p, TopologySelectorTerm* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "matchLabelExpressions") {
+      return Items(v, vp, &out->match_label_expressions, TopologyReq);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status StorageClassAt(element e, const Path& p, StorageClass* out) {
+  KSCHED_RETURN_IF_ERROR(
+      Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+        if (k == "metadata") return Meta(v, vp, &out->metadata);
+        if (k == "provisioner") return Str(v, vp, &out->provisioner);
+        if (k == "volumeBindingMode") return Str(v, vp, &out->volume_binding_mode);
+        if (k == "allowedTopologies") return Items(v, vp, &out->allowed_topologies, TopologyTerm);
+        return absl::OkStatus();
+      }));
+  const std::string& mode = out->volume_binding_mode;
+  if (mode != "Immediate" && mode != "WaitForFirstConsumer") {
+    return FieldError(p.Field("volumeBindingMode"),
+                      fmt::format("Unsupported value: \"{}\": supported values: \"Immediate\", "
+                                  "\"WaitForFirstConsumer\"",
+                                  mode));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CsiNodeDriver(element e, const Path& p, CSINodeDriver* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "nodeID") return Str(v, vp, &out->node_id);
+    if (k == "topologyKeys") return StrList(v, vp, &out->topology_keys);
+    if (k == "allocatable") {
+      return Fields(v, vp, [&](std::string_view ak, element av, const Path& avp) -> absl::Status {
+        if (ak == "count") return OptInteger(av, avp, &out->allocatable_count);
+        return absl::OkStatus();
+      });
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status CsiNodeAt(element e, const Path& p, CSINode* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k != "spec") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "drivers") return Items(sv, svp, &out->drivers, CsiNodeDriver);
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status OptBool(element e, const Path& p, std::optional<bool>* out) {
+  if (e.is_null()) return absl::OkStatus();
+  return Bool(e, p, &out->emplace());
+}
+
+absl::Status CsiDriverAt(element e, const Path& p, CSIDriver* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k != "spec") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "attachRequired") return OptBool(sv, svp, &out->attach_required);
+      if (sk == "storageCapacity") return OptBool(sv, svp, &out->storage_capacity);
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status CsiStorageCapacityAt(element e, const Path& p, CSIStorageCapacity* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k == "storageClassName") return Str(v, vp, &out->storage_class_name);
+    if (k == "nodeTopology") return OptLabelSel(v, vp, &out->node_topology);
+    if (k == "capacity") return OptQuant(v, vp, &out->capacity);
+    if (k == "maximumVolumeSize") return OptQuant(v, vp, &out->maximum_volume_size);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status VolumeAttachmentAt(element e, const Path& p, VolumeAttachment* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k != "spec") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "attacher") return Str(sv, svp, &out->attacher);
+      if (sk == "nodeName") return Str(sv, svp, &out->node_name);
+      if (sk != "source") return absl::OkStatus();
+      return Fields(sv, svp, [&](std::string_view ok, element ov, const Path& ovp) {
+        if (ok == "persistentVolumeName") return Str(ov, ovp, &out->persistent_volume_name);
+        return absl::OkStatus();
+      });
+    });
+  });
+}
+
 // Decodes one object of type T with `decode` and appends it.
 template <typename T>
 absl::Status Append(element e, const Path& p, absl::Status (*decode)(element, const Path&, T*),
@@ -735,6 +959,13 @@ absl::Status AppendObject(element e, const Path& p, std::string_view default_kin
   if (kind == "ReplicaSet") return Append(e, p, WorkloadAt<ReplicaSet>, out);
   if (kind == "StatefulSet") return Append(e, p, WorkloadAt<StatefulSet>, out);
   if (kind == "PodDisruptionBudget") return Append(e, p, PdbAt, out);
+  if (kind == "PersistentVolume") return Append(e, p, PvAt, out);
+  if (kind == "PersistentVolumeClaim") return Append(e, p, PvcAt, out);
+  if (kind == "StorageClass") return Append(e, p, StorageClassAt, out);
+  if (kind == "CSINode") return Append(e, p, CsiNodeAt, out);
+  if (kind == "CSIDriver") return Append(e, p, CsiDriverAt, out);
+  if (kind == "CSIStorageCapacity") return Append(e, p, CsiStorageCapacityAt, out);
+  if (kind == "VolumeAttachment") return Append(e, p, VolumeAttachmentAt, out);
   if (kind.ends_with("List")) {
     std::string_view item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
     element items;
@@ -779,10 +1010,22 @@ absl::Status ObjectsAt(element e, const Path& p, std::vector<Object>* out) {
 }  // namespace
 
 std::string_view KindOf(const Object& object) {
-  static constexpr std::string_view kKinds[] = {
-      "Pod",           "Node",        "Namespace",
-      "PriorityClass", "Service",     "ReplicationController",
-      "ReplicaSet",    "StatefulSet", "PodDisruptionBudget"};
+  static constexpr std::string_view kKinds[] = {"Pod",
+                                                "Node",
+                                                "Namespace",
+                                                "PriorityClass",
+                                                "Service",
+                                                "ReplicationController",
+                                                "ReplicaSet",
+                                                "StatefulSet",
+                                                "PodDisruptionBudget",
+                                                "PersistentVolume",
+                                                "PersistentVolumeClaim",
+                                                "StorageClass",
+                                                "CSINode",
+                                                "CSIDriver",
+                                                "CSIStorageCapacity",
+                                                "VolumeAttachment"};
   static_assert(std::variant_size_v<Object> == std::size(kKinds));
   return kKinds[object.index()];
 }
@@ -809,6 +1052,24 @@ absl::Status DecodeReplicaSet(element e, ReplicaSet* out) { return WorkloadAt(e,
 absl::Status DecodeStatefulSet(element e, StatefulSet* out) { return WorkloadAt(e, Path(), out); }
 absl::Status DecodePodDisruptionBudget(element e, PodDisruptionBudget* out) {
   return PdbAt(e, Path(), out);
+}
+
+absl::Status DecodePersistentVolume(element e, PersistentVolume* out) {
+  return PvAt(e, Path(), out);
+}
+absl::Status DecodePersistentVolumeClaim(element e, PersistentVolumeClaim* out) {
+  return PvcAt(e, Path(), out);
+}
+absl::Status DecodeStorageClass(element e, StorageClass* out) {
+  return StorageClassAt(e, Path(), out);
+}
+absl::Status DecodeCSINode(element e, CSINode* out) { return CsiNodeAt(e, Path(), out); }
+absl::Status DecodeCSIDriver(element e, CSIDriver* out) { return CsiDriverAt(e, Path(), out); }
+absl::Status DecodeCSIStorageCapacity(element e, CSIStorageCapacity* out) {
+  return CsiStorageCapacityAt(e, Path(), out);
+}
+absl::Status DecodeVolumeAttachment(element e, VolumeAttachment* out) {
+  return VolumeAttachmentAt(e, Path(), out);
 }
 
 absl::StatusOr<Pod> DecodePod(std::string_view json) { return ParseAndDecode<Pod, PodAt>(json); }

@@ -21,8 +21,10 @@
 namespace ksched::api {
 
 // One object of a kind the scheduler reads.
-using Object = std::variant<Pod, Node, Namespace, PriorityClass, Service, ReplicationController,
-                            ReplicaSet, StatefulSet, PodDisruptionBudget>;
+using Object =
+    std::variant<Pod, Node, Namespace, PriorityClass, Service, ReplicationController, ReplicaSet,
+                 StatefulSet, PodDisruptionBudget, PersistentVolume, PersistentVolumeClaim,
+                 StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment>;
 
 // The kind name of an object ("Pod", "Node", "PodDisruptionBudget", ...).
 std::string_view KindOf(const Object& object);
@@ -41,6 +43,15 @@ absl::Status DecodeStatefulSet(simdjson::dom::element e, StatefulSet* out);
 // spec.minAvailable and maxUnavailable are checked as the API server validates them:
 //   spec.minAvailable: Invalid value: "150%": must not be greater than 100%
 absl::Status DecodePodDisruptionBudget(simdjson::dom::element e, PodDisruptionBudget* out);
+// The storage objects the volume plugins read. A StorageClass's volumeBindingMode is checked as
+// the API server validates it.
+absl::Status DecodePersistentVolume(simdjson::dom::element e, PersistentVolume* out);
+absl::Status DecodePersistentVolumeClaim(simdjson::dom::element e, PersistentVolumeClaim* out);
+absl::Status DecodeStorageClass(simdjson::dom::element e, StorageClass* out);
+absl::Status DecodeCSINode(simdjson::dom::element e, CSINode* out);
+absl::Status DecodeCSIDriver(simdjson::dom::element e, CSIDriver* out);
+absl::Status DecodeCSIStorageCapacity(simdjson::dom::element e, CSIStorageCapacity* out);
+absl::Status DecodeVolumeAttachment(simdjson::dom::element e, VolumeAttachment* out);
 
 // Parts that other documents embed (NodeAffinityArgs.addedAffinity, fuzz targets). Errors are
 // relative to `e`; the caller names where it sits.

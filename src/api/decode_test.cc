@@ -322,6 +322,119 @@ TEST(DecodeObjectsTest, PodDisruptionBudgets) {
   EXPECT_EQ(db.disruptions_allowed, 0);
 }
 
+TEST(DecodeObjectsTest, StorageObjects) {
+  auto objects = DecodeObjects(R"({"kind":"List","items":[
+      {"apiVersion":"v1","kind":"PersistentVolume",
+       "metadata":{"name":"pv-1","resourceVersion":"17",
+                   "annotations":{"volume.beta.kubernetes.io/storage-class":"beta"}},
+       "spec":{"capacity":{"storage":"10Gi"},"accessModes":["ReadWriteOnce"],
+               "storageClassName":"local","persistentVolumeReclaimPolicy":"Retain",
+               "local":{"path":"/mnt/disk1"},
+               "claimRef":{"kind":"PersistentVolumeClaim","namespace":"db","name":"data-0",
+                           "uid":"u1"},
+               "nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[
+                   {"key":"kubernetes.io/hostname","operator":"In","values":["node-1"]}]}]}}},
+       "status":{"phase":"Bound"}},
+      {"apiVersion":"v1","kind":"PersistentVolumeClaim",
+       "metadata":{"name":"data-0","namespace":"db"},
+       "spec":{"accessModes":["ReadWriteOncePod"],"storageClassName":"local",
+               "resources":{"requests":{"storage":"5Gi","other":"1"}},
+               "selector":{"matchLabels":{"tier":"fast"}},"volumeName":"pv-1"},
+       "status":{"phase":"Bound"}},
+      {"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"local"},
+       "provisioner":"kubernetes.io/no-provisioner","volumeBindingMode":"WaitForFirstConsumer",
+       "allowedTopologies":[{"matchLabelExpressions":[
+           {"key":"topology.kubernetes.io/zone","values":["a","b"]}]}]},
+      {"apiVersion":"storage.k8s.io/v1","kind":"StorageClass","metadata":{"name":"fast"},
+       "provisioner":"ebs.csi.aws.com"},
+      {"apiVersion":"storage.k8s.io/v1","kind":"CSINode","metadata":{"name":"node-1"},
+       "spec":{"drivers":[{"name":"ebs.csi.aws.com","nodeID":"i-1",
+                           "topologyKeys":["topology.ebs.csi.aws.com/zone"],
+                           "allocatable":{"count":25}}]}},
+      {"apiVersion":"storage.k8s.io/v1","kind":"CSIDriver","metadata":{"name":"ebs.csi.aws.com"},
+       "spec":{"attachRequired":true,"storageCapacity":false}},
+      {"apiVersion":"storage.k8s.io/v1","kind":"CSIStorageCapacity",
+       "metadata":{"name":"cap-a","namespace":"kube-system"},"storageClassName":"fast",
+       "nodeTopology":{"matchLabels":{"zone":"a"}},"capacity":"100Gi",
+       "maximumVolumeSize":"50Gi"},
+      {"apiVersion":"storage.k8s.io/v1","kind":"VolumeAttachment","metadata":{"name":"va-1"},
+       "spec":{"attacher":"ebs.csi.aws.com","nodeName":"node-1",
+               "source":{"persistentVolumeName":"pv-1"}}}]})");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 8u);
+  const auto& pv = std::get<PersistentVolume>(objects->at(0));
+  EXPECT_EQ(KindOf(objects->at(0)), "PersistentVolume");
+  EXPECT_EQ(pv.metadata.resource_version, "17");
+  EXPECT_EQ(pv.capacity->Value(), int64_t{10} << 30);
+  EXPECT_THAT(pv.access_modes, ElementsAre("ReadWriteOnce"));
+  EXPECT_EQ(pv.storage_class_name, "local");
+  EXPECT_EQ(StorageClassOf(pv), "beta");  // The annotation wins, as upstream.
+  EXPECT_EQ(pv.source.kind, "local");
+  EXPECT_EQ(pv.source.volume_handle, "/mnt/disk1");
+  ASSERT_TRUE(pv.claim_ref.has_value());
+  EXPECT_EQ(pv.claim_ref->namespace_, "db");
+  EXPECT_EQ(pv.claim_ref->uid, "u1");
+  ASSERT_TRUE(pv.node_affinity.has_value());
+  EXPECT_EQ(pv.node_affinity->node_selector_terms[0].match_expressions[0].values[0], "node-1");
+  EXPECT_EQ(pv.phase, "Bound");
+
+  const auto& pvc = std::get<PersistentVolumeClaim>(objects->at(1));
+  EXPECT_EQ(pvc.metadata.namespace_, "db");
+  EXPECT_THAT(pvc.access_modes, ElementsAre("ReadWriteOncePod"));
+  EXPECT_EQ(pvc.storage_request->Value(), int64_t{5} << 30);
+  EXPECT_EQ(StorageClassOf(pvc), "local");
+  EXPECT_EQ(pvc.volume_name, "pv-1");
+  EXPECT_THAT(pvc.selector->match_labels, ElementsAre(Pair("tier", "fast")));
+  EXPECT_EQ(pvc.phase, "Bound");
+
+  const auto& local = std::get<StorageClass>(objects->at(2));
+  EXPECT_EQ(local.provisioner, "kubernetes.io/no-provisioner");
+  EXPECT_EQ(local.volume_binding_mode, "WaitForFirstConsumer");
+  ASSERT_EQ(local.allowed_topologies.size(), 1u);
+  EXPECT_THAT(local.allowed_topologies[0].match_label_expressions[0].values, ElementsAre("a", "b"));
+  // The API server's default.
+  EXPECT_EQ(std::get<StorageClass>(objects->at(3)).volume_binding_mode, "Immediate");
+
+  const auto& csi_node = std::get<CSINode>(objects->at(4));
+  ASSERT_EQ(csi_node.drivers.size(), 1u);
+  EXPECT_EQ(csi_node.drivers[0].name, "ebs.csi.aws.com");
+  EXPECT_EQ(csi_node.drivers[0].allocatable_count, 25);
+  EXPECT_THAT(csi_node.drivers[0].topology_keys, ElementsAre("topology.ebs.csi.aws.com/zone"));
+  const auto& driver = std::get<CSIDriver>(objects->at(5));
+  EXPECT_EQ(driver.attach_required, true);
+  EXPECT_EQ(driver.storage_capacity, false);
+  const auto& cap = std::get<CSIStorageCapacity>(objects->at(6));
+  EXPECT_EQ(cap.storage_class_name, "fast");
+  EXPECT_EQ(cap.capacity->Value(), int64_t{100} << 30);
+  EXPECT_EQ(cap.maximum_volume_size->Value(), int64_t{50} << 30);
+  EXPECT_THAT(cap.node_topology->match_labels, ElementsAre(Pair("zone", "a")));
+  const auto& va = std::get<VolumeAttachment>(objects->at(7));
+  EXPECT_EQ(va.attacher, "ebs.csi.aws.com");
+  EXPECT_EQ(va.node_name, "node-1");
+  EXPECT_EQ(va.persistent_volume_name, "pv-1");
+}
+
+TEST(DecodeObjectsTest, StorageObjectErrorsNameTheField) {
+  auto bad_mode = DecodeObjects(R"({"kind":"StorageClass","metadata":{"name":"x"},
+      "provisioner":"p","volumeBindingMode":"Later"})");
+  ASSERT_FALSE(bad_mode.ok());
+  EXPECT_EQ(bad_mode.status().message(),
+            "volumeBindingMode: Unsupported value: \"Later\": supported values: \"Immediate\", "
+            "\"WaitForFirstConsumer\"");
+  auto bad_size = DecodeObjects(R"({"kind":"PersistentVolumeClaim","metadata":{"name":"x"},
+      "spec":{"resources":{"requests":{"storage":"5 Gi"}}}})");
+  ASSERT_FALSE(bad_size.ok());
+  EXPECT_EQ(bad_size.status().message(),
+            "spec.resources.requests.storage: invalid quantity \"5 Gi\"");
+  auto bad_affinity = DecodeObjects(R"({"kind":"PersistentVolume","metadata":{"name":"x"},
+      "spec":{"nodeAffinity":{"required":{"nodeSelectorTerms":[{"matchExpressions":[
+          {"key":"k","operator":"Near","values":["a"]}]}]}}}})");
+  ASSERT_FALSE(bad_affinity.ok());
+  EXPECT_THAT(bad_affinity.status().message(),
+              HasSubstr("spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0]."
+                        "operator: Unsupported value: \"Near\""));
+}
+
 struct BadInput {
   std::string name;
   std::string json;

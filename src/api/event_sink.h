@@ -47,6 +47,23 @@ class ClusterEventSink {
   virtual void OnStatefulSetDelete(const api::StatefulSet& ss) = 0;
   virtual void OnPodDisruptionBudgetSet(std::shared_ptr<const api::PodDisruptionBudget> pdb) = 0;
   virtual void OnPodDisruptionBudgetDelete(const api::PodDisruptionBudget& pdb) = 0;
+  // The storage objects of the volume plugins (Handle::storage): an add or an update sets the
+  // object, a delete removes it; each may move pending pods the volume plugins rejected.
+  virtual void OnPersistentVolumeSet(std::shared_ptr<const api::PersistentVolume> pv) = 0;
+  virtual void OnPersistentVolumeDelete(const api::PersistentVolume& pv) = 0;
+  virtual void OnPersistentVolumeClaimSet(
+      std::shared_ptr<const api::PersistentVolumeClaim> pvc) = 0;
+  virtual void OnPersistentVolumeClaimDelete(const api::PersistentVolumeClaim& pvc) = 0;
+  virtual void OnStorageClassSet(std::shared_ptr<const api::StorageClass> sc) = 0;
+  virtual void OnStorageClassDelete(const api::StorageClass& sc) = 0;
+  virtual void OnCSINodeSet(std::shared_ptr<const api::CSINode> csi_node) = 0;
+  virtual void OnCSINodeDelete(const api::CSINode& csi_node) = 0;
+  virtual void OnCSIDriverSet(std::shared_ptr<const api::CSIDriver> driver) = 0;
+  virtual void OnCSIDriverDelete(const api::CSIDriver& driver) = 0;
+  virtual void OnCSIStorageCapacitySet(std::shared_ptr<const api::CSIStorageCapacity> cap) = 0;
+  virtual void OnCSIStorageCapacityDelete(const api::CSIStorageCapacity& cap) = 0;
+  virtual void OnVolumeAttachmentSet(std::shared_ptr<const api::VolumeAttachment> va) = 0;
+  virtual void OnVolumeAttachmentDelete(const api::VolumeAttachment& va) = 0;
 
   // Whether the sink schedules this pod (its schedulerName is one of the sink's profiles). A
   // source tells only those pods' owners about a pod it could not decode.

@@ -8,6 +8,13 @@
 
 namespace ksched::cache {
 
+std::vector<std::shared_ptr<const api::PersistentVolume>> StorageObjects::ListPersistentVolumes(
+    std::string_view storage_class) const {
+  std::vector<std::shared_ptr<const api::PersistentVolume>> out = pvs.ListAll();
+  std::erase_if(out, [&](const auto& pv) { return api::StorageClassOf(*pv) != storage_class; });
+  return out;
+}
+
 std::string ZoneKeyOf(const api::Node& node) {
   const api::StringMap& l = node.metadata.labels;
   auto get = [&](const char* a, const char* b) -> std::string {

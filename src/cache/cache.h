@@ -44,6 +44,7 @@
 #include "absl/time/time.h"
 #include "ksched/node_info.h"
 #include "ksched/snapshot.h"
+#include "ksched/storage_lister.h"
 
 namespace ksched::cache {
 
@@ -64,6 +65,16 @@ class ObjectsByName {
     absl::MutexLock lock(&mu_);
     auto it = objects_.find(name);
     return it == objects_.end() ? nullptr : it->second;
+  }
+  std::shared_ptr<const T> GetLike(const T& obj) const { return Get(obj.metadata.name); }
+  void Remove(const T& obj) { Remove(obj.metadata.name); }
+  // Every object, by name.
+  std::vector<std::shared_ptr<const T>> ListAll() const {
+    absl::MutexLock lock(&mu_);
+    std::vector<std::shared_ptr<const T>> out;
+    out.reserve(objects_.size());
+    for (const auto& [name, obj] : objects_) out.push_back(obj);
+    return out;
   }
 
  private:
@@ -90,6 +101,9 @@ class ObjectsByNamespace {
     auto it = objects_.find({std::string(ns), std::string(name)});
     return it == objects_.end() ? nullptr : it->second;
   }
+  std::shared_ptr<const T> GetLike(const T& obj) const {
+    return Get(obj.metadata.namespace_, obj.metadata.name);
+  }
   // The objects of one namespace, by name.
   std::vector<std::shared_ptr<const T>> List(std::string_view ns) const {
     absl::MutexLock lock(&mu_);
@@ -113,6 +127,46 @@ class ObjectsByNamespace {
   mutable absl::Mutex mu_;
   std::map<std::pair<std::string, std::string>, std::shared_ptr<const T>> objects_
       ABSL_GUARDED_BY(mu_);
+};
+
+// The storage objects, as the informers last saw them (StorageLister for the volume plugins).
+// Thread safety: all methods may be called concurrently.
+class StorageObjects final : public StorageLister {
+ public:
+  std::shared_ptr<const api::PersistentVolume> GetPersistentVolume(
+      std::string_view name) const override {
+    return pvs.Get(name);
+  }
+  std::shared_ptr<const api::PersistentVolumeClaim> GetPersistentVolumeClaim(
+      std::string_view ns, std::string_view name) const override {
+    return pvcs.Get(ns, name);
+  }
+  std::shared_ptr<const api::StorageClass> GetStorageClass(std::string_view name) const override {
+    return storage_classes.Get(name);
+  }
+  std::shared_ptr<const api::CSINode> GetCSINode(std::string_view name) const override {
+    return csi_nodes.Get(name);
+  }
+  std::shared_ptr<const api::CSIDriver> GetCSIDriver(std::string_view name) const override {
+    return csi_drivers.Get(name);
+  }
+  std::vector<std::shared_ptr<const api::PersistentVolume>> ListPersistentVolumes(
+      std::string_view storage_class) const override;
+  std::vector<std::shared_ptr<const api::CSIStorageCapacity>> ListCSIStorageCapacities()
+      const override {
+    return csi_storage_capacities.ListAll();
+  }
+  std::vector<std::shared_ptr<const api::VolumeAttachment>> ListVolumeAttachments() const override {
+    return volume_attachments.ListAll();
+  }
+
+  ObjectsByName<api::PersistentVolume> pvs;
+  ObjectsByNamespace<api::PersistentVolumeClaim> pvcs;
+  ObjectsByName<api::StorageClass> storage_classes;
+  ObjectsByName<api::CSINode> csi_nodes;
+  ObjectsByName<api::CSIDriver> csi_drivers;
+  ObjectsByNamespace<api::CSIStorageCapacity> csi_storage_capacities;
+  ObjectsByName<api::VolumeAttachment> volume_attachments;
 };
 
 class Cache {
@@ -161,6 +215,7 @@ class Cache {
   ObjectsByNamespace<api::ReplicaSet> replica_sets;
   ObjectsByNamespace<api::StatefulSet> stateful_sets;
   ObjectsByNamespace<api::PodDisruptionBudget> pod_disruption_budgets;
+  StorageObjects storage;
 
  private:
   struct PodState {

@@ -89,8 +89,34 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
           http, {.path = "/apis/policy/v1/poddisruptionbudgets"},
           StoreHandlers<api::PodDisruptionBudget>("podDisruptionBudget", s,
                                                   &ClusterEventSink::OnPodDisruptionBudgetSet,
-                                                  &ClusterEventSink::OnPodDisruptionBudgetDelete)) {
-}
+                                                  &ClusterEventSink::OnPodDisruptionBudgetDelete)),
+      pvs_(http, {.path = "/api/v1/persistentvolumes"},
+           StoreHandlers<api::PersistentVolume>("persistentVolume", s,
+                                                &ClusterEventSink::OnPersistentVolumeSet,
+                                                &ClusterEventSink::OnPersistentVolumeDelete)),
+      pvcs_(http, {.path = "/api/v1/persistentvolumeclaims"},
+            StoreHandlers<api::PersistentVolumeClaim>(
+                "persistentVolumeClaim", s, &ClusterEventSink::OnPersistentVolumeClaimSet,
+                &ClusterEventSink::OnPersistentVolumeClaimDelete)),
+      storage_classes_(
+          http, {.path = "/apis/storage.k8s.io/v1/storageclasses"},
+          StoreHandlers<api::StorageClass>("storageClass", s, &ClusterEventSink::OnStorageClassSet,
+                                           &ClusterEventSink::OnStorageClassDelete)),
+      csi_nodes_(http, {.path = "/apis/storage.k8s.io/v1/csinodes"},
+                 StoreHandlers<api::CSINode>("csiNode", s, &ClusterEventSink::OnCSINodeSet,
+                                             &ClusterEventSink::OnCSINodeDelete)),
+      csi_drivers_(http, {.path = "/apis/storage.k8s.io/v1/csidrivers"},
+                   StoreHandlers<api::CSIDriver>("csiDriver", s, &ClusterEventSink::OnCSIDriverSet,
+                                                 &ClusterEventSink::OnCSIDriverDelete)),
+      csi_storage_capacities_(
+          http, {.path = "/apis/storage.k8s.io/v1/csistoragecapacities"},
+          StoreHandlers<api::CSIStorageCapacity>("csiStorageCapacity", s,
+                                                 &ClusterEventSink::OnCSIStorageCapacitySet,
+                                                 &ClusterEventSink::OnCSIStorageCapacityDelete)),
+      volume_attachments_(http, {.path = "/apis/storage.k8s.io/v1/volumeattachments"},
+                          StoreHandlers<api::VolumeAttachment>(
+                              "volumeAttachment", s, &ClusterEventSink::OnVolumeAttachmentSet,
+                              &ClusterEventSink::OnVolumeAttachmentDelete)) {}
 
 void ApiSource::Start() {
   std::apply([](auto&... r) { (r.Start(), ...); }, Reflectors());

@@ -44,7 +44,9 @@ class ApiSource {
   // Every reflector, in the order they start: what plugins look up first, then nodes, then pods.
   auto Reflectors() {
     return std::tie(namespaces_, priority_classes_, services_, replication_controllers_,
-                    replica_sets_, stateful_sets_, pod_disruption_budgets_, nodes_, pods_);
+                    replica_sets_, stateful_sets_, pod_disruption_budgets_, storage_classes_,
+                    csi_drivers_, csi_nodes_, csi_storage_capacities_, volume_attachments_, pvs_,
+                    pvcs_, nodes_, pods_);
   }
 
   ClusterEventSink& sink_;
@@ -58,6 +60,13 @@ class ApiSource {
   Reflector<api::ReplicaSet> replica_sets_;
   Reflector<api::StatefulSet> stateful_sets_;
   Reflector<api::PodDisruptionBudget> pod_disruption_budgets_;
+  Reflector<api::PersistentVolume> pvs_;
+  Reflector<api::PersistentVolumeClaim> pvcs_;
+  Reflector<api::StorageClass> storage_classes_;
+  Reflector<api::CSINode> csi_nodes_;
+  Reflector<api::CSIDriver> csi_drivers_;
+  Reflector<api::CSIStorageCapacity> csi_storage_capacities_;
+  Reflector<api::VolumeAttachment> volume_attachments_;
 };
 
 }  // namespace ksched::client

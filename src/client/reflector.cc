@@ -38,6 +38,27 @@ absl::Status DecodeInto(simdjson::dom::element e, api::StatefulSet* out) {
 absl::Status DecodeInto(simdjson::dom::element e, api::PodDisruptionBudget* out) {
   return api::DecodePodDisruptionBudget(e, out);
 }
+absl::Status DecodeInto(simdjson::dom::element e, api::PersistentVolume* out) {
+  return api::DecodePersistentVolume(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::PersistentVolumeClaim* out) {
+  return api::DecodePersistentVolumeClaim(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::StorageClass* out) {
+  return api::DecodeStorageClass(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::CSINode* out) {
+  return api::DecodeCSINode(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::CSIDriver* out) {
+  return api::DecodeCSIDriver(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::CSIStorageCapacity* out) {
+  return api::DecodeCSIStorageCapacity(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::VolumeAttachment* out) {
+  return api::DecodeVolumeAttachment(e, out);
+}
 
 std::string KeyOf(const api::ObjectMeta& m) {
   return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
@@ -515,5 +536,12 @@ template class Reflector<api::ReplicationController>;
 template class Reflector<api::ReplicaSet>;
 template class Reflector<api::StatefulSet>;
 template class Reflector<api::PodDisruptionBudget>;
+template class Reflector<api::PersistentVolume>;
+template class Reflector<api::PersistentVolumeClaim>;
+template class Reflector<api::StorageClass>;
+template class Reflector<api::CSINode>;
+template class Reflector<api::CSIDriver>;
+template class Reflector<api::CSIStorageCapacity>;
+template class Reflector<api::VolumeAttachment>;
 
 }  // namespace ksched::client

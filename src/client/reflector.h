@@ -99,5 +99,12 @@ extern template class Reflector<api::ReplicationController>;
 extern template class Reflector<api::ReplicaSet>;
 extern template class Reflector<api::StatefulSet>;
 extern template class Reflector<api::PodDisruptionBudget>;
+extern template class Reflector<api::PersistentVolume>;
+extern template class Reflector<api::PersistentVolumeClaim>;
+extern template class Reflector<api::StorageClass>;
+extern template class Reflector<api::CSINode>;
+extern template class Reflector<api::CSIDriver>;
+extern template class Reflector<api::CSIStorageCapacity>;
+extern template class Reflector<api::VolumeAttachment>;
 
 }  // namespace ksched::client

@@ -76,7 +76,8 @@ class FakeApiServer {
     // a watch that stays open.
     for (std::string path :
          {kNodes, kNamespaces, kPriorityClasses, kServices, kReplicationControllers, kReplicaSets,
-          kStatefulSets, kPodDisruptionBudgets}) {
+          kStatefulSets, kPodDisruptionBudgets, kPersistentVolumes, kPersistentVolumeClaims,
+          kStorageClasses, kCSINodes, kCSIDrivers, kCSIStorageCapacities, kVolumeAttachments}) {
       server_.Get(path, [this, path](const httplib::Request& req, httplib::Response& res) {
         if (!req.has_param("watch")) {
           std::lock_guard<std::mutex> lock(mu_);
@@ -126,6 +127,13 @@ class FakeApiServer {
   static constexpr char kReplicaSets[] = "/apis/apps/v1/replicasets";
   static constexpr char kStatefulSets[] = "/apis/apps/v1/statefulsets";
   static constexpr char kPodDisruptionBudgets[] = "/apis/policy/v1/poddisruptionbudgets";
+  static constexpr char kPersistentVolumes[] = "/api/v1/persistentvolumes";
+  static constexpr char kPersistentVolumeClaims[] = "/api/v1/persistentvolumeclaims";
+  static constexpr char kStorageClasses[] = "/apis/storage.k8s.io/v1/storageclasses";
+  static constexpr char kCSINodes[] = "/apis/storage.k8s.io/v1/csinodes";
+  static constexpr char kCSIDrivers[] = "/apis/storage.k8s.io/v1/csidrivers";
+  static constexpr char kCSIStorageCapacities[] = "/apis/storage.k8s.io/v1/csistoragecapacities";
+  static constexpr char kVolumeAttachments[] = "/apis/storage.k8s.io/v1/volumeattachments";
   // The items of a collection's list, as JSON objects joined by ",".
   void set_items(const std::string& path, std::string items) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -517,6 +525,46 @@ TEST_F(ApiSourceTest, WorkloadsAndDisruptionBudgetsReachPluginsThroughTheHandle)
   ASSERT_EQ(pdbs.size(), 1u);
   EXPECT_EQ(pdbs[0]->min_available->str_value, "50%");
   EXPECT_EQ(pdbs[0]->disruptions_allowed, 2);
+}
+
+TEST_F(ApiSourceTest, StorageObjectsReachPluginsThroughTheHandle) {
+  server.set_items(FakeApiServer::kPersistentVolumes,
+                   R"({"metadata":{"name":"pv-1","resourceVersion":"7"},)"
+                   R"("spec":{"storageClassName":"local","capacity":{"storage":"10Gi"}},)"
+                   R"("status":{"phase":"Available"}})");
+  server.set_items(FakeApiServer::kPersistentVolumeClaims,
+                   R"({"metadata":{"name":"data","namespace":"prod"},)"
+                   R"("spec":{"storageClassName":"local"},"status":{"phase":"Pending"}})");
+  server.set_items(FakeApiServer::kStorageClasses,
+                   R"({"metadata":{"name":"local"},"provisioner":"kubernetes.io/no-provisioner",)"
+                   R"("volumeBindingMode":"WaitForFirstConsumer"})");
+  server.set_items(FakeApiServer::kCSINodes,
+                   R"({"metadata":{"name":"n1"},"spec":{"drivers":[{"name":"d","nodeID":"n1",)"
+                   R"("allocatable":{"count":3}}]}})");
+  server.set_items(FakeApiServer::kCSIDrivers,
+                   R"({"metadata":{"name":"d"},"spec":{"storageCapacity":true}})");
+  server.set_items(FakeApiServer::kCSIStorageCapacities,
+                   R"({"metadata":{"name":"c","namespace":"kube-system"},)"
+                   R"("storageClassName":"local","capacity":"1Gi"})");
+  server.set_items(FakeApiServer::kVolumeAttachments,
+                   R"({"metadata":{"name":"va"},"spec":{"attacher":"d","nodeName":"n1",)"
+                   R"("source":{"persistentVolumeName":"pv-1"}}})");
+  Start();
+  const StorageLister& storage = scheduler_->FrameworkFor("default-scheduler")->storage();
+  ASSERT_NE(storage.GetPersistentVolume("pv-1"), nullptr);
+  EXPECT_EQ(storage.GetPersistentVolume("pv-1")->metadata.resource_version, "7");
+  EXPECT_EQ(storage.ListPersistentVolumes("local").size(), 1u);
+  EXPECT_TRUE(storage.ListPersistentVolumes("other").empty());
+  ASSERT_NE(storage.GetPersistentVolumeClaim("prod", "data"), nullptr);
+  EXPECT_EQ(storage.GetPersistentVolumeClaim("default", "data"), nullptr);
+  ASSERT_NE(storage.GetStorageClass("local"), nullptr);
+  EXPECT_EQ(storage.GetStorageClass("local")->volume_binding_mode, "WaitForFirstConsumer");
+  ASSERT_NE(storage.GetCSINode("n1"), nullptr);
+  EXPECT_EQ(storage.GetCSINode("n1")->drivers[0].allocatable_count, 3);
+  ASSERT_NE(storage.GetCSIDriver("d"), nullptr);
+  EXPECT_EQ(storage.ListCSIStorageCapacities().size(), 1u);
+  ASSERT_EQ(storage.ListVolumeAttachments().size(), 1u);
+  EXPECT_EQ(storage.ListVolumeAttachments()[0]->persistent_volume_name, "pv-1");
 }
 
 // system:kube-scheduler may list PodDisruptionBudgets (and Services, ...), and kube-scheduler waits

@@ -5,6 +5,7 @@
 
 #include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "src/api/decode.h"
 #include "src/base/strings.h"
 
 namespace ksched::client {
@@ -394,6 +395,75 @@ absl::Status ApiWriter::UpdatePodStatusAndWait(const api::Pod& pod,
                                                const api::PodCondition& condition) {
   if (HasStatus(pod, condition, nullptr)) return absl::OkStatus();
   return http_.Call(StatusPatchRequest(pod, condition, nullptr)).ToStatus();
+}
+
+json ApiWriter::VolumeBindingPatch(const api::PersistentVolume& pv,
+                                   const api::PersistentVolumeClaim& claim) {
+  const api::ObjectMeta& c = claim.metadata;
+  json patch = {{"metadata", {{"resourceVersion", pv.metadata.resource_version}}},
+                {"spec",
+                 {{"claimRef",
+                   {{"kind", "PersistentVolumeClaim"},
+                    {"apiVersion", "v1"},
+                    {"namespace", c.namespace_},
+                    {"name", c.name},
+                    {"uid", c.uid},
+                    {"resourceVersion", c.resource_version}}}}}};
+  if (auto it = pv.metadata.annotations.find(api::kAnnBoundByController);
+      it != pv.metadata.annotations.end()) {
+    patch["metadata"]["annotations"] = {{it->first, it->second}};
+  }
+  return patch;
+}
+
+json ApiWriter::SelectedNodePatch(const api::PersistentVolumeClaim& claim, std::string_view node) {
+  return {{"metadata",
+           {{"resourceVersion", claim.metadata.resource_version},
+            {"annotations", {{api::kAnnSelectedNode, node}}}}}};
+}
+
+namespace {
+
+// PATCHes `path` with a JSON merge patch and decodes the object the API server returns.
+template <typename T>
+absl::StatusOr<T> MergePatch(HttpClient& http, std::string path, const json& patch,
+                             absl::Status (*decode)(simdjson::dom::element, T*),
+                             const std::function<absl::Status()>& guard) {
+  HttpResponse r = http.Call({.method = "PATCH",
+                              .path = std::move(path),
+                              .body = patch.dump(),
+                              .content_type = "application/merge-patch+json",
+                              .guard = guard});
+  if (!r.ok()) return r.ToStatus();
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  if (auto err = parser.parse(r.body).get(e)) {
+    return absl::InternalError(
+        fmt::format("{}: invalid JSON in the answer: {}", path, simdjson::error_message(err)));
+  }
+  T out;
+  if (absl::Status st = decode(e, &out); !st.ok()) {
+    return absl::InternalError(fmt::format("{}: {}", path, AsStd(st.message())));
+  }
+  return out;
+}
+
+}  // namespace
+
+absl::StatusOr<api::PersistentVolume> ApiWriter::BindVolumeToClaim(
+    const api::PersistentVolume& pv, const api::PersistentVolumeClaim& claim) {
+  return MergePatch<api::PersistentVolume>(
+      http_, fmt::format("/api/v1/persistentvolumes/{}", pv.metadata.name),
+      VolumeBindingPatch(pv, claim), api::DecodePersistentVolume, options_.may_write);
+}
+
+absl::StatusOr<api::PersistentVolumeClaim> ApiWriter::SetSelectedNode(
+    const api::PersistentVolumeClaim& claim, std::string_view node) {
+  return MergePatch<api::PersistentVolumeClaim>(
+      http_,
+      fmt::format("/api/v1/namespaces/{}/persistentvolumeclaims/{}", claim.metadata.namespace_,
+                  claim.metadata.name),
+      SelectedNodePatch(claim, node), api::DecodePersistentVolumeClaim, options_.may_write);
 }
 
 void ApiWriter::SendEvent(HttpRequest request, std::string what) {

@@ -98,6 +98,18 @@ class ApiWriter : public ClusterWriter {
   // DELETE with preconditions.uid; blocks until the API server answers.
   absl::Status DeletePod(const api::Pod& pod) override;
 
+  // JSON merge patches with metadata.resourceVersion as the precondition; block until the API
+  // server answers.
+  absl::StatusOr<api::PersistentVolume> BindVolumeToClaim(
+      const api::PersistentVolume& pv, const api::PersistentVolumeClaim& claim) override;
+  absl::StatusOr<api::PersistentVolumeClaim> SetSelectedNode(
+      const api::PersistentVolumeClaim& claim, std::string_view node) override;
+  // The patches' bodies, for tests.
+  static nlohmann::json VolumeBindingPatch(const api::PersistentVolume& pv,
+                                           const api::PersistentVolumeClaim& claim);
+  static nlohmann::json SelectedNodePatch(const api::PersistentVolumeClaim& claim,
+                                          std::string_view node);
+
   // The bodies, for tests.
   static std::string BindingBody(const api::Pod& pod, std::string_view node_name);
   nlohmann::json EventBody(const api::Pod& pod, std::string_view type, std::string_view reason,

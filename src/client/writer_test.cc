@@ -84,6 +84,27 @@ TEST(ApiWriterTest, StatusPatchMergesTheConditionAndClearsTheNominatedNode) {
   EXPECT_FALSE(ApiWriter::StatusPatch(c, nullptr)["status"].contains("nominatedNodeName"));
 }
 
+// VolumeBinding's writes: JSON merge patches that carry the resourceVersion read, so that a
+// write over a newer version is a conflict.
+TEST(ApiWriterTest, VolumePatchesNameTheClaimAndTheReadVersion) {
+  api::PersistentVolume pv;
+  pv.metadata = {.name = "pv-1",
+                 .annotations = {{api::kAnnBoundByController, "yes"}},
+                 .resource_version = "41"};
+  api::PersistentVolumeClaim claim;
+  claim.metadata = {.name = "data", .namespace_ = "db", .uid = "u-1", .resource_version = "7"};
+  EXPECT_EQ(ApiWriter::VolumeBindingPatch(pv, claim), nlohmann::json::parse(R"({
+      "metadata":{"resourceVersion":"41",
+                  "annotations":{"pv.kubernetes.io/bound-by-controller":"yes"}},
+      "spec":{"claimRef":{"kind":"PersistentVolumeClaim","apiVersion":"v1","namespace":"db",
+                          "name":"data","uid":"u-1","resourceVersion":"7"}}})"));
+  pv.metadata.annotations.clear();
+  EXPECT_FALSE(ApiWriter::VolumeBindingPatch(pv, claim)["metadata"].contains("annotations"));
+  EXPECT_EQ(ApiWriter::SelectedNodePatch(claim, "node-3"), nlohmann::json::parse(R"({
+      "metadata":{"resourceVersion":"7",
+                  "annotations":{"volume.kubernetes.io/selected-node":"node-3"}}})"));
+}
+
 TEST(ApiWriterTest, UnreachableServerMakesBindFailWithTheTransportError) {
   absl::StatusOr<std::unique_ptr<HttpClient>> http =
       HttpClient::Create({.server = "https://127.0.0.1:1"});

@@ -63,8 +63,9 @@ Plugins DefaultPlugins() {
       {n::kNodeAffinity, 2},
       {n::kNodePorts, 0},
       {n::kNodeResourcesFit, 1},
-      // VolumeRestrictions, NodeVolumeLimits, VolumeBinding and VolumeZone join here as their
-      // issues land.
+      // VolumeRestrictions and NodeVolumeLimits join here as they land.
+      {n::kVolumeBinding, 0},
+      // VolumeZone joins here as it lands.
       {n::kPodTopologySpread, 2},
       {n::kInterPodAffinity, 2},
       {n::kDynamicResources, 2},  // Before DefaultPreemption, as upstream's applyDynamicResources.

@@ -698,6 +698,22 @@ Status Framework::WaitOnPermit(const api::Pod& pod) {
   return s;
 }
 
+Status Framework::RunPreBindPreFlights(CycleState& state, const api::Pod& pod,
+                                       std::string_view node) {
+  Status out = Status::Skip();
+  for (PreBindPlugin* p : pre_bind_) {
+    Status s = p->PreBindPreFlight(state, pod, node);
+    if (s.IsSkip()) continue;
+    if (!s.ok()) {
+      return Status::Error(
+                 fmt::format("running PreBindPreFlight \"{}\": {}", p->Name(), s.Message()))
+          .WithPlugin(p->Name());
+    }
+    out = Status();
+  }
+  return out;
+}
+
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
   return Timed(metrics::Point::kPreBind, [&] {
     for (PreBindPlugin* p : pre_bind_) {

@@ -124,9 +124,15 @@ class Framework : public Handle {
   Status WaitOnPermit(const api::Pod& pod);
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
-  // Whether a pod that Permit did not make wait can be bound by RunBindPluginsAsync: the profile
-  // has no PreBind plugins and its first Bind plugin binds asynchronously (AsyncBindPlugin).
-  bool CanBindAsync() const { return pre_bind_.empty() && async_bind_ != nullptr; }
+  // Skip if no PreBind plugin has work to do for the pod (each PreBindPreFlight skips), Success
+  // if one has, the first error otherwise.
+  Status RunPreBindPreFlights(CycleState& state, const api::Pod& pod, std::string_view node);
+  // Whether a pod that Permit did not make wait can be bound by RunBindPluginsAsync: the profile's
+  // first Bind plugin binds asynchronously (AsyncBindPlugin) and `pre_flight`, the outcome of
+  // RunPreBindPreFlights, says PreBind has nothing to do.
+  bool CanBindAsync(const Status& pre_flight) const {
+    return pre_flight.IsSkip() && async_bind_ != nullptr;
+  }
   // RunBindPlugins' outcome, given to `done` where the bind's answer arrives (see CanBindAsync).
   // `state` and `pod` must live until `done` runs.
   void RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node,
@@ -206,6 +212,10 @@ class Framework : public Handle {
       const override {
     if (!deps_.cache) return {};
     return deps_.cache->pod_disruption_budgets.ListAll();
+  }
+  const StorageLister& storage() const override {
+    static const cache::StorageObjects kNone;
+    return deps_.cache ? deps_.cache->storage : kNone;
   }
 
  private:

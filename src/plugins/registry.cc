@@ -26,6 +26,7 @@
 #include "src/plugins/scheduling_gates/scheduling_gates.h"
 #include "src/plugins/taint_toleration/taint_toleration.h"
 #include "src/plugins/volume_binding/args.h"
+#include "src/plugins/volume_binding/volume_binding.h"
 
 namespace ksched::plugins {
 namespace {
@@ -57,11 +58,12 @@ Registry NewUpstreamRegistry() {
        TypedFactory<default_preemption::DefaultPreemptionArgs>(default_preemption::New)},
       {names::kInterPodAffinity,
        TypedFactory<inter_pod_affinity::InterPodAffinityArgs>(inter_pod_affinity::New)},
+      {names::kVolumeBinding, TypedFactory<volume_binding::VolumeBindingArgs>(volume_binding::New)},
       {names::kDynamicResources, dynamic_resources::New},
       {names::kDefaultBinder, default_binder::New},
   };
   // The args types of kubescheduler.config.k8s.io/v1, decoded, defaulted and validated once, at
-  // load time; some belong to plugins that arrive later.
+  // load time.
   const std::pair<const char*, ArgsDecoder> args[] = {
       {names::kNodeAffinity, MakeArgsDecoder(node_affinity::ParseArgs, node_affinity::ArgsToJson)},
       {names::kNodeResourcesFit,

@@ -49,9 +49,12 @@ struct QueuedEvent {
   ClusterEvent event;
   std::shared_ptr<const api::Pod> old_pod, new_pod;
   std::shared_ptr<const api::Node> old_node, new_node;
+  // A storage event's objects: `storage` points into old_object and new_object, which own them.
+  StorageChange storage;
+  std::shared_ptr<const void> old_object, new_object;
 
   ClusterEventData Data() const {
-    return {event, old_pod.get(), new_pod.get(), old_node.get(), new_node.get()};
+    return {event, old_pod.get(), new_pod.get(), old_node.get(), new_node.get(), storage};
   }
 };
 

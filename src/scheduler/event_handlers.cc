@@ -2,6 +2,7 @@
 // cache, pending pods to the queue, and each change moves the queued pods it may help.
 #include <algorithm>
 
+#include "fmt/format.h"
 #include "src/scheduler/scheduler.h"
 
 namespace ksched::scheduler {
@@ -55,6 +56,45 @@ void Scheduler::MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_
                                          .old_node = std::move(old_node),
                                          .new_node = std::move(node)});
 }
+
+template <typename T, typename Store>
+void Scheduler::StorageEvent(Store& store, std::shared_ptr<const T> obj, const T* removed,
+                             EventResource resource, std::string_view kind,
+                             ObjectChange<T> StorageChange::*member) {
+  std::shared_ptr<const T> old = store.GetLike(obj ? *obj : *removed);
+  if (obj) {
+    store.Set(obj);
+  } else {
+    store.Remove(*removed);
+    if (!old) return;
+  }
+  uint32_t action = !obj ? kDelete : old ? kUpdate : kAdd;
+  std::string_view verb = !obj ? "Delete" : old ? "Update" : "Add";
+  queue::QueuedEvent event{.event = {resource, action, fmt::format("{}{}", kind, verb)}};
+  event.storage.*member = {old.get(), obj.get()};
+  event.old_object = std::move(old);
+  event.new_object = std::move(obj);
+  queue_->MoveAllToActiveOrBackoffQueue(std::move(event));
+}
+
+#define KSCHED_STORAGE_HANDLERS(Kind, Type, store, member)                                       \
+  void Scheduler::On##Kind##Set(std::shared_ptr<const api::Type> o) {                            \
+    StorageEvent<api::Type>(cache_.storage.store, std::move(o), nullptr, EventResource::k##Kind, \
+                            #Kind, &StorageChange::member);                                      \
+  }                                                                                              \
+  void Scheduler::On##Kind##Delete(const api::Type& o) {                                         \
+    StorageEvent<api::Type>(cache_.storage.store, nullptr, &o, EventResource::k##Kind, #Kind,    \
+                            &StorageChange::member);                                             \
+  }
+KSCHED_STORAGE_HANDLERS(PersistentVolume, PersistentVolume, pvs, pv)
+KSCHED_STORAGE_HANDLERS(PersistentVolumeClaim, PersistentVolumeClaim, pvcs, pvc)
+KSCHED_STORAGE_HANDLERS(StorageClass, StorageClass, storage_classes, storage_class)
+KSCHED_STORAGE_HANDLERS(CSINode, CSINode, csi_nodes, csi_node)
+KSCHED_STORAGE_HANDLERS(CSIDriver, CSIDriver, csi_drivers, csi_driver)
+KSCHED_STORAGE_HANDLERS(CSIStorageCapacity, CSIStorageCapacity, csi_storage_capacities,
+                        csi_storage_capacity)
+KSCHED_STORAGE_HANDLERS(VolumeAttachment, VolumeAttachment, volume_attachments, volume_attachment)
+#undef KSCHED_STORAGE_HANDLERS
 
 void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
   if (IsTerminal(*pod)) return;

@@ -124,12 +124,17 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
     fail_after_assume(permit);
     return true;
   }
+  const Status pre_flight = fw.RunPreBindPreFlights(*state, *assumed, result.node);
+  if (!pre_flight.ok() && !pre_flight.IsSkip()) {
+    fail_after_assume(pre_flight);
+    return true;
+  }
   record.node = result.node;
   if (options_.on_cycle) options_.on_cycle(record);
   // Filter's and Score's data is not held while the pod waits on its bind.
   internal::CycleStateAccess::EndSchedulingCycle(*state);
 
-  if (!permit.IsWait() && fw.CanBindAsync()) {
+  if (!permit.IsWait() && fw.CanBindAsync(pre_flight)) {
     StartAsyncBindingCycle(fw, std::move(state), std::move(info), assumed, result.node, start);
     return true;
   }

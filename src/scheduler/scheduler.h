@@ -135,6 +135,22 @@ class Scheduler : public ClusterEventSink {
   void OnPodDisruptionBudgetDelete(const api::PodDisruptionBudget& o) override {
     cache_.pod_disruption_budgets.Remove(o);
   }
+  // The storage objects, for the volume plugins (Handle::storage); each change moves the pods
+  // whose plugins registered for it.
+  void OnPersistentVolumeSet(std::shared_ptr<const api::PersistentVolume> o) override;
+  void OnPersistentVolumeDelete(const api::PersistentVolume& o) override;
+  void OnPersistentVolumeClaimSet(std::shared_ptr<const api::PersistentVolumeClaim> o) override;
+  void OnPersistentVolumeClaimDelete(const api::PersistentVolumeClaim& o) override;
+  void OnStorageClassSet(std::shared_ptr<const api::StorageClass> o) override;
+  void OnStorageClassDelete(const api::StorageClass& o) override;
+  void OnCSINodeSet(std::shared_ptr<const api::CSINode> o) override;
+  void OnCSINodeDelete(const api::CSINode& o) override;
+  void OnCSIDriverSet(std::shared_ptr<const api::CSIDriver> o) override;
+  void OnCSIDriverDelete(const api::CSIDriver& o) override;
+  void OnCSIStorageCapacitySet(std::shared_ptr<const api::CSIStorageCapacity> o) override;
+  void OnCSIStorageCapacityDelete(const api::CSIStorageCapacity& o) override;
+  void OnVolumeAttachmentSet(std::shared_ptr<const api::VolumeAttachment> o) override;
+  void OnVolumeAttachmentDelete(const api::VolumeAttachment& o) override;
   // Whether a profile serves this schedulerName.
   bool IsResponsibleFor(const api::Pod& pod) const override;
 
@@ -182,7 +198,7 @@ class Scheduler : public ClusterEventSink {
   void RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                        QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
                        const std::string& node, SteadyTime start);
-  // The binding cycle of a pod that did not wait on Permit, when fw.CanBindAsync(): the bind is
+  // The binding cycle of a pod that did not wait on Permit, when fw.CanBindAsync(...): the bind is
   // sent from the calling thread and the cycle finishes where its answer arrives, or on a binding
   // thread when what is left may block (a failure's Unreserve, PostBind plugins).
   void StartAsyncBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
@@ -193,6 +209,12 @@ class Scheduler : public ClusterEventSink {
   void FinishBindingCycle(framework::Framework& fw, CycleState& state, QueuedPodInfo info,
                           const std::shared_ptr<const api::Pod>& assumed, const std::string& node,
                           SteadyTime start, Status s);
+  // Sets (obj) or removes (old only) a storage object in `store` and moves the pods the change
+  // may help: a `resource` event labelled "<kind>Add", "<kind>Update" or "<kind>Delete".
+  template <typename T, typename Store>
+  void StorageEvent(Store& store, std::shared_ptr<const T> obj, const T* removed,
+                    EventResource resource, std::string_view kind,
+                    ObjectChange<T> StorageChange::*member);
   void MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_pod,
                std::shared_ptr<const api::Pod> pod, std::shared_ptr<const api::Node> old_node,
                std::shared_ptr<const api::Node> node);

@@ -171,30 +171,70 @@ TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
   EXPECT_EQ(writer_.binds.at("default/big"), "large");
 }
 
-// Until VolumeBinding exists, a claim keeps the pod pending with a message that names it,
-// rather than placing the pod as if it had none.
+// Until DynamicResources handles claims, a resource claim keeps the pod pending with a message
+// that names it, rather than placing the pod as if it had none.
 TEST_F(SchedulerTest, AnUnsupportedFieldKeepsThePodPendingAndSaysWhich) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   api::Pod claim = MakePod().Name("claim").Obj();
-  claim.spec.volumes.push_back(
-      {.name = "data", .source = "persistentVolumeClaim", .claim_name = "data"});
+  claim.spec.resource_claims.push_back({.name = "gpu"});
   AddPod(claim);
   Drain();
   const std::string want =
-      "0/1 nodes are available: spec.volumes[0].persistentVolumeClaim is not supported by ksched "
-      "yet (kube-scheduler's VolumeBinding plugin). no new claims to deallocate, preemption: 0/1 "
+      "0/1 nodes are available: spec.resourceClaims is not supported by ksched yet "
+      "(kube-scheduler's DynamicResources plugin). no new claims to deallocate, preemption: 0/1 "
       "nodes are available: 1 Preemption is not helpful for scheduling.";
   EXPECT_TRUE(writer_.binds.empty());
   EXPECT_THAT(EventsFor("default/claim", "FailedScheduling"), ::testing::ElementsAre(want));
   EXPECT_EQ(writer_.conditions.at("default/claim").reason, "Unschedulable");
   EXPECT_EQ(writer_.conditions.at("default/claim").message, want);
   EXPECT_THAT(s_->metrics_registry().Text(),
-              HasSubstr("scheduler_unschedulable_pods{plugin=\"VolumeBinding\","
+              HasSubstr("scheduler_unschedulable_pods{plugin=\"DynamicResources\","
                         "profile=\"default-scheduler\"} 1\n"));
   // No cluster event can make it schedulable: a new node leaves it where it is.
   s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
   EXPECT_FALSE(s_->ScheduleOne());
+}
+
+// A pod whose claim does not exist waits with upstream's message; the claim's creation (bound to
+// a PV on one node) brings it back, and it goes to that node.
+TEST_F(SchedulerTest, AMissingClaimKeepsThePodPendingUntilTheClaimAppears) {
+  for (const char* name : {"n1", "n2"}) {
+    s_->OnNodeAdd(MakeNode()
+                      .Name(name)
+                      .Label("kubernetes.io/hostname", name)
+                      .Capacity({{"cpu", "2"}, {"pods", "110"}})
+                      .Ptr());
+  }
+  api::Pod pod = MakePod().Name("db").Obj();
+  pod.spec.volumes.push_back(
+      {.name = "data", .source = "persistentVolumeClaim", .claim_name = "data"});
+  AddPod(pod);
+  Drain();
+  const std::string want =
+      "0/2 nodes are available: persistentvolumeclaim \"data\" not found. no new claims to "
+      "deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
+      "scheduling.";
+  EXPECT_TRUE(writer_.binds.empty());
+  EXPECT_THAT(EventsFor("default/db", "FailedScheduling"), ::testing::ElementsAre(want));
+  EXPECT_THAT(s_->metrics_registry().Text(),
+              HasSubstr("scheduler_unschedulable_pods{plugin=\"VolumeBinding\","
+                        "profile=\"default-scheduler\"} 1\n"));
+
+  auto pv = std::make_shared<api::PersistentVolume>();
+  pv->metadata.name = "pv-1";
+  pv->node_affinity =
+      api::NodeSelector{{{.match_expressions = {{"kubernetes.io/hostname", "In", {"n2"}}}}}};
+  pv->phase = "Bound";
+  s_->OnPersistentVolumeSet(pv);
+  auto pvc = std::make_shared<api::PersistentVolumeClaim>();
+  pvc->metadata = {
+      .name = "data", .namespace_ = "default", .annotations = {{api::kAnnBindCompleted, "yes"}}};
+  pvc->volume_name = "pv-1";
+  s_->OnPersistentVolumeClaimSet(pvc);
+  clock_.Advance(absl::Seconds(10));  // Past its backoff.
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/db"), "n2");
 }
 
 // PodTopologySpread is a default plugin: a pod whose zone spread the free node would break waits

@@ -20,14 +20,7 @@ Status Rejected(std::string_view field, std::string_view plugin) {
 }  // namespace
 
 Status UnsupportedFields(const api::Pod& pod) {
-  const api::PodSpec& spec = pod.spec;
-  for (size_t i = 0; i < spec.volumes.size(); ++i) {
-    const api::Volume& v = spec.volumes[i];
-    if (v.source == "persistentVolumeClaim" || (v.source == "ephemeral" && v.ephemeral_claim)) {
-      return Rejected(fmt::format("spec.volumes[{}].{}", i, v.source), names::kVolumeBinding);
-    }
-  }
-  if (!spec.resource_claims.empty()) {
+  if (!pod.spec.resource_claims.empty()) {
     return Rejected("spec.resourceClaims", names::kDynamicResources);
   }
   return Status();

@@ -16,8 +16,8 @@
 
 namespace ksched::scheduler {
 
-// Success, or the rejection for the first unsupported field of `pod`: persistentVolumeClaim or
-// ephemeral volumes (VolumeBinding) and spec.resourceClaims (DynamicResources).
+// Success, or the rejection for the first unsupported field of `pod`: spec.resourceClaims
+// (DynamicResources).
 Status UnsupportedFields(const api::Pod& pod);
 
 }  // namespace ksched::scheduler

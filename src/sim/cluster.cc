@@ -4,8 +4,10 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "src/base/status_macros.h"
 #include "src/base/strings.h"
 #include "src/sim/disruption.h"
+#include "src/sim/volumes.h"
 
 namespace ksched::sim {
 
@@ -27,7 +29,11 @@ void MarkSchedulingGated(api::Pod& pod) {
 // A namespaced object without a namespace is in "default", as kubectl would create it.
 void DefaultNamespace(api::Object& o) {
   if (std::holds_alternative<api::Node>(o) || std::holds_alternative<api::Namespace>(o) ||
-      std::holds_alternative<api::PriorityClass>(o)) {
+      std::holds_alternative<api::PriorityClass>(o) ||
+      std::holds_alternative<api::PersistentVolume>(o) ||
+      std::holds_alternative<api::StorageClass>(o) || std::holds_alternative<api::CSINode>(o) ||
+      std::holds_alternative<api::CSIDriver>(o) ||
+      std::holds_alternative<api::VolumeAttachment>(o)) {
     return;
   }
   api::ObjectMeta& m = std::visit([](auto& obj) -> api::ObjectMeta& { return obj.metadata; }, o);
@@ -55,9 +61,20 @@ Cluster::Cluster(std::vector<api::Object> objects) {
   absl::MutexLock lock(&mu_);
   for (api::Object& o : objects) {
     DefaultNamespace(o);
+    if (auto* pvc = std::get_if<api::PersistentVolumeClaim>(&o)) {
+      if (pvc->phase.empty()) pvc->phase = "Pending";
+      if (pvc->metadata.uid.empty()) {
+        pvc->metadata.uid = pvc->metadata.namespace_ + "/" + pvc->metadata.name;
+      }
+    }
+    if (auto* pv = std::get_if<api::PersistentVolume>(&o); pv && pv->phase.empty()) {
+      pv->phase = pv->claim_ref ? "Bound" : "Available";
+    }
     if (Take(o, nodes_) || Take(o, namespaces_) || Take(o, priority_classes_) ||
         Take(o, services_) || Take(o, replication_controllers_) || Take(o, replica_sets_) ||
-        Take(o, stateful_sets_)) {
+        Take(o, stateful_sets_) || Take(o, pvs_) || Take(o, pvcs_) || Take(o, storage_classes_) ||
+        Take(o, csi_nodes_) || Take(o, csi_drivers_) || Take(o, csi_storage_capacities_) ||
+        Take(o, volume_attachments_)) {
       continue;
     }
     if (auto* pdb = std::get_if<api::PodDisruptionBudget>(&o)) {
@@ -77,6 +94,31 @@ Cluster::Cluster(std::vector<api::Object> objects) {
       pods_.push_back(std::make_shared<const api::Pod>(std::move(*pod)));
     }
   }
+  // What the PV controller does first: a claim that names its PV, and a PV whose claimRef names
+  // a claim, are bound to each other.
+  for (auto& pvc : pvcs_) {
+    if (pvc->metadata.annotations.contains(api::kAnnBindCompleted)) continue;
+    for (auto& pv : pvs_) {
+      const auto& ref = pv->claim_ref;
+      const bool claimed = ref && ref->name == pvc->metadata.name &&
+                           ref->namespace_ == pvc->metadata.namespace_ &&
+                           (ref->uid.empty() || ref->uid == pvc->metadata.uid);
+      if (!(pvc->volume_name == pv->metadata.name && (!ref || claimed)) &&
+          !(pvc->volume_name.empty() && claimed)) {
+        continue;
+      }
+      api::PersistentVolume named = *pv;
+      named.claim_ref = api::ObjectReference{.kind = "PersistentVolumeClaim",
+                                             .namespace_ = pvc->metadata.namespace_,
+                                             .name = pvc->metadata.name,
+                                             .uid = pvc->metadata.uid,
+                                             .api_version = "v1"};
+      BoundClaim bound = CompleteBinding(named, *pvc, pv->metadata.resource_version);
+      pv = std::move(bound.pv);
+      pvc = std::move(bound.claim);
+      break;
+    }
+  }
   for (const auto& pod : pods_) CountPod(nullptr, pod.get());
   for (Budget& b : budgets_) b.changed = false;  // Start hands them all over.
 }
@@ -89,6 +131,14 @@ void Cluster::Start(ClusterEventSink& s, bool hold_pending) {
   SetAll(replica_sets_, s, &ClusterEventSink::OnReplicaSetSet);
   SetAll(stateful_sets_, s, &ClusterEventSink::OnStatefulSetSet);
   SetAll(PodDisruptionBudgets(), s, &ClusterEventSink::OnPodDisruptionBudgetSet);
+  SetAll(storage_classes_, s, &ClusterEventSink::OnStorageClassSet);
+  SetAll(csi_drivers_, s, &ClusterEventSink::OnCSIDriverSet);
+  SetAll(csi_nodes_, s, &ClusterEventSink::OnCSINodeSet);
+  SetAll(csi_storage_capacities_, s, &ClusterEventSink::OnCSIStorageCapacitySet);
+  SetAll(volume_attachments_, s, &ClusterEventSink::OnVolumeAttachmentSet);
+  sink_ = &s;
+  SetAll(PersistentVolumes(), s, &ClusterEventSink::OnPersistentVolumeSet);
+  SetAll(PersistentVolumeClaims(), s, &ClusterEventSink::OnPersistentVolumeClaimSet);
   for (const auto& node : nodes_) s.OnNodeAdd(node);
   std::vector<std::shared_ptr<const api::Pod>> pods = Pods();
   for (const auto& pod : pods) {
@@ -185,6 +235,119 @@ std::vector<std::shared_ptr<const api::PodDisruptionBudget>> Cluster::PodDisrupt
   out.reserve(budgets_.size());
   for (const Budget& b : budgets_) out.push_back(b.pdb);
   return out;
+}
+
+namespace {
+
+// The object of `objects` with the name (and namespace) of `obj`.
+template <typename T>
+std::shared_ptr<const T>* Find(std::vector<std::shared_ptr<const T>>& objects, const T& obj) {
+  auto it = std::find_if(objects.begin(), objects.end(), [&](const auto& o) {
+    return o->metadata.name == obj.metadata.name &&
+           o->metadata.namespace_ == obj.metadata.namespace_;
+  });
+  return it == objects.end() ? nullptr : &*it;
+}
+
+// The API server's answer to a write of `obj` (read at `read`): NotFound, or a conflict if the
+// object changed since.
+template <typename T>
+absl::Status CheckWrite(const std::shared_ptr<const T>* current, const T& read,
+                        std::string_view resource) {
+  if (current == nullptr) {
+    return absl::NotFoundError(fmt::format("{} \"{}\" not found", resource, read.metadata.name));
+  }
+  if ((*current)->metadata.resource_version != read.metadata.resource_version) {
+    return absl::AlreadyExistsError(fmt::format(
+        "Operation cannot be fulfilled on {} \"{}\": the object has been modified; please apply "
+        "your changes to the latest version and try again",
+        resource, read.metadata.name));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<api::PersistentVolume> Cluster::BindVolumeToClaim(
+    const api::PersistentVolume& pv, const api::PersistentVolumeClaim& claim) {
+  BoundClaim bound;
+  api::PersistentVolume written;
+  {
+    absl::MutexLock lock(&mu_);
+    std::shared_ptr<const api::PersistentVolume>* current = Find(pvs_, pv);
+    KSCHED_RETURN_IF_ERROR(CheckWrite(current, pv, "persistentvolumes"));
+    std::shared_ptr<const api::PersistentVolumeClaim>* current_claim = Find(pvcs_, claim);
+    if (current_claim == nullptr) {
+      return absl::NotFoundError(
+          fmt::format("persistentvolumeclaims \"{}\" not found", claim.metadata.name));
+    }
+    written = **current;
+    written.claim_ref = api::ObjectReference{.kind = "PersistentVolumeClaim",
+                                             .namespace_ = claim.metadata.namespace_,
+                                             .name = claim.metadata.name,
+                                             .uid = claim.metadata.uid,
+                                             .api_version = "v1",
+                                             .resource_version = claim.metadata.resource_version};
+    if (auto it = pv.metadata.annotations.find(api::kAnnBoundByController);
+        it != pv.metadata.annotations.end()) {
+      written.metadata.annotations.insert(*it);
+    }
+    written.metadata.resource_version = std::to_string(++storage_version_);
+    bound = CompleteBinding(written, **current_claim, std::to_string(++storage_version_));
+    *current = bound.pv;
+    *current_claim = bound.claim;
+  }
+  if (sink_ != nullptr) {
+    sink_->OnPersistentVolumeSet(bound.pv);
+    sink_->OnPersistentVolumeClaimSet(bound.claim);
+  }
+  return written;
+}
+
+absl::StatusOr<api::PersistentVolumeClaim> Cluster::SetSelectedNode(
+    const api::PersistentVolumeClaim& claim, std::string_view node) {
+  BoundClaim bound;
+  api::PersistentVolumeClaim written;
+  {
+    absl::MutexLock lock(&mu_);
+    std::shared_ptr<const api::PersistentVolumeClaim>* current = Find(pvcs_, claim);
+    KSCHED_RETURN_IF_ERROR(CheckWrite(current, claim, "persistentvolumeclaims"));
+    written = **current;
+    written.metadata.annotations[api::kAnnSelectedNode] = std::string(node);
+    written.metadata.resource_version = std::to_string(++storage_version_);
+    auto sc = std::find_if(storage_classes_.begin(), storage_classes_.end(), [&](const auto& c) {
+      return c->metadata.name == api::StorageClassOf(written);
+    });
+    auto n = std::find_if(nodes_.begin(), nodes_.end(),
+                          [&](const auto& x) { return x->metadata.name == node; });
+    if (sc == storage_classes_.end() || n == nodes_.end()) {
+      *current = std::make_shared<const api::PersistentVolumeClaim>(written);
+      bound.claim = *current;  // Nobody provisions it.
+    } else {
+      auto csi = std::find_if(csi_nodes_.begin(), csi_nodes_.end(),
+                              [&](const auto& c) { return c->metadata.name == node; });
+      bound = Provision(written, **sc, **n, csi == csi_nodes_.end() ? nullptr : csi->get(),
+                        std::to_string(++storage_version_));
+      *current = bound.claim;
+      pvs_.push_back(bound.pv);
+    }
+  }
+  if (sink_ != nullptr) {
+    if (bound.pv) sink_->OnPersistentVolumeSet(bound.pv);
+    sink_->OnPersistentVolumeClaimSet(bound.claim);
+  }
+  return written;
+}
+
+std::vector<std::shared_ptr<const api::PersistentVolume>> Cluster::PersistentVolumes() const {
+  absl::MutexLock lock(&mu_);
+  return pvs_;
+}
+
+std::vector<std::shared_ptr<const api::PersistentVolumeClaim>> Cluster::PersistentVolumeClaims()
+    const {
+  absl::MutexLock lock(&mu_);
+  return pvcs_;
 }
 
 std::vector<std::shared_ptr<const api::Pod>> Cluster::Evicted() const {

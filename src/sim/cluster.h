@@ -22,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "ksched/cluster_writer.h"
 #include "src/api/decode.h"
@@ -39,12 +40,16 @@ inline constexpr std::string_view kSchedulingGatedMessage =
 
 class Cluster : public ClusterWriter {
  public:
-  // Pods without a UID get "<namespace>/<name>"; pods, Services, workloads and
-  // PodDisruptionBudgets without a namespace get "default".
+  // Pods and PersistentVolumeClaims without a UID get "<namespace>/<name>"; namespaced objects
+  // without a namespace get "default". PVs and claims without a status get the phase the PV
+  // controller would give them (a claim Pending, a PV Available, or Bound if it names a claim),
+  // and a claim that names its PV, or a PV whose claimRef names a claim, are bound to each other
+  // as the PV controller binds them.
   explicit Cluster(std::vector<api::Object> objects);
 
-  // Namespaces, PriorityClasses, Services, workloads and PodDisruptionBudgets, then nodes, then
-  // bound pods, then pending pods; with `hold_pending`, the pending pods wait for AddNextPod.
+  // Namespaces, PriorityClasses, Services, workloads, PodDisruptionBudgets and storage objects,
+  // then nodes, then bound pods, then pending pods; with `hold_pending`, the pending pods wait for
+  // AddNextPod.
   void Start(ClusterEventSink& s, bool hold_pending = false);
   // Hands the scheduler the next pending pod Start held, in the order of the scheduling queue
   // (the highest priority first, then input order), as its creation would; false if none is left.
@@ -69,6 +74,18 @@ class Cluster : public ClusterWriter {
   // Removes the pod (a preemption victim), as the API server does, and remembers it among
   // Evicted(). NotFound if it is not there.
   absl::Status DeletePod(const api::Pod& pod) override;
+
+  // VolumeBinding's writes, answered as the API server, the PV controller and the class's
+  // provisioner would (sim/volumes.h); the scheduler given to Start hears of the bound PV and claim
+  // at once, as PreBind waits for them. A write to an object changed since the writer read it is
+  // a conflict (AlreadyExists), as the API server's.
+  absl::StatusOr<api::PersistentVolume> BindVolumeToClaim(
+      const api::PersistentVolume& pv, const api::PersistentVolumeClaim& claim) override;
+  absl::StatusOr<api::PersistentVolumeClaim> SetSelectedNode(
+      const api::PersistentVolumeClaim& claim, std::string_view node) override;
+  // The current PersistentVolumes and claims, in input order (provisioned PVs last).
+  std::vector<std::shared_ptr<const api::PersistentVolume>> PersistentVolumes() const;
+  std::vector<std::shared_ptr<const api::PersistentVolumeClaim>> PersistentVolumeClaims() const;
 
   // The pods deleted by the scheduler, in the order of their deletion.
   std::vector<std::shared_ptr<const api::Pod>> Evicted() const;
@@ -97,8 +114,17 @@ class Cluster : public ClusterWriter {
   std::vector<std::shared_ptr<const api::ReplicationController>> replication_controllers_;
   std::vector<std::shared_ptr<const api::ReplicaSet>> replica_sets_;
   std::vector<std::shared_ptr<const api::StatefulSet>> stateful_sets_;
+  std::vector<std::shared_ptr<const api::StorageClass>> storage_classes_;
+  std::vector<std::shared_ptr<const api::CSINode>> csi_nodes_;
+  std::vector<std::shared_ptr<const api::CSIDriver>> csi_drivers_;
+  std::vector<std::shared_ptr<const api::CSIStorageCapacity>> csi_storage_capacities_;
+  std::vector<std::shared_ptr<const api::VolumeAttachment>> volume_attachments_;
   std::vector<std::shared_ptr<const api::Pod>> held_;  // Start's pending pods, the next last.
+  ClusterEventSink* sink_ = nullptr;                   // Start's.
   mutable absl::Mutex mu_;
+  std::vector<std::shared_ptr<const api::PersistentVolume>> pvs_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<const api::PersistentVolumeClaim>> pvcs_ ABSL_GUARDED_BY(mu_);
+  int64_t storage_version_ ABSL_GUARDED_BY(mu_) = 0;  // The last resourceVersion given.
   // In input order; a removed pod leaves a null.
   std::vector<std::shared_ptr<const api::Pod>> pods_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, size_t, std::less<>> pod_index_ ABSL_GUARDED_BY(mu_);  // uid → index

@@ -148,5 +148,53 @@ spec: {selector: {matchLabels: {app: db}}}
   EXPECT_NE(handle().GetStatefulSet("default", "db"), nullptr);
 }
 
+// The PV controller's part: a static PV VolumeBinding bound is Bound to the claim, and the
+// scheduler hears of both at once; a write from a stale read is a conflict, as the API server's.
+TEST_F(ClusterTest, VolumeBindingWritesAreCompletedAsThePvControllerWould) {
+  Start(R"(
+kind: Node
+metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
+status: {allocatable: {cpu: "2", pods: "110"}}
+---
+kind: StorageClass
+metadata: {name: local}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+kind: PersistentVolume
+metadata: {name: pv-1}
+spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], storageClassName: local}
+---
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec: {accessModes: [ReadWriteOnce], storageClassName: local, resources: {requests: {storage: 1Gi}}}
+)");
+  const StorageLister& storage = handle().storage();
+  std::shared_ptr<const api::PersistentVolume> pv = storage.GetPersistentVolume("pv-1");
+  std::shared_ptr<const api::PersistentVolumeClaim> claim =
+      storage.GetPersistentVolumeClaim("default", "data");
+  ASSERT_NE(pv, nullptr);
+  ASSERT_NE(claim, nullptr);
+  EXPECT_EQ(pv->phase, "Available");
+  EXPECT_EQ(claim->phase, "Pending");
+  EXPECT_EQ(claim->metadata.uid, "default/data");
+
+  absl::StatusOr<api::PersistentVolume> written = cluster_->BindVolumeToClaim(*pv, *claim);
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(written->claim_ref->name, "data");
+  std::shared_ptr<const api::PersistentVolumeClaim> bound =
+      storage.GetPersistentVolumeClaim("default", "data");
+  EXPECT_EQ(bound->volume_name, "pv-1");
+  EXPECT_EQ(bound->phase, "Bound");
+  EXPECT_TRUE(bound->metadata.annotations.contains(api::kAnnBindCompleted));
+  EXPECT_EQ(storage.GetPersistentVolume("pv-1")->phase, "Bound");
+
+  // `pv` was read before the write: the API server would refuse it.
+  absl::StatusOr<api::PersistentVolume> stale = cluster_->BindVolumeToClaim(*pv, *claim);
+  EXPECT_EQ(stale.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(cluster_->SetSelectedNode(*claim, "n1").status().code(),
+            absl::StatusCode::kAlreadyExists);
+}
+
 }  // namespace
 }  // namespace ksched::sim

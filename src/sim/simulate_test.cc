@@ -77,6 +77,29 @@ TEST(SimulateTest, OneAtATimeGivesEachPodOnceTheOneBeforeIsDecided) {
                                  {"web", "node-1"}}));
 }
 
+// examples/volumes/cluster.yaml: VolumeBinding provisions db-0's volume in the zone it chose (a
+// or b, where the class allows), and the pod that shares the claim follows it there; the local PV
+// brings its pod to node-c; a missing claim keeps its pod pending with upstream's message.
+TEST(SimulateTest, VolumesAreBoundOrProvisionedWhereThePodGoes) {
+  auto objects = LoadManifests({testing::SourcePath("examples/volumes/cluster.yaml")});
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  auto result = Simulate(std::move(*objects), plugins::NewInTreeRegistry(), {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::map<std::string, std::string> nodes = NodesOf(*result);
+  EXPECT_TRUE(nodes["db-0"] == "node-a" || nodes["db-0"] == "node-b") << nodes["db-0"];
+  EXPECT_EQ(nodes["backup"], nodes["db-0"]);
+  EXPECT_EQ(nodes["cache"], "node-c");
+  EXPECT_EQ(nodes["orphan"], "Unschedulable");
+  for (const PodOutcome& p : result->pods) {
+    EXPECT_NE(p.status, "SchedulerError") << p.name << ": " << p.message;
+    if (p.name != "orphan") continue;
+    EXPECT_EQ(p.message,
+              "0/3 nodes are available: persistentvolumeclaim \"nobody-made-me\" not found. no "
+              "new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is not "
+              "helpful for scheduling.");
+  }
+}
+
 TEST(SimulateTest, JsonSchemaListsPendingPodsInInputOrder) {
   SimulationResult r = SimulateYaml(kCluster);
   nlohmann::json j = nlohmann::json::parse(FormatJson(r, false));

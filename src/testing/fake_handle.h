@@ -171,6 +171,8 @@ class FakeHandle : public Handle {
     for (const auto& p : pods) activated.push_back(p->metadata.namespace_ + "/" + p->metadata.name);
   }
   std::vector<std::string> activated;  // namespace/name
+  // The cache's storage objects: a test sets them with cache().storage.
+  const StorageLister& storage() const override { return cache_.storage; }
 
   RecordingWriter& recording_writer() { return writer_; }
   cache::Cache& cache() { return cache_; }

@@ -169,7 +169,9 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
       if (!o["metadata"].contains("namespace")) o["metadata"]["namespace"] = "default";
       budgets.push_back(std::move(o));
     } else if (kind == "Service" || kind == "ReplicationController" || kind == "ReplicaSet" ||
-               kind == "StatefulSet") {
+               kind == "StatefulSet" || kind == "PersistentVolume" ||
+               kind == "PersistentVolumeClaim" || kind == "StorageClass" || kind == "CSINode" ||
+               kind == "CSIDriver" || kind == "CSIStorageCapacity" || kind == "VolumeAttachment") {
       // Not created on the control plane yet.
       if (c.incomparable.empty()) {
         c.incomparable = fmt::format("it has a {}, which the harness does not create yet", kind);

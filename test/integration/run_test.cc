@@ -20,104 +20,15 @@
 #include "src/testing/metrics_text.h"
 #include "src/testing/ports.h"
 #include "src/testing/toxiproxy.h"
+#include "test/integration/ksched_process_test.h"
 
 namespace ksched::testing {
 namespace {
 
 using nlohmann::json;
 
-class RunTest : public ControlPlaneTest {
+class RunTest : public KschedProcessTest {
  protected:
-  // Starts a ksched replica against the cluster, as the admin unless `extra` names --kubeconfig,
-  // serving on a free port (secure_port_) unless it names --secure-port; TearDown stops those still
-  // running with SIGTERM and expects a clean exit.
-  Process* StartKsched(std::vector<std::string> extra = {}) {
-    auto given = [&](std::string_view flag) {
-      return std::any_of(extra.begin(), extra.end(),
-                         [&](const std::string& a) { return a.starts_with(flag); });
-    };
-    std::vector<std::string> argv = {binary_, "run"};
-    if (!given("--v")) argv.insert(argv.end(), {"-v", "2"});
-    if (!given("--kubeconfig")) argv.insert(argv.end(), {"--kubeconfig", cluster().kubeconfig()});
-    if (!given("--secure-port")) {
-      secure_port_ = FreePort();
-      argv.push_back(fmt::format("--secure-port={}", secure_port_));
-    }
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    std::string test = ::testing::UnitTest::GetInstance()->current_test_info()->name();
-    std::replace(test.begin(), test.end(), '/', '-');  // A parameterized test's name has one.
-    std::string log = fmt::format("{}/ksched-{}-{}.log", cluster().dir(), test, replicas_.size());
-    replicas_.push_back(std::make_unique<Process>(argv, log));
-    EXPECT_GT(replicas_.back()->pid(), 0) << replicas_.back()->Log();
-    return replicas_.back().get();
-  }
-
-  void TearDown() override {
-    for (auto& r : replicas_) {
-      if (r->Running()) {
-        EXPECT_EQ(r->Stop(SIGTERM), 0) << r->Log();
-      }
-      if (HasFailure()) std::cerr << "ksched's log:\n" << r->Log();
-    }
-  }
-
-  json Get(const std::vector<std::string>& args) {
-    std::vector<std::string> a = {"get"};
-    a.insert(a.end(), args.begin(), args.end());
-    a.insert(a.end(), {"-o", "json"});
-    CommandResult r = cluster().Kubectl(a);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
-    return json::parse(r.out, nullptr, /*allow_exceptions=*/false);
-  }
-
-  void Create(const json& object) {
-    CommandResult r = cluster().Kubectl({"create", "-f", "-"}, object.dump());
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
-
-  // Polls `done` every 200 ms for up to a minute.
-  bool Eventually(const std::function<bool()>& done) {
-    for (int i = 0; i < 300; ++i) {
-      if (done()) return true;
-      bool any_running = replicas_.empty();
-      for (auto& r : replicas_) any_running = any_running || r->Running();
-      if (!any_running) return false;
-      std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    }
-    return false;
-  }
-
-  // The events.k8s.io events of a namespace.
-  std::vector<json> Events(const std::string& ns) {
-    json list = Get({"events.v1.events.k8s.io", "-n", ns});
-    return list.is_object() ? list["items"].get<std::vector<json>>() : std::vector<json>{};
-  }
-
-  // The note of the latest FailedScheduling event in `ns`, once there is one; "" if none came.
-  std::string FailedSchedulingNote(const std::string& ns) {
-    std::string note;
-    Eventually([&] {
-      for (const json& e : Events(ns)) {
-        if (e["reason"] == "FailedScheduling") note = e["note"];
-      }
-      return !note.empty();
-    });
-    return note;
-  }
-
-  // The pod's PodScheduled condition, once it has one; null if none came.
-  json PodScheduledCondition(const std::string& ns, const std::string& pod) {
-    json cond;
-    Eventually([&] {
-      for (const json& c :
-           Get({"pod", pod, "-n", ns})["status"].value("conditions", json::array())) {
-        if (c["type"] == "PodScheduled") cond = c;
-      }
-      return cond.is_object();
-    });
-    return cond;
-  }
-
   // GET https://127.0.0.1:<secure_port_><path>, as a scraper or a probe would.
   httplib::Result Serve(const std::string& path, const std::string& token = "") {
     httplib::SSLClient client("127.0.0.1", secure_port_);
@@ -160,41 +71,12 @@ class RunTest : public ControlPlaneTest {
         scheduler_name);
     return path;
   }
-
-  std::vector<std::unique_ptr<Process>> replicas_;
-  int secure_port_ = 0;
-  std::string binary_ = KSCHED_BINARY;  // The scheduler binary StartKsched runs.
 };
 
 std::string Hostname() {
   char name[256] = {};
   gethostname(name, sizeof name - 1);
   return name;
-}
-
-json Pod(const std::string& ns, const std::string& name, const std::string& cpu,
-         const std::string& scheduler = "default-scheduler") {
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", {{"name", name}, {"namespace", ns}}},
-          {"spec",
-           {{"schedulerName", scheduler},
-            {"containers",
-             {{{"name", "c"},
-               {"image", "registry.k8s.io/pause:3.10"},
-               {"resources", {{"requests", {{"cpu", cpu}, {"memory", "100Mi"}}}}}}}}}}};
-}
-
-json Node(const std::string& name, const std::string& cpu, const json& taints = json::array()) {
-  json resources = {{"cpu", cpu}, {"memory", "64Gi"}, {"pods", "110"}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Node"},
-          {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
-          {"spec", {{"taints", taints}}},
-          {"status",
-           {{"capacity", resources},
-            {"allocatable", resources},
-            {"conditions", {{{"type", "Ready"}, {"status", "True"}}}}}}};
 }
 
 json PodList(const std::string& ns, const std::string& prefix, int count) {
@@ -480,14 +362,13 @@ TEST_F(RunTest, UnsupportedFieldsKeepAPodPendingAndExtendersStopTheStart) {
   Create(Node("unsupported-node", "8"));
   StartKsched({"--config", ProfileConfig("unsupported-test")});
   json claim = Pod("unsupported", "claim", "100m", "unsupported-test");
-  claim["spec"]["volumes"] = {
-      {{"name", "data"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}};
+  claim["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimTemplateName", "gpu"}}};
   Create(claim);
   // Every node of the shared cluster is counted, and none is tried.
   const size_t n = Get({"nodes"})["items"].size();
   const std::string want = fmt::format(
-      "0/{0} nodes are available: spec.volumes[0].persistentVolumeClaim is not supported by ksched "
-      "yet (kube-scheduler's VolumeBinding plugin). no new claims to deallocate, preemption: 0/{0} "
+      "0/{0} nodes are available: spec.resourceClaims is not supported by ksched yet "
+      "(kube-scheduler's DynamicResources plugin). no new claims to deallocate, preemption: 0/{0} "
       "nodes are available: {0} Preemption is not helpful for scheduling.",
       n);
   EXPECT_EQ(FailedSchedulingNote("unsupported"), want);
@@ -865,6 +746,10 @@ rules:
 - {apiGroups: [""], resources: [services, replicationcontrollers], verbs: [get, list, watch]}
 - {apiGroups: [apps], resources: [replicasets, statefulsets], verbs: [get, list, watch]}
 - {apiGroups: [policy], resources: [poddisruptionbudgets], verbs: [get, list, watch]}
+- {apiGroups: [""], resources: [persistentvolumes, persistentvolumeclaims], verbs: [get, list, watch]}
+- apiGroups: [storage.k8s.io]
+  resources: [storageclasses, csinodes, csidrivers, csistoragecapacities, volumeattachments]
+  verbs: [get, list, watch]
 - {apiGroups: [""], resources: [pods/status], verbs: [patch, update]}
 - {apiGroups: [events.k8s.io], resources: [events], verbs: [create, patch, update]}
 - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}

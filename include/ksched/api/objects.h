@@ -353,4 +353,121 @@ struct PodDisruptionBudget {
   bool has_status = false;
 };
 
+// --- Storage (core/v1 PersistentVolume and PersistentVolumeClaim, storage.k8s.io/v1) ----------
+
+// Well-known storage annotations (k8s.io/component-helpers/storage/volume).
+inline constexpr char kAnnSelectedNode[] = "volume.kubernetes.io/selected-node";
+inline constexpr char kAnnBindCompleted[] = "pv.kubernetes.io/bind-completed";
+inline constexpr char kAnnBoundByController[] = "pv.kubernetes.io/bound-by-controller";
+inline constexpr char kAnnBetaStorageClass[] = "volume.beta.kubernetes.io/storage-class";
+inline constexpr char kAnnMigratedPlugins[] = "storage.alpha.kubernetes.io/migrated-plugins";
+inline constexpr char kNoProvisioner[] = "kubernetes.io/no-provisioner";
+inline constexpr char kResourceStorage[] = "storage";
+
+// core/v1 ObjectReference, as a PersistentVolume's spec.claimRef holds it.
+struct ObjectReference {
+  std::string kind;
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string api_version;
+  std::string resource_version;
+};
+
+// The one source of a PersistentVolume that the volume plugins read: its kind ("csi",
+// "gcePersistentDisk", "awsElasticBlockStore", "local", ...), and for CSI its driver and handle.
+// In-tree disks keep their id in volume_handle (pdName, volumeID, diskName, ...).
+struct PersistentVolumeSource {
+  std::string kind;
+  std::string driver;         // csi.driver
+  std::string volume_handle;  // csi.volumeHandle, or the in-tree disk's id.
+  bool read_only = false;
+};
+
+struct PersistentVolume {
+  ObjectMeta metadata;
+  std::optional<Quantity> capacity;  // spec.capacity.storage
+  std::vector<std::string> access_modes;
+  std::optional<ObjectReference> claim_ref;
+  std::string storage_class_name;          // The beta annotation, if set, wins (StorageClassOf).
+  std::optional<std::string> volume_mode;  // Filesystem when absent.
+  std::optional<std::string> volume_attributes_class_name;
+  std::optional<NodeSelector> node_affinity;  // spec.nodeAffinity.required
+  PersistentVolumeSource source;
+  std::string phase;  // status.phase: Pending, Available, Bound, Released, Failed.
+};
+
+struct PersistentVolumeClaim {
+  ObjectMeta metadata;
+  std::vector<std::string> access_modes;
+  std::optional<LabelSelector> selector;
+  std::optional<Quantity> storage_request;  // spec.resources.requests.storage
+  std::optional<std::string> storage_class_name;
+  std::string volume_name;
+  std::optional<std::string> volume_mode;
+  std::optional<std::string> volume_attributes_class_name;
+  std::string phase;  // status.phase: Pending, Bound, Lost.
+};
+
+// The class of a claim or a volume, as upstream's GetPersistentVolumeClaimClass and
+// GetPersistentVolumeClass: the beta annotation, else the spec's field; "" for none.
+inline std::string StorageClassOf(const PersistentVolumeClaim& claim) {
+  auto it = claim.metadata.annotations.find(kAnnBetaStorageClass);
+  if (it != claim.metadata.annotations.end()) return it->second;
+  return claim.storage_class_name.value_or("");
+}
+inline std::string StorageClassOf(const PersistentVolume& volume) {
+  auto it = volume.metadata.annotations.find(kAnnBetaStorageClass);
+  return it != volume.metadata.annotations.end() ? it->second : volume.storage_class_name;
+}
+
+// core/v1 TopologySelectorTerm: ANDed requirements that a label's value be one of `values`.
+struct TopologySelectorRequirement {
+  std::string key;
+  std::vector<std::string> values;
+};
+struct TopologySelectorTerm {
+  std::vector<TopologySelectorRequirement> match_label_expressions;
+};
+
+struct StorageClass {
+  ObjectMeta metadata;
+  std::string provisioner;
+  // Immediate (the API server's default) or WaitForFirstConsumer.
+  std::string volume_binding_mode = "Immediate";
+  std::vector<TopologySelectorTerm> allowed_topologies;  // ORed; none allows every node.
+};
+
+struct CSINodeDriver {
+  std::string name;
+  std::string node_id;
+  std::vector<std::string> topology_keys;
+  std::optional<int32_t> allocatable_count;  // allocatable.count: the volumes the node can attach.
+};
+struct CSINode {
+  ObjectMeta metadata;  // Named as its node.
+  std::vector<CSINodeDriver> drivers;
+};
+
+struct CSIDriver {
+  ObjectMeta metadata;
+  std::optional<bool> attach_required;  // Defaults to true.
+  std::optional<bool> storage_capacity;
+};
+
+struct CSIStorageCapacity {
+  ObjectMeta metadata;
+  std::string storage_class_name;
+  std::optional<LabelSelector> node_topology;  // Absent: no node has access.
+  std::optional<Quantity> capacity;
+  std::optional<Quantity> maximum_volume_size;
+};
+
+struct VolumeAttachment {
+  ObjectMeta metadata;
+  std::string attacher;
+  std::string node_name;
+  std::string persistent_volume_name;  // spec.source.persistentVolumeName
+};
+
 }  // namespace ksched::api

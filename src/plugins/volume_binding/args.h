@@ -1,8 +1,7 @@
 // The args of VolumeBinding (upstream's VolumeBindingArgs): how long PreBind waits for the
 // volumes of a pod to be bound. Decoded from pluginConfig JSON with the v1 defaults applied and
 // then validated as validation_pluginargs.go does with kube-scheduler 1.36's default feature
-// gates. The plugin itself arrives later; the config layer decodes its args through the Registry
-// already.
+// gates.
 //
 //   absl::StatusOr<VolumeBindingArgs> args = ParseArgs(json, "profiles[0].pluginConfig[0].args");
 //   if (!args.ok()) return args.status();

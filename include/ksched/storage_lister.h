@@ -1,0 +1,42 @@
+// StorageLister: the storage objects of the cluster, as last watched, for the volume plugins
+// (upstream's PV, PVC, StorageClass, CSINode, CSIDriver, CSIStorageCapacity and VolumeAttachment
+// listers). Objects are shared with the informers' stores, never copied.
+//
+//   std::shared_ptr<const api::PersistentVolumeClaim> pvc =
+//       handle.storage().GetPersistentVolumeClaim(pod.metadata.namespace_, claim_name);
+//   if (pvc == nullptr) { ... "persistentvolumeclaim \"data\" not found" ... }
+//
+// Thread safety: every method is safe from any thread.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "ksched/api/objects.h"
+
+namespace ksched {
+
+class StorageLister {
+ public:
+  virtual ~StorageLister() = default;
+  // nullptr where there is no such object.
+  virtual std::shared_ptr<const api::PersistentVolume> GetPersistentVolume(
+      std::string_view name) const = 0;
+  virtual std::shared_ptr<const api::PersistentVolumeClaim> GetPersistentVolumeClaim(
+      std::string_view ns, std::string_view name) const = 0;
+  virtual std::shared_ptr<const api::StorageClass> GetStorageClass(std::string_view name) const = 0;
+  virtual std::shared_ptr<const api::CSINode> GetCSINode(std::string_view name) const = 0;
+  virtual std::shared_ptr<const api::CSIDriver> GetCSIDriver(std::string_view name) const = 0;
+  // The PersistentVolumes of one class (api::StorageClassOf), by name.
+  virtual std::vector<std::shared_ptr<const api::PersistentVolume>> ListPersistentVolumes(
+      std::string_view storage_class) const = 0;
+  // Every namespace's CSIStorageCapacities, by namespace and name.
+  virtual std::vector<std::shared_ptr<const api::CSIStorageCapacity>> ListCSIStorageCapacities()
+      const = 0;
+  // The VolumeAttachments, by name.
+  virtual std::vector<std::shared_ptr<const api::VolumeAttachment>> ListVolumeAttachments()
+      const = 0;
+};
+
+}  // namespace ksched

@@ -1,0 +1,235 @@
+#include "src/plugins/volume_binding/volume_binding.h"
+
+#include <map>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "fmt/format.h"
+#include "src/base/strings.h"
+
+namespace ksched::plugins::volume_binding {
+namespace {
+
+// The cycle's state: PreFilter's claims, Filter's findings per node, Reserve's outcome.
+struct VolumeState final : StateData {
+  PodVolumeClaims claims;
+  bool all_bound = false;
+  struct OnNode {
+    std::shared_ptr<const api::Node> node;
+    PodVolumes volumes;
+  };
+  // Filter writes it for several nodes at once.
+  mutable absl::Mutex mu;
+  mutable std::map<std::string, OnNode, std::less<>> by_node ABSL_GUARDED_BY(mu);
+
+  VolumeState() = default;
+  VolumeState(const VolumeState& o) : claims(o.claims), all_bound(o.all_bound) {
+    absl::MutexLock lock(&o.mu);
+    by_node = o.by_node;
+  }
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<VolumeState>(*this); }
+  // The findings for `node`, or nullptr.
+  const OnNode* Find(std::string_view node) const {
+    absl::MutexLock lock(&mu);
+    auto it = by_node.find(node);
+    return it == by_node.end() ? nullptr : &it->second;
+  }
+};
+inline constexpr StateKey<VolumeState> kStateKey{"PreFilterVolumeBinding", StateScope::kPod};
+
+// The claims a pod's volumes name (upstream's podHasPVCs): an error says which one is unusable.
+absl::StatusOr<bool> PodHasClaims(const api::Pod& pod, const StorageLister& storage) {
+  bool has = false;
+  for (const api::Volume& v : pod.spec.volumes) {
+    std::optional<PodClaim> claim = ClaimOf(pod, v);
+    if (!claim) continue;
+    has = true;
+    const std::string& name = claim->name;
+    std::shared_ptr<const PVC> pvc =
+        storage.GetPersistentVolumeClaim(pod.metadata.namespace_, name);
+    if (!pvc) {
+      return absl::NotFoundError(
+          claim->ephemeral ? fmt::format("waiting for ephemeral volume controller to create the "
+                                         "persistentvolumeclaim \"{}\"",
+                                         name)
+                           : fmt::format("persistentvolumeclaim \"{}\" not found", name));
+    }
+    if (pvc->phase == "Lost") {
+      return absl::FailedPreconditionError(
+          fmt::format("persistentvolumeclaim \"{}\" bound to non-existent persistentvolume \"{}\"",
+                      name, pvc->volume_name));
+    }
+    if (pvc->metadata.deletion_timestamp) {
+      return absl::FailedPreconditionError(
+          fmt::format("persistentvolumeclaim \"{}\" is being deleted", name));
+    }
+    if (claim->ephemeral) {
+      if (absl::Status st = VolumeIsForPod(pod, *pvc); !st.ok()) return st;
+    }
+  }
+  return has;
+}
+
+Status AsStatus(const absl::Status& st) { return Status::Error(std::string(AsStd(st.message()))); }
+
+// Whether the pod names the claim, as a persistentVolumeClaim or a generic ephemeral volume.
+bool PodUsesClaim(const api::Pod& pod, const PVC& pvc) {
+  if (pod.metadata.namespace_ != pvc.metadata.namespace_) return false;
+  return std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), [&](const auto& v) {
+    std::optional<PodClaim> claim = ClaimOf(pod, v);
+    return claim && claim->name == pvc.metadata.name;
+  });
+}
+
+bool SameTopologies(const std::vector<api::TopologySelectorTerm>& a,
+                    const std::vector<api::TopologySelectorTerm>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const auto& x = a[i].match_label_expressions;
+    const auto& y = b[i].match_label_expressions;
+    if (x.size() != y.size()) return false;
+    for (size_t j = 0; j < x.size(); ++j) {
+      if (x[j].key != y[j].key || x[j].values != y[j].values) return false;
+    }
+  }
+  return true;
+}
+
+const std::optional<api::Quantity>& VolumeLimit(const api::CSIStorageCapacity& c) {
+  return c.maximum_volume_size ? c.maximum_volume_size : c.capacity;
+}
+
+}  // namespace
+
+VolumeBinding::VolumeBinding(Handle& handle, const VolumeBindingArgs& args)
+    : handle_(handle), binder_(handle, absl::Seconds(args.bind_timeout_seconds)) {}
+
+Status VolumeBinding::PreFilter(CycleState& state, const api::Pod& pod,
+                                const std::vector<const NodeInfo*>&, PreFilterResult*) {
+  absl::StatusOr<bool> has = PodHasClaims(pod, handle_.storage());
+  if (!has.ok()) {
+    return Status::UnschedulableAndUnresolvable(std::string(AsStd(has.status().message())));
+  }
+  if (!*has) return Status::Skip();
+  absl::StatusOr<PodVolumeClaims> claims = binder_.GetPodVolumeClaims(pod);
+  if (!claims.ok()) return AsStatus(claims.status());
+  if (!claims->unbound_immediate.empty()) {
+    return Status::UnschedulableAndUnresolvable(kErrReasonUnboundImmediate);
+  }
+  auto s = std::make_unique<VolumeState>();
+  s->claims = *std::move(claims);
+  state.Write(kStateKey, std::move(s));
+  return Status();
+}
+
+Status VolumeBinding::Filter(const CycleState& state, const api::Pod&, const NodeInfo& node) {
+  const VolumeState* s = state.Read(kStateKey);
+  if (s == nullptr)
+    return Status::Error("reading \"PreFilterVolumeBinding\" from cycleState: not found");
+  std::vector<std::string> reasons;
+  absl::StatusOr<PodVolumes> volumes = binder_.FindPodVolumes(s->claims, *node.node(), &reasons);
+  if (!volumes.ok()) return AsStatus(volumes.status());
+  if (!reasons.empty()) {
+    return Status(Code::kUnschedulableAndUnresolvable, std::move(reasons));
+  }
+  absl::MutexLock lock(&s->mu);
+  s->by_node[node.name()] = {node.node_ptr(), *std::move(volumes)};
+  return Status();
+}
+
+Status VolumeBinding::Reserve(CycleState& state, const api::Pod& pod, std::string_view node) {
+  VolumeState* s = state.ReadMutable(kStateKey);
+  if (s == nullptr) return Status();  // No claims.
+  absl::MutexLock lock(&s->mu);
+  auto it = s->by_node.find(node);
+  if (it == s->by_node.end()) {
+    s->all_bound = true;
+    return Status();
+  }
+  absl::StatusOr<bool> all_bound = binder_.AssumePodVolumes(pod, node, &it->second.volumes);
+  if (!all_bound.ok()) return AsStatus(all_bound.status());
+  s->all_bound = *all_bound;
+  return Status();
+}
+
+void VolumeBinding::Unreserve(CycleState& state, const api::Pod&, std::string_view node) {
+  const VolumeState* s = state.Read(kStateKey);
+  if (s == nullptr) return;
+  if (const VolumeState::OnNode* on = s->Find(node)) binder_.RevertAssumedPodVolumes(on->volumes);
+}
+
+Status VolumeBinding::PreBind(CycleState& state, const api::Pod& pod, std::string_view node) {
+  const VolumeState* s = state.Read(kStateKey);
+  if (s == nullptr || s->all_bound) return Status();
+  const VolumeState::OnNode* on = s->Find(node);
+  if (on == nullptr) return Status::Error(fmt::format("no pod volume found for node \"{}\"", node));
+  absl::Status st = binder_.BindPodVolumes(pod, *on->node, on->volumes);
+  if (!st.ok()) return AsStatus(st);
+  return Status();
+}
+
+Status VolumeBinding::PreBindPreFlight(CycleState& state, const api::Pod&, std::string_view node) {
+  const VolumeState* s = state.Read(kStateKey);
+  if (s == nullptr || s->all_bound) return Status::Skip();
+  if (s->Find(node) == nullptr) {
+    return Status::Error(fmt::format("no pod volume found for node \"{}\"", node));
+  }
+  return Status();
+}
+
+std::vector<ClusterEventWithHint> VolumeBinding::EventsToRegister() const {
+  auto storage_class_changed = [](const api::Pod&, const ClusterEventData& e) {
+    const auto& [o, n] = e.storage.storage_class;
+    if (o == nullptr || n == nullptr) return QueueingHint::kQueue;
+    return SameTopologies(o->allowed_topologies, n->allowed_topologies) ? QueueingHint::kQueueSkip
+                                                                        : QueueingHint::kQueue;
+  };
+  auto claim_changed = [](const api::Pod& pod, const ClusterEventData& e) {
+    const PVC* n = e.storage.pvc.new_obj;
+    return n != nullptr && PodUsesClaim(pod, *n) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  };
+  auto csi_node_changed = [](const api::Pod&, const ClusterEventData& e) {
+    const auto& [o, n] = e.storage.csi_node;
+    if (o == nullptr || n == nullptr) return QueueingHint::kQueue;
+    auto migrated = [](const api::CSINode& c) {
+      auto it = c.metadata.annotations.find(api::kAnnMigratedPlugins);
+      return it == c.metadata.annotations.end() ? std::string() : it->second;
+    };
+    return migrated(*o) != migrated(*n) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  };
+  auto csi_driver_changed = [](const api::Pod& pod, const ClusterEventData& e) {
+    const auto& [o, n] = e.storage.csi_driver;
+    if (o == nullptr || n == nullptr) return QueueingHint::kQueue;
+    for (const api::Volume& v : pod.spec.volumes) {
+      if (v.source != "csi" || v.csi_driver != n->metadata.name) continue;
+      if (o->storage_capacity.value_or(false) && !n->storage_capacity.value_or(false)) {
+        return QueueingHint::kQueue;
+      }
+    }
+    return QueueingHint::kQueueSkip;
+  };
+  auto capacity_changed = [](const api::Pod&, const ClusterEventData& e) {
+    const auto& [o, n] = e.storage.csi_storage_capacity;
+    if (o == nullptr || n == nullptr) return QueueingHint::kQueue;
+    const auto& old_limit = VolumeLimit(*o);
+    const auto& new_limit = VolumeLimit(*n);
+    return new_limit && (!old_limit || new_limit->NanoValue() > old_limit->NanoValue())
+               ? QueueingHint::kQueue
+               : QueueingHint::kQueueSkip;
+  };
+  return {
+      {{EventResource::kStorageClass, kAdd | kUpdate}, storage_class_changed},
+      {{EventResource::kPersistentVolumeClaim, kAdd | kUpdate}, claim_changed},
+      {{EventResource::kPersistentVolume, kAdd | kUpdate}, nullptr},
+      {{EventResource::kNode, kAdd | kUpdateNodeLabel}, nullptr},
+      {{EventResource::kCSINode, kAdd | kUpdate}, csi_node_changed},
+      {{EventResource::kCSIDriver, kUpdate}, csi_driver_changed},
+      {{EventResource::kCSIStorageCapacity, kAdd | kUpdate}, capacity_changed},
+  };
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const VolumeBindingArgs& args, Handle& handle) {
+  return std::make_unique<VolumeBinding>(handle, args);
+}
+
+}  // namespace ksched::plugins::volume_binding

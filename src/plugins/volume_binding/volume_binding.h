@@ -1,0 +1,73 @@
+// VolumeBinding: places a pod where its PersistentVolumeClaims can be served, and binds them there
+// (upstream's plugins/volumebinding, 1.36).
+//
+//   - PreFilter: Skip for a pod without claims (persistentVolumeClaim or generic ephemeral
+//     volumes). UnschedulableAndUnresolvable, in upstream's words, for a claim that is missing
+//     (`persistentvolumeclaim "data" not found`), lost, being deleted, an ephemeral claim not made
+//     for the pod, or an unbound claim of an Immediate class (`pod has unbound immediate
+//     PersistentVolumeClaims`).
+//   - Filter: a bound claim's PV must admit the node (its node affinity); an unbound
+//     WaitForFirstConsumer claim needs a matching available PV there, or a class whose
+//     provisioner can provision there (allowedTopologies, and CSIStorageCapacity where the
+//     CSIDriver asks for capacity tracking). Reasons as binder.h's kErrReason*.
+//   - Reserve assumes the chosen bindings (so that no other pod gets the same PV), Unreserve
+//     drops them.
+//   - PreBind writes them (a static PV's claimRef, a claim's selected-node annotation) and waits,
+//     up to the args' bindTimeoutSeconds, until the PV controller has bound every claim.
+//   - No Score: upstream scores only with the StorageCapacityScoring feature gate, off by default
+//     in 1.36 (its PreScore returns Skip), and ksched does not implement that gate.
+//
+// Thread safety: Filter runs concurrently for different nodes; the binder is thread-safe.
+#pragma once
+
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/handle.h"
+#include "ksched/plugin.h"
+#include "ksched/plugin_args.h"
+#include "src/plugins/names.h"
+#include "src/plugins/volume_binding/args.h"
+#include "src/plugins/volume_binding/binder.h"
+
+namespace ksched::plugins::volume_binding {
+
+inline constexpr char kErrReasonUnboundImmediate[] =
+    "pod has unbound immediate PersistentVolumeClaims";
+
+class VolumeBinding final : public PreFilterPlugin,
+                            public FilterPlugin,
+                            public ReservePlugin,
+                            public PreBindPlugin,
+                            public EnqueueExtensions {
+ public:
+  VolumeBinding(Handle& handle, const VolumeBindingArgs& args);
+
+  std::string_view Name() const override { return names::kVolumeBinding; }
+
+  Status PreFilter(CycleState& state, const api::Pod& pod,
+                   const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;
+  Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
+  Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  // Skip when every claim of the pod is bound (or it has none).
+  Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) override;
+
+  // StorageClass Add/Update (a new class, or new allowedTopologies), PersistentVolumeClaim
+  // Add/Update (one of the pod's claims), PersistentVolume Add/Update, Node Add/UpdateNodeLabel,
+  // CSINode Add/Update (its migrated-plugins annotation), CSIDriver Update (capacity tracking
+  // turned off for a driver of the pod's CSI volumes), CSIStorageCapacity Add/Update (a larger
+  // limit), as upstream with queueing hints on.
+  std::vector<ClusterEventWithHint> EventsToRegister() const override;
+
+ private:
+  Handle& handle_;
+  Binder binder_;
+};
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const VolumeBindingArgs& args, Handle& handle);
+
+}  // namespace ksched::plugins::volume_binding

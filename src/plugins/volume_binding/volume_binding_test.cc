@@ -1,0 +1,300 @@
+#include "src/plugins/volume_binding/volume_binding.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "src/testing/builders.h"
+#include "src/testing/fake_handle.h"
+
+namespace ksched::plugins::volume_binding {
+namespace {
+
+using ksched::testing::FakeHandle;
+using ksched::testing::MakeNode;
+using ksched::testing::MakePod;
+using ::testing::ElementsAre;
+
+api::Node NodeIn(const std::string& name, const std::string& zone) {
+  return MakeNode()
+      .Name(name)
+      .Label("kubernetes.io/hostname", name)
+      .Label("topology.kubernetes.io/zone", zone)
+      .Obj();
+}
+
+api::Pod PodWithClaims(const std::string& name, const std::vector<std::string>& claims) {
+  api::Pod pod = MakePod().Name(name).Obj();
+  pod.metadata.uid = "uid-" + name;
+  for (const std::string& c : claims) {
+    pod.spec.volumes.push_back({.name = c, .source = "persistentVolumeClaim", .claim_name = c});
+  }
+  return pod;
+}
+
+std::shared_ptr<PVC> Claim(const std::string& name, const std::string& class_name,
+                           const std::string& size = "1Gi") {
+  auto pvc = std::make_shared<PVC>();
+  pvc->metadata = {
+      .name = name, .namespace_ = "default", .uid = "uid-" + name, .resource_version = "1"};
+  pvc->storage_class_name = class_name;
+  pvc->storage_request = *api::Quantity::Parse(size);
+  pvc->access_modes = {"ReadWriteOnce"};
+  pvc->phase = "Pending";
+  return pvc;
+}
+
+std::shared_ptr<PV> Volume(const std::string& name, const std::string& class_name,
+                           const std::string& node, const std::string& size = "10Gi") {
+  auto pv = std::make_shared<PV>();
+  pv->metadata = {.name = name, .resource_version = "1"};
+  pv->storage_class_name = class_name;
+  pv->capacity = *api::Quantity::Parse(size);
+  pv->access_modes = {"ReadWriteOnce"};
+  pv->phase = "Available";
+  if (!node.empty()) {
+    pv->node_affinity =
+        api::NodeSelector{{{.match_expressions = {{"kubernetes.io/hostname", "In", {node}}}}}};
+  }
+  return pv;
+}
+
+std::shared_ptr<api::StorageClass> Class(const std::string& name, const std::string& provisioner,
+                                         const std::string& mode) {
+  auto sc = std::make_shared<api::StorageClass>();
+  sc->metadata.name = name;
+  sc->provisioner = provisioner;
+  sc->volume_binding_mode = mode;
+  return sc;
+}
+
+class VolumeBindingTest : public ::testing::Test {
+ protected:
+  VolumeBindingTest()
+      : handle_({NodeIn("n1", "a"), NodeIn("n2", "b")}), plugin_(handle_, VolumeBindingArgs{}) {
+    storage().storage_classes.Set(Class("local", api::kNoProvisioner, "WaitForFirstConsumer"));
+    storage().storage_classes.Set(Class("fast", "ebs.csi.aws.com", "WaitForFirstConsumer"));
+    storage().storage_classes.Set(Class("now", "ebs.csi.aws.com", "Immediate"));
+  }
+
+  cache::StorageObjects& storage() { return handle_.cache().storage; }
+
+  // PreFilter's status, and if it passed, each node's Filter message ("" where it fits).
+  struct Outcome {
+    Status pre_filter;
+    std::map<std::string, std::string> filter;
+  };
+  Outcome Run(CycleState& state, const api::Pod& pod) {
+    Outcome out;
+    PreFilterResult result;
+    out.pre_filter = plugin_.PreFilter(state, pod, handle_.snapshot().nodes(), &result);
+    if (!out.pre_filter.ok()) return out;
+    for (const NodeInfo* ni : handle_.snapshot().nodes()) {
+      Status st = plugin_.Filter(state, pod, *ni);
+      EXPECT_TRUE(st.ok() || st.code() == Code::kUnschedulableAndUnresolvable) << st.Message();
+      out.filter[ni->name()] = st.Message();
+    }
+    return out;
+  }
+
+  FakeHandle handle_;
+  VolumeBinding plugin_;
+};
+
+TEST_F(VolumeBindingTest, PreFilterRejectsClaimsThatCannotBeUsed) {
+  CycleState state;
+  EXPECT_TRUE(Run(state, MakePod().Name("none").Obj()).pre_filter.IsSkip());
+
+  auto expect_rejected = [&](const api::Pod& pod, const std::string& message) {
+    CycleState s;
+    Status st = Run(s, pod).pre_filter;
+    EXPECT_EQ(st.code(), Code::kUnschedulableAndUnresolvable) << pod.metadata.name;
+    EXPECT_EQ(st.Message(), message) << pod.metadata.name;
+  };
+  expect_rejected(PodWithClaims("missing", {"data"}), "persistentvolumeclaim \"data\" not found");
+
+  storage().pvcs.Set(Claim("immediate", "now"));
+  expect_rejected(PodWithClaims("p1", {"immediate"}),
+                  "pod has unbound immediate PersistentVolumeClaims");
+  // A class that does not exist binds at once too, as upstream's IsDelayBindingMode says.
+  storage().pvcs.Set(Claim("no-class", "gone"));
+  expect_rejected(PodWithClaims("p2", {"no-class"}),
+                  "pod has unbound immediate PersistentVolumeClaims");
+
+  auto deleting = Claim("deleting", "local");
+  deleting->metadata.deletion_timestamp = "2026-11-26T10:00:00Z";
+  storage().pvcs.Set(deleting);
+  expect_rejected(PodWithClaims("p3", {"deleting"}),
+                  "persistentvolumeclaim \"deleting\" is being deleted");
+
+  auto lost = Claim("lost", "local");
+  lost->phase = "Lost";
+  lost->volume_name = "pv-gone";
+  storage().pvcs.Set(lost);
+  expect_rejected(PodWithClaims("p4", {"lost"}),
+                  "persistentvolumeclaim \"lost\" bound to non-existent persistentvolume "
+                  "\"pv-gone\"");
+
+  api::Pod ephemeral = MakePod().Name("eph").Obj();
+  ephemeral.metadata.uid = "uid-eph";
+  ephemeral.spec.volumes.push_back({.name = "scratch", .source = "ephemeral"});
+  expect_rejected(ephemeral,
+                  "waiting for ephemeral volume controller to create the persistentvolumeclaim "
+                  "\"eph-scratch\"");
+  storage().pvcs.Set(Claim("eph-scratch", "local"));  // Not owned by the pod.
+  expect_rejected(ephemeral,
+                  "PVC default/eph-scratch was not created for pod default/eph (pod is not owner)");
+}
+
+TEST_F(VolumeBindingTest, BoundClaimFollowsItsVolumesNodeAffinity) {
+  auto pvc = Claim("data", "local");
+  pvc->volume_name = "pv-1";
+  pvc->metadata.annotations[api::kAnnBindCompleted] = "yes";
+  storage().pvcs.Set(pvc);
+  storage().pvs.Set(Volume("pv-1", "local", "n2"));
+  CycleState state;
+  Outcome out = Run(state, PodWithClaims("p", {"data"}));
+  ASSERT_TRUE(out.pre_filter.ok()) << out.pre_filter.Message();
+  EXPECT_EQ(out.filter["n1"], "node(s) didn't match PersistentVolume's node affinity");
+  EXPECT_EQ(out.filter["n2"], "");
+
+  // A claim bound to a PV that is gone.
+  storage().pvs.Remove("pv-1");
+  CycleState again;
+  out = Run(again, PodWithClaims("p", {"data"}));
+  EXPECT_EQ(out.filter["n1"],
+            "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)");
+}
+
+// Reserve takes the only matching PV; a second pod then finds none until Unreserve gives it back.
+TEST_F(VolumeBindingTest, StaticVolumeIsChosenOnItsNodeAndReservedForOnePod) {
+  storage().pvcs.Set(Claim("a", "local"));
+  storage().pvcs.Set(Claim("b", "local"));
+  storage().pvs.Set(Volume("small", "local", "n1", "500Mi"));  // Too small for 1Gi.
+  storage().pvs.Set(Volume("pv-1", "local", "n1"));
+  const std::string no_pv = "node(s) didn't find available persistent volumes to bind";
+
+  CycleState first;
+  api::Pod pod_a = PodWithClaims("pa", {"a"});
+  Outcome out = Run(first, pod_a);
+  ASSERT_TRUE(out.pre_filter.ok()) << out.pre_filter.Message();
+  EXPECT_EQ(out.filter["n1"], "");
+  EXPECT_EQ(out.filter["n2"], no_pv);
+  ASSERT_TRUE(plugin_.Reserve(first, pod_a, "n1").ok());
+
+  CycleState second;
+  out = Run(second, PodWithClaims("pb", {"b"}));
+  EXPECT_EQ(out.filter["n1"], no_pv);
+
+  plugin_.Unreserve(first, pod_a, "n1");
+  CycleState third;
+  out = Run(third, PodWithClaims("pb", {"b"}));
+  EXPECT_EQ(out.filter["n1"], "");
+}
+
+TEST_F(VolumeBindingTest, DynamicProvisioningFollowsAllowedTopologiesAndCapacity) {
+  auto zonal = Class("zonal", "ebs.csi.aws.com", "WaitForFirstConsumer");
+  zonal->allowed_topologies = {{{{"topology.kubernetes.io/zone", {"a"}}}}};
+  storage().storage_classes.Set(zonal);
+  storage().pvcs.Set(Claim("z", "zonal"));
+  CycleState state;
+  Outcome out = Run(state, PodWithClaims("p", {"z"}));
+  EXPECT_EQ(out.filter["n1"], "");
+  EXPECT_EQ(out.filter["n2"], "node(s) didn't find available persistent volumes to bind");
+
+  // Capacity tracking: only zone b has room for 50Gi.
+  auto driver = std::make_shared<api::CSIDriver>();
+  driver->metadata.name = "ebs.csi.aws.com";
+  driver->storage_capacity = true;
+  storage().csi_drivers.Set(driver);
+  for (auto [zone, size] : {std::pair{"a", "10Gi"}, std::pair{"b", "100Gi"}}) {
+    auto cap = std::make_shared<api::CSIStorageCapacity>();
+    cap->metadata = {.name = std::string("cap-") + zone, .namespace_ = "kube-system"};
+    cap->storage_class_name = "fast";
+    cap->node_topology =
+        api::LabelSelector{.match_labels = {{"topology.kubernetes.io/zone", zone}}};
+    cap->capacity = *api::Quantity::Parse(size);
+    storage().csi_storage_capacities.Set(cap);
+  }
+  storage().pvcs.Set(Claim("big", "fast", "50Gi"));
+  CycleState capacity;
+  out = Run(capacity, PodWithClaims("p", {"big"}));
+  EXPECT_EQ(out.filter["n1"], "node(s) did not have enough free storage");
+  EXPECT_EQ(out.filter["n2"], "");
+
+  // A claim being provisioned for n2 keeps the pod off n1.
+  auto selected = Claim("selected", "fast");
+  selected->metadata.annotations[api::kAnnSelectedNode] = "n2";
+  storage().pvcs.Set(selected);
+  CycleState provisioning;
+  out = Run(provisioning, PodWithClaims("p", {"selected"}));
+  EXPECT_EQ(out.filter["n1"], "node(s) didn't find available persistent volumes to bind");
+  EXPECT_EQ(out.filter["n2"], "");
+}
+
+TEST_F(VolumeBindingTest, FindMatchingVolumePicksTheSmallestThatFits) {
+  auto pvc = Claim("c", "local", "5Gi");
+  pvc->selector = api::LabelSelector{.match_labels = {{"tier", "fast"}}};
+  api::Node n1 = NodeIn("n1", "a");
+  auto big = Volume("big", "local", "n1", "100Gi");
+  big->metadata.labels["tier"] = "fast";
+  auto fit = Volume("fit", "local", "n1", "8Gi");
+  fit->metadata.labels["tier"] = "fast";
+  auto unlabelled = Volume("unlabelled", "local", "n1", "6Gi");
+  auto block = Volume("block", "local", "n1", "6Gi");
+  block->metadata.labels["tier"] = "fast";
+  block->volume_mode = "Block";
+  std::vector<std::shared_ptr<const PV>> pvs = {big, fit, unlabelled, block};
+  EXPECT_EQ(FindMatchingVolume(*pvc, pvs, n1, {})->metadata.name, "fit");
+  EXPECT_EQ(FindMatchingVolume(*pvc, pvs, n1, {"fit"})->metadata.name, "big");
+  EXPECT_EQ(FindMatchingVolume(*pvc, pvs, NodeIn("n2", "b"), {}), nullptr);
+  // A PV that names the claim already wins over a smaller one.
+  auto named = Volume("named", "local", "n1", "50Gi");
+  named->claim_ref = api::ObjectReference{.namespace_ = "default", .name = "c"};
+  named->phase = "Bound";
+  pvs.push_back(named);
+  EXPECT_EQ(FindMatchingVolume(*pvc, pvs, n1, {})->metadata.name, "named");
+}
+
+TEST_F(VolumeBindingTest, QueueingHintsAskForTheChangesThatCanHelp) {
+  std::vector<ClusterEventWithHint> events = plugin_.EventsToRegister();
+  auto hint = [&](EventResource r, const ClusterEventData& e) {
+    for (const auto& ev : events) {
+      if (ev.event.resource == r)
+        return ev.hint ? ev.hint(PodWithClaims("p", {"data"}), e) : QueueingHint::kQueue;
+    }
+    return QueueingHint::kQueueSkip;
+  };
+  auto other = Claim("other", "local");
+  auto mine = Claim("data", "local");
+  ClusterEventData e;
+  e.storage.pvc = {nullptr, other.get()};
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, e), QueueingHint::kQueueSkip);
+  e.storage.pvc = {nullptr, mine.get()};
+  EXPECT_EQ(hint(EventResource::kPersistentVolumeClaim, e), QueueingHint::kQueue);
+
+  auto old_sc = Class("zonal", "p", "WaitForFirstConsumer");
+  auto same = Class("zonal", "p", "WaitForFirstConsumer");
+  auto wider = Class("zonal", "p", "WaitForFirstConsumer");
+  wider->allowed_topologies = {{{{"zone", {"a"}}}}};
+  ClusterEventData sc;
+  sc.storage.storage_class = {old_sc.get(), same.get()};
+  EXPECT_EQ(hint(EventResource::kStorageClass, sc), QueueingHint::kQueueSkip);
+  sc.storage.storage_class = {old_sc.get(), wider.get()};
+  EXPECT_EQ(hint(EventResource::kStorageClass, sc), QueueingHint::kQueue);
+
+  api::CSIStorageCapacity small, large;
+  small.capacity = *api::Quantity::Parse("1Gi");
+  large.capacity = *api::Quantity::Parse("2Gi");
+  ClusterEventData cap;
+  cap.storage.csi_storage_capacity = {&large, &small};
+  EXPECT_EQ(hint(EventResource::kCSIStorageCapacity, cap), QueueingHint::kQueueSkip);
+  cap.storage.csi_storage_capacity = {&small, &large};
+  EXPECT_EQ(hint(EventResource::kCSIStorageCapacity, cap), QueueingHint::kQueue);
+}
+
+}  // namespace
+}  // namespace ksched::plugins::volume_binding
