@@ -65,7 +65,7 @@ Plugins DefaultPlugins() {
       {n::kNodeResourcesFit, 1},
       // VolumeRestrictions and NodeVolumeLimits join here as they land.
       {n::kVolumeBinding, 0},
-      // VolumeZone joins here as it lands.
+      {n::kVolumeZone, 0},
       {n::kPodTopologySpread, 2},
       {n::kInterPodAffinity, 2},
       {n::kDynamicResources, 2},  // Before DefaultPreemption, as upstream's applyDynamicResources.
