@@ -89,9 +89,8 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
       PostFilterResult pf;
       Status ps = fw.RunPostFilterPlugins(*state, *pod, fit_error.diagnosis.node_to_status, &pf);
       nominated = pf.nominated_node_name;
-      if (!ps.ok() && ps.code() != Code::kError && !ps.Message().empty()) {
-        fit_error.diagnosis.post_filter_msg = ps.Message();
-      }
+      // As upstream, whatever PostFilter said, an error too, ends the message.
+      if (!ps.ok() && !ps.Message().empty()) fit_error.diagnosis.post_filter_msg = ps.Message();
       s = Status(s.code(), {fit_error.Error()});
     }
     HandleFailure(std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,

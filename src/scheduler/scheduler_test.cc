@@ -211,10 +211,10 @@ TEST_F(SchedulerTest, AMissingClaimKeepsThePodPendingUntilTheClaimAppears) {
       {.name = "data", .source = "persistentVolumeClaim", .claim_name = "data"});
   AddPod(pod);
   Drain();
+  // As kube-scheduler's: DynamicResources' PostFilter fails ("not found") when an earlier
+  // PreFilter rejected the pod, and DefaultPreemption is not tried.
   const std::string want =
-      "0/2 nodes are available: persistentvolumeclaim \"data\" not found. no new claims to "
-      "deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
-      "scheduling.";
+      "0/2 nodes are available: persistentvolumeclaim \"data\" not found. not found";
   EXPECT_TRUE(writer_.binds.empty());
   EXPECT_THAT(EventsFor("default/db", "FailedScheduling"), ::testing::ElementsAre(want));
   EXPECT_THAT(s_->metrics_registry().Text(),

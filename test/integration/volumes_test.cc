@@ -131,9 +131,7 @@ TEST_F(VolumesTest, MissingClaimKeepsThePodPendingUntilItAppears) {
   StartKsched();
   Create(PodWithClaim(ns, "db", "data"));
   EXPECT_EQ(FailedSchedulingNote(ns),
-            "0/2 nodes are available: persistentvolumeclaim \"data\" not found. no new claims to "
-            "deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for "
-            "scheduling.");
+            "0/2 nodes are available: persistentvolumeclaim \"data\" not found. not found");
   Create(Claim(ns, "data", "missing-local"));
   EXPECT_EQ(NodeOf(ns, "db"), "missing-0");
 }
@@ -178,9 +176,8 @@ TEST_F(VolumesTest, UnboundImmediateClaimKeepsThePodPending) {
   StartKsched();
   Create(PodWithClaim(ns, "db", "data"));
   EXPECT_EQ(FailedSchedulingNote(ns),
-            "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. no new "
-            "claims to deallocate, preemption: 0/1 nodes are available: 1 Preemption is not "
-            "helpful for scheduling.");
+            "0/1 nodes are available: pod has unbound immediate PersistentVolumeClaims. not "
+            "found");
 }
 
 }  // namespace

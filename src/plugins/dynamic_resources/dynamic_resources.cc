@@ -9,8 +9,14 @@ Status DynamicResources::PreFilter(CycleState&, const api::Pod&,
   return Status::Skip();  // No claims: nothing to filter.
 }
 
-Status DynamicResources::PostFilter(CycleState&, const api::Pod&, const NodeToStatus&,
+Status DynamicResources::PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus&,
                                     PostFilterResult*) {
+  // Upstream's PostFilter reads the state its PreFilter wrote; when an earlier PreFilter rejected
+  // the pod, there is none, and it fails with the CycleState's error. (A pod with claims was
+  // rejected as unsupported, on this plugin's behalf: src/scheduler/unsupported.h.)
+  if (pod.spec.resource_claims.empty() && !state.ShouldSkipFilter(Name())) {
+    return Status::Error("not found");
+  }
   return Status::Unschedulable("no new claims to deallocate");
 }
 

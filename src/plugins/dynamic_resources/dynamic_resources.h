@@ -4,7 +4,10 @@
 //   - skips Filter (PreFilter returns Skip),
 //   - scores every node 0,
 //   - answers PostFilter with "no new claims to deallocate", the first part of the PostFilter
-//     message of every unschedulable pod ("... Insufficient cpu. no new claims to deallocate").
+//     message of every unschedulable pod ("... Insufficient cpu. no new claims to deallocate");
+//     but when a PreFilter plugin before it rejected the pod (its PreFilter did not run), with
+//     upstream's error "not found", which ends the PostFilter point before DefaultPreemption:
+//     "0/3 nodes are available: persistentvolumeclaim "data" not found. not found".
 // Pods with claims (spec.resourceClaims) never reach it: ksched rejects them before PreFilter as
 // not supported yet (src/scheduler/unsupported.cc).
 //

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "src/sdk/cycle_state_access.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
 
@@ -34,10 +35,19 @@ TEST(DynamicResourcesTest, PostFilterHasNoClaimToDeallocate) {
   DynamicResources plugin;
   CycleState state;
   PostFilterResult result;
-  Status s = plugin.PostFilter(state, MakePod().Name("p").Obj(), NodeToStatus{}, &result);
+  const api::Pod pod = MakePod().Name("p").Obj();
+  // Its PreFilter ran (and skipped the pod, which has no claims).
+  internal::CycleStateAccess::SkipFilter(state, plugin.Name());
+  Status s = plugin.PostFilter(state, pod, NodeToStatus{}, &result);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_EQ(s.Message(), "no new claims to deallocate");  // kube-scheduler's words.
   EXPECT_FALSE(result.nominated_node_name.has_value());
+
+  // An earlier PreFilter rejected the pod: upstream's PostFilter finds no state of its PreFilter.
+  CycleState rejected_before;
+  s = plugin.PostFilter(rejected_before, pod, NodeToStatus{}, &result);
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "not found");
 }
 
 }  // namespace
