@@ -404,8 +404,7 @@ absl::Status ContainerOf(element e, const Path& p, Container* out) {
 
 // The fields of one volume source that the volume plugins read.
 absl::Status VolumeSource(std::string_view source, element e, const Path& p, Volume* out) {
-  std::string target_portal, iqn, pool, image;
-  int64_t lun = 0;
+  std::string pool, image;
   KSCHED_RETURN_IF_ERROR(
       Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
         if (k == "readOnly") return Bool(v, vp, &out->read_only);
@@ -422,15 +421,12 @@ absl::Status VolumeSource(std::string_view source, element e, const Path& p, Vol
             (source == "azureDisk" && k == "diskName")) {
           return Str(v, vp, &out->disk_id);
         }
-        if (source == "iscsi" && k == "targetPortal") return Str(v, vp, &target_portal);
-        if (source == "iscsi" && k == "iqn") return Str(v, vp, &iqn);
-        if (source == "iscsi" && k == "lun") return Integer(v, vp, &lun);
+        if (source == "iscsi" && k == "iqn") return Str(v, vp, &out->disk_id);
         if (source == "rbd" && k == "monitors") return StrList(v, vp, &out->rbd_monitors);
         if (source == "rbd" && k == "pool") return Str(v, vp, &pool);
         if (source == "rbd" && k == "image") return Str(v, vp, &image);
         return absl::OkStatus();
       }));
-  if (source == "iscsi") out->disk_id = fmt::format("{}:{}:{}", target_portal, iqn, lun);
   if (source == "rbd") out->disk_id = fmt::format("{}/{}", pool.empty() ? "rbd" : pool, image);
   return absl::OkStatus();
 }

@@ -63,7 +63,8 @@ Plugins DefaultPlugins() {
       {n::kNodeAffinity, 2},
       {n::kNodePorts, 0},
       {n::kNodeResourcesFit, 1},
-      // VolumeRestrictions and NodeVolumeLimits join here as they land.
+      {n::kVolumeRestrictions, 0},
+      // NodeVolumeLimits joins here as it lands.
       {n::kVolumeBinding, 0},
       {n::kVolumeZone, 0},
       {n::kPodTopologySpread, 2},

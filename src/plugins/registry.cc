@@ -27,6 +27,7 @@
 #include "src/plugins/taint_toleration/taint_toleration.h"
 #include "src/plugins/volume_binding/args.h"
 #include "src/plugins/volume_binding/volume_binding.h"
+#include "src/plugins/volume_restrictions/volume_restrictions.h"
 #include "src/plugins/volume_zone/volume_zone.h"
 
 namespace ksched::plugins {
@@ -60,6 +61,7 @@ Registry NewUpstreamRegistry() {
       {names::kInterPodAffinity,
        TypedFactory<inter_pod_affinity::InterPodAffinityArgs>(inter_pod_affinity::New)},
       {names::kVolumeBinding, TypedFactory<volume_binding::VolumeBindingArgs>(volume_binding::New)},
+      {names::kVolumeRestrictions, volume_restrictions::New},
       {names::kVolumeZone, volume_zone::New},
       {names::kDynamicResources, dynamic_resources::New},
       {names::kDefaultBinder, default_binder::New},

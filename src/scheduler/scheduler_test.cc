@@ -217,8 +217,9 @@ TEST_F(SchedulerTest, AMissingClaimKeepsThePodPendingUntilTheClaimAppears) {
       "0/2 nodes are available: persistentvolumeclaim \"data\" not found. not found";
   EXPECT_TRUE(writer_.binds.empty());
   EXPECT_THAT(EventsFor("default/db", "FailedScheduling"), ::testing::ElementsAre(want));
+  // VolumeRestrictions' PreFilter, the first to look the claim up, rejects it, as upstream's.
   EXPECT_THAT(s_->metrics_registry().Text(),
-              HasSubstr("scheduler_unschedulable_pods{plugin=\"VolumeBinding\","
+              HasSubstr("scheduler_unschedulable_pods{plugin=\"VolumeRestrictions\","
                         "profile=\"default-scheduler\"} 1\n"));
 
   auto pv = std::make_shared<api::PersistentVolume>();

@@ -199,9 +199,10 @@ struct Volume {
   std::string csi_driver;  // csi.driver
   // ephemeral.volumeClaimTemplate is present; the PVC is named "<pod>-<volume>".
   bool ephemeral_claim = false;
-  std::string
-      disk_id;  // gcePersistentDisk.pdName, awsElasticBlockStore.volumeID,
-                // azureDisk.diskName, iscsi "<targetPortal>:<iqn>:<lun>", rbd "<pool>/<image>"
+  // The disk VolumeRestrictions compares: gcePersistentDisk.pdName, awsElasticBlockStore.volumeID,
+  // iscsi.iqn, rbd "<pool>/<image>" (pool defaulted to "rbd", as the API server does), and
+  // azureDisk.diskName.
+  std::string disk_id;
   std::vector<std::string> rbd_monitors;
 };
 
