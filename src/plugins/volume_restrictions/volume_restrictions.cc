@@ -70,6 +70,10 @@ Status VolumeRestrictions::PreFilter(CycleState& state, const api::Pod& pod,
                                      const std::vector<const NodeInfo*>&, PreFilterResult*) {
   const bool needs_check =
       std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), NeedsCheck);
+  const bool has_claims =
+      std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(),
+                  [](const api::Volume& v) { return v.source == "persistentVolumeClaim"; });
+  if (!needs_check && !has_claims) return Status::Skip();  // Most pods: nothing to allocate.
   auto s = std::make_unique<RestrictionsState>();
   const std::string& ns = pod.metadata.namespace_;
   for (const api::Volume& v : pod.spec.volumes) {

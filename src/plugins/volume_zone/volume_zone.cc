@@ -94,6 +94,10 @@ Status PodTopologies(const api::Pod& pod, const StorageLister& storage,
 
 Status VolumeZone::PreFilter(CycleState& state, const api::Pod& pod,
                              const std::vector<const NodeInfo*>&, PreFilterResult*) {
+  if (std::none_of(pod.spec.volumes.begin(), pod.spec.volumes.end(),
+                   [](const api::Volume& v) { return v.source == "persistentVolumeClaim"; })) {
+    return Status::Skip();  // Most pods: nothing to allocate.
+  }
   auto s = std::make_unique<ZoneState>();
   if (Status st = PodTopologies(pod, handle_.storage(), &s->topologies); !st.ok()) return st;
   if (s->topologies.empty()) return Status::Skip();
