@@ -99,20 +99,13 @@ Cluster::Cluster(std::vector<api::Object> objects) {
   for (auto& pvc : pvcs_) {
     if (pvc->metadata.annotations.contains(api::kAnnBindCompleted)) continue;
     for (auto& pv : pvs_) {
-      const auto& ref = pv->claim_ref;
-      const bool claimed = ref && ref->name == pvc->metadata.name &&
-                           ref->namespace_ == pvc->metadata.namespace_ &&
-                           (ref->uid.empty() || ref->uid == pvc->metadata.uid);
-      if (!(pvc->volume_name == pv->metadata.name && (!ref || claimed)) &&
+      const bool claimed = api::IsVolumeBoundToClaim(*pv, *pvc);
+      if (!(pvc->volume_name == pv->metadata.name && (!pv->claim_ref || claimed)) &&
           !(pvc->volume_name.empty() && claimed)) {
         continue;
       }
       api::PersistentVolume named = *pv;
-      named.claim_ref = api::ObjectReference{.kind = "PersistentVolumeClaim",
-                                             .namespace_ = pvc->metadata.namespace_,
-                                             .name = pvc->metadata.name,
-                                             .uid = pvc->metadata.uid,
-                                             .api_version = "v1"};
+      named.claim_ref = api::ClaimReference(*pvc);
       BoundClaim bound = CompleteBinding(named, *pvc, pv->metadata.resource_version);
       pv = std::move(bound.pv);
       pvc = std::move(bound.claim);
@@ -282,12 +275,7 @@ absl::StatusOr<api::PersistentVolume> Cluster::BindVolumeToClaim(
           fmt::format("persistentvolumeclaims \"{}\" not found", claim.metadata.name));
     }
     written = **current;
-    written.claim_ref = api::ObjectReference{.kind = "PersistentVolumeClaim",
-                                             .namespace_ = claim.metadata.namespace_,
-                                             .name = claim.metadata.name,
-                                             .uid = claim.metadata.uid,
-                                             .api_version = "v1",
-                                             .resource_version = claim.metadata.resource_version};
+    written.claim_ref = api::ClaimReference(claim);
     if (auto it = pv.metadata.annotations.find(api::kAnnBoundByController);
         it != pv.metadata.annotations.end()) {
       written.metadata.annotations.insert(*it);

@@ -31,11 +31,7 @@ BoundClaim Provision(const api::PersistentVolumeClaim& claim, const api::Storage
   pv.access_modes = claim.access_modes;
   pv.storage_class_name = sc.metadata.name;
   pv.volume_mode = claim.volume_mode;
-  pv.claim_ref = api::ObjectReference{.kind = "PersistentVolumeClaim",
-                                      .namespace_ = claim.metadata.namespace_,
-                                      .name = claim.metadata.name,
-                                      .uid = claim.metadata.uid,
-                                      .api_version = "v1"};
+  pv.claim_ref = api::ClaimReference(claim);
   pv.source = {.kind = "csi", .driver = sc.provisioner, .volume_handle = pv.metadata.name};
   if (csi_node != nullptr) {
     auto driver = std::find_if(csi_node->drivers.begin(), csi_node->drivers.end(),

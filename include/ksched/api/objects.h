@@ -422,6 +422,24 @@ inline std::string StorageClassOf(const PersistentVolume& volume) {
   return it != volume.metadata.annotations.end() ? it->second : volume.storage_class_name;
 }
 
+// A reference to the claim, as a PersistentVolume's spec.claimRef holds it (client-go's
+// GetReference).
+inline ObjectReference ClaimReference(const PersistentVolumeClaim& claim) {
+  return {.kind = "PersistentVolumeClaim",
+          .namespace_ = claim.metadata.namespace_,
+          .name = claim.metadata.name,
+          .uid = claim.metadata.uid,
+          .api_version = "v1",
+          .resource_version = claim.metadata.resource_version};
+}
+// Whether the volume's claimRef names the claim, by namespace and name and, where the reference
+// has one, by UID (upstream's IsVolumeBoundToClaim).
+inline bool IsVolumeBoundToClaim(const PersistentVolume& pv, const PersistentVolumeClaim& claim) {
+  const std::optional<ObjectReference>& ref = pv.claim_ref;
+  return ref && ref->name == claim.metadata.name && ref->namespace_ == claim.metadata.namespace_ &&
+         (ref->uid.empty() || ref->uid == claim.metadata.uid);
+}
+
 // core/v1 TopologySelectorTerm: ANDed requirements that a label's value be one of `values`.
 struct TopologySelectorRequirement {
   std::string key;

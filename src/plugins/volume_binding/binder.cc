@@ -27,14 +27,6 @@ int CompareVersions(const std::string& a, const std::string& b) {
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-bool IsVolumeBoundToClaim(const PV& pv, const PVC& claim) {
-  const auto& ref = pv.claim_ref;
-  if (!ref || ref->name != claim.metadata.name || ref->namespace_ != claim.metadata.namespace_) {
-    return false;
-  }
-  return ref->uid.empty() || ref->uid == claim.metadata.uid;
-}
-
 bool HasAccessModes(const PVC& claim, const PV& pv) {
   return std::all_of(claim.access_modes.begin(), claim.access_modes.end(), [&](const auto& m) {
     return std::find(pv.access_modes.begin(), pv.access_modes.end(), m) != pv.access_modes.end();
@@ -44,6 +36,15 @@ bool HasAccessModes(const PVC& claim, const PV& pv) {
 // The claim's storage request; none is zero.
 __int128 Requested(const PVC& claim) {
   return claim.storage_request ? claim.storage_request->NanoValue() : 0;
+}
+
+// CheckBindings' error for a bound PV whose node affinity excludes the pod's node.
+absl::Status AdmitsNode(const PV& pv, const api::Node& node) {
+  if (CheckNodeAffinity(pv, node.metadata.labels)) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      fmt::format("pv \"{}\" node affinity doesn't match node \"{}\": no matching "
+                  "NodeSelectorTerms",
+                  pv.metadata.name, node.metadata.name));
 }
 
 }  // namespace
@@ -112,14 +113,14 @@ std::shared_ptr<const PV> FindMatchingVolume(const PVC& claim,
   const std::string claim_vac = claim.volume_attributes_class_name.value_or("");
   for (const std::shared_ptr<const PV>& pv : volumes) {
     if (std::find(excluded.begin(), excluded.end(), pv->metadata.name) != excluded.end()) continue;
-    if (pv->claim_ref && !IsVolumeBoundToClaim(*pv, claim)) continue;
+    if (pv->claim_ref && !api::IsVolumeBoundToClaim(*pv, claim)) continue;
     const __int128 capacity = pv->capacity ? pv->capacity->NanoValue() : 0;
     if (capacity < requested) continue;
     if (pv->volume_mode.value_or("Filesystem") != claim_mode) continue;
     if (pv->volume_attributes_class_name.value_or("") != claim_vac) continue;
     if (pv->metadata.deletion_timestamp) continue;
     const bool affinity_ok = CheckNodeAffinity(*pv, node.metadata.labels);
-    if (IsVolumeBoundToClaim(*pv, claim)) return affinity_ok ? pv : nullptr;
+    if (api::IsVolumeBoundToClaim(*pv, claim)) return affinity_ok ? pv : nullptr;
     if (pv->phase != "Available") continue;
     if (claim.selector && !api::Matches(*claim.selector, pv->metadata.labels)) continue;
     if (api::StorageClassOf(*pv) != requested_class || !affinity_ok) continue;
@@ -362,15 +363,10 @@ absl::StatusOr<bool> Binder::AssumePodVolumes(const api::Pod& pod, std::string_v
     const api::ObjectMeta& c = pvc->metadata;
     if (!pv->claim_ref || pv->claim_ref->name != c.name ||
         pv->claim_ref->namespace_ != c.namespace_ || pv->claim_ref->uid != c.uid) {
-      bound->claim_ref = api::ObjectReference{.kind = "PersistentVolumeClaim",
-                                              .namespace_ = c.namespace_,
-                                              .name = c.name,
-                                              .uid = c.uid,
-                                              .api_version = "v1",
-                                              .resource_version = c.resource_version};
+      bound->claim_ref = api::ClaimReference(*pvc);
       dirty = true;
     }
-    if (!IsVolumeBoundToClaim(*pv, *pvc) &&
+    if (!api::IsVolumeBoundToClaim(*pv, *pvc) &&
         !bound->metadata.annotations.contains(api::kAnnBoundByController)) {
       bound->metadata.annotations[api::kAnnBoundByController] = "yes";
       dirty = true;
@@ -466,12 +462,7 @@ absl::StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const api::Node&
     if (CompareVersions(pv_written->metadata.resource_version, pv->metadata.resource_version) > 0) {
       return false;  // The store has not seen our write yet.
     }
-    if (!CheckNodeAffinity(*pv, node.metadata.labels)) {
-      return absl::FailedPreconditionError(
-          fmt::format("pv \"{}\" node affinity doesn't match node \"{}\": no matching "
-                      "NodeSelectorTerms",
-                      pv->metadata.name, node_name));
-    }
+    if (absl::Status st = AdmitsNode(*pv, node); !st.ok()) return st;
     if (!pv->claim_ref || pv->claim_ref->uid.empty()) {
       return absl::FailedPreconditionError(
           fmt::format("ClaimRef got reset for pv \"{}\"", pv->metadata.name));
@@ -500,12 +491,7 @@ absl::StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const api::Node&
     if (!pvc->volume_name.empty()) {
       std::shared_ptr<const PV> pv = storage.GetPersistentVolume(pvc->volume_name);
       if (!pv) return false;
-      if (!CheckNodeAffinity(*pv, node.metadata.labels)) {
-        return absl::FailedPreconditionError(
-            fmt::format("pv \"{}\" node affinity doesn't match node \"{}\": no matching "
-                        "NodeSelectorTerms",
-                        pv->metadata.name, node_name));
-      }
+      if (absl::Status st = AdmitsNode(*pv, node); !st.ok()) return st;
     }
     if (!IsClaimFullyBound(*pvc)) return false;
   }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "fmt/format.h"
+#include "src/plugins/helper/pod_volumes.h"
 
 namespace ksched::plugins::volume_restrictions {
 namespace {
@@ -70,10 +71,8 @@ Status VolumeRestrictions::PreFilter(CycleState& state, const api::Pod& pod,
                                      const std::vector<const NodeInfo*>&, PreFilterResult*) {
   const bool needs_check =
       std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), NeedsCheck);
-  const bool has_claims =
-      std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(),
-                  [](const api::Volume& v) { return v.source == "persistentVolumeClaim"; });
-  if (!needs_check && !has_claims) return Status::Skip();  // Most pods: nothing to allocate.
+  if (!needs_check && !helper::HasClaimVolume(pod))
+    return Status::Skip();  // Most pods: nothing to allocate.
   auto s = std::make_unique<RestrictionsState>();
   const std::string& ns = pod.metadata.namespace_;
   for (const api::Volume& v : pod.spec.volumes) {
@@ -161,13 +160,8 @@ std::vector<ClusterEventWithHint> VolumeRestrictions::EventsToRegister() const {
   };
   auto claim_added = [](const api::Pod& pod, const ClusterEventData& e) {
     const api::PersistentVolumeClaim* pvc = e.storage.pvc.new_obj;
-    if (pvc == nullptr || pvc->metadata.namespace_ != pod.metadata.namespace_) {
-      return QueueingHint::kQueueSkip;
-    }
-    const bool used = std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), [&](auto& v) {
-      return v.source == "persistentVolumeClaim" && v.claim_name == pvc->metadata.name;
-    });
-    return used ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+    return pvc != nullptr && helper::NamesClaim(pod, *pvc) ? QueueingHint::kQueue
+                                                           : QueueingHint::kQueueSkip;
   };
   return {
       {{EventResource::kPod, kDelete}, pod_deleted},

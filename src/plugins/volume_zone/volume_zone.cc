@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_split.h"
 #include "fmt/format.h"
+#include "src/plugins/helper/pod_volumes.h"
 
 namespace ksched::plugins::volume_zone {
 namespace {
@@ -94,10 +95,7 @@ Status PodTopologies(const api::Pod& pod, const StorageLister& storage,
 
 Status VolumeZone::PreFilter(CycleState& state, const api::Pod& pod,
                              const std::vector<const NodeInfo*>&, PreFilterResult*) {
-  if (std::none_of(pod.spec.volumes.begin(), pod.spec.volumes.end(),
-                   [](const api::Volume& v) { return v.source == "persistentVolumeClaim"; })) {
-    return Status::Skip();  // Most pods: nothing to allocate.
-  }
+  if (!helper::HasClaimVolume(pod)) return Status::Skip();  // Most pods: nothing to allocate.
   auto s = std::make_unique<ZoneState>();
   if (Status st = PodTopologies(pod, handle_.storage(), &s->topologies); !st.ok()) return st;
   if (s->topologies.empty()) return Status::Skip();
@@ -137,13 +135,8 @@ std::vector<ClusterEventWithHint> VolumeZone::EventsToRegister() const {
   };
   auto claim_changed = [](const api::Pod& pod, const ClusterEventData& e) {
     const api::PersistentVolumeClaim* pvc = e.storage.pvc.new_obj;
-    if (pvc == nullptr || pvc->metadata.namespace_ != pod.metadata.namespace_) {
-      return QueueingHint::kQueueSkip;
-    }
-    const bool used = std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), [&](auto& v) {
-      return v.source == "persistentVolumeClaim" && v.claim_name == pvc->metadata.name;
-    });
-    return used ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+    return pvc != nullptr && helper::NamesClaim(pod, *pvc) ? QueueingHint::kQueue
+                                                           : QueueingHint::kQueueSkip;
   };
   auto volume_changed = [](const api::Pod&, const ClusterEventData& e) {
     const auto& [o, n] = e.storage.pv;
