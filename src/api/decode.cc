@@ -402,6 +402,15 @@ absl::Status ContainerOf(element e, const Path& p, Container* out) {
   });
 }
 
+// Whether `field` of an in-tree volume source names its disk (api::Volume's disk_id).
+bool InTreeDiskField(std::string_view source, std::string_view field) {
+  return (source == "gcePersistentDisk" && field == "pdName") ||
+         (source == "awsElasticBlockStore" && field == "volumeID") ||
+         (source == "azureDisk" && field == "diskURI") ||
+         (source == "cinder" && field == "volumeID") ||
+         (source == "portworxVolume" && field == "volumeID");
+}
+
 // The fields of one volume source that the volume plugins read.
 absl::Status VolumeSource(std::string_view source, element e, const Path& p, Volume* out) {
   std::string pool, image;
@@ -416,11 +425,8 @@ absl::Status VolumeSource(std::string_view source, element e, const Path& p, Vol
           out->ephemeral_claim = !v.is_null();
           return absl::OkStatus();
         }
-        if ((source == "gcePersistentDisk" && k == "pdName") ||
-            (source == "awsElasticBlockStore" && k == "volumeID") ||
-            (source == "azureDisk" && k == "diskName")) {
-          return Str(v, vp, &out->disk_id);
-        }
+        if (InTreeDiskField(source, k)) return Str(v, vp, &out->disk_id);
+        if (source == "azureDisk" && k == "kind") return Str(v, vp, &out->azure_disk_kind);
         if (source == "iscsi" && k == "iqn") return Str(v, vp, &out->disk_id);
         if (source == "rbd" && k == "monitors") return StrList(v, vp, &out->rbd_monitors);
         if (source == "rbd" && k == "pool") return Str(v, vp, &pool);
@@ -428,6 +434,7 @@ absl::Status VolumeSource(std::string_view source, element e, const Path& p, Vol
         return absl::OkStatus();
       }));
   if (source == "rbd") out->disk_id = fmt::format("{}/{}", pool.empty() ? "rbd" : pool, image);
+  if (source == "azureDisk" && out->azure_disk_kind.empty()) out->azure_disk_kind = "Shared";
   return absl::OkStatus();
 }
 
@@ -720,22 +727,23 @@ absl::Status ObjectRef(element e, const Path& p, ObjectReference* out) {
 }
 
 // The fields of a PV's source that identify the disk, by source kind (the in-tree ones that
-// VolumeRestrictions and NodeVolumeLimits know).
+// NodeVolumeLimits translates to CSI).
 absl::Status PvSource(std::string_view kind, element e, const Path& p,
                       PersistentVolumeSource* out) {
   out->kind = kind;
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "readOnly") return Bool(v, vp, &out->read_only);
-    if (kind == "csi" && k == "driver") return Str(v, vp, &out->driver);
-    if ((kind == "csi" && k == "volumeHandle") || (kind == "gcePersistentDisk" && k == "pdName") ||
-        (kind == "awsElasticBlockStore" && k == "volumeID") ||
-        (kind == "azureDisk" && k == "diskName") || (kind == "cinder" && k == "volumeID") ||
-        (kind == "portworxVolume" && k == "volumeID") || (kind == "local" && k == "path") ||
-        (kind == "hostPath" && k == "path")) {
-      return Str(v, vp, &out->volume_handle);
-    }
-    return absl::OkStatus();
-  });
+  KSCHED_RETURN_IF_ERROR(
+      Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+        if (k == "readOnly") return Bool(v, vp, &out->read_only);
+        if (kind == "csi" && k == "driver") return Str(v, vp, &out->driver);
+        if ((kind == "csi" && k == "volumeHandle") || InTreeDiskField(kind, k) ||
+            (kind == "local" && k == "path") || (kind == "hostPath" && k == "path")) {
+          return Str(v, vp, &out->volume_handle);
+        }
+        if (kind == "azureDisk" && k == "kind") return Str(v, vp, &out->azure_disk_kind);
+        return absl::OkStatus();
+      }));
+  if (kind == "azureDisk" && out->azure_disk_kind.empty()) out->azure_disk_kind = "Shared";
+  return absl::OkStatus();
 }
 
 absl::Status PvSpec(element e, const Path& p, PersistentVolume* out) {

@@ -64,7 +64,7 @@ Plugins DefaultPlugins() {
       {n::kNodePorts, 0},
       {n::kNodeResourcesFit, 1},
       {n::kVolumeRestrictions, 0},
-      // NodeVolumeLimits joins here as it lands.
+      {n::kNodeVolumeLimits, 0},
       {n::kVolumeBinding, 0},
       {n::kVolumeZone, 0},
       {n::kPodTopologySpread, 2},

@@ -21,6 +21,7 @@
 #include "src/plugins/node_resources/balanced_allocation.h"
 #include "src/plugins/node_resources/fit.h"
 #include "src/plugins/node_unschedulable/node_unschedulable.h"
+#include "src/plugins/node_volume_limits/node_volume_limits.h"
 #include "src/plugins/pod_topology_spread/pod_topology_spread.h"
 #include "src/plugins/queue_sort/priority_sort.h"
 #include "src/plugins/scheduling_gates/scheduling_gates.h"
@@ -62,6 +63,7 @@ Registry NewUpstreamRegistry() {
        TypedFactory<inter_pod_affinity::InterPodAffinityArgs>(inter_pod_affinity::New)},
       {names::kVolumeBinding, TypedFactory<volume_binding::VolumeBindingArgs>(volume_binding::New)},
       {names::kVolumeRestrictions, volume_restrictions::New},
+      {names::kNodeVolumeLimits, node_volume_limits::New},
       {names::kVolumeZone, volume_zone::New},
       {names::kDynamicResources, dynamic_resources::New},
       {names::kDefaultBinder, default_binder::New},

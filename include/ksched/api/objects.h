@@ -199,10 +199,12 @@ struct Volume {
   std::string csi_driver;  // csi.driver
   // ephemeral.volumeClaimTemplate is present; the PVC is named "<pod>-<volume>".
   bool ephemeral_claim = false;
-  // The disk VolumeRestrictions compares: gcePersistentDisk.pdName, awsElasticBlockStore.volumeID,
-  // iscsi.iqn, rbd "<pool>/<image>" (pool defaulted to "rbd", as the API server does), and
-  // azureDisk.diskName.
+  // The disk VolumeRestrictions compares and NodeVolumeLimits counts: gcePersistentDisk.pdName,
+  // awsElasticBlockStore.volumeID, iscsi.iqn, rbd "<pool>/<image>" (pool defaulted to "rbd", as
+  // the API server does), azureDisk.diskURI, cinder.volumeID and portworxVolume.volumeID.
   std::string disk_id;
+  // azureDisk.kind, defaulted to "Shared" as the API server does.
+  std::string azure_disk_kind;
   std::vector<std::string> rbd_monitors;
 };
 
@@ -377,12 +379,14 @@ struct ObjectReference {
 
 // The one source of a PersistentVolume that the volume plugins read: its kind ("csi",
 // "gcePersistentDisk", "awsElasticBlockStore", "local", ...), and for CSI its driver and handle.
-// In-tree disks keep their id in volume_handle (pdName, volumeID, diskName, ...).
+// In-tree disks keep their id in volume_handle (pdName, volumeID, diskURI, ...).
 struct PersistentVolumeSource {
   std::string kind;
-  std::string driver;         // csi.driver
-  std::string volume_handle;  // csi.volumeHandle, or the in-tree disk's id.
+  std::string driver;  // csi.driver
+  // csi.volumeHandle, or the in-tree disk's id (as api::Volume's disk_id).
+  std::string volume_handle;
   bool read_only = false;
+  std::string azure_disk_kind;  // As api::Volume's.
 };
 
 struct PersistentVolume {

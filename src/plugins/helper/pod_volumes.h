@@ -1,15 +1,18 @@
-// A pod's PersistentVolumeClaim volumes (spec.volumes[].persistentVolumeClaim), as the volume
-// plugins that look only at those (VolumeRestrictions, VolumeZone) read them. VolumeBinding also
-// counts generic ephemeral volumes' claims (volume_binding/binder.h, ClaimOf).
+// A pod's claims, as the volume plugins read them: its persistentVolumeClaim volumes, and the
+// claims of its generic ephemeral volumes ("<pod>-<volume>", which the pod must own).
 //
 //   if (!helper::HasClaimVolume(pod)) return Status::Skip();
 //   return helper::NamesClaim(pod, *e.storage.pvc.new_obj) ? QueueingHint::kQueue : ...;
+//   std::optional<helper::PodClaim> claim = helper::ClaimOf(pod, volume);
 //
 // Thread safety: pure functions.
 #pragma once
 
 #include <algorithm>
+#include <optional>
+#include <string>
 
+#include "absl/status/status.h"
 #include "ksched/api/objects.h"
 
 namespace ksched::plugins::helper {
@@ -27,5 +30,17 @@ inline bool NamesClaim(const api::Pod& pod, const api::PersistentVolumeClaim& pv
     return v.source == "persistentVolumeClaim" && v.claim_name == pvc.metadata.name;
   });
 }
+
+// The claim a pod's volume uses: its name, and whether it is a generic ephemeral volume's
+// ("<pod>-<volume>"). nullopt for a volume without a claim.
+struct PodClaim {
+  std::string name;
+  bool ephemeral = false;
+};
+std::optional<PodClaim> ClaimOf(const api::Pod& pod, const api::Volume& volume);
+
+// Whether an ephemeral volume's claim was made for the pod (the pod controls it), as upstream's
+// ephemeral.VolumeIsForPod: "PVC ns/name was not created for pod ns/pod (pod is not owner)".
+absl::Status VolumeIsForPod(const api::Pod& pod, const api::PersistentVolumeClaim& pvc);
 
 }  // namespace ksched::plugins::helper

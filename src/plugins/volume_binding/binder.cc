@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "ksched/api/selectors.h"
 #include "src/base/strings.h"
+#include "src/plugins/helper/pod_volumes.h"
 
 namespace ksched::plugins::volume_binding {
 namespace {
@@ -50,25 +51,6 @@ absl::Status AdmitsNode(const PV& pv, const api::Node& node) {
 }  // namespace
 
 // --- Helpers ---------------------------------------------------------------------------------
-
-std::optional<PodClaim> ClaimOf(const api::Pod& pod, const api::Volume& v) {
-  if (v.source == "persistentVolumeClaim") return PodClaim{v.claim_name, false};
-  if (v.source == "ephemeral") return PodClaim{pod.metadata.name + "-" + v.name, true};
-  return std::nullopt;
-}
-
-absl::Status VolumeIsForPod(const api::Pod& pod, const PVC& pvc) {
-  const auto& owners = pvc.metadata.owner_references;
-  const bool controlled = std::any_of(owners.begin(), owners.end(), [&](const auto& o) {
-    return o.controller && o.uid == pod.metadata.uid;
-  });
-  if (pvc.metadata.namespace_ != pod.metadata.namespace_ || !controlled) {
-    return absl::FailedPreconditionError(fmt::format(
-        "PVC {}/{} was not created for pod {}/{} (pod is not owner)", pvc.metadata.namespace_,
-        pvc.metadata.name, pod.metadata.namespace_, pod.metadata.name));
-  }
-  return absl::OkStatus();
-}
 
 bool CheckNodeAffinity(const PV& pv, const api::StringMap& labels) {
   if (!pv.node_affinity) return true;
@@ -187,7 +169,7 @@ absl::StatusOr<PodVolumeClaims> Binder::GetPodVolumeClaims(const api::Pod& pod) 
   PodVolumeClaims out;
   const std::string& ns = pod.metadata.namespace_;
   for (const api::Volume& v : pod.spec.volumes) {
-    std::optional<PodClaim> ref = ClaimOf(pod, v);
+    std::optional<helper::PodClaim> ref = helper::ClaimOf(pod, v);
     if (!ref) continue;
     std::shared_ptr<const PVC> pvc = GetClaim(ns, ref->name);
     if (!pvc) {
@@ -196,7 +178,7 @@ absl::StatusOr<PodVolumeClaims> Binder::GetPodVolumeClaims(const api::Pod& pod) 
                       ref->name, ref->name));
     }
     if (ref->ephemeral) {
-      if (absl::Status st = VolumeIsForPod(pod, *pvc); !st.ok()) return st;
+      if (absl::Status st = helper::VolumeIsForPod(pod, *pvc); !st.ok()) return st;
     }
     if (IsClaimFullyBound(*pvc)) {
       out.bound.push_back(std::move(pvc));
@@ -345,7 +327,7 @@ absl::StatusOr<bool> Binder::AssumePodVolumes(const api::Pod& pod, std::string_v
                                               PodVolumes* volumes) {
   bool all_bound = true;
   for (const api::Volume& v : pod.spec.volumes) {
-    std::optional<PodClaim> ref = ClaimOf(pod, v);
+    std::optional<helper::PodClaim> ref = helper::ClaimOf(pod, v);
     if (!ref) continue;
     std::shared_ptr<const PVC> pvc = GetClaim(pod.metadata.namespace_, ref->name);
     if (!pvc || !IsClaimFullyBound(*pvc)) all_bound = false;

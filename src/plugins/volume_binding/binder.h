@@ -127,17 +127,6 @@ class Binder {
   AssumeCache<PVC> pvcs_;
 };
 
-// The claim a pod's volume uses: its name, and whether it is a generic ephemeral volume's
-// ("<pod>-<volume>"). nullopt for a volume without a claim.
-struct PodClaim {
-  std::string name;
-  bool ephemeral = false;
-};
-std::optional<PodClaim> ClaimOf(const api::Pod& pod, const api::Volume& volume);
-// Whether an ephemeral volume's claim was made for the pod (the pod controls it), as upstream's
-// ephemeral.VolumeIsForPod: "PVC ns/name was not created for pod ns/pod (pod is not owner)".
-absl::Status VolumeIsForPod(const api::Pod& pod, const PVC& pvc);
-
 // Upstream's helpers of k8s.io/component-helpers/storage/volume, on our objects.
 // Whether a PV's required node affinity admits the node with `labels` (none admits every node).
 bool CheckNodeAffinity(const PV& pv, const api::StringMap& labels);

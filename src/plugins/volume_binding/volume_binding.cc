@@ -6,6 +6,7 @@
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "src/base/strings.h"
+#include "src/plugins/helper/pod_volumes.h"
 
 namespace ksched::plugins::volume_binding {
 namespace {
@@ -41,7 +42,7 @@ inline constexpr StateKey<VolumeState> kStateKey{"PreFilterVolumeBinding", State
 absl::StatusOr<bool> PodHasClaims(const api::Pod& pod, const StorageLister& storage) {
   bool has = false;
   for (const api::Volume& v : pod.spec.volumes) {
-    std::optional<PodClaim> claim = ClaimOf(pod, v);
+    std::optional<helper::PodClaim> claim = helper::ClaimOf(pod, v);
     if (!claim) continue;
     has = true;
     const std::string& name = claim->name;
@@ -64,7 +65,7 @@ absl::StatusOr<bool> PodHasClaims(const api::Pod& pod, const StorageLister& stor
           fmt::format("persistentvolumeclaim \"{}\" is being deleted", name));
     }
     if (claim->ephemeral) {
-      if (absl::Status st = VolumeIsForPod(pod, *pvc); !st.ok()) return st;
+      if (absl::Status st = helper::VolumeIsForPod(pod, *pvc); !st.ok()) return st;
     }
   }
   return has;
@@ -76,7 +77,7 @@ Status AsStatus(const absl::Status& st) { return Status::Error(std::string(AsStd
 bool PodUsesClaim(const api::Pod& pod, const PVC& pvc) {
   if (pod.metadata.namespace_ != pvc.metadata.namespace_) return false;
   return std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), [&](const auto& v) {
-    std::optional<PodClaim> claim = ClaimOf(pod, v);
+    std::optional<helper::PodClaim> claim = helper::ClaimOf(pod, v);
     return claim && claim->name == pvc.metadata.name;
   });
 }

@@ -1,0 +1,274 @@
+#include "src/plugins/node_volume_limits/node_volume_limits.h"
+
+#include <algorithm>
+#include <map>
+#include <random>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
+#include "src/base/strings.h"
+#include "src/plugins/helper/csi_translation.h"
+#include "src/plugins/helper/pod_volumes.h"
+
+namespace ksched::plugins::node_volume_limits {
+namespace {
+
+// Attachable volumes by unique name ("<driver>/<handle>"), each with its driver.
+using VolumeSet = absl::flat_hash_map<std::string, std::string>;
+
+struct LimitsState final : StateData {
+  // The VolumeAttachments' CSI volumes, by node.
+  absl::flat_hash_map<std::string, VolumeSet> attachments;
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<LimitsState>(*this); }
+};
+inline constexpr StateKey<LimitsState> kStateKey{"PreFilterNodeVolumeLimits",
+                                                 StateScope::kSchedulingCycle};
+
+std::string UniqueName(std::string_view driver, std::string_view handle) {
+  return fmt::format("{}/{}", driver, handle);
+}
+
+// Whether the volume may need a node's attach slot (upstream's PreFilter test).
+bool MayAttach(const api::Volume& v) {
+  return v.source == "persistentVolumeClaim" || v.source == "ephemeral" ||
+         helper::InTreePluginOf(v.source) != nullptr;
+}
+
+// The CSI volumes the VolumeAttachments attach, by node (upstream's getNodeVolumeAttachmentInfo).
+void AddAttachments(const StorageLister& storage, std::string_view only_node,
+                    absl::flat_hash_map<std::string, VolumeSet>* out) {
+  for (const auto& va : storage.ListVolumeAttachments()) {
+    if (!only_node.empty() && va->node_name != only_node) continue;
+    if (va->attacher.empty() || va->persistent_volume_name.empty()) continue;
+    auto pv = storage.GetPersistentVolume(va->persistent_volume_name);
+    if (pv == nullptr || pv->source.kind != "csi") continue;
+    (*out)[va->node_name].emplace(UniqueName(va->attacher, pv->source.volume_handle), va->attacher);
+  }
+}
+
+// The per-driver volume limits of a node's CSINode; no entry: no limit.
+std::map<std::string, int64_t, std::less<>> LimitsOf(const api::CSINode* csi_node) {
+  std::map<std::string, int64_t, std::less<>> out;
+  if (csi_node == nullptr) return out;
+  for (const api::CSINodeDriver& d : csi_node->drivers) {
+    if (d.allocatable_count) out[d.name] = *d.allocatable_count;
+  }
+  return out;
+}
+
+// Counts a pod's volumes the way upstream's CSILimits does: a claim's driver and handle.
+class VolumeCounter {
+ public:
+  VolumeCounter(const StorageLister& storage, const api::CSINode* csi_node,
+                const std::string& random_prefix)
+      : storage_(storage), csi_node_(csi_node), random_prefix_(random_prefix) {}
+
+  // Adds the pod's attachable volumes to `out` (upstream's filterAttachableVolumes). For a
+  // `new_pod`, a claim that does not exist rejects it; an existing pod's is not counted.
+  Status Add(const api::Pod& pod, bool new_pod, VolumeSet* out) const {
+    for (const api::Volume& v : pod.spec.volumes) {
+      std::optional<helper::PodClaim> claim = helper::ClaimOf(pod, v);
+      if (!claim) {
+        if (Status st = AddInline(v, out); !st.ok()) return st;
+        continue;
+      }
+      if (claim->name.empty()) return Status::Error("PersistentVolumeClaim had no name");
+      auto pvc = storage_.GetPersistentVolumeClaim(pod.metadata.namespace_, claim->name);
+      if (pvc == nullptr) {
+        if (!new_pod) continue;
+        return Status::UnschedulableAndUnresolvable(
+            fmt::format("looking up PVC {}/{}: persistentvolumeclaim \"{}\" not found",
+                        pod.metadata.namespace_, claim->name, claim->name));
+      }
+      if (claim->ephemeral) {
+        if (absl::Status st = helper::VolumeIsForPod(pod, *pvc); !st.ok()) {
+          return Status::Error(std::string(AsStd(st.message())));
+        }
+      }
+      auto [driver, handle] = DriverOf(*pvc);
+      if (driver.empty() || handle.empty()) continue;
+      out->emplace(UniqueName(driver, handle), driver);
+    }
+    return Status();
+  }
+
+ private:
+  // An inline in-tree volume, under its CSI driver where the node migrated it.
+  Status AddInline(const api::Volume& v, VolumeSet* out) const {
+    const helper::InTreePlugin* plugin = helper::InTreePluginOf(v.source);
+    if (plugin == nullptr || !helper::CsiMigrationOn(csi_node_, *plugin)) return Status();
+    absl::StatusOr<std::string> handle = helper::InlineVolumeHandle(v);
+    if (!handle.ok()) {
+      return Status::Error(fmt::format("converting volume({}) from inline to csi: {}", v.name,
+                                       AsStd(handle.status().message())));
+    }
+    out->emplace(UniqueName(plugin->csi_driver, *handle), plugin->csi_driver);
+    return Status();
+  }
+
+  // The CSI driver and volume handle of a claim (upstream's getCSIDriverInfo); empty: not
+  // counted.
+  std::pair<std::string, std::string> DriverOf(const api::PersistentVolumeClaim& pvc) const {
+    if (pvc.volume_name.empty()) return DriverOfClass(pvc);
+    auto pv = storage_.GetPersistentVolume(pvc.volume_name);
+    if (pv == nullptr) return DriverOfClass(pvc);
+    if (pv->source.kind == "csi") return {pv->source.driver, pv->source.volume_handle};
+    const helper::InTreePlugin* plugin = helper::InTreePluginOf(pv->source.kind);
+    if (plugin == nullptr || !helper::CsiMigrationOn(csi_node_, *plugin)) return {};
+    absl::StatusOr<std::string> handle = helper::PersistentVolumeHandle(*pv);
+    if (!handle.ok()) return {};
+    return {std::string(plugin->csi_driver), *handle};
+  }
+
+  // An unbound claim's driver is its class's provisioner; its handle is made up, unique to the
+  // claim (upstream's getCSIDriverInfoFromSC).
+  std::pair<std::string, std::string> DriverOfClass(const api::PersistentVolumeClaim& pvc) const {
+    const std::string class_name = api::StorageClassOf(pvc);
+    if (class_name.empty()) return {};
+    auto sc = storage_.GetStorageClass(class_name);
+    if (sc == nullptr) return {};
+    std::string handle =
+        fmt::format("{}-{}/{}", random_prefix_, pvc.metadata.namespace_, pvc.metadata.name);
+    if (const helper::InTreePlugin* plugin = helper::InTreePluginNamed(sc->provisioner)) {
+      if (!helper::CsiMigrationOn(csi_node_, *plugin)) return {};
+      return {std::string(plugin->csi_driver), std::move(handle)};
+    }
+    return {sc->provisioner, std::move(handle)};
+  }
+
+  const StorageLister& storage_;
+  const api::CSINode* csi_node_;
+  const std::string& random_prefix_;
+};
+
+std::string RandomPrefix() {
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";  // As upstream's rand.String.
+  std::random_device seed;
+  std::mt19937 gen(seed());
+  std::uniform_int_distribution<size_t> pick(0, sizeof(kAlphabet) - 2);
+  std::string out(32, ' ');
+  for (char& c : out) c = kAlphabet[pick(gen)];
+  return out;
+}
+
+}  // namespace
+
+NodeVolumeLimits::NodeVolumeLimits(Handle& handle)
+    : handle_(handle), random_volume_id_prefix_(RandomPrefix()) {}
+
+Status NodeVolumeLimits::PreFilter(CycleState& state, const api::Pod& pod,
+                                   const std::vector<const NodeInfo*>&, PreFilterResult*) {
+  if (std::none_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), MayAttach)) {
+    return Status::Skip();
+  }
+  auto s = std::make_unique<LimitsState>();
+  AddAttachments(handle_.storage(), "", &s->attachments);
+  state.Write(kStateKey, std::move(s));
+  return Status();
+}
+
+Status NodeVolumeLimits::Filter(const CycleState& state, const api::Pod& pod,
+                                const NodeInfo& node) {
+  if (pod.spec.volumes.empty()) return Status();
+  const StorageLister& storage = handle_.storage();
+  auto csi_node = storage.GetCSINode(node.name());
+  VolumeCounter counter(storage, csi_node.get(), random_volume_id_prefix_);
+  VolumeSet new_volumes;
+  if (Status st = counter.Add(pod, /*new_pod=*/true, &new_volumes); !st.ok()) return st;
+  if (new_volumes.empty()) return Status();
+  const auto limits = LimitsOf(csi_node.get());
+  if (limits.empty()) return Status();
+
+  VolumeSet attached;
+  for (const auto& existing : node.pods()) {
+    if (Status st = counter.Add(*existing->pod, /*new_pod=*/false, &attached); !st.ok()) return st;
+  }
+  absl::flat_hash_map<std::string, int64_t> count;
+  for (const auto& [name, driver] : attached) {
+    new_volumes.erase(name);  // A volume several pods use counts once.
+    ++count[driver];
+  }
+  absl::flat_hash_map<std::string, VolumeSet> computed;
+  const absl::flat_hash_map<std::string, VolumeSet>* attachments = &computed;
+  if (const LimitsState* s = state.Read(kStateKey)) {
+    attachments = &s->attachments;
+  } else {
+    AddAttachments(storage, node.name(), &computed);
+  }
+  if (auto it = attachments->find(node.name()); it != attachments->end()) {
+    for (const auto& [name, driver] : it->second) {
+      if (!attached.contains(name)) ++count[driver];
+    }
+  }
+  absl::flat_hash_map<std::string, int64_t> wanted;
+  for (const auto& [name, driver] : new_volumes) ++wanted[driver];
+  for (const auto& [driver, n] : wanted) {
+    auto limit = limits.find(driver);
+    if (limit != limits.end() && count[driver] + n > limit->second) {
+      return Status::Unschedulable(kErrReasonMaxVolumeCountExceeded);
+    }
+  }
+  return Status();
+}
+
+std::vector<ClusterEventWithHint> NodeVolumeLimits::EventsToRegister() const {
+  auto csi_node_updated = [](const api::Pod&, const ClusterEventData& e) {
+    const auto& [o, n] = e.storage.csi_node;
+    if (n == nullptr) return QueueingHint::kQueue;
+    const auto old_limits = LimitsOf(o);
+    for (const api::CSINodeDriver& d : n->drivers) {
+      auto it = old_limits.find(d.name);
+      const int64_t old_limit = it == old_limits.end() ? 0 : it->second;
+      if (d.allocatable_count.value_or(0) > old_limit) return QueueingHint::kQueue;
+    }
+    return QueueingHint::kQueueSkip;
+  };
+  auto pod_deleted = [](const api::Pod&, const ClusterEventData& e) {
+    const api::Pod* deleted = e.old_pod;
+    if (deleted == nullptr) return QueueingHint::kQueue;
+    if (deleted->spec.node_name.empty() && deleted->status.nominated_node_name.empty()) {
+      return QueueingHint::kQueueSkip;
+    }
+    const auto& vs = deleted->spec.volumes;
+    return std::any_of(vs.begin(), vs.end(), MayAttach) ? QueueingHint::kQueue
+                                                        : QueueingHint::kQueueSkip;
+  };
+  auto claim_added = [](const api::Pod& pod, const ClusterEventData& e) {
+    const api::PersistentVolumeClaim* pvc = e.storage.pvc.new_obj;
+    if (pvc == nullptr) return QueueingHint::kQueue;
+    if (pvc->metadata.namespace_ != pod.metadata.namespace_) return QueueingHint::kQueueSkip;
+    for (const api::Volume& v : pod.spec.volumes) {
+      std::optional<helper::PodClaim> claim = helper::ClaimOf(pod, v);
+      if (claim && claim->name == pvc->metadata.name) return QueueingHint::kQueue;
+    }
+    return QueueingHint::kQueueSkip;
+  };
+  auto attachment_deleted = [](const api::Pod& pod, const ClusterEventData& e) {
+    const api::VolumeAttachment* va = e.storage.volume_attachment.old_obj;
+    for (const api::Volume& v : pod.spec.volumes) {
+      if (v.source == "persistentVolumeClaim") return QueueingHint::kQueue;
+      const helper::InTreePlugin* plugin = helper::InTreePluginOf(v.source);
+      if (plugin == nullptr) continue;
+      // A volume that does not translate is an error upstream, which queues the pod.
+      if (va == nullptr || !helper::InlineVolumeHandle(v).ok() ||
+          va->attacher == plugin->csi_driver) {
+        return QueueingHint::kQueue;
+      }
+    }
+    return QueueingHint::kQueueSkip;
+  };
+  return {
+      {{EventResource::kCSINode, kAdd}, nullptr},
+      {{EventResource::kCSINode, kUpdate}, csi_node_updated},
+      {{EventResource::kPod, kDelete}, pod_deleted},
+      {{EventResource::kPersistentVolumeClaim, kAdd}, claim_added},
+      {{EventResource::kVolumeAttachment, kDelete}, attachment_deleted},
+  };
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle& handle) {
+  return std::make_unique<NodeVolumeLimits>(handle);
+}
+
+}  // namespace ksched::plugins::node_volume_limits

@@ -1,0 +1,62 @@
+// NodeVolumeLimits: a node attaches at most as many volumes of a CSI driver as its CSINode's
+// allocatable count for that driver (upstream's plugins/nodevolumelimits, CSILimits, 1.36).
+//
+// The pod's new volumes are counted against those of the pods on the node (placed, assumed or
+// nominated) and the node's VolumeAttachments, each volume once ("<driver>/<handle>"): a claim's
+// bound CSI PV, an unbound claim's class provisioner, and in-tree GCE PD, AWS EBS, Azure Disk,
+// Cinder and Portworx volumes (inline or PVs) under the CSI driver they migrated to, on nodes
+// with a CSINode.
+//
+//   - PreFilter: Skip for a pod without claims, ephemeral volumes or migrating in-tree volumes.
+//   - Filter: Unschedulable `node(s) exceed max volume count` where a driver's count would pass
+//     its limit; UnschedulableAndUnresolvable for a claim that does not exist
+//     (`looking up PVC default/data: persistentvolumeclaim "data" not found`); an Error for an
+//     in-tree volume that does not translate (`converting volume(v) from inline to csi: ...`).
+//   - A node without a CSINode, or whose drivers report no count, has no limit.
+//   - The VolumeLimitScaling gate (alpha, off in 1.36) is not implemented: a missing driver on the
+//     node does not reject the pod.
+//
+// Thread safety: Filter runs concurrently; the plugin keeps no state but the cycle's.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ksched/handle.h"
+#include "ksched/plugin.h"
+#include "ksched/plugin_args.h"
+#include "src/plugins/names.h"
+
+namespace ksched::plugins::node_volume_limits {
+
+inline constexpr char kErrReasonMaxVolumeCountExceeded[] = "node(s) exceed max volume count";
+
+class NodeVolumeLimits final : public PreFilterPlugin,
+                               public FilterPlugin,
+                               public EnqueueExtensions {
+ public:
+  explicit NodeVolumeLimits(Handle& handle);
+  std::string_view Name() const override { return names::kNodeVolumeLimits; }
+
+  Status PreFilter(CycleState& state, const api::Pod& pod,
+                   const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;
+  Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
+
+  // CSINode Add, CSINode Update (a driver's count grew), Pod Delete (a placed or nominated pod
+  // with claims or migrating volumes), PersistentVolumeClaim Add (one of the pod's),
+  // VolumeAttachment Delete (the pod has claims or a volume of the attacher), as upstream.
+  std::vector<ClusterEventWithHint> EventsToRegister() const override;
+
+ private:
+  Handle& handle_;
+  // Names an unbound claim's volume, so that it never equals a real volume's handle.
+  const std::string random_volume_id_prefix_;
+};
+
+// The plugin takes no args; `args` is ignored.
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+
+}  // namespace ksched::plugins::node_volume_limits
