@@ -29,8 +29,9 @@ class ClusterWriter {
                            std::string_view action, std::string message) = 0;
 
   // Sets one of the pod's conditions (PodScheduled, or DisruptionTarget for a preemption victim)
-  // and, when `nominated_node` is set, its status.nominatedNodeName ("" clears it). A writer may
-  // send it without waiting for the answer (the real cluster's does).
+  // and, when `nominated_node` is set, its status.nominatedNodeName ("" clears it). A condition
+  // without a type sets only the nominated node. A writer may send it without waiting for the
+  // answer (the real cluster's does).
   virtual absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                        const std::string* nominated_node) = 0;
   // Sets the condition as UpdatePodStatus does, and returns only once the cluster has answered

@@ -299,7 +299,7 @@ json ApiWriter::StatusPatch(const api::PodCondition& c, const std::string* nomin
                {"message", c.message},
                {"lastTransitionTime",
                 c.last_transition_time.empty() ? json(nullptr) : json(c.last_transition_time)}};
-  json status = {{"conditions", json::array({cond})}};
+  json status = c.type.empty() ? json::object() : json{{"conditions", json::array({cond})}};
   if (nominated_node != nullptr) {
     status["nominatedNodeName"] = nominated_node->empty() ? json(nullptr) : json(*nominated_node);
   }
@@ -314,11 +314,12 @@ bool HasStatus(const api::Pod& pod, const api::PodCondition& condition,
   bool same_nominated =
       nominated_node == nullptr || *nominated_node == pod.status.nominated_node_name;
   return same_nominated &&
-         std::any_of(pod.status.conditions.begin(), pod.status.conditions.end(),
-                     [&](const api::PodCondition& c) {
-                       return c.type == condition.type && c.status == condition.status &&
-                              c.reason == condition.reason && c.message == condition.message;
-                     });
+         (condition.type.empty() ||
+          std::any_of(pod.status.conditions.begin(), pod.status.conditions.end(),
+                      [&](const api::PodCondition& c) {
+                        return c.type == condition.type && c.status == condition.status &&
+                               c.reason == condition.reason && c.message == condition.message;
+                      }));
 }
 
 HttpRequest StatusPatchRequest(const api::Pod& pod, const api::PodCondition& condition,

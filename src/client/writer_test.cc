@@ -82,6 +82,10 @@ TEST(ApiWriterTest, StatusPatchMergesTheConditionAndClearsTheNominatedNode) {
             R"("reason":"Unschedulable","status":"False","type":"PodScheduled"}],)"
             R"("nominatedNodeName":null}})");
   EXPECT_FALSE(ApiWriter::StatusPatch(c, nullptr)["status"].contains("nominatedNodeName"));
+  // Without a condition: only the nominated node, as before a PreBind that has work to do.
+  std::string node = "node-1";
+  EXPECT_EQ(ApiWriter::StatusPatch({}, &node).dump(),
+            R"({"status":{"nominatedNodeName":"node-1"}})");
 }
 
 // VolumeBinding's writes: JSON merge patches that carry the resourceVersion read, so that a

@@ -137,10 +137,15 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
     StartAsyncBindingCycle(fw, std::move(state), std::move(info), assumed, result.node, start);
     return true;
   }
+  // As upstream with NominatedNodeNameForExpectation (beta, on in 1.36): when PreBind has work to
+  // do or Permit holds the pod, its nominatedNodeName tells other components (the cluster
+  // autoscaler) where it is going meanwhile. The API server clears it on bind.
+  const bool nominate = pre_flight.ok() || permit.IsWait();
+  if (nominate) (void)options_.writer->UpdatePodStatus(*assumed, {}, &result.node);
   // std::function needs a copyable callable: the state moves into a shared_ptr.
   auto bind = [this, &fw, state = std::shared_ptr<CycleState>(std::move(state)),
-               info = std::move(info), assumed, node = result.node, start]() mutable {
-    RunBindingCycle(fw, state, std::move(info), assumed, node, start);
+               info = std::move(info), assumed, node = result.node, start, nominate]() mutable {
+    RunBindingCycle(fw, state, std::move(info), assumed, node, start, nominate);
   };
   binding_.Run(std::move(bind));
   return true;
@@ -355,16 +360,17 @@ std::string Scheduler::SelectHost(const framework::ScoreTable& scores) {
 void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,
                                     const std::string& node, CycleRecord* record,
                                     SteadyTime start) {
+  const std::optional<std::string> clear_nominated = "";
   if (!status.IsRejected()) {
-    HandleFailure(std::move(info), status, nullptr, std::nullopt, record, start);
+    HandleFailure(std::move(info), status, nullptr, clear_nominated, record, start);
     return;
   }
   // As upstream: a rejection after the node was chosen reads as a one-node FitError.
   FitError fe{.num_all_nodes = 1};
   fe.diagnosis.node_to_status.statuses[node] = status;
   fe.diagnosis.AddPluginStatus(status);
-  HandleFailure(std::move(info), Status(status.code(), {fe.Error()}), &fe.diagnosis, std::nullopt,
-                record, start);
+  HandleFailure(std::move(info), Status(status.code(), {fe.Error()}), &fe.diagnosis,
+                clear_nominated, record, start);
 }
 
 void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
@@ -409,11 +415,17 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
 
 void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                                 QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
-                                const std::string& node, SteadyTime start) {
+                                const std::string& node, SteadyTime start, bool nominated) {
   binding_goroutines_->Add(1);
   Status s = fw.WaitOnPermit(*assumed);
   if (s.ok()) s = fw.RunPreBindPlugins(*state, *assumed, node);
   if (s.ok()) s = fw.RunBindPlugins(*state, *assumed, node);
+  if (!s.ok() && nominated) {
+    // The pod as the API server has it now, so that the failure clears the nomination.
+    auto pod = std::make_shared<api::Pod>(info.pod());
+    pod->status.nominated_node_name = node;
+    info.pod_info = PodInfo::Make(std::move(pod));
+  }
   FinishBindingCycle(fw, *state, std::move(info), assumed, node, start, std::move(s));
 }
 

@@ -191,13 +191,15 @@ class Scheduler : public ClusterEventSink {
                      const std::optional<std::string>& nominated_node, CycleRecord* record,
                      SteadyTime start);
   // A failure after `node` was chosen (Reserve, Permit, binding): rejections become a one-node
-  // FitError, anything else an error.
+  // FitError, anything else an error; the pod's nomination is cleared, as upstream's
+  // clearNominatedNode.
   void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
                            CycleRecord* record, SteadyTime start);
   // The binding cycle on a binding thread: waits on Permit, runs PreBind and Bind, and finishes.
+  // `nominated`: the pod's nominatedNodeName was set to `node` for it, and is cleared if it fails.
   void RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
                        QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
-                       const std::string& node, SteadyTime start);
+                       const std::string& node, SteadyTime start, bool nominated);
   // The binding cycle of a pod that did not wait on Permit, when fw.CanBindAsync(...): the bind is
   // sent from the calling thread and the cycle finishes where its answer arrives, or on a binding
   // thread when what is left may block (a failure's Unreserve, PostBind plugins).

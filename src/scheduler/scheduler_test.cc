@@ -104,6 +104,8 @@ TEST_F(SchedulerTest, BindsAndRecordsTheScheduledEvent) {
               ::testing::ElementsAre("Successfully assigned default/p to n1"));
   EXPECT_FALSE(s_->cache().IsAssumedPod("p"));  // confirmed by the informer
   EXPECT_EQ(s_->cache().NodeOf("p"), "n1");
+  // Nothing to do before the bind: no nomination is written.
+  EXPECT_FALSE(writer_.nominated.contains("default/p"));
 }
 
 TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
@@ -574,6 +576,37 @@ TEST_F(SchedulerTest, SchedulingCycleStateIsGoneByTheBindingCycle) {
   Drain();
   s_->WaitForBindings();
   EXPECT_EQ(writer_.binds.at("default/p"), "n1");
+}
+
+// A PreBind plugin with work to do (its PreBindPreFlight is the default, Success).
+class FuncPreBind : public PreBindPlugin {
+ public:
+  explicit FuncPreBind(std::function<Status()> f) : f_(std::move(f)) {}
+  std::string_view Name() const override { return "FuncPreBind"; }
+  Status PreBind(CycleState&, const api::Pod&, std::string_view) override { return f_(); }
+
+ private:
+  std::function<Status()> f_;
+};
+
+TEST_F(SchedulerTest, APodIsNominatedToItsNodeWhilePreBindWorksAndClearedIfItFails) {
+  std::string seen = "PreBind did not run";
+  BuildWithPlugin("FuncPreBind", [&](Handle&) {
+    return std::make_unique<FuncPreBind>([&] {
+      auto it = writer_.nominated.find("default/p");  // Written before the binding cycle began.
+      seen = it == writer_.nominated.end() ? "none" : it->second;
+      return Status::Error("volumes are not bound yet");
+    });
+  });
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("p"));
+  ASSERT_TRUE(s_->ScheduleOne());
+  s_->WaitForBindings();
+  EXPECT_EQ(seen, "n1");
+  EXPECT_EQ(writer_.nominated.at("default/p"), "");  // The failure cleared it.
+  EXPECT_EQ(writer_.conditions.at("default/p").message,
+            "running PreBind plugin \"FuncPreBind\": volumes are not bound yet");
+  EXPECT_FALSE(writer_.binds.contains("default/p"));
 }
 
 TEST_F(SchedulerTest, APostFilterNominationIsWrittenToThePodStatus) {

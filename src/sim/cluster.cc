@@ -385,9 +385,11 @@ absl::Status Cluster::UpdatePodStatus(const api::Pod& pod, const api::PodConditi
     return absl::NotFoundError(fmt::format("pods \"{}\" not found", pod.metadata.name));
   }
   auto updated = std::make_shared<api::Pod>(*pods_[it->second]);
-  std::erase_if(updated->status.conditions,
-                [&](const auto& c) { return c.type == condition.type; });
-  updated->status.conditions.push_back(condition);
+  if (!condition.type.empty()) {
+    std::erase_if(updated->status.conditions,
+                  [&](const auto& c) { return c.type == condition.type; });
+    updated->status.conditions.push_back(condition);
+  }
   const bool renominated =
       nominated_node != nullptr && *nominated_node != updated->status.nominated_node_name;
   if (nominated_node != nullptr) updated->status.nominated_node_name = *nominated_node;

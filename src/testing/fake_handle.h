@@ -63,7 +63,8 @@ class RecordingWriter : public ClusterWriter {
   absl::Status UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                const std::string* nominated_node) override {
     absl::MutexLock lock(&mu_);
-    conditions[pod.metadata.namespace_ + "/" + pod.metadata.name] = condition;
+    if (!condition.type.empty())
+      conditions[pod.metadata.namespace_ + "/" + pod.metadata.name] = condition;
     if (nominated_node)
       nominated[pod.metadata.namespace_ + "/" + pod.metadata.name] = *nominated_node;
     return absl::OkStatus();

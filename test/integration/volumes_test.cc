@@ -136,8 +136,9 @@ TEST_F(VolumesTest, MissingClaimKeepsThePodPendingUntilItAppears) {
   EXPECT_EQ(NodeOf(ns, "db"), "missing-0");
 }
 
-// Dynamic provisioning: ksched writes the selected node on the claim, and waits; the test plays
-// the provisioner (a PV on that node, pre-bound to the claim) and the PV controller binds it.
+// Dynamic provisioning: ksched writes the selected node on the claim and the pod's
+// nominatedNodeName, and waits; the test plays the provisioner (a PV on that node, pre-bound to the
+// claim) and the PV controller binds it.
 TEST_F(VolumesTest, ProvisionedClaimGetsTheSelectedNodeAndThePodWaitsForTheVolume) {
   const std::string ns = Namespace("dynamic", 2);
   Create(StorageClass("dynamic-fake", "example.com/fake"));
@@ -152,8 +153,14 @@ TEST_F(VolumesTest, ProvisionedClaimGetsTheSelectedNodeAndThePodWaitsForTheVolum
                    .value("volume.kubernetes.io/selected-node", "");
     return !selected.empty();
   }));
-  // Not bound while its volume is missing.
-  EXPECT_EQ(Get({"pod", "db", "-n", ns})["spec"].value("nodeName", ""), "");
+  // Not bound while its volume is missing, but nominated there, so that other components (the
+  // cluster autoscaler) see where it is going.
+  json waiting;
+  EXPECT_TRUE(Eventually([&] {
+    waiting = Get({"pod", "db", "-n", ns});
+    return waiting["status"].value("nominatedNodeName", "") == selected;
+  })) << waiting["status"].dump();
+  EXPECT_EQ(waiting["spec"].value("nodeName", ""), "");
   json claim = Get({"pvc", "data", "-n", ns});
   json pv = LocalVolume("dynamic-pv", "dynamic-fake", selected);
   pv["spec"]["claimRef"] = {{"namespace", ns},
@@ -163,6 +170,8 @@ TEST_F(VolumesTest, ProvisionedClaimGetsTheSelectedNodeAndThePodWaitsForTheVolum
                             {"apiVersion", "v1"}};
   Create(pv);
   EXPECT_EQ(NodeOf(ns, "db"), selected);
+  // The API server clears the nomination on bind.
+  EXPECT_EQ(Get({"pod", "db", "-n", ns})["status"].value("nominatedNodeName", ""), "");
 }
 
 // An unbound claim of an Immediate class keeps the pod pending: the PV controller binds such
