@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-decode bench-quick difftest chaos chaos-short image clean
+.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-decode bench-quick bench-volumes difftest chaos chaos-short image clean
 
 all: build
 
@@ -81,6 +81,12 @@ bench-quick: build k8s
 	  --benchmark_filter='BM_SchedulePods/500/' \
 	  --benchmark_out=$(BENCH_OUT)/in_process.json --benchmark_out_format=json
 	@$(BUILD_DIR)/bench/side_by_side --set quick --out $(BENCH_OUT) --in-process $(BENCH_OUT)/in_process.json
+
+# scheduler_perf's volume workloads (PVs in-tree, migrated and CSI) and WaitForFirstConsumer claims
+# bound by the PV controller, side by side.
+bench-volumes: build k8s
+	@mkdir -p $(BENCH_OUT)
+	@$(BUILD_DIR)/bench/side_by_side --set volumes --out $(BENCH_OUT)
 
 # ksched against the upstream kube-scheduler on every scenario file and SEEDS random cases
 # (README, "Fidelity"); the report goes to build/difftest/report.json.

@@ -257,11 +257,11 @@ BENCHMARK_CAPTURE(BM_TeamFilter, library, true)
     ->Iterations(1)
     ->UseRealTime();
 
-// scheduler_perf's workloads, as BM_Workload/<name>; the churn of SchedulingWithMixedChurn is
-// made of API objects, so that one runs only side by side.
+// scheduler_perf's workloads, as BM_Workload/<name>; the churn of SchedulingWithMixedChurn and
+// the volume workloads' claims are API objects, so those run only side by side.
 void RegisterWorkloads() {
   for (const Workload& w : PerfWorkloads()) {
-    if (w.churn) continue;
+    if (w.churn || !w.volumes.empty()) continue;
     benchmark::RegisterBenchmark(("BM_Workload/" + w.name).c_str(), BM_Workload, w)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1)

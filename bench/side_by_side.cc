@@ -9,7 +9,8 @@
 // The two schedulers read the same KubeSchedulerConfiguration: client QPS and burst 5000 (as
 // scheduler_perf's), no leader election, the default percentageOfNodesToScore.
 //
-//   build/bench/side_by_side [--set default|quick] [--workload NAME[:NODES:INIT:MEASURE]]...
+//   build/bench/side_by_side [--set default|quick|volumes] [--workload
+//   NAME[:NODES:INIT:MEASURE]]...
 //                            [--runners ceiling,kube-scheduler,ksched] [--out DIR]
 //                            [--in-process scheduling_bench.json] [--profile]
 //
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <optional>
 #include <set>
 #include <thread>
@@ -196,10 +198,11 @@ absl::StatusOr<std::vector<int64_t>> BindSeconds(client::HttpClient& http, const
   return out;
 }
 
-// Creates objects with up to `in_flight` requests outstanding, as scheduler_perf's creators run
-// many at once.
-absl::Status CreateAll(client::HttpClient& http, const std::vector<json>& objects,
-                       int in_flight = 32) {
+// Sends a request for each object, with up to `in_flight` outstanding, as scheduler_perf's
+// creators run many at once.
+absl::Status SendAll(client::HttpClient& http, const std::vector<json>& objects,
+                     const std::function<client::HttpRequest(const json&)>& request,
+                     int in_flight = 32) {
   absl::Mutex mu;
   int pending = 0;
   std::string error;
@@ -212,16 +215,35 @@ absl::Status CreateAll(client::HttpClient& http, const std::vector<json>& object
       if (!error.empty()) break;
       ++pending;
     }
-    http.Send({.method = "POST", .path = CollectionOf(o), .body = o.dump()},
-              [&](const client::HttpResponse& r) {
-                absl::MutexLock lock(&mu);
-                --pending;
-                if (!r.ok() && error.empty()) error = std::string(r.ToStatus().message());
-              });
+    http.Send(request(o), [&](const client::HttpResponse& r) {
+      absl::MutexLock lock(&mu);
+      --pending;
+      if (!r.ok() && error.empty()) error = std::string(r.ToStatus().message());
+    });
   }
   absl::MutexLock lock(&mu);
   mu.Await(absl::Condition(&idle));
-  return error.empty() ? absl::OkStatus() : absl::InternalError("creating objects: " + error);
+  return error.empty() ? absl::OkStatus() : absl::InternalError(error);
+}
+
+absl::Status CreateAll(client::HttpClient& http, const std::vector<json>& objects) {
+  absl::Status st = SendAll(http, objects, [](const json& o) -> client::HttpRequest {
+    return {.method = "POST", .path = CollectionOf(o), .body = o.dump()};
+  });
+  if (!st.ok()) return absl::InternalError("creating objects: " + std::string(st.message()));
+  // The API server ignores a status on create: PVs' and claims' phases go in after.
+  std::vector<json> with_status;
+  for (const json& o : objects) {
+    if (o.contains("status") && o.value("kind", "") != "Node") with_status.push_back(o);
+  }
+  st = SendAll(http, with_status, [](const json& o) -> client::HttpRequest {
+    return {.method = "PATCH",
+            .path = testing::PathOf(o) + "/status",
+            .body = json{{"status", o["status"]}}.dump(),
+            .content_type = "application/merge-patch+json"};
+  });
+  if (!st.ok()) return absl::InternalError("writing statuses: " + std::string(st.message()));
+  return absl::OkStatus();
 }
 
 // Priority admission computes spec.priority from the class and refuses one given by hand, so a
@@ -250,11 +272,64 @@ json Named(json o, const std::string& name, const std::string& ns = "") {
 }
 
 // The objects of a workload, ready to create: first what the pods need (namespaces, priority
-// classes), then the nodes, the init pods and the measured pods.
+// classes, the StorageClass), then the nodes (and their CSINodes), the pods' claims and PVs, the
+// init pods and the measured pods.
 struct WorkloadObjects {
-  std::vector<json> setup, nodes, init_pods, measure_pods;
+  std::vector<json> setup, nodes, storage, init_pods, measure_pods;
   json churn_node, churn_pod, churn_service;
 };
+
+constexpr char kEbsDriver[] = "ebs.csi.aws.com";
+
+// A local PV of class "local" on `node`, for the WaitForFirstConsumer workload.
+json LocalVolume(const std::string& name, const std::string& node) {
+  json term = {{"matchExpressions",
+                {{{"key", "kubernetes.io/hostname"}, {"operator", "In"}, {"values", {node}}}}}};
+  return {{"apiVersion", "v1"},
+          {"kind", "PersistentVolume"},
+          {"metadata", {{"name", name}}},
+          {"spec",
+           {{"capacity", {{"storage", "1Gi"}}},
+            {"accessModes", {"ReadWriteOnce"}},
+            {"storageClassName", "local"},
+            {"persistentVolumeReclaimPolicy", "Retain"},
+            {"local", {{"path", "/mnt/" + name}}},
+            {"nodeAffinity", {{"required", {{"nodeSelectorTerms", {term}}}}}}}}};
+}
+
+// Pod `i` of namespace `ns` mounts claim "pvc-<i>", added to `storage` with its PV
+// (Workload::volumes).
+void AddVolume(const Workload& w, const json& pv_template, const json& pvc_template,
+               const std::string& ns, int i, json& pod, std::vector<json>* storage) {
+  const std::string claim = fmt::format("pvc-{}", i);
+  json pvc = Named(pvc_template, claim, ns);
+  json pv;
+  if (w.volumes == "local-wffc") {
+    pvc["metadata"].erase("annotations");
+    pvc["spec"]["storageClassName"] = "local";
+    pvc["spec"]["accessModes"] = {"ReadWriteOnce"};
+    pv = LocalVolume(fmt::format("{}-local-{}", ns, i), NodeName(i % w.nodes));
+  } else {  // As scheduler_perf's volume factory and CreatePodWithPersistentVolume.
+    const std::string id = fmt::format("vol-{}", i);
+    pv = Named(pv_template, ns + "-" + id);
+    json& spec = pv["spec"];
+    if (spec.contains("csi")) {
+      spec["csi"]["volumeHandle"] = ns + "-" + id;
+    } else {
+      spec["awsElasticBlockStore"]["volumeID"] = id;
+    }
+    spec["claimRef"] = {{"kind", "PersistentVolumeClaim"},
+                        {"apiVersion", "v1"},
+                        {"namespace", ns},
+                        {"name", claim}};
+    pv["status"] = {{"phase", "Bound"}};
+    pvc["spec"]["volumeName"] = pv["metadata"]["name"];
+    pvc["status"] = {{"phase", "Bound"}};
+  }
+  storage->push_back(std::move(pvc));
+  storage->push_back(std::move(pv));
+  pod["spec"]["volumes"] = {{{"name", "vol"}, {"persistentVolumeClaim", {{"claimName", claim}}}}};
+}
 
 absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
   WorkloadObjects out;
@@ -284,16 +359,62 @@ absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
         {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
   }
   for (int64_t value : classes) out.setup.push_back(PriorityClass(value));
+  if (w.volumes == "local-wffc") {
+    out.setup.push_back({{"apiVersion", "storage.k8s.io/v1"},
+                         {"kind", "StorageClass"},
+                         {"metadata", {{"name", "local"}}},
+                         {"provisioner", "kubernetes.io/no-provisioner"},
+                         {"volumeBindingMode", "WaitForFirstConsumer"}});
+  }
   for (int i = 0; i < w.nodes; ++i) {
     json n = Named(*node, NodeName(i));
     for (const auto& [key, value] : NodeLabels(w, i)) n["metadata"]["labels"][key] = value;
-    out.nodes.push_back(std::move(n));
+    if (w.csi_attach_limit > 0) {
+      const std::string count = std::to_string(w.csi_attach_limit);
+      // Allocatable, once given, is not defaulted to the capacity any more.
+      if (!n["status"].contains("allocatable"))
+        n["status"]["allocatable"] = n["status"]["capacity"];
+      for (const char* list : {"capacity", "allocatable"}) {
+        n["status"][list][fmt::format("attachable-volumes-csi-{}", kEbsDriver)] = count;
+      }
+      json driver = {{"name", kEbsDriver},
+                     {"nodeID", NodeName(i)},
+                     {"allocatable", {{"count", w.csi_attach_limit}}}};
+      json csi_node = {{"apiVersion", "storage.k8s.io/v1"},
+                       {"kind", "CSINode"},
+                       {"metadata", {{"name", NodeName(i)}}},
+                       {"spec", {{"drivers", {driver}}}}};
+      csi_node["metadata"]["annotations"]["storage.alpha.kubernetes.io/migrated-plugins"] =
+          w.migrated ? "kubernetes.io/aws-ebs" : "";
+      out.nodes.push_back(std::move(n));
+      out.nodes.push_back(std::move(csi_node));
+    } else {
+      out.nodes.push_back(std::move(n));
+    }
+  }
+  json pv_template, pvc_template;
+  if (!w.volumes.empty()) {
+    absl::StatusOr<json> pv = TemplateJson(w.volumes == "local-wffc" ? "pv-csi" : w.volumes);
+    absl::StatusOr<json> pvc = TemplateJson("pvc");
+    for (const absl::Status& st : {pv.status(), pvc.status()}) {
+      if (!st.ok()) return st;
+    }
+    pv_template = *pv;
+    pvc_template = *pvc;
   }
   for (int i = 0; i < w.init_pods; ++i) {
-    out.init_pods.push_back(Named(*init, fmt::format("init-{}", i), kInitNamespace));
+    json pod = Named(*init, fmt::format("init-{}", i), kInitNamespace);
+    if (!w.volumes.empty()) {
+      AddVolume(w, pv_template, pvc_template, kInitNamespace, i, pod, &out.storage);
+    }
+    out.init_pods.push_back(std::move(pod));
   }
   for (int i = 0; i < w.measure_pods; ++i) {
-    out.measure_pods.push_back(Named(*measure, fmt::format("measure-{}", i), kMeasureNamespace));
+    json pod = Named(*measure, fmt::format("measure-{}", i), kMeasureNamespace);
+    if (!w.volumes.empty()) {
+      AddVolume(w, pv_template, pvc_template, kMeasureNamespace, i, pod, &out.storage);
+    }
+    out.measure_pods.push_back(std::move(pod));
   }
   return out;
 }
@@ -357,7 +478,9 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
                  r.error.c_str());
     return r;
   };
-  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start();
+  // The PV controller binds the WaitForFirstConsumer workload's claims.
+  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster =
+      ControlPlane::Start({.controller_manager = w.volumes == "local-wffc"});
   if (!cluster.ok()) return fail("starting the control plane", cluster.status());
   absl::StatusOr<client::RestConfig> rest =
       client::LoadRestConfig({.kubeconfig = (*cluster)->kubeconfig()});
@@ -367,7 +490,8 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
   rest->user_agent = "side-by-side";
   auto http = client::HttpClient::Create(*rest);
   if (!http.ok()) return fail("client", http.status());
-  for (const auto* batch : {&objects.setup, &objects.nodes, &objects.init_pods}) {
+  // The measured pods' claims and PVs too: only the pods are made while the scheduler runs.
+  for (const auto* batch : {&objects.setup, &objects.nodes, &objects.storage, &objects.init_pods}) {
     if (absl::Status st = CreateAll(**http, *batch); !st.ok()) return fail("setup", st);
   }
 
@@ -448,12 +572,17 @@ absl::StatusOr<Workload> ParseWorkload(const std::string& arg) {
   return w;
 }
 
-// The sets `make bench` and `make bench-quick` run. The default set runs SchedulingBasic,
-// PodAntiAffinity and PreemptionBasic at scheduler_perf's sizes, and the others with fewer pods,
-// so that the whole set, three runners each, ends within 20 minutes on 2 cores.
+// The sets `make bench`, `make bench-quick` and `make bench-volumes` run. The default set runs
+// SchedulingBasic, PodAntiAffinity and PreemptionBasic at scheduler_perf's sizes, and the others
+// with fewer pods, so that the whole set, three runners each, ends within 20 minutes on 2 cores.
+// The volume set runs scheduler_perf's volume workloads at their 500Nodes sizes.
 std::vector<std::string> WorkloadSet(const std::string& set) {
   if (set == "quick") {
     return {"SchedulingBasic:500:500:2000", "SchedulingPodAntiAffinity:500:100:300"};
+  }
+  if (set == "volumes") {
+    return {"SchedulingInTreePVs:500:500:1000", "SchedulingMigratedInTreePVs:500:500:1000",
+            "SchedulingCSIPVs:500:500:1000", "SchedulingWaitForFirstConsumerPVs"};
   }
   return {"SchedulingBasic",
           "SchedulingNodeAffinity:5000:1000:5000",
@@ -472,7 +601,8 @@ int Main(int argc, char** argv) {
   bool profile = false;
   std::vector<std::string> workload_args;
   std::string runners = "ceiling,kube-scheduler,ksched";
-  app.add_option("--set", set, "default or quick")->check(CLI::IsMember({"default", "quick"}));
+  app.add_option("--set", set, "default, quick or volumes")
+      ->check(CLI::IsMember({"default", "quick", "volumes"}));
   app.add_option("--workload", workload_args,
                  "NAME or NAME:NODES:INIT:MEASURE, repeatable; replaces the set");
   app.add_option("--runners", runners, "comma-separated, in the order they run");

@@ -57,6 +57,32 @@ const std::vector<Workload>& PerfWorkloads() {
        .measure_template = "pod-high-priority",
        .measure_pods = 500},
       {.name = "SchedulingWithMixedChurn", .measure_pods = 10000, .churn = true, .threshold = 265},
+      // The volume workloads at their thresholded sizes in v1.36.3's volumes/performance-config.
+      {.name = "SchedulingInTreePVs",
+       .init_pods = 1000,
+       .measure_pods = 2000,
+       .threshold = 90,
+       .volumes = "pv-aws"},
+      {.name = "SchedulingMigratedInTreePVs",
+       .init_pods = 5000,
+       .measure_pods = 5000,
+       .threshold = 35,
+       .volumes = "pv-aws",
+       .csi_attach_limit = 39,
+       .migrated = true},
+      {.name = "SchedulingCSIPVs",
+       .init_pods = 5000,
+       .measure_pods = 5000,
+       .threshold = 48,
+       .volumes = "pv-csi",
+       .csi_attach_limit = 39},
+      // Not scheduler_perf's (it runs no PV controller): static local PVs that the pods' claims
+      // wait for, bound by the PV controller after VolumeBinding's PreBind.
+      {.name = "SchedulingWaitForFirstConsumerPVs",
+       .nodes = 500,
+       .init_pods = 500,
+       .measure_pods = 1000,
+       .volumes = "local-wffc"},
   };
   return *workloads;
 }

@@ -36,6 +36,17 @@ struct Workload {
   // churn-service, while the measured pods are scheduled.
   bool churn = false;
   double threshold = 0;  // scheduler_perf's pods/s for kube-scheduler at these sizes; 0: none
+  // The volume workloads: each pod mounts claim "pvc-<i>" of its namespace, made from
+  // bench/templates/pvc.yaml and bound to its own PV "<namespace>-vol-<i>" made from
+  // bench/templates/<volumes>.yaml ("pv-aws", "pv-csi"), as scheduler_perf's createPods with
+  // persistentVolumeTemplatePath makes them; "local-wffc": the claim is of the WaitForFirstConsumer
+  // class "local" and unbound, and a local PV of node i % nodes waits for it, for the PV
+  // controller (kube-controller-manager, run for this workload) to bind. Empty: no volumes.
+  std::string volumes;
+  // Each node's CSINode allows this many ebs.csi.aws.com volumes (0: no CSINode), and names
+  // kubernetes.io/aws-ebs as migrated when `migrated`, as scheduler_perf's nodeAllocatableStrategy.
+  int csi_attach_limit = 0;
+  bool migrated = false;
 };
 
 // The workloads at the sizes of scheduler_perf's performance runs (PreemptionBasic at 500 nodes,

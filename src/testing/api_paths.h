@@ -13,7 +13,8 @@
 namespace ksched::testing {
 
 // The collection of the object's kind (and namespace, "default" if it has none): Namespace,
-// Node, PriorityClass, Service and PodDisruptionBudget; any other kind is taken for a Pod.
+// Node, PriorityClass, Service, PodDisruptionBudget, PersistentVolume, PersistentVolumeClaim,
+// StorageClass and CSINode; any other kind is taken for a Pod.
 inline std::string CollectionOf(const nlohmann::json& o) {
   const std::string kind = o.value("kind", "");
   const std::string ns = o["metadata"].value("namespace", "default");
@@ -21,6 +22,12 @@ inline std::string CollectionOf(const nlohmann::json& o) {
   if (kind == "Node") return "/api/v1/nodes";
   if (kind == "PriorityClass") return "/apis/scheduling.k8s.io/v1/priorityclasses";
   if (kind == "Service") return fmt::format("/api/v1/namespaces/{}/services", ns);
+  if (kind == "PersistentVolume") return "/api/v1/persistentvolumes";
+  if (kind == "PersistentVolumeClaim") {
+    return fmt::format("/api/v1/namespaces/{}/persistentvolumeclaims", ns);
+  }
+  if (kind == "StorageClass") return "/apis/storage.k8s.io/v1/storageclasses";
+  if (kind == "CSINode") return "/apis/storage.k8s.io/v1/csinodes";
   if (kind == "PodDisruptionBudget") {
     return fmt::format("/apis/policy/v1/namespaces/{}/poddisruptionbudgets", ns);
   }
