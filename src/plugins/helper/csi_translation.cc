@@ -1,5 +1,6 @@
 #include "src/plugins/helper/csi_translation.h"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -11,9 +12,12 @@ namespace ksched::plugins::helper {
 namespace {
 
 constexpr InTreePlugin kPlugins[] = {
-    {"gcePersistentDisk", "kubernetes.io/gce-pd", "pd.csi.storage.gke.io", true},
-    {"awsElasticBlockStore", "kubernetes.io/aws-ebs", "ebs.csi.aws.com", true},
-    {"cinder", "kubernetes.io/cinder", "cinder.csi.openstack.org", true},
+    {"gcePersistentDisk", "kubernetes.io/gce-pd", "pd.csi.storage.gke.io", true,
+     "topology.gke.io/zone"},
+    {"awsElasticBlockStore", "kubernetes.io/aws-ebs", "ebs.csi.aws.com", true,
+     "topology.ebs.csi.aws.com/zone"},
+    {"cinder", "kubernetes.io/cinder", "cinder.csi.openstack.org", true,
+     "topology.cinder.csi.openstack.org/zone"},
     {"azureDisk", "kubernetes.io/azure-disk", "disk.csi.azure.com", true},
     {"azureFile", "kubernetes.io/azure-file", "file.csi.azure.com", false},
     {"vsphereVolume", "kubernetes.io/vsphere-volume", "csi.vsphere.vmware.com", false},
@@ -118,6 +122,85 @@ absl::StatusOr<std::string> PersistentVolumeHandle(const api::PersistentVolume& 
     if (absl::Status st = AzureKindSupported(s.azure_disk_kind); !st.ok()) return st;
   }
   return s.volume_handle;
+}
+
+namespace {
+
+constexpr char kZone[] = "topology.kubernetes.io/zone";
+constexpr char kBetaZone[] = "failure-domain.beta.kubernetes.io/zone";
+constexpr char kRegion[] = "topology.kubernetes.io/region";
+constexpr char kBetaRegion[] = "failure-domain.beta.kubernetes.io/region";
+
+bool AffinityHasKey(const std::optional<api::NodeSelector>& affinity, std::string_view key) {
+  if (!affinity) return false;
+  for (const api::NodeSelectorTerm& t : affinity->node_selector_terms) {
+    for (const api::NodeSelectorRequirement& r : t.match_expressions) {
+      if (r.key == key) return true;
+    }
+  }
+  return false;
+}
+
+void RenameKey(api::NodeSelector& affinity, std::string_view from, std::string_view to) {
+  for (api::NodeSelectorTerm& t : affinity.node_selector_terms) {
+    for (api::NodeSelectorRequirement& r : t.match_expressions) {
+      if (r.key == from) r.key = to;
+    }
+  }
+}
+
+// Upstream's translateTopologyFromInTreeToCSI, on the PV's affinity.
+std::optional<api::NodeSelector> TranslateTopology(const api::PersistentVolume& pv,
+                                                   std::string_view csi_key) {
+  std::optional<api::NodeSelector> affinity = pv.node_affinity;
+  const api::StringMap& labels = pv.metadata.labels;
+  // The GA labels unless the PV uses the beta ones (its affinity first, then its labels).
+  bool beta = !AffinityHasKey(affinity, kZone) && AffinityHasKey(affinity, kBetaZone);
+  if (!AffinityHasKey(affinity, kZone) && !AffinityHasKey(affinity, kBetaZone)) {
+    beta = !labels.contains(kZone) && labels.contains(kBetaZone);
+  }
+  const char* zone_key = beta ? kBetaZone : kZone;
+  if (AffinityHasKey(affinity, zone_key)) {
+    RenameKey(*affinity, zone_key, csi_key);
+  } else if (auto it = labels.find(zone_key); it != labels.end()) {
+    std::set<std::string> zones;
+    for (absl::string_view z : absl::StrSplit(it->second, "__")) {
+      std::string zone(z.data(), z.size());
+      zone.erase(0, zone.find_first_not_of(" \t"));
+      zone.erase(zone.find_last_not_of(" \t") + 1);
+      if (!zone.empty()) zones.insert(std::move(zone));
+    }
+    if (!zones.empty()) {
+      if (!affinity) affinity.emplace();
+      if (affinity->node_selector_terms.empty()) affinity->node_selector_terms.emplace_back();
+      for (api::NodeSelectorTerm& t : affinity->node_selector_terms) {
+        t.match_expressions.push_back(
+            {.key = std::string(csi_key), .op = "In", .values = {zones.begin(), zones.end()}});
+      }
+    }
+  }
+  if (beta && AffinityHasKey(affinity, kBetaRegion)) RenameKey(*affinity, kBetaRegion, kRegion);
+  return affinity;
+}
+
+}  // namespace
+
+absl::StatusOr<std::optional<api::NodeSelector>> MigratedNodeAffinity(
+    const api::PersistentVolume& pv, const api::CSINode* csi_node) {
+  const InTreePlugin* plugin = InTreePluginOf(pv.source.kind);
+  if (plugin == nullptr || !plugin->counted || csi_node == nullptr) return std::nullopt;
+  auto it = csi_node->metadata.annotations.find(api::kAnnMigratedPlugins);
+  if (it == csi_node->metadata.annotations.end()) return std::nullopt;
+  const std::vector<std::string> migrated = absl::StrSplit(it->second, ',');
+  if (std::find(migrated.begin(), migrated.end(), plugin->in_tree_name) == migrated.end()) {
+    return std::nullopt;
+  }
+  if (absl::StatusOr<std::string> handle = PersistentVolumeHandle(pv); !handle.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("could not translate pv: {}", std::string(handle.status().message())));
+  }
+  if (plugin->topology_key.empty()) return pv.node_affinity;
+  return TranslateTopology(pv, plugin->topology_key);
 }
 
 }  // namespace ksched::plugins::helper

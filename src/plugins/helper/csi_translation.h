@@ -10,6 +10,7 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,8 @@ struct InTreePlugin {
   // isCSIMigrationOn): GCE PD, AWS EBS, Azure Disk, Cinder and Portworx; not Azure File and
   // vSphere, which migrate but are not counted.
   bool counted = false;
+  // The driver's zone key, where translation rewrites a PV's zone topology: GCE PD, EBS, Cinder.
+  std::string_view topology_key;
 };
 
 // The migrating plugin of a volume source ("awsElasticBlockStore"), or nullptr.
@@ -42,5 +45,14 @@ absl::StatusOr<std::string> InlineVolumeHandle(const api::Volume& volume);
 // The same for a PersistentVolume's in-tree source; a GCE PD's handle names the zone, or the
 // region, of its zone labels.
 absl::StatusOr<std::string> PersistentVolumeHandle(const api::PersistentVolume& pv);
+
+// The node affinity VolumeBinding checks for `pv` on the node of `csi_node` (upstream's
+// tryTranslatePVToCSI): where the PV is a migrating in-tree plugin's (GCE PD, EBS, Azure Disk,
+// Cinder, Portworx) and the CSINode's storage.alpha.kubernetes.io/migrated-plugins annotation names
+// it, the PV as translated to CSI: its zone requirements take the driver's topology key (a zone
+// label becomes one, when its affinity has none), a beta region requirement the GA key. nullopt:
+// the PV's own affinity. An error for a PV that does not translate ("could not translate pv: ...").
+absl::StatusOr<std::optional<api::NodeSelector>> MigratedNodeAffinity(
+    const api::PersistentVolume& pv, const api::CSINode* csi_node);
 
 }  // namespace ksched::plugins::helper

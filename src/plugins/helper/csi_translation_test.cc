@@ -63,5 +63,44 @@ TEST(CsiTranslationTest, VolumeHandlesAsUpstreamTranslatesThem) {
   EXPECT_EQ(pv_handle(Pv("awsElasticBlockStore", "aws://us-east-1a/vol-9")), "vol-9");
 }
 
+TEST(CsiTranslationTest, MigratedNodeAffinityTakesTheDriversTopologyKey) {
+  api::CSINode migrated, other;
+  migrated.metadata.annotations[api::kAnnMigratedPlugins] =
+      "kubernetes.io/gce-pd,kubernetes.io/aws-ebs";
+  other.metadata.annotations[api::kAnnMigratedPlugins] = "kubernetes.io/gce-pd";
+  auto keys = [](const std::optional<api::NodeSelector>& s) {
+    std::vector<std::string> out;
+    if (!s) return std::vector<std::string>{"(own)"};
+    for (const auto& t : s->node_selector_terms) {
+      for (const auto& r : t.match_expressions) {
+        out.push_back(r.key + "=" + (r.values.empty() ? "" : r.values[0]));
+      }
+    }
+    return out;
+  };
+  // A zone label becomes a requirement of the driver's key.
+  api::PersistentVolume ebs =
+      Pv("awsElasticBlockStore", "vol-1", {{"topology.kubernetes.io/zone", "us-east-1a"}});
+  absl::StatusOr<std::optional<api::NodeSelector>> got = MigratedNodeAffinity(ebs, &migrated);
+  ASSERT_TRUE(got.ok());
+  EXPECT_EQ(keys(*got), std::vector<std::string>{"topology.ebs.csi.aws.com/zone=us-east-1a"});
+  // Not migrated on that node, or no CSINode: the PV as it is.
+  EXPECT_EQ(keys(*MigratedNodeAffinity(ebs, &other)), std::vector<std::string>{"(own)"});
+  EXPECT_EQ(keys(*MigratedNodeAffinity(ebs, nullptr)), std::vector<std::string>{"(own)"});
+  // Beta zone and region requirements: the zone takes the driver's key, the region the GA key.
+  api::PersistentVolume gce = Pv("gcePersistentDisk", "pd");
+  gce.node_affinity = api::NodeSelector{
+      {{.match_expressions = {{"failure-domain.beta.kubernetes.io/zone", "In", {"us-c1-a"}},
+                              {"failure-domain.beta.kubernetes.io/region", "In", {"us-c1"}}}}}};
+  EXPECT_EQ(keys(*MigratedNodeAffinity(gce, &migrated)),
+            (std::vector<std::string>{"topology.gke.io/zone=us-c1-a",
+                                      "topology.kubernetes.io/region=us-c1"}));
+  // A PV that does not translate.
+  api::PersistentVolume bad = Pv("awsElasticBlockStore", "aws://z/x/vol-1");
+  EXPECT_EQ(MigratedNodeAffinity(bad, &migrated).status().message(),
+            "could not translate pv: failed to translate Kubernetes ID to EBS Volume ID Invalid "
+            "format for AWS volume (aws://z/x/vol-1)");
+}
+
 }  // namespace
 }  // namespace ksched::plugins::helper

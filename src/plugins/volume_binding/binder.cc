@@ -8,6 +8,7 @@
 #include "fmt/format.h"
 #include "ksched/api/selectors.h"
 #include "src/base/strings.h"
+#include "src/plugins/helper/csi_translation.h"
 #include "src/plugins/helper/pod_volumes.h"
 
 namespace ksched::plugins::volume_binding {
@@ -39,9 +40,29 @@ __int128 Requested(const PVC& claim) {
   return claim.storage_request ? claim.storage_request->NanoValue() : 0;
 }
 
-// CheckBindings' error for a bound PV whose node affinity excludes the pod's node.
-absl::Status AdmitsNode(const PV& pv, const api::Node& node) {
-  if (CheckNodeAffinity(pv, node.metadata.labels)) return absl::OkStatus();
+// Whether a bound PV admits the node, its affinity translated to CSI where the node migrated its
+// plugin (helper::MigratedNodeAffinity).
+absl::StatusOr<bool> BoundVolumeAdmits(const StorageLister& storage, const PV& pv,
+                                       const api::Node& node) {
+  if (!helper::InTreePluginOf(pv.source.kind)) return CheckNodeAffinity(pv, node.metadata.labels);
+  std::shared_ptr<const api::CSINode> csi_node = storage.GetCSINode(node.metadata.name);
+  absl::StatusOr<std::optional<api::NodeSelector>> migrated =
+      helper::MigratedNodeAffinity(pv, csi_node.get());
+  if (!migrated.ok()) return migrated.status();
+  if (!*migrated) return CheckNodeAffinity(pv, node.metadata.labels);
+  return CheckNodeAffinity(**migrated, node.metadata.labels);
+}
+
+// CheckBindings' error for a bound PV whose node affinity excludes the pod's node; a translation
+// error goes after `translate_prefix`, as upstream words each place.
+absl::Status AdmitsNode(const StorageLister& storage, const PV& pv, const api::Node& node,
+                        std::string_view translate_prefix = "") {
+  absl::StatusOr<bool> admits = BoundVolumeAdmits(storage, pv, node);
+  if (!admits.ok()) {
+    return absl::Status(admits.status().code(),
+                        fmt::format("{}{}", translate_prefix, AsStd(admits.status().message())));
+  }
+  if (*admits) return absl::OkStatus();
   return absl::FailedPreconditionError(
       fmt::format("pv \"{}\" node affinity doesn't match node \"{}\": no matching "
                   "NodeSelectorTerms",
@@ -53,10 +74,13 @@ absl::Status AdmitsNode(const PV& pv, const api::Node& node) {
 // --- Helpers ---------------------------------------------------------------------------------
 
 bool CheckNodeAffinity(const PV& pv, const api::StringMap& labels) {
-  if (!pv.node_affinity) return true;
+  return !pv.node_affinity || CheckNodeAffinity(*pv.node_affinity, labels);
+}
+
+bool CheckNodeAffinity(const api::NodeSelector& affinity, const api::StringMap& labels) {
   // As upstream, against a node that has only these labels (matchFields see no name).
   static const api::StringMap kNoFields = {{"metadata.name", ""}};
-  for (const api::NodeSelectorTerm& term : pv.node_affinity->node_selector_terms) {
+  for (const api::NodeSelectorTerm& term : affinity.node_selector_terms) {
     if (term.match_expressions.empty() && term.match_fields.empty()) continue;
     const bool all = std::all_of(term.match_expressions.begin(), term.match_expressions.end(),
                                  [&](const auto& r) { return api::Matches(r, labels); }) &&
@@ -225,7 +249,9 @@ absl::StatusOr<PodVolumes> Binder::FindPodVolumes(const PodVolumeClaims& claims,
       pvs_found = false;
       break;
     }
-    if (!CheckNodeAffinity(*pv, node.metadata.labels)) {
+    absl::StatusOr<bool> admits = BoundVolumeAdmits(handle_.storage(), *pv, node);
+    if (!admits.ok()) return admits.status();
+    if (!*admits) {
       bound_satisfied = false;
       break;
     }
@@ -444,7 +470,10 @@ absl::StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const api::Node&
     if (CompareVersions(pv_written->metadata.resource_version, pv->metadata.resource_version) > 0) {
       return false;  // The store has not seen our write yet.
     }
-    if (absl::Status st = AdmitsNode(*pv, node); !st.ok()) return st;
+    if (absl::Status st = AdmitsNode(storage, *pv, node, "failed to translate pv to csi: ");
+        !st.ok()) {
+      return st;
+    }
     if (!pv->claim_ref || pv->claim_ref->uid.empty()) {
       return absl::FailedPreconditionError(
           fmt::format("ClaimRef got reset for pv \"{}\"", pv->metadata.name));
@@ -473,7 +502,7 @@ absl::StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const api::Node&
     if (!pvc->volume_name.empty()) {
       std::shared_ptr<const PV> pv = storage.GetPersistentVolume(pvc->volume_name);
       if (!pv) return false;
-      if (absl::Status st = AdmitsNode(*pv, node); !st.ok()) return st;
+      if (absl::Status st = AdmitsNode(storage, *pv, node); !st.ok()) return st;
     }
     if (!IsClaimFullyBound(*pvc)) return false;
   }

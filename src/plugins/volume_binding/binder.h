@@ -130,6 +130,7 @@ class Binder {
 // Upstream's helpers of k8s.io/component-helpers/storage/volume, on our objects.
 // Whether a PV's required node affinity admits the node with `labels` (none admits every node).
 bool CheckNodeAffinity(const PV& pv, const api::StringMap& labels);
+bool CheckNodeAffinity(const api::NodeSelector& affinity, const api::StringMap& labels);
 // The smallest available PV of `volumes` that can serve `claim` on `node`, skipping `excluded`
 // (names); a PV bound to the claim already wins. nullptr if none can.
 std::shared_ptr<const PV> FindMatchingVolume(const PVC& claim,

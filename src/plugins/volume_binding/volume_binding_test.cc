@@ -169,6 +169,34 @@ TEST_F(VolumeBindingTest, BoundClaimFollowsItsVolumesNodeAffinity) {
             "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)");
 }
 
+// On a node whose CSINode says the EBS plugin migrated, an in-tree EBS PV's zone is the CSI
+// driver's topology key, which that node must carry; elsewhere the in-tree zone label serves.
+TEST_F(VolumeBindingTest, MigratedInTreeVolumeIsCheckedAgainstItsCsiTopology) {
+  auto pvc = Claim("ebs", "");
+  pvc->volume_name = "pv-ebs";
+  pvc->metadata.annotations[api::kAnnBindCompleted] = "yes";
+  storage().pvcs.Set(pvc);
+  auto pv = Volume("pv-ebs", "", "");
+  pv->source = {.kind = "awsElasticBlockStore", .volume_handle = "vol-1"};
+  pv->metadata.labels["topology.kubernetes.io/zone"] = "a";
+  pv->node_affinity = api::NodeSelector{
+      {{.match_expressions = {{"topology.kubernetes.io/zone", "In", {"a", "b"}}}}}};
+  storage().pvs.Set(pv);
+  CycleState state;
+  Outcome out = Run(state, PodWithClaims("p", {"ebs"}));
+  EXPECT_EQ(out.filter["n1"], "");
+  EXPECT_EQ(out.filter["n2"], "");
+
+  auto csi_node = std::make_shared<api::CSINode>();
+  csi_node->metadata.name = "n2";
+  csi_node->metadata.annotations[api::kAnnMigratedPlugins] = "kubernetes.io/aws-ebs";
+  storage().csi_nodes.Set(csi_node);
+  CycleState migrated;
+  out = Run(migrated, PodWithClaims("p", {"ebs"}));
+  EXPECT_EQ(out.filter["n1"], "");
+  EXPECT_EQ(out.filter["n2"], "node(s) didn't match PersistentVolume's node affinity");
+}
+
 // Reserve takes the only matching PV; a second pod then finds none until Unreserve gives it back.
 TEST_F(VolumeBindingTest, StaticVolumeIsChosenOnItsNodeAndReservedForOnePod) {
   storage().pvcs.Set(Claim("a", "local"));
