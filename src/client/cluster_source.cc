@@ -1,5 +1,7 @@
 #include "src/client/cluster_source.h"
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "src/base/log.h"
 #include "src/base/strings.h"
@@ -8,21 +10,38 @@ namespace ksched::client {
 namespace {
 
 // The handlers of objects the scheduler keeps for plugins: the sink's `set` on add and update,
-// its `remove` on delete; an object that cannot be decoded is logged with its `kind`.
+// its `remove` on delete. An object that cannot be decoded is removed too, so that no plugin goes
+// on with a version it no longer has (a pod that needs it waits, as for a missing one), and is
+// logged with its `kind` once for each new error, not at every event or relist.
 template <typename T>
 ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s,
                                    void (ClusterEventSink::*set)(std::shared_ptr<const T>),
                                    void (ClusterEventSink::*remove)(const T&)) {
+  struct Logged {
+    absl::Mutex mu;
+    absl::flat_hash_map<std::string, std::string> errors ABSL_GUARDED_BY(mu);  // By key.
+  };
+  auto logged = std::make_shared<Logged>();
   return {.on_add = [&s, set](std::shared_ptr<const T> obj) { (s.*set)(std::move(obj)); },
           .on_update = [&s, set](const std::shared_ptr<const T>&,
                                  std::shared_ptr<const T> obj) { (s.*set)(std::move(obj)); },
           .on_delete = [&s, remove](const std::shared_ptr<const T>& obj) { (s.*remove)(*obj); },
           .on_decode_error =
-              [kind](const T& obj, const absl::Status& st) {
+              [kind, logged, &s, remove](const T& obj, const absl::Status& st) {
                 const api::ObjectMeta& m = obj.metadata;
-                KLOG_ERROR(fmt::format("Unable to decode {}", kind),
-                           {kind, m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name},
-                           {"err", std::string(AsStd(st.message()))});
+                const std::string key = m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
+                std::string err(AsStd(st.message()));
+                bool first = false;
+                {
+                  absl::MutexLock lock(&logged->mu);
+                  std::string& last = logged->errors[key];
+                  first = last != err;
+                  if (first) last = err;
+                }
+                if (first) {
+                  KLOG_ERROR(fmt::format("Unable to decode {}", kind), {kind, key}, {"err", err});
+                }
+                (s.*remove)(obj);
               }};
 }
 

@@ -567,6 +567,23 @@ TEST_F(ApiSourceTest, StorageObjectsReachPluginsThroughTheHandle) {
   EXPECT_EQ(storage.ListVolumeAttachments()[0]->persistent_volume_name, "pv-1");
 }
 
+// A storage object ksched cannot decode is left out; the others of its list still arrive, and
+// the scheduler syncs.
+TEST_F(ApiSourceTest, AnUndecodableStorageObjectIsLeftOutAndTheOthersArrive) {
+  server.set_items(FakeApiServer::kPersistentVolumes,
+                   R"({"metadata":{"name":"bad"},"spec":{"capacity":{"storage":"1.5.3"}}},)"
+                   R"({"metadata":{"name":"good"},"spec":{"capacity":{"storage":"1Gi"}}})");
+  server.set_items(FakeApiServer::kStorageClasses,
+                   R"({"metadata":{"name":"later"},"provisioner":"p","volumeBindingMode":"Later"},)"
+                   R"({"metadata":{"name":"now"},"provisioner":"p"})");
+  Start();
+  const StorageLister& storage = scheduler_->FrameworkFor("default-scheduler")->storage();
+  EXPECT_EQ(storage.GetPersistentVolume("bad"), nullptr);
+  EXPECT_NE(storage.GetPersistentVolume("good"), nullptr);
+  EXPECT_EQ(storage.GetStorageClass("later"), nullptr);
+  EXPECT_NE(storage.GetStorageClass("now"), nullptr);
+}
+
 // system:kube-scheduler may list PodDisruptionBudgets (and Services, ...), and kube-scheduler waits
 // for every informer it started before it schedules: so does ksched's readiness.
 TEST_F(ApiSourceTest, DisruptionBudgetsMustSyncBeforeTheSchedulerIsReady) {
