@@ -17,7 +17,7 @@
 # nodes of scripts/fake-nodes.sh to Running (and deleted ones away), as a benchmark needs.
 # With KSCHED_CLUSTER_KCM=1, `up` also starts kube-controller-manager with its default controllers
 # (the PV binder, namespaces, service accounts, garbage collection, disruption, ReplicaSets,
-# ephemeral volumes, ...), as a real cluster runs them.
+# ephemeral volumes, ...), as a real cluster runs them, and KSCHED_CLUSTER_KCM_FLAGS after its own.
 #
 # DIR is the directory `up` made, or the kubeconfig in it; it defaults to $KSCHED_CLUSTER. Several
 # control planes can run at once: each has its own directory and free ports. With
@@ -153,7 +153,8 @@ EOF
   if [ "${KSCHED_CLUSTER_KCM:-0}" = 1 ]; then
     start "$dir" kube-controller-manager "$k8s_bin/kube-controller-manager" \
       --kubeconfig "$dir/kubeconfig" --leader-elect=false --secure-port 0 \
-      --service-account-private-key-file "$dir/pki/sa.key" --root-ca-file "$dir/pki/ca.crt"
+      --service-account-private-key-file "$dir/pki/sa.key" --root-ca-file "$dir/pki/ca.crt" \
+      ${KSCHED_CLUSTER_KCM_FLAGS:-}
   fi
   if [ -n "${KSCHED_CLUSTER_OWNER:-}" ]; then
     start "$dir" owner-watch bash -c \

@@ -36,7 +36,8 @@ absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(
                  {absl::StrCat("KSCHED_CLUSTER_OWNER=", static_cast<int>(getpid())),
                   absl::StrCat("KSCHED_CLUSTER_KWOK=", options.kwok ? 1 : 0),
                   absl::StrCat("KSCHED_CLUSTER_AUDIT=", options.audit ? 1 : 0),
-                  absl::StrCat("KSCHED_CLUSTER_KCM=", options.controller_manager ? 1 : 0)});
+                  absl::StrCat("KSCHED_CLUSTER_KCM=", options.controller_manager ? 1 : 0),
+                  absl::StrCat("KSCHED_CLUSTER_KCM_FLAGS=", options.controller_manager_flags)});
   if (r.exit_code != 0) {
     return absl::UnavailableError(absl::StrCat("the control plane did not come up: `",
                                                ShellQuote(up), "` exited with ", r.exit_code, ":\n",

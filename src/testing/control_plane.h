@@ -44,8 +44,9 @@ struct ControlPlaneOptions {
   // (scripts/cluster.sh).
   bool audit = false;
   // Also run kube-controller-manager (its PV binder, namespace, garbage-collector, ...
-  // controllers).
+  // controllers), with these flags besides the rig's ("--kube-api-qps=1000").
   bool controller_manager = false;
+  std::string controller_manager_flags;
 };
 
 // The options of the shared control plane of this test binary. A binary whose tests need more than
