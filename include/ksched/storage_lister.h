@@ -9,6 +9,7 @@
 // Thread safety: every method is safe from any thread.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,9 @@ class StorageLister {
   // The VolumeAttachments, by name.
   virtual std::vector<std::shared_ptr<const api::VolumeAttachment>> ListVolumeAttachments()
       const = 0;
+  // Grows with every change of a stored object: a plugin that keeps what it computed from them
+  // can tell whether they changed since (as NodeInfo::generation() for a node).
+  virtual uint64_t Generation() const = 0;
 };
 
 }  // namespace ksched

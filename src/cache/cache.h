@@ -31,6 +31,7 @@
 // Thread safety: all methods are safe to call concurrently (binding threads Forget; informers Add).
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -56,13 +57,15 @@ class ObjectsByName {
   void Set(std::shared_ptr<const T> obj) {
     absl::MutexLock lock(&mu_);
     objects_[obj->metadata.name] = std::move(obj);
+    changes_.fetch_add(1, std::memory_order_release);
   }
   void Remove(std::string_view name) {
     absl::MutexLock lock(&mu_);
     if (auto it = objects_.find(name); it != objects_.end()) objects_.erase(it);
+    changes_.fetch_add(1, std::memory_order_release);
   }
   std::shared_ptr<const T> Get(std::string_view name) const {
-    absl::MutexLock lock(&mu_);
+    absl::ReaderMutexLock lock(&mu_);
     auto it = objects_.find(name);
     return it == objects_.end() ? nullptr : it->second;
   }
@@ -70,16 +73,19 @@ class ObjectsByName {
   void Remove(const T& obj) { Remove(obj.metadata.name); }
   // Every object, by name.
   std::vector<std::shared_ptr<const T>> ListAll() const {
-    absl::MutexLock lock(&mu_);
+    absl::ReaderMutexLock lock(&mu_);
     std::vector<std::shared_ptr<const T>> out;
     out.reserve(objects_.size());
     for (const auto& [name, obj] : objects_) out.push_back(obj);
     return out;
   }
+  // How many Sets and Removes there have been.
+  uint64_t changes() const { return changes_.load(std::memory_order_acquire); }
 
  private:
   mutable absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<const T>, std::less<>> objects_ ABSL_GUARDED_BY(mu_);
+  std::atomic<uint64_t> changes_{0};
 };
 
 // Namespaced objects of one kind (Services, ReplicaSets, ...) by namespace and name, as the
@@ -90,17 +96,21 @@ class ObjectsByNamespace {
   void Set(std::shared_ptr<const T> obj) {
     absl::MutexLock lock(&mu_);
     objects_[{obj->metadata.namespace_, obj->metadata.name}] = std::move(obj);
+    changes_.fetch_add(1, std::memory_order_release);
   }
   void Remove(const std::string& ns, const std::string& name) {
     absl::MutexLock lock(&mu_);
     objects_.erase({ns, name});
+    changes_.fetch_add(1, std::memory_order_release);
   }
   void Remove(const T& obj) { Remove(obj.metadata.namespace_, obj.metadata.name); }
   std::shared_ptr<const T> Get(std::string_view ns, std::string_view name) const {
-    absl::MutexLock lock(&mu_);
-    auto it = objects_.find({std::string(ns), std::string(name)});
+    absl::ReaderMutexLock lock(&mu_);
+    auto it = objects_.find(std::pair(ns, name));  // No key strings made: the order is transparent.
     return it == objects_.end() ? nullptr : it->second;
   }
+  // How many Sets and Removes there have been.
+  uint64_t changes() const { return changes_.load(std::memory_order_acquire); }
   std::shared_ptr<const T> GetLike(const T& obj) const {
     return Get(obj.metadata.namespace_, obj.metadata.name);
   }
@@ -116,7 +126,7 @@ class ObjectsByNamespace {
   }
   // Every namespace's objects, by namespace and name.
   std::vector<std::shared_ptr<const T>> ListAll() const {
-    absl::MutexLock lock(&mu_);
+    absl::ReaderMutexLock lock(&mu_);
     std::vector<std::shared_ptr<const T>> out;
     out.reserve(objects_.size());
     for (const auto& [key, obj] : objects_) out.push_back(obj);
@@ -124,9 +134,19 @@ class ObjectsByNamespace {
   }
 
  private:
+  // (namespace, name) pairs of strings or string_views, compared as pairs of string_views.
+  struct KeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return std::pair<std::string_view, std::string_view>(a.first, a.second) <
+             std::pair<std::string_view, std::string_view>(b.first, b.second);
+    }
+  };
   mutable absl::Mutex mu_;
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<const T>> objects_
+  std::map<std::pair<std::string, std::string>, std::shared_ptr<const T>, KeyLess> objects_
       ABSL_GUARDED_BY(mu_);
+  std::atomic<uint64_t> changes_{0};
 };
 
 // The storage objects, as the informers last saw them (StorageLister for the volume plugins).
@@ -158,6 +178,10 @@ class StorageObjects final : public StorageLister {
   }
   std::vector<std::shared_ptr<const api::VolumeAttachment>> ListVolumeAttachments() const override {
     return volume_attachments.ListAll();
+  }
+  uint64_t Generation() const override {
+    return pvs.changes() + pvcs.changes() + storage_classes.changes() + csi_nodes.changes() +
+           csi_drivers.changes() + csi_storage_capacities.changes() + volume_attachments.changes();
   }
 
   ObjectsByName<api::PersistentVolume> pvs;
