@@ -17,9 +17,18 @@ namespace {
 // Attachable volumes by unique name ("<driver>/<handle>"), each with its driver.
 using VolumeSet = absl::flat_hash_map<std::string, std::string>;
 
+// The pod's own volumes, or why they cannot be counted.
+struct PodVolumes {
+  VolumeSet volumes;
+  Status status;
+};
+
 struct LimitsState final : StateData {
-  // The VolumeAttachments' CSI volumes, by node.
+  // The VolumeAttachments' CSI volumes, by node, as of this storage generation.
   absl::flat_hash_map<std::string, VolumeSet> attachments;
+  uint64_t storage_generation = 0;
+  // The pod's volumes on a node with a CSINode (in-tree ones migrated) and on one without.
+  PodVolumes on_csi_node, elsewhere;
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<LimitsState>(*this); }
 };
 inline constexpr StateKey<LimitsState> kStateKey{"PreFilterNodeVolumeLimits",
@@ -45,6 +54,14 @@ void AddAttachments(const StorageLister& storage, std::string_view only_node,
     if (pv == nullptr || pv->source.kind != "csi") continue;
     (*out)[va->node_name].emplace(UniqueName(va->attacher, pv->source.volume_handle), va->attacher);
   }
+}
+
+// The node's limit for `driver`; nullopt: none.
+std::optional<int64_t> LimitOf(const api::CSINode& csi_node, std::string_view driver) {
+  for (const api::CSINodeDriver& d : csi_node.drivers) {
+    if (d.name == driver && d.allocatable_count) return *d.allocatable_count;
+  }
+  return std::nullopt;
 }
 
 // The per-driver volume limits of a node's CSINode; no entry: no limit.
@@ -142,6 +159,32 @@ class VolumeCounter {
   const std::string& random_prefix_;
 };
 
+// What the node's pods and VolumeAttachments attach: the pods' volumes, each once, and with the
+// attachments' the count by driver (`state`: PreFilter's attachments, if it ran).
+Status CountAttached(const StorageLister& storage, const api::CSINode* csi_node,
+                     const std::string& random_prefix, const LimitsState* state,
+                     const NodeInfo& node, VolumeSet* by_pods,
+                     absl::flat_hash_map<std::string, int64_t>* count) {
+  VolumeCounter counter(storage, csi_node, random_prefix);
+  for (const auto& existing : node.pods()) {
+    if (Status st = counter.Add(*existing->pod, /*new_pod=*/false, by_pods); !st.ok()) return st;
+  }
+  for (const auto& [name, driver] : *by_pods) ++(*count)[driver];
+  absl::flat_hash_map<std::string, VolumeSet> computed;
+  const absl::flat_hash_map<std::string, VolumeSet>* attachments = &computed;
+  if (state != nullptr) {
+    attachments = &state->attachments;
+  } else {
+    AddAttachments(storage, node.name(), &computed);
+  }
+  if (auto it = attachments->find(node.name()); it != attachments->end()) {
+    for (const auto& [name, driver] : it->second) {
+      if (!by_pods->contains(name)) ++(*count)[driver];
+    }
+  }
+  return Status();
+}
+
 std::string RandomPrefix() {
   static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";  // As upstream's rand.String.
   std::random_device seed;
@@ -154,6 +197,51 @@ std::string RandomPrefix() {
 
 }  // namespace
 
+struct NodeVolumeLimits::Attached {
+  int64_t node_generation = 0;
+  uint64_t storage_generation = 0;
+  std::shared_ptr<const api::CSINode> csi_node;
+  bool has_limits = false;  // Whether a driver of the CSINode reports a count.
+  // Where it has: the pods' volumes, each once, and with the VolumeAttachments' the count by
+  // driver; or why the pods' volumes cannot be counted.
+  VolumeSet by_pods;
+  absl::flat_hash_map<std::string, int64_t> count;
+  Status error;
+};
+
+std::shared_ptr<const NodeVolumeLimits::Attached> NodeVolumeLimits::AttachedOn(
+    const CycleState& state, const NodeInfo& node) {
+  const StorageLister& storage = handle_.storage();
+  // Read before the objects, so that a change while counting makes the next call count again.
+  const uint64_t storage_generation = storage.Generation();
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = attached_.find(node.name());
+    if (it != attached_.end() && it->second->node_generation == node.generation() &&
+        it->second->storage_generation == storage_generation) {
+      return it->second;
+    }
+  }
+  const LimitsState* s = state.Read(kStateKey);
+  auto out = std::make_shared<Attached>();
+  out->node_generation = node.generation();
+  // PreFilter's attachments are as of its generation: a later change makes the next call count.
+  out->storage_generation = s != nullptr ? s->storage_generation : storage_generation;
+  out->csi_node = storage.GetCSINode(node.name());
+  if (out->csi_node != nullptr) {
+    const auto& drivers = out->csi_node->drivers;
+    out->has_limits = std::any_of(drivers.begin(), drivers.end(),
+                                  [](const auto& d) { return d.allocatable_count.has_value(); });
+  }
+  if (out->has_limits) {
+    out->error = CountAttached(storage, out->csi_node.get(), random_volume_id_prefix_, s, node,
+                               &out->by_pods, &out->count);
+  }
+  absl::MutexLock lock(&mu_);
+  attached_[node.name()] = out;
+  return out;
+}
+
 NodeVolumeLimits::NodeVolumeLimits(Handle& handle)
     : handle_(handle), random_volume_id_prefix_(RandomPrefix()) {}
 
@@ -163,7 +251,17 @@ Status NodeVolumeLimits::PreFilter(CycleState& state, const api::Pod& pod,
     return Status::Skip();
   }
   auto s = std::make_unique<LimitsState>();
-  AddAttachments(handle_.storage(), "", &s->attachments);
+  const StorageLister& storage = handle_.storage();
+  s->storage_generation = storage.Generation();  // Before the objects are read.
+  AddAttachments(storage, "", &s->attachments);
+  // A node's CSINode matters to the pod's volumes only by being there (CsiMigrationOn).
+  static const api::CSINode kAnyCSINode;
+  for (auto [csi_node, out] :
+       {std::pair(&kAnyCSINode, &s->on_csi_node),
+        std::pair<const api::CSINode*, PodVolumes*>(nullptr, &s->elsewhere)}) {
+    out->status = VolumeCounter(storage, csi_node, random_volume_id_prefix_)
+                      .Add(pod, /*new_pod=*/true, &out->volumes);
+  }
   state.Write(kStateKey, std::move(s));
   return Status();
 }
@@ -171,41 +269,30 @@ Status NodeVolumeLimits::PreFilter(CycleState& state, const api::Pod& pod,
 Status NodeVolumeLimits::Filter(const CycleState& state, const api::Pod& pod,
                                 const NodeInfo& node) {
   if (pod.spec.volumes.empty()) return Status();
-  const StorageLister& storage = handle_.storage();
-  auto csi_node = storage.GetCSINode(node.name());
-  VolumeCounter counter(storage, csi_node.get(), random_volume_id_prefix_);
-  VolumeSet new_volumes;
-  if (Status st = counter.Add(pod, /*new_pod=*/true, &new_volumes); !st.ok()) return st;
-  if (new_volumes.empty()) return Status();
-  const auto limits = LimitsOf(csi_node.get());
-  if (limits.empty()) return Status();
-
-  VolumeSet attached;
-  for (const auto& existing : node.pods()) {
-    if (Status st = counter.Add(*existing->pod, /*new_pod=*/false, &attached); !st.ok()) return st;
-  }
-  absl::flat_hash_map<std::string, int64_t> count;
-  for (const auto& [name, driver] : attached) {
-    new_volumes.erase(name);  // A volume several pods use counts once.
-    ++count[driver];
-  }
-  absl::flat_hash_map<std::string, VolumeSet> computed;
-  const absl::flat_hash_map<std::string, VolumeSet>* attachments = &computed;
+  std::shared_ptr<const Attached> attached = AttachedOn(state, node);
+  const api::CSINode* csi_node = attached->csi_node.get();
+  PodVolumes computed;
+  const PodVolumes* mine = &computed;
   if (const LimitsState* s = state.Read(kStateKey)) {
-    attachments = &s->attachments;
+    mine = csi_node != nullptr ? &s->on_csi_node : &s->elsewhere;
   } else {
-    AddAttachments(storage, node.name(), &computed);
+    computed.status = VolumeCounter(handle_.storage(), csi_node, random_volume_id_prefix_)
+                          .Add(pod, /*new_pod=*/true, &computed.volumes);
   }
-  if (auto it = attachments->find(node.name()); it != attachments->end()) {
-    for (const auto& [name, driver] : it->second) {
-      if (!attached.contains(name)) ++count[driver];
-    }
-  }
+  if (!mine->status.ok()) return mine->status;
+  const VolumeSet& new_volumes = mine->volumes;
+  if (new_volumes.empty() || !attached->has_limits) return Status();
+  if (!attached->error.ok()) return attached->error;
   absl::flat_hash_map<std::string, int64_t> wanted;
-  for (const auto& [name, driver] : new_volumes) ++wanted[driver];
+  for (const auto& [name, driver] : new_volumes) {
+    // A volume several pods use counts once.
+    if (!attached->by_pods.contains(name)) ++wanted[driver];
+  }
   for (const auto& [driver, n] : wanted) {
-    auto limit = limits.find(driver);
-    if (limit != limits.end() && count[driver] + n > limit->second) {
+    std::optional<int64_t> limit = LimitOf(*csi_node, driver);
+    if (!limit) continue;
+    auto have = attached->count.find(driver);
+    if ((have == attached->count.end() ? 0 : have->second) + n > *limit) {
       return Status::Unschedulable(kErrReasonMaxVolumeCountExceeded);
     }
   }

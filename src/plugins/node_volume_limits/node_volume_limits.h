@@ -16,7 +16,11 @@
 //   - The VolumeLimitScaling gate (alpha, off in 1.36) is not implemented: a missing driver on the
 //     node does not reject the pod.
 //
-// Thread safety: Filter runs concurrently; the plugin keeps no state but the cycle's.
+// What the pods on a node and its VolumeAttachments attach is kept per node while neither the
+// node (NodeInfo::generation) nor the storage objects (StorageLister::Generation) change: most
+// Filter calls only count the new pod's volumes.
+//
+// Thread safety: Filter runs concurrently; the kept counts are behind a mutex.
 #pragma once
 
 #include <memory>
@@ -24,7 +28,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/plugin_args.h"
@@ -51,9 +57,16 @@ class NodeVolumeLimits final : public PreFilterPlugin,
   std::vector<ClusterEventWithHint> EventsToRegister() const override;
 
  private:
+  // The volumes a node's pods and VolumeAttachments attach, as of a node and storage generation.
+  // The node's CSINode and counts, kept while neither the node nor the storage changes.
+  struct Attached;
+  std::shared_ptr<const Attached> AttachedOn(const CycleState& state, const NodeInfo& node);
+
   Handle& handle_;
   // Names an unbound claim's volume, so that it never equals a real volume's handle.
   const std::string random_volume_id_prefix_;
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<const Attached>> attached_ ABSL_GUARDED_BY(mu_);
 };
 
 // The plugin takes no args; `args` is ignored.

@@ -144,6 +144,23 @@ TEST_F(NodeVolumeLimitsTest, VolumeAttachmentsCountOncePerVolume) {
   EXPECT_EQ(Run(PodWith("one", {Claim("c")}))["limited"], kErrReasonMaxVolumeCountExceeded);
 }
 
+// The counts kept per node follow the node's pods and the storage objects.
+TEST_F(NodeVolumeLimitsTest, KeptCountsFollowTheNodesPodsAndTheStorage) {
+  Start({});
+  for (const char* c : {"a", "b", "c"}) CsiClaim(c, std::string("h-") + c);
+  const api::Pod pod = PodWith("new", {Claim("c")});
+  EXPECT_EQ(Run(pod)["limited"], "");
+  ASSERT_TRUE(handle_->cache()
+                  .AddPod(PodInfo::Make(std::make_shared<const api::Pod>(
+                      PodWith("placed", {Claim("a"), Claim("b")}, "limited"))))
+                  .ok());
+  handle_->Refresh();
+  EXPECT_EQ(Run(pod)["limited"], kErrReasonMaxVolumeCountExceeded);
+  // "b" is now the same volume as "a": the node holds one.
+  CsiClaim("b", "h-a");
+  EXPECT_EQ(Run(pod)["limited"], "");
+}
+
 TEST_F(NodeVolumeLimitsTest, InTreeVolumesCountAsTheirCsiDriverWhereTheNodeHasACsiNode) {
   Start({PodWith("placed", {Claim("ebs-pv")}, "limited")});
   BoundClaim("ebs-pv", {.kind = "awsElasticBlockStore", .volume_handle = "aws://us-east-1a/vol-1"});

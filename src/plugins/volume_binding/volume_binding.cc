@@ -1,5 +1,6 @@
 #include "src/plugins/volume_binding/volume_binding.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -14,6 +15,9 @@ namespace {
 // The cycle's state: PreFilter's claims, Filter's findings per node, Reserve's outcome.
 struct VolumeState final : StateData {
   PodVolumeClaims claims;
+  // Every claim was fully bound at PreFilter: no node has bindings to write, so none is kept in
+  // by_node, and Reserve finds the pod all bound, as upstream's for a node without an entry.
+  bool fully_bound = false;
   bool all_bound = false;
   struct OnNode {
     std::shared_ptr<const api::Node> node;
@@ -119,6 +123,10 @@ Status VolumeBinding::PreFilter(CycleState& state, const api::Pod& pod,
   }
   auto s = std::make_unique<VolumeState>();
   s->claims = *std::move(claims);
+  const auto& bound = s->claims.bound;
+  s->fully_bound = s->claims.unbound_delay_binding.empty() &&
+                   std::all_of(bound.begin(), bound.end(),
+                               [](const auto& pvc) { return IsClaimFullyBound(*pvc); });
   state.Write(kStateKey, std::move(s));
   return Status();
 }
@@ -133,6 +141,7 @@ Status VolumeBinding::Filter(const CycleState& state, const api::Pod&, const Nod
   if (!reasons.empty()) {
     return Status(Code::kUnschedulableAndUnresolvable, std::move(reasons));
   }
+  if (s->fully_bound) return Status();
   absl::MutexLock lock(&s->mu);
   s->by_node[node.name()] = {node.node_ptr(), *std::move(volumes)};
   return Status();
