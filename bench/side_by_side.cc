@@ -584,7 +584,7 @@ std::vector<std::string> WorkloadSet(const std::string& set) {
   }
   if (set == "volumes") {
     return {"SchedulingInTreePVs:500:500:1000", "SchedulingMigratedInTreePVs:500:500:1000",
-            "SchedulingCSIPVs:500:500:1000", "SchedulingWaitForFirstConsumerPVs"};
+            "SchedulingCSIPVs:500:500:1000", "SchedulingWaitForFirstConsumerPVs"};  // 100 nodes
   }
   return {"SchedulingBasic",
           "SchedulingNodeAffinity:5000:1000:5000",

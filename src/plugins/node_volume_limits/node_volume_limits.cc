@@ -238,6 +238,8 @@ std::shared_ptr<const NodeVolumeLimits::Attached> NodeVolumeLimits::AttachedOn(
                                &out->by_pods, &out->count);
   }
   absl::MutexLock lock(&mu_);
+  // Nodes come and go: entries of nodes long gone are dropped with the rest, now and then.
+  if (attached_.size() > 2 * handle_.snapshot().size() + 64) attached_.clear();
   attached_[node.name()] = out;
   return out;
 }
