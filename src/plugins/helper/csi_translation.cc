@@ -25,6 +25,10 @@ constexpr InTreePlugin kPlugins[] = {
 };
 
 constexpr char kUnspecified[] = "UNSPECIFIED";
+constexpr char kZone[] = "topology.kubernetes.io/zone";
+constexpr char kBetaZone[] = "failure-domain.beta.kubernetes.io/zone";
+constexpr char kRegion[] = "topology.kubernetes.io/region";
+constexpr char kBetaRegion[] = "failure-domain.beta.kubernetes.io/region";
 
 // An EBS volume id from its Kubernetes forms "aws://<zone>/<id>", "aws:///<id>" and "<id>"
 // (upstream's KubernetesVolumeIDToEBSVolumeID).
@@ -67,69 +71,6 @@ absl::StatusOr<std::string> GceRegion(const std::vector<std::string>& zones) {
   }
   return *regions.begin();
 }
-
-}  // namespace
-
-const InTreePlugin* InTreePluginOf(std::string_view source) {
-  for (const InTreePlugin& p : kPlugins) {
-    if (p.source == source) return &p;
-  }
-  return nullptr;
-}
-
-const InTreePlugin* InTreePluginNamed(std::string_view in_tree_name) {
-  for (const InTreePlugin& p : kPlugins) {
-    if (p.in_tree_name == in_tree_name) return &p;
-  }
-  return nullptr;
-}
-
-bool CsiMigrationOn(const api::CSINode* csi_node, const InTreePlugin& plugin) {
-  return csi_node != nullptr && plugin.counted;
-}
-
-absl::StatusOr<std::string> InlineVolumeHandle(const api::Volume& v) {
-  if (v.source == "gcePersistentDisk") {
-    return fmt::format("projects/{0}/zones/{0}/disks/{1}", kUnspecified, v.disk_id);
-  }
-  if (v.source == "awsElasticBlockStore") return EbsVolumeId(v.disk_id);
-  if (v.source == "azureDisk") {
-    if (absl::Status st = AzureKindSupported(v.azure_disk_kind); !st.ok()) return st;
-  }
-  return v.disk_id;
-}
-
-absl::StatusOr<std::string> PersistentVolumeHandle(const api::PersistentVolume& pv) {
-  const api::PersistentVolumeSource& s = pv.source;
-  if (s.kind == "gcePersistentDisk") {
-    const api::StringMap& labels = pv.metadata.labels;
-    auto it = labels.find("failure-domain.beta.kubernetes.io/zone");
-    if (it == labels.end() || it->second.empty()) it = labels.find("topology.kubernetes.io/zone");
-    const std::string zones_label = it == labels.end() ? "" : it->second;
-    std::vector<std::string> zones = absl::StrSplit(zones_label, "__");
-    if (zones.size() == 1 && !zones[0].empty()) {
-      return fmt::format("projects/{}/zones/{}/disks/{}", kUnspecified, zones[0], s.volume_handle);
-    }
-    if (zones.size() > 1) {
-      absl::StatusOr<std::string> region = GceRegion(zones);
-      if (!region.ok()) return region.status();
-      return fmt::format("projects/{}/regions/{}/disks/{}", kUnspecified, *region, s.volume_handle);
-    }
-    return fmt::format("projects/{0}/zones/{0}/disks/{1}", kUnspecified, s.volume_handle);
-  }
-  if (s.kind == "awsElasticBlockStore") return EbsVolumeId(s.volume_handle);
-  if (s.kind == "azureDisk") {
-    if (absl::Status st = AzureKindSupported(s.azure_disk_kind); !st.ok()) return st;
-  }
-  return s.volume_handle;
-}
-
-namespace {
-
-constexpr char kZone[] = "topology.kubernetes.io/zone";
-constexpr char kBetaZone[] = "failure-domain.beta.kubernetes.io/zone";
-constexpr char kRegion[] = "topology.kubernetes.io/region";
-constexpr char kBetaRegion[] = "failure-domain.beta.kubernetes.io/region";
 
 bool AffinityHasKey(const std::optional<api::NodeSelector>& affinity, std::string_view key) {
   if (!affinity) return false;
@@ -184,6 +125,60 @@ std::optional<api::NodeSelector> TranslateTopology(const api::PersistentVolume& 
 }
 
 }  // namespace
+
+const InTreePlugin* InTreePluginOf(std::string_view source) {
+  for (const InTreePlugin& p : kPlugins) {
+    if (p.source == source) return &p;
+  }
+  return nullptr;
+}
+
+const InTreePlugin* InTreePluginNamed(std::string_view in_tree_name) {
+  for (const InTreePlugin& p : kPlugins) {
+    if (p.in_tree_name == in_tree_name) return &p;
+  }
+  return nullptr;
+}
+
+bool CsiMigrationOn(const api::CSINode* csi_node, const InTreePlugin& plugin) {
+  return csi_node != nullptr && plugin.counted;
+}
+
+absl::StatusOr<std::string> InlineVolumeHandle(const api::Volume& v) {
+  if (v.source == "gcePersistentDisk") {
+    return fmt::format("projects/{0}/zones/{0}/disks/{1}", kUnspecified, v.disk_id);
+  }
+  if (v.source == "awsElasticBlockStore") return EbsVolumeId(v.disk_id);
+  if (v.source == "azureDisk") {
+    if (absl::Status st = AzureKindSupported(v.azure_disk_kind); !st.ok()) return st;
+  }
+  return v.disk_id;
+}
+
+absl::StatusOr<std::string> PersistentVolumeHandle(const api::PersistentVolume& pv) {
+  const api::PersistentVolumeSource& s = pv.source;
+  if (s.kind == "gcePersistentDisk") {
+    const api::StringMap& labels = pv.metadata.labels;
+    auto it = labels.find(kBetaZone);
+    if (it == labels.end() || it->second.empty()) it = labels.find(kZone);
+    const std::string zones_label = it == labels.end() ? "" : it->second;
+    std::vector<std::string> zones = absl::StrSplit(zones_label, "__");
+    if (zones.size() == 1 && !zones[0].empty()) {
+      return fmt::format("projects/{}/zones/{}/disks/{}", kUnspecified, zones[0], s.volume_handle);
+    }
+    if (zones.size() > 1) {
+      absl::StatusOr<std::string> region = GceRegion(zones);
+      if (!region.ok()) return region.status();
+      return fmt::format("projects/{}/regions/{}/disks/{}", kUnspecified, *region, s.volume_handle);
+    }
+    return fmt::format("projects/{0}/zones/{0}/disks/{1}", kUnspecified, s.volume_handle);
+  }
+  if (s.kind == "awsElasticBlockStore") return EbsVolumeId(s.volume_handle);
+  if (s.kind == "azureDisk") {
+    if (absl::Status st = AzureKindSupported(s.azure_disk_kind); !st.ok()) return st;
+  }
+  return s.volume_handle;
+}
 
 absl::StatusOr<std::optional<api::NodeSelector>> MigratedNodeAffinity(
     const api::PersistentVolume& pv, const api::CSINode* csi_node) {

@@ -2,8 +2,9 @@
 // them: which in-tree sources migrate, to which driver, and the CSI volume handle a volume gets.
 // Only the parts the volume plugins read are here (names and handles, not the full PV).
 //
-//   const helper::InTreePlugin* p = helper::InTreePluginOf(volume.source);  //
-//   "awsElasticBlockStore" if (p && helper::CsiMigrationOn(csi_node, *p)) {
+//   // volume.source is "awsElasticBlockStore":
+//   const helper::InTreePlugin* p = helper::InTreePluginOf(volume.source);
+//   if (p && helper::CsiMigrationOn(csi_node, *p)) {
 //     absl::StatusOr<std::string> handle = helper::InlineVolumeHandle(volume);  // "vol-0123"
 //   }
 //

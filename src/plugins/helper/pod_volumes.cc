@@ -10,6 +10,14 @@ std::optional<PodClaim> ClaimOf(const api::Pod& pod, const api::Volume& v) {
   return std::nullopt;
 }
 
+bool UsesClaim(const api::Pod& pod, const api::PersistentVolumeClaim& pvc) {
+  if (pod.metadata.namespace_ != pvc.metadata.namespace_) return false;
+  return std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), [&](const auto& v) {
+    std::optional<PodClaim> claim = ClaimOf(pod, v);
+    return claim && claim->name == pvc.metadata.name;
+  });
+}
+
 absl::Status VolumeIsForPod(const api::Pod& pod, const api::PersistentVolumeClaim& pvc) {
   const auto& owners = pvc.metadata.owner_references;
   const bool controlled = std::any_of(owners.begin(), owners.end(), [&](const auto& o) {

@@ -39,6 +39,9 @@ struct PodClaim {
 };
 std::optional<PodClaim> ClaimOf(const api::Pod& pod, const api::Volume& volume);
 
+// Whether the pod uses `pvc`, as a persistentVolumeClaim or a generic ephemeral volume's claim.
+bool UsesClaim(const api::Pod& pod, const api::PersistentVolumeClaim& pvc);
+
 // Whether an ephemeral volume's claim was made for the pod (the pod controls it), as upstream's
 // ephemeral.VolumeIsForPod: "PVC ns/name was not created for pod ns/pod (pod is not owner)".
 absl::Status VolumeIsForPod(const api::Pod& pod, const api::PersistentVolumeClaim& pvc);

@@ -326,12 +326,7 @@ std::vector<ClusterEventWithHint> NodeVolumeLimits::EventsToRegister() const {
   auto claim_added = [](const api::Pod& pod, const ClusterEventData& e) {
     const api::PersistentVolumeClaim* pvc = e.storage.pvc.new_obj;
     if (pvc == nullptr) return QueueingHint::kQueue;
-    if (pvc->metadata.namespace_ != pod.metadata.namespace_) return QueueingHint::kQueueSkip;
-    for (const api::Volume& v : pod.spec.volumes) {
-      std::optional<helper::PodClaim> claim = helper::ClaimOf(pod, v);
-      if (claim && claim->name == pvc->metadata.name) return QueueingHint::kQueue;
-    }
-    return QueueingHint::kQueueSkip;
+    return helper::UsesClaim(pod, *pvc) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
   };
   auto attachment_deleted = [](const api::Pod& pod, const ClusterEventData& e) {
     const api::VolumeAttachment* va = e.storage.volume_attachment.old_obj;

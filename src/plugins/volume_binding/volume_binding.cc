@@ -77,15 +77,6 @@ absl::StatusOr<bool> PodHasClaims(const api::Pod& pod, const StorageLister& stor
 
 Status AsStatus(const absl::Status& st) { return Status::Error(std::string(AsStd(st.message()))); }
 
-// Whether the pod names the claim, as a persistentVolumeClaim or a generic ephemeral volume.
-bool PodUsesClaim(const api::Pod& pod, const PVC& pvc) {
-  if (pod.metadata.namespace_ != pvc.metadata.namespace_) return false;
-  return std::any_of(pod.spec.volumes.begin(), pod.spec.volumes.end(), [&](const auto& v) {
-    std::optional<helper::PodClaim> claim = helper::ClaimOf(pod, v);
-    return claim && claim->name == pvc.metadata.name;
-  });
-}
-
 bool SameTopologies(const std::vector<api::TopologySelectorTerm>& a,
                     const std::vector<api::TopologySelectorTerm>& b) {
   if (a.size() != b.size()) return false;
@@ -196,7 +187,8 @@ std::vector<ClusterEventWithHint> VolumeBinding::EventsToRegister() const {
   };
   auto claim_changed = [](const api::Pod& pod, const ClusterEventData& e) {
     const PVC* n = e.storage.pvc.new_obj;
-    return n != nullptr && PodUsesClaim(pod, *n) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+    return n != nullptr && helper::UsesClaim(pod, *n) ? QueueingHint::kQueue
+                                                      : QueueingHint::kQueueSkip;
   };
   auto csi_node_changed = [](const api::Pod&, const ClusterEventData& e) {
     const auto& [o, n] = e.storage.csi_node;
