@@ -9,8 +9,8 @@
 // The two schedulers read the same KubeSchedulerConfiguration: client QPS and burst 5000 (as
 // scheduler_perf's), no leader election, the default percentageOfNodesToScore.
 //
-//   build/bench/side_by_side [--set default|quick|volumes] [--workload
-//   NAME[:NODES:INIT:MEASURE]]...
+//   build/bench/side_by_side [--set default|quick|volumes]
+//                            [--workload NAME[:NODES:INIT:MEASURE]]...
 //                            [--runners ceiling,kube-scheduler,ksched] [--out DIR]
 //                            [--in-process scheduling_bench.json] [--profile]
 //
@@ -39,6 +39,7 @@
 #include "src/testing/api_paths.h"
 #include "src/testing/command.h"
 #include "src/testing/control_plane.h"
+#include "src/testing/storage_json.h"
 
 namespace ksched::bench {
 namespace {
@@ -281,22 +282,6 @@ struct WorkloadObjects {
 
 constexpr char kEbsDriver[] = "ebs.csi.aws.com";
 
-// A local PV of class "local" on `node`, for the WaitForFirstConsumer workload.
-json LocalVolume(const std::string& name, const std::string& node) {
-  json term = {{"matchExpressions",
-                {{{"key", "kubernetes.io/hostname"}, {"operator", "In"}, {"values", {node}}}}}};
-  return {{"apiVersion", "v1"},
-          {"kind", "PersistentVolume"},
-          {"metadata", {{"name", name}}},
-          {"spec",
-           {{"capacity", {{"storage", "1Gi"}}},
-            {"accessModes", {"ReadWriteOnce"}},
-            {"storageClassName", "local"},
-            {"persistentVolumeReclaimPolicy", "Retain"},
-            {"local", {{"path", "/mnt/" + name}}},
-            {"nodeAffinity", {{"required", {{"nodeSelectorTerms", {term}}}}}}}}};
-}
-
 // Pod `i` of namespace `ns` mounts claim "pvc-<i>", added to `storage` with its PV
 // (Workload::volumes).
 void AddVolume(const Workload& w, const json& pv_template, const json& pvc_template,
@@ -308,7 +293,8 @@ void AddVolume(const Workload& w, const json& pv_template, const json& pvc_templ
     pvc["metadata"].erase("annotations");
     pvc["spec"]["storageClassName"] = "local";
     pvc["spec"]["accessModes"] = {"ReadWriteOnce"};
-    pv = LocalVolume(fmt::format("{}-local-{}", ns, i), NodeName(i % w.nodes));
+    pv = testing::LocalVolumeJson(fmt::format("{}-local-{}", ns, i), "local", NodeName(i % w.nodes),
+                                  "1Gi");
   } else {  // As scheduler_perf's volume factory and CreatePodWithPersistentVolume.
     const std::string id = fmt::format("vol-{}", i);
     pv = Named(pv_template, ns + "-" + id);

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "nlohmann/json.hpp"
+#include "src/testing/storage_json.h"
 #include "test/integration/ksched_process_test.h"
 
 namespace ksched::testing {
@@ -19,26 +20,6 @@ json StorageClass(const std::string& name, const std::string& provisioner) {
           {"metadata", {{"name", name}}},
           {"provisioner", provisioner},
           {"volumeBindingMode", "WaitForFirstConsumer"}};
-}
-
-// A local PV of `storage_class` on `node`.
-json LocalVolume(const std::string& name, const std::string& storage_class,
-                 const std::string& node) {
-  return {{"apiVersion", "v1"},
-          {"kind", "PersistentVolume"},
-          {"metadata", {{"name", name}}},
-          {"spec",
-           {{"capacity", {{"storage", "10Gi"}}},
-            {"accessModes", {"ReadWriteOnce"}},
-            {"storageClassName", storage_class},
-            {"local", {{"path", "/mnt/" + name}}},
-            {"nodeAffinity",
-             {{"required",
-               {{"nodeSelectorTerms",
-                 {{{"matchExpressions",
-                    {{{"key", "kubernetes.io/hostname"},
-                      {"operator", "In"},
-                      {"values", {node}}}}}}}}}}}}}}};
 }
 
 json Claim(const std::string& ns, const std::string& name, const std::string& storage_class) {
@@ -98,7 +79,7 @@ class VolumesTest : public KschedProcessTest {
 TEST_F(VolumesTest, StaticLocalVolumeBringsThePodToItsNodeAndIsBound) {
   const std::string ns = Namespace("static", 3);
   Create(StorageClass("static-local", "kubernetes.io/no-provisioner"));
-  Create(LocalVolume("static-pv", "static-local", "static-2"));
+  Create(LocalVolumeJson("static-pv", "static-local", "static-2", "10Gi"));
   Create(Claim(ns, "data", "static-local"));
   StartKsched();
   Create(PodWithClaim(ns, "db", "data"));
@@ -127,7 +108,7 @@ TEST_F(VolumesTest, StaticLocalVolumeBringsThePodToItsNodeAndIsBound) {
 TEST_F(VolumesTest, MissingClaimKeepsThePodPendingUntilItAppears) {
   const std::string ns = Namespace("missing", 2);
   Create(StorageClass("missing-local", "kubernetes.io/no-provisioner"));
-  Create(LocalVolume("missing-pv", "missing-local", "missing-0"));
+  Create(LocalVolumeJson("missing-pv", "missing-local", "missing-0", "10Gi"));
   StartKsched();
   Create(PodWithClaim(ns, "db", "data"));
   EXPECT_EQ(FailedSchedulingNote(ns),
@@ -162,7 +143,7 @@ TEST_F(VolumesTest, ProvisionedClaimGetsTheSelectedNodeAndThePodWaitsForTheVolum
   })) << waiting["status"].dump();
   EXPECT_EQ(waiting["spec"].value("nodeName", ""), "");
   json claim = Get({"pvc", "data", "-n", ns});
-  json pv = LocalVolume("dynamic-pv", "dynamic-fake", selected);
+  json pv = LocalVolumeJson("dynamic-pv", "dynamic-fake", selected, "10Gi");
   pv["spec"]["claimRef"] = {{"namespace", ns},
                             {"name", "data"},
                             {"uid", claim["metadata"]["uid"]},
