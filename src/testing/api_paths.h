@@ -14,7 +14,8 @@ namespace ksched::testing {
 
 // The collection of the object's kind (and namespace, "default" if it has none): Namespace,
 // Node, PriorityClass, Service, PodDisruptionBudget, PersistentVolume, PersistentVolumeClaim,
-// StorageClass and CSINode; any other kind is taken for a Pod.
+// StorageClass, CSINode, CSIDriver, CSIStorageCapacity and VolumeAttachment; any other kind is
+// taken for a Pod.
 inline std::string CollectionOf(const nlohmann::json& o) {
   const std::string kind = o.value("kind", "");
   const std::string ns = o["metadata"].value("namespace", "default");
@@ -28,6 +29,11 @@ inline std::string CollectionOf(const nlohmann::json& o) {
   }
   if (kind == "StorageClass") return "/apis/storage.k8s.io/v1/storageclasses";
   if (kind == "CSINode") return "/apis/storage.k8s.io/v1/csinodes";
+  if (kind == "CSIDriver") return "/apis/storage.k8s.io/v1/csidrivers";
+  if (kind == "VolumeAttachment") return "/apis/storage.k8s.io/v1/volumeattachments";
+  if (kind == "CSIStorageCapacity") {
+    return fmt::format("/apis/storage.k8s.io/v1/namespaces/{}/csistoragecapacities", ns);
+  }
   if (kind == "PodDisruptionBudget") {
     return fmt::format("/apis/policy/v1/namespaces/{}/poddisruptionbudgets", ns);
   }

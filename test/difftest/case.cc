@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -111,6 +112,19 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
 
 }  // namespace
 
+bool IsStorage(const std::string& kind) { return StorageOrder(kind) >= 0; }
+
+int StorageOrder(const std::string& kind) {
+  static const char* const kKinds[] = {"StorageClass",     "CSIDriver",
+                                       "CSINode",          "CSIStorageCapacity",
+                                       "PersistentVolume", "PersistentVolumeClaim",
+                                       "VolumeAttachment"};
+  for (int i = 0; i < static_cast<int>(std::size(kKinds)); ++i) {
+    if (kind == kKinds[i]) return i;
+  }
+  return -1;
+}
+
 std::string KeyOf(const json& object) {
   const json& meta = object.value("metadata", json::object());
   return meta.value("namespace", "default") + "/" + meta.value("name", "");
@@ -142,7 +156,7 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
     }
   }
 
-  std::vector<json> namespaces, classes, budgets, nodes, assigned, pending;
+  std::vector<json> namespaces, classes, budgets, nodes, storage, assigned, pending;
   std::set<std::string> namespace_names;
   std::map<int64_t, std::string> made_classes;
   for (size_t i = 0; i < scenario["cluster"].size(); ++i) {
@@ -168,10 +182,18 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
     } else if (kind == "PodDisruptionBudget") {
       if (!o["metadata"].contains("namespace")) o["metadata"]["namespace"] = "default";
       budgets.push_back(std::move(o));
+    } else if (IsStorage(kind)) {
+      if (kind == "PersistentVolumeClaim" || kind == "CSIStorageCapacity") {
+        if (!o["metadata"].contains("namespace")) o["metadata"]["namespace"] = "default";
+      }
+      if (o["metadata"].contains("deletionTimestamp")) {
+        c.adaptations.push_back(fmt::format(
+            "{} {}: created with a finalizer, then deleted (it has a deletionTimestamp)", kind,
+            KeyOf(o)));
+      }
+      storage.push_back(std::move(o));
     } else if (kind == "Service" || kind == "ReplicationController" || kind == "ReplicaSet" ||
-               kind == "StatefulSet" || kind == "PersistentVolume" ||
-               kind == "PersistentVolumeClaim" || kind == "StorageClass" || kind == "CSINode" ||
-               kind == "CSIDriver" || kind == "CSIStorageCapacity" || kind == "VolumeAttachment") {
+               kind == "StatefulSet") {
       // Not created on the control plane yet.
       if (c.incomparable.empty()) {
         c.incomparable = fmt::format("it has a {}, which the harness does not create yet", kind);
@@ -208,7 +230,11 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
       return absl::InvalidArgumentError(fmt::format("{}: {}", c.name, std::string(st.message())));
     }
   }
-  for (auto* group : {&namespaces, &classes, &budgets, &nodes, &assigned}) {
+  // The storage objects by kind, in the order that lets each find what it names.
+  std::stable_sort(storage.begin(), storage.end(), [](const json& a, const json& b) {
+    return StorageOrder(a.value("kind", "")) < StorageOrder(b.value("kind", ""));
+  });
+  for (auto* group : {&namespaces, &classes, &budgets, &nodes, &storage, &assigned}) {
     c.setup.insert(c.setup.end(), group->begin(), group->end());
   }
   c.pending = std::move(pending);

@@ -18,8 +18,8 @@ struct Case {
   std::string name;
   nlohmann::json scenario;  // As given.
   nlohmann::json config;    // The KubeSchedulerConfiguration, or null for the defaults.
-  // Namespaces, PriorityClasses, PodDisruptionBudgets (each with a status), Nodes and the pods
-  // already on a node, in creation order.
+  // Namespaces, PriorityClasses, PodDisruptionBudgets (each with a status), Nodes, the storage
+  // objects (IsStorage) and the pods already on a node, in creation order.
   std::vector<nlohmann::json> setup;
   // The pending pods in the order the scheduling queue takes them: by priority, highest first,
   // then as the scenario lists them (both schedulers get them one at a time in this order).
@@ -35,6 +35,12 @@ struct Case {
 // names what in the scenario cannot be used (no cluster, an object without a kind).
 absl::StatusOr<Case> MakeCase(std::string name, const nlohmann::json& scenario,
                               const std::vector<std::string>& upstream_plugins);
+
+// Whether the harness creates objects of this kind for the volume plugins: StorageClass,
+// CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim and
+// VolumeAttachment. StorageOrder is the order it creates them in (-1 for other kinds).
+bool IsStorage(const std::string& kind);
+int StorageOrder(const std::string& kind);
 
 // "namespace/name" of an object (namespace "default" when it has none).
 std::string KeyOf(const nlohmann::json& object);

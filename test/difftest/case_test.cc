@@ -101,6 +101,35 @@ TEST(CaseTest, ACaseWithObjectsTheHarnessDoesNotCreateIsNotComparable) {
   EXPECT_EQ(c->incomparable, "it has a Service, which the harness does not create yet");
 }
 
+// Storage objects are created after the nodes and before the running pods that use them, each
+// kind after those it names; a claim being deleted is made, then deleted.
+TEST(CaseTest, StorageIsSetUpAfterTheNodesInTheOrderItsReferencesNeed) {
+  json scenario = json::parse(R"({"cluster": [
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim", "metadata": {"name": "data"},
+     "spec": {"storageClassName": "local"}},
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+     "metadata": {"name": "going", "deletionTimestamp": "2026-11-26T10:00:00Z"}, "spec": {}},
+    {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-1"}, "spec": {}},
+    {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "db"},
+     "spec": {"nodeName": "n1", "containers": [{"name": "c"}]}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass", "metadata": {"name": "local"},
+     "provisioner": "kubernetes.io/no-provisioner"}]})");
+  absl::StatusOr<Case> c = MakeCase("storage", scenario, kUpstream);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->incomparable, "");
+  std::vector<std::string> setup;
+  for (const json& o : c->setup) setup.push_back(o["kind"].get<std::string>() + " " + KeyOf(o));
+  EXPECT_EQ(setup, (std::vector<std::string>{
+                       "Node default/n1", "StorageClass default/local", "CSINode default/n1",
+                       "PersistentVolume default/pv-1", "PersistentVolumeClaim default/data",
+                       "PersistentVolumeClaim default/going", "Pod default/db"}));
+  EXPECT_EQ(c->adaptations,
+            (std::vector<std::string>{"PersistentVolumeClaim default/going: created with a "
+                                      "finalizer, then deleted (it has a deletionTimestamp)"}));
+}
+
 // The rig runs no disruption controller: a budget gets the status it would write, over the pods
 // on nodes (two of app=etl, minAvailable 1: one may go).
 TEST(CaseTest, ABudgetGetsTheStatusTheDisruptionControllerWouldWrite) {

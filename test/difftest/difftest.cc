@@ -57,6 +57,7 @@ using testing::PathOf;
 using testing::Process;
 
 constexpr char kKwokAnnotation[] = "kwok.x-k8s.io/node";
+constexpr char kSelectedNode[] = "volume.kubernetes.io/selected-node";
 
 void Sleep(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
@@ -77,6 +78,7 @@ class Api {
   explicit Api(client::HttpClient& http) : http_(http) {}
 
   absl::Status Create(const json& o) {
+    if (o["metadata"].contains("deletionTimestamp")) return CreateDeleted(o);
     client::HttpResponse r =
         http_.Call({.method = "POST", .path = CollectionOf(o), .body = o.dump()});
     const std::string kind = o.value("kind", "");
@@ -113,6 +115,7 @@ class Api {
     return out;
   }
   // Deletes at once (grace period 0: no kubelet runs) and waits until the object is gone (5 s).
+  // Finalizers go too: no controller here removes those of claims and PVs that pods used.
   absl::Status Delete(const json& o) {
     const std::string path = PathOf(o);
     client::HttpResponse r =
@@ -122,12 +125,27 @@ class Api {
       absl::StatusOr<json> now = Read(path);
       if (!now.ok()) return now.status();
       if (now->is_null()) return absl::OkStatus();
+      if (!(*now)["metadata"].value("finalizers", json::array()).empty()) {
+        http_.Call({.method = "PATCH",
+                    .path = path,
+                    .body = R"({"metadata":{"finalizers":null}})",
+                    .content_type = "application/merge-patch+json"});
+      }
       Sleep(25);
     }
     return absl::DeadlineExceededError(fmt::format("DELETE {}: still there after 5 s", path));
   }
 
  private:
+  // An object the scenario shows being deleted (a claim a finalizer holds): created with a
+  // finalizer of the harness's, then deleted.
+  absl::Status CreateDeleted(json o) {
+    o["metadata"].erase("deletionTimestamp");
+    o["metadata"]["finalizers"].push_back("difftest.ksched.io/keep");
+    if (absl::Status st = Create(o); !st.ok()) return st;
+    return http_.Call({.method = "DELETE", .path = PathOf(o)}).ToStatus();
+  }
+
   client::HttpClient& http_;
 };
 
@@ -234,6 +252,10 @@ class Harness {
                                    KeyOf(o), std::string(st.message()));
       }
     }
+    // And the PVs provisioned on the way.
+    if (absl::Status st = ResetStorage({}); !st.ok() && result.error.empty()) {
+      result.error = "deleting the PVs and claims after the case: " + std::string(st.message());
+    }
     return result;
   }
 
@@ -249,7 +271,7 @@ class Harness {
   // before each was given to it.
   struct Phase {
     std::vector<Outcome> outcomes;
-    std::vector<PodStates> before;
+    std::vector<ClusterState> before;
     PodStates end;  // Once the last pod was decided and the cluster settled.
     int moved = 0;  // Steps taken to bring the cluster to the targets.
   };
@@ -264,6 +286,17 @@ class Harness {
       return;
     }
     result.upstream_end = up->end;
+    // The PVs and claims as the case made them, for ksched's turn.
+    std::vector<json> storage;
+    for (const json& o : c.setup) {
+      const std::string kind = o.value("kind", "");
+      if (kind == "PersistentVolume" || kind == "PersistentVolumeClaim") storage.push_back(o);
+    }
+    if (absl::Status st = HasStorage(c) ? ResetStorage(storage) : absl::OkStatus(); !st.ok()) {
+      result.error =
+          "making the case's PVs and claims again for ksched: " + std::string(st.message());
+      return;
+    }
     absl::StatusOr<Phase> run = RunPhase(ksched_, c, &up->before);
     if (!run.ok()) {
       result.error = std::string(run.status().message());
@@ -338,7 +371,7 @@ class Harness {
   // brought to kube-scheduler's before each pod: its decisions, and those it made later for pods
   // it had left pending, so that both decide every pod on the same cluster.
   absl::StatusOr<Phase> RunPhase(Scheduler& s, const Case& c,
-                                 const std::vector<PodStates>* targets) {
+                                 const std::vector<ClusterState>* targets) {
     Phase phase{.outcomes = std::vector<Outcome>(c.pending.size(), Outcome{.status = "Pending"})};
     const size_t log_start = s.LogSize();
     absl::Status status = absl::OkStatus();
@@ -347,7 +380,7 @@ class Harness {
       const std::string key = KeyOf(c.pending[i]);
       const std::string moment = "before pod " + key;
       if (targets != nullptr) status = Converge(c, s, (*targets)[i], moment, &phase.moved);
-      absl::StatusOr<PodStates> before = status.ok() ? Settled(c, moment) : status;
+      absl::StatusOr<ClusterState> before = status.ok() ? Settled(c, moment) : status;
       if (!before.ok()) {
         status = before.status();
         break;
@@ -361,28 +394,28 @@ class Harness {
       }
       given = i + 1;
       Outcome& o = phase.outcomes[i];
-      o = WaitForDecision(pod);
+      o = WaitForDecision(c, pod);
       // A preemption deletes its victims right after nominating, asynchronously, one call each:
       // wait for the first, then until none has come for 300 ms (2 s at most).
       for (int wait = 0, quiet = 0; wait < 40; ++wait) {
-        absl::StatusOr<PodStates> now = ReadPods(c);
+        absl::StatusOr<ClusterState> now = ReadState(c);
         if (!now.ok()) {
           status = now.status();
           break;
         }
-        std::vector<std::string> gone = Removed(*before, *now);
+        std::vector<std::string> gone = Removed(before->pods, now->pods);
         quiet = gone.size() == o.evicted.size() ? quiet + 1 : 0;
         o.evicted = std::move(gone);
         if (o.nominated.empty() || (!o.evicted.empty() && quiet >= 6)) break;
         Sleep(50);
       }
-      if (!o.evicted.empty()) ReadPreemption(pod, *before, &o);
+      if (!o.evicted.empty()) ReadPreemption(pod, before->pods, &o);
       o.placed_after_preemption = !o.evicted.empty() && !o.node.empty();
       phase.before.push_back(*std::move(before));
     }
     if (status.ok()) {
-      absl::StatusOr<PodStates> end = Settled(c, "after the last pod");
-      if (end.ok()) phase.end = *std::move(end);
+      absl::StatusOr<ClusterState> end = Settled(c, "after the last pod");
+      if (end.ok()) phase.end = std::move(end->pods);
       status = end.status();
     }
     Sleep(200);  // The last log lines.
@@ -405,55 +438,176 @@ class Harness {
                         fmt::format("{} ({}'s turn): {}", step, s.name, std::string(st.message())));
   }
 
-  // The case's pods as the API server shows them now.
-  absl::StatusOr<PodStates> ReadPods(const Case& c) {
-    absl::StatusOr<json> list = api_.Read("/api/v1/pods");
-    if (!list.ok()) return list.status();
-    return CasePods(c, *list);
+  static bool HasStorage(const Case& c) {
+    return std::any_of(c.setup.begin(), c.setup.end(),
+                       [](const json& o) { return IsStorage(o.value("kind", "")); });
   }
 
-  // The case's pods once the cluster is still (`moment` names when, for the error): no pod being
-  // deleted, and the same placement three reads in a row, 100 ms apart, so that a decision the
-  // scheduler makes for a pod it had left pending lands before the next pod, as it would on a
-  // quiet cluster (up to 10 s, then an error).
-  absl::StatusOr<PodStates> Settled(const Case& c, const std::string& moment) {
+  // The case's pods, and the cluster's PVs and claims if the case has storage, as the API server
+  // shows them now. A claim waiting for a provisioner gets its PV first (Provision).
+  absl::StatusOr<ClusterState> ReadState(const Case& c) {
+    absl::StatusOr<json> list = api_.Read("/api/v1/pods");
+    if (!list.ok()) return list.status();
+    ClusterState out{.pods = CasePods(c, *list)};
+    if (!HasStorage(c)) return out;
+    absl::StatusOr<Storage> storage = ReadStorage();
+    if (!storage.ok()) return storage.status();
+    if (absl::Status st = Provision(c, *storage); !st.ok()) return st;
+    out.storage = *std::move(storage);
+    return out;
+  }
+
+  absl::StatusOr<Storage> ReadStorage() {
+    absl::StatusOr<json> pvs = api_.Read("/api/v1/persistentvolumes");
+    if (!pvs.ok()) return pvs.status();
+    absl::StatusOr<json> claims = api_.Read("/api/v1/persistentvolumeclaims");
+    if (!claims.ok()) return claims.status();
+    return StorageOf(*pvs, *claims);
+  }
+
+  // The case's object of this kind and name (from its setup), or null.
+  static const json* SetupObject(const Case& c, const std::string& kind, const std::string& name) {
+    for (const json& o : c.setup) {
+      if (o.value("kind", "") == kind && o["metadata"].value("name", "") == name) return &o;
+    }
+    return nullptr;
+  }
+
+  // The part of a CSI driver's external provisioner, which the rig does not run: a claim with a
+  // selected node, whose class names a provisioner, gets a PV made for it, pre-bound to it, as
+  // `ksched simulate` makes one (sim::Provision): topology from the node's labels for the keys
+  // the node's CSINode lists for the driver. The PV controller binds the two. The PV is named
+  // "pvc-<namespace>-<name>" rather than after the claim's uid, so that both turns show the same.
+  absl::Status Provision(const Case& c, const Storage& storage) {
+    for (const auto& [key, claim] : storage) {
+      if (claim["kind"] != "PersistentVolumeClaim" || Terminating(claim)) continue;
+      const json& meta = claim["metadata"];
+      const json& spec = claim["spec"];
+      const std::string node_name =
+          meta.value("annotations", json::object()).value(kSelectedNode, "");
+      if (node_name.empty() || !spec.value("volumeName", "").empty()) continue;
+      const json* sc = SetupObject(c, "StorageClass", spec.value("storageClassName", ""));
+      if (sc == nullptr) continue;
+      const std::string provisioner = sc->value("provisioner", "");
+      if (provisioner == "kubernetes.io/no-provisioner") continue;
+      const std::string name =
+          fmt::format("pvc-{}-{}", meta.value("namespace", ""), meta.value("name", ""));
+      if (storage.contains("PersistentVolume/" + name)) continue;
+      json pv = {
+          {"apiVersion", "v1"},
+          {"kind", "PersistentVolume"},
+          {"metadata",
+           {{"name", name}, {"annotations", {{"pv.kubernetes.io/provisioned-by", provisioner}}}}},
+          {"spec",
+           {{"capacity",
+             {{"storage",
+               claim.value(json::json_pointer("/spec/resources/requests/storage"), json("1Gi"))}}},
+            {"accessModes", spec.value("accessModes", json::array())},
+            {"volumeMode", spec.value("volumeMode", "Filesystem")},
+            {"storageClassName", spec["storageClassName"]},
+            {"persistentVolumeReclaimPolicy", sc->value("reclaimPolicy", "Delete")},
+            {"claimRef",
+             {{"apiVersion", "v1"},
+              {"kind", "PersistentVolumeClaim"},
+              {"namespace", meta["namespace"]},
+              {"name", meta["name"]},
+              {"uid", meta["uid"]}}},
+            {"csi", {{"driver", provisioner}, {"volumeHandle", name}}}}}};
+      const json* node = SetupObject(c, "Node", node_name);
+      const json* csi_node = SetupObject(c, "CSINode", node_name);
+      json term = json::array();
+      for (const json& d :
+           csi_node ? csi_node->at("spec").value("drivers", json::array()) : json::array()) {
+        if (d.value("name", "") != provisioner || node == nullptr) continue;
+        const json labels = node->at("metadata").value("labels", json::object());
+        for (const json& k : d.value("topologyKeys", json::array())) {
+          if (labels.contains(k)) {
+            term.push_back({{"key", k}, {"operator", "In"}, {"values", {labels[k]}}});
+          }
+        }
+      }
+      if (!term.empty()) {
+        pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"] = {
+            {{"matchExpressions", term}}};
+      }
+      if (absl::Status st = api_.Create(pv); !st.ok()) {
+        return absl::Status(st.code(), fmt::format("provisioning {} for claim {}: {}", name, key,
+                                                   std::string(st.message())));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // Deletes every PV and claim, claims first, then creates `objects` (as Recreatable makes them:
+  // the PV controller binds them again as they were).
+  absl::Status ResetStorage(const std::vector<json>& objects) {
+    absl::StatusOr<Storage> now = ReadStorage();
+    if (!now.ok()) return now.status();
+    // "PersistentVolumeClaim/..." sorts after "PersistentVolume/...".
+    for (auto it = now->rbegin(); it != now->rend(); ++it) {
+      if (absl::Status st = api_.Delete(it->second); !st.ok()) return st;
+    }
+    for (const json& o : objects) {
+      if (absl::Status st = api_.Create(Recreatable(o)); !st.ok()) {
+        return absl::Status(st.code(), fmt::format("creating {} {}: {}", o.value("kind", ""),
+                                                   KeyOf(o), std::string(st.message())));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  // The case's pods and storage once the cluster is still (`moment` names when, for the error):
+  // no pod being deleted, no binding the PV controller has yet to finish, and the same placement
+  // and binding three reads in a row, 100 ms apart, so that a decision the scheduler makes for a
+  // pod it had left pending lands before the next pod, as it would on a quiet cluster (up to
+  // 10 s, then an error).
+  absl::StatusOr<ClusterState> Settled(const Case& c, const std::string& moment) {
     std::string last;
     for (int i = 0, same = 0; i < 100; ++i) {
-      absl::StatusOr<PodStates> now = ReadPods(c);
+      absl::StatusOr<ClusterState> now = ReadState(c);
       if (!now.ok()) return now.status();
-      const std::string placement = Placement(*now);
-      bool deleting = false;
-      for (const auto& [key, pod] : *now) deleting |= Terminating(pod);
-      same = placement == last && !deleting ? same + 1 : 0;
+      const std::string placement = Placement(now->pods) + Binding(now->storage);
+      bool busy = BindingInFlight(now->storage);
+      for (const auto& [key, pod] : now->pods) busy |= Terminating(pod);
+      same = placement == last && !busy ? same + 1 : 0;
       if (same == 2) return now;
       last = placement;
       Sleep(100);
     }
-    return absl::DeadlineExceededError(
-        fmt::format("the cluster did not settle in 10 s {}; its pods:\n{}", moment, last));
+    return absl::DeadlineExceededError(fmt::format(
+        "the cluster did not settle in 10 s {}; its pods and volumes:\n{}", moment, last));
   }
 
   // Brings the cluster to `target`: each pod kube-scheduler had bound, bound to the same node,
-  // and no other pod bound (StepsToReach). The scheduler may act on the changes (a pod it left
-  // pending may fit once another is moved away), so it checks again, up to three times. Adds the
-  // steps it took to `moved`.
-  absl::Status Converge(const Case& c, const Scheduler& s, const PodStates& target,
+  // and no other pod bound (StepsToReach), and the PVs and claims bound as they were (made again
+  // if not). The scheduler may act on the changes (a pod it left pending may fit once another is
+  // moved away), so it checks again, up to three times. Adds the steps it took to `moved`.
+  absl::Status Converge(const Case& c, const Scheduler& s, const ClusterState& target,
                         const std::string& moment, int* moved) {
     for (int round = 0;; ++round) {
-      absl::StatusOr<PodStates> now = Settled(c, moment);
+      absl::StatusOr<ClusterState> now = Settled(c, moment);
       if (!now.ok()) return now.status();
-      const std::vector<Step> steps = StepsToReach(target, *now);
-      if (steps.empty()) return absl::OkStatus();
+      const std::vector<Step> steps = StepsToReach(target.pods, now->pods);
+      const bool storage_differs = Binding(target.storage) != Binding(now->storage);
+      if (steps.empty() && !storage_differs) return absl::OkStatus();
       if (round == 3) {
         return absl::FailedPreconditionError(fmt::format(
             "{}'s cluster still differs from kube-scheduler's {} after three rounds of changes; "
-            "kube-scheduler's:\n{}{}'s:\n{}",
-            s.name, moment, Placement(target), s.name, Placement(*now)));
+            "kube-scheduler's:\n{}{}{}'s:\n{}{}",
+            s.name, moment, Placement(target.pods), Binding(target.storage), s.name,
+            Placement(now->pods), Binding(now->storage)));
       }
-      *moved += static_cast<int>(steps.size());
+      *moved += static_cast<int>(steps.size()) + (storage_differs ? 1 : 0);
+      if (storage_differs) {
+        std::vector<json> objects;
+        for (const auto& [key, o] : target.storage) objects.push_back(o);
+        if (absl::Status st = ResetStorage(objects); !st.ok()) {
+          return Failed(s, "making the PVs and claims of kube-scheduler's cluster " + moment, st);
+        }
+      }
       for (const Step& step : steps) {
         if (step.remove) {
-          if (absl::Status st = api_.Delete(now->at(step.key)); !st.ok()) {
+          if (absl::Status st = api_.Delete(now->pods.at(step.key)); !st.ok()) {
             return Failed(s,
                           fmt::format("deleting pod {} to match kube-scheduler's cluster {}",
                                       step.key, moment),
@@ -461,7 +615,7 @@ class Harness {
           }
         }
         if (step.node.empty()) continue;
-        if (absl::Status st = api_.Create(BoundCopy(c, step.key, step.node, target, s.prefix));
+        if (absl::Status st = api_.Create(BoundCopy(c, step.key, step.node, target.pods, s.prefix));
             !st.ok()) {
           return Failed(s,
                         fmt::format("creating pod {} on {} to match kube-scheduler's cluster {}",
@@ -519,10 +673,12 @@ class Harness {
     });
   }
 
-  // Polls the pod until it is bound or has a PodScheduled=False condition (up to 15 s).
-  Outcome WaitForDecision(const json& pod) {
+  // Polls the pod until it is bound or has a PodScheduled=False condition (up to 15 s),
+  // provisioning the volumes it waits for.
+  Outcome WaitForDecision(const Case& c, const json& pod) {
     Outcome o{.status = "Pending"};
     for (int i = 0; i < 300; ++i) {
+      if (HasStorage(c)) ReadState(c).IgnoreError();  // Only for Provision.
       json now = api_.Get(PathOf(pod));
       if (now.is_object()) o = OutcomeOfPod(now);
       if (o.status != "Pending") return o;
@@ -533,13 +689,14 @@ class Harness {
 
   // ksched simulate's decision on pod i, on the cluster kube-scheduler decided it on; its input
   // stays in states_/<case>/<pod>.json.
-  absl::StatusOr<Outcome> Simulate(const Case& c, size_t i, const PodStates& state) {
+  absl::StatusOr<Outcome> Simulate(const Case& c, size_t i, const ClusterState& state) {
     const json& meta = c.pending[i]["metadata"];
     const std::string manifest =
         fmt::format("{}/{}/{}.{}.json", states_, c.name, meta.value("namespace", "default"),
                     meta.value("name", ""));
     fs::create_directories(fs::path(manifest).parent_path());
-    std::ofstream(manifest) << SimulationInput(c, state, c.pending[i], upstream_.prefix);
+    std::ofstream(manifest) << SimulationInput(c, state.pods, state.storage, c.pending[i],
+                                               upstream_.prefix);
     std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json", "--explain"};
     if (c.config.is_object()) {
       const std::string config = work_ + "/simulate-config.json";
@@ -730,7 +887,16 @@ int Main(int argc, char** argv) {
   }
 
   fs::create_directories(out_dir + "/shrunk");
-  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start({.kwok = true});
+  // kube-controller-manager runs only its PV binder, which finishes the bindings the schedulers
+  // start; the disruption controller, for one, would rewrite the budgets' status. The binder
+  // looks at every PV and claim each second rather than each 15: cases make PVs and claims of
+  // the same names one after the other, and it may first pair a new one with the old one its
+  // cache still holds.
+  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start(
+      {.kwok = true,
+       .controller_manager = true,
+       .controller_manager_flags =
+           "--controllers=persistentvolume-binder-controller --pvclaimbinder-sync-period=1s"});
   if (!cluster.ok()) {
     std::fprintf(stderr, "difftest: %s\n", std::string(cluster.status().message()).c_str());
     return 1;

@@ -96,17 +96,102 @@ json BoundCopy(const Case& c, const std::string& key, const std::string& node,
   return pod;
 }
 
-json SimulationInput(const Case& c, const PodStates& state, const json& pending,
-                     const std::string& prefix) {
+Storage StorageOf(const json& pv_list, const json& pvc_list) {
+  Storage out;
+  for (const auto& [list, kind] :
+       {std::pair{&pv_list, "PersistentVolume"}, std::pair{&pvc_list, "PersistentVolumeClaim"}}) {
+    for (const json& o : list->value("items", json::array())) {
+      const json& meta = o["metadata"];
+      std::string key = std::string(kind) + "/";
+      if (meta.contains("namespace")) key += meta.value("namespace", "") + "/";
+      json& item = out[key + meta.value("name", "")] = o;
+      item["apiVersion"] = "v1";  // A list's items do not say their kind.
+      item["kind"] = kind;
+    }
+  }
+  return out;
+}
+
+std::string Binding(const Storage& s) {
+  std::string out;
+  for (const auto& [key, o] : s) {
+    const json& spec = o.value("spec", json::object());
+    std::string to;
+    if (o.value("kind", "") == "PersistentVolume") {
+      const json ref = spec.value("claimRef", json::object());
+      if (!ref.empty()) to = ref.value("namespace", "") + "/" + ref.value("name", "");
+    } else {
+      to = spec.value("volumeName", "");
+    }
+    out += fmt::format("{} to {:?} ({})", key, to,
+                       o.value("status", json::object()).value("phase", ""));
+    const json annotations = o["metadata"].value("annotations", json::object());
+    if (const std::string n = annotations.value("volume.kubernetes.io/selected-node", "");
+        !n.empty()) {
+      out += ", selected node " + n;
+    }
+    if (Terminating(o)) out += ", being deleted";
+    out += "\n";
+  }
+  return out;
+}
+
+bool BindingInFlight(const Storage& s) {
+  for (const auto& [key, o] : s) {
+    const std::string phase = o.value("status", json::object()).value("phase", "");
+    const json& spec = o.value("spec", json::object());
+    if (o.value("kind", "") == "PersistentVolumeClaim") {
+      if (!spec.value("volumeName", "").empty() && phase != "Bound" && phase != "Lost") return true;
+    } else if (phase.empty() || phase == "Pending" ||
+               (phase == "Available" &&
+                !spec.value("claimRef", json::object()).value("uid", "").empty())) {
+      return true;
+    }
+  }
+  return false;
+}
+
+json Recreatable(json o) {
+  json& meta = o["metadata"];
+  // A deletionTimestamp stays: the harness deletes such an object again once it is made.
+  for (const char* field : {"uid", "resourceVersion", "creationTimestamp", "managedFields",
+                            "generation", "finalizers", "deletionGracePeriodSeconds"}) {
+    meta.erase(field);
+  }
+  if (meta.contains("annotations")) {
+    // The PV controller's marks of a binding it completed: it writes them again.
+    for (const char* a :
+         {"pv.kubernetes.io/bind-completed", "pv.kubernetes.io/bound-by-controller"}) {
+      meta["annotations"].erase(a);
+    }
+  }
+  if (o.contains("spec") && o["spec"].contains("claimRef")) {
+    json& ref = o["spec"]["claimRef"];
+    ref.erase("uid");
+    ref.erase("resourceVersion");
+  }
+  o.erase("status");
+  return o;
+}
+
+json SimulationInput(const Case& c, const PodStates& pods, const Storage& storage,
+                     const json& pending, const std::string& prefix) {
+  auto as_read = [](json o) {
+    o["metadata"].erase("managedFields");
+    return o;
+  };
   json items = json::array();
   for (const json& o : c.setup) {
-    if (o.value("kind", "") != "Pod") items.push_back(o);
+    const std::string kind = o.value("kind", "");
+    if (kind != "Pod" && kind != "PersistentVolume" && kind != "PersistentVolumeClaim") {
+      items.push_back(o);
+    }
   }
-  for (const auto& [key, read] : state) {
+  for (const auto& [key, o] : storage) items.push_back(as_read(o));
+  for (const auto& [key, read] : pods) {
     const bool bound = !read["spec"].value("nodeName", "").empty();
     if (!bound && NominatedNode(read).empty()) continue;
-    json pod = read;
-    pod["metadata"].erase("managedFields");
+    json pod = as_read(read);
     if (std::string name = pod["spec"].value("schedulerName", ""); name.starts_with(prefix)) {
       pod["spec"]["schedulerName"] = name.substr(prefix.size());
     }

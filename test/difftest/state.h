@@ -58,12 +58,42 @@ std::vector<std::string> Removed(const PodStates& before, const PodStates& now);
 nlohmann::json BoundCopy(const Case& c, const std::string& key, const std::string& node,
                          const PodStates& target, const std::string& prefix);
 
-// The objects `ksched simulate` gets to decide `pending` on `state`: the case's objects other
-// than pods, every pod `state` shows bound or pending with a nominated node (one waiting for its
-// victims, whose place both schedulers hold), as the API server returned it but for its
-// managedFields and `prefix` taken off its schedulerName, then `pending`. Pods being deleted
-// stay: a scheduler counts them until they are gone.
-nlohmann::json SimulationInput(const Case& c, const PodStates& state, const nlohmann::json& pending,
-                               const std::string& prefix);
+// The cluster's PersistentVolumes and claims, which the schedulers and the PV controller change
+// as pods go: by "PersistentVolume/<name>" and "PersistentVolumeClaim/<namespace>/<name>", as
+// the API server returned them, each with its apiVersion and kind.
+using Storage = std::map<std::string, nlohmann::json>;
+
+// The PVs and claims of two lists from the API server.
+Storage StorageOf(const nlohmann::json& pv_list, const nlohmann::json& pvc_list);
+
+// One line per PV and claim: what it is bound to, its phase, the claim's selected node, and
+// whether it is going. Two storages that schedule the next pod alike have the same binding.
+std::string Binding(const Storage& s);
+
+// Whether the PV controller has a binding to finish: a claim that names a volume but is not yet
+// Bound (or Lost), or a PV not yet Available, or whose claimRef names a claim's uid (as a
+// scheduler writes it) but that is not yet Bound (or Released).
+bool BindingInFlight(const Storage& s);
+
+// The case's pods and the cluster's PVs and claims at one moment.
+struct ClusterState {
+  PodStates pods;
+  Storage storage;
+};
+
+// A PV or claim as the API server returned it, ready to be created again bound as it was: without
+// what the API server and the PV controller write (uid, resourceVersion, creationTimestamp,
+// finalizers, status, the annotations of a completed binding, claimRef's uid), which they write
+// again.
+nlohmann::json Recreatable(nlohmann::json o);
+
+// The objects `ksched simulate` gets to decide `pending` on `pods` and `storage`: the case's
+// objects other than pods, PVs and claims, the PVs and claims of `storage` and every pod of `pods`
+// bound or pending with a nominated node (one waiting for its victims, whose place both
+// schedulers hold), as the API server returned them but for their managedFields and `prefix`
+// taken off a pod's schedulerName, then `pending`. Pods being deleted stay: a scheduler counts
+// them until they are gone.
+nlohmann::json SimulationInput(const Case& c, const PodStates& pods, const Storage& storage,
+                               const nlohmann::json& pending, const std::string& prefix);
 
 }  // namespace ksched::difftest

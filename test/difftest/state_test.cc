@@ -125,7 +125,7 @@ TEST(StateTest, SimulationGetsTheBoundPodsAsReadAndThePodToDecide) {
   json list = {{"items",
                 {Read(Pod("running-0", "n1")), Read(Pod("pod-3", "n1"), "up-default-scheduler"),
                  nominated, Read(Pod("pod-5"), "up-default-scheduler")}}};
-  json input = SimulationInput(c, CasePods(c, list), c.pending[3], "up-");
+  json input = SimulationInput(c, CasePods(c, list), {}, c.pending[3], "up-");
   std::vector<std::string> items;
   for (const json& o : input["items"]) {
     items.push_back(o["kind"].get<std::string>() + " " + o["metadata"]["name"].get<std::string>());
@@ -138,6 +138,96 @@ TEST(StateTest, SimulationGetsTheBoundPodsAsReadAndThePodToDecide) {
                                              "Pod running-0", "Pod pod-2"}));
   EXPECT_EQ(input["items"][2]["status"]["startTime"], "2026-11-26T18:00:00Z");
   EXPECT_EQ(input["items"][3]["status"]["nominatedNodeName"], "n2");
+}
+
+json Volume(const std::string& name, json spec, const std::string& phase) {
+  return {{"metadata", {{"name", name}, {"uid", "uid-" + name}, {"resourceVersion", "7"}}},
+          {"spec", std::move(spec)},
+          {"status", {{"phase", phase}}}};
+}
+
+json Claim(const std::string& name, json spec, const std::string& phase) {
+  json claim = Volume(name, std::move(spec), phase);
+  claim["metadata"]["namespace"] = "default";
+  return claim;
+}
+
+// kube-scheduler bound claim "data" to the local PV of n1 and wrote "cache"'s selected node; the
+// PV controller finished the first.
+Storage Bound() {
+  json claim_ref = {{"namespace", "default"}, {"name", "data"}, {"uid", "uid-data"}};
+  json data = Claim("data", {{"volumeName", "local-n1"}}, "Bound");
+  data["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] = "yes";
+  json cache = Claim("cache", json::object(), "Pending");
+  cache["metadata"]["annotations"]["volume.kubernetes.io/selected-node"] = "n2";
+  json local = Volume("local-n1", {{"claimRef", claim_ref}}, "Bound");
+  local["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = "yes";
+  return StorageOf({{"items", {local, Volume("local-n2", json::object(), "Available")}}},
+                   {{"items", {data, cache}}});
+}
+
+TEST(StateTest, BindingSaysWhatEachVolumeAndClaimIsBoundTo) {
+  EXPECT_EQ(Binding(Bound()),
+            "PersistentVolume/local-n1 to \"default/data\" (Bound)\n"
+            "PersistentVolume/local-n2 to \"\" (Available)\n"
+            "PersistentVolumeClaim/default/cache to \"\" (Pending), selected node n2\n"
+            "PersistentVolumeClaim/default/data to \"local-n1\" (Bound)\n");
+  EXPECT_EQ(Bound()["PersistentVolumeClaim/default/data"]["kind"], "PersistentVolumeClaim");
+  EXPECT_FALSE(BindingInFlight(Bound()));
+}
+
+// A scheduler wrote a static PV's claimRef, or a claim names its volume, and the PV controller
+// has not yet bound them; a new PV it has not yet seen.
+TEST(StateTest, ABindingThePvControllerHasNotFinishedIsInFlight) {
+  Storage s = Bound();
+  s["PersistentVolume/local-n2"]["spec"]["claimRef"] = {{"name", "cache"}, {"uid", "uid-cache"}};
+  EXPECT_TRUE(BindingInFlight(s));
+  s = Bound();
+  s["PersistentVolumeClaim/default/data"]["status"]["phase"] = "Pending";
+  EXPECT_TRUE(BindingInFlight(s));
+  s = Bound();
+  s["PersistentVolume/local-n2"]["status"]["phase"] = "Pending";
+  EXPECT_TRUE(BindingInFlight(s));
+}
+
+// Made again, the PV and claim are pre-bound to each other by name, for the PV controller to
+// bind again: what it and the API server wrote is gone, the selected node stays.
+TEST(StateTest, RecreatableKeepsTheBindingAndDropsWhatTheControllerWrites) {
+  const Storage s = Bound();
+  json pv = Recreatable(s.at("PersistentVolume/local-n1"));
+  EXPECT_EQ(pv["spec"]["claimRef"], (json{{"namespace", "default"}, {"name", "data"}}));
+  EXPECT_FALSE(pv.contains("status"));
+  EXPECT_FALSE(pv["metadata"].contains("uid"));
+  EXPECT_FALSE(pv["metadata"].contains("resourceVersion"));
+  EXPECT_TRUE(pv["metadata"]["annotations"].empty());
+  json data = Recreatable(s.at("PersistentVolumeClaim/default/data"));
+  EXPECT_EQ(data["spec"]["volumeName"], "local-n1");
+  EXPECT_TRUE(data["metadata"]["annotations"].empty());
+  json cache = Recreatable(s.at("PersistentVolumeClaim/default/cache"));
+  EXPECT_EQ(cache["metadata"]["annotations"]["volume.kubernetes.io/selected-node"], "n2");
+}
+
+// simulate gets the PVs and claims as they were on kube-scheduler's turn, not the case's.
+TEST(StateTest, SimulationGetsTheStorageAsRead) {
+  Case c = SeedCase();
+  c.setup.push_back(
+      {{"apiVersion", "v1"}, {"kind", "PersistentVolume"}, {"metadata", {{"name", "local-n1"}}}});
+  c.setup.push_back({{"apiVersion", "storage.k8s.io/v1"},
+                     {"kind", "StorageClass"},
+                     {"metadata", {{"name", "local"}}}});
+  Storage storage = Bound();
+  storage["PersistentVolume/local-n1"]["metadata"]["managedFields"] = json::array();
+  json input = SimulationInput(c, {}, storage, c.pending[0], "up-");
+  std::vector<std::string> items;
+  for (const json& o : input["items"]) {
+    items.push_back(o["kind"].get<std::string>() + " " + o["metadata"]["name"].get<std::string>());
+  }
+  EXPECT_EQ(items, (std::vector<std::string>{
+                       "Node n1", "Node n2", "StorageClass local", "PersistentVolume local-n1",
+                       "PersistentVolume local-n2", "PersistentVolumeClaim cache",
+                       "PersistentVolumeClaim data", "Pod pod-7"}));
+  EXPECT_EQ(input["items"][3]["status"]["phase"], "Bound");
+  EXPECT_FALSE(input["items"][3]["metadata"].contains("managedFields"));
 }
 
 }  // namespace
