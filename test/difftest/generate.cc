@@ -17,6 +17,7 @@ using Pointer = json::json_pointer;
 constexpr char kGpu[] = "example.com/gpu";
 constexpr char kHostname[] = "kubernetes.io/hostname";
 constexpr char kZone[] = "topology.kubernetes.io/zone";
+constexpr char kDriver[] = "csi.example.com";
 // Containers use registry/img-0:v1 .. img-7:v1; nodes hold some of the first kNodeImages.
 constexpr int kImages = 8;
 constexpr int kNodeImages = 5;
@@ -92,6 +93,7 @@ class CaseBuilder {
       cluster.push_back(BoundPod(i, bindable[r_.Below(bindable.size())]));
     }
     for (int i = 0, pending = r_.Between(1, 10); i < pending; ++i) cluster.push_back(PendingPod(i));
+    if (r_.Percent(50)) AddStorage(&cluster);
     return cluster;
   }
 
@@ -325,6 +327,142 @@ class CaseBuilder {
     return t;
   }
 
+  // Storage, picked after everything else so that a seed's other objects stay as they were:
+  // three classes (static local PVs and CSI provisioning, both WaitForFirstConsumer; static PVs
+  // bound at once), CSINodes with the driver's limit, local PVs on nodes, zonal PVs for the
+  // Immediate class, and claims for some pods: bound to a zonal or CSI PV (the running pods'
+  // only kind), waiting for a local PV or a provisioner, Immediate, shared with an earlier pod
+  // (ReadWriteOncePod at times), or missing.
+  void AddStorage(json* cluster) {
+    std::vector<json> nodes;
+    for (const json& o : *cluster) {
+      if (o["kind"] == "Node") nodes.push_back(o);
+    }
+    auto zone_of = [&](size_t i) { return nodes[i]["metadata"]["labels"][kZone]; };
+    auto storage_class = [](const std::string& name, const std::string& provisioner,
+                            const std::string& mode) {
+      return json{{"apiVersion", "storage.k8s.io/v1"},
+                  {"kind", "StorageClass"},
+                  {"metadata", {{"name", name}}},
+                  {"provisioner", provisioner},
+                  {"volumeBindingMode", mode}};
+    };
+    cluster->push_back(
+        storage_class("local", "kubernetes.io/no-provisioner", "WaitForFirstConsumer"));
+    json csi = storage_class("csi", kDriver, "WaitForFirstConsumer");
+    if (r_.Percent(30)) {
+      csi["allowedTopologies"] = {
+          {{"matchLabelExpressions",
+            {{{"key", kZone}, {"values", {r_.Pick(LabelValues(kZone, 0))}}}}}}};
+    }
+    cluster->push_back(csi);
+    cluster->push_back(storage_class("immediate", "kubernetes.io/no-provisioner", "Immediate"));
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      if (!r_.Percent(60)) continue;
+      json driver = {
+          {"name", kDriver}, {"nodeID", nodes[i]["metadata"]["name"]}, {"topologyKeys", {kZone}}};
+      if (r_.Percent(70)) driver["allocatable"]["count"] = r_.Between(0, 3);
+      cluster->push_back({{"apiVersion", "storage.k8s.io/v1"},
+                          {"kind", "CSINode"},
+                          {"metadata", {{"name", nodes[i]["metadata"]["name"]}}},
+                          {"spec", {{"drivers", {driver}}}}});
+    }
+    int volumes = 0;
+    auto volume = [&](const std::string& cls, json affinity_term) {
+      json pv = {{"apiVersion", "v1"},
+                 {"kind", "PersistentVolume"},
+                 {"metadata", {{"name", fmt::format("pv-{}", volumes++)}}},
+                 {"spec",
+                  {{"capacity", {{"storage", r_.Pick({"10Gi", "50Gi"})}}},
+                   {"accessModes", {r_.Percent(20) ? "ReadWriteOncePod" : "ReadWriteOnce"}},
+                   {"storageClassName", cls}}}};
+      if (!affinity_term.is_null()) {
+        pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"] = {
+            {{"matchExpressions", {affinity_term}}}};
+      }
+      return pv;
+    };
+    for (int n = r_.Between(0, static_cast<int>(nodes.size())); n > 0; --n) {
+      const json node = nodes[r_.Below(nodes.size())]["metadata"]["name"];
+      json pv = volume("local", {{"key", kHostname}, {"operator", "In"}, {"values", {node}}});
+      pv["spec"]["local"]["path"] = "/mnt/disk";
+      cluster->push_back(pv);
+    }
+    for (int n = r_.Between(0, 2); n > 0; --n) {
+      json pv = volume(
+          "immediate",
+          {{"key", kZone}, {"operator", "In"}, {"values", {zone_of(r_.Below(nodes.size()))}}});
+      pv["spec"]["csi"] = {{"driver", kDriver}, {"volumeHandle", pv["metadata"]["name"]}};
+      cluster->push_back(pv);
+    }
+    std::vector<json> claims;         // The claims made so far, for pods that share one.
+    std::vector<json> bound_volumes;  // Their PVs, added once the loop over `cluster` is done.
+    auto claim = [&](const std::string& name, const std::string& cls, json access_modes) {
+      claims.push_back(
+          {{"apiVersion", "v1"},
+           {"kind", "PersistentVolumeClaim"},
+           {"metadata", {{"name", name}, {"namespace", "default"}}},
+           {"spec",
+            {{"accessModes", std::move(access_modes)},
+             {"storageClassName", cls},
+             {"resources", {{"requests", {{"storage", r_.Pick({"5Gi", "20Gi"})}}}}}}}});
+      return &claims.back();
+    };
+    // A claim bound to a PV of its own: a CSI volume (counted against the node's limit) in one
+    // zone by node affinity or by the zone label VolumeZone reads, or anywhere.
+    auto bound_claim = [&](const std::string& name) {
+      json* c = claim(name, "csi", {r_.Percent(25) ? "ReadWriteOncePod" : "ReadWriteOnce"});
+      json pv = volume("csi", json());
+      pv["spec"]["capacity"]["storage"] = "50Gi";
+      pv["spec"]["accessModes"] = (*c)["spec"]["accessModes"];
+      pv["spec"]["csi"] = {{"driver", kDriver}, {"volumeHandle", pv["metadata"]["name"]}};
+      const json zone = zone_of(r_.Below(nodes.size()));
+      const int where = static_cast<int>(r_.Below(3));
+      if (where == 0) {
+        pv["spec"]["nodeAffinity"]["required"]["nodeSelectorTerms"] = {
+            {{"matchExpressions", {{{"key", kZone}, {"operator", "In"}, {"values", {zone}}}}}}};
+      } else if (where == 1) {
+        pv["metadata"]["labels"][kZone] = zone;
+      }
+      pv["spec"]["claimRef"] = {{"namespace", "default"}, {"name", name}};
+      (*c)["spec"]["volumeName"] = pv["metadata"]["name"];
+      bound_volumes.push_back(pv);
+    };
+    int made = 0;
+    for (json& o : *cluster) {
+      if (o["kind"] != "Pod") continue;
+      const bool running = o["spec"].contains("nodeName");
+      if (!r_.Percent(running ? 30 : 45)) continue;
+      for (int k = 0, n = r_.Between(1, 2); k < n; ++k) {
+        std::string name = fmt::format("claim-{}", made++);
+        const int kind = running ? 0 : static_cast<int>(r_.Below(10));
+        if (kind <= 2) {
+          bound_claim(name);
+        } else if (kind <= 4) {
+          claim(name, "local", {r_.Percent(15) ? "ReadWriteOncePod" : "ReadWriteOnce"});
+        } else if (kind <= 6) {
+          claim(name, "csi", {"ReadWriteOnce"});
+        } else if (kind == 7) {
+          claim(name, "immediate", {"ReadWriteOnce"});
+        } else if (kind == 8 && !claims.empty()) {
+          name = claims[r_.Below(claims.size())]["metadata"]["name"];
+        } else {
+          name = "missing-" + name;
+        }
+        const json v = {{"name", fmt::format("v{}", k)},
+                        {"persistentVolumeClaim", {{"claimName", name}}}};
+        bool twice = false;  // A pod names each claim once.
+        for (const json& have : o["spec"].value("volumes", json::array())) {
+          twice |= have["persistentVolumeClaim"]["claimName"] == name;
+        }
+        if (!twice) o["spec"]["volumes"].push_back(v);
+      }
+    }
+    for (auto* list : {&bound_volumes, &claims}) {
+      for (json& o : *list) cluster->push_back(std::move(o));
+    }
+  }
+
   Rand r_;
   int nodes_ = 0;
   std::vector<std::string> classes_;
@@ -361,10 +499,11 @@ std::vector<Pointer> PodRemovals(const json& pod) {
   const Pointer spec("/spec");
   std::vector<Pointer> out;
   for (const char* field : {"affinity", "nodeSelector", "tolerations", "initContainers",
-                            "priorityClassName", "topologySpreadConstraints"}) {
+                            "priorityClassName", "topologySpreadConstraints", "volumes"}) {
     if (pod["spec"].contains(field)) out.push_back(spec / field);
   }
   AddElementsIfSeveral(pod, spec / "containers", &out);
+  AddElementsIfSeveral(pod, spec / "volumes", &out);
   const Pointer node_affinity = spec / "affinity" / "nodeAffinity";
   const Pointer required = node_affinity / "requiredDuringSchedulingIgnoredDuringExecution";
   const Pointer preferred = node_affinity / "preferredDuringSchedulingIgnoredDuringExecution";
@@ -432,6 +571,10 @@ std::vector<json> NodeVariants(const json& node) {
 }
 
 bool IsPod(const json& o) { return o["kind"] == "Pod"; }
+bool IsStorage(const json& kind) {
+  return kind == "StorageClass" || kind == "CSINode" || kind == "PersistentVolume" ||
+         kind == "PersistentVolumeClaim";
+}
 bool IsBound(const json& o) { return IsPod(o) && o["spec"].contains("nodeName"); }
 
 // `c` without the objects of its cluster for which `drop(index, object)` is true.
@@ -472,7 +615,8 @@ std::vector<json> ShrinkCandidates(const json& c) {
       out.push_back(Without(c, [&](size_t j, const json& o) {
         return j == i || (IsBound(o) && o["spec"]["nodeName"] == name);
       }));
-    } else if (cluster[i]["kind"] == "PriorityClass" && !named_classes.contains(name)) {
+    } else if ((cluster[i]["kind"] == "PriorityClass" && !named_classes.contains(name)) ||
+               IsStorage(cluster[i]["kind"])) {
       out.push_back(Without(c, [&](size_t j, const json&) { return j == i; }));
     }
   }

@@ -23,17 +23,18 @@ namespace ksched::difftest {
 // Every object is valid for the API server: names are DNS-1123, an extended resource
 // (example.com/gpu) has a limit equal to its request, taint keys avoid node.kubernetes.io/ (whose
 // tolerations admission adds), a pod's hostPorts are distinct, and a priorityClassName names one
-// of the case's PriorityClasses. Pods never set priority, overhead, volumes, pod (anti-)affinity,
-// topology spread, scheduling gates or schedulerName. Bound pods sit on nodes without NoExecute
-// taints, so that no taint eviction removes them.
+// of the case's PriorityClasses. Pods never set priority, overhead, scheduling gates or
+// schedulerName. Bound pods sit on nodes without NoExecute taints, so that no taint eviction
+// removes them. Half the cases have storage: StorageClasses, CSINodes, PVs and claims, which
+// some pods' volumes name (a claim that does not exist, at times).
 nlohmann::json GenerateCase(uint64_t seed);
 
 // Variants of case `c`, each strictly smaller (one object or one field fewer) and as valid as `c`,
 // most aggressive first: without a pending pod, a bound pod, a node (with the pods bound to it), an
-// unreferenced PriorityClass; then one pod field fewer (affinity or a part of it, nodeSelector,
-// tolerations, initContainers, a container, a host port, priorityClassName, one resource's
-// request); then one node field fewer (a label other than kubernetes.io/hostname, a taint, images,
-// unschedulable). Empty when nothing can be removed.
+// unreferenced PriorityClass, a storage object; then one pod field fewer (affinity or a part of
+// it, nodeSelector, tolerations, initContainers, volumes or one volume, a container, a host port,
+// priorityClassName, one resource's request); then one node field fewer (a label other than
+// kubernetes.io/hostname, a taint, images, unschedulable). Empty when nothing can be removed.
 std::vector<nlohmann::json> ShrinkCandidates(const nlohmann::json& c);
 
 // Greedy shrinking: repeatedly replaces the case with its first candidate (ShrinkCandidates) for

@@ -95,8 +95,7 @@ std::vector<std::string> Problems(const json& c) {
     if (!std::regex_match(name, dns1123)) out.push_back("name " + name);
     if (o["kind"] != "Pod") continue;
     const json& spec = o["spec"];
-    for (const char* field :
-         {"priority", "overhead", "volumes", "schedulerName", "schedulingGates"}) {
+    for (const char* field : {"priority", "overhead", "schedulerName", "schedulingGates"}) {
       if (spec.contains(field)) out.push_back(name + ": sets " + field);
     }
     if (spec.contains("affinity") && spec["affinity"].empty()) {
@@ -138,6 +137,13 @@ std::vector<std::string> Problems(const json& c) {
         out.push_back(name + ": toleration " + t.dump());
       }
     }
+    std::set<std::string> volume_names, claim_names;
+    for (const json& v : spec.value("volumes", json::array())) {
+      if (!volume_names.insert(v["name"].get<std::string>()).second ||
+          !claim_names.insert(v["persistentVolumeClaim"]["claimName"].get<std::string>()).second) {
+        out.push_back(name + ": a volume or claim named twice");
+      }
+    }
     for (const json& r : NodeSelectorRequirements(o)) CheckRequirement(r, &out);
     for (const json& p :
          spec.value(json::json_pointer("/affinity/nodeAffinity/"
@@ -162,6 +168,36 @@ std::set<std::string> Features(const json& c) {
     if (node["metadata"]["labels"].contains("cores")) out.insert("cores label");
   }
   if (!OfKind(c, "PriorityClass").empty()) out.insert("PriorityClass");
+  for (const json& cls : OfKind(c, "StorageClass")) {
+    if (cls.contains("allowedTopologies")) out.insert("allowedTopologies");
+  }
+  for (const json& n : OfKind(c, "CSINode")) {
+    if (n.contains(json::json_pointer("/spec/drivers/0/allocatable"))) out.insert("CSI limit");
+  }
+  std::map<std::string, json> claims;
+  for (const json& claim : OfKind(c, "PersistentVolumeClaim")) {
+    claims[claim["metadata"]["name"]] = claim;
+    if (claim["spec"]["accessModes"][0] == "ReadWriteOncePod") out.insert("ReadWriteOncePod");
+  }
+  for (const json& pv : OfKind(c, "PersistentVolume")) {
+    if (pv["metadata"].contains("labels")) out.insert("zone-labelled PV");
+    if (pv["spec"].contains("local")) out.insert("local PV");
+  }
+  std::map<std::string, int> users;  // Of each claim.
+  for (const json& pod : OfKind(c, "Pod")) {
+    for (const json& v : pod["spec"].value("volumes", json::array())) {
+      const std::string name = v["persistentVolumeClaim"]["claimName"];
+      if (++users[name] == 2) out.insert("shared claim");
+      auto it = claims.find(name);
+      if (it == claims.end()) {
+        out.insert("missing claim");
+      } else if (it->second["spec"].contains("volumeName")) {
+        out.insert(pod["spec"].contains("nodeName") ? "running pod's bound claim" : "bound claim");
+      } else {
+        out.insert("claim of class " + it->second["spec"]["storageClassName"].get<std::string>());
+      }
+    }
+  }
   for (const json& pod : OfKind(c, "Pod")) {
     const json& spec = pod["spec"];
     out.insert(spec.contains("nodeName") ? "bound pod" : "pending pod");
@@ -261,7 +297,19 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "operator Exists",
                         "operator DoesNotExist",
                         "operator Gt",
-                        "operator Lt"}) {
+                        "operator Lt",
+                        "allowedTopologies",
+                        "CSI limit",
+                        "ReadWriteOncePod",
+                        "zone-labelled PV",
+                        "local PV",
+                        "shared claim",
+                        "missing claim",
+                        "running pod's bound claim",
+                        "bound claim",
+                        "claim of class local",
+                        "claim of class csi",
+                        "claim of class immediate"}) {
     EXPECT_GT(seen[f], 0) << f;
   }
 }
