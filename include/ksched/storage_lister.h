@@ -6,11 +6,16 @@
 //       handle.storage().GetPersistentVolumeClaim(pod.metadata.namespace_, claim_name);
 //   if (pvc == nullptr) { ... "persistentvolumeclaim \"data\" not found" ... }
 //
+// An object the API server sent that ksched cannot decode is not listed: no plugin goes on with
+// a version that is no longer there. Unreadable says why, so that a pod that needs it can say so:
+//   std::string why = storage.Unreadable("persistentVolumeClaim", "default/data");
+//
 // Thread safety: every method is safe from any thread.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -41,6 +46,11 @@ class StorageLister {
   // Grows with every change of a stored object: a plugin that keeps what it computed from them
   // can tell whether they changed since (as NodeInfo::generation() for a node).
   virtual uint64_t Generation() const = 0;
+  // Why the object of this kind and key could not be decoded (the field and the problem), or ""
+  // if it could be, or was never seen. Kinds: "persistentVolume", "persistentVolumeClaim",
+  // "storageClass", "csiNode", "csiDriver", "csiStorageCapacity", "volumeAttachment"; keys:
+  // "namespace/name" for claims and capacities, the name for the others.
+  virtual std::string Unreadable(std::string_view kind, std::string_view key) const = 0;
 };
 
 }  // namespace ksched

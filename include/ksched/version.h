@@ -8,7 +8,7 @@
 #pragma once
 
 // Bumped whenever anything in include/ksched/ changes in a way a compiled plugin would notice.
-#define KSCHED_SDK_VERSION 10
+#define KSCHED_SDK_VERSION 11
 
 namespace ksched {
 

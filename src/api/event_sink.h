@@ -64,6 +64,11 @@ class ClusterEventSink {
   virtual void OnCSIStorageCapacityDelete(const api::CSIStorageCapacity& cap) = 0;
   virtual void OnVolumeAttachmentSet(std::shared_ptr<const api::VolumeAttachment> va) = 0;
   virtual void OnVolumeAttachmentDelete(const api::VolumeAttachment& va) = 0;
+  // An object of `kind` ("persistentVolume", ..., as StorageLister::Unreadable names them, or
+  // another kind the source keeps) that the source could not decode, and why; `error` "" once
+  // it could (or the object went).
+  virtual void OnUnreadable(std::string_view kind, std::string_view key,
+                            std::string_view error) = 0;
 
   // Whether the sink schedules this pod (its schedulerName is one of the sink's profiles). A
   // source tells only those pods' owners about a pod it could not decode.

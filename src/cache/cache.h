@@ -181,8 +181,12 @@ class StorageObjects final : public StorageLister {
   }
   uint64_t Generation() const override {
     return pvs.changes() + pvcs.changes() + storage_classes.changes() + csi_nodes.changes() +
-           csi_drivers.changes() + csi_storage_capacities.changes() + volume_attachments.changes();
+           csi_drivers.changes() + csi_storage_capacities.changes() + volume_attachments.changes() +
+           unreadable_changes_.load(std::memory_order_relaxed);
   }
+  std::string Unreadable(std::string_view kind, std::string_view key) const override;
+  // Records why an object could not be decoded ("" forgets it).
+  void SetUnreadable(std::string_view kind, std::string_view key, std::string_view error);
 
   ObjectsByName<api::PersistentVolume> pvs;
   ObjectsByNamespace<api::PersistentVolumeClaim> pvcs;
@@ -191,6 +195,12 @@ class StorageObjects final : public StorageLister {
   ObjectsByName<api::CSIDriver> csi_drivers;
   ObjectsByNamespace<api::CSIStorageCapacity> csi_storage_capacities;
   ObjectsByName<api::VolumeAttachment> volume_attachments;
+
+ private:
+  mutable absl::Mutex unreadable_mu_;
+  absl::flat_hash_map<std::string, std::string> unreadable_  // By "<kind>/<key>".
+      ABSL_GUARDED_BY(unreadable_mu_);
+  std::atomic<uint64_t> unreadable_changes_{0};
 };
 
 class Cache {

@@ -1,5 +1,7 @@
 #include "src/client/cluster_source.h"
 
+#include <atomic>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
@@ -11,36 +13,68 @@ namespace {
 
 // The handlers of objects the scheduler keeps for plugins: the sink's `set` on add and update,
 // its `remove` on delete. An object that cannot be decoded is removed too, so that no plugin goes
-// on with a version it no longer has (a pod that needs it waits, as for a missing one), and is
-// logged with its `kind` once for each new error, not at every event or relist.
+// on with a version it no longer has (a pod that needs it waits, as for a missing one); the sink
+// learns why (OnUnreadable, under `kind`, until the object decodes or goes), and it is logged
+// with its `kind` once for each new error, not at every event or relist.
 template <typename T>
 ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s,
                                    void (ClusterEventSink::*set)(std::shared_ptr<const T>),
                                    void (ClusterEventSink::*remove)(const T&)) {
-  struct Logged {
+  struct Unreadable {
+    std::string kind;
+    ClusterEventSink& sink;
     absl::Mutex mu;
     absl::flat_hash_map<std::string, std::string> errors ABSL_GUARDED_BY(mu);  // By key.
+    std::atomic<size_t> count{0};  // errors.size(), read without the lock.
+
+    static std::string KeyOf(const T& obj) {
+      const api::ObjectMeta& m = obj.metadata;
+      return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
+    }
+    // The object decoded, or went: it is readable again.
+    void Forget(const T& obj) {
+      if (count.load(std::memory_order_relaxed) == 0) return;  // The usual case.
+      const std::string key = KeyOf(obj);
+      {
+        absl::MutexLock lock(&mu);
+        if (errors.erase(key) == 0) return;
+        count.store(errors.size(), std::memory_order_relaxed);
+      }
+      sink.OnUnreadable(kind, key, "");
+    }
+    void Record(const T& obj, const absl::Status& st) {
+      const std::string key = KeyOf(obj);
+      std::string err(AsStd(st.message()));
+      {
+        absl::MutexLock lock(&mu);
+        std::string& last = errors[key];
+        count.store(errors.size(), std::memory_order_relaxed);
+        if (last == err) return;
+        last = err;
+      }
+      KLOG_ERROR(fmt::format("Unable to decode {}", kind), {kind, key}, {"err", err});
+      sink.OnUnreadable(kind, key, err);
+    }
   };
-  auto logged = std::make_shared<Logged>();
-  return {.on_add = [&s, set](std::shared_ptr<const T> obj) { (s.*set)(std::move(obj)); },
-          .on_update = [&s, set](const std::shared_ptr<const T>&,
-                                 std::shared_ptr<const T> obj) { (s.*set)(std::move(obj)); },
-          .on_delete = [&s, remove](const std::shared_ptr<const T>& obj) { (s.*remove)(*obj); },
+  auto u = std::make_shared<Unreadable>(std::move(kind), s);
+  return {.on_add =
+              [&s, set, u](std::shared_ptr<const T> obj) {
+                u->Forget(*obj);
+                (s.*set)(std::move(obj));
+              },
+          .on_update =
+              [&s, set, u](const std::shared_ptr<const T>&, std::shared_ptr<const T> obj) {
+                u->Forget(*obj);
+                (s.*set)(std::move(obj));
+              },
+          .on_delete =
+              [&s, remove, u](const std::shared_ptr<const T>& obj) {
+                u->Forget(*obj);
+                (s.*remove)(*obj);
+              },
           .on_decode_error =
-              [kind, logged, &s, remove](const T& obj, const absl::Status& st) {
-                const api::ObjectMeta& m = obj.metadata;
-                const std::string key = m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
-                std::string err(AsStd(st.message()));
-                bool first = false;
-                {
-                  absl::MutexLock lock(&logged->mu);
-                  std::string& last = logged->errors[key];
-                  first = last != err;
-                  if (first) last = err;
-                }
-                if (first) {
-                  KLOG_ERROR(fmt::format("Unable to decode {}", kind), {kind, key}, {"err", err});
-                }
+              [&s, remove, u](const T& obj, const absl::Status& st) {
+                u->Record(obj, st);
                 (s.*remove)(obj);
               }};
 }

@@ -2,6 +2,7 @@
 // list/watch protocol cases that a real API server cannot be made to produce on demand.
 #include "src/client/reflector.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -582,6 +583,12 @@ TEST_F(ApiSourceTest, AnUndecodableStorageObjectIsLeftOutAndTheOthersArrive) {
   EXPECT_NE(storage.GetPersistentVolume("good"), nullptr);
   EXPECT_EQ(storage.GetStorageClass("later"), nullptr);
   EXPECT_NE(storage.GetStorageClass("now"), nullptr);
+  // Why, for the pods that need them: the field and the problem.
+  EXPECT_THAT(storage.Unreadable("persistentVolume", "bad"),
+              ::testing::StartsWith("spec.capacity.storage: "));
+  EXPECT_THAT(storage.Unreadable("storageClass", "later"),
+              ::testing::StartsWith("volumeBindingMode: Unsupported value: \"Later\""));
+  EXPECT_EQ(storage.Unreadable("persistentVolume", "good"), "");
 }
 
 // system:kube-scheduler may list PodDisruptionBudgets (and Services, ...), and kube-scheduler waits

@@ -151,6 +151,9 @@ class Scheduler : public ClusterEventSink {
   void OnCSIStorageCapacityDelete(const api::CSIStorageCapacity& o) override;
   void OnVolumeAttachmentSet(std::shared_ptr<const api::VolumeAttachment> o) override;
   void OnVolumeAttachmentDelete(const api::VolumeAttachment& o) override;
+  void OnUnreadable(std::string_view kind, std::string_view key, std::string_view error) override {
+    cache_.storage.SetUnreadable(kind, key, error);
+  }
   // Whether a profile serves this schedulerName.
   bool IsResponsibleFor(const api::Pod& pod) const override;
 

@@ -31,4 +31,18 @@ absl::Status VolumeIsForPod(const api::Pod& pod, const api::PersistentVolumeClai
   return absl::OkStatus();
 }
 
+std::string NotFound(const StorageLister& storage, std::string_view kind, std::string_view ns,
+                     std::string_view name) {
+  // The API server's names of the resources, as its not-found errors give them.
+  const std::string_view resource = kind == "persistentVolumeClaim" ? "persistentvolumeclaim"
+                                    : kind == "persistentVolume"    ? "persistentvolume"
+                                    : kind == "storageClass"        ? "storageclass.storage.k8s.io"
+                                    : kind == "csiNode"             ? "csinode.storage.k8s.io"
+                                                                    : kind;
+  const std::string why =
+      storage.Unreadable(kind, ns.empty() ? std::string(name) : fmt::format("{}/{}", ns, name));
+  if (why.empty()) return fmt::format("{} \"{}\" not found", resource, name);
+  return fmt::format("{} \"{}\" cannot be decoded: {}", resource, name, why);
+}
+
 }  // namespace ksched::plugins::helper

@@ -11,9 +11,11 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "absl/status/status.h"
 #include "ksched/api/objects.h"
+#include "ksched/storage_lister.h"
 
 namespace ksched::plugins::helper {
 
@@ -41,6 +43,15 @@ std::optional<PodClaim> ClaimOf(const api::Pod& pod, const api::Volume& volume);
 
 // Whether the pod uses `pvc`, as a persistentVolumeClaim or a generic ephemeral volume's claim.
 bool UsesClaim(const api::Pod& pod, const api::PersistentVolumeClaim& pvc);
+
+// Why a storage object a pod needs is not in the lister: upstream's not-found error, e.g.
+// `persistentvolumeclaim "data" not found`, or, when ksched saw the object but could not decode
+// it (StorageLister::Unreadable), which field and why: `persistentvolumeclaim "data" cannot be
+// decoded: spec.resources.requests.storage: ...`. `kind` as Unreadable names it
+// ("persistentVolumeClaim", "persistentVolume", "storageClass", "csiNode"); `ns` "" for
+// cluster-scoped kinds.
+std::string NotFound(const StorageLister& storage, std::string_view kind, std::string_view ns,
+                     std::string_view name);
 
 // Whether an ephemeral volume's claim was made for the pod (the pod controls it), as upstream's
 // ephemeral.VolumeIsForPod: "PVC ns/name was not created for pod ns/pod (pod is not owner)".

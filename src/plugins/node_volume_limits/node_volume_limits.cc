@@ -95,8 +95,9 @@ class VolumeCounter {
       if (pvc == nullptr) {
         if (!new_pod) continue;
         return Status::UnschedulableAndUnresolvable(
-            fmt::format("looking up PVC {}/{}: persistentvolumeclaim \"{}\" not found",
-                        pod.metadata.namespace_, claim->name, claim->name));
+            fmt::format("looking up PVC {}/{}: {}", pod.metadata.namespace_, claim->name,
+                        helper::NotFound(storage_, "persistentVolumeClaim", pod.metadata.namespace_,
+                                         claim->name)));
       }
       if (claim->ephemeral) {
         if (absl::Status st = helper::VolumeIsForPod(pod, *pvc); !st.ok()) {
@@ -201,6 +202,7 @@ struct NodeVolumeLimits::Attached {
   int64_t node_generation = 0;
   uint64_t storage_generation = 0;
   std::shared_ptr<const api::CSINode> csi_node;
+  std::string unreadable;   // Why the node's CSINode could not be decoded, if it could not.
   bool has_limits = false;  // Whether a driver of the CSINode reports a count.
   // Where it has: the pods' volumes, each once, and with the VolumeAttachments' the count by
   // driver; or why the pods' volumes cannot be counted.
@@ -228,6 +230,9 @@ std::shared_ptr<const NodeVolumeLimits::Attached> NodeVolumeLimits::AttachedOn(
   // PreFilter's attachments are as of its generation: a later change makes the next call count.
   out->storage_generation = s != nullptr ? s->storage_generation : storage_generation;
   out->csi_node = storage.GetCSINode(node.name());
+  if (out->csi_node == nullptr && !storage.Unreadable("csiNode", node.name()).empty()) {
+    out->unreadable = helper::NotFound(storage, "csiNode", "", node.name());
+  }
   if (out->csi_node != nullptr) {
     const auto& drivers = out->csi_node->drivers;
     out->has_limits = std::any_of(drivers.begin(), drivers.end(),
@@ -282,6 +287,9 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const api::Pod& pod,
                           .Add(pod, /*new_pod=*/true, &computed.volumes);
   }
   if (!mine->status.ok()) return mine->status;
+  // Its limits, and which in-tree volumes it migrated, are unknown: not taken for none.
+  if (!attached->unreadable.empty())
+    return Status::UnschedulableAndUnresolvable(attached->unreadable);
   const VolumeSet& new_volumes = mine->volumes;
   if (new_volumes.empty() || !attached->has_limits) return Status();
   if (!attached->error.ok()) return attached->error;

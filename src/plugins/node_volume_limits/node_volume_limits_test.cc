@@ -208,6 +208,23 @@ TEST_F(NodeVolumeLimitsTest, RejectionsAndErrors) {
   EXPECT_EQ(out["open"], "");  // Nothing migrates there.
 }
 
+// A CSINode ksched could not decode: its limits are not taken for none.
+TEST_F(NodeVolumeLimitsTest, ANodeWhoseCsiNodeCannotBeDecodedIsNotTakenForUnlimited) {
+  Start({});
+  CsiClaim("data", "vol-1");
+  storage().SetUnreadable("csiNode", "open", "spec.drivers[0].allocatable.count: not a number");
+  Status pre;
+  Code code = Code::kSuccess;
+  auto out = Run(PodWith("db", {Claim("data")}), &pre, &code);
+  EXPECT_EQ(out["open"],
+            "csinode.storage.k8s.io \"open\" cannot be decoded: spec.drivers[0].allocatable.count: "
+            "not a number");
+  EXPECT_EQ(out["limited"], "");
+  storage().SetUnreadable("csiNode", "open", "");  // It decoded at last.
+  out = Run(PodWith("db", {Claim("data")}));
+  EXPECT_EQ(out["open"], "");
+}
+
 TEST_F(NodeVolumeLimitsTest, QueueingHints) {
   Start({});
   std::vector<ClusterEventWithHint> events = plugin_->EventsToRegister();

@@ -198,8 +198,8 @@ absl::StatusOr<PodVolumeClaims> Binder::GetPodVolumeClaims(const api::Pod& pod) 
     std::shared_ptr<const PVC> pvc = GetClaim(ns, ref->name);
     if (!pvc) {
       return absl::NotFoundError(
-          fmt::format("error getting PVC \"{}/{}\": persistentvolumeclaim \"{}\" not found", ns,
-                      ref->name, ref->name));
+          fmt::format("error getting PVC \"{}/{}\": {}", ns, ref->name,
+                      helper::NotFound(handle_.storage(), "persistentVolumeClaim", ns, ref->name)));
     }
     if (ref->ephemeral) {
       if (absl::Status st = helper::VolumeIsForPod(pod, *pvc); !st.ok()) return st;

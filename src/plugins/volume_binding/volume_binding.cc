@@ -54,10 +54,11 @@ absl::StatusOr<bool> PodHasClaims(const api::Pod& pod, const StorageLister& stor
         storage.GetPersistentVolumeClaim(pod.metadata.namespace_, name);
     if (!pvc) {
       return absl::NotFoundError(
-          claim->ephemeral ? fmt::format("waiting for ephemeral volume controller to create the "
-                                         "persistentvolumeclaim \"{}\"",
-                                         name)
-                           : fmt::format("persistentvolumeclaim \"{}\" not found", name));
+          claim->ephemeral
+              ? fmt::format("waiting for ephemeral volume controller to create the "
+                            "persistentvolumeclaim \"{}\"",
+                            name)
+              : helper::NotFound(storage, "persistentVolumeClaim", pod.metadata.namespace_, name));
     }
     if (pvc->phase == "Lost") {
       return absl::FailedPreconditionError(
@@ -70,6 +71,19 @@ absl::StatusOr<bool> PodHasClaims(const api::Pod& pod, const StorageLister& stor
     }
     if (claim->ephemeral) {
       if (absl::Status st = helper::VolumeIsForPod(pod, *pvc); !st.ok()) return st;
+    }
+    // Its PV or class, if ksched could not decode it: said, rather than taken for missing (a
+    // bound claim's PV) or for an Immediate class (upstream's IsDelayBindingMode).
+    const std::string class_name = api::StorageClassOf(*pvc);
+    if (!pvc->volume_name.empty() && !storage.GetPersistentVolume(pvc->volume_name) &&
+        !storage.Unreadable("persistentVolume", pvc->volume_name).empty()) {
+      return absl::FailedPreconditionError(
+          helper::NotFound(storage, "persistentVolume", "", pvc->volume_name));
+    }
+    if (pvc->volume_name.empty() && !class_name.empty() && !storage.GetStorageClass(class_name) &&
+        !storage.Unreadable("storageClass", class_name).empty()) {
+      return absl::FailedPreconditionError(
+          helper::NotFound(storage, "storageClass", "", class_name));
     }
   }
   return has;

@@ -115,6 +115,29 @@ TEST_F(VolumeBindingTest, PreFilterRejectsClaimsThatCannotBeUsed) {
     EXPECT_EQ(st.Message(), message) << pod.metadata.name;
   };
   expect_rejected(PodWithClaims("missing", {"data"}), "persistentvolumeclaim \"data\" not found");
+  // Objects ksched saw but could not decode are named, with the field, not taken for missing (a
+  // claim, a bound claim's PV) or for an Immediate class.
+  storage().SetUnreadable("persistentVolumeClaim", "default/data",
+                          "spec.resources.requests.storage: quantities must match the regular "
+                          "expression");
+  expect_rejected(PodWithClaims("unreadable", {"data"}),
+                  "persistentvolumeclaim \"data\" cannot be decoded: "
+                  "spec.resources.requests.storage: quantities must match the regular expression");
+  auto on_odd_pv = Claim("on-odd-pv", "local");
+  on_odd_pv->volume_name = "odd";
+  storage().pvcs.Set(on_odd_pv);
+  storage().SetUnreadable("persistentVolume", "odd",
+                          "spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0]."
+                          "operator: Unsupported value: \"Near\"");
+  expect_rejected(PodWithClaims("p0", {"on-odd-pv"}),
+                  "persistentvolume \"odd\" cannot be decoded: "
+                  "spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].operator: "
+                  "Unsupported value: \"Near\"");
+  storage().pvcs.Set(Claim("of-odd-class", "later"));
+  storage().SetUnreadable("storageClass", "later", "volumeBindingMode: Unsupported value");
+  expect_rejected(PodWithClaims("p00", {"of-odd-class"}),
+                  "storageclass.storage.k8s.io \"later\" cannot be decoded: volumeBindingMode: "
+                  "Unsupported value");
 
   storage().pvcs.Set(Claim("immediate", "now"));
   expect_rejected(PodWithClaims("p1", {"immediate"}),

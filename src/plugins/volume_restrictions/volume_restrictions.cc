@@ -80,7 +80,7 @@ Status VolumeRestrictions::PreFilter(CycleState& state, const api::Pod& pod,
     auto pvc = handle_.storage().GetPersistentVolumeClaim(ns, v.claim_name);
     if (!pvc) {
       return Status::UnschedulableAndUnresolvable(
-          fmt::format("persistentvolumeclaim \"{}\" not found", v.claim_name));
+          helper::NotFound(handle_.storage(), "persistentVolumeClaim", ns, v.claim_name));
     }
     const auto& modes = pvc->access_modes;
     if (std::find(modes.begin(), modes.end(), "ReadWriteOncePod") != modes.end()) {

@@ -63,8 +63,8 @@ Status PodTopologies(const api::Pod& pod, const StorageLister& storage,
     }
     auto pvc = storage.GetPersistentVolumeClaim(pod.metadata.namespace_, v.claim_name);
     if (!pvc) {
-      return Status::UnschedulableAndUnresolvable(
-          fmt::format("persistentvolumeclaim \"{}\" not found", v.claim_name));
+      return Status::UnschedulableAndUnresolvable(helper::NotFound(
+          storage, "persistentVolumeClaim", pod.metadata.namespace_, v.claim_name));
     }
     if (pvc->volume_name.empty()) {
       const std::string class_name = api::StorageClassOf(*pvc);
@@ -75,7 +75,7 @@ Status PodTopologies(const api::Pod& pod, const StorageLister& storage,
       auto sc = storage.GetStorageClass(class_name);
       if (!sc) {
         return Status::UnschedulableAndUnresolvable(
-            fmt::format("storageclass.storage.k8s.io \"{}\" not found", class_name));
+            helper::NotFound(storage, "storageClass", "", class_name));
       }
       if (sc->volume_binding_mode == "WaitForFirstConsumer") continue;
       return Status::UnschedulableAndUnresolvable("PersistentVolume had no name");
@@ -83,7 +83,7 @@ Status PodTopologies(const api::Pod& pod, const StorageLister& storage,
     auto pv = storage.GetPersistentVolume(pvc->volume_name);
     if (!pv) {
       return Status::UnschedulableAndUnresolvable(
-          fmt::format("persistentvolume \"{}\" not found", pvc->volume_name));
+          helper::NotFound(storage, "persistentVolume", "", pvc->volume_name));
     }
     std::vector<PvTopology> t = TopologiesOf(*pv);
     out->insert(out->end(), t.begin(), t.end());
