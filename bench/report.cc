@@ -185,12 +185,15 @@ std::string SideBySideTable(const std::vector<WorkloadResult>& results) {
       "|---|---|---|---|\n";
   for (const WorkloadResult& w : results) {
     const RunResult* up = Find(w, "kube-scheduler");
-    const RunResult* us = Find(w, "ksched");
-    if (up == nullptr || us == nullptr) continue;
-    out += fmt::format("| {} | {} | {} | {} |\n", w.workload.name,
-                       Ratio(us->throughput.average, up->throughput.average),
-                       Ratio(CpuMsPerPod(*us), CpuMsPerPod(*up)),
-                       Ratio(us->peak_rss_mib, up->peak_rss_mib));
+    for (const char* runner : {"ksched-before", "ksched"}) {
+      const RunResult* us = Find(w, runner);
+      if (up == nullptr || us == nullptr) continue;
+      out += fmt::format("| {}{} | {} | {} | {} |\n", w.workload.name,
+                         runner == std::string("ksched") ? "" : " (ksched-before)",
+                         Ratio(us->throughput.average, up->throughput.average),
+                         Ratio(CpuMsPerPod(*us), CpuMsPerPod(*up)),
+                         Ratio(us->peak_rss_mib, up->peak_rss_mib));
+    }
   }
   return out;
 }

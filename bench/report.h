@@ -37,7 +37,7 @@ std::string MachineLine();
 
 // One scheduler (or the trivial binder) on one workload, on a fresh API server.
 struct RunResult {
-  std::string runner;  // kube-scheduler, ksched or ceiling
+  std::string runner;  // kube-scheduler, ksched, ksched-before or ceiling
   std::string error;   // Why the run did not finish; empty when it did.
   int bound = 0;       // Measured pods seen bound.
   double seconds = 0;  // From the measured pods' creation to the last bind.

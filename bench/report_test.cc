@@ -80,6 +80,19 @@ TEST(SideBySideTableTest, EachRunWithItsShareOfTheCeilingAndTheRatios) {
   EXPECT_THAT(table, HasSubstr("| SchedulingBasic | 2.00x | 0.25x | 0.25x |"));
 }
 
+// An earlier build beside this one: its ratios too, on a row of their own.
+TEST(SideBySideTableTest, AnEarlierKschedGetsItsOwnRatios) {
+  WorkloadResult w = Basic();
+  RunResult before = w.runs[2];
+  before.runner = "ksched-before";
+  before.throughput.average = 150;
+  before.cpu_seconds = 0.2;
+  w.runs.insert(w.runs.begin() + 2, before);
+  const std::string table = SideBySideTable({w});
+  EXPECT_THAT(table, HasSubstr("| SchedulingBasic (ksched-before) | 1.50x | 0.50x | 0.25x |\n"
+                               "| SchedulingBasic | 2.00x | 0.25x | 0.25x |"));
+}
+
 TEST(SideBySideTableTest, AFailedRunSaysWhyAndHasNoRatio) {
   WorkloadResult w = Basic();
   w.runs[2].error = "measured pods: 3 of 100 pods bound in sched-1";

@@ -5,7 +5,10 @@
 // runs, as scheduler_perf creates them. The runners:
 //   ceiling         bench/trivial_binder: binds every pending pod round-robin, deciding nothing;
 //   kube-scheduler  the upstream binary built by `make k8s`;
-//   ksched          this build.
+//   ksched          this build;
+//   ksched-before   the ksched binary $KSCHED_BEFORE names (an earlier commit's build), to see
+//                   a change's effect side by side: `--runners
+//                   kube-scheduler,ksched-before,ksched`.
 // The two schedulers read the same KubeSchedulerConfiguration: client QPS and burst 5000 (as
 // scheduler_perf's), no leader election, the default percentageOfNodesToScore.
 //
@@ -445,8 +448,10 @@ std::vector<std::string> RunnerArgv(const std::string& runner, const ControlPlan
     return {TRIVIAL_BINDER, "--kubeconfig", cluster.kubeconfig(), "--qps", "5000",
             "--burst",      "5000"};
   }
-  const std::string bin =
-      runner == "ksched" ? std::string(KSCHED_BINARY) : testing::K8sBinDir() + "/kube-scheduler";
+  const char* before = std::getenv("KSCHED_BEFORE");
+  const std::string bin = runner == "ksched"          ? std::string(KSCHED_BINARY)
+                          : runner == "ksched-before" ? std::string(before ? before : "")
+                                                      : testing::K8sBinDir() + "/kube-scheduler";
   return {bin, "--config=" + config, "--secure-port=0", "--v=1"};
 }
 
@@ -599,6 +604,20 @@ int Main(int argc, char** argv) {
   app.add_flag("--profile", profile,
                "record ksched's measured phases with `perf record` into OUT/<workload>.perf.data");
   CLI11_PARSE(app, argc, argv);
+  for (const std::string& runner : std::vector<std::string>(absl::StrSplit(runners, ','))) {
+    const char* before = std::getenv("KSCHED_BEFORE");
+    if (runner == "ksched-before" && (before == nullptr || !std::filesystem::exists(before))) {
+      std::fprintf(stderr,
+                   "side_by_side: runner ksched-before needs KSCHED_BEFORE, the path of "
+                   "an earlier ksched binary\n");
+      return 2;
+    }
+    if (runner != "ceiling" && runner != "kube-scheduler" && runner != "ksched" &&
+        runner != "ksched-before") {
+      std::fprintf(stderr, "side_by_side: unknown runner %s\n", runner.c_str());
+      return 2;
+    }
+  }
   if (workload_args.empty()) workload_args = WorkloadSet(set);
   std::error_code ec;
   std::filesystem::create_directories(out, ec);
