@@ -161,6 +161,12 @@ Status VolumeBinding::Reserve(CycleState& state, const api::Pod& pod, std::strin
     s->all_bound = true;
     return Status();
   }
+  // From here on only the chosen node's bindings are read (Unreserve, PreBind): the others go,
+  // so that a pod waiting in PreBind for the PV controller holds one node's, not every feasible
+  // node's.
+  auto chosen = s->by_node.extract(it);
+  s->by_node.clear();
+  it = s->by_node.insert(std::move(chosen)).position;
   absl::StatusOr<bool> all_bound = binder_.AssumePodVolumes(pod, node, &it->second.volumes);
   if (!all_bound.ok()) return AsStatus(all_bound.status());
   s->all_bound = *all_bound;
