@@ -205,6 +205,7 @@ absl::StatusOr<PodVolumeClaims> Binder::GetPodVolumeClaims(const api::Pod& pod) 
       if (absl::Status st = helper::VolumeIsForPod(pod, *pvc); !st.ok()) return st;
     }
     if (IsClaimFullyBound(*pvc)) {
+      out.bound_volumes.push_back(GetVolume(pvc->volume_name));
       out.bound.push_back(std::move(pvc));
       continue;
     }
@@ -243,8 +244,7 @@ absl::StatusOr<PodVolumes> Binder::FindPodVolumes(const PodVolumeClaims& claims,
     return std::move(out);
   };
   // Bound claims: their PVs must admit the node.
-  for (const auto& pvc : claims.bound) {
-    std::shared_ptr<const PV> pv = GetVolume(pvc->volume_name);
+  for (const std::shared_ptr<const PV>& pv : claims.bound_volumes) {
     if (!pv) {
       pvs_found = false;
       break;

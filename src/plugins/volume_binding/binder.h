@@ -65,6 +65,8 @@ class AssumeCache {
 // A pod's claims sorted by what they still need (PreFilter's work for Filter).
 struct PodVolumeClaims {
   std::vector<std::shared_ptr<const PVC>> bound;
+  // Their PVs (null where missing), read once for every node Filter checks.
+  std::vector<std::shared_ptr<const PV>> bound_volumes;
   std::vector<std::shared_ptr<const PVC>> unbound_delay_binding;  // WaitForFirstConsumer.
   std::vector<std::shared_ptr<const PVC>> unbound_immediate;
   // The PVs of each class an unbound WaitForFirstConsumer claim asks for.
