@@ -21,6 +21,17 @@ using VolumeSet = absl::flat_hash_map<std::string, std::string>;
 struct PodVolumes {
   VolumeSet volumes;
   Status status;
+  // The volumes' names by driver, for Filter's count on every node.
+  std::vector<std::pair<std::string, std::vector<std::string>>> by_driver;
+
+  void GroupByDriver() {
+    absl::flat_hash_map<std::string_view, size_t> at;
+    for (const auto& [name, driver] : volumes) {
+      auto [it, added] = at.try_emplace(driver, by_driver.size());
+      if (added) by_driver.emplace_back(driver, std::vector<std::string>());
+      by_driver[it->second].second.push_back(name);
+    }
+  }
 };
 
 struct LimitsState final : StateData {
@@ -268,6 +279,7 @@ Status NodeVolumeLimits::PreFilter(CycleState& state, const api::Pod& pod,
         std::pair<const api::CSINode*, PodVolumes*>(nullptr, &s->elsewhere)}) {
     out->status = VolumeCounter(storage, csi_node, random_volume_id_prefix_)
                       .Add(pod, /*new_pod=*/true, &out->volumes);
+    out->GroupByDriver();
   }
   state.Write(kStateKey, std::move(s));
   return Status();
@@ -285,20 +297,20 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const api::Pod& pod,
   } else {
     computed.status = VolumeCounter(handle_.storage(), csi_node, random_volume_id_prefix_)
                           .Add(pod, /*new_pod=*/true, &computed.volumes);
+    computed.GroupByDriver();
   }
   if (!mine->status.ok()) return mine->status;
   // Its limits, and which in-tree volumes it migrated, are unknown: not taken for none.
   if (!attached->unreadable.empty())
     return Status::UnschedulableAndUnresolvable(attached->unreadable);
-  const VolumeSet& new_volumes = mine->volumes;
-  if (new_volumes.empty() || !attached->has_limits) return Status();
+  if (mine->volumes.empty() || !attached->has_limits) return Status();
   if (!attached->error.ok()) return attached->error;
-  absl::flat_hash_map<std::string, int64_t> wanted;
-  for (const auto& [name, driver] : new_volumes) {
+  for (const auto& [driver, names] : mine->by_driver) {
     // A volume several pods use counts once.
-    if (!attached->by_pods.contains(name)) ++wanted[driver];
-  }
-  for (const auto& [driver, n] : wanted) {
+    const auto n = std::count_if(names.begin(), names.end(), [&](const std::string& name) {
+      return !attached->by_pods.contains(name);
+    });
+    if (n == 0) continue;
     std::optional<int64_t> limit = LimitOf(*csi_node, driver);
     if (!limit) continue;
     auto have = attached->count.find(driver);
