@@ -162,11 +162,12 @@ Status VolumeBinding::Reserve(CycleState& state, const api::Pod& pod, std::strin
     return Status();
   }
   // From here on only the chosen node's bindings are read (Unreserve, PreBind): the others go,
-  // so that a pod waiting in PreBind for the PV controller holds one node's, not every feasible
-  // node's.
+  // and so do the PVs the claims could take, so that a pod waiting in PreBind for the PV
+  // controller holds one node's bindings, not every feasible node's and every PV of the class.
   auto chosen = s->by_node.extract(it);
   s->by_node.clear();
   it = s->by_node.insert(std::move(chosen)).position;
+  s->claims.unbound_volumes.clear();
   absl::StatusOr<bool> all_bound = binder_.AssumePodVolumes(pod, node, &it->second.volumes);
   if (!all_bound.ok()) return AsStatus(all_bound.status());
   s->all_bound = *all_bound;
