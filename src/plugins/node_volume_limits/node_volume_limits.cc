@@ -301,8 +301,9 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const api::Pod& pod,
   }
   if (!mine->status.ok()) return mine->status;
   // Its limits, and which in-tree volumes it migrated, are unknown: not taken for none.
-  if (!attached->unreadable.empty())
+  if (!attached->unreadable.empty()) {
     return Status::UnschedulableAndUnresolvable(attached->unreadable);
+  }
   if (mine->volumes.empty() || !attached->has_limits) return Status();
   if (!attached->error.ok()) return attached->error;
   for (const auto& [driver, names] : mine->by_driver) {
