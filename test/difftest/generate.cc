@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "test/difftest/case.h"
 
 namespace ksched::difftest {
 namespace {
@@ -571,10 +572,6 @@ std::vector<json> NodeVariants(const json& node) {
 }
 
 bool IsPod(const json& o) { return o["kind"] == "Pod"; }
-bool IsStorage(const json& kind) {
-  return kind == "StorageClass" || kind == "CSINode" || kind == "PersistentVolume" ||
-         kind == "PersistentVolumeClaim";
-}
 bool IsBound(const json& o) { return IsPod(o) && o["spec"].contains("nodeName"); }
 
 // `c` without the objects of its cluster for which `drop(index, object)` is true.
@@ -616,7 +613,7 @@ std::vector<json> ShrinkCandidates(const json& c) {
         return j == i || (IsBound(o) && o["spec"]["nodeName"] == name);
       }));
     } else if ((cluster[i]["kind"] == "PriorityClass" && !named_classes.contains(name)) ||
-               IsStorage(cluster[i]["kind"])) {
+               IsStorage(cluster[i]["kind"].get<std::string>())) {
       out.push_back(Without(c, [&](size_t j, const json&) { return j == i; }));
     }
   }
