@@ -604,8 +604,9 @@ int Main(int argc, char** argv) {
   app.add_flag("--profile", profile,
                "record ksched's measured phases with `perf record` into OUT/<workload>.perf.data");
   CLI11_PARSE(app, argc, argv);
-  for (const std::string& runner : std::vector<std::string>(absl::StrSplit(runners, ','))) {
-    const char* before = std::getenv("KSCHED_BEFORE");
+  const std::vector<std::string> runner_list = absl::StrSplit(runners, ',');
+  const char* before = std::getenv("KSCHED_BEFORE");
+  for (const std::string& runner : runner_list) {
     if (runner == "ksched-before" && (before == nullptr || !std::filesystem::exists(before))) {
       std::fprintf(stderr,
                    "side_by_side: runner ksched-before needs KSCHED_BEFORE, the path of "
@@ -635,7 +636,7 @@ int Main(int argc, char** argv) {
       return 2;
     }
     WorkloadResult wr{.workload = *w};
-    for (const std::string& runner : std::vector<std::string>(absl::StrSplit(runners, ','))) {
+    for (const std::string& runner : runner_list) {
       std::fprintf(stderr, "side_by_side: %s (%d nodes, %d + %d pods) on %s\n", w->name.c_str(),
                    w->nodes, w->init_pods, w->measure_pods, runner.c_str());
       wr.runs.push_back(
