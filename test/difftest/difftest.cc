@@ -560,17 +560,24 @@ class Harness {
   // no pod being deleted, no binding the PV controller has yet to finish, and the same placement
   // and binding three reads in a row, 100 ms apart, so that a decision the scheduler makes for a
   // pod it had left pending lands before the next pod, as it would on a quiet cluster (up to
-  // 10 s, then an error).
+  // 10 s, then an error). A pod with volumes that is nominated but not bound may be in PreBind,
+  // which kube-scheduler checks once a second (seed 95219: read before it bound, the pod was
+  // taken off ksched's cluster): then the same for 1.2 s.
   absl::StatusOr<ClusterState> Settled(const Case& c, const std::string& moment) {
     std::string last;
     for (int i = 0, same = 0; i < 100; ++i) {
       absl::StatusOr<ClusterState> now = ReadState(c);
       if (!now.ok()) return now.status();
       const std::string placement = Placement(now->pods) + Binding(now->storage);
-      bool busy = BindingInFlight(now->storage);
-      for (const auto& [key, pod] : now->pods) busy |= Terminating(pod);
+      bool busy = BindingInFlight(now->storage), binding = false;
+      for (const auto& [key, pod] : now->pods) {
+        busy |= Terminating(pod);
+        binding |= pod["spec"].value("nodeName", "").empty() &&
+                   !pod.value("status", json::object()).value("nominatedNodeName", "").empty() &&
+                   !pod["spec"].value("volumes", json::array()).empty();
+      }
       same = placement == last && !busy ? same + 1 : 0;
-      if (same == 2) return now;
+      if (same == (binding ? 12 : 2)) return now;
       last = placement;
       Sleep(100);
     }
