@@ -334,23 +334,33 @@ void ScheduleUntilStopped(const std::atomic<bool>& stopping, const std::atomic<b
   struct Periodic {
     absl::Duration every;
     std::function<void(absl::Time)> run;
+    bool on_the_second = false;  // Runs as each whole second begins.
     absl::Time next;
   };
   Periodic periodic[] = {
-      {absl::Seconds(1), [&s](absl::Time) { s.queue().FlushBackoffQCompleted(); }},
+      // At whole seconds, where the queue's backoffs end (scheduling_queue.h).
+      {absl::Seconds(1), [&s](absl::Time) { s.queue().FlushBackoffQCompleted(); }, true},
       {absl::Seconds(30), [&s](absl::Time) { s.queue().FlushUnschedulablePodsLeftover(); }},
       {absl::Minutes(6), [&writer](absl::Time now) { writer.FinishSeries(now); }},
       {absl::Minutes(30), [&writer](absl::Time) { writer.RefreshSeries(); }},
   };
-  for (Periodic& p : periodic) p.next = absl::Now() + p.every;
+  // The next time a Periodic is due after `now`.
+  auto due = [](const Periodic& p, absl::Time now) {
+    return p.on_the_second ? absl::FromUnixSeconds(absl::ToUnixSeconds(now)) + p.every
+                           : now + p.every;
+  };
+  for (Periodic& p : periodic) p.next = due(p, absl::Now());
   absl::Time next_trim = absl::Now() + absl::Seconds(1);
   while (!stopping && !lost) {
-    s.ScheduleOne(absl::Milliseconds(100));
+    // An idle wait for a pod ends when the next Periodic is due, so that the flush runs on time.
+    absl::Duration wait = absl::Milliseconds(100);
+    for (const Periodic& p : periodic) wait = std::min(wait, p.next - absl::Now());
+    s.ScheduleOne(std::max(wait, absl::ZeroDuration()));
     absl::Time now = absl::Now();
     for (Periodic& p : periodic) {
       if (now < p.next) continue;
       p.run(now);
-      p.next = now + p.every;
+      p.next = due(p, now);
     }
     if (now >= next_trim) {
       const absl::Time before = absl::Now();

@@ -35,13 +35,27 @@ absl::Duration SchedulingQueue::BackoffDuration(const QueuedPodInfo& info) const
   return std::min(d, options_.max_backoff);
 }
 
+namespace {
+
+// Truncates to the whole second, as Go's Time.Truncate(time.Second).
+absl::Time ToSecond(absl::Time t) { return absl::FromUnixSeconds(absl::ToUnixSeconds(t)); }
+
+}  // namespace
+
+absl::Time SchedulingQueue::BackoffExpiry(const QueuedPodInfo& info) const {
+  absl::Duration d = BackoffDuration(info);
+  if (d <= absl::ZeroDuration()) return absl::InfinitePast();
+  return ToSecond(info.timestamp + d);
+}
+
 bool SchedulingQueue::IsBackingOff(const Entry& e) const {
-  return e.info.timestamp + BackoffDuration(e.info) > clock_->Now();
+  // Until a second after the one the backoff ends in begins (upstream's isPodBackingoff).
+  return BackoffExpiry(e.info) >= ToSecond(clock_->Now());
 }
 
 void SchedulingQueue::Unlink(Entry* e) {
   if (e->where == Where::kActive) active_.erase(e);
-  if (e->where == Where::kBackoff) backoff_.erase(e);
+  if (e->where == Where::kBackoff) BackoffSet(*e).erase(e);
   if (e->where == Where::kUnschedulable) {
     unschedulable_.erase(e);
     if (options_.on_unschedulable) options_.on_unschedulable(e->info, -1);
@@ -88,9 +102,9 @@ void SchedulingQueue::ToBackoff(Entry* e, std::string_view event) {
   // Pop may take it early, so PreEnqueue runs now, as upstream's with SchedulerPopFromBackoffQ.
   if (!PassesPreEnqueue(e, event)) return;
   Unlink(e);
-  e->backoff_expiry = e->info.timestamp + BackoffDuration(e->info);
+  e->backoff_expiry = BackoffExpiry(e->info);
   e->where = Where::kBackoff;
-  backoff_.insert(e);
+  BackoffSet(*e).insert(e);
   Incoming("backoff", event);
 }
 
@@ -139,7 +153,7 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
       if (where == Where::kActive) {
         active_.insert(e);
       } else {
-        backoff_.insert(e);
+        BackoffSet(*e).insert(e);
       }
       return;
     }
@@ -184,8 +198,7 @@ std::optional<QueuedPodInfo> SchedulingQueue::PopLocked() {
   Entry* e = nullptr;
   if (!active_.empty()) {
     e = *active_.begin();
-  } else if (!backoff_.empty() &&
-             (!(*backoff_.begin())->error_backoff || !IsBackingOff(**backoff_.begin()))) {
+  } else if (!backoff_.empty()) {
     // SchedulerPopFromBackoffQ: rather than idle, take a pod still backing off, unless it failed
     // with an error.
     e = *backoff_.begin();
@@ -210,9 +223,7 @@ std::optional<QueuedPodInfo> SchedulingQueue::Pop() {
 std::optional<QueuedPodInfo> SchedulingQueue::PopWait(absl::Duration timeout) {
   absl::MutexLock lock(&mu_);
   auto ready = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
-    return closed_ || !active_.empty() ||
-           (!backoff_.empty() &&
-            (!(*backoff_.begin())->error_backoff || !IsBackingOff(**backoff_.begin())));
+    return closed_ || !active_.empty() || !backoff_.empty();
   };
   mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
   if (closed_) return std::nullopt;
@@ -312,8 +323,8 @@ void SchedulingQueue::Activate(const std::vector<std::string>& uids) {
 
 void SchedulingQueue::FlushBackoffQCompleted() {
   absl::MutexLock lock(&mu_);
-  while (!backoff_.empty() && !IsBackingOff(**backoff_.begin())) {
-    ToActive(*backoff_.begin(), "BackoffComplete");
+  for (auto* q : {&backoff_, &error_backoff_}) {
+    while (!q->empty() && !IsBackingOff(**q->begin())) ToActive(*q->begin(), "BackoffComplete");
   }
 }
 
@@ -331,7 +342,11 @@ void SchedulingQueue::FlushUnschedulablePodsLeftover() {
 
 absl::Time SchedulingQueue::NextBackoffExpiry() const {
   absl::MutexLock lock(&mu_);
-  return backoff_.empty() ? absl::InfiniteFuture() : (*backoff_.begin())->backoff_expiry;
+  absl::Time next = absl::InfiniteFuture();
+  for (const auto* q : {&backoff_, &error_backoff_}) {
+    if (!q->empty()) next = std::min(next, (*q->begin())->backoff_expiry + absl::Seconds(1));
+  }
+  return next;
 }
 
 QueueCounts SchedulingQueue::Counts() const {

@@ -4,7 +4,11 @@
 // - backoffQ: pods that failed recently, waiting out an exponential backoff (1s doubling to 10s by
 //   default). When activeQ is empty, Pop takes the head of backoffQ early
 //   (SchedulerPopFromBackoffQ, on by default since 1.33), except for pods that failed with an
-//   error.
+//   error, which wait apart. As upstream's with that gate (KEP-5142), a backoff ends at a whole
+//   second: the end is truncated to its second, and the pod backs off until a later second
+//   begins; pods whose backoffs end in one second are ordered as in activeQ, so that those that
+//   failed together come back by priority, and FlushBackoffQCompleted should run at each whole
+//   second.
 // - unschedulable: pods rejected by plugins, waiting for a cluster event that those plugins say
 //   may help (their QueueingHints), or for 5 minutes to pass. Pods held back by a PreEnqueue
 //   plugin (scheduling gates) wait here too, marked gated.
@@ -100,12 +104,13 @@ class SchedulingQueue {
   // Moves these pods to activeQ (through PreEnqueue) if they are unschedulable, gated or backing
   // off (upstream's Activate); others are left alone.
   void Activate(const std::vector<std::string>& uids);
-  // Moves backoffQ pods whose backoff expired to activeQ.
+  // Moves backoffQ pods whose backoff expired to activeQ, the error ones last.
   void FlushBackoffQCompleted();
   // Moves pods unschedulable for longer than max_in_unschedulable (the 5 minute flush).
   void FlushUnschedulablePodsLeftover();
 
-  // The earliest backoff expiry, or InfiniteFuture if backoffQ is empty.
+  // When the next backoff ends (the whole second after the truncated end), or InfiniteFuture if
+  // backoffQ is empty.
   absl::Time NextBackoffExpiry() const;
   QueueCounts Counts() const;
   // Whether the pod is known to the queue (in any part, or in flight).
@@ -123,8 +128,8 @@ class SchedulingQueue {
     // The pod's profile, found when the pod arrives (spec.schedulerName is immutable): the
     // orderings ask for it at every comparison.
     const framework::Framework* fw = nullptr;
-    absl::Time backoff_expiry;
-    bool error_backoff = false;
+    absl::Time backoff_expiry;   // The end of the backoff, truncated to its second.
+    bool error_backoff = false;  // Which of the two backoff queues it is in, when it is.
   };
   struct ActiveLess {
     bool operator()(const Entry* a, const Entry* b) const;
@@ -149,7 +154,13 @@ class SchedulingQueue {
   void ToUnschedulable(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Incoming(std::string_view queue, std::string_view event) const;
   absl::Duration BackoffDuration(const QueuedPodInfo& info) const;
+  // The end of the pod's backoff truncated to its second (upstream's getBackoffTime), or
+  // InfinitePast if it has none.
+  absl::Time BackoffExpiry(const QueuedPodInfo& info) const;
   bool IsBackingOff(const Entry& e) const;
+  std::set<Entry*, BackoffLess>& BackoffSet(const Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    return e.error_backoff ? error_backoff_ : backoff_;
+  }
   void Requeue(Entry* e, framework::QueueingStrategy strategy, std::string_view event)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What the events since the pod was popped say about it (upstream's
@@ -167,7 +178,9 @@ class SchedulingQueue {
   mutable absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_ ABSL_GUARDED_BY(mu_);
   std::set<Entry*, ActiveLess> active_ ABSL_GUARDED_BY(mu_);
+  // Pods rejected by plugins, which Pop may take early; and those that failed with an error.
   std::set<Entry*, BackoffLess> backoff_ ABSL_GUARDED_BY(mu_);
+  std::set<Entry*, BackoffLess> error_backoff_ ABSL_GUARDED_BY(mu_);
   // The unschedulable (and gated) pods, so that an event looks at them only, not at every pod;
   // in arrival order, which the orderings above end ties with anyway.
   std::set<Entry*, SeqLess> unschedulable_ ABSL_GUARDED_BY(mu_);

@@ -72,19 +72,45 @@ TEST_F(QueueTest, GatedPodWaitsUntilItsGatesAreRemoved) {
 }
 
 TEST_F(QueueTest, BackoffDoublesUpToTheMaximum) {
-  // Errors (no rejecting plugin) back off and are not popped early.
+  // Errors (no rejecting plugin) back off and are not popped early. A backoff ends when the
+  // second after the one its end falls in begins: failing at x.25 s, the pod waits 0.75 s more.
   q_->Add(Info(MakePod().Name("e")));
   std::vector<double> waits;
   for (int i = 0; i < 6; ++i) {
     auto p = q_->Pop();
     ASSERT_TRUE(p.has_value()) << "attempt " << i;
+    clock_.Advance(absl::Milliseconds(250));
     absl::Time failed_at = clock_.Now();
     q_->AddUnschedulableIfNotPresent(*p);
     EXPECT_FALSE(q_->Pop().has_value());
     waits.push_back(absl::ToDoubleSeconds(q_->NextBackoffExpiry() - failed_at));
+    clock_.Set(q_->NextBackoffExpiry() - absl::Nanoseconds(1));
+    q_->FlushBackoffQCompleted();
+    EXPECT_EQ(q_->Counts().backoff, 1u) << "attempt " << i;
     clock_.Set(q_->NextBackoffExpiry());
+    q_->FlushBackoffQCompleted();
+    EXPECT_EQ(q_->Counts().active, 1u) << "attempt " << i;
   }
-  EXPECT_EQ(waits, (std::vector<double>{1, 2, 4, 8, 10, 10}));
+  EXPECT_EQ(waits, (std::vector<double>{1.75, 2.75, 4.75, 8.75, 10.75, 10.75}));
+}
+
+// KEP-5142: pods whose backoffs end in the same second come back by priority, not in the order
+// they failed; those of a later second come after them, whatever their priority.
+TEST_F(QueueTest, PodsWhoseBackoffsEndInOneSecondComeBackByPriority) {
+  clock_.Advance(absl::Milliseconds(100));
+  q_->Add(Info(MakePod().Name("a").Priority(1)));
+  FailWith("a", "NodeResourcesFit");  // Its backoff ends at 1.1 s: in second 1.
+  clock_.Advance(absl::Milliseconds(500));
+  q_->Add(Info(MakePod().Name("b").Priority(10)));
+  FailWith("b", "NodeResourcesFit");  // 1.6 s: second 1.
+  clock_.Advance(absl::Milliseconds(600));
+  q_->Add(Info(MakePod().Name("c").Priority(100)));
+  FailWith("c", "NodeResourcesFit");  // 2.2 s: second 2.
+  q_->MoveAllToActiveOrBackoffQueue({.event = {EventResource::kNode, kAdd}, .new_node = Big()});
+  EXPECT_EQ(q_->Counts().backoff, 3u);  // At 1.2 s, all still back off.
+  EXPECT_EQ(PopName(), "b");
+  EXPECT_EQ(PopName(), "a");
+  EXPECT_EQ(PopName(), "c");
 }
 
 TEST_F(QueueTest, UnschedulablePodMovesOnlyOnEventsItsPluginsCareAbout) {
