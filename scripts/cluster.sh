@@ -14,7 +14,8 @@
 # With KSCHED_CLUSTER_AUDIT=1, kube-apiserver writes an audit log, DIR/audit.log (JSON lines): every
 # write of a binding or a Lease, with the Lease's body, for the chaos soak's invariant checker.
 # With KSCHED_CLUSTER_KWOK=1, `up` also starts kwok, a fake kubelet that moves pods bound to the
-# nodes of scripts/fake-nodes.sh to Running (and deleted ones away), as a benchmark needs.
+# nodes of scripts/fake-nodes.sh to Running (and deleted ones away), as a benchmark needs; its
+# stages are KSCHED_CLUSTER_KWOK_STAGES, or else those scripts/k8s/build.sh wrote.
 # With KSCHED_CLUSTER_KCM=1, `up` also starts kube-controller-manager with its default controllers
 # (the PV binder, namespaces, service accounts, garbage collection, disruption, ReplicaSets,
 # ephemeral volumes, ...), as a real cluster runs them, and KSCHED_CLUSTER_KCM_FLAGS after its own.
@@ -147,7 +148,7 @@ EOF
     --disable-admission-plugins ServiceAccount,TaintNodesByCondition "${audit[@]}"
   if [ "${KSCHED_CLUSTER_KWOK:-0}" = 1 ]; then
     start "$dir" kwok "$k8s_bin/kwok" --kubeconfig "$dir/kubeconfig" \
-      --config "$k8s_bin/kwok-stages.yaml" --manage-all-nodes=false \
+      --config "${KSCHED_CLUSTER_KWOK_STAGES:-$k8s_bin/kwok-stages.yaml}" --manage-all-nodes=false \
       --manage-nodes-with-annotation-selector kwok.x-k8s.io/node=fake
   fi
   if [ "${KSCHED_CLUSTER_KCM:-0}" = 1 ]; then

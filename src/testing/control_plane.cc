@@ -35,6 +35,7 @@ absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(
       RunCommand(up, {},
                  {absl::StrCat("KSCHED_CLUSTER_OWNER=", static_cast<int>(getpid())),
                   absl::StrCat("KSCHED_CLUSTER_KWOK=", options.kwok ? 1 : 0),
+                  absl::StrCat("KSCHED_CLUSTER_KWOK_STAGES=", options.kwok_stages),
                   absl::StrCat("KSCHED_CLUSTER_AUDIT=", options.audit ? 1 : 0),
                   absl::StrCat("KSCHED_CLUSTER_KCM=", options.controller_manager ? 1 : 0),
                   absl::StrCat("KSCHED_CLUSTER_KCM_FLAGS=", options.controller_manager_flags)});

@@ -40,6 +40,9 @@ struct ControlPlaneOptions {
   // Also run kwok, a fake kubelet for the nodes of CreateNodes(): a pod bound to one becomes
   // Running, and a deleted one goes away.
   bool kwok = false;
+  // kwok's stages, if not those scripts/k8s/build.sh wrote (a pod bound to a node becomes Running,
+  // a deleted one goes away).
+  std::string kwok_stages;
   // Also write an audit log, dir()/audit.log: the writes of bindings and Leases
   // (scripts/cluster.sh).
   bool audit = false;
