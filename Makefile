@@ -5,7 +5,7 @@ ASAN_DIR ?= build-asan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-decode bench-quick bench-volumes difftest chaos chaos-short image clean
+.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-decode bench-quick bench-volumes difftest e2e chaos chaos-short image clean
 
 all: build
 
@@ -20,10 +20,11 @@ fuzz-build: deps
 	@cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DKSCHED_FUZZ=ON >/dev/null
 	@ninja -C $(FUZZ_DIR) fuzzers
 
-# The real control plane of the integration tests, built from scripts/k8s/go.mod into
-# ~/.cache/ksched (KSCHED_CACHE); it does nothing once built.
+# The real control plane of the integration tests, and upstream's e2e tests (e2e.test), built from
+# scripts/k8s/go.mod into ~/.cache/ksched (KSCHED_CACHE); it does nothing once built.
 k8s:
 	@scripts/k8s/build.sh >/dev/null
+	@scripts/k8s/build-e2e.sh >/dev/null
 
 # The chaos label is left out until its soak has more clean runs since the last fix (README,
 # "Reliability"); `make chaos-short` runs it.
@@ -93,6 +94,14 @@ bench-volumes: build k8s
 SEEDS ?= 100
 difftest: build k8s
 	@$(BUILD_DIR)/test/difftest/difftest --seeds $(SEEDS) --out $(BUILD_DIR)/difftest
+
+# Upstream's [sig-scheduling] e2e tests of the pinned release against SCHEDULER (ksched, or
+# kube-scheduler for comparison) as the rig's only scheduler (README, "Fidelity"); FOCUS picks a
+# subset. The reports go to build/e2e/SCHEDULER/, and build/e2e/comparison.md once both ran.
+FOCUS ?= \[sig-scheduling\]
+SCHEDULER ?= ksched
+e2e: build k8s
+	@$(BUILD_DIR)/test/e2e/e2e --scheduler '$(SCHEDULER)' --focus '$(FOCUS)' --out $(BUILD_DIR)/e2e
 
 # The container image ksched:latest (Containerfile), with podman or docker, whichever is installed.
 IMAGE ?= ksched:latest
