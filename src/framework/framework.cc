@@ -7,6 +7,7 @@
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "oneapi/tbb/info.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_arena.h"
 #include "src/base/strings.h"
@@ -45,7 +46,12 @@ bool Contains(const std::vector<config::PluginRef>& refs, std::string_view name)
 }  // namespace
 
 Framework::Framework(std::string profile_name, const Deps& deps)
-    : profile_name_(std::move(profile_name)), deps_(deps), waiting_(deps.clock) {
+    : profile_name_(std::move(profile_name)),
+      deps_(deps),
+      // TBB's pool has one thread a core: a larger arena is no faster, and would make
+      // ParallelCutoff count workers that do not exist.
+      arena_(std::clamp(deps.parallelism, 1, tbb::info::default_concurrency())),
+      waiting_(deps.clock) {
   if (deps_.metrics != nullptr) {
     metrics_ = std::make_unique<metrics::FrameworkMetrics>(deps_.metrics, profile_name_);
   }
@@ -597,11 +603,13 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   const auto score_start = ParallelCutoff::Clock::now();
   const bool parallel = score_cutoff_.Parallel(n * active.size());
   if (parallel) {
-    tbb::parallel_for(tbb::blocked_range<size_t>(0, n, 32), score_run);
+    ParallelFor(0, n, 32, [&](size_t b, size_t e) {
+      score_run(tbb::blocked_range<size_t>(b, e, std::max<size_t>(e - b, 1)));
+    });
   } else {
     score_run(tbb::blocked_range<size_t>(0, n, std::max<size_t>(n, 1)));
   }
-  score_cutoff_.Record(n * active.size(), score_start, parallel);
+  score_cutoff_.Record(n * active.size(), score_start, parallel, concurrency());
   if (failed) return first_error;
 
   out->weighted.resize(active.size() * n);  // Every entry is written below.

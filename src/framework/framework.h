@@ -30,6 +30,9 @@
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/registry.h"
+#include "oneapi/tbb/blocked_range.h"
+#include "oneapi/tbb/parallel_for.h"
+#include "oneapi/tbb/task_arena.h"
 #include "src/base/clock.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
@@ -145,6 +148,18 @@ class Framework : public Handle {
   void set_snapshot(const Snapshot* snapshot) { snapshot_ = snapshot; }
   ClusterWriter& writer() override { return *deps_.writer; }
   int parallelism() const override { return deps_.parallelism; }
+  // Runs `body` over [begin, end), in ranges of at least `grain`, on at most parallelism()
+  // threads at once (upstream's Parallelizer and its `parallelism` workers); the calling thread
+  // is one of them.
+  template <typename Body>
+  void ParallelFor(size_t begin, size_t end, size_t grain, const Body& body) const {
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<size_t>(begin, end, grain),
+                        [&](const tbb::blocked_range<size_t>& r) { body(r.begin(), r.end()); });
+    });
+  }
+  // How many threads ParallelFor can use: parallelism(), or fewer on a machine with fewer cores.
+  int concurrency() const { return arena_.max_concurrency(); }
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) override;
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
   std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
@@ -271,6 +286,8 @@ class Framework : public Handle {
   internal::AsyncBindPlugin* async_bind_ = nullptr;  // bind_'s first, when it is one.
   std::vector<PostBindPlugin*> post_bind_;
   std::map<std::string, int64_t, std::less<>> score_weights_;
+  // The workers of ParallelFor; execute() may be called from several threads.
+  mutable tbb::task_arena arena_;
   ParallelCutoff score_cutoff_;  // Whether Score runs on the workers; the scheduling thread's.
   std::vector<NodeScoreList> score_scratch_;  // Only the scheduling thread scores.
   // Plugin name → the events it registered (plugins without EnqueueExtensions: every event).

@@ -10,15 +10,13 @@
 //   const auto t0 = ParallelCutoff::Clock::now();
 //   const bool parallel = cutoff.Parallel(n);
 //   if (parallel) tbb::parallel_for(...); else Run(0, n);
-//   cutoff.Record(n, t0, parallel);
+//   cutoff.Record(n, t0, parallel, fw.concurrency());
 //
 // Not thread-safe: each instance belongs to the thread that runs its loop.
 #pragma once
 
 #include <chrono>
 #include <cstddef>
-
-#include "oneapi/tbb/task_arena.h"
 
 namespace ksched::framework {
 
@@ -35,11 +33,12 @@ class ParallelCutoff {
   }
 
   // Records that a loop over `items` items started at `start`; a parallel one is counted as if
-  // every worker of the arena was busy throughout. The estimate follows the last few loops.
-  void Record(size_t items, Clock::time_point start, bool parallel) {
+  // each of the `concurrency` threads it ran on was busy throughout. The estimate follows the
+  // last few loops.
+  void Record(size_t items, Clock::time_point start, bool parallel, int concurrency) {
     if (items == 0) return;
     double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-    if (parallel) ns *= tbb::this_task_arena::max_concurrency();
+    if (parallel) ns *= concurrency;
     const double per_item = ns / static_cast<double>(items);
     ns_per_item_ = ns_per_item_ == 0 ? per_item : 0.75 * ns_per_item_ + 0.25 * per_item;
   }

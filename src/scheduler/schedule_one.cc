@@ -316,8 +316,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
       check(begin, begin + wave);
     } else {
       parallel = true;
-      tbb::parallel_for(tbb::blocked_range<size_t>(begin, begin + wave, kClaim),
-                        [&](const tbb::blocked_range<size_t>& r) { check(r.begin(), r.end()); });
+      fw.ParallelFor(begin, begin + wave, kClaim, check);
     }
     begin += wave;
   }
@@ -340,7 +339,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     ++processed;
     if (record != nullptr) record->filter.emplace_back(ni->name(), Status());
   }
-  filter_cutoff_.Record(processed, filter_start, parallel);
+  filter_cutoff_.Record(processed, filter_start, parallel, fw.concurrency());
   next_start_node_index_ = (next_start_node_index_ + processed) % all.size();
   return Status();
 }

@@ -409,6 +409,56 @@ TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
             "helpful for scheduling.");
 }
 
+// A Filter slow enough that the nodes are filtered on the workers; it counts how many threads
+// run it at once.
+class SlowFilter : public FilterPlugin {
+ public:
+  explicit SlowFilter(std::atomic<int>* most) : most_(most) {}
+  std::string_view Name() const override { return "SlowFilter"; }
+  Status Filter(const CycleState&, const api::Pod&, const NodeInfo&) override {
+    const int now = ++running_;
+    for (int seen = *most_; now > seen && !most_->compare_exchange_weak(seen, now);) {
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    --running_;
+    return Status();
+  }
+
+ private:
+  std::atomic<int>* most_;
+  std::atomic<int> running_ = 0;
+};
+
+// KubeSchedulerConfiguration.parallelism bounds the threads that filter and score, as upstream's
+// number of workers.
+TEST_F(SchedulerTest, ParallelismBoundsTheThreadsThatFilter) {
+  for (int parallelism : {1, 2}) {
+    std::atomic<int> most = 0;
+    Registry r = plugins::NewInTreeRegistry();
+    ASSERT_TRUE(
+        r.Register("SlowFilter",
+                   [&most](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                     return std::make_unique<SlowFilter>(&most);
+                   })
+            .ok());
+    config::Configuration cfg = WithPluginAt(&config::Plugins::multi_point, "SlowFilter");
+    cfg.parallelism = parallelism;
+    Build(std::move(cfg), std::move(r));
+    for (int i = 0; i < 64; ++i) {
+      s_->OnNodeAdd(
+          MakeNode().Name("n" + std::to_string(i)).Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+    }
+    // The first cycle measures the cost on the scheduling thread; the next ones share it.
+    for (int i = 0; i < 4; ++i) AddPod(MakePod().Name(fmt::format("p{}-{}", parallelism, i)));
+    Drain();
+    EXPECT_EQ(writer_.binds.size(), 4u * parallelism);
+    EXPECT_LE(most.load(), parallelism);
+    if (parallelism == 1) {
+      EXPECT_EQ(most.load(), 1);
+    }
+  }
+}
+
 // A Filter that reads the pod's Namespace through the Handle: only "tier: gold" namespaces.
 class GoldNamespacesOnly : public FilterPlugin {
  public:
