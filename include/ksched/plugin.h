@@ -201,14 +201,18 @@ class ScoreExtensions {
 class ReservePlugin : public virtual Plugin {
  public:
   virtual Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
-  // Undoes Reserve when a later step fails. Must be idempotent and must not fail.
+  // Undoes Reserve when a later step fails. Must be idempotent and must not fail. As upstream's
+  // RunReservePluginsUnreserve, it runs on every Reserve plugin of the profile, in reverse order,
+  // once any Reserve, Permit, PreBind or Bind failed: also on the plugin whose Reserve failed and
+  // on those whose Reserve never ran for this pod.
   virtual void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
 };
 
 class PermitPlugin : public virtual Plugin {
  public:
-  // Success allows binding; Wait holds the pod for up to *timeout until it is allowed or rejected
-  // through Handle::GetWaitingPod; a rejection sends the pod back to the queue.
+  // Success allows binding; Wait holds the pod for up to *timeout, at most 15 minutes (upstream's
+  // cap), until it is allowed or rejected through Handle::GetWaitingPod; a rejection, or the end
+  // of the wait, sends the pod back to the queue.
   virtual Status Permit(CycleState& state, const api::Pod& pod, std::string_view node,
                         absl::Duration* timeout) = 0;
 };

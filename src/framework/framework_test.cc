@@ -98,6 +98,26 @@ class Fit : public PreFilterPlugin, public FilterPlugin, public ReservePlugin {
   std::string name_;
 };
 
+// Reserve returning `result`; logs "<name>.Reserve" and "<name>.Unreserve".
+class Reserves : public ReservePlugin {
+ public:
+  Reserves(std::string name, std::shared_ptr<CallLog> log, Status result = Status())
+      : name_(std::move(name)), log_(std::move(log)), result_(std::move(result)) {}
+  std::string_view Name() const override { return name_; }
+  Status Reserve(CycleState&, const api::Pod&, std::string_view) override {
+    log_->Add(name_ + ".Reserve");
+    return result_;
+  }
+  void Unreserve(CycleState&, const api::Pod&, std::string_view) override {
+    log_->Add(name_ + ".Unreserve");
+  }
+
+ private:
+  std::string name_;
+  std::shared_ptr<CallLog> log_;
+  Status result_;
+};
+
 // Filter (always passes) and Score: `scores` by node name.
 class Rank : public FilterPlugin, public ScorePlugin {
  public:
@@ -387,6 +407,24 @@ TEST_F(DefaultPluginsTest, ScoreEntryOfADefaultPluginMovesItFirstWithItsWeight) 
 }
 
 // --- Score: weights and normalization ----------------------------------------------------------
+
+// plugin.h's rule, as upstream's: once a Reserve fails, Unreserve runs on every Reserve plugin in
+// reverse order, the one that failed and those that never reserved included.
+TEST_F(FrameworkTest, UnreserveRunsOnEveryReservePluginInReverseOrder) {
+  Register<Reserves>("A", log_);
+  Register<Reserves>("B", log_, Status::Unschedulable("no room"));
+  Register<Reserves>("C", log_);
+  config::Profile p = MinimalProfile();
+  p.plugins.reserve.enabled = {Ref("A"), Ref("B"), Ref("C")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  Status st = fw->RunReservePluginsReserve(state_, pod_, "n1");
+  EXPECT_EQ(st.code(), Code::kUnschedulable);
+  EXPECT_EQ(st.plugin(), "B");
+  fw->RunReservePluginsUnreserve(state_, pod_, "n1");
+  EXPECT_EQ(log_->calls(), (std::vector<std::string>{"A.Reserve", "B.Reserve", "C.Unreserve",
+                                                     "B.Unreserve", "A.Unreserve"}));
+}
 
 TEST_F(FrameworkTest, ScoresAreNormalizedThenWeightedAndSummedPerNode) {
   Register<Rank>("Raw", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 50}, {"n3", 100}});
