@@ -8,8 +8,6 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "oneapi/tbb/info.h"
-#include "oneapi/tbb/parallel_for.h"
-#include "oneapi/tbb/task_arena.h"
 #include "src/base/strings.h"
 #include "src/sdk/cycle_state_access.h"
 
@@ -576,9 +574,9 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   absl::Mutex error_mu;
   // Each task scores a run of nodes, one plugin at a time (ScoreNodes); the runs go to the
   // workers only when they hold enough work (ParallelCutoff).
-  auto score_run = [&](const tbb::blocked_range<size_t>& r) {
+  auto score_run = [&](size_t begin, size_t end) {
     for (size_t j = 0; j < active.size() && !failed.load(std::memory_order_relaxed); ++j) {
-      std::span<NodeScore> run = std::span(raw[j]).subspan(r.begin(), r.size());
+      std::span<NodeScore> run = std::span(raw[j]).subspan(begin, end - begin);
       // A sampled cycle times each run of nodes once, and records the time per node; other
       // cycles do not even read the clock.
       const bool timed = metrics_ && state.record_plugin_metrics();
@@ -603,11 +601,9 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   const auto score_start = ParallelCutoff::Clock::now();
   const bool parallel = score_cutoff_.Parallel(n * active.size());
   if (parallel) {
-    ParallelFor(0, n, 32, [&](size_t b, size_t e) {
-      score_run(tbb::blocked_range<size_t>(b, e, std::max<size_t>(e - b, 1)));
-    });
+    ParallelFor(0, n, 32, score_run);
   } else {
-    score_run(tbb::blocked_range<size_t>(0, n, std::max<size_t>(n, 1)));
+    score_run(0, n);
   }
   score_cutoff_.Record(n * active.size(), score_start, parallel, concurrency());
   if (failed) return first_error;

@@ -7,7 +7,6 @@
 #include "absl/cleanup/cleanup.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
-#include "oneapi/tbb/parallel_for.h"
 #include "src/base/log.h"
 #include "src/scheduler/scheduler.h"
 #include "src/scheduler/unsupported.h"
