@@ -15,6 +15,11 @@
 
 namespace ksched {
 
+// `t` truncated to its whole second, as Go's Time.Truncate(time.Second).
+inline absl::Time TruncateToSecond(absl::Time t) {
+  return absl::FromUnixSeconds(absl::ToUnixSeconds(t));
+}
+
 class Clock {
  public:
   virtual ~Clock() = default;

@@ -10,6 +10,7 @@
 #include "absl/random/random.h"
 #include "fmt/format.h"
 #include "src/api/yaml.h"
+#include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/strings.h"
@@ -346,8 +347,7 @@ void ScheduleUntilStopped(const std::atomic<bool>& stopping, const std::atomic<b
   };
   // The next time a Periodic is due after `now`.
   auto due = [](const Periodic& p, absl::Time now) {
-    return p.on_the_second ? absl::FromUnixSeconds(absl::ToUnixSeconds(now)) + p.every
-                           : now + p.every;
+    return (p.on_the_second ? TruncateToSecond(now) : now) + p.every;
   };
   for (Periodic& p : periodic) p.next = due(p, absl::Now());
   absl::Time next_trim = absl::Now() + absl::Seconds(1);

@@ -35,22 +35,15 @@ absl::Duration SchedulingQueue::BackoffDuration(const QueuedPodInfo& info) const
   return std::min(d, options_.max_backoff);
 }
 
-namespace {
-
-// Truncates to the whole second, as Go's Time.Truncate(time.Second).
-absl::Time ToSecond(absl::Time t) { return absl::FromUnixSeconds(absl::ToUnixSeconds(t)); }
-
-}  // namespace
-
 absl::Time SchedulingQueue::BackoffExpiry(const QueuedPodInfo& info) const {
   absl::Duration d = BackoffDuration(info);
   if (d <= absl::ZeroDuration()) return absl::InfinitePast();
-  return ToSecond(info.timestamp + d);
+  return TruncateToSecond(info.timestamp + d);
 }
 
 bool SchedulingQueue::IsBackingOff(const Entry& e) const {
   // Until a second after the one the backoff ends in begins (upstream's isPodBackingoff).
-  return BackoffExpiry(e.info) >= ToSecond(clock_->Now());
+  return BackoffExpiry(e.info) >= TruncateToSecond(clock_->Now());
 }
 
 void SchedulingQueue::Unlink(Entry* e) {
