@@ -846,13 +846,6 @@ struct Totals {
   }
 };
 
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 int Main(int argc, char** argv) {
   CLI::App app{"difftest: ksched against kube-scheduler on the same cases"};
   std::string scenario_dir = std::string(KSCHED_SOURCE_DIR) + "/test/scenarios";
@@ -884,7 +877,12 @@ int Main(int argc, char** argv) {
     }
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) {
-      absl::StatusOr<std::vector<std::string>> docs = api::YamlToJson(Slurp(f));
+      absl::StatusOr<std::string> text = client::ReadFile(f);
+      if (!text.ok()) {
+        std::fprintf(stderr, "difftest: %s\n", std::string(text.status().message()).c_str());
+        return 2;
+      }
+      absl::StatusOr<std::vector<std::string>> docs = api::YamlToJson(*text);
       if (!docs.ok() || docs->size() != 1) {
         std::fprintf(stderr, "difftest: %s: not one YAML document\n", f.c_str());
         return 2;

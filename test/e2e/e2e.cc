@@ -17,7 +17,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <sstream>
+#include <iterator>
 #include <thread>
 
 #include "CLI/CLI.hpp"
@@ -36,13 +36,6 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ControlPlane;
 using testing::Process;
-
-std::string Slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 void Write(const fs::path& p, std::string_view text) { std::ofstream(p) << text; }
 
@@ -136,7 +129,12 @@ int Main(int argc, char** argv) {
   const fs::path out = fs::absolute(fs::path(out_dir) / scheduler);
   fs::remove_all(out);
   fs::create_directories(out);
-  Write(out / "kwok-stages.yaml", WithoutPodDeleteStage(Slurp(bin + "/kwok-stages.yaml")));
+  absl::StatusOr<std::string> stages = client::ReadFile(bin + "/kwok-stages.yaml");
+  if (!stages.ok()) {
+    std::cerr << "e2e: kwok's stages: " << stages.status().message() << " (make k8s writes them)\n";
+    return 1;
+  }
+  Write(out / "kwok-stages.yaml", WithoutPodDeleteStage(*stages));
 
   std::cerr << "e2e: starting the cluster\n";
   auto cluster =
@@ -200,15 +198,19 @@ int Main(int argc, char** argv) {
   std::cerr << fmt::format("e2e: {} against {}, {} nodes; the log is {}\n", focus, scheduler, nodes,
                            (out / "e2e.log").string());
   Process tests(e2e_argv, out / "e2e.log");
-  size_t shown = 0;
+  // Reads what the log gained since the last look, and shows its complete lines.
+  std::streamoff shown = 0;
   auto show_progress = [&] {
-    std::string log = Slurp(out / "e2e.log");
-    size_t end;
-    while ((end = log.find('\n', shown)) != std::string::npos) {
-      std::string_view line(log.data() + shown, end - shown);
+    std::ifstream in(out / "e2e.log", std::ios::binary);
+    in.seekg(shown);
+    const std::string fresh(std::istreambuf_iterator<char>(in), {});
+    size_t begin = 0, end;
+    while ((end = fresh.find('\n', begin)) != std::string::npos) {
+      std::string_view line(fresh.data() + begin, end - begin);
       if (IsProgress(line)) std::cout << line << "\n" << std::flush;
-      shown = end + 1;
+      begin = end + 1;
     }
+    shown += static_cast<std::streamoff>(begin);
   };
   while (tests.Running()) {
     show_progress();
@@ -235,7 +237,9 @@ int Main(int argc, char** argv) {
       fs::copy_file(e.path(), out / "cluster" / e.path().filename());
   }
 
-  auto results = ReadGinkgoReport(Slurp(out / "ginkgo.json"), focus, RigSkips());
+  absl::StatusOr<std::string> report = client::ReadFile(out / "ginkgo.json");
+  auto results = report.ok() ? ReadGinkgoReport(*report, focus, RigSkips())
+                             : absl::StatusOr<std::vector<SpecResult>>(report.status());
   if (!results.ok()) {
     std::cerr << fmt::format("e2e: {}: {}; see {}\n", (out / "ginkgo.json").string(),
                              results.status().ToString(), (out / "e2e.log").string());
@@ -247,9 +251,11 @@ int Main(int argc, char** argv) {
                        *results));
   const fs::path kube = fs::path(out_dir) / "kube-scheduler" / "report.json";
   const fs::path ours = fs::path(out_dir) / "ksched" / "report.json";
-  if (fs::exists(kube) && fs::exists(ours)) {
-    auto left = FromJson(json::parse(Slurp(kube), nullptr, false));
-    auto right = FromJson(json::parse(Slurp(ours), nullptr, false));
+  absl::StatusOr<std::string> kube_text = client::ReadFile(kube),
+                              ours_text = client::ReadFile(ours);
+  if (kube_text.ok() && ours_text.ok()) {
+    auto left = FromJson(json::parse(*kube_text, nullptr, false));
+    auto right = FromJson(json::parse(*ours_text, nullptr, false));
     if (left.ok() && right.ok()) {
       Write(fs::path(out_dir) / "comparison.md",
             ComparisonTable("kube-scheduler", *left, "ksched", *right));
