@@ -16,9 +16,10 @@ build: deps
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DKSCHED_FUZZ_DIR=$(abspath $(FUZZ_DIR)) $(CMAKE_FLAGS) >/dev/null
 	@ninja -C $(BUILD_DIR)
 
+# The clang build: the fuzzers, and every library with clang's -Wthread-safety as an error.
 fuzz-build: deps
 	@cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_CXX_COMPILER=clang++ -DKSCHED_FUZZ=ON >/dev/null
-	@ninja -C $(FUZZ_DIR) fuzzers
+	@ninja -C $(FUZZ_DIR) fuzzers libraries
 
 # The real control plane of the integration tests, and upstream's e2e tests (e2e.test), built from
 # scripts/k8s/go.mod into ~/.cache/ksched (KSCHED_CACHE); it does nothing once built.

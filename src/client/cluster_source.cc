@@ -21,6 +21,7 @@ ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s,
                                    void (ClusterEventSink::*set)(std::shared_ptr<const T>),
                                    void (ClusterEventSink::*remove)(const T&)) {
   struct Unreadable {
+    Unreadable(std::string k, ClusterEventSink& s) : kind(std::move(k)), sink(s) {}
     std::string kind;
     ClusterEventSink& sink;
     absl::Mutex mu;

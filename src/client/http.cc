@@ -158,8 +158,8 @@ class TokenSource {
       : token_(std::move(token)), file_(std::move(file)) {}
 
   std::string Get() {
-    if (file_.empty()) return token_;
     absl::MutexLock lock(&mu_);
+    if (file_.empty()) return token_;
     absl::Time now = absl::Now();
     if (now - read_at_ >= absl::Minutes(1)) {
       std::ifstream in(file_);
