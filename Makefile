@@ -27,8 +27,8 @@ k8s:
 	@scripts/k8s/build.sh >/dev/null
 	@scripts/k8s/build-e2e.sh >/dev/null
 
-# The chaos label is left out until its soak has more clean runs since the last fix (README,
-# "Reliability"); `make chaos-short` runs it.
+# The chaos label is left out until its soak has more clean runs since the last fix (docs/reliability.md,
+# "The chaos soak"); `make chaos-short` runs it.
 test: build fuzz-build k8s
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j2 -LE chaos
 
@@ -91,13 +91,13 @@ bench-volumes: build k8s
 	@$(BUILD_DIR)/bench/side_by_side --set volumes --out $(BENCH_OUT)
 
 # ksched against the upstream kube-scheduler on every scenario file and SEEDS random cases
-# (README, "Fidelity"); the report goes to build/difftest/report.json.
+# (docs/fidelity.md); the report goes to build/difftest/report.json.
 SEEDS ?= 100
 difftest: build k8s
 	@$(BUILD_DIR)/test/difftest/difftest --seeds $(SEEDS) --out $(BUILD_DIR)/difftest
 
 # Upstream's [sig-scheduling] e2e tests of the pinned release against SCHEDULER (ksched, or
-# kube-scheduler for comparison) as the rig's only scheduler (README, "Fidelity"); FOCUS picks a
+# kube-scheduler for comparison) as the rig's only scheduler (docs/fidelity.md); FOCUS picks a
 # subset. The reports go to build/e2e/SCHEDULER/, and build/e2e/comparison.md once both ran.
 FOCUS ?= \[sig-scheduling\]
 SCHEDULER ?= ksched

@@ -1,7 +1,7 @@
 // H2Connection: one HTTP/2 connection over TLS to the API server, on nghttp2 and OpenSSL, driven
 // by the HttpClient's I/O thread. Hand-written because libcurl 7.88 (Debian 12's) runs every
 // transfer that shares its HTTP/2 connection whenever the socket is ready, and polls again for
-// each: half of ksched's CPU under load went to its I/O thread (README, "Performance"). nghttp2 is
+// each: half of ksched's CPU under load went to its I/O thread (docs/performance.md). nghttp2 is
 // the HTTP/2 library libcurl itself uses; this class adds only the socket, TLS and stream routing.
 //
 // Non-blocking throughout: Open() starts the TCP connect, and the handshake and every read and

@@ -851,7 +851,7 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
   // ksched's own HTTP/2 transport for https:// servers, unless a proxy is configured (libcurl
   // follows the *_proxy variables, as client-go does; the transport does not) or
   // KSCHED_HTTP_TRANSPORT=curl asks for libcurl. It spends a quarter less CPU per pod than
-  // libcurl (README, "Performance").
+  // libcurl (docs/performance.md).
   const char* transport = std::getenv("KSCHED_HTTP_TRANSPORT");
   bool proxy = false;
   for (const char* var : {"https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"}) {

@@ -1,5 +1,5 @@
 // make difftest: the same cases given to the real kube-scheduler and to ksched, and everything
-// observable compared (README, "Fidelity"). One control plane serves the whole run; both
+// observable compared (docs/fidelity.md). One control plane serves the whole run; both
 // schedulers run side by side on it, each with its own profile names (prefix "up-" or "ks-"), and
 // take turns: for each case the nodes and running pods are created once, then each scheduler gets
 // the pending pods one at a time, in queue order, each once the cluster has settled after the
