@@ -10,12 +10,12 @@
 #include "absl/random/random.h"
 #include "fmt/format.h"
 #include "src/api/yaml.h"
+#include "src/auth/delegated_auth.h"
 #include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/base/strings.h"
 #include "src/client/cluster_source.h"
-#include "src/client/delegated_auth.h"
 #include "src/client/leader_election.h"
 #include "src/client/writer.h"
 #include "src/config/load.h"
@@ -194,7 +194,7 @@ absl::StatusOr<std::string> ClientCa(const RunFlags::Serving& sv, client::HttpCl
     }
   } else if (sv.authentication_skip_lookup) {
     return "";
-  } else if (ca = client::ClientCaFromCluster(authn); !ca.ok()) {
+  } else if (ca = auth::ClientCaFromCluster(authn); !ca.ok()) {
     if (!sv.authentication_tolerate_lookup_failure) {
       return absl::UnavailableError(fmt::format("unable to load configmap based client CA file: {}",
                                                 AsStd(ca.status().message())));
@@ -448,7 +448,7 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
 
   // Served from the start, as upstream: a standby replica is live, and ready once synced.
   client::ApiSource informers(*http, s, writer);
-  client::DelegatingAuthorizer authorizer(connections->Authn(), connections->Authz());
+  auth::DelegatingAuthorizer authorizer(connections->Authn(), connections->Authz());
   std::unique_ptr<server::Server> server;
   if (flags.serving.secure_port != 0) {
     absl::StatusOr<std::unique_ptr<server::Server>> started =

@@ -1,9 +1,12 @@
-#include "src/client/delegated_auth.h"
+#include "src/auth/delegated_auth.h"
 
 #include "fmt/format.h"
 #include "src/base/log.h"
 
-namespace ksched::client {
+namespace ksched::auth {
+
+using client::HttpClient;
+using client::HttpResponse;
 
 using nlohmann::json;
 
@@ -127,4 +130,4 @@ absl::Status DelegatingAuthorizer::Authorize(const server::Credentials& credenti
   return Review(*user, path);
 }
 
-}  // namespace ksched::client
+}  // namespace ksched::auth

@@ -20,16 +20,17 @@
 #include "src/client/http.h"
 #include "src/server/server.h"
 
-namespace ksched::client {
+namespace ksched::auth {
 
 // The API server's client CA bundle (PEM), from configmap kube-system/
 // extension-apiserver-authentication, key client-ca-file, where upstream's delegated
 // authentication looks it up; "" if the configmap has none.
-absl::StatusOr<std::string> ClientCaFromCluster(HttpClient& http);
+absl::StatusOr<std::string> ClientCaFromCluster(client::HttpClient& http);
 
 class DelegatingAuthorizer : public server::RequestAuthorizer {
  public:
-  DelegatingAuthorizer(HttpClient& authn, HttpClient& authz) : authn_(authn), authz_(authz) {}
+  DelegatingAuthorizer(client::HttpClient& authn, client::HttpClient& authz)
+      : authn_(authn), authz_(authz) {}
 
   absl::Status Authorize(const server::Credentials& credentials, std::string_view path) override;
 
@@ -49,11 +50,11 @@ class DelegatingAuthorizer : public server::RequestAuthorizer {
                        const std::string& key, absl::Time now) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  HttpClient& authn_;
-  HttpClient& authz_;
+  client::HttpClient& authn_;
+  client::HttpClient& authz_;
   absl::Mutex mu_;
   absl::flat_hash_map<std::string, Cached> tokens_ ABSL_GUARDED_BY(mu_);     // token → user
   absl::flat_hash_map<std::string, Cached> decisions_ ABSL_GUARDED_BY(mu_);  // user|path
 };
 
-}  // namespace ksched::client
+}  // namespace ksched::auth
