@@ -2,10 +2,11 @@
 BUILD_DIR ?= build
 FUZZ_DIR ?= build-fuzz
 ASAN_DIR ?= build-asan
+TSAN_DIR ?= build-tsan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps build fuzz-build k8s test sanitize demo lint format bench bench-decode bench-quick bench-volumes difftest e2e chaos chaos-short image clean
+.PHONY: all deps build fuzz-build k8s test sanitize tsan demo lint format bench bench-decode bench-quick bench-volumes difftest e2e chaos chaos-short image clean
 
 all: build
 
@@ -39,6 +40,16 @@ sanitize: deps
 	@cmake -S . -B $(ASAN_DIR) -G Ninja -DKSCHED_SANITIZE=ON >/dev/null
 	@ninja -C $(ASAN_DIR)
 	@cd $(ASAN_DIR) && ctest --output-on-failure -j2 -L unit
+
+# The unit and integration tests under ThreadSanitizer, with Abseil and oneTBB built with it too
+# (scripts/build-tsan-deps.sh, once, into ~/.cache/ksched/tsan); test/tsan.supp says what is
+# suppressed and why.
+tsan: deps k8s
+	@prefix=$$(scripts/build-tsan-deps.sh) && cmake -S . -B $(TSAN_DIR) -G Ninja -DKSCHED_TSAN=ON \
+	  -DCMAKE_PREFIX_PATH="$$prefix" >/dev/null
+	@ninja -C $(TSAN_DIR)
+	@cd $(TSAN_DIR) && TSAN_OPTIONS="second_deadlock_stack=1 suppressions=$(CURDIR)/test/tsan.supp" \
+	  ctest --output-on-failure -j2 -L 'unit|integration'
 
 # The chaos soak (test/chaos): replicas, load and seeded faults on the real control plane, checked
 # by an invariant checker; the report goes to $(BUILD_DIR)/chaos/report.json.
@@ -111,4 +122,4 @@ image:
 	  $$engine build -f Containerfile -t $(IMAGE) .
 
 clean:
-	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR) $(TSAN_DIR)
