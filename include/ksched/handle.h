@@ -95,7 +95,8 @@ class Handle {
   virtual Status RunPreFilterExtensionRemovePod(CycleState& state, const api::Pod& pod,
                                                 const PodInfo& pod_info,
                                                 const NodeInfo& node) const = 0;
-  // The pending pods nominated to `node` by preemption, in the order they were nominated.
+  // The pending pods nominated to `node` by preemption, in the order they were nominated. Safe
+  // from any thread (DefaultPreemption reads it from a binding thread, in RunAsync).
   virtual std::vector<std::shared_ptr<const PodInfo>> NominatedPodsForNode(
       std::string_view node) const = 0;
   // The node `pod` is nominated to: the scheduler's own nomination, which the pod's status may not

@@ -10,23 +10,30 @@
 //                  int64_t* score) override;
 //   };
 //
-// Contracts, for every interface below:
-// - The framework owns the plugin; it lives as long as its profile.
-// - Threads. One plugin object serves every pod of its profile, from these threads:
-//   - PreEnqueue, QueueSort's Less and the queueing hints of EventsToRegister: from the threads
-//     that feed the queue (informers, the scheduling loop, the queue's flushes), one call at a
-//     time, under the queue's lock. They must not block.
-//   - PreFilter, PostFilter, PreScore, NormalizeScore, Reserve and Permit: from the scheduling
-//     thread, one pod at a time.
-//   - Filter and Score (ScoreNodes): concurrently, on worker threads, for different nodes of the
-//     one pod being scheduled; they must only read shared state (the CycleState, the snapshot,
-//     the plugin's own members).
-//   - PreBind, Bind and PostBind: on binding threads, concurrently for different pods (up to 64
-//     at once in `ksched run`), and at the same time as the scheduling thread serves the
-//     next pods. Unreserve runs there too when binding fails, or on the scheduling thread when
-//     Reserve or Permit failed. A plugin that keeps state across pods guards it with a lock.
-//   - A pod's own calls happen in order: its binding cycle starts after its Permit returned.
-// - No exception may leave a plugin; failures are Status values.
+// Contracts, for every interface below (each method then says its own thread and references):
+// - The framework owns the plugin; it lives as long as its profile. Its factory runs once, on
+//   the thread that builds the scheduler, before any pod is scheduled.
+// - Threads. One plugin object serves every pod of its profile, from four kinds of thread:
+//   - the queue's callers (informers, the scheduling loop, the queue's flushes): one call at a
+//     time, under the queue's lock, so they must not block;
+//   - the scheduling thread: one pod at a time, in the order of the extension points;
+//   - the scheduling thread's workers (Filter, Score), with the scheduling thread among them:
+//     concurrently, for different nodes of the one pod being scheduled (one thread alone when
+//     the nodes are few); they must only read shared state (the CycleState, the snapshot, the
+//     plugin's own members);
+//   - binding threads: concurrently for different pods (up to 64 at once in `ksched run`), and
+//     at the same time as the scheduling thread serves the next pods (`ksched simulate` runs
+//     each binding cycle inline, on the scheduling thread). A plugin that keeps state across
+//     pods guards it with a lock.
+//   A pod's own calls happen in order: its binding cycle starts after its Permit returned.
+// - References. An argument passed by reference or view is valid until the method returns,
+//   unless the method says otherwise; to keep anything longer, copy it (api::Pod and the other
+//   objects are values), or write it into the CycleState. The CycleState itself lives until the
+//   pod's binding cycle ends (cycle_state.h, StateScope).
+// - Exceptions. No exception may leave a plugin: failures are Status values. Neither the
+//   framework nor ksched catches one (a plugin that threw may be half-way through changing its
+//   state): it leaves the cycle, and the process ends through std::terminate, as a plugin's
+//   panic ends kube-scheduler.
 #pragma once
 
 #include <cstdint>
@@ -76,12 +83,14 @@ struct QueuedPodInfo {
 class PreEnqueuePlugin : public virtual Plugin {
  public:
   // Success lets the pod into the active queue; anything else keeps it out (gated).
+  // Thread: the queue's callers, under its lock; it must not block.
   virtual Status PreEnqueue(const api::Pod& pod) = 0;
 };
 
 class QueueSortPlugin : public virtual Plugin {
  public:
   // Whether `a` should be scheduled before `b`. Must be a strict weak order.
+  // Thread: the queue's callers, under its lock; it must not block.
   virtual bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const = 0;
 };
 
@@ -89,6 +98,9 @@ class QueueSortPlugin : public virtual Plugin {
 // rejects pods and does not implement this is requeued on every event.
 class EnqueueExtensions : public virtual Plugin {
  public:
+  // Thread: once, when the profile is built. The hints it returns are kept for the profile's
+  // life and called from the queue's callers, under its lock: they must not block, and their
+  // arguments are valid only during the call.
   virtual std::vector<ClusterEventWithHint> EventsToRegister() const = 0;
 };
 
@@ -116,13 +128,17 @@ class PreFilterPlugin : public virtual Plugin {
  public:
   // Runs once per cycle before Filter. Skip: this plugin's Filter is not run for the pod.
   // A rejection fails the pod on every node with this status.
+  // Thread: the scheduling thread. `nodes` and the NodeInfos in it are the snapshot's: valid,
+  // and unchanged, until the next cycle begins.
   virtual Status PreFilter(CycleState& state, const api::Pod& pod,
                            const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) = 0;
 };
 
 class FilterPlugin : public virtual Plugin {
  public:
-  // Whether the pod fits the node. Called concurrently for different nodes.
+  // Whether the pod fits the node.
+  // Thread: the workers, concurrently for different nodes; also the scheduling thread alone, for
+  // preemption's what-if evaluation, on a clone of the CycleState and a copy of the node.
   virtual Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) = 0;
 };
 
@@ -146,6 +162,8 @@ struct PostFilterResult {
 class PostFilterPlugin : public virtual Plugin {
  public:
   // Runs when no node fits (preemption). Success with a nominated node makes the pod retry there.
+  // Thread: the scheduling thread; work that must not hold it (evictions) goes to
+  // Handle::RunAsync, with copies of what it needs.
   virtual Status PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                             PostFilterResult* result) = 0;
 };
@@ -161,18 +179,22 @@ using NodeScoreList = std::vector<NodeScore>;
 class PreScorePlugin : public virtual Plugin {
  public:
   // Runs once per cycle before Score, on the feasible nodes. Skip: this plugin's Score is not run.
+  // Thread: the scheduling thread. `feasible` is valid until the method returns; its NodeInfos
+  // until the next cycle begins.
   virtual Status PreScore(CycleState& state, const api::Pod& pod,
                           const std::vector<const NodeInfo*>& feasible) = 0;
 };
 
 class ScorePlugin : public virtual Plugin {
  public:
-  // Ranks a feasible node. Called concurrently for different nodes.
+  // Ranks a feasible node, into *score.
+  // Thread: the workers, concurrently for different nodes.
   virtual Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                        int64_t* score) = 0;
   // Scores a run of nodes: sets scores[i].score for the node scores[i].node. The framework calls
   // this, not Score, so that a plugin may read its cycle state once per run and keep its loop
-  // tight; the default calls Score for each node. Called concurrently for disjoint runs.
+  // tight; the default calls Score for each node.
+  // Thread: the workers, concurrently for disjoint runs.
   virtual Status ScoreNodes(const CycleState& state, const api::Pod& pod,
                             std::span<NodeScore> scores) {
     for (NodeScore& s : scores) {
@@ -190,8 +212,8 @@ class ScorePlugin : public virtual Plugin {
 class ScoreExtensions {
  public:
   virtual ~ScoreExtensions() = default;
-  // Rescales the scores of all feasible nodes into [kMinNodeScore, kMaxNodeScore]. Called once
-  // per cycle, from the scheduling thread.
+  // Rescales the scores of all feasible nodes into [kMinNodeScore, kMaxNodeScore].
+  // Thread: the scheduling thread, once per cycle.
   virtual Status NormalizeScore(const CycleState& state, const api::Pod& pod,
                                 NodeScoreList& scores) = 0;
 };
@@ -200,11 +222,15 @@ class ScoreExtensions {
 
 class ReservePlugin : public virtual Plugin {
  public:
+  // Claims what the pod will use on `node` (in the plugin's own books) before it is bound, so
+  // that the next pods see it taken. Thread: the scheduling thread.
   virtual Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
   // Undoes Reserve when a later step fails. Must be idempotent and must not fail. As upstream's
   // RunReservePluginsUnreserve, it runs on every Reserve plugin of the profile, in reverse order,
   // once any Reserve, Permit, PreBind or Bind failed: also on the plugin whose Reserve failed and
-  // on those whose Reserve never ran for this pod.
+  // on those whose Reserve never ran for this pod. Thread: the scheduling thread when Reserve or
+  // Permit failed; a binding thread when a later step failed, or when a pod waiting at Permit
+  // was rejected or timed out.
   virtual void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
 };
 
@@ -212,13 +238,16 @@ class PermitPlugin : public virtual Plugin {
  public:
   // Success allows binding; Wait holds the pod for up to *timeout, at most 15 minutes (upstream's
   // cap), until it is allowed or rejected through Handle::GetWaitingPod; a rejection, or the end
-  // of the wait, sends the pod back to the queue.
+  // of the wait, sends the pod back to the queue. Thread: the scheduling thread; `timeout` is
+  // written, if at all, before the method returns.
   virtual Status Permit(CycleState& state, const api::Pod& pod, std::string_view node,
                         absl::Duration* timeout) = 0;
 };
 
 class PreBindPlugin : public virtual Plugin {
  public:
+  // Work that must be done before the pod is bound (volumes bound and provisioned). It may
+  // wait. Thread: a binding thread.
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
   // Whether PreBind has work to do for this pod (upstream's PreBindPreFlight): Skip says it has
   // none, so the pod may be bound without waiting for it (and without a binding thread); Success
@@ -232,12 +261,14 @@ class PreBindPlugin : public virtual Plugin {
 
 class BindPlugin : public virtual Plugin {
  public:
-  // Skip passes the pod to the next bind plugin.
+  // Binds the pod to `node`; Skip passes the pod to the next bind plugin.
+  // Thread: a binding thread.
   virtual Status Bind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
 };
 
 class PostBindPlugin : public virtual Plugin {
  public:
+  // Informational, once the pod is bound. Thread: a binding thread.
   virtual void PostBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
 };
 
