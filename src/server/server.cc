@@ -1,218 +1,27 @@
+// The secure port: routing, authorization and health checks over libmicrohttpd (mhd_library.h),
+// with the TLS material of tls_material.h.
 #include "src/server/server.h"
 
 #include <arpa/inet.h>
-#include <gnutls/gnutls.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
-#include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/pem.h>
-#include <openssl/x509.h>
-#include <openssl/x509v3.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cstdarg>
 #include <cstdio>
-#include <ctime>
 #include <fstream>
 #include <iterator>
-#include <type_traits>
 
 #include "absl/strings/ascii.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
-#include "src/base/lazy_library.h"
 #include "src/base/log.h"
+#include "src/server/mhd_library.h"
+#include "src/server/tls_material.h"
 
 namespace ksched::server {
 namespace {
-
-// The libmicrohttpd functions the server calls, and GnuTLS's one (the client's certificates).
-// Both are opened when a server first starts (src/base/lazy_library.h): with --secure-port=0,
-// never.
-// clang-format off
-#define KSCHED_MHD_FUNCTIONS(X)                                                                   \
-  X(start_daemon) X(stop_daemon)                                                                  \
-  X(lookup_connection_value) X(lookup_connection_value_n) X(get_connection_info)                  \
-  X(create_response_from_buffer) X(add_response_header) X(queue_response) X(destroy_response)
-// clang-format on
-
-struct MhdFunctions {
-// NOLINTNEXTLINE(bugprone-macro-parentheses): `name` is the declared member.
-#define KSCHED_MHD_MEMBER(name) decltype(&::MHD_##name) name = nullptr;
-  KSCHED_MHD_FUNCTIONS(KSCHED_MHD_MEMBER)
-#undef KSCHED_MHD_MEMBER
-  decltype(&::gnutls_certificate_get_peers) gnutls_certificate_get_peers = nullptr;
-};
-
-// libmicrohttpd and GnuTLS, opened and their functions looked up, once.
-absl::StatusOr<const MhdFunctions*> LoadMhd() {
-  static const absl::StatusOr<const MhdFunctions*> loaded =
-      []() -> absl::StatusOr<const MhdFunctions*> {
-    static LazyLibrary mhd("libmicrohttpd.so.12", "the secure port (--secure-port)");
-    static LazyLibrary gnutls("libgnutls.so.30", "the secure port's client certificates");
-    for (LazyLibrary* library : {&mhd, &gnutls}) {
-      if (absl::Status st = library->Open(); !st.ok()) return st;
-    }
-    static MhdFunctions f;
-#define KSCHED_MHD_LOOKUP(name)                                                    \
-  f.name = mhd.Function<std::remove_pointer_t<decltype(f.name)>>("MHD_" #name);    \
-  if (f.name == nullptr) {                                                         \
-    return absl::FailedPreconditionError("libmicrohttpd.so.12 has no MHD_" #name); \
-  }
-    KSCHED_MHD_FUNCTIONS(KSCHED_MHD_LOOKUP)
-#undef KSCHED_MHD_LOOKUP
-    f.gnutls_certificate_get_peers =
-        gnutls.Function<decltype(::gnutls_certificate_get_peers)>("gnutls_certificate_get_peers");
-    if (f.gnutls_certificate_get_peers == nullptr) {
-      return absl::FailedPreconditionError("libgnutls.so.30 has no gnutls_certificate_get_peers");
-    }
-    return &f;
-  }();
-  return loaded;
-}
-
-// The functions, where LoadMhd() succeeded before: once a server started.
-const MhdFunctions& Mhd() { return **LoadMhd(); }
-
-struct X509Free {
-  void operator()(X509* x) const { X509_free(x); }
-};
-struct KeyFree {
-  void operator()(EVP_PKEY* k) const { EVP_PKEY_free(k); }
-};
-using X509Ptr = std::unique_ptr<X509, X509Free>;
-using KeyPtr = std::unique_ptr<EVP_PKEY, KeyFree>;
-
-// A self-signed serving certificate for localhost and 127.0.0.1, valid for a year, as upstream's
-// MaybeDefaultWithSelfSignedCerts makes when no --tls-cert-file is given (kept in memory).
-absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key) {
-  key->reset(EVP_RSA_gen(2048));
-  if (*key == nullptr) return absl::InternalError("generating an RSA key failed");
-  cert->reset(X509_new());
-  X509* x = cert->get();
-  X509_set_version(x, 2);
-  ASN1_INTEGER_set(X509_get_serialNumber(x), static_cast<long>(std::time(nullptr)));
-  X509_gmtime_adj(X509_getm_notBefore(x), -3600);
-  X509_gmtime_adj(X509_getm_notAfter(x), 365L * 24 * 3600);
-  X509_set_pubkey(x, key->get());
-  const std::string cn = fmt::format("localhost@{}", std::time(nullptr));
-  X509_NAME* name = X509_get_subject_name(x);
-  X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
-                             reinterpret_cast<const unsigned char*>(cn.c_str()), -1, -1, 0);
-  X509_set_issuer_name(x, name);
-  X509V3_CTX ctx;
-  X509V3_set_ctx_nodb(&ctx);
-  X509V3_set_ctx(&ctx, x, x, nullptr, nullptr, 0);
-  for (auto [nid, value] : {std::pair{NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1"},
-                            std::pair{NID_key_usage, "critical,digitalSignature,keyEncipherment"},
-                            std::pair{NID_ext_key_usage, "serverAuth"}}) {
-    X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
-    if (ext == nullptr) return absl::InternalError("building the certificate's extensions failed");
-    X509_add_ext(x, ext, -1);
-    X509_EXTENSION_free(ext);
-  }
-  if (X509_sign(x, key->get(), EVP_sha256()) == 0) {
-    return absl::InternalError("signing the self-signed certificate failed");
-  }
-  return absl::OkStatus();
-}
-
-absl::Status ReadPem(const std::string& cert_file, const std::string& key_file, X509Ptr* cert,
-                     KeyPtr* key) {
-  std::unique_ptr<FILE, int (*)(FILE*)> cf(std::fopen(cert_file.c_str(), "r"), &std::fclose);
-  if (cf == nullptr)
-    return absl::InvalidArgumentError(
-        fmt::format("--tls-cert-file: cannot read \"{}\"", cert_file));
-  cert->reset(PEM_read_X509(cf.get(), nullptr, nullptr, nullptr));
-  if (*cert == nullptr) {
-    return absl::InvalidArgumentError(
-        fmt::format("--tls-cert-file: \"{}\" holds no PEM certificate", cert_file));
-  }
-  std::unique_ptr<FILE, int (*)(FILE*)> kf(std::fopen(key_file.c_str(), "r"), &std::fclose);
-  if (kf == nullptr) {
-    return absl::InvalidArgumentError(
-        fmt::format("--tls-private-key-file: cannot read \"{}\"", key_file));
-  }
-  key->reset(PEM_read_PrivateKey(kf.get(), nullptr, nullptr, nullptr));
-  if (*key == nullptr) {
-    return absl::InvalidArgumentError(
-        fmt::format("--tls-private-key-file: \"{}\" holds no PEM private key", key_file));
-  }
-  return absl::OkStatus();
-}
-
-// The client CA bundle, for verifying client certificates (TLS client authentication).
-// `source` names the bundle in the error.
-absl::StatusOr<X509_STORE*> ClientCaStore(const std::string& pem, const std::string& source) {
-  std::unique_ptr<X509_STORE, void (*)(X509_STORE*)> store(X509_STORE_new(), &X509_STORE_free);
-  std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())),
-                                          &BIO_free);
-  int count = 0;
-  while (X509Ptr cert{PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)}) {
-    X509_STORE_add_cert(store.get(), cert.get());
-    ++count;
-  }
-  ERR_clear_error();  // The end of the bundle reads as an error.
-  if (count == 0) {
-    return absl::InvalidArgumentError(fmt::format("{}: no PEM certificate", source));
-  }
-  X509_STORE_set_purpose(store.get(), X509_PURPOSE_SSL_CLIENT);
-  return store.release();
-}
-
-// The entries of `nid` in the certificate's subject.
-std::vector<std::string> SubjectEntries(X509* cert, int nid) {
-  std::vector<std::string> out;
-  X509_NAME* name = X509_get_subject_name(cert);
-  for (int i = -1; (i = X509_NAME_get_index_by_NID(name, nid, i)) >= 0;) {
-    unsigned char* utf8 = nullptr;
-    int n = ASN1_STRING_to_UTF8(&utf8, X509_NAME_ENTRY_get_data(X509_NAME_get_entry(name, i)));
-    if (n < 0) continue;
-    out.emplace_back(reinterpret_cast<char*>(utf8), n);
-    OPENSSL_free(utf8);
-  }
-  return out;
-}
-
-using X509StorePtr = std::unique_ptr<X509_STORE, decltype(&X509_STORE_free)>;
-
-// Who the client certificate chain (DER, leaf first, as the TLS handshake sent it) names: nullopt
-// without one; Unauthenticated when it does not chain to the client CA.
-absl::StatusOr<std::optional<UserInfo>> CertificateUser(X509_STORE* client_ca,
-                                                        const gnutls_datum_t* chain,
-                                                        unsigned int length) {
-  if (chain == nullptr || length == 0) return std::nullopt;
-  auto decode = [](const gnutls_datum_t& der) {
-    const unsigned char* p = der.data;
-    return X509Ptr(d2i_X509(nullptr, &p, static_cast<long>(der.size)));
-  };
-  X509Ptr leaf = decode(chain[0]);
-  if (leaf == nullptr) return absl::UnauthenticatedError("the client certificate does not parse");
-  std::unique_ptr<STACK_OF(X509), void (*)(STACK_OF(X509)*)> intermediates(
-      sk_X509_new_null(), [](STACK_OF(X509) * s) { sk_X509_pop_free(s, X509_free); });
-  for (unsigned int i = 1; i < length; ++i) {
-    if (X509Ptr x = decode(chain[i])) sk_X509_push(intermediates.get(), x.release());
-  }
-  std::unique_ptr<X509_STORE_CTX, decltype(&X509_STORE_CTX_free)> ctx(X509_STORE_CTX_new(),
-                                                                      &X509_STORE_CTX_free);
-  if (client_ca == nullptr ||
-      X509_STORE_CTX_init(ctx.get(), client_ca, leaf.get(), intermediates.get()) != 1 ||
-      X509_verify_cert(ctx.get()) != 1) {
-    const int err = client_ca == nullptr ? X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
-                                         : X509_STORE_CTX_get_error(ctx.get());
-    ERR_clear_error();
-    return absl::UnauthenticatedError(
-        fmt::format("verifying certificate: {}", X509_verify_cert_error_string(err)));
-  }
-  std::vector<std::string> cn = SubjectEntries(leaf.get(), NID_commonName);
-  UserInfo user{.name = cn.empty() ? "" : cn.front(),
-                .groups = SubjectEntries(leaf.get(), NID_organizationName)};
-  if (user.name.empty()) return absl::UnauthenticatedError("the certificate names no user (CN)");
-  user.groups.push_back("system:authenticated");
-  return user;
-}
 
 bool AlwaysAllowed(const std::vector<std::string>& patterns, std::string_view path) {
   for (std::string_view p : patterns) {
@@ -311,15 +120,6 @@ absl::StatusOr<int> Listen(const std::string& address, int port) {
   return fd;
 }
 
-// The PEM text that `write` writes (a certificate or a key).
-std::string Pem(const std::function<int(BIO*)>& write) {
-  std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new(BIO_s_mem()), &BIO_free);
-  write(bio.get());
-  char* data = nullptr;
-  const long n = BIO_get_mem_data(bio.get(), &data);
-  return std::string(data, static_cast<size_t>(n));
-}
-
 void LogFromMhd(void*, const char* format, va_list args) {
   if (!log::Enabled(4)) return;
   char line[512];
@@ -411,13 +211,6 @@ Reply Server::State::Route(MHD_Connection* c, std::string_view path) const {
     }
   }
   return Text(404, "404 page not found\n");
-}
-
-absl::Status CheckClientCa(const std::string& pem, const std::string& source) {
-  absl::StatusOr<X509_STORE*> store = ClientCaStore(pem, source);
-  if (!store.ok()) return store.status();
-  X509_STORE_free(*store);
-  return absl::OkStatus();
 }
 
 namespace {
