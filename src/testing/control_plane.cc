@@ -31,14 +31,19 @@ absl::StatusOr<std::unique_ptr<ControlPlane>>& Shared() {
 absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(
     const ControlPlaneOptions& options) {
   std::vector<std::string> up = {Script("cluster.sh"), "up"};
-  CommandResult r =
-      RunCommand(up, {},
-                 {absl::StrCat("KSCHED_CLUSTER_OWNER=", static_cast<int>(getpid())),
-                  absl::StrCat("KSCHED_CLUSTER_KWOK=", options.kwok ? 1 : 0),
-                  absl::StrCat("KSCHED_CLUSTER_KWOK_STAGES=", options.kwok_stages),
-                  absl::StrCat("KSCHED_CLUSTER_AUDIT=", options.audit ? 1 : 0),
-                  absl::StrCat("KSCHED_CLUSTER_KCM=", options.controller_manager ? 1 : 0),
-                  absl::StrCat("KSCHED_CLUSTER_KCM_FLAGS=", options.controller_manager_flags)});
+  CommandResult r;
+  // A port cluster.sh found free may be taken before etcd or kube-apiserver binds it, by another
+  // control plane starting at the same moment: then it starts again, on other ports.
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    r = RunCommand(up, {},
+                   {absl::StrCat("KSCHED_CLUSTER_OWNER=", static_cast<int>(getpid())),
+                    absl::StrCat("KSCHED_CLUSTER_KWOK=", options.kwok ? 1 : 0),
+                    absl::StrCat("KSCHED_CLUSTER_KWOK_STAGES=", options.kwok_stages),
+                    absl::StrCat("KSCHED_CLUSTER_AUDIT=", options.audit ? 1 : 0),
+                    absl::StrCat("KSCHED_CLUSTER_KCM=", options.controller_manager ? 1 : 0),
+                    absl::StrCat("KSCHED_CLUSTER_KCM_FLAGS=", options.controller_manager_flags)});
+    if (r.exit_code == 0 || r.err.find("address already in use") == std::string::npos) break;
+  }
   if (r.exit_code != 0) {
     return absl::UnavailableError(absl::StrCat("the control plane did not come up: `",
                                                ShellQuote(up), "` exited with ", r.exit_code, ":\n",
