@@ -30,8 +30,8 @@ k8s:
 	@scripts/k8s/build.sh >/dev/null
 	@scripts/k8s/build-e2e.sh >/dev/null
 
-# The chaos label is left out until its soak has more clean runs since the last fix (docs/reliability.md,
-# "The chaos soak"); `make chaos-short` runs it.
+# The chaos label is left out until its soak has more clean runs since the last fix
+# (docs/reliability.md, "The chaos soak"); `make chaos-short` runs it.
 test: build fuzz-build k8s
 	@cd $(BUILD_DIR) && ctest --output-on-failure -j2 -LE chaos
 
