@@ -269,10 +269,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
     return PEM_write_bio_PrivateKey(b, key.get(), nullptr, nullptr, 0, nullptr, nullptr);
   });
   if (!options.client_ca_pem.empty()) {
-    absl::StatusOr<X509_STORE*> store =
+    absl::StatusOr<X509StorePtr> store =
         ClientCaStore(options.client_ca_pem, options.client_ca_source);
     if (!store.ok()) return store.status();
-    state.client_ca.reset(*store);
+    state.client_ca = std::move(*store);
     // Given a trust list, MHD asks clients for a certificate without requiring one and lets the
     // handshake through: CredentialsOf verifies it per request, so that a certificate from
     // another CA gets 401 as upstream answers it, not a failed handshake.

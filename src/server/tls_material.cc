@@ -85,8 +85,8 @@ absl::Status ReadPem(const std::string& cert_file, const std::string& key_file, 
   return absl::OkStatus();
 }
 
-absl::StatusOr<X509_STORE*> ClientCaStore(const std::string& pem, const std::string& source) {
-  std::unique_ptr<X509_STORE, void (*)(X509_STORE*)> store(X509_STORE_new(), &X509_STORE_free);
+absl::StatusOr<X509StorePtr> ClientCaStore(const std::string& pem, const std::string& source) {
+  X509StorePtr store(X509_STORE_new(), &X509_STORE_free);
   std::unique_ptr<BIO, int (*)(BIO*)> bio(BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())),
                                           &BIO_free);
   int count = 0;
@@ -99,7 +99,7 @@ absl::StatusOr<X509_STORE*> ClientCaStore(const std::string& pem, const std::str
     return absl::InvalidArgumentError(fmt::format("{}: no PEM certificate", source));
   }
   X509_STORE_set_purpose(store.get(), X509_PURPOSE_SSL_CLIENT);
-  return store.release();
+  return store;
 }
 
 absl::StatusOr<std::optional<UserInfo>> CertificateUser(X509_STORE* client_ca,
@@ -145,10 +145,7 @@ std::string Pem(const std::function<int(BIO*)>& write) {
 }
 
 absl::Status CheckClientCa(const std::string& pem, const std::string& source) {
-  absl::StatusOr<X509_STORE*> store = ClientCaStore(pem, source);
-  if (!store.ok()) return store.status();
-  X509_STORE_free(*store);
-  return absl::OkStatus();
+  return ClientCaStore(pem, source).status();
 }
 
 }  // namespace ksched::server

@@ -44,8 +44,8 @@ absl::Status ReadPem(const std::string& cert_file, const std::string& key_file, 
                      KeyPtr* key);
 
 // The client CA bundle, for verifying client certificates (TLS client authentication).
-// `source` names the bundle in the error. The caller owns the store.
-absl::StatusOr<X509_STORE*> ClientCaStore(const std::string& pem, const std::string& source);
+// `source` names the bundle in the error.
+absl::StatusOr<X509StorePtr> ClientCaStore(const std::string& pem, const std::string& source);
 
 // Who the client certificate chain (DER, leaf first, as the TLS handshake sent it) names: nullopt
 // without one; Unauthenticated when it does not chain to the client CA.
