@@ -5,6 +5,5 @@
 int main(int argc, char** argv) {
   return ksched::app::Run(
       argc, argv,
-      {ksched::app::WithPluginArgs("OnlyLabeled", ksched::MakeArgsDecoder(ParseArgs, ArgsToJson)),
-       ksched::app::WithPlugin("OnlyLabeled", ksched::TypedFactory<OnlyLabeledArgs>(New))});
+      {ksched::app::WithPlugin(ksched::MakePluginSpec("OnlyLabeled", ParseArgs, ArgsToJson, New))});
 }

@@ -4,8 +4,8 @@
 //
 //   #include "ksched/app.h"
 //   int main(int argc, char** argv) {
-//     return ksched::app::Run(argc, argv, {ksched::app::WithPlugin("TeamAware",
-//     NewTeamAware)});
+//     return ksched::app::Run(argc, argv, {ksched::app::WithPlugin(ksched::MakePluginSpec(
+//                                             "TeamAware", ParseArgs, ArgsToJson, NewTeamAware))});
 //   }
 //
 // The binary then is the whole `ksched` command: `run` (the default, every flag of it),
@@ -26,13 +26,13 @@ namespace ksched::app {
 // runs. An error stops the start with exit code 1 and the message.
 using Option = std::function<absl::Status(Registry&)>;
 
-// Registers a plugin by the name a configuration file uses. A name that is taken (an in-tree
-// plugin's, or one registered twice) is an error.
+// Registers a plugin by the name a configuration file uses, with its args decoder when it has one
+// (ksched/registry.h, MakePluginSpec), so that its pluginConfig args are decoded, defaulted and
+// validated when the configuration is loaded. A name that is taken (an in-tree plugin's, or one
+// registered twice) is an error.
+Option WithPlugin(PluginSpec spec);
+// A plugin whose args reach its factory as written.
 Option WithPlugin(std::string name, PluginFactory factory);
-
-// Registers the args decoder of a plugin (ksched/registry.h, MakeArgsDecoder), so that its
-// pluginConfig args are decoded, defaulted and validated when the configuration is loaded.
-Option WithPluginArgs(std::string name, ArgsDecoder decoder);
 
 // Parses the arguments, runs the subcommand and returns the process exit code: 0 on success, 1
 // for bad flags, configuration or plugins, 2 for bad input files.

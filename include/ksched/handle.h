@@ -18,6 +18,7 @@
 #include "ksched/api/objects.h"
 #include "ksched/cluster_writer.h"
 #include "ksched/cycle_state.h"
+#include "ksched/metrics.h"
 #include "ksched/node_info.h"
 #include "ksched/snapshot.h"
 #include "ksched/status.h"
@@ -116,6 +117,8 @@ class Handle {
 
   // The cluster's storage objects, as last watched (the volume plugins). Safe from any thread.
   virtual const StorageLister& storage() const = 0;
+  // The metrics a plugin records (ksched/metrics.h). Safe from any thread.
+  virtual PluginMetrics& metrics() = 0;
 };
 
 }  // namespace ksched

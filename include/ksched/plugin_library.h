@@ -26,7 +26,7 @@
 extern "C" {
 
 // What the entry point returns: the SDK version the library was built against, and the function
-// that registers its plugins (and their args decoders) into ksched's registry.
+// that registers its plugins' specs into ksched's registry.
 struct KschedPluginLibraryV1 {
   int sdk_version;
   absl::Status (*register_plugins)(ksched::Registry& registry);

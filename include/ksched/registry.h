@@ -1,16 +1,18 @@
-// Registry: plugin name → factory, as kube-scheduler's runtime.Registry. The in-tree plugins are
-// listed explicitly in src/plugins/registry.cc; out-of-tree plugins are added with
-// Registry::Register (compiled in) or loaded from shared libraries.
+// Registry: plugin name → PluginSpec (the plugin's factory and its args decoder), as
+// kube-scheduler's runtime.Registry. Each plugin registers one spec; the in-tree plugins' are
+// listed in src/plugins/registry.cc, out-of-tree plugins add theirs compiled in (ksched/app.h) or
+// from shared libraries (ksched/plugin_library.h).
 //
-//   // Args as written:
-//   absl::Status st = registry.Register("TeamAware",
+//   // Typed args, decoded and validated once when the configuration is loaded
+//   // (ksched/api/field.h has the helpers that name the field in errors):
+//   registry.Register(MakePluginSpec("TeamAware", ParseTeamAwareArgs, TeamAwareArgsToJson,
+//                                    NewTeamAware));
+//   // Args as written, a JsonArgs:
+//   registry.Register("TeamAware",
 //       [](const PluginArgs& args, Handle& h) -> absl::StatusOr<std::unique_ptr<Plugin>> {
 //         const auto& doc = static_cast<const JsonArgs&>(args).doc();
 //         return std::make_unique<TeamAware>(doc.value("label", "team"));
 //       });
-//   // Typed args, decoded and validated once when the configuration is loaded:
-//   registry.RegisterArgs("TeamAware", MakeArgsDecoder(ParseTeamAwareArgs, ToJson));
-//   registry.Register("TeamAware", TypedFactory<TeamAwareArgs>(NewTeamAware));
 //
 // Thread safety: fill a Registry before the scheduler starts; it is read-only after that.
 #pragma once
@@ -20,6 +22,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -63,7 +67,7 @@ ArgsDecoder MakeArgsDecoder(absl::StatusOr<T> (*parse)(const nlohmann::json&, st
 }
 
 // The PluginFactory of a plugin with args type T: `make` gets them typed. Args of another type
-// (a decoder of another type registered under the name) are an InvalidArgument error.
+// (from a decoder of another type) are an InvalidArgument error.
 template <typename T>
 PluginFactory TypedFactory(
     std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const T& args, Handle&)> make) {
@@ -77,24 +81,43 @@ PluginFactory TypedFactory(
   };
 }
 
+// Everything ksched needs of a plugin, registered in one piece.
+struct PluginSpec {
+  std::string name;
+  PluginFactory factory;
+  // Optional: without one, the factory gets the args as written (JsonArgs).
+  ArgsDecoder args;
+};
+
+// The spec of a plugin with args type T: `parse` decodes, defaults and validates them, `encode`
+// writes them back as a v1 document, and `make` builds the plugin from them.
+template <typename T>
+PluginSpec MakePluginSpec(
+    std::string name, absl::StatusOr<T> (*parse)(const nlohmann::json&, std::string_view),
+    nlohmann::json (*encode)(const T&),
+    std::type_identity_t<std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const T&, Handle&)>>
+        make) {
+  return {.name = std::move(name),
+          .factory = TypedFactory<T>(std::move(make)),
+          .args = MakeArgsDecoder(parse, encode)};
+}
+
 class Registry {
  public:
   // Fails with AlreadyExists "a plugin named <name> already exists" on a duplicate name.
+  absl::Status Register(PluginSpec spec);
+  // A plugin whose args reach its factory as written.
   absl::Status Register(std::string name, PluginFactory factory);
   // nullptr if unknown.
-  const PluginFactory* Find(std::string_view name) const;
-  // Sets the args decoder of `name`, which need not have a factory yet: in-tree args types are
-  // known before their plugins land. Fails with AlreadyExists on a second decoder for a name.
-  absl::Status RegisterArgs(std::string name, ArgsDecoder decoder);
-  // nullptr if `name` has no args decoder.
+  const PluginSpec* Find(std::string_view name) const;
+  // The args decoder of `name`; nullptr if it is unknown or has none.
   const ArgsDecoder* FindArgs(std::string_view name) const;
   std::vector<std::string> Names() const;
-  // Adds every plugin and args decoder of `other`; fails on the first duplicate.
+  // Adds every plugin of `other`; fails on the first duplicate.
   absl::Status Merge(const Registry& other);
 
  private:
-  std::map<std::string, PluginFactory, std::less<>> factories_;
-  std::map<std::string, ArgsDecoder, std::less<>> args_;
+  std::map<std::string, PluginSpec, std::less<>> plugins_;
 };
 
 }  // namespace ksched

@@ -5,9 +5,9 @@
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "ksched/status_macros.h"
+#include "ksched/strings.h"
 #include "src/api/json_path.h"
-#include "src/base/status_macros.h"
-#include "src/base/strings.h"
 
 namespace ksched::api {
 namespace {

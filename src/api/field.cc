@@ -1,10 +1,13 @@
-#include "src/api/field.h"
+#include "ksched/api/field.h"
 
 #include <algorithm>
 #include <limits>
 
 #include "fmt/format.h"
-#include "src/base/status_macros.h"
+#include "ksched/status_macros.h"
+#include "ksched/strings.h"
+#include "simdjson.h"
+#include "src/api/decode.h"
 
 namespace ksched::api::field {
 namespace {
@@ -241,6 +244,27 @@ absl::StatusOr<int32_t> DecodeInt32(const nlohmann::json& j, std::string_view pa
   KSCHED_ASSIGN_OR_RETURN(int64_t v, DecodeInt(j, path, std::numeric_limits<int32_t>::min(),
                                                std::numeric_limits<int32_t>::max()));
   return static_cast<int32_t>(v);
+}
+
+absl::StatusOr<NodeAffinity> DecodeNodeAffinity(const nlohmann::json& j, std::string_view path) {
+  if (!j.is_object()) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: expected object, got {}", path, j.type_name()));
+  }
+  // Through the API objects' own decoder, so that args read a v1 object as the API does.
+  const std::string text = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  simdjson::dom::parser parser;
+  simdjson::dom::element root;
+  if (auto err = parser.parse(text).get(root); err) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: invalid JSON: {}", path, simdjson::error_message(err)));
+  }
+  NodeAffinity out;
+  if (absl::Status st = api::DecodeNodeAffinity(root, &out); !st.ok()) {
+    // Errors inside an object always name a field below it.
+    return absl::InvalidArgumentError(fmt::format("{}.{}", path, AsStd(st.message())));
+  }
+  return out;
 }
 
 }  // namespace ksched::api::field

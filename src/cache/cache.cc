@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 #include "src/sdk/snapshot_access.h"
 
 namespace ksched::cache {

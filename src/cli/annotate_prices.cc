@@ -5,8 +5,8 @@
 
 #include "absl/random/random.h"
 #include "fmt/format.h"
+#include "ksched/strings.h"
 #include "nlohmann/json.hpp"
-#include "src/base/strings.h"
 #include "src/client/http.h"
 
 namespace ksched::app {

@@ -5,9 +5,9 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
+#include "ksched/strings.h"
 #include "src/api/yaml.h"
 #include "src/base/log.h"
-#include "src/base/strings.h"
 #include "src/cli/annotate_prices.h"
 #include "src/cli/app_internal.h"
 #include "src/cli/plugin_library.h"
@@ -92,16 +92,12 @@ absl::StatusOr<Registry> BuildRegistry(Registry registry, const std::vector<Opti
 
 }  // namespace
 
-Option WithPlugin(std::string name, PluginFactory factory) {
-  return [name = std::move(name), factory = std::move(factory)](Registry& r) {
-    return r.Register(name, factory);
-  };
+Option WithPlugin(PluginSpec spec) {
+  return [spec = std::move(spec)](Registry& r) { return r.Register(spec); };
 }
 
-Option WithPluginArgs(std::string name, ArgsDecoder decoder) {
-  return [name = std::move(name), decoder = std::move(decoder)](Registry& r) {
-    return r.RegisterArgs(name, decoder);
-  };
+Option WithPlugin(std::string name, PluginFactory factory) {
+  return WithPlugin({.name = std::move(name), .factory = std::move(factory)});
 }
 
 int Run(int argc, char** argv, const std::vector<Option>& options) {

@@ -6,8 +6,8 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "ksched/plugin_library.h"
+#include "ksched/strings.h"
 #include "src/base/log.h"
-#include "src/base/strings.h"
 
 namespace ksched::app {
 

@@ -9,12 +9,12 @@
 
 #include "absl/random/random.h"
 #include "fmt/format.h"
+#include "ksched/strings.h"
 #include "src/api/yaml.h"
 #include "src/auth/delegated_auth.h"
 #include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
-#include "src/base/strings.h"
 #include "src/client/cluster_source.h"
 #include "src/client/leader_election.h"
 #include "src/client/writer.h"

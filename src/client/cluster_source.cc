@@ -5,8 +5,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
+#include "ksched/strings.h"
 #include "src/base/log.h"
-#include "src/base/strings.h"
 
 namespace ksched::client {
 namespace {

@@ -2,8 +2,8 @@
 
 #include "absl/random/random.h"
 #include "fmt/format.h"
+#include "ksched/strings.h"
 #include "src/base/log.h"
-#include "src/base/strings.h"
 #include "src/base/thread_name.h"
 
 namespace ksched::client {

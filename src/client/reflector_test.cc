@@ -12,7 +12,7 @@
 #include <thread>
 
 #include "fmt/format.h"
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 #include "src/client/cluster_source.h"
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"

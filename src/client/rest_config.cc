@@ -7,10 +7,10 @@
 
 #include "absl/strings/escaping.h"
 #include "fmt/format.h"
+#include "ksched/status_macros.h"
+#include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
-#include "src/base/status_macros.h"
-#include "src/base/strings.h"
 
 namespace ksched::client {
 

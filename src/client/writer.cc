@@ -5,8 +5,8 @@
 
 #include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "ksched/strings.h"
 #include "src/api/decode.h"
-#include "src/base/strings.h"
 
 namespace ksched::client {
 namespace {

@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "ksched/status_macros.h"
 #include "src/base/go_duration.h"
-#include "src/base/status_macros.h"
 #include "src/config/internal.h"
 #include "src/config/load.h"
 

@@ -3,8 +3,8 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "src/base/status_macros.h"
-#include "src/base/strings.h"
+#include "ksched/status_macros.h"
+#include "ksched/strings.h"
 #include "src/config/internal.h"
 
 namespace ksched::config::internal {

@@ -9,9 +9,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "ksched/api/field.h"
 #include "ksched/registry.h"
 #include "nlohmann/json.hpp"
-#include "src/api/field.h"
 #include "src/config/config.h"
 
 namespace ksched::config::internal {

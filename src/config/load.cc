@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "fmt/format.h"
+#include "ksched/status_macros.h"
+#include "ksched/strings.h"
 #include "src/api/yaml.h"
-#include "src/base/status_macros.h"
-#include "src/base/strings.h"
 #include "src/config/internal.h"
 
 namespace ksched::config {

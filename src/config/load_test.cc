@@ -12,8 +12,8 @@
 #include <fstream>
 #include <string>
 
+#include "ksched/strings.h"
 #include "src/api/yaml.h"
-#include "src/base/strings.h"
 #include "src/plugins/registry.h"
 #include "src/testing/files.h"
 

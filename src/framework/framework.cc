@@ -7,8 +7,8 @@
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "ksched/strings.h"
 #include "oneapi/tbb/info.h"
-#include "src/base/strings.h"
 #include "src/sdk/cycle_state_access.h"
 
 namespace ksched::framework {
@@ -179,17 +179,15 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
     for (const config::PluginRef& ref : set->enabled) needed.insert(ref.name);
   }
   for (const std::string& name : needed) {
-    const PluginFactory* factory = registry.Find(name);
-    if (factory == nullptr) continue;  // Reported below with the extension point's type name.
+    const PluginSpec* spec = registry.Find(name);
+    if (spec == nullptr) continue;  // Reported below with the extension point's type name.
     absl::StatusOr<std::shared_ptr<const PluginArgs>> args = ArgsOf(profile, name, registry);
     absl::StatusOr<std::unique_ptr<Plugin>> p =
-        args.ok() ? (*factory)(**args, *this) : args.status();
+        args.ok() ? spec->factory(**args, *this) : args.status();
     if (!p.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("initializing plugin \"{}\": {}", name, AsStd(p.status().message())));
     }
-    if (auto* r = dynamic_cast<metrics::RecordsSchedulerMetrics*>(p->get()))
-      r->SetMetrics(deps_.metrics);
     plugins_.emplace(name, std::move(*p));
   }
 
@@ -218,7 +216,7 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
         fmt::format("at least one bind plugin is needed for profile with scheduler name \"{}\"",
                     profile_name_));
   }
-  async_bind_ = dynamic_cast<internal::AsyncBindPlugin*>(bind_.front());
+  async_bind_ = dynamic_cast<AsyncBindPlugin*>(bind_.front());
   // Score weights: the Score point's own weight wins over multiPoint's; 0 means 1.
   std::vector<config::PluginRef> weighted = ps.score.enabled;
   weighted.insert(weighted.end(), ps.multi_point.enabled.begin(), ps.multi_point.enabled.end());
@@ -431,10 +429,9 @@ Status Framework::RunFilterPluginsWithNominatedPods(const CycleState& state, con
   // made for them is not for lesser pods.
   std::unique_ptr<CycleState> state_with;
   std::unique_ptr<NodeInfo> node_with;
-  const int32_t priority = pod.spec.priority.value_or(0);
+  const int32_t priority = api::PodPriority(pod);
   for (const auto& pi : nominated) {
-    if (pi->pod->spec.priority.value_or(0) < priority ||
-        pi->pod->metadata.uid == pod.metadata.uid) {
+    if (api::PodPriority(*pi->pod) < priority || pi->pod->metadata.uid == pod.metadata.uid) {
       continue;
     }
     if (!node_with) {

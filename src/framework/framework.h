@@ -27,6 +27,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
+#include "ksched/async_bind_plugin.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/registry.h"
@@ -40,7 +41,6 @@
 #include "src/framework/parallel_cutoff.h"
 #include "src/framework/waiting_pods.h"
 #include "src/metrics/scheduler_metrics.h"
-#include "src/sdk/async_bind_plugin.h"
 
 namespace ksched::framework {
 
@@ -232,6 +232,7 @@ class Framework : public Handle {
     static const cache::StorageObjects kNone;
     return deps_.cache ? deps_.cache->storage : kNone;
   }
+  PluginMetrics& metrics() override { return plugin_metrics_; }
 
  private:
   friend class FilterRun;
@@ -265,6 +266,7 @@ class Framework : public Handle {
   std::string profile_name_;
   Deps deps_;
   std::unique_ptr<metrics::FrameworkMetrics> metrics_;  // nullptr without Deps::metrics.
+  metrics::PluginMetricsRecorder plugin_metrics_{deps_.metrics};
   int32_t percentage_ = 0;
   const Snapshot* snapshot_ = nullptr;
   std::map<std::string, std::unique_ptr<Plugin>, std::less<>> plugins_;
@@ -283,7 +285,7 @@ class Framework : public Handle {
   std::vector<PermitPlugin*> permit_;
   std::vector<PreBindPlugin*> pre_bind_;
   std::vector<BindPlugin*> bind_;
-  internal::AsyncBindPlugin* async_bind_ = nullptr;  // bind_'s first, when it is one.
+  AsyncBindPlugin* async_bind_ = nullptr;  // bind_'s first, when it is one.
   std::vector<PostBindPlugin*> post_bind_;
   std::map<std::string, int64_t, std::less<>> score_weights_;
   // The workers of ParallelFor; execute() may be called from several threads.

@@ -1,6 +1,6 @@
 #include "src/framework/nominator.h"
 
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 
 namespace ksched::framework {
 

@@ -190,4 +190,12 @@ void AddProcessMetrics(Registry* r) {
   });
 }
 
+void PluginMetricsRecorder::PreemptionAttempted() {
+  if (metrics_ != nullptr) metrics_->preemption_attempts.With({})->Inc();
+}
+
+void PluginMetricsRecorder::PreemptionVictims(int count) {
+  if (metrics_ != nullptr) metrics_->preemption_victims.With({})->Observe(count);
+}
+
 }  // namespace ksched::metrics

@@ -17,6 +17,7 @@
 #include <string>
 #include <string_view>
 
+#include "ksched/metrics.h"
 #include "ksched/status.h"
 #include "src/metrics/metrics.h"
 
@@ -89,15 +90,15 @@ class FrameworkMetrics {
   std::array<std::array<std::atomic<Histogram*>, kNumCodes>, kNumPoints> points_{};
 };
 
-// Implemented by ksched's own plugins that record scheduler metrics themselves, as upstream's write
-// to its metrics package (DefaultPreemption: scheduler_preemption_attempts_total and
-// scheduler_preemption_victims). The framework hands them its metrics once they are built. Not
-// part of the SDK.
-class RecordsSchedulerMetrics {
+// The SDK's PluginMetrics (ksched/metrics.h) on `metrics`; with nullptr it records nothing.
+class PluginMetricsRecorder final : public PluginMetrics {
  public:
-  virtual ~RecordsSchedulerMetrics() = default;
-  // nullptr: record nothing.
-  virtual void SetMetrics(SchedulerMetrics* metrics) = 0;
+  explicit PluginMetricsRecorder(SchedulerMetrics* metrics) : metrics_(metrics) {}
+  void PreemptionAttempted() override;
+  void PreemptionVictims(int count) override;
+
+ private:
+  SchedulerMetrics* metrics_;
 };
 
 // A process's figures from /proc/<pid>/stat (and its start from /proc/stat's btime); zeros if

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 #include "src/plugins/default_binder/default_binder.h"
 #include "src/plugins/default_preemption/args.h"
 #include "src/plugins/default_preemption/default_preemption.h"
@@ -43,55 +43,41 @@ namespace {
 }  // namespace
 
 Registry NewUpstreamRegistry() {
-  const std::pair<const char*, PluginFactory> factories[] = {
+  // One spec per plugin; those with args have the kubescheduler.config.k8s.io/v1 args types,
+  // decoded, defaulted and validated once, at load time.
+  const PluginSpec specs[] = {
       {names::kPrioritySort, queue_sort::New},
       {names::kSchedulingGates, scheduling_gates::New},
       {names::kNodeUnschedulable, node_unschedulable::New},
       {names::kNodeName, node_name::New},
       {names::kTaintToleration, taint_toleration::New},
-      {names::kNodeAffinity, TypedFactory<node_affinity::NodeAffinityArgs>(node_affinity::New)},
+      MakePluginSpec(names::kNodeAffinity, node_affinity::ParseArgs, node_affinity::ArgsToJson,
+                     node_affinity::New),
       {names::kNodePorts, node_ports::New},
-      {names::kNodeResourcesFit, TypedFactory<node_resources::FitArgs>(node_resources::NewFit)},
-      {names::kNodeResourcesBalancedAllocation,
-       TypedFactory<node_resources::BalancedAllocationArgs>(node_resources::NewBalancedAllocation)},
-      {names::kPodTopologySpread,
-       TypedFactory<pod_topology_spread::PodTopologySpreadArgs>(pod_topology_spread::New)},
+      MakePluginSpec(names::kNodeResourcesFit, node_resources::ParseFitArgs,
+                     node_resources::FitArgsToJson, node_resources::NewFit),
+      MakePluginSpec(
+          names::kNodeResourcesBalancedAllocation, node_resources::ParseBalancedAllocationArgs,
+          node_resources::BalancedAllocationArgsToJson, node_resources::NewBalancedAllocation),
+      MakePluginSpec(names::kPodTopologySpread, pod_topology_spread::ParseArgs,
+                     pod_topology_spread::ArgsToJson, pod_topology_spread::New),
       {names::kImageLocality, image_locality::New},
-      {names::kDefaultPreemption,
-       TypedFactory<default_preemption::DefaultPreemptionArgs>(default_preemption::New)},
-      {names::kInterPodAffinity,
-       TypedFactory<inter_pod_affinity::InterPodAffinityArgs>(inter_pod_affinity::New)},
-      {names::kVolumeBinding, TypedFactory<volume_binding::VolumeBindingArgs>(volume_binding::New)},
+      MakePluginSpec(names::kDefaultPreemption, default_preemption::ParseArgs,
+                     default_preemption::ArgsToJson, default_preemption::New),
+      MakePluginSpec(names::kInterPodAffinity, inter_pod_affinity::ParseArgs,
+                     inter_pod_affinity::ArgsToJson, inter_pod_affinity::New),
+      MakePluginSpec(names::kVolumeBinding, volume_binding::ParseArgs, volume_binding::ArgsToJson,
+                     volume_binding::New),
       {names::kVolumeRestrictions, volume_restrictions::New},
       {names::kNodeVolumeLimits, node_volume_limits::New},
       {names::kVolumeZone, volume_zone::New},
       {names::kDynamicResources, dynamic_resources::New},
       {names::kDefaultBinder, default_binder::New},
   };
-  // The args types of kubescheduler.config.k8s.io/v1, decoded, defaulted and validated once, at
-  // load time.
-  const std::pair<const char*, ArgsDecoder> args[] = {
-      {names::kNodeAffinity, MakeArgsDecoder(node_affinity::ParseArgs, node_affinity::ArgsToJson)},
-      {names::kNodeResourcesFit,
-       MakeArgsDecoder(node_resources::ParseFitArgs, node_resources::FitArgsToJson)},
-      {names::kNodeResourcesBalancedAllocation,
-       MakeArgsDecoder(node_resources::ParseBalancedAllocationArgs,
-                       node_resources::BalancedAllocationArgsToJson)},
-      {names::kDefaultPreemption,
-       MakeArgsDecoder(default_preemption::ParseArgs, default_preemption::ArgsToJson)},
-      {names::kInterPodAffinity,
-       MakeArgsDecoder(inter_pod_affinity::ParseArgs, inter_pod_affinity::ArgsToJson)},
-      {names::kPodTopologySpread,
-       MakeArgsDecoder(pod_topology_spread::ParseArgs, pod_topology_spread::ArgsToJson)},
-      {names::kVolumeBinding,
-       MakeArgsDecoder(volume_binding::ParseArgs, volume_binding::ArgsToJson)},
-  };
   Registry registry;
-  auto check = [](const absl::Status& st) {
-    if (!st.ok()) Abort(st);
-  };
-  for (const auto& [name, factory] : factories) check(registry.Register(name, factory));
-  for (const auto& [name, decoder] : args) check(registry.RegisterArgs(name, decoder));
+  for (const PluginSpec& spec : specs) {
+    if (absl::Status st = registry.Register(spec); !st.ok()) Abort(st);
+  }
   return registry;
 }
 

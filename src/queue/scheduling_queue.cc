@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 
 namespace ksched::queue {
 

@@ -153,7 +153,7 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
 Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                               ScheduleResult* result, FitError* fit_error, CycleRecord* record) {
   if (snapshot_.size() == 0) {
-    return Status::UnschedulableAndUnresolvable(framework::kNoNodesAvailableMsg);
+    return Status::UnschedulableAndUnresolvable(kNoNodesAvailableMsg);
   }
   std::vector<const NodeInfo*> feasible;
   Diagnosis diagnosis;
@@ -393,7 +393,7 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
   if (nominated) nominator_.AddNominatedPod(info.pod_info, *nominated);
   queue_->AddUnschedulableIfNotPresent(std::move(info));
   options_.writer->RecordEvent(*pod, "Warning", "FailedScheduling", "Scheduling",
-                               framework::TruncateEventMessage(message));
+                               TruncateEventMessage(message));
   api::PodCondition cond{.type = "PodScheduled",
                          .status = "False",
                          .reason = reason,

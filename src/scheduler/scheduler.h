@@ -26,12 +26,12 @@
 
 #include "absl/status/statusor.h"
 #include "ksched/cluster_writer.h"
+#include "ksched/fit_error.h"
 #include "ksched/registry.h"
 #include "src/api/event_sink.h"
 #include "src/base/clock.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
-#include "src/framework/fit_error.h"
 #include "src/framework/framework.h"
 #include "src/framework/parallel_cutoff.h"
 #include "src/metrics/scheduler_metrics.h"
@@ -39,9 +39,6 @@
 #include "src/scheduler/binding_executor.h"
 
 namespace ksched::scheduler {
-
-using framework::Diagnosis;
-using framework::FitError;
 
 // One scheduling attempt of one pod, for `simulate --explain` and the tests.
 struct CycleRecord {

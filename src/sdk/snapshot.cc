@@ -1,6 +1,6 @@
 #include "ksched/snapshot.h"
 
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 
 namespace ksched {
 namespace {

@@ -120,25 +120,6 @@ TEST(RegistryTest, DuplicateNameIsAnError) {
   EXPECT_EQ(r.Find("B"), nullptr);
 }
 
-TEST(RegistryTest, ArgsDecodersAreFoundAndMergedWithoutFactories) {
-  Registry r;
-  ArgsDecoder d = [](const nlohmann::json& args,
-                     std::string_view) -> absl::StatusOr<std::shared_ptr<const PluginArgs>> {
-    nlohmann::json out = args;
-    out["defaulted"] = true;
-    return std::make_shared<const JsonArgs>(out);
-  };
-  ASSERT_TRUE(r.RegisterArgs("Later", d).ok());
-  EXPECT_EQ(r.RegisterArgs("Later", d).code(), absl::StatusCode::kAlreadyExists);
-  EXPECT_EQ(r.Find("Later"), nullptr);  // Args known before the plugin lands.
-  Registry merged;
-  ASSERT_TRUE(merged.Merge(r).ok());
-  ASSERT_NE(merged.FindArgs("Later"), nullptr);
-  EXPECT_EQ((*(*merged.FindArgs("Later"))(nlohmann::json::object(), ""))->ToJson().dump(),
-            R"({"defaulted":true})");
-  EXPECT_EQ(merged.FindArgs("Other"), nullptr);
-}
-
 // Typed args: decoded once into the plugin's own type, which its factory receives; JSON again
 // only for the effective configuration.
 struct WeightArgs {
@@ -168,12 +149,15 @@ class Weighted : public Plugin {
   int weight_;
 };
 
+absl::StatusOr<std::unique_ptr<Plugin>> NewWeighted(const WeightArgs& a, Handle&) {
+  return std::make_unique<Weighted>(a.weight);
+}
+
 TEST(RegistryTest, TypedArgsAreDecodedOnceAndReachTheFactoryTyped) {
-  const ArgsDecoder decode = MakeArgsDecoder(ParseWeightArgs, WeightArgsToJson);
-  const PluginFactory factory = TypedFactory<WeightArgs>(
-      [](const WeightArgs& a, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-        return std::make_unique<Weighted>(a.weight);
-      });
+  const PluginSpec spec =
+      MakePluginSpec("Weighted", ParseWeightArgs, WeightArgsToJson, NewWeighted);
+  const ArgsDecoder& decode = spec.args;
+  const PluginFactory& factory = spec.factory;
   absl::StatusOr<std::shared_ptr<const PluginArgs>> args = decode({{"weight", 7}}, "args");
   ASSERT_TRUE(args.ok()) << args.status();
   ASSERT_NE(ArgsAs<WeightArgs>(**args), nullptr);
@@ -190,6 +174,29 @@ TEST(RegistryTest, TypedArgsAreDecodedOnceAndReachTheFactoryTyped) {
   EXPECT_EQ(factory(JsonArgs(nlohmann::json{{"weight", 7}}), handle).status().message(),
             "the plugin's args are not of the type its factory takes");
   EXPECT_EQ(ArgsAs<WeightArgs>(JsonArgs()), nullptr);
+}
+
+TEST(RegistryTest, OneSpecCarriesTheFactoryAndTheArgsDecoder) {
+  Registry r;
+  ASSERT_TRUE(
+      r.Register(MakePluginSpec("Weighted", ParseWeightArgs, WeightArgsToJson, NewWeighted)).ok());
+  ASSERT_TRUE(r.Register("AsWritten",
+                         [](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                           return std::make_unique<Weighted>(0);
+                         })
+                  .ok());
+  EXPECT_EQ(
+      r.Register(MakePluginSpec("Weighted", ParseWeightArgs, WeightArgsToJson, NewWeighted)).code(),
+      absl::StatusCode::kAlreadyExists);
+  Registry merged;
+  ASSERT_TRUE(merged.Merge(r).ok());
+  EXPECT_EQ(merged.Names(), (std::vector<std::string>{"AsWritten", "Weighted"}));
+  ASSERT_NE(merged.FindArgs("Weighted"), nullptr);
+  EXPECT_EQ((*(*merged.FindArgs("Weighted"))({{"weight", 3}}, ""))->ToJson().dump(),
+            R"({"weight":3})");
+  EXPECT_EQ(merged.FindArgs("AsWritten"), nullptr);  // Its factory gets JsonArgs.
+  EXPECT_EQ(merged.FindArgs("Other"), nullptr);
+  EXPECT_EQ(merged.Merge(r).code(), absl::StatusCode::kAlreadyExists);
 }
 
 TEST(VersionTest, TheRunningSdkIsTheOneTheseHeadersDescribe) {

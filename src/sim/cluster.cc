@@ -4,8 +4,8 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "src/base/status_macros.h"
-#include "src/base/strings.h"
+#include "ksched/status_macros.h"
+#include "ksched/strings.h"
 #include "src/sim/disruption.h"
 #include "src/sim/volumes.h"
 
@@ -147,7 +147,7 @@ void Cluster::Start(ClusterEventSink& s, bool hold_pending) {
   }
   // Queue order, reversed: the next pod at the back.
   std::stable_sort(held_.begin(), held_.end(), [](const auto& a, const auto& b) {
-    return a->spec.priority.value_or(0) > b->spec.priority.value_or(0);
+    return api::PodPriority(*a) > api::PodPriority(*b);
   });
   std::reverse(held_.begin(), held_.end());
 }

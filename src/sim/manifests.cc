@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "fmt/format.h"
+#include "ksched/strings.h"
 #include "src/api/yaml.h"
-#include "src/base/strings.h"
 
 namespace ksched::sim {
 namespace {

@@ -5,11 +5,13 @@
 //   const NodeInfo& n1 = *h.snapshot().Get("n1");
 #pragma once
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "ksched/handle.h"
 #include "src/cache/cache.h"
 
@@ -99,6 +101,26 @@ class RecordingWriter : public ClusterWriter {
   std::vector<std::function<void()>> held_ ABSL_GUARDED_BY(mu_);
 };
 
+// The metrics plugins record, counted.
+class CountingMetrics final : public PluginMetrics {
+ public:
+  void PreemptionAttempted() override { ++attempts_; }
+  void PreemptionVictims(int count) override {
+    absl::MutexLock l(&mu_);
+    victims_.push_back(count);
+  }
+  int attempts() const { return attempts_; }
+  std::vector<int> victims() const {
+    absl::MutexLock l(&mu_);
+    return victims_;
+  }
+
+ private:
+  std::atomic<int> attempts_{0};
+  mutable absl::Mutex mu_;
+  std::vector<int> victims_ ABSL_GUARDED_BY(mu_);
+};
+
 class FakeHandle : public Handle {
  public:
   explicit FakeHandle(const std::vector<api::Node>& nodes = {},
@@ -174,8 +196,10 @@ class FakeHandle : public Handle {
   std::vector<std::string> activated;  // namespace/name
   // The cache's storage objects: a test sets them with cache().storage.
   const StorageLister& storage() const override { return cache_.storage; }
+  PluginMetrics& metrics() override { return metrics_; }
 
   RecordingWriter& recording_writer() { return writer_; }
+  CountingMetrics& counting_metrics() { return metrics_; }
   cache::Cache& cache() { return cache_; }
   void Refresh() { cache_.UpdateSnapshot(&snapshot_); }
 
@@ -183,6 +207,7 @@ class FakeHandle : public Handle {
   cache::Cache cache_;
   Snapshot snapshot_;
   RecordingWriter writer_;
+  CountingMetrics metrics_;
 };
 
 }  // namespace ksched::testing

@@ -18,8 +18,8 @@
 
 #include "absl/status/status.h"
 #include "ksched/registry.h"
+#include "ksched/strings.h"
 #include "nlohmann/json.hpp"
-#include "src/base/strings.h"
 #include "src/testing/fake_handle.h"
 
 namespace ksched::testing {

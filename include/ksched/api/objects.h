@@ -259,6 +259,9 @@ struct Pod {
   PodStatus status;
 };
 
+// The pod's priority, 0 when it has none (upstream's corev1helpers.PodPriority).
+inline int32_t PodPriority(const Pod& pod) { return pod.spec.priority.value_or(0); }
+
 // --- Node ----------------------------------------------------------------------------------
 
 struct NodeSpec {

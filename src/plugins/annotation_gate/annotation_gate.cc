@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 #include "ksched/registry.h"
-#include "src/base/status_macros.h"
+#include "ksched/status_macros.h"
 #include "src/plugins/helper/annotation_key_args.h"
 
 namespace ksched::plugins::annotation_gate {

@@ -3,9 +3,9 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "ksched/api/field.h"
 #include "ksched/registry.h"
-#include "src/api/field.h"
-#include "src/base/status_macros.h"
+#include "ksched/status_macros.h"
 
 namespace ksched::plugins::app_pinning {
 

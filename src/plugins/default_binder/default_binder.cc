@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 
 namespace ksched::plugins::default_binder {
 

@@ -1,21 +1,21 @@
 // DefaultBinder: binds the pod to its node through the cluster writer (upstream's
 // plugins/defaultbinder), i.e. POST pods/<name>/binding. It can also bind without holding a
-// thread (internal::AsyncBindPlugin).
+// thread (AsyncBindPlugin).
 #pragma once
 
 #include <memory>
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "ksched/async_bind_plugin.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/plugin_args.h"
 #include "src/plugins/names.h"
-#include "src/sdk/async_bind_plugin.h"
 
 namespace ksched::plugins::default_binder {
 
-class DefaultBinder final : public BindPlugin, public internal::AsyncBindPlugin {
+class DefaultBinder final : public BindPlugin, public AsyncBindPlugin {
  public:
   // `handle` must outlive the plugin.
   explicit DefaultBinder(Handle& handle) : handle_(handle) {}

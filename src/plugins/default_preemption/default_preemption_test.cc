@@ -11,61 +11,6 @@ namespace {
 using ksched::testing::FakeHandle;
 using ksched::testing::MakePod;
 
-std::shared_ptr<const PodInfo> Victim(const std::string& name, int32_t priority,
-                                      const std::string& start = "2026-01-01T00:00:00Z") {
-  api::Pod p = MakePod().Name(name).Priority(priority).Obj();
-  p.status.start_time = start;
-  return PodInfo::Make(std::make_shared<const api::Pod>(p));
-}
-
-Candidate On(std::string node, std::vector<std::shared_ptr<const PodInfo>> pods,
-             int64_t violations = 0) {
-  return {.node = std::move(node),
-          .victims = {.pods = std::move(pods), .num_pdb_violations = violations}};
-}
-
-// The criteria of upstream's TestPickOneNodeForPreemption, one at a time.
-TEST(PickOneNodeForPreemptionTest, FollowsUpstreamsCriteriaInOrder) {
-  EXPECT_EQ(PickOneNodeForPreemption({}), nullptr);
-  // Fewest PDB violations first, whatever the priorities.
-  EXPECT_EQ(
-      PickOneNodeForPreemption({On("a", {Victim("x", 1)}, 1), On("b", {Victim("y", 100)})})->node,
-      "b");
-  // Then the lowest highest priority.
-  EXPECT_EQ(PickOneNodeForPreemption(
-                {On("a", {Victim("x", 100)}), On("b", {Victim("y", 50), Victim("z", 10)})})
-                ->node,
-            "b");
-  // Then the lowest sum of priorities.
-  EXPECT_EQ(PickOneNodeForPreemption({On("a", {Victim("x", 50), Victim("w", 40)}),
-                                      On("b", {Victim("y", 50), Victim("z", 10)})})
-                ->node,
-            "b");
-  // Then the fewest victims: (50 + 2^31) * 1 beats (25 + 2^31) + (25 + 2^31) as a sum already,
-  // so equal sums need equal counts; one victim against two of negative priority.
-  EXPECT_EQ(PickOneNodeForPreemption(
-                {On("a", {Victim("x", 0), Victim("w", 0)}), On("b", {Victim("y", 0)})})
-                ->node,
-            "b");
-  // Then the latest start of the most important victims.
-  EXPECT_EQ(PickOneNodeForPreemption({On("a", {Victim("x", 5, "2026-01-01T00:00:00Z")}),
-                                      On("b", {Victim("y", 5, "2026-06-01T00:00:00Z")})})
-                ->node,
-            "b");
-  // A full tie: the first.
-  EXPECT_EQ(PickOneNodeForPreemption({On("a", {Victim("x", 5)}), On("b", {Victim("y", 5)})})->node,
-            "a");
-}
-
-TEST(DefaultPreemptionTest, MoreImportantIsHigherPriorityThenEarlierStart) {
-  EXPECT_TRUE(MoreImportantPod(*Victim("a", 10)->pod, *Victim("b", 5)->pod));
-  EXPECT_TRUE(MoreImportantPod(*Victim("a", 5, "2026-01-01T00:00:00Z")->pod,
-                               *Victim("b", 5, "2026-02-01T00:00:00Z")->pod));
-  // A pod that has not started counts as started now, after the others.
-  api::Pod unstarted = MakePod().Name("u").Priority(5).Obj();
-  EXPECT_TRUE(MoreImportantPod(*Victim("a", 5)->pod, unstarted));
-}
-
 TEST(DefaultPreemptionTest, NumCandidatesIsAShareOfTheNodesWithAFloor) {
   FakeHandle h;
   DefaultPreemption pl({}, h);  // 10%, at least 100.
@@ -88,6 +33,7 @@ TEST(DefaultPreemptionTest, APodWithPreemptionPolicyNeverIsNotEligible) {
   Status s = pl.PostFilter(state, pod, filtered, &result);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_EQ(s.Message(), "preemption: not eligible due to preemptionPolicy=Never.");
+  EXPECT_EQ(h.counting_metrics().attempts(), 1);         // scheduler_preemption_attempts_total
   EXPECT_FALSE(result.nominated_node_name.has_value());  // The nomination is left alone.
 }
 

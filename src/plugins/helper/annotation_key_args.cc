@@ -1,7 +1,7 @@
 #include "src/plugins/helper/annotation_key_args.h"
 
-#include "src/api/field.h"
-#include "src/base/status_macros.h"
+#include "ksched/api/field.h"
+#include "ksched/status_macros.h"
 
 namespace ksched::plugins::helper {
 

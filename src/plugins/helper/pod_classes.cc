@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/hash/hash.h"
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 
 namespace ksched::plugins::helper {
 namespace {

@@ -2,9 +2,9 @@
 
 #include <string>
 
+#include "ksched/api/field.h"
 #include "ksched/registry.h"
-#include "src/api/field.h"
-#include "src/base/status_macros.h"
+#include "ksched/status_macros.h"
 
 namespace ksched::plugins::inter_pod_affinity {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "ksched/api/selectors.h"
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 #include "src/plugins/helper/node_filters.h"
 
 namespace ksched::plugins::inter_pod_affinity {

@@ -7,12 +7,10 @@
 #include <string>
 
 #include "fmt/format.h"
+#include "ksched/api/field.h"
 #include "ksched/api/selectors.h"
 #include "ksched/registry.h"
-#include "simdjson.h"
-#include "src/api/decode.h"
-#include "src/api/field.h"
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 #include "src/plugins/helper/node_filters.h"
 #include "src/plugins/helper/normalize_score.h"
 
@@ -254,32 +252,6 @@ absl::Status ValidateFieldSelectorValues(const api::NodeSelector& selector, std:
   return absl::OkStatus();
 }
 
-absl::StatusOr<api::NodeAffinity> DecodeAddedAffinity(const nlohmann::json& added,
-                                                      std::string_view path) {
-  if (!added.is_object()) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: expected object, got {}", path, added.type_name()));
-  }
-  const std::string text = added.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  simdjson::dom::parser parser;
-  simdjson::dom::element root;
-  if (auto err = parser.parse(text).get(root); err) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: invalid JSON: {}", path, simdjson::error_message(err)));
-  }
-  api::NodeAffinity out;
-  if (absl::Status st = api::DecodeNodeAffinity(root, &out); !st.ok()) {
-    // Errors inside an object always name a field below it.
-    return absl::InvalidArgumentError(fmt::format("{}.{}", path, AsStd(st.message())));
-  }
-  if (out.required_during_scheduling_ignored_during_execution) {
-    absl::Status st =
-        ValidateFieldSelectorValues(*out.required_during_scheduling_ignored_during_execution, path);
-    if (!st.ok()) return st;
-  }
-  return out;
-}
-
 }  // namespace
 
 absl::StatusOr<NodeAffinityArgs> ParseArgs(const nlohmann::json& args, std::string_view path) {
@@ -290,9 +262,14 @@ absl::StatusOr<NodeAffinityArgs> ParseArgs(const nlohmann::json& args, std::stri
   }
   const nlohmann::json* added_json = api::field::Member(args, kAddedAffinity);
   if (added_json == nullptr) return out;
-  absl::StatusOr<api::NodeAffinity> added =
-      DecodeAddedAffinity(*added_json, api::field::Child(path, kAddedAffinity));
+  const std::string added_path = api::field::Child(path, kAddedAffinity);
+  absl::StatusOr<api::NodeAffinity> added = api::field::DecodeNodeAffinity(*added_json, added_path);
   if (!added.ok()) return added.status();
+  if (added->required_during_scheduling_ignored_during_execution) {
+    absl::Status st = ValidateFieldSelectorValues(
+        *added->required_during_scheduling_ignored_during_execution, added_path);
+    if (!st.ok()) return st;
+  }
   out.added_affinity = *std::move(added);
   out.added_affinity_doc = *added_json;
   return out;

@@ -6,9 +6,9 @@
 #include <limits>
 #include <utility>
 
+#include "ksched/log.h"
 #include "ksched/registry.h"
-#include "src/base/log.h"
-#include "src/base/status_macros.h"
+#include "ksched/status_macros.h"
 #include "src/plugins/helper/annotation_key_args.h"
 
 namespace ksched::plugins::node_price {

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 
 namespace ksched::plugins::node_resources {
 namespace {

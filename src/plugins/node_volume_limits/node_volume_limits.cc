@@ -7,7 +7,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 #include "src/plugins/helper/csi_translation.h"
 #include "src/plugins/helper/pod_volumes.h"
 

@@ -5,9 +5,9 @@
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
+#include "ksched/api/field.h"
 #include "ksched/registry.h"
-#include "src/api/field.h"
-#include "src/base/status_macros.h"
+#include "ksched/status_macros.h"
 
 namespace ksched::plugins::volume_binding {
 namespace {

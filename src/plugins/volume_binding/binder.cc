@@ -7,7 +7,7 @@
 #include "absl/time/clock.h"
 #include "fmt/format.h"
 #include "ksched/api/selectors.h"
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 #include "src/plugins/helper/csi_translation.h"
 #include "src/plugins/helper/pod_volumes.h"
 

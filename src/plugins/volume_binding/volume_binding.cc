@@ -6,7 +6,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
-#include "src/base/strings.h"
+#include "ksched/strings.h"
 #include "src/plugins/helper/pod_volumes.h"
 
 namespace ksched::plugins::volume_binding {

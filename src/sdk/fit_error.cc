@@ -1,4 +1,4 @@
-#include "src/framework/fit_error.h"
+#include "ksched/fit_error.h"
 
 #include <algorithm>
 #include <map>
@@ -7,7 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
 
-namespace ksched::framework {
+namespace ksched {
 
 void Diagnosis::AddPluginStatus(const Status& status) {
   if (status.plugin().empty() || !status.IsRejected()) return;
@@ -47,4 +47,4 @@ std::string TruncateEventMessage(std::string message) {
   return message + " ...";
 }
 
-}  // namespace ksched::framework
+}  // namespace ksched

@@ -1,10 +1,14 @@
-// Field paths, field errors and strict JSON decoding, as apimachinery's field.Path and
-// field.ErrorList print them. Shared by the config decoder and the plugins' args decoders, which
-// read small documents with nlohmann::json (the hot-path object decoder is decode.h).
+// Decoding and validating a plugin's args (ksched/registry.h, ArgsDecoder) as upstream's do: field
+// paths and field errors as apimachinery's field.Path and field.ErrorList print them, and strict
+// JSON decoding that names the field. The configuration's decoder uses the same.
 //
+//   KSCHED_RETURN_IF_ERROR(CheckObject(args, path, {"label"}, /*type_meta=*/true));
+//   KSCHED_RETURN_IF_ERROR(DecodeOptionalString(args, path, "label", &out.label));
 //   ErrorList errs;
 //   errs.Invalid(Child(Index("resources", 0), "weight"), "0", "must be 1");
 //   return errs.ToStatus();  // "resources[0].weight: Invalid value: 0: must be 1"
+//
+// Thread safety: functions are reentrant; an ErrorList is not synchronized.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "ksched/api/objects.h"
 #include "nlohmann/json.hpp"
 
 namespace ksched::api::field {
@@ -76,5 +81,8 @@ absl::Status DecodeOptionalInt(const nlohmann::json& j, std::string_view path, s
 // A list of strings; empty when `j` is null.
 absl::StatusOr<std::vector<std::string>> DecodeStrings(const nlohmann::json* j,
                                                        std::string_view path);
+// A core/v1 NodeAffinity inside args (NodeAffinityArgs.addedAffinity), decoded as the API server's
+// objects are; errors name the field below `path`.
+absl::StatusOr<NodeAffinity> DecodeNodeAffinity(const nlohmann::json& j, std::string_view path);
 
 }  // namespace ksched::api::field

@@ -1,5 +1,13 @@
-// Why a pod fits no node, and the message kube-scheduler prints for it:
-//   0/3 nodes are available: 1 node(s) had untolerated taint(s), 2 Insufficient cpu.
+// FitError: why a pod fits no node, and the message kube-scheduler prints for it, as upstream's
+// framework.FitError. The scheduler builds one for every pod that fits nowhere; a PostFilter
+// plugin that explains its own failure builds one the same way (DefaultPreemption's "0/3 nodes
+// are available: 3 No preemption victims found for incoming pod.").
+//
+//   FitError fe{.num_all_nodes = 3};
+//   fe.diagnosis.node_to_status.absent = Status::Unschedulable("Insufficient cpu");
+//   fe.Error();  // "0/3 nodes are available: 3 Insufficient cpu."
+//
+// Thread safety: a value type; not synchronized.
 #pragma once
 
 #include <cstdint>
@@ -8,7 +16,7 @@
 
 #include "ksched/plugin.h"
 
-namespace ksched::framework {
+namespace ksched {
 
 // What the filtering of one pod found (upstream's Diagnosis).
 struct Diagnosis {
@@ -38,4 +46,4 @@ inline constexpr char kNoNodesAvailableMsg[] = "no nodes available to schedule p
 // Events' notes are at most 1024 characters; longer messages end in " ...".
 std::string TruncateEventMessage(std::string message);
 
-}  // namespace ksched::framework
+}  // namespace ksched

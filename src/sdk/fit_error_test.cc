@@ -1,8 +1,8 @@
-#include "src/framework/fit_error.h"
+#include "ksched/fit_error.h"
 
 #include <gtest/gtest.h>
 
-namespace ksched::framework {
+namespace ksched {
 namespace {
 
 TEST(FitErrorTest, CountsReasonsAndSortsThemAsGoStrings) {
@@ -59,4 +59,4 @@ TEST(TruncateEventMessageTest, LongNotesEndInEllipsis) {
 }
 
 }  // namespace
-}  // namespace ksched::framework
+}  // namespace ksched

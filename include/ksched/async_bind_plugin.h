@@ -1,5 +1,5 @@
-// AsyncBindPlugin: a Bind plugin of ksched's own that can also bind without holding a thread
-// (DefaultBinder, through ClusterWriter::BindAsync). Not part of the SDK.
+// AsyncBindPlugin: a Bind plugin that can also bind without holding a thread, as DefaultBinder
+// does through ClusterWriter::BindAsync. A plugin implements both BindPlugin and this.
 //
 // When a profile has no PreBind plugins and its first Bind plugin is one, the binding cycle of a
 // pod whose Permit did not wait starts on the scheduling thread and finishes where the answer
@@ -14,7 +14,7 @@
 #include "ksched/cycle_state.h"
 #include "ksched/status.h"
 
-namespace ksched::internal {
+namespace ksched {
 
 class AsyncBindPlugin {
  public:
@@ -27,4 +27,4 @@ class AsyncBindPlugin {
   ~AsyncBindPlugin() = default;
 };
 
-}  // namespace ksched::internal
+}  // namespace ksched

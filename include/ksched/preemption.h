@@ -1,0 +1,175 @@
+// Preemption as upstream's framework/preemption: an Evaluator runs the whole preemption of a
+// PostFilter plugin (who may preempt, the search for candidate nodes, the choice among them, and
+// the evictions off the scheduling thread), and asks an Interface, the plugin, for its own
+// decisions. DefaultPreemption is one such plugin; an out-of-tree PostFilter that preempts by other
+// rules implements the Interface and reuses the Evaluator.
+//
+//   class MyPreemption final : public PreEnqueuePlugin, public PostFilterPlugin,
+//                              public preemption::Interface {
+//    public:
+//     explicit MyPreemption(Handle& h) : handle_(h), evaluator_("MyPreemption", h, *this) {}
+//     Status PreEnqueue(const api::Pod& pod) override { return evaluator_.PreEnqueue(pod); }
+//     Status PostFilter(CycleState& s, const api::Pod& pod, const NodeToStatus& filtered,
+//                       PostFilterResult* result) override {
+//       handle_.metrics().PreemptionAttempted();
+//       return evaluator_.Preempt(s, pod, filtered, result);
+//     }
+//     // Interface: GetOffsetAndNumCandidates, PodEligibleToPreemptOthers, SelectVictimsOnNode.
+//    private:
+//     Handle& handle_;
+//     preemption::Evaluator evaluator_;
+//   };
+//
+// The choice among candidates is upstream's pickOneNodeForPreemption (PickOneNodeForPreemption).
+// The evictions are upstream's, with SchedulerAsyncPreemption on: the pod is nominated at once and
+// its victims are evicted through Handle::RunAsync, each one getting the condition
+// DisruptionTarget (reason PreemptionByScheduler), a deletion with its UID as a precondition and a
+// Preempted event, or, when it waits at Permit, a rejection there. Lower-priority pods nominated
+// to the node lose their nomination. Until the evictions are done, Evaluator::PreEnqueue holds the
+// pod back with kWaitingForPreemption.
+//
+// Thread safety: the Evaluator's methods run on the scheduling thread, as the plugin's PreEnqueue
+// and PostFilter do; its evictions run where Handle::RunAsync runs them. The Interface's methods
+// are called on the scheduling thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "ksched/api/objects.h"
+#include "ksched/cycle_state.h"
+#include "ksched/handle.h"
+#include "ksched/node_info.h"
+#include "ksched/plugin.h"
+#include "ksched/status.h"
+
+namespace ksched::preemption {
+
+// Upstream's messages, after "preemption: " in the pod's condition.
+inline constexpr char kNoVictimsFound[] = "No preemption victims found for incoming pod";
+inline constexpr char kNotHelpful[] = "Preemption is not helpful for scheduling";
+inline constexpr char kWaitingForPreemption[] =
+    "waiting for the preemption for this pod to be finished";
+
+using PodDisruptionBudgets = std::vector<std::shared_ptr<const api::PodDisruptionBudget>>;
+
+// The victims of one candidate node, most important first, and how many of them a
+// PodDisruptionBudget protects.
+struct Victims {
+  std::vector<std::shared_ptr<const PodInfo>> pods;
+  int64_t num_pdb_violations = 0;
+};
+
+struct Candidate {
+  std::string node;
+  Victims victims;
+};
+
+// A preemption plugin's own decisions (upstream's preemption.Interface).
+class Interface {
+ public:
+  // Where among `num_potential` potential nodes the search starts (in [0, num_potential)), and how
+  // many candidates it looks for before choosing.
+  virtual std::pair<int32_t, int32_t> GetOffsetAndNumCandidates(int32_t num_potential) = 0;
+  // Whether `pod` may preempt; when not, `*reason` says why ("not eligible due to ...").
+  // `filtered` is the scheduling cycle's verdict for every node.
+  virtual bool PodEligibleToPreemptOthers(const api::Pod& pod, const NodeToStatus& filtered,
+                                          std::string* reason) const = 0;
+  // The victims on `node` whose eviction makes `pod` fit. `node` and `state` are copies, which the
+  // plugin changes as it tries evictions: remove a pod with NodeInfo::RemovePod and
+  // Handle::RunPreFilterExtensionRemovePod, test with Handle::RunFilterPluginsWithNominatedPods.
+  // Success with no victims, or any rejection, makes the node no candidate; its status is kept
+  // for the message.
+  virtual Status SelectVictimsOnNode(CycleState& state, const api::Pod& pod, NodeInfo& node,
+                                     const PodDisruptionBudgets& pdbs, Victims* victims) const = 0;
+
+ protected:
+  ~Interface() = default;
+};
+
+class Evaluator {
+ public:
+  // `plugin` names the rejections of victims waiting at Permit. `handle` and `policy` outlive
+  // the Evaluator.
+  Evaluator(std::string_view plugin, Handle& handle, Interface& policy);
+  Evaluator(const Evaluator&) = delete;
+  Evaluator& operator=(const Evaluator&) = delete;
+
+  // The PostFilter of a preemption plugin (upstream's Evaluator.Preempt). Success with
+  // result->nominated_node_name set when victims are being evicted; Unschedulable with
+  // "preemption: ..." otherwise: nominated_node_name "" when no candidate was found, which clears
+  // an earlier nomination, and left unset when the pod may not preempt at all.
+  Status Preempt(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
+                 PostFilterResult* result);
+
+  // The PreEnqueue of a preemption plugin: UnschedulableAndUnresolvable kWaitingForPreemption
+  // while the pod's evictions run, and after they are answered until the scheduler sees the last
+  // victim terminating or gone (upstream's IsPodRunningPreemption, which reads its informer; on a
+  // busy API server the watch may show the deletion later, and a pod tried meanwhile would find
+  // its victims still there and preempt again). A pod held back is activated when its evictions
+  // end if the victims are gone by then, as no event is left to move it; a pod whose eviction
+  // failed is activated to try again.
+  Status PreEnqueue(const api::Pod& pod);
+
+  // The candidates among the `potential` nodes, those free of PDB violations first, and the
+  // status of every potential node that is none (upstream's DryRunPreemption).
+  std::vector<Candidate> FindCandidates(const CycleState& state, const api::Pod& pod,
+                                        const std::vector<const NodeInfo*>& potential,
+                                        NodeToStatus* statuses);
+
+ private:
+  // A pod whose evictions run, or were answered while the scheduler still had its last victim:
+  // the UID of the last victim once its eviction starts (upstream's lastVictimsPendingPreemption),
+  // whether PreEnqueue held the pod back meanwhile, and whether the evictions were answered.
+  struct Preempting {
+    std::string last_victim;
+    bool held = false;
+    bool answered = false;
+  };
+  // Clears the nominations of lower-priority pods nominated to the node, then evicts the victims,
+  // the last one once the pod is marked as finishing (upstream's prepareCandidateAsync).
+  void EvictAsync(const api::Pod& pod, const Candidate& c);
+  // Evicts one victim (upstream's PreemptPod).
+  absl::Status Evict(const api::Pod& pod, const std::string& node, const api::Pod& victim);
+  // Whether the scheduler has seen the victim terminate or go.
+  bool VictimGone(const std::string& uid) const;
+
+  const std::string plugin_;
+  Handle& handle_;
+  Interface& policy_;
+  absl::Mutex mu_;
+  // By pod UID.
+  absl::flat_hash_map<std::string, Preempting> preempting_ ABSL_GUARDED_BY(mu_);
+};
+
+// Picks the node to preempt on, by upstream's criteria (pickOneNodeForPreemption): the fewest PDB
+// violations, then the lowest highest victim priority, the lowest sum of priorities, the fewest
+// victims, and the latest start time of the most important victims; the first of the candidates
+// that tie on all of them. nullptr when there are none.
+const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidates);
+
+// Upstream's MoreImportantPod: higher priority, then the earlier start time (a pod that has not
+// started counts as started after all others).
+bool MoreImportantPod(const api::Pod& a, const api::Pod& b);
+
+// Whether the pod is terminating because a scheduler preempted it (condition DisruptionTarget,
+// reason PreemptionByScheduler).
+bool TerminatingByPreemption(const api::Pod& pod);
+
+// Splits `pods` (most important first) into those whose eviction would exceed a budget's allowed
+// disruptions, counting the pods before them, and the others (upstream's
+// filterPodsWithPDBViolation). As upstream's preemption, a budget with an absent or empty selector
+// protects no pod.
+void SplitByPdbViolation(const std::vector<std::shared_ptr<const PodInfo>>& pods,
+                         const PodDisruptionBudgets& pdbs,
+                         std::vector<std::shared_ptr<const PodInfo>>* violating,
+                         std::vector<std::shared_ptr<const PodInfo>>* non_violating);
+
+}  // namespace ksched::preemption

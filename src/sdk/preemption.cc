@@ -1,0 +1,317 @@
+#include "ksched/preemption.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+#include "fmt/format.h"
+#include "ksched/api/selectors.h"
+#include "ksched/fit_error.h"
+#include "ksched/log.h"
+
+namespace ksched::preemption {
+namespace {
+
+using api::PodPriority;
+
+// upstream's GetPodStartTime: a pod that has not started counts as started now, after all others.
+std::string_view StartTime(const api::Pod& pod) {
+  return pod.status.start_time.empty() ? std::string_view("9999") : pod.status.start_time;
+}
+
+// upstream's GetEarliestPodStartTime: the earliest start among the highest-priority victims.
+std::string_view EarliestStartOfMostImportant(const Victims& v) {
+  std::string_view earliest = StartTime(*v.pods[0]->pod);
+  int32_t max_priority = PodPriority(*v.pods[0]->pod);
+  for (const auto& pi : v.pods) {
+    const int32_t p = PodPriority(*pi->pod);
+    if (p == max_priority) {
+      earliest = std::min(earliest, StartTime(*pi->pod));
+    } else if (p > max_priority) {
+      max_priority = p;
+      earliest = StartTime(*pi->pod);
+    }
+  }
+  return earliest;
+}
+
+}  // namespace
+
+bool MoreImportantPod(const api::Pod& a, const api::Pod& b) {
+  if (PodPriority(a) != PodPriority(b)) return PodPriority(a) > PodPriority(b);
+  return StartTime(a) < StartTime(b);
+}
+
+bool TerminatingByPreemption(const api::Pod& pod) {
+  if (!pod.metadata.deletion_timestamp) return false;
+  for (const api::PodCondition& c : pod.status.conditions) {
+    if (c.type == "DisruptionTarget") {
+      return c.status == "True" && c.reason == "PreemptionByScheduler";
+    }
+  }
+  return false;
+}
+
+void SplitByPdbViolation(const std::vector<std::shared_ptr<const PodInfo>>& pods,
+                         const PodDisruptionBudgets& pdbs,
+                         std::vector<std::shared_ptr<const PodInfo>>* violating,
+                         std::vector<std::shared_ptr<const PodInfo>>* non_violating) {
+  std::vector<int32_t> allowed;
+  allowed.reserve(pdbs.size());
+  for (const auto& pdb : pdbs) allowed.push_back(pdb->disruptions_allowed);
+  for (const auto& pi : pods) {
+    const api::Pod& pod = *pi->pod;
+    bool violated = false;
+    if (!pod.metadata.labels.empty()) {
+      for (size_t i = 0; i < pdbs.size(); ++i) {
+        const api::PodDisruptionBudget& pdb = *pdbs[i];
+        if (pdb.metadata.namespace_ != pod.metadata.namespace_) continue;
+        // As upstream's preemption: a budget with an absent or empty selector protects no pod
+        // (the disruption controller reads an empty one as every pod).
+        if (!pdb.selector ||
+            (pdb.selector->match_labels.empty() && pdb.selector->match_expressions.empty())) {
+          continue;
+        }
+        if (!api::Matches(*pdb.selector, pod.metadata.labels)) continue;
+        if (pdb.disrupted_pods.contains(pod.metadata.name)) continue;  // Counted as gone already.
+        if (--allowed[i] < 0) violated = true;
+      }
+    }
+    (violated ? violating : non_violating)->push_back(pi);
+  }
+}
+
+Evaluator::Evaluator(std::string_view plugin, Handle& handle, Interface& policy)
+    : plugin_(plugin), handle_(handle), policy_(policy) {}
+
+Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
+                          PostFilterResult* result) {
+  auto unschedulable = [](const std::string& msg) {
+    return Status::Unschedulable("preemption: " + msg);
+  };
+  std::string reason;
+  if (!policy_.PodEligibleToPreemptOthers(pod, filtered, &reason)) return unschedulable(reason);
+
+  const std::vector<const NodeInfo*>& all = handle_.snapshot().nodes();
+  if (all.empty()) return Status::Error("preemption: no nodes available");
+  // Only nodes that rejected the pod for a reason eviction may remove.
+  std::vector<const NodeInfo*> potential;
+  for (const NodeInfo* ni : all) {
+    if (filtered.Get(ni->name()).code() == Code::kUnschedulable) potential.push_back(ni);
+  }
+  FitError none{.num_all_nodes = static_cast<int>(all.size())};
+  none.diagnosis.node_to_status.absent = Status::UnschedulableAndUnresolvable(kNotHelpful);
+  std::vector<Candidate> candidates;
+  if (!potential.empty()) {
+    candidates = FindCandidates(state, pod, potential, &none.diagnosis.node_to_status);
+  }
+  if (candidates.empty()) {
+    for (const auto& [node, s] : none.diagnosis.node_to_status.statuses) {
+      if (s.code() == Code::kError) return Status::Error("preemption: " + s.Message());
+    }
+    result->nominated_node_name = "";
+    return unschedulable(none.Error());
+  }
+  const Candidate* best = PickOneNodeForPreemption(candidates);
+  KLOG(2, "the target node for the preemption is determined", {"node", best->node},
+       {"pod", pod.metadata.namespace_ + "/" + pod.metadata.name});
+  EvictAsync(pod, *best);
+  result->nominated_node_name = best->node;
+  return Status();
+}
+
+std::vector<Candidate> Evaluator::FindCandidates(const CycleState& state, const api::Pod& pod,
+                                                 const std::vector<const NodeInfo*>& potential,
+                                                 NodeToStatus* statuses) {
+  const PodDisruptionBudgets pdbs = handle_.ListPodDisruptionBudgets();
+  const auto n = static_cast<int32_t>(potential.size());
+  const auto [offset, wanted] = policy_.GetOffsetAndNumCandidates(n);
+  std::vector<Candidate> non_violating, violating;
+  // One node after the other, from a random offset, until enough candidates (one of them free of
+  // PDB violations) were found; upstream checks them in parallel, with the same result up to the
+  // order of equal candidates.
+  for (int32_t i = 0; i < n; ++i) {
+    if (!non_violating.empty() &&
+        static_cast<int32_t>(non_violating.size() + violating.size()) >= wanted) {
+      break;
+    }
+    const NodeInfo& original = *potential[(offset + i) % n];
+    std::unique_ptr<NodeInfo> node = original.Clone();
+    std::unique_ptr<CycleState> state_copy = state.Clone();
+    Candidate c{.node = original.name()};
+    Status s = policy_.SelectVictimsOnNode(*state_copy, pod, *node, pdbs, &c.victims);
+    if (s.ok() && !c.victims.pods.empty()) {
+      (c.victims.num_pdb_violations == 0 ? non_violating : violating).push_back(std::move(c));
+      continue;
+    }
+    if (s.ok()) {
+      s = Status::Error(fmt::format("expected at least one victim pod on node \"{}\"", c.node));
+    }
+    statuses->statuses[original.name()] = std::move(s);
+  }
+  for (Candidate& c : violating) non_violating.push_back(std::move(c));
+  return non_violating;
+}
+
+const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidates) {
+  if (candidates.empty()) return nullptr;
+  // Each criterion keeps the candidates with the highest score; the first that leaves one wins.
+  const std::function<int64_t(const Victims&)> criteria[] = {
+      [](const Victims& v) { return -v.num_pdb_violations; },
+      [](const Victims& v) { return -static_cast<int64_t>(PodPriority(*v.pods[0]->pod)); },
+      [](const Victims& v) {
+        int64_t sum = 0;
+        for (const auto& pi : v.pods) {
+          sum += static_cast<int64_t>(PodPriority(*pi->pod)) +
+                 static_cast<int64_t>(std::numeric_limits<int32_t>::max()) + 1;
+        }
+        return -sum;
+      },
+      [](const Victims& v) { return -static_cast<int64_t>(v.pods.size()); },
+  };
+  std::vector<const Candidate*> left;
+  left.reserve(candidates.size());
+  for (const Candidate& c : candidates) left.push_back(&c);
+  for (const auto& score : criteria) {
+    int64_t best = std::numeric_limits<int64_t>::min();
+    std::vector<const Candidate*> kept;
+    for (const Candidate* c : left) {
+      const int64_t s = score(c->victims);
+      if (s > best) {
+        best = s;
+        kept.clear();
+      }
+      if (s == best) kept.push_back(c);
+    }
+    if (kept.size() == 1) return kept[0];
+    left = std::move(kept);
+  }
+  // The latest start of the most important victims: evict what has run the shortest.
+  const Candidate* latest = left[0];
+  for (const Candidate* c : left) {
+    if (EarliestStartOfMostImportant(c->victims) > EarliestStartOfMostImportant(latest->victims)) {
+      latest = c;
+    }
+  }
+  return latest;
+}
+
+absl::Status Evaluator::Evict(const api::Pod& pod, const std::string& node,
+                              const api::Pod& victim) {
+  std::string note = fmt::format("Preempted by pod {} on node {}", pod.metadata.uid, node);
+  if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim.metadata.uid)) {
+    wp->Reject(plugin_, "preempted");
+    handle_.writer().RecordEvent(victim, "Normal", "Preempted", "Preempting",
+                                 note + " (in kube-scheduler memory).");
+    return absl::OkStatus();
+  }
+  api::PodCondition target{
+      .type = "DisruptionTarget",
+      .status = "True",
+      .reason = "PreemptionByScheduler",
+      .message = fmt::format("{}: preempting to accommodate a higher priority pod",
+                             pod.spec.scheduler_name)};
+  // In place before the deletion, so that the terminating victim reads as preemption's.
+  absl::Status st = handle_.writer().UpdatePodStatusAndWait(victim, target);
+  if (st.ok()) st = handle_.writer().DeletePod(victim);
+  if (absl::IsNotFound(st)) return absl::OkStatus();  // Gone already.
+  if (!st.ok()) return st;
+  handle_.writer().RecordEvent(victim, "Normal", "Preempted", "Preempting", std::move(note));
+  return absl::OkStatus();
+}
+
+void Evaluator::EvictAsync(const api::Pod& pod, const Candidate& c) {
+  std::vector<std::shared_ptr<const api::Pod>> victims;
+  for (const auto& pi : c.victims.pods) {
+    if (!pi->pod->metadata.deletion_timestamp) victims.push_back(pi->pod);  // Else on its way.
+  }
+  if (victims.empty()) return;
+  handle_.metrics().PreemptionVictims(static_cast<int>(c.victims.pods.size()));
+  {
+    absl::MutexLock lock(&mu_);
+    // A pod whose last victim went while it was not looked at (deleted itself, or scheduled
+    // through an activation) leaves no entry behind.
+    for (auto it = preempting_.begin(); it != preempting_.end();) {
+      auto entry = it++;
+      if (entry->second.answered && VictimGone(entry->second.last_victim)) {
+        preempting_.erase(entry);
+      }
+    }
+    preempting_[pod.metadata.uid] = {};
+  }
+  handle_.RunAsync([this, pod = std::make_shared<const api::Pod>(pod), node = c.node,
+                    num_victims = c.victims.pods.size(), victims = std::move(victims)] {
+    KLOG(2, "Start the preemption asynchronously",
+         {"preemptor", pod->metadata.namespace_ + "/" + pod->metadata.name}, {"node", node},
+         {"numVictims", num_victims}, {"numVictimsToDelete", victims.size()});
+    // Lower-priority pods nominated to the node may no longer fit there: they lose their
+    // nomination, and so look for another node sooner.
+    static const std::string kNoNode;
+    for (const auto& pi : handle_.NominatedPodsForNode(node)) {
+      const api::Pod& nominated = *pi->pod;
+      if (PodPriority(nominated) >= PodPriority(*pod)) continue;
+      api::PodCondition scheduled{
+          .type = "PodScheduled", .status = "False", .reason = "Unschedulable"};
+      for (const api::PodCondition& cond : nominated.status.conditions) {
+        if (cond.type == "PodScheduled") scheduled = cond;
+      }
+      (void)handle_.writer().UpdatePodStatus(nominated, scheduled, &kNoNode);  // Not critical.
+    }
+    absl::Status st = absl::OkStatus();
+    for (size_t i = 0; i + 1 < victims.size() && st.ok(); ++i) st = Evict(*pod, node, *victims[i]);
+    if (st.ok()) {
+      {
+        absl::MutexLock lock(&mu_);
+        preempting_[pod->metadata.uid].last_victim = victims.back()->metadata.uid;
+      }
+      st = Evict(*pod, node, *victims.back());
+    }
+    bool held = false;
+    bool gone = false;
+    {
+      absl::MutexLock lock(&mu_);
+      Preempting& p = preempting_[pod->metadata.uid];
+      held = p.held;
+      gone = VictimGone(victims.back()->metadata.uid);
+      // Held back until the watch shows the last victim going (PreEnqueue), unless it failed.
+      if (st.ok() && !gone) {
+        p.answered = true;
+      } else {
+        preempting_.erase(pod->metadata.uid);
+      }
+    }
+    if (!st.ok()) {
+      KLOG_ERROR("Error occurred during async preemption",
+                 {"pod", pod->metadata.namespace_ + "/" + pod->metadata.name}, {"node", node},
+                 {"err", std::string(st.message())});
+      // So that the pod is not left waiting for deletions that never come.
+      handle_.Activate({pod});
+    } else if (held && gone) {
+      // PreEnqueue held the pod back from an event meanwhile, and the deletions it waits for may
+      // all have been watched already (victims the API had deleted before this preemption chose
+      // them): no event is left to move it.
+      handle_.Activate({pod});
+    }
+  });
+}
+
+Status Evaluator::PreEnqueue(const api::Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  auto it = preempting_.find(pod.metadata.uid);
+  if (it == preempting_.end()) return Status();
+  // The last victim's eviction runs or was answered: the preemption is done once that victim is
+  // terminating or gone, a deletion this event may be the watch's news of.
+  if (!it->second.last_victim.empty() && VictimGone(it->second.last_victim)) {
+    if (it->second.answered) preempting_.erase(it);
+    return Status();
+  }
+  it->second.held = true;
+  return Status::UnschedulableAndUnresolvable(kWaitingForPreemption);
+}
+
+bool Evaluator::VictimGone(const std::string& uid) const {
+  std::shared_ptr<const api::Pod> victim = handle_.GetAssignedPod(uid);
+  return victim == nullptr || victim->metadata.deletion_timestamp.has_value();
+}
+
+}  // namespace ksched::preemption
