@@ -1,5 +1,8 @@
 #include "only_labeled.h"
 
+#include "ksched/api/field.h"
+#include "ksched/status_macros.h"
+
 namespace {
 
 class OnlyLabeled : public ksched::FilterPlugin {
@@ -19,15 +22,14 @@ class OnlyLabeled : public ksched::FilterPlugin {
 }  // namespace
 
 absl::StatusOr<OnlyLabeledArgs> ParseArgs(const nlohmann::json& args, std::string_view path) {
+  namespace field = ksched::api::field;
   OnlyLabeledArgs out;
-  for (const auto& [key, value] : args.items()) {
-    if (key == "apiVersion" || key == "kind") continue;
-    if (key != "label" || !value.is_string() || value.get<std::string>().empty()) {
-      return absl::InvalidArgumentError(std::string(path) + "." + key +
-                                        ": expected a non-empty label name");
-    }
-    out.label = value.get<std::string>();
-  }
+  if (args.is_null()) return out;
+  KSCHED_RETURN_IF_ERROR(field::CheckObject(args, path, {"label"}, /*type_meta=*/true));
+  KSCHED_RETURN_IF_ERROR(field::DecodeOptionalString(args, path, "label", &out.label));
+  field::ErrorList errs;
+  field::ValidateLabelName(out.label, field::Child(path, "label"), errs);
+  KSCHED_RETURN_IF_ERROR(errs.ToStatus());
   return out;
 }
 

@@ -12,7 +12,8 @@ struct OnlyLabeledArgs {
   std::string label = "team";
 };
 
-// Decodes {label}; an unknown field or an empty label is an error naming the field.
+// Decodes {label}; an unknown field or a label that is no valid label name is an error naming
+// the field, in upstream's field-error form.
 absl::StatusOr<OnlyLabeledArgs> ParseArgs(const nlohmann::json& args, std::string_view path);
 nlohmann::json ArgsToJson(const OnlyLabeledArgs& args);
 absl::StatusOr<std::unique_ptr<ksched::Plugin>> New(const OnlyLabeledArgs& args, ksched::Handle&);

@@ -4,7 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <filesystem>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "src/testing/command.h"
 
@@ -62,13 +65,47 @@ TEST_F(InstallTest, ItIsTheWholeKschedCommandLineWithThePluginsArgsTyped) {
                                  "    args: {label: 7}\n"
                                  "  plugins: {multiPoint: {enabled: [{name: OnlyLabeled}]}}\n");
   EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.err.find("profiles[0].pluginConfig[0].args.label: expected a non-empty label "
-                         "name"),
+  EXPECT_NE(bad.err.find("profiles[0].pluginConfig[0].args.label: expected a string"),
             std::string::npos)
       << bad.err;
   CommandResult version = RunCommand({binary_, "version"});
   EXPECT_EQ(version.exit_code, 0);
   EXPECT_EQ(version.out.rfind("ksched version v", 0), 0u) << version.out;
+}
+
+// The one door: every in-tree plugin, the guides' included, needs nothing of ksched but the SDK
+// headers as installed, and its fellow plugin folders. Each source of src/plugins (tests aside) is
+// preprocessed with only the installed include directory and a tree holding src/plugins alone on
+// the include path; a header of src/base, src/api or any other room would not be found.
+TEST_F(InstallTest, EveryPluginFolderNeedsOnlyTheInstalledSdkHeaders) {
+  namespace fs = std::filesystem;
+  const fs::path plugins = fs::path(KSCHED_SOURCE_DIR) / "src/plugins";
+  const fs::path tree = fs::path(dir_) / "plugins-only";
+  fs::create_directories(tree / "src");
+  fs::create_directory_symlink(plugins, tree / "src/plugins");
+  std::vector<std::string> argv = {CMAKE_CXX_COMPILER, "-std=c++20", "-MM",
+                                   "-I" + dir_ + "/prefix/include", "-I" + tree.string()};
+  size_t sources = 0;
+  for (const fs::directory_entry& e : fs::recursive_directory_iterator(plugins)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() != ".cc" || name.ends_with("_test.cc")) continue;
+    argv.push_back((tree / fs::relative(e.path(), plugins.parent_path().parent_path())).string());
+    ++sources;
+  }
+  ASSERT_GT(sources, 40u);
+  CommandResult r = RunCommand(argv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Every header found is the installed SDK's or a plugin folder's.
+  std::istringstream deps(r.out);
+  std::string dep;
+  size_t sdk_headers = 0;
+  while (deps >> dep) {
+    if (dep.ends_with(":") || dep == "\\" || dep.ends_with(".cc")) continue;
+    const bool installed = dep.starts_with(dir_ + "/prefix/include/ksched/");
+    sdk_headers += installed ? 1 : 0;
+    EXPECT_TRUE(installed || dep.starts_with((tree / "src/plugins/").string())) << dep;
+  }
+  EXPECT_GT(sdk_headers, 0u);
 }
 
 }  // namespace

@@ -3,6 +3,9 @@
 // code 1 and a message that names it.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -124,6 +127,52 @@ TEST(PluginLibraryTest, TheGuidesLibraryIsRefusedByAKschedThatHasThemCompiledIn)
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, std::string("ksched: --plugin-library ") + GUIDES_LIBRARY +
                        ": a plugin named AnnotationGate already exists\n");
+}
+
+// ksched exports the SDK's symbols to the libraries it loads, and nothing else of its own: each
+// one in the version node of its SDK version, and the functions and data it defines (type T, D,
+// B or R) exactly those that sdk_symbols.txt lists under that version.
+TEST(SdkSymbolsTest, KschedExportsExactlyTheListedSdkSymbolsInItsVersionNode) {
+  const std::string node = "KSCHED_SDK_" + std::to_string(KSCHED_SDK_VERSION);
+  std::ifstream listed_file(std::string(KSCHED_SOURCE_DIR) +
+                            "/test/plugin_library/sdk_symbols.txt");
+  std::set<std::string> listed;
+  std::string line;
+  while (std::getline(listed_file, line)) {
+    if (line.starts_with("# KSCHED_SDK_VERSION ")) {
+      EXPECT_EQ(line, "# KSCHED_SDK_VERSION " + std::to_string(KSCHED_SDK_VERSION))
+          << "sdk_symbols.txt lists another SDK version's symbols";
+    } else if (!line.empty() && !line.starts_with("#")) {
+      listed.insert(line);
+    }
+  }
+  ASSERT_GT(listed.size(), 50u);
+
+  CommandResult r = RunCommand(
+      {"nm", "--dynamic", "--defined-only", "--demangle", "--with-symbol-versions", KSCHED_BINARY});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::set<std::string> exported;
+  std::istringstream in(r.out);
+  while (std::getline(in, line)) {
+    // "<address> <type> <name>@@<version>", or without a version for the libraries' data that
+    // the binary holds copies of (std::cout, absl's constants).
+    const size_t type_at = line.find(' ') + 1;
+    const char type = line[type_at];
+    std::string name = line.substr(type_at + 2);
+    if (type == 'A' || std::islower(static_cast<unsigned char>(type))) continue;
+    const size_t at = name.rfind("@@");
+    const std::string version = at == std::string::npos ? "" : name.substr(at + 2);
+    if (at != std::string::npos) name.resize(at);
+    if (name.find("ksched") == std::string::npos) continue;
+    EXPECT_EQ(version, node) << name;
+    if (std::string_view("TDBR").find(type) != std::string_view::npos) exported.insert(name);
+  }
+  for (const std::string& name : exported) {
+    EXPECT_TRUE(listed.contains(name)) << "exported but not in sdk_symbols.txt: " << name;
+  }
+  for (const std::string& name : listed) {
+    EXPECT_TRUE(exported.contains(name)) << "in sdk_symbols.txt but not exported: " << name;
+  }
 }
 
 }  // namespace
