@@ -56,24 +56,33 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   if (!popped) return false;
   const SteadyTime start = std::chrono::steady_clock::now();
   QueuedPodInfo info = std::move(*popped);
-  std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
-  auto fw_it = frameworks_.find(pod->spec.scheduler_name);
+  const api::Pod& pod = info.pod();
+  auto fw_it = frameworks_.find(pod.spec.scheduler_name);
   if (fw_it == frameworks_.end()) {
-    queue_->Done(pod->metadata.uid);
+    queue_->Done(pod.metadata.uid);
     return true;
   }
-  framework::Framework& fw = *fw_it->second;
-  if (pod->metadata.deletion_timestamp) {
-    options_.writer->RecordEvent(*pod, "Warning", "FailedScheduling", "Scheduling",
+  if (pod.metadata.deletion_timestamp) {
+    options_.writer->RecordEvent(pod, "Warning", "FailedScheduling", "Scheduling",
                                  fmt::format("skip schedule deleting pod: {}/{}",
-                                             pod->metadata.namespace_, pod->metadata.name));
-    queue_->Done(pod->metadata.uid);
+                                             pod.metadata.namespace_, pod.metadata.name));
+    queue_->Done(pod.metadata.uid);
     return true;
   }
+  if (std::optional<BindingCycle> binding =
+          SchedulingCycle(*fw_it->second, std::move(info), start)) {
+    StartBindingCycle(std::move(*binding));
+  }
+  return true;
+}
 
+std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Framework& fw,
+                                                                  QueuedPodInfo info,
+                                                                  SteadyTime start) {
+  std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
   cache_.UpdateSnapshot(&snapshot_);
   fw.set_snapshot(&snapshot_);
-  auto state = std::make_unique<CycleState>();
+  auto state = std::make_shared<CycleState>();
   internal::CycleStateAccess::SetRecordPluginMetrics(
       *state, sample_rng_() % 100 < metrics::FrameworkMetrics::kPluginSamplePercent);
   CycleRecord record{.pod = pod, .profile = fw.profile_name()};
@@ -94,7 +103,7 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
     }
     HandleFailure(std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,
                   nominated, &record, start);
-    return true;
+    return std::nullopt;
   }
   metrics_->scheduling_algorithm_duration.With({})->Observe(metrics::SecondsSince(start));
 
@@ -105,49 +114,42 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), result.node); !st.ok()) {
     HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, std::nullopt,
                   &record, start);
-    return true;
+    return std::nullopt;
   }
   nominator_.DeleteNominatedPodIfExists(pod->metadata.uid);  // It holds its node for real now.
   auto fail_after_assume = [&](const Status& why) {
     fw.RunReservePluginsUnreserve(*state, *assumed, result.node);
     (void)cache_.ForgetPod(pod->metadata.uid);
     HandleFailureOnNode(std::move(info), why, result.node, &record, start);
+    return std::nullopt;
   };
   if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, result.node); !rs.ok()) {
-    fail_after_assume(rs);
-    return true;
+    return fail_after_assume(rs);
   }
   const Status permit = fw.RunPermitPlugins(*state, *assumed, result.node);
-  if (!permit.ok() && !permit.IsWait()) {
-    fail_after_assume(permit);
-    return true;
-  }
+  if (!permit.ok() && !permit.IsWait()) return fail_after_assume(permit);
   const Status pre_flight = fw.RunPreBindPreFlights(*state, *assumed, result.node);
-  if (!pre_flight.ok() && !pre_flight.IsSkip()) {
-    fail_after_assume(pre_flight);
-    return true;
-  }
+  if (!pre_flight.ok() && !pre_flight.IsSkip()) return fail_after_assume(pre_flight);
   record.node = result.node;
   if (options_.on_cycle) options_.on_cycle(record);
   // Filter's and Score's data is not held while the pod waits on its bind.
   internal::CycleStateAccess::EndSchedulingCycle(*state);
 
-  if (!permit.IsWait() && fw.CanBindAsync(pre_flight)) {
-    StartAsyncBindingCycle(fw, std::move(state), std::move(info), assumed, result.node, start);
-    return true;
-  }
+  BindingCycle binding{.fw = &fw,
+                       .state = std::move(state),
+                       .info = std::move(info),
+                       .assumed = std::move(assumed),
+                       .node = std::move(result.node),
+                       .start = start,
+                       .async = !permit.IsWait() && fw.CanBindAsync(pre_flight)};
   // As upstream with NominatedNodeNameForExpectation (beta, on in 1.36): when PreBind has work to
   // do or Permit holds the pod, its nominatedNodeName tells other components (the cluster
   // autoscaler) where it is going meanwhile. The API server clears it on bind.
-  const bool nominate = pre_flight.ok() || permit.IsWait();
-  if (nominate) (void)options_.writer->UpdatePodStatus(*assumed, {}, &result.node);
-  // std::function needs a copyable callable: the state moves into a shared_ptr.
-  auto bind = [this, &fw, state = std::shared_ptr<CycleState>(std::move(state)),
-               info = std::move(info), assumed, node = result.node, start, nominate]() mutable {
-    RunBindingCycle(fw, state, std::move(info), assumed, node, start, nominate);
-  };
-  binding_.Run(std::move(bind));
-  return true;
+  binding.nominated = !binding.async && (pre_flight.ok() || permit.IsWait());
+  if (binding.nominated) {
+    (void)options_.writer->UpdatePodStatus(*binding.assumed, {}, &binding.node);
+  }
+  return binding;
 }
 
 Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
@@ -170,6 +172,14 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
     result->node = feasible[0]->name();
     return Status();
   }
+  if (Status ps = PrioritizeNodes(fw, state, pod, feasible, record); !ps.ok()) return ps;
+  result->node = SelectHost(score_table_);
+  return Status();
+}
+
+Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                                  const std::vector<const NodeInfo*>& feasible,
+                                  CycleRecord* record) {
   if (Status ps = fw.RunPreScorePlugins(state, pod, feasible); !ps.ok()) return ps;
   framework::ScoreTable& scores = score_table_;
   if (fw.HasScorePlugins()) {
@@ -190,7 +200,6 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
       record->scores.push_back(std::move(out));
     }
   }
-  result->node = SelectHost(scores);
   return Status();
 }
 
@@ -212,23 +221,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     diagnosis->AddPluginStatus(s);
     return Status();
   }
-  // The node preemption nominated the pod to is likely the only one that fits: try it first. As
-  // upstream's pod with its pending nomination patch applied: the scheduler's nomination counts
-  // before the API echoes it.
-  if (const std::string nominated = fw.NominatedNodeOf(pod); !nominated.empty()) {
-    if (const NodeInfo* ni = snapshot_.Get(nominated)) {
-      Status st = fw.RunFilterPluginsWithNominatedPods(state, pod, *ni);
-      if (st.ok()) {
-        if (record != nullptr) record->filter.emplace_back(ni->name(), st);
-        feasible->push_back(ni);
-        return Status();
-      }
-      if (st.IsRejected()) {
-        diagnosis->AddPluginStatus(st);
-        diagnosis->node_to_status.statuses[ni->name()] = std::move(st);
-      }
-    }
-  }
+  if (EvaluateNominatedNode(fw, state, pod, feasible, diagnosis, record)) return Status();
   std::vector<const NodeInfo*> subset;
   const std::vector<const NodeInfo*>* nodes = &all;
   if (!pre.AllNodes()) {
@@ -240,7 +233,37 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
         fmt::format("node(s) didn't satisfy plugin(s) [{}]", fmt::join(narrowing, " ")));
     if (record != nullptr) record->absent = diagnosis->node_to_status.absent;
   }
-  const size_t n = nodes->size();
+  return FindNodesThatPassFilters(fw, state, pod, *nodes, feasible, diagnosis, record);
+}
+
+bool Scheduler::EvaluateNominatedNode(framework::Framework& fw, CycleState& state,
+                                      const api::Pod& pod, std::vector<const NodeInfo*>* feasible,
+                                      Diagnosis* diagnosis, CycleRecord* record) {
+  // As upstream's pod with its pending nomination patch applied: the scheduler's nomination counts
+  // before the API echoes it.
+  const std::string nominated = fw.NominatedNodeOf(pod);
+  if (nominated.empty()) return false;
+  const NodeInfo* ni = snapshot_.Get(nominated);
+  if (ni == nullptr) return false;
+  Status st = fw.RunFilterPluginsWithNominatedPods(state, pod, *ni);
+  if (st.ok()) {
+    if (record != nullptr) record->filter.emplace_back(ni->name(), st);
+    feasible->push_back(ni);
+    return true;
+  }
+  if (st.IsRejected()) {
+    diagnosis->AddPluginStatus(st);
+    diagnosis->node_to_status.statuses[ni->name()] = std::move(st);
+  }
+  return false;
+}
+
+Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState& state,
+                                           const api::Pod& pod,
+                                           const std::vector<const NodeInfo*>& nodes,
+                                           std::vector<const NodeInfo*>* feasible,
+                                           Diagnosis* diagnosis, CycleRecord* record) {
+  const size_t n = nodes.size();
   if (n == 0) return Status();
   size_t need = NumFeasibleNodesToFind(fw.percentage_of_nodes_to_score(), static_cast<int32_t>(n));
   if (!fw.HasScorePlugins()) need = 1;
@@ -273,7 +296,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     // The nodes ahead are fetched while this one is filtered, since the filters' first reads of
     // a node miss the cache: kAheadInfo ahead, the first cache lines of its NodeInfo (the node,
     // the pods, the resources); kAheadNode ahead, the api::Node, whose NodeInfo is in by then.
-    auto at = [&](size_t i) { return (*nodes)[start + i < n ? start + i : start + i - n]; };
+    auto at = [&](size_t i) { return nodes[start + i < n ? start + i : start + i - n]; };
     for (size_t i = lo; i < hi; ++i) {
       if (found.load(std::memory_order_relaxed) + k >= need) break;  // Enough, counting ours.
       if (i + kAheadInfo < hi) {
@@ -321,7 +344,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   }
   size_t processed = 0;
   for (size_t i = 0; i < begin; ++i) {
-    const NodeInfo* ni = (*nodes)[start + i < n ? start + i : start + i - n];
+    const NodeInfo* ni = nodes[start + i < n ? start + i : start + i - n];
     if (verdict[i] == kFeasible) {
       feasible->push_back(ni);
     } else if (verdict[i] == kFailed) {
@@ -339,7 +362,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     if (record != nullptr) record->filter.emplace_back(ni->name(), Status());
   }
   filter_cutoff_.Record(processed, filter_start, parallel, fw.concurrency());
-  next_start_node_index_ = (next_start_node_index_ + processed) % all.size();
+  next_start_node_index_ = (next_start_node_index_ + processed) % snapshot_.size();
   return Status();
 }
 
@@ -411,74 +434,75 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
   }
 }
 
-void Scheduler::RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
-                                QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
-                                const std::string& node, SteadyTime start, bool nominated) {
-  binding_goroutines_->Add(1);
-  Status s = fw.WaitOnPermit(*assumed);
-  if (s.ok()) s = fw.RunPreBindPlugins(*state, *assumed, node);
-  if (s.ok()) s = fw.RunBindPlugins(*state, *assumed, node);
-  if (!s.ok() && nominated) {
-    // The pod as the API server has it now, so that the failure clears the nomination.
-    auto pod = std::make_shared<api::Pod>(info.pod());
-    pod->status.nominated_node_name = node;
-    info.pod_info = PodInfo::Make(std::move(pod));
+void Scheduler::StartBindingCycle(BindingCycle cycle) {
+  if (!cycle.async) {
+    // std::function needs a copyable callable: BindingCycle holds the state by shared_ptr.
+    binding_.Run([this, cycle = std::move(cycle)]() mutable {
+      binding_goroutines_->Add(1);
+      framework::Framework& fw = *cycle.fw;
+      Status s = fw.WaitOnPermit(*cycle.assumed);
+      if (s.ok()) s = fw.RunPreBindPlugins(*cycle.state, *cycle.assumed, cycle.node);
+      if (s.ok()) s = fw.RunBindPlugins(*cycle.state, *cycle.assumed, cycle.node);
+      FinishBindingCycle(std::move(cycle), std::move(s));
+    });
+    return;
   }
-  FinishBindingCycle(fw, *state, std::move(info), assumed, node, start, std::move(s));
-}
-
-void Scheduler::StartAsyncBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
-                                       QueuedPodInfo info, std::shared_ptr<const api::Pod> assumed,
-                                       const std::string& node, SteadyTime start) {
   binding_goroutines_->Add(1);
   binding_.Begin();  // WaitForBindings waits for the answer too.
-  CycleState& st = *state;
-  const api::Pod& pod = *assumed;
-  auto answered = [this, &fw, state = std::move(state), info = std::move(info),
-                   assumed = std::move(assumed), node, start](Status s) mutable {
+  framework::Framework& fw = *cycle.fw;
+  CycleState& state = *cycle.state;
+  const api::Pod& pod = *cycle.assumed;
+  const std::string node = cycle.node;
+  auto answered = [this, cycle = std::move(cycle)](Status s) mutable {
     {  // What the cycle holds goes before End: the scheduler may go once it is called.
-      std::shared_ptr<CycleState> cycle_state = std::move(state);
-      std::shared_ptr<const api::Pod> pod = std::move(assumed);
-      if (s.ok() && !fw.HasPostBindPlugins()) {
-        FinishBindingCycle(fw, *cycle_state, std::move(info), pod, node, start, std::move(s));
+      BindingCycle finishing = std::move(cycle);
+      if (s.ok() && !finishing.fw->HasPostBindPlugins()) {
+        FinishBindingCycle(std::move(finishing), std::move(s));
       } else {
-        binding_.Run([this, &fw, cycle_state, info = std::move(info), pod, node, start,
-                      s = std::move(s)]() mutable {
-          FinishBindingCycle(fw, *cycle_state, std::move(info), pod, node, start, std::move(s));
+        binding_.Run([this, finishing = std::move(finishing), s = std::move(s)]() mutable {
+          FinishBindingCycle(std::move(finishing), std::move(s));
         });
       }
     }
     binding_.End();
   };
-  fw.RunBindPluginsAsync(st, pod, node, std::move(answered));
+  fw.RunBindPluginsAsync(state, pod, node, std::move(answered));
 }
 
-void Scheduler::FinishBindingCycle(framework::Framework& fw, CycleState& state, QueuedPodInfo info,
-                                   const std::shared_ptr<const api::Pod>& assumed,
-                                   const std::string& node, SteadyTime start, Status s) {
+void Scheduler::FinishBindingCycle(BindingCycle cycle, Status s) {
   absl::Cleanup done = [this] { binding_goroutines_->Add(-1); };
-  const std::string uid = assumed->metadata.uid;
+  framework::Framework& fw = *cycle.fw;
+  const api::Pod& assumed = *cycle.assumed;
+  const std::string& node = cycle.node;
+  const std::string uid = assumed.metadata.uid;
   if (s.IsSkip()) s = Status::Error("no bind plugin bound the pod");
   if (!s.ok()) {
-    fw.RunReservePluginsUnreserve(state, *assumed, node);
+    if (cycle.nominated) {
+      // The pod as the API server has it now, so that the failure clears the nomination.
+      auto pod = std::make_shared<api::Pod>(cycle.info.pod());
+      pod->status.nominated_node_name = node;
+      cycle.info.pod_info = PodInfo::Make(std::move(pod));
+    }
+    fw.RunReservePluginsUnreserve(*cycle.state, assumed, node);
     (void)cache_.ForgetPod(uid);
-    MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, assumed, nullptr, nullptr,
-            nullptr);
-    HandleFailureOnNode(std::move(info), s, node, nullptr, start);
+    MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, cycle.assumed, nullptr,
+            nullptr, nullptr);
+    HandleFailureOnNode(std::move(cycle.info), s, node, nullptr, cycle.start);
     return;
   }
   cache_.FinishBinding(uid, clock_->Now());
-  RecordAttempt(*assumed, "scheduled", start);
+  RecordAttempt(assumed, "scheduled", cycle.start);
+  const QueuedPodInfo& info = cycle.info;
   metrics_->pod_scheduling_attempts.With({})->Observe(info.attempts);
   metrics_->pod_scheduling_sli_duration
       .With({info.attempts >= 15 ? std::string("15+") : std::to_string(info.attempts)})
       ->Observe(absl::ToDoubleSeconds(clock_->Now() - info.initial_attempt_timestamp));
-  KLOG(2, "Successfully bound pod to node", {"pod", PodKey(*assumed)}, {"node", node});
+  KLOG(2, "Successfully bound pod to node", {"pod", PodKey(assumed)}, {"node", node});
   options_.writer->RecordEvent(
-      *assumed, "Normal", "Scheduled", "Binding",
-      fmt::format("Successfully assigned {}/{} to {}", assumed->metadata.namespace_,
-                  assumed->metadata.name, node));
-  fw.RunPostBindPlugins(state, *assumed, node);
+      assumed, "Normal", "Scheduled", "Binding",
+      fmt::format("Successfully assigned {}/{} to {}", assumed.metadata.namespace_,
+                  assumed.metadata.name, node));
+  fw.RunPostBindPlugins(*cycle.state, assumed, node);
   queue_->Done(uid);
 }
 

@@ -20,6 +20,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -181,11 +182,51 @@ class Scheduler : public ClusterEventSink {
   // The queue's observers, feeding scheduler_queue_incoming_pods_total and
   // scheduler_unschedulable_pods.
   queue::QueueOptions QueueObservers(queue::QueueOptions options);
+  // The binding cycle of one pod, as the scheduling cycle hands it over (upstream's
+  // assumedPodInfo and ScheduleResult). Copyable, for std::function.
+  struct BindingCycle {
+    framework::Framework* fw = nullptr;
+    std::shared_ptr<CycleState> state;
+    QueuedPodInfo info;
+    std::shared_ptr<const api::Pod> assumed;  // With spec.nodeName set to `node`.
+    std::string node;
+    SteadyTime start;
+    // The bind is sent from the scheduling thread and the cycle finishes where its answer
+    // arrives (fw->CanBindAsync, and Permit did not wait); otherwise the whole cycle runs on a
+    // binding thread.
+    bool async = false;
+    // The pod's nominatedNodeName was set to `node` for the cycle; a failure clears it.
+    bool nominated = false;
+  };
+
+  // --- The scheduling cycle (upstream's schedulingCycle and what it calls), on the scheduling
+  // thread.
+  // The node for the pod, then Assume, Reserve, Permit and PreBind's pre-flight. Returns the
+  // binding cycle to start, or nullopt once a failure is handled (the pod requeued, its event and
+  // condition written).
+  std::optional<BindingCycle> SchedulingCycle(framework::Framework& fw, QueuedPodInfo info,
+                                              SteadyTime start);
+  // Filters, scores and picks a node (upstream's schedulePod).
   Status SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                      ScheduleResult* result, FitError* fit_error, CycleRecord* record);
+  // PreFilter, then the nominated node, then the others (upstream's findNodesThatFitPod).
   Status FindNodesThatFitPod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                              std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis,
                              CycleRecord* record);
+  // Whether the node preemption nominated the pod to fits it; that node is likely the only one
+  // that does, so it is tried first (upstream's evaluateNominatedNode).
+  bool EvaluateNominatedNode(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                             std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis,
+                             CycleRecord* record);
+  // Filters `nodes` from the round-robin start until enough fit, in parallel waves (upstream's
+  // findNodesThatPassFilters).
+  Status FindNodesThatPassFilters(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                                  const std::vector<const NodeInfo*>& nodes,
+                                  std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis,
+                                  CycleRecord* record);
+  // PreScore and Score into score_table_ (upstream's prioritizeNodes).
+  Status PrioritizeNodes(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                         const std::vector<const NodeInfo*>& feasible, CycleRecord* record);
   std::string SelectHost(const framework::ScoreTable& scores);
   void HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
                      const std::optional<std::string>& nominated_node, CycleRecord* record,
@@ -195,22 +236,14 @@ class Scheduler : public ClusterEventSink {
   // clearNominatedNode.
   void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
                            CycleRecord* record, SteadyTime start);
-  // The binding cycle on a binding thread: waits on Permit, runs PreBind and Bind, and finishes.
-  // `nominated`: the pod's nominatedNodeName was set to `node` for it, and is cleared if it fails.
-  void RunBindingCycle(framework::Framework& fw, const std::shared_ptr<CycleState>& state,
-                       QueuedPodInfo info, const std::shared_ptr<const api::Pod>& assumed,
-                       const std::string& node, SteadyTime start, bool nominated);
-  // The binding cycle of a pod that did not wait on Permit, when fw.CanBindAsync(...): the bind is
-  // sent from the calling thread and the cycle finishes where its answer arrives, or on a binding
-  // thread when what is left may block (a failure's Unreserve, PostBind plugins).
-  void StartAsyncBindingCycle(framework::Framework& fw, std::shared_ptr<CycleState> state,
-                              QueuedPodInfo info, std::shared_ptr<const api::Pod> assumed,
-                              const std::string& node, SteadyTime start);
+  // --- The binding cycle (upstream's bindingCycle): Permit's wait, PreBind and Bind, then
+  // FinishBindingCycle. Where it runs is its strategy (BindingCycle::async): on a binding thread;
+  // or sent from the calling thread and finished where the answer arrives, or on a binding thread
+  // when what is left may block (a failure's Unreserve, PostBind plugins).
+  void StartBindingCycle(BindingCycle cycle);
   // What follows the bind, given its outcome `s`: the pod is bound (event, PostBind) or forgotten
   // and requeued.
-  void FinishBindingCycle(framework::Framework& fw, CycleState& state, QueuedPodInfo info,
-                          const std::shared_ptr<const api::Pod>& assumed, const std::string& node,
-                          SteadyTime start, Status s);
+  void FinishBindingCycle(BindingCycle cycle, Status s);
   // Sets (obj) or removes (old only) a storage object in `store` and moves the pods the change
   // may help: a `resource` event labelled "<kind>Add", "<kind>Update" or "<kind>Delete".
   template <typename T, typename Store>
