@@ -371,9 +371,7 @@ void ScheduleUntilStopped(const std::atomic<bool>& stopping, const std::atomic<b
   }
 }
 
-}  // namespace
-
-int RunScheduler(const RunFlags& flags, const Registry& registry) {
+void TuneMalloc() {
   // Blocks of 1 MiB and more (list responses and their parsers, megabytes each) get pages of their
   // own, given back on free. glibc's default raises this threshold to the largest block freed,
   // after which such blocks come from the heap and its fragments stay resident: measured on 10000
@@ -385,6 +383,37 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   // pods) 39.6 and 39.7 MiB with one instead of 40.0 and 41.7 with two. CPU per pod on
   // SchedulingBasic (1000 + 10000 pods) 0.18 ms with either.
   mallopt(M_ARENA_MAX, 1);
+}
+
+// Waits for the lease (upstream's leader election OnStartedLeading), keeps it renewed, and lists
+// the pods afresh before the new leader schedules. Returns at once if a signal came meanwhile.
+void Lead(client::LeaderElector& elector, client::ApiSource& informers, client::HttpClient& events,
+          const std::atomic<bool>& stopping, std::atomic<bool>& lost, metrics::Gauge* leading) {
+  if (!elector.Acquire([&] { return stopping.load(); })) return;
+  leading->Set(1);
+  // As kube-scheduler, a leader that lost its lease exits; its fence already keeps binds and
+  // evictions from going out, and its loop stops. Unlike kube-scheduler, which drops them, it
+  // first gives the events of what it did up to 15 s to reach the server (the chaos soak found
+  // Scheduled events lost so after a network cut).
+  elector.KeepRenewing([&lost, &events] {
+    KLOG_ERROR("Leaderelection lost");
+    lost = true;
+    (void)events.WaitIdle(absl::Seconds(15));
+    std::_Exit(1);
+  });
+  // Unlike kube-scheduler, a new leader lists the pods afresh before it schedules: a standby's
+  // watch may lag behind its predecessor's binds (a backoff after a fault, a slow link), and a
+  // node would then look emptier than it is (the chaos soak saw one overcommitted so).
+  while (!stopping && !lost && !informers.ResyncPods(absl::Seconds(30))) {
+    KLOG_WARNING("Pods not yet listed afresh since the lease was acquired; still waiting");
+  }
+  KLOG(2, "Pods listed afresh; scheduling");
+}
+
+}  // namespace
+
+int RunScheduler(const RunFlags& flags, const Registry& registry) {
+  TuneMalloc();
   // SIGTERM and SIGINT are taken by one thread (started below); every thread started from here on
   // inherits the blocked mask.
   ShutdownSignals signals;
@@ -464,26 +493,7 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   }
   if (!stopping) KLOG(2, "Caches are synced");
   if (elector != nullptr && !stopping) {
-    if (elector->Acquire([&] { return stopping.load(); })) {
-      leading->Set(1);
-      // As kube-scheduler, a leader that lost its lease exits; its fence already keeps binds
-      // and evictions from going out, and its loop stops. Unlike kube-scheduler, which drops
-      // them, it first gives the events of what it did up to 15 s to reach the server (the
-      // chaos soak found Scheduled events lost so after a network cut).
-      elector->KeepRenewing([&lost, &connections] {
-        KLOG_ERROR("Leaderelection lost");
-        lost = true;
-        (void)connections->events->WaitIdle(absl::Seconds(15));
-        std::_Exit(1);
-      });
-      // Unlike kube-scheduler, a new leader lists the pods afresh before it schedules: a standby's
-      // watch may lag behind its predecessor's binds (a backoff after a fault, a slow link), and
-      // a node would then look emptier than it is (the chaos soak saw one overcommitted so).
-      while (!stopping && !lost && !informers.ResyncPods(absl::Seconds(30))) {
-        KLOG_WARNING("Pods not yet listed afresh since the lease was acquired; still waiting");
-      }
-      KLOG(2, "Pods listed afresh; scheduling");
-    }
+    Lead(*elector, informers, *connections->events, stopping, lost, leading);
   }
 
   ScheduleUntilStopped(stopping, lost, s, writer);
