@@ -20,7 +20,7 @@
 
 namespace ksched {
 namespace internal {
-class SnapshotAccess;  // How the cluster cache fills snapshots (src/sdk), not for plugins.
+class SnapshotBuilder;  // How the cluster cache fills snapshots (src/sdk), not for plugins.
 }  // namespace internal
 
 // The values of one node label over a list of nodes: domain[i] indexes `values` for node i, or is
@@ -66,7 +66,7 @@ class Snapshot {
   int32_t IndexOf(const NodeInfo& node) const;
 
  private:
-  friend class internal::SnapshotAccess;
+  friend class internal::SnapshotBuilder;
 
   absl::flat_hash_map<std::string, std::shared_ptr<const NodeInfo>>
       infos_;  // Shared with the cache.

@@ -4,7 +4,7 @@
 
 #include "fmt/format.h"
 #include "ksched/strings.h"
-#include "src/sdk/snapshot_access.h"
+#include "src/sdk/snapshot_builder.h"
 
 namespace ksched::cache {
 
@@ -274,78 +274,36 @@ size_t Cache::AssumedPodCount() const {
 
 void Cache::UpdateSnapshot(Snapshot* snapshot) {
   absl::MutexLock lock(&mu_);
-  internal::SnapshotAccess::Parts snap_parts = internal::SnapshotAccess::Of(*snapshot);
-  bool affinity_changed = false;
-  bool labels_changed = false;
+  internal::SnapshotBuilder builder(*snapshot);
   for (const std::string& name : dirty_) {
     auto it = nodes_.find(name);
-    auto snap = snap_parts.infos.find(name);
-    bool had_affinity = snap != snap_parts.infos.end() &&
-                        (!snap->second->pods_with_affinity().empty() ||
-                         !snap->second->pods_with_required_anti_affinity().empty());
     if (it == nodes_.end() || it->second->node() == nullptr) {
-      if (snap != snap_parts.infos.end()) snap_parts.infos.erase(snap);
-      tree_changed_ = true;
-      affinity_changed |= had_affinity;
-      continue;
-    }
-    const NodeInfo& ni = *it->second;
-    affinity_changed |= had_affinity || !ni.pods_with_affinity().empty() ||
-                        !ni.pods_with_required_anti_affinity().empty();
-    if (snap == snap_parts.infos.end()) {
-      snap_parts.infos.emplace(name, it->second);
-      tree_changed_ = true;
-    } else if (snap->second != it->second) {
-      const api::Node* was = snap->second->node();
-      labels_changed |= was != ni.node() && (was == nullptr || ni.node() == nullptr ||
-                                             was->metadata.labels != ni.node()->metadata.labels);
-      // The new version takes the old one's place in the node list (rebuilt below if the tree
-      // changed; the affinity lists are, if either version is in them).
-      if (auto at = snap_parts.index.find(snap->second.get()); at != snap_parts.index.end()) {
-        const int32_t place = at->second;
-        snap_parts.index.erase(at);
-        snap_parts.list[place] = &ni;
-        snap_parts.index.emplace(&ni, place);
-      }
-      snap->second = it->second;
+      builder.Remove(name);
+    } else {
+      builder.Put(name, it->second);
     }
   }
   dirty_.clear();
-  if (tree_changed_ || labels_changed) internal::SnapshotAccess::ForgetLabelDomains(*snapshot);
-
-  if (tree_changed_) {
+  if (tree_changed_ || builder.membership_changed()) {
     // Zones interleaved: the first node of each zone, then the second of each, and so on.
-    snap_parts.list.clear();
+    std::vector<std::string_view> order;
     for (size_t i = 0;; ++i) {
       bool any = false;
       for (const auto& [zone, names] : tree_) {
         if (i >= names.size()) continue;
         any = true;
-        snap_parts.list.push_back(snap_parts.infos.at(names[i]).get());
+        order.push_back(names[i]);
       }
       if (!any) break;
     }
-    snap_parts.index.clear();
-    for (size_t i = 0; i < snap_parts.list.size(); ++i) {
-      snap_parts.index.emplace(snap_parts.list[i], static_cast<int32_t>(i));
-    }
+    builder.Order(order);
     tree_changed_ = false;
-    affinity_changed = true;
-  }
-  if (affinity_changed) {
-    snap_parts.affinity_list.clear();
-    snap_parts.anti_affinity_list.clear();
-    for (const NodeInfo* ni : snap_parts.list) {
-      if (!ni->pods_with_affinity().empty()) snap_parts.affinity_list.push_back(ni);
-      if (!ni->pods_with_required_anti_affinity().empty()) {
-        snap_parts.anti_affinity_list.push_back(ni);
-      }
-    }
   }
   if (images_changed_) {
-    snap_parts.image_nodes = image_nodes_;
+    builder.SetImageNodes(image_nodes_);
     images_changed_ = false;
   }
+  builder.Finish();
 }
 
 }  // namespace ksched::cache
