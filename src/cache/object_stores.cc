@@ -1,0 +1,32 @@
+#include "src/cache/object_stores.h"
+
+#include "fmt/format.h"
+
+namespace ksched::cache {
+
+std::vector<std::shared_ptr<const api::PersistentVolume>> StorageObjects::ListPersistentVolumes(
+    std::string_view storage_class) const {
+  std::vector<std::shared_ptr<const api::PersistentVolume>> out = pvs.ListAll();
+  std::erase_if(out, [&](const auto& pv) { return api::StorageClassOf(*pv) != storage_class; });
+  return out;
+}
+
+std::string StorageObjects::Unreadable(std::string_view kind, std::string_view key) const {
+  absl::MutexLock lock(&unreadable_mu_);
+  auto it = unreadable_.find(fmt::format("{}/{}", kind, key));
+  return it == unreadable_.end() ? "" : it->second;
+}
+
+void StorageObjects::SetUnreadable(std::string_view kind, std::string_view key,
+                                   std::string_view error) {
+  const std::string k = fmt::format("{}/{}", kind, key);
+  absl::MutexLock lock(&unreadable_mu_);
+  if (error.empty()) {
+    if (unreadable_.erase(k) == 0) return;
+  } else {
+    unreadable_[k] = error;
+  }
+  unreadable_changes_.fetch_add(1, std::memory_order_relaxed);
+}
+
+}  // namespace ksched::cache
