@@ -1,5 +1,6 @@
-// The scheduler's cache: every node with the pods bound or assumed on it, the incremental snapshot
-// each scheduling cycle works on, and the other objects plugins read (object_stores.h).
+// The scheduler's cache: every node with the pods bound or assumed on it, and the incremental
+// snapshot each scheduling cycle works on. The other objects plugins read are the informers'
+// stores (src/api/listers.h), which the scheduler owns beside it.
 //
 // A pod's life in the cache (upstream's backend/cache/interface.go):
 //
@@ -43,7 +44,6 @@
 #include "absl/time/time.h"
 #include "ksched/node_info.h"
 #include "ksched/snapshot.h"
-#include "src/cache/object_stores.h"
 
 namespace ksched::cache {
 
@@ -85,15 +85,6 @@ class Cache {
   // call with the same snapshot (the cache copies a shared NodeInfo before changing it, so a node
   // no pod came to or left is held once). Use one Snapshot per cache.
   void UpdateSnapshot(Snapshot* snapshot);
-
-  ObjectsByName<api::Namespace> namespaces;
-  ObjectsByName<api::PriorityClass> priority_classes;
-  ObjectsByNamespace<api::Service> services;
-  ObjectsByNamespace<api::ReplicationController> replication_controllers;
-  ObjectsByNamespace<api::ReplicaSet> replica_sets;
-  ObjectsByNamespace<api::StatefulSet> stateful_sets;
-  ObjectsByNamespace<api::PodDisruptionBudget> pod_disruption_budgets;
-  StorageObjects storage;
 
  private:
   struct PodState {

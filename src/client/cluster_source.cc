@@ -11,19 +11,22 @@
 namespace ksched::client {
 namespace {
 
-// The handlers of objects the scheduler keeps for plugins: the sink's `set` on add and update,
-// its `remove` on delete. An object that cannot be decoded is removed too, so that no plugin goes
-// on with a version it no longer has (a pod that needs it waits, as for a missing one); the sink
-// learns why (OnUnreadable, under `kind`, until the object decodes or goes), and it is logged
-// with its `kind` once for each new error, not at every event or relist.
+// The handlers of the objects the reflectors keep in the sink's listers. The reflector has already
+// written the store; `tell` (storage objects only) hands the change to the sink. An object that
+// cannot be decoded is removed too, so that no plugin goes on with a version it no longer has (a
+// pod that needs it waits, as for a missing one); the listers learn why (StorageLister::Unreadable,
+// under `kind`, until the object decodes or goes), and it is logged with its `kind` once for each
+// new error, not at every event or relist.
 template <typename T>
-ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s,
-                                   void (ClusterEventSink::*set)(std::shared_ptr<const T>),
-                                   void (ClusterEventSink::*remove)(const T&)) {
+using Tell = void (ClusterEventSink::*)(std::shared_ptr<const T>, std::shared_ptr<const T>);
+
+template <typename T>
+ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s, ObjectStore<T>& store,
+                                   Tell<T> tell = nullptr) {
   struct Unreadable {
-    Unreadable(std::string k, ClusterEventSink& s) : kind(std::move(k)), sink(s) {}
+    Unreadable(std::string k, StorageObjects& s) : kind(std::move(k)), storage(s) {}
     std::string kind;
-    ClusterEventSink& sink;
+    StorageObjects& storage;
     absl::Mutex mu;
     absl::flat_hash_map<std::string, std::string> errors ABSL_GUARDED_BY(mu);  // By key.
     std::atomic<size_t> count{0};  // errors.size(), read without the lock.
@@ -41,7 +44,7 @@ ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s,
         if (errors.erase(key) == 0) return;
         count.store(errors.size(), std::memory_order_relaxed);
       }
-      sink.OnUnreadable(kind, key, "");
+      storage.SetUnreadable(kind, key, "");
     }
     void Record(const T& obj, const absl::Status& st) {
       const std::string key = KeyOf(obj);
@@ -54,30 +57,41 @@ ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s,
         last = err;
       }
       KLOG_ERROR(fmt::format("Unable to decode {}", kind), {kind, key}, {"err", err});
-      sink.OnUnreadable(kind, key, err);
+      storage.SetUnreadable(kind, key, err);
     }
   };
-  auto u = std::make_shared<Unreadable>(std::move(kind), s);
+  auto u = std::make_shared<Unreadable>(std::move(kind), s.listers().storage);
+  auto told = [&s, tell](std::shared_ptr<const T> old, std::shared_ptr<const T> now) {
+    if (tell != nullptr) (s.*tell)(std::move(old), std::move(now));
+  };
   return {.on_add =
-              [&s, set, u](std::shared_ptr<const T> obj) {
+              [u, told](std::shared_ptr<const T> obj) {
                 u->Forget(*obj);
-                (s.*set)(std::move(obj));
+                told(nullptr, std::move(obj));
               },
           .on_update =
-              [&s, set, u](const std::shared_ptr<const T>&, std::shared_ptr<const T> obj) {
+              [u, told](std::shared_ptr<const T> old, std::shared_ptr<const T> obj) {
                 u->Forget(*obj);
-                (s.*set)(std::move(obj));
+                told(std::move(old), std::move(obj));
               },
           .on_delete =
-              [&s, remove, u](const std::shared_ptr<const T>& obj) {
+              [u, told](std::shared_ptr<const T> obj) {
                 u->Forget(*obj);
-                (s.*remove)(*obj);
+                told(std::move(obj), nullptr);
               },
           .on_decode_error =
-              [&s, remove, u](const T& obj, const absl::Status& st) {
+              [u, told, &store](const T& obj, const absl::Status& st) {
                 u->Record(obj, st);
-                (s.*remove)(obj);
+                if (std::shared_ptr<const T> old = store.Remove(obj)) told(std::move(old), nullptr);
               }};
+}
+
+// A reflector of `path` that keeps `store`, one of the sink's listers.
+template <typename T>
+Reflector<T> ListerReflector(HttpClient& http, ReflectorOptions options, std::string kind,
+                             ClusterEventSink& s, ObjectStore<T>& store, Tell<T> tell = nullptr) {
+  return Reflector<T>(http, std::move(options), StoreHandlers(std::move(kind), s, store, tell),
+                      &store);
 }
 
 }  // namespace
@@ -115,62 +129,44 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
                        fmt::format("failed to decode pod: {}", AsStd(st.message())));
                  }
                }}),
-      namespaces_(http, {.path = "/api/v1/namespaces"},
-                  StoreHandlers<api::Namespace>("namespace", s, &ClusterEventSink::OnNamespaceSet,
-                                                &ClusterEventSink::OnNamespaceDelete)),
-      priority_classes_(http,
-                        {.path = "/apis/scheduling.k8s.io/v1/priorityclasses", .optional = true},
-                        StoreHandlers<api::PriorityClass>(
-                            "priorityClass", s, &ClusterEventSink::OnPriorityClassSet,
-                            &ClusterEventSink::OnPriorityClassDelete)),
-      services_(http, {.path = "/api/v1/services"},
-                StoreHandlers<api::Service>("service", s, &ClusterEventSink::OnServiceSet,
-                                            &ClusterEventSink::OnServiceDelete)),
-      replication_controllers_(
-          http, {.path = "/api/v1/replicationcontrollers"},
-          StoreHandlers<api::ReplicationController>(
-              "replicationController", s, &ClusterEventSink::OnReplicationControllerSet,
-              &ClusterEventSink::OnReplicationControllerDelete)),
-      replica_sets_(
-          http, {.path = "/apis/apps/v1/replicasets"},
-          StoreHandlers<api::ReplicaSet>("replicaSet", s, &ClusterEventSink::OnReplicaSetSet,
-                                         &ClusterEventSink::OnReplicaSetDelete)),
-      stateful_sets_(
-          http, {.path = "/apis/apps/v1/statefulsets"},
-          StoreHandlers<api::StatefulSet>("statefulSet", s, &ClusterEventSink::OnStatefulSetSet,
-                                          &ClusterEventSink::OnStatefulSetDelete)),
+      namespaces_(ListerReflector(http, {.path = "/api/v1/namespaces"}, "namespace", s,
+                                  s.listers().namespaces)),
+      priority_classes_(ListerReflector(
+          http, {.path = "/apis/scheduling.k8s.io/v1/priorityclasses", .optional = true},
+          "priorityClass", s, s.listers().priority_classes)),
+      services_(
+          ListerReflector(http, {.path = "/api/v1/services"}, "service", s, s.listers().services)),
+      replication_controllers_(ListerReflector(http, {.path = "/api/v1/replicationcontrollers"},
+                                               "replicationController", s,
+                                               s.listers().replication_controllers)),
+      replica_sets_(ListerReflector(http, {.path = "/apis/apps/v1/replicasets"}, "replicaSet", s,
+                                    s.listers().replica_sets)),
+      stateful_sets_(ListerReflector(http, {.path = "/apis/apps/v1/statefulsets"}, "statefulSet", s,
+                                     s.listers().stateful_sets)),
       pod_disruption_budgets_(
-          http, {.path = "/apis/policy/v1/poddisruptionbudgets"},
-          StoreHandlers<api::PodDisruptionBudget>("podDisruptionBudget", s,
-                                                  &ClusterEventSink::OnPodDisruptionBudgetSet,
-                                                  &ClusterEventSink::OnPodDisruptionBudgetDelete)),
-      pvs_(http, {.path = "/api/v1/persistentvolumes"},
-           StoreHandlers<api::PersistentVolume>("persistentVolume", s,
-                                                &ClusterEventSink::OnPersistentVolumeSet,
-                                                &ClusterEventSink::OnPersistentVolumeDelete)),
-      pvcs_(http, {.path = "/api/v1/persistentvolumeclaims"},
-            StoreHandlers<api::PersistentVolumeClaim>(
-                "persistentVolumeClaim", s, &ClusterEventSink::OnPersistentVolumeClaimSet,
-                &ClusterEventSink::OnPersistentVolumeClaimDelete)),
-      storage_classes_(
-          http, {.path = "/apis/storage.k8s.io/v1/storageclasses"},
-          StoreHandlers<api::StorageClass>("storageClass", s, &ClusterEventSink::OnStorageClassSet,
-                                           &ClusterEventSink::OnStorageClassDelete)),
-      csi_nodes_(http, {.path = "/apis/storage.k8s.io/v1/csinodes"},
-                 StoreHandlers<api::CSINode>("csiNode", s, &ClusterEventSink::OnCSINodeSet,
-                                             &ClusterEventSink::OnCSINodeDelete)),
-      csi_drivers_(http, {.path = "/apis/storage.k8s.io/v1/csidrivers"},
-                   StoreHandlers<api::CSIDriver>("csiDriver", s, &ClusterEventSink::OnCSIDriverSet,
-                                                 &ClusterEventSink::OnCSIDriverDelete)),
+          ListerReflector(http, {.path = "/apis/policy/v1/poddisruptionbudgets"},
+                          "podDisruptionBudget", s, s.listers().pod_disruption_budgets)),
+      pvs_(ListerReflector(http, {.path = "/api/v1/persistentvolumes"}, "persistentVolume", s,
+                           s.listers().storage.pvs, &ClusterEventSink::OnPersistentVolumeChange)),
+      pvcs_(ListerReflector(http, {.path = "/api/v1/persistentvolumeclaims"},
+                            "persistentVolumeClaim", s, s.listers().storage.pvcs,
+                            &ClusterEventSink::OnPersistentVolumeClaimChange)),
+      storage_classes_(ListerReflector(http, {.path = "/apis/storage.k8s.io/v1/storageclasses"},
+                                       "storageClass", s, s.listers().storage.storage_classes,
+                                       &ClusterEventSink::OnStorageClassChange)),
+      csi_nodes_(ListerReflector(http, {.path = "/apis/storage.k8s.io/v1/csinodes"}, "csiNode", s,
+                                 s.listers().storage.csi_nodes,
+                                 &ClusterEventSink::OnCSINodeChange)),
+      csi_drivers_(ListerReflector(http, {.path = "/apis/storage.k8s.io/v1/csidrivers"},
+                                   "csiDriver", s, s.listers().storage.csi_drivers,
+                                   &ClusterEventSink::OnCSIDriverChange)),
       csi_storage_capacities_(
-          http, {.path = "/apis/storage.k8s.io/v1/csistoragecapacities"},
-          StoreHandlers<api::CSIStorageCapacity>("csiStorageCapacity", s,
-                                                 &ClusterEventSink::OnCSIStorageCapacitySet,
-                                                 &ClusterEventSink::OnCSIStorageCapacityDelete)),
-      volume_attachments_(http, {.path = "/apis/storage.k8s.io/v1/volumeattachments"},
-                          StoreHandlers<api::VolumeAttachment>(
-                              "volumeAttachment", s, &ClusterEventSink::OnVolumeAttachmentSet,
-                              &ClusterEventSink::OnVolumeAttachmentDelete)) {}
+          ListerReflector(http, {.path = "/apis/storage.k8s.io/v1/csistoragecapacities"},
+                          "csiStorageCapacity", s, s.listers().storage.csi_storage_capacities,
+                          &ClusterEventSink::OnCSIStorageCapacityChange)),
+      volume_attachments_(ListerReflector(
+          http, {.path = "/apis/storage.k8s.io/v1/volumeattachments"}, "volumeAttachment", s,
+          s.listers().storage.volume_attachments, &ClusterEventSink::OnVolumeAttachmentChange)) {}
 
 void ApiSource::Start() {
   std::apply([](auto&... r) { (r.Start(), ...); }, Reflectors());

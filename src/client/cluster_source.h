@@ -1,13 +1,14 @@
 // ApiSource: feeds a ClusterEventSink (the scheduler) from a real cluster, as kube-scheduler's
 // informers do for its event handlers. Terminal pods are not
 // watched at all (field selector status.phase!=Succeeded,status.phase!=Failed, as upstream).
-// Namespaces, PriorityClasses, Services, ReplicationControllers, ReplicaSets, StatefulSets and
-// PodDisruptionBudgets are kept for plugins (Handle::GetNamespace, ListServices, ...), as
-// kube-scheduler's informers keep them for PodTopologySpread and preemption. Like kube-scheduler
-// (WaitForCacheSync on every informer it started), ksched is not ready until all have synced.
-// PriorityClasses are optional: system:kube-scheduler may not list them (kube-scheduler does not
-// watch them, since admission has already set each pod's priority), so a 403 is logged once and
-// ksched goes on without them, trying again with backoff.
+// Namespaces, PriorityClasses, Services, ReplicationControllers, ReplicaSets, StatefulSets,
+// PodDisruptionBudgets and the storage objects are kept for plugins (Handle::GetNamespace,
+// ListServices, storage, ...), as kube-scheduler's informers keep them for PodTopologySpread,
+// preemption and the volume plugins: their reflectors' copies are the sink's listers. Like
+// kube-scheduler (WaitForCacheSync on every informer it started), ksched is not ready until all
+// have synced. PriorityClasses are optional: system:kube-scheduler may not list them
+// (kube-scheduler does not watch them, since admission has already set each pod's priority), so a
+// 403 is logged once and ksched goes on without them, trying again with backoff.
 //
 //   ApiSource source(http, sink, writer);
 //   source.Start();

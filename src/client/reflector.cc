@@ -2,6 +2,7 @@
 
 #include <deque>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
 #include "fmt/format.h"
 #include "ksched/strings.h"
@@ -159,14 +160,18 @@ struct Reflector<T>::Impl {
   ReflectorHandlers<T> handlers;
   std::shared_ptr<StreamState> state = std::make_shared<StreamState>();
   std::thread thread;
-  // Owned by the thread.
-  absl::flat_hash_map<std::string, std::shared_ptr<const T>> store;
+  std::unique_ptr<ObjectStore<T>> own_store;  // When the constructor was given none.
+  ObjectStore<T>& store;                      // Written by the thread alone.
   std::string resource_version;
   simdjson::dom::parser parser;  // For watch events and list items, which are small.
   absl::BitGen rng;
 
-  Impl(HttpClient& h, ReflectorOptions o, ReflectorHandlers<T> hs)
-      : http(h), options(std::move(o)), handlers(std::move(hs)) {}
+  Impl(HttpClient& h, ReflectorOptions o, ReflectorHandlers<T> hs, ObjectStore<T>* s)
+      : http(h),
+        options(std::move(o)),
+        handlers(std::move(hs)),
+        own_store(s ? nullptr : std::make_unique<ObjectStore<T>>()),
+        store(s ? *s : *own_store) {}
 
   // A list is served from the API server's watch cache (resourceVersion=0), as client-go's first
   // list is, unless `consistent`: then from etcd, as it is now.
@@ -194,22 +199,20 @@ struct Reflector<T>::Impl {
   }
 
   void Apply(std::string_view type, std::shared_ptr<const T> obj) {
-    std::string key = KeyOf(obj->metadata);
-    auto it = store.find(key);
+    std::shared_ptr<const T> old = store.GetLike(*obj);
     if (type == "DELETED") {
-      if (it == store.end()) return;
-      store.erase(it);
+      if (old == nullptr) return;
+      store.Remove(*obj);
       if (handlers.on_delete) handlers.on_delete(std::move(obj));
       return;
     }
-    if (it == store.end()) {
-      store.emplace(key, obj);
+    if (old == nullptr) {
+      store.Set(obj);
       if (handlers.on_add) handlers.on_add(std::move(obj));
       return;
     }
-    std::shared_ptr<const T> old = it->second;
     if (old->metadata.resource_version == obj->metadata.resource_version) return;
-    it->second = obj;
+    store.Set(obj);
     if (old->metadata.uid != obj->metadata.uid) {  // Deleted and made again under the same name.
       if (handlers.on_delete) handlers.on_delete(std::move(old));
       if (handlers.on_add) handlers.on_add(std::move(obj));
@@ -229,12 +232,12 @@ struct Reflector<T>::Impl {
     }
     HttpResponse r = http.Call({.path = Query(false, consistent), .timeout = absl::Minutes(1)});
     if (!r.ok()) return r.ToStatus();
-    absl::flat_hash_map<std::string, bool> seen;
+    absl::flat_hash_set<std::string> seen;
     absl::StatusOr<std::string> version =
         ForEachListItem(&r.body, parser, [&](simdjson::dom::element e) {
           std::shared_ptr<const T> obj = Decode(e);
           if (obj == nullptr) return;
-          seen[KeyOf(obj->metadata)] = true;
+          seen.insert(KeyOf(obj->metadata));
           Apply("ADDED", std::move(obj));
         });
     if (!version.ok()) {
@@ -242,8 +245,8 @@ struct Reflector<T>::Impl {
           fmt::format("{}: {}", options.path, AsStd(version.status().message())));
     }
     std::vector<std::shared_ptr<const T>> gone;
-    for (const auto& [key, obj] : store) {
-      if (!seen.contains(key)) gone.push_back(obj);
+    for (auto& obj : store.ListAll()) {
+      if (!seen.contains(KeyOf(obj->metadata))) gone.push_back(std::move(obj));
     }
     for (auto& obj : gone) Apply("DELETED", std::move(obj));
     resource_version = std::move(*version);
@@ -456,8 +459,9 @@ struct Reflector<T>::Impl {
 };
 
 template <typename T>
-Reflector<T>::Reflector(HttpClient& http, ReflectorOptions options, ReflectorHandlers<T> handlers)
-    : impl_(std::make_unique<Impl>(http, std::move(options), std::move(handlers))) {}
+Reflector<T>::Reflector(HttpClient& http, ReflectorOptions options, ReflectorHandlers<T> handlers,
+                        ObjectStore<T>* store)
+    : impl_(std::make_unique<Impl>(http, std::move(options), std::move(handlers), store)) {}
 
 template <typename T>
 Reflector<T>::~Reflector() {

@@ -1,5 +1,6 @@
 // Reflector: keeps a local copy of one kind of API object (pods, nodes, ...) in step with the API
-// server, as client-go's reflector and informer do, and tells handlers of every change.
+// server, as client-go's reflector and informer do, and tells handlers of every change. The copy is
+// an ObjectStore (src/api/listers.h): its own, or one the scheduler's plugins read (a lister).
 //
 // It lists, then watches from the list's resourceVersion with bookmarks. When the watch ends it
 // watches again from the last resourceVersion it saw; when that version has expired (410 Gone) it
@@ -9,9 +10,12 @@
 //
 //   Reflector<api::Pod> pods(http, {.path = "/api/v1/pods"}, handlers);
 //   pods.Start();
+//   Reflector<api::Service> services(http, {.path = "/api/v1/services"}, {}, &listers.services);
 //   pods.WaitForSync(absl::Seconds(30));
 //
-// Thread safety: handlers run on the reflector's own thread, one at a time, in the server's order.
+// Thread safety: handlers run on the reflector's own thread, one at a time, in the server's order,
+// after the change is in the store. Only that thread writes the store, and its handlers may: an
+// object they remove is, to the reflector, no longer there.
 // Start/Stop/WaitForSync may be called from any thread.
 #pragma once
 
@@ -20,11 +24,11 @@
 #include <string>
 #include <thread>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ksched/api/objects.h"
+#include "src/api/listers.h"
 #include "src/client/http.h"
 
 namespace ksched::client {
@@ -64,7 +68,9 @@ struct ReflectorHandlers {
 template <typename T>
 class Reflector {
  public:
-  Reflector(HttpClient& http, ReflectorOptions options, ReflectorHandlers<T> handlers);
+  // `store`: the copy to keep, which must outlive the reflector; nullptr: one of its own.
+  Reflector(HttpClient& http, ReflectorOptions options, ReflectorHandlers<T> handlers,
+            ObjectStore<T>* store = nullptr);
   Reflector(const Reflector&) = delete;
   Reflector& operator=(const Reflector&) = delete;
   ~Reflector();  // Stops.

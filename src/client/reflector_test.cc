@@ -208,10 +208,11 @@ bool WaitFor(const std::function<bool()>& done) {
 }
 
 // A pod reflector on the fake server, started, and what its handlers saw.
+// With `store`, the reflector keeps its copy there.
 struct PodReflector {
-  explicit PodReflector(const FakeApiServer& server)
+  explicit PodReflector(const FakeApiServer& server, ObjectStore<api::Pod>* store = nullptr)
       : http(HttpClient::Create({.server = server.url()}).value()),
-        reflector(*http, {.path = "/api/v1/pods"}, rec.Handlers()) {
+        reflector(*http, {.path = "/api/v1/pods"}, rec.Handlers(), store) {
     reflector.Start();
   }
   std::unique_ptr<HttpClient> http;
@@ -226,7 +227,8 @@ TEST(ReflectorTest, WatchesFromTheListAndRelistsOnGoneWithOnlyTheDifferences) {
                   Event("ERROR", R"({"kind":"Status","code":410,"reason":"Expired"})"));
   // After the relist: b is gone, d is new, a and c are unchanged and must not be handed on again.
   server.AddList(List("20", {PodJson("a", "11"), PodJson("c", "12"), PodJson("d", "13")}));
-  PodReflector pods(server);
+  ObjectStore<api::Pod> store;  // As the scheduler's listers are given to reflectors.
+  PodReflector pods(server, &store);
   Recorder& rec = pods.rec;
   Reflector<api::Pod>& reflector = pods.reflector;
   ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
@@ -236,6 +238,12 @@ TEST(ReflectorTest, WatchesFromTheListAndRelistsOnGoneWithOnlyTheDifferences) {
   reflector.Stop();
   EXPECT_EQ(rec.Seen(), want);
   EXPECT_EQ(server.watch_versions(), (std::vector<std::string>{"10", "20"}));
+  // The copy is the store given, as the server has it now.
+  std::vector<std::string> copy;
+  for (const auto& p : store.ListAll()) {
+    copy.push_back(p->metadata.name + "@" + p->metadata.resource_version);
+  }
+  EXPECT_EQ(copy, (std::vector<std::string>{"a@11", "c@12", "d@13"}));
 }
 
 TEST(ReflectorTest, AWatchThatEndsIsResumedFromTheLastVersionSeen) {

@@ -34,6 +34,7 @@
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
 #include "oneapi/tbb/task_arena.h"
+#include "src/api/listers.h"
 #include "src/base/clock.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
@@ -67,7 +68,8 @@ class Framework : public Handle {
     int parallelism = 16;
     int32_t global_percentage_of_nodes_to_score = 0;
     metrics::SchedulerMetrics* metrics = nullptr;  // nullptr: nothing is recorded.
-    const cache::Cache* cache = nullptr;           // For GetNamespace/GetPriorityClass.
+    const cache::Cache* cache = nullptr;           // For GetAssignedPod.
+    const Listers* listers = nullptr;              // For GetNamespace, ..., storage.
     const Clock* clock = nullptr;                  // Times Permit waits; nullptr: the real clock.
     const Nominator* nominator = nullptr;          // nullptr: no pod is ever nominated.
     // RunAsync and Activate; nullptr: RunAsync runs at once, Activate does nothing.
@@ -163,27 +165,27 @@ class Framework : public Handle {
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) override;
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
   std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
-    return deps_.cache ? deps_.cache->namespaces.Get(name) : nullptr;
+    return deps_.listers ? deps_.listers->namespaces.Get(name) : nullptr;
   }
   std::shared_ptr<const api::PriorityClass> GetPriorityClass(std::string_view name) const override {
-    return deps_.cache ? deps_.cache->priority_classes.Get(name) : nullptr;
+    return deps_.listers ? deps_.listers->priority_classes.Get(name) : nullptr;
   }
   std::vector<std::shared_ptr<const api::Service>> ListServices(
       std::string_view ns) const override {
-    if (!deps_.cache) return {};
-    return deps_.cache->services.List(ns);
+    if (!deps_.listers) return {};
+    return deps_.listers->services.List(ns);
   }
   std::shared_ptr<const api::ReplicationController> GetReplicationController(
       std::string_view ns, std::string_view name) const override {
-    return deps_.cache ? deps_.cache->replication_controllers.Get(ns, name) : nullptr;
+    return deps_.listers ? deps_.listers->replication_controllers.Get(ns, name) : nullptr;
   }
   std::shared_ptr<const api::ReplicaSet> GetReplicaSet(std::string_view ns,
                                                        std::string_view name) const override {
-    return deps_.cache ? deps_.cache->replica_sets.Get(ns, name) : nullptr;
+    return deps_.listers ? deps_.listers->replica_sets.Get(ns, name) : nullptr;
   }
   std::shared_ptr<const api::StatefulSet> GetStatefulSet(std::string_view ns,
                                                          std::string_view name) const override {
-    return deps_.cache ? deps_.cache->stateful_sets.Get(ns, name) : nullptr;
+    return deps_.listers ? deps_.listers->stateful_sets.Get(ns, name) : nullptr;
   }
   std::shared_ptr<const api::Pod> GetAssignedPod(std::string_view uid) const override {
     return deps_.cache ? deps_.cache->GetPod(uid) : nullptr;
@@ -225,12 +227,12 @@ class Framework : public Handle {
   }
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
       const override {
-    if (!deps_.cache) return {};
-    return deps_.cache->pod_disruption_budgets.ListAll();
+    if (!deps_.listers) return {};
+    return deps_.listers->pod_disruption_budgets.ListAll();
   }
   const StorageLister& storage() const override {
-    static const cache::StorageObjects kNone;
-    return deps_.cache ? deps_.cache->storage : kNone;
+    static const StorageObjects kNone;
+    return deps_.listers ? deps_.listers->storage : kNone;
   }
   PluginMetrics& metrics() override { return plugin_metrics_; }
 

@@ -57,43 +57,33 @@ void Scheduler::MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_
                                          .new_node = std::move(node)});
 }
 
-template <typename T, typename Store>
-void Scheduler::StorageEvent(Store& store, std::shared_ptr<const T> obj, const T* removed,
+template <typename T>
+void Scheduler::StorageEvent(std::shared_ptr<const T> old, std::shared_ptr<const T> now,
                              EventResource resource, std::string_view kind,
                              ObjectChange<T> StorageChange::*member) {
-  std::shared_ptr<const T> old = store.GetLike(obj ? *obj : *removed);
-  if (obj) {
-    store.Set(obj);
-  } else {
-    store.Remove(*removed);
-    if (!old) return;
-  }
-  uint32_t action = !obj ? kDelete : old ? kUpdate : kAdd;
-  std::string_view verb = !obj ? "Delete" : old ? "Update" : "Add";
+  if (!old && !now) return;
+  uint32_t action = !now ? kDelete : old ? kUpdate : kAdd;
+  std::string_view verb = !now ? "Delete" : old ? "Update" : "Add";
   queue::QueuedEvent event{.event = {resource, action, fmt::format("{}{}", kind, verb)}};
-  event.storage.*member = {old.get(), obj.get()};
+  event.storage.*member = {old.get(), now.get()};
   event.old_object = std::move(old);
-  event.new_object = std::move(obj);
+  event.new_object = std::move(now);
   queue_->MoveAllToActiveOrBackoffQueue(std::move(event));
 }
 
-#define KSCHED_STORAGE_HANDLERS(Kind, Type, store, member)                                       \
-  void Scheduler::On##Kind##Set(std::shared_ptr<const api::Type> o) {                            \
-    StorageEvent<api::Type>(cache_.storage.store, std::move(o), nullptr, EventResource::k##Kind, \
-                            #Kind, &StorageChange::member);                                      \
-  }                                                                                              \
-  void Scheduler::On##Kind##Delete(const api::Type& o) {                                         \
-    StorageEvent<api::Type>(cache_.storage.store, nullptr, &o, EventResource::k##Kind, #Kind,    \
-                            &StorageChange::member);                                             \
+#define KSCHED_STORAGE_HANDLERS(Kind, member)                                              \
+  void Scheduler::On##Kind##Change(std::shared_ptr<const api::Kind> old,                   \
+                                   std::shared_ptr<const api::Kind> now) {                 \
+    StorageEvent<api::Kind>(std::move(old), std::move(now), EventResource::k##Kind, #Kind, \
+                            &StorageChange::member);                                       \
   }
-KSCHED_STORAGE_HANDLERS(PersistentVolume, PersistentVolume, pvs, pv)
-KSCHED_STORAGE_HANDLERS(PersistentVolumeClaim, PersistentVolumeClaim, pvcs, pvc)
-KSCHED_STORAGE_HANDLERS(StorageClass, StorageClass, storage_classes, storage_class)
-KSCHED_STORAGE_HANDLERS(CSINode, CSINode, csi_nodes, csi_node)
-KSCHED_STORAGE_HANDLERS(CSIDriver, CSIDriver, csi_drivers, csi_driver)
-KSCHED_STORAGE_HANDLERS(CSIStorageCapacity, CSIStorageCapacity, csi_storage_capacities,
-                        csi_storage_capacity)
-KSCHED_STORAGE_HANDLERS(VolumeAttachment, VolumeAttachment, volume_attachments, volume_attachment)
+KSCHED_STORAGE_HANDLERS(PersistentVolume, pv)
+KSCHED_STORAGE_HANDLERS(PersistentVolumeClaim, pvc)
+KSCHED_STORAGE_HANDLERS(StorageClass, storage_class)
+KSCHED_STORAGE_HANDLERS(CSINode, csi_node)
+KSCHED_STORAGE_HANDLERS(CSIDriver, csi_driver)
+KSCHED_STORAGE_HANDLERS(CSIStorageCapacity, csi_storage_capacity)
+KSCHED_STORAGE_HANDLERS(VolumeAttachment, volume_attachment)
 #undef KSCHED_STORAGE_HANDLERS
 
 void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {

@@ -62,6 +62,7 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
          .global_percentage_of_nodes_to_score = cfg.percentage_of_nodes_to_score,
          .metrics = s->metrics_.get(),
          .cache = &s->cache_,
+         .listers = &s->listers_,
          .clock = s->clock_,
          .nominator = &s->nominator_,
          .run_async =

@@ -93,65 +93,24 @@ class Scheduler : public ClusterEventSink {
   void OnNodeUpdate(const std::shared_ptr<const api::Node>& old_node,
                     const std::shared_ptr<const api::Node>& node) override;
   void OnNodeDelete(const std::shared_ptr<const api::Node>& node) override;
-  // Namespaces, for plugins (Handle::GetNamespace).
-  void OnNamespaceSet(std::shared_ptr<const api::Namespace> ns) override {
-    cache_.namespaces.Set(std::move(ns));
-  }
-  void OnNamespaceDelete(const api::Namespace& ns) override {
-    cache_.namespaces.Remove(ns.metadata.name);
-  }
-  // PriorityClasses, for plugins (Handle::GetPriorityClass).
-  void OnPriorityClassSet(std::shared_ptr<const api::PriorityClass> pc) override {
-    cache_.priority_classes.Set(std::move(pc));
-  }
-  void OnPriorityClassDelete(const api::PriorityClass& pc) override {
-    cache_.priority_classes.Remove(pc.metadata.name);
-  }
-  // The objects plugins look up by namespace and name (PodTopologySpread's default constraints,
-  // preemption's PodDisruptionBudgets). No plugin registers events for them, as upstream.
-  void OnServiceSet(std::shared_ptr<const api::Service> o) override {
-    cache_.services.Set(std::move(o));
-  }
-  void OnServiceDelete(const api::Service& o) override { cache_.services.Remove(o); }
-  void OnReplicationControllerSet(std::shared_ptr<const api::ReplicationController> o) override {
-    cache_.replication_controllers.Set(std::move(o));
-  }
-  void OnReplicationControllerDelete(const api::ReplicationController& o) override {
-    cache_.replication_controllers.Remove(o);
-  }
-  void OnReplicaSetSet(std::shared_ptr<const api::ReplicaSet> o) override {
-    cache_.replica_sets.Set(std::move(o));
-  }
-  void OnReplicaSetDelete(const api::ReplicaSet& o) override { cache_.replica_sets.Remove(o); }
-  void OnStatefulSetSet(std::shared_ptr<const api::StatefulSet> o) override {
-    cache_.stateful_sets.Set(std::move(o));
-  }
-  void OnStatefulSetDelete(const api::StatefulSet& o) override { cache_.stateful_sets.Remove(o); }
-  void OnPodDisruptionBudgetSet(std::shared_ptr<const api::PodDisruptionBudget> o) override {
-    cache_.pod_disruption_budgets.Set(std::move(o));
-  }
-  void OnPodDisruptionBudgetDelete(const api::PodDisruptionBudget& o) override {
-    cache_.pod_disruption_budgets.Remove(o);
-  }
-  // The storage objects, for the volume plugins (Handle::storage); each change moves the pods
-  // whose plugins registered for it.
-  void OnPersistentVolumeSet(std::shared_ptr<const api::PersistentVolume> o) override;
-  void OnPersistentVolumeDelete(const api::PersistentVolume& o) override;
-  void OnPersistentVolumeClaimSet(std::shared_ptr<const api::PersistentVolumeClaim> o) override;
-  void OnPersistentVolumeClaimDelete(const api::PersistentVolumeClaim& o) override;
-  void OnStorageClassSet(std::shared_ptr<const api::StorageClass> o) override;
-  void OnStorageClassDelete(const api::StorageClass& o) override;
-  void OnCSINodeSet(std::shared_ptr<const api::CSINode> o) override;
-  void OnCSINodeDelete(const api::CSINode& o) override;
-  void OnCSIDriverSet(std::shared_ptr<const api::CSIDriver> o) override;
-  void OnCSIDriverDelete(const api::CSIDriver& o) override;
-  void OnCSIStorageCapacitySet(std::shared_ptr<const api::CSIStorageCapacity> o) override;
-  void OnCSIStorageCapacityDelete(const api::CSIStorageCapacity& o) override;
-  void OnVolumeAttachmentSet(std::shared_ptr<const api::VolumeAttachment> o) override;
-  void OnVolumeAttachmentDelete(const api::VolumeAttachment& o) override;
-  void OnUnreadable(std::string_view kind, std::string_view key, std::string_view error) override {
-    cache_.storage.SetUnreadable(kind, key, error);
-  }
+  // The stores plugins read (Handle::GetNamespace, ListServices, ..., storage).
+  Listers& listers() override { return listers_; }
+  // A storage object changed: moves the pods whose plugins registered for it.
+  void OnPersistentVolumeChange(std::shared_ptr<const api::PersistentVolume> old,
+                                std::shared_ptr<const api::PersistentVolume> now) override;
+  void OnPersistentVolumeClaimChange(
+      std::shared_ptr<const api::PersistentVolumeClaim> old,
+      std::shared_ptr<const api::PersistentVolumeClaim> now) override;
+  void OnStorageClassChange(std::shared_ptr<const api::StorageClass> old,
+                            std::shared_ptr<const api::StorageClass> now) override;
+  void OnCSINodeChange(std::shared_ptr<const api::CSINode> old,
+                       std::shared_ptr<const api::CSINode> now) override;
+  void OnCSIDriverChange(std::shared_ptr<const api::CSIDriver> old,
+                         std::shared_ptr<const api::CSIDriver> now) override;
+  void OnCSIStorageCapacityChange(std::shared_ptr<const api::CSIStorageCapacity> old,
+                                  std::shared_ptr<const api::CSIStorageCapacity> now) override;
+  void OnVolumeAttachmentChange(std::shared_ptr<const api::VolumeAttachment> old,
+                                std::shared_ptr<const api::VolumeAttachment> now) override;
   // Whether a profile serves this schedulerName.
   bool IsResponsibleFor(const api::Pod& pod) const override;
 
@@ -244,10 +203,10 @@ class Scheduler : public ClusterEventSink {
   // What follows the bind, given its outcome `s`: the pod is bound (event, PostBind) or forgotten
   // and requeued.
   void FinishBindingCycle(BindingCycle cycle, Status s);
-  // Sets (obj) or removes (old only) a storage object in `store` and moves the pods the change
-  // may help: a `resource` event labelled "<kind>Add", "<kind>Update" or "<kind>Delete".
-  template <typename T, typename Store>
-  void StorageEvent(Store& store, std::shared_ptr<const T> obj, const T* removed,
+  // Moves the pods a storage object's change from `old` to `now` may help: a `resource` event
+  // labelled "<kind>Add", "<kind>Update" or "<kind>Delete".
+  template <typename T>
+  void StorageEvent(std::shared_ptr<const T> old, std::shared_ptr<const T> now,
                     EventResource resource, std::string_view kind,
                     ObjectChange<T> StorageChange::*member);
   void MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_pod,
@@ -263,6 +222,7 @@ class Scheduler : public ClusterEventSink {
   RealClock real_clock_;
   const Clock* clock_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> frameworks_;
+  Listers listers_;  // Before the frameworks, whose plugins read them.
   cache::Cache cache_;
   framework::Nominator nominator_;  // Pods that preemption nominated to a node.
   std::unique_ptr<queue::SchedulingQueue> queue_;

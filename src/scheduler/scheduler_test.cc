@@ -230,12 +230,13 @@ TEST_F(SchedulerTest, AMissingClaimKeepsThePodPendingUntilTheClaimAppears) {
   pv->node_affinity =
       api::NodeSelector{{{.match_expressions = {{"kubernetes.io/hostname", "In", {"n2"}}}}}};
   pv->phase = "Bound";
-  s_->OnPersistentVolumeSet(pv);
+  SetStorageObject(*s_, s_->listers().storage.pvs, pv, &ClusterEventSink::OnPersistentVolumeChange);
   auto pvc = std::make_shared<api::PersistentVolumeClaim>();
   pvc->metadata = {
       .name = "data", .namespace_ = "default", .annotations = {{api::kAnnBindCompleted, "yes"}}};
   pvc->volume_name = "pv-1";
-  s_->OnPersistentVolumeClaimSet(pvc);
+  SetStorageObject(*s_, s_->listers().storage.pvcs, pvc,
+                   &ClusterEventSink::OnPersistentVolumeClaimChange);
   clock_.Advance(absl::Seconds(10));  // Past its backoff.
   Drain();
   EXPECT_EQ(writer_.binds.at("default/db"), "n2");
@@ -512,7 +513,7 @@ class GoldNamespacesOnly : public FilterPlugin {
 TEST_F(SchedulerTest, PluginsReadNamespacesThroughTheHandle) {
   BuildWithPlugin("GoldNamespacesOnly",
                   [](Handle& h) { return std::make_unique<GoldNamespacesOnly>(h); });
-  s_->OnNamespaceSet(std::make_shared<api::Namespace>(
+  s_->listers().namespaces.Set(std::make_shared<api::Namespace>(
       api::Namespace{.metadata = {.name = "team-a", .labels = {{"tier", "gold"}}}}));
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
   AddPod(MakePod().Name("gold").Namespace("team-a"));
@@ -527,14 +528,15 @@ TEST_F(SchedulerTest, PluginsReadNamespacesThroughTheHandle) {
 TEST_F(SchedulerTest, WorkloadsAndDisruptionBudgetsReachPluginsThroughTheHandle) {
   const Handle& h = *s_->FrameworkFor("default-scheduler");
   api::ObjectMeta web{.name = "web", .namespace_ = "prod"};
-  s_->OnServiceSet(
+  Listers& l = s_->listers();
+  l.services.Set(
       std::make_shared<api::Service>(api::Service{.metadata = web, .selector = {{"app", "web"}}}));
-  s_->OnServiceSet(std::make_shared<api::Service>(api::Service{.metadata = {.name = "other"}}));
-  s_->OnReplicationControllerSet(
+  l.services.Set(std::make_shared<api::Service>(api::Service{.metadata = {.name = "other"}}));
+  l.replication_controllers.Set(
       std::make_shared<api::ReplicationController>(api::ReplicationController{.metadata = web}));
-  s_->OnReplicaSetSet(std::make_shared<api::ReplicaSet>(api::ReplicaSet{.metadata = web}));
-  s_->OnStatefulSetSet(std::make_shared<api::StatefulSet>(api::StatefulSet{.metadata = web}));
-  s_->OnPodDisruptionBudgetSet(std::make_shared<api::PodDisruptionBudget>(
+  l.replica_sets.Set(std::make_shared<api::ReplicaSet>(api::ReplicaSet{.metadata = web}));
+  l.stateful_sets.Set(std::make_shared<api::StatefulSet>(api::StatefulSet{.metadata = web}));
+  l.pod_disruption_budgets.Set(std::make_shared<api::PodDisruptionBudget>(
       api::PodDisruptionBudget{.metadata = web, .disruptions_allowed = 1}));
   ASSERT_EQ(h.ListServices("prod").size(), 1u);
   EXPECT_EQ(h.ListServices("prod")[0]->selector.at("app"), "web");
@@ -546,14 +548,14 @@ TEST_F(SchedulerTest, WorkloadsAndDisruptionBudgetsReachPluginsThroughTheHandle)
   EXPECT_EQ(h.ListPodDisruptionBudgets()[0]->disruptions_allowed, 1);
 
   // An update replaces the object; a delete removes it and nothing else.
-  s_->OnPodDisruptionBudgetSet(std::make_shared<api::PodDisruptionBudget>(
+  l.pod_disruption_budgets.Set(std::make_shared<api::PodDisruptionBudget>(
       api::PodDisruptionBudget{.metadata = web, .disruptions_allowed = 0}));
   EXPECT_EQ(h.ListPodDisruptionBudgets()[0]->disruptions_allowed, 0);
-  s_->OnServiceDelete(api::Service{.metadata = web});
-  s_->OnReplicationControllerDelete(api::ReplicationController{.metadata = web});
-  s_->OnReplicaSetDelete(api::ReplicaSet{.metadata = web});
-  s_->OnStatefulSetDelete(api::StatefulSet{.metadata = web});
-  s_->OnPodDisruptionBudgetDelete(api::PodDisruptionBudget{.metadata = web});
+  l.services.Remove("prod", "web");
+  l.replication_controllers.Remove("prod", "web");
+  l.replica_sets.Remove("prod", "web");
+  l.stateful_sets.Remove("prod", "web");
+  l.pod_disruption_budgets.Remove("prod", "web");
   EXPECT_TRUE(h.ListServices("prod").empty());
   EXPECT_EQ(h.ListServices("").size(), 1u);
   EXPECT_EQ(h.GetReplicationController("prod", "web"), nullptr);

@@ -48,11 +48,20 @@ bool Take(api::Object& o, std::vector<std::shared_ptr<const T>>& out) {
   return obj != nullptr;
 }
 
-// Hands each object to the sink's `set`, as an informer's first list does.
+// Sets each object in the sink's `store`, as an informer's first list does; and tells the sink of
+// each, with `tell`, where the store is one of its storage objects.
 template <typename T>
-void SetAll(const std::vector<std::shared_ptr<const T>>& objects, ClusterEventSink& s,
-            void (ClusterEventSink::*set)(std::shared_ptr<const T>)) {
-  for (const auto& o : objects) (s.*set)(o);
+void SetAll(const std::vector<std::shared_ptr<const T>>& objects, ObjectStore<T>& store,
+            ClusterEventSink* s = nullptr,
+            void (ClusterEventSink::*tell)(std::shared_ptr<const T>,
+                                           std::shared_ptr<const T>) = nullptr) {
+  for (const auto& o : objects) {
+    if (s == nullptr) {
+      store.Set(o);
+    } else {
+      SetStorageObject(*s, store, o, tell);
+    }
+  }
 }
 
 }  // namespace
@@ -117,21 +126,25 @@ Cluster::Cluster(std::vector<api::Object> objects) {
 }
 
 void Cluster::Start(ClusterEventSink& s, bool hold_pending) {
-  SetAll(namespaces_, s, &ClusterEventSink::OnNamespaceSet);
-  SetAll(priority_classes_, s, &ClusterEventSink::OnPriorityClassSet);
-  SetAll(services_, s, &ClusterEventSink::OnServiceSet);
-  SetAll(replication_controllers_, s, &ClusterEventSink::OnReplicationControllerSet);
-  SetAll(replica_sets_, s, &ClusterEventSink::OnReplicaSetSet);
-  SetAll(stateful_sets_, s, &ClusterEventSink::OnStatefulSetSet);
-  SetAll(PodDisruptionBudgets(), s, &ClusterEventSink::OnPodDisruptionBudgetSet);
-  SetAll(storage_classes_, s, &ClusterEventSink::OnStorageClassSet);
-  SetAll(csi_drivers_, s, &ClusterEventSink::OnCSIDriverSet);
-  SetAll(csi_nodes_, s, &ClusterEventSink::OnCSINodeSet);
-  SetAll(csi_storage_capacities_, s, &ClusterEventSink::OnCSIStorageCapacitySet);
-  SetAll(volume_attachments_, s, &ClusterEventSink::OnVolumeAttachmentSet);
+  Listers& l = s.listers();
+  SetAll(namespaces_, l.namespaces);
+  SetAll(priority_classes_, l.priority_classes);
+  SetAll(services_, l.services);
+  SetAll(replication_controllers_, l.replication_controllers);
+  SetAll(replica_sets_, l.replica_sets);
+  SetAll(stateful_sets_, l.stateful_sets);
+  SetAll(PodDisruptionBudgets(), l.pod_disruption_budgets);
+  SetAll(storage_classes_, l.storage.storage_classes, &s, &ClusterEventSink::OnStorageClassChange);
+  SetAll(csi_drivers_, l.storage.csi_drivers, &s, &ClusterEventSink::OnCSIDriverChange);
+  SetAll(csi_nodes_, l.storage.csi_nodes, &s, &ClusterEventSink::OnCSINodeChange);
+  SetAll(csi_storage_capacities_, l.storage.csi_storage_capacities, &s,
+         &ClusterEventSink::OnCSIStorageCapacityChange);
+  SetAll(volume_attachments_, l.storage.volume_attachments, &s,
+         &ClusterEventSink::OnVolumeAttachmentChange);
   sink_ = &s;
-  SetAll(PersistentVolumes(), s, &ClusterEventSink::OnPersistentVolumeSet);
-  SetAll(PersistentVolumeClaims(), s, &ClusterEventSink::OnPersistentVolumeClaimSet);
+  SetAll(PersistentVolumes(), l.storage.pvs, &s, &ClusterEventSink::OnPersistentVolumeChange);
+  SetAll(PersistentVolumeClaims(), l.storage.pvcs, &s,
+         &ClusterEventSink::OnPersistentVolumeClaimChange);
   for (const auto& node : nodes_) s.OnNodeAdd(node);
   std::vector<std::shared_ptr<const api::Pod>> pods = Pods();
   for (const auto& pod : pods) {
@@ -178,7 +191,7 @@ void Cluster::Deliver(ClusterEventSink& s) {
     }
   }
   // As the disruption controller would write them once it saw the pods change.
-  for (auto& pdb : budgets) s.OnPodDisruptionBudgetSet(std::move(pdb));
+  for (auto& pdb : budgets) s.listers().pod_disruption_budgets.Set(std::move(pdb));
 }
 
 absl::Status Cluster::DeletePod(const api::Pod& pod) {
@@ -285,10 +298,7 @@ absl::StatusOr<api::PersistentVolume> Cluster::BindVolumeToClaim(
     *current = bound.pv;
     *current_claim = bound.claim;
   }
-  if (sink_ != nullptr) {
-    sink_->OnPersistentVolumeSet(bound.pv);
-    sink_->OnPersistentVolumeClaimSet(bound.claim);
-  }
+  TellBound(bound);
   return written;
 }
 
@@ -320,11 +330,18 @@ absl::StatusOr<api::PersistentVolumeClaim> Cluster::SetSelectedNode(
       pvs_.push_back(bound.pv);
     }
   }
-  if (sink_ != nullptr) {
-    if (bound.pv) sink_->OnPersistentVolumeSet(bound.pv);
-    sink_->OnPersistentVolumeClaimSet(bound.claim);
-  }
+  TellBound(bound);
   return written;
+}
+
+void Cluster::TellBound(const BoundClaim& bound) {
+  if (sink_ == nullptr) return;
+  StorageObjects& storage = sink_->listers().storage;
+  if (bound.pv) {
+    SetStorageObject(*sink_, storage.pvs, bound.pv, &ClusterEventSink::OnPersistentVolumeChange);
+  }
+  SetStorageObject(*sink_, storage.pvcs, bound.claim,
+                   &ClusterEventSink::OnPersistentVolumeClaimChange);
 }
 
 std::vector<std::shared_ptr<const api::PersistentVolume>> Cluster::PersistentVolumes() const {

@@ -30,6 +30,8 @@
 
 namespace ksched::sim {
 
+struct BoundClaim;  // sim/volumes.h
+
 struct RecordedEvent {
   std::string namespace_, pod, type, reason, action, message;
 };
@@ -103,6 +105,9 @@ class Cluster : public ClusterWriter {
     bool changed = false;  // Since the last Deliver.
   };
 
+  // Writes a PV (if any) and claim that the cluster bound into the listers of the scheduler given
+  // to Start, and tells it.
+  void TellBound(const BoundClaim& bound);
   // Recounts the computed budgets for a pod that changed from `old_pod` to `pod` (either null:
   // added or removed), and gives those whose disruptionsAllowed moved a new status.
   void CountPod(const api::Pod* old_pod, const api::Pod* pod) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -13,6 +13,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "ksched/handle.h"
+#include "src/api/listers.h"
 #include "src/cache/cache.h"
 
 namespace ksched::testing {
@@ -138,30 +139,30 @@ class FakeHandle : public Handle {
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view) override { return nullptr; }
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>&) override {}
   std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
-    return cache_.namespaces.Get(name);
+    return listers_.namespaces.Get(name);
   }
   std::shared_ptr<const api::PriorityClass> GetPriorityClass(std::string_view name) const override {
-    return cache_.priority_classes.Get(name);
+    return listers_.priority_classes.Get(name);
   }
   std::vector<std::shared_ptr<const api::Service>> ListServices(
       std::string_view ns) const override {
-    return cache_.services.List(ns);
+    return listers_.services.List(ns);
   }
   std::shared_ptr<const api::ReplicationController> GetReplicationController(
       std::string_view ns, std::string_view name) const override {
-    return cache_.replication_controllers.Get(ns, name);
+    return listers_.replication_controllers.Get(ns, name);
   }
   std::shared_ptr<const api::ReplicaSet> GetReplicaSet(std::string_view ns,
                                                        std::string_view name) const override {
-    return cache_.replica_sets.Get(ns, name);
+    return listers_.replica_sets.Get(ns, name);
   }
   std::shared_ptr<const api::StatefulSet> GetStatefulSet(std::string_view ns,
                                                          std::string_view name) const override {
-    return cache_.stateful_sets.Get(ns, name);
+    return listers_.stateful_sets.Get(ns, name);
   }
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> ListPodDisruptionBudgets()
       const override {
-    return cache_.pod_disruption_budgets.ListAll();
+    return listers_.pod_disruption_budgets.ListAll();
   }
   std::shared_ptr<const api::Pod> GetAssignedPod(std::string_view uid) const override {
     return cache_.GetPod(uid);
@@ -194,17 +195,20 @@ class FakeHandle : public Handle {
     for (const auto& p : pods) activated.push_back(p->metadata.namespace_ + "/" + p->metadata.name);
   }
   std::vector<std::string> activated;  // namespace/name
-  // The cache's storage objects: a test sets them with cache().storage.
-  const StorageLister& storage() const override { return cache_.storage; }
+  // The storage objects: a test sets them with listers().storage.
+  const StorageLister& storage() const override { return listers_.storage; }
   PluginMetrics& metrics() override { return metrics_; }
 
   RecordingWriter& recording_writer() { return writer_; }
   CountingMetrics& counting_metrics() { return metrics_; }
   cache::Cache& cache() { return cache_; }
+  // The stores GetNamespace, ListServices, ..., storage() read.
+  Listers& listers() { return listers_; }
   void Refresh() { cache_.UpdateSnapshot(&snapshot_); }
 
  private:
   cache::Cache cache_;
+  Listers listers_;
   Snapshot snapshot_;
   RecordingWriter writer_;
   CountingMetrics metrics_;

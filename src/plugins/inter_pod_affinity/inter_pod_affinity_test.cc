@@ -233,7 +233,7 @@ TEST(InterPodAffinityFilterTest, ReasonsComeInUpstreamsOrder) {
 TEST(InterPodAffinityFilterTest, NamespacesAndNamespaceSelectorWidenTheScope) {
   FakeHandle h(ThreeNodes(),
                {MakePod().Name("web").Namespace("team-a").Label("app", "web").Node("c").Obj()});
-  h.cache().namespaces.Set(std::make_shared<const api::Namespace>(
+  h.listers().namespaces.Set(std::make_shared<const api::Namespace>(
       api::Namespace{.metadata = {.name = "team-a", .labels = {{"team", "a"}}}}));
   api::PodAffinityTerm listed = Term("app", "web", kZone);
   listed.namespaces = {"team-a"};
@@ -263,7 +263,7 @@ TEST(InterPodAffinityFilterTest, AnExistingPodsNamespaceSelectorReadsTheIncoming
   t.namespace_selector = api::LabelSelector{.match_labels = {{"env", "prod"}}};
   db0.spec.affinity->pod_anti_affinity = Required({t});
   FakeHandle h(ThreeNodes(), {db0});
-  h.cache().namespaces.Set(std::make_shared<const api::Namespace>(
+  h.listers().namespaces.Set(std::make_shared<const api::Namespace>(
       api::Namespace{.metadata = {.name = "prod", .labels = {{"env", "prod"}}}}));
   EXPECT_EQ(
       RunFilter(h, MakePod().Name("p").Namespace("prod").Label("app", "db").Obj()).rejected,

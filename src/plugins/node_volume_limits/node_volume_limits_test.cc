@@ -55,7 +55,7 @@ class NodeVolumeLimitsTest : public ::testing::Test {
     storage().storage_classes.Set(ebs_class);
     plugin_ = std::make_unique<NodeVolumeLimits>(*handle_);
   }
-  cache::StorageObjects& storage() { return handle_->cache().storage; }
+  StorageObjects& storage() { return handle_->listers().storage; }
 
   // A claim bound to a PV of `source`; its handle is the PV's name.
   void BoundClaim(const std::string& claim, api::PersistentVolumeSource source) {

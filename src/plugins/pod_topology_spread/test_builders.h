@@ -193,9 +193,9 @@ inline void AddObjects(ksched::testing::FakeHandle& h, const std::vector<Obj>& o
     if (const auto* svc = std::get_if<api::Service>(&o)) {
       api::Service s = *svc;
       if (s.metadata.name.empty()) s.metadata.name = "svc-" + std::to_string(i);
-      h.cache().services.Set(std::make_shared<const api::Service>(std::move(s)));
+      h.listers().services.Set(std::make_shared<const api::Service>(std::move(s)));
     } else {
-      h.cache().replica_sets.Set(
+      h.listers().replica_sets.Set(
           std::make_shared<const api::ReplicaSet>(std::get<api::ReplicaSet>(o)));
     }
     ++i;

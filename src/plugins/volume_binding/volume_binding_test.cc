@@ -80,7 +80,7 @@ class VolumeBindingTest : public ::testing::Test {
     storage().storage_classes.Set(Class("now", "ebs.csi.aws.com", "Immediate"));
   }
 
-  cache::StorageObjects& storage() { return handle_.cache().storage; }
+  StorageObjects& storage() { return handle_.listers().storage; }
 
   // PreFilter's status, and if it passed, each node's Filter message ("" where it fits).
   struct Outcome {

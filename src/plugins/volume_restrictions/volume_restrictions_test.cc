@@ -94,7 +94,7 @@ TEST(VolumeRestrictionsTest, AReadWriteOncePodClaimServesOnePodInTheCluster) {
     auto pvc = std::make_shared<api::PersistentVolumeClaim>();
     pvc->metadata = {.name = name, .namespace_ = "default"};
     pvc->access_modes = {std::string(name) == "solo" ? "ReadWriteOncePod" : "ReadWriteOnce"};
-    handle.cache().storage.pvcs.Set(pvc);
+    handle.listers().storage.pvcs.Set(pvc);
   }
   VolumeRestrictions plugin(handle);
   PreFilterResult result;

@@ -41,7 +41,7 @@ class VolumeZoneTest : public ::testing::Test {
     now->metadata.name = "now";
     storage().storage_classes.Set(now);
   }
-  cache::StorageObjects& storage() { return handle_.cache().storage; }
+  StorageObjects& storage() { return handle_.listers().storage; }
 
   void ClaimBoundTo(const std::string& claim, const std::string& pv_name,
                     const api::StringMap& pv_labels) {

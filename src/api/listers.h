@@ -1,105 +1,88 @@
-// The stores of the objects plugins read besides nodes and pods, as the informers last saw them:
-// by name (ObjectsByName), by namespace and name (ObjectsByNamespace), and the storage objects
-// the volume plugins list (StorageObjects, the SDK's StorageLister).
+// The informers' stores, which are also the listers plugins read through the Handle: one copy of
+// every watched object besides pods and nodes, as client-go's informer store is both the
+// reflector's copy and the lister's. A source keeps them in step with the cluster (the real
+// cluster's reflectors write them, src/client; the embedded cluster of `ksched simulate` does,
+// src/sim); the scheduler owns them and reads them (Handle::GetNamespace, ListServices, storage).
 //
-//   ObjectsByNamespace<api::Service> services;
-//   services.Set(std::make_shared<const api::Service>(svc));
-//   for (const auto& s : services.List("default")) ...
+//   Listers listers;
+//   std::shared_ptr<const api::Service> old = listers.services.Set(svc);  // what it replaced
+//   for (const auto& s : listers.services.List("default")) ...
+//   listers.storage.GetPersistentVolumeClaim("default", "data");           // a StorageLister
 //
 // Thread safety: every method of every store may be called concurrently.
 #pragma once
 
 #include <atomic>
-#include <map>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "ksched/api/objects.h"
 #include "ksched/storage_lister.h"
 
-namespace ksched::cache {
+namespace ksched {
 
-// Objects of one kind by name (Namespaces), as the informers last saw them.
+// The objects of one kind, by namespace and name (namespace "" for cluster-scoped kinds).
 // Thread safety: all methods may be called concurrently.
 template <typename T>
-class ObjectsByName {
+class ObjectStore {
  public:
-  void Set(std::shared_ptr<const T> obj) {
+  // Sets `obj` under its namespace and name; returns the object it replaced, or nullptr.
+  std::shared_ptr<const T> Set(std::shared_ptr<const T> obj) {
     absl::MutexLock lock(&mu_);
-    objects_[obj->metadata.name] = std::move(obj);
     changes_.fetch_add(1, std::memory_order_release);
+    const api::ObjectMeta& m = obj->metadata;
+    if (auto it =
+            objects_.find(std::pair<std::string_view, std::string_view>(m.namespace_, m.name));
+        it != objects_.end()) {
+      return std::exchange(it->second, std::move(obj));
+    }
+    objects_.emplace(std::pair(m.namespace_, m.name), std::move(obj));
+    return nullptr;
   }
-  void Remove(std::string_view name) {
+  // Removes the object of this namespace and name; returns it, or nullptr if there was none.
+  std::shared_ptr<const T> Remove(std::string_view ns, std::string_view name) {
     absl::MutexLock lock(&mu_);
-    if (auto it = objects_.find(name); it != objects_.end()) objects_.erase(it);
     changes_.fetch_add(1, std::memory_order_release);
+    auto it = objects_.find(std::pair(ns, name));
+    if (it == objects_.end()) return nullptr;
+    std::shared_ptr<const T> old = std::move(it->second);
+    objects_.erase(it);
+    return old;
   }
-  std::shared_ptr<const T> Get(std::string_view name) const {
-    absl::ReaderMutexLock lock(&mu_);
-    auto it = objects_.find(name);
-    return it == objects_.end() ? nullptr : it->second;
+  // A cluster-scoped object, by name.
+  std::shared_ptr<const T> Remove(std::string_view name) { return Remove("", name); }
+  std::shared_ptr<const T> Remove(const T& obj) {
+    return Remove(obj.metadata.namespace_, obj.metadata.name);
   }
-  std::shared_ptr<const T> GetLike(const T& obj) const { return Get(obj.metadata.name); }
-  void Remove(const T& obj) { Remove(obj.metadata.name); }
-  // Every object, by name.
-  std::vector<std::shared_ptr<const T>> ListAll() const {
-    absl::ReaderMutexLock lock(&mu_);
-    std::vector<std::shared_ptr<const T>> out;
-    out.reserve(objects_.size());
-    for (const auto& [name, obj] : objects_) out.push_back(obj);
-    return out;
-  }
-  // How many Sets and Removes there have been.
-  uint64_t changes() const { return changes_.load(std::memory_order_acquire); }
-
- private:
-  mutable absl::Mutex mu_;
-  std::map<std::string, std::shared_ptr<const T>, std::less<>> objects_ ABSL_GUARDED_BY(mu_);
-  std::atomic<uint64_t> changes_{0};
-};
-
-// Namespaced objects of one kind (Services, ReplicaSets, ...) by namespace and name, as the
-// informers last saw them. Thread safety: all methods may be called concurrently.
-template <typename T>
-class ObjectsByNamespace {
- public:
-  void Set(std::shared_ptr<const T> obj) {
-    absl::MutexLock lock(&mu_);
-    objects_[{obj->metadata.namespace_, obj->metadata.name}] = std::move(obj);
-    changes_.fetch_add(1, std::memory_order_release);
-  }
-  void Remove(const std::string& ns, const std::string& name) {
-    absl::MutexLock lock(&mu_);
-    objects_.erase({ns, name});
-    changes_.fetch_add(1, std::memory_order_release);
-  }
-  void Remove(const T& obj) { Remove(obj.metadata.namespace_, obj.metadata.name); }
+  // nullptr where there is no such object.
   std::shared_ptr<const T> Get(std::string_view ns, std::string_view name) const {
     absl::ReaderMutexLock lock(&mu_);
     auto it = objects_.find(std::pair(ns, name));  // No key strings made: the order is transparent.
     return it == objects_.end() ? nullptr : it->second;
   }
-  // How many Sets and Removes there have been.
-  uint64_t changes() const { return changes_.load(std::memory_order_acquire); }
+  // A cluster-scoped object, by name.
+  std::shared_ptr<const T> Get(std::string_view name) const { return Get("", name); }
   std::shared_ptr<const T> GetLike(const T& obj) const {
     return Get(obj.metadata.namespace_, obj.metadata.name);
   }
-  // The objects of one namespace, by name.
+  // The objects of one namespace ("": of a cluster-scoped kind), by name.
   std::vector<std::shared_ptr<const T>> List(std::string_view ns) const {
-    absl::MutexLock lock(&mu_);
+    absl::ReaderMutexLock lock(&mu_);
     std::vector<std::shared_ptr<const T>> out;
-    for (auto it = objects_.lower_bound({std::string(ns), ""});
+    for (auto it = objects_.lower_bound(std::pair(ns, std::string_view()));
          it != objects_.end() && it->first.first == ns; ++it) {
       out.push_back(it->second);
     }
     return out;
   }
-  // Every namespace's objects, by namespace and name.
+  // Every object, by namespace and name.
   std::vector<std::shared_ptr<const T>> ListAll() const {
     absl::ReaderMutexLock lock(&mu_);
     std::vector<std::shared_ptr<const T>> out;
@@ -107,6 +90,12 @@ class ObjectsByNamespace {
     for (const auto& [key, obj] : objects_) out.push_back(obj);
     return out;
   }
+  size_t size() const {
+    absl::ReaderMutexLock lock(&mu_);
+    return objects_.size();
+  }
+  // How many Sets and Removes there have been.
+  uint64_t changes() const { return changes_.load(std::memory_order_acquire); }
 
  private:
   // (namespace, name) pairs of strings or string_views, compared as pairs of string_views.
@@ -119,12 +108,13 @@ class ObjectsByNamespace {
     }
   };
   mutable absl::Mutex mu_;
-  std::map<std::pair<std::string, std::string>, std::shared_ptr<const T>, KeyLess> objects_
+  // A B-tree: its entries sit in arrays, with no allocation of their own.
+  absl::btree_map<std::pair<std::string, std::string>, std::shared_ptr<const T>, KeyLess> objects_
       ABSL_GUARDED_BY(mu_);
   std::atomic<uint64_t> changes_{0};
 };
 
-// The storage objects, as the informers last saw them (StorageLister for the volume plugins).
+// The storage objects (the SDK's StorageLister, for the volume plugins).
 // Thread safety: all methods may be called concurrently.
 class StorageObjects final : public StorageLister {
  public:
@@ -163,13 +153,13 @@ class StorageObjects final : public StorageLister {
   // Records why an object could not be decoded ("" forgets it).
   void SetUnreadable(std::string_view kind, std::string_view key, std::string_view error);
 
-  ObjectsByName<api::PersistentVolume> pvs;
-  ObjectsByNamespace<api::PersistentVolumeClaim> pvcs;
-  ObjectsByName<api::StorageClass> storage_classes;
-  ObjectsByName<api::CSINode> csi_nodes;
-  ObjectsByName<api::CSIDriver> csi_drivers;
-  ObjectsByNamespace<api::CSIStorageCapacity> csi_storage_capacities;
-  ObjectsByName<api::VolumeAttachment> volume_attachments;
+  ObjectStore<api::PersistentVolume> pvs;
+  ObjectStore<api::PersistentVolumeClaim> pvcs;
+  ObjectStore<api::StorageClass> storage_classes;
+  ObjectStore<api::CSINode> csi_nodes;
+  ObjectStore<api::CSIDriver> csi_drivers;
+  ObjectStore<api::CSIStorageCapacity> csi_storage_capacities;
+  ObjectStore<api::VolumeAttachment> volume_attachments;
 
  private:
   mutable absl::Mutex unreadable_mu_;
@@ -178,4 +168,16 @@ class StorageObjects final : public StorageLister {
   std::atomic<uint64_t> unreadable_changes_{0};
 };
 
-}  // namespace ksched::cache
+// Every store a source keeps for the scheduler's plugins.
+struct Listers {
+  ObjectStore<api::Namespace> namespaces;
+  ObjectStore<api::PriorityClass> priority_classes;
+  ObjectStore<api::Service> services;
+  ObjectStore<api::ReplicationController> replication_controllers;
+  ObjectStore<api::ReplicaSet> replica_sets;
+  ObjectStore<api::StatefulSet> stateful_sets;
+  ObjectStore<api::PodDisruptionBudget> pod_disruption_budgets;
+  StorageObjects storage;
+};
+
+}  // namespace ksched

@@ -1,8 +1,8 @@
-#include "src/cache/object_stores.h"
+#include "src/api/listers.h"
 
 #include "fmt/format.h"
 
-namespace ksched::cache {
+namespace ksched {
 
 std::vector<std::shared_ptr<const api::PersistentVolume>> StorageObjects::ListPersistentVolumes(
     std::string_view storage_class) const {
@@ -29,4 +29,4 @@ void StorageObjects::SetUnreadable(std::string_view kind, std::string_view key,
   unreadable_changes_.fetch_add(1, std::memory_order_relaxed);
 }
 
-}  // namespace ksched::cache
+}  // namespace ksched

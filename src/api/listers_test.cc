@@ -1,0 +1,83 @@
+#include "src/api/listers.h"
+
+#include <gtest/gtest.h>
+
+namespace ksched {
+namespace {
+
+std::shared_ptr<const api::Service> Svc(std::string ns, std::string name, std::string rv = "1") {
+  return std::make_shared<const api::Service>(api::Service{
+      .metadata = {.name = std::move(name), .namespace_ = std::move(ns), .resource_version = rv}});
+}
+
+std::vector<std::string> Names(const std::vector<std::shared_ptr<const api::Service>>& v) {
+  std::vector<std::string> out;
+  for (const auto& s : v) out.push_back(s->metadata.namespace_ + "/" + s->metadata.name);
+  return out;
+}
+
+// A reflector and the event handlers rely on what Set and Remove return: the object before.
+TEST(ObjectStoreTest, SetAndRemoveReturnTheObjectBefore) {
+  ObjectStore<api::Service> store;
+  EXPECT_EQ(store.Set(Svc("prod", "web")), nullptr);
+  std::shared_ptr<const api::Service> old = store.Set(Svc("prod", "web", "2"));
+  ASSERT_NE(old, nullptr);
+  EXPECT_EQ(old->metadata.resource_version, "1");
+  EXPECT_EQ(store.Get("prod", "web")->metadata.resource_version, "2");
+  EXPECT_EQ(store.size(), 1u);
+  EXPECT_EQ(store.Remove("prod", "web")->metadata.resource_version, "2");
+  EXPECT_EQ(store.Remove("prod", "web"), nullptr);
+  EXPECT_EQ(store.Get("prod", "web"), nullptr);
+  EXPECT_EQ(store.changes(), 4u);
+}
+
+// List gives one namespace, by name, and no namespace whose name merely starts the same; ListAll
+// gives every namespace's, by namespace and name.
+TEST(ObjectStoreTest, ListsOneNamespaceOrAll) {
+  ObjectStore<api::Service> store;
+  for (auto [ns, name] : {std::pair{"prod", "b"}, {"prod", "a"}, {"prod-2", "a"}, {"dev", "z"}}) {
+    store.Set(Svc(ns, name));
+  }
+  EXPECT_EQ(Names(store.List("prod")), (std::vector<std::string>{"prod/a", "prod/b"}));
+  EXPECT_TRUE(store.List("pro").empty());
+  EXPECT_EQ(Names(store.ListAll()),
+            (std::vector<std::string>{"dev/z", "prod/a", "prod/b", "prod-2/a"}));
+}
+
+// A cluster-scoped object is found by its name alone.
+TEST(ObjectStoreTest, ClusterScopedObjectsByName) {
+  ObjectStore<api::Namespace> store;
+  store.Set(std::make_shared<const api::Namespace>(api::Namespace{.metadata = {.name = "team-a"}}));
+  ASSERT_NE(store.Get("team-a"), nullptr);
+  EXPECT_EQ(store.Get("team-b"), nullptr);
+  EXPECT_EQ(store.List("").size(), 1u);
+}
+
+// The volume plugins list a class's PVs, and learn why an object they need could not be read;
+// either change moves the lister's generation.
+TEST(StorageObjectsTest, ListsAClassAndSaysWhatWasUnreadable) {
+  StorageObjects storage;
+  auto pv = [](std::string name, std::string cls) {
+    api::PersistentVolume v;
+    v.metadata.name = std::move(name);
+    v.storage_class_name = std::move(cls);
+    return std::make_shared<const api::PersistentVolume>(std::move(v));
+  };
+  storage.pvs.Set(pv("a", "fast"));
+  storage.pvs.Set(pv("b", "slow"));
+  storage.pvs.Set(pv("c", "fast"));
+  std::vector<std::string> fast;
+  for (const auto& v : storage.ListPersistentVolumes("fast")) fast.push_back(v->metadata.name);
+  EXPECT_EQ(fast, (std::vector<std::string>{"a", "c"}));
+
+  uint64_t before = storage.Generation();
+  storage.SetUnreadable("persistentVolumeClaim", "default/data", "spec.resources: bad");
+  EXPECT_EQ(storage.Unreadable("persistentVolumeClaim", "default/data"), "spec.resources: bad");
+  EXPECT_EQ(storage.Unreadable("persistentVolume", "default/data"), "");
+  EXPECT_GT(storage.Generation(), before);
+  storage.SetUnreadable("persistentVolumeClaim", "default/data", "");
+  EXPECT_EQ(storage.Unreadable("persistentVolumeClaim", "default/data"), "");
+}
+
+}  // namespace
+}  // namespace ksched
