@@ -4,11 +4,14 @@
 //
 //   handle.metrics().PreemptionAttempted();
 //   handle.metrics().PreemptionVictims(static_cast<int>(victims.size()));
+//   handle.metrics().VolumeSchedulingStageFailed("bind");
 //
 // Where ksched serves no /metrics (`ksched simulate`), the calls do nothing.
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
+
+#include <string_view>
 
 namespace ksched {
 
@@ -18,6 +21,10 @@ class PluginMetrics {
   virtual void PreemptionAttempted() = 0;
   // scheduler_preemption_victims: the number of pods one preemption evicts.
   virtual void PreemptionVictims(int count) = 0;
+  // scheduler_volume_scheduling_stage_error_total{operation}: a volume plugin's stage failed with
+  // an error (not a node that does not fit): "predicate" (finding the node's volumes, Filter),
+  // "assume" (Reserve) or "bind" (PreBind), as upstream's volume binder counts them.
+  virtual void VolumeSchedulingStageFailed(std::string_view operation) = 0;
 
  protected:
   ~PluginMetrics() = default;

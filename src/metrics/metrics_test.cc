@@ -123,6 +123,30 @@ TEST(SchedulerMetricsTest, UpstreamNamesAndBuckets) {
   EXPECT_THAT(text, HasSubstr("scheduler_preemption_attempts_total 0\n"));
 }
 
+// What plugins record through the SDK's PluginMetrics, under upstream's names.
+TEST(SchedulerMetricsTest, PluginsRecordUpstreamsSeries) {
+  Registry r;
+  SchedulerMetrics m(&r);
+  PluginMetricsRecorder plugins(&m);
+  EXPECT_THAT(r.Text(), ::testing::Not(HasSubstr("scheduler_volume_scheduling_stage_error_total")));
+  plugins.VolumeSchedulingStageFailed("bind");
+  plugins.VolumeSchedulingStageFailed("bind");
+  plugins.VolumeSchedulingStageFailed("predicate");
+  plugins.PreemptionAttempted();
+  plugins.PreemptionVictims(3);
+  const std::string text = r.Text();
+  EXPECT_THAT(text, HasSubstr("# HELP scheduler_volume_scheduling_stage_error_total [ALPHA] "
+                              "Volume scheduling stage error count\n"));
+  EXPECT_THAT(text, HasSubstr("scheduler_volume_scheduling_stage_error_total{operation=\"bind\"} "
+                              "2\n"));
+  EXPECT_THAT(text, HasSubstr("scheduler_volume_scheduling_stage_error_total{operation="
+                              "\"predicate\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("scheduler_preemption_attempts_total 1\n"));
+  EXPECT_THAT(text, HasSubstr("scheduler_preemption_victims_bucket{le=\"4\"} 1\n"));
+  PluginMetricsRecorder none(nullptr);  // `ksched simulate`: nothing is recorded, nothing fails.
+  none.VolumeSchedulingStageFailed("bind");
+}
+
 TEST(ProcessMetricsTest, ReportsThisProcess) {
   Registry r;
   AddProcessMetrics(&r);

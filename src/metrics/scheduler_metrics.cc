@@ -87,7 +87,10 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
           "scheduler_plugin_evaluation_total",
           "Number of attempts to schedule pods by each plugin and the extension point (available "
           "only in PreFilter, Filter, PreScore, and Score).",
-          Stability::kBeta, {"plugin", "extension_point", "profile"})) {}
+          Stability::kBeta, {"plugin", "extension_point", "profile"})),
+      volume_scheduling_stage_error(r->AddCounter("scheduler_volume_scheduling_stage_error_total",
+                                                  "Volume scheduling stage error count",
+                                                  Stability::kAlpha, {"operation"})) {}
 
 // --- FrameworkMetrics ---------------------------------------------------------------------------
 
@@ -196,6 +199,10 @@ void PluginMetricsRecorder::PreemptionAttempted() {
 
 void PluginMetricsRecorder::PreemptionVictims(int count) {
   if (metrics_ != nullptr) metrics_->preemption_victims.With({})->Observe(count);
+}
+
+void PluginMetricsRecorder::VolumeSchedulingStageFailed(std::string_view operation) {
+  if (metrics_ != nullptr) metrics_->volume_scheduling_stage_error.With({operation})->Inc();
 }
 
 }  // namespace ksched::metrics

@@ -66,6 +66,7 @@ struct SchedulerMetrics {
   GaugeFamily& cache_size;                              // type
   GaugeFamily& unschedulable_pods;                      // plugin, profile
   CounterFamily& plugin_evaluation_total;               // plugin, extension_point, profile
+  CounterFamily& volume_scheduling_stage_error;         // operation
 };
 
 // One profile's extension-point and plugin series, looked up once per label combination.
@@ -96,6 +97,7 @@ class PluginMetricsRecorder final : public PluginMetrics {
   explicit PluginMetricsRecorder(SchedulerMetrics* metrics) : metrics_(metrics) {}
   void PreemptionAttempted() override;
   void PreemptionVictims(int count) override;
+  void VolumeSchedulingStageFailed(std::string_view operation) override;
 
  private:
   SchedulerMetrics* metrics_;

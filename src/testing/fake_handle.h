@@ -110,16 +110,26 @@ class CountingMetrics final : public PluginMetrics {
     absl::MutexLock l(&mu_);
     victims_.push_back(count);
   }
+  void VolumeSchedulingStageFailed(std::string_view operation) override {
+    absl::MutexLock l(&mu_);
+    volume_errors_.emplace_back(operation);
+  }
   int attempts() const { return attempts_; }
   std::vector<int> victims() const {
     absl::MutexLock l(&mu_);
     return victims_;
+  }
+  // The operations of VolumeSchedulingStageFailed, in order.
+  std::vector<std::string> volume_errors() const {
+    absl::MutexLock l(&mu_);
+    return volume_errors_;
   }
 
  private:
   std::atomic<int> attempts_{0};
   mutable absl::Mutex mu_;
   std::vector<int> victims_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> volume_errors_ ABSL_GUARDED_BY(mu_);
 };
 
 class FakeHandle : public Handle {

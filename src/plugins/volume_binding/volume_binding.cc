@@ -114,6 +114,11 @@ const std::optional<api::Quantity>& VolumeLimit(const api::CSIStorageCapacity& c
 VolumeBinding::VolumeBinding(Handle& handle, const VolumeBindingArgs& args)
     : handle_(handle), binder_(handle, absl::Seconds(args.bind_timeout_seconds)) {}
 
+Status VolumeBinding::StageFailed(std::string_view operation, const absl::Status& st) {
+  handle_.metrics().VolumeSchedulingStageFailed(operation);
+  return AsStatus(st);
+}
+
 Status VolumeBinding::PreFilter(CycleState& state, const api::Pod& pod,
                                 const std::vector<const NodeInfo*>&, PreFilterResult*) {
   absl::StatusOr<bool> has = PodHasClaims(pod, handle_.storage());
@@ -142,7 +147,7 @@ Status VolumeBinding::Filter(const CycleState& state, const api::Pod&, const Nod
     return Status::Error("reading \"PreFilterVolumeBinding\" from cycleState: not found");
   std::vector<std::string> reasons;
   absl::StatusOr<PodVolumes> volumes = binder_.FindPodVolumes(s->claims, *node.node(), &reasons);
-  if (!volumes.ok()) return AsStatus(volumes.status());
+  if (!volumes.ok()) return StageFailed("predicate", volumes.status());
   if (!reasons.empty()) {
     return Status(Code::kUnschedulableAndUnresolvable, std::move(reasons));
   }
@@ -169,7 +174,7 @@ Status VolumeBinding::Reserve(CycleState& state, const api::Pod& pod, std::strin
   it = s->by_node.insert(std::move(chosen)).position;
   s->claims.unbound_volumes.clear();
   absl::StatusOr<bool> all_bound = binder_.AssumePodVolumes(pod, node, &it->second.volumes);
-  if (!all_bound.ok()) return AsStatus(all_bound.status());
+  if (!all_bound.ok()) return StageFailed("assume", all_bound.status());
   s->all_bound = *all_bound;
   return Status();
 }
@@ -186,7 +191,7 @@ Status VolumeBinding::PreBind(CycleState& state, const api::Pod& pod, std::strin
   const VolumeState::OnNode* on = s->Find(node);
   if (on == nullptr) return Status::Error(fmt::format("no pod volume found for node \"{}\"", node));
   absl::Status st = binder_.BindPodVolumes(pod, *on->node, on->volumes);
-  if (!st.ok()) return AsStatus(st);
+  if (!st.ok()) return StageFailed("bind", st);
   return Status();
 }
 

@@ -64,6 +64,9 @@ class VolumeBinding final : public PreFilterPlugin,
   std::vector<ClusterEventWithHint> EventsToRegister() const override;
 
  private:
+  // Counts the error in scheduler_volume_scheduling_stage_error_total{operation} and returns it.
+  Status StageFailed(std::string_view operation, const absl::Status& st);
+
   Handle& handle_;
   Binder binder_;
 };

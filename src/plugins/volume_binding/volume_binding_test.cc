@@ -310,6 +310,46 @@ TEST_F(VolumeBindingTest, FindMatchingVolumePicksTheSmallestThatFits) {
   EXPECT_EQ(FindMatchingVolume(*pvc, pvs, n1, {})->metadata.name, "named");
 }
 
+// An error, not a node that does not fit, counts in scheduler_volume_scheduling_stage_error_total
+// under its stage, as upstream's volume binder counts it.
+TEST_F(VolumeBindingTest, StageErrorsAreCountedByOperation) {
+  const auto& metrics = handle_.counting_metrics();
+  storage().pvcs.Set(Claim("c", "fast"));
+  api::Pod pod = PodWithClaims("p", {"c"});
+  CycleState state;
+  Outcome out = Run(state, pod);
+  ASSERT_TRUE(out.pre_filter.ok()) << out.pre_filter.Message();
+  EXPECT_EQ(out.filter["n1"], "");
+  EXPECT_TRUE(metrics.volume_errors().empty()) << "fitting is no error";
+
+  // The writer cannot provision (RecordingWriter writes no claims): PreBind fails.
+  ASSERT_TRUE(plugin_.Reserve(state, pod, "n1").ok());
+  Status bind = plugin_.PreBind(state, pod, "n1");
+  EXPECT_EQ(bind.code(), Code::kError);
+  EXPECT_EQ(bind.Message(), "this cluster writer does not provision volumes");
+  EXPECT_EQ(metrics.volume_errors(), std::vector<std::string>{"bind"});
+  plugin_.Unreserve(state, pod, "n1");
+
+  // The claim changed after Filter read it: Reserve cannot assume it.
+  CycleState changed;
+  ASSERT_TRUE(Run(changed, pod).pre_filter.ok());
+  auto newer = Claim("c", "fast");
+  newer->metadata.resource_version = "2";
+  storage().pvcs.Set(newer);
+  EXPECT_EQ(plugin_.Reserve(changed, pod, "n1").code(), Code::kError);
+  EXPECT_EQ(metrics.volume_errors(), (std::vector<std::string>{"bind", "assume"}));
+
+  // The claim's class went after PreFilter: Filter cannot tell whether it can be provisioned.
+  CycleState gone;
+  PreFilterResult result;
+  ASSERT_TRUE(plugin_.PreFilter(gone, pod, handle_.snapshot().nodes(), &result).ok());
+  storage().storage_classes.Remove("fast");
+  Status filter = plugin_.Filter(gone, pod, *handle_.snapshot().nodes()[0]);
+  EXPECT_EQ(filter.code(), Code::kError);
+  EXPECT_EQ(filter.Message(), "failed to find storage class \"fast\"");
+  EXPECT_EQ(metrics.volume_errors(), (std::vector<std::string>{"bind", "assume", "predicate"}));
+}
+
 TEST_F(VolumeBindingTest, QueueingHintsAskForTheChangesThatCanHelp) {
   std::vector<ClusterEventWithHint> events = plugin_.EventsToRegister();
   auto hint = [&](EventResource r, const ClusterEventData& e) {
