@@ -14,13 +14,15 @@
 //       handle_.metrics().PreemptionAttempted();
 //       return evaluator_.Preempt(s, pod, filtered, result);
 //     }
-//     // Interface: GetOffsetAndNumCandidates, PodEligibleToPreemptOthers, SelectVictimsOnNode.
+//     // Interface: GetOffsetAndNumCandidates, PodEligibleToPreemptOthers, SelectVictimsOnNode,
+//     // and, to choose among candidates by its own criteria, OrderedScoreFuncs.
 //    private:
 //     Handle& handle_;
 //     preemption::Evaluator evaluator_;
 //   };
 //
-// The choice among candidates is upstream's pickOneNodeForPreemption (PickOneNodeForPreemption).
+// The choice among candidates is upstream's pickOneNodeForPreemption (PickOneNodeForPreemption),
+// by the Interface's OrderedScoreFuncs or, where it gives none, upstream's criteria.
 // The evictions are upstream's, with SchedulerAsyncPreemption on: the pod is nominated at once and
 // its victims are evicted through Handle::RunAsync, each one getting the condition
 // DisruptionTarget (reason PreemptionByScheduler), a deletion with its UID as a precondition and a
@@ -34,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -72,6 +75,9 @@ struct Candidate {
   Victims victims;
 };
 
+// How much a candidate is preferred: the higher, the more.
+using CandidateScore = std::function<int64_t(const Candidate&)>;
+
 // A preemption plugin's own decisions (upstream's preemption.Interface).
 class Interface {
  public:
@@ -89,6 +95,15 @@ class Interface {
   // for the message.
   virtual Status SelectVictimsOnNode(CycleState& state, const api::Pod& pod, NodeInfo& node,
                                      const PodDisruptionBudgets& pdbs, Victims* victims) const = 0;
+  // The scores that choose among two or more `candidates`, in order (upstream's
+  // OrderedScoreFuncs): each keeps the candidates it scores highest, the next one breaks their
+  // tie, and the first candidate left wins. None, as by default: upstream's criteria
+  // (PickOneNodeForPreemption's). The Evaluator calls the scores at once, on these candidates.
+  virtual std::vector<CandidateScore> OrderedScoreFuncs(
+      const std::vector<Candidate>& candidates) const {
+    (void)candidates;
+    return {};
+  }
 
  protected:
   ~Interface() = default;
@@ -149,11 +164,13 @@ class Evaluator {
   absl::flat_hash_map<std::string, Preempting> preempting_ ABSL_GUARDED_BY(mu_);
 };
 
-// Picks the node to preempt on, by upstream's criteria (pickOneNodeForPreemption): the fewest PDB
+// Picks the node to preempt on (upstream's pickOneNodeForPreemption): by `scores` in order, each
+// keeping the candidates it scores highest; with no scores, by upstream's criteria: the fewest PDB
 // violations, then the lowest highest victim priority, the lowest sum of priorities, the fewest
-// victims, and the latest start time of the most important victims; the first of the candidates
-// that tie on all of them. nullptr when there are none.
-const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidates);
+// victims, and the latest start time of the most important victims. The first of the candidates
+// that tie on all of them; nullptr when there are none.
+const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidates,
+                                          const std::vector<CandidateScore>& scores = {});
 
 // Upstream's MoreImportantPod: higher priority, then the earlier start time (a pod that has not
 // started counts as started after all others).

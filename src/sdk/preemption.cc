@@ -112,7 +112,10 @@ Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToSt
     result->nominated_node_name = "";
     return unschedulable(none.Error());
   }
-  const Candidate* best = PickOneNodeForPreemption(candidates);
+  const Candidate* best =
+      candidates.size() == 1
+          ? &candidates[0]
+          : PickOneNodeForPreemption(candidates, policy_.OrderedScoreFuncs(candidates));
   KLOG(2, "the target node for the preemption is determined", {"node", best->node},
        {"pod", pod.metadata.namespace_ + "/" + pod.metadata.name});
   EvictAsync(pod, *best);
@@ -153,30 +156,33 @@ std::vector<Candidate> Evaluator::FindCandidates(const CycleState& state, const 
   return non_violating;
 }
 
-const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidates) {
+const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidates,
+                                          const std::vector<CandidateScore>& scores) {
   if (candidates.empty()) return nullptr;
-  // Each criterion keeps the candidates with the highest score; the first that leaves one wins.
-  const std::function<int64_t(const Victims&)> criteria[] = {
-      [](const Victims& v) { return -v.num_pdb_violations; },
-      [](const Victims& v) { return -static_cast<int64_t>(PodPriority(*v.pods[0]->pod)); },
-      [](const Victims& v) {
+  static const std::vector<CandidateScore> kUpstreams = {
+      [](const Candidate& c) { return -c.victims.num_pdb_violations; },
+      [](const Candidate& c) {
+        return -static_cast<int64_t>(PodPriority(*c.victims.pods[0]->pod));
+      },
+      [](const Candidate& c) {
         int64_t sum = 0;
-        for (const auto& pi : v.pods) {
+        for (const auto& pi : c.victims.pods) {
           sum += static_cast<int64_t>(PodPriority(*pi->pod)) +
                  static_cast<int64_t>(std::numeric_limits<int32_t>::max()) + 1;
         }
         return -sum;
       },
-      [](const Victims& v) { return -static_cast<int64_t>(v.pods.size()); },
+      [](const Candidate& c) { return -static_cast<int64_t>(c.victims.pods.size()); },
   };
+  // Each score keeps the candidates it scores highest; the first that leaves one wins.
   std::vector<const Candidate*> left;
   left.reserve(candidates.size());
   for (const Candidate& c : candidates) left.push_back(&c);
-  for (const auto& score : criteria) {
+  for (const CandidateScore& score : scores.empty() ? kUpstreams : scores) {
     int64_t best = std::numeric_limits<int64_t>::min();
     std::vector<const Candidate*> kept;
     for (const Candidate* c : left) {
-      const int64_t s = score(c->victims);
+      const int64_t s = score(*c);
       if (s > best) {
         best = s;
         kept.clear();
@@ -186,6 +192,7 @@ const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidat
     if (kept.size() == 1) return kept[0];
     left = std::move(kept);
   }
+  if (!scores.empty()) return left[0];
   // The latest start of the most important victims: evict what has run the shortest.
   const Candidate* latest = left[0];
   for (const Candidate* c : left) {

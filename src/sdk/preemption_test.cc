@@ -58,6 +58,23 @@ TEST(PickOneNodeForPreemptionTest, FollowsUpstreamsCriteriaInOrder) {
             "a");
 }
 
+// A plugin's own scores (upstream's OrderedScoreFuncs) replace upstream's criteria: each keeps
+// the candidates it scores highest, the next breaks their tie, then the first left wins.
+TEST(PickOneNodeForPreemptionTest, FollowsTheGivenScoresInOrder) {
+  std::vector<Candidate> candidates = {On("a", {Victim("x", 1)}), On("b", {Victim("y", 100)}),
+                                       On("c", {Victim("z", 100)}, 2), On("d", {Victim("w", 100)})};
+  const CandidateScore most_important_victim = [](const Candidate& c) {
+    return static_cast<int64_t>(PodPriority(*c.victims.pods[0]->pod));
+  };
+  const CandidateScore most_violations = [](const Candidate& c) {
+    return c.victims.num_pdb_violations;
+  };
+  EXPECT_EQ(PickOneNodeForPreemption(candidates)->node, "a");  // Upstream's.
+  EXPECT_EQ(PickOneNodeForPreemption(candidates, {most_important_victim, most_violations})->node,
+            "c");
+  EXPECT_EQ(PickOneNodeForPreemption(candidates, {most_important_victim})->node, "b");
+}
+
 TEST(PreemptionTest, MoreImportantIsHigherPriorityThenEarlierStart) {
   EXPECT_TRUE(MoreImportantPod(*Victim("a", 10)->pod, *Victim("b", 5)->pod));
   EXPECT_TRUE(MoreImportantPod(*Victim("a", 5, "2026-01-01T00:00:00Z")->pod,
@@ -88,6 +105,10 @@ class OnlyPreemptible final : public Interface {
     if (victims->pods.empty()) return Status::UnschedulableAndUnresolvable("nothing preemptible");
     return Status();
   }
+  std::vector<CandidateScore> OrderedScoreFuncs(const std::vector<Candidate>&) const override {
+    return scores;
+  }
+  std::vector<CandidateScore> scores;  // None: upstream's criteria.
 };
 
 class EvaluatorTest : public ::testing::Test {
@@ -131,6 +152,17 @@ TEST_F(EvaluatorTest, ACustomPolicyPreemptsOnTheNodeUpstreamsCriteriaPick) {
   EXPECT_EQ(evaluator_.PreEnqueue(pod).Message(), kWaitingForPreemption);
   ASSERT_TRUE(handle_.cache().RemovePod("a").ok());
   EXPECT_TRUE(evaluator_.PreEnqueue(pod).ok());
+}
+
+TEST_F(EvaluatorTest, APolicysOwnScoresChooseTheNode) {
+  policy_.scores = {[](const Candidate& c) { return static_cast<int64_t>(c.victims.pods.size()); }};
+  api::Pod pod = MakePod().Name("p").Priority(10).Obj();
+  PostFilterResult result;
+  ASSERT_TRUE(evaluator_.Preempt(state_, pod, filtered_, &result).ok());
+  // The most victims, where upstream's criteria pick n1.
+  EXPECT_EQ(result.nominated_node_name, "n2");
+  EXPECT_EQ(handle_.recording_writer().deleted,
+            (std::vector<std::string>{"default/c", "default/d"}));
 }
 
 TEST_F(EvaluatorTest, ThePolicysReasonsReachTheMessage) {
