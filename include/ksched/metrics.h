@@ -1,19 +1,73 @@
-// PluginMetrics: the scheduler's metrics that a plugin records itself, as upstream's plugins record
-// them in pkg/scheduler/metrics. The framework records the rest around every plugin call
+// PluginMetrics: the metrics a plugin records itself. Upstream's plugins record some of the
+// scheduler's own (pkg/scheduler/metrics), and a plugin may register metrics of its own, as an
+// upstream plugin registers them with legacyregistry; /metrics serves both with the scheduler's.
+// The framework records the rest around every plugin call
 // (scheduler_plugin_execution_duration_seconds, scheduler_plugin_evaluation_total, ...).
 //
 //   handle.metrics().PreemptionAttempted();
-//   handle.metrics().PreemptionVictims(static_cast<int>(victims.size()));
 //   handle.metrics().VolumeSchedulingStageFailed("bind");
 //
-// Where ksched serves no /metrics (`ksched simulate`), the calls do nothing.
+//   // A metric of the plugin's own, registered once, in its factory:
+//   absl::StatusOr<PluginCounter*> hits = handle.metrics().Counter(
+//       {.name = "network_aware_cache_hits_total", .help = "Lookups served by the cache.",
+//        .labels = {"zone"}});
+//   if (!hits.ok()) return hits.status();
+//   (*hits)->Add({"zone-a"});   // network_aware_cache_hits_total{zone="zone-a"} 1
+//
+// Where ksched serves no /metrics (`ksched simulate`), the calls work and nothing is served.
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
 
+#include <initializer_list>
+#include <string>
 #include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
 
 namespace ksched {
+
+// A plugin's own metric: its name, help and label names.
+struct MetricOptions {
+  // [a-zA-Z_:][a-zA-Z0-9_:]*, not one the scheduler serves. Prefix it with the plugin's name.
+  std::string name;
+  // Served as "[ALPHA] <help>", as component-base marks a metric of stability level ALPHA.
+  std::string help;
+  // Label names, [a-zA-Z_][a-zA-Z0-9_]*, not beginning with "__"; a histogram's may not be "le".
+  std::vector<std::string> labels;
+  // A histogram's bucket upper bounds, ascending; none: Prometheus's default buckets (0.005 to
+  // 10). Only for histograms.
+  std::vector<double> buckets;
+};
+
+// The series of one metric, each told apart by its label values: one per label name, in the order
+// of MetricOptions::labels. Values of another number are not recorded (and are logged).
+class PluginCounter {
+ public:
+  // Adds `v` (>= 0; a negative `v` is not recorded, and is logged).
+  virtual void Add(std::initializer_list<std::string_view> label_values, double v = 1) = 0;
+
+ protected:
+  ~PluginCounter() = default;
+};
+
+class PluginGauge {
+ public:
+  virtual void Set(std::initializer_list<std::string_view> label_values, double v) = 0;
+  virtual void Add(std::initializer_list<std::string_view> label_values, double v) = 0;
+
+ protected:
+  ~PluginGauge() = default;
+};
+
+class PluginHistogram {
+ public:
+  virtual void Observe(std::initializer_list<std::string_view> label_values, double v) = 0;
+
+ protected:
+  ~PluginHistogram() = default;
+};
 
 class PluginMetrics {
  public:
@@ -25,6 +79,14 @@ class PluginMetrics {
   // an error (not a node that does not fit): "predicate" (finding the node's volumes, Filter),
   // "assume" (Reserve) or "bind" (PreBind), as upstream's volume binder counts them.
   virtual void VolumeSchedulingStageFailed(std::string_view operation) = 0;
+
+  // A metric of the plugin's own. It lives as long as the scheduler; registering the same name
+  // again with the same type and options gives the same metric (each profile makes its own
+  // instance of a plugin). InvalidArgument for a name, label or bucket the comments above do not
+  // allow; AlreadyExists for a name the scheduler serves, or that was registered otherwise.
+  virtual absl::StatusOr<PluginCounter*> Counter(const MetricOptions& options) = 0;
+  virtual absl::StatusOr<PluginGauge*> Gauge(const MetricOptions& options) = 0;
+  virtual absl::StatusOr<PluginHistogram*> Histogram(const MetricOptions& options) = 0;
 
  protected:
   ~PluginMetrics() = default;

@@ -209,6 +209,11 @@ HistogramFamily& Registry::AddHistogram(std::string name, std::string help, Stab
                                                "histogram", std::move(labels), std::move(bounds)));
 }
 
+bool Registry::Has(std::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  return families_.contains(name);
+}
+
 void Registry::AddCollector(std::function<void()> collect) {
   absl::MutexLock lock(&mu_);
   collectors_.push_back(std::move(collect));

@@ -196,6 +196,8 @@ class Registry {
 
   // The exposition of every family, sorted by name.
   std::string Text() const;
+  // Whether a family of this name was added.
+  bool Has(std::string_view name) const;
 
  private:
   template <typename F>

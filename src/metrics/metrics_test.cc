@@ -147,6 +147,77 @@ TEST(SchedulerMetricsTest, PluginsRecordUpstreamsSeries) {
   none.VolumeSchedulingStageFailed("bind");
 }
 
+// A plugin's own metrics: served as component-base serves an ALPHA metric; one family for every
+// registration with the same options; refused, not aborted, where they clash or are malformed.
+TEST(PluginFamiliesTest, RegistersServesAndRefuses) {
+  Registry r;
+  SchedulerMetrics m(&r);
+  PluginFamilies& f = m.plugin_families;
+  absl::StatusOr<PluginCounter*> hits =
+      f.Counter({.name = "cache_hits_total", .help = "Hits.", .labels = {"zone"}});
+  ASSERT_TRUE(hits.ok()) << hits.status();
+  (*hits)->Add({"a"});
+  (*hits)->Add({"a"}, 2);
+  (*hits)->Add({"a", "extra"});  // Not one value per label: not recorded.
+  (*hits)->Add({"b"}, -1);       // A counter does not go down: not recorded.
+  absl::StatusOr<PluginCounter*> again =
+      f.Counter({.name = "cache_hits_total", .help = "Hits.", .labels = {"zone"}});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *hits);
+
+  absl::StatusOr<PluginGauge*> size = f.Gauge({.name = "cache_size", .help = "Entries."});
+  ASSERT_TRUE(size.ok());
+  (*size)->Set({}, 10);
+  (*size)->Add({}, -3);
+  absl::StatusOr<PluginHistogram*> wait =
+      f.Histogram({.name = "wait_seconds", .help = "Waits.", .buckets = {0.1, 1}});
+  ASSERT_TRUE(wait.ok());
+  (*wait)->Observe({}, 0.5);
+  absl::StatusOr<PluginHistogram*> defaults = f.Histogram({.name = "other_seconds", .help = "O."});
+  ASSERT_TRUE(defaults.ok());
+  (*defaults)->Observe({}, 3);
+
+  const std::string text = r.Text();
+  EXPECT_THAT(text, HasSubstr("# HELP cache_hits_total [ALPHA] Hits.\n# TYPE cache_hits_total "
+                              "counter\ncache_hits_total{zone=\"a\"} 3\n# HELP"));
+  EXPECT_THAT(text, HasSubstr("cache_size 7\n"));
+  EXPECT_THAT(text,
+              HasSubstr("wait_seconds_bucket{le=\"0.1\"} 0\nwait_seconds_bucket{le=\"1\"} 1\n"));
+  EXPECT_THAT(text,
+              HasSubstr("other_seconds_bucket{le=\"2.5\"} 0\nother_seconds_bucket{le=\"5\"} 1\n"));
+
+  auto code = [](const auto& st) { return st.status().code(); };
+  EXPECT_EQ(code(f.Counter({.name = "cache_hits_total", .help = "Other help."})),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(code(f.Gauge({.name = "cache_hits_total", .help = "Hits.", .labels = {"zone"}})),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(f.Counter({.name = "scheduler_preemption_attempts_total", .help = "Mine."})
+                .status()
+                .message(),
+            "metric \"scheduler_preemption_attempts_total\" is the scheduler's");
+  EXPECT_EQ(f.Counter({.name = "9lives", .help = "H."}).status().message(),
+            "metric name \"9lives\" is not valid");
+  EXPECT_EQ(f.Counter({.name = "x_total", .help = "H.", .labels = {"__name"}}).status().message(),
+            "metric \"x_total\": label name \"__name\" is not valid");
+  EXPECT_EQ(code(f.Histogram({.name = "h", .help = "H.", .labels = {"le"}})),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(f.Histogram({.name = "h", .help = "H.", .buckets = {1, 1}})),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(code(f.Gauge({.name = "g", .help = "H.", .buckets = {1}})),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(r.Has("h"));
+  EXPECT_FALSE(r.Has("g"));
+}
+
+// Where nothing serves /metrics (`ksched simulate`), a plugin still registers and records.
+TEST(PluginFamiliesTest, AVoidRecorderStillGivesMetrics) {
+  PluginMetricsRecorder none(nullptr);
+  absl::StatusOr<PluginCounter*> c = none.Counter({.name = "x_total", .help = "X."});
+  ASSERT_TRUE(c.ok());
+  (*c)->Add({});
+  none.PreemptionAttempted();
+}
+
 TEST(ProcessMetricsTest, ReportsThisProcess) {
   Registry r;
   AddProcessMetrics(&r);

@@ -90,7 +90,8 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
           Stability::kBeta, {"plugin", "extension_point", "profile"})),
       volume_scheduling_stage_error(r->AddCounter("scheduler_volume_scheduling_stage_error_total",
                                                   "Volume scheduling stage error count",
-                                                  Stability::kAlpha, {"operation"})) {}
+                                                  Stability::kAlpha, {"operation"})),
+      plugin_families(*r) {}
 
 // --- FrameworkMetrics ---------------------------------------------------------------------------
 
@@ -191,6 +192,16 @@ void AddProcessMetrics(Registry* r) {
     rlimit lim{};
     if (getrlimit(RLIMIT_NOFILE, &lim) == 0) max_fds->Set(static_cast<double>(lim.rlim_cur));
   });
+}
+
+PluginMetricsRecorder::PluginMetricsRecorder(SchedulerMetrics* metrics) : metrics_(metrics) {
+  if (metrics_ != nullptr) {
+    families_ = &metrics_->plugin_families;
+    return;
+  }
+  own_registry_ = std::make_unique<Registry>();
+  own_families_ = std::make_unique<PluginFamilies>(*own_registry_);
+  families_ = own_families_.get();
 }
 
 void PluginMetricsRecorder::PreemptionAttempted() {

@@ -14,12 +14,14 @@
 #include <array>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include "ksched/metrics.h"
 #include "ksched/status.h"
 #include "src/metrics/metrics.h"
+#include "src/metrics/plugin_families.h"
 
 namespace ksched::metrics {
 
@@ -67,6 +69,7 @@ struct SchedulerMetrics {
   GaugeFamily& unschedulable_pods;                      // plugin, profile
   CounterFamily& plugin_evaluation_total;               // plugin, extension_point, profile
   CounterFamily& volume_scheduling_stage_error;         // operation
+  PluginFamilies plugin_families;                       // The plugins' own.
 };
 
 // One profile's extension-point and plugin series, looked up once per label combination.
@@ -91,16 +94,29 @@ class FrameworkMetrics {
   std::array<std::array<std::atomic<Histogram*>, kNumCodes>, kNumPoints> points_{};
 };
 
-// The SDK's PluginMetrics (ksched/metrics.h) on `metrics`; with nullptr it records nothing.
+// The SDK's PluginMetrics (ksched/metrics.h) on `metrics`; with nullptr it records the scheduler's
+// metrics nowhere, and the plugins' own in a registry of its own that nothing serves.
 class PluginMetricsRecorder final : public PluginMetrics {
  public:
-  explicit PluginMetricsRecorder(SchedulerMetrics* metrics) : metrics_(metrics) {}
+  explicit PluginMetricsRecorder(SchedulerMetrics* metrics);
   void PreemptionAttempted() override;
   void PreemptionVictims(int count) override;
   void VolumeSchedulingStageFailed(std::string_view operation) override;
+  absl::StatusOr<PluginCounter*> Counter(const MetricOptions& options) override {
+    return families_->Counter(options);
+  }
+  absl::StatusOr<PluginGauge*> Gauge(const MetricOptions& options) override {
+    return families_->Gauge(options);
+  }
+  absl::StatusOr<PluginHistogram*> Histogram(const MetricOptions& options) override {
+    return families_->Histogram(options);
+  }
 
  private:
   SchedulerMetrics* metrics_;
+  std::unique_ptr<Registry> own_registry_;        // Without `metrics`.
+  std::unique_ptr<PluginFamilies> own_families_;  // Without `metrics`.
+  PluginFamilies* families_;
 };
 
 // A process's figures from /proc/<pid>/stat (and its start from /proc/stat's btime); zeros if

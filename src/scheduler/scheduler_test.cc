@@ -411,6 +411,54 @@ TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
             "helpful for scheduling.");
 }
 
+// An out-of-tree Filter with a metric of its own, registered in its factory: the nodes it rejected.
+class CountsRejections : public FilterPlugin {
+ public:
+  explicit CountsRejections(PluginCounter* rejected) : rejected_(rejected) {}
+  std::string_view Name() const override { return "CountsRejections"; }
+  Status Filter(const CycleState&, const api::Pod&, const NodeInfo& node) override {
+    if (node.node()->metadata.labels.contains("team")) return Status();
+    rejected_->Add({node.name()});
+    return Status::UnschedulableAndUnresolvable("node(s) had no team label");
+  }
+
+ private:
+  PluginCounter* rejected_;
+};
+
+// Each profile makes its own instance of the plugin; both record into the one family, which
+// /metrics serves with the scheduler's.
+TEST_F(SchedulerTest, APluginsOwnMetricIsServedWithTheSchedulers) {
+  Registry r = plugins::NewInTreeRegistry();
+  ASSERT_TRUE(
+      r.Register("CountsRejections",
+                 [](const PluginArgs&, Handle& h) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                   absl::StatusOr<PluginCounter*> rejected =
+                       h.metrics().Counter({.name = "counts_rejections_nodes_total",
+                                            .help = "Nodes CountsRejections rejected.",
+                                            .labels = {"node"}});
+                   if (!rejected.ok()) return rejected.status();
+                   return std::make_unique<CountsRejections>(*rejected);
+                 })
+          .ok());
+  config::Configuration cfg = WithPluginAt(&config::Plugins::filter, "CountsRejections");
+  cfg.profiles.push_back(cfg.profiles[0]);
+  cfg.profiles[1].scheduler_name = "second";
+  Build(std::move(cfg), std::move(r));
+  s_->OnNodeAdd(MakeNode().Name("plain").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(
+      MakeNode().Name("teamed").Label("team", "a").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("p"));
+  AddPod(MakePod().Name("q").SchedulerName("second"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/p"), "teamed");
+  EXPECT_EQ(writer_.binds.at("default/q"), "teamed");
+  const std::string text = s_->metrics_registry().Text();
+  EXPECT_THAT(text, HasSubstr("# HELP counts_rejections_nodes_total [ALPHA] Nodes "
+                              "CountsRejections rejected.\n# TYPE counts_rejections_nodes_total "
+                              "counter\ncounts_rejections_nodes_total{node=\"plain\"} 2\n"));
+}
+
 // A Filter slow enough that the nodes are filtered on the workers; it counts how many threads
 // run it at once.
 class SlowFilter : public FilterPlugin {

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -102,9 +103,54 @@ class RecordingWriter : public ClusterWriter {
   std::vector<std::function<void()>> held_ ABSL_GUARDED_BY(mu_);
 };
 
-// The metrics plugins record, counted.
+// A plugin's own metric, as CountingMetrics keeps it: each series' value (counters and gauges) or
+// sum of observations (histograms), by label values.
+class RecordedMetric final : public PluginCounter, public PluginGauge, public PluginHistogram {
+ public:
+  void Add(std::initializer_list<std::string_view> labels, double v) override {
+    absl::MutexLock l(&mu_);
+    values_[Key(labels)] += v;
+  }
+  void Set(std::initializer_list<std::string_view> labels, double v) override {
+    absl::MutexLock l(&mu_);
+    values_[Key(labels)] = v;
+  }
+  void Observe(std::initializer_list<std::string_view> labels, double v) override {
+    Add(labels, v);
+  }
+  double Value(std::initializer_list<std::string_view> labels = {}) const {
+    absl::MutexLock l(&mu_);
+    auto it = values_.find(Key(labels));
+    return it == values_.end() ? 0 : it->second;
+  }
+
+ private:
+  static std::vector<std::string> Key(std::initializer_list<std::string_view> labels) {
+    return {labels.begin(), labels.end()};
+  }
+  mutable absl::Mutex mu_;
+  std::map<std::vector<std::string>, double> values_ ABSL_GUARDED_BY(mu_);
+};
+
+// The metrics plugins record, counted; a plugin's own, by name, whatever their kind.
 class CountingMetrics final : public PluginMetrics {
  public:
+  absl::StatusOr<PluginCounter*> Counter(const MetricOptions& options) override {
+    return &Own(options.name);
+  }
+  absl::StatusOr<PluginGauge*> Gauge(const MetricOptions& options) override {
+    return &Own(options.name);
+  }
+  absl::StatusOr<PluginHistogram*> Histogram(const MetricOptions& options) override {
+    return &Own(options.name);
+  }
+  // A plugin's own metric by name, made empty if the plugin did not register it.
+  RecordedMetric& Own(const std::string& name) {
+    absl::MutexLock l(&mu_);
+    std::unique_ptr<RecordedMetric>& m = own_[name];
+    if (m == nullptr) m = std::make_unique<RecordedMetric>();
+    return *m;
+  }
   void PreemptionAttempted() override { ++attempts_; }
   void PreemptionVictims(int count) override {
     absl::MutexLock l(&mu_);
@@ -130,6 +176,7 @@ class CountingMetrics final : public PluginMetrics {
   mutable absl::Mutex mu_;
   std::vector<int> victims_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> volume_errors_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<RecordedMetric>> own_ ABSL_GUARDED_BY(mu_);
 };
 
 class FakeHandle : public Handle {
