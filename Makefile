@@ -6,7 +6,7 @@ TSAN_DIR ?= build-tsan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps configure build fuzz-build k8s test sanitize tsan demo lint format bench bench-decode bench-quick bench-volumes difftest e2e chaos chaos-short image clean
+.PHONY: all deps configure build fuzz-build k8s test sanitize tsan demo lint format bench bench-cel bench-decode bench-quick bench-volumes difftest e2e chaos chaos-short image clean
 
 all: build
 
@@ -84,6 +84,11 @@ bench: build k8s
 	  --benchmark_out=$(BENCH_OUT)/in_process.json --benchmark_out_format=json
 	@$(BUILD_DIR)/bench/side_by_side --set default --out $(BENCH_OUT) --in-process $(BENCH_OUT)/in_process.json
 	@$(MAKE) --no-print-directory bench-decode
+
+# DRA's CEL bridge: loading upstream's Go CEL into the process, a compile, and an evaluation of
+# 0 to 1000 devices in one call (needs Go, which builds libksched_cel.so).
+bench-cel: build
+	@KSCHED_CEL_LIBRARY=$(BUILD_DIR)/libksched_cel.so $(BUILD_DIR)/bench/cel_bench
 
 # Protobuf, as kube-scheduler's client speaks it, against ksched's JSON decoding of the same pods.
 bench-decode: build k8s
