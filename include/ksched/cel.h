@@ -30,17 +30,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "ksched/api/quantity.h"
+#include "ksched/api/objects.h"
 
 namespace ksched::cel {
-
-// An attribute of a device, as the ResourceSlice API gives it: exactly one value is set.
-struct DeviceAttribute {
-  std::optional<int64_t> int_value;
-  std::optional<bool> bool_value;
-  std::optional<std::string> string_value;
-  std::optional<std::string> version_value;  // semver, "1.2.3"
-};
 
 // A device as a selector sees it: `device.driver`, `device.attributes[domain][id]`,
 // `device.capacity[domain][id]`, `device.allowMultipleAllocations`. Attribute and capacity names
@@ -48,7 +40,7 @@ struct DeviceAttribute {
 struct Device {
   std::string driver;
   std::optional<bool> allow_multiple_allocations;
-  std::map<std::string, DeviceAttribute> attributes;
+  std::map<std::string, api::DeviceAttribute> attributes;
   std::map<std::string, api::Quantity> capacity;
 };
 

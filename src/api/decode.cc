@@ -248,6 +248,11 @@ absl::Status NodeSel(element e, const Path& p, NodeSelector* out) {
   });
 }
 
+absl::Status OptNodeSel(element e, const Path& p, std::optional<NodeSelector>* out) {
+  if (e.is_null()) return absl::OkStatus();
+  return NodeSel(e, p, &out->emplace());
+}
+
 // --- Affinity ------------------------------------------------------------------------------
 
 absl::Status PreferredTerm(element e, const Path& p, PreferredSchedulingTerm* out) {
@@ -458,6 +463,17 @@ absl::Status Named(element e, const Path& p, T* out) {
   });
 }
 
+absl::Status PodClaim(element e, const Path& p, PodResourceClaim* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "resourceClaimName") return OptStr(v, vp, &out->resource_claim_name);
+    if (k == "resourceClaimTemplateName") {
+      return OptStr(v, vp, &out->resource_claim_template_name);
+    }
+    return absl::OkStatus();
+  });
+}
+
 // The API server's defaults for a pod's containers (SetDefaults_Pod), so that a pod from a
 // manifest reads as the API server would store it; pods read from the API server have them
 // already. Requests default to the limits of resources that have no request, and on the host's
@@ -500,8 +516,7 @@ absl::Status Spec(element e, const Path& p, PodSpec* out) {
         if (k == "initContainers") return Items(v, vp, &out->init_containers, ContainerOf);
         if (k == "containers") return Items(v, vp, &out->containers, ContainerOf);
         if (k == "volumes") return Items(v, vp, &out->volumes, VolumeOf);
-        if (k == "resourceClaims")
-          return Items(v, vp, &out->resource_claims, Named<PodResourceClaim>);
+        if (k == "resourceClaims") return Items(v, vp, &out->resource_claims, PodClaim);
         if (k == "resources") {
           if (v.is_null()) return absl::OkStatus();
           return Requirements(v, vp, &out->resources.emplace());
@@ -523,12 +538,23 @@ absl::Status PodCond(element e, const Path& p, PodCondition* out) {
   });
 }
 
+absl::Status PodClaimStatus(element e, const Path& p, PodResourceClaimStatus* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "resourceClaimName") return OptStr(v, vp, &out->resource_claim_name);
+    return absl::OkStatus();
+  });
+}
+
 absl::Status PodStat(element e, const Path& p, PodStatus* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "phase") return Str(v, vp, &out->phase);
     if (k == "conditions") return Items(v, vp, &out->conditions, PodCond);
     if (k == "nominatedNodeName") return Str(v, vp, &out->nominated_node_name);
     if (k == "startTime") return Str(v, vp, &out->start_time);
+    if (k == "resourceClaimStatuses") {
+      return Items(v, vp, &out->resource_claim_statuses, PodClaimStatus);
+    }
     return absl::OkStatus();
   });
 }
@@ -924,6 +950,300 @@ absl::Status VolumeAttachmentAt(element e, const Path& p, VolumeAttachment* out)
   });
 }
 
+// --- Dynamic resource allocation (resource.k8s.io/v1) ---------------------------------------
+
+// A field of a feature ksched does not implement yet, recorded by its path when it has a value.
+void Unsupported(element v, const Path& vp, std::vector<std::string>* out) {
+  simdjson::dom::array arr;
+  simdjson::dom::object obj;
+  bool b = false;
+  if (v.is_null() || (!v.get_array().get(arr) && arr.size() == 0) ||
+      (!v.get_object().get(obj) && obj.size() == 0) || (!v.get_bool().get(b) && !b)) {
+    return;  // Absent, empty or false: as if not set.
+  }
+  out->push_back(vp.String());
+}
+
+absl::Status DeviceAttr(element e, const Path& p, DeviceAttribute* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "int") return OptInteger(v, vp, &out->int_value);
+    if (k == "bool") return OptBool(v, vp, &out->bool_value);
+    if (k == "string") return OptStr(v, vp, &out->string_value);
+    if (k == "version") return OptStr(v, vp, &out->version_value);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status DeviceTaintOf(element e, const Path& p, DeviceTaint* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "key") return Str(v, vp, &out->key);
+    if (k == "value") return Str(v, vp, &out->value);
+    if (k == "effect") return Str(v, vp, &out->effect);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status DeviceTolerationOf(element e, const Path& p, DeviceToleration* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "key") return Str(v, vp, &out->key);
+    if (k == "operator") return Str(v, vp, &out->op);
+    if (k == "value") return Str(v, vp, &out->value);
+    if (k == "effect") return Str(v, vp, &out->effect);
+    if (k == "tolerationSeconds") return OptInteger(v, vp, &out->toleration_seconds);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status DeviceOf(element e, const Path& p, Device* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "attributes") {
+      return Fields(v, vp, [&](std::string_view ak, element av, const Path& avp) {
+        return DeviceAttr(av, avp, &out->attributes[std::string(ak)]);
+      });
+    }
+    if (k == "capacity") {
+      return Fields(v, vp, [&](std::string_view ck, element cv, const Path& cvp) {
+        return Fields(cv, cvp,
+                      [&](std::string_view f, element fv, const Path& fvp) -> absl::Status {
+                        if (f == "value") return Quant(fv, fvp, &out->capacity[std::string(ck)]);
+                        if (f == "requestPolicy") Unsupported(fv, fvp, &out->unsupported);
+                        return absl::OkStatus();
+                      });
+      });
+    }
+    if (k == "nodeName") return OptStr(v, vp, &out->node_name);
+    if (k == "nodeSelector") return OptNodeSel(v, vp, &out->node_selector);
+    if (k == "allNodes") return OptBool(v, vp, &out->all_nodes);
+    if (k == "taints") return Items(v, vp, &out->taints, DeviceTaintOf);
+    // Partitionable devices, binding conditions and consumable capacity.
+    if (k == "consumesCounters" || k == "bindsToNode" || k == "bindingConditions" ||
+        k == "bindingFailureConditions" || k == "allowMultipleAllocations") {
+      Unsupported(v, vp, &out->unsupported);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ResourceSliceAt(element e, const Path& p, ResourceSlice* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k != "spec") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "driver") return Str(sv, svp, &out->driver);
+      if (sk == "pool") {
+        return Fields(sv, svp,
+                      [&](std::string_view pk, element pv, const Path& pvp) -> absl::Status {
+                        if (pk == "name") return Str(pv, pvp, &out->pool);
+                        if (pk == "generation") return Integer(pv, pvp, &out->pool_generation);
+                        if (pk == "resourceSliceCount")
+                          return Integer(pv, pvp, &out->pool_slice_count);
+                        return absl::OkStatus();
+                      });
+      }
+      if (sk == "nodeName") return OptStr(sv, svp, &out->node_name);
+      if (sk == "nodeSelector") return OptNodeSel(sv, svp, &out->node_selector);
+      if (sk == "allNodes") return Bool(sv, svp, &out->all_nodes);
+      if (sk == "perDeviceNodeSelection") return Bool(sv, svp, &out->per_device_node_selection);
+      if (sk == "devices") return Items(sv, svp, &out->devices, DeviceOf);
+      if (sk == "sharedCounters") Unsupported(sv, svp, &out->unsupported);  // Partitionable.
+      return absl::OkStatus();
+    });
+  });
+}
+
+// selectors[].cel.expression
+absl::Status Selectors(element e, const Path& p, std::vector<std::string>* out) {
+  return Items(e, p, out, [](element s, const Path& sp, std::string* expr) {
+    return Fields(s, sp, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+      if (k != "cel") return absl::OkStatus();
+      return Fields(v, vp, [&](std::string_view ck, element cv, const Path& cvp) -> absl::Status {
+        if (ck == "expression") return Str(cv, cvp, expr);
+        return absl::OkStatus();
+      });
+    });
+  });
+}
+
+// A configuration: `requests` (a claim's) and `opaque` {driver, parameters}.
+absl::Status DeviceConfig(element e, const Path& p, DeviceConfiguration* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "requests") return StrList(v, vp, &out->requests);
+    if (k != "opaque") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view ok, element ov, const Path& ovp) -> absl::Status {
+      if (ok == "driver") return Str(ov, ovp, &out->driver);
+      if (ok == "parameters") out->parameters = simdjson::minify(ov);
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status DeviceClassAt(element e, const Path& p, DeviceClass* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k != "spec") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "selectors") return Selectors(sv, svp, &out->selectors);
+      if (sk == "config") return Items(sv, svp, &out->config, DeviceConfig);
+      if (sk == "extendedResourceName") return OptStr(sv, svp, &out->extended_resource_name);
+      return absl::OkStatus();
+    });
+  });
+}
+
+// An ExactDeviceRequest or a DeviceSubRequest; `unsupported` gets what they use of consumable
+// capacity.
+absl::Status SubRequest(element e, const Path& p, DeviceSubRequest* out,
+                        std::vector<std::string>* unsupported) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "deviceClassName") return Str(v, vp, &out->device_class_name);
+    if (k == "selectors") return Selectors(v, vp, &out->selectors);
+    if (k == "allocationMode") return Str(v, vp, &out->allocation_mode);
+    if (k == "count") return Integer(v, vp, &out->count);
+    if (k == "adminAccess") return Bool(v, vp, &out->admin_access);
+    if (k == "tolerations") return Items(v, vp, &out->tolerations, DeviceTolerationOf);
+    if (k == "capacity") Unsupported(v, vp, unsupported);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ClaimSpec(element e, const Path& p, ResourceClaimSpec* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k != "devices") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view dk, element dv, const Path& dvp) -> absl::Status {
+      if (dk == "requests") {
+        return Items(dv, dvp, &out->requests, [&](element r, const Path& rp, DeviceRequest* req) {
+          return Fields(r, rp,
+                        [&](std::string_view rk, element rv, const Path& rvp) -> absl::Status {
+                          if (rk == "name") return Str(rv, rvp, &req->name);
+                          if (rk == "exactly") {
+                            if (rv.is_null()) return absl::OkStatus();
+                            return SubRequest(rv, rvp, &req->exactly.emplace(), &out->unsupported);
+                          }
+                          if (rk == "firstAvailable") {
+                            return Items(rv, rvp, &req->first_available,
+                                         [&](element s, const Path& sp, DeviceSubRequest* sub) {
+                                           return SubRequest(s, sp, sub, &out->unsupported);
+                                         });
+                          }
+                          return absl::OkStatus();
+                        });
+        });
+      }
+      if (dk == "constraints") {
+        return Items(dv, dvp, &out->constraints,
+                     [&](element c, const Path& cp, DeviceConstraint* constraint) {
+                       return Fields(
+                           c, cp,
+                           [&](std::string_view ck, element cv, const Path& cvp) -> absl::Status {
+                             if (ck == "requests") return StrList(cv, cvp, &constraint->requests);
+                             if (ck == "matchAttribute") {
+                               return OptStr(cv, cvp, &constraint->match_attribute);
+                             }
+                             if (ck == "distinctAttribute") {
+                               Unsupported(cv, cvp, &out->unsupported);
+                             }
+                             return absl::OkStatus();
+                           });
+                     });
+      }
+      if (dk == "config") return Items(dv, dvp, &out->config, DeviceConfig);
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status AllocationOf(element e, const Path& p, AllocationResult* out,
+                          std::vector<std::string>* unsupported) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "nodeSelector") return OptNodeSel(v, vp, &out->node_selector);
+    if (k == "allocationTimestamp") return Str(v, vp, &out->allocation_timestamp);
+    if (k != "devices") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view dk, element dv, const Path& dvp) -> absl::Status {
+      if (dk == "results") {
+        return Items(dv, dvp, &out->results,
+                     [&](element r, const Path& rp, DeviceRequestAllocationResult* result) {
+                       return Fields(
+                           r, rp,
+                           [&](std::string_view rk, element rv, const Path& rvp) -> absl::Status {
+                             if (rk == "request") return Str(rv, rvp, &result->request);
+                             if (rk == "driver") return Str(rv, rvp, &result->driver);
+                             if (rk == "pool") return Str(rv, rvp, &result->pool);
+                             if (rk == "device") return Str(rv, rvp, &result->device);
+                             if (rk == "adminAccess") return Bool(rv, rvp, &result->admin_access);
+                             if (rk == "tolerations") {
+                               return Items(rv, rvp, &result->tolerations, DeviceTolerationOf);
+                             }
+                             if (rk == "bindingConditions" || rk == "bindingFailureConditions" ||
+                                 rk == "shareID" || rk == "consumedCapacity") {
+                               Unsupported(rv, rvp, unsupported);
+                             }
+                             return absl::OkStatus();
+                           });
+                     });
+      }
+      if (dk == "config") {
+        return Items(dv, dvp, &out->config,
+                     [](element c, const Path& cp, DeviceAllocationConfiguration* config) {
+                       KSCHED_RETURN_IF_ERROR(DeviceConfig(c, cp, &config->configuration));
+                       element source;
+                       if (!c["source"].get(source)) {
+                         return Str(source, cp.Field("source"), &config->source);
+                       }
+                       return absl::OkStatus();
+                     });
+      }
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status ResourceClaimAt(element e, const Path& p, ResourceClaim* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k == "spec") return ClaimSpec(v, vp, &out->spec);
+    if (k != "status") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "allocation") {
+        if (sv.is_null()) return absl::OkStatus();
+        return AllocationOf(sv, svp, &out->allocation.emplace(), &out->unsupported);
+      }
+      if (sk == "reservedFor") {
+        return Items(sv, svp, &out->reserved_for,
+                     [](element r, const Path& rp, ResourceClaimConsumerReference* ref) {
+                       return Fields(
+                           r, rp,
+                           [&](std::string_view rk, element rv, const Path& rvp) -> absl::Status {
+                             if (rk == "apiGroup") return Str(rv, rvp, &ref->api_group);
+                             if (rk == "resource") return Str(rv, rvp, &ref->resource);
+                             if (rk == "name") return Str(rv, rvp, &ref->name);
+                             if (rk == "uid") return Str(rv, rvp, &ref->uid);
+                             return absl::OkStatus();
+                           });
+                     });
+      }
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status ResourceClaimTemplateAt(element e, const Path& p, ResourceClaimTemplate* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k != "spec") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "spec") return ClaimSpec(sv, svp, &out->spec);
+      if (sk != "metadata") return absl::OkStatus();
+      return Fields(sv, svp, [&](std::string_view mk, element mv, const Path& mvp) -> absl::Status {
+        if (mk == "labels") return StrMapOf(mv, mvp, &out->claim_labels);
+        if (mk == "annotations") return StrMapOf(mv, mvp, &out->claim_annotations);
+        return absl::OkStatus();
+      });
+    });
+  });
+}
+
 // Decodes one object of type T with `decode` and appends it.
 template <typename T>
 absl::Status Append(element e, const Path& p, absl::Status (*decode)(element, const Path&, T*),
@@ -970,6 +1290,10 @@ absl::Status AppendObject(element e, const Path& p, std::string_view default_kin
   if (kind == "CSIDriver") return Append(e, p, CsiDriverAt, out);
   if (kind == "CSIStorageCapacity") return Append(e, p, CsiStorageCapacityAt, out);
   if (kind == "VolumeAttachment") return Append(e, p, VolumeAttachmentAt, out);
+  if (kind == "DeviceClass") return Append(e, p, DeviceClassAt, out);
+  if (kind == "ResourceSlice") return Append(e, p, ResourceSliceAt, out);
+  if (kind == "ResourceClaim") return Append(e, p, ResourceClaimAt, out);
+  if (kind == "ResourceClaimTemplate") return Append(e, p, ResourceClaimTemplateAt, out);
   if (kind.ends_with("List")) {
     std::string_view item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
     element items;
@@ -1029,7 +1353,11 @@ std::string_view KindOf(const Object& object) {
                                                 "CSINode",
                                                 "CSIDriver",
                                                 "CSIStorageCapacity",
-                                                "VolumeAttachment"};
+                                                "VolumeAttachment",
+                                                "DeviceClass",
+                                                "ResourceSlice",
+                                                "ResourceClaim",
+                                                "ResourceClaimTemplate"};
   static_assert(std::variant_size_v<Object> == std::size(kKinds));
   return kKinds[object.index()];
 }
@@ -1074,6 +1402,18 @@ absl::Status DecodeCSIStorageCapacity(element e, CSIStorageCapacity* out) {
 }
 absl::Status DecodeVolumeAttachment(element e, VolumeAttachment* out) {
   return VolumeAttachmentAt(e, Path(), out);
+}
+absl::Status DecodeDeviceClass(element e, DeviceClass* out) {
+  return DeviceClassAt(e, Path(), out);
+}
+absl::Status DecodeResourceSlice(element e, ResourceSlice* out) {
+  return ResourceSliceAt(e, Path(), out);
+}
+absl::Status DecodeResourceClaim(element e, ResourceClaim* out) {
+  return ResourceClaimAt(e, Path(), out);
+}
+absl::Status DecodeResourceClaimTemplate(element e, ResourceClaimTemplate* out) {
+  return ResourceClaimTemplateAt(e, Path(), out);
 }
 
 absl::StatusOr<Pod> DecodePod(std::string_view json) { return ParseAndDecode<Pod, PodAt>(json); }

@@ -24,7 +24,8 @@ namespace ksched::api {
 using Object =
     std::variant<Pod, Node, Namespace, PriorityClass, Service, ReplicationController, ReplicaSet,
                  StatefulSet, PodDisruptionBudget, PersistentVolume, PersistentVolumeClaim,
-                 StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment>;
+                 StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment,
+                 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate>;
 
 // The kind name of an object ("Pod", "Node", "PodDisruptionBudget", ...).
 std::string_view KindOf(const Object& object);
@@ -52,6 +53,12 @@ absl::Status DecodeCSINode(simdjson::dom::element e, CSINode* out);
 absl::Status DecodeCSIDriver(simdjson::dom::element e, CSIDriver* out);
 absl::Status DecodeCSIStorageCapacity(simdjson::dom::element e, CSIStorageCapacity* out);
 absl::Status DecodeVolumeAttachment(simdjson::dom::element e, VolumeAttachment* out);
+// The DRA objects (resource.k8s.io/v1) the DynamicResources plugin reads. The fields of features
+// ksched does not implement are named in each object's `unsupported`.
+absl::Status DecodeDeviceClass(simdjson::dom::element e, DeviceClass* out);
+absl::Status DecodeResourceSlice(simdjson::dom::element e, ResourceSlice* out);
+absl::Status DecodeResourceClaim(simdjson::dom::element e, ResourceClaim* out);
+absl::Status DecodeResourceClaimTemplate(simdjson::dom::element e, ResourceClaimTemplate* out);
 
 // Parts that other documents embed (NodeAffinityArgs.addedAffinity, fuzz targets). Errors are
 // relative to `e`; the caller names where it sits.

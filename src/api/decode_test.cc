@@ -322,6 +322,139 @@ TEST(DecodeObjectsTest, PodDisruptionBudgets) {
   EXPECT_EQ(db.disruptions_allowed, 0);
 }
 
+// The DRA objects as the API server serves them (resource.k8s.io/v1), and a pod that names claims.
+TEST(DecodeObjectsTest, DraObjects) {
+  auto objects = DecodeObjects(R"({"kind":"List","items":[
+      {"apiVersion":"resource.k8s.io/v1","kind":"DeviceClass","metadata":{"name":"gpu"},
+       "spec":{"selectors":[{"cel":{"expression":"device.driver == 'gpu.example.com'"}}],
+               "config":[{"opaque":{"driver":"gpu.example.com","parameters":{"a": 1}}}],
+               "extendedResourceName":"example.com/gpu"}},
+      {"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice","metadata":{"name":"n1-gpu"},
+       "spec":{"driver":"gpu.example.com","nodeName":"n1",
+               "pool":{"name":"n1","generation":3,"resourceSliceCount":1},
+               "devices":[{"name":"gpu-0",
+                           "attributes":{"model":{"string":"a100"},"index":{"int":0},
+                                         "shared":{"bool":false},"driverVersion":{"version":"1.2.3"}},
+                           "capacity":{"memory":{"value":"80Gi"}},
+                           "taints":[{"key":"broken","value":"yes","effect":"NoSchedule"}]},
+                          {"name":"gpu-1","consumesCounters":[{"counterSet":"s","counters":{}}],
+                           "capacity":{"memory":{"value":"80Gi","requestPolicy":{"default":"1Gi"}}}}],
+               "sharedCounters":[{"name":"s","counters":{"memory":{"value":"80Gi"}}}]}},
+      {"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+       "metadata":{"name":"train-gpu","namespace":"ml","uid":"c1"},
+       "spec":{"devices":{
+         "requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu","allocationMode":"ExactCount",
+                                              "count":2,"adminAccess":true,
+                                              "selectors":[{"cel":{"expression":"true"}}],
+                                              "tolerations":[{"key":"broken","operator":"Exists",
+                                                              "effect":"NoSchedule"}]}},
+                     {"name":"any","firstAvailable":[{"name":"big","deviceClassName":"gpu"},
+                                                     {"name":"small","deviceClassName":"gpu",
+                                                      "allocationMode":"All"}]}],
+         "constraints":[{"requests":["gpu"],"matchAttribute":"gpu.example.com/model"},
+                        {"distinctAttribute":"gpu.example.com/index"}],
+         "config":[{"requests":["gpu"],"opaque":{"driver":"gpu.example.com","parameters":{}}}]}},
+       "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com",
+                                                       "pool":"n1","device":"gpu-0"}],
+                                          "config":[{"source":"FromClass","opaque":{
+                                              "driver":"gpu.example.com","parameters":{"a":1}}}]},
+                               "nodeSelector":{"nodeSelectorTerms":[{"matchFields":[
+                                   {"key":"metadata.name","operator":"In","values":["n1"]}]}]},
+                               "allocationTimestamp":"2026-11-27T10:00:00Z"},
+                 "reservedFor":[{"resource":"pods","name":"train","uid":"p1"}]}},
+      {"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaimTemplate",
+       "metadata":{"name":"one-gpu","namespace":"ml"},
+       "spec":{"metadata":{"labels":{"app":"train"}},
+               "spec":{"devices":{"requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu"}}]}}}},
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"train","namespace":"ml"},
+       "spec":{"containers":[{"name":"c"}],
+               "resourceClaims":[{"name":"gpu","resourceClaimName":"train-gpu"},
+                                 {"name":"scratch","resourceClaimTemplateName":"one-gpu"}]},
+       "status":{"resourceClaimStatuses":[{"name":"scratch","resourceClaimName":"train-scratch-x"}]}}
+  ]})");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 5u);
+
+  const auto& cls = std::get<DeviceClass>(objects->at(0));
+  EXPECT_EQ(KindOf(objects->at(0)), "DeviceClass");
+  EXPECT_THAT(cls.selectors, ElementsAre("device.driver == 'gpu.example.com'"));
+  ASSERT_EQ(cls.config.size(), 1u);
+  EXPECT_EQ(cls.config[0].driver, "gpu.example.com");
+  EXPECT_EQ(cls.config[0].parameters, R"({"a":1})");
+  EXPECT_EQ(cls.extended_resource_name, "example.com/gpu");
+
+  const auto& slice = std::get<ResourceSlice>(objects->at(1));
+  EXPECT_EQ(slice.driver, "gpu.example.com");
+  EXPECT_EQ(slice.node_name, "n1");
+  EXPECT_EQ(slice.pool, "n1");
+  EXPECT_EQ(slice.pool_generation, 3);
+  EXPECT_EQ(slice.pool_slice_count, 1);
+  ASSERT_EQ(slice.devices.size(), 2u);
+  const Device& gpu0 = slice.devices[0];
+  EXPECT_EQ(gpu0.attributes.at("model").string_value, "a100");
+  EXPECT_EQ(gpu0.attributes.at("index").int_value, 0);
+  EXPECT_EQ(gpu0.attributes.at("shared").bool_value, false);
+  EXPECT_EQ(gpu0.attributes.at("driverVersion").version_value, "1.2.3");
+  EXPECT_EQ(gpu0.capacity.at("memory").Value(), int64_t{80} << 30);
+  ASSERT_EQ(gpu0.taints.size(), 1u);
+  EXPECT_EQ(gpu0.taints[0].effect, "NoSchedule");
+  EXPECT_TRUE(gpu0.unsupported.empty());
+  // Partitionable devices and consumable capacity, which ksched does not implement yet.
+  EXPECT_THAT(slice.devices[1].unsupported,
+              ElementsAre("spec.devices[1].consumesCounters",
+                          "spec.devices[1].capacity.memory.requestPolicy"));
+  EXPECT_THAT(slice.unsupported, ElementsAre("spec.sharedCounters"));
+
+  const auto& claim = std::get<ResourceClaim>(objects->at(2));
+  ASSERT_EQ(claim.spec.requests.size(), 2u);
+  const DeviceSubRequest& exactly = *claim.spec.requests[0].exactly;
+  EXPECT_EQ(exactly.device_class_name, "gpu");
+  EXPECT_EQ(exactly.count, 2);
+  EXPECT_TRUE(exactly.admin_access);
+  EXPECT_THAT(exactly.selectors, ElementsAre("true"));
+  ASSERT_EQ(exactly.tolerations.size(), 1u);
+  EXPECT_EQ(exactly.tolerations[0].op, "Exists");
+  const auto& alternatives = claim.spec.requests[1].first_available;
+  ASSERT_EQ(alternatives.size(), 2u);
+  EXPECT_EQ(alternatives[0].name, "big");
+  EXPECT_EQ(alternatives[0].allocation_mode, "ExactCount");  // The API server's default.
+  EXPECT_EQ(alternatives[0].count, 1);
+  EXPECT_EQ(alternatives[1].allocation_mode, "All");
+  ASSERT_EQ(claim.spec.constraints.size(), 2u);
+  EXPECT_EQ(claim.spec.constraints[0].match_attribute, "gpu.example.com/model");
+  EXPECT_THAT(claim.spec.unsupported, ElementsAre("spec.devices.constraints[1].distinctAttribute"));
+  EXPECT_THAT(claim.spec.config[0].requests, ElementsAre("gpu"));
+  ASSERT_TRUE(claim.allocation.has_value());
+  ASSERT_EQ(claim.allocation->results.size(), 1u);
+  EXPECT_EQ(claim.allocation->results[0].device, "gpu-0");
+  EXPECT_EQ(claim.allocation->config[0].source, "FromClass");
+  EXPECT_EQ(claim.allocation->config[0].configuration.parameters, R"({"a":1})");
+  EXPECT_EQ(claim.allocation->node_selector->node_selector_terms.size(), 1u);
+  EXPECT_EQ(claim.allocation->allocation_timestamp, "2026-11-27T10:00:00Z");
+  ASSERT_EQ(claim.reserved_for.size(), 1u);
+  EXPECT_EQ(claim.reserved_for[0].uid, "p1");
+  EXPECT_TRUE(claim.unsupported.empty());
+
+  const auto& tmpl = std::get<ResourceClaimTemplate>(objects->at(3));
+  EXPECT_EQ(tmpl.claim_labels.at("app"), "train");
+  EXPECT_EQ(tmpl.spec.requests[0].exactly->device_class_name, "gpu");
+
+  const auto& pod = std::get<Pod>(objects->at(4));
+  ASSERT_EQ(pod.spec.resource_claims.size(), 2u);
+  EXPECT_EQ(pod.spec.resource_claims[0].resource_claim_name, "train-gpu");
+  EXPECT_EQ(pod.spec.resource_claims[1].resource_claim_template_name, "one-gpu");
+  ASSERT_EQ(pod.status.resource_claim_statuses.size(), 1u);
+  EXPECT_EQ(pod.status.resource_claim_statuses[0].resource_claim_name, "train-scratch-x");
+}
+
+// A DRA object with a field of the wrong type names it, as any object does.
+TEST(DecodeObjectsTest, ABadDraFieldIsNamed) {
+  auto bad = DecodeObjects(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice",
+      "metadata":{"name":"s"},"spec":{"devices":[{"name":"d","capacity":{"mem":{"value":"lots"}}}]}})");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("spec.devices[0].capacity.mem.value: "));
+}
+
 TEST(DecodeObjectsTest, StorageObjects) {
   auto objects = DecodeObjects(R"({"kind":"List","items":[
       {"apiVersion":"v1","kind":"PersistentVolume",

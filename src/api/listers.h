@@ -178,6 +178,11 @@ struct Listers {
   ObjectStore<api::StatefulSet> stateful_sets;
   ObjectStore<api::PodDisruptionBudget> pod_disruption_budgets;
   StorageObjects storage;
+  // DRA (resource.k8s.io/v1): kept by `ksched simulate` so far; no plugin reads them yet.
+  ObjectStore<api::DeviceClass> device_classes;
+  ObjectStore<api::ResourceSlice> resource_slices;
+  ObjectStore<api::ResourceClaim> resource_claims;
+  ObjectStore<api::ResourceClaimTemplate> resource_claim_templates;
 };
 
 }  // namespace ksched

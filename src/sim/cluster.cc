@@ -33,7 +33,9 @@ void DefaultNamespace(api::Object& o) {
       std::holds_alternative<api::PersistentVolume>(o) ||
       std::holds_alternative<api::StorageClass>(o) || std::holds_alternative<api::CSINode>(o) ||
       std::holds_alternative<api::CSIDriver>(o) ||
-      std::holds_alternative<api::VolumeAttachment>(o)) {
+      std::holds_alternative<api::VolumeAttachment>(o) ||
+      std::holds_alternative<api::DeviceClass>(o) ||
+      std::holds_alternative<api::ResourceSlice>(o)) {
     return;
   }
   api::ObjectMeta& m = std::visit([](auto& obj) -> api::ObjectMeta& { return obj.metadata; }, o);
@@ -83,7 +85,8 @@ Cluster::Cluster(std::vector<api::Object> objects) {
         Take(o, services_) || Take(o, replication_controllers_) || Take(o, replica_sets_) ||
         Take(o, stateful_sets_) || Take(o, pvs_) || Take(o, pvcs_) || Take(o, storage_classes_) ||
         Take(o, csi_nodes_) || Take(o, csi_drivers_) || Take(o, csi_storage_capacities_) ||
-        Take(o, volume_attachments_)) {
+        Take(o, volume_attachments_) || Take(o, device_classes_) || Take(o, resource_slices_) ||
+        Take(o, resource_claims_) || Take(o, resource_claim_templates_)) {
       continue;
     }
     if (auto* pdb = std::get_if<api::PodDisruptionBudget>(&o)) {
@@ -134,6 +137,10 @@ void Cluster::Start(ClusterEventSink& s, bool hold_pending) {
   SetAll(replica_sets_, l.replica_sets);
   SetAll(stateful_sets_, l.stateful_sets);
   SetAll(PodDisruptionBudgets(), l.pod_disruption_budgets);
+  SetAll(device_classes_, l.device_classes);
+  SetAll(resource_slices_, l.resource_slices);
+  SetAll(resource_claims_, l.resource_claims);
+  SetAll(resource_claim_templates_, l.resource_claim_templates);
   SetAll(storage_classes_, l.storage.storage_classes, &s, &ClusterEventSink::OnStorageClassChange);
   SetAll(csi_drivers_, l.storage.csi_drivers, &s, &ClusterEventSink::OnCSIDriverChange);
   SetAll(csi_nodes_, l.storage.csi_nodes, &s, &ClusterEventSink::OnCSINodeChange);

@@ -49,9 +49,9 @@ class Cluster : public ClusterWriter {
   // as the PV controller binds them.
   explicit Cluster(std::vector<api::Object> objects);
 
-  // Namespaces, PriorityClasses, Services, workloads, PodDisruptionBudgets and storage objects,
-  // then nodes, then bound pods, then pending pods; with `hold_pending`, the pending pods wait for
-  // AddNextPod.
+  // Namespaces, PriorityClasses, Services, workloads, PodDisruptionBudgets, the DRA objects and
+  // storage objects, then nodes, then bound pods, then pending pods; with `hold_pending`, the
+  // pending pods wait for AddNextPod.
   void Start(ClusterEventSink& s, bool hold_pending = false);
   // Hands the scheduler the next pending pod Start held, in the order of the scheduling queue
   // (the highest priority first, then input order), as its creation would; false if none is left.
@@ -124,6 +124,10 @@ class Cluster : public ClusterWriter {
   std::vector<std::shared_ptr<const api::CSIDriver>> csi_drivers_;
   std::vector<std::shared_ptr<const api::CSIStorageCapacity>> csi_storage_capacities_;
   std::vector<std::shared_ptr<const api::VolumeAttachment>> volume_attachments_;
+  std::vector<std::shared_ptr<const api::DeviceClass>> device_classes_;
+  std::vector<std::shared_ptr<const api::ResourceSlice>> resource_slices_;
+  std::vector<std::shared_ptr<const api::ResourceClaim>> resource_claims_;
+  std::vector<std::shared_ptr<const api::ResourceClaimTemplate>> resource_claim_templates_;
   std::vector<std::shared_ptr<const api::Pod>> held_;  // Start's pending pods, the next last.
   ClusterEventSink* sink_ = nullptr;                   // Start's.
   mutable absl::Mutex mu_;

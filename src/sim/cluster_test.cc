@@ -150,6 +150,49 @@ spec: {selector: {matchLabels: {app: db}}}
 
 // The PV controller's part: a static PV VolumeBinding bound is Bound to the claim, and the
 // scheduler hears of both at once; a write from a stale read is a conflict, as the API server's.
+// simulate loads the DRA objects into the scheduler's listers, each in its namespace (the class
+// and the slice have none); a pod with a claim still waits, saying ksched does not support it yet.
+TEST_F(ClusterTest, DraObjectsReachTheListersAndTheirPodsWait) {
+  Start(R"(
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+spec: {selectors: [{cel: {expression: "device.driver == 'gpu.example.com'"}}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpu}
+spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, generation: 1, resourceSliceCount: 1},
+       devices: [{name: gpu-0}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: gpu}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+---
+kind: Pod
+metadata: {name: train}
+spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: gpu}]}
+)");
+  Listers& l = scheduler_->listers();
+  EXPECT_NE(l.device_classes.Get("gpu"), nullptr);
+  ASSERT_NE(l.resource_slices.Get("n1-gpu"), nullptr);
+  EXPECT_EQ(l.resource_slices.Get("n1-gpu")->devices.size(), 1u);
+  EXPECT_NE(l.resource_claims.Get("default", "gpu"), nullptr);
+  EXPECT_NE(l.resource_claim_templates.Get("default", "one-gpu"), nullptr);
+  Drain();
+  EXPECT_EQ(PodNamed("train")->spec.node_name, "");
+}
+
 TEST_F(ClusterTest, VolumeBindingWritesAreCompletedAsThePvControllerWould) {
   Start(R"(
 kind: Node
