@@ -178,7 +178,8 @@ struct Listers {
   ObjectStore<api::StatefulSet> stateful_sets;
   ObjectStore<api::PodDisruptionBudget> pod_disruption_budgets;
   StorageObjects storage;
-  // DRA (resource.k8s.io/v1): kept by `ksched simulate` so far; no plugin reads them yet.
+  // DRA (resource.k8s.io/v1), kept by both sources (templates by `ksched simulate` only, as
+  // kube-scheduler does not watch them); no plugin reads them yet.
   ObjectStore<api::DeviceClass> device_classes;
   ObjectStore<api::ResourceSlice> resource_slices;
   ObjectStore<api::ResourceClaim> resource_claims;

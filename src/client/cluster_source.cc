@@ -166,7 +166,16 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
                           &ClusterEventSink::OnCSIStorageCapacityChange)),
       volume_attachments_(ListerReflector(
           http, {.path = "/apis/storage.k8s.io/v1/volumeattachments"}, "volumeAttachment", s,
-          s.listers().storage.volume_attachments, &ClusterEventSink::OnVolumeAttachmentChange)) {}
+          s.listers().storage.volume_attachments, &ClusterEventSink::OnVolumeAttachmentChange)),
+      device_classes_(ListerReflector(
+          http, {.path = "/apis/resource.k8s.io/v1/deviceclasses", .optional = true}, "deviceClass",
+          s, s.listers().device_classes)),
+      resource_slices_(ListerReflector(
+          http, {.path = "/apis/resource.k8s.io/v1/resourceslices", .optional = true},
+          "resourceSlice", s, s.listers().resource_slices)),
+      resource_claims_(ListerReflector(
+          http, {.path = "/apis/resource.k8s.io/v1/resourceclaims", .optional = true},
+          "resourceClaim", s, s.listers().resource_claims)) {}
 
 void ApiSource::Start() {
   std::apply([](auto&... r) { (r.Start(), ...); }, Reflectors());

@@ -4,7 +4,10 @@
 // Namespaces, PriorityClasses, Services, ReplicationControllers, ReplicaSets, StatefulSets,
 // PodDisruptionBudgets and the storage objects are kept for plugins (Handle::GetNamespace,
 // ListServices, storage, ...), as kube-scheduler's informers keep them for PodTopologySpread,
-// preemption and the volume plugins: their reflectors' copies are the sink's listers. Like
+// preemption and the volume plugins: their reflectors' copies are the sink's listers. The DRA
+// objects kube-scheduler watches (DeviceClasses, ResourceSlices, ResourceClaims; not templates,
+// whose claims the resourceclaim controller makes) are kept too, and are optional as
+// PriorityClasses are: a cluster may not serve resource.k8s.io/v1. Like
 // kube-scheduler (WaitForCacheSync on every informer it started), ksched is not ready until all
 // have synced. PriorityClasses are optional: system:kube-scheduler may not list them
 // (kube-scheduler does not watch them, since admission has already set each pod's priority), so a
@@ -46,8 +49,9 @@ class ApiSource {
   auto Reflectors() {
     return std::tie(namespaces_, priority_classes_, services_, replication_controllers_,
                     replica_sets_, stateful_sets_, pod_disruption_budgets_, storage_classes_,
-                    csi_drivers_, csi_nodes_, csi_storage_capacities_, volume_attachments_, pvs_,
-                    pvcs_, nodes_, pods_);
+                    csi_drivers_, csi_nodes_, csi_storage_capacities_, volume_attachments_,
+                    device_classes_, resource_slices_, resource_claims_, pvs_, pvcs_, nodes_,
+                    pods_);
   }
 
   ClusterEventSink& sink_;
@@ -68,6 +72,9 @@ class ApiSource {
   Reflector<api::CSIDriver> csi_drivers_;
   Reflector<api::CSIStorageCapacity> csi_storage_capacities_;
   Reflector<api::VolumeAttachment> volume_attachments_;
+  Reflector<api::DeviceClass> device_classes_;
+  Reflector<api::ResourceSlice> resource_slices_;
+  Reflector<api::ResourceClaim> resource_claims_;
 };
 
 }  // namespace ksched::client

@@ -57,6 +57,15 @@ absl::Status DecodeInto(simdjson::dom::element e, api::CSIDriver* out) {
 absl::Status DecodeInto(simdjson::dom::element e, api::CSIStorageCapacity* out) {
   return api::DecodeCSIStorageCapacity(e, out);
 }
+absl::Status DecodeInto(simdjson::dom::element e, api::DeviceClass* out) {
+  return api::DecodeDeviceClass(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::ResourceSlice* out) {
+  return api::DecodeResourceSlice(e, out);
+}
+absl::Status DecodeInto(simdjson::dom::element e, api::ResourceClaim* out) {
+  return api::DecodeResourceClaim(e, out);
+}
 absl::Status DecodeInto(simdjson::dom::element e, api::VolumeAttachment* out) {
   return api::DecodeVolumeAttachment(e, out);
 }
@@ -427,12 +436,12 @@ struct Reflector<T>::Impl {
     while (!Stopping()) {
       if (need_list || ResyncPending()) {
         if (absl::Status st = List(); !st.ok()) {
-          if (!options.optional || !absl::IsPermissionDenied(st)) {
+          if (!options.optional || !(absl::IsPermissionDenied(st) || absl::IsNotFound(st))) {
             KLOG_WARNING("Failed to list", {"resource", options.path},
                          {"err", std::string(AsStd(st.message()))});
           } else if (SetSynced()) {
-            KLOG_WARNING("Not allowed to list; going on without them", {"resource", options.path},
-                         {"err", std::string(AsStd(st.message()))});
+            KLOG_WARNING("Not allowed to list, or not served; going on without them",
+                         {"resource", options.path}, {"err", std::string(AsStd(st.message()))});
           }
           if (!fail()) return;
           continue;
@@ -547,5 +556,8 @@ template class Reflector<api::CSINode>;
 template class Reflector<api::CSIDriver>;
 template class Reflector<api::CSIStorageCapacity>;
 template class Reflector<api::VolumeAttachment>;
+template class Reflector<api::DeviceClass>;
+template class Reflector<api::ResourceSlice>;
+template class Reflector<api::ResourceClaim>;
 
 }  // namespace ksched::client

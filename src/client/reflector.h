@@ -41,8 +41,9 @@ struct ReflectorOptions {
   // once a minute, is ended and opened again from the last resourceVersion seen: its server or
   // the path to it hangs.
   absl::Duration watch_idle_timeout = absl::Seconds(150);
-  // Whether the objects are optional: a list the server forbids (403) then counts as synced with
-  // no objects, and is retried with backoff as any failure; once allowed, the objects arrive.
+  // Whether the objects are optional: a list the server forbids (403) or does not serve (404, an
+  // API group it does not enable) then counts as synced with no objects, and is retried with
+  // backoff as any failure; once allowed and served, the objects arrive.
   bool optional = false;
   // The wait after a failed list or watch, as client-go's reflector: `initial`, doubled after
   // each failure up to `max`, each time with up to 100% more at random; and back to `initial`
@@ -112,5 +113,8 @@ extern template class Reflector<api::CSINode>;
 extern template class Reflector<api::CSIDriver>;
 extern template class Reflector<api::CSIStorageCapacity>;
 extern template class Reflector<api::VolumeAttachment>;
+extern template class Reflector<api::DeviceClass>;
+extern template class Reflector<api::ResourceSlice>;
+extern template class Reflector<api::ResourceClaim>;
 
 }  // namespace ksched::client

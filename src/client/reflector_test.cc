@@ -78,10 +78,19 @@ class FakeApiServer {
     for (std::string path :
          {kNodes, kNamespaces, kPriorityClasses, kServices, kReplicationControllers, kReplicaSets,
           kStatefulSets, kPodDisruptionBudgets, kPersistentVolumes, kPersistentVolumeClaims,
-          kStorageClasses, kCSINodes, kCSIDrivers, kCSIStorageCapacities, kVolumeAttachments}) {
+          kStorageClasses, kCSINodes, kCSIDrivers, kCSIStorageCapacities, kVolumeAttachments,
+          kDeviceClasses, kResourceSlices, kResourceClaims}) {
       server_.Get(path, [this, path](const httplib::Request& req, httplib::Response& res) {
         if (!req.has_param("watch")) {
           std::lock_guard<std::mutex> lock(mu_);
+          if (unserved_.contains(path)) {
+            res.status = 404;
+            res.set_content(R"({"kind":"Status","apiVersion":"v1","status":"Failure",)"
+                            R"("message":"the server could not find the requested resource",)"
+                            R"("reason":"NotFound","code":404})",
+                            "application/json");
+            return;
+          }
           if (forbidden_.contains(path)) {
             res.status = 403;
             res.set_content(
@@ -135,20 +144,19 @@ class FakeApiServer {
   static constexpr char kCSIDrivers[] = "/apis/storage.k8s.io/v1/csidrivers";
   static constexpr char kCSIStorageCapacities[] = "/apis/storage.k8s.io/v1/csistoragecapacities";
   static constexpr char kVolumeAttachments[] = "/apis/storage.k8s.io/v1/volumeattachments";
+  static constexpr char kDeviceClasses[] = "/apis/resource.k8s.io/v1/deviceclasses";
+  static constexpr char kResourceSlices[] = "/apis/resource.k8s.io/v1/resourceslices";
+  static constexpr char kResourceClaims[] = "/apis/resource.k8s.io/v1/resourceclaims";
   // The items of a collection's list, as JSON objects joined by ",".
   void set_items(const std::string& path, std::string items) {
     std::lock_guard<std::mutex> lock(mu_);
     items_[path] = std::move(items);
   }
   // While `forbidden`, lists of the collection are answered 403, as RBAC answers them.
-  void set_forbidden(const std::string& path, bool forbidden) {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (forbidden) {
-      forbidden_.insert(path);
-    } else {
-      forbidden_.erase(path);
-    }
-  }
+  void set_forbidden(const std::string& path, bool forbidden) { Mark(forbidden_, path, forbidden); }
+  // While not `served`, lists of the collection are answered 404, as by an API server that does
+  // not enable its group.
+  void set_served(const std::string& path, bool served) { Mark(unserved_, path, !served); }
   std::string url() const { return fmt::format("http://127.0.0.1:{}", port_); }
   std::vector<std::string> watch_versions() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -172,7 +180,16 @@ class FakeApiServer {
   std::mutex mu_;
   std::deque<std::string> lists_, watches_;
   std::map<std::string, std::string> items_;
-  std::set<std::string> forbidden_;
+  std::set<std::string> forbidden_, unserved_;
+  // Puts `path` in `paths` or takes it out.
+  void Mark(std::set<std::string>& paths, const std::string& path, bool in) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (in) {
+      paths.insert(path);
+    } else {
+      paths.erase(path);
+    }
+  }
   std::vector<std::string> watch_versions_, list_versions_;
   std::vector<absl::Time> watch_times_;
   std::atomic<bool> stopping_{false};
@@ -597,6 +614,36 @@ TEST_F(ApiSourceTest, AnUndecodableStorageObjectIsLeftOutAndTheOthersArrive) {
   EXPECT_THAT(storage.Unreadable("storageClass", "later"),
               ::testing::StartsWith("volumeBindingMode: Unsupported value: \"Later\""));
   EXPECT_EQ(storage.Unreadable("persistentVolume", "good"), "");
+}
+
+// The DRA objects kube-scheduler watches reach the scheduler's listers. A cluster that does not
+// serve resource.k8s.io/v1 (404), or an identity that may not list them (403), holds nothing
+// back; once served and allowed, they arrive. Templates are not watched.
+TEST_F(ApiSourceTest, DraObjectsReachTheListersAndAreOptional) {
+  server.set_served(FakeApiServer::kDeviceClasses, false);
+  server.set_served(FakeApiServer::kResourceSlices, false);
+  server.set_forbidden(FakeApiServer::kResourceClaims, true);
+  server.set_items(FakeApiServer::kDeviceClasses, R"({"metadata":{"name":"gpu"}})");
+  server.set_items(FakeApiServer::kResourceSlices,
+                   R"({"metadata":{"name":"n1-gpu"},"spec":{"driver":"gpu.example.com",)"
+                   R"("nodeName":"n1","pool":{"name":"n1","generation":1,)"
+                   R"("resourceSliceCount":1},"devices":[{"name":"gpu-0"}]}})");
+  server.set_items(FakeApiServer::kResourceClaims,
+                   R"({"metadata":{"name":"gpu","namespace":"ml"},"spec":{"devices":{)"
+                   R"("requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu"}}]}}})");
+  Start();  // Asserts the sync.
+  Listers& l = scheduler_->listers();
+  EXPECT_EQ(l.resource_slices.size(), 0u);
+  server.set_served(FakeApiServer::kDeviceClasses, true);
+  server.set_served(FakeApiServer::kResourceSlices, true);
+  server.set_forbidden(FakeApiServer::kResourceClaims, false);
+  // Listed again after a backoff of 0.8 to 1.6 s.
+  ASSERT_TRUE(WaitFor([&] {
+    return l.resource_slices.size() == 1 && l.device_classes.size() == 1 &&
+           l.resource_claims.size() == 1;
+  }));
+  EXPECT_EQ(l.resource_slices.Get("n1-gpu")->devices[0].name, "gpu-0");
+  EXPECT_EQ(l.resource_claims.Get("ml", "gpu")->spec.requests[0].exactly->device_class_name, "gpu");
 }
 
 // system:kube-scheduler may list PodDisruptionBudgets (and Services, ...), and kube-scheduler waits
