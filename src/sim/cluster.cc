@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "ksched/status_macros.h"
 #include "ksched/strings.h"
+#include "src/sim/claims.h"
 #include "src/sim/disruption.h"
 #include "src/sim/volumes.h"
 
@@ -106,6 +107,7 @@ Cluster::Cluster(std::vector<api::Object> objects) {
       pods_.push_back(std::make_shared<const api::Pod>(std::move(*pod)));
     }
   }
+  MakeTemplateClaims();
   // What the PV controller does first: a claim that names its PV, and a PV whose claimRef names
   // a claim, are bound to each other.
   for (auto& pvc : pvcs_) {
@@ -126,6 +128,32 @@ Cluster::Cluster(std::vector<api::Object> objects) {
   }
   for (const auto& pod : pods_) CountPod(nullptr, pod.get());
   for (Budget& b : budgets_) b.changed = false;  // Start hands them all over.
+}
+
+void Cluster::MakeTemplateClaims() {
+  for (std::shared_ptr<const api::Pod>& pod : pods_) {
+    std::optional<api::Pod> updated;
+    for (const api::PodResourceClaim& pc : pod->spec.resource_claims) {
+      if (!pc.resource_claim_template_name) continue;
+      const auto& statuses = pod->status.resource_claim_statuses;
+      if (std::any_of(statuses.begin(), statuses.end(),
+                      [&](const auto& st) { return st.name == pc.name; })) {
+        continue;  // Made already, as the pod's status says.
+      }
+      auto tmpl = std::find_if(resource_claim_templates_.begin(), resource_claim_templates_.end(),
+                               [&](const auto& t) {
+                                 return t->metadata.namespace_ == pod->metadata.namespace_ &&
+                                        t->metadata.name == *pc.resource_claim_template_name;
+                               });
+      if (tmpl == resource_claim_templates_.end()) continue;  // The controller cannot make it.
+      auto claim = std::make_shared<const api::ResourceClaim>(ClaimFromTemplate(*pod, pc, **tmpl));
+      if (!updated) updated = *pod;
+      updated->status.resource_claim_statuses.push_back(
+          {.name = pc.name, .resource_claim_name = claim->metadata.name});
+      resource_claims_.push_back(std::move(claim));
+    }
+    if (updated) pod = std::make_shared<const api::Pod>(*std::move(updated));
+  }
 }
 
 void Cluster::Start(ClusterEventSink& s, bool hold_pending) {

@@ -3,7 +3,8 @@
 // and takes the scheduler's writes (binds, events, pod conditions) as the API server would. It
 // plays the disruption controller too: a PodDisruptionBudget without a status gets the one the
 // controller would write (sim/disruption.h), kept current as pods are bound and removed; one with
-// a status keeps it.
+// a status keeps it. And the resourceclaim controller: a pod's ResourceClaimTemplate makes its
+// claim (sim/claims.h).
 //
 //   sim::Cluster cluster(objects);
 //   cluster.Start(scheduler);           // nodes, then bound pods, then pending pods
@@ -105,6 +106,9 @@ class Cluster : public ClusterWriter {
     bool changed = false;  // Since the last Deliver.
   };
 
+  // What the resourceclaim controller does: each pod that names a template gets the claim made
+  // from it (sim/claims.h), and its status names the claim. A missing template makes none.
+  void MakeTemplateClaims() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes a PV (if any) and claim that the cluster bound into the listers of the scheduler given
   // to Start, and tells it.
   void TellBound(const BoundClaim& bound);

@@ -150,6 +150,13 @@ spec: {selector: {matchLabels: {app: db}}}
 
 // The PV controller's part: a static PV VolumeBinding bound is Bound to the claim, and the
 // scheduler hears of both at once; a write from a stale read is a conflict, as the API server's.
+constexpr char kOneGpuTemplate[] = R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
+)";
+
 // simulate loads the DRA objects into the scheduler's listers, each in its namespace (the class
 // and the slice have none); a pod with a claim still waits, saying ksched does not support it yet.
 TEST_F(ClusterTest, DraObjectsReachTheListersAndTheirPodsWait) {
@@ -174,15 +181,11 @@ kind: ResourceClaim
 metadata: {name: gpu}
 spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
 ---
-apiVersion: resource.k8s.io/v1
-kind: ResourceClaimTemplate
-metadata: {name: one-gpu}
-spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}
----
 kind: Pod
 metadata: {name: train}
 spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: gpu}]}
-)");
+---
+)" + std::string(kOneGpuTemplate));
   Listers& l = scheduler_->listers();
   EXPECT_NE(l.device_classes.Get("gpu"), nullptr);
   ASSERT_NE(l.resource_slices.Get("n1-gpu"), nullptr);
@@ -191,6 +194,30 @@ spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: 
   EXPECT_NE(l.resource_claim_templates.Get("default", "one-gpu"), nullptr);
   Drain();
   EXPECT_EQ(PodNamed("train")->spec.node_name, "");
+}
+
+// The resourceclaim controller's part: a pod that names a template gets its claim, and its status
+// names it; a pod whose template is missing gets none.
+TEST_F(ClusterTest, ATemplateMakesThePodsClaim) {
+  Start(std::string(kOneGpuTemplate) + R"(---
+kind: Pod
+metadata: {name: train}
+spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
+---
+kind: Pod
+metadata: {name: orphan}
+spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: missing}]}
+)");
+  std::shared_ptr<const api::Pod> train = PodNamed("train");
+  ASSERT_EQ(train->status.resource_claim_statuses.size(), 1u);
+  const std::string claim = *train->status.resource_claim_statuses[0].resource_claim_name;
+  std::shared_ptr<const api::ResourceClaim> made =
+      scheduler_->listers().resource_claims.Get("default", claim);
+  ASSERT_NE(made, nullptr);
+  EXPECT_EQ(made->metadata.owner_references[0].uid, train->metadata.uid);
+  EXPECT_EQ(made->spec.requests[0].exactly->device_class_name, "gpu");
+  EXPECT_TRUE(PodNamed("orphan")->status.resource_claim_statuses.empty());
+  EXPECT_EQ(scheduler_->listers().resource_claims.size(), 1u);
 }
 
 TEST_F(ClusterTest, VolumeBindingWritesAreCompletedAsThePvControllerWould) {
