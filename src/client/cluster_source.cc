@@ -31,14 +31,10 @@ ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s, Object
     absl::flat_hash_map<std::string, std::string> errors ABSL_GUARDED_BY(mu);  // By key.
     std::atomic<size_t> count{0};  // errors.size(), read without the lock.
 
-    static std::string KeyOf(const T& obj) {
-      const api::ObjectMeta& m = obj.metadata;
-      return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
-    }
     // The object decoded, or went: it is readable again.
     void Forget(const T& obj) {
       if (count.load(std::memory_order_relaxed) == 0) return;  // The usual case.
-      const std::string key = KeyOf(obj);
+      const std::string key = api::KeyOf(obj.metadata);
       {
         absl::MutexLock lock(&mu);
         if (errors.erase(key) == 0) return;
@@ -47,7 +43,7 @@ ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s, Object
       storage.SetUnreadable(kind, key, "");
     }
     void Record(const T& obj, const absl::Status& st) {
-      const std::string key = KeyOf(obj);
+      const std::string key = api::KeyOf(obj.metadata);
       std::string err(AsStd(st.message()));
       {
         absl::MutexLock lock(&mu);

@@ -70,10 +70,6 @@ absl::Status DecodeInto(simdjson::dom::element e, api::VolumeAttachment* out) {
   return api::DecodeVolumeAttachment(e, out);
 }
 
-std::string KeyOf(const api::ObjectMeta& m) {
-  return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
-}
-
 std::string_view StringAt(simdjson::dom::element e, std::string_view pointer) {
   std::string_view s;
   if (e.at_pointer(pointer).get_string().get(s) != simdjson::SUCCESS) return {};
@@ -246,7 +242,7 @@ struct Reflector<T>::Impl {
         ForEachListItem(&r.body, parser, [&](simdjson::dom::element e) {
           std::shared_ptr<const T> obj = Decode(e);
           if (obj == nullptr) return;
-          seen.insert(KeyOf(obj->metadata));
+          seen.insert(api::KeyOf(obj->metadata));
           Apply("ADDED", std::move(obj));
         });
     if (!version.ok()) {
@@ -255,7 +251,7 @@ struct Reflector<T>::Impl {
     }
     std::vector<std::shared_ptr<const T>> gone;
     for (auto& obj : store.ListAll()) {
-      if (!seen.contains(KeyOf(obj->metadata))) gone.push_back(std::move(obj));
+      if (!seen.contains(api::KeyOf(obj->metadata))) gone.push_back(std::move(obj));
     }
     for (auto& obj : gone) Apply("DELETED", std::move(obj));
     resource_version = std::move(*version);

@@ -52,6 +52,12 @@ struct ObjectMeta {
   std::string resource_version;
 };
 
+// An object's key in the informers' form (client-go's MetaNamespaceKeyFunc): "namespace/name", or
+// the name of a cluster-scoped object.
+inline std::string KeyOf(const ObjectMeta& m) {
+  return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
+}
+
 // --- Selectors -----------------------------------------------------------------------------
 
 struct LabelSelectorRequirement {

@@ -14,10 +14,6 @@
 namespace ksched::plugins::volume_binding {
 namespace {
 
-std::string KeyOf(const api::ObjectMeta& m) {
-  return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
-}
-
 // Compares resourceVersions as upstream's APIObjectVersioner does (as integers); one that does
 // not parse counts as equal.
 int CompareVersions(const std::string& a, const std::string& b) {
@@ -143,7 +139,7 @@ std::shared_ptr<const T> AssumeCache<T>::Overlay(std::shared_ptr<const T> stored
   if (!stored) return stored;
   absl::MutexLock lock(&mu_);
   if (assumed_.empty()) return stored;
-  auto it = assumed_.find(KeyOf(stored->metadata));
+  auto it = assumed_.find(api::KeyOf(stored->metadata));
   if (it == assumed_.end() ||
       it->second->metadata.resource_version != stored->metadata.resource_version) {
     return stored;
@@ -154,7 +150,7 @@ std::shared_ptr<const T> AssumeCache<T>::Overlay(std::shared_ptr<const T> stored
 template <typename T>
 absl::Status AssumeCache<T>::Assume(std::shared_ptr<const T> obj,
                                     const std::shared_ptr<const T>& stored) {
-  const std::string key = KeyOf(obj->metadata);
+  const std::string key = api::KeyOf(obj->metadata);
   if (!stored) return absl::NotFoundError(fmt::format("\"{}\" not found", key));
   if (stored->metadata.resource_version != obj->metadata.resource_version) {
     return absl::AbortedError(fmt::format("\"{}\" is out of sync (stored: {}, assume: {})", key,
@@ -169,7 +165,7 @@ absl::Status AssumeCache<T>::Assume(std::shared_ptr<const T> obj,
 template <typename T>
 void AssumeCache<T>::Restore(const T& obj) {
   absl::MutexLock lock(&mu_);
-  auto it = assumed_.find(KeyOf(obj.metadata));
+  auto it = assumed_.find(api::KeyOf(obj.metadata));
   if (it != assumed_.end() &&
       it->second->metadata.resource_version == obj.metadata.resource_version) {
     assumed_.erase(it);
@@ -305,7 +301,7 @@ absl::Status Binder::CheckVolumeProvisions(const std::vector<std::shared_ptr<con
     const std::string class_name = api::StorageClassOf(*claim);
     if (class_name.empty()) {
       return absl::FailedPreconditionError(
-          fmt::format("no class for claim \"{}\"", KeyOf(claim->metadata)));
+          fmt::format("no class for claim \"{}\"", api::KeyOf(claim->metadata)));
     }
     std::shared_ptr<const api::StorageClass> sc = handle_.storage().GetStorageClass(class_name);
     if (!sc) {
@@ -465,7 +461,7 @@ absl::StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const api::Node&
     if (!pv || !pvc) {
       return absl::NotFoundError(
           fmt::format("failed to check binding: \"{}\" not found",
-                      !pv ? pv_written->metadata.name : KeyOf(pvc_written->metadata)));
+                      !pv ? pv_written->metadata.name : api::KeyOf(pvc_written->metadata)));
     }
     if (CompareVersions(pv_written->metadata.resource_version, pv->metadata.resource_version) > 0) {
       return false;  // The store has not seen our write yet.
@@ -485,7 +481,7 @@ absl::StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const api::Node&
         storage.GetPersistentVolumeClaim(claim->metadata.namespace_, claim->metadata.name);
     if (!pvc) {
       return absl::NotFoundError(fmt::format("failed to check provisioning pvc: \"{}\" not found",
-                                             KeyOf(claim->metadata)));
+                                             api::KeyOf(claim->metadata)));
     }
     if (CompareVersions(claim->metadata.resource_version, pvc->metadata.resource_version) > 0) {
       return false;
