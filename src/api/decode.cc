@@ -1066,15 +1066,20 @@ absl::Status Selectors(element e, const Path& p, std::vector<std::string>* out) 
 }
 
 // A configuration: `requests` (a claim's) and `opaque` {driver, parameters}.
+absl::Status DeviceConfigField(std::string_view k, element v, const Path& vp,
+                               DeviceConfiguration* out) {
+  if (k == "requests") return StrList(v, vp, &out->requests);
+  if (k != "opaque") return absl::OkStatus();
+  return Fields(v, vp, [&](std::string_view ok, element ov, const Path& ovp) -> absl::Status {
+    if (ok == "driver") return Str(ov, ovp, &out->driver);
+    if (ok == "parameters") out->parameters = simdjson::minify(ov);
+    return absl::OkStatus();
+  });
+}
+
 absl::Status DeviceConfig(element e, const Path& p, DeviceConfiguration* out) {
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "requests") return StrList(v, vp, &out->requests);
-    if (k != "opaque") return absl::OkStatus();
-    return Fields(v, vp, [&](std::string_view ok, element ov, const Path& ovp) -> absl::Status {
-      if (ok == "driver") return Str(ov, ovp, &out->driver);
-      if (ok == "parameters") out->parameters = simdjson::minify(ov);
-      return absl::OkStatus();
-    });
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) {
+    return DeviceConfigField(k, v, vp, out);
   });
 }
 
@@ -1108,49 +1113,79 @@ absl::Status SubRequest(element e, const Path& p, DeviceSubRequest* out,
   });
 }
 
+// A request: `exactly` one class's devices, or the `firstAvailable` of alternatives.
+absl::Status RequestOf(element e, const Path& p, DeviceRequest* out,
+                       std::vector<std::string>* unsupported) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "exactly" && !v.is_null()) {
+      return SubRequest(v, vp, &out->exactly.emplace(), unsupported);
+    }
+    if (k == "firstAvailable") {
+      return Items(v, vp, &out->first_available,
+                   [&](element s, const Path& sp, DeviceSubRequest* sub) {
+                     return SubRequest(s, sp, sub, unsupported);
+                   });
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status ConstraintOf(element e, const Path& p, DeviceConstraint* out,
+                          std::vector<std::string>* unsupported) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "requests") return StrList(v, vp, &out->requests);
+    if (k == "matchAttribute") return OptStr(v, vp, &out->match_attribute);
+    if (k == "distinctAttribute") Unsupported(v, vp, unsupported);  // Consumable capacity.
+    return absl::OkStatus();
+  });
+}
+
 absl::Status ClaimSpec(element e, const Path& p, ResourceClaimSpec* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k != "devices") return absl::OkStatus();
     return Fields(v, vp, [&](std::string_view dk, element dv, const Path& dvp) -> absl::Status {
       if (dk == "requests") {
         return Items(dv, dvp, &out->requests, [&](element r, const Path& rp, DeviceRequest* req) {
-          return Fields(r, rp,
-                        [&](std::string_view rk, element rv, const Path& rvp) -> absl::Status {
-                          if (rk == "name") return Str(rv, rvp, &req->name);
-                          if (rk == "exactly") {
-                            if (rv.is_null()) return absl::OkStatus();
-                            return SubRequest(rv, rvp, &req->exactly.emplace(), &out->unsupported);
-                          }
-                          if (rk == "firstAvailable") {
-                            return Items(rv, rvp, &req->first_available,
-                                         [&](element s, const Path& sp, DeviceSubRequest* sub) {
-                                           return SubRequest(s, sp, sub, &out->unsupported);
-                                         });
-                          }
-                          return absl::OkStatus();
-                        });
+          return RequestOf(r, rp, req, &out->unsupported);
         });
       }
       if (dk == "constraints") {
         return Items(dv, dvp, &out->constraints,
                      [&](element c, const Path& cp, DeviceConstraint* constraint) {
-                       return Fields(
-                           c, cp,
-                           [&](std::string_view ck, element cv, const Path& cvp) -> absl::Status {
-                             if (ck == "requests") return StrList(cv, cvp, &constraint->requests);
-                             if (ck == "matchAttribute") {
-                               return OptStr(cv, cvp, &constraint->match_attribute);
-                             }
-                             if (ck == "distinctAttribute") {
-                               Unsupported(cv, cvp, &out->unsupported);
-                             }
-                             return absl::OkStatus();
-                           });
+                       return ConstraintOf(c, cp, constraint, &out->unsupported);
                      });
       }
       if (dk == "config") return Items(dv, dvp, &out->config, DeviceConfig);
       return absl::OkStatus();
     });
+  });
+}
+
+// One allocated device (status.allocation.devices.results[]).
+absl::Status AllocatedDeviceOf(element e, const Path& p, DeviceRequestAllocationResult* out,
+                               std::vector<std::string>* unsupported) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "request") return Str(v, vp, &out->request);
+    if (k == "driver") return Str(v, vp, &out->driver);
+    if (k == "pool") return Str(v, vp, &out->pool);
+    if (k == "device") return Str(v, vp, &out->device);
+    if (k == "adminAccess") return Bool(v, vp, &out->admin_access);
+    if (k == "tolerations") return Items(v, vp, &out->tolerations, DeviceTolerationOf);
+    // Binding conditions and consumable capacity.
+    if (k == "bindingConditions" || k == "bindingFailureConditions" || k == "shareID" ||
+        k == "consumedCapacity") {
+      Unsupported(v, vp, unsupported);
+    }
+    return absl::OkStatus();
+  });
+}
+
+// status.allocation.devices.config[]: its `source` beside a configuration's fields.
+absl::Status AllocationConfigOf(element e, const Path& p, DeviceAllocationConfiguration* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) {
+    if (k == "source") return Str(v, vp, &out->source);
+    return DeviceConfigField(k, v, vp, &out->configuration);
   });
 }
 
@@ -1164,36 +1199,10 @@ absl::Status AllocationOf(element e, const Path& p, AllocationResult* out,
       if (dk == "results") {
         return Items(dv, dvp, &out->results,
                      [&](element r, const Path& rp, DeviceRequestAllocationResult* result) {
-                       return Fields(
-                           r, rp,
-                           [&](std::string_view rk, element rv, const Path& rvp) -> absl::Status {
-                             if (rk == "request") return Str(rv, rvp, &result->request);
-                             if (rk == "driver") return Str(rv, rvp, &result->driver);
-                             if (rk == "pool") return Str(rv, rvp, &result->pool);
-                             if (rk == "device") return Str(rv, rvp, &result->device);
-                             if (rk == "adminAccess") return Bool(rv, rvp, &result->admin_access);
-                             if (rk == "tolerations") {
-                               return Items(rv, rvp, &result->tolerations, DeviceTolerationOf);
-                             }
-                             if (rk == "bindingConditions" || rk == "bindingFailureConditions" ||
-                                 rk == "shareID" || rk == "consumedCapacity") {
-                               Unsupported(rv, rvp, unsupported);
-                             }
-                             return absl::OkStatus();
-                           });
+                       return AllocatedDeviceOf(r, rp, result, unsupported);
                      });
       }
-      if (dk == "config") {
-        return Items(dv, dvp, &out->config,
-                     [](element c, const Path& cp, DeviceAllocationConfiguration* config) {
-                       KSCHED_RETURN_IF_ERROR(DeviceConfig(c, cp, &config->configuration));
-                       element source;
-                       if (!c["source"].get(source)) {
-                         return Str(source, cp.Field("source"), &config->source);
-                       }
-                       return absl::OkStatus();
-                     });
-      }
+      if (dk == "config") return Items(dv, dvp, &out->config, AllocationConfigOf);
       return absl::OkStatus();
     });
   });
