@@ -75,6 +75,30 @@ class ClusterWriter {
     (void)claim, (void)node;
     return absl::UnimplementedError("this cluster writer does not provision volumes");
   }
+
+  // --- Dynamic resource allocation (DynamicResources). Each blocks until the cluster answers.
+  // PreBind: where `allocation` is set, adds the finalizer resource.kubernetes.io/delete-protection
+  // and sets status.allocation; then appends `consumer` to status.reservedFor. Writes only if the
+  // claim's resourceVersion is still `metadata.resource_version` (an error otherwise: the API
+  // server's conflict) and returns the claim as the cluster stored it.
+  virtual absl::StatusOr<api::ResourceClaim> ReserveResourceClaim(
+      const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+      const api::ResourceClaimConsumerReference& consumer) {
+    (void)claim, (void)allocation, (void)consumer;
+    return absl::UnimplementedError("this cluster writer does not allocate devices");
+  }
+  // Unreserve: removes the consumer with this UID from status.reservedFor, at any version.
+  virtual absl::Status UnreserveResourceClaim(const api::ResourceClaim& claim,
+                                              std::string_view consumer_uid) {
+    (void)claim, (void)consumer_uid;
+    return absl::UnimplementedError("this cluster writer does not allocate devices");
+  }
+  // PostFilter: clears status.allocation, reservedFor and devices, if the claim is still at its
+  // resourceVersion.
+  virtual absl::Status DeallocateResourceClaim(const api::ResourceClaim& claim) {
+    (void)claim;
+    return absl::UnimplementedError("this cluster writer does not allocate devices");
+  }
 };
 
 }  // namespace ksched

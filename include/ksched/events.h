@@ -29,6 +29,10 @@ enum class EventResource {
   kCSIStorageCapacity,
   kVolumeAttachment,
   kWildCard,  // Matches every event.
+  // Dynamic resource allocation (after kWildCard, so that the kinds above keep their values).
+  kResourceClaim,
+  kResourceSlice,
+  kDeviceClass,
 };
 
 // Action types are bits, as upstream's fwk.ActionType.
@@ -45,8 +49,9 @@ enum ActionType : uint32_t {
   kUpdatePodToleration = 1 << 9,
   kUpdatePodSchedulingGatesEliminated = 1 << 10,
   kUpdatePodOther = 1 << 11,
+  kUpdatePodGeneratedResourceClaim = 1 << 12,  // status.resourceClaimStatuses changed.
   kUpdate = (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) |
-            (1 << 10) | (1 << 11),
+            (1 << 10) | (1 << 11) | (1 << 12),
   kAll = 0xffffffff,
 };
 
@@ -67,7 +72,7 @@ struct ObjectChange {
   const T* new_obj = nullptr;
 };
 
-// The storage object an event is about; only the member of the event's resource is set.
+// The storage or DRA object an event is about; only the member of the event's resource is set.
 struct StorageChange {
   ObjectChange<api::PersistentVolume> pv;
   ObjectChange<api::PersistentVolumeClaim> pvc;
@@ -76,6 +81,9 @@ struct StorageChange {
   ObjectChange<api::CSIDriver> csi_driver;
   ObjectChange<api::CSIStorageCapacity> csi_storage_capacity;
   ObjectChange<api::VolumeAttachment> volume_attachment;
+  ObjectChange<api::ResourceClaim> resource_claim;
+  ObjectChange<api::ResourceSlice> resource_slice;
+  ObjectChange<api::DeviceClass> device_class;
 };
 
 // The objects an event is about. Only the pointers that fit the event are set.

@@ -18,6 +18,7 @@
 #include "ksched/api/objects.h"
 #include "ksched/cluster_writer.h"
 #include "ksched/cycle_state.h"
+#include "ksched/dra_lister.h"
 #include "ksched/metrics.h"
 #include "ksched/node_info.h"
 #include "ksched/snapshot.h"
@@ -119,6 +120,8 @@ class Handle {
   virtual const StorageLister& storage() const = 0;
   // The metrics a plugin records (ksched/metrics.h). Safe from any thread.
   virtual PluginMetrics& metrics() = 0;
+  // The cluster's DRA objects, as last watched (DynamicResources). Safe from any thread.
+  virtual const DraLister& dra() const = 0;
 };
 
 }  // namespace ksched

@@ -55,6 +55,13 @@ class ClusterEventSink {
                                           std::shared_ptr<const api::CSIStorageCapacity> now) = 0;
   virtual void OnVolumeAttachmentChange(std::shared_ptr<const api::VolumeAttachment> old,
                                         std::shared_ptr<const api::VolumeAttachment> now) = 0;
+  // A change of a store of listers().dra (templates excepted), as the storage ones.
+  virtual void OnResourceClaimChange(std::shared_ptr<const api::ResourceClaim> old,
+                                     std::shared_ptr<const api::ResourceClaim> now) = 0;
+  virtual void OnResourceSliceChange(std::shared_ptr<const api::ResourceSlice> old,
+                                     std::shared_ptr<const api::ResourceSlice> now) = 0;
+  virtual void OnDeviceClassChange(std::shared_ptr<const api::DeviceClass> old,
+                                   std::shared_ptr<const api::DeviceClass> now) = 0;
 
   // Whether the sink schedules this pod (its schedulerName is one of the sink's profiles). A
   // source tells only those pods' owners about a pod it could not decode.

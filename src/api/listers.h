@@ -2,7 +2,8 @@
 // every watched object besides pods and nodes, as client-go's informer store is both the
 // reflector's copy and the lister's. A source keeps them in step with the cluster (the real
 // cluster's reflectors write them, src/client; the embedded cluster of `ksched simulate` does,
-// src/sim); the scheduler owns them and reads them (Handle::GetNamespace, ListServices, storage).
+// src/sim); the scheduler owns them and reads them (Handle::GetNamespace, ListServices, storage,
+// dra).
 //
 //   Listers listers;
 //   std::shared_ptr<const api::Service> old = listers.services.Set(svc);  // what it replaced
@@ -24,6 +25,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "ksched/api/objects.h"
+#include "ksched/dra_lister.h"
 #include "ksched/storage_lister.h"
 
 namespace ksched {
@@ -168,6 +170,35 @@ class StorageObjects final : public StorageLister {
   std::atomic<uint64_t> unreadable_changes_{0};
 };
 
+// The DRA objects (the SDK's DraLister, for DynamicResources). Templates are kept by `ksched
+// simulate` only, as kube-scheduler does not watch them.
+// Thread safety: all methods may be called concurrently.
+class DraObjects final : public DraLister {
+ public:
+  std::shared_ptr<const api::ResourceClaim> GetResourceClaim(std::string_view ns,
+                                                             std::string_view name) const override {
+    return resource_claims.Get(ns, name);
+  }
+  std::shared_ptr<const api::DeviceClass> GetDeviceClass(std::string_view name) const override {
+    return device_classes.Get(name);
+  }
+  std::vector<std::shared_ptr<const api::ResourceClaim>> ListResourceClaims() const override {
+    return resource_claims.ListAll();
+  }
+  std::vector<std::shared_ptr<const api::ResourceSlice>> ListResourceSlices() const override {
+    return resource_slices.ListAll();
+  }
+  uint64_t ClaimsGeneration() const override { return resource_claims.changes(); }
+  uint64_t DevicesGeneration() const override {
+    return resource_slices.changes() + device_classes.changes();
+  }
+
+  ObjectStore<api::DeviceClass> device_classes;
+  ObjectStore<api::ResourceSlice> resource_slices;
+  ObjectStore<api::ResourceClaim> resource_claims;
+  ObjectStore<api::ResourceClaimTemplate> resource_claim_templates;
+};
+
 // Every store a source keeps for the scheduler's plugins.
 struct Listers {
   ObjectStore<api::Namespace> namespaces;
@@ -178,12 +209,7 @@ struct Listers {
   ObjectStore<api::StatefulSet> stateful_sets;
   ObjectStore<api::PodDisruptionBudget> pod_disruption_budgets;
   StorageObjects storage;
-  // DRA (resource.k8s.io/v1), kept by both sources (templates by `ksched simulate` only, as
-  // kube-scheduler does not watch them); no plugin reads them yet.
-  ObjectStore<api::DeviceClass> device_classes;
-  ObjectStore<api::ResourceSlice> resource_slices;
-  ObjectStore<api::ResourceClaim> resource_claims;
-  ObjectStore<api::ResourceClaimTemplate> resource_claim_templates;
+  DraObjects dra;
 };
 
 }  // namespace ksched

@@ -165,13 +165,15 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
           s.listers().storage.volume_attachments, &ClusterEventSink::OnVolumeAttachmentChange)),
       device_classes_(ListerReflector(
           http, {.path = "/apis/resource.k8s.io/v1/deviceclasses", .optional = true}, "deviceClass",
-          s, s.listers().device_classes)),
+          s, s.listers().dra.device_classes, &ClusterEventSink::OnDeviceClassChange)),
       resource_slices_(ListerReflector(
           http, {.path = "/apis/resource.k8s.io/v1/resourceslices", .optional = true},
-          "resourceSlice", s, s.listers().resource_slices)),
+          "resourceSlice", s, s.listers().dra.resource_slices,
+          &ClusterEventSink::OnResourceSliceChange)),
       resource_claims_(ListerReflector(
           http, {.path = "/apis/resource.k8s.io/v1/resourceclaims", .optional = true},
-          "resourceClaim", s, s.listers().resource_claims)) {}
+          "resourceClaim", s, s.listers().dra.resource_claims,
+          &ClusterEventSink::OnResourceClaimChange)) {}
 
 void ApiSource::Start() {
   std::apply([](auto&... r) { (r.Start(), ...); }, Reflectors());

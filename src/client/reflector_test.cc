@@ -633,17 +633,18 @@ TEST_F(ApiSourceTest, DraObjectsReachTheListersAndAreOptional) {
                    R"("requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu"}}]}}})");
   Start();  // Asserts the sync.
   Listers& l = scheduler_->listers();
-  EXPECT_EQ(l.resource_slices.size(), 0u);
+  EXPECT_EQ(l.dra.resource_slices.size(), 0u);
   server.set_served(FakeApiServer::kDeviceClasses, true);
   server.set_served(FakeApiServer::kResourceSlices, true);
   server.set_forbidden(FakeApiServer::kResourceClaims, false);
   // Listed again after a backoff of 0.8 to 1.6 s.
   ASSERT_TRUE(WaitFor([&] {
-    return l.resource_slices.size() == 1 && l.device_classes.size() == 1 &&
-           l.resource_claims.size() == 1;
+    return l.dra.resource_slices.size() == 1 && l.dra.device_classes.size() == 1 &&
+           l.dra.resource_claims.size() == 1;
   }));
-  EXPECT_EQ(l.resource_slices.Get("n1-gpu")->devices[0].name, "gpu-0");
-  EXPECT_EQ(l.resource_claims.Get("ml", "gpu")->spec.requests[0].exactly->device_class_name, "gpu");
+  EXPECT_EQ(l.dra.resource_slices.Get("n1-gpu")->devices[0].name, "gpu-0");
+  EXPECT_EQ(l.dra.resource_claims.Get("ml", "gpu")->spec.requests[0].exactly->device_class_name,
+            "gpu");
 }
 
 // system:kube-scheduler may list PodDisruptionBudgets (and Services, ...), and kube-scheduler waits

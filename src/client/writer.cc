@@ -425,15 +425,17 @@ json ApiWriter::SelectedNodePatch(const api::PersistentVolumeClaim& claim, std::
 
 namespace {
 
-// PATCHes `path` with a JSON merge patch and decodes the object the API server returns.
+// PATCHes `path` with a JSON merge patch (or another `content_type`) and decodes the object the
+// API server returns.
 template <typename T>
 absl::StatusOr<T> MergePatch(HttpClient& http, std::string path, const json& patch,
                              absl::Status (*decode)(simdjson::dom::element, T*),
-                             const std::function<absl::Status()>& guard) {
+                             const std::function<absl::Status()>& guard,
+                             std::string content_type = "application/merge-patch+json") {
   HttpResponse r = http.Call({.method = "PATCH",
                               .path = std::move(path),
                               .body = patch.dump(),
-                              .content_type = "application/merge-patch+json",
+                              .content_type = std::move(content_type),
                               .guard = guard});
   if (!r.ok()) return r.ToStatus();
   simdjson::dom::parser parser;
@@ -465,6 +467,124 @@ absl::StatusOr<api::PersistentVolumeClaim> ApiWriter::SetSelectedNode(
       fmt::format("/api/v1/namespaces/{}/persistentvolumeclaims/{}", claim.metadata.namespace_,
                   claim.metadata.name),
       SelectedNodePatch(claim, node), api::DecodePersistentVolumeClaim, options_.may_write);
+}
+
+namespace {
+
+constexpr char kStrategicMergePatch[] = "application/strategic-merge-patch+json";
+
+json RequirementsJson(const std::vector<api::NodeSelectorRequirement>& reqs) {
+  json out = json::array();
+  for (const api::NodeSelectorRequirement& r : reqs) {
+    json j = {{"key", r.key}, {"operator", r.op}};
+    if (!r.values.empty()) j["values"] = r.values;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+json TolerationsJson(const std::vector<api::DeviceToleration>& tolerations) {
+  json out = json::array();
+  for (const api::DeviceToleration& t : tolerations) {
+    json j = {{"operator", t.op}};
+    if (!t.key.empty()) j["key"] = t.key;
+    if (!t.value.empty()) j["value"] = t.value;
+    if (!t.effect.empty()) j["effect"] = t.effect;
+    if (t.toleration_seconds) j["tolerationSeconds"] = *t.toleration_seconds;
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
+std::string ClaimPath(const api::ResourceClaim& claim, std::string_view subresource = "") {
+  return fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims/{}{}",
+                     claim.metadata.namespace_, claim.metadata.name, subresource);
+}
+
+}  // namespace
+
+json ApiWriter::AllocationJson(const api::AllocationResult& allocation) {
+  json results = json::array();
+  for (const api::DeviceRequestAllocationResult& r : allocation.results) {
+    json j = {{"request", r.request}, {"driver", r.driver}, {"pool", r.pool}, {"device", r.device}};
+    if (r.admin_access) j["adminAccess"] = true;
+    if (!r.tolerations.empty()) j["tolerations"] = TolerationsJson(r.tolerations);
+    results.push_back(std::move(j));
+  }
+  json config = json::array();
+  for (const api::DeviceAllocationConfiguration& c : allocation.config) {
+    json j = {
+        {"source", c.source},
+        {"opaque",
+         {{"driver", c.configuration.driver},
+          {"parameters",
+           json::parse(c.configuration.parameters.empty() ? "{}" : c.configuration.parameters)}}}};
+    if (!c.configuration.requests.empty()) j["requests"] = c.configuration.requests;
+    config.push_back(std::move(j));
+  }
+  json out = {{"devices", {{"results", std::move(results)}}}};
+  if (!config.empty()) out["devices"]["config"] = std::move(config);
+  if (allocation.node_selector) {
+    json terms = json::array();
+    for (const api::NodeSelectorTerm& t : allocation.node_selector->node_selector_terms) {
+      json term = json::object();
+      if (!t.match_expressions.empty())
+        term["matchExpressions"] = RequirementsJson(t.match_expressions);
+      if (!t.match_fields.empty()) term["matchFields"] = RequirementsJson(t.match_fields);
+      terms.push_back(std::move(term));
+    }
+    out["nodeSelector"] = {{"nodeSelectorTerms", std::move(terms)}};
+  }
+  if (!allocation.allocation_timestamp.empty()) {
+    out["allocationTimestamp"] = allocation.allocation_timestamp;
+  }
+  return out;
+}
+
+absl::StatusOr<api::ResourceClaim> ApiWriter::ReserveResourceClaim(
+    const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+    const api::ResourceClaimConsumerReference& consumer) {
+  std::string version = claim.metadata.resource_version;
+  if (allocation != nullptr) {
+    // The finalizer first, in the object itself (the status subresource ignores metadata); the
+    // strategic merge adds it to those there.
+    absl::StatusOr<api::ResourceClaim> finalized = MergePatch<api::ResourceClaim>(
+        http_, ClaimPath(claim),
+        {{"metadata",
+          {{"resourceVersion", version}, {"finalizers", {api::kResourceClaimFinalizer}}}}},
+        api::DecodeResourceClaim, options_.may_write, kStrategicMergePatch);
+    if (!finalized.ok()) return finalized.status();
+    version = finalized->metadata.resource_version;
+  }
+  json status = {
+      {"reservedFor",
+       {{{"resource", consumer.resource}, {"name", consumer.name}, {"uid", consumer.uid}}}}};
+  if (!consumer.api_group.empty()) status["reservedFor"][0]["apiGroup"] = consumer.api_group;
+  if (allocation != nullptr) status["allocation"] = AllocationJson(*allocation);
+  return MergePatch<api::ResourceClaim>(
+      http_, ClaimPath(claim, "/status"),
+      {{"metadata", {{"resourceVersion", version}}}, {"status", std::move(status)}},
+      api::DecodeResourceClaim, options_.may_write, kStrategicMergePatch);
+}
+
+absl::Status ApiWriter::UnreserveResourceClaim(const api::ResourceClaim& claim,
+                                               std::string_view consumer_uid) {
+  return MergePatch<api::ResourceClaim>(
+             http_, ClaimPath(claim, "/status"),
+             {{"metadata", {{"uid", claim.metadata.uid}}},
+              {"status", {{"reservedFor", {{{"$patch", "delete"}, {"uid", consumer_uid}}}}}}},
+             api::DecodeResourceClaim, options_.may_write, kStrategicMergePatch)
+      .status();
+}
+
+absl::Status ApiWriter::DeallocateResourceClaim(const api::ResourceClaim& claim) {
+  return MergePatch<api::ResourceClaim>(
+             http_, ClaimPath(claim, "/status"),
+             {{"metadata", {{"resourceVersion", claim.metadata.resource_version}}},
+              {"status",
+               {{"allocation", nullptr}, {"reservedFor", nullptr}, {"devices", nullptr}}}},
+             api::DecodeResourceClaim, options_.may_write)
+      .status();
 }
 
 void ApiWriter::SendEvent(HttpRequest request, std::string what) {

@@ -104,6 +104,16 @@ class ApiWriter : public ClusterWriter {
       const api::PersistentVolume& pv, const api::PersistentVolumeClaim& claim) override;
   absl::StatusOr<api::PersistentVolumeClaim> SetSelectedNode(
       const api::PersistentVolumeClaim& claim, std::string_view node) override;
+  // Strategic merge patches (reservedFor merges by uid, as the finalizers do), with
+  // metadata.resourceVersion as the precondition where the writer promises one.
+  absl::StatusOr<api::ResourceClaim> ReserveResourceClaim(
+      const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+      const api::ResourceClaimConsumerReference& consumer) override;
+  absl::Status UnreserveResourceClaim(const api::ResourceClaim& claim,
+                                      std::string_view consumer_uid) override;
+  absl::Status DeallocateResourceClaim(const api::ResourceClaim& claim) override;
+  // status.allocation as the API writes it, for tests.
+  static nlohmann::json AllocationJson(const api::AllocationResult& allocation);
   // The patches' bodies, for tests.
   static nlohmann::json VolumeBindingPatch(const api::PersistentVolume& pv,
                                            const api::PersistentVolumeClaim& claim);

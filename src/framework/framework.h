@@ -235,6 +235,10 @@ class Framework : public Handle {
     return deps_.listers ? deps_.listers->storage : kNone;
   }
   PluginMetrics& metrics() override { return plugin_metrics_; }
+  const DraLister& dra() const override {
+    static const DraObjects kNone;
+    return deps_.listers ? deps_.listers->dra : kNone;
+  }
 
  private:
   friend class FilterRun;

@@ -169,6 +169,13 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
   }
   if (o.metadata.labels != n.metadata.labels) actions |= kUpdatePodLabel;
   if (o.spec.tolerations.size() != n.spec.tolerations.size()) actions |= kUpdatePodToleration;
+  if (!std::equal(o.status.resource_claim_statuses.begin(), o.status.resource_claim_statuses.end(),
+                  n.status.resource_claim_statuses.begin(), n.status.resource_claim_statuses.end(),
+                  [](const api::PodResourceClaimStatus& a, const api::PodResourceClaimStatus& b) {
+                    return a.name == b.name && a.resource_claim_name == b.resource_claim_name;
+                  })) {
+    actions |= kUpdatePodGeneratedResourceClaim;
+  }
   if (actions == 0) actions = kUpdatePodOther;
   ClusterEventData data{
       .event = {EventResource::kUnschedulablePod, actions, "UnschedulablePodUpdate"},

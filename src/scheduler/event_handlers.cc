@@ -84,6 +84,9 @@ KSCHED_STORAGE_HANDLERS(CSINode, csi_node)
 KSCHED_STORAGE_HANDLERS(CSIDriver, csi_driver)
 KSCHED_STORAGE_HANDLERS(CSIStorageCapacity, csi_storage_capacity)
 KSCHED_STORAGE_HANDLERS(VolumeAttachment, volume_attachment)
+KSCHED_STORAGE_HANDLERS(ResourceClaim, resource_claim)
+KSCHED_STORAGE_HANDLERS(ResourceSlice, resource_slice)
+KSCHED_STORAGE_HANDLERS(DeviceClass, device_class)
 #undef KSCHED_STORAGE_HANDLERS
 
 void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {

@@ -9,7 +9,6 @@
 #include "fmt/ranges.h"
 #include "src/base/log.h"
 #include "src/scheduler/scheduler.h"
-#include "src/scheduler/unsupported.h"
 #include "src/sdk/cycle_state_access.h"
 
 namespace ksched::scheduler {
@@ -209,9 +208,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   const std::vector<const NodeInfo*>& all = snapshot_.nodes();
   PreFilterResult pre;
   std::set<std::string, std::less<>> narrowing;
-  // A field ksched cannot honour yet rejects the pod as PreFilter would.
-  Status s = UnsupportedFields(pod);
-  if (s.ok()) s = fw.RunPreFilterPlugins(state, pod, all, &pre, &narrowing);
+  Status s = fw.RunPreFilterPlugins(state, pod, all, &pre, &narrowing);
   diagnosis->unschedulable_plugins = narrowing;
   if (!s.ok()) {
     if (!s.IsRejected()) return s;

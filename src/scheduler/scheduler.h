@@ -95,7 +95,7 @@ class Scheduler : public ClusterEventSink {
   void OnNodeDelete(const std::shared_ptr<const api::Node>& node) override;
   // The stores plugins read (Handle::GetNamespace, ListServices, ..., storage).
   Listers& listers() override { return listers_; }
-  // A storage object changed: moves the pods whose plugins registered for it.
+  // A storage or DRA object changed: moves the pods whose plugins registered for it.
   void OnPersistentVolumeChange(std::shared_ptr<const api::PersistentVolume> old,
                                 std::shared_ptr<const api::PersistentVolume> now) override;
   void OnPersistentVolumeClaimChange(
@@ -111,6 +111,12 @@ class Scheduler : public ClusterEventSink {
                                   std::shared_ptr<const api::CSIStorageCapacity> now) override;
   void OnVolumeAttachmentChange(std::shared_ptr<const api::VolumeAttachment> old,
                                 std::shared_ptr<const api::VolumeAttachment> now) override;
+  void OnResourceClaimChange(std::shared_ptr<const api::ResourceClaim> old,
+                             std::shared_ptr<const api::ResourceClaim> now) override;
+  void OnResourceSliceChange(std::shared_ptr<const api::ResourceSlice> old,
+                             std::shared_ptr<const api::ResourceSlice> now) override;
+  void OnDeviceClassChange(std::shared_ptr<const api::DeviceClass> old,
+                           std::shared_ptr<const api::DeviceClass> now) override;
   // Whether a profile serves this schedulerName.
   bool IsResponsibleFor(const api::Pod& pod) const override;
 

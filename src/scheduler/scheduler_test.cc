@@ -174,29 +174,61 @@ TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
   EXPECT_EQ(writer_.binds.at("default/big"), "large");
 }
 
-// Until DynamicResources handles claims, a resource claim keeps the pod pending with a message
-// that names it, rather than placing the pod as if it had none.
-TEST_F(SchedulerTest, AnUnsupportedFieldKeepsThePodPendingAndSaysWhich) {
+// A pod with a resource claim waits until the claim exists, then gets a device and is bound to
+// its node; the claim says so, and the device is not given twice.
+TEST_F(SchedulerTest, APodWithAClaimWaitsForItThenGetsADevice) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
-  api::Pod claim = MakePod().Name("claim").Obj();
-  claim.spec.resource_claims.push_back({.name = "gpu"});
-  AddPod(claim);
-  Drain();
-  const std::string want =
-      "0/1 nodes are available: spec.resourceClaims is not supported by ksched yet "
-      "(kube-scheduler's DynamicResources plugin). no new claims to deallocate, preemption: 0/1 "
-      "nodes are available: 1 Preemption is not helpful for scheduling.";
-  EXPECT_TRUE(writer_.binds.empty());
-  EXPECT_THAT(EventsFor("default/claim", "FailedScheduling"), ::testing::ElementsAre(want));
-  EXPECT_EQ(writer_.conditions.at("default/claim").reason, "Unschedulable");
-  EXPECT_EQ(writer_.conditions.at("default/claim").message, want);
-  EXPECT_THAT(s_->metrics_registry().Text(),
-              HasSubstr("scheduler_unschedulable_pods{plugin=\"DynamicResources\","
-                        "profile=\"default-scheduler\"} 1\n"));
-  // No cluster event can make it schedulable: a new node leaves it where it is.
   s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
-  EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
-  EXPECT_FALSE(s_->ScheduleOne());
+  DraObjects& dra = s_->listers().dra;
+  writer_.dra = &dra;
+  api::DeviceClass gpu;
+  gpu.metadata.name = "gpu";
+  SetStorageObject(*s_, dra.device_classes, std::make_shared<const api::DeviceClass>(gpu),
+                   &ClusterEventSink::OnDeviceClassChange);
+  api::ResourceSlice slice;
+  slice.metadata.name = "n2-gpu";
+  slice.driver = "gpu.example.com";
+  slice.pool = "n2";
+  slice.pool_slice_count = 1;
+  slice.node_name = "n2";
+  slice.devices.push_back({.name = "g0"});
+  SetStorageObject(*s_, dra.resource_slices, std::make_shared<const api::ResourceSlice>(slice),
+                   &ClusterEventSink::OnResourceSliceChange);
+  auto claim_pod = [](std::string name, std::string claim) {
+    api::Pod pod = MakePod().Name(name).Obj();
+    pod.metadata.uid = name;
+    pod.spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = claim});
+    return pod;
+  };
+  auto add_claim = [&](std::string name) {
+    api::ResourceClaim claim;
+    claim.metadata = {.name = name, .namespace_ = "default", .uid = name, .resource_version = "1"};
+    claim.spec.requests.push_back(
+        {.name = "gpu", .exactly = api::DeviceSubRequest{.device_class_name = "gpu"}});
+    SetStorageObject(*s_, dra.resource_claims, std::make_shared<const api::ResourceClaim>(claim),
+                     &ClusterEventSink::OnResourceClaimChange);
+  };
+  AddPod(claim_pod("first", "one"));
+  Drain();
+  EXPECT_TRUE(writer_.binds.empty());
+  EXPECT_EQ(s_->queue().Counts().gated, 1u);  // DynamicResources' PreEnqueue holds it back.
+
+  add_claim("one");
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/first"), "n2");
+  const api::ResourceClaim& written = writer_.claims.at("default/one");
+  ASSERT_TRUE(written.allocation.has_value());
+  EXPECT_EQ(written.allocation->results.at(0).device, "g0");
+  EXPECT_EQ(written.reserved_for.at(0).name, "first");
+
+  // The only device is taken: the next claim's pod stays pending, and says why.
+  add_claim("two");
+  AddPod(claim_pod("second", "two"));
+  Drain();
+  EXPECT_FALSE(writer_.binds.contains("default/second"));
+  EXPECT_EQ(writer_.conditions.at("default/second").message,
+            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, "
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
 // A pod whose claim does not exist waits with upstream's message; the claim's creation (bound to

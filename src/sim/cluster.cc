@@ -165,10 +165,10 @@ void Cluster::Start(ClusterEventSink& s, bool hold_pending) {
   SetAll(replica_sets_, l.replica_sets);
   SetAll(stateful_sets_, l.stateful_sets);
   SetAll(PodDisruptionBudgets(), l.pod_disruption_budgets);
-  SetAll(device_classes_, l.device_classes);
-  SetAll(resource_slices_, l.resource_slices);
-  SetAll(resource_claims_, l.resource_claims);
-  SetAll(resource_claim_templates_, l.resource_claim_templates);
+  SetAll(device_classes_, l.dra.device_classes, &s, &ClusterEventSink::OnDeviceClassChange);
+  SetAll(resource_slices_, l.dra.resource_slices, &s, &ClusterEventSink::OnResourceSliceChange);
+  SetAll(resource_claims_, l.dra.resource_claims, &s, &ClusterEventSink::OnResourceClaimChange);
+  SetAll(resource_claim_templates_, l.dra.resource_claim_templates);
   SetAll(storage_classes_, l.storage.storage_classes, &s, &ClusterEventSink::OnStorageClassChange);
   SetAll(csi_drivers_, l.storage.csi_drivers, &s, &ClusterEventSink::OnCSIDriverChange);
   SetAll(csi_nodes_, l.storage.csi_nodes, &s, &ClusterEventSink::OnCSINodeChange);
@@ -377,6 +377,60 @@ void Cluster::TellBound(const BoundClaim& bound) {
   }
   SetStorageObject(*sink_, storage.pvcs, bound.claim,
                    &ClusterEventSink::OnPersistentVolumeClaimChange);
+}
+
+absl::StatusOr<api::ResourceClaim> Cluster::WriteClaim(
+    const api::ResourceClaim& read, bool check_version,
+    const std::function<void(api::ResourceClaim&)>& change) {
+  std::shared_ptr<const api::ResourceClaim> written;
+  {
+    absl::MutexLock lock(&mu_);
+    std::shared_ptr<const api::ResourceClaim>* current = Find(resource_claims_, read);
+    if (check_version) {
+      KSCHED_RETURN_IF_ERROR(CheckWrite(current, read, "resourceclaims.resource.k8s.io"));
+    } else if (current == nullptr) {
+      return absl::NotFoundError(
+          fmt::format("resourceclaims.resource.k8s.io \"{}\" not found", read.metadata.name));
+    }
+    api::ResourceClaim claim = **current;
+    change(claim);
+    claim.metadata.resource_version = std::to_string(++storage_version_);
+    written = std::make_shared<const api::ResourceClaim>(std::move(claim));
+    *current = written;
+  }
+  if (sink_ != nullptr) {
+    SetStorageObject(*sink_, sink_->listers().dra.resource_claims, written,
+                     &ClusterEventSink::OnResourceClaimChange);
+  }
+  return *written;
+}
+
+absl::StatusOr<api::ResourceClaim> Cluster::ReserveResourceClaim(
+    const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+    const api::ResourceClaimConsumerReference& consumer) {
+  return WriteClaim(claim, /*check_version=*/true, [&](api::ResourceClaim& c) {
+    if (allocation != nullptr) c.allocation = *allocation;
+    c.reserved_for.push_back(consumer);
+  });
+}
+
+absl::Status Cluster::UnreserveResourceClaim(const api::ResourceClaim& claim,
+                                             std::string_view consumer_uid) {
+  return WriteClaim(claim, /*check_version=*/false,
+                    [&](api::ResourceClaim& c) {
+                      std::erase_if(c.reserved_for,
+                                    [&](const auto& r) { return r.uid == consumer_uid; });
+                    })
+      .status();
+}
+
+absl::Status Cluster::DeallocateResourceClaim(const api::ResourceClaim& claim) {
+  return WriteClaim(claim, /*check_version=*/true,
+                    [](api::ResourceClaim& c) {
+                      c.allocation.reset();
+                      c.reserved_for.clear();
+                    })
+      .status();
 }
 
 std::vector<std::shared_ptr<const api::PersistentVolume>> Cluster::PersistentVolumes() const {

@@ -77,6 +77,13 @@ class Cluster : public ClusterWriter {
   // Removes the pod (a preemption victim), as the API server does, and remembers it among
   // Evicted(). NotFound if it is not there.
   absl::Status DeletePod(const api::Pod& pod) override;
+  // As the API server writes a claim's status; the scheduler sees the claim at once.
+  absl::StatusOr<api::ResourceClaim> ReserveResourceClaim(
+      const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+      const api::ResourceClaimConsumerReference& consumer) override;
+  absl::Status UnreserveResourceClaim(const api::ResourceClaim& claim,
+                                      std::string_view consumer_uid) override;
+  absl::Status DeallocateResourceClaim(const api::ResourceClaim& claim) override;
 
   // VolumeBinding's writes, answered as the API server, the PV controller and the class's
   // provisioner would (sim/volumes.h); the scheduler given to Start hears of the bound PV and claim
@@ -112,6 +119,11 @@ class Cluster : public ClusterWriter {
   // Writes a PV (if any) and claim that the cluster bound into the listers of the scheduler given
   // to Start, and tells it.
   void TellBound(const BoundClaim& bound);
+  // Writes a claim: `change` edits the current one (under mu_), which gets a new resourceVersion;
+  // then the scheduler is told. With `check_version`, a conflict if `read` is not current.
+  absl::StatusOr<api::ResourceClaim> WriteClaim(
+      const api::ResourceClaim& read, bool check_version,
+      const std::function<void(api::ResourceClaim&)>& change);
   // Recounts the computed budgets for a pod that changed from `old_pod` to `pod` (either null:
   // added or removed), and gives those whose disruptionsAllowed moved a new status.
   void CountPod(const api::Pod* old_pod, const api::Pod* pod) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -187,11 +187,11 @@ spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: 
 ---
 )" + std::string(kOneGpuTemplate));
   Listers& l = scheduler_->listers();
-  EXPECT_NE(l.device_classes.Get("gpu"), nullptr);
-  ASSERT_NE(l.resource_slices.Get("n1-gpu"), nullptr);
-  EXPECT_EQ(l.resource_slices.Get("n1-gpu")->devices.size(), 1u);
-  EXPECT_NE(l.resource_claims.Get("default", "gpu"), nullptr);
-  EXPECT_NE(l.resource_claim_templates.Get("default", "one-gpu"), nullptr);
+  EXPECT_NE(l.dra.device_classes.Get("gpu"), nullptr);
+  ASSERT_NE(l.dra.resource_slices.Get("n1-gpu"), nullptr);
+  EXPECT_EQ(l.dra.resource_slices.Get("n1-gpu")->devices.size(), 1u);
+  EXPECT_NE(l.dra.resource_claims.Get("default", "gpu"), nullptr);
+  EXPECT_NE(l.dra.resource_claim_templates.Get("default", "one-gpu"), nullptr);
   Drain();
   EXPECT_EQ(PodNamed("train")->spec.node_name, "");
 }
@@ -212,12 +212,12 @@ spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTempla
   ASSERT_EQ(train->status.resource_claim_statuses.size(), 1u);
   const std::string claim = *train->status.resource_claim_statuses[0].resource_claim_name;
   std::shared_ptr<const api::ResourceClaim> made =
-      scheduler_->listers().resource_claims.Get("default", claim);
+      scheduler_->listers().dra.resource_claims.Get("default", claim);
   ASSERT_NE(made, nullptr);
   EXPECT_EQ(made->metadata.owner_references[0].uid, train->metadata.uid);
   EXPECT_EQ(made->spec.requests[0].exactly->device_class_name, "gpu");
   EXPECT_TRUE(PodNamed("orphan")->status.resource_claim_statuses.empty());
-  EXPECT_EQ(scheduler_->listers().resource_claims.size(), 1u);
+  EXPECT_EQ(scheduler_->listers().dra.resource_claims.size(), 1u);
 }
 
 TEST_F(ClusterTest, VolumeBindingWritesAreCompletedAsThePvControllerWould) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -89,7 +90,57 @@ class RecordingWriter : public ClusterWriter {
     return absl::OkStatus();
   }
 
-  absl::Status bind_error;  // Returned by Bind when not OK.
+  // DRA claims' writes, as the API server makes them: the claim gets a new resourceVersion (one
+  // more than it had); a conflict if it is not at the version read. Written claims are kept, by
+  // namespace/name, and DRA's listers, where set, show them.
+  absl::StatusOr<api::ResourceClaim> ReserveResourceClaim(
+      const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+      const api::ResourceClaimConsumerReference& consumer) override {
+    return WriteClaim(claim, true, [&](api::ResourceClaim& c) {
+      if (allocation != nullptr) c.allocation = *allocation;
+      c.reserved_for.push_back(consumer);
+    });
+  }
+  absl::Status UnreserveResourceClaim(const api::ResourceClaim& claim,
+                                      std::string_view consumer_uid) override {
+    return WriteClaim(claim, false,
+                      [&](api::ResourceClaim& c) {
+                        std::erase_if(c.reserved_for,
+                                      [&](const auto& r) { return r.uid == consumer_uid; });
+                      })
+        .status();
+  }
+  absl::Status DeallocateResourceClaim(const api::ResourceClaim& claim) override {
+    return WriteClaim(claim, true,
+                      [](api::ResourceClaim& c) {
+                        c.allocation.reset();
+                        c.reserved_for.clear();
+                      })
+        .status();
+  }
+  absl::StatusOr<api::ResourceClaim> WriteClaim(
+      const api::ResourceClaim& read, bool check_version,
+      const std::function<void(api::ResourceClaim&)>& change) {
+    absl::MutexLock lock(&mu_);
+    if (!claim_error.ok()) return claim_error;
+    std::shared_ptr<const api::ResourceClaim> current =
+        dra ? dra->resource_claims.GetLike(read) : nullptr;
+    api::ResourceClaim c = current ? *current : read;
+    if (check_version && c.metadata.resource_version != read.metadata.resource_version) {
+      return absl::AlreadyExistsError("the object has been modified");
+    }
+    change(c);
+    c.metadata.resource_version =
+        std::to_string(std::atoi(c.metadata.resource_version.c_str()) + 1);
+    claims[api::KeyOf(c.metadata)] = c;
+    if (dra) dra->resource_claims.Set(std::make_shared<const api::ResourceClaim>(c));
+    return c;
+  }
+
+  absl::Status bind_error;   // Returned by Bind when not OK.
+  absl::Status claim_error;  // Returned by the claims' writes when not OK.
+  DraObjects* dra = nullptr;
+  std::map<std::string, api::ResourceClaim> claims;  // Written claims, by namespace/name.
   bool hold_binds = false;
   std::map<std::string, std::string> binds;
   std::vector<Event> events;
@@ -188,6 +239,7 @@ class FakeHandle : public Handle {
       (void)cache_.AddPod(PodInfo::Make(std::make_shared<const api::Pod>(p)));
     }
     cache_.UpdateSnapshot(&snapshot_);
+    writer_.dra = &listers_.dra;
   }
 
   const Snapshot& snapshot() const override { return snapshot_; }
@@ -254,6 +306,8 @@ class FakeHandle : public Handle {
   std::vector<std::string> activated;  // namespace/name
   // The storage objects: a test sets them with listers().storage.
   const StorageLister& storage() const override { return listers_.storage; }
+  // The DRA objects: a test sets them with listers().dra; the writer's claim writes land there.
+  const DraLister& dra() const override { return listers_.dra; }
   PluginMetrics& metrics() override { return metrics_; }
 
   RecordingWriter& recording_writer() { return writer_; }

@@ -1,5 +1,6 @@
 // `ksched run` against the real control plane: ksched runs as a process, as a user runs it, and
 // kubectl creates the objects and reads back what ksched wrote (bindings, events, conditions).
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <unistd.h>
@@ -355,29 +356,71 @@ TEST_F(RunTest, ANodeOfTenThousandImagesAndAPodOfAThousandContainersAreScheduled
   }));
 }
 
-// A pod that uses a field whose plugin ksched does not have yet stays pending, and its event and
-// condition name the field; a configuration with extenders does not start.
-TEST_F(RunTest, UnsupportedFieldsKeepAPodPendingAndExtendersStopTheStart) {
-  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "unsupported"}).exit_code, 0);
-  Create(Node("unsupported-node", "8"));
-  StartKsched({"--config", ProfileConfig("unsupported-test")});
-  json claim = Pod("unsupported", "claim", "100m", "unsupported-test");
-  claim["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimTemplateName", "gpu"}}};
-  Create(claim);
-  // Every node of the shared cluster is counted, and none is tried.
-  const size_t n = Get({"nodes"})["items"].size();
-  const std::string want = fmt::format(
-      "0/{0} nodes are available: spec.resourceClaims is not supported by ksched yet "
-      "(kube-scheduler's DynamicResources plugin). no new claims to deallocate, preemption: 0/{0} "
-      "nodes are available: {0} Preemption is not helpful for scheduling.",
-      n);
-  EXPECT_EQ(FailedSchedulingNote("unsupported"), want);
-  json cond = PodScheduledCondition("unsupported", "claim");
-  ASSERT_TRUE(cond.is_object());
-  EXPECT_EQ(cond["reason"], "Unschedulable");
-  EXPECT_EQ(cond["message"], want);
-  EXPECT_EQ(Get({"pod", "claim", "-n", "unsupported"})["spec"].value("nodeName", ""), "");
+// DRA: ksched allocates a device of a driver's ResourceSlice, writes the claim's allocation and
+// reservation, and binds the pod to the device's node; the device is not given to a second claim,
+// whose pod stays pending and says why.
+TEST_F(RunTest, AClaimGetsADeviceWrittenAndTheDeviceIsNotGivenTwice) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "dra"}).exit_code, 0);
+  Create(Node("dra-plain", "8"));
+  Create(Node("dra-gpu", "8"));
+  Create(
+      {{"apiVersion", "resource.k8s.io/v1"},
+       {"kind", "DeviceClass"},
+       {"metadata", {{"name", "dra-gpu"}}},
+       {"spec",
+        {{"selectors", {{{"cel", {{"expression", "device.driver == \"gpu.example.com\""}}}}}}}}});
+  // As a driver publishes its devices.
+  Create({{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceSlice"},
+          {"metadata", {{"name", "dra-gpu-slice"}}},
+          {"spec",
+           {{"driver", "gpu.example.com"},
+            {"nodeName", "dra-gpu"},
+            {"pool", {{"name", "dra-gpu"}, {"generation", 1}, {"resourceSliceCount", 1}}},
+            {"devices", {{{"name", "gpu-0"}}}}}}});
+  auto claim = [](const std::string& name) {
+    return json{
+        {"apiVersion", "resource.k8s.io/v1"},
+        {"kind", "ResourceClaim"},
+        {"metadata", {{"name", name}, {"namespace", "dra"}}},
+        {"spec",
+         {{"devices",
+           {{"requests", {{{"name", "gpu"}, {"exactly", {{"deviceClassName", "dra-gpu"}}}}}}}}}}};
+  };
+  Create(claim("first"));
+  Create(claim("second"));
+  StartKsched({"--config", ProfileConfig("dra-test")});
+  json first = Pod("dra", "first", "100m", "dra-test");
+  first["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimName", "first"}}};
+  Create(first);
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "first", "-n", "dra"})["spec"].value("nodeName", "") == "dra-gpu";
+  }));
+  json written = Get({"resourceclaim", "first", "-n", "dra"});
+  const json& result = written["status"]["allocation"]["devices"]["results"][0];
+  EXPECT_EQ(result["driver"], "gpu.example.com");
+  EXPECT_EQ(result["pool"], "dra-gpu");
+  EXPECT_EQ(result["device"], "gpu-0");
+  EXPECT_EQ(result["request"], "gpu");
+  EXPECT_EQ(written["status"]["reservedFor"][0]["name"], "first");
+  EXPECT_EQ(written["status"]["allocation"]["nodeSelector"]["nodeSelectorTerms"][0]["matchFields"]
+                   [0]["values"][0],
+            "dra-gpu");
+  EXPECT_EQ(written["metadata"]["finalizers"][0], "resource.kubernetes.io/delete-protection");
 
+  json second = Pod("dra", "second", "100m", "dra-test");
+  second["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimName", "second"}}};
+  Create(second);
+  ASSERT_TRUE(Eventually([&] { return !FailedSchedulingNote("dra").empty(); }));
+  // Other tests' nodes of the shared cluster may fail for reasons of their own.
+  const std::string note = FailedSchedulingNote("dra");
+  EXPECT_THAT(note, ::testing::HasSubstr(" cannot allocate all claims"));
+  EXPECT_THAT(note, ::testing::HasSubstr("still not schedulable, preemption: "));
+  EXPECT_EQ(Get({"pod", "second", "-n", "dra"})["spec"].value("nodeName", ""), "");
+}
+
+// A configuration with extenders does not start.
+TEST_F(RunTest, ExtendersStopTheStart) {
   const std::string config = cluster().dir() + "/extenders.yaml";
   std::ofstream(config) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
                            "kind: KubeSchedulerConfiguration\n"

@@ -643,6 +643,10 @@ struct ResourceClaimConsumerReference {
   std::string uid;
 };
 
+// The finalizer the scheduler gives a claim it allocates, which the resourceclaim controller
+// removes once the claim is deallocated.
+inline constexpr char kResourceClaimFinalizer[] = "resource.kubernetes.io/delete-protection";
+
 struct ResourceClaim {
   ObjectMeta metadata;
   ResourceClaimSpec spec;

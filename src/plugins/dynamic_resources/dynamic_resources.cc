@@ -1,38 +1,508 @@
 #include "src/plugins/dynamic_resources/dynamic_resources.h"
 
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "fmt/format.h"
+#include "ksched/api/selectors.h"
+#include "ksched/log.h"
+#include "ksched/strings.h"
 #include "src/plugins/helper/normalize_score.h"
 
 namespace ksched::plugins::dynamic_resources {
+namespace {
 
-Status DynamicResources::PreFilter(CycleState&, const api::Pod&,
+// resourceapi.ResourceClaimReservedForMaxSize and FirstAvailableDeviceRequestMaxSize.
+constexpr size_t kReservedForMaxSize = 256;
+constexpr int64_t kFirstAvailableMaxSize = 8;
+
+std::string KObj(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
+
+// The cycle's state (upstream's stateData).
+struct State final : StateData {
+  // The pod's claims (replaced by what PreBind wrote), and per claim: where an allocated one is
+  // available, and the allocation Reserve made for an unallocated one.
+  std::vector<std::shared_ptr<const api::ResourceClaim>> claims;
+  std::vector<std::optional<api::NodeSelector>> available_on;
+  std::vector<std::shared_ptr<const api::AllocationResult>> allocations;
+  std::shared_ptr<const Allocator> allocator;  // Set when some claim needs allocating.
+  // Filter writes these for several nodes at once.
+  mutable absl::Mutex mu;
+  mutable std::set<size_t> unavailable ABSL_GUARDED_BY(mu);  // Claims not available somewhere.
+  // What Filter found on each node, for the claims to allocate, in order.
+  mutable std::map<std::string, std::vector<api::AllocationResult>, std::less<>> by_node
+      ABSL_GUARDED_BY(mu);
+
+  State() = default;
+  State(const State& o)
+      : claims(o.claims),
+        available_on(o.available_on),
+        allocations(o.allocations),
+        allocator(o.allocator) {
+    absl::MutexLock lock(&o.mu);
+    unavailable = o.unavailable;
+    by_node = o.by_node;
+  }
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<State>(*this); }
+  bool ToAllocate(size_t i) const { return !claims[i]->allocation; }
+};
+inline constexpr StateKey<State> kStateKey{names::kDynamicResources, StateScope::kPod};
+
+bool ReservedFor(const api::ResourceClaim& claim, const api::Pod& pod) {
+  return std::any_of(claim.reserved_for.begin(), claim.reserved_for.end(),
+                     [&](const auto& r) { return r.uid == pod.metadata.uid; });
+}
+
+bool ControlledBy(const api::ObjectMeta& m, const api::Pod& pod) {
+  return std::any_of(m.owner_references.begin(), m.owner_references.end(),
+                     [&](const auto& o) { return o.controller && o.uid == pod.metadata.uid; });
+}
+
+// What of a claim ksched does not support, or "".
+std::string UnsupportedIn(const api::ResourceClaim& claim) {
+  const std::vector<std::string>& spec = claim.spec.unsupported;
+  const std::vector<std::string>& status = claim.unsupported;
+  if (spec.empty() && status.empty()) return "";
+  return fmt::format("resource claim {}: {} is not supported by ksched yet", KObj(claim.metadata),
+                     spec.empty() ? status.front() : spec.front());
+}
+
+Status CheckClass(const DraLister& dra, const std::string& class_name, const std::string& request) {
+  if (class_name.empty()) {
+    return Status::Error(fmt::format("request {}: unsupported request type", request));
+  }
+  if (dra.GetDeviceClass(class_name) == nullptr) {
+    return Status::UnschedulableAndUnresolvable(
+        fmt::format("request {}: device class {} does not exist", request, class_name));
+  }
+  return Status();
+}
+
+std::string Now() {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+}
+
+}  // namespace
+
+// --- ClaimTracker ----------------------------------------------------------------------------
+
+std::shared_ptr<const api::ResourceClaim> ClaimTracker::Overlay(
+    std::shared_ptr<const api::ResourceClaim> stored) const {
+  if (!stored || written_.empty()) return stored;
+  auto it = written_.find(api::KeyOf(stored->metadata));
+  if (it == written_.end() || it->second.read_version != stored->metadata.resource_version) {
+    return stored;  // The informer has what was written, or something newer.
+  }
+  return it->second.claim;
+}
+
+std::shared_ptr<const api::ResourceClaim> ClaimTracker::Get(std::string_view ns,
+                                                            std::string_view name) const {
+  std::shared_ptr<const api::ResourceClaim> stored = lister_.GetResourceClaim(ns, name);
+  absl::ReaderMutexLock lock(&mu_);
+  return Overlay(std::move(stored));
+}
+
+std::shared_ptr<const DeviceSet> ClaimTracker::AllocatedDevices() const {
+  const uint64_t generation = lister_.ClaimsGeneration();
+  {
+    absl::ReaderMutexLock lock(&mu_);
+    if (allocated_ && allocated_claims_ == generation && allocated_changes_ == changes_) {
+      return allocated_;
+    }
+  }
+  std::vector<std::shared_ptr<const api::ResourceClaim>> claims = lister_.ListResourceClaims();
+  absl::MutexLock lock(&mu_);
+  auto devices = std::make_shared<DeviceSet>();
+  for (auto& claim : claims) {
+    std::shared_ptr<const api::ResourceClaim> seen = Overlay(std::move(claim));
+    if (seen->allocation) AddAllocatedDevices(*seen->allocation, devices.get());
+  }
+  for (const auto& [uid, claim] : in_flight_)
+    AddAllocatedDevices(*claim->allocation, devices.get());
+  allocated_ = std::move(devices);
+  allocated_claims_ = generation;
+  allocated_changes_ = changes_;
+  return allocated_;
+}
+
+bool ClaimTracker::InFlight(std::string_view uid) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return in_flight_.contains(uid);
+}
+
+void ClaimTracker::SetInFlight(std::shared_ptr<const api::ResourceClaim> allocated) {
+  absl::MutexLock lock(&mu_);
+  in_flight_[allocated->metadata.uid] = std::move(allocated);
+  ++changes_;
+}
+
+bool ClaimTracker::RemoveInFlight(std::string_view uid) {
+  absl::MutexLock lock(&mu_);
+  auto it = in_flight_.find(uid);
+  if (it == in_flight_.end()) return false;
+  in_flight_.erase(it);
+  ++changes_;
+  return true;
+}
+
+void ClaimTracker::Written(api::ResourceClaim written, std::string read_version) {
+  absl::MutexLock lock(&mu_);
+  std::string key = api::KeyOf(written.metadata);
+  // Forget what the informer has caught up with.
+  std::erase_if(written_, [&](const auto& entry) {
+    std::shared_ptr<const api::ResourceClaim> stored = lister_.GetResourceClaim(
+        entry.second.claim->metadata.namespace_, entry.second.claim->metadata.name);
+    return !stored || stored->metadata.resource_version != entry.second.read_version;
+  });
+  written_[key] = {std::make_shared<const api::ResourceClaim>(std::move(written)),
+                   std::move(read_version)};
+  ++changes_;
+}
+
+// --- The plugin ------------------------------------------------------------------------------
+
+absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> DynamicResources::PodClaims(
+    const api::Pod& pod) const {
+  std::vector<std::shared_ptr<const api::ResourceClaim>> out;
+  const std::string pod_name = KObj(pod.metadata);
+  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
+    std::optional<std::string> name;
+    bool must_check_owner = false;
+    if (pc.resource_claim_name) {
+      name = pc.resource_claim_name;
+    } else if (pc.resource_claim_template_name) {
+      auto st = std::find_if(pod.status.resource_claim_statuses.begin(),
+                             pod.status.resource_claim_statuses.end(),
+                             [&](const auto& s) { return s.name == pc.name; });
+      if (st == pod.status.resource_claim_statuses.end()) {
+        return absl::NotFoundError(
+            fmt::format("pod \"{}\": ResourceClaim not created yet", pod_name));
+      }
+      if (!st->resource_claim_name) continue;  // None was needed.
+      name = st->resource_claim_name;
+      must_check_owner = true;
+    } else {
+      return absl::InvalidArgumentError(
+          fmt::format("pod \"{}\", spec.resourceClaim \"{}\": none of the supported fields are set",
+                      pod_name, pc.name));
+    }
+    std::shared_ptr<const api::ResourceClaim> claim = tracker_.Get(pod.metadata.namespace_, *name);
+    if (claim == nullptr) {
+      return absl::NotFoundError(
+          fmt::format("could not find ResourceClaim \"{}/{}\"", pod.metadata.namespace_, *name));
+    }
+    if (claim->metadata.deletion_timestamp) {
+      return absl::FailedPreconditionError(
+          fmt::format("resourceclaim \"{}\" is being deleted", claim->metadata.name));
+    }
+    if (must_check_owner && !ControlledBy(claim->metadata, pod)) {
+      return absl::FailedPreconditionError(
+          fmt::format("ResourceClaim {} was not created for Pod {} (Pod is not owner)",
+                      KObj(claim->metadata), pod_name));
+    }
+    out.push_back(std::move(claim));
+  }
+  return out;
+}
+
+Status DynamicResources::PreEnqueue(const api::Pod& pod) {
+  if (pod.spec.resource_claims.empty()) return Status();
+  absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> claims = PodClaims(pod);
+  if (!claims.ok()) {
+    return Status::UnschedulableAndUnresolvable(std::string(AsStd(claims.status().message())));
+  }
+  return Status();
+}
+
+Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
                                    const std::vector<const NodeInfo*>&, PreFilterResult*) {
-  return Status::Skip();  // No claims: nothing to filter.
+  state.Write(kStateKey, std::make_unique<State>());
+  State* s = state.ReadMutable(kStateKey);
+  absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> claims = PodClaims(pod);
+  if (!claims.ok()) {
+    return Status::UnschedulableAndUnresolvable(std::string(AsStd(claims.status().message())));
+  }
+  if (claims->empty()) return Status::Skip();
+  const DraLister& dra = handle_.dra();
+  s->available_on.resize(claims->size());
+  s->allocations.resize(claims->size());
+  bool to_allocate = false;
+  for (size_t i = 0; i < claims->size(); ++i) {
+    const api::ResourceClaim& claim = *(*claims)[i];
+    if (claim.allocation && claim.reserved_for.size() >= kReservedForMaxSize &&
+        !ReservedFor(claim, pod)) {
+      return Status::UnschedulableAndUnresolvable("resourceclaim in use");
+    }
+    if (std::string why = UnsupportedIn(claim); !why.empty()) {
+      return Status::UnschedulableAndUnresolvable(std::move(why));
+    }
+    if (claim.allocation) {
+      s->available_on[i] = claim.allocation->node_selector;
+      continue;
+    }
+    to_allocate = true;
+    if (tracker_.InFlight(claim.metadata.uid)) {
+      return Status::UnschedulableAndUnresolvable(fmt::format(
+          "resource claim {} is in the process of being allocated", KObj(claim.metadata)));
+    }
+    for (const api::DeviceRequest& request : claim.spec.requests) {
+      if (request.exactly) {
+        if (Status st = CheckClass(dra, request.exactly->device_class_name, request.name);
+            !st.ok()) {
+          return st;
+        }
+      } else if (!request.first_available.empty()) {
+        for (const api::DeviceSubRequest& sub : request.first_available) {
+          if (Status st = CheckClass(dra, sub.device_class_name, request.name + "/" + sub.name);
+              !st.ok()) {
+            return st;
+          }
+        }
+      } else {
+        return Status::UnschedulableAndUnresolvable(
+            fmt::format("resource claim {}, request {}: unknown request type", KObj(claim.metadata),
+                        request.name));
+      }
+    }
+  }
+  if (to_allocate) {
+    s->allocator = std::make_shared<const Allocator>(dra, dra.ListResourceSlices(),
+                                                     tracker_.AllocatedDevices(), selectors_);
+  }
+  s->claims = *std::move(claims);
+  return Status();
+}
+
+Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const NodeInfo& info) {
+  const State* s = state.Read(kStateKey);
+  if (s == nullptr) return Status::Error("not found");
+  if (s->claims.empty()) return Status();
+  const api::Node& node = *info.node();
+  std::vector<size_t> unavailable;
+  std::vector<const api::ResourceClaim*> to_allocate;
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    if (s->available_on[i] && !api::Matches(*s->available_on[i], node)) {
+      unavailable.push_back(i);
+      continue;
+    }
+    if (s->ToAllocate(i)) to_allocate.push_back(s->claims[i].get());
+  }
+  std::vector<api::AllocationResult> allocations;
+  if (s->allocator) {
+    absl::StatusOr<Allocator::Outcome> out = s->allocator->Allocate(node, to_allocate);
+    if (!out.ok()) {
+      std::string message(AsStd(out.status().message()));
+      if (out.status().code() == absl::StatusCode::kFailedPrecondition) {
+        return Status::UnschedulableAndUnresolvable(
+            fmt::format("device selectors cannot be evaluated: {}", message));
+      }
+      return Status::Error(std::move(message));
+    }
+    if (!out->node_failure.empty()) {
+      return Status::UnschedulableAndUnresolvable(std::move(out->node_failure));
+    }
+    if (!out->fits) return Status::UnschedulableAndUnresolvable("cannot allocate all claims");
+    allocations = std::move(out->allocations);
+  }
+  absl::MutexLock lock(&s->mu);
+  if (!unavailable.empty()) {
+    s->unavailable.insert(unavailable.begin(), unavailable.end());
+    return Status::UnschedulableAndUnresolvable("resourceclaim not available on the node");
+  }
+  if (s->allocator) s->by_node[node.metadata.name] = std::move(allocations);
+  return Status();
 }
 
 Status DynamicResources::PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus&,
                                     PostFilterResult*) {
   // Upstream's PostFilter reads the state its PreFilter wrote; when an earlier PreFilter rejected
-  // the pod, there is none, and it fails with the CycleState's error. (A pod with claims was
-  // rejected as unsupported, on this plugin's behalf: src/scheduler/unsupported.h.)
-  if (pod.spec.resource_claims.empty() && !state.ShouldSkipFilter(Name())) {
-    return Status::Error("not found");
+  // the pod, there is none, and it fails with the CycleState's error.
+  const State* s = state.Read(kStateKey);
+  if (s == nullptr) return Status::Error("not found");
+  if (s->claims.empty()) return Status::Unschedulable("no new claims to deallocate");
+  std::set<size_t> unavailable;
+  {
+    absl::MutexLock lock(&s->mu);
+    unavailable = s->unavailable;
   }
-  return Status::Unschedulable("no new claims to deallocate");
+  // Upstream picks one at random; the first is as good.
+  for (size_t i : unavailable) {
+    const api::ResourceClaim& claim = *s->claims[i];
+    if (claim.reserved_for.empty() ||
+        (claim.reserved_for.size() == 1 && claim.reserved_for[0].uid == pod.metadata.uid)) {
+      if (absl::Status st = handle_.writer().DeallocateResourceClaim(claim); !st.ok()) {
+        return Status::Error(std::string(AsStd(st.message())));
+      }
+      return Status::Unschedulable("deallocation of ResourceClaim completed");
+    }
+  }
+  return Status::Unschedulable("still not schedulable");
 }
 
-Status DynamicResources::Score(const CycleState&, const api::Pod&, const NodeInfo&,
+Status DynamicResources::Score(const CycleState& state, const api::Pod&, const NodeInfo& info,
                                int64_t* score) {
   *score = 0;
-  return {};
+  const State* s = state.Read(kStateKey);
+  if (s == nullptr || s->claims.empty()) return Status();
+  const std::vector<api::AllocationResult>* allocations = nullptr;
+  absl::MutexLock lock(&s->mu);
+  if (auto it = s->by_node.find(info.node()->metadata.name); it != s->by_node.end()) {
+    allocations = &it->second;
+  }
+  if (allocations == nullptr) return Status();
+  size_t next = 0;
+  for (const auto& claim : s->claims) {
+    const api::AllocationResult* allocation = claim->allocation ? &*claim->allocation : nullptr;
+    if (allocation == nullptr) {
+      if (next >= allocations->size()) {
+        return Status::Error(fmt::format(
+            "number of allocations {} is smaller than number of claims needing allocation",
+            allocations->size()));
+      }
+      allocation = &(*allocations)[next++];
+    }
+    for (const api::DeviceRequest& request : claim->spec.requests) {
+      for (size_t i = 0; i < request.first_available.size(); ++i) {
+        const std::string ref = request.name + "/" + request.first_available[i].name;
+        if (std::any_of(allocation->results.begin(), allocation->results.end(),
+                        [&](const auto& r) { return r.request == ref; })) {
+          *score += kFirstAvailableMaxSize - static_cast<int64_t>(i);
+        }
+      }
+    }
+  }
+  return Status();
 }
 
 Status DynamicResources::NormalizeScore(const CycleState&, const api::Pod&, NodeScoreList& scores) {
   helper::DefaultNormalizeScore(kMaxNodeScore, /*reverse=*/false, scores);
-  return {};
+  return Status();
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {
-  return std::make_unique<DynamicResources>();
+Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string_view node) {
+  State* s = state.ReadMutable(kStateKey);
+  if (s == nullptr || s->claims.empty() || !s->allocator) return Status();
+  std::vector<api::AllocationResult> allocations;
+  {
+    absl::MutexLock lock(&s->mu);
+    auto it = s->by_node.find(node);
+    if (it == s->by_node.end()) return Status::Error("claim allocation not found for node");
+    allocations = it->second;
+  }
+  const size_t wanted = std::count_if(s->claims.begin(), s->claims.end(),
+                                      [](const auto& c) { return !c->allocation; });
+  if (allocations.size() != wanted) {
+    return Status::Error(
+        fmt::format("internal error, have {} allocations, {} claims to allocate, want {} claims",
+                    allocations.size(), wanted, wanted));
+  }
+  size_t next = 0;
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    if (!s->ToAllocate(i)) continue;
+    s->allocations[i] = std::make_shared<const api::AllocationResult>(allocations[next++]);
+    api::ResourceClaim claim = *s->claims[i];
+    claim.allocation = *s->allocations[i];
+    tracker_.SetInFlight(std::make_shared<const api::ResourceClaim>(std::move(claim)));
+  }
+  return Status();
+}
+
+void DynamicResources::Unreserve(CycleState& state, const api::Pod& pod, std::string_view) {
+  State* s = state.ReadMutable(kStateKey);
+  if (s == nullptr) return;
+  for (const auto& claim : s->claims) {
+    tracker_.RemoveInFlight(claim->metadata.uid);
+    if (claim->allocation && ReservedFor(*claim, pod)) {
+      if (absl::Status st = handle_.writer().UnreserveResourceClaim(*claim, pod.metadata.uid);
+          !st.ok()) {
+        KLOG_ERROR("unreserve", {"resourceclaim", KObj(claim->metadata)},
+                   {"err", std::string(AsStd(st.message()))});
+      }
+    }
+  }
+}
+
+Status DynamicResources::PreBindPreFlight(CycleState& state, const api::Pod&, std::string_view) {
+  const State* s = state.Read(kStateKey);
+  if (s == nullptr || s->claims.empty()) return Status::Skip();
+  return Status();
+}
+
+Status DynamicResources::PreBind(CycleState& state, const api::Pod& pod, std::string_view) {
+  State* s = state.ReadMutable(kStateKey);
+  if (s == nullptr || s->claims.empty()) return Status();
+  const api::ResourceClaimConsumerReference consumer{
+      .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid};
+  for (size_t i = 0; i < s->claims.size(); ++i) {
+    const api::ResourceClaim& claim = *s->claims[i];
+    if (ReservedFor(claim, pod)) continue;
+    std::optional<api::AllocationResult> allocation;
+    if (s->allocations[i]) {
+      allocation = *s->allocations[i];
+      if (allocation->allocation_timestamp.empty()) allocation->allocation_timestamp = Now();
+    }
+    absl::StatusOr<api::ResourceClaim> written =
+        handle_.writer().ReserveResourceClaim(claim, allocation ? &*allocation : nullptr, consumer);
+    if (written.ok()) {
+      tracker_.Written(*written, claim.metadata.resource_version);
+      s->claims[i] = std::make_shared<const api::ResourceClaim>(*std::move(written));
+    }
+    if (allocation) tracker_.RemoveInFlight(claim.metadata.uid);
+    if (!written.ok()) {
+      return Status::Error(fmt::format(
+          "{} to claim {}: {}", allocation ? "add allocation and reservation" : "add reservation",
+          KObj(claim.metadata), AsStd(written.status().message())));
+    }
+  }
+  return Status();
+}
+
+std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
+  auto claim_changed = [this](const api::Pod& pod, const ClusterEventData& e) {
+    const api::ResourceClaim* old_claim = e.storage.resource_claim.old_obj;
+    const api::ResourceClaim* claim = e.storage.resource_claim.new_obj;
+    if (claim == nullptr) return QueueingHint::kQueue;
+    absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> claims = PodClaims(pod);
+    if (!claims.ok()) return QueueingHint::kQueueSkip;
+    if (old_claim != nullptr && old_claim->allocation && !claim->allocation) {
+      return QueueingHint::kQueue;  // Deallocated: its devices are free.
+    }
+    bool uses = std::any_of(claims->begin(), claims->end(),
+                            [&](const auto& c) { return c->metadata.uid == claim->metadata.uid; });
+    if (!uses) return QueueingHint::kQueueSkip;
+    if (old_claim == nullptr) return QueueingHint::kQueue;
+    // The status as before: something else changed (a driver's finalizer, say).
+    bool same_status = (old_claim->allocation.has_value() == claim->allocation.has_value()) &&
+                       old_claim->reserved_for.size() == claim->reserved_for.size() &&
+                       std::equal(old_claim->reserved_for.begin(), old_claim->reserved_for.end(),
+                                  claim->reserved_for.begin(),
+                                  [](const auto& a, const auto& b) { return a.uid == b.uid; }) &&
+                       (!claim->allocation || old_claim->allocation->allocation_timestamp ==
+                                                  claim->allocation->allocation_timestamp);
+    return same_status ? QueueingHint::kQueueSkip : QueueingHint::kQueue;
+  };
+  auto pod_changed = [this](const api::Pod& pod, const ClusterEventData& e) {
+    const api::Pod* changed = e.new_pod;
+    if (changed == nullptr || changed->metadata.uid != pod.metadata.uid) {
+      return QueueingHint::kQueueSkip;
+    }
+    return PodClaims(*changed).ok() ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+  };
+  return {
+      {{EventResource::kNode, kAdd | kUpdateNodeLabel | kUpdateNodeAllocatable}, nullptr},
+      {{EventResource::kResourceClaim, kAdd | kUpdate}, claim_changed},
+      {{EventResource::kPod, kUpdatePodGeneratedResourceClaim}, pod_changed},
+      {{EventResource::kDeviceClass, kAdd | kUpdate}, nullptr},
+      {{EventResource::kResourceSlice, kAdd | kUpdate}, nullptr},
+  };
+}
+
+absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle& handle) {
+  return std::make_unique<DynamicResources>(handle);
 }
 
 }  // namespace ksched::plugins::dynamic_resources

@@ -1,52 +1,121 @@
-// DynamicResources for pods without resource claims (upstream's plugins/dynamicresources), so
-// that such pods are scored and reported as kube-scheduler does it: in 1.36 the plugin is in the
-// default profile (DynamicResourceAllocation is GA), weight 2, and for a pod without claims it
-//   - skips Filter (PreFilter returns Skip),
-//   - scores every node 0,
-//   - answers PostFilter with "no new claims to deallocate", the first part of the PostFilter
-//     message of every unschedulable pod ("... Insufficient cpu. no new claims to deallocate");
-//     but when a PreFilter plugin before it rejected the pod (its PreFilter did not run), with
-//     upstream's error "not found", which ends the PostFilter point before DefaultPreemption:
-//     "0/3 nodes are available: persistentvolumeclaim "data" not found. not found".
-// Pods with claims (spec.resourceClaims) never reach it: ksched rejects them before PreFilter as
-// not supported yet (src/scheduler/unsupported.cc).
+// DynamicResources (upstream's plugins/dynamicresources of v1.36.3, with 1.36's default feature
+// gates): a pod's ResourceClaims get devices of the drivers' ResourceSlices.
+//   PreEnqueue  holds back a pod whose claims do not exist yet (a template's claim not made).
+//   PreFilter   checks the claims: in use by others, being allocated, a class that is missing.
+//   Filter      allocated claims: their node selector; unallocated ones: the allocator
+//               (allocator.h) finds devices on the node, and keeps them for Reserve.
+//   PostFilter  deallocates a claim that is allocated where the pod cannot go and reserved for
+//               nobody else, so that the next attempt may allocate it elsewhere.
+//   Score       with firstAvailable lists, prefers nodes where earlier alternatives fit.
+//   Reserve     marks the node's allocations in flight: the next pods see those devices in use.
+//   Unreserve   drops them, and the pod's reservations PreBind wrote.
+//   PreBind     writes status.allocation and status.reservedFor (ClusterWriter).
+// Messages are upstream's, word for word. A pod without claims is skipped at PreFilter, scores 0
+// everywhere, and PostFilter answers "no new claims to deallocate" (or "not found" when an
+// earlier PreFilter rejected the pod, as upstream's CycleState does).
 //
-// Thread safety: stateless.
+// What ksched does not support yet (partitionable devices' counters, consumable capacity, binding
+// conditions, extended resources backed by DRA) keeps the pods that need it pending with a message
+// naming the field, never placed as if it were absent.
+//
+// Thread safety: Filter and Score run concurrently for different nodes; the claim tracker is
+// shared by the plugin's calls on every thread.
 #pragma once
 
+#include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/plugin_args.h"
+#include "src/plugins/dynamic_resources/allocator.h"
 #include "src/plugins/names.h"
 
 namespace ksched::plugins::dynamic_resources {
 
-class DynamicResources final : public PreFilterPlugin,
+// The claims as the plugin sees them (upstream's claim tracker): the informer's, or the one PreBind
+// wrote until the informer has it; and the allocations Reserve made that PreBind has not written.
+class ClaimTracker {
+ public:
+  explicit ClaimTracker(const DraLister& lister) : lister_(lister) {}
+  std::shared_ptr<const api::ResourceClaim> Get(std::string_view ns, std::string_view name) const;
+  // The devices of every claim's allocation and of those in flight.
+  std::shared_ptr<const DeviceSet> AllocatedDevices() const;
+  bool InFlight(std::string_view uid) const;
+  void SetInFlight(std::shared_ptr<const api::ResourceClaim> allocated);
+  // Whether there was one to remove.
+  bool RemoveInFlight(std::string_view uid);
+  // PreBind wrote `written` over the version `read_version`.
+  void Written(api::ResourceClaim written, std::string read_version);
+
+ private:
+  std::shared_ptr<const api::ResourceClaim> Overlay(
+      std::shared_ptr<const api::ResourceClaim> stored) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+
+  const DraLister& lister_;
+  mutable absl::Mutex mu_;
+  struct WrittenClaim {
+    std::shared_ptr<const api::ResourceClaim> claim;
+    std::string read_version;
+  };
+  std::map<std::string, WrittenClaim, std::less<>> written_ ABSL_GUARDED_BY(mu_);  // ns/name
+  std::map<std::string, std::shared_ptr<const api::ResourceClaim>, std::less<>> in_flight_
+      ABSL_GUARDED_BY(mu_);  // By uid.
+  uint64_t changes_ ABSL_GUARDED_BY(mu_) = 0;
+  // AllocatedDevices' last answer, and the generations it was computed at.
+  mutable std::shared_ptr<const DeviceSet> allocated_ ABSL_GUARDED_BY(mu_);
+  mutable uint64_t allocated_claims_ ABSL_GUARDED_BY(mu_) = 0;
+  mutable uint64_t allocated_changes_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+class DynamicResources final : public PreEnqueuePlugin,
+                               public PreFilterPlugin,
+                               public FilterPlugin,
                                public PostFilterPlugin,
                                public ScorePlugin,
                                public ScoreExtensions,
+                               public ReservePlugin,
+                               public PreBindPlugin,
                                public EnqueueExtensions {
  public:
+  explicit DynamicResources(Handle& handle) : handle_(handle), tracker_(handle.dra()) {}
   std::string_view Name() const override { return names::kDynamicResources; }
 
+  Status PreEnqueue(const api::Pod& pod) override;
   Status PreFilter(CycleState& state, const api::Pod& pod,
                    const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;
+  Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
   Status PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                     PostFilterResult* result) override;
   Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                int64_t* score) override;
   Status NormalizeScore(const CycleState& state, const api::Pod& pod,
                         NodeScoreList& scores) override;
-  // None: the plugin rejects no pod without claims.
-  std::vector<ClusterEventWithHint> EventsToRegister() const override { return {}; }
+  Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  std::vector<ClusterEventWithHint> EventsToRegister() const override;
+
+  const ClaimTracker& tracker() const { return tracker_; }
+
+ private:
+  // The pod's claims, in spec.resourceClaims order (upstream's foreachPodResourceClaim), or why
+  // one is not usable yet ("could not find ResourceClaim \"default/gpu\"", ...).
+  absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> PodClaims(
+      const api::Pod& pod) const;
+
+  Handle& handle_;
+  ClaimTracker tracker_;
+  SelectorCache selectors_;
 };
 
-// The plugin takes no args; `args` is ignored.
+// The plugin takes no args (upstream's filterTimeout and bindingTimeout are not read yet).
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
 
 }  // namespace ksched::plugins::dynamic_resources

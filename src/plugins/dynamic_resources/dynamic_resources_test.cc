@@ -1,8 +1,10 @@
 #include "src/plugins/dynamic_resources/dynamic_resources.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "src/sdk/cycle_state_access.h"
+#include "fmt/format.h"
+#include "src/plugins/dynamic_resources/test_objects.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
 
@@ -12,10 +14,13 @@ namespace {
 using ksched::testing::FakeHandle;
 using ksched::testing::MakeNode;
 using ksched::testing::MakePod;
+using testing::Claim;
+using testing::Class;
+using testing::Slice;
 
 TEST(DynamicResourcesTest, APodWithoutClaimsSkipsFilterAndScoresZeroEverywhere) {
   FakeHandle handle({MakeNode().Name("a").Obj(), MakeNode().Name("b").Obj()}, {});
-  DynamicResources plugin;
+  DynamicResources plugin(handle);
   CycleState state;
   api::Pod pod = MakePod().Name("p").Req("cpu", "1").Obj();
   PreFilterResult pre;
@@ -29,25 +34,267 @@ TEST(DynamicResourcesTest, APodWithoutClaimsSkipsFilterAndScoresZeroEverywhere) 
   }
   ASSERT_TRUE(plugin.NormalizeScore(state, pod, scores).ok());
   for (const NodeScore& s : scores) EXPECT_EQ(s.score, 0) << s.node->name();
-}
+  EXPECT_TRUE(plugin.PreBindPreFlight(state, pod, "a").IsSkip());
 
-TEST(DynamicResourcesTest, PostFilterHasNoClaimToDeallocate) {
-  DynamicResources plugin;
-  CycleState state;
   PostFilterResult result;
-  const api::Pod pod = MakePod().Name("p").Obj();
-  // Its PreFilter ran (and skipped the pod, which has no claims).
-  internal::CycleStateAccess::SkipFilter(state, plugin.Name());
   Status s = plugin.PostFilter(state, pod, NodeToStatus{}, &result);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
   EXPECT_EQ(s.Message(), "no new claims to deallocate");  // kube-scheduler's words.
-  EXPECT_FALSE(result.nominated_node_name.has_value());
-
   // An earlier PreFilter rejected the pod: upstream's PostFilter finds no state of its PreFilter.
   CycleState rejected_before;
   s = plugin.PostFilter(rejected_before, pod, NodeToStatus{}, &result);
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(), "not found");
+}
+
+// Two nodes; n1 has one GPU, n2 two.
+class DynamicResourcesClaimsTest : public ::testing::Test {
+ protected:
+  DynamicResourcesClaimsTest()
+      : handle_({MakeNode().Name("n1").Obj(), MakeNode().Name("n2").Obj()}, {}), plugin_(handle_) {
+    Set(Class("metadata: {name: gpu}"));
+    Set(Slice(R"(
+      metadata: {name: n1-gpu}
+      spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1},
+             devices: [{name: g0}]})"));
+    Set(Slice(R"(
+      metadata: {name: n2-gpu}
+      spec: {driver: gpu.example.com, nodeName: n2, pool: {name: n2, resourceSliceCount: 1},
+             devices: [{name: g0}, {name: g1}]})"));
+  }
+  template <typename T>
+  void Set(const T& obj) {
+    DraObjects& dra = handle_.listers().dra;
+    auto shared = std::make_shared<const T>(obj);
+    if constexpr (std::is_same_v<T, api::DeviceClass>) dra.device_classes.Set(shared);
+    if constexpr (std::is_same_v<T, api::ResourceSlice>) dra.resource_slices.Set(shared);
+    if constexpr (std::is_same_v<T, api::ResourceClaim>) dra.resource_claims.Set(shared);
+  }
+  // A claim for `count` GPUs, stored.
+  api::ResourceClaim AddClaim(const std::string& name, int count = 1) {
+    api::ResourceClaim claim = Claim(fmt::format(R"(
+      metadata: {{name: {0}, namespace: default, uid: {0}-uid, resourceVersion: "1"}}
+      spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: gpu, count: {1}}}}}]}}}})",
+                                                 name, count));
+    Set(claim);
+    return claim;
+  }
+  static api::Pod PodWith(const std::string& name, const std::string& claim) {
+    api::Pod pod = MakePod().Name(name).Obj();
+    pod.metadata.uid = name + "-uid";
+    pod.spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = claim});
+    return pod;
+  }
+  // Filter's verdict on each node: "" or the message.
+  std::vector<std::string> Filter(CycleState& state, const api::Pod& pod) {
+    PreFilterResult pre;
+    Status st = plugin_.PreFilter(state, pod, handle_.snapshot().nodes(), &pre);
+    if (!st.ok()) return {"PreFilter: " + st.Message()};
+    std::vector<std::string> out;
+    for (const NodeInfo* node : handle_.snapshot().nodes()) {
+      out.push_back(plugin_.Filter(state, pod, *node).Message());
+    }
+    return out;
+  }
+
+  FakeHandle handle_;
+  DynamicResources plugin_;
+};
+
+TEST_F(DynamicResourcesClaimsTest, APodWaitsForItsClaimToExist) {
+  api::Pod pod = PodWith("p", "gpu");
+  EXPECT_EQ(plugin_.PreEnqueue(pod).Message(), "could not find ResourceClaim \"default/gpu\"");
+  EXPECT_EQ(plugin_.PreEnqueue(pod).code(), Code::kUnschedulableAndUnresolvable);
+  api::Pod templated = MakePod().Name("t").Obj();
+  templated.spec.resource_claims.push_back({.name = "gpu", .resource_claim_template_name = "gpu"});
+  EXPECT_EQ(plugin_.PreEnqueue(templated).Message(),
+            "pod \"default/t\": ResourceClaim not created yet");
+  AddClaim("gpu");
+  EXPECT_TRUE(plugin_.PreEnqueue(pod).ok());
+  // The controller made the template's claim, but for another pod.
+  templated.status.resource_claim_statuses.push_back({.name = "gpu", .resource_claim_name = "gpu"});
+  EXPECT_EQ(plugin_.PreEnqueue(templated).Message(),
+            "ResourceClaim default/gpu was not created for Pod default/t (Pod is not owner)");
+
+  // The hints: the pod's own update that names its claim, and the claim's creation.
+  std::vector<ClusterEventWithHint> events = plugin_.EventsToRegister();
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[2].event.action, kUpdatePodGeneratedResourceClaim);
+  ClusterEventData changed{.new_pod = &pod};
+  EXPECT_EQ(events[2].hint(pod, changed), QueueingHint::kQueue);
+  api::Pod other = PodWith("other", "missing");
+  EXPECT_EQ(events[2].hint(other, changed), QueueingHint::kQueueSkip);
+  std::shared_ptr<const api::ResourceClaim> claim =
+      handle_.dra().GetResourceClaim("default", "gpu");
+  ClusterEventData created{.storage = {.resource_claim = {nullptr, claim.get()}}};
+  EXPECT_EQ(events[1].hint(pod, created), QueueingHint::kQueue);
+  EXPECT_EQ(events[1].hint(other, created), QueueingHint::kQueueSkip);
+}
+
+TEST_F(DynamicResourcesClaimsTest, DevicesAreAllocatedReservedAndWritten) {
+  AddClaim("a");
+  AddClaim("b");
+  AddClaim("two", 2);
+  CycleState sa;
+  api::Pod pa = PodWith("pa", "a");
+  EXPECT_THAT(Filter(sa, pa), ::testing::ElementsAre("", ""));
+  ASSERT_TRUE(plugin_.Reserve(sa, pa, "n1").ok());
+
+  // n1's only GPU is in flight for pa: pb can only go to n2.
+  CycleState sb;
+  api::Pod pb = PodWith("pb", "b");
+  EXPECT_THAT(Filter(sb, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
+  CycleState s2;
+  api::Pod p2 = PodWith("p2", "two");
+  EXPECT_THAT(Filter(s2, p2), ::testing::ElementsAre("cannot allocate all claims", ""));
+
+  // PreBind writes the allocation and the reservation.
+  ASSERT_TRUE(plugin_.PreBindPreFlight(sa, pa, "n1").ok());
+  ASSERT_TRUE(plugin_.PreBind(sa, pa, "n1").ok());
+  const api::ResourceClaim& written = handle_.recording_writer().claims.at("default/a");
+  ASSERT_TRUE(written.allocation.has_value());
+  ASSERT_EQ(written.allocation->results.size(), 1u);
+  EXPECT_EQ(written.allocation->results[0].request, "gpu");
+  EXPECT_EQ(written.allocation->results[0].driver, "gpu.example.com");
+  EXPECT_EQ(written.allocation->results[0].pool, "n1");
+  EXPECT_EQ(written.allocation->results[0].device, "g0");
+  EXPECT_FALSE(written.allocation->allocation_timestamp.empty());
+  ASSERT_EQ(written.reserved_for.size(), 1u);
+  EXPECT_EQ(written.reserved_for[0].resource, "pods");
+  EXPECT_EQ(written.reserved_for[0].name, "pa");
+  EXPECT_EQ(written.reserved_for[0].uid, "pa-uid");
+  // No longer in flight, but allocated: still taken.
+  EXPECT_FALSE(plugin_.tracker().InFlight("a-uid"));
+  EXPECT_TRUE(plugin_.tracker().AllocatedDevices()->contains({"gpu.example.com", "n1", "g0"}));
+  CycleState sb2;
+  EXPECT_THAT(Filter(sb2, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
+
+  // The claim is pa's now: a second pod that shares it goes where the devices are.
+  CycleState shared;
+  api::Pod sharer = PodWith("sharer", "a");
+  EXPECT_THAT(Filter(shared, sharer),
+              ::testing::ElementsAre("", "resourceclaim not available on the node"));
+}
+
+TEST_F(DynamicResourcesClaimsTest, UnreserveReleasesTheDevicesAndTheReservation) {
+  AddClaim("a");
+  AddClaim("b");
+  CycleState sa;
+  api::Pod pa = PodWith("pa", "a");
+  Filter(sa, pa);
+  ASSERT_TRUE(plugin_.Reserve(sa, pa, "n1").ok());
+  EXPECT_TRUE(plugin_.tracker().InFlight("a-uid"));
+  // In flight: another pod of the same claim waits for it.
+  CycleState again;
+  EXPECT_THAT(Filter(again, PodWith("again", "a")),
+              ::testing::ElementsAre("PreFilter: resource claim default/a is in the process of "
+                                     "being allocated"));
+  ASSERT_TRUE(plugin_.PreBind(sa, pa, "n1").ok());
+  plugin_.Unreserve(sa, pa, "n1");
+  // The reservation is gone; the allocation stays (upstream leaves it to PostFilter).
+  EXPECT_TRUE(handle_.recording_writer().claims.at("default/a").reserved_for.empty());
+  EXPECT_FALSE(plugin_.tracker().InFlight("a-uid"));
+
+  // A reservation failed: the device is free again for the next pod.
+  CycleState sb;
+  api::Pod pb = PodWith("pb", "b");
+  handle_.recording_writer().claim_error = absl::UnavailableError("connection refused");
+  EXPECT_THAT(Filter(sb, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
+  ASSERT_TRUE(plugin_.Reserve(sb, pb, "n2").ok());
+  Status st = plugin_.PreBind(sb, pb, "n2");
+  EXPECT_EQ(st.code(), Code::kError);
+  EXPECT_EQ(st.Message(), "add allocation and reservation to claim default/b: connection refused");
+  plugin_.Unreserve(sb, pb, "n2");
+  EXPECT_FALSE(plugin_.tracker().AllocatedDevices()->contains({"gpu.example.com", "n2", "g0"}));
+}
+
+TEST_F(DynamicResourcesClaimsTest, AClaimAllocatedElsewhereIsDeallocatedByPostFilter) {
+  api::ResourceClaim claim = AddClaim("a");
+  claim.allocation.emplace();
+  claim.allocation->results.push_back(
+      {.request = "gpu", .driver = "gpu.example.com", .pool = "n1", .device = "g0"});
+  claim.allocation->node_selector.emplace().node_selector_terms.push_back(
+      {.match_fields = {{.key = "metadata.name", .op = "In", .values = {"n1"}}}});
+  Set(claim);
+  // A pod that also asks for a GPU n1 does not have: the allocated claim holds it to n1.
+  api::Pod pod = PodWith("p", "a");
+  pod.spec.resource_claims.push_back({.name = "more", .resource_claim_name = "more"});
+  AddClaim("more");
+  CycleState state;
+  EXPECT_THAT(Filter(state, pod),
+              ::testing::ElementsAre("cannot allocate all claims",
+                                     "resourceclaim not available on the node"));
+  PostFilterResult result;
+  Status st = plugin_.PostFilter(state, pod, NodeToStatus{}, &result);
+  EXPECT_EQ(st.code(), Code::kUnschedulable);
+  EXPECT_EQ(st.Message(), "deallocation of ResourceClaim completed");
+  EXPECT_FALSE(handle_.recording_writer().claims.at("default/a").allocation.has_value());
+
+  // Reserved for another pod: it stays.
+  api::ResourceClaim reserved = claim;
+  reserved.metadata.resource_version = "9";
+  reserved.reserved_for.push_back({.resource = "pods", .name = "x", .uid = "x-uid"});
+  Set(reserved);
+  CycleState again;
+  Filter(again, pod);
+  EXPECT_EQ(plugin_.PostFilter(again, pod, NodeToStatus{}, &result).Message(),
+            "still not schedulable");
+}
+
+TEST_F(DynamicResourcesClaimsTest, ScoresPreferNodesWhereEarlierAlternativesFit) {
+  Set(Claim(R"(
+    metadata: {name: pick, namespace: default, uid: pick-uid}
+    spec:
+      devices:
+        requests:
+        - name: gpu
+          firstAvailable:
+          - {name: two, deviceClassName: gpu, count: 2}
+          - {name: one, deviceClassName: gpu, count: 1})"));
+  api::Pod pod = PodWith("p", "pick");
+  CycleState state;
+  EXPECT_THAT(Filter(state, pod), ::testing::ElementsAre("", ""));
+  NodeScoreList scores;
+  for (const NodeInfo* node : handle_.snapshot().nodes()) {
+    int64_t score = -1;
+    ASSERT_TRUE(plugin_.Score(state, pod, *node, &score).ok());
+    scores.push_back({node, score});
+  }
+  // n1 can give "one" (the second alternative: 8-1), n2 "two" (8-0).
+  EXPECT_EQ(scores[0].score, 7);
+  EXPECT_EQ(scores[1].score, 8);
+  ASSERT_TRUE(plugin_.NormalizeScore(state, pod, scores).ok());
+  EXPECT_EQ(scores[0].score, 87);
+  EXPECT_EQ(scores[1].score, 100);
+}
+
+TEST_F(DynamicResourcesClaimsTest, ClaimsThatCannotBeHonouredSayWhy) {
+  CycleState state;
+  // A class that does not exist.
+  Set(Claim(R"(
+    metadata: {name: noclass, namespace: default}
+    spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: tpu}}]}})"));
+  EXPECT_THAT(Filter(state, PodWith("p", "noclass")),
+              ::testing::ElementsAre("PreFilter: request gpu: device class tpu does not exist"));
+  // A field ksched does not support.
+  Set(Claim(R"(
+    metadata: {name: capacity, namespace: default}
+    spec:
+      devices:
+        requests:
+        - name: gpu
+          exactly: {deviceClassName: gpu, capacity: {requests: {memory: 1Gi}}})"));
+  EXPECT_THAT(Filter(state, PodWith("p", "capacity")),
+              ::testing::ElementsAre("PreFilter: resource claim default/capacity: "
+                                     "spec.devices.requests[0].exactly.capacity is not supported "
+                                     "by ksched yet"));
+  // Reserved for as many pods as a claim may be.
+  api::ResourceClaim full = AddClaim("full");
+  full.allocation.emplace();
+  for (int i = 0; i < 256; ++i) full.reserved_for.push_back({.uid = std::to_string(i)});
+  Set(full);
+  EXPECT_THAT(Filter(state, PodWith("p", "full")),
+              ::testing::ElementsAre("PreFilter: resourceclaim in use"));
 }
 
 }  // namespace

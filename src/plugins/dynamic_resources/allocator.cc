@@ -1,0 +1,755 @@
+#include "src/plugins/dynamic_resources/allocator.h"
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "fmt/format.h"
+#include "ksched/api/selectors.h"
+#include "ksched/strings.h"
+
+namespace ksched::plugins::dynamic_resources {
+namespace {
+
+// resourceapi.AllocationResultsMaxSize: the devices one claim may get.
+constexpr int kAllocationResultsMaxSize = 32;
+
+std::string KObj(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
+
+std::string Unsupported(std::string_view what, const std::vector<std::string>& paths) {
+  return fmt::format("{}: {} is not supported by ksched yet", what, paths.front());
+}
+
+// Whether a slice, or one device of a slice with per-device node selection, reaches the node
+// (upstream's NodeMatches).
+bool NodeMatches(const api::Node& node, const std::optional<std::string>& node_name, bool all_nodes,
+                 const std::optional<api::NodeSelector>& selector) {
+  if (node_name && !node_name->empty()) return node.metadata.name == *node_name;
+  if (all_nodes) return true;
+  if (selector) return api::Matches(*selector, node);
+  return false;
+}
+
+// A pool of devices as one node sees it (upstream's Pool).
+struct Pool {
+  std::string driver, name;
+  bool incomplete = false;
+  std::string invalid;       // Why it is invalid, "" if it is not.
+  bool unsupported = false;  // Invalid for a field ksched does not support (`invalid` names it).
+  std::vector<const api::ResourceSlice*> slices;  // By name.
+  std::string Id() const { return driver + "/" + name; }
+};
+
+// The slices of one pool's newest generation among `slices`.
+std::vector<Pool> GatherPools(const std::vector<const api::ResourceSlice*>& for_node,
+                              const api::Node& node,
+                              const std::vector<std::shared_ptr<const api::ResourceSlice>>& all) {
+  std::map<std::pair<std::string_view, std::string_view>, std::vector<const api::ResourceSlice*>>
+      by_pool;
+  for (const api::ResourceSlice* slice : for_node) {
+    bool relevant = false;
+    if (!slice->unsupported.empty()) {
+      relevant = true;  // Shared counters: upstream's pools always take them.
+    } else if ((slice->node_name && !slice->node_name->empty()) || slice->all_nodes ||
+               slice->node_selector) {
+      relevant = NodeMatches(node, slice->node_name, slice->all_nodes, slice->node_selector);
+    } else if (slice->per_device_node_selection) {
+      relevant = std::any_of(slice->devices.begin(), slice->devices.end(), [&](const auto& d) {
+        return NodeMatches(node, d.node_name, d.all_nodes.value_or(false), d.node_selector);
+      });
+    }
+    if (!relevant) continue;
+    auto& pool = by_pool[{slice->driver, slice->pool}];
+    if (!pool.empty() && slice->pool_generation < pool.front()->pool_generation) continue;
+    if (!pool.empty() && slice->pool_generation > pool.front()->pool_generation) pool.clear();
+    pool.push_back(slice);
+  }
+  std::vector<Pool> pools;
+  for (auto& [id, slices] : by_pool) {
+    Pool pool{.driver = std::string(id.first), .name = std::string(id.second)};
+    const int64_t generation = slices.front()->pool_generation;
+    const int64_t count = slices.front()->pool_slice_count;
+    if (static_cast<int64_t>(slices.size()) != count) {
+      // Incomplete here; complete if the rest of its generation reaches other nodes.
+      int64_t of_generation = 0;
+      bool obsolete = false;
+      for (const auto& s : all) {
+        if (s->driver != pool.driver || s->pool != pool.name) continue;
+        if (s->pool_generation > generation) obsolete = true;
+        if (s->pool_generation == generation) ++of_generation;
+      }
+      if (obsolete) continue;
+      if (of_generation != count) {
+        pool.incomplete = true;
+        pools.push_back(std::move(pool));
+        continue;
+      }
+    }
+    std::sort(slices.begin(), slices.end(),
+              [](const auto* a, const auto* b) { return a->metadata.name < b->metadata.name; });
+    std::set<std::string_view> names;
+    for (const api::ResourceSlice* s : slices) {
+      if (pool.invalid.empty() && !s->unsupported.empty()) {
+        pool.invalid = Unsupported("ResourceSlice " + s->metadata.name, s->unsupported);
+        pool.unsupported = true;
+      }
+      for (const api::Device& d : s->devices) {
+        if (pool.invalid.empty() && !d.unsupported.empty()) {
+          pool.invalid = Unsupported(
+              fmt::format("ResourceSlice {}, device {}", s->metadata.name, d.name), d.unsupported);
+          pool.unsupported = true;
+        }
+        if (!names.insert(d.name).second && pool.invalid.empty()) {
+          pool.invalid = fmt::format("duplicate device name {}", d.name);
+        }
+      }
+    }
+    pool.slices = std::move(slices);
+    pools.push_back(std::move(pool));
+  }
+  return pools;  // The map kept them by driver and name.
+}
+
+const api::DeviceAttribute* LookupAttribute(const api::Device& device, const DeviceId& id,
+                                            std::string_view name) {
+  if (auto it = device.attributes.find(std::string(name)); it != device.attributes.end()) {
+    return &it->second;
+  }
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos || name.substr(0, slash) != id.driver) return nullptr;
+  auto it = device.attributes.find(std::string(name.substr(slash + 1)));
+  return it == device.attributes.end() ? nullptr : &it->second;
+}
+
+bool SameValue(const api::DeviceAttribute& a, const api::DeviceAttribute& b) {
+  if (a.string_value) return b.string_value && *a.string_value == *b.string_value;
+  if (a.int_value) return b.int_value && *a.int_value == *b.int_value;
+  if (a.bool_value) return b.bool_value && *a.bool_value == *b.bool_value;
+  if (a.version_value) return b.version_value && *a.version_value == *b.version_value;
+  return false;  // Unknown type: never matches.
+}
+
+// A matchAttribute constraint: every device of its requests has the same value.
+struct MatchAttribute {
+  std::set<std::string, std::less<>> requests;  // None: every request.
+  std::string attribute;
+  const api::DeviceAttribute* value = nullptr;
+  int devices = 0;
+
+  bool Applies(std::string_view base, std::string_view sub) const {
+    if (requests.empty()) return true;
+    if (requests.contains(base)) return true;
+    return !sub.empty() && requests.contains(fmt::format("{}/{}", base, sub));
+  }
+  bool Add(std::string_view base, std::string_view sub, const api::Device& d, const DeviceId& id) {
+    if (!Applies(base, sub)) return true;
+    const api::DeviceAttribute* attr = LookupAttribute(d, id, attribute);
+    if (attr == nullptr) return false;
+    if (devices == 0) {
+      value = attr;
+    } else if (!SameValue(*attr, *value)) {
+      return false;
+    }
+    ++devices;
+    return true;
+  }
+  void Remove(std::string_view base, std::string_view sub) {
+    if (Applies(base, sub)) --devices;
+  }
+};
+
+bool TaintPreventsAllocation(const api::Device& d,
+                             const std::vector<api::DeviceToleration>& tolerations) {
+  for (const api::DeviceTaint& taint : d.taints) {
+    if (taint.effect != "NoExecute" && taint.effect != "NoSchedule") continue;
+    if (std::none_of(tolerations.begin(), tolerations.end(),
+                     [&](const auto& t) { return ToleratesTaint(t, taint); })) {
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ToleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTaint& taint) {
+  if (!toleration.effect.empty() && toleration.effect != taint.effect) return false;
+  if (!toleration.key.empty() && toleration.key != taint.key) return false;
+  if (toleration.op.empty() || toleration.op == "Equal") return toleration.value == taint.value;
+  return toleration.op == "Exists";
+}
+
+void AddAllocatedDevices(const api::AllocationResult& allocation, DeviceSet* out) {
+  for (const api::DeviceRequestAllocationResult& r : allocation.results) {
+    if (!r.admin_access) out->insert({r.driver, r.pool, r.device});
+  }
+}
+
+// --- SelectorCache ---------------------------------------------------------------------------
+
+absl::StatusOr<std::shared_ptr<const cel::Selector>> SelectorCache::Compile(
+    const std::string& expression) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (auto it = selectors_.find(expression); it != selectors_.end()) return it->second;
+  }
+  absl::StatusOr<std::shared_ptr<const cel::Selector>> compiled =
+      cel::Selector::Compile(expression);
+  absl::MutexLock lock(&mu_);
+  return selectors_.emplace(expression, std::move(compiled)).first->second;
+}
+
+absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Evaluate(
+    const std::string& expression, const api::ResourceSlice& slice) {
+  absl::StatusOr<std::shared_ptr<const cel::Selector>> selector = Compile(expression);
+  if (!selector.ok()) return selector.status();
+  const std::string version = slice.metadata.uid + "/" + slice.metadata.resource_version;
+  std::shared_ptr<const cel::Devices> devices;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = slices_.find(slice.metadata.name);
+    if (it != slices_.end() && it->second.version == version) {
+      if (auto v = it->second.verdicts.find(expression); v != it->second.verdicts.end()) {
+        return v->second;
+      }
+      devices = it->second.devices;
+    }
+  }
+  if (devices == nullptr) {
+    std::vector<cel::Device> input;
+    input.reserve(slice.devices.size());
+    for (const api::Device& d : slice.devices) {
+      input.push_back({.driver = slice.driver, .attributes = d.attributes, .capacity = d.capacity});
+    }
+    absl::StatusOr<std::shared_ptr<const cel::Devices>> made = cel::Devices::Make(input);
+    if (!made.ok()) return made.status();
+    devices = *std::move(made);
+  }
+  absl::StatusOr<std::vector<cel::Match>> verdicts = (*selector)->Evaluate(*devices);
+  if (!verdicts.ok()) return verdicts.status();
+  auto shared = std::make_shared<const std::vector<cel::Match>>(*std::move(verdicts));
+  absl::MutexLock lock(&mu_);
+  OfSlice& of = slices_[slice.metadata.name];
+  if (of.version != version) of = OfSlice{.version = version, .devices = devices};
+  of.verdicts[expression] = shared;
+  return shared;
+}
+
+// --- The search ------------------------------------------------------------------------------
+
+Allocator::Allocator(const DraLister& classes,
+                     std::vector<std::shared_ptr<const api::ResourceSlice>> slices,
+                     std::shared_ptr<const DeviceSet> allocated, SelectorCache& selectors)
+    : classes_(classes),
+      slices_(std::move(slices)),
+      allocated_(std::move(allocated)),
+      selectors_(selectors) {
+  for (const auto& s : slices_) {
+    if (s->node_name && !s->node_name->empty() && s->unsupported.empty()) {
+      on_node_[*s->node_name].push_back(s.get());
+    } else {
+      shared_.push_back(s.get());
+    }
+  }
+}
+
+// One Allocate call's state (upstream's `allocator`): one thread works with it.
+class Search {
+ public:
+  Search(const Allocator& a, const api::Node& node,
+         const std::vector<const api::ResourceClaim*>& claims)
+      : a_(a), node_(node), claims_(claims), results_(claims.size()) {}
+
+  absl::StatusOr<Allocator::Outcome> Run();
+
+ private:
+  struct DeviceRef {
+    DeviceId id;
+    const api::Device* device;
+    const api::ResourceSlice* slice;
+    int device_index;
+  };
+  // A request, or one alternative of a firstAvailable request.
+  struct RequestData {
+    const api::DeviceRequest* base = nullptr;
+    const api::DeviceSubRequest* request = nullptr;  // `exactly` or the alternative.
+    bool sub = false;
+    std::shared_ptr<const api::DeviceClass> device_class;
+    int num_devices = 0;
+    std::vector<DeviceRef> all_devices;  // For allocation mode All.
+    std::string Name() const { return sub ? base->name + "/" + request->name : base->name; }
+    bool AdminAccess() const { return !sub && request->admin_access; }
+  };
+  struct Indices {
+    size_t claim = 0, request = 0, sub = 0;
+    int device = 0;
+  };
+  struct Location {
+    size_t pool = 0, slice = 0, device = 0;
+  };
+  struct DeviceResult {
+    std::string request;  // Name() of the request data.
+    const RequestData* data;
+    DeviceRef ref;
+  };
+  enum class Step { kFound, kNotFound, kMaxSize };
+
+  absl::StatusOr<RequestData> Validate(const api::DeviceRequest& base,
+                                       const api::DeviceSubRequest& request, bool sub,
+                                       size_t claim);
+  absl::StatusOr<bool> IsSelectable(const Indices& r, const RequestData& data,
+                                    const api::ResourceSlice& slice, int device_index,
+                                    const DeviceId& id);
+  absl::StatusOr<bool> SelectorsMatch(size_t claim, const api::DeviceClass* device_class,
+                                      const std::vector<std::string>& selectors,
+                                      const api::ResourceSlice& slice, int device_index);
+  absl::StatusOr<Step> AllocateOne(Indices r, bool allocating_sub, Location start);
+  // Tries `ref` for r; on success the state shows it allocated until Undo.
+  absl::StatusOr<bool> AllocateDevice(const Indices& r, const DeviceRef& ref, bool must);
+  void Undo(const Indices& r, const DeviceRef& ref);
+  bool InUse(const DeviceId& id) const {
+    return a_.allocated_->contains(id) || InUseByAnyClaim(id);
+  }
+  bool InUseByAnyClaim(const DeviceId& id) const {
+    auto it = allocating_.find(id);
+    return it != allocating_.end() && !it->second.empty();
+  }
+  bool InUseByClaim(const DeviceId& id, size_t claim) const {
+    auto it = allocating_.find(id);
+    return it != allocating_.end() && it->second.contains(claim);
+  }
+  RequestData& Data(const Indices& r) { return requests_[r.claim][r.request][r.sub]; }
+  absl::StatusOr<std::optional<api::NodeSelector>> NodeSelectorFor(
+      const std::vector<DeviceResult>& devices) const;
+  api::AllocationResult Result(size_t claim);
+
+  const Allocator& a_;
+  const api::Node& node_;
+  const std::vector<const api::ResourceClaim*>& claims_;
+  std::vector<Pool> pools_;
+  // Per claim, per request: one entry, or one per firstAvailable alternative.
+  std::vector<std::vector<std::vector<RequestData>>> requests_;
+  std::vector<std::vector<size_t>> selected_sub_;               // Per claim, per request.
+  std::vector<std::vector<MatchAttribute>> constraints_;        // Per claim.
+  absl::flat_hash_map<DeviceId, std::set<size_t>> allocating_;  // Device: the claims it is for.
+  // Selector verdicts for (device, claim, request, alternative).
+  absl::flat_hash_map<std::pair<const api::Device*, uint64_t>, bool> matches_;
+  std::vector<std::vector<DeviceResult>> results_;  // Per claim.
+};
+
+absl::StatusOr<Search::RequestData> Search::Validate(const api::DeviceRequest& base,
+                                                     const api::DeviceSubRequest& request, bool sub,
+                                                     size_t claim) {
+  const std::string claim_name = KObj(claims_[claim]->metadata);
+  RequestData data{.base = &base, .request = &request, .sub = sub};
+  if (request.device_class_name.empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("claim {}, request {}: missing device class name (unsupported request type?)",
+                    claim_name, data.Name()));
+  }
+  data.device_class = a_.classes_.GetDeviceClass(request.device_class_name);
+  if (data.device_class == nullptr) {
+    return absl::InvalidArgumentError(fmt::format(
+        "claim {}, request {}: could not retrieve device class {}: deviceclass.resource.k8s.io "
+        "\"{}\" not found",
+        claim_name, data.Name(), request.device_class_name, request.device_class_name));
+  }
+  if (request.allocation_mode == "ExactCount") {
+    data.num_devices = static_cast<int>(request.count);
+    return data;
+  }
+  if (request.allocation_mode != "All") {
+    return absl::InvalidArgumentError(fmt::format("claim {}, request {}: unsupported count mode {}",
+                                                  claim_name, data.Name(),
+                                                  request.allocation_mode));
+  }
+  for (const Pool& pool : pools_) {
+    if (pool.incomplete) {
+      return absl::InvalidArgumentError(fmt::format(
+          "claim {}, request {}: asks for all devices, but resource pool {} is currently being "
+          "updated",
+          claim_name, data.Name(), pool.Id()));
+    }
+    if (pool.unsupported) {
+      // Not all of them can be had: the request cannot be met here, and Run says why.
+      data.all_devices.clear();
+      break;
+    }
+    if (!pool.invalid.empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("claim {}, request {}: asks for all devices, but resource pool {} is "
+                      "currently invalid",
+                      claim_name, data.Name(), pool.Id()));
+    }
+    for (const api::ResourceSlice* slice : pool.slices) {
+      for (int i = 0; i < static_cast<int>(slice->devices.size()); ++i) {
+        DeviceId id{pool.driver, pool.name, slice->devices[i].name};
+        absl::StatusOr<bool> selectable =
+            SelectorsMatch(claim, data.device_class.get(), data.device_class->selectors, *slice, i);
+        if (selectable.ok() && *selectable) {
+          selectable = SelectorsMatch(claim, nullptr, request.selectors, *slice, i);
+        }
+        if (selectable.ok() && *selectable && slice->per_device_node_selection) {
+          const api::Device& d = slice->devices[i];
+          selectable =
+              NodeMatches(node_, d.node_name, d.all_nodes.value_or(false), d.node_selector);
+        }
+        if (!selectable.ok()) return selectable.status();
+        if (*selectable) data.all_devices.push_back({id, &slice->devices[i], slice, i});
+      }
+    }
+  }
+  data.num_devices = static_cast<int>(data.all_devices.size());
+  return data;
+}
+
+absl::StatusOr<bool> Search::SelectorsMatch(size_t claim, const api::DeviceClass* device_class,
+                                            const std::vector<std::string>& selectors,
+                                            const api::ResourceSlice& slice, int device_index) {
+  for (size_t i = 0; i < selectors.size(); ++i) {
+    std::string owner = device_class ? fmt::format("class {}", device_class->metadata.name)
+                                     : fmt::format("claim {}", KObj(claims_[claim]->metadata));
+    absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> verdicts =
+        a_.selectors_.Evaluate(selectors[i], slice);
+    if (!verdicts.ok()) {
+      if (verdicts.status().code() == absl::StatusCode::kFailedPrecondition) {
+        return verdicts.status();  // No CEL library.
+      }
+      return absl::InvalidArgumentError(fmt::format("{}: selector #{}: CEL compile error: {}",
+                                                    owner, i, AsStd(verdicts.status().message())));
+    }
+    const cel::Match& m = (**verdicts)[device_index];
+    if (!m.error.empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: selector #{}: CEL runtime error: {}", owner, i, m.error));
+    }
+    if (!m.matches) return false;
+  }
+  return true;
+}
+
+absl::StatusOr<bool> Search::IsSelectable(const Indices& r, const RequestData& data,
+                                          const api::ResourceSlice& slice, int device_index,
+                                          const DeviceId& id) {
+  (void)id;
+  const api::Device* device = &slice.devices[device_index];
+  const uint64_t key = (uint64_t{r.claim} << 40) | (uint64_t{r.request} << 20) | r.sub;
+  if (auto it = matches_.find({device, key}); it != matches_.end()) return it->second;
+  bool match = true;
+  if (data.device_class != nullptr) {
+    absl::StatusOr<bool> m = SelectorsMatch(r.claim, data.device_class.get(),
+                                            data.device_class->selectors, slice, device_index);
+    if (!m.ok()) return m.status();
+    match = *m;
+  }
+  if (match) {
+    absl::StatusOr<bool> m =
+        SelectorsMatch(r.claim, nullptr, data.request->selectors, slice, device_index);
+    if (!m.ok()) return m.status();
+    match = *m;
+  }
+  if (match && slice.per_device_node_selection) {
+    match = NodeMatches(node_, device->node_name, device->all_nodes.value_or(false),
+                        device->node_selector);
+  }
+  matches_[{device, key}] = match;
+  return match;
+}
+
+absl::StatusOr<bool> Search::AllocateDevice(const Indices& r, const DeviceRef& ref, bool must) {
+  RequestData& data = Data(r);
+  if (data.AdminAccess() && InUseByClaim(ref.id, r.claim)) return false;
+  if (!data.AdminAccess() && InUse(ref.id)) return false;
+  if (TaintPreventsAllocation(*ref.device, data.request->tolerations)) return false;
+  const std::string_view base = data.base->name;
+  const std::string_view sub = data.sub ? std::string_view(data.request->name) : "";
+  std::vector<MatchAttribute>& constraints = constraints_[r.claim];
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    if (!constraints[i].Add(base, sub, *ref.device, ref.id)) {
+      for (size_t j = i; j-- > 0;) constraints[j].Remove(base, sub);
+      if (must) {
+        return absl::InvalidArgumentError(fmt::format(
+            "claim {}, request {}: cannot add device {}/{}/{} because a claim constraint would not "
+            "be satisfied",
+            KObj(claims_[r.claim]->metadata),
+            data.request->name.empty() ? data.base->name : data.request->name, ref.id.driver,
+            ref.id.pool, ref.id.device));
+      }
+      return false;
+    }
+  }
+  allocating_[ref.id].insert(r.claim);
+  results_[r.claim].push_back({data.Name(), &data, ref});
+  return true;
+}
+
+void Search::Undo(const Indices& r, const DeviceRef& ref) {
+  RequestData& data = Data(r);
+  results_[r.claim].pop_back();
+  allocating_[ref.id].erase(r.claim);
+  const std::string_view sub = data.sub ? std::string_view(data.request->name) : "";
+  std::vector<MatchAttribute>& constraints = constraints_[r.claim];
+  for (size_t j = constraints.size(); j-- > 0;) constraints[j].Remove(data.base->name, sub);
+}
+
+absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub, Location start) {
+  if (r.claim >= claims_.size()) return Step::kFound;
+  const api::ResourceClaim& claim = *claims_[r.claim];
+  if (r.request >= claim.spec.requests.size()) {
+    absl::StatusOr<Step> next = AllocateOne({.claim = r.claim + 1}, false, {});
+    if (next.ok() && *next == Step::kMaxSize) return Step::kNotFound;
+    return next;
+  }
+  std::vector<RequestData>& alternatives = requests_[r.claim][r.request];
+  if (!allocating_sub && alternatives.front().sub) {
+    // One alternative of a firstAvailable list: the first that works.
+    bool all_exceeded = true;
+    for (size_t sub = 0; sub < alternatives.size(); ++sub) {
+      r.sub = sub;
+      absl::StatusOr<Step> step = AllocateOne(r, true, {});
+      if (!step.ok()) return step.status();
+      if (*step == Step::kMaxSize) continue;
+      all_exceeded = false;
+      if (*step == Step::kFound) {
+        selected_sub_[r.claim][r.request] = sub;
+        return Step::kFound;
+      }
+    }
+    return all_exceeded ? Step::kMaxSize : Step::kNotFound;
+  }
+  RequestData& data = alternatives[r.sub];
+  const bool all = data.request->allocation_mode == "All";
+  if (all && data.all_devices.empty()) return Step::kNotFound;
+  if (r.device >= data.num_devices) {
+    return AllocateOne({.claim = r.claim, .request = r.request + 1}, false, {});
+  }
+  if (static_cast<int>(results_[r.claim].size()) + data.num_devices - r.device >
+      kAllocationResultsMaxSize) {
+    return Step::kMaxSize;
+  }
+  Indices next = r;
+  ++next.device;
+  if (all) {
+    const DeviceRef& ref = data.all_devices[r.device];
+    absl::StatusOr<bool> ok = AllocateDevice(r, ref, true);
+    if (!ok.ok()) return ok.status();
+    if (!*ok) return Step::kNotFound;
+    absl::StatusOr<Step> step = AllocateOne(next, allocating_sub, {});
+    if (!step.ok() || *step != Step::kFound) Undo(r, ref);
+    return step;
+  }
+  for (size_t p = start.pool; p < pools_.size(); ++p) {
+    const Pool& pool = pools_[p];
+    if (pool.incomplete || !pool.invalid.empty()) continue;
+    for (size_t s = p == start.pool ? start.slice : 0; s < pool.slices.size(); ++s) {
+      const api::ResourceSlice& slice = *pool.slices[s];
+      size_t first = p == start.pool && s == start.slice ? start.device : 0;
+      for (size_t d = first; d < slice.devices.size(); ++d) {
+        DeviceRef ref{{pool.driver, pool.name, slice.devices[d].name},
+                      &slice.devices[d],
+                      &slice,
+                      static_cast<int>(d)};
+        if (data.AdminAccess() ? InUseByClaim(ref.id, r.claim) : InUse(ref.id)) continue;
+        absl::StatusOr<bool> selectable = IsSelectable(r, data, slice, static_cast<int>(d), ref.id);
+        if (!selectable.ok()) return selectable.status();
+        if (!*selectable) continue;
+        absl::StatusOr<bool> ok = AllocateDevice(r, ref, false);
+        if (!ok.ok()) return ok.status();
+        if (!*ok) continue;
+        absl::StatusOr<Step> step = AllocateOne(next, allocating_sub, {p, s, d + 1});
+        if (step.ok() && *step == Step::kFound) return Step::kFound;
+        Undo(r, ref);
+        if (!step.ok() || *step == Step::kMaxSize) return step;
+      }
+    }
+  }
+  return Step::kNotFound;
+}
+
+absl::StatusOr<std::optional<api::NodeSelector>> Search::NodeSelectorFor(
+    const std::vector<DeviceResult>& devices) const {
+  api::NodeSelectorTerm term;
+  auto add = [](const std::vector<api::NodeSelectorRequirement>& from,
+                std::vector<api::NodeSelectorRequirement>* to) {
+    for (const api::NodeSelectorRequirement& req : from) {
+      std::set<std::string> values(req.values.begin(), req.values.end());
+      bool present = std::any_of(to->begin(), to->end(), [&](const auto& e) {
+        return e.key == req.key && e.op == req.op &&
+               std::set<std::string>(e.values.begin(), e.values.end()) == values;
+      });
+      if (!present) to->push_back(req);
+    }
+  };
+  for (const DeviceResult& r : devices) {
+    const api::ResourceSlice& slice = *r.ref.slice;
+    const std::optional<std::string>& node_name =
+        slice.per_device_node_selection ? r.ref.device->node_name : slice.node_name;
+    const std::optional<api::NodeSelector>& selector =
+        slice.per_device_node_selection ? r.ref.device->node_selector : slice.node_selector;
+    if (node_name && !node_name->empty()) {
+      api::NodeSelector only;
+      only.node_selector_terms.push_back(
+          {.match_fields = {
+               {.key = "metadata.name", .op = "In", .values = {node_.metadata.name}}}});
+      return only;
+    }
+    if (!selector) continue;
+    if (selector->node_selector_terms.size() > 1) {
+      return absl::InvalidArgumentError(
+          fmt::format("unsupported ResourceSlice.NodeSelector with {} terms",
+                      selector->node_selector_terms.size()));
+    }
+    if (selector->node_selector_terms.size() == 1) {
+      add(selector->node_selector_terms[0].match_fields, &term.match_fields);
+      add(selector->node_selector_terms[0].match_expressions, &term.match_expressions);
+    }
+  }
+  if (term.match_fields.empty() && term.match_expressions.empty()) return std::nullopt;
+  api::NodeSelector out;
+  out.node_selector_terms.push_back(std::move(term));
+  return out;
+}
+
+api::AllocationResult Search::Result(size_t c) {
+  const api::ResourceClaim& claim = *claims_[c];
+  api::AllocationResult out;
+  for (const DeviceResult& d : results_[c]) {
+    out.results.push_back({.request = d.request,
+                           .driver = d.ref.id.driver,
+                           .pool = d.ref.id.pool,
+                           .device = d.ref.id.device,
+                           .admin_access = d.data->AdminAccess(),
+                           .tolerations = d.data->request->tolerations});
+  }
+  // The classes' configs, once per class, naming every request of the class; then the claim's.
+  std::map<std::string, std::pair<size_t, size_t>, std::less<>> class_configs;
+  for (size_t r = 0; r < claim.spec.requests.size(); ++r) {
+    const RequestData& data = requests_[c][r][selected_sub_[c][r]];
+    const api::DeviceClass& cls = *data.device_class;
+    if (auto it = class_configs.find(cls.metadata.name); it != class_configs.end()) {
+      for (size_t i = it->second.first; i < it->second.second; ++i) {
+        out.config[i].configuration.requests.push_back(data.Name());
+      }
+      continue;
+    }
+    size_t begin = out.config.size();
+    for (const api::DeviceConfiguration& config : cls.config) {
+      api::DeviceConfiguration copy = config;
+      copy.requests = {data.Name()};
+      out.config.push_back({.source = "FromClass", .configuration = std::move(copy)});
+    }
+    class_configs[cls.metadata.name] = {begin, out.config.size()};
+  }
+  for (const api::DeviceConfiguration& config : claim.spec.config) {
+    if (config.requests.empty()) {
+      out.config.push_back({.source = "FromClaim", .configuration = config});
+      continue;
+    }
+    // Once for each request it names (as upstream does), or whose chosen alternative it names.
+    for (size_t r = 0; r < claim.spec.requests.size(); ++r) {
+      const RequestData& data = requests_[c][r][selected_sub_[c][r]];
+      auto names = [&](const std::string& name) {
+        return std::find(config.requests.begin(), config.requests.end(), name) !=
+               config.requests.end();
+      };
+      if (names(claim.spec.requests[r].name) || (data.sub && names(data.Name()))) {
+        out.config.push_back({.source = "FromClaim", .configuration = config});
+      }
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<Allocator::Outcome> Search::Run() {
+  std::vector<const api::ResourceSlice*> for_node = a_.shared_;
+  if (auto it = a_.on_node_.find(node_.metadata.name); it != a_.on_node_.end()) {
+    for_node.insert(for_node.begin(), it->second.begin(), it->second.end());
+  }
+  pools_ = GatherPools(for_node, node_, a_.slices_);
+  requests_.resize(claims_.size());
+  selected_sub_.resize(claims_.size());
+  constraints_.resize(claims_.size());
+  Allocator::Outcome out;
+  for (size_t c = 0; c < claims_.size(); ++c) {
+    const api::ResourceClaim& claim = *claims_[c];
+    int min_devices = 0;
+    for (const api::DeviceRequest& request : claim.spec.requests) {
+      std::vector<RequestData>& alternatives = requests_[c].emplace_back();
+      if (request.exactly) {
+        absl::StatusOr<RequestData> data = Validate(request, *request.exactly, false, c);
+        if (!data.ok()) return data.status();
+        min_devices += data->num_devices;
+        alternatives.push_back(*std::move(data));
+      } else {
+        int min_alternative = INT32_MAX;
+        for (const api::DeviceSubRequest& sub : request.first_available) {
+          absl::StatusOr<RequestData> data = Validate(request, sub, true, c);
+          if (!data.ok()) return data.status();
+          min_alternative = std::min(min_alternative, data->num_devices);
+          alternatives.push_back(*std::move(data));
+        }
+        if (alternatives.empty()) {
+          return absl::InvalidArgumentError(fmt::format(
+              "claim {}, request {}: unknown request type", KObj(claim.metadata), request.name));
+        }
+        min_devices += min_alternative;
+      }
+    }
+    selected_sub_[c].assign(claim.spec.requests.size(), 0);
+    if (min_devices > kAllocationResultsMaxSize) {
+      return absl::InvalidArgumentError(
+          fmt::format("claim {}: number of requested devices {} exceeds the claim limit of {}",
+                      KObj(claim.metadata), min_devices, kAllocationResultsMaxSize));
+    }
+    for (size_t i = 0; i < claim.spec.constraints.size(); ++i) {
+      const api::DeviceConstraint& constraint = claim.spec.constraints[i];
+      if (!constraint.match_attribute) {
+        return absl::InvalidArgumentError(
+            fmt::format("claim {}, constraint #{}: empty constraint (unsupported constraint type?)",
+                        KObj(claim.metadata), i));
+      }
+      constraints_[c].push_back(
+          {.requests = {constraint.requests.begin(), constraint.requests.end()},
+           .attribute = *constraint.match_attribute});
+    }
+  }
+  absl::StatusOr<Step> step = AllocateOne({}, false, {});
+  if (!step.ok()) return step.status();
+  if (*step != Step::kFound) {
+    for (const Pool& pool : pools_) {
+      if (pool.unsupported) {
+        out.node_failure = pool.invalid;
+        return out;
+      }
+    }
+    for (const Pool& pool : pools_) {
+      if (!pool.invalid.empty()) {
+        out.node_failure = "invalid resource pools were encountered";
+        return out;
+      }
+    }
+    return out;
+  }
+  out.fits = true;
+  for (size_t c = 0; c < claims_.size(); ++c) {
+    api::AllocationResult result = Result(c);
+    absl::StatusOr<std::optional<api::NodeSelector>> selector = NodeSelectorFor(results_[c]);
+    if (!selector.ok()) {
+      return absl::InvalidArgumentError(fmt::format("create NodeSelector for claim {}: {}",
+                                                    claims_[c]->metadata.name,
+                                                    AsStd(selector.status().message())));
+    }
+    result.node_selector = *std::move(selector);
+    out.allocations.push_back(std::move(result));
+  }
+  return out;
+}
+
+absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
+    const api::Node& node, const std::vector<const api::ResourceClaim*>& claims) const {
+  Search search(*this, node, claims);
+  return search.Run();
+}
+
+}  // namespace ksched::plugins::dynamic_resources

@@ -1,0 +1,112 @@
+// The structured-parameters allocator of DynamicResources, as upstream's
+// k8s.io/dynamic-resource-allocation/structured ("incubating", the variant 1.36's default feature
+// gates select): for one node, finds devices of the ResourceSlices that reach it for every request
+// of a pod's unallocated claims, by an exhaustive search in upstream's order (pools by driver and
+// name, slices by name, devices as listed), so that it picks the devices upstream picks.
+//
+//   Allocator allocator(dra_lister, slices, allocated_devices, selectors);
+//   absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(node, claims);
+//   if (!out.ok()) ...              // a broken claim or class: upstream's fatal error, word for
+//   word if (out->fits) ... out->allocations[i] ...  // one per claim
+//
+// Covered: ExactCount and All, firstAvailable lists, admin access, device taints and the requests'
+// tolerations, matchAttribute constraints, per-device node selection, class and claim configs in
+// the result, the allocation's node selector. Not covered, so that nothing is placed as if they
+// were absent: partitionable devices' counters, consumable capacity, binding conditions. A pool
+// that uses them is not allocated from, and a node that could only serve the claims from such a
+// pool says so (Outcome::node_failure). Device selectors are evaluated by upstream's CEL
+// (ksched/cel.h), once per expression and slice version (SelectorCache).
+//
+// Thread safety: Allocate may be called from several threads at once; SelectorCache is safe from
+// any thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "ksched/api/objects.h"
+#include "ksched/cel.h"
+#include "ksched/dra_lister.h"
+
+namespace ksched::plugins::dynamic_resources {
+
+// A device, by driver, pool and name.
+struct DeviceId {
+  std::string driver, pool, device;
+  bool operator==(const DeviceId&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const DeviceId& d) {
+    return H::combine(std::move(h), d.driver, d.pool, d.device);
+  }
+};
+using DeviceSet = absl::flat_hash_set<DeviceId>;
+
+// The devices claims hold (admin access excepted, as upstream's allocated-devices tracker).
+void AddAllocatedDevices(const api::AllocationResult& allocation, DeviceSet* out);
+
+// Compiled device selectors and their verdicts on each slice's devices.
+class SelectorCache {
+ public:
+  // The verdict of `expression` on each device of `slice`, in order, computed once per slice
+  // version. InvalidArgument with upstream's text when the expression does not compile;
+  // FailedPrecondition when the CEL library cannot be opened.
+  absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> Evaluate(
+      const std::string& expression, const api::ResourceSlice& slice);
+
+ private:
+  absl::StatusOr<std::shared_ptr<const cel::Selector>> Compile(const std::string& expression);
+
+  struct OfSlice {
+    std::string version;  // uid and resourceVersion
+    std::shared_ptr<const cel::Devices> devices;
+    std::map<std::string, std::shared_ptr<const std::vector<cel::Match>>, std::less<>> verdicts;
+  };
+  absl::Mutex mu_;
+  std::map<std::string, absl::StatusOr<std::shared_ptr<const cel::Selector>>, std::less<>>
+      selectors_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, OfSlice, std::less<>> slices_ ABSL_GUARDED_BY(mu_);  // By slice name.
+};
+
+class Allocator {
+ public:
+  // `allocated`: the devices in use (claims' allocations, and those Reserve made and PreBind has
+  // not written yet).
+  Allocator(const DraLister& classes, std::vector<std::shared_ptr<const api::ResourceSlice>> slices,
+            std::shared_ptr<const DeviceSet> allocated, SelectorCache& selectors);
+
+  struct Outcome {
+    bool fits = false;
+    std::vector<api::AllocationResult> allocations;  // One per claim, in order, when it fits.
+    // When it does not fit: why this node in particular cannot serve the claims, where that is
+    // not "cannot allocate all claims" (upstream's ErrFailedAllocationOnNode).
+    std::string node_failure;
+  };
+  // The allocations of `claims` (all unallocated) for `node`. Errors: InvalidArgument, a broken
+  // claim or class (upstream's fatal errors: the pod's attempt ends in an error);
+  // FailedPrecondition, a selector to evaluate and no CEL library.
+  absl::StatusOr<Outcome> Allocate(const api::Node& node,
+                                   const std::vector<const api::ResourceClaim*>& claims) const;
+
+ private:
+  friend class Search;
+  const DraLister& classes_;
+  // Slices of one node, and those that are not of one node (node selectors, all nodes, per-device
+  // node selection, shared counters).
+  std::map<std::string, std::vector<const api::ResourceSlice*>, std::less<>> on_node_;
+  std::vector<const api::ResourceSlice*> shared_;
+  std::vector<std::shared_ptr<const api::ResourceSlice>> slices_;
+  std::shared_ptr<const DeviceSet> allocated_;
+  SelectorCache& selectors_;
+};
+
+// Whether a device toleration tolerates a device taint (upstream's resourceclaim.ToleratesTaint).
+bool ToleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTaint& taint);
+
+}  // namespace ksched::plugins::dynamic_resources

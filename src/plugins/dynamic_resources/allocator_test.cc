@@ -1,0 +1,361 @@
+#include "src/plugins/dynamic_resources/allocator.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "fmt/format.h"
+#include "src/api/listers.h"
+#include "src/plugins/dynamic_resources/test_objects.h"
+#include "src/testing/builders.h"
+
+namespace ksched::plugins::dynamic_resources {
+namespace {
+
+using testing::Claim;
+using testing::Class;
+using testing::Slice;
+
+// A cluster's DRA objects, and an allocator over them.
+class AllocatorTest : public ::testing::Test {
+ protected:
+#ifdef KSCHED_CEL_LIBRARY
+  static void SetUpTestSuite() { setenv("KSCHED_CEL_LIBRARY", KSCHED_CEL_LIBRARY, 1); }
+#endif
+  void Add(const api::ResourceSlice& s) {
+    dra_.resource_slices.Set(std::make_shared<const api::ResourceSlice>(s));
+  }
+  void Add(const api::DeviceClass& c) {
+    dra_.device_classes.Set(std::make_shared<const api::DeviceClass>(c));
+  }
+  // Allocates `claims` for the node `node` (labels `labels`).
+  absl::StatusOr<Allocator::Outcome> Allocate(const std::vector<api::ResourceClaim>& claims,
+                                              std::string node = "n1", api::StringMap labels = {}) {
+    Allocator allocator(dra_, dra_.ListResourceSlices(), std::make_shared<DeviceSet>(allocated_),
+                        selectors_);
+    api::Node n = ksched::testing::MakeNode().Name(node).Obj();
+    n.metadata.labels = std::move(labels);
+    std::vector<const api::ResourceClaim*> ptrs;
+    for (const auto& c : claims) ptrs.push_back(&c);
+    return allocator.Allocate(n, ptrs);
+  }
+  // The devices given, as "request: driver/pool/device".
+  static std::vector<std::string> Devices(const Allocator::Outcome& out) {
+    std::vector<std::string> devices;
+    for (const api::AllocationResult& a : out.allocations) {
+      for (const auto& r : a.results) {
+        devices.push_back(r.request + ": " + r.driver + "/" + r.pool + "/" + r.device);
+      }
+    }
+    return devices;
+  }
+  static bool CelAvailable() {
+    return cel::Selector::Compile("true").status().code() != absl::StatusCode::kFailedPrecondition;
+  }
+
+  DraObjects dra_;
+  DeviceSet allocated_;
+  SelectorCache selectors_;
+};
+
+api::ResourceClaim GpuClaim(int count) {
+  return Claim(fmt::format(R"(
+    metadata: {{name: c, namespace: default}}
+    spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: gpu, count: {}}}}}]}}}})",
+                           count));
+}
+
+TEST_F(AllocatorTest, ExactCountTakesFreeDevicesInUpstreamsOrder) {
+  Add(Class("metadata: {name: gpu}"));
+  // Pools go by driver, then name; slices by name; devices as listed.
+  Add(Slice(R"(
+    metadata: {name: z-b}
+    spec: {driver: b.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1},
+           devices: [{name: b0}]})"));
+  Add(Slice(R"(
+    metadata: {name: y-a2}
+    spec: {driver: a.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 2},
+           devices: [{name: a2}]})"));
+  Add(Slice(R"(
+    metadata: {name: x-a1}
+    spec: {driver: a.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 2},
+           devices: [{name: a0}, {name: a1}]})"));
+  allocated_.insert({"a.example.com", "n1", "a0"});
+
+  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(3)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_TRUE(out->fits);
+  EXPECT_THAT(Devices(*out),
+              ::testing::ElementsAre("gpu: a.example.com/n1/a1", "gpu: a.example.com/n1/a2",
+                                     "gpu: b.example.com/n1/b0"));
+  // Devices of one node: the claim can only be used there.
+  ASSERT_TRUE(out->allocations[0].node_selector.has_value());
+  const auto& term = out->allocations[0].node_selector->node_selector_terms.at(0);
+  EXPECT_EQ(term.match_fields.at(0).key, "metadata.name");
+  EXPECT_THAT(term.match_fields.at(0).values, ::testing::ElementsAre("n1"));
+
+  // One more than there is, and another node's devices do not count.
+  out = Allocate({GpuClaim(4)});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->fits);
+  EXPECT_EQ(out->node_failure, "");
+  out = Allocate({GpuClaim(1)}, "n2");
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->fits);
+}
+
+TEST_F(AllocatorTest, TwoClaimsNeverShareADevice) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: s}
+    spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1},
+           devices: [{name: g0}, {name: g1}]})"));
+  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1), GpuClaim(1)});
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Devices(*out),
+              ::testing::ElementsAre("gpu: gpu.example.com/n1/g0", "gpu: gpu.example.com/n1/g1"));
+  out = Allocate({GpuClaim(1), GpuClaim(2)});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->fits);
+}
+
+TEST_F(AllocatorTest, AllTakesEveryDeviceAndWaitsForIncompletePools) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: s1}
+    spec: {driver: gpu.example.com, allNodes: true, pool: {name: shared, resourceSliceCount: 1},
+           devices: [{name: g0}, {name: g1}]})"));
+  api::ResourceClaim all = Claim(R"(
+    metadata: {name: all, namespace: default}
+    spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, allocationMode: All}}]}})");
+  absl::StatusOr<Allocator::Outcome> out = Allocate({all});
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/shared/g0",
+                                                    "gpu: gpu.example.com/shared/g1"));
+  // Devices of every node: no node selector.
+  EXPECT_FALSE(out->allocations[0].node_selector.has_value());
+
+  // A device in use: "all" cannot be had.
+  allocated_.insert({"gpu.example.com", "shared", "g1"});
+  out = Allocate({all});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->fits);
+
+  // A pool whose slices are not all there yet: upstream's error.
+  Add(Slice(R"(
+    metadata: {name: p1}
+    spec: {driver: gpu.example.com, allNodes: true, pool: {name: partial, resourceSliceCount: 2},
+           devices: [{name: p0}]})"));
+  out = Allocate({all});
+  EXPECT_EQ(out.status().message(),
+            "claim default/all, request gpu: asks for all devices, but resource pool "
+            "gpu.example.com/partial is currently being updated");
+}
+
+TEST_F(AllocatorTest, FirstAvailableTakesTheFirstAlternativeThatFits) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: s}
+    spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1},
+           devices: [{name: g0}, {name: g1}]})"));
+  api::ResourceClaim claim = Claim(R"(
+    metadata: {name: c, namespace: default}
+    spec:
+      devices:
+        requests:
+        - name: gpu
+          firstAvailable:
+          - {name: four, deviceClassName: gpu, count: 4}
+          - {name: two, deviceClassName: gpu, count: 2}
+          - {name: one, deviceClassName: gpu, count: 1}
+        config:
+        - requests: [gpu/two]
+          opaque: {driver: gpu.example.com, parameters: {mode: pair}})");
+  absl::StatusOr<Allocator::Outcome> out = Allocate({claim});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu/two: gpu.example.com/n1/g0",
+                                                    "gpu/two: gpu.example.com/n1/g1"));
+  // The claim's config for the alternative taken.
+  ASSERT_EQ(out->allocations[0].config.size(), 1u);
+  EXPECT_EQ(out->allocations[0].config[0].source, "FromClaim");
+  EXPECT_EQ(out->allocations[0].config[0].configuration.parameters, R"({"mode":"pair"})");
+}
+
+TEST_F(AllocatorTest, MatchAttributeKeepsDevicesTogether) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: s}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 1}
+      devices:
+      - {name: g0, attributes: {numa: {int: 0}}}
+      - {name: g1, attributes: {numa: {int: 1}}}
+      - {name: g2, attributes: {numa: {int: 1}}}
+      - {name: g3})"));
+  api::ResourceClaim claim = Claim(R"(
+    metadata: {name: c, namespace: default}
+    spec:
+      devices:
+        requests: [{name: gpu, exactly: {deviceClassName: gpu, count: 2}}]
+        constraints: [{matchAttribute: gpu.example.com/numa}])");
+  absl::StatusOr<Allocator::Outcome> out = Allocate({claim});
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Devices(*out),
+              ::testing::ElementsAre("gpu: gpu.example.com/n1/g1", "gpu: gpu.example.com/n1/g2"));
+  allocated_.insert({"gpu.example.com", "n1", "g2"});
+  out = Allocate({claim});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->fits);  // g3 has no numa attribute.
+}
+
+TEST_F(AllocatorTest, TaintedDevicesNeedATolerationAndAdminAccessSharesDevices) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: s}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 1}
+      devices:
+      - {name: g0, taints: [{key: broken, effect: NoSchedule}]}
+      - {name: g1, taints: [{key: info, effect: None}]})"));
+  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1)});
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/n1/g1"));
+  api::ResourceClaim tolerating = Claim(R"(
+    metadata: {name: c, namespace: default}
+    spec:
+      devices:
+        requests:
+        - name: gpu
+          exactly:
+            deviceClassName: gpu
+            count: 2
+            tolerations: [{key: broken, operator: Exists}])");
+  out = Allocate({tolerating});
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Devices(*out),
+              ::testing::ElementsAre("gpu: gpu.example.com/n1/g0", "gpu: gpu.example.com/n1/g1"));
+  EXPECT_EQ(out->allocations[0].results[0].tolerations.at(0).key, "broken");
+
+  // Admin access: devices in use are still given, and are marked so.
+  allocated_.insert({"gpu.example.com", "n1", "g1"});
+  api::ResourceClaim admin = Claim(R"(
+    metadata: {name: c, namespace: default}
+    spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, adminAccess: true}}]}})");
+  out = Allocate({admin});
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/n1/g1"));
+  EXPECT_TRUE(out->allocations[0].results[0].admin_access);
+}
+
+TEST_F(AllocatorTest, PoolsWithUnsupportedFieldsAreNotUsedAndSaySo) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: s}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 1}
+      devices: [{name: g0, consumesCounters: [{counterSet: mem, counters: {memory: {value: 1Gi}}}]}])"));
+  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1)});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->fits);
+  EXPECT_EQ(out->node_failure,
+            "ResourceSlice s, device g0: spec.devices[0].consumesCounters is not supported by "
+            "ksched yet");
+}
+
+TEST_F(AllocatorTest, NodeSelectorSlicesServeTheNodesTheySelect) {
+  Add(Class(R"(
+    metadata: {name: gpu}
+    spec: {config: [{opaque: {driver: gpu.example.com, parameters: {a: 1}}}]})"));
+  Add(Slice(R"(
+    metadata: {name: s}
+    spec:
+      driver: net.example.com
+      nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [r1]}]}]}
+      pool: {name: rack-1, resourceSliceCount: 1}
+      devices: [{name: nic0}])"));
+  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1)}, "n1", {{"rack", "r2"}});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->fits);
+  out = Allocate({GpuClaim(1)}, "n1", {{"rack", "r1"}});
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(out->fits);
+  const api::AllocationResult& a = out->allocations[0];
+  ASSERT_TRUE(a.node_selector.has_value());
+  EXPECT_EQ(a.node_selector->node_selector_terms.at(0).match_expressions.at(0).key, "rack");
+  // The class's config, naming the request.
+  ASSERT_EQ(a.config.size(), 1u);
+  EXPECT_EQ(a.config[0].source, "FromClass");
+  EXPECT_THAT(a.config[0].configuration.requests, ::testing::ElementsAre("gpu"));
+}
+
+TEST_F(AllocatorTest, BrokenClaimsAreUpstreamsErrors) {
+  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1)});
+  EXPECT_EQ(out.status().message(),
+            "claim default/c, request gpu: could not retrieve device class gpu: "
+            "deviceclass.resource.k8s.io \"gpu\" not found");
+  Add(Class("metadata: {name: gpu}"));
+  out = Allocate({GpuClaim(33)});
+  EXPECT_EQ(out.status().message(),
+            "claim default/c: number of requested devices 33 exceeds the claim limit of 32");
+}
+
+TEST_F(AllocatorTest, SelectorsAreEvaluatedByUpstreamsCel) {
+  if (!CelAvailable()) GTEST_SKIP() << "libksched_cel.so is not built (no Go)";
+  Add(Class(R"(
+    metadata: {name: a100}
+    spec: {selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].model == "a100"'}}]})"));
+  Add(Slice(R"(
+    metadata: {name: s}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 1}
+      devices:
+      - {name: g0, attributes: {model: {string: t4}}}
+      - {name: g1, attributes: {model: {string: a100}}, capacity: {memory: {value: 40Gi}}}
+      - {name: g2, attributes: {model: {string: a100}}, capacity: {memory: {value: 80Gi}}})"));
+  api::ResourceClaim claim = Claim(R"(
+    metadata: {name: c, namespace: default}
+    spec:
+      devices:
+        requests:
+        - name: gpu
+          exactly:
+            deviceClassName: a100
+            selectors: [{cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}}])");
+  absl::StatusOr<Allocator::Outcome> out = Allocate({claim});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/n1/g2"));
+
+  // A runtime error on a device the search reaches ends the attempt, with upstream's words.
+  api::ResourceClaim typo = Claim(R"(
+    metadata: {name: typo, namespace: default}
+    spec:
+      devices:
+        requests:
+        - name: gpu
+          exactly:
+            deviceClassName: a100
+            selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].modell == "x"'}}])");
+  out = Allocate({typo});
+  EXPECT_THAT(std::string(out.status().message()),
+              ::testing::StartsWith("claim default/typo: selector #0: CEL runtime error: "));
+  // An expression that does not compile.
+  Add(Class(R"(
+    metadata: {name: broken}
+    spec: {selectors: [{cel: {expression: 'device.driver =='}}]})"));
+  api::ResourceClaim broken = Claim(R"(
+    metadata: {name: b, namespace: default}
+    spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: broken}}]}})");
+  out = Allocate({broken});
+  EXPECT_THAT(std::string(out.status().message()),
+              ::testing::StartsWith("class broken: selector #0: CEL compile error: "));
+}
+
+}  // namespace
+}  // namespace ksched::plugins::dynamic_resources

@@ -1,0 +1,44 @@
+// DRA objects for the plugin's tests, written as YAML manifests and decoded as ksched reads them.
+//
+//   api::ResourceSlice slice = Slice(R"(
+//     metadata: {name: n1-gpu}
+//     spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1},
+//            devices: [{name: gpu-0}]})");
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "simdjson.h"
+#include "src/api/decode.h"
+#include "src/api/yaml.h"
+
+namespace ksched::plugins::dynamic_resources::testing {
+
+template <typename T>
+T Decode(std::string_view yaml, absl::Status (*decode)(simdjson::dom::element, T*)) {
+  absl::StatusOr<std::vector<std::string>> docs = api::YamlToJson(yaml);
+  EXPECT_TRUE(docs.ok() && docs->size() == 1) << yaml;
+  simdjson::dom::parser parser;
+  simdjson::dom::element e;
+  T out;
+  if (!docs.ok() || docs->empty() || parser.parse((*docs)[0]).get(e)) return out;
+  absl::Status st = decode(e, &out);
+  EXPECT_TRUE(st.ok()) << st;
+  return out;
+}
+
+inline api::ResourceSlice Slice(std::string_view yaml) {
+  return Decode(yaml, api::DecodeResourceSlice);
+}
+inline api::DeviceClass Class(std::string_view yaml) {
+  return Decode(yaml, api::DecodeDeviceClass);
+}
+inline api::ResourceClaim Claim(std::string_view yaml) {
+  return Decode(yaml, api::DecodeResourceClaim);
+}
+
+}  // namespace ksched::plugins::dynamic_resources::testing
