@@ -34,6 +34,11 @@ inline std::string CollectionOf(const nlohmann::json& o) {
   if (kind == "CSIStorageCapacity") {
     return fmt::format("/apis/storage.k8s.io/v1/namespaces/{}/csistoragecapacities", ns);
   }
+  if (kind == "DeviceClass") return "/apis/resource.k8s.io/v1/deviceclasses";
+  if (kind == "ResourceSlice") return "/apis/resource.k8s.io/v1/resourceslices";
+  if (kind == "ResourceClaim") {
+    return fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims", ns);
+  }
   if (kind == "PodDisruptionBudget") {
     return fmt::format("/apis/policy/v1/namespaces/{}/poddisruptionbudgets", ns);
   }

@@ -118,7 +118,8 @@ int StorageOrder(const std::string& kind) {
   static const char* const kKinds[] = {"StorageClass",     "CSIDriver",
                                        "CSINode",          "CSIStorageCapacity",
                                        "PersistentVolume", "PersistentVolumeClaim",
-                                       "VolumeAttachment"};
+                                       "VolumeAttachment", "DeviceClass",
+                                       "ResourceSlice",    "ResourceClaim"};
   for (int i = 0; i < static_cast<int>(std::size(kKinds)); ++i) {
     if (kind == kKinds[i]) return i;
   }
@@ -183,7 +184,8 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
       if (!o["metadata"].contains("namespace")) o["metadata"]["namespace"] = "default";
       budgets.push_back(std::move(o));
     } else if (IsStorage(kind)) {
-      if (kind == "PersistentVolumeClaim" || kind == "CSIStorageCapacity") {
+      if (kind == "PersistentVolumeClaim" || kind == "CSIStorageCapacity" ||
+          kind == "ResourceClaim") {
         if (!o["metadata"].contains("namespace")) o["metadata"]["namespace"] = "default";
       }
       if (o["metadata"].contains("deletionTimestamp")) {
@@ -192,6 +194,11 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
             KeyOf(o)));
       }
       storage.push_back(std::move(o));
+    } else if (kind == "ResourceClaimTemplate") {
+      // The rig runs no resourceclaim controller to make their claims.
+      if (c.incomparable.empty()) {
+        c.incomparable = "it has a ResourceClaimTemplate, whose claims the harness does not make";
+      }
     } else if (kind == "Service" || kind == "ReplicationController" || kind == "ReplicaSet" ||
                kind == "StatefulSet") {
       // Not created on the control plane yet.

@@ -36,9 +36,10 @@ struct Case {
 absl::StatusOr<Case> MakeCase(std::string name, const nlohmann::json& scenario,
                               const std::vector<std::string>& upstream_plugins);
 
-// Whether the harness creates objects of this kind for the volume plugins: StorageClass,
-// CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim and
-// VolumeAttachment. StorageOrder is the order it creates them in (-1 for other kinds).
+// Whether the harness creates objects of this kind for the volume plugins (StorageClass,
+// CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim,
+// VolumeAttachment) or for DynamicResources (DeviceClass, ResourceSlice, ResourceClaim).
+// StorageOrder is the order it creates them in (-1 for other kinds).
 bool IsStorage(const std::string& kind);
 int StorageOrder(const std::string& kind);
 

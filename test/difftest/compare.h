@@ -54,8 +54,8 @@ Outcome OutcomeInSimulation(const nlohmann::json& simulation, const std::string&
 std::map<std::string, Scores> ScoresInLog(std::string_view log);
 
 struct Mismatch {
-  // placement, status, message, nominated, eviction, score; or, known gaps: unsupported (ksched
-  // says it does not support a field yet), missing-plugin (only a plugin ksched lacks wrote it).
+  // placement, status, message, nominated, eviction, score; or, a known gap: unsupported (ksched
+  // says it does not support a field yet).
   std::string kind;
   std::string detail;
 };
@@ -66,9 +66,7 @@ struct Mismatch {
 // node it binds to afterwards, which depends on the order in which the victims go (another node
 // they free may fit before the nominated one: kube-scheduler itself does that, seed 32). A
 // difference where ksched's message says it does not support a field yet is one mismatch of kind
-// "unsupported", whatever else differs. What only
-// kube-scheduler's DefaultPreemption writes (its part of the PostFilter message, a nominated
-// node), or DynamicResources where ksched lacks it, is of kind "missing-plugin".
+// "unsupported", whatever else differs.
 std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched);
 
 // Whether the nodes differ but kube-scheduler scored both the same (a tie it broke at random).

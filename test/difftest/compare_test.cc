@@ -96,29 +96,17 @@ TEST(CompareTest, OutcomesAreReadFromPodsAndFromSimulate) {
   EXPECT_EQ(OutcomeInSimulation(sim, "default", "q").status, "Pending");
 }
 
-TEST(CompareTest, WhatOnlyPluginsKschedLacksWriteIsAMissingPluginMismatch) {
-  // DynamicResources' PostFilter part, which ksched writes for pods without claims only.
-  Outcome up{.status = "Unschedulable",
-             .message = "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate"};
-  Outcome ks{.status = "Unschedulable", .message = "0/1 nodes are available: 1 Insufficient cpu."};
-  std::vector<Mismatch> m = Compare(up, ks);
-  ASSERT_EQ(m.size(), 1u);
-  EXPECT_EQ(m[0].kind, "missing-plugin");
-  // A different first part stays a message mismatch.
-  ks.message = "0/1 nodes are available: 1 Insufficient memory.";
-  m = Compare(up, ks);
-  ASSERT_EQ(m.size(), 1u);
-  EXPECT_EQ(m[0].kind, "message");
-
-  Outcome a{.node = "n", .status = "Scheduled"}, b = a;
-  a.scores.plugins["DynamicResources"]["n"] = 0;
-  a.scores.plugins["ImageLocality"]["n"] = 0;
-  b.scores.plugins["ImageLocality"]["n"] = 0;
-  a.scores.totals["n"] = b.scores.totals["n"] = 0;
-  m = Compare(a, b);
-  ASSERT_EQ(m.size(), 1u);
-  EXPECT_EQ(m[0].kind, "missing-plugin");
-  EXPECT_EQ(m[0].detail, "plugin DynamicResources scored by kube-scheduler only");
+TEST(CompareTest, APreEnqueueGateSimulateReportsIsAPendingPod) {
+  json sim = json::parse(R"({"pods": [{"namespace": "default", "name": "p", "node": null,
+      "status": "SchedulingGated", "message": "pod \"default/p\": ResourceClaim not created yet"},
+      {"namespace": "default", "name": "g", "node": null, "status": "SchedulingGated",
+      "message": "Scheduling is blocked due to non-empty scheduling gates"}]})");
+  Outcome held = OutcomeInSimulation(sim, "default", "p");
+  EXPECT_EQ(held.status, "Pending");
+  EXPECT_EQ(held.message, "");
+  EXPECT_TRUE(Compare(Outcome{.status = "Pending"}, held).empty());
+  // Scheduling gates: the API server's condition, in a real cluster too.
+  EXPECT_EQ(OutcomeInSimulation(sim, "default", "g").status, "SchedulingGated");
 }
 
 TEST(CompareTest, PreemptionIsComparedNotExcused) {

@@ -136,6 +136,16 @@ class Api {
     return absl::DeadlineExceededError(fmt::format("DELETE {}: still there after 5 s", path));
   }
 
+  // A JSON merge patch of `path`.
+  absl::Status Patch(const std::string& path, const json& patch) {
+    return http_
+        .Call({.method = "PATCH",
+               .path = path,
+               .body = patch.dump(),
+               .content_type = "application/merge-patch+json"})
+        .ToStatus();
+  }
+
  private:
   // An object the scenario shows being deleted (a claim a finalizer holds): created with a
   // finalizer of the harness's, then deleted.
@@ -194,7 +204,7 @@ struct CaseResult {
     for (const PodResult& p : pods) {
       for (const auto* list : {&p.run_mismatches, &p.simulate_mismatches}) {
         for (const Mismatch& m : *list) {
-          if (m.kind != "unsupported" && m.kind != "missing-plugin") return true;
+          if (m.kind != "unsupported") return true;
         }
       }
     }
@@ -286,11 +296,14 @@ class Harness {
       return;
     }
     result.upstream_end = up->end;
-    // The PVs and claims as the case made them, for ksched's turn.
+    // The PVs, claims and resource claims as the case made them, for ksched's turn.
     std::vector<json> storage;
     for (const json& o : c.setup) {
       const std::string kind = o.value("kind", "");
-      if (kind == "PersistentVolume" || kind == "PersistentVolumeClaim") storage.push_back(o);
+      if (kind == "PersistentVolume" || kind == "PersistentVolumeClaim" ||
+          kind == "ResourceClaim") {
+        storage.push_back(o);
+      }
     }
     if (absl::Status st = HasStorage(c) ? ResetStorage(storage) : absl::OkStatus(); !st.ok()) {
       result.error =
@@ -462,7 +475,9 @@ class Harness {
     if (!pvs.ok()) return pvs.status();
     absl::StatusOr<json> claims = api_.Read("/api/v1/persistentvolumeclaims");
     if (!claims.ok()) return claims.status();
-    return StorageOf(*pvs, *claims);
+    absl::StatusOr<json> resource_claims = api_.Read("/apis/resource.k8s.io/v1/resourceclaims");
+    if (!resource_claims.ok()) return resource_claims.status();
+    return StorageOf(*pvs, *claims, *resource_claims);
   }
 
   // The case's object of this kind and name (from its setup), or null.
@@ -538,8 +553,9 @@ class Harness {
     return absl::OkStatus();
   }
 
-  // Deletes every PV and claim, claims first, then creates `objects` (as Recreatable makes them:
-  // the PV controller binds them again as they were).
+  // Deletes every PV, claim and resource claim, claims first, then creates `objects` (as
+  // Recreatable makes them: the PV controller binds them again as they were; a resource claim gets
+  // its allocation back, as a scheduler wrote it, but no reservation, as its pods are new).
   absl::Status ResetStorage(const std::vector<json>& objects) {
     absl::StatusOr<Storage> now = ReadStorage();
     if (!now.ok()) return now.status();
@@ -548,7 +564,12 @@ class Harness {
       if (absl::Status st = api_.Delete(it->second); !st.ok()) return st;
     }
     for (const json& o : objects) {
-      if (absl::Status st = api_.Create(Recreatable(o)); !st.ok()) {
+      absl::Status st = api_.Create(Recreatable(o));
+      const json allocation = o.value("status", json::object()).value("allocation", json::object());
+      if (st.ok() && o.value("kind", "") == "ResourceClaim" && !allocation.empty()) {
+        st = api_.Patch(PathOf(o) + "/status", {{"status", {{"allocation", allocation}}}});
+      }
+      if (!st.ok()) {
         return absl::Status(st.code(), fmt::format("creating {} {}: {}", o.value("kind", ""),
                                                    KeyOf(o), std::string(st.message())));
       }
@@ -799,7 +820,7 @@ struct Totals {
       bool only_known = true;
       for (const auto* list : {&p.run_mismatches, &p.simulate_mismatches}) {
         for (const Mismatch& m : *list) {
-          only_known &= m.kind == "unsupported" || m.kind == "missing-plugin";
+          only_known &= m.kind == "unsupported";
         }
       }
       if (only_known) ++pods_matching_but_known;

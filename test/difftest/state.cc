@@ -1,8 +1,10 @@
 #include "test/difftest/state.h"
 
 #include <set>
+#include <tuple>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 
 namespace ksched::difftest {
 namespace {
@@ -96,16 +98,18 @@ json BoundCopy(const Case& c, const std::string& key, const std::string& node,
   return pod;
 }
 
-Storage StorageOf(const json& pv_list, const json& pvc_list) {
+Storage StorageOf(const json& pv_list, const json& pvc_list, const json& resource_claim_list) {
   Storage out;
-  for (const auto& [list, kind] :
-       {std::pair{&pv_list, "PersistentVolume"}, std::pair{&pvc_list, "PersistentVolumeClaim"}}) {
+  for (const auto& [list, kind, api_version] :
+       {std::tuple{&pv_list, "PersistentVolume", "v1"},
+        std::tuple{&pvc_list, "PersistentVolumeClaim", "v1"},
+        std::tuple{&resource_claim_list, "ResourceClaim", "resource.k8s.io/v1"}}) {
     for (const json& o : list->value("items", json::array())) {
       const json& meta = o["metadata"];
       std::string key = std::string(kind) + "/";
       if (meta.contains("namespace")) key += meta.value("namespace", "") + "/";
       json& item = out[key + meta.value("name", "")] = o;
-      item["apiVersion"] = "v1";  // A list's items do not say their kind.
+      item["apiVersion"] = api_version;  // A list's items do not say their kind.
       item["kind"] = kind;
     }
   }
@@ -116,6 +120,17 @@ std::string Binding(const Storage& s) {
   std::string out;
   for (const auto& [key, o] : s) {
     const json& spec = o.value("spec", json::object());
+    if (o.value("kind", "") == "ResourceClaim") {
+      // The devices it was given; whom it is reserved for differs by turn (the pods' uids).
+      std::vector<std::string> devices;
+      for (const json& r :
+           o.value(json::json_pointer("/status/allocation/devices/results"), json::array())) {
+        devices.push_back(fmt::format("{}: {}/{}/{}", r.value("request", ""), r.value("driver", ""),
+                                      r.value("pool", ""), r.value("device", "")));
+      }
+      out += fmt::format("{} devices [{}]\n", key, fmt::join(devices, ", "));
+      continue;
+    }
     std::string to;
     if (o.value("kind", "") == "PersistentVolume") {
       const json ref = spec.value("claimRef", json::object());
@@ -140,6 +155,7 @@ bool BindingInFlight(const Storage& s) {
   for (const auto& [key, o] : s) {
     const std::string phase = o.value("status", json::object()).value("phase", "");
     const json& spec = o.value("spec", json::object());
+    if (o.value("kind", "") == "ResourceClaim") continue;  // No controller finishes them.
     if (o.value("kind", "") == "PersistentVolumeClaim") {
       if (!spec.value("volumeName", "").empty() && phase != "Bound" && phase != "Lost") return true;
     } else if (phase.empty() || phase == "Pending" ||
@@ -183,7 +199,8 @@ json SimulationInput(const Case& c, const PodStates& pods, const Storage& storag
   json items = json::array();
   for (const json& o : c.setup) {
     const std::string kind = o.value("kind", "");
-    if (kind != "Pod" && kind != "PersistentVolume" && kind != "PersistentVolumeClaim") {
+    if (kind != "Pod" && kind != "PersistentVolume" && kind != "PersistentVolumeClaim" &&
+        kind != "ResourceClaim") {
       items.push_back(o);
     }
   }

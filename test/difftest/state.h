@@ -63,11 +63,14 @@ nlohmann::json BoundCopy(const Case& c, const std::string& key, const std::strin
 // the API server returned them, each with its apiVersion and kind.
 using Storage = std::map<std::string, nlohmann::json>;
 
-// The PVs and claims of two lists from the API server.
-Storage StorageOf(const nlohmann::json& pv_list, const nlohmann::json& pvc_list);
+// The PVs, claims and resource claims ("ResourceClaim/<namespace>/<name>") of three lists from
+// the API server.
+Storage StorageOf(const nlohmann::json& pv_list, const nlohmann::json& pvc_list,
+                  const nlohmann::json& resource_claim_list = nlohmann::json::object());
 
 // One line per PV and claim: what it is bound to, its phase, the claim's selected node, and
-// whether it is going. Two storages that schedule the next pod alike have the same binding.
+// whether it is going; per resource claim, its devices. Two storages that schedule the next pod
+// alike have the same binding.
 std::string Binding(const Storage& s);
 
 // Whether the PV controller has a binding to finish: a claim that names a volume but is not yet
