@@ -95,6 +95,7 @@ class CaseBuilder {
     }
     for (int i = 0, pending = r_.Between(1, 10); i < pending; ++i) cluster.push_back(PendingPod(i));
     if (r_.Percent(50)) AddStorage(&cluster);
+    if (r_.Percent(40)) AddDevices(&cluster);
     return cluster;
   }
 
@@ -464,6 +465,120 @@ class CaseBuilder {
     }
   }
 
+  // Dynamic resource allocation, picked after storage (so that a seed's other objects stay as
+  // they were): DeviceClasses selecting by driver, memory and model; GPU slices on some nodes
+  // (NUMA and model attributes, memory capacity, a NoSchedule taint at times), NIC slices, an FPGA
+  // pool of every node; and claims for some pending pods: counts, a NUMA pair (matchAttribute),
+  // firstAvailable lists, all of a node's NICs, a toleration, or a class that does not exist.
+  void AddDevices(json* cluster) {
+    auto device_class = [](const std::string& name, const std::string& expression) {
+      return json{{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "DeviceClass"},
+                  {"metadata", {{"name", name}}},
+                  {"spec", {{"selectors", {{{"cel", {{"expression", expression}}}}}}}}};
+    };
+    cluster->push_back(device_class("gpu", "device.driver == 'gpu.example.com'"));
+    cluster->push_back(
+        device_class("big-gpu",
+                     "device.driver == 'gpu.example.com' && "
+                     "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0"));
+    cluster->push_back(device_class("a100",
+                                    "device.driver == 'gpu.example.com' && "
+                                    "device.attributes['gpu.example.com'].model == 'a100'"));
+    cluster->push_back(device_class("nic", "device.driver == 'nic.example.com'"));
+    cluster->push_back(device_class("fpga", "device.driver == 'fpga.example.com'"));
+    auto slice = [](const std::string& name, const std::string& driver, const std::string& pool,
+                    json devices) {
+      return json{{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "ResourceSlice"},
+                  {"metadata", {{"name", name}}},
+                  {"spec",
+                   {{"driver", driver},
+                    {"pool", {{"name", pool}, {"generation", 1}, {"resourceSliceCount", 1}}},
+                    {"devices", std::move(devices)}}}};
+    };
+    std::vector<std::string> node_names;
+    for (const json& o : *cluster) {
+      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
+    }
+    for (const std::string& node : node_names) {
+      if (r_.Percent(60)) {
+        json devices = json::array();
+        for (int d = 0, n = r_.Between(1, 4); d < n; ++d) {
+          json device = {{"name", fmt::format("gpu-{}", d)},
+                         {"attributes",
+                          {{"numa", {{"int", r_.Between(0, 1)}}},
+                           {"model", {{"string", r_.Pick({"a100", "t4"})}}}}},
+                         {"capacity", {{"memory", {{"value", r_.Pick({"16Gi", "80Gi"})}}}}}};
+          if (r_.Percent(15)) {
+            device["taints"] = {{{"key", "maintenance"}, {"effect", "NoSchedule"}}};
+          }
+          devices.push_back(std::move(device));
+        }
+        json s = slice(node + "-gpus", "gpu.example.com", node, std::move(devices));
+        s["spec"]["nodeName"] = node;
+        cluster->push_back(std::move(s));
+      }
+      if (r_.Percent(40)) {
+        json devices = json::array();
+        for (int d = 0, n = r_.Between(1, 2); d < n; ++d) {
+          devices.push_back({{"name", fmt::format("eth-{}", d)}});
+        }
+        json s = slice(node + "-nics", "nic.example.com", node, std::move(devices));
+        s["spec"]["nodeName"] = node;
+        cluster->push_back(std::move(s));
+      }
+    }
+    if (r_.Percent(40)) {
+      json s = slice("fpgas", "fpga.example.com", "shared",
+                     {{{"name", "fpga-0"}}, {{"name", "fpga-1"}}});
+      s["spec"]["allNodes"] = true;
+      cluster->push_back(std::move(s));
+    }
+    auto exactly = [](const std::string& name, const std::string& cls, int count) {
+      return json{{"name", name}, {"exactly", {{"deviceClassName", cls}, {"count", count}}}};
+    };
+    int made = 0;
+    for (json& o : *cluster) {
+      if (o["kind"] != "Pod" || o["spec"].contains("nodeName") || !r_.Percent(50)) continue;
+      json spec = json::object();
+      const int kind = static_cast<int>(r_.Below(8));
+      if (kind == 0) {
+        spec["requests"] = {exactly("gpu", "gpu", r_.Between(1, 2))};
+      } else if (kind == 1) {
+        spec["requests"] = {exactly("gpu", r_.Pick({"big-gpu", "a100"}), 1)};
+      } else if (kind == 2) {
+        spec["requests"] = {exactly("gpus", "gpu", 2)};
+        spec["constraints"] = {{{"matchAttribute", "gpu.example.com/numa"}}};
+      } else if (kind == 3) {
+        spec["requests"] = {{{"name", "gpu"},
+                             {"firstAvailable",
+                              {{{"name", "two-big"}, {"deviceClassName", "big-gpu"}, {"count", 2}},
+                               {{"name", "one"}, {"deviceClassName", "gpu"}, {"count", 1}}}}}};
+      } else if (kind == 4) {
+        json nics = exactly("nics", "nic", 1);
+        nics["exactly"].erase("count");
+        nics["exactly"]["allocationMode"] = "All";
+        spec["requests"] = {nics, exactly("gpu", "gpu", 1)};
+      } else if (kind == 5) {
+        json gpu = exactly("gpu", "gpu", 1);
+        gpu["exactly"]["tolerations"] = {
+            {{"key", "maintenance"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}};
+        spec["requests"] = {gpu};
+      } else if (kind == 6) {
+        spec["requests"] = {exactly("fpga", "fpga", 1)};
+      } else {
+        spec["requests"] = {exactly("tpu", "tpu", 1)};
+      }
+      const std::string name = fmt::format("devices-{}", made++);
+      cluster->push_back({{"apiVersion", "resource.k8s.io/v1"},
+                          {"kind", "ResourceClaim"},
+                          {"metadata", {{"name", name}, {"namespace", "default"}}},
+                          {"spec", {{"devices", std::move(spec)}}}});
+      o["spec"]["resourceClaims"] = {{{"name", "devices"}, {"resourceClaimName", name}}};
+    }
+  }
+
   Rand r_;
   int nodes_ = 0;
   std::vector<std::string> classes_;
@@ -499,8 +614,9 @@ void AddElementsIfSeveral(const json& o, const Pointer& path, std::vector<Pointe
 std::vector<Pointer> PodRemovals(const json& pod) {
   const Pointer spec("/spec");
   std::vector<Pointer> out;
-  for (const char* field : {"affinity", "nodeSelector", "tolerations", "initContainers",
-                            "priorityClassName", "topologySpreadConstraints", "volumes"}) {
+  for (const char* field :
+       {"affinity", "nodeSelector", "tolerations", "initContainers", "priorityClassName",
+        "topologySpreadConstraints", "volumes", "resourceClaims"}) {
     if (pod["spec"].contains(field)) out.push_back(spec / field);
   }
   AddElementsIfSeveral(pod, spec / "containers", &out);

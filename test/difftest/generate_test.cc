@@ -198,9 +198,25 @@ std::set<std::string> Features(const json& c) {
       }
     }
   }
+  for (const json& claim : OfKind(c, "ResourceClaim")) {
+    const json& devices = claim["spec"]["devices"];
+    if (devices.contains("constraints")) out.insert("matchAttribute");
+    for (const json& r : devices["requests"]) {
+      if (r.contains("firstAvailable")) out.insert("firstAvailable");
+      if (r.contains(json::json_pointer("/exactly/allocationMode"))) out.insert("all devices");
+      if (r.contains(json::json_pointer("/exactly/tolerations"))) out.insert("device toleration");
+    }
+  }
+  for (const json& slice : OfKind(c, "ResourceSlice")) {
+    if (slice["spec"].contains("allNodes")) out.insert("slice of every node");
+    for (const json& d : slice["spec"]["devices"]) {
+      if (d.contains("taints")) out.insert("device taint");
+    }
+  }
   for (const json& pod : OfKind(c, "Pod")) {
     const json& spec = pod["spec"];
     out.insert(spec.contains("nodeName") ? "bound pod" : "pending pod");
+    if (spec.contains("resourceClaims")) out.insert("resource claim");
     if (spec["containers"].size() > 1) out.insert("two containers");
     if (spec.contains("nodeSelector")) out.insert("nodeSelector");
     if (spec.contains("tolerations")) out.insert("toleration");
@@ -309,7 +325,14 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "bound claim",
                         "claim of class local",
                         "claim of class csi",
-                        "claim of class immediate"}) {
+                        "claim of class immediate",
+                        "resource claim",
+                        "matchAttribute",
+                        "firstAvailable",
+                        "all devices",
+                        "device toleration",
+                        "slice of every node",
+                        "device taint"}) {
     EXPECT_GT(seen[f], 0) << f;
   }
 }
