@@ -1,0 +1,151 @@
+// Pods with DRA resource claims, scheduled by `ksched run` on a control plane that runs
+// kube-controller-manager: its resourceclaim controller makes the claims of ResourceClaimTemplates
+// (and deallocates them when their pods go), as in a real cluster. The tests publish
+// ResourceSlices as a driver would; kubectl creates the objects and reads back what ksched and the
+// controller wrote.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "test/integration/ksched_process_test.h"
+
+namespace ksched::testing {
+namespace {
+
+const bool kWithControllers = (SharedControlPlaneOptions().controller_manager = true);
+
+json DeviceClass(const std::string& name, const std::string& expression) {
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "DeviceClass"},
+          {"metadata", {{"name", name}}},
+          {"spec", {{"selectors", {{{"cel", {{"expression", expression}}}}}}}}};
+}
+
+// `devices` GPUs of gpu.example.com on `node`, with a model attribute.
+json GpuSlice(const std::string& node, int devices) {
+  json list = json::array();
+  for (int i = 0; i < devices; ++i) {
+    list.push_back(
+        {{"name", "gpu-" + std::to_string(i)}, {"attributes", {{"model", {{"string", "a100"}}}}}});
+  }
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceSlice"},
+          {"metadata", {{"name", node + "-gpus"}}},
+          {"spec",
+           {{"driver", "gpu.example.com"},
+            {"nodeName", node},
+            {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
+            {"devices", list}}}};
+}
+
+json Template(const std::string& ns, const std::string& name, const std::string& device_class) {
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceClaimTemplate"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec",
+           {{"spec",
+             {{"devices",
+               {{"requests",
+                 {{{"name", "gpu"}, {"exactly", {{"deviceClassName", device_class}}}}}}}}}}}}};
+}
+
+json PodWithTemplate(const std::string& ns, const std::string& name, const std::string& tmpl) {
+  json pod = Pod(ns, name, "100m");
+  pod["spec"]["resourceClaims"] = {{{"name", "gpu"}, {"resourceClaimTemplateName", tmpl}}};
+  return pod;
+}
+
+class DraTest : public KschedProcessTest {
+ protected:
+  void SetUp() override {
+    KschedProcessTest::SetUp();
+    ASSERT_TRUE(kWithControllers);
+  }
+  void TearDown() override {
+    KschedProcessTest::TearDown();
+    for (const std::string& node : nodes_) {
+      cluster().Kubectl({"delete", "resourceslice", node + "-gpus"});
+      cluster().Kubectl({"delete", "node", node});
+    }
+  }
+  // A namespace of its own, and a node named "<ns>-gpu" with `gpus` GPUs.
+  std::string Namespace(const std::string& ns, int gpus) {
+    Create({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+    nodes_.push_back(ns + "-gpu");
+    Create(Node(nodes_.back(), "8"));
+    Create(GpuSlice(nodes_.back(), gpus));
+    return ns;
+  }
+  std::string NodeOf(const std::string& ns, const std::string& pod) {
+    return Get({"pod", pod, "-n", ns})["spec"].value("nodeName", "");
+  }
+
+  std::vector<std::string> nodes_;
+};
+
+// The controller makes each pod's claim from the template; ksched gives each a GPU until there is
+// none left. When a pod goes, the controller frees its claim and the waiting pod gets the GPU.
+TEST_F(DraTest, TemplateClaimsMadeByTheControllerGetDevicesUntilNoneIsLeft) {
+  const std::string ns = Namespace("dra-template", 2);
+  Create(DeviceClass("dra-template-gpu", "device.driver == \"gpu.example.com\""));
+  Create(Template(ns, "one-gpu", "dra-template-gpu"));
+  StartKsched();
+  for (const char* name : {"w0", "w1"}) Create(PodWithTemplate(ns, name, "one-gpu"));
+  ASSERT_TRUE(Eventually(
+      [&] { return NodeOf(ns, "w0") == ns + "-gpu" && NodeOf(ns, "w1") == ns + "-gpu"; }));
+  // Each pod's claim: made by the controller, owned by the pod, allocated and reserved for it.
+  std::set<std::string> devices;
+  for (const char* name : {"w0", "w1"}) {
+    json pod = Get({"pod", name, "-n", ns});
+    const std::string claim_name = pod["status"]["resourceClaimStatuses"][0]["resourceClaimName"];
+    json claim = Get({"resourceclaim", claim_name, "-n", ns});
+    EXPECT_EQ(claim["metadata"]["ownerReferences"][0]["name"], name);
+    EXPECT_EQ(claim["status"]["reservedFor"][0]["name"], name);
+    devices.insert(
+        claim["status"]["allocation"]["devices"]["results"][0]["device"].get<std::string>());
+  }
+  EXPECT_EQ(devices, (std::set<std::string>{"gpu-0", "gpu-1"}));
+
+  Create(PodWithTemplate(ns, "w2", "one-gpu"));
+  ASSERT_TRUE(Eventually([&] { return !FailedSchedulingNote(ns).empty(); }));
+  EXPECT_THAT(FailedSchedulingNote(ns), ::testing::HasSubstr("cannot allocate all claims"));
+  EXPECT_EQ(NodeOf(ns, "w2"), "");
+
+  ASSERT_EQ(
+      cluster().Kubectl({"delete", "pod", "w0", "-n", ns, "--grace-period=0", "--force"}).exit_code,
+      0);
+  EXPECT_TRUE(Eventually([&] { return NodeOf(ns, "w2") == ns + "-gpu"; }));
+}
+
+// A selector that fails on the cluster's devices ends its pod's attempts with upstream's CEL error;
+// the other pods are scheduled and ksched keeps running.
+TEST_F(DraTest, ABrokenSelectorHoldsBackItsPodOnly) {
+  // Two GPUs: one for "good", and one the broken selector is evaluated on (a device in use is
+  // passed over before any selector, as upstream does).
+  const std::string ns = Namespace("dra-broken", 2);
+  Create(
+      DeviceClass("dra-broken-typo", "device.attributes[\"gpu.example.com\"].modell == \"a100\""));
+  Create(
+      DeviceClass("dra-broken-good", "device.attributes[\"gpu.example.com\"].model == \"a100\""));
+  Create(Template(ns, "typo", "dra-broken-typo"));
+  Create(Template(ns, "good", "dra-broken-good"));
+  StartKsched();
+  Create(PodWithTemplate(ns, "typo", "typo"));
+  Create(PodWithTemplate(ns, "good", "good"));
+  ASSERT_TRUE(Eventually([&] { return NodeOf(ns, "good") == ns + "-gpu"; }));
+  ASSERT_TRUE(Eventually([&] { return !FailedSchedulingNote(ns).empty(); }));
+  EXPECT_THAT(FailedSchedulingNote(ns),
+              ::testing::HasSubstr("class dra-broken-typo: selector #0: CEL runtime error: "));
+  EXPECT_EQ(NodeOf(ns, "typo"), "");
+  // And ksched goes on with the pods that come after.
+  Create(Pod(ns, "plain", "100m"));
+  EXPECT_TRUE(Eventually([&] { return NodeOf(ns, "plain") == ns + "-gpu"; }));
+  EXPECT_EQ(NodeOf(ns, "typo"), "");
+}
+
+}  // namespace
+}  // namespace ksched::testing
