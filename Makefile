@@ -6,7 +6,7 @@ TSAN_DIR ?= build-tsan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps configure build fuzz-build k8s test sanitize tsan demo lint format bench bench-cel bench-decode bench-quick bench-volumes difftest e2e chaos chaos-short image clean
+.PHONY: all deps configure build fuzz-build k8s test sanitize tsan demo lint format bench bench-cel bench-decode bench-quick bench-volumes bench-dra difftest e2e chaos chaos-short image clean
 
 all: build
 
@@ -109,6 +109,12 @@ bench-quick: build k8s
 bench-volumes: build k8s
 	@mkdir -p $(BENCH_OUT)
 	@$(BUILD_DIR)/bench/side_by_side --set volumes --out $(BENCH_OUT)
+
+# scheduler_perf's DRA workload (claims from a template, made by the resourceclaim controller;
+# devices of a driver's ResourceSlices), side by side.
+bench-dra: build k8s
+	@mkdir -p $(BENCH_OUT)
+	@$(BUILD_DIR)/bench/side_by_side --set dra --out $(BENCH_OUT)
 
 # ksched against the upstream kube-scheduler on every scenario file and SEEDS random cases
 # (docs/fidelity.md); the report goes to build/difftest/report.json.

@@ -258,10 +258,10 @@ BENCHMARK_CAPTURE(BM_TeamFilter, library, true)
     ->UseRealTime();
 
 // scheduler_perf's workloads, as BM_Workload/<name>; the churn of SchedulingWithMixedChurn and
-// the volume workloads' claims are API objects, so those run only side by side.
+// the volume and DRA workloads' claims are API objects, so those run only side by side.
 void RegisterWorkloads() {
   for (const Workload& w : PerfWorkloads()) {
-    if (w.churn || !w.volumes.empty()) continue;
+    if (w.churn || !w.volumes.empty() || w.devices_per_node > 0) continue;
     benchmark::RegisterBenchmark(("BM_Workload/" + w.name).c_str(), BM_Workload, w)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1)

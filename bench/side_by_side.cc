@@ -12,7 +12,7 @@
 // The two schedulers read the same KubeSchedulerConfiguration: client QPS and burst 5000 (as
 // scheduler_perf's), no leader election, the default percentageOfNodesToScore.
 //
-//   build/bench/side_by_side [--set default|quick|volumes]
+//   build/bench/side_by_side [--set default|quick|volumes|dra]
 //                            [--workload NAME[:NODES:INIT:MEASURE]]...
 //                            [--runners ceiling,kube-scheduler,ksched] [--out DIR]
 //                            [--in-process scheduling_bench.json] [--profile]
@@ -320,6 +320,29 @@ void AddVolume(const Workload& w, const json& pv_template, const json& pvc_templ
   pod["spec"]["volumes"] = {{{"name", "vol"}, {"persistentVolumeClaim", {{"claimName", claim}}}}};
 }
 
+// The ResourceSlice scheduler_perf's createResourceDriver publishes for a node: devices
+// instance-<i> with its attributes and capacity.
+json DriverSlice(const std::string& node, const Workload& w) {
+  json devices = json::array();
+  for (int i = 0; i < w.devices_per_node; ++i) {
+    devices.push_back({{"name", fmt::format("instance-{}", i)},
+                       {"attributes",
+                        {{"model", {{"string", "A100"}}},
+                         {"family", {{"string", "GPU"}}},
+                         {"driverVersion", {{"version", "1.2.3"}}},
+                         {"dra.example.com/numa", {{"int", i}}}}},
+                       {"capacity", {{"memory", {{"value", "1Gi"}}}}}});
+  }
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceSlice"},
+          {"metadata", {{"name", node}}},
+          {"spec",
+           {{"driver", "test-driver.cdi.k8s.io"},
+            {"nodeName", node},
+            {"pool", {{"name", node}, {"resourceSliceCount", 1}}},
+            {"devices", std::move(devices)}}}};
+}
+
 absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
   WorkloadObjects out;
   absl::StatusOr<json> node = TemplateJson("node");
@@ -380,6 +403,18 @@ absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
     } else {
       out.nodes.push_back(std::move(n));
     }
+  }
+  if (w.devices_per_node > 0) {
+    absl::StatusOr<json> device_class = TemplateJson("deviceclass");
+    absl::StatusOr<json> claim_template = TemplateJson("resourceclaimtemplate");
+    for (const absl::Status& st : {device_class.status(), claim_template.status()}) {
+      if (!st.ok()) return st;
+    }
+    out.setup.push_back(*device_class);
+    for (const char* ns : {kInitNamespace, kMeasureNamespace}) {
+      out.setup.push_back(Named(*claim_template, "test-claim-template", ns));
+    }
+    for (int i = 0; i < w.nodes; ++i) out.storage.push_back(DriverSlice(NodeName(i), w));
   }
   json pv_template, pvc_template;
   if (!w.volumes.empty()) {
@@ -469,11 +504,14 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
                  r.error.c_str());
     return r;
   };
-  // The PV controller binds the WaitForFirstConsumer workload's claims, at scheduler_perf's client
-  // rate (its default, 20 requests/s, would measure the PV controller, not the schedulers).
+  // The PV controller binds the WaitForFirstConsumer workload's claims, and the resourceclaim
+  // controller makes the DRA workloads' claims from their template, at scheduler_perf's client
+  // rate (its default, 20 requests/s, would measure the controller, not the schedulers).
+  const bool dra = w.devices_per_node > 0;
   absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start(
-      {.controller_manager = w.volumes == "local-wffc",
-       .controller_manager_flags = "--kube-api-qps=5000 --kube-api-burst=5000"});
+      {.controller_manager = w.volumes == "local-wffc" || dra,
+       .controller_manager_flags = std::string("--kube-api-qps=5000 --kube-api-burst=5000") +
+                                   (dra ? " --controllers=resourceclaim-controller" : "")});
   if (!cluster.ok()) return fail("starting the control plane", cluster.status());
   absl::StatusOr<client::RestConfig> rest =
       client::LoadRestConfig({.kubeconfig = (*cluster)->kubeconfig()});
@@ -565,14 +603,16 @@ absl::StatusOr<Workload> ParseWorkload(const std::string& arg) {
   return w;
 }
 
-// The sets `make bench`, `make bench-quick` and `make bench-volumes` run. The default set runs
-// SchedulingBasic, PodAntiAffinity and PreemptionBasic at scheduler_perf's sizes, and the others
-// with fewer pods, so that the whole set, three runners each, ends within 20 minutes on 2 cores.
-// The volume set runs scheduler_perf's volume workloads at their 500Nodes sizes.
+// The sets `make bench`, `make bench-quick`, `make bench-volumes` and `make bench-dra` run. The
+// default set runs SchedulingBasic, PodAntiAffinity and PreemptionBasic at scheduler_perf's sizes,
+// and the others with fewer pods, so that the whole set, three runners each, ends within 20 minutes
+// on 2 cores. The volume set runs scheduler_perf's volume workloads at their 500Nodes sizes; the
+// DRA set, SchedulingWithResourceClaimTemplate at its 5000pods_500nodes size.
 std::vector<std::string> WorkloadSet(const std::string& set) {
   if (set == "quick") {
     return {"SchedulingBasic:500:500:2000", "SchedulingPodAntiAffinity:500:100:300"};
   }
+  if (set == "dra") return {"SchedulingWithResourceClaimTemplate"};  // 500 nodes, 2500 + 2500
   if (set == "volumes") {
     return {"SchedulingInTreePVs:500:500:1000", "SchedulingMigratedInTreePVs:500:500:1000",
             "SchedulingCSIPVs:500:500:1000", "SchedulingWaitForFirstConsumerPVs"};  // 100 nodes
@@ -594,8 +634,8 @@ int Main(int argc, char** argv) {
   bool profile = false;
   std::vector<std::string> workload_args;
   std::string runners = "ceiling,kube-scheduler,ksched";
-  app.add_option("--set", set, "default, quick or volumes")
-      ->check(CLI::IsMember({"default", "quick", "volumes"}));
+  app.add_option("--set", set, "default, quick, volumes or dra")
+      ->check(CLI::IsMember({"default", "quick", "volumes", "dra"}));
   app.add_option("--workload", workload_args,
                  "NAME or NAME:NODES:INIT:MEASURE, repeatable; replaces the set");
   app.add_option("--runners", runners, "comma-separated, in the order they run");

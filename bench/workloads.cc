@@ -85,6 +85,16 @@ const std::vector<Workload>& PerfWorkloads() {
        .init_pods = 100,
        .measure_pods = 300,
        .volumes = "local-wffc"},
+      // DRA, at its 5000pods_500nodes size; 56 pods/s is the threshold with queueing hints, which
+      // kube-scheduler 1.36 has on.
+      {.name = "SchedulingWithResourceClaimTemplate",
+       .nodes = 500,
+       .init_template = "pod-with-claim-template",
+       .init_pods = 2500,
+       .measure_template = "pod-with-claim-template",
+       .measure_pods = 2500,
+       .threshold = 56,
+       .devices_per_node = 10},
   };
   return *workloads;
 }

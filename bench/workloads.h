@@ -47,6 +47,12 @@ struct Workload {
   // kubernetes.io/aws-ebs as migrated when `migrated`, as scheduler_perf's nodeAllocatableStrategy.
   int csi_attach_limit = 0;
   bool migrated = false;
+  // The DRA workloads (v1.36.3's dra/performance-config.yaml): each node has a ResourceSlice of
+  // test-driver.cdi.k8s.io with this many devices (scheduler_perf's maxClaimsPerNode, its
+  // createResourceDriver), DeviceClass test-class selects them, and every pod has a claim of the
+  // namespace's ResourceClaimTemplate (bench/templates/resourceclaimtemplate.yaml), which
+  // kube-controller-manager's resourceclaim controller, run for these workloads, makes. 0: none.
+  int devices_per_node = 0;
 };
 
 // The workloads at the sizes of scheduler_perf's performance runs (PreemptionBasic at 500 nodes,

@@ -39,6 +39,9 @@ inline std::string CollectionOf(const nlohmann::json& o) {
   if (kind == "ResourceClaim") {
     return fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims", ns);
   }
+  if (kind == "ResourceClaimTemplate") {
+    return fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaimtemplates", ns);
+  }
   if (kind == "PodDisruptionBudget") {
     return fmt::format("/apis/policy/v1/namespaces/{}/poddisruptionbudgets", ns);
   }
