@@ -70,6 +70,18 @@ std::string UnsupportedIn(const api::ResourceClaim& claim) {
                      spec.empty() ? status.front() : spec.front());
 }
 
+// Whether one of the pod's claims, as its spec and status name them, is `claim`.
+bool NamesClaim(const api::Pod& pod, const api::ResourceClaim& claim) {
+  if (claim.metadata.namespace_ != pod.metadata.namespace_) return false;
+  for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
+    if (pc.resource_claim_name && *pc.resource_claim_name == claim.metadata.name) return true;
+  }
+  for (const api::PodResourceClaimStatus& st : pod.status.resource_claim_statuses) {
+    if (st.resource_claim_name && *st.resource_claim_name == claim.metadata.name) return true;
+  }
+  return false;
+}
+
 Status CheckClass(const DraLister& dra, const std::string& class_name, const std::string& request) {
   if (class_name.empty()) {
     return Status::Error(fmt::format("request {}: unsupported request type", request));
@@ -117,12 +129,20 @@ std::shared_ptr<const DeviceSet> ClaimTracker::AllocatedDevices() const {
   std::vector<std::shared_ptr<const api::ResourceClaim>> claims = lister_.ListResourceClaims();
   absl::MutexLock lock(&mu_);
   auto devices = std::make_shared<DeviceSet>();
-  for (auto& claim : claims) {
-    std::shared_ptr<const api::ResourceClaim> seen = Overlay(std::move(claim));
-    if (seen->allocation) AddAllocatedDevices(*seen->allocation, devices.get());
+  for (const auto& claim : claims) {
+    if (claim->allocation) AddAllocatedDevices(*claim->allocation, devices.get());
   }
-  for (const auto& [uid, claim] : in_flight_)
+  // What PreBind wrote and the informer does not show yet (only ever an allocation more).
+  for (const auto& [key, w] : written_) {
+    std::shared_ptr<const api::ResourceClaim> stored =
+        lister_.GetResourceClaim(w.claim->metadata.namespace_, w.claim->metadata.name);
+    if (stored && stored->metadata.resource_version == w.read_version && w.claim->allocation) {
+      AddAllocatedDevices(*w.claim->allocation, devices.get());
+    }
+  }
+  for (const auto& [uid, claim] : in_flight_) {
     AddAllocatedDevices(*claim->allocation, devices.get());
+  }
   allocated_ = std::move(devices);
   allocated_claims_ = generation;
   allocated_changes_ = changes_;
@@ -408,6 +428,11 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
     claim.allocation = *s->allocations[i];
     tracker_.SetInFlight(std::make_shared<const api::ResourceClaim>(std::move(claim)));
   }
+  // Filter's findings and the allocator (its snapshot of the devices in use) served their turn:
+  // a pod waiting for its binding holds only its own allocations.
+  s->allocator.reset();
+  absl::MutexLock lock(&s->mu);
+  s->by_node.clear();
   return Status();
 }
 
@@ -466,11 +491,14 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
     const api::ResourceClaim* old_claim = e.storage.resource_claim.old_obj;
     const api::ResourceClaim* claim = e.storage.resource_claim.new_obj;
     if (claim == nullptr) return QueueingHint::kQueue;
+    // Upstream's order (a pod whose claims are not all there skips; a deallocation queues; a
+    // claim the pod does not use skips), with the names checked first: a claim event meets every
+    // pending pod, and most have nothing to do with it.
+    const bool deallocated = old_claim != nullptr && old_claim->allocation && !claim->allocation;
+    if (!deallocated && !NamesClaim(pod, *claim)) return QueueingHint::kQueueSkip;
     absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> claims = PodClaims(pod);
     if (!claims.ok()) return QueueingHint::kQueueSkip;
-    if (old_claim != nullptr && old_claim->allocation && !claim->allocation) {
-      return QueueingHint::kQueue;  // Deallocated: its devices are free.
-    }
+    if (deallocated) return QueueingHint::kQueue;  // Its devices are free.
     bool uses = std::any_of(claims->begin(), claims->end(),
                             [&](const auto& c) { return c->metadata.uid == claim->metadata.uid; });
     if (!uses) return QueueingHint::kQueueSkip;
