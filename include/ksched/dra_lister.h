@@ -34,6 +34,10 @@ class DraLister {
   // changed since.
   virtual uint64_t ClaimsGeneration() const = 0;
   virtual uint64_t DevicesGeneration() const = 0;
+  // Whether a claim's allocation holds this device (results with admin access do not), as the
+  // claims are now: kept up to date with every change, so that a question costs one lookup.
+  virtual bool DeviceAllocated(std::string_view driver, std::string_view pool,
+                               std::string_view device) const = 0;
 };
 
 }  // namespace ksched

@@ -1,5 +1,8 @@
 #include "src/api/listers.h"
 
+#include <tuple>
+
+#include "absl/hash/hash.h"
 #include "fmt/format.h"
 
 namespace ksched {
@@ -27,6 +30,39 @@ void StorageObjects::SetUnreadable(std::string_view kind, std::string_view key,
     unreadable_[k] = error;
   }
   unreadable_changes_.fetch_add(1, std::memory_order_relaxed);
+}
+
+DraObjects::DraObjects() {
+  resource_claims.OnChange([this](const api::ResourceClaim* old, const api::ResourceClaim* now) {
+    ClaimChanged(old, now);
+  });
+}
+
+size_t DraObjects::DeviceHash::operator()(const DeviceView& d) const {
+  return absl::Hash<std::tuple<std::string_view, std::string_view, std::string_view>>{}(
+      std::tuple(d.driver, d.pool, d.device));
+}
+
+void DraObjects::ClaimChanged(const api::ResourceClaim* old, const api::ResourceClaim* now) {
+  absl::MutexLock lock(&allocated_mu_);
+  auto count = [&](const api::ResourceClaim* claim, int delta) {
+    if (claim == nullptr || !claim->allocation) return;
+    for (const api::DeviceRequestAllocationResult& r : claim->allocation->results) {
+      if (r.admin_access) continue;  // Not counted as allocated, as upstream's tracker.
+      auto it = allocated_.find(DeviceView{r.driver, r.pool, r.device});
+      if (it == allocated_.end())
+        it = allocated_.emplace(Device{r.driver, r.pool, r.device}, 0).first;
+      if ((it->second += delta) <= 0) allocated_.erase(it);
+    }
+  };
+  count(old, -1);
+  count(now, +1);
+}
+
+bool DraObjects::DeviceAllocated(std::string_view driver, std::string_view pool,
+                                 std::string_view device) const {
+  absl::ReaderMutexLock lock(&allocated_mu_);
+  return allocated_.contains(DeviceView{driver, pool, device});
 }
 
 }  // namespace ksched

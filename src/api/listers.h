@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -39,14 +40,18 @@ class ObjectStore {
   std::shared_ptr<const T> Set(std::shared_ptr<const T> obj) {
     absl::MutexLock lock(&mu_);
     changes_.fetch_add(1, std::memory_order_release);
+    const T* now = obj.get();
     const api::ObjectMeta& m = obj->metadata;
+    std::shared_ptr<const T> old;
     if (auto it =
             objects_.find(std::pair<std::string_view, std::string_view>(m.namespace_, m.name));
         it != objects_.end()) {
-      return std::exchange(it->second, std::move(obj));
+      old = std::exchange(it->second, std::move(obj));
+    } else {
+      objects_.emplace(std::pair(m.namespace_, m.name), std::move(obj));
     }
-    objects_.emplace(std::pair(m.namespace_, m.name), std::move(obj));
-    return nullptr;
+    if (on_change_) on_change_(old.get(), now);
+    return old;
   }
   // Removes the object of this namespace and name; returns it, or nullptr if there was none.
   std::shared_ptr<const T> Remove(std::string_view ns, std::string_view name) {
@@ -56,8 +61,13 @@ class ObjectStore {
     if (it == objects_.end()) return nullptr;
     std::shared_ptr<const T> old = std::move(it->second);
     objects_.erase(it);
+    if (on_change_) on_change_(old.get(), nullptr);
     return old;
   }
+  // Called under the store's lock on every Set and Remove with the object before and after
+  // (nullptr: none), so that an index kept by the owner is always in step with the store. Set
+  // before the first write.
+  void OnChange(std::function<void(const T* old, const T* now)> fn) { on_change_ = std::move(fn); }
   // A cluster-scoped object, by name.
   std::shared_ptr<const T> Remove(std::string_view name) { return Remove("", name); }
   std::shared_ptr<const T> Remove(const T& obj) {
@@ -110,6 +120,7 @@ class ObjectStore {
     }
   };
   mutable absl::Mutex mu_;
+  std::function<void(const T*, const T*)> on_change_;
   // A B-tree: its entries sit in arrays, with no allocation of their own.
   absl::btree_map<std::pair<std::string, std::string>, std::shared_ptr<const T>, KeyLess> objects_
       ABSL_GUARDED_BY(mu_);
@@ -175,6 +186,7 @@ class StorageObjects final : public StorageLister {
 // Thread safety: all methods may be called concurrently.
 class DraObjects final : public DraLister {
  public:
+  DraObjects();
   std::shared_ptr<const api::ResourceClaim> GetResourceClaim(std::string_view ns,
                                                              std::string_view name) const override {
     return resource_claims.Get(ns, name);
@@ -189,6 +201,8 @@ class DraObjects final : public DraLister {
     return resource_slices.ListAll();
   }
   uint64_t ClaimsGeneration() const override { return resource_claims.changes(); }
+  bool DeviceAllocated(std::string_view driver, std::string_view pool,
+                       std::string_view device) const override;
   uint64_t DevicesGeneration() const override {
     return resource_slices.changes() + device_classes.changes();
   }
@@ -197,6 +211,34 @@ class DraObjects final : public DraLister {
   ObjectStore<api::ResourceSlice> resource_slices;
   ObjectStore<api::ResourceClaim> resource_claims;
   ObjectStore<api::ResourceClaimTemplate> resource_claim_templates;
+
+ private:
+  // The claims' allocated devices (upstream's allocated-devices tracker), kept in step with
+  // resource_claims: how many claims hold each, by driver, pool and device.
+  struct Device {
+    std::string driver, pool, device;
+  };
+  struct DeviceView {
+    std::string_view driver, pool, device;
+  };
+  struct DeviceHash {
+    using is_transparent = void;
+    size_t operator()(const Device& d) const {
+      return (*this)(DeviceView{d.driver, d.pool, d.device});
+    }
+    size_t operator()(const DeviceView& d) const;
+  };
+  struct DeviceEq {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return std::string_view(a.driver) == b.driver && std::string_view(a.pool) == b.pool &&
+             std::string_view(a.device) == b.device;
+    }
+  };
+  void ClaimChanged(const api::ResourceClaim* old, const api::ResourceClaim* now);
+  mutable absl::Mutex allocated_mu_;
+  absl::flat_hash_map<Device, int, DeviceHash, DeviceEq> allocated_ ABSL_GUARDED_BY(allocated_mu_);
 };
 
 // Every store a source keeps for the scheduler's plugins.

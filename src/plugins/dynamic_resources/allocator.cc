@@ -309,7 +309,8 @@ class Search {
   absl::StatusOr<bool> AllocateDevice(const Indices& r, const DeviceRef& ref, bool must);
   void Undo(const Indices& r, const DeviceRef& ref);
   bool InUse(const DeviceId& id) const {
-    return a_.allocated_->contains(id) || InUseByAnyClaim(id);
+    return a_.allocated_->contains(id) || InUseByAnyClaim(id) ||
+           a_.classes_.DeviceAllocated(id.driver, id.pool, id.device);
   }
   bool InUseByAnyClaim(const DeviceId& id) const {
     auto it = allocating_.find(id);

@@ -48,7 +48,7 @@ struct DeviceId {
 };
 using DeviceSet = absl::flat_hash_set<DeviceId>;
 
-// The devices claims hold (admin access excepted, as upstream's allocated-devices tracker).
+// The devices an allocation holds (admin access excepted, as DraLister::DeviceAllocated).
 void AddAllocatedDevices(const api::AllocationResult& allocation, DeviceSet* out);
 
 // Compiled device selectors and their verdicts on each slice's devices.
@@ -76,8 +76,8 @@ class SelectorCache {
 
 class Allocator {
  public:
-  // `allocated`: the devices in use (claims' allocations, and those Reserve made and PreBind has
-  // not written yet).
+  // In use: the devices `classes` says claims hold (DraLister::DeviceAllocated), and `allocated`
+  // (those Reserve made and PreBind has not written, or the informer does not show yet).
   Allocator(const DraLister& classes, std::vector<std::shared_ptr<const api::ResourceSlice>> slices,
             std::shared_ptr<const DeviceSet> allocated, SelectorCache& selectors);
 

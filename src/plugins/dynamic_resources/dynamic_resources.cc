@@ -118,7 +118,7 @@ std::shared_ptr<const api::ResourceClaim> ClaimTracker::Get(std::string_view ns,
   return Overlay(std::move(stored));
 }
 
-std::shared_ptr<const DeviceSet> ClaimTracker::AllocatedDevices() const {
+std::shared_ptr<const DeviceSet> ClaimTracker::PendingDevices() const {
   const uint64_t generation = lister_.ClaimsGeneration();
   {
     absl::ReaderMutexLock lock(&mu_);
@@ -126,12 +126,8 @@ std::shared_ptr<const DeviceSet> ClaimTracker::AllocatedDevices() const {
       return allocated_;
     }
   }
-  std::vector<std::shared_ptr<const api::ResourceClaim>> claims = lister_.ListResourceClaims();
   absl::MutexLock lock(&mu_);
   auto devices = std::make_shared<DeviceSet>();
-  for (const auto& claim : claims) {
-    if (claim->allocation) AddAllocatedDevices(*claim->allocation, devices.get());
-  }
   // What PreBind wrote and the informer does not show yet (only ever an allocation more).
   for (const auto& [key, w] : written_) {
     std::shared_ptr<const api::ResourceClaim> stored =
@@ -291,7 +287,7 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   }
   if (to_allocate) {
     s->allocator = std::make_shared<const Allocator>(dra, dra.ListResourceSlices(),
-                                                     tracker_.AllocatedDevices(), selectors_);
+                                                     tracker_.PendingDevices(), selectors_);
   }
   s->claims = *std::move(claims);
   return Status();

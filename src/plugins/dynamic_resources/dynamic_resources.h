@@ -44,8 +44,9 @@ class ClaimTracker {
  public:
   explicit ClaimTracker(const DraLister& lister) : lister_(lister) {}
   std::shared_ptr<const api::ResourceClaim> Get(std::string_view ns, std::string_view name) const;
-  // The devices of every claim's allocation and of those in flight.
-  std::shared_ptr<const DeviceSet> AllocatedDevices() const;
+  // The devices allocated that the lister's claims do not show (DraLister::DeviceAllocated): those
+  // in flight, and those PreBind wrote that the informer has not brought yet.
+  std::shared_ptr<const DeviceSet> PendingDevices() const;
   bool InFlight(std::string_view uid) const;
   void SetInFlight(std::shared_ptr<const api::ResourceClaim> allocated);
   // Whether there was one to remove.
@@ -67,7 +68,7 @@ class ClaimTracker {
   std::map<std::string, std::shared_ptr<const api::ResourceClaim>, std::less<>> in_flight_
       ABSL_GUARDED_BY(mu_);  // By uid.
   uint64_t changes_ ABSL_GUARDED_BY(mu_) = 0;
-  // AllocatedDevices' last answer, and the generations it was computed at.
+  // PendingDevices' last answer, and the generations it was computed at.
   mutable std::shared_ptr<const DeviceSet> allocated_ ABSL_GUARDED_BY(mu_);
   mutable uint64_t allocated_claims_ ABSL_GUARDED_BY(mu_) = 0;
   mutable uint64_t allocated_changes_ ABSL_GUARDED_BY(mu_) = 0;

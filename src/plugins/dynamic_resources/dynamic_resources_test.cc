@@ -165,7 +165,7 @@ TEST_F(DynamicResourcesClaimsTest, DevicesAreAllocatedReservedAndWritten) {
   EXPECT_EQ(written.reserved_for[0].uid, "pa-uid");
   // No longer in flight, but allocated: still taken.
   EXPECT_FALSE(plugin_.tracker().InFlight("a-uid"));
-  EXPECT_TRUE(plugin_.tracker().AllocatedDevices()->contains({"gpu.example.com", "n1", "g0"}));
+  EXPECT_TRUE(handle_.dra().DeviceAllocated("gpu.example.com", "n1", "g0"));
   CycleState sb2;
   EXPECT_THAT(Filter(sb2, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
 
@@ -205,7 +205,8 @@ TEST_F(DynamicResourcesClaimsTest, UnreserveReleasesTheDevicesAndTheReservation)
   EXPECT_EQ(st.code(), Code::kError);
   EXPECT_EQ(st.Message(), "add allocation and reservation to claim default/b: connection refused");
   plugin_.Unreserve(sb, pb, "n2");
-  EXPECT_FALSE(plugin_.tracker().AllocatedDevices()->contains({"gpu.example.com", "n2", "g0"}));
+  EXPECT_FALSE(plugin_.tracker().PendingDevices()->contains({"gpu.example.com", "n2", "g0"}));
+  EXPECT_FALSE(handle_.dra().DeviceAllocated("gpu.example.com", "n2", "g0"));
 }
 
 TEST_F(DynamicResourcesClaimsTest, AClaimAllocatedElsewhereIsDeallocatedByPostFilter) {
