@@ -45,18 +45,19 @@ size_t DraObjects::DeviceHash::operator()(const DeviceView& d) const {
 
 void DraObjects::ClaimChanged(const api::ResourceClaim* old, const api::ResourceClaim* now) {
   absl::MutexLock lock(&allocated_mu_);
-  auto count = [&](const api::ResourceClaim* claim, int delta) {
-    if (claim == nullptr || !claim->allocation) return;
-    for (const api::DeviceRequestAllocationResult& r : claim->allocation->results) {
-      if (r.admin_access) continue;  // Not counted as allocated, as upstream's tracker.
-      auto it = allocated_.find(DeviceView{r.driver, r.pool, r.device});
-      if (it == allocated_.end())
-        it = allocated_.emplace(Device{r.driver, r.pool, r.device}, 0).first;
-      if ((it->second += delta) <= 0) allocated_.erase(it);
-    }
-  };
-  count(old, -1);
-  count(now, +1);
+  CountDevices(old, -1);
+  CountDevices(now, +1);
+}
+
+void DraObjects::CountDevices(const api::ResourceClaim* claim, int delta) {
+  if (claim == nullptr || !claim->allocation) return;
+  for (const api::DeviceRequestAllocationResult& r : claim->allocation->results) {
+    if (r.admin_access) continue;  // Not counted as allocated, as upstream's tracker.
+    auto it = allocated_.find(DeviceView{r.driver, r.pool, r.device});
+    if (it == allocated_.end())
+      it = allocated_.emplace(Device{r.driver, r.pool, r.device}, 0).first;
+    if ((it->second += delta) <= 0) allocated_.erase(it);
+  }
 }
 
 bool DraObjects::DeviceAllocated(std::string_view driver, std::string_view pool,

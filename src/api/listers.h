@@ -237,6 +237,8 @@ class DraObjects final : public DraLister {
     }
   };
   void ClaimChanged(const api::ResourceClaim* old, const api::ResourceClaim* now);
+  void CountDevices(const api::ResourceClaim* claim, int delta)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(allocated_mu_);
   mutable absl::Mutex allocated_mu_;
   absl::flat_hash_map<Device, int, DeviceHash, DeviceEq> allocated_ ABSL_GUARDED_BY(allocated_mu_);
 };
