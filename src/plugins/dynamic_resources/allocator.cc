@@ -15,8 +15,6 @@ namespace {
 // resourceapi.AllocationResultsMaxSize: the devices one claim may get.
 constexpr int kAllocationResultsMaxSize = 32;
 
-std::string KObj(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
-
 std::string Unsupported(std::string_view what, const std::vector<std::string>& paths) {
   return fmt::format("{}: {} is not supported by ksched yet", what, paths.front());
 }
@@ -297,10 +295,9 @@ class Search {
 
   absl::StatusOr<RequestData> Validate(const api::DeviceRequest& base,
                                        const api::DeviceSubRequest& request, bool sub,
-                                       size_t claim);
+                                       const Indices& r);
   absl::StatusOr<bool> IsSelectable(const Indices& r, const RequestData& data,
-                                    const api::ResourceSlice& slice, int device_index,
-                                    const DeviceId& id);
+                                    const api::ResourceSlice& slice, int device_index);
   absl::StatusOr<bool> SelectorsMatch(size_t claim, const api::DeviceClass* device_class,
                                       const std::vector<std::string>& selectors,
                                       const api::ResourceSlice& slice, int device_index);
@@ -341,8 +338,8 @@ class Search {
 
 absl::StatusOr<Search::RequestData> Search::Validate(const api::DeviceRequest& base,
                                                      const api::DeviceSubRequest& request, bool sub,
-                                                     size_t claim) {
-  const std::string claim_name = KObj(claims_[claim]->metadata);
+                                                     const Indices& r) {
+  const std::string claim_name = api::KeyOf(claims_[r.claim]->metadata);
   RequestData data{.base = &base, .request = &request, .sub = sub};
   if (request.device_class_name.empty()) {
     return absl::InvalidArgumentError(
@@ -385,19 +382,12 @@ absl::StatusOr<Search::RequestData> Search::Validate(const api::DeviceRequest& b
     }
     for (const api::ResourceSlice* slice : pool.slices) {
       for (int i = 0; i < static_cast<int>(slice->devices.size()); ++i) {
-        DeviceId id{pool.driver, pool.name, slice->devices[i].name};
-        absl::StatusOr<bool> selectable =
-            SelectorsMatch(claim, data.device_class.get(), data.device_class->selectors, *slice, i);
-        if (selectable.ok() && *selectable) {
-          selectable = SelectorsMatch(claim, nullptr, request.selectors, *slice, i);
-        }
-        if (selectable.ok() && *selectable && slice->per_device_node_selection) {
-          const api::Device& d = slice->devices[i];
-          selectable =
-              NodeMatches(node_, d.node_name, d.all_nodes.value_or(false), d.node_selector);
-        }
+        absl::StatusOr<bool> selectable = IsSelectable(r, data, *slice, i);
         if (!selectable.ok()) return selectable.status();
-        if (*selectable) data.all_devices.push_back({id, &slice->devices[i], slice, i});
+        if (*selectable) {
+          data.all_devices.push_back(
+              {{pool.driver, pool.name, slice->devices[i].name}, &slice->devices[i], slice, i});
+        }
       }
     }
   }
@@ -409,8 +399,9 @@ absl::StatusOr<bool> Search::SelectorsMatch(size_t claim, const api::DeviceClass
                                             const std::vector<std::string>& selectors,
                                             const api::ResourceSlice& slice, int device_index) {
   for (size_t i = 0; i < selectors.size(); ++i) {
-    std::string owner = device_class ? fmt::format("class {}", device_class->metadata.name)
-                                     : fmt::format("claim {}", KObj(claims_[claim]->metadata));
+    std::string owner = device_class
+                            ? fmt::format("class {}", device_class->metadata.name)
+                            : fmt::format("claim {}", api::KeyOf(claims_[claim]->metadata));
     absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> verdicts =
         a_.selectors_.Evaluate(selectors[i], slice);
     if (!verdicts.ok()) {
@@ -431,9 +422,7 @@ absl::StatusOr<bool> Search::SelectorsMatch(size_t claim, const api::DeviceClass
 }
 
 absl::StatusOr<bool> Search::IsSelectable(const Indices& r, const RequestData& data,
-                                          const api::ResourceSlice& slice, int device_index,
-                                          const DeviceId& id) {
-  (void)id;
+                                          const api::ResourceSlice& slice, int device_index) {
   const api::Device* device = &slice.devices[device_index];
   const uint64_t key = (uint64_t{r.claim} << 40) | (uint64_t{r.request} << 20) | r.sub;
   if (auto it = matches_.find({device, key}); it != matches_.end()) return it->second;
@@ -473,7 +462,7 @@ absl::StatusOr<bool> Search::AllocateDevice(const Indices& r, const DeviceRef& r
         return absl::InvalidArgumentError(fmt::format(
             "claim {}, request {}: cannot add device {}/{}/{} because a claim constraint would not "
             "be satisfied",
-            KObj(claims_[r.claim]->metadata),
+            api::KeyOf(claims_[r.claim]->metadata),
             data.request->name.empty() ? data.base->name : data.request->name, ref.id.driver,
             ref.id.pool, ref.id.device));
       }
@@ -552,7 +541,7 @@ absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub,
                       &slice,
                       static_cast<int>(d)};
         if (data.AdminAccess() ? InUseByClaim(ref.id, r.claim) : InUse(ref.id)) continue;
-        absl::StatusOr<bool> selectable = IsSelectable(r, data, slice, static_cast<int>(d), ref.id);
+        absl::StatusOr<bool> selectable = IsSelectable(r, data, slice, static_cast<int>(d));
         if (!selectable.ok()) return selectable.status();
         if (!*selectable) continue;
         absl::StatusOr<bool> ok = AllocateDevice(r, ref, false);
@@ -675,24 +664,28 @@ absl::StatusOr<Allocator::Outcome> Search::Run() {
   for (size_t c = 0; c < claims_.size(); ++c) {
     const api::ResourceClaim& claim = *claims_[c];
     int min_devices = 0;
-    for (const api::DeviceRequest& request : claim.spec.requests) {
+    for (size_t r = 0; r < claim.spec.requests.size(); ++r) {
+      const api::DeviceRequest& request = claim.spec.requests[r];
       std::vector<RequestData>& alternatives = requests_[c].emplace_back();
       if (request.exactly) {
-        absl::StatusOr<RequestData> data = Validate(request, *request.exactly, false, c);
+        absl::StatusOr<RequestData> data =
+            Validate(request, *request.exactly, false, {.claim = c, .request = r});
         if (!data.ok()) return data.status();
         min_devices += data->num_devices;
         alternatives.push_back(*std::move(data));
       } else {
         int min_alternative = INT32_MAX;
-        for (const api::DeviceSubRequest& sub : request.first_available) {
-          absl::StatusOr<RequestData> data = Validate(request, sub, true, c);
+        for (size_t k = 0; k < request.first_available.size(); ++k) {
+          absl::StatusOr<RequestData> data = Validate(request, request.first_available[k], true,
+                                                      {.claim = c, .request = r, .sub = k});
           if (!data.ok()) return data.status();
           min_alternative = std::min(min_alternative, data->num_devices);
           alternatives.push_back(*std::move(data));
         }
         if (alternatives.empty()) {
-          return absl::InvalidArgumentError(fmt::format(
-              "claim {}, request {}: unknown request type", KObj(claim.metadata), request.name));
+          return absl::InvalidArgumentError(
+              fmt::format("claim {}, request {}: unknown request type", api::KeyOf(claim.metadata),
+                          request.name));
         }
         min_devices += min_alternative;
       }
@@ -701,14 +694,14 @@ absl::StatusOr<Allocator::Outcome> Search::Run() {
     if (min_devices > kAllocationResultsMaxSize) {
       return absl::InvalidArgumentError(
           fmt::format("claim {}: number of requested devices {} exceeds the claim limit of {}",
-                      KObj(claim.metadata), min_devices, kAllocationResultsMaxSize));
+                      api::KeyOf(claim.metadata), min_devices, kAllocationResultsMaxSize));
     }
     for (size_t i = 0; i < claim.spec.constraints.size(); ++i) {
       const api::DeviceConstraint& constraint = claim.spec.constraints[i];
       if (!constraint.match_attribute) {
         return absl::InvalidArgumentError(
             fmt::format("claim {}, constraint #{}: empty constraint (unsupported constraint type?)",
-                        KObj(claim.metadata), i));
+                        api::KeyOf(claim.metadata), i));
       }
       constraints_[c].push_back(
           {.requests = {constraint.requests.begin(), constraint.requests.end()},

@@ -19,8 +19,6 @@ namespace {
 constexpr size_t kReservedForMaxSize = 256;
 constexpr int64_t kFirstAvailableMaxSize = 8;
 
-std::string KObj(const api::ObjectMeta& m) { return m.namespace_ + "/" + m.name; }
-
 // The cycle's state (upstream's stateData).
 struct State final : StateData {
   // The pod's claims (replaced by what PreBind wrote), and per claim: where an allocated one is
@@ -66,8 +64,8 @@ std::string UnsupportedIn(const api::ResourceClaim& claim) {
   const std::vector<std::string>& spec = claim.spec.unsupported;
   const std::vector<std::string>& status = claim.unsupported;
   if (spec.empty() && status.empty()) return "";
-  return fmt::format("resource claim {}: {} is not supported by ksched yet", KObj(claim.metadata),
-                     spec.empty() ? status.front() : spec.front());
+  return fmt::format("resource claim {}: {} is not supported by ksched yet",
+                     api::KeyOf(claim.metadata), spec.empty() ? status.front() : spec.front());
 }
 
 // Whether one of the pod's claims, as its spec and status name them, is `claim`.
@@ -184,7 +182,7 @@ void ClaimTracker::Written(api::ResourceClaim written, std::string read_version)
 absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> DynamicResources::PodClaims(
     const api::Pod& pod) const {
   std::vector<std::shared_ptr<const api::ResourceClaim>> out;
-  const std::string pod_name = KObj(pod.metadata);
+  const std::string pod_name = api::KeyOf(pod.metadata);
   for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
     std::optional<std::string> name;
     bool must_check_owner = false;
@@ -218,7 +216,7 @@ absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> DynamicRe
     if (must_check_owner && !ControlledBy(claim->metadata, pod)) {
       return absl::FailedPreconditionError(
           fmt::format("ResourceClaim {} was not created for Pod {} (Pod is not owner)",
-                      KObj(claim->metadata), pod_name));
+                      api::KeyOf(claim->metadata), pod_name));
     }
     out.push_back(std::move(claim));
   }
@@ -263,7 +261,7 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     to_allocate = true;
     if (tracker_.InFlight(claim.metadata.uid)) {
       return Status::UnschedulableAndUnresolvable(fmt::format(
-          "resource claim {} is in the process of being allocated", KObj(claim.metadata)));
+          "resource claim {} is in the process of being allocated", api::KeyOf(claim.metadata)));
     }
     for (const api::DeviceRequest& request : claim.spec.requests) {
       if (request.exactly) {
@@ -280,8 +278,8 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
         }
       } else {
         return Status::UnschedulableAndUnresolvable(
-            fmt::format("resource claim {}, request {}: unknown request type", KObj(claim.metadata),
-                        request.name));
+            fmt::format("resource claim {}, request {}: unknown request type",
+                        api::KeyOf(claim.metadata), request.name));
       }
     }
   }
@@ -440,7 +438,7 @@ void DynamicResources::Unreserve(CycleState& state, const api::Pod& pod, std::st
     if (claim->allocation && ReservedFor(*claim, pod)) {
       if (absl::Status st = handle_.writer().UnreserveResourceClaim(*claim, pod.metadata.uid);
           !st.ok()) {
-        KLOG_ERROR("unreserve", {"resourceclaim", KObj(claim->metadata)},
+        KLOG_ERROR("unreserve", {"resourceclaim", api::KeyOf(claim->metadata)},
                    {"err", std::string(AsStd(st.message()))});
       }
     }
@@ -476,7 +474,7 @@ Status DynamicResources::PreBind(CycleState& state, const api::Pod& pod, std::st
     if (!written.ok()) {
       return Status::Error(fmt::format(
           "{} to claim {}: {}", allocation ? "add allocation and reservation" : "add reservation",
-          KObj(claim.metadata), AsStd(written.status().message())));
+          api::KeyOf(claim.metadata), AsStd(written.status().message())));
     }
   }
   return Status();
