@@ -24,6 +24,7 @@
 #include <fstream>
 #include <functional>
 #include <optional>
+#include <random>
 #include <set>
 #include <thread>
 
@@ -98,6 +99,11 @@ class BindWatcher {
     absl::MutexLock lock(&mu_);
     return last_;
   }
+  // The second (Unix time) at which each pod was first seen bound.
+  std::vector<int64_t> seen_seconds() {
+    absl::MutexLock lock(&mu_);
+    return seen_seconds_;
+  }
   // How many times the watch was opened.
   int watches() {
     absl::MutexLock lock(&mu_);
@@ -153,7 +159,10 @@ class BindWatcher {
         continue;
       }
       std::string_view name = FirstString(line, "\"name\":\"");
-      if (!name.empty() && bound_.emplace(name).second) last_ = Clock::now();
+      if (!name.empty() && bound_.emplace(name).second) {
+        last_ = Clock::now();
+        seen_seconds_.push_back(absl::ToUnixSeconds(absl::Now()));
+      }
     }
     buffer_.erase(0, start);
   }
@@ -168,6 +177,7 @@ class BindWatcher {
   std::string resource_version_ ABSL_GUARDED_BY(mu_);
   std::set<std::string, std::less<>> bound_ ABSL_GUARDED_BY(mu_);
   SteadyTime last_ ABSL_GUARDED_BY(mu_);
+  std::vector<int64_t> seen_seconds_ ABSL_GUARDED_BY(mu_);
   std::shared_ptr<client::HttpClient::Stream> stream_;
 };
 
@@ -343,6 +353,38 @@ json DriverSlice(const std::string& node, const Workload& w) {
             {"devices", std::move(devices)}}}};
 }
 
+// Workload::init_claims claims, each allocated a device of a node picked at random (seeded, so
+// that every runner gets the same), as scheduler_perf's allocResourceClaims picks them.
+absl::StatusOr<std::vector<json>> AllocatedClaims(const Workload& w) {
+  std::vector<json> out;
+  if (w.init_claims == 0) return out;
+  if (w.init_claims > w.nodes * w.devices_per_node) {
+    return absl::InvalidArgumentError(fmt::format("{}: {} claims for {} devices", w.name,
+                                                  w.init_claims, w.nodes * w.devices_per_node));
+  }
+  absl::StatusOr<json> claim_template = TemplateJson("resourceclaim");
+  if (!claim_template.ok()) return claim_template.status();
+  std::mt19937 random(1);
+  std::vector<int> used(w.nodes, 0);  // Devices instance-0 .. instance-<used - 1> are taken.
+  for (int i = 0; i < w.init_claims; ++i) {
+    int node = std::uniform_int_distribution<int>(0, w.nodes - 1)(random);
+    while (used[node] == w.devices_per_node) node = (node + 1) % w.nodes;
+    const std::string name = NodeName(node);
+    json claim = Named(*claim_template, fmt::format("test-claim-{}", i), kInitNamespace);
+    json match = {{"key", "metadata.name"}, {"operator", "In"}, {"values", {name}}};
+    claim["status"]["allocation"] = {
+        {"devices",
+         {{"results",
+           {{{"request", "req-0"},
+             {"driver", "test-driver.cdi.k8s.io"},
+             {"pool", name},
+             {"device", fmt::format("instance-{}", used[node]++)}}}}}},
+        {"nodeSelector", {{"nodeSelectorTerms", {{{"matchFields", {match}}}}}}}};
+    out.push_back(std::move(claim));
+  }
+  return out;
+}
+
 absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
   WorkloadObjects out;
   absl::StatusOr<json> node = TemplateJson("node");
@@ -415,6 +457,9 @@ absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
       out.setup.push_back(Named(*claim_template, "test-claim-template", ns));
     }
     for (int i = 0; i < w.nodes; ++i) out.storage.push_back(DriverSlice(NodeName(i), w));
+    absl::StatusOr<std::vector<json>> claims = AllocatedClaims(w);
+    if (!claims.ok()) return claims.status();
+    out.storage.insert(out.storage.end(), claims->begin(), claims->end());
   }
   json pv_template, pvc_template;
   if (!w.volumes.empty()) {
@@ -475,6 +520,32 @@ class Churn {
   absl::Notification stop_;
   std::thread thread_;
 };
+
+// The measured phase of Workload::steady_seconds: the measured pods are made; each time all are
+// bound, the namespace's pods are deleted and the next batch is made (the pods' names get the
+// batch's number), until the time is up.
+absl::Status RunSteadily(client::HttpClient& http, const Workload& w, const WorkloadObjects& o,
+                         BindWatcher& binds) {
+  const absl::Time end = absl::Now() + absl::Seconds(w.steady_seconds);
+  for (size_t batch = 0;; ++batch) {
+    std::vector<json> pods;
+    for (const json& pod : o.measure_pods) {
+      pods.push_back(
+          Named(pod, fmt::format("{}-{}", pod["metadata"]["name"].get<std::string>(), batch)));
+    }
+    if (absl::Status st = CreateAll(http, pods); !st.ok()) return st;
+    absl::Status bound = binds.WaitFor(pods.size() * (batch + 1), end - absl::Now());
+    if (absl::Now() >= end) break;
+    if (!bound.ok()) return bound;
+    client::HttpResponse r =
+        http.Call({.method = "DELETE",
+                   .path = fmt::format("/api/v1/namespaces/{}/pods", kMeasureNamespace),
+                   .body = R"({"gracePeriodSeconds":0,"propagationPolicy":"Background"})"});
+    if (!r.ok()) return r.ToStatus();
+  }
+  if (binds.Count() == 0) return absl::DeadlineExceededError("no pod was bound in the time");
+  return absl::OkStatus();
+}
 
 // The command line of a runner against `cluster`, whose schedulers read `config`.
 std::vector<std::string> RunnerArgv(const std::string& runner, const ControlPlane& cluster,
@@ -556,22 +627,28 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
   const SteadyTime start = Clock::now();
   std::optional<Churn> churn;
   if (w.churn) churn.emplace(**http, objects);
-  absl::Status created;
-  std::thread creator([&] {
-    created = CreateAll(**http, objects.measure_pods);
-    r.creation_seconds = std::chrono::duration<double>(Clock::now() - start).count();
-  });
-  absl::Status bound = measure_binds.WaitFor(w.measure_pods, PhaseTimeout(w.measure_pods));
+  absl::Status created, bound;
+  if (w.steady_seconds > 0) {
+    created = RunSteadily(**http, w, objects, measure_binds);
+  } else {
+    std::thread creator([&] {
+      created = CreateAll(**http, objects.measure_pods);
+      r.creation_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    });
+    bound = measure_binds.WaitFor(w.measure_pods, PhaseTimeout(w.measure_pods));
+    creator.join();
+  }
   const double cpu1 = metrics::ReadProcessStat(p.pid()).cpu_seconds;
   if (perf) perf->Stop(SIGINT);
   r.peak_rss_mib = PeakRssMib(p.pid());
-  creator.join();
   churn.reset();
   r.bound = static_cast<int>(measure_binds.Count());
   r.watches = measure_binds.watches();
   r.seconds = std::chrono::duration<double>(measure_binds.last() - start).count();
   r.cpu_seconds = cpu1 - cpu0;
-  absl::StatusOr<std::vector<int64_t>> seconds = BindSeconds(**http, kMeasureNamespace);
+  // The steady state's pods are gone by the end: the watch saw when they were bound.
+  absl::StatusOr<std::vector<int64_t>> seconds =
+      w.steady_seconds > 0 ? measure_binds.seen_seconds() : BindSeconds(**http, kMeasureNamespace);
   if (!seconds.ok()) return fail("reading the bind times", seconds.status());
   r.samples = ThroughputSamples(*std::move(seconds));
   r.throughput = Summarize(r.samples);
@@ -607,12 +684,18 @@ absl::StatusOr<Workload> ParseWorkload(const std::string& arg) {
 // default set runs SchedulingBasic, PodAntiAffinity and PreemptionBasic at scheduler_perf's sizes,
 // and the others with fewer pods, so that the whole set, three runners each, ends within 20 minutes
 // on 2 cores. The volume set runs scheduler_perf's volume workloads at their 500Nodes sizes; the
-// DRA set, SchedulingWithResourceClaimTemplate at its 5000pods_500nodes size.
+// DRA set, SchedulingWithResourceClaimTemplate at its 5000pods_500nodes size and
+// SteadyStateClusterResourceClaimTemplate at its 500-node ones.
 std::vector<std::string> WorkloadSet(const std::string& set) {
   if (set == "quick") {
     return {"SchedulingBasic:500:500:2000", "SchedulingPodAntiAffinity:500:100:300"};
   }
-  if (set == "dra") return {"SchedulingWithResourceClaimTemplate"};  // 500 nodes, 2500 + 2500
+  if (set == "dra") {
+    return {"SchedulingWithResourceClaimTemplate",  // 500 nodes, 2500 + 2500
+            "SteadyStateClusterResourceClaimTemplate-empty",
+            "SteadyStateClusterResourceClaimTemplate-half",
+            "SteadyStateClusterResourceClaimTemplate-full"};
+  }
   if (set == "volumes") {
     return {"SchedulingInTreePVs:500:500:1000", "SchedulingMigratedInTreePVs:500:500:1000",
             "SchedulingCSIPVs:500:500:1000", "SchedulingWaitForFirstConsumerPVs"};  // 100 nodes

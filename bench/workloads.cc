@@ -95,6 +95,32 @@ const std::vector<Workload>& PerfWorkloads() {
        .measure_pods = 2500,
        .threshold = 56,
        .devices_per_node = 10},
+      // SteadyStateClusterResourceClaimTemplate at its 500-node sizes: none, half or all but 10 of
+      // the 5000 devices allocated before, then batches of 10 pods for 10 s. The thresholds are
+      // those with queueing hints.
+      {.name = "SteadyStateClusterResourceClaimTemplate-empty",
+       .nodes = 500,
+       .measure_template = "pod-with-claim-template",
+       .measure_pods = 10,
+       .threshold = 64,
+       .devices_per_node = 10,
+       .steady_seconds = 10},
+      {.name = "SteadyStateClusterResourceClaimTemplate-half",
+       .nodes = 500,
+       .measure_template = "pod-with-claim-template",
+       .measure_pods = 10,
+       .threshold = 60,
+       .devices_per_node = 10,
+       .init_claims = 2500,
+       .steady_seconds = 10},
+      {.name = "SteadyStateClusterResourceClaimTemplate-full",
+       .nodes = 500,
+       .measure_template = "pod-with-claim-template",
+       .measure_pods = 10,
+       .threshold = 60,
+       .devices_per_node = 10,
+       .init_claims = 4990,
+       .steady_seconds = 10},
   };
   return *workloads;
 }

@@ -53,6 +53,14 @@ struct Workload {
   // namespace's ResourceClaimTemplate (bench/templates/resourceclaimtemplate.yaml), which
   // kube-controller-manager's resourceclaim controller, run for these workloads, makes. 0: none.
   int devices_per_node = 0;
+  // SteadyStateClusterResourceClaimTemplate's: this many claims of namespace sched-0
+  // (bench/templates/resourceclaim.yaml) are allocated before the run, each to a device of a node
+  // picked at random, as scheduler_perf's allocResourceClaims allocates them.
+  int init_claims = 0;
+  // Its measured phase (scheduler_perf's createPods with steadyState): the measured pods are made,
+  // and each time all of them are bound they are deleted and made again, for this many seconds.
+  // 0: the measured pods are made once.
+  int steady_seconds = 0;
 };
 
 // The workloads at the sizes of scheduler_perf's performance runs (PreemptionBasic at 500 nodes,
