@@ -78,9 +78,11 @@ class ClusterWriter {
 
   // --- Dynamic resource allocation (DynamicResources). Each blocks until the cluster answers.
   // PreBind: where `allocation` is set, adds the finalizer resource.kubernetes.io/delete-protection
-  // and sets status.allocation; then appends `consumer` to status.reservedFor. Writes only if the
-  // claim's resourceVersion is still `metadata.resource_version` (an error otherwise: the API
-  // server's conflict) and returns the claim as the cluster stored it.
+  // and sets status.allocation; then appends `consumer` to status.reservedFor. Writes only over
+  // the claim's resourceVersion `metadata.resource_version`; on the API server's conflict, reads
+  // the claim again and writes over that, as upstream's bindClaim retries (Aborted, with
+  // upstream's message, when the claim got deleted or allocated elsewhere meanwhile). Returns the
+  // claim as the cluster stored it.
   virtual absl::StatusOr<api::ResourceClaim> ReserveResourceClaim(
       const api::ResourceClaim& claim, const api::AllocationResult* allocation,
       const api::ResourceClaimConsumerReference& consumer) {

@@ -425,18 +425,10 @@ json ApiWriter::SelectedNodePatch(const api::PersistentVolumeClaim& claim, std::
 
 namespace {
 
-// PATCHes `path` with a JSON merge patch (or another `content_type`) and decodes the object the
-// API server returns.
+// The object of an answer.
 template <typename T>
-absl::StatusOr<T> MergePatch(HttpClient& http, std::string path, const json& patch,
-                             absl::Status (*decode)(simdjson::dom::element, T*),
-                             const std::function<absl::Status()>& guard,
-                             std::string content_type = "application/merge-patch+json") {
-  HttpResponse r = http.Call({.method = "PATCH",
-                              .path = std::move(path),
-                              .body = patch.dump(),
-                              .content_type = std::move(content_type),
-                              .guard = guard});
+absl::StatusOr<T> Decoded(const HttpResponse& r, const std::string& path,
+                          absl::Status (*decode)(simdjson::dom::element, T*)) {
   if (!r.ok()) return r.ToStatus();
   simdjson::dom::parser parser;
   simdjson::dom::element e;
@@ -449,6 +441,21 @@ absl::StatusOr<T> MergePatch(HttpClient& http, std::string path, const json& pat
     return absl::InternalError(fmt::format("{}: {}", path, AsStd(st.message())));
   }
   return out;
+}
+
+// PATCHes `path` with a JSON merge patch (or another `content_type`) and decodes the object the
+// API server returns.
+template <typename T>
+absl::StatusOr<T> MergePatch(HttpClient& http, std::string path, const json& patch,
+                             absl::Status (*decode)(simdjson::dom::element, T*),
+                             const std::function<absl::Status()>& guard,
+                             std::string content_type = "application/merge-patch+json") {
+  HttpResponse r = http.Call({.method = "PATCH",
+                              .path = path,
+                              .body = patch.dump(),
+                              .content_type = std::move(content_type),
+                              .guard = guard});
+  return Decoded<T>(r, path, decode);
 }
 
 }  // namespace
@@ -542,6 +549,33 @@ json ApiWriter::AllocationJson(const api::AllocationResult& allocation) {
 }
 
 absl::StatusOr<api::ResourceClaim> ApiWriter::ReserveResourceClaim(
+    const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+    const api::ResourceClaimConsumerReference& consumer) {
+  // Upstream's retry.RetryOnConflict with retry.DefaultRetry: five tries, 10 ms apart.
+  constexpr int kTries = 5;
+  const std::string key = api::KeyOf(claim.metadata);
+  absl::StatusOr<api::ResourceClaim> written = ReserveOnce(claim, allocation, consumer);
+  for (int tries = 1; tries < kTries && absl::IsAlreadyExists(written.status()); ++tries) {
+    absl::SleepFor(absl::Milliseconds(10));
+    absl::StatusOr<api::ResourceClaim> now = Decoded<api::ResourceClaim>(
+        http_.Call({.path = ClaimPath(claim)}), ClaimPath(claim), api::DecodeResourceClaim);
+    if (!now.ok()) {
+      return absl::AbortedError(fmt::format("get updated claim {} after conflict: {}", key,
+                                            AsStd(now.status().message())));
+    }
+    if (now->metadata.deletion_timestamp) {
+      return absl::AbortedError(fmt::format("claim {} got deleted in the meantime", key));
+    }
+    if (allocation != nullptr && now->allocation) {
+      return absl::AbortedError(
+          fmt::format("claim {} got allocated elsewhere in the meantime", key));
+    }
+    written = ReserveOnce(*now, allocation, consumer);
+  }
+  return written;
+}
+
+absl::StatusOr<api::ResourceClaim> ApiWriter::ReserveOnce(
     const api::ResourceClaim& claim, const api::AllocationResult* allocation,
     const api::ResourceClaimConsumerReference& consumer) {
   std::string version = claim.metadata.resource_version;

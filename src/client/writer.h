@@ -132,6 +132,10 @@ class ApiWriter : public ClusterWriter {
  private:
   HttpRequest BindingRequest(const api::Pod& pod, std::string_view node_name) const;
   void SendEvent(HttpRequest request, std::string what);
+  // One try of ReserveResourceClaim: over `claim`'s resourceVersion.
+  absl::StatusOr<api::ResourceClaim> ReserveOnce(
+      const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+      const api::ResourceClaimConsumerReference& consumer);
   HttpClient& events_http() { return options_.events ? *options_.events : http_; }
 
   // The status patches of each pod (by uid), shared with their callbacks, which may outlive the

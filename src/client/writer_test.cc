@@ -426,6 +426,74 @@ TEST(ApiWriterTest, UpdatePodStatusAndWaitReturnsTheServersAnswer) {
   EXPECT_EQ(w.UpdatePodStatusAndWait(MakePod(), target).code(), absl::StatusCode::kNotFound);
 }
 
+// PreBind's write of a claim, on a conflict: the claim is read again and written over its new
+// version, as upstream's bindClaim retries; a claim allocated meanwhile is not written over.
+TEST(ApiWriterTest, AClaimsReservationIsRetriedOnAConflictWithTheClaimReadAgain) {
+  constexpr char kPath[] = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/gpu";
+  std::mutex mu;
+  std::vector<std::string> requests;
+  std::string stored_rv = "6";  // The version the GET answers with.
+  bool allocated_meanwhile = false;
+  testing::LoopbackServer server;
+  auto claim_json = [&](const std::string& rv, bool allocated) {
+    nlohmann::json c = {
+        {"metadata",
+         {{"name", "gpu"}, {"namespace", "default"}, {"uid", "c1"}, {"resourceVersion", rv}}},
+        {"spec", {{"devices", nlohmann::json::object()}}}};
+    if (allocated) {
+      c["status"]["allocation"]["devices"]["results"] = {
+          {{"request", "gpu"}, {"driver", "d"}, {"pool", "p"}, {"device", "x"}}};
+    }
+    return c.dump();
+  };
+  server.server().Get(kPath, [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu);
+    requests.push_back("GET " + req.path);
+    res.set_content(claim_json(stored_rv, allocated_meanwhile), "application/json");
+  });
+  server.server().Patch(".*", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu);
+    const std::string rv = nlohmann::json::parse(req.body)["metadata"].value("resourceVersion", "");
+    requests.push_back("PATCH " + req.path + " rv=" + rv);
+    if (rv != stored_rv) {  // The API server's precondition.
+      res.status = 409;
+      res.set_content(R"({"kind":"Status","code":409,"reason":"Conflict"})", "application/json");
+      return;
+    }
+    stored_rv = std::to_string(std::stoi(stored_rv) + 1);
+    res.set_content(claim_json(stored_rv, true), "application/json");
+  });
+  ASSERT_TRUE(server.Start());
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  ApiWriter w(**http, {.hostname = "h"});
+  api::ResourceClaim read;  // What the scheduler read: version 5, since changed to 6.
+  read.metadata = {.name = "gpu", .namespace_ = "default", .uid = "c1", .resource_version = "5"};
+  api::AllocationResult allocation;
+  allocation.results.push_back({.request = "gpu", .driver = "d", .pool = "p", .device = "x"});
+  const api::ResourceClaimConsumerReference pod{.resource = "pods", .name = "p", .uid = "u"};
+
+  absl::StatusOr<api::ResourceClaim> written = w.ReserveResourceClaim(read, &allocation, pod);
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(written->metadata.resource_version, "8");
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(requests, (std::vector<std::string>{
+                            fmt::format("PATCH {} rv=5", kPath),  // The finalizer: a conflict.
+                            fmt::format("GET {}", kPath),
+                            fmt::format("PATCH {} rv=6", kPath),  // The finalizer.
+                            fmt::format("PATCH {}/status rv=7", kPath),
+                        }));
+    requests.clear();
+    allocated_meanwhile = true;
+    stored_rv = "9";
+  }
+  written = w.ReserveResourceClaim(read, &allocation, pod);
+  EXPECT_EQ(written.status().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(written.status().message(),
+            "claim default/gpu got allocated elsewhere in the meantime");
+}
+
 TEST(HttpResponseTest, ApiStatusMessageAndCode) {
   HttpResponse r{.status = 404,
                  .body = R"({"kind":"Status","apiVersion":"v1","status":"Failure",)"

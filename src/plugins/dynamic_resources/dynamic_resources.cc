@@ -471,6 +471,9 @@ Status DynamicResources::PreBind(CycleState& state, const api::Pod& pod, std::st
       s->claims[i] = std::make_shared<const api::ResourceClaim>(*std::move(written));
     }
     if (allocation) tracker_.RemoveInFlight(claim.metadata.uid);
+    if (absl::IsAborted(written.status())) {  // Deleted or allocated meanwhile.
+      return Status::Error(std::string(AsStd(written.status().message())));
+    }
     if (!written.ok()) {
       return Status::Error(fmt::format(
           "{} to claim {}: {}", allocation ? "add allocation and reservation" : "add reservation",
