@@ -43,6 +43,7 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
   FakeClock clock(absl::FromUnixSeconds(1767225600));  // 2026-01-01T00:00:00Z
   std::map<std::string, scheduler::CycleRecord> last;  // uid → last attempt
   int cycles = 0;
+  int placed = 0;  // Attempts that chose a node.
   scheduler::SchedulerOptions so{.config = options.config,
                                  .writer = &cluster,
                                  .clock = &clock,
@@ -51,6 +52,7 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
                                  .on_cycle =
                                      [&](const scheduler::CycleRecord& r) {
                                        ++cycles;
+                                       if (!r.node.empty()) ++placed;
                                        if (options.explain) last[r.pod->metadata.uid] = r;
                                      },
                                  .record_details = options.explain};
@@ -63,14 +65,13 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
   cluster.Start(s, options.one_at_a_time);
   do {
     for (int idle = 0; idle <= kMaxIdleTimeJumps;) {
-      bool progressed = false;
-      while (s.ScheduleOne()) {
-        cluster.Deliver(s);
-        progressed = true;
-      }
+      const int placed_before = placed;
+      const size_t evicted_before = cluster.Evicted().size();
+      while (s.ScheduleOne()) cluster.Deliver(s);
       cluster.Deliver(s);
       absl::Time next = s.queue().NextBackoffExpiry();
       if (next == absl::InfiniteFuture()) break;
+      const bool progressed = placed != placed_before || cluster.Evicted().size() != evicted_before;
       idle = progressed ? 0 : idle + 1;
       clock.Set(std::max(next, clock.Now()));
       s.queue().FlushBackoffQCompleted();
