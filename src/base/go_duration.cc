@@ -23,4 +23,9 @@ std::string GoDuration(absl::Duration d) {
   return out + fmt::format("{}s", seconds);
 }
 
+bool ParseGoDuration(std::string_view text, absl::Duration* out) {
+  if (text == "inf" || text == "-inf" || text == "+inf") return false;
+  return absl::ParseDuration(absl::string_view(text.data(), text.size()), out);
+}
+
 }  // namespace ksched

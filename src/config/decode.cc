@@ -24,7 +24,7 @@ using api::field::Quote;
 absl::StatusOr<std::string> DecodeDuration(const nlohmann::json& j, std::string_view path) {
   KSCHED_ASSIGN_OR_RETURN(std::string text, DecodeString(j, path));
   absl::Duration d;
-  if (!absl::ParseDuration(text, &d) || text == "inf" || text == "-inf") {
+  if (!ParseGoDuration(text, &d)) {
     return absl::InvalidArgumentError(
         fmt::format("{}: time: invalid duration {}", path, Quote(text)));
   }

@@ -1,0 +1,31 @@
+#include "src/base/go_duration.h"
+
+#include <gtest/gtest.h>
+
+namespace ksched {
+namespace {
+
+TEST(GoDurationTest, PrintsAsGoPrints) {
+  EXPECT_EQ(GoDuration(absl::ZeroDuration()), "0s");
+  EXPECT_EQ(GoDuration(absl::Seconds(15)), "15s");
+  EXPECT_EQ(GoDuration(absl::Seconds(90)), "1m30s");
+  EXPECT_EQ(GoDuration(absl::Hours(1)), "1h0m0s");
+  EXPECT_EQ(GoDuration(absl::Milliseconds(500)), "500ms");
+  EXPECT_EQ(GoDuration(-absl::Seconds(2)), "-2s");
+}
+
+TEST(GoDurationTest, ParsesWhatGoParsesAndRefusesTheRest) {
+  absl::Duration d;
+  ASSERT_TRUE(ParseGoDuration("1m30s", &d));
+  EXPECT_EQ(d, absl::Seconds(90));
+  ASSERT_TRUE(ParseGoDuration("-1.5h", &d));
+  EXPECT_EQ(d, -absl::Minutes(90));
+  ASSERT_TRUE(ParseGoDuration("0", &d));
+  EXPECT_EQ(d, absl::ZeroDuration());
+  for (const char* bad : {"", "10", "ten seconds", "inf", "-inf", "5x"}) {
+    EXPECT_FALSE(ParseGoDuration(bad, &d)) << bad;
+  }
+}
+
+}  // namespace
+}  // namespace ksched
