@@ -79,6 +79,9 @@ class CycleState {
   bool ShouldSkipScore(std::string_view plugin) const;
   // Whether this cycle times each plugin (upstream samples 10% of the cycles).
   bool record_plugin_metrics() const { return record_plugin_metrics_; }
+  // Whether this cycle's decisions are explained (`simulate --explain`): a plugin may spend time
+  // on Status::WithExplanation for the nodes it rejects.
+  bool explain() const { return explain_; }
 
  private:
   friend class internal::CycleStateAccess;
@@ -95,6 +98,7 @@ class CycleState {
   std::vector<std::string_view> skip_filter_plugins_;
   std::vector<std::string_view> skip_score_plugins_;
   bool record_plugin_metrics_ = false;
+  bool explain_ = false;
 };
 
 }  // namespace ksched

@@ -61,6 +61,12 @@ class [[nodiscard]] Status {
   // The reasons joined with ", ", as upstream's Status.Message().
   std::string Message() const;
 
+  // More of why than the reasons say, for `simulate --explain` (CycleState::explain): not part of
+  // Message(), so not of events and conditions, which say what upstream says. "" when unset.
+  std::string_view explanation() const { return rep_ ? std::string_view(rep_->explanation) : ""; }
+  // This status with `explanation` (on a success, it stays a success without one).
+  Status WithExplanation(std::string explanation) &&;
+
   // The plugin that returned this status ("" when unset).
   std::string_view plugin() const { return rep_ ? std::string_view(rep_->plugin) : ""; }
   Status WithPlugin(std::string_view plugin) const&;
@@ -73,6 +79,7 @@ class [[nodiscard]] Status {
     Code code;
     std::vector<std::string> reasons;
     std::string plugin;
+    std::string explanation;
   };
   std::shared_ptr<Rep> rep_;  // Not changed once shared.
 };

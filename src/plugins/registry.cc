@@ -71,7 +71,8 @@ Registry NewUpstreamRegistry() {
       {names::kVolumeRestrictions, volume_restrictions::New},
       {names::kNodeVolumeLimits, node_volume_limits::New},
       {names::kVolumeZone, volume_zone::New},
-      {names::kDynamicResources, dynamic_resources::New},
+      MakePluginSpec(names::kDynamicResources, dynamic_resources::ParseArgs,
+                     dynamic_resources::ArgsToJson, dynamic_resources::New),
       {names::kDefaultBinder, default_binder::New},
   };
   Registry registry;

@@ -84,6 +84,7 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
   auto state = std::make_shared<CycleState>();
   internal::CycleStateAccess::SetRecordPluginMetrics(
       *state, sample_rng_() % 100 < metrics::FrameworkMetrics::kPluginSamplePercent);
+  internal::CycleStateAccess::SetExplain(*state, options_.record_details);
   CycleRecord record{.pod = pod, .profile = fw.profile_name()};
   CycleRecord* rec = options_.record_details ? &record : nullptr;
 

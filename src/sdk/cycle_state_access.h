@@ -26,6 +26,7 @@ class CycleStateAccess {
   static void SetRecordPluginMetrics(CycleState& state, bool record) {
     state.record_plugin_metrics_ = record;
   }
+  static void SetExplain(CycleState& state, bool explain) { state.explain_ = explain; }
 };
 
 }  // namespace ksched::internal

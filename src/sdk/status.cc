@@ -28,7 +28,7 @@ std::string_view CodeName(Code code) {
 
 Status::Status(Code code, std::vector<std::string> reasons) {
   if (code == Code::kSuccess && reasons.empty()) return;
-  rep_ = std::make_shared<Rep>(Rep{code, std::move(reasons), {}});
+  rep_ = std::make_shared<Rep>(Rep{code, std::move(reasons), {}, {}});
 }
 
 const std::vector<std::string>& Status::reasons() const {
@@ -41,9 +41,16 @@ std::string Status::Message() const { return absl::StrJoin(reasons(), ", "); }
 Status Status::WithPlugin(std::string_view plugin) const& {
   if (rep_ != nullptr && rep_->plugin == plugin) return *this;  // Shared as it is.
   Status out;
-  out.rep_ = std::make_shared<Rep>(
-      Rep{code(), rep_ ? rep_->reasons : std::vector<std::string>{}, std::string(plugin)});
+  out.rep_ = std::make_shared<Rep>(Rep{code(), rep_ ? rep_->reasons : std::vector<std::string>{},
+                                       std::string(plugin), std::string(explanation())});
   return out;
+}
+
+Status Status::WithExplanation(std::string explanation) && {
+  if (rep_ == nullptr) return std::move(*this);
+  if (rep_.use_count() != 1) rep_ = std::make_shared<Rep>(*rep_);
+  rep_->explanation = std::move(explanation);
+  return std::move(*this);
 }
 
 Status Status::WithPlugin(std::string_view plugin) && {

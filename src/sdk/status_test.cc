@@ -49,6 +49,20 @@ TEST(StatusTest, WithPluginOnATemporaryLeavesItsCopiesAlone) {
   EXPECT_EQ(again.plugin(), "TaintToleration");
 }
 
+TEST(StatusTest, AnExplanationIsNotPartOfTheMessageAndSurvivesThePluginsName) {
+  const Status plain = Status::UnschedulableAndUnresolvable("cannot allocate all claims");
+  Status copy = plain;
+  Status explained = std::move(copy).WithExplanation("request gpu: 3 wanted, 2 free");
+  EXPECT_EQ(explained.Message(), "cannot allocate all claims");
+  EXPECT_EQ(explained.explanation(), "request gpu: 3 wanted, 2 free");
+  EXPECT_EQ(plain.explanation(), "");  // Its copies keep none.
+  Status tagged = explained.WithPlugin("DynamicResources");
+  EXPECT_EQ(tagged.explanation(), "request gpu: 3 wanted, 2 free");
+  EXPECT_EQ(tagged.plugin(), "DynamicResources");
+  EXPECT_TRUE(Status().WithExplanation("why").ok());
+  EXPECT_EQ(Status().WithExplanation("why").explanation(), "");
+}
+
 TEST(StatusTest, RejectedCodes) {
   EXPECT_TRUE(Status(Code::kUnschedulableAndUnresolvable).IsRejected());
   EXPECT_TRUE(Status(Code::kPending).IsRejected());

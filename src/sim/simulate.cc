@@ -12,14 +12,17 @@ namespace ksched::sim {
 namespace {
 
 // How many times simulated time may jump to the next backoff expiry without any pod being
-// scheduled, before the queue counts as settled (pods failing with errors back off forever).
+// placed or evicted, before the queue counts as settled (pods failing with errors back off, and
+// are tried again, forever).
 constexpr int kMaxIdleTimeJumps = 5;
 
-// "Plugin: reason" for a filter verdict, or "passed".
+// "Plugin: reason (explanation)" for a filter verdict, or "passed".
 std::string Verdict(const Status& s) {
   if (s.ok()) return "passed";
-  if (s.plugin().empty()) return s.Message();
-  return fmt::format("{}: {}", s.plugin(), s.Message());
+  std::string out =
+      s.plugin().empty() ? s.Message() : fmt::format("{}: {}", s.plugin(), s.Message());
+  if (!s.explanation().empty()) out += fmt::format(" ({})", s.explanation());
+  return out;
 }
 
 // Each node's filter verdict in the last attempt, by node name.

@@ -171,6 +171,44 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
   }
 }
 
+TEST(SimulateTest, ExplainSaysWhyNoDeviceFittedAndTheMessageStaysUpstreams) {
+  SimulationResult r = SimulateYaml(R"(
+kind: Node
+metadata: {name: a}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: a-gpus}
+spec: {driver: gpu.example.com, nodeName: a, pool: {name: a, resourceSliceCount: 1},
+       devices: [{name: g0}, {name: g1}]}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: three, namespace: default}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, count: 3}}]}}
+---
+kind: Pod
+metadata: {name: p}
+spec:
+  containers: [{name: c}]
+  resourceClaims: [{name: gpus, resourceClaimName: three}]
+)",
+                                    {.explain = true});
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].message,
+            "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
+            "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
+  nlohmann::json j = nlohmann::json::parse(FormatJson(r, true));
+  EXPECT_EQ(j["pods"][0]["filter"]["a"],
+            "DynamicResources: cannot allocate all claims (claim default/three, request gpu: 3 "
+            "wanted, 2 of the node's 2 devices match and are free)");
+}
+
 TEST(SimulateTest, TableForPeople) {
   SimulationResult r = SimulateYaml(kCluster);
   std::string t = FormatTable(r, false);

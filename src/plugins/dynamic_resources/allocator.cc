@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "ksched/api/selectors.h"
 #include "ksched/strings.h"
@@ -14,6 +15,8 @@ namespace {
 
 // resourceapi.AllocationResultsMaxSize: the devices one claim may get.
 constexpr int kAllocationResultsMaxSize = 32;
+// How many devices the search tries between two looks at the clock (the filter timeout).
+constexpr uint32_t kTriesPerClockRead = 64;
 
 std::string Unsupported(std::string_view what, const std::vector<std::string>& paths) {
   return fmt::format("{}: {} is not supported by ksched yet", what, paths.front());
@@ -29,6 +32,8 @@ bool NodeMatches(const api::Node& node, const std::optional<std::string>& node_n
   return false;
 }
 
+}  // namespace
+
 // A pool of devices as one node sees it (upstream's Pool).
 struct Pool {
   std::string driver, name;
@@ -38,6 +43,8 @@ struct Pool {
   std::vector<const api::ResourceSlice*> slices;  // By name.
   std::string Id() const { return driver + "/" + name; }
 };
+
+namespace {
 
 // The slices of one pool's newest generation among `slices`.
 std::vector<Pool> GatherPools(const std::vector<const api::ResourceSlice*>& for_node,
@@ -236,13 +243,8 @@ absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Ev
 
 // --- The search ------------------------------------------------------------------------------
 
-Allocator::Allocator(const DraLister& classes,
-                     std::vector<std::shared_ptr<const api::ResourceSlice>> slices,
-                     std::shared_ptr<const DeviceSet> allocated, SelectorCache& selectors)
-    : classes_(classes),
-      slices_(std::move(slices)),
-      allocated_(std::move(allocated)),
-      selectors_(selectors) {
+SliceIndex::SliceIndex(std::vector<std::shared_ptr<const api::ResourceSlice>> slices)
+    : slices_(std::move(slices)) {
   for (const auto& s : slices_) {
     if (s->node_name && !s->node_name->empty() && s->unsupported.empty()) {
       on_node_[*s->node_name].push_back(s.get());
@@ -252,14 +254,39 @@ Allocator::Allocator(const DraLister& classes,
   }
 }
 
+SliceIndex::~SliceIndex() = default;
+
+std::shared_ptr<const std::vector<Pool>> SliceIndex::PoolsFor(const api::Node& node) const {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = by_node_.find(node.metadata.name);
+    if (it != by_node_.end() && it->second.labels == node.metadata.labels) return it->second.pools;
+  }
+  std::vector<const api::ResourceSlice*> for_node = shared_;
+  if (auto it = on_node_.find(node.metadata.name); it != on_node_.end()) {
+    for_node.insert(for_node.begin(), it->second.begin(), it->second.end());
+  }
+  auto pools = std::make_shared<const std::vector<Pool>>(GatherPools(for_node, node, slices_));
+  absl::MutexLock lock(&mu_);
+  by_node_[node.metadata.name] = {.labels = node.metadata.labels, .pools = pools};
+  return pools;
+}
+
+Allocator::Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
+                     std::shared_ptr<const DeviceSet> allocated, SelectorCache& selectors)
+    : classes_(classes),
+      slices_(std::move(slices)),
+      allocated_(std::move(allocated)),
+      selectors_(selectors) {}
+
 // One Allocate call's state (upstream's `allocator`): one thread works with it.
 class Search {
  public:
   Search(const Allocator& a, const api::Node& node,
-         const std::vector<const api::ResourceClaim*>& claims)
-      : a_(a), node_(node), claims_(claims), results_(claims.size()) {}
+         const std::vector<const api::ResourceClaim*>& claims, absl::Time deadline)
+      : a_(a), node_(node), claims_(claims), deadline_(deadline), results_(claims.size()) {}
 
-  absl::StatusOr<Allocator::Outcome> Run();
+  absl::StatusOr<Allocator::Outcome> Run(bool explain);
 
  private:
   struct DeviceRef {
@@ -318,6 +345,8 @@ class Search {
     return it != allocating_.end() && it->second.contains(claim);
   }
   RequestData& Data(const Indices& r) { return requests_[r.claim][r.request][r.sub]; }
+  // Outcome::why, once the search found nothing.
+  std::string Explain();
   absl::StatusOr<std::optional<api::NodeSelector>> NodeSelectorFor(
       const std::vector<DeviceResult>& devices) const;
   api::AllocationResult Result(size_t claim);
@@ -325,7 +354,9 @@ class Search {
   const Allocator& a_;
   const api::Node& node_;
   const std::vector<const api::ResourceClaim*>& claims_;
-  std::vector<Pool> pools_;
+  const absl::Time deadline_;
+  uint32_t tries_ = 0;  // Devices tried; the clock is read every kTriesPerClockRead.
+  std::shared_ptr<const std::vector<Pool>> pools_;
   // Per claim, per request: one entry, or one per firstAvailable alternative.
   std::vector<std::vector<std::vector<RequestData>>> requests_;
   std::vector<std::vector<size_t>> selected_sub_;               // Per claim, per request.
@@ -333,6 +364,11 @@ class Search {
   absl::flat_hash_map<DeviceId, std::set<size_t>> allocating_;  // Device: the claims it is for.
   // Selector verdicts for (device, claim, request, alternative).
   absl::flat_hash_map<std::pair<const api::Device*, uint64_t>, bool> matches_;
+  // A selector's verdicts on a slice's devices, by slice and expression: asked of the
+  // SelectorCache once per search.
+  std::map<std::pair<const api::ResourceSlice*, const std::string*>,
+           absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>>>
+      verdicts_;
   std::vector<std::vector<DeviceResult>> results_;  // Per claim.
 };
 
@@ -362,7 +398,7 @@ absl::StatusOr<Search::RequestData> Search::Validate(const api::DeviceRequest& b
                                                   claim_name, data.Name(),
                                                   request.allocation_mode));
   }
-  for (const Pool& pool : pools_) {
+  for (const Pool& pool : *pools_) {
     if (pool.incomplete) {
       return absl::InvalidArgumentError(fmt::format(
           "claim {}, request {}: asks for all devices, but resource pool {} is currently being "
@@ -398,23 +434,26 @@ absl::StatusOr<Search::RequestData> Search::Validate(const api::DeviceRequest& b
 absl::StatusOr<bool> Search::SelectorsMatch(size_t claim, const api::DeviceClass* device_class,
                                             const std::vector<std::string>& selectors,
                                             const api::ResourceSlice& slice, int device_index) {
+  auto owner = [&] {
+    return device_class ? fmt::format("class {}", device_class->metadata.name)
+                        : fmt::format("claim {}", api::KeyOf(claims_[claim]->metadata));
+  };
   for (size_t i = 0; i < selectors.size(); ++i) {
-    std::string owner = device_class
-                            ? fmt::format("class {}", device_class->metadata.name)
-                            : fmt::format("claim {}", api::KeyOf(claims_[claim]->metadata));
-    absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> verdicts =
-        a_.selectors_.Evaluate(selectors[i], slice);
+    auto [it, added] = verdicts_.try_emplace({&slice, &selectors[i]}, nullptr);
+    if (added) it->second = a_.selectors_.Evaluate(selectors[i], slice);
+    const absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>>& verdicts = it->second;
     if (!verdicts.ok()) {
       if (verdicts.status().code() == absl::StatusCode::kFailedPrecondition) {
         return verdicts.status();  // No CEL library.
       }
       return absl::InvalidArgumentError(fmt::format("{}: selector #{}: CEL compile error: {}",
-                                                    owner, i, AsStd(verdicts.status().message())));
+                                                    owner(), i,
+                                                    AsStd(verdicts.status().message())));
     }
     const cel::Match& m = (**verdicts)[device_index];
     if (!m.error.empty()) {
       return absl::InvalidArgumentError(
-          fmt::format("{}: selector #{}: CEL runtime error: {}", owner, i, m.error));
+          fmt::format("{}: selector #{}: CEL runtime error: {}", owner(), i, m.error));
     }
     if (!m.matches) return false;
   }
@@ -529,8 +568,8 @@ absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub,
     if (!step.ok() || *step != Step::kFound) Undo(r, ref);
     return step;
   }
-  for (size_t p = start.pool; p < pools_.size(); ++p) {
-    const Pool& pool = pools_[p];
+  for (size_t p = start.pool; p < pools_->size(); ++p) {
+    const Pool& pool = (*pools_)[p];
     if (pool.incomplete || !pool.invalid.empty()) continue;
     for (size_t s = p == start.pool ? start.slice : 0; s < pool.slices.size(); ++s) {
       const api::ResourceSlice& slice = *pool.slices[s];
@@ -544,6 +583,10 @@ absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub,
         absl::StatusOr<bool> selectable = IsSelectable(r, data, slice, static_cast<int>(d));
         if (!selectable.ok()) return selectable.status();
         if (!*selectable) continue;
+        if (++tries_ % kTriesPerClockRead == 0 && deadline_ != absl::InfiniteFuture() &&
+            absl::Now() > deadline_) {
+          return absl::DeadlineExceededError("timed out trying to allocate devices");
+        }
         absl::StatusOr<bool> ok = AllocateDevice(r, ref, false);
         if (!ok.ok()) return ok.status();
         if (!*ok) continue;
@@ -651,12 +694,67 @@ api::AllocationResult Search::Result(size_t c) {
   return out;
 }
 
-absl::StatusOr<Allocator::Outcome> Search::Run() {
-  std::vector<const api::ResourceSlice*> for_node = a_.shared_;
-  if (auto it = a_.on_node_.find(node_.metadata.name); it != a_.on_node_.end()) {
-    for_node.insert(for_node.begin(), it->second.begin(), it->second.end());
+std::string Search::Explain() {
+  std::vector<std::string> lines;
+  bool each_has_enough = true;
+  for (size_t c = 0; c < claims_.size(); ++c) {
+    for (size_t r = 0; r < requests_[c].size(); ++r) {
+      for (size_t k = 0; k < requests_[c][r].size(); ++k) {
+        const Indices idx{.claim = c, .request = r, .sub = k};
+        const RequestData& data = Data(idx);
+        int total = 0, no_match = 0, in_use = 0, tainted = 0, free = 0;
+        for (const Pool& pool : *pools_) {
+          if (pool.incomplete || !pool.invalid.empty()) continue;
+          for (const api::ResourceSlice* slice : pool.slices) {
+            for (size_t d = 0; d < slice->devices.size(); ++d) {
+              ++total;
+              const api::Device& device = slice->devices[d];
+              absl::StatusOr<bool> selectable =
+                  IsSelectable(idx, data, *slice, static_cast<int>(d));
+              if (!selectable.ok() || !*selectable) {
+                ++no_match;
+              } else if (!data.AdminAccess() && InUse({pool.driver, pool.name, device.name})) {
+                ++in_use;
+              } else if (TaintPreventsAllocation(device, data.request->tolerations)) {
+                ++tainted;
+              } else {
+                ++free;
+              }
+            }
+          }
+        }
+        const bool all = data.request->allocation_mode == "All";
+        const int wanted = all ? free + in_use + tainted : data.num_devices;
+        if (free < wanted || (all && wanted == 0)) each_has_enough = false;
+        std::vector<std::string> others;
+        if (in_use > 0) others.push_back(fmt::format("{} in use", in_use));
+        if (no_match > 0)
+          others.push_back(fmt::format("{} {} not match", no_match, no_match == 1 ? "does" : "do"));
+        if (tainted > 0) others.push_back(fmt::format("{} tainted", tainted));
+        const std::string head = fmt::format(
+            "claim {}, request {}: {} wanted", api::KeyOf(claims_[c]->metadata), data.Name(),
+            all ? fmt::format("all {} matching", wanted) : std::to_string(wanted));
+        if (total == 0) {
+          lines.push_back(head + ", the node has no devices");
+          continue;
+        }
+        lines.push_back(
+            fmt::format("{}, {} of the node's {} devices {} and {} free{}", head, free, total,
+                        free == 1 ? "matches" : "match", free == 1 ? "is" : "are",
+                        others.empty() ? "" : " (" + absl::StrJoin(others, ", ") + ")"));
+      }
+    }
   }
-  pools_ = GatherPools(for_node, node_, a_.slices_);
+  if (each_has_enough) {
+    lines.push_back(
+        "no choice of those devices serves all requests at once (constraints, or "
+        "requests that want the same devices)");
+  }
+  return absl::StrJoin(lines, "; ");
+}
+
+absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
+  pools_ = a_.slices_->PoolsFor(node_);
   requests_.resize(claims_.size());
   selected_sub_.resize(claims_.size());
   constraints_.resize(claims_.size());
@@ -711,13 +809,14 @@ absl::StatusOr<Allocator::Outcome> Search::Run() {
   absl::StatusOr<Step> step = AllocateOne({}, false, {});
   if (!step.ok()) return step.status();
   if (*step != Step::kFound) {
-    for (const Pool& pool : pools_) {
+    if (explain) out.why = Explain();
+    for (const Pool& pool : *pools_) {
       if (pool.unsupported) {
         out.node_failure = pool.invalid;
         return out;
       }
     }
-    for (const Pool& pool : pools_) {
+    for (const Pool& pool : *pools_) {
       if (!pool.invalid.empty()) {
         out.node_failure = "invalid resource pools were encountered";
         return out;
@@ -741,9 +840,10 @@ absl::StatusOr<Allocator::Outcome> Search::Run() {
 }
 
 absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
-    const api::Node& node, const std::vector<const api::ResourceClaim*>& claims) const {
-  Search search(*this, node, claims);
-  return search.Run();
+    const api::Node& node, const std::vector<const api::ResourceClaim*>& claims, bool explain,
+    absl::Time deadline) const {
+  Search search(*this, node, claims, deadline);
+  return search.Run(explain);
 }
 
 }  // namespace ksched::plugins::dynamic_resources

@@ -31,6 +31,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "ksched/api/objects.h"
 #include "ksched/cel.h"
 #include "ksched/dra_lister.h"
@@ -74,11 +75,38 @@ class SelectorCache {
   std::map<std::string, OfSlice, std::less<>> slices_ ABSL_GUARDED_BY(mu_);  // By slice name.
 };
 
+struct Pool;
+
+// The slices as allocators read them, made once per version of the slices
+// (DraLister::DevicesGeneration) and shared by every pod's allocator: which slices reach which
+// node, and each node's pools (upstream's GatherPools), gathered the first time a node is asked
+// for and kept while its labels stay as they were.
+class SliceIndex {
+ public:
+  explicit SliceIndex(std::vector<std::shared_ptr<const api::ResourceSlice>> slices);
+  ~SliceIndex();
+  // The pools of the slices that reach `node`, by driver and name.
+  std::shared_ptr<const std::vector<Pool>> PoolsFor(const api::Node& node) const;
+
+ private:
+  std::vector<std::shared_ptr<const api::ResourceSlice>> slices_;
+  // Slices of one node, and those that are not of one node (node selectors, all nodes, per-device
+  // node selection, shared counters).
+  std::map<std::string, std::vector<const api::ResourceSlice*>, std::less<>> on_node_;
+  std::vector<const api::ResourceSlice*> shared_;
+  struct OfNode {
+    api::StringMap labels;
+    std::shared_ptr<const std::vector<Pool>> pools;
+  };
+  mutable absl::Mutex mu_;
+  mutable std::map<std::string, OfNode, std::less<>> by_node_ ABSL_GUARDED_BY(mu_);
+};
+
 class Allocator {
  public:
   // In use: the devices `classes` says claims hold (DraLister::DeviceAllocated), and `allocated`
   // (those Reserve made and PreBind has not written, or the informer does not show yet).
-  Allocator(const DraLister& classes, std::vector<std::shared_ptr<const api::ResourceSlice>> slices,
+  Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
             std::shared_ptr<const DeviceSet> allocated, SelectorCache& selectors);
 
   struct Outcome {
@@ -87,21 +115,24 @@ class Allocator {
     // When it does not fit: why this node in particular cannot serve the claims, where that is
     // not "cannot allocate all claims" (upstream's ErrFailedAllocationOnNode).
     std::string node_failure;
+    // When it does not fit and `explain` was asked: per request, how many of the node's devices
+    // match it and are free, and what keeps the others ("claim default/gpu, request gpu: 2
+    // wanted, 1 of the node's 4 devices matches and is free (2 in use, 1 does not match)").
+    std::string why;
   };
   // The allocations of `claims` (all unallocated) for `node`. Errors: InvalidArgument, a broken
   // claim or class (upstream's fatal errors: the pod's attempt ends in an error);
-  // FailedPrecondition, a selector to evaluate and no CEL library.
+  // FailedPrecondition, a selector to evaluate and no CEL library; DeadlineExceeded, the search
+  // went on past `deadline`.
   absl::StatusOr<Outcome> Allocate(const api::Node& node,
-                                   const std::vector<const api::ResourceClaim*>& claims) const;
+                                   const std::vector<const api::ResourceClaim*>& claims,
+                                   bool explain = false,
+                                   absl::Time deadline = absl::InfiniteFuture()) const;
 
  private:
   friend class Search;
   const DraLister& classes_;
-  // Slices of one node, and those that are not of one node (node selectors, all nodes, per-device
-  // node selection, shared counters).
-  std::map<std::string, std::vector<const api::ResourceSlice*>, std::less<>> on_node_;
-  std::vector<const api::ResourceSlice*> shared_;
-  std::vector<std::shared_ptr<const api::ResourceSlice>> slices_;
+  std::shared_ptr<const SliceIndex> slices_;
   std::shared_ptr<const DeviceSet> allocated_;
   SelectorCache& selectors_;
 };

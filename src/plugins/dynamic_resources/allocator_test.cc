@@ -29,14 +29,15 @@ class AllocatorTest : public ::testing::Test {
   }
   // Allocates `claims` for the node `node` (labels `labels`).
   absl::StatusOr<Allocator::Outcome> Allocate(const std::vector<api::ResourceClaim>& claims,
-                                              std::string node = "n1", api::StringMap labels = {}) {
-    Allocator allocator(dra_, dra_.ListResourceSlices(), std::make_shared<DeviceSet>(allocated_),
-                        selectors_);
+                                              std::string node = "n1", api::StringMap labels = {},
+                                              bool explain = false) {
+    Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()),
+                        std::make_shared<DeviceSet>(allocated_), selectors_);
     api::Node n = ksched::testing::MakeNode().Name(node).Obj();
     n.metadata.labels = std::move(labels);
     std::vector<const api::ResourceClaim*> ptrs;
     for (const auto& c : claims) ptrs.push_back(&c);
-    return allocator.Allocate(n, ptrs);
+    return allocator.Allocate(n, ptrs, explain);
   }
   // The devices given, as "request: driver/pool/device".
   static std::vector<std::string> Devices(const Allocator::Outcome& out) {
@@ -207,6 +208,50 @@ TEST_F(AllocatorTest, MatchAttributeKeepsDevicesTogether) {
   out = Allocate({claim});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->fits);  // g3 has no numa attribute.
+}
+
+TEST_F(AllocatorTest, ExplainingSaysPerRequestWhichDevicesAreFreeAndWhatKeepsTheOthers) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: s}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 1}
+      devices:
+      - {name: g0, attributes: {numa: {int: 0}}}
+      - {name: g1, attributes: {numa: {int: 1}}}
+      - {name: g2, attributes: {numa: {int: 1}}}
+      - {name: g3, taints: [{key: broken, effect: NoSchedule}]})"));
+  allocated_.insert({"gpu.example.com", "n1", "g2"});
+  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(3)}, "n1", {}, /*explain=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->fits);
+  EXPECT_EQ(out->why,
+            "claim default/c, request gpu: 3 wanted, 2 of the node's 4 devices match and are free "
+            "(1 in use, 1 tainted)");
+  // Not asked: not computed.
+  out = Allocate({GpuClaim(3)});
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->why, "");
+  // Enough free devices, but not on one NUMA node.
+  api::ResourceClaim pair = Claim(R"(
+    metadata: {name: pair, namespace: default}
+    spec:
+      devices:
+        requests: [{name: gpu, exactly: {deviceClassName: gpu, count: 2}}]
+        constraints: [{matchAttribute: gpu.example.com/numa}])");
+  out = Allocate({pair}, "n1", {}, /*explain=*/true);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->fits);
+  EXPECT_EQ(out->why,
+            "claim default/pair, request gpu: 2 wanted, 2 of the node's 4 devices match and are "
+            "free (1 in use, 1 tainted); no choice of those devices serves all requests at once "
+            "(constraints, or requests that want the same devices)");
+  // A node without devices.
+  out = Allocate({GpuClaim(1)}, "n2", {}, /*explain=*/true);
+  ASSERT_TRUE(out.ok());
+  EXPECT_EQ(out->why, "claim default/c, request gpu: 1 wanted, the node has no devices");
 }
 
 TEST_F(AllocatorTest, TaintedDevicesNeedATolerationAndAdminAccessSharesDevices) {

@@ -223,6 +223,18 @@ absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> DynamicRe
   return out;
 }
 
+std::shared_ptr<const SliceIndex> DynamicResources::Slices() {
+  const DraLister& dra = handle_.dra();
+  // The generation first: slices listed after it are at least as new.
+  const uint64_t generation = dra.DevicesGeneration();
+  absl::MutexLock lock(&slices_mu_);
+  if (slices_ == nullptr || slices_generation_ != generation) {
+    slices_ = std::make_shared<const SliceIndex>(dra.ListResourceSlices());
+    slices_generation_ = generation;
+  }
+  return slices_;
+}
+
 Status DynamicResources::PreEnqueue(const api::Pod& pod) {
   if (pod.spec.resource_claims.empty()) return Status();
   absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> claims = PodClaims(pod);
@@ -284,8 +296,8 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     }
   }
   if (to_allocate) {
-    s->allocator = std::make_shared<const Allocator>(dra, dra.ListResourceSlices(),
-                                                     tracker_.PendingDevices(), selectors_);
+    s->allocator =
+        std::make_shared<const Allocator>(dra, Slices(), tracker_.PendingDevices(), selectors_);
   }
   s->claims = *std::move(claims);
   return Status();
@@ -307,9 +319,16 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
   }
   std::vector<api::AllocationResult> allocations;
   if (s->allocator) {
-    absl::StatusOr<Allocator::Outcome> out = s->allocator->Allocate(node, to_allocate);
+    const absl::Time deadline = args_.filter_timeout > absl::ZeroDuration()
+                                    ? absl::Now() + args_.filter_timeout
+                                    : absl::InfiniteFuture();
+    absl::StatusOr<Allocator::Outcome> out =
+        s->allocator->Allocate(node, to_allocate, state.explain(), deadline);
     if (!out.ok()) {
       std::string message(AsStd(out.status().message()));
+      if (out.status().code() == absl::StatusCode::kDeadlineExceeded) {
+        return Status::Error(fmt::format("node {}: {}", node.metadata.name, message));
+      }
       if (out.status().code() == absl::StatusCode::kFailedPrecondition) {
         return Status::UnschedulableAndUnresolvable(
             fmt::format("device selectors cannot be evaluated: {}", message));
@@ -317,9 +336,13 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
       return Status::Error(std::move(message));
     }
     if (!out->node_failure.empty()) {
-      return Status::UnschedulableAndUnresolvable(std::move(out->node_failure));
+      return Status::UnschedulableAndUnresolvable(std::move(out->node_failure))
+          .WithExplanation(std::move(out->why));
     }
-    if (!out->fits) return Status::UnschedulableAndUnresolvable("cannot allocate all claims");
+    if (!out->fits) {
+      return Status::UnschedulableAndUnresolvable("cannot allocate all claims")
+          .WithExplanation(std::move(out->why));
+    }
     allocations = std::move(out->allocations);
   }
   absl::MutexLock lock(&s->mu);
@@ -526,8 +549,8 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
   };
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle& handle) {
-  return std::make_unique<DynamicResources>(handle);
+absl::StatusOr<std::unique_ptr<Plugin>> New(const DynamicResourcesArgs& args, Handle& handle) {
+  return std::make_unique<DynamicResources>(handle, args);
 }
 
 }  // namespace ksched::plugins::dynamic_resources

@@ -3,7 +3,8 @@
 //   PreEnqueue  holds back a pod whose claims do not exist yet (a template's claim not made).
 //   PreFilter   checks the claims: in use by others, being allocated, a class that is missing.
 //   Filter      allocated claims: their node selector; unallocated ones: the allocator
-//               (allocator.h) finds devices on the node, and keeps them for Reserve.
+//               (allocator.h) finds devices on the node, within the args' filterTimeout, and
+//               keeps them for Reserve.
 //   PostFilter  deallocates a claim that is allocated where the pod cannot go and reserved for
 //               nobody else, so that the next attempt may allocate it elsewhere.
 //   Score       with firstAvailable lists, prefers nodes where earlier alternatives fit.
@@ -34,6 +35,7 @@
 #include "ksched/plugin.h"
 #include "ksched/plugin_args.h"
 #include "src/plugins/dynamic_resources/allocator.h"
+#include "src/plugins/dynamic_resources/args.h"
 #include "src/plugins/names.h"
 
 namespace ksched::plugins::dynamic_resources {
@@ -84,7 +86,8 @@ class DynamicResources final : public PreEnqueuePlugin,
                                public PreBindPlugin,
                                public EnqueueExtensions {
  public:
-  explicit DynamicResources(Handle& handle) : handle_(handle), tracker_(handle.dra()) {}
+  DynamicResources(Handle& handle, const DynamicResourcesArgs& args)
+      : handle_(handle), args_(args), tracker_(handle.dra()) {}
   std::string_view Name() const override { return names::kDynamicResources; }
 
   Status PreEnqueue(const api::Pod& pod) override;
@@ -111,12 +114,18 @@ class DynamicResources final : public PreEnqueuePlugin,
   absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> PodClaims(
       const api::Pod& pod) const;
 
+  // The slices' index at their current version (DraLister::DevicesGeneration).
+  std::shared_ptr<const SliceIndex> Slices();
+
   Handle& handle_;
+  const DynamicResourcesArgs args_;
   ClaimTracker tracker_;
   SelectorCache selectors_;
+  absl::Mutex slices_mu_;
+  std::shared_ptr<const SliceIndex> slices_ ABSL_GUARDED_BY(slices_mu_);
+  uint64_t slices_generation_ ABSL_GUARDED_BY(slices_mu_) = 0;
 };
 
-// The plugin takes no args (upstream's filterTimeout and bindingTimeout are not read yet).
-absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+absl::StatusOr<std::unique_ptr<Plugin>> New(const DynamicResourcesArgs& args, Handle& handle);
 
 }  // namespace ksched::plugins::dynamic_resources

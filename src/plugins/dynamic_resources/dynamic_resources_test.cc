@@ -20,7 +20,7 @@ using testing::Slice;
 
 TEST(DynamicResourcesTest, APodWithoutClaimsSkipsFilterAndScoresZeroEverywhere) {
   FakeHandle handle({MakeNode().Name("a").Obj(), MakeNode().Name("b").Obj()}, {});
-  DynamicResources plugin(handle);
+  DynamicResources plugin(handle, {});
   CycleState state;
   api::Pod pod = MakePod().Name("p").Req("cpu", "1").Obj();
   PreFilterResult pre;
@@ -51,7 +51,8 @@ TEST(DynamicResourcesTest, APodWithoutClaimsSkipsFilterAndScoresZeroEverywhere) 
 class DynamicResourcesClaimsTest : public ::testing::Test {
  protected:
   DynamicResourcesClaimsTest()
-      : handle_({MakeNode().Name("n1").Obj(), MakeNode().Name("n2").Obj()}, {}), plugin_(handle_) {
+      : handle_({MakeNode().Name("n1").Obj(), MakeNode().Name("n2").Obj()}, {}),
+        plugin_(handle_, {}) {
     Set(Class("metadata: {name: gpu}"));
     Set(Slice(R"(
       metadata: {name: n1-gpu}
