@@ -28,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "absl/container/btree_set.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ksched/plugin.h"
@@ -182,8 +183,9 @@ class SchedulingQueue {
   std::set<Entry*, BackoffLess> backoff_ ABSL_GUARDED_BY(mu_);
   std::set<Entry*, BackoffLess> error_backoff_ ABSL_GUARDED_BY(mu_);
   // The unschedulable (and gated) pods, so that an event looks at them only, not at every pod;
-  // in arrival order, which the orderings above end ties with anyway.
-  std::set<Entry*, SeqLess> unschedulable_ ABSL_GUARDED_BY(mu_);
+  // in arrival order, which the orderings above end ties with anyway. A B-tree: every cluster
+  // event walks it.
+  absl::btree_set<Entry*, SeqLess> unschedulable_ ABSL_GUARDED_BY(mu_);
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   // The events received while pods are in flight, numbered; and each in-flight pod's number of
   // the last event before it was popped.
