@@ -232,8 +232,8 @@ class DraObjects final : public DraLister {
     using is_transparent = void;
     template <typename A, typename B>
     bool operator()(const A& a, const B& b) const {
-      return std::string_view(a.driver) == b.driver && std::string_view(a.pool) == b.pool &&
-             std::string_view(a.device) == b.device;
+      return std::string_view(a.device) == b.device && std::string_view(a.pool) == b.pool &&
+             std::string_view(a.driver) == b.driver;
     }
   };
   void ClaimChanged(const api::ResourceClaim* old, const api::ResourceClaim* now);

@@ -116,7 +116,7 @@ std::vector<Pool> GatherPools(const std::vector<const api::ResourceSlice*>& for_
   return pools;  // The map kept them by driver and name.
 }
 
-const api::DeviceAttribute* LookupAttribute(const api::Device& device, const DeviceId& id,
+const api::DeviceAttribute* LookupAttribute(const api::Device& device, const DeviceView& id,
                                             std::string_view name) {
   if (auto it = device.attributes.find(std::string(name)); it != device.attributes.end()) {
     return &it->second;
@@ -147,7 +147,8 @@ struct MatchAttribute {
     if (requests.contains(base)) return true;
     return !sub.empty() && requests.contains(fmt::format("{}/{}", base, sub));
   }
-  bool Add(std::string_view base, std::string_view sub, const api::Device& d, const DeviceId& id) {
+  bool Add(std::string_view base, std::string_view sub, const api::Device& d,
+           const DeviceView& id) {
     if (!Applies(base, sub)) return true;
     const api::DeviceAttribute* attr = LookupAttribute(d, id, attribute);
     if (attr == nullptr) return false;
@@ -185,10 +186,8 @@ bool ToleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTa
   return toleration.op == "Exists";
 }
 
-void AddAllocatedDevices(const api::AllocationResult& allocation, DeviceSet* out) {
-  for (const api::DeviceRequestAllocationResult& r : allocation.results) {
-    if (!r.admin_access) out->insert({r.driver, r.pool, r.device});
-  }
+size_t DeviceHash::operator()(const DeviceView& d) const {
+  return absl::HashOf(d.pool, d.device);  // Drivers are few: DeviceEq tells them apart.
 }
 
 // --- SelectorCache ---------------------------------------------------------------------------
@@ -209,12 +208,14 @@ absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Ev
     const std::string& expression, const api::ResourceSlice& slice) {
   absl::StatusOr<std::shared_ptr<const cel::Selector>> selector = Compile(expression);
   if (!selector.ok()) return selector.status();
-  const std::string version = slice.metadata.uid + "/" + slice.metadata.resource_version;
   std::shared_ptr<const cel::Devices> devices;
+  auto same_version = [&](const OfSlice& of) {
+    return of.uid == slice.metadata.uid && of.resource_version == slice.metadata.resource_version;
+  };
   {
     absl::MutexLock lock(&mu_);
     auto it = slices_.find(slice.metadata.name);
-    if (it != slices_.end() && it->second.version == version) {
+    if (it != slices_.end() && same_version(it->second)) {
       if (auto v = it->second.verdicts.find(expression); v != it->second.verdicts.end()) {
         return v->second;
       }
@@ -236,7 +237,11 @@ absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Ev
   auto shared = std::make_shared<const std::vector<cel::Match>>(*std::move(verdicts));
   absl::MutexLock lock(&mu_);
   OfSlice& of = slices_[slice.metadata.name];
-  if (of.version != version) of = OfSlice{.version = version, .devices = devices};
+  if (!same_version(of)) {
+    of = OfSlice{.uid = slice.metadata.uid,
+                 .resource_version = slice.metadata.resource_version,
+                 .devices = devices};
+  }
   of.verdicts[expression] = shared;
   return shared;
 }
@@ -273,10 +278,10 @@ std::shared_ptr<const std::vector<Pool>> SliceIndex::PoolsFor(const api::Node& n
 }
 
 Allocator::Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
-                     std::shared_ptr<const DeviceSet> allocated, SelectorCache& selectors)
+                     PendingCheck pending, SelectorCache& selectors)
     : classes_(classes),
       slices_(std::move(slices)),
-      allocated_(std::move(allocated)),
+      pending_(std::move(pending)),
       selectors_(selectors) {}
 
 // One Allocate call's state (upstream's `allocator`): one thread works with it.
@@ -290,7 +295,7 @@ class Search {
 
  private:
   struct DeviceRef {
-    DeviceId id;
+    DeviceView id;  // Names in the slices, which the search's pools hold.
     const api::Device* device;
     const api::ResourceSlice* slice;
     int device_index;
@@ -332,15 +337,16 @@ class Search {
   // Tries `ref` for r; on success the state shows it allocated until Undo.
   absl::StatusOr<bool> AllocateDevice(const Indices& r, const DeviceRef& ref, bool must);
   void Undo(const Indices& r, const DeviceRef& ref);
-  bool InUse(const DeviceId& id) const {
-    return a_.allocated_->contains(id) || InUseByAnyClaim(id) ||
+  bool InUse(const DeviceView& id) const {
+    return InUseByAnyClaim(id) || a_.pending_(id) ||
            a_.classes_.DeviceAllocated(id.driver, id.pool, id.device);
   }
-  bool InUseByAnyClaim(const DeviceId& id) const {
+  bool InUseByAnyClaim(const DeviceView& id) const {
+    if (allocating_.empty()) return false;
     auto it = allocating_.find(id);
     return it != allocating_.end() && !it->second.empty();
   }
-  bool InUseByClaim(const DeviceId& id, size_t claim) const {
+  bool InUseByClaim(const DeviceView& id, size_t claim) const {
     auto it = allocating_.find(id);
     return it != allocating_.end() && it->second.contains(claim);
   }
@@ -359,9 +365,10 @@ class Search {
   std::shared_ptr<const std::vector<Pool>> pools_;
   // Per claim, per request: one entry, or one per firstAvailable alternative.
   std::vector<std::vector<std::vector<RequestData>>> requests_;
-  std::vector<std::vector<size_t>> selected_sub_;               // Per claim, per request.
-  std::vector<std::vector<MatchAttribute>> constraints_;        // Per claim.
-  absl::flat_hash_map<DeviceId, std::set<size_t>> allocating_;  // Device: the claims it is for.
+  std::vector<std::vector<size_t>> selected_sub_;         // Per claim, per request.
+  std::vector<std::vector<MatchAttribute>> constraints_;  // Per claim.
+  // Device: the claims it is for.
+  absl::flat_hash_map<DeviceView, std::set<size_t>, DeviceHash, DeviceEq> allocating_;
   // Selector verdicts for (device, claim, request, alternative).
   absl::flat_hash_map<std::pair<const api::Device*, uint64_t>, bool> matches_;
   // A selector's verdicts on a slice's devices, by slice and expression: asked of the
@@ -649,9 +656,9 @@ api::AllocationResult Search::Result(size_t c) {
   api::AllocationResult out;
   for (const DeviceResult& d : results_[c]) {
     out.results.push_back({.request = d.request,
-                           .driver = d.ref.id.driver,
-                           .pool = d.ref.id.pool,
-                           .device = d.ref.id.device,
+                           .driver = std::string(d.ref.id.driver),
+                           .pool = std::string(d.ref.id.pool),
+                           .device = std::string(d.ref.id.device),
                            .admin_access = d.data->AdminAccess(),
                            .tolerations = d.data->request->tolerations});
   }

@@ -21,6 +21,7 @@
 // any thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -28,6 +29,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
@@ -38,19 +40,32 @@
 
 namespace ksched::plugins::dynamic_resources {
 
-// A device, by driver, pool and name.
+// A device, by driver, pool and name; DeviceView, the same without copies of the names.
 struct DeviceId {
   std::string driver, pool, device;
-  bool operator==(const DeviceId&) const = default;
-  template <typename H>
-  friend H AbslHashValue(H h, const DeviceId& d) {
-    return H::combine(std::move(h), d.driver, d.pool, d.device);
+};
+struct DeviceView {
+  std::string_view driver, pool, device;
+};
+struct DeviceHash {
+  using is_transparent = void;
+  size_t operator()(const DeviceView& d) const;
+  size_t operator()(const DeviceId& d) const {
+    return (*this)(DeviceView{d.driver, d.pool, d.device});
   }
 };
-using DeviceSet = absl::flat_hash_set<DeviceId>;
+struct DeviceEq {
+  using is_transparent = void;
+  template <typename A, typename B>
+  bool operator()(const A& a, const B& b) const {
+    return std::string_view(a.device) == b.device && std::string_view(a.pool) == b.pool &&
+           std::string_view(a.driver) == b.driver;
+  }
+};
+using DeviceSet = absl::flat_hash_set<DeviceId, DeviceHash, DeviceEq>;
 
-// The devices an allocation holds (admin access excepted, as DraLister::DeviceAllocated).
-void AddAllocatedDevices(const api::AllocationResult& allocation, DeviceSet* out);
+// Whether a device is held by an allocation that the DraLister's claims do not show yet.
+using PendingCheck = std::function<bool(const DeviceView&)>;
 
 // Compiled device selectors and their verdicts on each slice's devices.
 class SelectorCache {
@@ -65,7 +80,7 @@ class SelectorCache {
   absl::StatusOr<std::shared_ptr<const cel::Selector>> Compile(const std::string& expression);
 
   struct OfSlice {
-    std::string version;  // uid and resourceVersion
+    std::string uid, resource_version;  // The slice's, when its devices were judged.
     std::shared_ptr<const cel::Devices> devices;
     std::map<std::string, std::shared_ptr<const std::vector<cel::Match>>, std::less<>> verdicts;
   };
@@ -99,15 +114,16 @@ class SliceIndex {
     std::shared_ptr<const std::vector<Pool>> pools;
   };
   mutable absl::Mutex mu_;
-  mutable std::map<std::string, OfNode, std::less<>> by_node_ ABSL_GUARDED_BY(mu_);
+  mutable absl::flat_hash_map<std::string, OfNode> by_node_ ABSL_GUARDED_BY(mu_);
 };
 
 class Allocator {
  public:
-  // In use: the devices `classes` says claims hold (DraLister::DeviceAllocated), and `allocated`
-  // (those Reserve made and PreBind has not written, or the informer does not show yet).
+  // In use: the devices `classes` says claims hold (DraLister::DeviceAllocated), and those
+  // `pending` says are (Reserve made them and PreBind has not written them, or the informer does
+  // not show them yet).
   Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
-            std::shared_ptr<const DeviceSet> allocated, SelectorCache& selectors);
+            PendingCheck pending, SelectorCache& selectors);
 
   struct Outcome {
     bool fits = false;
@@ -133,7 +149,7 @@ class Allocator {
   friend class Search;
   const DraLister& classes_;
   std::shared_ptr<const SliceIndex> slices_;
-  std::shared_ptr<const DeviceSet> allocated_;
+  PendingCheck pending_;
   SelectorCache& selectors_;
 };
 

@@ -31,8 +31,9 @@ class AllocatorTest : public ::testing::Test {
   absl::StatusOr<Allocator::Outcome> Allocate(const std::vector<api::ResourceClaim>& claims,
                                               std::string node = "n1", api::StringMap labels = {},
                                               bool explain = false) {
-    Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()),
-                        std::make_shared<DeviceSet>(allocated_), selectors_);
+    Allocator allocator(
+        dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()),
+        [this](const DeviceView& d) { return allocated_.contains(d); }, selectors_);
     api::Node n = ksched::testing::MakeNode().Name(node).Obj();
     n.metadata.labels = std::move(labels);
     std::vector<const api::ResourceClaim*> ptrs;

@@ -116,31 +116,38 @@ std::shared_ptr<const api::ResourceClaim> ClaimTracker::Get(std::string_view ns,
   return Overlay(std::move(stored));
 }
 
-std::shared_ptr<const DeviceSet> ClaimTracker::PendingDevices() const {
-  const uint64_t generation = lister_.ClaimsGeneration();
-  {
-    absl::ReaderMutexLock lock(&mu_);
-    if (allocated_ && allocated_claims_ == generation && allocated_changes_ == changes_) {
-      return allocated_;
-    }
+void ClaimTracker::Count(const api::ResourceClaim& claim, int delta) {
+  if (!claim.allocation) return;
+  for (const api::DeviceRequestAllocationResult& r : claim.allocation->results) {
+    if (r.admin_access) continue;  // As DraLister::DeviceAllocated: not held.
+    auto it = pending_.find(DeviceView{r.driver, r.pool, r.device});
+    if (it == pending_.end()) it = pending_.emplace(DeviceId{r.driver, r.pool, r.device}, 0).first;
+    if ((it->second += delta) <= 0) pending_.erase(it);
   }
-  absl::MutexLock lock(&mu_);
-  auto devices = std::make_shared<DeviceSet>();
-  // What PreBind wrote and the informer does not show yet (only ever an allocation more).
-  for (const auto& [key, w] : written_) {
+}
+
+void ClaimTracker::ForgetCaughtUp() {
+  std::erase_if(written_, [&](const auto& entry) {
+    const WrittenClaim& w = entry.second;
     std::shared_ptr<const api::ResourceClaim> stored =
         lister_.GetResourceClaim(w.claim->metadata.namespace_, w.claim->metadata.name);
-    if (stored && stored->metadata.resource_version == w.read_version && w.claim->allocation) {
-      AddAllocatedDevices(*w.claim->allocation, devices.get());
-    }
-  }
-  for (const auto& [uid, claim] : in_flight_) {
-    AddAllocatedDevices(*claim->allocation, devices.get());
-  }
-  allocated_ = std::move(devices);
-  allocated_claims_ = generation;
-  allocated_changes_ = changes_;
-  return allocated_;
+    if (stored && stored->metadata.resource_version == w.read_version) return false;
+    Count(*w.claim, -1);
+    return true;
+  });
+}
+
+bool ClaimTracker::Pending(const DeviceView& device) const {
+  absl::ReaderMutexLock lock(&mu_);
+  return !pending_.empty() && pending_.contains(device);
+}
+
+void ClaimTracker::CatchUp() {
+  const uint64_t generation = lister_.ClaimsGeneration();
+  absl::MutexLock lock(&mu_);
+  if (generation == caught_up_) return;
+  ForgetCaughtUp();
+  caught_up_ = generation;
 }
 
 bool ClaimTracker::InFlight(std::string_view uid) const {
@@ -150,31 +157,29 @@ bool ClaimTracker::InFlight(std::string_view uid) const {
 
 void ClaimTracker::SetInFlight(std::shared_ptr<const api::ResourceClaim> allocated) {
   absl::MutexLock lock(&mu_);
-  in_flight_[allocated->metadata.uid] = std::move(allocated);
-  ++changes_;
+  std::shared_ptr<const api::ResourceClaim>& slot = in_flight_[allocated->metadata.uid];
+  if (slot) Count(*slot, -1);
+  Count(*allocated, +1);
+  slot = std::move(allocated);
 }
 
 bool ClaimTracker::RemoveInFlight(std::string_view uid) {
   absl::MutexLock lock(&mu_);
   auto it = in_flight_.find(uid);
   if (it == in_flight_.end()) return false;
+  Count(*it->second, -1);
   in_flight_.erase(it);
-  ++changes_;
   return true;
 }
 
 void ClaimTracker::Written(api::ResourceClaim written, std::string read_version) {
   absl::MutexLock lock(&mu_);
   std::string key = api::KeyOf(written.metadata);
-  // Forget what the informer has caught up with.
-  std::erase_if(written_, [&](const auto& entry) {
-    std::shared_ptr<const api::ResourceClaim> stored = lister_.GetResourceClaim(
-        entry.second.claim->metadata.namespace_, entry.second.claim->metadata.name);
-    return !stored || stored->metadata.resource_version != entry.second.read_version;
-  });
-  written_[key] = {std::make_shared<const api::ResourceClaim>(std::move(written)),
-                   std::move(read_version)};
-  ++changes_;
+  ForgetCaughtUp();
+  WrittenClaim& slot = written_[key];
+  if (slot.claim) Count(*slot.claim, -1);
+  slot = {std::make_shared<const api::ResourceClaim>(std::move(written)), std::move(read_version)};
+  Count(*slot.claim, +1);
 }
 
 // --- The plugin ------------------------------------------------------------------------------
@@ -296,8 +301,9 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     }
   }
   if (to_allocate) {
-    s->allocator =
-        std::make_shared<const Allocator>(dra, Slices(), tracker_.PendingDevices(), selectors_);
+    tracker_.CatchUp();
+    s->allocator = std::make_shared<const Allocator>(
+        dra, Slices(), [this](const DeviceView& d) { return tracker_.Pending(d); }, selectors_);
   }
   s->claims = *std::move(claims);
   return Status();

@@ -46,9 +46,12 @@ class ClaimTracker {
  public:
   explicit ClaimTracker(const DraLister& lister) : lister_(lister) {}
   std::shared_ptr<const api::ResourceClaim> Get(std::string_view ns, std::string_view name) const;
-  // The devices allocated that the lister's claims do not show (DraLister::DeviceAllocated): those
-  // in flight, and those PreBind wrote that the informer has not brought yet.
-  std::shared_ptr<const DeviceSet> PendingDevices() const;
+  // Whether an allocation the lister's claims do not show (DraLister::DeviceAllocated) holds the
+  // device: one in flight, or one PreBind wrote that the informer has not brought yet.
+  bool Pending(const DeviceView& device) const;
+  // Forgets what PreBind wrote that the informer has brought since (at most once per change of
+  // the claims).
+  void CatchUp();
   bool InFlight(std::string_view uid) const;
   void SetInFlight(std::shared_ptr<const api::ResourceClaim> allocated);
   // Whether there was one to remove.
@@ -59,6 +62,10 @@ class ClaimTracker {
  private:
   std::shared_ptr<const api::ResourceClaim> Overlay(
       std::shared_ptr<const api::ResourceClaim> stored) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
+  // Counts the devices of the claim's allocation in pending_ (delta +1) or out of it (-1).
+  void Count(const api::ResourceClaim& claim, int delta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Drops the written claims the informer has brought.
+  void ForgetCaughtUp() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const DraLister& lister_;
   mutable absl::Mutex mu_;
@@ -69,11 +76,10 @@ class ClaimTracker {
   std::map<std::string, WrittenClaim, std::less<>> written_ ABSL_GUARDED_BY(mu_);  // ns/name
   std::map<std::string, std::shared_ptr<const api::ResourceClaim>, std::less<>> in_flight_
       ABSL_GUARDED_BY(mu_);  // By uid.
-  uint64_t changes_ ABSL_GUARDED_BY(mu_) = 0;
-  // PendingDevices' last answer, and the generations it was computed at.
-  mutable std::shared_ptr<const DeviceSet> allocated_ ABSL_GUARDED_BY(mu_);
-  mutable uint64_t allocated_claims_ ABSL_GUARDED_BY(mu_) = 0;
-  mutable uint64_t allocated_changes_ ABSL_GUARDED_BY(mu_) = 0;
+  // The devices of in_flight_ and written_, each with the number of their claims that hold it:
+  // kept with every change of those, so that a question costs one lookup.
+  absl::flat_hash_map<DeviceId, int, DeviceHash, DeviceEq> pending_ ABSL_GUARDED_BY(mu_);
+  uint64_t caught_up_ ABSL_GUARDED_BY(mu_) = 0;  // The claims' generation CatchUp last saw.
 };
 
 class DynamicResources final : public PreEnqueuePlugin,

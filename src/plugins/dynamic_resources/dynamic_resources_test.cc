@@ -202,11 +202,12 @@ TEST_F(DynamicResourcesClaimsTest, UnreserveReleasesTheDevicesAndTheReservation)
   handle_.recording_writer().claim_error = absl::UnavailableError("connection refused");
   EXPECT_THAT(Filter(sb, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
   ASSERT_TRUE(plugin_.Reserve(sb, pb, "n2").ok());
+  EXPECT_TRUE(plugin_.tracker().Pending({"gpu.example.com", "n2", "g0"}));  // In flight.
   Status st = plugin_.PreBind(sb, pb, "n2");
   EXPECT_EQ(st.code(), Code::kError);
   EXPECT_EQ(st.Message(), "add allocation and reservation to claim default/b: connection refused");
   plugin_.Unreserve(sb, pb, "n2");
-  EXPECT_FALSE(plugin_.tracker().PendingDevices()->contains({"gpu.example.com", "n2", "g0"}));
+  EXPECT_FALSE(plugin_.tracker().Pending({"gpu.example.com", "n2", "g0"}));
   EXPECT_FALSE(handle_.dra().DeviceAllocated("gpu.example.com", "n2", "g0"));
 }
 
