@@ -255,6 +255,39 @@ TEST_F(AllocatorTest, ExplainingSaysPerRequestWhichDevicesAreFreeAndWhatKeepsThe
   EXPECT_EQ(out->why, "claim default/c, request gpu: 1 wanted, the node has no devices");
 }
 
+// The args' filterTimeout: a search that goes on past its deadline stops, and says so.
+TEST_F(AllocatorTest, ASearchPastItsDeadlineStops) {
+  Add(Class("metadata: {name: gpu}"));
+  std::string devices;
+  for (int i = 0; i < 100; ++i) {
+    devices +=
+        fmt::format("{}{{name: g{}, attributes: {{numa: {{int: {}}}}}}}", i ? ", " : "", i, i);
+  }
+  Add(Slice(fmt::format(R"(
+    metadata: {{name: s}}
+    spec: {{driver: gpu.example.com, nodeName: n1, pool: {{name: n1, resourceSliceCount: 1}},
+           devices: [{}]}})",
+                        devices)));
+  // Two on one NUMA node: no two devices share one, so the search tries every pair.
+  api::ResourceClaim pair = Claim(R"(
+    metadata: {name: pair, namespace: default}
+    spec:
+      devices:
+        requests: [{name: gpu, exactly: {deviceClassName: gpu, count: 2}}]
+        constraints: [{matchAttribute: gpu.example.com/numa}])");
+  Allocator allocator(
+      dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()),
+      [](const DeviceView&) { return false; }, selectors_);
+  api::Node n = ksched::testing::MakeNode().Name("n1").Obj();
+  absl::StatusOr<Allocator::Outcome> out =
+      allocator.Allocate(n, {&pair}, /*explain=*/false, absl::InfinitePast());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(out.status().message(), "timed out trying to allocate devices");
+  out = allocator.Allocate(n, {&pair});  // No deadline: the whole search, and no pair.
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->fits);
+}
+
 TEST_F(AllocatorTest, TaintedDevicesNeedATolerationAndAdminAccessSharesDevices) {
   Add(Class("metadata: {name: gpu}"));
   Add(Slice(R"(

@@ -127,14 +127,18 @@ void ClaimTracker::Count(const api::ResourceClaim& claim, int delta) {
 }
 
 void ClaimTracker::ForgetCaughtUp() {
-  std::erase_if(written_, [&](const auto& entry) {
-    const WrittenClaim& w = entry.second;
+  // A loop, not erase_if: the thread-safety analysis does not see the lock inside a lambda.
+  for (auto it = written_.begin(); it != written_.end();) {
+    const WrittenClaim& w = it->second;
     std::shared_ptr<const api::ResourceClaim> stored =
         lister_.GetResourceClaim(w.claim->metadata.namespace_, w.claim->metadata.name);
-    if (stored && stored->metadata.resource_version == w.read_version) return false;
+    if (stored && stored->metadata.resource_version == w.read_version) {
+      ++it;
+      continue;
+    }
     Count(*w.claim, -1);
-    return true;
-  });
+    it = written_.erase(it);
+  }
 }
 
 bool ClaimTracker::Pending(const DeviceView& device) const {
