@@ -110,8 +110,9 @@ bench-volumes: build k8s
 	@mkdir -p $(BENCH_OUT)
 	@$(BUILD_DIR)/bench/side_by_side --set volumes --out $(BENCH_OUT)
 
-# scheduler_perf's DRA workload (claims from a template, made by the resourceclaim controller;
-# devices of a driver's ResourceSlices), side by side.
+# scheduler_perf's DRA workloads (claims from a template, made by the resourceclaim controller;
+# devices of a driver's ResourceSlices): SchedulingWithResourceClaimTemplate and the three sizes
+# of SteadyStateClusterResourceClaimTemplate, side by side.
 bench-dra: build k8s
 	@mkdir -p $(BENCH_OUT)
 	@$(BUILD_DIR)/bench/side_by_side --set dra --out $(BENCH_OUT)
