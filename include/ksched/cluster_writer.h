@@ -78,11 +78,12 @@ class ClusterWriter {
 
   // --- Dynamic resource allocation (DynamicResources). Each blocks until the cluster answers.
   // PreBind: where `allocation` is set, adds the finalizer resource.kubernetes.io/delete-protection
-  // and sets status.allocation; then appends `consumer` to status.reservedFor. Writes only over
-  // the claim's resourceVersion `metadata.resource_version`; on the API server's conflict, reads
-  // the claim again and writes over that, as upstream's bindClaim retries (Aborted, with
-  // upstream's message, when the claim got deleted or allocated elsewhere meanwhile). Returns the
-  // claim as the cluster stored it.
+  // and sets status.allocation (or, for an allocated claim whose allocation has no
+  // allocationTimestamp, sets that to now, as upstream does); then appends `consumer` to
+  // status.reservedFor. Writes only over the claim's resourceVersion `metadata.resource_version`;
+  // on the API server's conflict, reads the claim again and writes over that, as upstream's
+  // bindClaim retries (Aborted, with upstream's message, when the claim got deleted, allocated or
+  // deallocated elsewhere meanwhile). Returns the claim as the cluster stored it.
   virtual absl::StatusOr<api::ResourceClaim> ReserveResourceClaim(
       const api::ResourceClaim& claim, const api::AllocationResult* allocation,
       const api::ResourceClaimConsumerReference& consumer) {

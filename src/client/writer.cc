@@ -570,6 +570,10 @@ absl::StatusOr<api::ResourceClaim> ApiWriter::ReserveResourceClaim(
       return absl::AbortedError(
           fmt::format("claim {} got allocated elsewhere in the meantime", key));
     }
+    if (allocation == nullptr && !now->allocation) {
+      return absl::AbortedError(
+          fmt::format("claim {} got deallocated elsewhere in the meantime", key));
+    }
     written = ReserveOnce(*now, allocation, consumer);
   }
   return written;
@@ -594,7 +598,14 @@ absl::StatusOr<api::ResourceClaim> ApiWriter::ReserveOnce(
       {"reservedFor",
        {{{"resource", consumer.resource}, {"name", consumer.name}, {"uid", consumer.uid}}}}};
   if (!consumer.api_group.empty()) status["reservedFor"][0]["apiGroup"] = consumer.api_group;
-  if (allocation != nullptr) status["allocation"] = AllocationJson(*allocation);
+  if (allocation != nullptr) {
+    status["allocation"] = AllocationJson(*allocation);
+  } else if (claim.allocation && claim.allocation->allocation_timestamp.empty()) {
+    // Allocated by someone who did not say when: now, as upstream's bindClaim fills it in.
+    status["allocation"] = {
+        {"allocationTimestamp",
+         absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone())}};
+  }
   return MergePatch<api::ResourceClaim>(
       http_, ClaimPath(claim, "/status"),
       {{"metadata", {{"resourceVersion", version}}}, {"status", std::move(status)}},

@@ -432,6 +432,7 @@ TEST(ApiWriterTest, AClaimsReservationIsRetriedOnAConflictWithTheClaimReadAgain)
   constexpr char kPath[] = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/gpu";
   std::mutex mu;
   std::vector<std::string> requests;
+  std::string last_body;
   std::string stored_rv = "6";  // The version the GET answers with.
   bool allocated_meanwhile = false;
   testing::LoopbackServer server;
@@ -455,6 +456,7 @@ TEST(ApiWriterTest, AClaimsReservationIsRetriedOnAConflictWithTheClaimReadAgain)
     std::lock_guard<std::mutex> lock(mu);
     const std::string rv = nlohmann::json::parse(req.body)["metadata"].value("resourceVersion", "");
     requests.push_back("PATCH " + req.path + " rv=" + rv);
+    last_body = req.body;
     if (rv != stored_rv) {  // The API server's precondition.
       res.status = 409;
       res.set_content(R"({"kind":"Status","code":409,"reason":"Conflict"})", "application/json");
@@ -492,6 +494,25 @@ TEST(ApiWriterTest, AClaimsReservationIsRetriedOnAConflictWithTheClaimReadAgain)
   EXPECT_EQ(written.status().code(), absl::StatusCode::kAborted);
   EXPECT_EQ(written.status().message(),
             "claim default/gpu got allocated elsewhere in the meantime");
+
+  // A reservation only, of a claim someone else allocated without saying when: the time is
+  // filled in, as upstream does.
+  api::ResourceClaim allocated = read;
+  allocated.metadata.resource_version = "9";
+  allocated.allocation = allocation;
+  written = w.ReserveResourceClaim(allocated, nullptr, pod);
+  ASSERT_TRUE(written.ok()) << written.status();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    nlohmann::json status = nlohmann::json::parse(last_body)["status"];
+    EXPECT_TRUE(status["allocation"].value("allocationTimestamp", "").ends_with("Z")) << last_body;
+    EXPECT_EQ(status["reservedFor"][0]["uid"], "u");
+    allocated_meanwhile = false;  // Deallocated since it was read.
+  }
+  written = w.ReserveResourceClaim(allocated, nullptr, pod);
+  EXPECT_EQ(written.status().code(), absl::StatusCode::kAborted);
+  EXPECT_EQ(written.status().message(),
+            "claim default/gpu got deallocated elsewhere in the meantime");
 }
 
 TEST(HttpResponseTest, ApiStatusMessageAndCode) {

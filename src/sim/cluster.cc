@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "fmt/format.h"
 #include "ksched/status_macros.h"
 #include "ksched/strings.h"
@@ -409,7 +411,12 @@ absl::StatusOr<api::ResourceClaim> Cluster::ReserveResourceClaim(
     const api::ResourceClaim& claim, const api::AllocationResult* allocation,
     const api::ResourceClaimConsumerReference& consumer) {
   return WriteClaim(claim, /*check_version=*/true, [&](api::ResourceClaim& c) {
-    if (allocation != nullptr) c.allocation = *allocation;
+    if (allocation != nullptr) {
+      c.allocation = *allocation;
+    } else if (c.allocation && c.allocation->allocation_timestamp.empty()) {
+      c.allocation->allocation_timestamp =
+          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+    }
     c.reserved_for.push_back(consumer);
   });
 }
