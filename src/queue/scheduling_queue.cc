@@ -298,13 +298,14 @@ void SchedulingQueue::Requeue(Entry* e, QueueingStrategy strategy, std::string_v
 void SchedulingQueue::MoveAllToActiveOrBackoffQueue(QueuedEvent event) {
   absl::MutexLock lock(&mu_);
   const ClusterEventData data = event.Data();
-  // A copy: a requeued pod leaves unschedulable_.
-  const std::vector<Entry*> unschedulable(unschedulable_.begin(), unschedulable_.end());
-  for (Entry* e : unschedulable) {
+  // The pods to move first: a requeued pod leaves unschedulable_, and most pods stay.
+  std::vector<std::pair<Entry*, QueueingStrategy>> moving;
+  for (Entry* e : unschedulable_) {
     if (e->fw == nullptr) continue;
     QueueingStrategy s = e->fw->IsPodWorthRequeuing(e->info, data);
-    if (s != QueueingStrategy::kSkip) Requeue(e, s, event.event.label);
+    if (s != QueueingStrategy::kSkip) moving.emplace_back(e, s);
   }
+  for (const auto& [e, s] : moving) Requeue(e, s, event.event.label);
   ++event_seq_;
   if (!popped_at_.empty()) in_flight_events_.emplace(event_seq_, std::move(event));
 }
