@@ -4,10 +4,12 @@
 // of a pod's unallocated claims, by an exhaustive search in upstream's order (pools by driver and
 // name, slices by name, devices as listed), so that it picks the devices upstream picks.
 //
-//   Allocator allocator(dra_lister, slices, allocated_devices, selectors);
+//   auto slices = std::make_shared<const SliceIndex>(dra_lister.ListResourceSlices());
+//   Allocator allocator(dra_lister, slices, [&](const DeviceView& d) { return pending(d); },
+//                       selectors);
 //   absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(node, claims);
-//   if (!out.ok()) ...              // a broken claim or class: upstream's fatal error, word for
-//   word if (out->fits) ... out->allocations[i] ...  // one per claim
+//   if (!out.ok()) ...  // a broken claim or class: upstream's fatal error, word for word
+//   if (out->fits) ... out->allocations[i] ...  // one per claim
 //
 // Covered: ExactCount and All, firstAvailable lists, admin access, device taints and the requests'
 // tolerations, matchAttribute constraints, per-device node selection, class and claim configs in
@@ -17,8 +19,8 @@
 // pool says so (Outcome::node_failure). Device selectors are evaluated by upstream's CEL
 // (ksched/cel.h), once per expression and slice version (SelectorCache).
 //
-// Thread safety: Allocate may be called from several threads at once; SelectorCache is safe from
-// any thread.
+// Thread safety: Allocate may be called from several threads at once; SliceIndex and
+// SelectorCache are safe from any thread.
 #pragma once
 
 #include <functional>
