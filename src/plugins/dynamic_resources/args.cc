@@ -3,11 +3,12 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+#include "absl/time/time.h"
 #include "fmt/format.h"
 #include "ksched/api/field.h"
 #include "ksched/registry.h"
 #include "ksched/status_macros.h"
-#include "src/base/go_duration.h"
 
 namespace ksched::plugins::dynamic_resources {
 namespace {
@@ -21,6 +22,32 @@ using api::field::Quote;
 
 constexpr char kFilterTimeout[] = "filterTimeout";
 constexpr char kBindingTimeout[] = "bindingTimeout";
+
+// Go's time.ParseDuration and time.Duration.String(), as metav1.Duration reads and prints them
+// (the SDK has no duration helpers yet; src/base/go_duration.h is ksched's own, out of a plugin's
+// reach).
+bool ParseGoDuration(std::string_view text, absl::Duration* out) {
+  if (text == "inf" || text == "-inf" || text == "+inf") return false;
+  return absl::ParseDuration(absl::string_view(text.data(), text.size()), out);
+}
+
+std::string GoDuration(absl::Duration d) {
+  if (d == absl::ZeroDuration()) return "0s";
+  const std::string sign = d < absl::ZeroDuration() ? "-" : "";
+  d = absl::AbsDuration(d);
+  if (d < absl::Seconds(1)) {
+    const int64_t ns = absl::ToInt64Nanoseconds(d);
+    if (ns < 1000) return fmt::format("{}{}ns", sign, ns);
+    if (ns < 1000000) return fmt::format("{}{}µs", sign, absl::ToDoubleMicroseconds(d));
+    return fmt::format("{}{}ms", sign, absl::ToDoubleMilliseconds(d));
+  }
+  const int64_t hours = absl::IDivDuration(d, absl::Hours(1), &d);
+  const int64_t minutes = absl::IDivDuration(d, absl::Minutes(1), &d);
+  std::string out = sign;
+  if (hours > 0) out += fmt::format("{}h", hours);
+  if (hours > 0 || minutes > 0) out += fmt::format("{}m", minutes);
+  return out + fmt::format("{}s", absl::ToDoubleSeconds(d));
+}
 
 absl::Status DecodeDuration(const nlohmann::json& args, const char* key, std::string_view path,
                             absl::Duration* out) {
