@@ -32,7 +32,6 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -64,7 +63,6 @@ struct DeviceEq {
            std::string_view(a.driver) == b.driver;
   }
 };
-using DeviceSet = absl::flat_hash_set<DeviceId, DeviceHash, DeviceEq>;
 
 // Whether a device is held by an allocation that the DraLister's claims do not show yet.
 using PendingCheck = std::function<bool(const DeviceView&)>;

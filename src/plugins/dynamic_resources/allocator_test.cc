@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "src/api/listers.h"
 #include "src/plugins/dynamic_resources/test_objects.h"
@@ -55,7 +56,7 @@ class AllocatorTest : public ::testing::Test {
   }
 
   DraObjects dra_;
-  DeviceSet allocated_;
+  absl::flat_hash_set<DeviceId, DeviceHash, DeviceEq> allocated_;  // In flight, say.
   SelectorCache selectors_;
 };
 
