@@ -173,6 +173,47 @@ absl::Status DecodeOptionalString(const nlohmann::json& j, std::string_view path
   return absl::OkStatus();
 }
 
+absl::Status DecodeOptionalDuration(const nlohmann::json& j, std::string_view path,
+                                    std::string_view key, absl::Duration* out) {
+  const nlohmann::json* member = Member(j, key);
+  if (member == nullptr) return absl::OkStatus();
+  KSCHED_ASSIGN_OR_RETURN(*out, DecodeDuration(*member, Child(path, key)));
+  return absl::OkStatus();
+}
+
+absl::StatusOr<absl::Duration> DecodeDuration(const nlohmann::json& j, std::string_view path) {
+  KSCHED_ASSIGN_OR_RETURN(std::string text, DecodeString(j, path));
+  absl::Duration d;
+  if (!ParseGoDuration(text, &d)) {
+    return absl::InvalidArgumentError(
+        fmt::format("{}: time: invalid duration {}", path, Quote(text)));
+  }
+  return d;
+}
+
+bool ParseGoDuration(std::string_view text, absl::Duration* out) {
+  if (text == "inf" || text == "-inf" || text == "+inf") return false;
+  return absl::ParseDuration(absl::string_view(text.data(), text.size()), out);
+}
+
+std::string GoDuration(absl::Duration d) {
+  if (d == absl::ZeroDuration()) return "0s";
+  std::string sign = d < absl::ZeroDuration() ? "-" : "";
+  d = absl::AbsDuration(d);
+  if (d < absl::Seconds(1)) {
+    const int64_t ns = absl::ToInt64Nanoseconds(d);
+    if (ns < 1000) return fmt::format("{}{}ns", sign, ns);
+    if (ns < 1000000) return fmt::format("{}{}µs", sign, absl::ToDoubleMicroseconds(d));
+    return fmt::format("{}{}ms", sign, absl::ToDoubleMilliseconds(d));
+  }
+  const int64_t hours = absl::IDivDuration(d, absl::Hours(1), &d);
+  const int64_t minutes = absl::IDivDuration(d, absl::Minutes(1), &d);
+  std::string out = sign;
+  if (hours > 0) out += fmt::format("{}h", hours);
+  if (hours > 0 || minutes > 0) out += fmt::format("{}m", minutes);
+  return out + fmt::format("{}s", absl::ToDoubleSeconds(d));
+}
+
 absl::Status DecodeOptionalInt(const nlohmann::json& j, std::string_view path, std::string_view key,
                                int64_t min, int64_t max, int64_t* out) {
   const nlohmann::json* member = Member(j, key);

@@ -5,7 +5,6 @@
 
 #include "fmt/format.h"
 #include "ksched/status_macros.h"
-#include "src/base/go_duration.h"
 #include "src/config/internal.h"
 #include "src/config/load.h"
 
@@ -21,14 +20,10 @@ using api::field::Index;
 using api::field::Member;
 using api::field::Quote;
 
+// A duration as kube-scheduler prints it back ("90s": "1m30s").
 absl::StatusOr<std::string> DecodeDuration(const nlohmann::json& j, std::string_view path) {
-  KSCHED_ASSIGN_OR_RETURN(std::string text, DecodeString(j, path));
-  absl::Duration d;
-  if (!ParseGoDuration(text, &d)) {
-    return absl::InvalidArgumentError(
-        fmt::format("{}: time: invalid duration {}", path, Quote(text)));
-  }
-  return GoDuration(d);
+  KSCHED_ASSIGN_OR_RETURN(absl::Duration d, api::field::DecodeDuration(j, path));
+  return api::field::GoDuration(d);
 }
 
 // `score` is set for plugins.score, whose weights must lie in [1, 100], or be 0 for the default.

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
-#include "src/base/go_duration.h"
+#include "ksched/api/field.h"
 
 namespace ksched::framework {
 namespace {
@@ -51,7 +51,7 @@ Status WaitingPodImpl::Wait() {
     if (!clock_.AwaitWithDeadline(mu_, absl::Condition(&done), first->second)) {
       return Status::Unschedulable(
                  fmt::format("rejected due to timeout after waiting {} at plugin {}",
-                             GoDuration(timeouts_.at(first->first)), first->first))
+                             api::field::GoDuration(timeouts_.at(first->first)), first->first))
           .WithPlugin(first->first);
     }
   }

@@ -19,6 +19,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "ksched/api/objects.h"
 #include "nlohmann/json.hpp"
 
@@ -78,6 +79,16 @@ absl::Status DecodeOptionalString(const nlohmann::json& j, std::string_view path
                                   std::string_view key, std::string* out);
 absl::Status DecodeOptionalInt(const nlohmann::json& j, std::string_view path, std::string_view key,
                                int64_t min, int64_t max, int64_t* out);
+absl::Status DecodeOptionalDuration(const nlohmann::json& j, std::string_view path,
+                                    std::string_view key, absl::Duration* out);
+// A metav1.Duration: Go's time.ParseDuration text ("<path>: time: invalid duration \"10\"").
+absl::StatusOr<absl::Duration> DecodeDuration(const nlohmann::json& j, std::string_view path);
+// Go's time.ParseDuration ("300ms", "-1.5h", "2h45m"); false for text Go refuses (Abseil's "inf"
+// included).
+bool ParseGoDuration(std::string_view text, absl::Duration* out);
+// Go's time.Duration.String(), as kube-scheduler prints durations: "15s", "1m30s", "1h0m0s",
+// "500ms", "0s".
+std::string GoDuration(absl::Duration d);
 // A list of strings; empty when `j` is null.
 absl::StatusOr<std::vector<std::string>> DecodeStrings(const nlohmann::json* j,
                                                        std::string_view path);

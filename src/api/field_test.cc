@@ -1,8 +1,8 @@
-#include "src/base/go_duration.h"
+#include "ksched/api/field.h"
 
 #include <gtest/gtest.h>
 
-namespace ksched {
+namespace ksched::api::field {
 namespace {
 
 TEST(GoDurationTest, PrintsAsGoPrints) {
@@ -27,5 +27,15 @@ TEST(GoDurationTest, ParsesWhatGoParsesAndRefusesTheRest) {
   }
 }
 
+TEST(GoDurationTest, DecodingNamesTheFieldOfABadDuration) {
+  absl::Duration d = absl::Seconds(10);
+  ASSERT_TRUE(DecodeOptionalDuration(nlohmann::json::object(), "args", "timeout", &d).ok());
+  EXPECT_EQ(d, absl::Seconds(10));  // Absent: the default stays.
+  ASSERT_TRUE(DecodeOptionalDuration({{"timeout", "2m"}}, "args", "timeout", &d).ok());
+  EXPECT_EQ(d, absl::Minutes(2));
+  EXPECT_EQ(DecodeOptionalDuration({{"timeout", "10"}}, "args", "timeout", &d).message(),
+            "args.timeout: time: invalid duration \"10\"");
+}
+
 }  // namespace
-}  // namespace ksched
+}  // namespace ksched::api::field
