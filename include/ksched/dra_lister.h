@@ -5,18 +5,59 @@
 //   std::shared_ptr<const api::ResourceClaim> claim =
 //       handle.dra().GetResourceClaim(pod.metadata.namespace_, "gpu");
 //   for (const auto& slice : handle.dra().ListResourceSlices()) ...
+//   std::shared_ptr<const HeldDevices::Names> held = handle.dra().AllocatedInPool(driver, pool);
+//   if (held && held->contains(device)) ...  // a claim's allocation holds it
 //
-// Thread safety: every method is safe from any thread.
+// Thread safety: every DraLister method is safe from any thread; HeldDevices is not synchronized
+// (its owner locks), the snapshots it hands out are immutable.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/hash/hash.h"
 #include "ksched/api/objects.h"
 
 namespace ksched {
+
+// The devices that allocations hold (upstream's allocated-devices tracker; a result with admin
+// access holds nothing), counted by pool and device, with each pool's names as an immutable
+// snapshot made again at every change of that pool: a search asks once per pool, then looks names
+// up without a lock.
+class HeldDevices {
+  // std::string_view lookups (Abseil's own string_view may be another type).
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return absl::HashOf(s); }
+  };
+  struct Eq {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return a == b; }
+  };
+  template <typename V>
+  using Map = absl::flat_hash_map<std::string, V, Hash, Eq>;
+
+ public:
+  using Names = absl::flat_hash_set<std::string, Hash, Eq>;
+  // Counts the allocation's devices as held by one more (+1) or one fewer (-1) allocation.
+  void Count(const api::AllocationResult& allocation, int delta);
+  // The names of the held devices of one pool; nullptr when none is held.
+  std::shared_ptr<const Names> InPool(std::string_view driver, std::string_view pool) const;
+  bool empty() const { return by_driver_.empty(); }
+
+ private:
+  struct Pool {
+    Map<int> counts;
+    std::shared_ptr<const Names> names;
+  };
+  // By driver, then pool.
+  Map<Map<Pool>> by_driver_;
+};
 
 class DraLister {
  public:
@@ -34,10 +75,10 @@ class DraLister {
   // changed since.
   virtual uint64_t ClaimsGeneration() const = 0;
   virtual uint64_t DevicesGeneration() const = 0;
-  // Whether a claim's allocation holds this device (results with admin access do not), as the
-  // claims are now: kept up to date with every change, so that a question costs one lookup.
-  virtual bool DeviceAllocated(std::string_view driver, std::string_view pool,
-                               std::string_view device) const = 0;
+  // The devices of one pool that the claims' allocations hold, as the claims are now; nullptr
+  // when none is held.
+  virtual std::shared_ptr<const HeldDevices::Names> AllocatedInPool(
+      std::string_view driver, std::string_view pool) const = 0;
 };
 
 }  // namespace ksched

@@ -38,32 +38,16 @@ DraObjects::DraObjects() {
   });
 }
 
-// The pool and the device only: a cluster's drivers are few, and every lookup pays for the hash.
-size_t DraObjects::DeviceHash::operator()(const DeviceView& d) const {
-  return absl::HashOf(d.pool, d.device);
-}
-
 void DraObjects::ClaimChanged(const api::ResourceClaim* old, const api::ResourceClaim* now) {
   absl::MutexLock lock(&allocated_mu_);
-  CountDevices(old, -1);
-  CountDevices(now, +1);
+  if (old != nullptr && old->allocation) allocated_.Count(*old->allocation, -1);
+  if (now != nullptr && now->allocation) allocated_.Count(*now->allocation, +1);
 }
 
-void DraObjects::CountDevices(const api::ResourceClaim* claim, int delta) {
-  if (claim == nullptr || !claim->allocation) return;
-  for (const api::DeviceRequestAllocationResult& r : claim->allocation->results) {
-    if (r.admin_access) continue;  // Not counted as allocated, as upstream's tracker.
-    auto it = allocated_.find(DeviceView{r.driver, r.pool, r.device});
-    if (it == allocated_.end())
-      it = allocated_.emplace(Device{r.driver, r.pool, r.device}, 0).first;
-    if ((it->second += delta) <= 0) allocated_.erase(it);
-  }
-}
-
-bool DraObjects::DeviceAllocated(std::string_view driver, std::string_view pool,
-                                 std::string_view device) const {
+std::shared_ptr<const HeldDevices::Names> DraObjects::AllocatedInPool(std::string_view driver,
+                                                                      std::string_view pool) const {
   absl::ReaderMutexLock lock(&allocated_mu_);
-  return allocated_.contains(DeviceView{driver, pool, device});
+  return allocated_.InPool(driver, pool);
 }
 
 }  // namespace ksched

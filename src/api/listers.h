@@ -201,8 +201,8 @@ class DraObjects final : public DraLister {
     return resource_slices.ListAll();
   }
   uint64_t ClaimsGeneration() const override { return resource_claims.changes(); }
-  bool DeviceAllocated(std::string_view driver, std::string_view pool,
-                       std::string_view device) const override;
+  std::shared_ptr<const HeldDevices::Names> AllocatedInPool(std::string_view driver,
+                                                            std::string_view pool) const override;
   uint64_t DevicesGeneration() const override {
     return resource_slices.changes() + device_classes.changes();
   }
@@ -213,34 +213,10 @@ class DraObjects final : public DraLister {
   ObjectStore<api::ResourceClaimTemplate> resource_claim_templates;
 
  private:
-  // The claims' allocated devices (upstream's allocated-devices tracker), kept in step with
-  // resource_claims: how many claims hold each, by driver, pool and device.
-  struct Device {
-    std::string driver, pool, device;
-  };
-  struct DeviceView {
-    std::string_view driver, pool, device;
-  };
-  struct DeviceHash {
-    using is_transparent = void;
-    size_t operator()(const Device& d) const {
-      return (*this)(DeviceView{d.driver, d.pool, d.device});
-    }
-    size_t operator()(const DeviceView& d) const;
-  };
-  struct DeviceEq {
-    using is_transparent = void;
-    template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const {
-      return std::string_view(a.device) == b.device && std::string_view(a.pool) == b.pool &&
-             std::string_view(a.driver) == b.driver;
-    }
-  };
+  // The claims' allocated devices, kept in step with resource_claims.
   void ClaimChanged(const api::ResourceClaim* old, const api::ResourceClaim* now);
-  void CountDevices(const api::ResourceClaim* claim, int delta)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(allocated_mu_);
   mutable absl::Mutex allocated_mu_;
-  absl::flat_hash_map<Device, int, DeviceHash, DeviceEq> allocated_ ABSL_GUARDED_BY(allocated_mu_);
+  HeldDevices allocated_ ABSL_GUARDED_BY(allocated_mu_);
 };
 
 // Every store a source keeps for the scheduler's plugins.

@@ -79,5 +79,40 @@ TEST(StorageObjectsTest, ListsAClassAndSaysWhatWasUnreadable) {
   EXPECT_EQ(storage.Unreadable("persistentVolumeClaim", "default/data"), "");
 }
 
+// A device is allocated while some claim's allocation holds it: two claims may (one of them with
+// admin access, which holds nothing), and a snapshot taken before a change stays as it was.
+TEST(DraObjectsTest, APoolsAllocatedDevicesFollowTheClaims) {
+  auto claim = [](std::string name, std::vector<std::string> devices, bool admin = false) {
+    api::ResourceClaim c{.metadata = {.name = std::move(name), .namespace_ = "default"}};
+    c.allocation.emplace();
+    for (std::string& d : devices) {
+      c.allocation->results.push_back({.request = "gpu",
+                                       .driver = "gpu.example.com",
+                                       .pool = "node-1",
+                                       .device = std::move(d),
+                                       .admin_access = admin});
+    }
+    return std::make_shared<const api::ResourceClaim>(std::move(c));
+  };
+  DraObjects dra;
+  EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-1"), nullptr);
+  dra.resource_claims.Set(claim("a", {"gpu-0", "gpu-1"}));
+  dra.resource_claims.Set(claim("admin", {"gpu-2"}, /*admin=*/true));
+  std::shared_ptr<const HeldDevices::Names> before = dra.AllocatedInPool("gpu.example.com", "node-1");
+  ASSERT_NE(before, nullptr);
+  EXPECT_EQ(*before, (HeldDevices::Names{"gpu-0", "gpu-1"}));
+  EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-2"), nullptr);
+  EXPECT_EQ(dra.AllocatedInPool("other.example.com", "node-1"), nullptr);
+
+  dra.resource_claims.Set(claim("a", {"gpu-1"}));  // Reallocated: gpu-0 is free.
+  dra.resource_claims.Set(claim("b", {"gpu-1"}));  // Two claims on one device (admin-like).
+  EXPECT_EQ(*dra.AllocatedInPool("gpu.example.com", "node-1"), (HeldDevices::Names{"gpu-1"}));
+  EXPECT_EQ(*before, (HeldDevices::Names{"gpu-0", "gpu-1"}));
+  dra.resource_claims.Remove("default", "a");
+  EXPECT_EQ(*dra.AllocatedInPool("gpu.example.com", "node-1"), (HeldDevices::Names{"gpu-1"}));
+  dra.resource_claims.Remove("default", "b");
+  EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-1"), nullptr);
+}
+
 }  // namespace
 }  // namespace ksched

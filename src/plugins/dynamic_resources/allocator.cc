@@ -116,6 +116,16 @@ std::vector<Pool> GatherPools(const std::vector<const api::ResourceSlice*>& for_
   return pools;  // The map kept them by driver and name.
 }
 
+// DeviceViews as keys of the search's own maps: by pool and device, as drivers are few.
+struct DeviceHash {
+  size_t operator()(const DeviceView& d) const { return absl::HashOf(d.pool, d.device); }
+};
+struct DeviceEq {
+  bool operator()(const DeviceView& a, const DeviceView& b) const {
+    return a.device == b.device && a.pool == b.pool && a.driver == b.driver;
+  }
+};
+
 const api::DeviceAttribute* LookupAttribute(const api::Device& device, const DeviceView& id,
                                             std::string_view name) {
   if (auto it = device.attributes.find(std::string(name)); it != device.attributes.end()) {
@@ -186,9 +196,6 @@ bool ToleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTa
   return toleration.op == "Exists";
 }
 
-size_t DeviceHash::operator()(const DeviceView& d) const {
-  return absl::HashOf(d.pool, d.device);  // Drivers are few: DeviceEq tells them apart.
-}
 
 // --- SelectorCache ---------------------------------------------------------------------------
 
@@ -278,7 +285,7 @@ std::shared_ptr<const std::vector<Pool>> SliceIndex::PoolsFor(const api::Node& n
 }
 
 Allocator::Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
-                     PendingCheck pending, SelectorCache& selectors)
+                     PendingInPool pending, SelectorCache& selectors)
     : classes_(classes),
       slices_(std::move(slices)),
       pending_(std::move(pending)),
@@ -298,7 +305,7 @@ class Search {
     DeviceView id;  // Names in the slices, which the search's pools hold.
     const api::Device* device;
     const api::ResourceSlice* slice;
-    int device_index;
+    size_t pool;  // In pools_.
   };
   // A request, or one alternative of a firstAvailable request.
   struct RequestData {
@@ -319,9 +326,15 @@ class Search {
     size_t pool = 0, slice = 0, device = 0;
   };
   struct DeviceResult {
-    std::string request;  // Name() of the request data.
-    const RequestData* data;
+    size_t request;  // Of the claim; its alternative is selected_sub_'s.
     DeviceRef ref;
+  };
+  // The devices that claims' allocations hold, and those pending, in one pool.
+  struct Held {
+    std::shared_ptr<const HeldDevices::Names> allocated, pending;
+    bool Contains(std::string_view device) const {
+      return (allocated && allocated->contains(device)) || (pending && pending->contains(device));
+    }
   };
   enum class Step { kFound, kNotFound, kMaxSize };
 
@@ -337,9 +350,8 @@ class Search {
   // Tries `ref` for r; on success the state shows it allocated until Undo.
   absl::StatusOr<bool> AllocateDevice(const Indices& r, const DeviceRef& ref, bool must);
   void Undo(const Indices& r, const DeviceRef& ref);
-  bool InUse(const DeviceView& id) const {
-    return InUseByAnyClaim(id) || a_.pending_(id) ||
-           a_.classes_.DeviceAllocated(id.driver, id.pool, id.device);
+  bool InUse(const DeviceRef& ref) const {
+    return InUseByAnyClaim(ref.id) || held_[ref.pool].Contains(ref.id.device);
   }
   bool InUseByAnyClaim(const DeviceView& id) const {
     if (allocating_.empty()) return false;
@@ -353,9 +365,7 @@ class Search {
   RequestData& Data(const Indices& r) { return requests_[r.claim][r.request][r.sub]; }
   // Outcome::why, once the search found nothing.
   std::string Explain();
-  absl::StatusOr<std::optional<api::NodeSelector>> NodeSelectorFor(
-      const std::vector<DeviceResult>& devices) const;
-  api::AllocationResult Result(size_t claim);
+  Choice MakeChoice() const;
 
   const Allocator& a_;
   const api::Node& node_;
@@ -363,6 +373,7 @@ class Search {
   const absl::Time deadline_;
   uint32_t tries_ = 0;  // Devices tried; the clock is read every kTriesPerClockRead.
   std::shared_ptr<const std::vector<Pool>> pools_;
+  std::vector<Held> held_;  // Per pool.
   // Per claim, per request: one entry, or one per firstAvailable alternative.
   std::vector<std::vector<std::vector<RequestData>>> requests_;
   std::vector<std::vector<size_t>> selected_sub_;         // Per claim, per request.
@@ -405,7 +416,8 @@ absl::StatusOr<Search::RequestData> Search::Validate(const api::DeviceRequest& b
                                                   claim_name, data.Name(),
                                                   request.allocation_mode));
   }
-  for (const Pool& pool : *pools_) {
+  for (size_t p = 0; p < pools_->size(); ++p) {
+    const Pool& pool = (*pools_)[p];
     if (pool.incomplete) {
       return absl::InvalidArgumentError(fmt::format(
           "claim {}, request {}: asks for all devices, but resource pool {} is currently being "
@@ -429,7 +441,7 @@ absl::StatusOr<Search::RequestData> Search::Validate(const api::DeviceRequest& b
         if (!selectable.ok()) return selectable.status();
         if (*selectable) {
           data.all_devices.push_back(
-              {{pool.driver, pool.name, slice->devices[i].name}, &slice->devices[i], slice, i});
+              {{pool.driver, pool.name, slice->devices[i].name}, &slice->devices[i], slice, p});
         }
       }
     }
@@ -496,7 +508,7 @@ absl::StatusOr<bool> Search::IsSelectable(const Indices& r, const RequestData& d
 absl::StatusOr<bool> Search::AllocateDevice(const Indices& r, const DeviceRef& ref, bool must) {
   RequestData& data = Data(r);
   if (data.AdminAccess() && InUseByClaim(ref.id, r.claim)) return false;
-  if (!data.AdminAccess() && InUse(ref.id)) return false;
+  if (!data.AdminAccess() && InUse(ref)) return false;
   if (TaintPreventsAllocation(*ref.device, data.request->tolerations)) return false;
   const std::string_view base = data.base->name;
   const std::string_view sub = data.sub ? std::string_view(data.request->name) : "";
@@ -516,7 +528,7 @@ absl::StatusOr<bool> Search::AllocateDevice(const Indices& r, const DeviceRef& r
     }
   }
   allocating_[ref.id].insert(r.claim);
-  results_[r.claim].push_back({data.Name(), &data, ref});
+  results_[r.claim].push_back({r.request, ref});
   return true;
 }
 
@@ -582,11 +594,8 @@ absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub,
       const api::ResourceSlice& slice = *pool.slices[s];
       size_t first = p == start.pool && s == start.slice ? start.device : 0;
       for (size_t d = first; d < slice.devices.size(); ++d) {
-        DeviceRef ref{{pool.driver, pool.name, slice.devices[d].name},
-                      &slice.devices[d],
-                      &slice,
-                      static_cast<int>(d)};
-        if (data.AdminAccess() ? InUseByClaim(ref.id, r.claim) : InUse(ref.id)) continue;
+        DeviceRef ref{{pool.driver, pool.name, slice.devices[d].name}, &slice.devices[d], &slice, p};
+        if (data.AdminAccess() ? InUseByClaim(ref.id, r.claim) : InUse(ref)) continue;
         absl::StatusOr<bool> selectable = IsSelectable(r, data, slice, static_cast<int>(d));
         if (!selectable.ok()) return selectable.status();
         if (!*selectable) continue;
@@ -607,8 +616,13 @@ absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub,
   return Step::kNotFound;
 }
 
-absl::StatusOr<std::optional<api::NodeSelector>> Search::NodeSelectorFor(
-    const std::vector<DeviceResult>& devices) const {
+namespace {
+
+// The node selector of a claim's allocation (upstream's createNodeSelector): the node itself when
+// a device is of that node alone, else the terms of the devices' slices (or devices) merged.
+// `out` null: only checks that it can be made.
+absl::Status NodeSelectorFor(std::string_view node, const std::vector<Choice::Device>& devices,
+                             std::optional<api::NodeSelector>* out) {
   api::NodeSelectorTerm term;
   auto add = [](const std::vector<api::NodeSelectorRequirement>& from,
                 std::vector<api::NodeSelectorRequirement>* to) {
@@ -621,18 +635,19 @@ absl::StatusOr<std::optional<api::NodeSelector>> Search::NodeSelectorFor(
       if (!present) to->push_back(req);
     }
   };
-  for (const DeviceResult& r : devices) {
-    const api::ResourceSlice& slice = *r.ref.slice;
+  for (const Choice::Device& d : devices) {
+    const api::ResourceSlice& slice = *d.slice;
     const std::optional<std::string>& node_name =
-        slice.per_device_node_selection ? r.ref.device->node_name : slice.node_name;
+        slice.per_device_node_selection ? d.device->node_name : slice.node_name;
     const std::optional<api::NodeSelector>& selector =
-        slice.per_device_node_selection ? r.ref.device->node_selector : slice.node_selector;
+        slice.per_device_node_selection ? d.device->node_selector : slice.node_selector;
     if (node_name && !node_name->empty()) {
+      if (out == nullptr) return absl::OkStatus();
       api::NodeSelector only;
       only.node_selector_terms.push_back(
-          {.match_fields = {
-               {.key = "metadata.name", .op = "In", .values = {node_.metadata.name}}}});
-      return only;
+          {.match_fields = {{.key = "metadata.name", .op = "In", .values = {std::string(node)}}}});
+      *out = std::move(only);
+      return absl::OkStatus();
     }
     if (!selector) continue;
     if (selector->node_selector_terms.size() > 1) {
@@ -640,43 +655,46 @@ absl::StatusOr<std::optional<api::NodeSelector>> Search::NodeSelectorFor(
           fmt::format("unsupported ResourceSlice.NodeSelector with {} terms",
                       selector->node_selector_terms.size()));
     }
-    if (selector->node_selector_terms.size() == 1) {
+    if (selector->node_selector_terms.size() == 1 && out != nullptr) {
       add(selector->node_selector_terms[0].match_fields, &term.match_fields);
       add(selector->node_selector_terms[0].match_expressions, &term.match_expressions);
     }
   }
-  if (term.match_fields.empty() && term.match_expressions.empty()) return std::nullopt;
-  api::NodeSelector out;
-  out.node_selector_terms.push_back(std::move(term));
-  return out;
+  if (out == nullptr || (term.match_fields.empty() && term.match_expressions.empty())) {
+    return absl::OkStatus();
+  }
+  out->emplace().node_selector_terms.push_back(std::move(term));
+  return absl::OkStatus();
 }
 
-api::AllocationResult Search::Result(size_t c) {
-  const api::ResourceClaim& claim = *claims_[c];
+// One claim's allocation.
+api::AllocationResult Result(const Choice& choice, size_t c) {
+  const api::ResourceClaim& claim = *choice.claims[c];
+  const std::vector<Choice::Request>& requests = choice.requests[c];
   api::AllocationResult out;
-  for (const DeviceResult& d : results_[c]) {
-    out.results.push_back({.request = d.request,
-                           .driver = std::string(d.ref.id.driver),
-                           .pool = std::string(d.ref.id.pool),
-                           .device = std::string(d.ref.id.device),
-                           .admin_access = d.data->AdminAccess(),
-                           .tolerations = d.data->request->tolerations});
+  for (const Choice::Device& d : choice.devices[c]) {
+    const Choice::Request& request = requests[d.request];
+    out.results.push_back({.request = request.Name(),
+                           .driver = std::string(d.id.driver),
+                           .pool = std::string(d.id.pool),
+                           .device = std::string(d.id.device),
+                           .admin_access = request.AdminAccess(),
+                           .tolerations = request.chosen->tolerations});
   }
   // The classes' configs, once per class, naming every request of the class; then the claim's.
   std::map<std::string, std::pair<size_t, size_t>, std::less<>> class_configs;
-  for (size_t r = 0; r < claim.spec.requests.size(); ++r) {
-    const RequestData& data = requests_[c][r][selected_sub_[c][r]];
-    const api::DeviceClass& cls = *data.device_class;
+  for (const Choice::Request& request : requests) {
+    const api::DeviceClass& cls = *request.device_class;
     if (auto it = class_configs.find(cls.metadata.name); it != class_configs.end()) {
       for (size_t i = it->second.first; i < it->second.second; ++i) {
-        out.config[i].configuration.requests.push_back(data.Name());
+        out.config[i].configuration.requests.push_back(request.Name());
       }
       continue;
     }
     size_t begin = out.config.size();
     for (const api::DeviceConfiguration& config : cls.config) {
       api::DeviceConfiguration copy = config;
-      copy.requests = {data.Name()};
+      copy.requests = {request.Name()};
       out.config.push_back({.source = "FromClass", .configuration = std::move(copy)});
     }
     class_configs[cls.metadata.name] = {begin, out.config.size()};
@@ -687,15 +705,42 @@ api::AllocationResult Search::Result(size_t c) {
       continue;
     }
     // Once for each request it names (as upstream does), or whose chosen alternative it names.
-    for (size_t r = 0; r < claim.spec.requests.size(); ++r) {
-      const RequestData& data = requests_[c][r][selected_sub_[c][r]];
+    for (const Choice::Request& request : requests) {
       auto names = [&](const std::string& name) {
         return std::find(config.requests.begin(), config.requests.end(), name) !=
                config.requests.end();
       };
-      if (names(claim.spec.requests[r].name) || (data.sub && names(data.Name()))) {
+      if (names(request.base->name) || (request.sub && names(request.Name()))) {
         out.config.push_back({.source = "FromClaim", .configuration = config});
       }
+    }
+  }
+  // Checked when the choice was made.
+  NodeSelectorFor(choice.node, choice.devices[c], &out.node_selector).IgnoreError();
+  return out;
+}
+
+}  // namespace
+
+Choice Search::MakeChoice() const {
+  Choice out{.node = node_.metadata.name, .claims = claims_, .slices = a_.slices_};
+  for (size_t c = 0; c < claims_.size(); ++c) {
+    std::vector<Choice::Request>& requests = out.requests.emplace_back();
+    for (size_t r = 0; r < requests_[c].size(); ++r) {
+      const size_t k = selected_sub_[c][r];
+      const RequestData& data = requests_[c][r][k];
+      requests.push_back({.base = data.base,
+                          .chosen = data.request,
+                          .sub = data.sub,
+                          .alternative = k,
+                          .device_class = data.device_class});
+    }
+    std::vector<Choice::Device>& devices = out.devices.emplace_back();
+    for (const DeviceResult& d : results_[c]) {
+      devices.push_back({.request = d.request,
+                         .id = d.ref.id,
+                         .device = d.ref.device,
+                         .slice = d.ref.slice});
     }
   }
   return out;
@@ -710,17 +755,19 @@ std::string Search::Explain() {
         const Indices idx{.claim = c, .request = r, .sub = k};
         const RequestData& data = Data(idx);
         int total = 0, no_match = 0, in_use = 0, tainted = 0, free = 0;
-        for (const Pool& pool : *pools_) {
+        for (size_t p = 0; p < pools_->size(); ++p) {
+          const Pool& pool = (*pools_)[p];
           if (pool.incomplete || !pool.invalid.empty()) continue;
           for (const api::ResourceSlice* slice : pool.slices) {
             for (size_t d = 0; d < slice->devices.size(); ++d) {
               ++total;
               const api::Device& device = slice->devices[d];
+              const DeviceRef ref{{pool.driver, pool.name, device.name}, &device, slice, p};
               absl::StatusOr<bool> selectable =
                   IsSelectable(idx, data, *slice, static_cast<int>(d));
               if (!selectable.ok() || !*selectable) {
                 ++no_match;
-              } else if (!data.AdminAccess() && InUse({pool.driver, pool.name, device.name})) {
+              } else if (!data.AdminAccess() && InUse(ref)) {
                 ++in_use;
               } else if (TaintPreventsAllocation(device, data.request->tolerations)) {
                 ++tainted;
@@ -762,6 +809,11 @@ std::string Search::Explain() {
 
 absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
   pools_ = a_.slices_->PoolsFor(node_);
+  held_.reserve(pools_->size());
+  for (const Pool& pool : *pools_) {
+    held_.push_back({.allocated = a_.classes_.AllocatedInPool(pool.driver, pool.name),
+                     .pending = a_.pending_(pool.driver, pool.name)});
+  }
   requests_.resize(claims_.size());
   selected_sub_.resize(claims_.size());
   constraints_.resize(claims_.size());
@@ -831,18 +883,16 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
     }
     return out;
   }
-  out.fits = true;
+  auto choice = std::make_shared<const Choice>(MakeChoice());
   for (size_t c = 0; c < claims_.size(); ++c) {
-    api::AllocationResult result = Result(c);
-    absl::StatusOr<std::optional<api::NodeSelector>> selector = NodeSelectorFor(results_[c]);
-    if (!selector.ok()) {
+    if (absl::Status st = NodeSelectorFor(choice->node, choice->devices[c], nullptr); !st.ok()) {
       return absl::InvalidArgumentError(fmt::format("create NodeSelector for claim {}: {}",
                                                     claims_[c]->metadata.name,
-                                                    AsStd(selector.status().message())));
+                                                    AsStd(st.message())));
     }
-    result.node_selector = *std::move(selector);
-    out.allocations.push_back(std::move(result));
   }
+  out.fits = true;
+  out.choice = std::move(choice);
   return out;
 }
 
@@ -851,6 +901,12 @@ absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
     absl::Time deadline) const {
   Search search(*this, node, claims, deadline);
   return search.Run(explain);
+}
+
+std::vector<api::AllocationResult> Allocator::Results(const Choice& choice) {
+  std::vector<api::AllocationResult> out;
+  for (size_t c = 0; c < choice.claims.size(); ++c) out.push_back(Result(choice, c));
+  return out;
 }
 
 }  // namespace ksched::plugins::dynamic_resources

@@ -5,11 +5,13 @@
 // name, slices by name, devices as listed), so that it picks the devices upstream picks.
 //
 //   auto slices = std::make_shared<const SliceIndex>(dra_lister.ListResourceSlices());
-//   Allocator allocator(dra_lister, slices, [&](const DeviceView& d) { return pending(d); },
-//                       selectors);
+//   Allocator allocator(dra_lister, slices, pending_in_pool, selectors);
 //   absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(node, claims);
 //   if (!out.ok()) ...  // a broken claim or class: upstream's fatal error, word for word
-//   if (out->fits) ... out->allocations[i] ...  // one per claim
+//   if (out->fits) {
+//     std::vector<api::AllocationResult> allocations = Allocator::Results(*out->choice);
+//     ... allocations[i] ...  // one per claim
+//   }
 //
 // Covered: ExactCount and All, firstAvailable lists, admin access, device taints and the requests'
 // tolerations, matchAttribute constraints, per-device node selection, class and claim configs in
@@ -41,31 +43,15 @@
 
 namespace ksched::plugins::dynamic_resources {
 
-// A device, by driver, pool and name; DeviceView, the same without copies of the names.
-struct DeviceId {
-  std::string driver, pool, device;
-};
+// A device, by driver, pool and name, as the slices name it.
 struct DeviceView {
   std::string_view driver, pool, device;
 };
-struct DeviceHash {
-  using is_transparent = void;
-  size_t operator()(const DeviceView& d) const;
-  size_t operator()(const DeviceId& d) const {
-    return (*this)(DeviceView{d.driver, d.pool, d.device});
-  }
-};
-struct DeviceEq {
-  using is_transparent = void;
-  template <typename A, typename B>
-  bool operator()(const A& a, const B& b) const {
-    return std::string_view(a.device) == b.device && std::string_view(a.pool) == b.pool &&
-           std::string_view(a.driver) == b.driver;
-  }
-};
 
-// Whether a device is held by an allocation that the DraLister's claims do not show yet.
-using PendingCheck = std::function<bool(const DeviceView&)>;
+// The devices of a pool (by driver and pool) that allocations the DraLister's claims do not show
+// yet hold; nullptr when there are none.
+using PendingInPool = std::function<std::shared_ptr<const HeldDevices::Names>(
+    std::string_view driver, std::string_view pool)>;
 
 // Compiled device selectors and their verdicts on each slice's devices.
 class SelectorCache {
@@ -117,17 +103,44 @@ class SliceIndex {
   mutable absl::flat_hash_map<std::string, OfNode> by_node_ ABSL_GUARDED_BY(mu_);
 };
 
+// What a search chose on one node for each claim: the devices, and which alternative of each
+// request. It points into the claims and the slices, and keeps the slices' index alive; the claims
+// must outlive it.
+struct Choice {
+  struct Request {
+    const api::DeviceRequest* base = nullptr;
+    const api::DeviceSubRequest* chosen = nullptr;  // `exactly`, or a firstAvailable alternative.
+    bool sub = false;
+    size_t alternative = 0;  // Its index in firstAvailable.
+    std::shared_ptr<const api::DeviceClass> device_class;
+    // As results name it: "gpu", or "gpu/large" for an alternative.
+    std::string Name() const { return sub ? base->name + "/" + chosen->name : base->name; }
+    bool AdminAccess() const { return !sub && chosen->admin_access; }
+  };
+  struct Device {
+    size_t request = 0;  // In `requests` of its claim.
+    DeviceView id;
+    const api::Device* device = nullptr;
+    const api::ResourceSlice* slice = nullptr;
+  };
+  std::string node;
+  std::vector<const api::ResourceClaim*> claims;
+  std::vector<std::vector<Request>> requests;  // Per claim, per request of its spec.
+  std::vector<std::vector<Device>> devices;    // Per claim, in the order they were found.
+  std::shared_ptr<const SliceIndex> slices;
+};
+
 class Allocator {
  public:
-  // In use: the devices `classes` says claims hold (DraLister::DeviceAllocated), and those
+  // In use: the devices `classes` says claims hold (DraLister::AllocatedInPool), and those
   // `pending` says are (Reserve made them and PreBind has not written them, or the informer does
   // not show them yet).
   Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
-            PendingCheck pending, SelectorCache& selectors);
+            PendingInPool pending, SelectorCache& selectors);
 
   struct Outcome {
     bool fits = false;
-    std::vector<api::AllocationResult> allocations;  // One per claim, in order, when it fits.
+    std::shared_ptr<const Choice> choice;  // When it fits.
     // When it does not fit: why this node in particular cannot serve the claims, where that is
     // not "cannot allocate all claims" (upstream's ErrFailedAllocationOnNode).
     std::string node_failure;
@@ -145,11 +158,15 @@ class Allocator {
                                    bool explain = false,
                                    absl::Time deadline = absl::InfiniteFuture()) const;
 
+  // The claims' allocations, one per claim of the choice, in order: the devices, the classes' and
+  // the claims' configs, and the node selector. Made only for the node the pod goes to.
+  static std::vector<api::AllocationResult> Results(const Choice& choice);
+
  private:
   friend class Search;
   const DraLister& classes_;
   std::shared_ptr<const SliceIndex> slices_;
-  PendingCheck pending_;
+  PendingInPool pending_;
   SelectorCache& selectors_;
 };
 

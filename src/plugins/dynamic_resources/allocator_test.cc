@@ -28,21 +28,44 @@ class AllocatorTest : public ::testing::Test {
   void Add(const api::DeviceClass& c) {
     dra_.device_classes.Set(std::make_shared<const api::DeviceClass>(c));
   }
+  // An allocation in flight holds a device.
+  void Hold(std::string driver, std::string pool, std::string device) {
+    api::AllocationResult a;
+    a.results.push_back({.request = "r",
+                         .driver = std::move(driver),
+                         .pool = std::move(pool),
+                         .device = std::move(device)});
+    pending_.Count(a, +1);
+  }
+  PendingInPool Pending() {
+    return [this](std::string_view driver, std::string_view pool) {
+      return pending_.InPool(driver, pool);
+    };
+  }
+  // What Allocate found, with the allocations made of its choice.
+  struct Found {
+    bool fits = false;
+    std::string node_failure, why;
+    std::vector<api::AllocationResult> allocations;
+  };
   // Allocates `claims` for the node `node` (labels `labels`).
-  absl::StatusOr<Allocator::Outcome> Allocate(const std::vector<api::ResourceClaim>& claims,
-                                              std::string node = "n1", api::StringMap labels = {},
-                                              bool explain = false) {
-    Allocator allocator(
-        dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()),
-        [this](const DeviceView& d) { return allocated_.contains(d); }, selectors_);
+  absl::StatusOr<Found> Allocate(const std::vector<api::ResourceClaim>& claims,
+                                 std::string node = "n1", api::StringMap labels = {},
+                                 bool explain = false) {
+    Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Pending(),
+                        selectors_);
     api::Node n = ksched::testing::MakeNode().Name(node).Obj();
     n.metadata.labels = std::move(labels);
     std::vector<const api::ResourceClaim*> ptrs;
     for (const auto& c : claims) ptrs.push_back(&c);
-    return allocator.Allocate(n, ptrs, explain);
+    absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(n, ptrs, explain);
+    if (!out.ok()) return out.status();
+    Found found{.fits = out->fits, .node_failure = out->node_failure, .why = out->why};
+    if (out->choice) found.allocations = Allocator::Results(*out->choice);
+    return found;
   }
   // The devices given, as "request: driver/pool/device".
-  static std::vector<std::string> Devices(const Allocator::Outcome& out) {
+  static std::vector<std::string> Devices(const Found& out) {
     std::vector<std::string> devices;
     for (const api::AllocationResult& a : out.allocations) {
       for (const auto& r : a.results) {
@@ -56,7 +79,7 @@ class AllocatorTest : public ::testing::Test {
   }
 
   DraObjects dra_;
-  absl::flat_hash_set<DeviceId, DeviceHash, DeviceEq> allocated_;  // In flight, say.
+  HeldDevices pending_;  // In flight, say.
   SelectorCache selectors_;
 };
 
@@ -82,9 +105,9 @@ TEST_F(AllocatorTest, ExactCountTakesFreeDevicesInUpstreamsOrder) {
     metadata: {name: x-a1}
     spec: {driver: a.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 2},
            devices: [{name: a0}, {name: a1}]})"));
-  allocated_.insert({"a.example.com", "n1", "a0"});
+  Hold("a.example.com", "n1", "a0");
 
-  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(3)});
+  absl::StatusOr<Found> out = Allocate({GpuClaim(3)});
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_TRUE(out->fits);
   EXPECT_THAT(Devices(*out),
@@ -112,7 +135,7 @@ TEST_F(AllocatorTest, TwoClaimsNeverShareADevice) {
     metadata: {name: s}
     spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1},
            devices: [{name: g0}, {name: g1}]})"));
-  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1), GpuClaim(1)});
+  absl::StatusOr<Found> out = Allocate({GpuClaim(1), GpuClaim(1)});
   ASSERT_TRUE(out.ok());
   EXPECT_THAT(Devices(*out),
               ::testing::ElementsAre("gpu: gpu.example.com/n1/g0", "gpu: gpu.example.com/n1/g1"));
@@ -130,7 +153,7 @@ TEST_F(AllocatorTest, AllTakesEveryDeviceAndWaitsForIncompletePools) {
   api::ResourceClaim all = Claim(R"(
     metadata: {name: all, namespace: default}
     spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, allocationMode: All}}]}})");
-  absl::StatusOr<Allocator::Outcome> out = Allocate({all});
+  absl::StatusOr<Found> out = Allocate({all});
   ASSERT_TRUE(out.ok());
   EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/shared/g0",
                                                     "gpu: gpu.example.com/shared/g1"));
@@ -138,7 +161,7 @@ TEST_F(AllocatorTest, AllTakesEveryDeviceAndWaitsForIncompletePools) {
   EXPECT_FALSE(out->allocations[0].node_selector.has_value());
 
   // A device in use: "all" cannot be had.
-  allocated_.insert({"gpu.example.com", "shared", "g1"});
+  Hold("gpu.example.com", "shared", "g1");
   out = Allocate({all});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->fits);
@@ -173,7 +196,7 @@ TEST_F(AllocatorTest, FirstAvailableTakesTheFirstAlternativeThatFits) {
         config:
         - requests: [gpu/two]
           opaque: {driver: gpu.example.com, parameters: {mode: pair}})");
-  absl::StatusOr<Allocator::Outcome> out = Allocate({claim});
+  absl::StatusOr<Found> out = Allocate({claim});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu/two: gpu.example.com/n1/g0",
                                                     "gpu/two: gpu.example.com/n1/g1"));
@@ -202,11 +225,11 @@ TEST_F(AllocatorTest, MatchAttributeKeepsDevicesTogether) {
       devices:
         requests: [{name: gpu, exactly: {deviceClassName: gpu, count: 2}}]
         constraints: [{matchAttribute: gpu.example.com/numa}])");
-  absl::StatusOr<Allocator::Outcome> out = Allocate({claim});
+  absl::StatusOr<Found> out = Allocate({claim});
   ASSERT_TRUE(out.ok());
   EXPECT_THAT(Devices(*out),
               ::testing::ElementsAre("gpu: gpu.example.com/n1/g1", "gpu: gpu.example.com/n1/g2"));
-  allocated_.insert({"gpu.example.com", "n1", "g2"});
+  Hold("gpu.example.com", "n1", "g2");
   out = Allocate({claim});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->fits);  // g3 has no numa attribute.
@@ -225,8 +248,8 @@ TEST_F(AllocatorTest, ExplainingSaysPerRequestWhichDevicesAreFreeAndWhatKeepsThe
       - {name: g1, attributes: {numa: {int: 1}}}
       - {name: g2, attributes: {numa: {int: 1}}}
       - {name: g3, taints: [{key: broken, effect: NoSchedule}]})"));
-  allocated_.insert({"gpu.example.com", "n1", "g2"});
-  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(3)}, "n1", {}, /*explain=*/true);
+  Hold("gpu.example.com", "n1", "g2");
+  absl::StatusOr<Found> out = Allocate({GpuClaim(3)}, "n1", {}, /*explain=*/true);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_FALSE(out->fits);
   EXPECT_EQ(out->why,
@@ -276,9 +299,8 @@ TEST_F(AllocatorTest, ASearchPastItsDeadlineStops) {
       devices:
         requests: [{name: gpu, exactly: {deviceClassName: gpu, count: 2}}]
         constraints: [{matchAttribute: gpu.example.com/numa}])");
-  Allocator allocator(
-      dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()),
-      [](const DeviceView&) { return false; }, selectors_);
+  Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Pending(),
+                      selectors_);
   api::Node n = ksched::testing::MakeNode().Name("n1").Obj();
   absl::StatusOr<Allocator::Outcome> out =
       allocator.Allocate(n, {&pair}, /*explain=*/false, absl::InfinitePast());
@@ -300,7 +322,7 @@ TEST_F(AllocatorTest, TaintedDevicesNeedATolerationAndAdminAccessSharesDevices) 
       devices:
       - {name: g0, taints: [{key: broken, effect: NoSchedule}]}
       - {name: g1, taints: [{key: info, effect: None}]})"));
-  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1)});
+  absl::StatusOr<Found> out = Allocate({GpuClaim(1)});
   ASSERT_TRUE(out.ok());
   EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/n1/g1"));
   api::ResourceClaim tolerating = Claim(R"(
@@ -320,7 +342,7 @@ TEST_F(AllocatorTest, TaintedDevicesNeedATolerationAndAdminAccessSharesDevices) 
   EXPECT_EQ(out->allocations[0].results[0].tolerations.at(0).key, "broken");
 
   // Admin access: devices in use are still given, and are marked so.
-  allocated_.insert({"gpu.example.com", "n1", "g1"});
+  Hold("gpu.example.com", "n1", "g1");
   api::ResourceClaim admin = Claim(R"(
     metadata: {name: c, namespace: default}
     spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, adminAccess: true}}]}})");
@@ -339,7 +361,7 @@ TEST_F(AllocatorTest, PoolsWithUnsupportedFieldsAreNotUsedAndSaySo) {
       nodeName: n1
       pool: {name: n1, resourceSliceCount: 1}
       devices: [{name: g0, consumesCounters: [{counterSet: mem, counters: {memory: {value: 1Gi}}}]}])"));
-  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1)});
+  absl::StatusOr<Found> out = Allocate({GpuClaim(1)});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->fits);
   EXPECT_EQ(out->node_failure,
@@ -358,7 +380,7 @@ TEST_F(AllocatorTest, NodeSelectorSlicesServeTheNodesTheySelect) {
       nodeSelector: {nodeSelectorTerms: [{matchExpressions: [{key: rack, operator: In, values: [r1]}]}]}
       pool: {name: rack-1, resourceSliceCount: 1}
       devices: [{name: nic0}])"));
-  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1)}, "n1", {{"rack", "r2"}});
+  absl::StatusOr<Found> out = Allocate({GpuClaim(1)}, "n1", {{"rack", "r2"}});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->fits);
   out = Allocate({GpuClaim(1)}, "n1", {{"rack", "r1"}});
@@ -374,7 +396,7 @@ TEST_F(AllocatorTest, NodeSelectorSlicesServeTheNodesTheySelect) {
 }
 
 TEST_F(AllocatorTest, BrokenClaimsAreUpstreamsErrors) {
-  absl::StatusOr<Allocator::Outcome> out = Allocate({GpuClaim(1)});
+  absl::StatusOr<Found> out = Allocate({GpuClaim(1)});
   EXPECT_EQ(out.status().message(),
             "claim default/c, request gpu: could not retrieve device class gpu: "
             "deviceclass.resource.k8s.io \"gpu\" not found");
@@ -408,7 +430,7 @@ TEST_F(AllocatorTest, SelectorsAreEvaluatedByUpstreamsCel) {
           exactly:
             deviceClassName: a100
             selectors: [{cel: {expression: 'device.capacity["gpu.example.com"].memory.compareTo(quantity("64Gi")) >= 0'}}])");
-  absl::StatusOr<Allocator::Outcome> out = Allocate({claim});
+  absl::StatusOr<Found> out = Allocate({claim});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/n1/g2"));
 

@@ -30,8 +30,8 @@ struct State final : StateData {
   // Filter writes these for several nodes at once.
   mutable absl::Mutex mu;
   mutable std::set<size_t> unavailable ABSL_GUARDED_BY(mu);  // Claims not available somewhere.
-  // What Filter found on each node, for the claims to allocate, in order.
-  mutable std::map<std::string, std::vector<api::AllocationResult>, std::less<>> by_node
+  // What Filter chose on each node for the claims to allocate.
+  mutable std::map<std::string, std::shared_ptr<const Choice>, std::less<>> by_node
       ABSL_GUARDED_BY(mu);
 
   State() = default;
@@ -116,16 +116,6 @@ std::shared_ptr<const api::ResourceClaim> ClaimTracker::Get(std::string_view ns,
   return Overlay(std::move(stored));
 }
 
-void ClaimTracker::Count(const api::ResourceClaim& claim, int delta) {
-  if (!claim.allocation) return;
-  for (const api::DeviceRequestAllocationResult& r : claim.allocation->results) {
-    if (r.admin_access) continue;  // As DraLister::DeviceAllocated: not held.
-    auto it = pending_.find(DeviceView{r.driver, r.pool, r.device});
-    if (it == pending_.end()) it = pending_.emplace(DeviceId{r.driver, r.pool, r.device}, 0).first;
-    if ((it->second += delta) <= 0) pending_.erase(it);
-  }
-}
-
 void ClaimTracker::ForgetCaughtUp() {
   // A loop, not erase_if: the thread-safety analysis does not see the lock inside a lambda.
   for (auto it = written_.begin(); it != written_.end();) {
@@ -141,9 +131,10 @@ void ClaimTracker::ForgetCaughtUp() {
   }
 }
 
-bool ClaimTracker::Pending(const DeviceView& device) const {
+std::shared_ptr<const HeldDevices::Names> ClaimTracker::PendingInPool(std::string_view driver,
+                                                                      std::string_view pool) const {
   absl::ReaderMutexLock lock(&mu_);
-  return !pending_.empty() && pending_.contains(device);
+  return pending_.InPool(driver, pool);
 }
 
 void ClaimTracker::CatchUp() {
@@ -307,7 +298,11 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   if (to_allocate) {
     tracker_.CatchUp();
     s->allocator = std::make_shared<const Allocator>(
-        dra, Slices(), [this](const DeviceView& d) { return tracker_.Pending(d); }, selectors_);
+        dra, Slices(),
+        [this](std::string_view driver, std::string_view pool) {
+          return tracker_.PendingInPool(driver, pool);
+        },
+        selectors_);
   }
   s->claims = *std::move(claims);
   return Status();
@@ -327,7 +322,7 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
     }
     if (s->ToAllocate(i)) to_allocate.push_back(s->claims[i].get());
   }
-  std::vector<api::AllocationResult> allocations;
+  std::shared_ptr<const Choice> choice;
   if (s->allocator) {
     const absl::Time deadline = args_.filter_timeout > absl::ZeroDuration()
                                     ? absl::Now() + args_.filter_timeout
@@ -353,14 +348,14 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
       return Status::UnschedulableAndUnresolvable("cannot allocate all claims")
           .WithExplanation(std::move(out->why));
     }
-    allocations = std::move(out->allocations);
+    choice = std::move(out->choice);
   }
   absl::MutexLock lock(&s->mu);
   if (!unavailable.empty()) {
     s->unavailable.insert(unavailable.begin(), unavailable.end());
     return Status::UnschedulableAndUnresolvable("resourceclaim not available on the node");
   }
-  if (s->allocator) s->by_node[node.metadata.name] = std::move(allocations);
+  if (s->allocator) s->by_node[node.metadata.name] = std::move(choice);
   return Status();
 }
 
@@ -395,27 +390,37 @@ Status DynamicResources::Score(const CycleState& state, const api::Pod&, const N
   *score = 0;
   const State* s = state.Read(kStateKey);
   if (s == nullptr || s->claims.empty()) return Status();
-  const std::vector<api::AllocationResult>* allocations = nullptr;
-  absl::MutexLock lock(&s->mu);
-  if (auto it = s->by_node.find(info.node()->metadata.name); it != s->by_node.end()) {
-    allocations = &it->second;
+  std::shared_ptr<const Choice> choice;
+  {
+    absl::MutexLock lock(&s->mu);
+    auto it = s->by_node.find(info.node()->metadata.name);
+    if (it == s->by_node.end()) return Status();
+    choice = it->second;
   }
-  if (allocations == nullptr) return Status();
+  // Per firstAvailable request whose n-th alternative got devices: 8 - n.
   size_t next = 0;
   for (const auto& claim : s->claims) {
-    const api::AllocationResult* allocation = claim->allocation ? &*claim->allocation : nullptr;
-    if (allocation == nullptr) {
-      if (next >= allocations->size()) {
+    if (!claim->allocation) {
+      if (next >= choice->claims.size()) {
         return Status::Error(fmt::format(
             "number of allocations {} is smaller than number of claims needing allocation",
-            allocations->size()));
+            choice->claims.size()));
       }
-      allocation = &(*allocations)[next++];
+      const size_t c = next++;
+      const std::vector<Choice::Device>& devices = choice->devices[c];
+      for (size_t r = 0; r < choice->requests[c].size(); ++r) {
+        const Choice::Request& request = choice->requests[c][r];
+        if (request.sub && std::any_of(devices.begin(), devices.end(),
+                                       [&](const auto& d) { return d.request == r; })) {
+          *score += kFirstAvailableMaxSize - static_cast<int64_t>(request.alternative);
+        }
+      }
+      continue;
     }
     for (const api::DeviceRequest& request : claim->spec.requests) {
       for (size_t i = 0; i < request.first_available.size(); ++i) {
         const std::string ref = request.name + "/" + request.first_available[i].name;
-        if (std::any_of(allocation->results.begin(), allocation->results.end(),
+        if (std::any_of(claim->allocation->results.begin(), claim->allocation->results.end(),
                         [&](const auto& r) { return r.request == ref; })) {
           *score += kFirstAvailableMaxSize - static_cast<int64_t>(i);
         }
@@ -433,13 +438,14 @@ Status DynamicResources::NormalizeScore(const CycleState&, const api::Pod&, Node
 Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string_view node) {
   State* s = state.ReadMutable(kStateKey);
   if (s == nullptr || s->claims.empty() || !s->allocator) return Status();
-  std::vector<api::AllocationResult> allocations;
+  std::shared_ptr<const Choice> choice;
   {
     absl::MutexLock lock(&s->mu);
     auto it = s->by_node.find(node);
     if (it == s->by_node.end()) return Status::Error("claim allocation not found for node");
-    allocations = it->second;
+    choice = it->second;
   }
+  const std::vector<api::AllocationResult> allocations = Allocator::Results(*choice);
   const size_t wanted = std::count_if(s->claims.begin(), s->claims.end(),
                                       [](const auto& c) { return !c->allocation; });
   if (allocations.size() != wanted) {
@@ -458,6 +464,7 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
   // Filter's findings and the allocator (its snapshot of the devices in use) served their turn:
   // a pod waiting for its binding holds only its own allocations.
   s->allocator.reset();
+  choice.reset();
   absl::MutexLock lock(&s->mu);
   s->by_node.clear();
   return Status();

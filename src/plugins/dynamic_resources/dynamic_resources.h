@@ -46,9 +46,11 @@ class ClaimTracker {
  public:
   explicit ClaimTracker(const DraLister& lister) : lister_(lister) {}
   std::shared_ptr<const api::ResourceClaim> Get(std::string_view ns, std::string_view name) const;
-  // Whether an allocation the lister's claims do not show (DraLister::DeviceAllocated) holds the
-  // device: one in flight, or one PreBind wrote that the informer has not brought yet.
-  bool Pending(const DeviceView& device) const;
+  // The devices of a pool that allocations the lister's claims do not show
+  // (DraLister::AllocatedInPool) hold: those in flight, and those PreBind wrote that the informer
+  // has not brought yet. nullptr when there are none.
+  std::shared_ptr<const HeldDevices::Names> PendingInPool(std::string_view driver,
+                                                          std::string_view pool) const;
   // Forgets what PreBind wrote that the informer has brought since (at most once per change of
   // the claims).
   void CatchUp();
@@ -63,7 +65,9 @@ class ClaimTracker {
   std::shared_ptr<const api::ResourceClaim> Overlay(
       std::shared_ptr<const api::ResourceClaim> stored) const ABSL_SHARED_LOCKS_REQUIRED(mu_);
   // Counts the devices of the claim's allocation in pending_ (delta +1) or out of it (-1).
-  void Count(const api::ResourceClaim& claim, int delta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Count(const api::ResourceClaim& claim, int delta) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (claim.allocation) pending_.Count(*claim.allocation, delta);
+  }
   // Drops the written claims the informer has brought.
   void ForgetCaughtUp() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
@@ -76,9 +80,8 @@ class ClaimTracker {
   std::map<std::string, WrittenClaim, std::less<>> written_ ABSL_GUARDED_BY(mu_);  // ns/name
   std::map<std::string, std::shared_ptr<const api::ResourceClaim>, std::less<>> in_flight_
       ABSL_GUARDED_BY(mu_);  // By uid.
-  // The devices of in_flight_ and written_, each with the number of their claims that hold it:
-  // kept with every change of those, so that a question costs one lookup.
-  absl::flat_hash_map<DeviceId, int, DeviceHash, DeviceEq> pending_ ABSL_GUARDED_BY(mu_);
+  // The devices of in_flight_ and written_, kept with every change of those.
+  HeldDevices pending_ ABSL_GUARDED_BY(mu_);
   uint64_t caught_up_ ABSL_GUARDED_BY(mu_) = 0;  // The claims' generation CatchUp last saw.
 };
 

@@ -18,6 +18,11 @@ using testing::Claim;
 using testing::Class;
 using testing::Slice;
 
+// Whether a pool's held devices (or none) include `device`.
+bool Has(const std::shared_ptr<const HeldDevices::Names>& names, std::string_view device) {
+  return names != nullptr && names->contains(device);
+}
+
 TEST(DynamicResourcesTest, APodWithoutClaimsSkipsFilterAndScoresZeroEverywhere) {
   FakeHandle handle({MakeNode().Name("a").Obj(), MakeNode().Name("b").Obj()}, {});
   DynamicResources plugin(handle, {});
@@ -166,7 +171,7 @@ TEST_F(DynamicResourcesClaimsTest, DevicesAreAllocatedReservedAndWritten) {
   EXPECT_EQ(written.reserved_for[0].uid, "pa-uid");
   // No longer in flight, but allocated: still taken.
   EXPECT_FALSE(plugin_.tracker().InFlight("a-uid"));
-  EXPECT_TRUE(handle_.dra().DeviceAllocated("gpu.example.com", "n1", "g0"));
+  EXPECT_TRUE(Has(handle_.dra().AllocatedInPool("gpu.example.com", "n1"), "g0"));
   CycleState sb2;
   EXPECT_THAT(Filter(sb2, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
 
@@ -202,13 +207,13 @@ TEST_F(DynamicResourcesClaimsTest, UnreserveReleasesTheDevicesAndTheReservation)
   handle_.recording_writer().claim_error = absl::UnavailableError("connection refused");
   EXPECT_THAT(Filter(sb, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
   ASSERT_TRUE(plugin_.Reserve(sb, pb, "n2").ok());
-  EXPECT_TRUE(plugin_.tracker().Pending({"gpu.example.com", "n2", "g0"}));  // In flight.
+  EXPECT_TRUE(Has(plugin_.tracker().PendingInPool("gpu.example.com", "n2"), "g0"));  // In flight.
   Status st = plugin_.PreBind(sb, pb, "n2");
   EXPECT_EQ(st.code(), Code::kError);
   EXPECT_EQ(st.Message(), "add allocation and reservation to claim default/b: connection refused");
   plugin_.Unreserve(sb, pb, "n2");
-  EXPECT_FALSE(plugin_.tracker().Pending({"gpu.example.com", "n2", "g0"}));
-  EXPECT_FALSE(handle_.dra().DeviceAllocated("gpu.example.com", "n2", "g0"));
+  EXPECT_FALSE(Has(plugin_.tracker().PendingInPool("gpu.example.com", "n2"), "g0"));
+  EXPECT_FALSE(Has(handle_.dra().AllocatedInPool("gpu.example.com", "n2"), "g0"));
 }
 
 TEST_F(DynamicResourcesClaimsTest, AClaimAllocatedElsewhereIsDeallocatedByPostFilter) {
