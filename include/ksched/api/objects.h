@@ -540,6 +540,7 @@ struct DeviceToleration {
   std::string value;
   std::string effect;  // "" tolerates every effect.
   std::optional<int64_t> toleration_seconds;
+  bool operator==(const DeviceToleration&) const = default;
 };
 
 // One device of a ResourceSlice.
@@ -574,6 +575,7 @@ struct DeviceConfiguration {
   std::vector<std::string> requests;  // A claim's: the requests it applies to (none: all).
   std::string driver;                 // opaque.driver
   std::string parameters;             // opaque.parameters, as minified JSON.
+  bool operator==(const DeviceConfiguration&) const = default;
 };
 
 struct DeviceClass {
@@ -594,17 +596,20 @@ struct DeviceSubRequest {
   int64_t count = 1;
   bool admin_access = false;
   std::vector<DeviceToleration> tolerations;
+  bool operator==(const DeviceSubRequest&) const = default;
 };
 
 struct DeviceRequest {
   std::string name;
   std::optional<DeviceSubRequest> exactly;
   std::vector<DeviceSubRequest> first_available;
+  bool operator==(const DeviceRequest&) const = default;
 };
 
 struct DeviceConstraint {
   std::vector<std::string> requests;  // None: every request.
   std::optional<std::string> match_attribute;
+  bool operator==(const DeviceConstraint&) const = default;
 };
 
 struct ResourceClaimSpec {
@@ -612,6 +617,7 @@ struct ResourceClaimSpec {
   std::vector<DeviceConstraint> constraints;
   std::vector<DeviceConfiguration> config;
   std::vector<std::string> unsupported;  // Field paths, from spec.
+  bool operator==(const ResourceClaimSpec&) const = default;
 };
 
 struct DeviceRequestAllocationResult {

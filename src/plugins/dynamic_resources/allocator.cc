@@ -285,18 +285,27 @@ std::shared_ptr<const std::vector<Pool>> SliceIndex::PoolsFor(const api::Node& n
 }
 
 Allocator::Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
-                     PendingInPool pending, SelectorCache& selectors)
+                     PendingInPool pending, SelectorCache& selectors, SearchMemo* memo)
     : classes_(classes),
       slices_(std::move(slices)),
       pending_(std::move(pending)),
-      selectors_(selectors) {}
+      selectors_(selectors),
+      memo_(memo) {}
 
 // One Allocate call's state (upstream's `allocator`): one thread works with it.
 class Search {
  public:
+  // `pools` and `held`: the node's, and their devices in use.
   Search(const Allocator& a, const api::Node& node,
-         const std::vector<const api::ResourceClaim*>& claims, absl::Time deadline)
-      : a_(a), node_(node), claims_(claims), deadline_(deadline), results_(claims.size()) {}
+         const std::vector<const api::ResourceClaim*>& claims, absl::Time deadline,
+         std::shared_ptr<const std::vector<Pool>> pools, const std::vector<HeldInPool>& held)
+      : a_(a),
+        node_(node),
+        claims_(claims),
+        deadline_(deadline),
+        pools_(std::move(pools)),
+        held_(held),
+        results_(claims.size()) {}
 
   absl::StatusOr<Allocator::Outcome> Run(bool explain);
 
@@ -329,13 +338,7 @@ class Search {
     size_t request;  // Of the claim; its alternative is selected_sub_'s.
     DeviceRef ref;
   };
-  // The devices that claims' allocations hold, and those pending, in one pool.
-  struct Held {
-    std::shared_ptr<const HeldDevices::Names> allocated, pending;
-    bool Contains(std::string_view device) const {
-      return (allocated && allocated->contains(device)) || (pending && pending->contains(device));
-    }
-  };
+
   enum class Step { kFound, kNotFound, kMaxSize };
 
   absl::StatusOr<RequestData> Validate(const api::DeviceRequest& base,
@@ -373,7 +376,7 @@ class Search {
   const absl::Time deadline_;
   uint32_t tries_ = 0;  // Devices tried; the clock is read every kTriesPerClockRead.
   std::shared_ptr<const std::vector<Pool>> pools_;
-  std::vector<Held> held_;  // Per pool.
+  const std::vector<HeldInPool>& held_;  // Per pool.
   // Per claim, per request: one entry, or one per firstAvailable alternative.
   std::vector<std::vector<std::vector<RequestData>>> requests_;
   std::vector<std::vector<size_t>> selected_sub_;         // Per claim, per request.
@@ -667,34 +670,49 @@ absl::Status NodeSelectorFor(std::string_view node, const std::vector<Choice::De
   return absl::OkStatus();
 }
 
+// The request a choice took for request `r` of `claim`: `exactly` or the alternative.
+const api::DeviceSubRequest& Chosen(const api::ResourceClaim& claim, size_t r,
+                                    const Choice::Request& request) {
+  const api::DeviceRequest& base = claim.spec.requests[r];
+  return request.sub ? base.first_available[request.alternative] : *base.exactly;
+}
+
+// Its name in the results: "gpu", or "gpu/large" for an alternative.
+std::string ResultName(const api::ResourceClaim& claim, size_t r, const Choice::Request& request) {
+  const api::DeviceRequest& base = claim.spec.requests[r];
+  return request.sub ? base.name + "/" + base.first_available[request.alternative].name
+                     : base.name;
+}
+
 // One claim's allocation.
-api::AllocationResult Result(const Choice& choice, size_t c) {
-  const api::ResourceClaim& claim = *choice.claims[c];
+api::AllocationResult Result(const Choice& choice, const api::ResourceClaim& claim, size_t c,
+                             std::string_view node) {
   const std::vector<Choice::Request>& requests = choice.requests[c];
   api::AllocationResult out;
   for (const Choice::Device& d : choice.devices[c]) {
     const Choice::Request& request = requests[d.request];
-    out.results.push_back({.request = request.Name(),
+    const api::DeviceSubRequest& chosen = Chosen(claim, d.request, request);
+    out.results.push_back({.request = ResultName(claim, d.request, request),
                            .driver = std::string(d.id.driver),
                            .pool = std::string(d.id.pool),
                            .device = std::string(d.id.device),
-                           .admin_access = request.AdminAccess(),
-                           .tolerations = request.chosen->tolerations});
+                           .admin_access = !request.sub && chosen.admin_access,
+                           .tolerations = chosen.tolerations});
   }
   // The classes' configs, once per class, naming every request of the class; then the claim's.
   std::map<std::string, std::pair<size_t, size_t>, std::less<>> class_configs;
-  for (const Choice::Request& request : requests) {
-    const api::DeviceClass& cls = *request.device_class;
+  for (size_t r = 0; r < requests.size(); ++r) {
+    const api::DeviceClass& cls = *requests[r].device_class;
     if (auto it = class_configs.find(cls.metadata.name); it != class_configs.end()) {
       for (size_t i = it->second.first; i < it->second.second; ++i) {
-        out.config[i].configuration.requests.push_back(request.Name());
+        out.config[i].configuration.requests.push_back(ResultName(claim, r, requests[r]));
       }
       continue;
     }
     size_t begin = out.config.size();
     for (const api::DeviceConfiguration& config : cls.config) {
       api::DeviceConfiguration copy = config;
-      copy.requests = {request.Name()};
+      copy.requests = {ResultName(claim, r, requests[r])};
       out.config.push_back({.source = "FromClass", .configuration = std::move(copy)});
     }
     class_configs[cls.metadata.name] = {begin, out.config.size()};
@@ -705,35 +723,32 @@ api::AllocationResult Result(const Choice& choice, size_t c) {
       continue;
     }
     // Once for each request it names (as upstream does), or whose chosen alternative it names.
-    for (const Choice::Request& request : requests) {
+    for (size_t r = 0; r < requests.size(); ++r) {
       auto names = [&](const std::string& name) {
         return std::find(config.requests.begin(), config.requests.end(), name) !=
                config.requests.end();
       };
-      if (names(request.base->name) || (request.sub && names(request.Name()))) {
+      if (names(claim.spec.requests[r].name) ||
+          (requests[r].sub && names(ResultName(claim, r, requests[r])))) {
         out.config.push_back({.source = "FromClaim", .configuration = config});
       }
     }
   }
   // Checked when the choice was made.
-  NodeSelectorFor(choice.node, choice.devices[c], &out.node_selector).IgnoreError();
+  NodeSelectorFor(node, choice.devices[c], &out.node_selector).IgnoreError();
   return out;
 }
 
 }  // namespace
 
 Choice Search::MakeChoice() const {
-  Choice out{.node = node_.metadata.name, .claims = claims_, .slices = a_.slices_};
+  Choice out{.slices = a_.slices_};
   for (size_t c = 0; c < claims_.size(); ++c) {
     std::vector<Choice::Request>& requests = out.requests.emplace_back();
     for (size_t r = 0; r < requests_[c].size(); ++r) {
       const size_t k = selected_sub_[c][r];
       const RequestData& data = requests_[c][r][k];
-      requests.push_back({.base = data.base,
-                          .chosen = data.request,
-                          .sub = data.sub,
-                          .alternative = k,
-                          .device_class = data.device_class});
+      requests.push_back({.sub = data.sub, .alternative = k, .device_class = data.device_class});
     }
     std::vector<Choice::Device>& devices = out.devices.emplace_back();
     for (const DeviceResult& d : results_[c]) {
@@ -808,12 +823,6 @@ std::string Search::Explain() {
 }
 
 absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
-  pools_ = a_.slices_->PoolsFor(node_);
-  held_.reserve(pools_->size());
-  for (const Pool& pool : *pools_) {
-    held_.push_back({.allocated = a_.classes_.AllocatedInPool(pool.driver, pool.name),
-                     .pending = a_.pending_(pool.driver, pool.name)});
-  }
   requests_.resize(claims_.size());
   selected_sub_.resize(claims_.size());
   constraints_.resize(claims_.size());
@@ -885,7 +894,8 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
   }
   auto choice = std::make_shared<const Choice>(MakeChoice());
   for (size_t c = 0; c < claims_.size(); ++c) {
-    if (absl::Status st = NodeSelectorFor(choice->node, choice->devices[c], nullptr); !st.ok()) {
+    if (absl::Status st = NodeSelectorFor(node_.metadata.name, choice->devices[c], nullptr);
+        !st.ok()) {
       return absl::InvalidArgumentError(fmt::format("create NodeSelector for claim {}: {}",
                                                     claims_[c]->metadata.name,
                                                     AsStd(st.message())));
@@ -899,14 +909,61 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
 absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
     const api::Node& node, const std::vector<const api::ResourceClaim*>& claims, bool explain,
     absl::Time deadline) const {
-  Search search(*this, node, claims, deadline);
-  return search.Run(explain);
+  std::shared_ptr<const std::vector<Pool>> pools = slices_->PoolsFor(node);
+  std::vector<HeldInPool> held;
+  held.reserve(pools->size());
+  for (const Pool& pool : *pools) {
+    held.push_back({.allocated = classes_.AllocatedInPool(pool.driver, pool.name),
+                    .pending = pending_(pool.driver, pool.name)});
+  }
+  const bool memo = memo_ != nullptr && !explain;
+  if (memo) {
+    if (std::optional<Outcome> kept = memo_->Find(node.metadata.name, pools, held)) return *kept;
+  }
+  Search search(*this, node, claims, deadline, pools, held);
+  absl::StatusOr<Outcome> out = search.Run(explain);
+  if (memo && out.ok()) {
+    memo_->Keep(node.metadata.name,
+                {.pools = std::move(pools), .held = std::move(held), .outcome = *out});
+  }
+  return out;
 }
 
-std::vector<api::AllocationResult> Allocator::Results(const Choice& choice) {
+std::vector<api::AllocationResult> Allocator::Results(
+    const Choice& choice, const std::vector<const api::ResourceClaim*>& claims,
+    std::string_view node) {
   std::vector<api::AllocationResult> out;
-  for (size_t c = 0; c < choice.claims.size(); ++c) out.push_back(Result(choice, c));
+  for (size_t c = 0; c < claims.size(); ++c) out.push_back(Result(choice, *claims[c], c, node));
   return out;
+}
+
+// --- SearchMemo ------------------------------------------------------------------------------
+
+void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims) {
+  absl::MutexLock lock(&mu_);
+  const bool same = specs_.size() == claims.size() &&
+                    std::equal(specs_.begin(), specs_.end(), claims.begin(),
+                               [](const auto& spec, const auto* c) { return spec == c->spec; });
+  if (same) return;
+  specs_.clear();
+  for (const api::ResourceClaim* c : claims) specs_.push_back(c->spec);
+  by_node_.clear();
+}
+
+std::optional<Allocator::Outcome> SearchMemo::Find(
+    const std::string& node, const std::shared_ptr<const std::vector<Pool>>& pools,
+    const std::vector<HeldInPool>& held) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = by_node_.find(node);
+  if (it == by_node_.end() || it->second.pools != pools || it->second.held != held) {
+    return std::nullopt;
+  }
+  return it->second.outcome;
+}
+
+void SearchMemo::Keep(const std::string& node, Entry entry) {
+  absl::MutexLock lock(&mu_);
+  by_node_.insert_or_assign(node, std::move(entry));
 }
 
 }  // namespace ksched::plugins::dynamic_resources

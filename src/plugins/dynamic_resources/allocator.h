@@ -104,18 +104,13 @@ class SliceIndex {
 };
 
 // What a search chose on one node for each claim: the devices, and which alternative of each
-// request. It points into the claims and the slices, and keeps the slices' index alive; the claims
-// must outlive it.
+// request. It holds no claim, so that it serves every claim of the same spec (SearchMemo); it
+// points into the slices, and keeps their index alive.
 struct Choice {
   struct Request {
-    const api::DeviceRequest* base = nullptr;
-    const api::DeviceSubRequest* chosen = nullptr;  // `exactly`, or a firstAvailable alternative.
-    bool sub = false;
-    size_t alternative = 0;  // Its index in firstAvailable.
+    bool sub = false;         // A firstAvailable alternative, not `exactly`.
+    size_t alternative = 0;   // Its index in firstAvailable.
     std::shared_ptr<const api::DeviceClass> device_class;
-    // As results name it: "gpu", or "gpu/large" for an alternative.
-    std::string Name() const { return sub ? base->name + "/" + chosen->name : base->name; }
-    bool AdminAccess() const { return !sub && chosen->admin_access; }
   };
   struct Device {
     size_t request = 0;  // In `requests` of its claim.
@@ -123,20 +118,33 @@ struct Choice {
     const api::Device* device = nullptr;
     const api::ResourceSlice* slice = nullptr;
   };
-  std::string node;
-  std::vector<const api::ResourceClaim*> claims;
   std::vector<std::vector<Request>> requests;  // Per claim, per request of its spec.
   std::vector<std::vector<Device>> devices;    // Per claim, in the order they were found.
   std::shared_ptr<const SliceIndex> slices;
 };
 
+// The devices of one pool that are in use: held by the claims' allocations, or pending.
+struct HeldInPool {
+  std::shared_ptr<const HeldDevices::Names> allocated, pending;
+  bool Contains(std::string_view device) const {
+    return (allocated && allocated->contains(device)) || (pending && pending->contains(device));
+  }
+  bool operator==(const HeldInPool& o) const {
+    return allocated == o.allocated && pending == o.pending;
+  }
+};
+
+class SearchMemo;
+
 class Allocator {
  public:
   // In use: the devices `classes` says claims hold (DraLister::AllocatedInPool), and those
   // `pending` says are (Reserve made them and PreBind has not written them, or the informer does
-  // not show them yet).
+  // not show them yet). With a memo (SearchMemo::Begin called for the same claims), a node whose
+  // pools and devices in use are as they were for the memo's last search there is not searched
+  // again.
   Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
-            PendingInPool pending, SelectorCache& selectors);
+            PendingInPool pending, SelectorCache& selectors, SearchMemo* memo = nullptr);
 
   struct Outcome {
     bool fits = false;
@@ -158,9 +166,12 @@ class Allocator {
                                    bool explain = false,
                                    absl::Time deadline = absl::InfiniteFuture()) const;
 
-  // The claims' allocations, one per claim of the choice, in order: the devices, the classes' and
-  // the claims' configs, and the node selector. Made only for the node the pod goes to.
-  static std::vector<api::AllocationResult> Results(const Choice& choice);
+  // The allocations of `claims` (those the choice was made for, or claims of the same specs), one
+  // per claim, in order, on the node `node`: the devices, the classes' and the claims' configs,
+  // and the node selector. Made only for the node the pod goes to.
+  static std::vector<api::AllocationResult> Results(
+      const Choice& choice, const std::vector<const api::ResourceClaim*>& claims,
+      std::string_view node);
 
  private:
   friend class Search;
@@ -168,6 +179,34 @@ class Allocator {
   std::shared_ptr<const SliceIndex> slices_;
   PendingInPool pending_;
   SelectorCache& selectors_;
+  SearchMemo* memo_;
+};
+
+// What searches found on each node for claims of one list of specs, each kept while the node's
+// pools (the same SliceIndex and labels) and their devices in use (the same HeldInPool snapshots)
+// are those the search saw. Pods made from one template ask the same of every node, and between
+// two of them only the nodes where devices were taken or freed changed. Errors, timeouts and
+// explained searches are not kept.
+class SearchMemo {
+ public:
+  // For the claims of the next pod: what was kept for claims of other specs goes.
+  void Begin(const std::vector<const api::ResourceClaim*>& claims);
+
+ private:
+  friend class Allocator;
+  struct Entry {
+    std::shared_ptr<const std::vector<Pool>> pools;
+    std::vector<HeldInPool> held;
+    Allocator::Outcome outcome;
+  };
+  std::optional<Allocator::Outcome> Find(const std::string& node,
+                                         const std::shared_ptr<const std::vector<Pool>>& pools,
+                                         const std::vector<HeldInPool>& held) const;
+  void Keep(const std::string& node, Entry entry);
+
+  mutable absl::Mutex mu_;
+  std::vector<api::ResourceClaimSpec> specs_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, Entry> by_node_ ABSL_GUARDED_BY(mu_);
 };
 
 // Whether a device toleration tolerates a device taint (upstream's resourceclaim.ToleratesTaint).

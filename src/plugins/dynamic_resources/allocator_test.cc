@@ -61,7 +61,7 @@ class AllocatorTest : public ::testing::Test {
     absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(n, ptrs, explain);
     if (!out.ok()) return out.status();
     Found found{.fits = out->fits, .node_failure = out->node_failure, .why = out->why};
-    if (out->choice) found.allocations = Allocator::Results(*out->choice);
+    if (out->choice) found.allocations = Allocator::Results(*out->choice, ptrs, node);
     return found;
   }
   // The devices given, as "request: driver/pool/device".
@@ -127,6 +127,70 @@ TEST_F(AllocatorTest, ExactCountTakesFreeDevicesInUpstreamsOrder) {
   out = Allocate({GpuClaim(1)}, "n2");
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->fits);
+}
+
+// With a memo, the next pod's claims of the same spec get what the last search found on a node
+// whose devices in use are as they were; any change there, or claims of another spec, and the node
+// is searched again.
+TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpecsChanged) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: s}
+    spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1},
+           devices: [{name: g0}, {name: g1}]})"));
+  SearchMemo memo;
+  Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Pending(),
+                      selectors_, &memo);
+  const api::Node n = ksched::testing::MakeNode().Name("n1").Obj();
+  auto devices = [&](const Allocator::Outcome& out, const api::ResourceClaim& claim) {
+    std::vector<std::string> names;
+    for (const auto& a : Allocator::Results(*out.choice, {&claim}, "n1")) {
+      for (const auto& r : a.results) names.push_back(r.device);
+    }
+    return names;
+  };
+  api::ResourceClaim first = GpuClaim(1);
+  memo.Begin({&first});
+  absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(n, {&first});
+  ASSERT_TRUE(out.ok() && out->fits);
+  const std::shared_ptr<const Choice> kept = out->choice;
+  EXPECT_THAT(devices(*out, first), ::testing::ElementsAre("g0"));
+
+  api::ResourceClaim next = GpuClaim(1);
+  next.metadata.name = "next";
+  memo.Begin({&next});
+  out = allocator.Allocate(n, {&next});
+  ASSERT_TRUE(out.ok() && out->fits);
+  EXPECT_EQ(out->choice, kept);  // Not searched again.
+  EXPECT_THAT(devices(*out, next), ::testing::ElementsAre("g0"));
+
+  Hold("gpu.example.com", "n1", "g0");  // The first pod's, in flight.
+  out = allocator.Allocate(n, {&next});
+  ASSERT_TRUE(out.ok() && out->fits);
+  EXPECT_THAT(devices(*out, next), ::testing::ElementsAre("g1"));
+
+  api::ResourceClaim holder = GpuClaim(1);
+  holder.metadata.name = "holder";
+  holder.allocation.emplace().results.push_back(
+      {.request = "gpu", .driver = "gpu.example.com", .pool = "n1", .device = "g1"});
+  dra_.resource_claims.Set(std::make_shared<const api::ResourceClaim>(holder));
+  out = allocator.Allocate(n, {&next});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->fits);
+
+  // Explaining searches again, and says why.
+  out = allocator.Allocate(n, {&next}, /*explain=*/true);
+  ASSERT_TRUE(out.ok());
+  EXPECT_THAT(out->why, ::testing::HasSubstr("0 of the node's 2 devices match and are free"));
+
+  // Another spec: what was kept goes.
+  api::ResourceClaim pair = GpuClaim(2);
+  pending_ = HeldDevices();
+  dra_.resource_claims.Remove("default", "holder");
+  memo.Begin({&pair});
+  out = allocator.Allocate(n, {&pair});
+  ASSERT_TRUE(out.ok() && out->fits);
+  EXPECT_THAT(devices(*out, pair), ::testing::ElementsAre("g0", "g1"));
 }
 
 TEST_F(AllocatorTest, TwoClaimsNeverShareADevice) {

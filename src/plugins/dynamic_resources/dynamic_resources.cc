@@ -46,6 +46,14 @@ struct State final : StateData {
   }
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<State>(*this); }
   bool ToAllocate(size_t i) const { return !claims[i]->allocation; }
+  // The claims to allocate, in order.
+  std::vector<const api::ResourceClaim*> ToAllocate() const {
+    std::vector<const api::ResourceClaim*> out;
+    for (const auto& c : claims) {
+      if (!c->allocation) out.push_back(c.get());
+    }
+    return out;
+  }
 };
 inline constexpr StateKey<State> kStateKey{names::kDynamicResources, StateScope::kPod};
 
@@ -295,16 +303,17 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
       }
     }
   }
+  s->claims = *std::move(claims);
   if (to_allocate) {
     tracker_.CatchUp();
+    memo_.Begin(s->ToAllocate());
     s->allocator = std::make_shared<const Allocator>(
         dra, Slices(),
         [this](std::string_view driver, std::string_view pool) {
           return tracker_.PendingInPool(driver, pool);
         },
-        selectors_);
+        selectors_, &memo_);
   }
-  s->claims = *std::move(claims);
   return Status();
 }
 
@@ -401,10 +410,10 @@ Status DynamicResources::Score(const CycleState& state, const api::Pod&, const N
   size_t next = 0;
   for (const auto& claim : s->claims) {
     if (!claim->allocation) {
-      if (next >= choice->claims.size()) {
+      if (next >= choice->devices.size()) {
         return Status::Error(fmt::format(
             "number of allocations {} is smaller than number of claims needing allocation",
-            choice->claims.size()));
+            choice->devices.size()));
       }
       const size_t c = next++;
       const std::vector<Choice::Device>& devices = choice->devices[c];
@@ -445,9 +454,10 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
     if (it == s->by_node.end()) return Status::Error("claim allocation not found for node");
     choice = it->second;
   }
-  const std::vector<api::AllocationResult> allocations = Allocator::Results(*choice);
-  const size_t wanted = std::count_if(s->claims.begin(), s->claims.end(),
-                                      [](const auto& c) { return !c->allocation; });
+  const std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
+  const std::vector<api::AllocationResult> allocations =
+      Allocator::Results(*choice, to_allocate, node);
+  const size_t wanted = to_allocate.size();
   if (allocations.size() != wanted) {
     return Status::Error(
         fmt::format("internal error, have {} allocations, {} claims to allocate, want {} claims",

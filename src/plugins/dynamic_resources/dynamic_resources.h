@@ -130,6 +130,7 @@ class DynamicResources final : public PreEnqueuePlugin,
   const DynamicResourcesArgs args_;
   ClaimTracker tracker_;
   SelectorCache selectors_;
+  SearchMemo memo_;
   absl::Mutex slices_mu_;
   std::shared_ptr<const SliceIndex> slices_ ABSL_GUARDED_BY(slices_mu_);
   uint64_t slices_generation_ ABSL_GUARDED_BY(slices_mu_) = 0;
