@@ -34,6 +34,7 @@ void HeldDevices::Count(const api::AllocationResult& allocation, int delta) {
 
 std::shared_ptr<const HeldDevices::Names> HeldDevices::InPool(std::string_view driver,
                                                               std::string_view pool) const {
+  if (by_driver_.empty()) return nullptr;  // Often so for the pending ones: no hashing then.
   auto d = by_driver_.find(driver);
   if (d == by_driver_.end()) return nullptr;
   auto p = d->second.find(pool);

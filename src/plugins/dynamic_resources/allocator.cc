@@ -907,24 +907,43 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
 }
 
 absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
-    const api::Node& node, const std::vector<const api::ResourceClaim*>& claims, bool explain,
+    const std::shared_ptr<const api::Node>& node,
+    const std::vector<const api::ResourceClaim*>& claims, bool explain,
     absl::Time deadline) const {
-  std::shared_ptr<const std::vector<Pool>> pools = slices_->PoolsFor(node);
-  std::vector<HeldInPool> held;
-  held.reserve(pools->size());
-  for (const Pool& pool : *pools) {
-    held.push_back({.allocated = classes_.AllocatedInPool(pool.driver, pool.name),
-                    .pending = pending_(pool.driver, pool.name)});
-  }
+  auto held_in = [&](const std::vector<Pool>& pools) {
+    std::vector<HeldInPool> held;
+    held.reserve(pools.size());
+    for (const Pool& pool : pools) {
+      held.push_back({.allocated = classes_.AllocatedInPool(pool.driver, pool.name),
+                      .pending = pending_(pool.driver, pool.name)});
+    }
+    return held;
+  };
   const bool memo = memo_ != nullptr && !explain;
+  std::shared_ptr<const std::vector<Pool>> pools;
+  std::vector<HeldInPool> held;
   if (memo) {
-    if (std::optional<Outcome> kept = memo_->Find(node.metadata.name, pools, held)) return *kept;
+    // The same node object and slices: the same pools, without asking the index.
+    std::shared_ptr<const SearchMemo::Entry> kept = memo_->Find(node->metadata.name);
+    if (kept && kept->node == node && kept->slices == slices_) {
+      held = held_in(*kept->pools);
+      if (held == kept->held) return kept->outcome;
+      pools = kept->pools;
+    }
   }
-  Search search(*this, node, claims, deadline, pools, held);
+  if (pools == nullptr) {
+    pools = slices_->PoolsFor(*node);
+    held = held_in(*pools);
+  }
+  Search search(*this, *node, claims, deadline, pools, held);
   absl::StatusOr<Outcome> out = search.Run(explain);
   if (memo && out.ok()) {
-    memo_->Keep(node.metadata.name,
-                {.pools = std::move(pools), .held = std::move(held), .outcome = *out});
+    memo_->Keep(std::make_shared<const SearchMemo::Entry>(
+        SearchMemo::Entry{.node = node,
+                          .slices = slices_,
+                          .pools = std::move(pools),
+                          .held = std::move(held),
+                          .outcome = *out}));
   }
   return out;
 }
@@ -950,20 +969,15 @@ void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims) {
   by_node_.clear();
 }
 
-std::optional<Allocator::Outcome> SearchMemo::Find(
-    const std::string& node, const std::shared_ptr<const std::vector<Pool>>& pools,
-    const std::vector<HeldInPool>& held) const {
+std::shared_ptr<const SearchMemo::Entry> SearchMemo::Find(const std::string& node) const {
   absl::ReaderMutexLock lock(&mu_);
   auto it = by_node_.find(node);
-  if (it == by_node_.end() || it->second.pools != pools || it->second.held != held) {
-    return std::nullopt;
-  }
-  return it->second.outcome;
+  return it == by_node_.end() ? nullptr : it->second;
 }
 
-void SearchMemo::Keep(const std::string& node, Entry entry) {
+void SearchMemo::Keep(std::shared_ptr<const Entry> entry) {
   absl::MutexLock lock(&mu_);
-  by_node_.insert_or_assign(node, std::move(entry));
+  by_node_.insert_or_assign(entry->node->metadata.name, std::move(entry));
 }
 
 }  // namespace ksched::plugins::dynamic_resources

@@ -161,7 +161,7 @@ class Allocator {
   // claim or class (upstream's fatal errors: the pod's attempt ends in an error);
   // FailedPrecondition, a selector to evaluate and no CEL library; DeadlineExceeded, the search
   // went on past `deadline`.
-  absl::StatusOr<Outcome> Allocate(const api::Node& node,
+  absl::StatusOr<Outcome> Allocate(const std::shared_ptr<const api::Node>& node,
                                    const std::vector<const api::ResourceClaim*>& claims,
                                    bool explain = false,
                                    absl::Time deadline = absl::InfiniteFuture()) const;
@@ -183,10 +183,10 @@ class Allocator {
 };
 
 // What searches found on each node for claims of one list of specs, each kept while the node's
-// pools (the same SliceIndex and labels) and their devices in use (the same HeldInPool snapshots)
-// are those the search saw. Pods made from one template ask the same of every node, and between
-// two of them only the nodes where devices were taken or freed changed. Errors, timeouts and
-// explained searches are not kept.
+// pools and their devices in use are those the search saw: the same Node object and SliceIndex,
+// and the same HeldInPool snapshots. Pods made from one template ask the same of every node, and
+// between two of them only the nodes where devices were taken or freed changed. Errors, timeouts
+// and explained searches are not kept.
 class SearchMemo {
  public:
   // For the claims of the next pod: what was kept for claims of other specs goes.
@@ -195,18 +195,18 @@ class SearchMemo {
  private:
   friend class Allocator;
   struct Entry {
+    std::shared_ptr<const api::Node> node;
+    std::shared_ptr<const SliceIndex> slices;
     std::shared_ptr<const std::vector<Pool>> pools;
     std::vector<HeldInPool> held;
     Allocator::Outcome outcome;
   };
-  std::optional<Allocator::Outcome> Find(const std::string& node,
-                                         const std::shared_ptr<const std::vector<Pool>>& pools,
-                                         const std::vector<HeldInPool>& held) const;
-  void Keep(const std::string& node, Entry entry);
+  std::shared_ptr<const Entry> Find(const std::string& node) const;
+  void Keep(std::shared_ptr<const Entry> entry);
 
   mutable absl::Mutex mu_;
   std::vector<api::ResourceClaimSpec> specs_ ABSL_GUARDED_BY(mu_);
-  absl::flat_hash_map<std::string, Entry> by_node_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::shared_ptr<const Entry>> by_node_ ABSL_GUARDED_BY(mu_);
 };
 
 // Whether a device toleration tolerates a device taint (upstream's resourceclaim.ToleratesTaint).

@@ -54,8 +54,8 @@ class AllocatorTest : public ::testing::Test {
                                  bool explain = false) {
     Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Pending(),
                         selectors_);
-    api::Node n = ksched::testing::MakeNode().Name(node).Obj();
-    n.metadata.labels = std::move(labels);
+    auto n = std::make_shared<api::Node>(ksched::testing::MakeNode().Name(node).Obj());
+    n->metadata.labels = std::move(labels);
     std::vector<const api::ResourceClaim*> ptrs;
     for (const auto& c : claims) ptrs.push_back(&c);
     absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(n, ptrs, explain);
@@ -141,7 +141,7 @@ TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpec
   SearchMemo memo;
   Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Pending(),
                       selectors_, &memo);
-  const api::Node n = ksched::testing::MakeNode().Name("n1").Obj();
+  const auto n = std::make_shared<const api::Node>(ksched::testing::MakeNode().Name("n1").Obj());
   auto devices = [&](const Allocator::Outcome& out, const api::ResourceClaim& claim) {
     std::vector<std::string> names;
     for (const auto& a : Allocator::Results(*out.choice, {&claim}, "n1")) {
@@ -365,7 +365,7 @@ TEST_F(AllocatorTest, ASearchPastItsDeadlineStops) {
         constraints: [{matchAttribute: gpu.example.com/numa}])");
   Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Pending(),
                       selectors_);
-  api::Node n = ksched::testing::MakeNode().Name("n1").Obj();
+  const auto n = std::make_shared<const api::Node>(ksched::testing::MakeNode().Name("n1").Obj());
   absl::StatusOr<Allocator::Outcome> out =
       allocator.Allocate(n, {&pair}, /*explain=*/false, absl::InfinitePast());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded);

@@ -337,7 +337,7 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
                                     ? absl::Now() + args_.filter_timeout
                                     : absl::InfiniteFuture();
     absl::StatusOr<Allocator::Outcome> out =
-        s->allocator->Allocate(node, to_allocate, state.explain(), deadline);
+        s->allocator->Allocate(info.node_ptr(), to_allocate, state.explain(), deadline);
     if (!out.ok()) {
       std::string message(AsStd(out.status().message()));
       if (out.status().code() == absl::StatusCode::kDeadlineExceeded) {
@@ -353,6 +353,7 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
       return Status::UnschedulableAndUnresolvable(std::move(out->node_failure))
           .WithExplanation(std::move(out->why));
     }
+    if (!out->fits && out->why.empty()) return cannot_allocate_;  // Shared, not made per node.
     if (!out->fits) {
       return Status::UnschedulableAndUnresolvable("cannot allocate all claims")
           .WithExplanation(std::move(out->why));

@@ -96,7 +96,11 @@ class DynamicResources final : public PreEnqueuePlugin,
                                public EnqueueExtensions {
  public:
   DynamicResources(Handle& handle, const DynamicResourcesArgs& args)
-      : handle_(handle), args_(args), tracker_(handle.dra()) {}
+      : handle_(handle),
+        args_(args),
+        tracker_(handle.dra()),
+        cannot_allocate_(Status::UnschedulableAndUnresolvable("cannot allocate all claims")
+                             .WithPlugin(names::kDynamicResources)) {}
   std::string_view Name() const override { return names::kDynamicResources; }
 
   Status PreEnqueue(const api::Pod& pod) override;
@@ -131,6 +135,7 @@ class DynamicResources final : public PreEnqueuePlugin,
   ClaimTracker tracker_;
   SelectorCache selectors_;
   SearchMemo memo_;
+  const Status cannot_allocate_;
   absl::Mutex slices_mu_;
   std::shared_ptr<const SliceIndex> slices_ ABSL_GUARDED_BY(slices_mu_);
   uint64_t slices_generation_ ABSL_GUARDED_BY(slices_mu_) = 0;
