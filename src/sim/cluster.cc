@@ -225,10 +225,47 @@ void Cluster::Deliver(ClusterEventSink& s) {
       s.OnPodUpdate(c.old_pod, std::move(c.pod));
     } else {
       s.OnPodDelete(c.old_pod);
+      ReleaseClaims(s, *c.old_pod);
     }
   }
   // As the disruption controller would write them once it saw the pods change.
   for (auto& pdb : budgets) s.listers().pod_disruption_budgets.Set(std::move(pdb));
+}
+
+void Cluster::ReleaseClaims(ClusterEventSink& s, const api::Pod& pod) {
+  std::vector<std::shared_ptr<const api::ResourceClaim>> changed, deleted;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = resource_claims_.begin(); it != resource_claims_.end();) {
+      const api::ResourceClaim& claim = **it;
+      const std::vector<api::OwnerReference>& owners = claim.metadata.owner_references;
+      if (std::any_of(owners.begin(), owners.end(), [&](const auto& o) {
+            return o.controller && o.uid == pod.metadata.uid;
+          })) {
+        deleted.push_back(std::move(*it));
+        it = resource_claims_.erase(it);
+        continue;
+      }
+      auto reserved = [&](const auto& r) { return r.uid == pod.metadata.uid; };
+      if (std::any_of(claim.reserved_for.begin(), claim.reserved_for.end(), reserved)) {
+        api::ResourceClaim released = claim;
+        std::erase_if(released.reserved_for, reserved);
+        if (released.reserved_for.empty()) released.allocation.reset();
+        released.metadata.resource_version = std::to_string(++storage_version_);
+        *it = std::make_shared<const api::ResourceClaim>(std::move(released));
+        changed.push_back(*it);
+      }
+      ++it;
+    }
+  }
+  ObjectStore<api::ResourceClaim>& store = s.listers().dra.resource_claims;
+  for (auto& claim : changed) {
+    SetStorageObject(s, store, std::move(claim), &ClusterEventSink::OnResourceClaimChange);
+  }
+  for (const auto& claim : deleted) {
+    s.OnResourceClaimChange(store.Remove(claim->metadata.namespace_, claim->metadata.name),
+                            nullptr);
+  }
 }
 
 absl::Status Cluster::DeletePod(const api::Pod& pod) {

@@ -57,7 +57,8 @@ class Cluster : public ClusterWriter {
   // Hands the scheduler the next pending pod Start held, in the order of the scheduling queue
   // (the highest priority first, then input order), as its creation would; false if none is left.
   bool AddNextPod(ClusterEventSink& s);
-  // Delivers the changes written since the last call (binds, removed pods), then the
+  // Delivers the changes written since the last call (binds, removed pods, then what the
+  // resourceclaim controller does to the removed pods' claims), then the
   // PodDisruptionBudgets whose status they changed, to the scheduler.
   void Deliver(ClusterEventSink& s);
 
@@ -119,6 +120,10 @@ class Cluster : public ClusterWriter {
   // Writes a PV (if any) and claim that the cluster bound into the listers of the scheduler given
   // to Start, and tells it.
   void TellBound(const BoundClaim& bound);
+  // What the resourceclaim controller does once `pod` is gone (upstream's syncClaim): its
+  // reservations go, and a claim reserved for no one any more is deallocated; a claim made for the
+  // pod from a template goes (the garbage collector).
+  void ReleaseClaims(ClusterEventSink& s, const api::Pod& pod);
   // Writes a claim: `change` edits the current one (under mu_), which gets a new resourceVersion;
   // then the scheduler is told. With `check_version`, a conflict if `read` is not current.
   absl::StatusOr<api::ResourceClaim> WriteClaim(

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_format.h"
+
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sim/manifests.h"
@@ -218,6 +220,55 @@ spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTempla
   EXPECT_EQ(made->spec.requests[0].exactly->device_class_name, "gpu");
   EXPECT_TRUE(PodNamed("orphan")->status.resource_claim_statuses.empty());
   EXPECT_EQ(scheduler_->listers().dra.resource_claims.size(), 1u);
+}
+
+// The resourceclaim controller's part once a pod is gone: its reservations go; a claim that no
+// one uses any more is deallocated, one that another pod still uses keeps its allocation; the
+// claim made for the pod from a template goes.
+TEST_F(ClusterTest, AGonePodsClaimsAreReleased) {
+  constexpr char kAllocated[] = R"(
+    allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: %s}]}}
+)";
+  Start(std::string(kOneGpuTemplate) + R"(---
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: shared}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+status:)" + absl::StrFormat(kAllocated, "g0") +
+        R"(    reservedFor: [{resource: pods, name: a, uid: default/a}, {resource: pods, name: b, uid: default/b}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: solo}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+status:)" + absl::StrFormat(kAllocated, "g1") +
+        R"(    reservedFor: [{resource: pods, name: a, uid: default/a}]
+---
+kind: Pod
+metadata: {name: a}
+spec: {nodeName: n1, containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
+---
+kind: Pod
+metadata: {name: b}
+spec: {nodeName: n1, containers: [{name: c}]}
+)");
+  const ObjectStore<api::ResourceClaim>& claims = scheduler_->listers().dra.resource_claims;
+  ASSERT_EQ(claims.size(), 3u);  // shared, solo and a's from the template.
+  ASSERT_TRUE(cluster_->DeletePod(*PodNamed("a")).ok());
+  cluster_->Deliver(*scheduler_);
+
+  EXPECT_EQ(claims.size(), 2u);  // a's own claim went.
+  std::shared_ptr<const api::ResourceClaim> shared = claims.Get("default", "shared");
+  ASSERT_EQ(shared->reserved_for.size(), 1u);
+  EXPECT_EQ(shared->reserved_for[0].name, "b");
+  EXPECT_TRUE(shared->allocation.has_value());
+  std::shared_ptr<const api::ResourceClaim> solo = claims.Get("default", "solo");
+  EXPECT_TRUE(solo->reserved_for.empty());
+  EXPECT_FALSE(solo->allocation.has_value());
 }
 
 TEST_F(ClusterTest, VolumeBindingWritesAreCompletedAsThePvControllerWould) {
