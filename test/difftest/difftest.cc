@@ -930,15 +930,16 @@ int Main(int argc, char** argv) {
 
   fs::create_directories(out_dir + "/shrunk");
   // kube-controller-manager runs only its PV binder, which finishes the bindings the schedulers
-  // start; the disruption controller, for one, would rewrite the budgets' status. The binder
-  // looks at every PV and claim each second rather than each 15: cases make PVs and claims of
-  // the same names one after the other, and it may first pair a new one with the old one its
-  // cache still holds.
+  // start, and its resourceclaim controller, which frees the devices of a preemption's victims;
+  // the disruption controller, for one, would rewrite the budgets' status. The binder looks at
+  // every PV and claim each second rather than each 15: cases make PVs and claims of the same
+  // names one after the other, and it may first pair a new one with the old one its cache still
+  // holds.
   absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start(
       {.kwok = true,
        .controller_manager = true,
-       .controller_manager_flags =
-           "--controllers=persistentvolume-binder-controller --pvclaimbinder-sync-period=1s"});
+       .controller_manager_flags = "--controllers=persistentvolume-binder-controller,"
+                                   "resourceclaim-controller --pvclaimbinder-sync-period=1s"});
   if (!cluster.ok()) {
     std::fprintf(stderr, "difftest: %s\n", std::string(cluster.status().message()).c_str());
     return 1;
