@@ -67,7 +67,14 @@ double PeakRssMib(int pid) {
 class BindWatcher {
  public:
   BindWatcher(client::HttpClient& http, const std::string& ns) : http_(http), ns_(ns) { Open(); }
-  ~BindWatcher() { stream_->Cancel(); }
+  // Cancelling is asynchronous: the watch's callbacks may still run until its `done` has, and
+  // they use this object (once, a heap corrupted at the end of a steady state).
+  ~BindWatcher() {
+    stream_->Cancel();
+    absl::MutexLock lock(&mu_);
+    auto ended = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return open_ == 0; };
+    mu_.Await(absl::Condition(&ended));
+  }
 
   // Waits until `pods` are bound or `timeout` passes. A watch the API server ends (it drops
   // watchers it finds slow while it is busy) is opened again from the last resourceVersion seen,
@@ -117,6 +124,7 @@ class BindWatcher {
       absl::MutexLock lock(&mu_);
       buffer_.clear();
       ++watches_;
+      ++open_;
       // A resourceVersion too old for the server (410 Gone) ends the watch at once: list anew.
       if (!gone_ && !resource_version_.empty()) from = "&resourceVersion=" + resource_version_;
       gone_ = false;
@@ -131,6 +139,7 @@ class BindWatcher {
           absl::MutexLock lock(&mu_);
           ended_ = true;
           gone_ = r.status == 410;
+          --open_;
         });
   }
 
@@ -174,6 +183,7 @@ class BindWatcher {
   bool ended_ ABSL_GUARDED_BY(mu_) = false;
   bool gone_ ABSL_GUARDED_BY(mu_) = false;
   int watches_ ABSL_GUARDED_BY(mu_) = 0;
+  int open_ ABSL_GUARDED_BY(mu_) = 0;  // Watches whose `done` has not run yet.
   std::string resource_version_ ABSL_GUARDED_BY(mu_);
   std::set<std::string, std::less<>> bound_ ABSL_GUARDED_BY(mu_);
   SteadyTime last_ ABSL_GUARDED_BY(mu_);

@@ -5,11 +5,12 @@
 // name, slices by name, devices as listed), so that it picks the devices upstream picks.
 //
 //   auto slices = std::make_shared<const SliceIndex>(dra_lister.ListResourceSlices());
-//   Allocator allocator(dra_lister, slices, pending_in_pool, selectors);
-//   absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(node, claims);
+//   Allocator allocator(dra_lister, slices, pending_in_pool, selectors, &memo);
+//   absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(node_ptr, claims);
 //   if (!out.ok()) ...  // a broken claim or class: upstream's fatal error, word for word
-//   if (out->fits) {
-//     std::vector<api::AllocationResult> allocations = Allocator::Results(*out->choice);
+//   if (out->fits) {  // On the node the pod goes to:
+//     std::vector<api::AllocationResult> allocations =
+//         Allocator::Results(*out->choice, claims, node_ptr->metadata.name);
 //     ... allocations[i] ...  // one per claim
 //   }
 //

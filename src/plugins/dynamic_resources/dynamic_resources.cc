@@ -456,14 +456,14 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
     choice = it->second;
   }
   const std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
-  const std::vector<api::AllocationResult> allocations =
-      Allocator::Results(*choice, to_allocate, node);
   const size_t wanted = to_allocate.size();
-  if (allocations.size() != wanted) {
+  if (choice->devices.size() != wanted) {
     return Status::Error(
         fmt::format("internal error, have {} allocations, {} claims to allocate, want {} claims",
-                    allocations.size(), wanted, wanted));
+                    choice->devices.size(), wanted, wanted));
   }
+  const std::vector<api::AllocationResult> allocations =
+      Allocator::Results(*choice, to_allocate, node);
   size_t next = 0;
   for (size_t i = 0; i < s->claims.size(); ++i) {
     if (!s->ToAllocate(i)) continue;
