@@ -116,7 +116,9 @@ class HttpClient {
   // Sends the request; `done` runs on the I/O thread once the response is complete.
   void Send(HttpRequest request, std::function<void(HttpResponse)> done);
 
-  // A streamed response (a watch). Cancel() ends it early; `done` still runs, once.
+  // A streamed response (a watch). Cancel() ends it early; `done` still runs, once. Cancel() does
+  // not wait: `on_data` and `done` may run on the I/O thread after it returns, so what they use
+  // must live until `done` has run (a shared state, or an owner that waits for `done`).
   class Stream {
    public:
     void Cancel();
