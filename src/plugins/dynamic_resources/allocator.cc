@@ -958,12 +958,14 @@ std::vector<api::AllocationResult> Allocator::Results(
 
 // --- SearchMemo ------------------------------------------------------------------------------
 
-void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims) {
+void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims,
+                       const std::shared_ptr<const SliceIndex>& slices) {
   absl::MutexLock lock(&mu_);
-  const bool same = specs_.size() == claims.size() &&
+  const bool same = slices_ == slices.get() && specs_.size() == claims.size() &&
                     std::equal(specs_.begin(), specs_.end(), claims.begin(),
                                [](const auto& spec, const auto* c) { return spec == c->spec; });
   if (same) return;
+  slices_ = slices.get();
   specs_.clear();
   for (const api::ResourceClaim* c : claims) specs_.push_back(c->spec);
   by_node_.clear();

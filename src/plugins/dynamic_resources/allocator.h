@@ -190,8 +190,10 @@ class Allocator {
 // and explained searches are not kept.
 class SearchMemo {
  public:
-  // For the claims of the next pod: what was kept for claims of other specs goes.
-  void Begin(const std::vector<const api::ResourceClaim*>& claims);
+  // For the claims of the next pod, searched in `slices`: what was kept for claims of other specs,
+  // or for other slices (which no node could use again, and which it would keep alive), goes.
+  void Begin(const std::vector<const api::ResourceClaim*>& claims,
+             const std::shared_ptr<const SliceIndex>& slices);
 
  private:
   friend class Allocator;
@@ -207,6 +209,7 @@ class SearchMemo {
 
   mutable absl::Mutex mu_;
   std::vector<api::ResourceClaimSpec> specs_ ABSL_GUARDED_BY(mu_);
+  const SliceIndex* slices_ ABSL_GUARDED_BY(mu_) = nullptr;  // Only compared.
   absl::flat_hash_map<std::string, std::shared_ptr<const Entry>> by_node_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -139,8 +139,8 @@ TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpec
     spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1},
            devices: [{name: g0}, {name: g1}]})"));
   SearchMemo memo;
-  Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Pending(),
-                      selectors_, &memo);
+  auto slices = std::make_shared<const SliceIndex>(dra_.ListResourceSlices());
+  Allocator allocator(dra_, slices, Pending(), selectors_, &memo);
   const auto n = std::make_shared<const api::Node>(ksched::testing::MakeNode().Name("n1").Obj());
   auto devices = [&](const Allocator::Outcome& out, const api::ResourceClaim& claim) {
     std::vector<std::string> names;
@@ -150,7 +150,7 @@ TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpec
     return names;
   };
   api::ResourceClaim first = GpuClaim(1);
-  memo.Begin({&first});
+  memo.Begin({&first}, slices);
   absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(n, {&first});
   ASSERT_TRUE(out.ok() && out->fits);
   const std::shared_ptr<const Choice> kept = out->choice;
@@ -158,7 +158,7 @@ TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpec
 
   api::ResourceClaim next = GpuClaim(1);
   next.metadata.name = "next";
-  memo.Begin({&next});
+  memo.Begin({&next}, slices);
   out = allocator.Allocate(n, {&next});
   ASSERT_TRUE(out.ok() && out->fits);
   EXPECT_EQ(out->choice, kept);  // Not searched again.
@@ -187,7 +187,7 @@ TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpec
   api::ResourceClaim pair = GpuClaim(2);
   pending_ = HeldDevices();
   dra_.resource_claims.Remove("default", "holder");
-  memo.Begin({&pair});
+  memo.Begin({&pair}, slices);
   out = allocator.Allocate(n, {&pair});
   ASSERT_TRUE(out.ok() && out->fits);
   EXPECT_THAT(devices(*out, pair), ::testing::ElementsAre("g0", "g1"));

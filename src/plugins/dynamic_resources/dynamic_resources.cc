@@ -306,9 +306,10 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   s->claims = *std::move(claims);
   if (to_allocate) {
     tracker_.CatchUp();
-    memo_.Begin(s->ToAllocate());
+    std::shared_ptr<const SliceIndex> slices = Slices();
+    memo_.Begin(s->ToAllocate(), slices);
     s->allocator = std::make_shared<const Allocator>(
-        dra, Slices(),
+        dra, std::move(slices),
         [this](std::string_view driver, std::string_view pool) {
           return tracker_.PendingInPool(driver, pool);
         },
