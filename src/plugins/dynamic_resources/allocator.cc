@@ -175,6 +175,16 @@ struct MatchAttribute {
   }
 };
 
+// A request's name in messages and results: "gpu", or "gpu/large" for an alternative of a
+// firstAvailable list (`sub`); and whether it has admin access (an alternative never has).
+std::string RequestName(const api::DeviceRequest& base, const api::DeviceSubRequest& chosen,
+                        bool sub) {
+  return sub ? base.name + "/" + chosen.name : base.name;
+}
+bool AdminAccess(const api::DeviceSubRequest& chosen, bool sub) {
+  return !sub && chosen.admin_access;
+}
+
 bool TaintPreventsAllocation(const api::Device& d,
                              const std::vector<api::DeviceToleration>& tolerations) {
   for (const api::DeviceTaint& taint : d.taints) {
@@ -324,8 +334,8 @@ class Search {
     std::shared_ptr<const api::DeviceClass> device_class;
     int num_devices = 0;
     std::vector<DeviceRef> all_devices;  // For allocation mode All.
-    std::string Name() const { return sub ? base->name + "/" + request->name : base->name; }
-    bool AdminAccess() const { return !sub && request->admin_access; }
+    std::string Name() const { return RequestName(*base, *request, sub); }
+    bool AdminAccess() const { return dynamic_resources::AdminAccess(*request, sub); }
   };
   struct Indices {
     size_t claim = 0, request = 0, sub = 0;
@@ -677,11 +687,9 @@ const api::DeviceSubRequest& Chosen(const api::ResourceClaim& claim, size_t r,
   return request.sub ? base.first_available[request.alternative] : *base.exactly;
 }
 
-// Its name in the results: "gpu", or "gpu/large" for an alternative.
+// Its name in the results.
 std::string ResultName(const api::ResourceClaim& claim, size_t r, const Choice::Request& request) {
-  const api::DeviceRequest& base = claim.spec.requests[r];
-  return request.sub ? base.name + "/" + base.first_available[request.alternative].name
-                     : base.name;
+  return RequestName(claim.spec.requests[r], Chosen(claim, r, request), request.sub);
 }
 
 // One claim's allocation.
@@ -696,7 +704,7 @@ api::AllocationResult Result(const Choice& choice, const api::ResourceClaim& cla
                            .driver = std::string(d.id.driver),
                            .pool = std::string(d.id.pool),
                            .device = std::string(d.id.device),
-                           .admin_access = !request.sub && chosen.admin_access,
+                           .admin_access = AdminAccess(chosen, request.sub),
                            .tolerations = chosen.tolerations});
   }
   // The classes' configs, once per class, naming every request of the class; then the claim's.

@@ -323,14 +323,10 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
   if (s == nullptr) return Status::Error("not found");
   if (s->claims.empty()) return Status();
   const api::Node& node = *info.node();
+  // Where allocated claims can be used (only they have available_on).
   std::vector<size_t> unavailable;
-  std::vector<const api::ResourceClaim*> to_allocate;
   for (size_t i = 0; i < s->claims.size(); ++i) {
-    if (s->available_on[i] && !api::Matches(*s->available_on[i], node)) {
-      unavailable.push_back(i);
-      continue;
-    }
-    if (s->ToAllocate(i)) to_allocate.push_back(s->claims[i].get());
+    if (s->available_on[i] && !api::Matches(*s->available_on[i], node)) unavailable.push_back(i);
   }
   std::shared_ptr<const Choice> choice;
   if (s->allocator) {
@@ -338,7 +334,7 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
                                     ? absl::Now() + args_.filter_timeout
                                     : absl::InfiniteFuture();
     absl::StatusOr<Allocator::Outcome> out =
-        s->allocator->Allocate(info.node_ptr(), to_allocate, state.explain(), deadline);
+        s->allocator->Allocate(info.node_ptr(), s->ToAllocate(), state.explain(), deadline);
     if (!out.ok()) {
       std::string message(AsStd(out.status().message()));
       if (out.status().code() == absl::StatusCode::kDeadlineExceeded) {
@@ -354,10 +350,9 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
       return Status::UnschedulableAndUnresolvable(std::move(out->node_failure))
           .WithExplanation(std::move(out->why));
     }
-    if (!out->fits && out->why.empty()) return cannot_allocate_;  // Shared, not made per node.
     if (!out->fits) {
-      return Status::UnschedulableAndUnresolvable("cannot allocate all claims")
-          .WithExplanation(std::move(out->why));
+      if (out->why.empty()) return cannot_allocate_;  // Shared, not made per node.
+      return Status(cannot_allocate_).WithExplanation(std::move(out->why));
     }
     choice = std::move(out->choice);
   }
