@@ -918,31 +918,27 @@ absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
     const std::shared_ptr<const api::Node>& node,
     const std::vector<const api::ResourceClaim*>& claims, bool explain,
     absl::Time deadline) const {
-  auto held_in = [&](const std::vector<Pool>& pools) {
-    std::vector<HeldInPool> held;
-    held.reserve(pools.size());
-    for (const Pool& pool : pools) {
-      held.push_back({.allocated = classes_.AllocatedInPool(pool.driver, pool.name),
-                      .pending = pending_(pool.driver, pool.name)});
-    }
-    return held;
+  auto held_in = [&](const Pool& pool) {
+    return HeldInPool{.allocated = classes_.AllocatedInPool(pool.driver, pool.name),
+                      .pending = pending_(pool.driver, pool.name)};
   };
   const bool memo = memo_ != nullptr && !explain;
   std::shared_ptr<const std::vector<Pool>> pools;
-  std::vector<HeldInPool> held;
   if (memo) {
     // The same node object and slices: the same pools, without asking the index.
     std::shared_ptr<const SearchMemo::Entry> kept = memo_->Find(node->metadata.name);
     if (kept && kept->node == node && kept->slices == slices_) {
-      held = held_in(*kept->pools);
-      if (held == kept->held) return kept->outcome;
+      const std::vector<Pool>& kept_pools = *kept->pools;
+      size_t p = 0;
+      while (p < kept_pools.size() && held_in(kept_pools[p]) == kept->held[p]) ++p;
+      if (p == kept_pools.size()) return kept->outcome;
       pools = kept->pools;
     }
   }
-  if (pools == nullptr) {
-    pools = slices_->PoolsFor(*node);
-    held = held_in(*pools);
-  }
+  if (pools == nullptr) pools = slices_->PoolsFor(*node);
+  std::vector<HeldInPool> held;
+  held.reserve(pools->size());
+  for (const Pool& pool : *pools) held.push_back(held_in(pool));
   Search search(*this, *node, claims, deadline, pools, held);
   absl::StatusOr<Outcome> out = search.Run(explain);
   if (memo && out.ok()) {
@@ -979,7 +975,7 @@ void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims,
   by_node_.clear();
 }
 
-std::shared_ptr<const SearchMemo::Entry> SearchMemo::Find(const std::string& node) const {
+std::shared_ptr<const SearchMemo::Entry> SearchMemo::Find(std::string_view node) const {
   absl::ReaderMutexLock lock(&mu_);
   auto it = by_node_.find(node);
   return it == by_node_.end() ? nullptr : it->second;
@@ -987,7 +983,10 @@ std::shared_ptr<const SearchMemo::Entry> SearchMemo::Find(const std::string& nod
 
 void SearchMemo::Keep(std::shared_ptr<const Entry> entry) {
   absl::MutexLock lock(&mu_);
-  by_node_.insert_or_assign(entry->node->metadata.name, std::move(entry));
+  // The key is the name in the node the entry holds: an older entry goes with its key.
+  const std::string_view name = entry->node->metadata.name;
+  by_node_.erase(name);
+  by_node_.emplace(name, std::move(entry));
 }
 
 }  // namespace ksched::plugins::dynamic_resources

@@ -204,13 +204,14 @@ class SearchMemo {
     std::vector<HeldInPool> held;
     Allocator::Outcome outcome;
   };
-  std::shared_ptr<const Entry> Find(const std::string& node) const;
+  std::shared_ptr<const Entry> Find(std::string_view node) const;
   void Keep(std::shared_ptr<const Entry> entry);
 
   mutable absl::Mutex mu_;
   std::vector<api::ResourceClaimSpec> specs_ ABSL_GUARDED_BY(mu_);
   const SliceIndex* slices_ ABSL_GUARDED_BY(mu_) = nullptr;  // Only compared.
-  absl::flat_hash_map<std::string, std::shared_ptr<const Entry>> by_node_ ABSL_GUARDED_BY(mu_);
+  // By the name of the node the entry holds.
+  absl::flat_hash_map<std::string_view, std::shared_ptr<const Entry>> by_node_ ABSL_GUARDED_BY(mu_);
 };
 
 // Whether a device toleration tolerates a device taint (upstream's resourceclaim.ToleratesTaint).

@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "fmt/format.h"
@@ -27,19 +28,26 @@ struct State final : StateData {
   std::vector<std::optional<api::NodeSelector>> available_on;
   std::vector<std::shared_ptr<const api::AllocationResult>> allocations;
   std::shared_ptr<const Allocator> allocator;  // Set when some claim needs allocating.
+  // Whether a request has firstAvailable alternatives: without, every node scores 0.
+  bool scored = false;
   // Filter writes these for several nodes at once.
   mutable absl::Mutex mu;
   mutable std::set<size_t> unavailable ABSL_GUARDED_BY(mu);  // Claims not available somewhere.
-  // What Filter chose on each node for the claims to allocate.
-  mutable std::map<std::string, std::shared_ptr<const Choice>, std::less<>> by_node
-      ABSL_GUARDED_BY(mu);
+  // What Filter chose on each node for the claims to allocate, by the name of the node it holds
+  // (no copy of the name per node and pod).
+  struct OnNode {
+    std::shared_ptr<const api::Node> node;
+    std::shared_ptr<const Choice> choice;
+  };
+  mutable absl::flat_hash_map<std::string_view, OnNode> by_node ABSL_GUARDED_BY(mu);
 
   State() = default;
   State(const State& o)
       : claims(o.claims),
         available_on(o.available_on),
         allocations(o.allocations),
-        allocator(o.allocator) {
+        allocator(o.allocator),
+        scored(o.scored) {
     absl::MutexLock lock(&o.mu);
     unavailable = o.unavailable;
     by_node = o.by_node;
@@ -304,6 +312,10 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     }
   }
   s->claims = *std::move(claims);
+  s->scored = std::any_of(s->claims.begin(), s->claims.end(), [](const auto& claim) {
+    return std::any_of(claim->spec.requests.begin(), claim->spec.requests.end(),
+                       [](const api::DeviceRequest& r) { return !r.first_available.empty(); });
+  });
   if (to_allocate) {
     tracker_.CatchUp();
     std::shared_ptr<const SliceIndex> slices = Slices();
@@ -361,7 +373,12 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
     s->unavailable.insert(unavailable.begin(), unavailable.end());
     return Status::UnschedulableAndUnresolvable("resourceclaim not available on the node");
   }
-  if (s->allocator) s->by_node[node.metadata.name] = std::move(choice);
+  if (s->allocator) {
+    // The key is the name in the node the entry holds: an older entry goes with its key.
+    s->by_node.erase(node.metadata.name);
+    s->by_node.emplace(node.metadata.name,
+                       State::OnNode{.node = info.node_ptr(), .choice = std::move(choice)});
+  }
   return Status();
 }
 
@@ -395,13 +412,13 @@ Status DynamicResources::Score(const CycleState& state, const api::Pod&, const N
                                int64_t* score) {
   *score = 0;
   const State* s = state.Read(kStateKey);
-  if (s == nullptr || s->claims.empty()) return Status();
+  if (s == nullptr || s->claims.empty() || !s->scored) return Status();
   std::shared_ptr<const Choice> choice;
   {
     absl::MutexLock lock(&s->mu);
     auto it = s->by_node.find(info.node()->metadata.name);
     if (it == s->by_node.end()) return Status();
-    choice = it->second;
+    choice = it->second.choice;
   }
   // Per firstAvailable request whose n-th alternative got devices: 8 - n.
   size_t next = 0;
@@ -449,7 +466,7 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
     absl::MutexLock lock(&s->mu);
     auto it = s->by_node.find(node);
     if (it == s->by_node.end()) return Status::Error("claim allocation not found for node");
-    choice = it->second;
+    choice = it->second.choice;
   }
   const std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
   const size_t wanted = to_allocate.size();
