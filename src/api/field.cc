@@ -196,6 +196,10 @@ bool ParseGoDuration(std::string_view text, absl::Duration* out) {
   return absl::ParseDuration(absl::string_view(text.data(), text.size()), out);
 }
 
+std::string MetaTime(absl::Time t) {
+  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", t, absl::UTCTimeZone());
+}
+
 std::string GoDuration(absl::Duration d) {
   if (d == absl::ZeroDuration()) return "0s";
   std::string sign = d < absl::ZeroDuration() ? "-" : "";

@@ -5,6 +5,11 @@
 namespace ksched::api::field {
 namespace {
 
+TEST(MetaTimeTest, PrintsUtcToTheSecondWithZ) {
+  EXPECT_EQ(MetaTime(absl::FromUnixSeconds(1764300000)), "2025-11-28T03:20:00Z");
+  EXPECT_EQ(MetaTime(absl::FromUnixMillis(1764300000999)), "2025-11-28T03:20:00Z");
+}
+
 TEST(GoDurationTest, PrintsAsGoPrints) {
   EXPECT_EQ(GoDuration(absl::ZeroDuration()), "0s");
   EXPECT_EQ(GoDuration(absl::Seconds(15)), "15s");

@@ -5,6 +5,7 @@
 
 #include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "ksched/api/field.h"
 #include "ksched/strings.h"
 #include "src/api/decode.h"
 
@@ -603,8 +604,7 @@ absl::StatusOr<api::ResourceClaim> ApiWriter::ReserveOnce(
   } else if (claim.allocation && claim.allocation->allocation_timestamp.empty()) {
     // Allocated by someone who did not say when: now, as upstream's bindClaim fills it in.
     status["allocation"] = {
-        {"allocationTimestamp",
-         absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone())}};
+        {"allocationTimestamp", api::field::MetaTime(absl::Now())}};
   }
   return MergePatch<api::ResourceClaim>(
       http_, ClaimPath(claim, "/status"),

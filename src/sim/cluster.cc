@@ -6,6 +6,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "fmt/format.h"
+#include "ksched/api/field.h"
 #include "ksched/status_macros.h"
 #include "ksched/strings.h"
 #include "src/sim/claims.h"
@@ -451,8 +452,7 @@ absl::StatusOr<api::ResourceClaim> Cluster::ReserveResourceClaim(
     if (allocation != nullptr) {
       c.allocation = *allocation;
     } else if (c.allocation && c.allocation->allocation_timestamp.empty()) {
-      c.allocation->allocation_timestamp =
-          absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+      c.allocation->allocation_timestamp = api::field::MetaTime(absl::Now());
     }
     c.reserved_for.push_back(consumer);
   });

@@ -89,6 +89,8 @@ bool ParseGoDuration(std::string_view text, absl::Duration* out);
 // Go's time.Duration.String(), as kube-scheduler prints durations: "15s", "1m30s", "1h0m0s",
 // "500ms", "0s".
 std::string GoDuration(absl::Duration d);
+// `t` as Kubernetes writes a metav1.Time: RFC 3339 in UTC, to the second ("2026-11-28T04:10:00Z").
+std::string MetaTime(absl::Time t);
 // A list of strings; empty when `j` is null.
 absl::StatusOr<std::vector<std::string>> DecodeStrings(const nlohmann::json* j,
                                                        std::string_view path);

@@ -8,6 +8,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "fmt/format.h"
+#include "ksched/api/field.h"
 #include "ksched/api/selectors.h"
 #include "ksched/log.h"
 #include "ksched/strings.h"
@@ -108,7 +109,7 @@ Status CheckClass(const DraLister& dra, const std::string& class_name, const std
 }
 
 std::string Now() {
-  return absl::FormatTime("%Y-%m-%dT%H:%M:%SZ", absl::Now(), absl::UTCTimeZone());
+  return api::field::MetaTime(absl::Now());
 }
 
 }  // namespace
