@@ -8,6 +8,9 @@
 // Counters: pods/s (wall), CPU ns per pod (process CPU time, all threads), and the heap the cache
 // holds per node and per pod (glibc mallinfo2 before and after).
 //
+// BM_Explain: the cost of the records `ksched explain` reads, with pods that fit and pods that do
+// not.
+//
 // BM_TeamFilter/compiled and /library run the same workload with one more plugin enabled,
 // examples/plugin-library's TeamFilter (Filter and Score on every node), compiled into this binary
 // or loaded from its shared library as --plugin-library loads it: what a plugin in a .so costs.
@@ -19,6 +22,8 @@
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 #include <time.h>
+
+#include <optional>
 
 #include "bench/workloads.h"
 #include "fmt/format.h"
@@ -72,15 +77,21 @@ std::shared_ptr<const api::Node> TemplateNode(int i) {
   return std::make_shared<const api::Node>(std::move(n));
 }
 
-// Schedules range(1) pods on range(0) nodes with `registry`'s plugins and `cfg`'s profile.
+// Schedules range(1) pods of `cpu` on range(0) nodes with `registry`'s plugins and `cfg`'s
+// profile, keeping each attempt in `explain` when given.
 void SchedulePods(benchmark::State& state, const Registry& registry,
-                  const config::Configuration& cfg) {
+                  const config::Configuration& cfg, const std::string& cpu = "100m",
+                  bool explain = false) {
   const int num_nodes = static_cast<int>(state.range(0));
   const int num_pods = static_cast<int>(state.range(1));
   for (auto _ : state) {
     state.PauseTiming();
     InstantWriter writer;
-    auto s = scheduler::Scheduler::Create({.config = cfg, .writer = &writer, .seed = 1}, registry);
+    std::optional<scheduler::ExplainRecords> records;
+    if (explain) records.emplace();
+    auto s = scheduler::Scheduler::Create(
+        {.config = cfg, .writer = &writer, .seed = 1, .explain = records ? &*records : nullptr},
+        registry);
     if (!s.ok()) {
       state.SkipWithError(std::string(s.status().message()).c_str());
       return;
@@ -93,7 +104,7 @@ void SchedulePods(benchmark::State& state, const Registry& registry,
     for (int i = 0; i < num_pods; ++i) {
       pods.push_back(testing::MakePod()
                          .Name("pod-" + std::to_string(i))
-                         .Req("cpu", "100m")
+                         .Req("cpu", cpu)
                          .Req("memory", "500Mi")
                          .Ptr());
     }
@@ -113,6 +124,10 @@ void SchedulePods(benchmark::State& state, const Registry& registry,
     state.counters["cache_bytes_per_node"] = static_cast<double>(heap_nodes - heap0) / num_nodes;
     state.counters["bytes_per_pod"] =
         static_cast<double>(heap_pods - heap_nodes) / std::max(scheduled, 1);
+    if (records) {
+      state.counters["explain_records"] = static_cast<double>(records->records());
+      state.counters["explain_MiB"] = static_cast<double>(records->bytes()) / (1 << 20);
+    }
     s->reset();
     state.ResumeTiming();
   }
@@ -120,6 +135,15 @@ void SchedulePods(benchmark::State& state, const Registry& registry,
 
 void BM_SchedulePods(benchmark::State& state) {
   SchedulePods(state, plugins::NewInTreeRegistry(), config::DefaultConfiguration());
+}
+
+// What `ksched explain`'s records cost (range(2): 0 without them, 1 with): 10000 pods that fit
+// (100m, range(3) 0), the scheduling cycle's extra CPU; or 10000 pods that fit nowhere (8 CPU,
+// range(3) 1), each tried once, and the memory their records take (explain_MiB as counted, and
+// bytes_per_pod: the heap that grew per attempt, records and pending pods' queue entries alike).
+void BM_Explain(benchmark::State& state) {
+  SchedulePods(state, plugins::NewInTreeRegistry(), config::DefaultConfiguration(),
+               state.range(3) != 0 ? "8" : "100m", state.range(2) != 0);
 }
 
 // The default profile plus TeamFilter through multiPoint.
@@ -243,6 +267,15 @@ BENCHMARK(BM_SchedulePods)
     ->Args({500, 10000})
     ->Args({5000, 10000})
     ->Args({15000, 10000})
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->UseRealTime();
+BENCHMARK(BM_Explain)
+    ->ArgNames({"nodes", "pods", "explain", "pending"})
+    ->Args({5000, 10000, 0, 0})
+    ->Args({5000, 10000, 1, 0})
+    ->Args({5000, 10000, 0, 1})
+    ->Args({5000, 10000, 1, 1})
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->UseRealTime();

@@ -157,6 +157,8 @@ struct PostFilterResult {
   // The node to nominate the pod to (upstream's NominatingInfo): nullopt leaves the pod's
   // nomination as it is, "" clears it.
   std::optional<std::string> nominated_node_name;
+  // The pods evicted to make room there (namespace/name), for `ksched explain`.
+  std::vector<std::string> victims;
 };
 
 class PostFilterPlugin : public virtual Plugin {

@@ -10,6 +10,7 @@
 #include "src/base/log.h"
 #include "src/cli/annotate_prices.h"
 #include "src/cli/app_internal.h"
+#include "src/cli/explain.h"
 #include "src/cli/plugin_library.h"
 #include "src/cli/run.h"
 #include "src/config/load.h"
@@ -156,6 +157,11 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
   print->add_option("--config", print_config_file, "KubeSchedulerConfiguration file");
   add_plugin_library_flag(print);
 
+  ExplainFlags explain_flags;
+  CLI::App* explain = app.add_subcommand(
+      "explain", "Ask a running ksched why a pod is pending, or why it went to its node");
+  AddExplainFlags(explain, &explain_flags);
+
   AnnotatePricesFlags price_flags;
   CLI::App* annotate = app.add_subcommand(
       "annotate-prices", "Give nodes a random price annotation, as Hightower's annotator does");
@@ -171,6 +177,7 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
     return 0;
   }
   if (annotate->parsed()) return RunAnnotatePrices(price_flags);
+  if (explain->parsed()) return RunExplain(explain_flags);
   if (!run->parsed() && !simulate->parsed() && !print->parsed()) {
     std::printf("%s", app.help().c_str());
     return 0;

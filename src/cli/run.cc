@@ -109,6 +109,10 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags) {
                 sv.authentication_tolerate_lookup_failure,
                 "Start even when that lookup fails, without client certificate authentication "
                 "(default true)");
+  cmd->add_option("--explain-memory-mib", flags->explain_memory_mib,
+                  "Memory (MiB) for each pod's last scheduling attempt, served at "
+                  "/debug/pods/NAMESPACE/NAME for `ksched explain`; 0 keeps none (default 32)")
+      ->check(CLI::Range(0, 1 << 20));
   flags->cmd = cmd;
 }
 
@@ -285,12 +289,39 @@ absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configu
   return c;
 }
 
+// /debug/pods/NAMESPACE/NAME: the pod's last attempt, as ExplainRecords keeps it.
+absl::StatusOr<std::string> DebugPod(const scheduler::ExplainRecords* explain,
+                                     std::string_view path) {
+  constexpr std::string_view kPods = "/debug/pods/";
+  if (!path.starts_with(kPods)) return absl::NotFoundError(fmt::format("no debug path {}", path));
+  const std::string_view rest = path.substr(kPods.size());
+  const size_t slash = rest.find('/');
+  const std::string_view ns = rest.substr(0, slash);
+  const std::string_view name = slash == rest.npos ? "" : rest.substr(slash + 1);
+  if (ns.empty() || name.empty() || name.find('/') != name.npos) {
+    return absl::InvalidArgumentError(fmt::format("{}: want /debug/pods/NAMESPACE/NAME", path));
+  }
+  if (explain == nullptr) {
+    return absl::NotFoundError("no scheduling attempts are kept: --explain-memory-mib is 0");
+  }
+  std::optional<nlohmann::ordered_json> j = explain->Json(ns, name);
+  if (!j) {
+    return absl::NotFoundError(fmt::format(
+        "no scheduling attempt of pod {}/{} is kept: this scheduler has not tried it (it does not "
+        "exist, is not its to schedule, or waits for its first attempt), or it was bound or "
+        "deleted long enough ago that newer attempts took its place",
+        ns, name));
+  }
+  return j->dump() + "\n";
+}
+
 // Serves on --secure-port what kube-scheduler serves: health (with the lease's and, for
 // readiness, the caches' and the shutdown's checks), /metrics and /configz.
 absl::StatusOr<std::unique_ptr<server::Server>> StartServing(
     const RunFlags::Serving& sv, const std::string& client_ca, const config::Configuration& cfg,
     client::LeaderElector* elector, client::ApiSource& informers, const std::atomic<bool>& stopping,
-    metrics::Registry& metrics_registry, server::RequestAuthorizer& authorizer) {
+    metrics::Registry& metrics_registry, server::RequestAuthorizer& authorizer,
+    const scheduler::ExplainRecords* explain) {
   std::vector<server::HealthCheck> health;
   if (elector != nullptr) {
     // kube-scheduler's adaptor tolerates 20 seconds past the lease's end.
@@ -317,7 +348,8 @@ absl::StatusOr<std::unique_ptr<server::Server>> StartServing(
       {.metrics = [&metrics_registry] { return metrics_registry.Text(); },
        .configz = [configz = config::EncodeConfiguration(cfg)] { return configz.dump(); },
        .healthz = health,
-       .readyz = ready},
+       .readyz = ready,
+       .debug = [explain](std::string_view path) { return DebugPod(explain, path); }},
       &authorizer);
 }
 
@@ -463,11 +495,17 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
                     "the lease. Please make sure to group by name.",
                     metrics::Stability::kAlpha, {"name"})
           .With({election->name});
+  std::unique_ptr<scheduler::ExplainRecords> explain;
+  if (flags.explain_memory_mib > 0) {
+    explain = std::make_unique<scheduler::ExplainRecords>(scheduler::ExplainOptions{
+        .max_bytes = static_cast<size_t>(flags.explain_memory_mib) << 20});
+  }
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> sched =
       scheduler::Scheduler::Create({.config = *cfg,
                                     .writer = &writer,
                                     .binding_threads = kMaxBindingCycles,
-                                    .metrics_registry = &metrics_registry},
+                                    .metrics_registry = &metrics_registry,
+                                    .explain = explain.get()},
                                    registry);
   if (!sched.ok()) {
     return Fail(std::string(sched.status().message()));
@@ -482,7 +520,7 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   if (flags.serving.secure_port != 0) {
     absl::StatusOr<std::unique_ptr<server::Server>> started =
         StartServing(flags.serving, *client_ca, *cfg, elector.get(), informers, stopping,
-                     metrics_registry, authorizer);
+                     metrics_registry, authorizer, explain.get());
     if (!started.ok()) {
       return Fail(std::string(started.status().message()));
     }

@@ -42,6 +42,9 @@ struct RunFlags {
     bool authentication_skip_lookup = false;
     bool authentication_tolerate_lookup_failure = true;  // kube-scheduler's default.
   } serving;
+  // The memory, in MiB, of each pod's last attempt kept for `ksched explain` (/debug/pods/);
+  // 0 keeps none.
+  int explain_memory_mib = 32;
   CLI::App* cmd = nullptr;  // To tell which flags were given.
 };
 

@@ -310,6 +310,86 @@ QueueingStrategy Framework::IsPodWorthRequeuing(const QueuedPodInfo& pod,
   return best;
 }
 
+namespace {
+
+std::string_view ResourceName(EventResource r) {
+  switch (r) {
+    case EventResource::kPod:
+      return "Pod";
+    case EventResource::kAssignedPod:
+      return "AssignedPod";
+    case EventResource::kUnschedulablePod:
+      return "UnschedulablePod";
+    case EventResource::kNode:
+      return "Node";
+    case EventResource::kPersistentVolume:
+      return "PersistentVolume";
+    case EventResource::kPersistentVolumeClaim:
+      return "PersistentVolumeClaim";
+    case EventResource::kStorageClass:
+      return "StorageClass";
+    case EventResource::kCSINode:
+      return "CSINode";
+    case EventResource::kCSIDriver:
+      return "CSIDriver";
+    case EventResource::kCSIStorageCapacity:
+      return "CSIStorageCapacity";
+    case EventResource::kVolumeAttachment:
+      return "VolumeAttachment";
+    case EventResource::kWildCard:
+      return "*";
+    case EventResource::kResourceClaim:
+      return "ResourceClaim";
+    case EventResource::kResourceSlice:
+      return "ResourceSlice";
+    case EventResource::kDeviceClass:
+      return "DeviceClass";
+  }
+  return "?";
+}
+
+// "Add|UpdateNodeTaint", with upstream's names of the actions (fwk.ActionType's String).
+std::string ActionNames(uint32_t action) {
+  if (action == kAll) return "All";
+  if (action == kUpdate) return "Update";
+  static constexpr std::pair<uint32_t, std::string_view> kNames[] = {
+      {kAdd, "Add"},
+      {kDelete, "Delete"},
+      {kUpdateNodeAllocatable, "UpdateNodeAllocatable"},
+      {kUpdateNodeLabel, "UpdateNodeLabel"},
+      {kUpdateNodeTaint, "UpdateNodeTaint"},
+      {kUpdateNodeCondition, "UpdateNodeCondition"},
+      {kUpdateNodeAnnotation, "UpdateNodeAnnotation"},
+      {kUpdatePodLabel, "UpdatePodLabel"},
+      {kUpdatePodScaleDown, "UpdatePodScaleDown"},
+      {kUpdatePodToleration, "UpdatePodToleration"},
+      {kUpdatePodSchedulingGatesEliminated, "UpdatePodSchedulingGatesEliminated"},
+      {kUpdatePodOther, "UpdatePodOther"},
+      {kUpdatePodGeneratedResourceClaim, "UpdatePodGeneratedResourceClaim"}};
+  std::string out;
+  for (const auto& [bit, name] : kNames) {
+    if ((action & bit) == 0) continue;
+    if (!out.empty()) out += "|";
+    out += name;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> Framework::RegisteredEvents(std::string_view plugin) const {
+  std::vector<std::string> out;
+  auto it = events_.find(std::string(plugin));
+  if (it == events_.end()) return out;
+  for (const ClusterEventWithHint& reg : it->second) {
+    const ClusterEvent& e = reg.event;
+    out.push_back(!e.label.empty() ? e.label
+                                   : fmt::format("{}/{}", ResourceName(e.resource),
+                                                 ActionNames(e.action)));
+  }
+  return out;
+}
+
 bool Framework::AnyPluginInterestedIn(const ClusterEvent& event) const {
   for (const auto& [name, regs] : events_) {
     for (const ClusterEventWithHint& reg : regs) {

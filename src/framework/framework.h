@@ -101,6 +101,9 @@ class Framework : public Handle {
                                        const ClusterEventData& event) const;
   // Whether any plugin registered an event that matches (upstream skips work otherwise).
   bool AnyPluginInterestedIn(const ClusterEvent& event) const;
+  // The events `plugin` registered, as labels: "NodeAdd", or the resource and its actions
+  // ("Node/Add|UpdateNodeTaint") where the plugin gave none.
+  std::vector<std::string> RegisteredEvents(std::string_view plugin) const;
 
   // --- Scheduling cycle ---
   // Runs PreFilter plugins; the intersection of their results goes into *result. A rejection

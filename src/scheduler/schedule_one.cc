@@ -7,6 +7,7 @@
 #include "absl/cleanup/cleanup.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "ksched/api/field.h"
 #include "src/base/log.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sdk/cycle_state_access.h"
@@ -97,6 +98,7 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
       PostFilterResult pf;
       Status ps = fw.RunPostFilterPlugins(*state, *pod, fit_error.diagnosis.node_to_status, &pf);
       nominated = pf.nominated_node_name;
+      record.victims = std::move(pf.victims);
       // As upstream, whatever PostFilter said, an error too, ends the message.
       if (!ps.ok() && !ps.Message().empty()) fit_error.diagnosis.post_filter_msg = ps.Message();
       s = Status(s.code(), {fit_error.Error()});
@@ -132,6 +134,10 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
   if (!pre_flight.ok() && !pre_flight.IsSkip()) return fail_after_assume(pre_flight);
   record.node = result.node;
   if (options_.on_cycle) options_.on_cycle(record);
+  if (options_.explain != nullptr) {
+    Explain(info, "Scheduled", result.node, "", &fit_error.diagnosis,
+            result.scored ? &score_table_ : nullptr, result.feasible, std::nullopt, &record);
+  }
   // Filter's and Score's data is not held while the pod waits on its bind.
   internal::CycleStateAccess::EndSchedulingCycle(*state);
 
@@ -168,11 +174,14 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
     fit_error->diagnosis = std::move(diagnosis);
     return Status(Code::kUnschedulable, {fit_error->Error()});
   }
+  // A success's rejections too, for explain.
+  if (options_.explain != nullptr) fit_error->diagnosis = std::move(diagnosis);
   if (feasible.size() == 1) {  // Upstream skips scoring when one node fits.
     result->node = feasible[0]->name();
     return Status();
   }
   if (Status ps = PrioritizeNodes(fw, state, pod, feasible, record); !ps.ok()) return ps;
+  result->scored = true;
   result->node = SelectHost(score_table_);
   return Status();
 }
@@ -410,6 +419,9 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
   } else {
     KLOG_ERROR("Error scheduling pod; retrying", {"pod", PodKey(*pod)}, {"err", message});
   }
+  if (options_.explain != nullptr) {
+    Explain(info, reason, "", message, diagnosis, nullptr, 0, nominated, record);
+  }
   // Preemption's nomination (or its clearing) holds the room on the node for this pod.
   if (nominated) nominator_.AddNominatedPod(info.pod_info, *nominated);
   queue_->AddUnschedulableIfNotPresent(std::move(info));
@@ -419,8 +431,7 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
                          .status = "False",
                          .reason = reason,
                          .message = message,
-                         .last_transition_time = absl::FormatTime(absl::RFC3339_sec, clock_->Now(),
-                                                                  absl::UTCTimeZone())};
+                         .last_transition_time = api::field::MetaTime(clock_->Now())};
   const bool set_nominated =
       nominated && (!nominated->empty() || !pod->status.nominated_node_name.empty());
   (void)options_.writer->UpdatePodStatus(*pod, cond, set_nominated ? &*nominated : nullptr);
@@ -430,6 +441,41 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
     record->message = message;
     if (options_.on_cycle) options_.on_cycle(*record);
   }
+}
+
+void Scheduler::Explain(const QueuedPodInfo& info, std::string_view result,
+                        const std::string& node, const std::string& message,
+                        const Diagnosis* diagnosis, const framework::ScoreTable* scores,
+                        int feasible, const std::optional<std::string>& nominated,
+                        const CycleRecord* record) {
+  const api::Pod& pod = info.pod();
+  const framework::Framework* fw = FrameworkFor(pod.spec.scheduler_name);
+  // The snapshot is the scheduling thread's; a binding cycle's failure (no record) is a one-node
+  // diagnosis, read on its own thread.
+  const size_t nodes = record != nullptr ? snapshot_.size()
+                       : diagnosis != nullptr ? diagnosis->node_to_status.statuses.size()
+                                              : 0;
+  ExplainAttempt a{.namespace_ = pod.metadata.namespace_,
+                   .name = pod.metadata.name,
+                   .uid = pod.metadata.uid,
+                   .profile = pod.spec.scheduler_name,
+                   .time = clock_->Now(),
+                   .attempts = info.attempts,
+                   .result = std::string(result),
+                   .node = node,
+                   .message = message,
+                   .num_nodes = static_cast<int>(nodes),
+                   .feasible = feasible,
+                   .diagnosis = diagnosis,
+                   .scores = scores,
+                   .nominated = nominated};
+  if (record != nullptr) a.victims = record->victims;
+  if (diagnosis != nullptr && fw != nullptr && result != "Scheduled") {
+    std::set<std::string, std::less<>> plugins = diagnosis->unschedulable_plugins;
+    plugins.insert(diagnosis->pending_plugins.begin(), diagnosis->pending_plugins.end());
+    for (const std::string& p : plugins) a.waiting_for.emplace_back(p, fw->RegisteredEvents(p));
+  }
+  options_.explain->Record(a);
 }
 
 void Scheduler::StartBindingCycle(BindingCycle cycle) {

@@ -38,6 +38,7 @@
 #include "src/metrics/scheduler_metrics.h"
 #include "src/queue/scheduling_queue.h"
 #include "src/scheduler/binding_executor.h"
+#include "src/scheduler/explain_records.h"
 
 namespace ksched::scheduler {
 
@@ -59,6 +60,8 @@ struct CycleRecord {
     int64_t total = 0;
   };
   std::vector<NodeScores> scores;
+  // The pods preemption evicts for it (namespace/name), when it nominated a node.
+  std::vector<std::string> victims;
 };
 
 struct SchedulerOptions {
@@ -76,6 +79,8 @@ struct SchedulerOptions {
   // Where the scheduler's metrics go (for /metrics); nullptr: a registry of its own. A registry
   // given here must not be scraped once the scheduler is gone: it reads the queue and the cache.
   metrics::Registry* metrics_registry = nullptr;
+  // Where each attempt's explanation is kept (`ksched explain`); nullptr: nowhere.
+  ExplainRecords* explain = nullptr;
 };
 
 class Scheduler : public ClusterEventSink {
@@ -137,6 +142,7 @@ class Scheduler : public ClusterEventSink {
     std::string node;
     int evaluated = 0;
     int feasible = 0;
+    bool scored = false;  // score_table_ holds this pod's scores.
   };
 
   using SteadyTime = std::chrono::steady_clock::time_point;
@@ -201,6 +207,13 @@ class Scheduler : public ClusterEventSink {
   // clearNominatedNode.
   void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
                            CycleRecord* record, SteadyTime start);
+  // Keeps the attempt in options_.explain: the filters' rejections, the scores when the pod was
+  // scored, preemption's nomination and victims, and what the rejecting plugins wait for. From a
+  // binding thread too, with no record.
+  void Explain(const QueuedPodInfo& info, std::string_view result, const std::string& node,
+               const std::string& message, const Diagnosis* diagnosis,
+               const framework::ScoreTable* scores, int feasible,
+               const std::optional<std::string>& nominated, const CycleRecord* record);
   // --- The binding cycle (upstream's bindingCycle): Permit's wait, PreBind and Bind, then
   // FinishBindingCycle. Where it runs is its strategy (BindingCycle::async): on a binding thread;
   // or sent from the calling thread and finished where the answer arrives, or on a binding thread

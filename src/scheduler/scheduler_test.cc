@@ -39,8 +39,12 @@ class SchedulerTest : public ::testing::Test {
 
   void Build(config::Configuration cfg, Registry registry) {
     registry_ = std::move(registry);
-    auto s = Scheduler::Create(
-        {.config = std::move(cfg), .writer = &writer_, .clock = &clock_, .seed = 1}, registry_);
+    auto s = Scheduler::Create({.config = std::move(cfg),
+                                .writer = &writer_,
+                                .clock = &clock_,
+                                .seed = 1,
+                                .explain = &explain_},
+                               registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
   }
@@ -91,6 +95,7 @@ class SchedulerTest : public ::testing::Test {
   FakeClock clock_;
   testing::RecordingWriter writer_;
   Registry registry_;
+  ExplainRecords explain_;  // Every attempt's, as `ksched run` keeps them.
   std::unique_ptr<Scheduler> s_;
   std::map<std::string, std::shared_ptr<const api::Pod>> pods_;
   std::set<std::string> confirmed_;
@@ -681,6 +686,16 @@ TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedT
   EXPECT_EQ(writer_.conditions.at("default/high").message,
             "0/1 nodes are available: 1 Insufficient cpu.");
   EXPECT_FALSE(writer_.binds.contains("default/high"));
+  // `ksched explain` of the preemptor: where it made room, whom it evicted, what it waits for.
+  std::optional<nlohmann::ordered_json> j = explain_.Json("default", "high");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ((*j)["result"], "Unschedulable");
+  EXPECT_EQ((*j)["message"], "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ((*j)["preemption"]["nominatedNode"], "n1");
+  EXPECT_EQ((*j)["preemption"]["victims"], nlohmann::json::array({"default/low"}));
+  EXPECT_EQ((*j)["rejected"][0]["plugin"], "NodeResourcesFit");
+  EXPECT_EQ((*j)["waitingFor"][0]["plugin"], "NodeResourcesFit");
+  EXPECT_THAT((*j)["waitingFor"][0]["events"].dump(), HasSubstr("Pod/Delete"));
   // A lesser pod may not take the room meanwhile: the nominated pod counts on n1 (1 of 2 cpu), so
   // 1500m does not fit there, though the node is empty.
   s_->OnPodDelete(low);
@@ -688,6 +703,12 @@ TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedT
   Drain();
   EXPECT_EQ(writer_.binds.at("default/high"), "n1");
   EXPECT_FALSE(writer_.binds.contains("default/lesser"));
+  EXPECT_EQ(explain_.Json("default", "high")->at("result"), "Scheduled");
+  EXPECT_EQ(explain_.Json("default", "high")->at("node"), "n1");
+  EXPECT_EQ(explain_.Json("default", "lesser")->at("result"), "Unschedulable");
+  // A deleted pod's record goes with it.
+  s_->OnPodDelete(pods_.at("default/lesser"));
+  EXPECT_FALSE(explain_.Json("default", "lesser").has_value());
 }
 
 TEST_F(SchedulerTest, PreemptionNamesWhyItCannotHelp) {

@@ -120,6 +120,9 @@ Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToSt
        {"pod", pod.metadata.namespace_ + "/" + pod.metadata.name});
   EvictAsync(pod, *best);
   result->nominated_node_name = best->node;
+  for (const auto& pi : best->victims.pods) {
+    result->victims.push_back(pi->pod->metadata.namespace_ + "/" + pi->pod->metadata.name);
+  }
   return Status();
 }
 

@@ -137,6 +137,7 @@ struct Server::State {
   RequestAuthorizer* authorizer = nullptr;
   X509StorePtr client_ca{nullptr, &X509_STORE_free};
   std::function<std::string()> metrics, configz;
+  std::function<absl::StatusOr<std::string>(std::string_view)> debug;
   std::vector<HealthCheck> healthz, readyz;  // "ping" and "log" first.
   std::string cert_pem, key_pem, trust_pem;  // MHD reads them at start.
 
@@ -191,6 +192,18 @@ Reply Server::State::Route(MHD_Connection* c, std::string_view path) const {
   if (path == "/metrics") {
     return {.body = metrics ? metrics() : "",
             .content_type = "text/plain; version=0.0.4; charset=utf-8"};
+  }
+  if (path.starts_with("/debug/") && debug) {
+    absl::StatusOr<std::string> body = debug(path);
+    if (body.ok()) return {.body = *std::move(body), .content_type = "application/json"};
+    const absl::StatusCode code = body.status().code();
+    const auto [status, reason] = code == absl::StatusCode::kNotFound ? std::pair{404, "NotFound"}
+                                  : code == absl::StatusCode::kInvalidArgument
+                                      ? std::pair{400, "BadRequest"}
+                                      : std::pair{500, "InternalError"};
+    return {.status = status,
+            .body = StatusBody(status, reason, std::string(body.status().message())),
+            .content_type = "application/json"};
   }
   if (path == "/configz") {
     return {.body = fmt::format("{{\"componentconfig\":{}}}\n", configz ? configz() : "{}"),
@@ -254,6 +267,7 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
   state.authorizer = authorizer;
   state.metrics = handlers.metrics;
   state.configz = handlers.configz;
+  state.debug = handlers.debug;
   auto ping = [] { return absl::OkStatus(); };
   for (auto [to, from] :
        {std::pair{&state.healthz, &handlers.healthz}, std::pair{&state.readyz, &handlers.readyz}}) {

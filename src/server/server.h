@@ -1,5 +1,6 @@
 // The HTTPS endpoints kube-scheduler serves on --secure-port (10259): /healthz, /livez and
-// /readyz with their named checks, /metrics and /configz. Health paths are open to anyone;
+// /readyz with their named checks, /metrics and /configz; and ksched's /debug/ (`ksched explain`
+// reads /debug/pods/NAMESPACE/NAME). Health paths are open to anyone;
 // the others ask a RequestAuthorizer, as upstream's delegated authentication and authorization.
 //
 //   server::ServingOptions opts{.bind_address = "0.0.0.0", .secure_port = 10259};
@@ -85,6 +86,9 @@ struct Handlers {
   // Besides "ping" and "log", which always pass.
   std::vector<HealthCheck> healthz;  // Also served at /livez.
   std::vector<HealthCheck> readyz;
+  // Paths under /debug/: a JSON body, or an error: NotFound gives 404, InvalidArgument 400,
+  // anything else 500, each with a metav1.Status naming it. Empty: /debug/ is 404.
+  std::function<absl::StatusOr<std::string>(std::string_view path)> debug;
 };
 
 // Whether `pem` holds a CA certificate for ServingOptions::client_ca_pem; the error names

@@ -118,6 +118,29 @@ TEST_F(ServerTest, MetricsAndConfigzNeedAuthorization) {
   EXPECT_EQ(Get("/healthz")->status, 200);
 }
 
+TEST_F(ServerTest, DebugPathsNeedAuthorizationAndMapErrorsToStatuses) {
+  TokenAuthorizer authz;
+  Start({.debug =
+             [](std::string_view path) -> absl::StatusOr<std::string> {
+               if (path == "/debug/pods/default/web") return std::string("{\"name\":\"web\"}");
+               if (path == "/debug/pods/x") return absl::InvalidArgumentError("want NAMESPACE/NAME");
+               return absl::NotFoundError("no scheduling attempt of pod default/gone is kept");
+             }},
+        &authz);
+  auto r = Get("/debug/pods/default/web");
+  EXPECT_EQ(r->status, 403);
+  EXPECT_THAT(r->body, HasSubstr("cannot get path \\\"/debug/pods/default/web\\\""));
+  r = Get("/debug/pods/default/web", "good");
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(r->get_header_value("Content-Type"), "application/json");
+  EXPECT_EQ(r->body, "{\"name\":\"web\"}");
+  r = Get("/debug/pods/default/gone", "good");
+  EXPECT_EQ(r->status, 404);
+  EXPECT_THAT(r->body, HasSubstr("\"reason\":\"NotFound\""));
+  EXPECT_THAT(r->body, HasSubstr("no scheduling attempt of pod default/gone is kept"));
+  EXPECT_EQ(Get("/debug/pods/x", "good")->status, 400);
+}
+
 TEST_F(ServerTest, ForbidsEverythingElseWithoutAnAuthorizer) {
   Start({.metrics = [] { return std::string("x 1\n"); }}, nullptr);
   EXPECT_EQ(Get("/metrics", "good")->status, 403);

@@ -1,0 +1,304 @@
+#include "src/scheduler/explain_records.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_join.h"
+#include "fmt/format.h"
+#include "ksched/api/field.h"
+
+namespace ksched::scheduler {
+
+namespace {
+
+// A set of node indexes: a sorted list, or a bitmap where that takes less memory (many nodes
+// rejected for one reason).
+class NodeSet {
+ public:
+  NodeSet(std::vector<uint32_t> ids, size_t universe) : count_(ids.size()) {
+    std::sort(ids.begin(), ids.end());
+    const size_t words = (universe + 63) / 64;
+    if (words * sizeof(uint64_t) < ids.size() * sizeof(uint32_t)) {
+      bits_.assign(words, 0);
+      for (uint32_t id : ids) bits_[id / 64] |= uint64_t{1} << (id % 64);
+    } else {
+      ids_ = std::move(ids);
+      ids_.shrink_to_fit();
+    }
+  }
+  size_t count() const { return count_; }
+  size_t bytes() const {
+    return sizeof(*this) + ids_.capacity() * sizeof(uint32_t) + bits_.capacity() * sizeof(uint64_t);
+  }
+  template <typename F>
+  void ForEach(F f) const {
+    for (uint32_t id : ids_) f(id);
+    for (size_t w = 0; w < bits_.size(); ++w) {
+      for (uint64_t b = bits_[w]; b != 0; b &= b - 1) {
+        f(static_cast<uint32_t>(w * 64 + static_cast<size_t>(__builtin_ctzll(b))));
+      }
+    }
+  }
+
+ private:
+  size_t count_;
+  std::vector<uint32_t> ids_;
+  std::vector<uint64_t> bits_;
+};
+
+size_t StringBytes(const std::string& s) { return sizeof(s) + (s.size() > 15 ? s.capacity() : 0); }
+
+size_t StringsBytes(const std::vector<std::string>& v) {
+  size_t n = sizeof(v);
+  for (const std::string& s : v) n += StringBytes(s);
+  return n;
+}
+
+}  // namespace
+
+// A status shared by a set of nodes.
+struct Rejection {
+  std::string plugin;
+  Code code;
+  std::vector<std::string> reasons;
+  std::optional<NodeSet> nodes;  // Set once the nodes are all in.
+  bool Same(const Status& s) const {
+    return s.code() == code && s.plugin() == plugin && s.reasons() == reasons;
+  }
+  nlohmann::ordered_json Json() const {
+    nlohmann::ordered_json j;
+    j["plugin"] = plugin;
+    j["code"] = std::string(CodeName(code));
+    j["reasons"] = reasons;
+    return j;
+  }
+};
+
+struct ExplainRecords::Kept {
+  ExplainAttempt attempt;  // Its pointers are null here.
+  std::vector<Rejection> rejected;
+  // The nodes no filter looked at: how many, and the status PreFilter gave them, if any.
+  int not_evaluated = 0;
+  std::optional<Rejection> absent;
+  // The best-scored nodes, best first: weighted[p * score_nodes.size() + n]; of `scored`.
+  int scored = 0;
+  std::vector<std::string> score_plugins;
+  std::vector<uint32_t> score_nodes;
+  std::vector<int64_t> weighted, totals;
+  size_t bytes = 0;
+};
+
+uint32_t ExplainRecords::NodeId(std::string_view node) {
+  auto it = node_ids_.find(node);
+  if (it != node_ids_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(node_names_.size());
+  node_names_.emplace_back(node);
+  node_ids_.emplace(node_names_.back(), id);
+  node_bytes_ += 2 * StringBytes(node_names_.back()) + sizeof(uint32_t) + 16;
+  return id;
+}
+
+void ExplainRecords::Record(const ExplainAttempt& attempt) {
+  auto r = std::make_shared<Kept>();
+  r->attempt = attempt;
+  r->attempt.diagnosis = nullptr;
+  r->attempt.scores = nullptr;
+  absl::MutexLock lock(&mu_);
+  // Nodes come and go: an index that holds far more names than the cluster has nodes is made
+  // afresh, with the records that point into it.
+  if (node_names_.size() > 2 * static_cast<size_t>(attempt.num_nodes) + 1024) {
+    by_uid_.clear();
+    uid_by_name_.clear();
+    decided_.clear();
+    pending_.clear();
+    node_ids_.clear();
+    node_names_.clear();
+    bytes_ = node_bytes_ = 0;
+  }
+  size_t evaluated = static_cast<size_t>(attempt.feasible);
+  if (const Diagnosis* d = attempt.diagnosis) {
+    std::vector<std::vector<uint32_t>> ids;
+    size_t last = 0;
+    for (const auto& [node, status] : d->node_to_status.statuses) {
+      size_t g = last;
+      if (g >= r->rejected.size() || !r->rejected[g].Same(status)) {
+        g = 0;
+        while (g < r->rejected.size() && !r->rejected[g].Same(status)) ++g;
+        if (g == r->rejected.size()) {
+          r->rejected.push_back({.plugin = std::string(status.plugin()),
+                                 .code = status.code(),
+                                 .reasons = status.reasons()});
+          ids.emplace_back();
+        }
+      }
+      ids[g].push_back(NodeId(node));
+      last = g;
+    }
+    for (size_t g = 0; g < ids.size(); ++g) {
+      r->rejected[g].nodes.emplace(std::move(ids[g]), node_names_.size());
+    }
+    evaluated += d->node_to_status.statuses.size();
+    const Status& absent = d->node_to_status.absent;
+    if (!absent.plugin().empty() || !absent.reasons().empty()) {
+      r->absent = Rejection{.plugin = std::string(absent.plugin()),
+                            .code = absent.code(),
+                            .reasons = absent.reasons()};
+    }
+  }
+  r->not_evaluated = std::max(0, attempt.num_nodes - static_cast<int>(evaluated));
+  if (const framework::ScoreTable* s = attempt.scores) {
+    // The best kScoresKept, best first (the earlier node first among equals).
+    const size_t n = s->nodes.size();
+    r->scored = static_cast<int>(n);
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) order[i] = i;
+    auto better = [&](size_t x, size_t y) {
+      return s->totals[x] != s->totals[y] ? s->totals[x] > s->totals[y] : x < y;
+    };
+    const size_t kept = std::min(n, kScoresKept);
+    std::nth_element(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(kept), order.end(),
+                     better);
+    order.resize(kept);
+    std::sort(order.begin(), order.end(), better);
+    for (std::string_view p : s->plugins) r->score_plugins.emplace_back(p);
+    r->score_nodes.reserve(kept);
+    r->totals.reserve(kept);
+    r->weighted.reserve(kept * s->plugins.size());
+    for (size_t i : order) {
+      r->score_nodes.push_back(NodeId(s->nodes[i]->name()));
+      r->totals.push_back(s->totals[i]);
+    }
+    for (size_t p = 0; p < s->plugins.size(); ++p) {
+      for (size_t i : order) r->weighted.push_back(s->Weighted(p, i));
+    }
+  }
+  // What it takes, as counted: the fixed part, its strings, the sets and the scores.
+  const ExplainAttempt& a = r->attempt;
+  size_t bytes = sizeof(Kept) + StringBytes(a.namespace_) + StringBytes(a.name) +
+                 StringBytes(a.uid) + StringBytes(a.profile) + StringBytes(a.result) +
+                 StringBytes(a.node) + StringBytes(a.message) + StringsBytes(a.victims) +
+                 (a.nominated ? StringBytes(*a.nominated) : 0);
+  for (const auto& [plugin, events] : a.waiting_for) bytes += StringBytes(plugin) + StringsBytes(events);
+  for (const Rejection& j : r->rejected) {
+    bytes += sizeof(j) + StringBytes(j.plugin) + StringsBytes(j.reasons) + j.nodes->bytes();
+  }
+  if (r->absent) bytes += StringBytes(r->absent->plugin) + StringsBytes(r->absent->reasons);
+  bytes += StringsBytes(r->score_plugins) + r->score_nodes.capacity() * sizeof(uint32_t) +
+           (r->weighted.capacity() + r->totals.capacity()) * sizeof(int64_t);
+  // The two maps' entries.
+  bytes += 2 * StringBytes(a.uid) + StringBytes(a.namespace_ + "/" + a.name) + 64;
+  r->bytes = bytes;
+
+  Drop(attempt.uid);
+  const uint64_t seq = next_seq_++;
+  (attempt.result == "Scheduled" ? decided_ : pending_).emplace(seq, attempt.uid);
+  uid_by_name_[attempt.namespace_ + "/" + attempt.name] = attempt.uid;
+  bytes_ += r->bytes;
+  by_uid_[attempt.uid] = Entry{.record = std::move(r), .seq = seq};
+  Evict();
+}
+
+void ExplainRecords::Drop(const std::string& uid) {
+  auto it = by_uid_.find(uid);
+  if (it == by_uid_.end()) return;
+  const Kept& r = *it->second.record;
+  bytes_ -= r.bytes;
+  decided_.erase(it->second.seq);
+  pending_.erase(it->second.seq);
+  const std::string key = r.attempt.namespace_ + "/" + r.attempt.name;
+  if (auto n = uid_by_name_.find(key); n != uid_by_name_.end() && n->second == uid) {
+    uid_by_name_.erase(n);
+  }
+  by_uid_.erase(it);
+}
+
+void ExplainRecords::Evict() {
+  while (bytes_ + node_bytes_ > options_.max_bytes && (!decided_.empty() || !pending_.empty())) {
+    std::map<uint64_t, std::string>& from = decided_.empty() ? pending_ : decided_;
+    const std::string uid = from.begin()->second;
+    Drop(uid);
+  }
+}
+
+void ExplainRecords::Forget(std::string_view uid) {
+  absl::MutexLock lock(&mu_);
+  Drop(std::string(uid));
+}
+
+size_t ExplainRecords::bytes() const {
+  absl::MutexLock lock(&mu_);
+  return bytes_ + node_bytes_;
+}
+
+size_t ExplainRecords::records() const {
+  absl::MutexLock lock(&mu_);
+  return by_uid_.size();
+}
+
+std::optional<nlohmann::ordered_json> ExplainRecords::Json(std::string_view namespace_,
+                                                           std::string_view name) const {
+  std::shared_ptr<const Kept> r;
+  std::deque<std::string> names;  // The node names the record's sets point at.
+  {
+    absl::MutexLock lock(&mu_);
+    auto n = uid_by_name_.find(fmt::format("{}/{}", namespace_, name));
+    if (n == uid_by_name_.end()) return std::nullopt;
+    r = by_uid_.at(n->second).record;
+    names = node_names_;  // Copied: the index may be made afresh meanwhile.
+  }
+  const ExplainAttempt& a = r->attempt;
+  nlohmann::ordered_json j;
+  j["namespace"] = a.namespace_;
+  j["name"] = a.name;
+  j["uid"] = a.uid;
+  j["profile"] = a.profile;
+  j["time"] = api::field::MetaTime(a.time);
+  j["attempts"] = a.attempts;
+  j["result"] = a.result;
+  j["node"] = a.node.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(a.node);
+  if (!a.message.empty()) j["message"] = a.message;
+  j["nodes"] = {{"total", a.num_nodes},
+                {"feasible", a.feasible},
+                {"rejected", a.num_nodes - a.feasible - r->not_evaluated},
+                {"notEvaluated", r->not_evaluated},
+                {"scored", r->scored}};
+  nlohmann::ordered_json rejected = nlohmann::ordered_json::array();
+  for (const Rejection& g : r->rejected) {
+    nlohmann::ordered_json e = g.Json();
+    std::vector<std::string> nodes;
+    g.nodes->ForEach([&](uint32_t id) { nodes.push_back(names[id]); });
+    std::sort(nodes.begin(), nodes.end());
+    e["nodes"] = std::move(nodes);
+    rejected.push_back(std::move(e));
+  }
+  // The largest groups first.
+  std::stable_sort(rejected.begin(), rejected.end(), [](const auto& x, const auto& y) {
+    return x["nodes"].size() > y["nodes"].size();
+  });
+  j["rejected"] = std::move(rejected);
+  if (r->not_evaluated > 0 && r->absent) j["notEvaluated"] = r->absent->Json();
+  nlohmann::ordered_json scores = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < r->score_nodes.size(); ++i) {
+    nlohmann::ordered_json s;
+    s["node"] = names[r->score_nodes[i]];
+    s["total"] = r->totals[i];
+    nlohmann::ordered_json plugins = nlohmann::ordered_json::object();
+    for (size_t p = 0; p < r->score_plugins.size(); ++p) {
+      plugins[r->score_plugins[p]] = r->weighted[p * r->score_nodes.size() + i];
+    }
+    s["plugins"] = std::move(plugins);
+    scores.push_back(std::move(s));
+  }
+  j["scores"] = std::move(scores);
+  if (a.nominated && !a.nominated->empty()) {
+    j["preemption"] = {{"nominatedNode", *a.nominated}, {"victims", a.victims}};
+  }
+  nlohmann::ordered_json waiting = nlohmann::ordered_json::array();
+  for (const auto& [plugin, events] : a.waiting_for) {
+    waiting.push_back({{"plugin", plugin}, {"events", events}});
+  }
+  j["waitingFor"] = std::move(waiting);
+  return j;
+}
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,104 @@
+// ExplainRecords: what a live scheduler keeps of each pod's last scheduling attempt, for
+// `ksched explain NAMESPACE/POD` (served under /debug/pods/): per node, the filter that rejected
+// it and why; the best feasible nodes' scores per plugin; the preemption's nominated node and victims;
+// and the events that may make a pending pod schedulable (the rejecting plugins' registrations).
+//
+//   ExplainRecords records({.max_bytes = 32 << 20});
+//   records.Record(std::move(attempt));               // the scheduling thread, once per attempt
+//   std::optional<nlohmann::ordered_json> j = records.Json("default", "web-1");  // any thread
+//
+// Memory is bounded: records are counted in bytes, and past `max_bytes` the oldest records of
+// decided pods go first, then those of the pods pending longest. Node names are kept once, in an
+// index of their own, and a record's nodes are sets of indexes (a bitmap where that is smaller), so
+// that 10,000 pending pods on 5,000 nodes fit in megabytes, not gigabytes.
+//
+// Thread safety: every method may be called from any thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "ksched/fit_error.h"
+#include "ksched/status.h"
+#include "nlohmann/json.hpp"
+#include "src/framework/framework.h"
+
+namespace ksched::scheduler {
+
+// One attempt, as the scheduling cycle hands it over. The pointers are read only during Record.
+struct ExplainAttempt {
+  std::string namespace_, name, uid, profile;
+  absl::Time time;
+  int attempts = 0;            // The queue's count for the pod, this attempt included.
+  std::string result;          // Scheduled, Unschedulable or SchedulerError.
+  std::string node;            // The chosen node, when Scheduled.
+  std::string message;         // The PodScheduled condition's message, when not.
+  int num_nodes = 0;           // The nodes in the snapshot.
+  int feasible = 0;            // Nodes that passed every filter.
+  const Diagnosis* diagnosis = nullptr;            // The filters' rejections; nullptr: none.
+  const framework::ScoreTable* scores = nullptr;   // The feasible nodes' scores; nullptr: none.
+  std::optional<std::string> nominated;            // Where preemption made room.
+  std::vector<std::string> victims;                // The pods it evicts (namespace/name).
+  // Per plugin that rejected the pod: the events it registered (ClusterEvent labels).
+  std::vector<std::pair<std::string, std::vector<std::string>>> waiting_for;
+};
+
+struct ExplainOptions {
+  size_t max_bytes = 32 << 20;  // The records' memory, node index included.
+};
+
+class ExplainRecords {
+ public:
+  // A scheduled pod's record keeps the scores of this many nodes, the best: scores are the
+  // largest part of a record (8 bytes per plugin and node), and percentageOfNodesToScore scores
+  // hundreds of nodes in a large cluster.
+  static constexpr size_t kScoresKept = 20;
+
+  explicit ExplainRecords(ExplainOptions options = {}) : options_(options) {}
+
+  void Record(const ExplainAttempt& attempt);
+  // The pod was deleted: its record goes.
+  void Forget(std::string_view uid);
+  // The record of pod namespace/name as JSON (the schema is in docs/explain.md); nullopt when no
+  // attempt of it is kept.
+  std::optional<nlohmann::ordered_json> Json(std::string_view namespace_,
+                                             std::string_view name) const;
+
+  size_t bytes() const;    // What the records and the node index take, as counted.
+  size_t records() const;  // How many pods have one.
+
+ private:
+  struct Kept;
+  struct Entry {
+    std::shared_ptr<const Kept> record;
+    uint64_t seq = 0;  // Its place in the eviction order.
+  };
+  uint32_t NodeId(std::string_view node) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Drop(const std::string& uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Evict() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const ExplainOptions options_;
+  mutable absl::Mutex mu_;
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  size_t bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<std::string, Entry> by_uid_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, std::string> uid_by_name_ ABSL_GUARDED_BY(mu_);  // ns/name
+  // Eviction order, oldest first: seq → uid.
+  std::map<uint64_t, std::string> decided_ ABSL_GUARDED_BY(mu_), pending_ ABSL_GUARDED_BY(mu_);
+  // Node names, once each: records hold their indexes. A deque, so that the names the map's keys
+  // view stay where they are.
+  absl::flat_hash_map<std::string_view, uint32_t> node_ids_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::string> node_names_ ABSL_GUARDED_BY(mu_);
+  size_t node_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace ksched::scheduler

@@ -1,0 +1,235 @@
+#include "src/scheduler/explain_records.h"
+
+#include <gtest/gtest.h>
+
+#include "fmt/format.h"
+#include "src/testing/builders.h"
+
+namespace ksched::scheduler {
+namespace {
+
+Diagnosis Rejections(int nodes, int tainted) {
+  Diagnosis d;
+  for (int i = 0; i < nodes; ++i) {
+    d.node_to_status.statuses[fmt::format("node-{}", i)] =
+        i < tainted ? Status::UnschedulableAndUnresolvable(
+                          "node(s) had untolerated taint {dedicated: gpu}")
+                          .WithPlugin("TaintToleration")
+                    : Status::Unschedulable("Insufficient cpu").WithPlugin("NodeResourcesFit");
+  }
+  d.unschedulable_plugins = {"NodeResourcesFit", "TaintToleration"};
+  return d;
+}
+
+ExplainAttempt Pending(const std::string& name, const Diagnosis* d, int nodes) {
+  return {.namespace_ = "default",
+          .name = name,
+          .uid = "uid-" + name,
+          .profile = "default-scheduler",
+          .time = absl::FromUnixSeconds(1764300000),
+          .attempts = 2,
+          .result = "Unschedulable",
+          .message = "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
+                     "3 Insufficient cpu.",
+          .num_nodes = nodes,
+          .diagnosis = d,
+          .waiting_for = {{"NodeResourcesFit", {"NodeAdd", "AssignedPodDelete"}}}};
+}
+
+TEST(ExplainRecordsTest, APendingPodsNodesAreGroupedByTheirRejection) {
+  ExplainRecords records;
+  const Diagnosis d = Rejections(4, 1);
+  records.Record(Pending("web", &d, 4));
+  std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ((*j)["result"], "Unschedulable");
+  EXPECT_EQ((*j)["node"], nullptr);
+  EXPECT_EQ((*j)["time"], "2025-11-28T03:20:00Z");
+  EXPECT_EQ((*j)["attempts"], 2);
+  EXPECT_EQ((*j)["nodes"]["total"], 4);
+  EXPECT_EQ((*j)["nodes"]["rejected"], 4);
+  ASSERT_EQ((*j)["rejected"].size(), 2u);
+  // The largest group first, its nodes by name.
+  EXPECT_EQ((*j)["rejected"][0]["plugin"], "NodeResourcesFit");
+  EXPECT_EQ((*j)["rejected"][0]["code"], "Unschedulable");
+  EXPECT_EQ((*j)["rejected"][0]["reasons"], nlohmann::json::array({"Insufficient cpu"}));
+  EXPECT_EQ((*j)["rejected"][0]["nodes"], nlohmann::json::array({"node-1", "node-2", "node-3"}));
+  EXPECT_EQ((*j)["rejected"][1]["plugin"], "TaintToleration");
+  EXPECT_EQ((*j)["rejected"][1]["code"], "UnschedulableAndUnresolvable");
+  EXPECT_EQ((*j)["rejected"][1]["nodes"], nlohmann::json::array({"node-0"}));
+  EXPECT_EQ((*j)["waitingFor"][0]["plugin"], "NodeResourcesFit");
+  EXPECT_EQ((*j)["waitingFor"][0]["events"], nlohmann::json::array({"NodeAdd", "AssignedPodDelete"}));
+  EXPECT_FALSE(j->contains("preemption"));
+  EXPECT_FALSE(records.Json("default", "other").has_value());
+  EXPECT_FALSE(records.Json("prod", "web").has_value());
+}
+
+TEST(ExplainRecordsTest, PreFiltersRejectionCoversTheNodesNoFilterSaw) {
+  ExplainRecords records;
+  Diagnosis d;
+  d.node_to_status.absent = Status::UnschedulableAndUnresolvable(
+                                "node(s) didn't match Pod's node affinity/selector")
+                                .WithPlugin("NodeAffinity");
+  records.Record(Pending("web", &d, 7));
+  std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ((*j)["nodes"]["notEvaluated"], 7);
+  EXPECT_EQ((*j)["notEvaluated"]["plugin"], "NodeAffinity");
+  EXPECT_TRUE((*j)["rejected"].empty());
+}
+
+TEST(ExplainRecordsTest, AScheduledPodsScoresComeBestFirstWithEachPlugins) {
+  ExplainRecords records;
+  NodeInfo a, b, c;
+  a.SetNode(testing::MakeNode().Name("node-a").Ptr());
+  b.SetNode(testing::MakeNode().Name("node-b").Ptr());
+  c.SetNode(testing::MakeNode().Name("node-c").Ptr());
+  framework::ScoreTable t{.plugins = {"NodeResourcesFit", "ImageLocality"},
+                          .nodes = {&a, &b},
+                          .weighted = {50, 80, 10, 0},
+                          .totals = {60, 80}};
+  Diagnosis d;
+  d.node_to_status.statuses["node-c"] =
+      Status::Unschedulable("Insufficient memory").WithPlugin("NodeResourcesFit");
+  ExplainAttempt at{.namespace_ = "default",
+                    .name = "web",
+                    .uid = "u1",
+                    .result = "Scheduled",
+                    .node = "node-b",
+                    .num_nodes = 3,
+                    .feasible = 2,
+                    .diagnosis = &d,
+                    .scores = &t};
+  records.Record(at);
+  std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ((*j)["node"], "node-b");
+  EXPECT_EQ((*j)["nodes"]["feasible"], 2);
+  EXPECT_EQ((*j)["nodes"]["rejected"], 1);
+  ASSERT_EQ((*j)["scores"].size(), 2u);
+  EXPECT_EQ((*j)["scores"][0]["node"], "node-b");
+  EXPECT_EQ((*j)["scores"][0]["total"], 80);
+  EXPECT_EQ((*j)["scores"][0]["plugins"]["NodeResourcesFit"], 80);
+  EXPECT_EQ((*j)["scores"][0]["plugins"]["ImageLocality"], 0);
+  EXPECT_EQ((*j)["scores"][1]["node"], "node-a");
+  EXPECT_EQ((*j)["scores"][1]["plugins"]["ImageLocality"], 10);
+  EXPECT_EQ((*j)["rejected"][0]["nodes"], nlohmann::json::array({"node-c"}));
+}
+
+TEST(ExplainRecordsTest, OnlyTheBestScoredNodesAreKept) {
+  ExplainRecords records;
+  std::vector<NodeInfo> infos(150);
+  framework::ScoreTable t{.plugins = {"NodeResourcesFit"}};
+  for (int i = 0; i < 150; ++i) {
+    infos[i].SetNode(testing::MakeNode().Name(fmt::format("node-{:03}", i)).Ptr());
+    t.nodes.push_back(&infos[i]);
+    t.weighted.push_back(i % 50);  // node-049, node-099 and node-149 score best.
+    t.totals.push_back(i % 50);
+  }
+  records.Record({.namespace_ = "default",
+                  .name = "web",
+                  .uid = "u",
+                  .result = "Scheduled",
+                  .node = "node-049",
+                  .num_nodes = 150,
+                  .feasible = 150,
+                  .scores = &t});
+  std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ((*j)["nodes"]["scored"], 150);
+  ASSERT_EQ((*j)["scores"].size(), ExplainRecords::kScoresKept);
+  EXPECT_EQ((*j)["scores"][0]["node"], "node-049");  // Equal totals: the earlier node first.
+  EXPECT_EQ((*j)["scores"][1]["node"], "node-099");
+  EXPECT_EQ((*j)["scores"][2]["node"], "node-149");
+  EXPECT_EQ((*j)["scores"][3]["plugins"]["NodeResourcesFit"], 48);
+  // 150 nodes of totals 0 to 49, three each: totals 49 to 43 make 21, the 20th is node-093.
+  EXPECT_EQ((*j)["scores"][19]["node"], "node-093");
+  EXPECT_EQ((*j)["scores"][19]["total"], 43);
+}
+
+TEST(ExplainRecordsTest, PreemptionsNominationAndVictimsAreKept) {
+  ExplainRecords records;
+  const Diagnosis d = Rejections(2, 0);
+  ExplainAttempt at = Pending("high", &d, 2);
+  at.nominated = "node-1";
+  at.victims = {"default/low-1", "default/low-2"};
+  records.Record(at);
+  std::optional<nlohmann::ordered_json> j = records.Json("default", "high");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ((*j)["preemption"]["nominatedNode"], "node-1");
+  EXPECT_EQ((*j)["preemption"]["victims"],
+            nlohmann::json::array({"default/low-1", "default/low-2"}));
+}
+
+TEST(ExplainRecordsTest, ANewAttemptReplacesTheLastAndADeletedPodsGoes) {
+  ExplainRecords records;
+  const Diagnosis d = Rejections(4, 1);
+  records.Record(Pending("web", &d, 4));
+  const size_t one = records.bytes();
+  records.Record(Pending("web", &d, 4));
+  EXPECT_EQ(records.records(), 1u);
+  EXPECT_EQ(records.bytes(), one);
+  records.Forget("uid-web");
+  EXPECT_EQ(records.records(), 0u);
+  EXPECT_FALSE(records.Json("default", "web").has_value());
+}
+
+// 10,000 pending pods on 5,000 nodes, each rejected by two plugins: their records stay within
+// the bound; a bitmap of 5,000 nodes is 625 bytes.
+TEST(ExplainRecordsTest, TenThousandPendingPodsOnFiveThousandNodesFitTheBound) {
+  ExplainRecords records({.max_bytes = 32 << 20});
+  const Diagnosis d = Rejections(5000, 1000);
+  for (int i = 0; i < 10000; ++i) records.Record(Pending(fmt::format("pod-{}", i), &d, 5000));
+  EXPECT_EQ(records.records(), 10000u);
+  EXPECT_LE(records.bytes(), size_t{32} << 20);
+  std::optional<nlohmann::ordered_json> j = records.Json("default", "pod-0");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ((*j)["rejected"][0]["nodes"].size(), 4000u);
+  EXPECT_EQ((*j)["rejected"][1]["nodes"].size(), 1000u);
+}
+
+TEST(ExplainRecordsTest, PastTheBoundDecidedPodsGoFirstThenTheOldestPending) {
+  const Diagnosis d = Rejections(100, 10);
+  ExplainRecords probe;
+  probe.Record(Pending("p", &d, 100));
+  const size_t index_and_one = probe.bytes();
+  probe.Record(Pending("q", &d, 100));
+  const size_t one = probe.bytes() - index_and_one;  // The node index is shared.
+  const size_t bound = index_and_one + one * 2 + one / 2;  // Room for three.
+  ExplainRecords records({.max_bytes = bound});
+  ExplainAttempt decided = Pending("done", &d, 100);
+  decided.result = "Scheduled";
+  decided.node = "node-50";
+  records.Record(decided);
+  records.Record(Pending("a", &d, 100));
+  records.Record(Pending("b", &d, 100));
+  EXPECT_EQ(records.records(), 3u);
+  records.Record(Pending("c", &d, 100));  // "done" goes, though newer than none.
+  EXPECT_FALSE(records.Json("default", "done").has_value());
+  EXPECT_TRUE(records.Json("default", "a").has_value());
+  records.Record(Pending("d", &d, 100));  // Then the oldest pending.
+  EXPECT_FALSE(records.Json("default", "a").has_value());
+  EXPECT_TRUE(records.Json("default", "b").has_value());
+  EXPECT_TRUE(records.Json("default", "d").has_value());
+  EXPECT_LE(records.bytes(), bound);
+}
+
+TEST(ExplainRecordsTest, NodeNamesOfGoneNodesDoNotPileUp) {
+  ExplainRecords records;
+  for (int round = 0; round < 50; ++round) {
+    Diagnosis d;
+    for (int i = 0; i < 100; ++i) {
+      d.node_to_status.statuses[fmt::format("node-{}-{}", round, i)] =
+          Status::Unschedulable("Insufficient cpu").WithPlugin("NodeResourcesFit");
+    }
+    records.Record(Pending(fmt::format("pod-{}", round), &d, 100));
+  }
+  // 5,000 names seen, 100 nodes at a time: the index was made afresh on the way.
+  EXPECT_LT(records.bytes(), size_t{1} << 20);
+  std::optional<nlohmann::ordered_json> j = records.Json("default", "pod-49");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_EQ((*j)["rejected"][0]["nodes"][0], "node-49-0");
+}
+
+}  // namespace
+}  // namespace ksched::scheduler
