@@ -6,8 +6,12 @@
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
 #include "ksched/strings.h"
+#include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
 #include "src/base/log.h"
+#include "src/client/http.h"
+#include "src/client/rest_config.h"
+#include "src/client/snapshot.h"
 #include "src/cli/annotate_prices.h"
 #include "src/cli/app_internal.h"
 #include "src/cli/explain.h"
@@ -17,6 +21,7 @@
 #include "src/plugins/registry.h"
 #include "src/sim/manifests.h"
 #include "src/sim/simulate.h"
+#include "src/sim/what_if.h"
 
 #ifndef KSCHED_VERSION
 #define KSCHED_VERSION "0.0.0"
@@ -32,6 +37,8 @@ struct SimulateFlags {
   bool one_at_a_time = false;
   uint64_t seed = 1;
   std::vector<std::string> files;
+  std::string kubeconfig, context;  // A live cluster instead of the files.
+  sim::WhatIf what_if;
 };
 
 // The effective configuration: the file's, or the defaults. Nothing starts unless it is valid.
@@ -41,29 +48,75 @@ absl::StatusOr<config::Configuration> LoadConfig(const std::string& file,
   return config::LoadConfigFile(file, registry);
 }
 
+int SimulateFailed(std::string_view why, int code) {
+  std::fprintf(stderr, "ksched simulate: %.*s\n", static_cast<int>(why.size()), why.data());
+  return code;
+}
+
+// The cluster to simulate: the manifests, or a live cluster's snapshot. Sets *code on error: 2 for
+// bad input, 1 for a cluster that cannot be read.
+absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& flags, int* code) {
+  *code = 2;
+  const bool live = !flags.kubeconfig.empty() || !flags.context.empty();
+  if (live && !flags.files.empty()) {
+    return absl::InvalidArgumentError(
+        "manifests or --kubeconfig, not both (--add FILE adds manifests to a live cluster)");
+  }
+  if (!live) {
+    if (flags.files.empty()) {
+      return absl::InvalidArgumentError("no cluster: give manifests, or --kubeconfig FILE");
+    }
+    return sim::LoadManifests(flags.files);
+  }
+  *code = 1;
+  absl::StatusOr<client::RestConfig> rest =
+      client::LoadRestConfig({.kubeconfig = flags.kubeconfig, .context = flags.context});
+  if (!rest.ok()) return rest.status();
+  rest->user_agent = "ksched-simulate";
+  absl::StatusOr<std::unique_ptr<client::HttpClient>> http = client::HttpClient::Create(*rest);
+  if (!http.ok()) return http.status();
+  absl::StatusOr<client::Snapshot> snapshot = client::TakeSnapshot(**http);
+  if (!snapshot.ok()) return snapshot.status();
+  for (const std::string& w : snapshot->warnings) {
+    std::fprintf(stderr, "ksched simulate: warning: %s\n", w.c_str());
+  }
+  return std::move(snapshot->objects);
+}
+
 int RunSimulate(const SimulateFlags& flags, const Registry& registry) {
   absl::StatusOr<config::Configuration> cfg = LoadConfig(flags.config_file, registry);
-  if (!cfg.ok()) {
-    std::fprintf(stderr, "ksched simulate: %s\n", std::string(cfg.status().message()).c_str());
-    return 1;
-  }
-  absl::StatusOr<std::vector<api::Object>> objects = sim::LoadManifests(flags.files);
-  if (!objects.ok()) {
-    std::fprintf(stderr, "ksched simulate: %s\n", std::string(objects.status().message()).c_str());
-    return 2;
-  }
+  if (!cfg.ok()) return SimulateFailed(AsStd(cfg.status().message()), 1);
+  int code = 0;
+  absl::StatusOr<std::vector<api::Object>> objects = SimulatedCluster(flags, &code);
+  if (!objects.ok()) return SimulateFailed(AsStd(objects.status().message()), code);
+  // A live cluster, or a change to one, is summed up: the pods left pending, each node's load.
+  const bool summed = !flags.kubeconfig.empty() || !flags.context.empty() || !flags.what_if.empty();
+  std::vector<sim::NodeLoad> before;
+  if (summed) before = sim::LoadsBefore(*objects);
+  absl::StatusOr<std::map<std::string, std::string>> moved =
+      sim::ApplyWhatIf(flags.what_if, &*objects);
+  if (!moved.ok()) return SimulateFailed(AsStd(moved.status().message()), 2);
   absl::StatusOr<sim::SimulationResult> result =
       sim::Simulate(std::move(*objects), registry,
                     {.config = *std::move(cfg),
                      .seed = flags.seed,
                      .explain = flags.explain,
                      .one_at_a_time = flags.one_at_a_time});
-  if (!result.ok()) {
-    std::fprintf(stderr, "ksched simulate: %s\n", std::string(result.status().message()).c_str());
-    return 1;
+  if (!result.ok()) return SimulateFailed(AsStd(result.status().message()), 1);
+  std::string out;
+  if (flags.output == "json") {
+    out = sim::FormatJson(*result, flags.explain);
+    if (summed) {
+      nlohmann::ordered_json j = nlohmann::ordered_json::parse(out);
+      j["summary"] = sim::SummaryJson(sim::Summarize(std::move(before), *result, *moved));
+      out = j.dump(2) + "\n";
+    }
+  } else {
+    out = sim::FormatTable(*result, flags.explain);
+    if (summed) {
+      out += sim::FormatSummaryTable(sim::Summarize(std::move(before), *result, *moved));
+    }
   }
-  std::string out = flags.output == "json" ? sim::FormatJson(*result, flags.explain)
-                                           : sim::FormatTable(*result, flags.explain);
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
@@ -145,8 +198,21 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
   simulate->add_flag("--one-at-a-time", sim_flags.one_at_a_time,
                      "Give the pending pods to the scheduler one at a time, in queue order, each "
                      "once the one before is decided, as pods created one after another arrive");
-  simulate->add_option("files", sim_flags.files, "Manifests: YAML or JSON, objects or lists")
-      ->required();
+  simulate->add_option("files", sim_flags.files, "Manifests: YAML or JSON, objects or lists");
+  simulate->add_option("--kubeconfig", sim_flags.kubeconfig,
+                       "Simulate a live cluster: a snapshot of it, read with this kubeconfig (the "
+                       "cluster is not changed)");
+  simulate->add_option("--context", sim_flags.context, "The kubeconfig context to use");
+  simulate->add_option("--add", sim_flags.what_if.add,
+                       "What if these manifests' objects were added (a Deployment, ReplicaSet or "
+                       "StatefulSet brings its replicas' pods); repeatable");
+  simulate->add_option("--drain", sim_flags.what_if.drain,
+                       "What if this node were drained: cordoned, its pods pending again "
+                       "(DaemonSet pods aside); repeatable");
+  simulate->add_option("--cordon", sim_flags.what_if.cordon,
+                       "What if this node were cordoned; repeatable");
+  simulate->add_option("--delete-node", sim_flags.what_if.delete_nodes,
+                       "What if this node were deleted, its pods pending again; repeatable");
   add_plugin_library_flag(simulate);
 
   std::string print_config_file;

@@ -29,19 +29,21 @@ std::string DocumentName(int index, std::string_view json) {
 
 }  // namespace
 
+absl::StatusOr<std::vector<std::string>> ManifestDocuments(std::string_view text,
+                                                          const std::string& source) {
+  if (api::LooksLikeJson(text)) return std::vector<std::string>{std::string(text)};
+  absl::StatusOr<std::vector<std::string>> yaml = api::YamlToJson(text);
+  if (!yaml.ok()) {
+    return absl::InvalidArgumentError(fmt::format("{}: {}", source, AsStd(yaml.status().message())));
+  }
+  return yaml;
+}
+
 absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
                                                        const std::string& source) {
-  std::vector<std::string> docs;
-  if (api::LooksLikeJson(text)) {
-    docs.emplace_back(text);
-  } else {
-    absl::StatusOr<std::vector<std::string>> yaml = api::YamlToJson(text);
-    if (!yaml.ok()) {
-      return absl::InvalidArgumentError(
-          fmt::format("{}: {}", source, AsStd(yaml.status().message())));
-    }
-    docs = std::move(*yaml);
-  }
+  absl::StatusOr<std::vector<std::string>> parsed = ManifestDocuments(text, source);
+  if (!parsed.ok()) return parsed.status();
+  const std::vector<std::string>& docs = *parsed;
   std::vector<api::Object> out;
   for (size_t i = 0; i < docs.size(); ++i) {
     absl::StatusOr<std::vector<api::Object>> objects = api::DecodeObjects(docs[i]);

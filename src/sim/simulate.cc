@@ -83,6 +83,8 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
 
   SimulationResult result;
   result.cycles = cycles;
+  result.final_pods = cluster.Pods();
+  result.final_nodes = cluster.Nodes();
   for (const auto& n : cluster.Nodes()) result.node_names.push_back(n->metadata.name);
   std::map<std::string, std::shared_ptr<const api::Pod>> now;
   for (const auto& p : cluster.Pods()) now[p->metadata.uid] = p;

@@ -50,6 +50,9 @@ struct SimulationResult {
   std::vector<EvictedPod> evicted;      // In the order of their eviction.
   std::vector<std::string> node_names;  // All nodes, in input order (for explain).
   int cycles = 0;
+  // The cluster at the end: every pod (bound or not) and node.
+  std::vector<std::shared_ptr<const api::Pod>> final_pods;
+  std::vector<std::shared_ptr<const api::Node>> final_nodes;
 };
 
 absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,

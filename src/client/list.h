@@ -1,0 +1,47 @@
+// Reading lists of API objects, shared by the reflector and the snapshot: each kind's decoder,
+// query escaping, and a walk over a list's items that builds no tree of the whole list.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "simdjson.h"
+#include "src/api/decode.h"
+
+namespace ksched::client {
+
+// The decoder of each kind the scheduler reads (api::DecodePod, ...), by the type of `out`.
+absl::Status DecodeInto(simdjson::dom::element e, api::Pod* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::Namespace* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::Node* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::PriorityClass* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::Service* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::ReplicationController* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::ReplicaSet* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::StatefulSet* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::PodDisruptionBudget* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::PersistentVolume* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::PersistentVolumeClaim* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::StorageClass* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::CSINode* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::CSIDriver* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::CSIStorageCapacity* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::DeviceClass* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::ResourceSlice* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::ResourceClaim* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::ResourceClaimTemplate* out);
+absl::Status DecodeInto(simdjson::dom::element e, api::VolumeAttachment* out);
+
+// `s` escaped for a URL's query ("status.phase!=Failed" → "status.phase%21%3DFailed").
+std::string Escape(std::string_view s);
+
+// Hands each item of a list (`{"metadata": {...}, "items": [...]}`) to `fn` and returns the list's
+// resourceVersion. A list of every pod is megabytes: it is walked on demand and each item parsed
+// on its own with `item_parser`, so that no tree of the whole list is built (a DOM parser needs
+// three times the text). `text` gets the padding simdjson reads past the end.
+absl::StatusOr<std::string> ForEachListItem(std::string* text, simdjson::dom::parser& item_parser,
+                                            const std::function<void(simdjson::dom::element)>& fn);
+
+}  // namespace ksched::client

@@ -1,0 +1,35 @@
+// TakeSnapshot: everything the scheduler's plugins read, listed once from a live API server, for
+// `ksched simulate --kubeconfig`: nodes, pods (finished ones left out, as ksched's informer
+// leaves them), namespaces, PriorityClasses, the workloads and Services that spreading reads,
+// PodDisruptionBudgets, the storage objects and the DRA objects. Each kind is one consistent list,
+// read in one answer (a consistent read, at one resourceVersion), and walked item by item without a
+// tree of the whole list, as the informers list. Only GETs are sent: nothing in the cluster changes.
+//
+//   absl::StatusOr<Snapshot> s = TakeSnapshot(http);
+//   for (const api::Object& o : s->objects) ...
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "src/api/decode.h"
+#include "src/client/http.h"
+
+namespace ksched::client {
+
+struct Snapshot {
+  std::vector<api::Object> objects;  // Kind by kind, in the order of the lists.
+  // Per list: its path and the resourceVersion it was read at.
+  std::vector<std::pair<std::string, std::string>> resource_versions;
+  // What was left out, one line each: an object that did not decode (as the informer skips it),
+  // a kind the server does not serve or the caller may not list (DRA, PriorityClasses, ...).
+  std::vector<std::string> warnings;
+};
+
+// Fails only when nodes or pods cannot be listed (the error names the list), or an answer is not
+// JSON.
+absl::StatusOr<Snapshot> TakeSnapshot(HttpClient& http);
+
+}  // namespace ksched::client
