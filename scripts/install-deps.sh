@@ -13,6 +13,7 @@ packages=(
   openssl curl iproute2  # scripts/cluster.sh: certificates, readiness, free ports
   gnuplot-nox            # the plots of the side-by-side bench
   protobuf-compiler libprotobuf-dev  # bench/decode_bench: protobuf against JSON
+  chromium               # the test of `simulate --html`'s page, rendered headless
 )
 
 missing=()

@@ -1,10 +1,12 @@
 #include "ksched/app.h"
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "CLI/CLI.hpp"
 #include "absl/synchronization/mutex.h"
+#include "fmt/format.h"
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
@@ -20,6 +22,7 @@
 #include "src/config/load.h"
 #include "src/plugins/registry.h"
 #include "src/sim/manifests.h"
+#include "src/sim/html.h"
 #include "src/sim/simulate.h"
 #include "src/sim/what_if.h"
 
@@ -38,6 +41,7 @@ struct SimulateFlags {
   uint64_t seed = 1;
   std::vector<std::string> files;
   std::string kubeconfig, context;  // A live cluster instead of the files.
+  std::string html;                 // Where to write the page too.
   sim::WhatIf what_if;
 };
 
@@ -118,6 +122,13 @@ int RunSimulate(const SimulateFlags& flags, const Registry& registry) {
     }
   }
   std::fwrite(out.data(), 1, out.size(), stdout);
+  if (!flags.html.empty()) {
+    std::string title = flags.kubeconfig.empty() ? "" : "the cluster of " + flags.kubeconfig;
+    for (const std::string& f : flags.files) title += (title.empty() ? "" : " ") + f;
+    std::ofstream page(flags.html, std::ios::binary);
+    page << sim::FormatHtml(*result, title);
+    if (!page.flush()) return SimulateFailed(fmt::format("--html {}: cannot write", flags.html), 1);
+  }
   return 0;
 }
 
@@ -199,6 +210,9 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
                      "Give the pending pods to the scheduler one at a time, in queue order, each "
                      "once the one before is decided, as pods created one after another arrive");
   simulate->add_option("files", sim_flags.files, "Manifests: YAML or JSON, objects or lists");
+  simulate->add_option("--html", sim_flags.html,
+                       "Also write the result as one self-contained page: the nodes' requests "
+                       "against their allocatable, the pods placed, the pending ones and why");
   simulate->add_option("--kubeconfig", sim_flags.kubeconfig,
                        "Simulate a live cluster: a snapshot of it, read with this kubeconfig (the "
                        "cluster is not changed)");

@@ -206,10 +206,9 @@ std::map<std::string, std::pair<int64_t, int64_t>> Requested(
   std::map<std::string, std::pair<int64_t, int64_t>> out;
   for (const api::Pod* p : pods) {
     if (p->spec.node_name.empty()) continue;
-    const api::ResourceList r = api::PodRequests(*p);
-    auto& [cpu, memory] = out[p->spec.node_name];
-    if (auto it = r.find(api::kResourceCPU); it != r.end()) cpu += it->second.MilliValue();
-    if (auto it = r.find(api::kResourceMemory); it != r.end()) memory += it->second.Value();
+    const auto [cpu, memory] = CpuMemoryRequests(*p);
+    out[p->spec.node_name].first += cpu;
+    out[p->spec.node_name].second += memory;
   }
   return out;
 }
@@ -220,13 +219,21 @@ int64_t Allocatable(const api::Node& n, std::string_view resource, bool milli) {
   return milli ? it->second.MilliValue() : it->second.Value();
 }
 
+}  // namespace
+
+std::pair<int64_t, int64_t> CpuMemoryRequests(const api::Pod& pod) {
+  const api::ResourceList r = api::PodRequests(pod);
+  auto cpu = r.find(api::kResourceCPU);
+  auto memory = r.find(api::kResourceMemory);
+  return {cpu == r.end() ? 0 : cpu->second.MilliValue(),
+          memory == r.end() ? 0 : memory->second.Value()};
+}
+
 NodeLoad LoadOf(const api::Node& n) {
   return {.node = n.metadata.name,
           .cpu_allocatable = Allocatable(n, api::kResourceCPU, true),
           .memory_allocatable = Allocatable(n, api::kResourceMemory, false)};
 }
-
-}  // namespace
 
 std::vector<NodeLoad> LoadsBefore(const std::vector<api::Object>& objects) {
   std::vector<const api::Pod*> pods;
@@ -274,8 +281,6 @@ WhatIfSummary Summarize(std::vector<NodeLoad> before, const SimulationResult& re
   return s;
 }
 
-namespace {
-
 std::string Cpu(int64_t milli) {
   return milli % 1000 == 0 ? std::to_string(milli / 1000) : fmt::format("{}m", milli);
 }
@@ -287,8 +292,6 @@ std::string Memory(int64_t bytes) {
   if (bytes % kMi == 0) return fmt::format("{}Mi", bytes / kMi);
   return std::to_string(bytes);
 }
-
-}  // namespace
 
 std::string FormatSummaryTable(const WhatIfSummary& s) {
   std::string out = fmt::format("\nPending after the change: {} pod(s)\n", s.pending.size());

@@ -54,6 +54,14 @@ struct WhatIfSummary {
   std::vector<NodeLoad> nodes;                  // By name.
 };
 
+// What a pod requests (api::PodRequests): milli-CPU and bytes of memory.
+std::pair<int64_t, int64_t> CpuMemoryRequests(const api::Pod& pod);
+// A node's allocatable CPU and memory, nothing requested yet.
+NodeLoad LoadOf(const api::Node& node);
+// As a quantity reads: "3500m", "4"; "512Mi", "8Gi", "0".
+std::string Cpu(int64_t milli);
+std::string Memory(int64_t bytes);
+
 // Per node, its allocatable and what its pods request, in `objects` (before the what-if).
 std::vector<NodeLoad> LoadsBefore(const std::vector<api::Object>& objects);
 // With what the simulation after the what-if left: `moved` is what ApplyWhatIf returned.

@@ -19,7 +19,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-class ExplainTest : public KschedProcessTest {
+class LiveTest : public KschedProcessTest {
  protected:
   // A kubeconfig that authenticates as service account `ns`/`account` (made here), with a token.
   std::string AccountKubeconfig(const std::string& ns, const std::string& account) {
@@ -52,7 +52,7 @@ class ExplainTest : public KschedProcessTest {
   }
 };
 
-TEST_F(ExplainTest, APendingPodsReasonsAreServedToWhomRbacAllowsAndEqualItsEvent) {
+TEST_F(LiveTest, APendingPodsReasonsAreServedToWhomRbacAllowsAndEqualItsEvent) {
   // deploy/'s ClusterRole ksched:explain, bound to one service account.
   CommandResult rbac = cluster().Kubectl(
       {"apply", "-f", std::string(KSCHED_SOURCE_DIR) + "/deploy/rbac.yaml"});
@@ -162,7 +162,7 @@ json BoundPod(const std::string& name, const std::string& node, const std::strin
 // the way enough to preempt); the small ones fit in the 400m gaps. ksched simulate says so from a
 // snapshot, changing nothing; then the drain is done for real (cordon, the pods deleted and made
 // again as their controllers would), and ksched places them as predicted, with the same message.
-TEST_F(ExplainTest, ADrainsWhatIfOnASnapshotIsWhatKschedThenDoes) {
+TEST_F(LiveTest, ADrainsWhatIfOnASnapshotIsWhatKschedThenDoes) {
   // The control plane is shared with the tests before: this cluster is made of its own nodes.
   ASSERT_EQ(cluster().Kubectl({"delete", "nodes", "--all"}).exit_code, 0);
   ASSERT_EQ(cluster()
