@@ -47,7 +47,8 @@ std::string Some(const nlohmann::ordered_json& names, size_t most) {
     if (i > 0) out += ", ";
     out += names[i].get<std::string>();
   }
-  if (names.size() > most) out += fmt::format(", and {} more (-o json lists all)", names.size() - most);
+  if (names.size() > most)
+    out += fmt::format(", and {} more (-o json lists all)", names.size() - most);
   return out;
 }
 
@@ -111,8 +112,8 @@ int RunExplain(const ExplainFlags& flags) {
                             flags.server, StatusMessage(r.body)));
   }
   if (r.status == 403) {
-    return Fail(fmt::format("ksched at {} refused the request: {}", flags.server,
-                            StatusMessage(r.body)));
+    return Fail(
+        fmt::format("ksched at {} refused the request: {}", flags.server, StatusMessage(r.body)));
   }
   if (r.status == 404) {
     // Does the pod exist at all? The API server says.
@@ -125,8 +126,8 @@ int RunExplain(const ExplainFlags& flags) {
     return Fail(StatusMessage(r.body));
   }
   if (!r.ok()) {
-    return Fail(fmt::format("ksched at {} answered {}: {}", flags.server, r.status,
-                            StatusMessage(r.body)));
+    return Fail(
+        fmt::format("ksched at {} answered {}: {}", flags.server, r.status, StatusMessage(r.body)));
   }
   nlohmann::ordered_json record = nlohmann::ordered_json::parse(r.body, nullptr, false);
   if (record.is_discarded() || !record.is_object()) {
@@ -157,14 +158,14 @@ std::string FormatExplainTable(const nlohmann::ordered_json& j) {
                      n.value("total", 0), n.value("feasible", 0), n.value("rejected", 0),
                      n.value("notEvaluated", 0));
   if (j.contains("notEvaluated")) {
-    out += fmt::format("          not evaluated: {}: {}\n",
-                       j["notEvaluated"].value("plugin", ""), Reasons(j["notEvaluated"]));
+    out += fmt::format("          not evaluated: {}: {}\n", j["notEvaluated"].value("plugin", ""),
+                       Reasons(j["notEvaluated"]));
   }
   if (!j["rejected"].empty()) {
     out += "\nRejected by the filters:\n";
     for (const auto& g : j["rejected"]) {
-      out += fmt::format("  {} ({}), {} node(s): {}\n", g.value("plugin", ""),
-                         g.value("code", ""), g["nodes"].size(), Reasons(g));
+      out += fmt::format("  {} ({}), {} node(s): {}\n", g.value("plugin", ""), g.value("code", ""),
+                         g["nodes"].size(), Reasons(g));
       out += fmt::format("    {}\n", Some(g["nodes"], 10));
     }
   }

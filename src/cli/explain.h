@@ -17,7 +17,7 @@ namespace ksched::app {
 struct ExplainFlags {
   std::string pod;  // NAMESPACE/NAME, or NAME in "default".
   std::string server = "https://127.0.0.1:10259";
-  std::string kubeconfig, context;  // The credentials; "": $KUBECONFIG, then ~/.kube/config.
+  std::string kubeconfig, context;    // The credentials; "": $KUBECONFIG, then ~/.kube/config.
   std::string certificate_authority;  // The CA of ksched's serving certificate.
   bool insecure_skip_tls_verify = false;
   std::string output = "table";

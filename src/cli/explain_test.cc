@@ -6,9 +6,9 @@
 #include <fstream>
 
 #include "fmt/format.h"
-#include "src/testing/builders.h"
 #include "gmock/gmock.h"
 #include "src/scheduler/explain_records.h"
+#include "src/testing/builders.h"
 #include "src/testing/ports.h"
 
 namespace ksched::app {
@@ -81,11 +81,12 @@ class ExplainCommandTest : public ::testing::Test {
  protected:
   void SetUp() override {
     kubeconfig_ = std::filesystem::temp_directory_path() / "ksched-explain-test.kubeconfig";
-    std::ofstream(kubeconfig_) << "apiVersion: v1\nkind: Config\n"
-                                  "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n"
-                                  "users: [{name: u, user: {token: t}}]\n"
-                                  "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
-                                  "current-context: x\n";
+    std::ofstream(kubeconfig_)
+        << "apiVersion: v1\nkind: Config\n"
+           "clusters: [{name: c, cluster: {server: 'https://127.0.0.1:1'}}]\n"
+           "users: [{name: u, user: {token: t}}]\n"
+           "contexts: [{name: x, context: {cluster: c, user: u}}]\n"
+           "current-context: x\n";
   }
   void TearDown() override { std::filesystem::remove(kubeconfig_); }
   std::filesystem::path kubeconfig_;

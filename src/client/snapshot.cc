@@ -28,18 +28,18 @@ absl::Status ListInto(HttpClient& http, const std::string& path, const std::stri
       ForEachListItem(&r.body, item_parser, [&](simdjson::dom::element e) {
         T obj;
         if (absl::Status st = DecodeInto(e, &obj); !st.ok()) {
-          out->warnings.push_back(fmt::format("{} {}: {} (left out)", path,
-                                              obj.metadata.namespace_.empty()
-                                                  ? obj.metadata.name
-                                                  : obj.metadata.namespace_ + "/" +
-                                                        obj.metadata.name,
-                                              AsStd(st.message())));
+          out->warnings.push_back(fmt::format(
+              "{} {}: {} (left out)", path,
+              obj.metadata.namespace_.empty() ? obj.metadata.name
+                                              : obj.metadata.namespace_ + "/" + obj.metadata.name,
+              AsStd(st.message())));
           return;
         }
         out->objects.emplace_back(std::move(obj));
       });
   if (!version.ok()) {
-    return absl::DataLossError(fmt::format("listing {}: {}", path, AsStd(version.status().message())));
+    return absl::DataLossError(
+        fmt::format("listing {}: {}", path, AsStd(version.status().message())));
   }
   out->resource_versions.emplace_back(path, *version);
   return absl::OkStatus();
@@ -74,8 +74,8 @@ absl::StatusOr<Snapshot> TakeSnapshot(HttpClient& http) {
                                            "", false, &s),
       ListInto<api::ResourceClaim>(http, "/apis/resource.k8s.io/v1/resourceclaims", "", false, &s),
       ListInto<api::Node>(http, "/api/v1/nodes", "", true, &s),
-      ListInto<api::Pod>(http, "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed",
-                         true, &s),
+      ListInto<api::Pod>(http, "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed", true,
+                         &s),
   };
   for (const absl::Status& st : statuses) {
     if (!st.ok()) return st;

@@ -3,7 +3,8 @@
 // leaves them), namespaces, PriorityClasses, the workloads and Services that spreading reads,
 // PodDisruptionBudgets, the storage objects and the DRA objects. Each kind is one consistent list,
 // read in one answer (a consistent read, at one resourceVersion), and walked item by item without a
-// tree of the whole list, as the informers list. Only GETs are sent: nothing in the cluster changes.
+// tree of the whole list, as the informers list. Only GETs are sent: nothing in the cluster
+// changes.
 //
 //   absl::StatusOr<Snapshot> s = TakeSnapshot(http);
 //   for (const api::Object& o : s->objects) ...

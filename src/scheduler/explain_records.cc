@@ -106,7 +106,8 @@ void ExplainRecords::Record(const ExplainAttempt& attempt) {
   absl::MutexLock lock(&mu_);
   // Nodes come and go: an index that holds far more names than the cluster has nodes is made
   // afresh, with the records that point into it.
-  if (node_names_.size() > 2 * static_cast<size_t>(attempt.num_nodes) + 1024) {
+  if (attempt.cluster_nodes > 0 &&
+      node_names_.size() > 2 * static_cast<size_t>(attempt.cluster_nodes) + 1024) {
     by_uid_.clear();
     uid_by_name_.clear();
     decided_.clear();
@@ -178,7 +179,8 @@ void ExplainRecords::Record(const ExplainAttempt& attempt) {
                  StringBytes(a.uid) + StringBytes(a.profile) + StringBytes(a.result) +
                  StringBytes(a.node) + StringBytes(a.message) + StringsBytes(a.victims) +
                  (a.nominated ? StringBytes(*a.nominated) : 0);
-  for (const auto& [plugin, events] : a.waiting_for) bytes += StringBytes(plugin) + StringsBytes(events);
+  for (const auto& [plugin, events] : a.waiting_for)
+    bytes += StringBytes(plugin) + StringsBytes(events);
   for (const Rejection& j : r->rejected) {
     bytes += sizeof(j) + StringBytes(j.plugin) + StringsBytes(j.reasons) + j.nodes->bytes();
   }

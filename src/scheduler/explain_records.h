@@ -1,16 +1,18 @@
 // ExplainRecords: what a live scheduler keeps of each pod's last scheduling attempt, for
 // `ksched explain NAMESPACE/POD` (served under /debug/pods/): per node, the filter that rejected
-// it and why; the best feasible nodes' scores per plugin; the preemption's nominated node and victims;
-// and the events that may make a pending pod schedulable (the rejecting plugins' registrations).
+// it and why; the best feasible nodes' scores per plugin; the preemption's nominated node and
+// victims; and the events that may make a pending pod schedulable (the rejecting plugins'
+// registrations).
 //
 //   ExplainRecords records({.max_bytes = 32 << 20});
 //   records.Record(std::move(attempt));               // the scheduling thread, once per attempt
 //   std::optional<nlohmann::ordered_json> j = records.Json("default", "web-1");  // any thread
 //
 // Memory is bounded: records are counted in bytes, and past `max_bytes` the oldest records of
-// decided pods go first, then those of the pods pending longest. Node names are kept once, in an
-// index of their own, and a record's nodes are sets of indexes (a bitmap where that is smaller), so
-// that 10,000 pending pods on 5,000 nodes fit in megabytes, not gigabytes.
+// decided pods go first, then those of the pending pods whose last attempt is oldest. Node names
+// are kept once, in an index of their own, and a record's nodes are sets of indexes (a bitmap
+// where that is smaller), so that 10,000 pending pods on 5,000 nodes fit in megabytes, not
+// gigabytes.
 //
 // Thread safety: every method may be called from any thread.
 #pragma once
@@ -38,16 +40,19 @@ namespace ksched::scheduler {
 struct ExplainAttempt {
   std::string namespace_, name, uid, profile;
   absl::Time time;
-  int attempts = 0;            // The queue's count for the pod, this attempt included.
-  std::string result;          // Scheduled, Unschedulable or SchedulerError.
-  std::string node;            // The chosen node, when Scheduled.
-  std::string message;         // The PodScheduled condition's message, when not.
-  int num_nodes = 0;           // The nodes in the snapshot.
-  int feasible = 0;            // Nodes that passed every filter.
-  const Diagnosis* diagnosis = nullptr;            // The filters' rejections; nullptr: none.
-  const framework::ScoreTable* scores = nullptr;   // The feasible nodes' scores; nullptr: none.
-  std::optional<std::string> nominated;            // Where preemption made room.
-  std::vector<std::string> victims;                // The pods it evicts (namespace/name).
+  int attempts = 0;     // The queue's count for the pod, this attempt included.
+  std::string result;   // Scheduled, Unschedulable or SchedulerError.
+  std::string node;     // The chosen node, when Scheduled.
+  std::string message;  // The PodScheduled condition's message, when not.
+  int num_nodes = 0;    // The nodes the attempt considered.
+  // The nodes in the cluster, when the attempt saw them all (a scheduling cycle; not a binding
+  // cycle's failure, which considers one node); 0 when unknown.
+  int cluster_nodes = 0;
+  int feasible = 0;                               // Nodes that passed every filter.
+  const Diagnosis* diagnosis = nullptr;           // The filters' rejections; nullptr: none.
+  const framework::ScoreTable* scores = nullptr;  // The feasible nodes' scores; nullptr: none.
+  std::optional<std::string> nominated;           // Where preemption made room.
+  std::vector<std::string> victims;               // The pods it evicts (namespace/name).
   // Per plugin that rejected the pod: the events it registered (ClusterEvent labels).
   std::vector<std::pair<std::string, std::vector<std::string>>> waiting_for;
 };

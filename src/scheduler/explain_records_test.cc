@@ -12,10 +12,10 @@ Diagnosis Rejections(int nodes, int tainted) {
   Diagnosis d;
   for (int i = 0; i < nodes; ++i) {
     d.node_to_status.statuses[fmt::format("node-{}", i)] =
-        i < tainted ? Status::UnschedulableAndUnresolvable(
-                          "node(s) had untolerated taint {dedicated: gpu}")
-                          .WithPlugin("TaintToleration")
-                    : Status::Unschedulable("Insufficient cpu").WithPlugin("NodeResourcesFit");
+        i < tainted
+            ? Status::UnschedulableAndUnresolvable("node(s) had untolerated taint {dedicated: gpu}")
+                  .WithPlugin("TaintToleration")
+            : Status::Unschedulable("Insufficient cpu").WithPlugin("NodeResourcesFit");
   }
   d.unschedulable_plugins = {"NodeResourcesFit", "TaintToleration"};
   return d;
@@ -29,9 +29,11 @@ ExplainAttempt Pending(const std::string& name, const Diagnosis* d, int nodes) {
           .time = absl::FromUnixSeconds(1764300000),
           .attempts = 2,
           .result = "Unschedulable",
-          .message = "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
-                     "3 Insufficient cpu.",
+          .message =
+              "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
+              "3 Insufficient cpu.",
           .num_nodes = nodes,
+          .cluster_nodes = nodes,
           .diagnosis = d,
           .waiting_for = {{"NodeResourcesFit", {"NodeAdd", "AssignedPodDelete"}}}};
 }
@@ -58,7 +60,8 @@ TEST(ExplainRecordsTest, APendingPodsNodesAreGroupedByTheirRejection) {
   EXPECT_EQ((*j)["rejected"][1]["code"], "UnschedulableAndUnresolvable");
   EXPECT_EQ((*j)["rejected"][1]["nodes"], nlohmann::json::array({"node-0"}));
   EXPECT_EQ((*j)["waitingFor"][0]["plugin"], "NodeResourcesFit");
-  EXPECT_EQ((*j)["waitingFor"][0]["events"], nlohmann::json::array({"NodeAdd", "AssignedPodDelete"}));
+  EXPECT_EQ((*j)["waitingFor"][0]["events"],
+            nlohmann::json::array({"NodeAdd", "AssignedPodDelete"}));
   EXPECT_FALSE(j->contains("preemption"));
   EXPECT_FALSE(records.Json("default", "other").has_value());
   EXPECT_FALSE(records.Json("prod", "web").has_value());
@@ -67,9 +70,9 @@ TEST(ExplainRecordsTest, APendingPodsNodesAreGroupedByTheirRejection) {
 TEST(ExplainRecordsTest, PreFiltersRejectionCoversTheNodesNoFilterSaw) {
   ExplainRecords records;
   Diagnosis d;
-  d.node_to_status.absent = Status::UnschedulableAndUnresolvable(
-                                "node(s) didn't match Pod's node affinity/selector")
-                                .WithPlugin("NodeAffinity");
+  d.node_to_status.absent =
+      Status::UnschedulableAndUnresolvable("node(s) didn't match Pod's node affinity/selector")
+          .WithPlugin("NodeAffinity");
   records.Record(Pending("web", &d, 7));
   std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
   ASSERT_TRUE(j.has_value());
@@ -194,7 +197,7 @@ TEST(ExplainRecordsTest, PastTheBoundDecidedPodsGoFirstThenTheOldestPending) {
   probe.Record(Pending("p", &d, 100));
   const size_t index_and_one = probe.bytes();
   probe.Record(Pending("q", &d, 100));
-  const size_t one = probe.bytes() - index_and_one;  // The node index is shared.
+  const size_t one = probe.bytes() - index_and_one;        // The node index is shared.
   const size_t bound = index_and_one + one * 2 + one / 2;  // Room for three.
   ExplainRecords records({.max_bytes = bound});
   ExplainAttempt decided = Pending("done", &d, 100);
@@ -212,6 +215,20 @@ TEST(ExplainRecordsTest, PastTheBoundDecidedPodsGoFirstThenTheOldestPending) {
   EXPECT_TRUE(records.Json("default", "b").has_value());
   EXPECT_TRUE(records.Json("default", "d").has_value());
   EXPECT_LE(records.bytes(), bound);
+}
+
+TEST(ExplainRecordsTest, ABindingCyclesOneNodeFailureKeepsTheOtherRecords) {
+  ExplainRecords records;
+  const Diagnosis big = Rejections(2000, 0);
+  records.Record(Pending("wide", &big, 2000));
+  Diagnosis one;
+  one.node_to_status.statuses["node-7"] =
+      Status::Unschedulable("binding rejected: node gone").WithPlugin("DefaultBinder");
+  ExplainAttempt bind = Pending("bound-then-failed", &one, 1);
+  bind.cluster_nodes = 0;  // Its own thread: the cluster's size is not known there.
+  records.Record(bind);
+  EXPECT_TRUE(records.Json("default", "wide").has_value());
+  EXPECT_EQ(records.Json("default", "bound-then-failed")->at("nodes").at("total"), 1);
 }
 
 TEST(ExplainRecordsTest, NodeNamesOfGoneNodesDoNotPileUp) {

@@ -120,12 +120,11 @@ TEST_F(ServerTest, MetricsAndConfigzNeedAuthorization) {
 
 TEST_F(ServerTest, DebugPathsNeedAuthorizationAndMapErrorsToStatuses) {
   TokenAuthorizer authz;
-  Start({.debug =
-             [](std::string_view path) -> absl::StatusOr<std::string> {
-               if (path == "/debug/pods/default/web") return std::string("{\"name\":\"web\"}");
-               if (path == "/debug/pods/x") return absl::InvalidArgumentError("want NAMESPACE/NAME");
-               return absl::NotFoundError("no scheduling attempt of pod default/gone is kept");
-             }},
+  Start({.debug = [](std::string_view path) -> absl::StatusOr<std::string> {
+          if (path == "/debug/pods/default/web") return std::string("{\"name\":\"web\"}");
+          if (path == "/debug/pods/x") return absl::InvalidArgumentError("want NAMESPACE/NAME");
+          return absl::NotFoundError("no scheduling attempt of pod default/gone is kept");
+        }},
         &authz);
   auto r = Get("/debug/pods/default/web");
   EXPECT_EQ(r->status, 403);

@@ -240,9 +240,8 @@ void Cluster::ReleaseClaims(ClusterEventSink& s, const api::Pod& pod) {
     for (auto it = resource_claims_.begin(); it != resource_claims_.end();) {
       const api::ResourceClaim& claim = **it;
       const std::vector<api::OwnerReference>& owners = claim.metadata.owner_references;
-      if (std::any_of(owners.begin(), owners.end(), [&](const auto& o) {
-            return o.controller && o.uid == pod.metadata.uid;
-          })) {
+      if (std::any_of(owners.begin(), owners.end(),
+                      [&](const auto& o) { return o.controller && o.uid == pod.metadata.uid; })) {
         deleted.push_back(std::move(*it));
         it = resource_claims_.erase(it);
         continue;

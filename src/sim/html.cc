@@ -16,12 +16,23 @@ std::string Escape(std::string_view s) {
   out.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -105,12 +116,14 @@ std::string FormatHtml(const SimulationResult& result, const std::string& title)
     const OnNode& n = on[node->metadata.name];
     out += fmt::format("<div class=\"node\" id=\"node-{0}\"><h3>{0}{1}</h3>\n", Escape(load.node),
                        node->spec.unschedulable ? " (unschedulable)" : "");
-    out += Bar("cpu", n.cpu_before, n.cpu_placed, load.cpu_allocatable,
-               fmt::format("{} of {}", Cpu(n.cpu_before + n.cpu_placed), Cpu(load.cpu_allocatable)));
+    out +=
+        Bar("cpu", n.cpu_before, n.cpu_placed, load.cpu_allocatable,
+            fmt::format("{} of {}", Cpu(n.cpu_before + n.cpu_placed), Cpu(load.cpu_allocatable)));
     out += Bar("memory", n.memory_before, n.memory_placed, load.memory_allocatable,
                fmt::format("{} of {}", Memory(n.memory_before + n.memory_placed),
                            Memory(load.memory_allocatable)));
-    for (const std::string& p : n.placed) out += fmt::format("<span class=\"pod\">{}</span>", Escape(p));
+    for (const std::string& p : n.placed)
+      out += fmt::format("<span class=\"pod\">{}</span>", Escape(p));
     out += "</div>\n";
   }
   out += "</div>\n<h2>Pending</h2>\n";
@@ -124,7 +137,9 @@ std::string FormatHtml(const SimulationResult& result, const std::string& title)
                       : "<table id=\"pending\"><tr><th>pod</th><th>status</th><th>why</th></tr>\n" +
                             rows + "</table>\n";
   if (!result.evicted.empty()) {
-    out += "<h2>Evicted by preemption</h2>\n<table id=\"evicted\"><tr><th>pod</th><th>from</th></tr>\n";
+    out +=
+        "<h2>Evicted by preemption</h2>\n<table "
+        "id=\"evicted\"><tr><th>pod</th><th>from</th></tr>\n";
     for (const EvictedPod& e : result.evicted) {
       out += fmt::format("<tr><td>{}/{}</td><td>{}</td></tr>\n", Escape(e.namespace_),
                          Escape(e.name), Escape(e.node));

@@ -62,7 +62,8 @@ TEST(HtmlTest, NodesAreBarsOfRequestedAgainstAllocatableWithThePodsPlacedAndPend
                               "style=\"width:25.00%\"></span><span class=\"placed\" "
                               "style=\"width:50.00%\"></span><span class=\"cap\" "
                               "style=\"left:100.00%\"></span><em>cpu 3 of 4</em></div>"));
-  EXPECT_THAT(page, HasSubstr("<em>memory 4Gi of 8Gi</em></div>\n<span class=\"pod\">default/web</span>"));
+  EXPECT_THAT(
+      page, HasSubstr("<em>memory 4Gi of 8Gi</em></div>\n<span class=\"pod\">default/web</span>"));
   EXPECT_THAT(page, HasSubstr("<h3>node-b (unschedulable)</h3>"));
   EXPECT_THAT(page, HasSubstr("<tr><td>default/big</td><td>Unschedulable</td><td>0/2 nodes are "
                               "available: 1 node(s) didn&#39;t match Pod&#39;s node "
@@ -80,9 +81,9 @@ TEST(HtmlTest, HeadlessChromiumRendersThePage) {
   const std::string page = (dir / "simulate.html").string();
   const std::string shot = (dir / "simulate.png").string();
   std::ofstream(page) << Page();
-  const std::vector<std::string> browser = {"chromium", "--headless", "--no-sandbox",
-                                            "--disable-gpu", "--hide-scrollbars",
-                                            "--window-size=1200,700"};
+  const std::vector<std::string> browser = {"chromium",          "--headless",
+                                            "--no-sandbox",      "--disable-gpu",
+                                            "--hide-scrollbars", "--window-size=1200,700"};
   std::vector<std::string> args = browser;
   args.push_back("--screenshot=" + shot);
   args.push_back("file://" + page);

@@ -30,11 +30,12 @@ std::string DocumentName(int index, std::string_view json) {
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ManifestDocuments(std::string_view text,
-                                                          const std::string& source) {
+                                                           const std::string& source) {
   if (api::LooksLikeJson(text)) return std::vector<std::string>{std::string(text)};
   absl::StatusOr<std::vector<std::string>> yaml = api::YamlToJson(text);
   if (!yaml.ok()) {
-    return absl::InvalidArgumentError(fmt::format("{}: {}", source, AsStd(yaml.status().message())));
+    return absl::InvalidArgumentError(
+        fmt::format("{}: {}", source, AsStd(yaml.status().message())));
   }
   return yaml;
 }

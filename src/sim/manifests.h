@@ -15,7 +15,7 @@ namespace ksched::sim {
 // The documents of one manifest text, each as JSON: the text itself when it is JSON, else its
 // YAML documents; `source` names it in errors.
 absl::StatusOr<std::vector<std::string>> ManifestDocuments(std::string_view text,
-                                                          const std::string& source);
+                                                           const std::string& source);
 
 // Decodes the objects of one manifest text; `source` names it in errors.
 absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,

@@ -71,7 +71,8 @@ void Expand(const json& doc, const std::string& source, std::vector<Doc>* out) {
   }
   owner["metadata"]["namespace"] = ns;
   if (!owner["metadata"].contains("uid")) owner["metadata"]["uid"] = "what-if/" + ns + "/" + name;
-  const std::string what = fmt::format("{}: {} {}/{}", source, doc["kind"].get<std::string>(), ns, name);
+  const std::string what =
+      fmt::format("{}: {} {}/{}", source, doc["kind"].get<std::string>(), ns, name);
   out->push_back({owner, what});
   const json tmpl = spec.value("template", json::object());
   const int replicas = spec.contains("replicas") && spec["replicas"].is_number_integer()
@@ -121,8 +122,9 @@ absl::StatusOr<std::vector<api::Object>> Additions(const std::vector<std::string
 
 bool StaysOnItsNode(const api::Pod& pod) {
   if (pod.metadata.annotations.contains("kubernetes.io/config.mirror")) return true;
-  return std::any_of(pod.metadata.owner_references.begin(), pod.metadata.owner_references.end(),
-                     [](const api::OwnerReference& o) { return o.controller && o.kind == "DaemonSet"; });
+  return std::any_of(
+      pod.metadata.owner_references.begin(), pod.metadata.owner_references.end(),
+      [](const api::OwnerReference& o) { return o.controller && o.kind == "DaemonSet"; });
 }
 
 // "namespace/name"; manifests may leave the namespace out ("default", as the embedded cluster
@@ -178,7 +180,8 @@ absl::StatusOr<std::map<std::string, std::string>> ApplyWhatIf(const WhatIf& w,
     }
     *objects = std::move(kept);
   };
-  for (const auto& [flag, names] : {std::pair{"--cordon", &w.cordon}, std::pair{"--drain", &w.drain}}) {
+  for (const auto& [flag, names] :
+       {std::pair{"--cordon", &w.cordon}, std::pair{"--drain", &w.drain}}) {
     for (const std::string& name : *names) {
       absl::StatusOr<api::Node*> n = node(flag, name);
       if (!n.ok()) return n.status();

@@ -30,7 +30,9 @@ namespace ksched::sim {
 struct WhatIf {
   std::vector<std::string> add;  // Manifest files.
   std::vector<std::string> cordon, drain, delete_nodes;
-  bool empty() const { return add.empty() && cordon.empty() && drain.empty() && delete_nodes.empty(); }
+  bool empty() const {
+    return add.empty() && cordon.empty() && drain.empty() && delete_nodes.empty();
+  }
 };
 
 // Applies `what_if` to `objects`: adds, then cordons, drains and deletions. Returns the pods made
@@ -49,9 +51,9 @@ struct NodeLoad {
 };
 
 struct WhatIfSummary {
-  std::vector<std::string> pending;             // Pods left pending, "namespace/name".
-  std::map<std::string, std::string> moved;     // Pods made pending again → their old node.
-  std::vector<NodeLoad> nodes;                  // By name.
+  std::vector<std::string> pending;          // Pods left pending, "namespace/name".
+  std::map<std::string, std::string> moved;  // Pods made pending again → their old node.
+  std::vector<NodeLoad> nodes;               // By name.
 };
 
 // What a pod requests (api::PodRequests): milli-CPU and bytes of memory.

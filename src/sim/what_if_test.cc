@@ -86,7 +86,7 @@ TEST(WhatIfTest, ADrainCordonsTheNodeAndMakesAllButDaemonSetStaticAndTerminating
       ApplyWhatIf({.drain = {"node-a"}}, &objects);
   ASSERT_TRUE(moved.ok()) << moved.status();
   EXPECT_EQ(*moved, (std::map<std::string, std::string>{{"default/web-1", "node-a"},
-                                                         {"default/web-2", "node-a"}}));
+                                                        {"default/web-2", "node-a"}}));
   EXPECT_TRUE(NodeNamed(objects, "node-a")->spec.unschedulable);
   EXPECT_EQ(PodNamed(objects, "web-1")->spec.node_name, "");
   EXPECT_EQ(PodNamed(objects, "logs")->spec.node_name, "node-a");

@@ -206,7 +206,6 @@ bool ToleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTa
   return toleration.op == "Exists";
 }
 
-
 // --- SelectorCache ---------------------------------------------------------------------------
 
 absl::StatusOr<std::shared_ptr<const cel::Selector>> SelectorCache::Compile(
@@ -607,7 +606,8 @@ absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub,
       const api::ResourceSlice& slice = *pool.slices[s];
       size_t first = p == start.pool && s == start.slice ? start.device : 0;
       for (size_t d = first; d < slice.devices.size(); ++d) {
-        DeviceRef ref{{pool.driver, pool.name, slice.devices[d].name}, &slice.devices[d], &slice, p};
+        DeviceRef ref{
+            {pool.driver, pool.name, slice.devices[d].name}, &slice.devices[d], &slice, p};
         if (data.AdminAccess() ? InUseByClaim(ref.id, r.claim) : InUse(ref)) continue;
         absl::StatusOr<bool> selectable = IsSelectable(r, data, slice, static_cast<int>(d));
         if (!selectable.ok()) return selectable.status();
@@ -760,10 +760,8 @@ Choice Search::MakeChoice() const {
     }
     std::vector<Choice::Device>& devices = out.devices.emplace_back();
     for (const DeviceResult& d : results_[c]) {
-      devices.push_back({.request = d.request,
-                         .id = d.ref.id,
-                         .device = d.ref.device,
-                         .slice = d.ref.slice});
+      devices.push_back(
+          {.request = d.request, .id = d.ref.id, .device = d.ref.device, .slice = d.ref.slice});
     }
   }
   return out;
@@ -904,9 +902,8 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
   for (size_t c = 0; c < claims_.size(); ++c) {
     if (absl::Status st = NodeSelectorFor(node_.metadata.name, choice->devices[c], nullptr);
         !st.ok()) {
-      return absl::InvalidArgumentError(fmt::format("create NodeSelector for claim {}: {}",
-                                                    claims_[c]->metadata.name,
-                                                    AsStd(st.message())));
+      return absl::InvalidArgumentError(fmt::format(
+          "create NodeSelector for claim {}: {}", claims_[c]->metadata.name, AsStd(st.message())));
     }
   }
   out.fits = true;
@@ -916,8 +913,7 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
 
 absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
     const std::shared_ptr<const api::Node>& node,
-    const std::vector<const api::ResourceClaim*>& claims, bool explain,
-    absl::Time deadline) const {
+    const std::vector<const api::ResourceClaim*>& claims, bool explain, absl::Time deadline) const {
   auto held_in = [&](const Pool& pool) {
     return HeldInPool{.allocated = classes_.AllocatedInPool(pool.driver, pool.name),
                       .pending = pending_(pool.driver, pool.name)};
@@ -942,12 +938,12 @@ absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
   Search search(*this, *node, claims, deadline, pools, held);
   absl::StatusOr<Outcome> out = search.Run(explain);
   if (memo && out.ok()) {
-    memo_->Keep(std::make_shared<const SearchMemo::Entry>(
-        SearchMemo::Entry{.node = node,
-                          .slices = slices_,
-                          .pools = std::move(pools),
-                          .held = std::move(held),
-                          .outcome = *out}));
+    memo_->Keep(
+        std::make_shared<const SearchMemo::Entry>(SearchMemo::Entry{.node = node,
+                                                                    .slices = slices_,
+                                                                    .pools = std::move(pools),
+                                                                    .held = std::move(held),
+                                                                    .outcome = *out}));
   }
   return out;
 }

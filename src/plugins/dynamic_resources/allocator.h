@@ -109,8 +109,8 @@ class SliceIndex {
 // points into the slices, and keeps their index alive.
 struct Choice {
   struct Request {
-    bool sub = false;         // A firstAvailable alternative, not `exactly`.
-    size_t alternative = 0;   // Its index in firstAvailable.
+    bool sub = false;        // A firstAvailable alternative, not `exactly`.
+    size_t alternative = 0;  // Its index in firstAvailable.
     std::shared_ptr<const api::DeviceClass> device_class;
   };
   struct Device {

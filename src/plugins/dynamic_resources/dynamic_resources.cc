@@ -108,9 +108,7 @@ Status CheckClass(const DraLister& dra, const std::string& class_name, const std
   return Status();
 }
 
-std::string Now() {
-  return api::field::MetaTime(absl::Now());
-}
+std::string Now() { return api::field::MetaTime(absl::Now()); }
 
 }  // namespace
 
