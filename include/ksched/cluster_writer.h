@@ -7,6 +7,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -101,6 +102,14 @@ class ClusterWriter {
   virtual absl::Status DeallocateResourceClaim(const api::ResourceClaim& claim) {
     (void)claim;
     return absl::UnimplementedError("this cluster writer does not allocate devices");
+  }
+
+  // Sets these annotations on the pod (a merge patch of metadata.annotations), without waiting
+  // for the answer: kube-scheduler-simulator's results (`ksched run --simulator-annotations`).
+  virtual absl::Status PatchPodAnnotations(const api::Pod& pod,
+                                           const std::map<std::string, std::string>& annotations) {
+    (void)pod, (void)annotations;
+    return absl::UnimplementedError("this cluster writer does not annotate pods");
   }
 };
 

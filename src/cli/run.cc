@@ -113,6 +113,10 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags) {
                   "Memory (MiB) for each pod's last scheduling attempt, served at "
                   "/debug/pods/NAMESPACE/NAME for `ksched explain`; 0 keeps none (default 32)")
       ->check(CLI::Range(0, 1 << 20));
+  cmd->add_flag("--simulator-annotations", flags->simulator_annotations,
+                "Write kube-scheduler-simulator's result annotations (filter-result, "
+                "score-result, ..., result-history) onto each pod after each attempt, so that "
+                "the simulator's web UI shows ksched's decisions");
   flags->cmd = cmd;
 }
 
@@ -505,7 +509,8 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
                                     .writer = &writer,
                                     .binding_threads = kMaxBindingCycles,
                                     .metrics_registry = &metrics_registry,
-                                    .explain = explain.get()},
+                                    .explain = explain.get(),
+                                    .simulator_annotations = flags.simulator_annotations},
                                    registry);
   if (!sched.ok()) {
     return Fail(std::string(sched.status().message()));

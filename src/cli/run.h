@@ -45,6 +45,8 @@ struct RunFlags {
   // The memory, in MiB, of each pod's last attempt kept for `ksched explain` (/debug/pods/);
   // 0 keeps none.
   int explain_memory_mib = 32;
+  // Write kube-scheduler-simulator's result annotations onto the pods it decides.
+  bool simulator_annotations = false;
   CLI::App* cmd = nullptr;  // To tell which flags were given.
 };
 

@@ -189,6 +189,22 @@ absl::Status ApiWriter::DeletePod(const api::Pod& pod) {
   return r.ToStatus();
 }
 
+absl::Status ApiWriter::PatchPodAnnotations(
+    const api::Pod& pod, const std::map<std::string, std::string>& annotations) {
+  std::string what = fmt::format("annotations of pod {}/{}", pod.metadata.namespace_,
+                                 pod.metadata.name);
+  http_.Send({.method = "PATCH",
+              .path = fmt::format("/api/v1/namespaces/{}/pods/{}", pod.metadata.namespace_,
+                                  pod.metadata.name),
+              .body = json{{"metadata", {{"annotations", annotations}}}}.dump(),
+              .content_type = "application/merge-patch+json",
+              .guard = options_.may_write},
+             [report = options_.on_write_error, what = std::move(what)](const HttpResponse& r) {
+               if (!r.ok() && r.status != 404 && report) report(what, r.ToStatus());
+             });
+  return absl::OkStatus();
+}
+
 json ApiWriter::EventBody(const api::Pod& pod, std::string_view type, std::string_view reason,
                           std::string_view action, const std::string& message,
                           absl::Time now) const {
@@ -603,8 +619,7 @@ absl::StatusOr<api::ResourceClaim> ApiWriter::ReserveOnce(
     status["allocation"] = AllocationJson(*allocation);
   } else if (claim.allocation && claim.allocation->allocation_timestamp.empty()) {
     // Allocated by someone who did not say when: now, as upstream's bindClaim fills it in.
-    status["allocation"] = {
-        {"allocationTimestamp", api::field::MetaTime(absl::Now())}};
+    status["allocation"] = {{"allocationTimestamp", api::field::MetaTime(absl::Now())}};
   }
   return MergePatch<api::ResourceClaim>(
       http_, ClaimPath(claim, "/status"),

@@ -97,6 +97,10 @@ class ApiWriter : public ClusterWriter {
 
   // DELETE with preconditions.uid; blocks until the API server answers.
   absl::Status DeletePod(const api::Pod& pod) override;
+  // A merge patch of metadata.annotations, sent without waiting; a failure is reported as the
+  // other writes' are (but a pod gone meanwhile).
+  absl::Status PatchPodAnnotations(const api::Pod& pod,
+                                   const std::map<std::string, std::string>& annotations) override;
 
   // JSON merge patches with metadata.resourceVersion as the precondition; block until the API
   // server answers.

@@ -64,13 +64,37 @@ Status Framework::Timed(metrics::Point point, F&& run) const {
   return s;
 }
 
+const SimulatorTrace* Framework::Trace(const CycleState& state) const {
+  return deps_.simulator_trace ? state.Read(kSimulatorTraceKey) : nullptr;
+}
+
 template <typename F>
 Status Framework::TimedPlugin(const CycleState& state, std::string_view plugin,
                               metrics::Point point, F&& run) const {
-  if (metrics_ == nullptr || !state.record_plugin_metrics()) return run();
-  const auto start = std::chrono::steady_clock::now();
-  Status s = run();
-  metrics_->ObservePlugin(plugin, point, s.code(), metrics::SecondsSince(start));
+  Status s;
+  if (metrics_ == nullptr || !state.record_plugin_metrics()) {
+    s = run();
+  } else {
+    const auto start = std::chrono::steady_clock::now();
+    s = run();
+    metrics_->ObservePlugin(plugin, point, s.code(), metrics::SecondsSince(start));
+  }
+  // The points where the simulator records one outcome per plugin (Filter and Score are per node,
+  // recorded where they run).
+  if (const SimulatorTrace* trace = Trace(state)) {
+    using P = SimulatorTrace::Point;
+    std::optional<P> at;
+    switch (point) {
+      case metrics::Point::kPreFilter: at = P::kPreFilter; break;
+      case metrics::Point::kPreScore: at = P::kPreScore; break;
+      case metrics::Point::kReserve: at = P::kReserve; break;
+      case metrics::Point::kPermit: at = P::kPermit; break;
+      case metrics::Point::kPreBind: at = P::kPreBind; break;
+      case metrics::Point::kBind: at = P::kBind; break;
+      default: break;
+    }
+    if (at) trace->Plugin(*at, plugin, s);
+  }
   return s;
 }
 
@@ -383,9 +407,9 @@ std::vector<std::string> Framework::RegisteredEvents(std::string_view plugin) co
   if (it == events_.end()) return out;
   for (const ClusterEventWithHint& reg : it->second) {
     const ClusterEvent& e = reg.event;
-    out.push_back(!e.label.empty() ? e.label
-                                   : fmt::format("{}/{}", ResourceName(e.resource),
-                                                 ActionNames(e.action)));
+    out.push_back(!e.label.empty()
+                      ? e.label
+                      : fmt::format("{}/{}", ResourceName(e.resource), ActionNames(e.action)));
   }
   return out;
 }
@@ -418,6 +442,9 @@ Status Framework::PreFilterLoop(CycleState& state, const api::Pod& pod,
     if (metrics_) metrics_->CountEvaluations(p->Name(), metrics::Point::kPreFilter, 1);
     Status s = TimedPlugin(state, p->Name(), metrics::Point::kPreFilter,
                            [&] { return p->PreFilter(state, pod, nodes, &r); });
+    if (const SimulatorTrace* trace = Trace(state); trace != nullptr && !r.AllNodes()) {
+      trace->PreFilterResult(p->Name(), {r.node_names->begin(), r.node_names->end()});
+    }
     if (s.IsSkip()) {
       internal::CycleStateAccess::SkipFilter(state, p->Name());
       continue;
@@ -483,6 +510,7 @@ Status Framework::RunFilterPlugins(absl::Span<FilterPlugin* const> filters, cons
     Status s = timed ? TimedPlugin(state, p->Name(), metrics::Point::kFilter,
                                    [&] { return p->Filter(state, pod, node); })
                      : p->Filter(state, pod, node);
+    if (const SimulatorTrace* trace = Trace(state)) trace->Filter(node.name(), p->Name(), s);
     if (s.ok()) continue;
     *stopped_at = i;
     if (!s.IsRejected()) {
@@ -591,6 +619,13 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
     for (PostFilterPlugin* p : post_filter_) {
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kPostFilter,
                              [&] { return p->PostFilter(state, pod, filtered, result); });
+      if (const SimulatorTrace* trace = Trace(state)) {
+        std::vector<std::string> nodes;
+        for (const auto& [node, status] : filtered.statuses) nodes.push_back(node);
+        trace->PostFilter(p->Name(), nodes,
+                          s.ok() && result->nominated_node_name ? *result->nominated_node_name
+                                                                : std::string());
+      }
       if (s.ok() || s.code() == Code::kUnschedulableAndUnresolvable || s.code() == Code::kError) {
         return std::move(s).WithPlugin(p->Name());
       }
@@ -684,6 +719,12 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   }
   score_cutoff_.Record(n * active.size(), score_start, parallel, concurrency());
   if (failed) return first_error;
+  const SimulatorTrace* trace = Trace(state);
+  if (trace != nullptr) {
+    for (size_t j = 0; j < active.size(); ++j) {
+      for (size_t i = 0; i < n; ++i) trace->Score(feasible[i]->name(), active[j]->Name(), raw[j][i].score);
+    }
+  }
 
   out->weighted.resize(active.size() * n);  // Every entry is written below.
   out->totals.assign(n, 0);
@@ -709,6 +750,7 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
       }
       out->weighted[j * n + i] = v * weight;
       out->totals[i] += v * weight;
+      if (trace != nullptr) trace->FinalScore(feasible[i]->name(), p->Name(), v * weight);
     }
   }
   return Status();
@@ -716,6 +758,7 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
 
 Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& pod,
                                            std::string_view node) {
+  if (const SimulatorTrace* trace = Trace(state)) trace->SelectedNode(node);
   return Timed(metrics::Point::kReserve, [&] {
     for (ReservePlugin* p : reserve_) {
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kReserve,
@@ -752,6 +795,7 @@ Status Framework::PermitLoop(CycleState& state, const api::Pod& pod, std::string
     absl::Duration timeout = absl::ZeroDuration();
     Status s = TimedPlugin(state, p->Name(), metrics::Point::kPermit,
                            [&] { return p->Permit(state, pod, node, &timeout); });
+    if (const SimulatorTrace* trace = Trace(state)) trace->PermitTimeout(p->Name(), timeout);
     if (s.ok()) continue;
     if (s.IsWait()) {
       waits[std::string(p->Name())] = std::min(timeout, absl::Minutes(15));
@@ -844,6 +888,9 @@ void Framework::RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std:
                            const double took = metrics::SecondsSince(start);
                            if (metrics_ != nullptr && state.record_plugin_metrics()) {
                              metrics_->ObservePlugin(plugin, metrics::Point::kBind, s.code(), took);
+                           }
+                           if (const SimulatorTrace* trace = Trace(state)) {
+                             trace->Plugin(SimulatorTrace::Point::kBind, plugin, s);
                            }
                            s = BindPluginOutcome(plugin, std::move(s));
                            if (metrics_ != nullptr)

@@ -40,6 +40,7 @@
 #include "src/config/config.h"
 #include "src/framework/nominator.h"
 #include "src/framework/parallel_cutoff.h"
+#include "src/framework/simulator_trace.h"
 #include "src/framework/waiting_pods.h"
 #include "src/metrics/scheduler_metrics.h"
 
@@ -75,6 +76,9 @@ class Framework : public Handle {
     // RunAsync and Activate; nullptr: RunAsync runs at once, Activate does nothing.
     std::function<void(std::function<void()>)> run_async;
     std::function<void(const std::vector<std::shared_ptr<const api::Pod>>&)> activate;
+    // Each plugin's outcome goes to the cycle's SimulatorTrace, when it has one
+    // (kSimulatorTraceKey).
+    bool simulator_trace = false;
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
@@ -271,6 +275,8 @@ class Framework : public Handle {
   template <typename F>
   Status TimedPlugin(const CycleState& state, std::string_view plugin, metrics::Point point,
                      F&& run) const;
+  // The cycle's SimulatorTrace, when Deps::simulator_trace asks for one and the cycle has it.
+  const SimulatorTrace* Trace(const CycleState& state) const;
 
   std::string profile_name_;
   Deps deps_;

@@ -86,6 +86,9 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
   internal::CycleStateAccess::SetRecordPluginMetrics(
       *state, sample_rng_() % 100 < metrics::FrameworkMetrics::kPluginSamplePercent);
   internal::CycleStateAccess::SetExplain(*state, options_.record_details);
+  if (options_.simulator_annotations) {
+    state->Write(framework::kSimulatorTraceKey, std::make_unique<framework::SimulatorTrace>());
+  }
   CycleRecord record{.pod = pod, .profile = fw.profile_name()};
   CycleRecord* rec = options_.record_details ? &record : nullptr;
 
@@ -105,6 +108,7 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
     }
     HandleFailure(std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,
                   nominated, &record, start);
+    WriteSimulatorAnnotations(*state, *pod);
     return std::nullopt;
   }
   metrics_->scheduling_algorithm_duration.With({})->Observe(metrics::SecondsSince(start));
@@ -116,6 +120,7 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
   if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), result.node); !st.ok()) {
     HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, std::nullopt,
                   &record, start);
+    WriteSimulatorAnnotations(*state, *pod);
     return std::nullopt;
   }
   nominator_.DeleteNominatedPodIfExists(pod->metadata.uid);  // It holds its node for real now.
@@ -123,6 +128,7 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
     fw.RunReservePluginsUnreserve(*state, *assumed, result.node);
     (void)cache_.ForgetPod(pod->metadata.uid);
     HandleFailureOnNode(std::move(info), why, result.node, &record, start);
+    WriteSimulatorAnnotations(*state, *pod);
     return std::nullopt;
   };
   if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, result.node); !rs.ok()) {
@@ -443,16 +449,29 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
   }
 }
 
-void Scheduler::Explain(const QueuedPodInfo& info, std::string_view result,
-                        const std::string& node, const std::string& message,
-                        const Diagnosis* diagnosis, const framework::ScoreTable* scores,
-                        int feasible, const std::optional<std::string>& nominated,
-                        const CycleRecord* record) {
+void Scheduler::WriteSimulatorAnnotations(const CycleState& state, const api::Pod& pod) {
+  if (!options_.simulator_annotations) return;
+  const framework::SimulatorTrace* trace = state.Read(framework::kSimulatorTraceKey);
+  if (trace == nullptr) return;
+  std::map<std::string, std::string> annotations = trace->Annotations();
+  auto history = pod.metadata.annotations.find(framework::kSimulatorResultHistory);
+  annotations[framework::kSimulatorResultHistory] = framework::AppendResultHistory(
+      history == pod.metadata.annotations.end() ? "" : history->second, annotations);
+  if (absl::Status st = options_.writer->PatchPodAnnotations(pod, annotations); !st.ok()) {
+    KLOG_ERROR("Writing the simulator's annotations failed", {"pod", PodKey(pod)},
+               {"err", std::string(st.message())});
+  }
+}
+
+void Scheduler::Explain(const QueuedPodInfo& info, std::string_view result, const std::string& node,
+                        const std::string& message, const Diagnosis* diagnosis,
+                        const framework::ScoreTable* scores, int feasible,
+                        const std::optional<std::string>& nominated, const CycleRecord* record) {
   const api::Pod& pod = info.pod();
   const framework::Framework* fw = FrameworkFor(pod.spec.scheduler_name);
   // The snapshot is the scheduling thread's; a binding cycle's failure (no record) is a one-node
   // diagnosis, read on its own thread.
-  const size_t nodes = record != nullptr ? snapshot_.size()
+  const size_t nodes = record != nullptr      ? snapshot_.size()
                        : diagnosis != nullptr ? diagnosis->node_to_status.statuses.size()
                                               : 0;
   ExplainAttempt a{.namespace_ = pod.metadata.namespace_,
@@ -465,6 +484,7 @@ void Scheduler::Explain(const QueuedPodInfo& info, std::string_view result,
                    .node = node,
                    .message = message,
                    .num_nodes = static_cast<int>(nodes),
+                   .cluster_nodes = record != nullptr ? static_cast<int>(nodes) : 0,
                    .feasible = feasible,
                    .diagnosis = diagnosis,
                    .scores = scores,
@@ -531,9 +551,11 @@ void Scheduler::FinishBindingCycle(BindingCycle cycle, Status s) {
     (void)cache_.ForgetPod(uid);
     MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, cycle.assumed, nullptr,
             nullptr, nullptr);
+    WriteSimulatorAnnotations(*cycle.state, cycle.info.pod());
     HandleFailureOnNode(std::move(cycle.info), s, node, nullptr, cycle.start);
     return;
   }
+  WriteSimulatorAnnotations(*cycle.state, assumed);
   cache_.FinishBinding(uid, clock_->Now());
   RecordAttempt(assumed, "scheduled", cycle.start);
   const QueuedPodInfo& info = cycle.info;

@@ -72,7 +72,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
                std::vector<std::string> uids;
                for (const auto& p : pods) uids.push_back(p->metadata.uid);
                self->queue_->Activate(uids);
-             }});
+             },
+         .simulator_trace = s->options_.simulator_annotations});
     if (!fw.ok()) return fw.status();
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fw));
   }

@@ -81,6 +81,9 @@ struct SchedulerOptions {
   metrics::Registry* metrics_registry = nullptr;
   // Where each attempt's explanation is kept (`ksched explain`); nullptr: nowhere.
   ExplainRecords* explain = nullptr;
+  // Write kube-scheduler-simulator's result annotations onto each pod after each attempt (its
+  // outcome: bound, or failed), as the simulator's own scheduler does, for its web UI.
+  bool simulator_annotations = false;
 };
 
 class Scheduler : public ClusterEventSink {
@@ -207,6 +210,9 @@ class Scheduler : public ClusterEventSink {
   // clearNominatedNode.
   void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
                            CycleRecord* record, SteadyTime start);
+  // With options_.simulator_annotations: the attempt's SimulatorTrace as the simulator's
+  // annotations on the pod, and the pod's result-history with one more entry.
+  void WriteSimulatorAnnotations(const CycleState& state, const api::Pod& pod);
   // Keeps the attempt in options_.explain: the filters' rejections, the scores when the pod was
   // scored, preemption's nomination and victims, and what the rejecting plugins wait for. From a
   // binding thread too, with no record.

@@ -711,6 +711,48 @@ TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedT
   EXPECT_FALSE(explain_.Json("default", "lesser").has_value());
 }
 
+// `ksched run --simulator-annotations`: each attempt's verdicts, as kube-scheduler-simulator's
+// result annotations, patched onto the pod once it is bound or has failed.
+TEST_F(SchedulerTest, SimulatorAnnotationsTellEachPluginsVerdictOnEachNode) {
+  auto s = Scheduler::Create(
+      {.writer = &writer_, .clock = &clock_, .seed = 1, .simulator_annotations = true}, registry_);
+  ASSERT_TRUE(s.ok()) << s.status();
+  s_ = std::move(*s);
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "4"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(MakeNode().Name("n3").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("web").Req("cpu", "3"));
+  AddPod(MakePod().Name("huge").Req("cpu", "16"));
+  Drain();
+  const std::string k = "kube-scheduler-simulator.sigs.k8s.io/";
+  const std::map<std::string, std::string>& web = writer_.annotations.at("default/web");
+  EXPECT_EQ(web.at(k + "selected-node"), writer_.binds.at("default/web"));
+  const nlohmann::json filter = nlohmann::json::parse(web.at(k + "filter-result"));
+  EXPECT_EQ(filter["n1"]["NodeResourcesFit"], "Insufficient cpu");
+  EXPECT_EQ(filter["n2"]["NodeResourcesFit"], "passed");
+  EXPECT_EQ(filter["n2"]["TaintToleration"], "passed");
+  const nlohmann::json score = nlohmann::json::parse(web.at(k + "score-result"));
+  const nlohmann::json final_score = nlohmann::json::parse(web.at(k + "finalscore-result"));
+  EXPECT_TRUE(score.contains("n2") && score.contains("n3")) << score;
+  EXPECT_FALSE(score.contains("n1"));
+  // TaintToleration scores 0 raw everywhere; normalized (reversed) to 100, times its weight 3.
+  EXPECT_EQ(score["n2"]["TaintToleration"], "0");
+  EXPECT_EQ(final_score["n2"]["TaintToleration"], "300");
+  EXPECT_EQ(web.at(k + "bind-result"), R"({"DefaultBinder":"success"})");
+  EXPECT_EQ(nlohmann::json::parse(web.at(k + "prefilter-result-status"))["NodeResourcesFit"],
+            "success");
+  const nlohmann::json history = nlohmann::json::parse(web.at(k + "result-history"));
+  ASSERT_EQ(history.size(), 1u);
+  EXPECT_EQ(history[0][k + "selected-node"], web.at(k + "selected-node"));
+
+  const std::map<std::string, std::string>& huge = writer_.annotations.at("default/huge");
+  EXPECT_EQ(huge.at(k + "selected-node"), "");
+  EXPECT_EQ(nlohmann::json::parse(huge.at(k + "filter-result"))["n3"]["NodeResourcesFit"],
+            "Insufficient cpu");
+  EXPECT_EQ(huge.at(k + "postfilter-result"), R"({"n1":{},"n2":{},"n3":{}})");
+  EXPECT_EQ(huge.at(k + "bind-result"), "{}");
+}
+
 TEST_F(SchedulerTest, PreemptionNamesWhyItCannotHelp) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   s_->OnPodAdd(MakePod().Name("peer").Priority(1000).Req("cpu", "1500m").Node("n1").Ptr());

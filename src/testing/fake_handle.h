@@ -84,6 +84,14 @@ class RecordingWriter : public ClusterWriter {
     return UpdatePodStatus(pod, condition, nullptr);
   }
 
+  // The annotations patched onto each pod, merged.
+  absl::Status PatchPodAnnotations(const api::Pod& pod,
+                                   const std::map<std::string, std::string>& a) override {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [k, v] : a) annotations[pod.metadata.namespace_ + "/" + pod.metadata.name][k] = v;
+    return absl::OkStatus();
+  }
+
   absl::Status DeletePod(const api::Pod& pod) override {
     absl::MutexLock lock(&mu_);
     deleted.push_back(pod.metadata.namespace_ + "/" + pod.metadata.name);
@@ -148,6 +156,7 @@ class RecordingWriter : public ClusterWriter {
   std::map<std::string, std::string> nominated;
   std::vector<std::string> awaited;  // "namespace/name type": UpdatePodStatusAndWait's.
   std::vector<std::string> deleted;  // namespace/name
+  std::map<std::string, std::map<std::string, std::string>> annotations;  // namespace/name → ...
 
  private:
   absl::Mutex mu_;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <set>
+#include <thread>
 
 #include "absl/time/clock.h"
 #include "fmt/format.h"
@@ -28,9 +29,9 @@ class LiveTest : public KschedProcessTest {
     CommandResult token = cluster().Kubectl({"create", "token", account, "-n", ns});
     EXPECT_EQ(token.exit_code, 0) << token.err;
     while (!token.out.empty() && std::isspace(token.out.back())) token.out.pop_back();
-    json admin = json::parse(
-        cluster().Kubectl({"config", "view", "--raw", "--minify", "-o", "json"}).out, nullptr,
-        false);
+    json admin =
+        json::parse(cluster().Kubectl({"config", "view", "--raw", "--minify", "-o", "json"}).out,
+                    nullptr, false);
     json kc = {{"apiVersion", "v1"},
                {"kind", "Config"},
                {"current-context", account},
@@ -54,8 +55,8 @@ class LiveTest : public KschedProcessTest {
 
 TEST_F(LiveTest, APendingPodsReasonsAreServedToWhomRbacAllowsAndEqualItsEvent) {
   // deploy/'s ClusterRole ksched:explain, bound to one service account.
-  CommandResult rbac = cluster().Kubectl(
-      {"apply", "-f", std::string(KSCHED_SOURCE_DIR) + "/deploy/rbac.yaml"});
+  CommandResult rbac =
+      cluster().Kubectl({"apply", "-f", std::string(KSCHED_SOURCE_DIR) + "/deploy/rbac.yaml"});
   ASSERT_EQ(rbac.exit_code, 0) << rbac.err;
   const std::string allowed = AccountKubeconfig("explain", "oncall");
   const std::string refused = AccountKubeconfig("explain", "visitor");
@@ -67,7 +68,8 @@ TEST_F(LiveTest, APendingPodsReasonsAreServedToWhomRbacAllowsAndEqualItsEvent) {
   ASSERT_EQ(cluster().Kubectl({"create", "namespace", "shop"}).exit_code, 0);
   // Who may read the pods too: explain then tells a missing pod from one it has no record of.
   ASSERT_EQ(
-      cluster().Kubectl({"create", "role", "pod-reader", "-n", "shop", "--verb=get", "--resource=pods"})
+      cluster()
+          .Kubectl({"create", "role", "pod-reader", "-n", "shop", "--verb=get", "--resource=pods"})
           .exit_code,
       0);
   ASSERT_EQ(cluster()
@@ -103,7 +105,8 @@ TEST_F(LiveTest, APendingPodsReasonsAreServedToWhomRbacAllowsAndEqualItsEvent) {
   bool node_add = false;
   for (const json& w : j["waitingFor"]) {
     if (w["plugin"] != "NodeResourcesFit") continue;
-    for (const json& e : w["events"]) node_add = node_add || e.get<std::string>().starts_with("Node");
+    for (const json& e : w["events"])
+      node_add = node_add || e.get<std::string>().starts_with("Node");
   }
   EXPECT_TRUE(node_add) << j["waitingFor"].dump();
 
@@ -135,8 +138,9 @@ TEST_F(LiveTest, APendingPodsReasonsAreServedToWhomRbacAllowsAndEqualItsEvent) {
 
   // Once it fits, the record says where it went and how the nodes scored.
   Create(Node("big", "64"));
-  ASSERT_TRUE(Eventually(
-      [&] { return Get({"pod", "huge", "-n", "shop"})["spec"].value("nodeName", "") == "big"; }));
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "huge", "-n", "shop"})["spec"].value("nodeName", "") == "big";
+  }));
   r = Explain("shop/huge", allowed, "json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   j = json::parse(r.out, nullptr, false);
@@ -144,6 +148,48 @@ TEST_F(LiveTest, APendingPodsReasonsAreServedToWhomRbacAllowsAndEqualItsEvent) {
   EXPECT_EQ(j["node"], "big");
   EXPECT_EQ(j["nodes"]["feasible"], 1);
   EXPECT_EQ(j["rejected"].size(), 2u);
+}
+
+// `--simulator-annotations` on a real API server: the annotations land on the pods, bound or
+// pending, with the simulator's shapes, and writing them does not send the pending pod round again.
+TEST_F(LiveTest, SimulatorAnnotationsLandOnBoundAndPendingPods) {
+  ASSERT_EQ(cluster().Kubectl({"create", "namespace", "sim"}).exit_code, 0);
+  Create(Node("sim-node", "4"));
+  StartKsched({"--simulator-annotations"});
+  Create(Pod("sim", "fits", "1"));
+  Create(Pod("sim", "too-big", "64"));
+  ASSERT_TRUE(Eventually(
+      [&] { return Get({"pod", "fits", "-n", "sim"})["spec"].value("nodeName", "") != ""; }));
+  const std::string k = "kube-scheduler-simulator.sigs.k8s.io/";
+  json annotations;
+  ASSERT_TRUE(Eventually([&] {
+    annotations = Get({"pod", "fits", "-n", "sim"})["metadata"].value("annotations", json::object());
+    return annotations.contains(k + "bind-result");
+  }));
+  EXPECT_EQ(annotations[k + "selected-node"], "sim-node");
+  EXPECT_EQ(annotations[k + "bind-result"], R"({"DefaultBinder":"success"})");
+  json filter = json::parse(annotations[k + "filter-result"].get<std::string>());
+  EXPECT_EQ(filter["sim-node"]["NodeResourcesFit"], "passed");
+  EXPECT_EQ(json::parse(annotations[k + "result-history"].get<std::string>()).size(), 1u);
+
+  ASSERT_TRUE(Eventually([&] {
+    annotations =
+        Get({"pod", "too-big", "-n", "sim"})["metadata"].value("annotations", json::object());
+    return annotations.contains(k + "filter-result");
+  }));
+  filter = json::parse(annotations[k + "filter-result"].get<std::string>());
+  EXPECT_EQ(filter["sim-node"]["NodeResourcesFit"], "Insufficient cpu");
+  EXPECT_EQ(annotations[k + "selected-node"], "");
+  // The patch is a pod update: it must not make the pending pod be tried again and again.
+  std::this_thread::sleep_for(std::chrono::seconds(3));
+  int attempts = 0;
+  for (const json& e : Events("sim")) {  // A repeated event counts in its series.
+    if (e["reason"] != "FailedScheduling") continue;
+    attempts += e.contains("series") ? e["series"].value("count", 1) : 1;
+  }
+  EXPECT_EQ(attempts, 1);
+  annotations = Get({"pod", "too-big", "-n", "sim"})["metadata"]["annotations"];
+  EXPECT_EQ(json::parse(annotations[k + "result-history"].get<std::string>()).size(), 1u);
 }
 
 // A pod of `cpu` bound to `node` (or pending, with node ""), in namespace default.
@@ -165,10 +211,9 @@ json BoundPod(const std::string& name, const std::string& node, const std::strin
 TEST_F(LiveTest, ADrainsWhatIfOnASnapshotIsWhatKschedThenDoes) {
   // The control plane is shared with the tests before: this cluster is made of its own nodes.
   ASSERT_EQ(cluster().Kubectl({"delete", "nodes", "--all"}).exit_code, 0);
-  ASSERT_EQ(cluster()
-                .Kubectl({"delete", "pods", "--all", "-A", "--grace-period=0", "--force"})
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      cluster().Kubectl({"delete", "pods", "--all", "-A", "--grace-period=0", "--force"}).exit_code,
+      0);
   CommandResult pc = cluster().Kubectl(
       {"create", "priorityclass", "high", "--value=1000", "--description=what-if"});
   ASSERT_EQ(pc.exit_code, 0) << pc.err;
@@ -181,9 +226,10 @@ TEST_F(LiveTest, ADrainsWhatIfOnASnapshotIsWhatKschedThenDoes) {
     items.push_back(BoundPod(fmt::format("filler-{}", n), fmt::format("node-{}", n),
                              n <= 2 ? "5" : "6600m", "high"));
   }
-  for (int i = 0; i < 3; ++i) items.push_back(BoundPod(fmt::format("big-{}", i), "node-0", "2", "high"));
-  CommandResult made = cluster().Kubectl({"create", "-f", "-"},
-                                         json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
+  for (int i = 0; i < 3; ++i)
+    items.push_back(BoundPod(fmt::format("big-{}", i), "node-0", "2", "high"));
+  CommandResult made = cluster().Kubectl(
+      {"create", "-f", "-"}, json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", items}}.dump());
   ASSERT_EQ(made.exit_code, 0) << made.err;
 
   const absl::Time start = absl::Now();
@@ -231,7 +277,9 @@ TEST_F(LiveTest, ADrainsWhatIfOnASnapshotIsWhatKschedThenDoes) {
   std::vector<std::string> del = {"delete", "pod", "--grace-period=0", "--force", "--wait=false"};
   for (const json& p : predicted["pods"]) del.push_back(p["name"]);
   ASSERT_EQ(cluster().Kubectl(del).exit_code, 0);
-  ASSERT_TRUE(Eventually([&] { return cluster().Kubectl({"get", "pod", "big-0"}).exit_code != 0; }));
+  ASSERT_TRUE(Eventually([&] {
+    return cluster().Kubectl({"get", "pod", "big-0"}).exit_code != 0;
+  }));
   StartKsched();
   made = cluster().Kubectl({"create", "-f", "-"},
                            json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", again}}.dump());
@@ -239,8 +287,8 @@ TEST_F(LiveTest, ADrainsWhatIfOnASnapshotIsWhatKschedThenDoes) {
   std::string actual_message;
   // Until one pod is left pending (the API server filters: 2,000 pods are not sent each time).
   ASSERT_TRUE(Eventually([&] {
-    CommandResult pending = cluster().Kubectl(
-        {"get", "pods", "--field-selector=spec.nodeName=", "-o", "name"});
+    CommandResult pending =
+        cluster().Kubectl({"get", "pods", "--field-selector=spec.nodeName=", "-o", "name"});
     return pending.exit_code == 0 && std::count(pending.out.begin(), pending.out.end(), '\n') == 1;
   }));
   std::multiset<std::string> real_big_nodes;
@@ -248,7 +296,8 @@ TEST_F(LiveTest, ADrainsWhatIfOnASnapshotIsWhatKschedThenDoes) {
     json p = Get({"pod", fmt::format("big-{}", i)});
     const std::string node = p["spec"].value("nodeName", "");
     real_big_nodes.insert(node);
-    if (node.empty()) actual_message = PodScheduledCondition("default", fmt::format("big-{}", i))["message"];
+    if (node.empty())
+      actual_message = PodScheduledCondition("default", fmt::format("big-{}", i))["message"];
   }
   EXPECT_EQ(real_big_nodes, big_nodes);
   EXPECT_EQ(actual_message, pending_message);
