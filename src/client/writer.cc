@@ -189,10 +189,10 @@ absl::Status ApiWriter::DeletePod(const api::Pod& pod) {
   return r.ToStatus();
 }
 
-absl::Status ApiWriter::PatchPodAnnotations(
-    const api::Pod& pod, const std::map<std::string, std::string>& annotations) {
-  std::string what = fmt::format("annotations of pod {}/{}", pod.metadata.namespace_,
-                                 pod.metadata.name);
+absl::Status ApiWriter::PatchPodAnnotations(const api::Pod& pod,
+                                            const std::map<std::string, std::string>& annotations) {
+  std::string what =
+      fmt::format("annotations of pod {}/{}", pod.metadata.namespace_, pod.metadata.name);
   http_.Send({.method = "PATCH",
               .path = fmt::format("/api/v1/namespaces/{}/pods/{}", pod.metadata.namespace_,
                                   pod.metadata.name),

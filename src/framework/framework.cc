@@ -85,13 +85,26 @@ Status Framework::TimedPlugin(const CycleState& state, std::string_view plugin,
     using P = SimulatorTrace::Point;
     std::optional<P> at;
     switch (point) {
-      case metrics::Point::kPreFilter: at = P::kPreFilter; break;
-      case metrics::Point::kPreScore: at = P::kPreScore; break;
-      case metrics::Point::kReserve: at = P::kReserve; break;
-      case metrics::Point::kPermit: at = P::kPermit; break;
-      case metrics::Point::kPreBind: at = P::kPreBind; break;
-      case metrics::Point::kBind: at = P::kBind; break;
-      default: break;
+      case metrics::Point::kPreFilter:
+        at = P::kPreFilter;
+        break;
+      case metrics::Point::kPreScore:
+        at = P::kPreScore;
+        break;
+      case metrics::Point::kReserve:
+        at = P::kReserve;
+        break;
+      case metrics::Point::kPermit:
+        at = P::kPermit;
+        break;
+      case metrics::Point::kPreBind:
+        at = P::kPreBind;
+        break;
+      case metrics::Point::kBind:
+        at = P::kBind;
+        break;
+      default:
+        break;
     }
     if (at) trace->Plugin(*at, plugin, s);
   }
@@ -622,9 +635,9 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
       if (const SimulatorTrace* trace = Trace(state)) {
         std::vector<std::string> nodes;
         for (const auto& [node, status] : filtered.statuses) nodes.push_back(node);
-        trace->PostFilter(p->Name(), nodes,
-                          s.ok() && result->nominated_node_name ? *result->nominated_node_name
-                                                                : std::string());
+        trace->PostFilter(
+            p->Name(), nodes,
+            s.ok() && result->nominated_node_name ? *result->nominated_node_name : std::string());
       }
       if (s.ok() || s.code() == Code::kUnschedulableAndUnresolvable || s.code() == Code::kError) {
         return std::move(s).WithPlugin(p->Name());
@@ -722,7 +735,8 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   const SimulatorTrace* trace = Trace(state);
   if (trace != nullptr) {
     for (size_t j = 0; j < active.size(); ++j) {
-      for (size_t i = 0; i < n; ++i) trace->Score(feasible[i]->name(), active[j]->Name(), raw[j][i].score);
+      for (size_t i = 0; i < n; ++i)
+        trace->Score(feasible[i]->name(), active[j]->Name(), raw[j][i].score);
     }
   }
 

@@ -50,8 +50,7 @@ void SimulatorTrace::PermitTimeout(std::string_view plugin, absl::Duration timeo
   permit_timeout_[std::string(plugin)] = api::field::GoDuration(timeout);
 }
 
-void SimulatorTrace::Filter(std::string_view node, std::string_view plugin,
-                            const Status& s) const {
+void SimulatorTrace::Filter(std::string_view node, std::string_view plugin, const Status& s) const {
   absl::MutexLock lock(&mu_);
   filter_[std::string(node)][std::string(plugin)] = s.ok() ? "passed" : s.Message();
 }
@@ -91,7 +90,8 @@ std::map<std::string, std::string> SimulatorTrace::Annotations() const {
   };
   for (size_t i = 0; i < std::size(kPointKeys); ++i) {
     auto it = plugins_.find(static_cast<Point>(i));
-    put(kPointKeys[i], it == plugins_.end() ? nlohmann::json::object() : nlohmann::json(it->second));
+    put(kPointKeys[i],
+        it == plugins_.end() ? nlohmann::json::object() : nlohmann::json(it->second));
   }
   put("permit-result-timeout", nlohmann::json(permit_timeout_));
   nlohmann::json prefilter = nlohmann::json::object();
@@ -132,8 +132,8 @@ std::string GoJsonEscape(std::string json) {
 
 std::string AppendResultHistory(std::string_view history,
                                 const std::map<std::string, std::string>& annotations) {
-  nlohmann::json all = history.empty() ? nlohmann::json::array()
-                                       : nlohmann::json::parse(history, nullptr, false);
+  nlohmann::json all =
+      history.empty() ? nlohmann::json::array() : nlohmann::json::parse(history, nullptr, false);
   if (!all.is_array()) return std::string(history);  // As the simulator: left as it was.
   all.push_back(annotations);
   return GoJsonEscape(all.dump());

@@ -7,9 +7,9 @@ namespace {
 
 std::string Key(const std::string& name) { return kSimulatorAnnotationPrefix + name; }
 
-// The shapes kube-scheduler-simulator's resultstore writes (simulator/scheduler/plugin/resultstore):
-// per plugin "success" or the message, per node and plugin "passed" or the message, scores as
-// strings, Go's sorted keys and escaping.
+// The shapes kube-scheduler-simulator's resultstore writes
+// (simulator/scheduler/plugin/resultstore): per plugin "success" or the message, per node and
+// plugin "passed" or the message, scores as strings, Go's sorted keys and escaping.
 TEST(SimulatorTraceTest, AnnotationsHaveTheSimulatorsShapes) {
   SimulatorTrace t;
   t.Plugin(SimulatorTrace::Point::kPreFilter, "NodeResourcesFit", Status());

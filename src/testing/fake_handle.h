@@ -88,7 +88,8 @@ class RecordingWriter : public ClusterWriter {
   absl::Status PatchPodAnnotations(const api::Pod& pod,
                                    const std::map<std::string, std::string>& a) override {
     absl::MutexLock lock(&mu_);
-    for (const auto& [k, v] : a) annotations[pod.metadata.namespace_ + "/" + pod.metadata.name][k] = v;
+    for (const auto& [k, v] : a)
+      annotations[pod.metadata.namespace_ + "/" + pod.metadata.name][k] = v;
     return absl::OkStatus();
   }
 

@@ -158,12 +158,14 @@ TEST_F(LiveTest, SimulatorAnnotationsLandOnBoundAndPendingPods) {
   StartKsched({"--simulator-annotations"});
   Create(Pod("sim", "fits", "1"));
   Create(Pod("sim", "too-big", "64"));
-  ASSERT_TRUE(Eventually(
-      [&] { return Get({"pod", "fits", "-n", "sim"})["spec"].value("nodeName", "") != ""; }));
+  ASSERT_TRUE(Eventually([&] {
+    return Get({"pod", "fits", "-n", "sim"})["spec"].value("nodeName", "") != "";
+  }));
   const std::string k = "kube-scheduler-simulator.sigs.k8s.io/";
   json annotations;
   ASSERT_TRUE(Eventually([&] {
-    annotations = Get({"pod", "fits", "-n", "sim"})["metadata"].value("annotations", json::object());
+    annotations =
+        Get({"pod", "fits", "-n", "sim"})["metadata"].value("annotations", json::object());
     return annotations.contains(k + "bind-result");
   }));
   EXPECT_EQ(annotations[k + "selected-node"], "sim-node");
