@@ -61,24 +61,35 @@ absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
   return out;
 }
 
+absl::StatusOr<std::string> ReadManifest(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(fmt::format("{}: cannot read file", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+absl::Status AdmitPods(std::vector<api::Object>& objects, const std::string& source) {
+  for (api::Object& o : objects) {
+    if (auto* pod = std::get_if<api::Pod>(&o)) {
+      MergeMatchLabelKeys(pod);
+      if (absl::Status st = AdmitPod(*pod); !st.ok()) {
+        return absl::InvalidArgumentError(fmt::format("{}: {}", source, AsStd(st.message())));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths) {
   std::vector<api::Object> all;
   for (const std::string& path : paths) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return absl::NotFoundError(fmt::format("{}: cannot read file", path));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    absl::StatusOr<std::vector<api::Object>> objects = ParseManifest(ss.str(), path);
+    absl::StatusOr<std::string> text = ReadManifest(path);
+    if (!text.ok()) return text.status();
+    absl::StatusOr<std::vector<api::Object>> objects = ParseManifest(*text, path);
     if (!objects.ok()) return objects.status();
-    for (api::Object& o : *objects) {
-      if (auto* pod = std::get_if<api::Pod>(&o)) {
-        MergeMatchLabelKeys(pod);
-        if (absl::Status st = AdmitPod(*pod); !st.ok()) {
-          return absl::InvalidArgumentError(fmt::format("{}: {}", path, AsStd(st.message())));
-        }
-      }
-      all.push_back(std::move(o));
-    }
+    if (absl::Status st = AdmitPods(*objects, path); !st.ok()) return st;
+    for (api::Object& o : *objects) all.push_back(std::move(o));
   }
   if (absl::Status st = AdmitPriorities(&all); !st.ok()) return st;
   return all;

@@ -21,7 +21,14 @@ absl::StatusOr<std::vector<std::string>> ManifestDocuments(std::string_view text
 absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
                                                        const std::string& source);
 
-// Reads and decodes every file, in order.
+// The whole of a manifest file; NotFound "<path>: cannot read file".
+absl::StatusOr<std::string> ReadManifest(const std::string& path);
+
+// What the API server does to each pod of `objects` it is given: MergeMatchLabelKeys, then
+// AdmitPod, whose error is prefixed with `source`.
+absl::Status AdmitPods(std::vector<api::Object>& objects, const std::string& source);
+
+// Reads and decodes every file, in order, and admits their pods and priorities.
 absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths);
 
 // Whether the API server requires a limit equal to the request for `resource`: one that cannot

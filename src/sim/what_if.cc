@@ -1,9 +1,7 @@
 #include "src/sim/what_if.h"
 
 #include <algorithm>
-#include <fstream>
 #include <set>
-#include <sstream>
 
 #include "fmt/format.h"
 #include "ksched/api/resources.h"
@@ -17,11 +15,9 @@ using nlohmann::json;
 
 // The documents of a manifest, as JSON.
 absl::StatusOr<std::vector<json>> Documents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(fmt::format("{}: cannot read file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  absl::StatusOr<std::vector<std::string>> docs = ManifestDocuments(ss.str(), path);
+  absl::StatusOr<std::string> text = ReadManifest(path);
+  if (!text.ok()) return absl::InvalidArgumentError(text.status().message());
+  absl::StatusOr<std::vector<std::string>> docs = ManifestDocuments(*text, path);
   if (!docs.ok()) return docs.status();
   std::vector<json> out;
   for (const std::string& d : *docs) {
@@ -106,15 +102,8 @@ absl::StatusOr<std::vector<api::Object>> Additions(const std::vector<std::string
     for (const Doc& d : expanded) {
       absl::StatusOr<std::vector<api::Object>> objects = ParseManifest(d.object.dump(), d.source);
       if (!objects.ok()) return objects.status();
-      for (api::Object& o : *objects) {
-        if (auto* pod = std::get_if<api::Pod>(&o)) {
-          MergeMatchLabelKeys(pod);
-          if (absl::Status st = AdmitPod(*pod); !st.ok()) {
-            return absl::InvalidArgumentError(fmt::format("{}: {}", d.source, AsStd(st.message())));
-          }
-        }
-        out.push_back(std::move(o));
-      }
+      if (absl::Status st = AdmitPods(*objects, d.source); !st.ok()) return st;
+      for (api::Object& o : *objects) out.push_back(std::move(o));
     }
   }
   return out;
