@@ -1,8 +1,8 @@
 #include "src/sim/what_if.h"
 
 #include <algorithm>
-#include <set>
 
+#include "absl/container/flat_hash_map.h"
 #include "fmt/format.h"
 #include "ksched/api/resources.h"
 #include "ksched/strings.h"
@@ -129,14 +129,21 @@ absl::StatusOr<std::map<std::string, std::string>> ApplyWhatIf(const WhatIf& w,
                                                                std::vector<api::Object>* objects) {
   absl::StatusOr<std::vector<api::Object>> added = Additions(w.add);
   if (!added.ok()) return added.status();
+  // Where each object is, by kind and key, looked up once per added object (a live cluster has
+  // tens of thousands of pods).
+  absl::flat_hash_map<std::pair<size_t, std::string>, size_t> where;
+  if (!added->empty()) {
+    for (size_t i = 0; i < objects->size(); ++i) {
+      where.emplace(std::pair((*objects)[i].index(), api::KeyOf(api::MetaOf((*objects)[i]))), i);
+    }
+  }
   for (api::Object& o : *added) {
-    auto same = std::find_if(objects->begin(), objects->end(), [&](const api::Object& x) {
-      return x.index() == o.index() && api::KeyOf(api::MetaOf(x)) == api::KeyOf(api::MetaOf(o));
-    });
-    if (same != objects->end()) {
-      *same = std::move(o);
-    } else {
+    auto [it, fresh] =
+        where.emplace(std::pair(o.index(), api::KeyOf(api::MetaOf(o))), objects->size());
+    if (fresh) {
       objects->push_back(std::move(o));
+    } else {
+      (*objects)[it->second] = std::move(o);
     }
   }
   if (absl::Status st = AdmitPriorities(objects); !st.ok()) return st;

@@ -155,12 +155,22 @@ spec:
 kind: Node
 metadata: {name: node-d}
 status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+kind: Node
+metadata: {name: node-c}
+status: {allocatable: {cpu: "16", memory: 8Gi, pods: "110"}}
 )";
   std::vector<api::Object> objects = Cluster();
   absl::StatusOr<std::map<std::string, std::string>> moved = ApplyWhatIf({.add = {file}}, &objects);
   ASSERT_TRUE(moved.ok()) << moved.status();
   EXPECT_TRUE(moved->empty());
   ASSERT_NE(NodeNamed(objects, "node-d"), nullptr);
+  // node-c was there: the added one takes its place, once.
+  EXPECT_EQ(NodeNamed(objects, "node-c")->status.allocatable.at("cpu").MilliValue(), 16000);
+  EXPECT_EQ(
+      std::count_if(objects.begin(), objects.end(),
+                    [](const api::Object& o) { return std::holds_alternative<api::Node>(o); }),
+      4);
   for (const std::string name : {"api-0", "api-1", "api-2"}) {
     const api::Pod* p = PodNamed(objects, name);
     ASSERT_NE(p, nullptr) << name;
