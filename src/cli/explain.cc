@@ -18,15 +18,6 @@ int Fail(std::string_view what) {
   return 1;
 }
 
-// The message of a metav1.Status body, or the body itself.
-std::string StatusMessage(const std::string& body) {
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_object() && j.contains("message") && j["message"].is_string()) {
-    return j["message"].get<std::string>();
-  }
-  return body;
-}
-
 // --kubeconfig, else $KUBECONFIG, else ~/.kube/config as kubectl reads it, else the service
 // account.
 absl::StatusOr<client::RestConfig> Credentials(const ExplainFlags& flags) {
@@ -107,13 +98,15 @@ int RunExplain(const ExplainFlags& flags) {
   if (r.status == 0) {
     return Fail(fmt::format("cannot reach ksched at {}: {}", flags.server, r.transport_error));
   }
+  // ksched answers errors with a metav1.Status, whose message this is.
+  const absl::Status answer = r.ToStatus();
+  const std::string_view why = AsStd(answer.message());
   if (r.status == 401) {
     return Fail(fmt::format("ksched at {} did not accept the kubeconfig's credentials: {}",
-                            flags.server, StatusMessage(r.body)));
+                            flags.server, why));
   }
   if (r.status == 403) {
-    return Fail(
-        fmt::format("ksched at {} refused the request: {}", flags.server, StatusMessage(r.body)));
+    return Fail(fmt::format("ksched at {} refused the request: {}", flags.server, why));
   }
   if (r.status == 404) {
     // Does the pod exist at all? The API server says.
@@ -123,11 +116,10 @@ int RunExplain(const ExplainFlags& flags) {
           (*a)->Call({.path = fmt::format("/api/v1/namespaces/{}/pods/{}", ns, name)});
       if (pod.status == 404) return Fail(fmt::format("pod {}/{} does not exist", ns, name));
     }
-    return Fail(StatusMessage(r.body));
+    return Fail(why);
   }
   if (!r.ok()) {
-    return Fail(
-        fmt::format("ksched at {} answered {}: {}", flags.server, r.status, StatusMessage(r.body)));
+    return Fail(fmt::format("ksched at {} answered {}: {}", flags.server, r.status, why));
   }
   nlohmann::ordered_json record = nlohmann::ordered_json::parse(r.body, nullptr, false);
   if (record.is_discarded() || !record.is_object()) {
