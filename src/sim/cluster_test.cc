@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include "absl/strings/str_format.h"
-
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sim/manifests.h"
@@ -229,7 +228,8 @@ TEST_F(ClusterTest, AGonePodsClaimsAreReleased) {
   constexpr char kAllocated[] = R"(
     allocation: {devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: %s}]}}
 )";
-  Start(std::string(kOneGpuTemplate) + R"(---
+  Start(
+      std::string(kOneGpuTemplate) + R"(---
 kind: Node
 metadata: {name: n1}
 status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
@@ -238,15 +238,17 @@ apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: shared}
 spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
-status:)" + absl::StrFormat(kAllocated, "g0") +
-        R"(    reservedFor: [{resource: pods, name: a, uid: default/a}, {resource: pods, name: b, uid: default/b}]
+status:)" +
+      absl::StrFormat(kAllocated, "g0") +
+      R"(    reservedFor: [{resource: pods, name: a, uid: default/a}, {resource: pods, name: b, uid: default/b}]
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceClaim
 metadata: {name: solo}
 spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
-status:)" + absl::StrFormat(kAllocated, "g1") +
-        R"(    reservedFor: [{resource: pods, name: a, uid: default/a}]
+status:)" +
+      absl::StrFormat(kAllocated, "g1") +
+      R"(    reservedFor: [{resource: pods, name: a, uid: default/a}]
 ---
 kind: Pod
 metadata: {name: a}

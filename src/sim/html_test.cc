@@ -6,8 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "src/plugins/registry.h"
-#include "src/sim/manifests.h"
+#include "src/sim/simulate_testing.h"
 #include "src/testing/command.h"
 
 namespace ksched::sim {
@@ -42,14 +41,7 @@ spec:
   containers: [{name: c, resources: {requests: {cpu: "8"}}}]
 )";
 
-std::string Page() {
-  absl::StatusOr<std::vector<api::Object>> objects = ParseManifest(kCluster, "cluster.yaml");
-  EXPECT_TRUE(objects.ok()) << objects.status();
-  Registry registry = plugins::NewInTreeRegistry();
-  absl::StatusOr<SimulationResult> r = Simulate(*std::move(objects), registry, {});
-  EXPECT_TRUE(r.ok()) << r.status();
-  return FormatHtml(*r, "cluster.yaml & more");
-}
+std::string Page() { return FormatHtml(SimulateYaml(kCluster), "cluster.yaml & more"); }
 
 TEST(HtmlTest, NodesAreBarsOfRequestedAgainstAllocatableWithThePodsPlacedAndPendingPodsWhy) {
   const std::string page = Page();

@@ -7,19 +7,11 @@
 #include "nlohmann/json.hpp"
 #include "src/plugins/registry.h"
 #include "src/sim/manifests.h"
+#include "src/sim/simulate_testing.h"
 #include "src/testing/files.h"
 
 namespace ksched::sim {
 namespace {
-
-SimulationResult SimulateYaml(const std::string& yaml, const SimulationOptions& options = {}) {
-  auto objects = ParseManifest(yaml, "test.yaml");
-  EXPECT_TRUE(objects.ok()) << objects.status();
-  Registry registry = plugins::NewInTreeRegistry();
-  auto result = Simulate(std::move(*objects), registry, options);
-  EXPECT_TRUE(result.ok()) << result.status();
-  return *result;
-}
 
 constexpr char kCluster[] = R"(
 kind: Node

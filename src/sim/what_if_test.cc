@@ -6,8 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "src/plugins/registry.h"
 #include "src/sim/manifests.h"
+#include "src/sim/simulate_testing.h"
 
 namespace ksched::sim {
 namespace {
@@ -70,13 +70,6 @@ const api::Node* NodeNamed(const std::vector<api::Object>& objects, const std::s
     if (n != nullptr && n->metadata.name == name) return n;
   }
   return nullptr;
-}
-
-SimulationResult SimulateObjects(std::vector<api::Object> objects) {
-  Registry registry = plugins::NewInTreeRegistry();
-  absl::StatusOr<SimulationResult> r = Simulate(std::move(objects), registry, {});
-  EXPECT_TRUE(r.ok()) << r.status();
-  return *r;
 }
 
 TEST(WhatIfTest, ADrainCordonsTheNodeAndMakesAllButDaemonSetStaticAndTerminatingPodsPending) {
