@@ -16,6 +16,7 @@
 //                            [--workload NAME[:NODES:INIT:MEASURE]]...
 //                            [--runners ceiling,kube-scheduler,ksched] [--out DIR]
 //                            [--in-process scheduling_bench.json] [--profile]
+//                            [--steady-seconds N]
 //
 // The report (bench/report.h) goes to --out; the table is also printed.
 #include <chrono>
@@ -725,6 +726,7 @@ int Main(int argc, char** argv) {
   CLI::App app("ksched and kube-scheduler side by side on scheduler_perf's workloads");
   std::string set = "default", out = "build/bench-results", in_process;
   bool profile = false;
+  int steady_seconds = 0;
   std::vector<std::string> workload_args;
   std::string runners = "ceiling,kube-scheduler,ksched";
   app.add_option("--set", set, "default, quick, volumes or dra")
@@ -736,6 +738,10 @@ int Main(int argc, char** argv) {
   app.add_option("--in-process", in_process, "scheduling_bench's --benchmark_out JSON");
   app.add_flag("--profile", profile,
                "record ksched's measured phases with `perf record` into OUT/<workload>.perf.data");
+  app.add_option("--steady-seconds", steady_seconds,
+                 "how long the steady-state workloads' measured phase lasts (default: "
+                 "scheduler_perf's 10 s); longer runs measure with less noise")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
   const std::vector<std::string> runner_list = absl::StrSplit(runners, ',');
   const char* before = std::getenv("KSCHED_BEFORE");
@@ -763,6 +769,7 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "side_by_side: %s\n", std::string(w.status().message()).c_str());
       return 2;
     }
+    if (w->steady_seconds > 0 && steady_seconds > 0) w->steady_seconds = steady_seconds;
     absl::StatusOr<WorkloadObjects> objects = MakeObjects(*w);
     if (!objects.ok()) {
       std::fprintf(stderr, "side_by_side: %s\n", std::string(objects.status().message()).c_str());
