@@ -224,7 +224,6 @@ absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Ev
     const std::string& expression, const api::ResourceSlice& slice) {
   absl::StatusOr<std::shared_ptr<const cel::Selector>> selector = Compile(expression);
   if (!selector.ok()) return selector.status();
-  std::shared_ptr<const cel::Devices> devices;
   auto same_version = [&](const OfSlice& of) {
     return of.uid == slice.metadata.uid && of.resource_version == slice.metadata.resource_version;
   };
@@ -235,28 +234,24 @@ absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Ev
       if (auto v = it->second.verdicts.find(expression); v != it->second.verdicts.end()) {
         return v->second;
       }
-      devices = it->second.devices;
     }
   }
-  if (devices == nullptr) {
-    std::vector<cel::Device> input;
-    input.reserve(slice.devices.size());
-    for (const api::Device& d : slice.devices) {
-      input.push_back({.driver = slice.driver, .attributes = d.attributes, .capacity = d.capacity});
-    }
-    absl::StatusOr<std::shared_ptr<const cel::Devices>> made = cel::Devices::Make(input);
-    if (!made.ok()) return made.status();
-    devices = *std::move(made);
+  // The devices are handed to the library for this evaluation only: kept there, every slice's
+  // devices would stay in the Go heap (about 2 KiB a device), for verdicts that are kept here.
+  std::vector<cel::Device> input;
+  input.reserve(slice.devices.size());
+  for (const api::Device& d : slice.devices) {
+    input.push_back({.driver = slice.driver, .attributes = d.attributes, .capacity = d.capacity});
   }
-  absl::StatusOr<std::vector<cel::Match>> verdicts = (*selector)->Evaluate(*devices);
+  absl::StatusOr<std::shared_ptr<const cel::Devices>> devices = cel::Devices::Make(input);
+  if (!devices.ok()) return devices.status();
+  absl::StatusOr<std::vector<cel::Match>> verdicts = (*selector)->Evaluate(**devices);
   if (!verdicts.ok()) return verdicts.status();
   auto shared = std::make_shared<const std::vector<cel::Match>>(*std::move(verdicts));
   absl::MutexLock lock(&mu_);
   OfSlice& of = slices_[slice.metadata.name];
   if (!same_version(of)) {
-    of = OfSlice{.uid = slice.metadata.uid,
-                 .resource_version = slice.metadata.resource_version,
-                 .devices = devices};
+    of = OfSlice{.uid = slice.metadata.uid, .resource_version = slice.metadata.resource_version};
   }
   of.verdicts[expression] = shared;
   return shared;

@@ -68,7 +68,6 @@ class SelectorCache {
 
   struct OfSlice {
     std::string uid, resource_version;  // The slice's, when its devices were judged.
-    std::shared_ptr<const cel::Devices> devices;
     std::map<std::string, std::shared_ptr<const std::vector<cel::Match>>, std::less<>> verdicts;
   };
   absl::Mutex mu_;
