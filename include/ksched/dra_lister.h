@@ -7,6 +7,9 @@
 //   for (const auto& slice : handle.dra().ListResourceSlices()) ...
 //   std::shared_ptr<const HeldDevices::Names> held = handle.dra().AllocatedInPool(driver, pool);
 //   if (held && held->contains(device)) ...  // a claim's allocation holds it
+//   // Many pools (a PreFilter for a Filter's many nodes): one lock, then none per pool.
+//   std::shared_ptr<const HeldDevices::View> all = handle.dra().Allocated();
+//   const std::shared_ptr<const HeldDevices::Names>& in_pool = all->InPool(driver, pool);
 //
 // Thread safety: every DraLister method is safe from any thread; HeldDevices is not synchronized
 // (its owner locks), the snapshots it hands out are immutable.
@@ -44,10 +47,30 @@ class HeldDevices {
 
  public:
   using Names = absl::flat_hash_set<std::string, Hash, Eq>;
+  // Every pool's names at once, as InPool gives them one by one; immutable.
+  class View {
+   public:
+    // nullptr when none of the pool's devices is held; the view keeps the names alive.
+    const std::shared_ptr<const Names>& InPool(std::string_view driver,
+                                               std::string_view pool) const;
+    // fn(driver, pool, names) for each pool with held devices.
+    template <typename Fn>
+    void ForEach(Fn&& fn) const {
+      for (const auto& [driver, pools] : by_driver_) {
+        for (const auto& [pool, names] : pools) fn(driver, pool, names);
+      }
+    }
+
+   private:
+    friend class HeldDevices;
+    Map<Map<std::shared_ptr<const Names>>> by_driver_;
+  };
   // Counts the allocation's devices as held by one more (+1) or one fewer (-1) allocation.
   void Count(const api::AllocationResult& allocation, int delta);
   // The names of the held devices of one pool; nullptr when none is held.
   std::shared_ptr<const Names> InPool(std::string_view driver, std::string_view pool) const;
+  // Every pool's, as the counts are now: made at the first call after a change, then shared.
+  std::shared_ptr<const View> Snapshot();
   bool empty() const { return by_driver_.empty(); }
 
  private:
@@ -57,6 +80,7 @@ class HeldDevices {
   };
   // By driver, then pool.
   Map<Map<Pool>> by_driver_;
+  std::shared_ptr<const View> view_;  // Until the next change.
 };
 
 class DraLister {
@@ -79,6 +103,8 @@ class DraLister {
   // when none is held.
   virtual std::shared_ptr<const HeldDevices::Names> AllocatedInPool(
       std::string_view driver, std::string_view pool) const = 0;
+  // Every pool's, as one snapshot: for a plugin that asks about many pools at once.
+  virtual std::shared_ptr<const HeldDevices::View> Allocated() const = 0;
 };
 
 }  // namespace ksched

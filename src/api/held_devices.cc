@@ -6,6 +6,7 @@
 namespace ksched {
 
 void HeldDevices::Count(const api::AllocationResult& allocation, int delta) {
+  if (!allocation.results.empty()) view_.reset();
   std::vector<std::pair<std::string_view, std::string_view>> changed;  // Driver and pool.
   for (const api::DeviceRequestAllocationResult& r : allocation.results) {
     if (r.admin_access) continue;
@@ -39,6 +40,29 @@ std::shared_ptr<const HeldDevices::Names> HeldDevices::InPool(std::string_view d
   if (d == by_driver_.end()) return nullptr;
   auto p = d->second.find(pool);
   return p == d->second.end() ? nullptr : p->second.names;
+}
+
+std::shared_ptr<const HeldDevices::View> HeldDevices::Snapshot() {
+  if (view_ == nullptr) {
+    auto view = std::make_shared<View>();
+    for (const auto& [driver, pools] : by_driver_) {
+      auto& out = view->by_driver_[driver];
+      out.reserve(pools.size());
+      for (const auto& [name, pool] : pools) out.emplace(name, pool.names);
+    }
+    view_ = std::move(view);
+  }
+  return view_;
+}
+
+const std::shared_ptr<const HeldDevices::Names>& HeldDevices::View::InPool(
+    std::string_view driver, std::string_view pool) const {
+  static const std::shared_ptr<const Names> kNone;
+  if (by_driver_.empty()) return kNone;
+  auto d = by_driver_.find(driver);
+  if (d == by_driver_.end()) return kNone;
+  auto p = d->second.find(pool);
+  return p == d->second.end() ? kNone : p->second;
 }
 
 }  // namespace ksched

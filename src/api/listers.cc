@@ -50,4 +50,9 @@ std::shared_ptr<const HeldDevices::Names> DraObjects::AllocatedInPool(std::strin
   return allocated_.InPool(driver, pool);
 }
 
+std::shared_ptr<const HeldDevices::View> DraObjects::Allocated() const {
+  absl::MutexLock lock(&allocated_mu_);
+  return allocated_.Snapshot();
+}
+
 }  // namespace ksched

@@ -203,6 +203,7 @@ class DraObjects final : public DraLister {
   uint64_t ClaimsGeneration() const override { return resource_claims.changes(); }
   std::shared_ptr<const HeldDevices::Names> AllocatedInPool(std::string_view driver,
                                                             std::string_view pool) const override;
+  std::shared_ptr<const HeldDevices::View> Allocated() const override;
   uint64_t DevicesGeneration() const override {
     return resource_slices.changes() + device_classes.changes();
   }
@@ -216,7 +217,7 @@ class DraObjects final : public DraLister {
   // The claims' allocated devices, kept in step with resource_claims.
   void ClaimChanged(const api::ResourceClaim* old, const api::ResourceClaim* now);
   mutable absl::Mutex allocated_mu_;
-  HeldDevices allocated_ ABSL_GUARDED_BY(allocated_mu_);
+  mutable HeldDevices allocated_ ABSL_GUARDED_BY(allocated_mu_);  // Its view made when asked.
 };
 
 // Every store a source keeps for the scheduler's plugins.

@@ -98,16 +98,25 @@ TEST(DraObjectsTest, APoolsAllocatedDevicesFollowTheClaims) {
   EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-1"), nullptr);
   dra.resource_claims.Set(claim("a", {"gpu-0", "gpu-1"}));
   dra.resource_claims.Set(claim("admin", {"gpu-2"}, /*admin=*/true));
-  std::shared_ptr<const HeldDevices::Names> before = dra.AllocatedInPool("gpu.example.com", "node-1");
+  std::shared_ptr<const HeldDevices::Names> before =
+      dra.AllocatedInPool("gpu.example.com", "node-1");
   ASSERT_NE(before, nullptr);
   EXPECT_EQ(*before, (HeldDevices::Names{"gpu-0", "gpu-1"}));
   EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-2"), nullptr);
   EXPECT_EQ(dra.AllocatedInPool("other.example.com", "node-1"), nullptr);
 
+  // Every pool at once: the same names, one view until a claim changes.
+  std::shared_ptr<const HeldDevices::View> view = dra.Allocated();
+  EXPECT_EQ(view->InPool("gpu.example.com", "node-1"), before);
+  EXPECT_EQ(view->InPool("gpu.example.com", "node-2"), nullptr);
+  EXPECT_EQ(dra.Allocated(), view);
+
   dra.resource_claims.Set(claim("a", {"gpu-1"}));  // Reallocated: gpu-0 is free.
   dra.resource_claims.Set(claim("b", {"gpu-1"}));  // Two claims on one device (admin-like).
   EXPECT_EQ(*dra.AllocatedInPool("gpu.example.com", "node-1"), (HeldDevices::Names{"gpu-1"}));
   EXPECT_EQ(*before, (HeldDevices::Names{"gpu-0", "gpu-1"}));
+  EXPECT_EQ(*dra.Allocated()->InPool("gpu.example.com", "node-1"), (HeldDevices::Names{"gpu-1"}));
+  EXPECT_EQ(view->InPool("gpu.example.com", "node-1"), before);  // An old view stays as it was.
   dra.resource_claims.Remove("default", "a");
   EXPECT_EQ(*dra.AllocatedInPool("gpu.example.com", "node-1"), (HeldDevices::Names{"gpu-1"}));
   dra.resource_claims.Remove("default", "b");

@@ -289,10 +289,10 @@ std::shared_ptr<const std::vector<Pool>> SliceIndex::PoolsFor(const api::Node& n
 }
 
 Allocator::Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
-                     PendingInPool pending, SelectorCache& selectors, SearchMemo* memo)
+                     HeldViews held, SelectorCache& selectors, SearchMemo* memo)
     : classes_(classes),
       slices_(std::move(slices)),
-      pending_(std::move(pending)),
+      held_(std::move(held)),
       selectors_(selectors),
       memo_(memo) {}
 
@@ -906,41 +906,50 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
   return out;
 }
 
+HeldInPool Allocator::HeldIn(const Pool& pool) const {
+  return {.allocated = held_.allocated ? held_.allocated->InPool(pool.driver, pool.name) : nullptr,
+          .pending = held_.pending ? held_.pending->InPool(pool.driver, pool.name) : nullptr};
+}
+
 absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
     const std::shared_ptr<const api::Node>& node,
-    const std::vector<const api::ResourceClaim*>& claims, bool explain, absl::Time deadline) const {
-  auto held_in = [&](const Pool& pool) {
-    return HeldInPool{.allocated = classes_.AllocatedInPool(pool.driver, pool.name),
-                      .pending = pending_(pool.driver, pool.name)};
-  };
+    const std::vector<const api::ResourceClaim*>& claims, bool explain,
+    absl::Duration timeout) const {
   const bool memo = memo_ != nullptr && !explain;
-  std::shared_ptr<const std::vector<Pool>> pools;
   if (memo) {
-    // The same node object and slices: the same pools, without asking the index.
-    std::shared_ptr<const SearchMemo::Entry> kept = memo_->Find(node->metadata.name);
-    if (kept && kept->node == node && kept->slices == slices_) {
-      const std::vector<Pool>& kept_pools = *kept->pools;
-      size_t p = 0;
-      while (p < kept_pools.size() && held_in(kept_pools[p]) == kept->held[p]) ++p;
-      if (p == kept_pools.size()) return kept->outcome;
-      pools = kept->pools;
+    if (const SearchMemo::Slot* kept = memo_->Find(node->metadata.name);
+        kept != nullptr && kept->node == node.get()) {
+      switch (kept->plain) {
+        case SearchMemo::Slot::Plain::kFits:
+          return Outcome{.fits = true, .memoized = true};  // Kept gives the choice.
+        case SearchMemo::Slot::Plain::kDoesNotFit:
+          return Outcome{.memoized = true};
+        case SearchMemo::Slot::Plain::kNo: {
+          Outcome out = kept->entry->outcome;
+          out.memoized = true;
+          return out;
+        }
+      }
     }
   }
-  if (pools == nullptr) pools = slices_->PoolsFor(*node);
+  std::shared_ptr<const std::vector<Pool>> pools = slices_->PoolsFor(*node);
   std::vector<HeldInPool> held;
   held.reserve(pools->size());
-  for (const Pool& pool : *pools) held.push_back(held_in(pool));
+  for (const Pool& pool : *pools) held.push_back(HeldIn(pool));
+  const absl::Time deadline =
+      timeout == absl::InfiniteDuration() ? absl::InfiniteFuture() : absl::Now() + timeout;
   Search search(*this, *node, claims, deadline, pools, held);
   absl::StatusOr<Outcome> out = search.Run(explain);
   if (memo && out.ok()) {
-    memo_->Keep(
-        std::make_shared<const SearchMemo::Entry>(SearchMemo::Entry{.node = node,
-                                                                    .slices = slices_,
-                                                                    .pools = std::move(pools),
-                                                                    .held = std::move(held),
-                                                                    .outcome = *out}));
+    memo_->Keep(std::make_shared<const SearchMemo::Entry>(SearchMemo::Entry{
+        .node = node, .slices = slices_, .pools = std::move(pools), .outcome = *out}));
   }
   return out;
+}
+
+std::shared_ptr<const Choice> Allocator::Kept(std::string_view node) const {
+  const SearchMemo::Slot* kept = memo_ != nullptr ? memo_->Find(node) : nullptr;
+  return kept != nullptr && kept->entry->outcome.fits ? kept->entry->outcome.choice : nullptr;
 }
 
 std::vector<api::AllocationResult> Allocator::Results(
@@ -953,31 +962,85 @@ std::vector<api::AllocationResult> Allocator::Results(
 
 // --- SearchMemo ------------------------------------------------------------------------------
 
+namespace {
+
+std::string PoolKey(std::string_view driver, std::string_view pool) {
+  std::string key;  // A driver's name has no '/'.
+  key.reserve(driver.size() + 1 + pool.size());
+  return key.append(driver).append("/").append(pool);
+}
+
+}  // namespace
+
 void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims,
-                       const std::shared_ptr<const SliceIndex>& slices) {
+                       const std::shared_ptr<const SliceIndex>& slices, const HeldViews& held) {
   absl::MutexLock lock(&mu_);
   const bool same = slices_ == slices.get() && specs_.size() == claims.size() &&
                     std::equal(specs_.begin(), specs_.end(), claims.begin(),
                                [](const auto& spec, const auto* c) { return spec == c->spec; });
-  if (same) return;
-  slices_ = slices.get();
-  specs_.clear();
-  for (const api::ResourceClaim* c : claims) specs_.push_back(c->spec);
-  by_node_.clear();
+  if (!same) {
+    slices_ = slices.get();
+    specs_.clear();
+    for (const api::ResourceClaim* c : claims) specs_.push_back(c->spec);
+    by_node_.clear();
+    by_pool_.clear();
+    kept_.clear();
+    held_ = held;
+    return;
+  }
+  // What was kept saw the last Begin's devices in use. The key is the name in the node the entry
+  // holds: an older entry goes with its key.
+  for (std::shared_ptr<const Entry>& entry : kept_) {
+    const std::string_view name = entry->node->metadata.name;
+    for (const Pool& pool : *entry->pools) by_pool_[PoolKey(pool.driver, pool.name)].emplace(name);
+    Slot slot{.node = entry->node.get(), .entry = std::move(entry)};
+    const Allocator::Outcome& out = slot.entry->outcome;
+    if (out.node_failure.empty() && out.why.empty()) {
+      slot.plain = out.fits ? Slot::Plain::kFits : Slot::Plain::kDoesNotFit;
+    }
+    by_node_.erase(name);
+    by_node_.emplace(name, std::move(slot));
+  }
+  kept_.clear();
+  ForgetChanged(held);
+  held_ = held;
 }
 
-std::shared_ptr<const SearchMemo::Entry> SearchMemo::Find(std::string_view node) const {
-  absl::ReaderMutexLock lock(&mu_);
+void SearchMemo::ForgetChanged(const HeldViews& now) {
+  absl::flat_hash_set<std::string> changed;  // "driver/pool"
+  auto compare = [&](const std::shared_ptr<const HeldDevices::View>& before,
+                     const std::shared_ptr<const HeldDevices::View>& after) {
+    if (before == after) return;
+    // A pool in one view only, or with other names in the other.
+    auto differs = [&](const std::shared_ptr<const HeldDevices::View>& other) {
+      return [&](std::string_view driver, std::string_view pool,
+                 const std::shared_ptr<const HeldDevices::Names>& names) {
+        if (other == nullptr || other->InPool(driver, pool) != names) {
+          changed.insert(PoolKey(driver, pool));
+        }
+      };
+    };
+    if (after != nullptr) after->ForEach(differs(before));
+    if (before != nullptr) before->ForEach(differs(after));
+  };
+  compare(held_.allocated, now.allocated);
+  compare(held_.pending, now.pending);
+  for (const std::string& key : changed) {
+    auto it = by_pool_.find(key);
+    if (it == by_pool_.end()) continue;
+    for (const std::string& node : it->second) by_node_.erase(node);
+    by_pool_.erase(it);
+  }
+}
+
+const SearchMemo::Slot* SearchMemo::Find(std::string_view node) const {
   auto it = by_node_.find(node);
-  return it == by_node_.end() ? nullptr : it->second;
+  return it == by_node_.end() ? nullptr : &it->second;
 }
 
 void SearchMemo::Keep(std::shared_ptr<const Entry> entry) {
   absl::MutexLock lock(&mu_);
-  // The key is the name in the node the entry holds: an older entry goes with its key.
-  const std::string_view name = entry->node->metadata.name;
-  by_node_.erase(name);
-  by_node_.emplace(name, std::move(entry));
+  kept_.push_back(std::move(entry));
 }
 
 }  // namespace ksched::plugins::dynamic_resources

@@ -5,7 +5,8 @@
 // name, slices by name, devices as listed), so that it picks the devices upstream picks.
 //
 //   auto slices = std::make_shared<const SliceIndex>(dra_lister.ListResourceSlices());
-//   Allocator allocator(dra_lister, slices, pending_in_pool, selectors, &memo);
+//   Allocator allocator(dra_lister, slices, {.allocated = dra_lister.Allocated(),
+//                                            .pending = tracker.Pending()}, selectors, &memo);
 //   absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(node_ptr, claims);
 //   if (!out.ok()) ...  // a broken claim or class: upstream's fatal error, word for word
 //   if (out->fits) {  // On the node the pod goes to:
@@ -23,7 +24,7 @@
 // (ksched/cel.h), once per expression and slice version (SelectorCache).
 //
 // Thread safety: Allocate may be called from several threads at once; SliceIndex and
-// SelectorCache are safe from any thread.
+// SelectorCache are safe from any thread; SearchMemo::Begin must not run with Allocate.
 #pragma once
 
 #include <functional>
@@ -35,6 +36,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -49,10 +51,12 @@ struct DeviceView {
   std::string_view driver, pool, device;
 };
 
-// The devices of a pool (by driver and pool) that allocations the DraLister's claims do not show
-// yet hold; nullptr when there are none.
-using PendingInPool = std::function<std::shared_ptr<const HeldDevices::Names>(
-    std::string_view driver, std::string_view pool)>;
+// The devices in use, as one search sees them: those the DraLister's claims' allocations hold
+// (DraLister::Allocated), and those allocations it does not show yet hold (Reserve made them and
+// PreBind has not written them, or the informer does not show them yet).
+struct HeldViews {
+  std::shared_ptr<const HeldDevices::View> allocated, pending;
+};
 
 // Compiled device selectors and their verdicts on each slice's devices.
 class SelectorCache {
@@ -129,22 +133,18 @@ struct HeldInPool {
   bool Contains(std::string_view device) const {
     return (allocated && allocated->contains(device)) || (pending && pending->contains(device));
   }
-  bool operator==(const HeldInPool& o) const {
-    return allocated == o.allocated && pending == o.pending;
-  }
 };
 
 class SearchMemo;
 
 class Allocator {
  public:
-  // In use: the devices `classes` says claims hold (DraLister::AllocatedInPool), and those
-  // `pending` says are (Reserve made them and PreBind has not written them, or the informer does
-  // not show them yet). With a memo (SearchMemo::Begin called for the same claims), a node whose
-  // pools and devices in use are as they were for the memo's last search there is not searched
-  // again.
-  Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
-            PendingInPool pending, SelectorCache& selectors, SearchMemo* memo = nullptr);
+  // In use: the devices of `held`, as they were when it was taken (upstream's PreFilter takes
+  // its snapshot of the allocated devices too). With a memo (SearchMemo::Begin called for the
+  // same claims), a node whose pools and devices in use are as they were for the memo's last
+  // search there is not searched again.
+  Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices, HeldViews held,
+            SelectorCache& selectors, SearchMemo* memo = nullptr);
 
   struct Outcome {
     bool fits = false;
@@ -156,15 +156,17 @@ class Allocator {
     // match it and are free, and what keeps the others ("claim default/gpu, request gpu: 2
     // wanted, 1 of the node's 4 devices matches and is free (2 in use, 1 does not match)").
     std::string why;
+    // The memo had it: Kept gives its choice back until the memo's next Begin.
+    bool memoized = false;
   };
   // The allocations of `claims` (all unallocated) for `node`. Errors: InvalidArgument, a broken
   // claim or class (upstream's fatal errors: the pod's attempt ends in an error);
   // FailedPrecondition, a selector to evaluate and no CEL library; DeadlineExceeded, the search
-  // went on past `deadline`.
+  // went on for longer than `timeout`.
   absl::StatusOr<Outcome> Allocate(const std::shared_ptr<const api::Node>& node,
                                    const std::vector<const api::ResourceClaim*>& claims,
                                    bool explain = false,
-                                   absl::Time deadline = absl::InfiniteFuture()) const;
+                                   absl::Duration timeout = absl::InfiniteDuration()) const;
 
   // The allocations of `claims` (those the choice was made for, or claims of the same specs), one
   // per claim, in order, on the node `node`: the devices, the classes' and the claims' configs,
@@ -173,26 +175,42 @@ class Allocator {
       const Choice& choice, const std::vector<const api::ResourceClaim*>& claims,
       std::string_view node);
 
+  // The choice of a memoized outcome (Outcome::memoized) on the node `node` that fits; nullptr
+  // when there is none.
+  std::shared_ptr<const Choice> Kept(std::string_view node) const;
+
  private:
   friend class Search;
+  // The devices of `pool` in use.
+  HeldInPool HeldIn(const Pool& pool) const;
+
   const DraLister& classes_;
   std::shared_ptr<const SliceIndex> slices_;
-  PendingInPool pending_;
+  HeldViews held_;
   SelectorCache& selectors_;
   SearchMemo* memo_;
 };
 
 // What searches found on each node for claims of one list of specs, each kept while the node's
 // pools and their devices in use are those the search saw: the same Node object and SliceIndex,
-// and the same HeldInPool snapshots. Pods made from one template ask the same of every node, and
-// between two of them only the nodes where devices were taken or freed changed. Errors, timeouts
-// and explained searches are not kept.
+// and the same devices in use in each pool. Pods made from one template ask the same of every
+// node, and between two of them only the nodes where devices were taken or freed changed. Errors,
+// timeouts and explained searches are not kept.
+//
+// A pod's Filter asks it for every node from several threads at once, so a node's entry is told
+// valid or not without reading the entry, nor taking a lock: each Begin drops the entries of the
+// nodes whose pools' devices in use changed since the last one (few: a view of every pool's is
+// compared with the last), and what searches keep during one pod's cycle joins the rest at the
+// next pod's Begin. Begin must not run while Allocate does (it runs at PreFilter, on the
+// scheduling thread), and the pod's Allocator must see the slices and devices in use Begin was
+// given.
 class SearchMemo {
  public:
-  // For the claims of the next pod, searched in `slices`: what was kept for claims of other specs,
-  // or for other slices (which no node could use again, and which it would keep alive), goes.
+  // For the claims of the next pod, searched in `slices` with the devices in use `held`: what was
+  // kept for claims of other specs, or for other slices (which no node could use again, and which
+  // it would keep alive), goes, and so does what was kept where devices in use changed.
   void Begin(const std::vector<const api::ResourceClaim*>& claims,
-             const std::shared_ptr<const SliceIndex>& slices);
+             const std::shared_ptr<const SliceIndex>& slices, const HeldViews& held);
 
  private:
   friend class Allocator;
@@ -200,17 +218,31 @@ class SearchMemo {
     std::shared_ptr<const api::Node> node;
     std::shared_ptr<const SliceIndex> slices;
     std::shared_ptr<const std::vector<Pool>> pools;
-    std::vector<HeldInPool> held;
     Allocator::Outcome outcome;
   };
-  std::shared_ptr<const Entry> Find(std::string_view node) const;
+  // What Filter needs of an entry, without reading it: its node, and whether it fits (kFits) or
+  // does not with nothing to say (kDoesNotFit, "cannot allocate all claims").
+  struct Slot {
+    enum class Plain : uint8_t { kNo, kFits, kDoesNotFit };
+    const api::Node* node = nullptr;
+    Plain plain = Plain::kNo;
+    std::shared_ptr<const Entry> entry;
+  };
+  // The slot of `node` as of the last Begin, alive until the next; nullptr when none.
+  const Slot* Find(std::string_view node) const;
   void Keep(std::shared_ptr<const Entry> entry);
+  // Drops the entries of the nodes that read a pool whose devices in use differ in `now`.
+  void ForgetChanged(const HeldViews& now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
-  mutable absl::Mutex mu_;
+  absl::Mutex mu_;
   std::vector<api::ResourceClaimSpec> specs_ ABSL_GUARDED_BY(mu_);
   const SliceIndex* slices_ ABSL_GUARDED_BY(mu_) = nullptr;  // Only compared.
-  // By the name of the node the entry holds.
-  absl::flat_hash_map<std::string_view, std::shared_ptr<const Entry>> by_node_ ABSL_GUARDED_BY(mu_);
+  HeldViews held_ ABSL_GUARDED_BY(mu_);                      // The last Begin's.
+  // By the name of the node the entry holds; changed only by Begin, read by Find without a lock.
+  absl::flat_hash_map<std::string_view, Slot> by_node_;
+  // The nodes whose entries read a pool, by "driver/pool".
+  absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> by_pool_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<const Entry>> kept_ ABSL_GUARDED_BY(mu_);  // Since the last Begin.
 };
 
 // Whether a device toleration tolerates a device taint (upstream's resourceclaim.ToleratesTaint).

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "src/api/listers.h"
@@ -37,11 +39,8 @@ class AllocatorTest : public ::testing::Test {
                          .device = std::move(device)});
     pending_.Count(a, +1);
   }
-  PendingInPool Pending() {
-    return [this](std::string_view driver, std::string_view pool) {
-      return pending_.InPool(driver, pool);
-    };
-  }
+  // The devices in use now, as a pod's PreFilter takes them.
+  HeldViews Held() { return {.allocated = dra_.Allocated(), .pending = pending_.Snapshot()}; }
   // What Allocate found, with the allocations made of its choice.
   struct Found {
     bool fits = false;
@@ -52,7 +51,7 @@ class AllocatorTest : public ::testing::Test {
   absl::StatusOr<Found> Allocate(const std::vector<api::ResourceClaim>& claims,
                                  std::string node = "n1", api::StringMap labels = {},
                                  bool explain = false) {
-    Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Pending(),
+    Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Held(),
                         selectors_);
     auto n = std::make_shared<api::Node>(ksched::testing::MakeNode().Name(node).Obj());
     n->metadata.labels = std::move(labels);
@@ -140,8 +139,24 @@ TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpec
            devices: [{name: g0}, {name: g1}]})"));
   SearchMemo memo;
   auto slices = std::make_shared<const SliceIndex>(dra_.ListResourceSlices());
-  Allocator allocator(dra_, slices, Pending(), selectors_, &memo);
   const auto n = std::make_shared<const api::Node>(ksched::testing::MakeNode().Name("n1").Obj());
+  // One pod's cycle: Begin, then an allocator with the devices in use now.
+  // A memoized outcome's choice comes from Kept, as Reserve gets it.
+  auto with_choice = [&](const Allocator& allocator,
+                         const std::vector<const api::ResourceClaim*>& claims,
+                         bool explain = false) {
+    absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(n, claims, explain);
+    if (out.ok() && out->memoized && out->fits) {
+      EXPECT_EQ(out->choice, nullptr);
+      out->choice = allocator.Kept("n1");
+    }
+    return out;
+  };
+  auto allocate = [&](const std::vector<const api::ResourceClaim*>& claims, bool explain = false) {
+    const HeldViews held = Held();
+    memo.Begin(claims, slices, held);
+    return with_choice(Allocator(dra_, slices, held, selectors_, &memo), claims, explain);
+  };
   auto devices = [&](const Allocator::Outcome& out, const api::ResourceClaim& claim) {
     std::vector<std::string> names;
     for (const auto& a : Allocator::Results(*out.choice, {&claim}, "n1")) {
@@ -150,23 +165,29 @@ TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpec
     return names;
   };
   api::ResourceClaim first = GpuClaim(1);
-  memo.Begin({&first}, slices);
-  absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(n, {&first});
+  absl::StatusOr<Allocator::Outcome> out = allocate({&first});
   ASSERT_TRUE(out.ok() && out->fits);
+  EXPECT_FALSE(out->memoized);
   const std::shared_ptr<const Choice> kept = out->choice;
   EXPECT_THAT(devices(*out, first), ::testing::ElementsAre("g0"));
 
   api::ResourceClaim next = GpuClaim(1);
   next.metadata.name = "next";
-  memo.Begin({&next}, slices);
-  out = allocator.Allocate(n, {&next});
+  out = allocate({&next});
   ASSERT_TRUE(out.ok() && out->fits);
+  EXPECT_TRUE(out->memoized);
   EXPECT_EQ(out->choice, kept);  // Not searched again.
   EXPECT_THAT(devices(*out, next), ::testing::ElementsAre("g0"));
 
+  const HeldViews before = Held();
   Hold("gpu.example.com", "n1", "g0");  // The first pod's, in flight.
-  out = allocator.Allocate(n, {&next});
+  // An allocator made before sees the devices in use as they were.
+  out = with_choice(Allocator(dra_, slices, before, selectors_, &memo), {&next});
   ASSERT_TRUE(out.ok() && out->fits);
+  EXPECT_THAT(devices(*out, next), ::testing::ElementsAre("g0"));
+  out = allocate({&next});
+  ASSERT_TRUE(out.ok() && out->fits);
+  EXPECT_FALSE(out->memoized);
   EXPECT_THAT(devices(*out, next), ::testing::ElementsAre("g1"));
 
   api::ResourceClaim holder = GpuClaim(1);
@@ -174,12 +195,12 @@ TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpec
   holder.allocation.emplace().results.push_back(
       {.request = "gpu", .driver = "gpu.example.com", .pool = "n1", .device = "g1"});
   dra_.resource_claims.Set(std::make_shared<const api::ResourceClaim>(holder));
-  out = allocator.Allocate(n, {&next});
+  out = allocate({&next});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->fits);
 
   // Explaining searches again, and says why.
-  out = allocator.Allocate(n, {&next}, /*explain=*/true);
+  out = allocate({&next}, /*explain=*/true);
   ASSERT_TRUE(out.ok());
   EXPECT_THAT(out->why, ::testing::HasSubstr("0 of the node's 2 devices match and are free"));
 
@@ -187,10 +208,55 @@ TEST_F(AllocatorTest, ANodeIsSearchedAgainOnlyWhenItsDevicesInUseOrTheClaimsSpec
   api::ResourceClaim pair = GpuClaim(2);
   pending_ = HeldDevices();
   dra_.resource_claims.Remove("default", "holder");
-  memo.Begin({&pair}, slices);
-  out = allocator.Allocate(n, {&pair});
+  out = allocate({&pair});
   ASSERT_TRUE(out.ok() && out->fits);
   EXPECT_THAT(devices(*out, pair), ::testing::ElementsAre("g0", "g1"));
+}
+
+// Devices taken on one node are searched for again there only: the other nodes' memos stay, and
+// a pod's allocator sees the devices in use as they were at its Begin.
+TEST_F(AllocatorTest, DevicesTakenOnOneNodeLeaveTheOtherNodesMemosAsTheyWere) {
+  Add(Class("metadata: {name: gpu}"));
+  for (const char* node : {"n1", "n2"}) {
+    Add(Slice(fmt::format(R"(
+      metadata: {{name: {0}}}
+      spec: {{driver: gpu.example.com, nodeName: {0}, pool: {{name: {0}, resourceSliceCount: 1}},
+             devices: [{{name: g0}}, {{name: g1}}]}})",
+                          node)));
+  }
+  SearchMemo memo;
+  auto slices = std::make_shared<const SliceIndex>(dra_.ListResourceSlices());
+  std::map<std::string, std::shared_ptr<const api::Node>> nodes;
+  for (const char* name : {"n1", "n2"}) {
+    nodes[name] = std::make_shared<const api::Node>(ksched::testing::MakeNode().Name(name).Obj());
+  }
+  api::ResourceClaim claim = GpuClaim(1);
+  // One pod's cycle over both nodes: whether each was memoized, and whether it fits.
+  auto cycle = [&] {
+    const HeldViews held = Held();
+    memo.Begin({&claim}, slices, held);
+    Allocator allocator(dra_, slices, held, selectors_, &memo);
+    std::vector<std::string> seen;
+    for (const auto& [name, node] : nodes) {
+      absl::StatusOr<Allocator::Outcome> out = allocator.Allocate(node, {&claim});
+      EXPECT_TRUE(out.ok()) << out.status();
+      seen.push_back(fmt::format("{} {} {}", name, out->memoized ? "kept" : "searched",
+                                 out->fits ? "fits" : "full"));
+    }
+    return seen;
+  };
+  EXPECT_THAT(cycle(), ::testing::ElementsAre("n1 searched fits", "n2 searched fits"));
+  EXPECT_THAT(cycle(), ::testing::ElementsAre("n1 kept fits", "n2 kept fits"));
+  Hold("gpu.example.com", "n1", "g0");
+  EXPECT_THAT(cycle(), ::testing::ElementsAre("n1 searched fits", "n2 kept fits"));
+  Hold("gpu.example.com", "n1", "g1");
+  EXPECT_THAT(cycle(), ::testing::ElementsAre("n1 searched full", "n2 kept fits"));
+  EXPECT_THAT(cycle(), ::testing::ElementsAre("n1 kept full", "n2 kept fits"));
+  pending_ = HeldDevices();  // Freed.
+  EXPECT_THAT(cycle(), ::testing::ElementsAre("n1 searched fits", "n2 kept fits"));
+  // A node object updated (its labels, say): searched again.
+  nodes["n2"] = std::make_shared<const api::Node>(ksched::testing::MakeNode().Name("n2").Obj());
+  EXPECT_THAT(cycle(), ::testing::ElementsAre("n1 kept fits", "n2 searched fits"));
 }
 
 TEST_F(AllocatorTest, TwoClaimsNeverShareADevice) {
@@ -363,11 +429,11 @@ TEST_F(AllocatorTest, ASearchPastItsDeadlineStops) {
       devices:
         requests: [{name: gpu, exactly: {deviceClassName: gpu, count: 2}}]
         constraints: [{matchAttribute: gpu.example.com/numa}])");
-  Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Pending(),
+  Allocator allocator(dra_, std::make_shared<SliceIndex>(dra_.ListResourceSlices()), Held(),
                       selectors_);
   const auto n = std::make_shared<const api::Node>(ksched::testing::MakeNode().Name("n1").Obj());
   absl::StatusOr<Allocator::Outcome> out =
-      allocator.Allocate(n, {&pair}, /*explain=*/false, absl::InfinitePast());
+      allocator.Allocate(n, {&pair}, /*explain=*/false, absl::ZeroDuration());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded);
   EXPECT_EQ(out.status().message(), "timed out trying to allocate devices");
   out = allocator.Allocate(n, {&pair});  // No deadline: the whole search, and no pair.

@@ -35,7 +35,8 @@ struct State final : StateData {
   mutable absl::Mutex mu;
   mutable std::set<size_t> unavailable ABSL_GUARDED_BY(mu);  // Claims not available somewhere.
   // What Filter chose on each node for the claims to allocate, by the name of the node it holds
-  // (no copy of the name per node and pod).
+  // (no copy of the name per node and pod), where the allocator's memo does not hold it
+  // (ChoiceOn).
   struct OnNode {
     std::shared_ptr<const api::Node> node;
     std::shared_ptr<const Choice> choice;
@@ -54,6 +55,14 @@ struct State final : StateData {
     by_node = o.by_node;
   }
   std::unique_ptr<StateData> Clone() const override { return std::make_unique<State>(*this); }
+  // What Filter chose on `node`; nullptr when it chose nothing there.
+  std::shared_ptr<const Choice> ChoiceOn(std::string_view node) const {
+    {
+      absl::MutexLock lock(&mu);
+      if (auto it = by_node.find(node); it != by_node.end()) return it->second.choice;
+    }
+    return allocator ? allocator->Kept(node) : nullptr;
+  }
   bool ToAllocate(size_t i) const { return !claims[i]->allocation; }
   // The claims to allocate, in order.
   std::vector<const api::ResourceClaim*> ToAllocate() const {
@@ -150,6 +159,11 @@ std::shared_ptr<const HeldDevices::Names> ClaimTracker::PendingInPool(std::strin
                                                                       std::string_view pool) const {
   absl::ReaderMutexLock lock(&mu_);
   return pending_.InPool(driver, pool);
+}
+
+std::shared_ptr<const HeldDevices::View> ClaimTracker::Pending() const {
+  absl::MutexLock lock(&mu_);
+  return pending_.Snapshot();
 }
 
 void ClaimTracker::CatchUp() {
@@ -318,13 +332,10 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   if (to_allocate) {
     tracker_.CatchUp();
     std::shared_ptr<const SliceIndex> slices = Slices();
-    memo_.Begin(s->ToAllocate(), slices);
-    s->allocator = std::make_shared<const Allocator>(
-        dra, std::move(slices),
-        [this](std::string_view driver, std::string_view pool) {
-          return tracker_.PendingInPool(driver, pool);
-        },
-        selectors_, &memo_);
+    HeldViews held{.allocated = dra.Allocated(), .pending = tracker_.Pending()};
+    memo_.Begin(s->ToAllocate(), slices, held);
+    s->allocator = std::make_shared<const Allocator>(dra, std::move(slices), std::move(held),
+                                                     selectors_, &memo_);
   }
   return Status();
 }
@@ -341,11 +352,10 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
   }
   std::shared_ptr<const Choice> choice;
   if (s->allocator) {
-    const absl::Time deadline = args_.filter_timeout > absl::ZeroDuration()
-                                    ? absl::Now() + args_.filter_timeout
-                                    : absl::InfiniteFuture();
-    absl::StatusOr<Allocator::Outcome> out =
-        s->allocator->Allocate(info.node_ptr(), s->ToAllocate(), state.explain(), deadline);
+    absl::StatusOr<Allocator::Outcome> out = s->allocator->Allocate(
+        info.node_ptr(), s->ToAllocate(), state.explain(),
+        args_.filter_timeout > absl::ZeroDuration() ? args_.filter_timeout
+                                                    : absl::InfiniteDuration());
     if (!out.ok()) {
       std::string message(AsStd(out.status().message()));
       if (out.status().code() == absl::StatusCode::kDeadlineExceeded) {
@@ -365,14 +375,16 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
       if (out->why.empty()) return cannot_allocate_;  // Shared, not made per node.
       return Status(cannot_allocate_).WithExplanation(std::move(out->why));
     }
-    choice = std::move(out->choice);
+    // The memo's choice needs no copy here: Score and Reserve ask the allocator for it.
+    if (!out->memoized) choice = std::move(out->choice);
   }
+  if (unavailable.empty() && choice == nullptr) return Status();
   absl::MutexLock lock(&s->mu);
   if (!unavailable.empty()) {
     s->unavailable.insert(unavailable.begin(), unavailable.end());
     return Status::UnschedulableAndUnresolvable("resourceclaim not available on the node");
   }
-  if (s->allocator) {
+  if (choice != nullptr) {
     // The key is the name in the node the entry holds: an older entry goes with its key.
     s->by_node.erase(node.metadata.name);
     s->by_node.emplace(node.metadata.name,
@@ -412,13 +424,8 @@ Status DynamicResources::Score(const CycleState& state, const api::Pod&, const N
   *score = 0;
   const State* s = state.Read(kStateKey);
   if (s == nullptr || s->claims.empty() || !s->scored) return Status();
-  std::shared_ptr<const Choice> choice;
-  {
-    absl::MutexLock lock(&s->mu);
-    auto it = s->by_node.find(info.node()->metadata.name);
-    if (it == s->by_node.end()) return Status();
-    choice = it->second.choice;
-  }
+  std::shared_ptr<const Choice> choice = s->ChoiceOn(info.node()->metadata.name);
+  if (choice == nullptr) return Status();
   // Per firstAvailable request whose n-th alternative got devices: 8 - n.
   size_t next = 0;
   for (const auto& claim : s->claims) {
@@ -460,13 +467,8 @@ Status DynamicResources::NormalizeScore(const CycleState&, const api::Pod&, Node
 Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string_view node) {
   State* s = state.ReadMutable(kStateKey);
   if (s == nullptr || s->claims.empty() || !s->allocator) return Status();
-  std::shared_ptr<const Choice> choice;
-  {
-    absl::MutexLock lock(&s->mu);
-    auto it = s->by_node.find(node);
-    if (it == s->by_node.end()) return Status::Error("claim allocation not found for node");
-    choice = it->second.choice;
-  }
+  std::shared_ptr<const Choice> choice = s->ChoiceOn(node);
+  if (choice == nullptr) return Status::Error("claim allocation not found for node");
   const std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
   const size_t wanted = to_allocate.size();
   if (choice->devices.size() != wanted) {

@@ -51,6 +51,8 @@ class ClaimTracker {
   // has not brought yet. nullptr when there are none.
   std::shared_ptr<const HeldDevices::Names> PendingInPool(std::string_view driver,
                                                           std::string_view pool) const;
+  // Every pool's, as one snapshot.
+  std::shared_ptr<const HeldDevices::View> Pending() const;
   // Forgets what PreBind wrote that the informer has brought since (at most once per change of
   // the claims).
   void CatchUp();
@@ -80,8 +82,9 @@ class ClaimTracker {
   std::map<std::string, WrittenClaim, std::less<>> written_ ABSL_GUARDED_BY(mu_);  // ns/name
   std::map<std::string, std::shared_ptr<const api::ResourceClaim>, std::less<>> in_flight_
       ABSL_GUARDED_BY(mu_);  // By uid.
-  // The devices of in_flight_ and written_, kept with every change of those.
-  HeldDevices pending_ ABSL_GUARDED_BY(mu_);
+  // The devices of in_flight_ and written_, kept with every change of those (its view made when
+  // asked).
+  mutable HeldDevices pending_ ABSL_GUARDED_BY(mu_);
   uint64_t caught_up_ ABSL_GUARDED_BY(mu_) = 0;  // The claims' generation CatchUp last saw.
 };
 
