@@ -7,6 +7,7 @@
 #include "fmt/format.h"
 #include "ksched/strings.h"
 #include "src/base/log.h"
+#include "src/client/collections.h"
 
 namespace ksched::client {
 namespace {
@@ -82,12 +83,13 @@ ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s, Object
               }};
 }
 
-// A reflector of `path` that keeps `store`, one of the sink's listers.
+// A reflector of T's collection that keeps `store`, one of the sink's listers; `optional`: a
+// server that does not serve it is not waited for.
 template <typename T>
-Reflector<T> ListerReflector(HttpClient& http, ReflectorOptions options, std::string kind,
-                             ClusterEventSink& s, ObjectStore<T>& store, Tell<T> tell = nullptr) {
-  return Reflector<T>(http, std::move(options), StoreHandlers(std::move(kind), s, store, tell),
-                      &store);
+Reflector<T> ListerReflector(HttpClient& http, bool optional, std::string kind, ClusterEventSink& s,
+                             ObjectStore<T>& store, Tell<T> tell = nullptr) {
+  return Reflector<T>(http, {.path = std::string(kCollection<T>), .optional = optional},
+                      StoreHandlers(std::move(kind), s, store, tell), &store);
 }
 
 }  // namespace
@@ -96,7 +98,7 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
     : sink_(s),
       writer_(writer),
       nodes_(
-          http, {.path = "/api/v1/nodes"},
+          http, {.path = std::string(kCollection<api::Node>)},
           {.on_add = [&s](const std::shared_ptr<const api::Node>& n) { s.OnNodeAdd(n); },
            .on_update = [&s](const std::shared_ptr<const api::Node>& o,
                              const std::shared_ptr<const api::Node>& n) { s.OnNodeUpdate(o, n); },
@@ -108,8 +110,8 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
                }}),
       pods_(
           http,
-          {.path = "/api/v1/pods",
-           .field_selector = "status.phase!=Succeeded,status.phase!=Failed"},
+          {.path = std::string(kCollection<api::Pod>),
+           .field_selector = std::string(kUnfinishedPods)},
           {.on_add = [&s](std::shared_ptr<const api::Pod> p) { s.OnPodAdd(std::move(p)); },
            .on_update = [&s](const std::shared_ptr<const api::Pod>& o,
                              std::shared_ptr<const api::Pod> p) { s.OnPodUpdate(o, std::move(p)); },
@@ -125,55 +127,48 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
                        fmt::format("failed to decode pod: {}", AsStd(st.message())));
                  }
                }}),
-      namespaces_(ListerReflector(http, {.path = "/api/v1/namespaces"}, "namespace", s,
-                                  s.listers().namespaces)),
-      priority_classes_(ListerReflector(
-          http, {.path = "/apis/scheduling.k8s.io/v1/priorityclasses", .optional = true},
-          "priorityClass", s, s.listers().priority_classes)),
-      services_(
-          ListerReflector(http, {.path = "/api/v1/services"}, "service", s, s.listers().services)),
-      replication_controllers_(ListerReflector(http, {.path = "/api/v1/replicationcontrollers"},
-                                               "replicationController", s,
+      namespaces_(
+          ListerReflector(http, /*optional=*/false, "namespace", s, s.listers().namespaces)),
+      priority_classes_(ListerReflector(http, /*optional=*/true, "priorityClass", s,
+                                        s.listers().priority_classes)),
+      services_(ListerReflector(http, /*optional=*/false, "service", s, s.listers().services)),
+      replication_controllers_(ListerReflector(http, /*optional=*/false, "replicationController", s,
                                                s.listers().replication_controllers)),
-      replica_sets_(ListerReflector(http, {.path = "/apis/apps/v1/replicasets"}, "replicaSet", s,
-                                    s.listers().replica_sets)),
-      stateful_sets_(ListerReflector(http, {.path = "/apis/apps/v1/statefulsets"}, "statefulSet", s,
-                                     s.listers().stateful_sets)),
-      pod_disruption_budgets_(
-          ListerReflector(http, {.path = "/apis/policy/v1/poddisruptionbudgets"},
-                          "podDisruptionBudget", s, s.listers().pod_disruption_budgets)),
-      pvs_(ListerReflector(http, {.path = "/api/v1/persistentvolumes"}, "persistentVolume", s,
-                           s.listers().storage.pvs, &ClusterEventSink::OnPersistentVolumeChange)),
-      pvcs_(ListerReflector(http, {.path = "/api/v1/persistentvolumeclaims"},
-                            "persistentVolumeClaim", s, s.listers().storage.pvcs,
+      replica_sets_(
+          ListerReflector(http, /*optional=*/false, "replicaSet", s, s.listers().replica_sets)),
+      stateful_sets_(
+          ListerReflector(http, /*optional=*/false, "statefulSet", s, s.listers().stateful_sets)),
+      pod_disruption_budgets_(ListerReflector(http, /*optional=*/false, "podDisruptionBudget", s,
+                                              s.listers().pod_disruption_budgets)),
+      pvs_(ListerReflector(http, /*optional=*/false, "persistentVolume", s, s.listers().storage.pvs,
+                           &ClusterEventSink::OnPersistentVolumeChange)),
+      pvcs_(ListerReflector(http, /*optional=*/false, "persistentVolumeClaim", s,
+                            s.listers().storage.pvcs,
                             &ClusterEventSink::OnPersistentVolumeClaimChange)),
-      storage_classes_(ListerReflector(http, {.path = "/apis/storage.k8s.io/v1/storageclasses"},
-                                       "storageClass", s, s.listers().storage.storage_classes,
+      storage_classes_(ListerReflector(http, /*optional=*/false, "storageClass", s,
+                                       s.listers().storage.storage_classes,
                                        &ClusterEventSink::OnStorageClassChange)),
-      csi_nodes_(ListerReflector(http, {.path = "/apis/storage.k8s.io/v1/csinodes"}, "csiNode", s,
+      csi_nodes_(ListerReflector(http, /*optional=*/false, "csiNode", s,
                                  s.listers().storage.csi_nodes,
                                  &ClusterEventSink::OnCSINodeChange)),
-      csi_drivers_(ListerReflector(http, {.path = "/apis/storage.k8s.io/v1/csidrivers"},
-                                   "csiDriver", s, s.listers().storage.csi_drivers,
+      csi_drivers_(ListerReflector(http, /*optional=*/false, "csiDriver", s,
+                                   s.listers().storage.csi_drivers,
                                    &ClusterEventSink::OnCSIDriverChange)),
-      csi_storage_capacities_(
-          ListerReflector(http, {.path = "/apis/storage.k8s.io/v1/csistoragecapacities"},
-                          "csiStorageCapacity", s, s.listers().storage.csi_storage_capacities,
-                          &ClusterEventSink::OnCSIStorageCapacityChange)),
-      volume_attachments_(ListerReflector(
-          http, {.path = "/apis/storage.k8s.io/v1/volumeattachments"}, "volumeAttachment", s,
-          s.listers().storage.volume_attachments, &ClusterEventSink::OnVolumeAttachmentChange)),
-      device_classes_(ListerReflector(
-          http, {.path = "/apis/resource.k8s.io/v1/deviceclasses", .optional = true}, "deviceClass",
-          s, s.listers().dra.device_classes, &ClusterEventSink::OnDeviceClassChange)),
-      resource_slices_(ListerReflector(
-          http, {.path = "/apis/resource.k8s.io/v1/resourceslices", .optional = true},
-          "resourceSlice", s, s.listers().dra.resource_slices,
-          &ClusterEventSink::OnResourceSliceChange)),
-      resource_claims_(ListerReflector(
-          http, {.path = "/apis/resource.k8s.io/v1/resourceclaims", .optional = true},
-          "resourceClaim", s, s.listers().dra.resource_claims,
-          &ClusterEventSink::OnResourceClaimChange)) {}
+      csi_storage_capacities_(ListerReflector(http, /*optional=*/false, "csiStorageCapacity", s,
+                                              s.listers().storage.csi_storage_capacities,
+                                              &ClusterEventSink::OnCSIStorageCapacityChange)),
+      volume_attachments_(ListerReflector(http, /*optional=*/false, "volumeAttachment", s,
+                                          s.listers().storage.volume_attachments,
+                                          &ClusterEventSink::OnVolumeAttachmentChange)),
+      device_classes_(ListerReflector(http, /*optional=*/true, "deviceClass", s,
+                                      s.listers().dra.device_classes,
+                                      &ClusterEventSink::OnDeviceClassChange)),
+      resource_slices_(ListerReflector(http, /*optional=*/true, "resourceSlice", s,
+                                       s.listers().dra.resource_slices,
+                                       &ClusterEventSink::OnResourceSliceChange)),
+      resource_claims_(ListerReflector(http, /*optional=*/true, "resourceClaim", s,
+                                       s.listers().dra.resource_claims,
+                                       &ClusterEventSink::OnResourceClaimChange)) {}
 
 void ApiSource::Start() {
   std::apply([](auto&... r) { (r.Start(), ...); }, Reflectors());

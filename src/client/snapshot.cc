@@ -2,19 +2,21 @@
 
 #include "fmt/format.h"
 #include "ksched/strings.h"
+#include "src/client/collections.h"
 #include "src/client/list.h"
 
 namespace ksched::client {
 namespace {
 
-// Lists `path` (a whole list in one answer, as the informers list) and appends its objects of
-// type T. Objects that do not decode are left out with a warning. A list the server does not
-// serve or forbids is a warning too, unless `required`.
+// Lists the objects of type T (a whole list in one answer, as the informers list) and appends
+// them. Objects that do not decode are left out with a warning. A list the server does not serve
+// or forbids is a warning too, unless `required`.
 template <typename T>
-absl::Status ListInto(HttpClient& http, const std::string& path, const std::string& field_selector,
-                      bool required, Snapshot* out) {
+absl::Status ListInto(HttpClient& http, Snapshot* out, bool required = false,
+                      std::string_view field_selector = "") {
+  const std::string path(kCollection<T>);
   std::string query = path;
-  if (!field_selector.empty()) query += "?fieldSelector=" + Escape(field_selector);
+  if (!field_selector.empty()) query += "?fieldSelector=" + Escape(std::string(field_selector));
   HttpResponse r = http.Call({.path = query, .timeout = absl::Minutes(5)});
   if (!r.ok()) {
     absl::Status st = r.ToStatus();
@@ -50,32 +52,26 @@ absl::Status ListInto(HttpClient& http, const std::string& path, const std::stri
 absl::StatusOr<Snapshot> TakeSnapshot(HttpClient& http) {
   Snapshot s;
   const absl::Status statuses[] = {
-      ListInto<api::Namespace>(http, "/api/v1/namespaces", "", false, &s),
-      ListInto<api::PriorityClass>(http, "/apis/scheduling.k8s.io/v1/priorityclasses", "", false,
-                                   &s),
-      ListInto<api::Service>(http, "/api/v1/services", "", false, &s),
-      ListInto<api::ReplicationController>(http, "/api/v1/replicationcontrollers", "", false, &s),
-      ListInto<api::ReplicaSet>(http, "/apis/apps/v1/replicasets", "", false, &s),
-      ListInto<api::StatefulSet>(http, "/apis/apps/v1/statefulsets", "", false, &s),
-      ListInto<api::PodDisruptionBudget>(http, "/apis/policy/v1/poddisruptionbudgets", "", false,
-                                         &s),
-      ListInto<api::StorageClass>(http, "/apis/storage.k8s.io/v1/storageclasses", "", false, &s),
-      ListInto<api::PersistentVolume>(http, "/api/v1/persistentvolumes", "", false, &s),
-      ListInto<api::PersistentVolumeClaim>(http, "/api/v1/persistentvolumeclaims", "", false, &s),
-      ListInto<api::CSINode>(http, "/apis/storage.k8s.io/v1/csinodes", "", false, &s),
-      ListInto<api::CSIDriver>(http, "/apis/storage.k8s.io/v1/csidrivers", "", false, &s),
-      ListInto<api::CSIStorageCapacity>(http, "/apis/storage.k8s.io/v1/csistoragecapacities", "",
-                                        false, &s),
-      ListInto<api::VolumeAttachment>(http, "/apis/storage.k8s.io/v1/volumeattachments", "", false,
-                                      &s),
-      ListInto<api::DeviceClass>(http, "/apis/resource.k8s.io/v1/deviceclasses", "", false, &s),
-      ListInto<api::ResourceSlice>(http, "/apis/resource.k8s.io/v1/resourceslices", "", false, &s),
-      ListInto<api::ResourceClaimTemplate>(http, "/apis/resource.k8s.io/v1/resourceclaimtemplates",
-                                           "", false, &s),
-      ListInto<api::ResourceClaim>(http, "/apis/resource.k8s.io/v1/resourceclaims", "", false, &s),
-      ListInto<api::Node>(http, "/api/v1/nodes", "", true, &s),
-      ListInto<api::Pod>(http, "/api/v1/pods", "status.phase!=Succeeded,status.phase!=Failed", true,
-                         &s),
+      ListInto<api::Namespace>(http, &s),
+      ListInto<api::PriorityClass>(http, &s),
+      ListInto<api::Service>(http, &s),
+      ListInto<api::ReplicationController>(http, &s),
+      ListInto<api::ReplicaSet>(http, &s),
+      ListInto<api::StatefulSet>(http, &s),
+      ListInto<api::PodDisruptionBudget>(http, &s),
+      ListInto<api::StorageClass>(http, &s),
+      ListInto<api::PersistentVolume>(http, &s),
+      ListInto<api::PersistentVolumeClaim>(http, &s),
+      ListInto<api::CSINode>(http, &s),
+      ListInto<api::CSIDriver>(http, &s),
+      ListInto<api::CSIStorageCapacity>(http, &s),
+      ListInto<api::VolumeAttachment>(http, &s),
+      ListInto<api::DeviceClass>(http, &s),
+      ListInto<api::ResourceSlice>(http, &s),
+      ListInto<api::ResourceClaimTemplate>(http, &s),
+      ListInto<api::ResourceClaim>(http, &s),
+      ListInto<api::Node>(http, &s, /*required=*/true),
+      ListInto<api::Pod>(http, &s, /*required=*/true, kUnfinishedPods),
   };
   for (const absl::Status& st : statuses) {
     if (!st.ok()) return st;
