@@ -447,7 +447,8 @@ template <typename T>
 absl::StatusOr<T> Decoded(const HttpResponse& r, const std::string& path,
                           absl::Status (*decode)(simdjson::dom::element, T*)) {
   if (!r.ok()) return r.ToStatus();
-  simdjson::dom::parser parser;
+  // One per thread, kept: a parser allocates its buffers for the first document it reads.
+  thread_local simdjson::dom::parser parser;
   simdjson::dom::element e;
   if (auto err = parser.parse(r.body).get(e)) {
     return absl::InternalError(
