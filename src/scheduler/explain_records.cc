@@ -240,13 +240,24 @@ size_t ExplainRecords::records() const {
 std::optional<nlohmann::ordered_json> ExplainRecords::Json(std::string_view namespace_,
                                                            std::string_view name) const {
   std::shared_ptr<const Kept> r;
-  std::deque<std::string> names;  // The node names the record's sets point at.
+  // The names of the record's nodes, per rejection and for the scores; looked up under the lock,
+  // as the index may be made afresh once it is released.
+  std::vector<std::vector<std::string>> rejected_nodes;
+  std::vector<std::string> scored_nodes;
   {
     absl::MutexLock lock(&mu_);
     auto n = uid_by_name_.find(fmt::format("{}/{}", namespace_, name));
     if (n == uid_by_name_.end()) return std::nullopt;
     r = by_uid_.at(n->second).record;
-    names = node_names_;  // Copied: the index may be made afresh meanwhile.
+    std::vector<uint32_t> ids;
+    for (const Rejection& g : r->rejected) {
+      ids.clear();
+      g.nodes->ForEach([&](uint32_t id) { ids.push_back(id); });
+      std::vector<std::string>& nodes = rejected_nodes.emplace_back();
+      nodes.reserve(ids.size());
+      for (uint32_t id : ids) nodes.push_back(node_names_[id]);
+    }
+    for (uint32_t id : r->score_nodes) scored_nodes.push_back(node_names_[id]);
   }
   const ExplainAttempt& a = r->attempt;
   nlohmann::ordered_json j;
@@ -265,10 +276,9 @@ std::optional<nlohmann::ordered_json> ExplainRecords::Json(std::string_view name
                 {"notEvaluated", r->not_evaluated},
                 {"scored", r->scored}};
   nlohmann::ordered_json rejected = nlohmann::ordered_json::array();
-  for (const Rejection& g : r->rejected) {
-    nlohmann::ordered_json e = g.Json();
-    std::vector<std::string> nodes;
-    g.nodes->ForEach([&](uint32_t id) { nodes.push_back(names[id]); });
+  for (size_t g = 0; g < r->rejected.size(); ++g) {
+    nlohmann::ordered_json e = r->rejected[g].Json();
+    std::vector<std::string>& nodes = rejected_nodes[g];
     std::sort(nodes.begin(), nodes.end());
     e["nodes"] = std::move(nodes);
     rejected.push_back(std::move(e));
@@ -282,7 +292,7 @@ std::optional<nlohmann::ordered_json> ExplainRecords::Json(std::string_view name
   nlohmann::ordered_json scores = nlohmann::ordered_json::array();
   for (size_t i = 0; i < r->score_nodes.size(); ++i) {
     nlohmann::ordered_json s;
-    s["node"] = names[r->score_nodes[i]];
+    s["node"] = std::move(scored_nodes[i]);
     s["total"] = r->totals[i];
     nlohmann::ordered_json plugins = nlohmann::ordered_json::object();
     for (size_t p = 0; p < r->score_plugins.size(); ++p) {
