@@ -27,7 +27,6 @@
 // SelectorCache are safe from any thread; SearchMemo::Begin must not run with Allocate.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
