@@ -257,6 +257,21 @@ absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Ev
   return shared;
 }
 
+void SelectorCache::Retain(const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices) {
+  absl::flat_hash_map<std::string_view, std::string_view> uids;  // By name.
+  for (const auto& slice : slices) uids.emplace(slice->metadata.name, slice->metadata.uid);
+  absl::MutexLock lock(&mu_);
+  for (auto it = slices_.begin(); it != slices_.end();) {
+    auto now = uids.find(it->first);
+    it = now == uids.end() || now->second != it->second.uid ? slices_.erase(it) : std::next(it);
+  }
+}
+
+size_t SelectorCache::slices() const {
+  absl::MutexLock lock(&mu_);
+  return slices_.size();
+}
+
 // --- The search ------------------------------------------------------------------------------
 
 SliceIndex::SliceIndex(std::vector<std::shared_ptr<const api::ResourceSlice>> slices)

@@ -65,6 +65,11 @@ class SelectorCache {
   // FailedPrecondition when the CEL library cannot be opened.
   absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> Evaluate(
       const std::string& expression, const api::ResourceSlice& slice);
+  // Forgets the verdicts on slices that are not among `slices` any more (drivers replace their
+  // slices under new names), so that the cache holds no more than the cluster's slices.
+  void Retain(const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices);
+  // How many slices' verdicts are kept.
+  size_t slices() const;
 
  private:
   absl::StatusOr<std::shared_ptr<const cel::Selector>> Compile(const std::string& expression);
@@ -73,7 +78,7 @@ class SelectorCache {
     std::string uid, resource_version;  // The slice's, when its devices were judged.
     std::map<std::string, std::shared_ptr<const std::vector<cel::Match>>, std::less<>> verdicts;
   };
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   std::map<std::string, absl::StatusOr<std::shared_ptr<const cel::Selector>>, std::less<>>
       selectors_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, OfSlice, std::less<>> slices_ ABSL_GUARDED_BY(mu_);  // By slice name.

@@ -589,5 +589,32 @@ TEST_F(AllocatorTest, SelectorsAreEvaluatedByUpstreamsCel) {
               ::testing::StartsWith("class broken: selector #0: CEL compile error: "));
 }
 
+// Drivers replace their slices under new names: the verdicts on slices that went are dropped
+// when the slices are listed again, so the cache holds no more than the cluster's slices.
+TEST_F(AllocatorTest, TheSelectorCacheForgetsSlicesThatWent) {
+  if (!CelAvailable()) GTEST_SKIP() << "libksched_cel.so is not built (no Go)";
+  auto slice = [](std::string_view name, std::string_view uid) {
+    return std::make_shared<const api::ResourceSlice>(Slice(fmt::format(R"(
+      metadata: {{name: {}, uid: {}}}
+      spec: {{driver: gpu.example.com, nodeName: n1, pool: {{name: n1, resourceSliceCount: 1}},
+             devices: [{{name: g0}}]}})",
+                                                                        name, uid)));
+  };
+  const auto a = slice("a", "ua"), b = slice("b", "ub");
+  SelectorCache cache;
+  for (const auto& s : {a, b}) {
+    absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> verdicts =
+        cache.Evaluate("device.driver == 'gpu.example.com'", *s);
+    ASSERT_TRUE(verdicts.ok()) << verdicts.status();
+    ASSERT_EQ((*verdicts)->size(), 1u);
+    EXPECT_TRUE((**verdicts)[0].matches);
+  }
+  EXPECT_EQ(cache.slices(), 2u);
+  cache.Retain({a});
+  EXPECT_EQ(cache.slices(), 1u);
+  cache.Retain({slice("a", "another")});  // Deleted and made again under the same name.
+  EXPECT_EQ(cache.slices(), 0u);
+}
+
 }  // namespace
 }  // namespace ksched::plugins::dynamic_resources

@@ -258,7 +258,9 @@ std::shared_ptr<const SliceIndex> DynamicResources::Slices() {
   const uint64_t generation = dra.DevicesGeneration();
   absl::MutexLock lock(&slices_mu_);
   if (slices_ == nullptr || slices_generation_ != generation) {
-    slices_ = std::make_shared<const SliceIndex>(dra.ListResourceSlices());
+    std::vector<std::shared_ptr<const api::ResourceSlice>> slices = dra.ListResourceSlices();
+    selectors_.Retain(slices);
+    slices_ = std::make_shared<const SliceIndex>(std::move(slices));
     slices_generation_ = generation;
   }
   return slices_;
