@@ -155,12 +155,6 @@ void ClaimTracker::ForgetCaughtUp() {
   }
 }
 
-std::shared_ptr<const HeldDevices::Names> ClaimTracker::PendingInPool(std::string_view driver,
-                                                                      std::string_view pool) const {
-  absl::ReaderMutexLock lock(&mu_);
-  return pending_.InPool(driver, pool);
-}
-
 std::shared_ptr<const HeldDevices::View> ClaimTracker::Pending() const {
   absl::MutexLock lock(&mu_);
   return pending_.Snapshot();

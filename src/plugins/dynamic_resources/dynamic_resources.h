@@ -46,12 +46,9 @@ class ClaimTracker {
  public:
   explicit ClaimTracker(const DraLister& lister) : lister_(lister) {}
   std::shared_ptr<const api::ResourceClaim> Get(std::string_view ns, std::string_view name) const;
-  // The devices of a pool that allocations the lister's claims do not show
-  // (DraLister::AllocatedInPool) hold: those in flight, and those PreBind wrote that the informer
-  // has not brought yet. nullptr when there are none.
-  std::shared_ptr<const HeldDevices::Names> PendingInPool(std::string_view driver,
-                                                          std::string_view pool) const;
-  // Every pool's, as one snapshot.
+  // The devices that allocations the lister's claims do not show (DraLister::Allocated) hold:
+  // those in flight, and those PreBind wrote that the informer has not brought yet; every pool's,
+  // as one snapshot.
   std::shared_ptr<const HeldDevices::View> Pending() const;
   // Forgets what PreBind wrote that the informer has brought since (at most once per change of
   // the claims).

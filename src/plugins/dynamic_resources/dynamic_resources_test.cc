@@ -207,12 +207,13 @@ TEST_F(DynamicResourcesClaimsTest, UnreserveReleasesTheDevicesAndTheReservation)
   handle_.recording_writer().claim_error = absl::UnavailableError("connection refused");
   EXPECT_THAT(Filter(sb, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
   ASSERT_TRUE(plugin_.Reserve(sb, pb, "n2").ok());
-  EXPECT_TRUE(Has(plugin_.tracker().PendingInPool("gpu.example.com", "n2"), "g0"));  // In flight.
+  EXPECT_TRUE(
+      Has(plugin_.tracker().Pending()->InPool("gpu.example.com", "n2"), "g0"));  // In flight.
   Status st = plugin_.PreBind(sb, pb, "n2");
   EXPECT_EQ(st.code(), Code::kError);
   EXPECT_EQ(st.Message(), "add allocation and reservation to claim default/b: connection refused");
   plugin_.Unreserve(sb, pb, "n2");
-  EXPECT_FALSE(Has(plugin_.tracker().PendingInPool("gpu.example.com", "n2"), "g0"));
+  EXPECT_FALSE(Has(plugin_.tracker().Pending()->InPool("gpu.example.com", "n2"), "g0"));
   EXPECT_FALSE(Has(handle_.dra().AllocatedInPool("gpu.example.com", "n2"), "g0"));
 }
 
