@@ -79,35 +79,9 @@ Status Framework::TimedPlugin(const CycleState& state, std::string_view plugin,
     s = run();
     metrics_->ObservePlugin(plugin, point, s.code(), metrics::SecondsSince(start));
   }
-  // The points where the simulator records one outcome per plugin (Filter and Score are per node,
-  // recorded where they run).
-  if (const SimulatorTrace* trace = Trace(state)) {
-    using P = SimulatorTrace::Point;
-    std::optional<P> at;
-    switch (point) {
-      case metrics::Point::kPreFilter:
-        at = P::kPreFilter;
-        break;
-      case metrics::Point::kPreScore:
-        at = P::kPreScore;
-        break;
-      case metrics::Point::kReserve:
-        at = P::kReserve;
-        break;
-      case metrics::Point::kPermit:
-        at = P::kPermit;
-        break;
-      case metrics::Point::kPreBind:
-        at = P::kPreBind;
-        break;
-      case metrics::Point::kBind:
-        at = P::kBind;
-        break;
-      default:
-        break;
-    }
-    if (at) trace->Plugin(*at, plugin, s);
-  }
+  // The trace keeps the points where the simulator records one outcome per plugin (Filter and
+  // Score are per node, recorded where they run).
+  if (const SimulatorTrace* trace = Trace(state)) trace->Plugin(point, plugin, s);
   return s;
 }
 
@@ -904,7 +878,7 @@ void Framework::RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std:
                              metrics_->ObservePlugin(plugin, metrics::Point::kBind, s.code(), took);
                            }
                            if (const SimulatorTrace* trace = Trace(state)) {
-                             trace->Plugin(SimulatorTrace::Point::kBind, plugin, s);
+                             trace->Plugin(metrics::Point::kBind, plugin, s);
                            }
                            s = BindPluginOutcome(plugin, std::move(s));
                            if (metrics_ != nullptr)

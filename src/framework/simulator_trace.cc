@@ -1,5 +1,9 @@
 #include "src/framework/simulator_trace.h"
 
+#include <algorithm>
+#include <iterator>
+#include <utility>
+
 #include "ksched/api/field.h"
 #include "nlohmann/json.hpp"
 
@@ -12,9 +16,14 @@ std::string Outcome(const Status& s) {
   return s.Message();
 }
 
-constexpr std::string_view kPointKeys[] = {"prefilter-result-status", "prescore-result",
-                                           "reserve-result",          "permit-result",
-                                           "prebind-result",          "bind-result"};
+// The points recorded per plugin, and their annotations.
+constexpr std::pair<metrics::Point, std::string_view> kPointKeys[] = {
+    {metrics::Point::kPreFilter, "prefilter-result-status"},
+    {metrics::Point::kPreScore, "prescore-result"},
+    {metrics::Point::kReserve, "reserve-result"},
+    {metrics::Point::kPermit, "permit-result"},
+    {metrics::Point::kPreBind, "prebind-result"},
+    {metrics::Point::kBind, "bind-result"}};
 
 }  // namespace
 
@@ -34,7 +43,11 @@ std::unique_ptr<StateData> SimulatorTrace::Clone() const {
   return std::make_unique<SimulatorTrace>(*this);
 }
 
-void SimulatorTrace::Plugin(Point point, std::string_view plugin, const Status& s) const {
+void SimulatorTrace::Plugin(metrics::Point point, std::string_view plugin, const Status& s) const {
+  if (std::none_of(std::begin(kPointKeys), std::end(kPointKeys),
+                   [&](const auto& recorded) { return recorded.first == point; })) {
+    return;
+  }
   absl::MutexLock lock(&mu_);
   plugins_[point][std::string(plugin)] = Outcome(s);
 }
@@ -88,10 +101,9 @@ std::map<std::string, std::string> SimulatorTrace::Annotations() const {
   auto put = [&](std::string_view key, const nlohmann::json& j) {
     out[prefix + std::string(key)] = GoJsonEscape(j.dump());
   };
-  for (size_t i = 0; i < std::size(kPointKeys); ++i) {
-    auto it = plugins_.find(static_cast<Point>(i));
-    put(kPointKeys[i],
-        it == plugins_.end() ? nlohmann::json::object() : nlohmann::json(it->second));
+  for (const auto& [point, key] : kPointKeys) {
+    auto it = plugins_.find(point);
+    put(key, it == plugins_.end() ? nlohmann::json::object() : nlohmann::json(it->second));
   }
   put("permit-result-timeout", nlohmann::json(permit_timeout_));
   nlohmann::json prefilter = nlohmann::json::object();

@@ -29,6 +29,7 @@
 #include "absl/time/time.h"
 #include "ksched/cycle_state.h"
 #include "ksched/status.h"
+#include "src/metrics/scheduler_metrics.h"
 
 namespace ksched::framework {
 
@@ -43,8 +44,9 @@ class SimulatorTrace final : public StateData {
   SimulatorTrace(const SimulatorTrace& o);
   std::unique_ptr<StateData> Clone() const override;
 
-  enum class Point { kPreFilter, kPreScore, kReserve, kPermit, kPreBind, kBind };
-  void Plugin(Point point, std::string_view plugin, const Status& s) const;
+  // The outcome of `plugin` at `point`, one of PreFilter, PreScore, Reserve, Permit, PreBind and
+  // Bind; the other points are not recorded here (Filter and Score are, per node, below).
+  void Plugin(metrics::Point point, std::string_view plugin, const Status& s) const;
   void PreFilterResult(std::string_view plugin, const std::vector<std::string>& nodes) const;
   void PermitTimeout(std::string_view plugin, absl::Duration timeout) const;
   void Filter(std::string_view node, std::string_view plugin, const Status& s) const;
@@ -63,7 +65,7 @@ class SimulatorTrace final : public StateData {
   using PerPlugin = std::map<std::string, std::string, std::less<>>;
   using PerNode = std::map<std::string, PerPlugin, std::less<>>;
   mutable absl::Mutex mu_;
-  mutable std::map<Point, PerPlugin> plugins_ ABSL_GUARDED_BY(mu_);
+  mutable std::map<metrics::Point, PerPlugin> plugins_ ABSL_GUARDED_BY(mu_);
   mutable PerPlugin permit_timeout_ ABSL_GUARDED_BY(mu_);
   mutable std::map<std::string, std::vector<std::string>, std::less<>> prefilter_result_
       ABSL_GUARDED_BY(mu_);

@@ -12,8 +12,8 @@ std::string Key(const std::string& name) { return kSimulatorAnnotationPrefix + n
 // plugin "passed" or the message, scores as strings, Go's sorted keys and escaping.
 TEST(SimulatorTraceTest, AnnotationsHaveTheSimulatorsShapes) {
   SimulatorTrace t;
-  t.Plugin(SimulatorTrace::Point::kPreFilter, "NodeResourcesFit", Status());
-  t.Plugin(SimulatorTrace::Point::kPreFilter, "NodeAffinity", Status(Code::kSkip));
+  t.Plugin(metrics::Point::kPreFilter, "NodeResourcesFit", Status());
+  t.Plugin(metrics::Point::kPreFilter, "NodeAffinity", Status(Code::kSkip));
   t.PreFilterResult("NodeAffinity", {"node-a", "node-b"});
   t.Filter("node-a", "NodeResourcesFit",
            Status(Code::kUnschedulable, {"Insufficient cpu", "Insufficient memory"}));
@@ -21,15 +21,15 @@ TEST(SimulatorTraceTest, AnnotationsHaveTheSimulatorsShapes) {
   t.Filter("node-b", "TaintToleration",
            Status::UnschedulableAndUnresolvable("node(s) had untolerated taint {a: <b>}"));
   t.PostFilter("DefaultPreemption", {"node-a", "node-b"}, "node-a");
-  t.Plugin(SimulatorTrace::Point::kPreScore, "TaintToleration", Status());
+  t.Plugin(metrics::Point::kPreScore, "TaintToleration", Status());
   t.Score("node-a", "NodeResourcesFit", 73);
   t.FinalScore("node-a", "NodeResourcesFit", 73);
   t.FinalScore("node-a", "TaintToleration", 300);
   t.SelectedNode("node-a");
-  t.Plugin(SimulatorTrace::Point::kReserve, "VolumeBinding", Status());
-  t.Plugin(SimulatorTrace::Point::kPermit, "Coscheduling", Status(Code::kWait));
+  t.Plugin(metrics::Point::kReserve, "VolumeBinding", Status());
+  t.Plugin(metrics::Point::kPermit, "Coscheduling", Status(Code::kWait));
   t.PermitTimeout("Coscheduling", absl::Seconds(90));
-  t.Plugin(SimulatorTrace::Point::kBind, "DefaultBinder", Status());
+  t.Plugin(metrics::Point::kBind, "DefaultBinder", Status());
 
   const std::map<std::string, std::string> a = t.Annotations();
   EXPECT_EQ(a.size(), 13u);
