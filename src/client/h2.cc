@@ -52,8 +52,10 @@ absl::StatusOr<SslCtxPtr> MakeContext(const RestConfig& c) {
   SslCtxPtr ctx(SSL_CTX_new(TLS_client_method()), SSL_CTX_free);
   if (ctx == nullptr) return absl::InternalError(SslError("SSL_CTX_new"));
   SSL_CTX_set_min_proto_version(ctx.get(), TLS1_2_VERSION);
-  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
-                                  SSL_MODE_RELEASE_BUFFERS);
+  // No SSL_MODE_RELEASE_BUFFERS: the connection is long-lived and busy, and releasing its read
+  // buffer whenever it drains cost a 16 KiB malloc a record (and a consolidation of malloc's free
+  // lists): 2.4% of ksched's CPU in SteadyState.
+  SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   static const unsigned char kAlpn[] = {2, 'h', '2'};
   SSL_CTX_set_alpn_protos(ctx.get(), kAlpn, sizeof kAlpn);
   if (c.insecure_skip_tls_verify) {
