@@ -13,12 +13,18 @@
 // Compile an expression once and hand a list of devices (a ResourceSlice's) over once; each
 // Evaluate then costs one call into the library for the whole list.
 //
+// One form is judged without the library: a selector that only compares the driver's name with a
+// string, `device.driver == "gpu.example.com"` (either quote, either side of `==`, blanks around;
+// the name of printable ASCII without quotes or backslashes), as DeviceClasses commonly are. Its
+// verdict is CEL's: a string equality that cannot fail. Such a selector compiles, and judges a
+// list, without opening the library; every other one needs it.
+//
 // The library is looked for at $KSCHED_CEL_LIBRARY, else beside the running binary
 // (libksched_cel.so, as `make build` leaves it in build/), else in ../lib from it (an installed
 // ksched), else by the dynamic linker's search. Without it, Compile fails with
-// FailedPrecondition, naming the library.
+// FailedPrecondition, naming the library (except for the form above).
 //
-// Thread safety: everything may be called from any thread; Selector and Devices are immutable.
+// Thread safety: everything may be called from any thread; a Selector or a Devices may be shared.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +35,9 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
 #include "ksched/api/objects.h"
 
 namespace ksched::cel {
@@ -57,21 +65,28 @@ struct Match {
   std::string error;  // "" when the expression evaluated.
 };
 
-// A list of devices, handed to the library once.
+// A list of devices, handed to the library once: the first time a selector that needs the library
+// judges it (a selector of the driver's name alone only reads the drivers).
 class Devices {
  public:
-  // InvalidArgument if the library refuses the list; FailedPrecondition without the library.
-  static absl::StatusOr<std::shared_ptr<const Devices>> Make(const std::vector<Device>& devices);
+  // Does not fail; a list the library refuses makes the Evaluate that hands it over fail with
+  // InvalidArgument.
+  static absl::StatusOr<std::shared_ptr<const Devices>> Make(std::vector<Device> devices);
   ~Devices();
   Devices(const Devices&) = delete;
   Devices& operator=(const Devices&) = delete;
-  size_t size() const { return size_; }
+  size_t size() const { return drivers_.size(); }
 
  private:
   friend class Selector;
-  Devices(int64_t handle, size_t size) : handle_(handle), size_(size) {}
-  const int64_t handle_;
-  const size_t size_;
+  explicit Devices(std::vector<Device> devices);
+  // The library's handle on the list, which it is given the first time.
+  absl::StatusOr<int64_t> Handle() const;
+
+  const std::vector<std::string> drivers_;
+  mutable absl::Mutex mu_;
+  mutable std::vector<Device> to_hand_over_ ABSL_GUARDED_BY(mu_);
+  mutable absl::StatusOr<int64_t> handle_ ABSL_GUARDED_BY(mu_) = 0;  // 0: not handed over yet.
 };
 
 // A compiled device selector.
@@ -87,10 +102,13 @@ class Selector {
 
   // The verdict on each of `devices`, in order.
   absl::StatusOr<std::vector<Match>> Evaluate(const Devices& devices) const;
+  // Whether judging devices needs the library: false for a selector of the driver's name alone.
+  bool needs_library() const { return handle_ != 0; }
 
  private:
-  explicit Selector(int64_t handle) : handle_(handle) {}
-  const int64_t handle_;
+  Selector(int64_t handle, std::string driver) : handle_(handle), driver_(std::move(driver)) {}
+  const int64_t handle_;      // The library's; 0 for a selector of the driver's name alone,
+  const std::string driver_;  // which is this.
 };
 
 }  // namespace ksched::cel

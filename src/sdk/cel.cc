@@ -97,26 +97,79 @@ nlohmann::json ToJson(const Device& d) {
   return out;
 }
 
+// The driver's name that `expression` compares the device's with, when that is all it does:
+// `device.driver == "NAME"`, either side of `==`, in either quote, with blanks (' ', tab, newline,
+// carriage return) around, NAME of printable ASCII without quotes or backslashes, so that the
+// literal means its characters. CEL's verdict on it is that string equality, and it cannot fail.
+// Anything else, CEL or not, is the library's. Hand-written: the library is what parses CEL, and
+// this is the one form ksched recognizes to spare loading it.
+std::optional<std::string> DriverEquality(std::string_view expression) {
+  auto trim = [](std::string_view s) {
+    constexpr std::string_view kBlanks = " \t\n\r";
+    const size_t first = s.find_first_not_of(kBlanks);
+    if (first == std::string_view::npos) return std::string_view();
+    return s.substr(first, s.find_last_not_of(kBlanks) - first + 1);
+  };
+  const size_t eq = expression.find("==");
+  if (eq == std::string_view::npos || expression.find("==", eq + 2) != std::string_view::npos) {
+    return std::nullopt;
+  }
+  std::string_view left = trim(expression.substr(0, eq)), right = trim(expression.substr(eq + 2));
+  if (right == "device.driver") std::swap(left, right);
+  if (left != "device.driver" || right.size() < 2 || (right[0] != '"' && right[0] != '\'') ||
+      right.back() != right[0]) {
+    return std::nullopt;
+  }
+  const std::string_view name = right.substr(1, right.size() - 2);
+  for (char c : name) {
+    if (c < 0x20 || c > 0x7e || c == '"' || c == '\'' || c == '\\') return std::nullopt;
+  }
+  return std::string(name);
+}
+
+std::vector<std::string> Drivers(const std::vector<Device>& devices) {
+  std::vector<std::string> out;
+  out.reserve(devices.size());
+  for (const Device& d : devices) out.push_back(d.driver);
+  return out;
+}
+
 }  // namespace
 
-absl::StatusOr<std::shared_ptr<const Devices>> Devices::Make(const std::vector<Device>& devices) {
+absl::StatusOr<std::shared_ptr<const Devices>> Devices::Make(std::vector<Device> devices) {
+  return std::shared_ptr<const Devices>(new Devices(std::move(devices)));
+}
+
+Devices::Devices(std::vector<Device> devices)
+    : drivers_(Drivers(devices)), to_hand_over_(std::move(devices)) {}
+
+absl::StatusOr<int64_t> Devices::Handle() const {
+  absl::MutexLock lock(&mu_);
+  if (!handle_.ok() || *handle_ != 0) return handle_;
   absl::StatusOr<const Library*> lib = Open();
   if (!lib.ok()) return lib.status();
   nlohmann::json list = nlohmann::json::array();
-  for (const Device& d : devices) list.push_back(ToJson(d));
+  for (const Device& d : to_hand_over_) list.push_back(ToJson(d));
   const std::string text = list.dump();
   char* error = nullptr;
   const int64_t handle = (*lib)->devices(text.data(), text.size(), &error);
-  if (handle == 0) return absl::InvalidArgumentError((*lib)->Take(error));
-  return std::shared_ptr<const Devices>(new Devices(handle, devices.size()));
+  handle_ = handle != 0 ? absl::StatusOr<int64_t>(handle)
+                        : absl::InvalidArgumentError((*lib)->Take(error));
+  to_hand_over_ = {};  // The library has them now, or refused them for good.
+  return handle_;
 }
 
 Devices::~Devices() {
-  if (absl::StatusOr<const Library*> lib = Open(); lib.ok()) (*lib)->release(handle_);
+  absl::MutexLock lock(&mu_);
+  if (!handle_.ok() || *handle_ == 0) return;
+  if (absl::StatusOr<const Library*> lib = Open(); lib.ok()) (*lib)->release(*handle_);
 }
 
 absl::StatusOr<std::shared_ptr<const Selector>> Selector::Compile(std::string_view expression,
                                                                   Features features) {
+  if (std::optional<std::string> driver = DriverEquality(expression)) {
+    return std::shared_ptr<const Selector>(new Selector(0, *std::move(driver)));
+  }
   absl::StatusOr<const Library*> lib = Open();
   if (!lib.ok()) return lib.status();
   char* error = nullptr;
@@ -124,25 +177,31 @@ absl::StatusOr<std::shared_ptr<const Selector>> Selector::Compile(std::string_vi
       expression.data(), expression.size(),
       (features.consumable_capacity ? 1 : 0) | (features.list_type_attributes ? 2 : 0), &error);
   if (handle == 0) return absl::InvalidArgumentError((*lib)->Take(error));
-  return std::shared_ptr<const Selector>(new Selector(handle));
+  return std::shared_ptr<const Selector>(new Selector(handle, ""));
 }
 
 Selector::~Selector() {
+  if (handle_ == 0) return;
   if (absl::StatusOr<const Library*> lib = Open(); lib.ok()) (*lib)->release(handle_);
 }
 
 absl::StatusOr<std::vector<Match>> Selector::Evaluate(const Devices& devices) const {
+  std::vector<Match> out(devices.size());
+  if (handle_ == 0) {
+    for (size_t i = 0; i < out.size(); ++i) out[i].matches = devices.drivers_[i] == driver_;
+    return out;
+  }
   absl::StatusOr<const Library*> lib = Open();
   if (!lib.ok()) return lib.status();
+  absl::StatusOr<int64_t> list = devices.Handle();
+  if (!list.ok()) return list.status();
   std::vector<int8_t> results(devices.size());
   char* errors = nullptr;
-  const int64_t n =
-      (*lib)->match(handle_, devices.handle_, results.data(), results.size(), &errors);
+  const int64_t n = (*lib)->match(handle_, *list, results.data(), results.size(), &errors);
   const std::string error_text = (*lib)->Take(errors);
   if (n != static_cast<int64_t>(devices.size())) {
     return absl::InternalError("the CEL library does not know this selector or device list");
   }
-  std::vector<Match> out(results.size());
   const nlohmann::json by_index = error_text.empty()
                                       ? nlohmann::json::object()
                                       : nlohmann::json::parse(error_text, nullptr, false);

@@ -118,6 +118,67 @@ TEST_F(CelTest, OneCallJudgesAWholeList) {
   }
 }
 
+// A selector of the driver's name alone is judged without the library, with CEL's verdict: the
+// same expression in parentheses, which ksched leaves to the library, says the same of every
+// device.
+TEST_F(CelTest, TheDriverAloneIsJudgedAsCelJudgesIt) {
+  const std::vector<Device> devices = {Gpu("a100", 80, "1.0.0", false),
+                                       {.driver = "tpu.example.com"},
+                                       {.driver = "gpu.example.co"},
+                                       {.driver = "gpu.example.com.x"}};
+  for (const std::string expression :
+       {"device.driver == 'gpu.example.com'", "device.driver == \"gpu.example.com\"",
+        "'gpu.example.com' == device.driver", "\n  device.driver==\t'tpu.example.com'\r\n",
+        "device.driver == 'GPU.example.com'", "device.driver == ''", "device.driver == 'a b/c=d'",
+        "device.driver == 'gpu.example.co'"}) {
+    SCOPED_TRACE(expression);
+    absl::StatusOr<std::shared_ptr<const Selector>> native = Selector::Compile(expression);
+    absl::StatusOr<std::shared_ptr<const Selector>> library =
+        Selector::Compile("(" + expression + ")");
+    ASSERT_TRUE(native.ok() && library.ok());
+    EXPECT_FALSE((*native)->needs_library());
+    EXPECT_TRUE((*library)->needs_library());
+    absl::StatusOr<std::shared_ptr<const Devices>> d = Devices::Make(devices);
+    ASSERT_TRUE(d.ok());
+    absl::StatusOr<std::vector<Match>> want = (*library)->Evaluate(**d);
+    absl::StatusOr<std::vector<Match>> got = (*native)->Evaluate(**d);
+    ASSERT_TRUE(want.ok() && got.ok());
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].matches, (*want)[i].matches) << "device " << i;
+      EXPECT_EQ((*got)[i].error, (*want)[i].error) << "device " << i;
+    }
+  }
+  EXPECT_EQ(Verdicts("device.driver == 'tpu.example.com'", devices),
+            (std::vector<std::string>{"no", "match", "no", "no"}));
+}
+
+// Anything more, or a literal whose characters are not plainly its value, is the library's: its
+// verdicts, or its compile errors.
+TEST_F(CelTest, EveryOtherFormIsTheLibrarys) {
+  for (const std::string expression :
+       {"device.driver == 'gpu.example.com' || true", "device.driver != 'gpu.example.com'",
+        "device.driver == r'gpu.example.com'", R"(device.driver == 'gpu\x2eexample.com')",
+        "device.driver == 'gpu.example.com' // a comment", "device . driver == 'gpu.example.com'",
+        "device.driver == 'caf\u00e9'", "device.driver == '==' == true",
+        "device.driver == '''gpu.example.com'''"}) {
+    SCOPED_TRACE(expression);
+    absl::StatusOr<std::shared_ptr<const Selector>> s = Selector::Compile(expression);
+    ASSERT_TRUE(s.ok()) << s.status();
+    EXPECT_TRUE((*s)->needs_library());
+  }
+  EXPECT_EQ(Verdicts(R"(device.driver == 'gpu\x2eexample.com')", {Gpu("a", 1, "1.0.0", false)}),
+            (std::vector<std::string>{"match"}));
+  for (const std::string expression : {"device.driver == 'gpu' 'x'", "device.driver == \"gpu'",
+                                       "device.driver === 'gpu'", "device.drivers == 'gpu'"}) {
+    SCOPED_TRACE(expression);
+    absl::StatusOr<std::shared_ptr<const Selector>> s = Selector::Compile(expression);
+    ASSERT_FALSE(s.ok());
+    EXPECT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(s.status().message(), HasSubstr("compilation failed"));
+  }
+}
+
 // ksched blocks SIGTERM and SIGINT in every thread and takes them with sigwait (ShutdownSignals).
 // The Go runtime the library brings leaves them blocked in its own threads, so a SIGTERM still
 // reaches sigwait and does not end the process by its default action. (ctest runs each test in a

@@ -159,7 +159,8 @@ spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]
 )";
 
 // simulate loads the DRA objects into the scheduler's listers, each in its namespace (the class
-// and the slice have none); a pod with a claim still waits, saying ksched does not support it yet.
+// and the slice have none), and the pod gets the device (its class selects by the driver's name
+// alone, which needs no CEL library: this test has none).
 TEST_F(ClusterTest, DraObjectsReachTheListersAndTheirPodsWait) {
   Start(R"(
 kind: Node
@@ -194,7 +195,7 @@ spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: 
   EXPECT_NE(l.dra.resource_claims.Get("default", "gpu"), nullptr);
   EXPECT_NE(l.dra.resource_claim_templates.Get("default", "one-gpu"), nullptr);
   Drain();
-  EXPECT_EQ(PodNamed("train")->spec.node_name, "");
+  EXPECT_EQ(PodNamed("train")->spec.node_name, "n1");
 }
 
 // The resourceclaim controller's part: a pod that names a template gets its claim, and its status

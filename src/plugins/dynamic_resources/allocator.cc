@@ -237,13 +237,18 @@ absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Ev
     }
   }
   // The devices are handed to the library for this evaluation only: kept there, every slice's
-  // devices would stay in the Go heap (about 2 KiB a device), for verdicts that are kept here.
+  // devices would stay in the Go heap (about 2 KiB a device), for verdicts that are kept here. A
+  // selector of the driver's name alone reads nothing else.
+  const bool whole = (*selector)->needs_library();
   std::vector<cel::Device> input;
   input.reserve(slice.devices.size());
   for (const api::Device& d : slice.devices) {
-    input.push_back({.driver = slice.driver, .attributes = d.attributes, .capacity = d.capacity});
+    input.push_back({.driver = slice.driver,
+                     .attributes = whole ? d.attributes : decltype(d.attributes){},
+                     .capacity = whole ? d.capacity : decltype(d.capacity){}});
   }
-  absl::StatusOr<std::shared_ptr<const cel::Devices>> devices = cel::Devices::Make(input);
+  absl::StatusOr<std::shared_ptr<const cel::Devices>> devices =
+      cel::Devices::Make(std::move(input));
   if (!devices.ok()) return devices.status();
   absl::StatusOr<std::vector<cel::Match>> verdicts = (*selector)->Evaluate(**devices);
   if (!verdicts.ok()) return verdicts.status();

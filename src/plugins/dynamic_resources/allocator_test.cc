@@ -592,7 +592,6 @@ TEST_F(AllocatorTest, SelectorsAreEvaluatedByUpstreamsCel) {
 // Drivers replace their slices under new names: the verdicts on slices that went are dropped
 // when the slices are listed again, so the cache holds no more than the cluster's slices.
 TEST_F(AllocatorTest, TheSelectorCacheForgetsSlicesThatWent) {
-  if (!CelAvailable()) GTEST_SKIP() << "libksched_cel.so is not built (no Go)";
   auto slice = [](std::string_view name, std::string_view uid) {
     return std::make_shared<const api::ResourceSlice>(Slice(fmt::format(R"(
       metadata: {{name: {}, uid: {}}}

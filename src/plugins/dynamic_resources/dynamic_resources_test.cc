@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "fmt/format.h"
 #include "src/plugins/dynamic_resources/test_objects.h"
 #include "src/testing/builders.h"
@@ -304,6 +306,47 @@ TEST_F(DynamicResourcesClaimsTest, ClaimsThatCannotBeHonouredSayWhy) {
   Set(full);
   EXPECT_THAT(Filter(state, PodWith("p", "full")),
               ::testing::ElementsAre("PreFilter: resourceclaim in use"));
+}
+
+// Without the CEL library (a ksched built without Go, or one whose library cannot be opened), a
+// class that selects by the driver's name alone still allocates: ksched judges that form itself.
+// A selector that needs the library keeps its pod pending, naming the library, and nothing else is
+// held back.
+class DynamicResourcesWithoutCelTest : public DynamicResourcesClaimsTest {
+ protected:
+  // Before the first selector opens the library (ctest runs each test in a process of its own).
+  static void SetUpTestSuite() { setenv("KSCHED_CEL_LIBRARY", "/nonexistent/libksched_cel.so", 1); }
+};
+
+TEST_F(DynamicResourcesWithoutCelTest, TheDriverAloneNeedsNoLibraryAndOtherSelectorsNameIt) {
+  Set(Class(R"(
+    metadata: {name: gpu}
+    spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]})"));
+  AddClaim("gpu");
+  CycleState state;
+  EXPECT_THAT(Filter(state, PodWith("p", "gpu")), ::testing::ElementsAre("", ""));
+
+  Set(Class(R"(
+    metadata: {name: other-driver}
+    spec: {selectors: [{cel: {expression: "device.driver == 'tpu.example.com'"}}]})"));
+  Set(Claim(R"(
+    metadata: {name: tpu, namespace: default}
+    spec: {devices: {requests: [{name: tpu, exactly: {deviceClassName: other-driver}}]}})"));
+  CycleState tpu_state;
+  EXPECT_THAT(Filter(tpu_state, PodWith("q", "tpu")),
+              ::testing::Each("cannot allocate all claims"));
+
+  Set(Class(R"(
+    metadata: {name: a100}
+    spec: {selectors: [{cel: {expression: 'device.attributes["gpu.example.com"].model == "a100"'}}]})"));
+  Set(Claim(R"(
+    metadata: {name: a100, namespace: default}
+    spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: a100}}]}})"));
+  CycleState a100_state;
+  EXPECT_THAT(Filter(a100_state, PodWith("r", "a100")),
+              ::testing::Each(
+                  ::testing::AllOf(::testing::StartsWith("device selectors cannot be evaluated: "),
+                                   ::testing::HasSubstr("/nonexistent/libksched_cel.so"))));
 }
 
 }  // namespace
