@@ -38,10 +38,12 @@ absl::Status DecodeInto(simdjson::dom::element e, api::VolumeAttachment* out);
 std::string Escape(std::string_view s);
 
 // Hands each item of a list (`{"metadata": {...}, "items": [...]}`) to `fn` and returns the list's
-// resourceVersion. A list of every pod is megabytes: it is walked on demand and each item parsed
-// on its own with `item_parser`, so that no tree of the whole list is built (a DOM parser needs
-// three times the text). `text` gets the padding simdjson reads past the end.
-absl::StatusOr<std::string> ForEachListItem(std::string* text, simdjson::dom::parser& item_parser,
+// resourceVersion. A list of every pod is megabytes: its items are found without parsing the whole
+// list, and each is parsed on its own with `item_parser`, so that the list costs no more memory
+// than its text and one item's tree (a DOM parser needs three times the text; simdjson's on-demand
+// walk, an index as large as the text).
+absl::StatusOr<std::string> ForEachListItem(std::string_view text,
+                                            simdjson::dom::parser& item_parser,
                                             const std::function<void(simdjson::dom::element)>& fn);
 
 }  // namespace ksched::client

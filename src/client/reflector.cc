@@ -128,7 +128,7 @@ struct Reflector<T>::Impl {
     if (!r.ok()) return r.ToStatus();
     absl::flat_hash_set<std::string> seen;
     absl::StatusOr<std::string> version =
-        ForEachListItem(&r.body, parser, [&](simdjson::dom::element e) {
+        ForEachListItem(r.body, parser, [&](simdjson::dom::element e) {
           std::shared_ptr<const T> obj = Decode(e);
           if (obj == nullptr) return;
           seen.insert(api::KeyOf(obj->metadata));

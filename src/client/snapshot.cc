@@ -27,7 +27,7 @@ absl::Status ListInto(HttpClient& http, Snapshot* out, bool required = false,
   }
   simdjson::dom::parser item_parser;
   absl::StatusOr<std::string> version =
-      ForEachListItem(&r.body, item_parser, [&](simdjson::dom::element e) {
+      ForEachListItem(r.body, item_parser, [&](simdjson::dom::element e) {
         T obj;
         if (absl::Status st = DecodeInto(e, &obj); !st.ok()) {
           out->warnings.push_back(fmt::format(
