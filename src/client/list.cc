@@ -174,14 +174,27 @@ absl::StatusOr<std::string> ForEachListItem(std::string_view text,
   bool has_items = false;
   if (!scan.Take('}')) {
     do {
-      std::optional<std::string_view> key = scan.String();
-      if (!key || !scan.Take(':')) return malformed();
-      if (*key != "items") {
+      std::optional<std::string_view> raw_key = scan.String();
+      if (!raw_key || !scan.Take(':')) return malformed();
+      std::string_view key = *raw_key;
+      std::string unescaped;  // A key written with escapes (never by an API server), as it reads.
+      if (key.find('\\') != std::string_view::npos) {
+        simdjson::dom::element k;
+        std::string_view value;
+        unescaped = "\"" + std::string(key) + "\"";
+        if (item_parser.parse(unescaped).get(k) != simdjson::SUCCESS ||
+            k.get_string().get(value) != simdjson::SUCCESS) {
+          return malformed();
+        }
+        unescaped = std::string(value);
+        key = unescaped;
+      }
+      if (key != "items") {
         std::optional<std::string_view> value = scan.Value();
         if (!value) return malformed();
         simdjson::dom::element meta;
         std::string_view rv;
-        if (*key == "metadata" &&
+        if (key == "metadata" &&
             item_parser.parse(value->data(), value->size()).get(meta) == simdjson::SUCCESS &&
             meta["resourceVersion"].get_string().get(rv) == simdjson::SUCCESS) {
           version = std::string(rv);

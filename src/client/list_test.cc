@@ -38,6 +38,11 @@ TEST(ForEachListItemTest, HandsOnEachItemInOrderAndTheListsVersion) {
                  "\"metadata\":{\"resourceVersion\":\"7\"}}"),
             "rv 7: x{[,\"]} y");
   EXPECT_EQ(Walk(R"({"metadata": {"resourceVersion": "3"}, "items": []})"), "rv 3:");
+  // Keys as JSON reads them, escapes and all.
+  EXPECT_EQ(
+      Walk(
+          R"({"it\u0065ms": [{"metadata": {"name": "e"}}], "metadat\u0061": {"resourceVersion": "9"}})"),
+      "rv 9: e");
 }
 
 TEST(ForEachListItemTest, AMalformedListIsAnError) {
