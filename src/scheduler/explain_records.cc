@@ -1,6 +1,7 @@
 #include "src/scheduler/explain_records.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_join.h"
@@ -80,12 +81,20 @@ struct ExplainRecords::Kept {
   // The nodes no filter looked at: how many, and the status PreFilter gave them, if any.
   int not_evaluated = 0;
   std::optional<Rejection> absent;
-  // The best-scored nodes, best first: weighted[p * score_nodes.size() + n]; of `scored`.
+  // The best-scored nodes, best first, of `scored`: their weighted scores, weighted[p *
+  // score_nodes.size() + n], in 32 bits when every one fits (a plugin's score is at most 100 times
+  // its weight), else in 64; a node's total is their sum.
   int scored = 0;
-  std::vector<std::string> score_plugins;
+  std::shared_ptr<const std::vector<std::string>> score_plugins;  // A profile's records share it.
   std::vector<uint32_t> score_nodes;
-  std::vector<int64_t> weighted, totals;
+  std::vector<int32_t> weighted32;
+  std::vector<int64_t> weighted64;
   size_t bytes = 0;
+
+  int64_t Weighted(size_t plugin, size_t node) const {
+    const size_t i = plugin * score_nodes.size() + node;
+    return weighted64.empty() ? weighted32[i] : weighted64[i];
+  }
 };
 
 uint32_t ExplainRecords::NodeId(std::string_view node) {
@@ -161,16 +170,30 @@ void ExplainRecords::Record(const ExplainAttempt& attempt) {
                      better);
     order.resize(kept);
     std::sort(order.begin(), order.end(), better);
-    for (std::string_view p : s->plugins) r->score_plugins.emplace_back(p);
+    if (score_plugins_ == nullptr || !std::equal(score_plugins_->begin(), score_plugins_->end(),
+                                                 s->plugins.begin(), s->plugins.end())) {
+      score_plugins_ =
+          std::make_shared<const std::vector<std::string>>(s->plugins.begin(), s->plugins.end());
+    }
+    r->score_plugins = score_plugins_;
     r->score_nodes.reserve(kept);
-    r->totals.reserve(kept);
-    r->weighted.reserve(kept * s->plugins.size());
-    for (size_t i : order) {
-      r->score_nodes.push_back(NodeId(s->nodes[i]->name()));
-      r->totals.push_back(s->totals[i]);
+    for (size_t i : order) r->score_nodes.push_back(NodeId(s->nodes[i]->name()));
+    bool fit32 = true;
+    for (size_t p = 0; p < s->plugins.size(); ++p) {
+      for (size_t i : order) {
+        const int64_t w = s->Weighted(p, i);
+        fit32 = fit32 && w >= std::numeric_limits<int32_t>::min() &&
+                w <= std::numeric_limits<int32_t>::max();
+      }
     }
     for (size_t p = 0; p < s->plugins.size(); ++p) {
-      for (size_t i : order) r->weighted.push_back(s->Weighted(p, i));
+      for (size_t i : order) {
+        if (fit32) {
+          r->weighted32.push_back(static_cast<int32_t>(s->Weighted(p, i)));
+        } else {
+          r->weighted64.push_back(s->Weighted(p, i));
+        }
+      }
     }
   }
   // What it takes, as counted: the fixed part, its strings, the sets and the scores.
@@ -185,8 +208,8 @@ void ExplainRecords::Record(const ExplainAttempt& attempt) {
     bytes += sizeof(j) + StringBytes(j.plugin) + StringsBytes(j.reasons) + j.nodes->bytes();
   }
   if (r->absent) bytes += StringBytes(r->absent->plugin) + StringsBytes(r->absent->reasons);
-  bytes += StringsBytes(r->score_plugins) + r->score_nodes.capacity() * sizeof(uint32_t) +
-           (r->weighted.capacity() + r->totals.capacity()) * sizeof(int64_t);
+  bytes += r->score_nodes.capacity() * sizeof(uint32_t) +
+           r->weighted32.capacity() * sizeof(int32_t) + r->weighted64.capacity() * sizeof(int64_t);
   // The two maps' entries.
   bytes += 2 * StringBytes(a.uid) + StringBytes(a.namespace_ + "/" + a.name) + 64;
   r->bytes = bytes;
@@ -293,11 +316,12 @@ std::optional<nlohmann::ordered_json> ExplainRecords::Json(std::string_view name
   for (size_t i = 0; i < r->score_nodes.size(); ++i) {
     nlohmann::ordered_json s;
     s["node"] = std::move(scored_nodes[i]);
-    s["total"] = r->totals[i];
+    const size_t num_plugins = r->score_plugins ? r->score_plugins->size() : 0;
+    int64_t total = 0;
+    for (size_t p = 0; p < num_plugins; ++p) total += r->Weighted(p, i);
+    s["total"] = total;
     nlohmann::ordered_json plugins = nlohmann::ordered_json::object();
-    for (size_t p = 0; p < r->score_plugins.size(); ++p) {
-      plugins[r->score_plugins[p]] = r->weighted[p * r->score_nodes.size() + i];
-    }
+    for (size_t p = 0; p < num_plugins; ++p) plugins[(*r->score_plugins)[p]] = r->Weighted(p, i);
     s["plugins"] = std::move(plugins);
     scores.push_back(std::move(s));
   }

@@ -104,6 +104,8 @@ class ExplainRecords {
   absl::flat_hash_map<std::string_view, uint32_t> node_ids_ ABSL_GUARDED_BY(mu_);
   std::deque<std::string> node_names_ ABSL_GUARDED_BY(mu_);
   size_t node_bytes_ ABSL_GUARDED_BY(mu_) = 0;
+  // The scoring plugins of the last record with scores, which the next of its profile shares.
+  std::shared_ptr<const std::vector<std::string>> score_plugins_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace ksched::scheduler

@@ -150,6 +150,36 @@ TEST(ExplainRecordsTest, OnlyTheBestScoredNodesAreKept) {
   EXPECT_EQ((*j)["scores"][19]["total"], 43);
 }
 
+// Scores are kept in 32 bits when they fit; one that does not (a plugin of a very large weight)
+// keeps the record's in 64, exactly, and the totals are their sums.
+TEST(ExplainRecordsTest, ScoresBeyond32BitsAreKeptExactly) {
+  ExplainRecords records;
+  NodeInfo a, b;
+  a.SetNode(testing::MakeNode().Name("node-a").Ptr());
+  b.SetNode(testing::MakeNode().Name("node-b").Ptr());
+  const int64_t big = int64_t{100} * 50'000'000;  // A score of 100 at a weight of 50,000,000.
+  framework::ScoreTable t{.plugins = {"Heavy", "NodeResourcesFit"},
+                          .nodes = {&a, &b},
+                          .weighted = {big, 0, 7, 3},
+                          .totals = {big + 7, 3}};
+  records.Record({.namespace_ = "default",
+                  .name = "web",
+                  .uid = "u",
+                  .result = "Scheduled",
+                  .node = "node-a",
+                  .num_nodes = 2,
+                  .feasible = 2,
+                  .scores = &t});
+  std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
+  ASSERT_TRUE(j.has_value());
+  ASSERT_EQ((*j)["scores"].size(), 2u);
+  EXPECT_EQ((*j)["scores"][0]["node"], "node-a");
+  EXPECT_EQ((*j)["scores"][0]["total"], big + 7);
+  EXPECT_EQ((*j)["scores"][0]["plugins"]["Heavy"], big);
+  EXPECT_EQ((*j)["scores"][1]["total"], 3);
+  EXPECT_EQ((*j)["scores"][1]["plugins"]["NodeResourcesFit"], 3);
+}
+
 TEST(ExplainRecordsTest, PreemptionsNominationAndVictimsAreKept) {
   ExplainRecords records;
   const Diagnosis d = Rejections(2, 0);
