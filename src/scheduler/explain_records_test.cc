@@ -38,6 +38,19 @@ ExplainAttempt Pending(const std::string& name, const Diagnosis* d, int nodes) {
           .waiting_for = {{"NodeResourcesFit", {"NodeAdd", "AssignedPodDelete"}}}};
 }
 
+// Pod default/web's attempt that placed it on `node`, every node of `t` feasible.
+ExplainAttempt Scheduled(const std::string& node, const framework::ScoreTable& t) {
+  const int n = static_cast<int>(t.nodes.size());
+  return {.namespace_ = "default",
+          .name = "web",
+          .uid = "u",
+          .result = "Scheduled",
+          .node = node,
+          .num_nodes = n,
+          .feasible = n,
+          .scores = &t};
+}
+
 TEST(ExplainRecordsTest, APendingPodsNodesAreGroupedByTheirRejection) {
   ExplainRecords records;
   const Diagnosis d = Rejections(4, 1);
@@ -94,15 +107,9 @@ TEST(ExplainRecordsTest, AScheduledPodsScoresComeBestFirstWithEachPlugins) {
   Diagnosis d;
   d.node_to_status.statuses["node-c"] =
       Status::Unschedulable("Insufficient memory").WithPlugin("NodeResourcesFit");
-  ExplainAttempt at{.namespace_ = "default",
-                    .name = "web",
-                    .uid = "u1",
-                    .result = "Scheduled",
-                    .node = "node-b",
-                    .num_nodes = 3,
-                    .feasible = 2,
-                    .diagnosis = &d,
-                    .scores = &t};
+  ExplainAttempt at = Scheduled("node-b", t);  // 2 feasible nodes of 3.
+  at.num_nodes = 3;
+  at.diagnosis = &d;
   records.Record(at);
   std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
   ASSERT_TRUE(j.has_value());
@@ -129,14 +136,7 @@ TEST(ExplainRecordsTest, OnlyTheBestScoredNodesAreKept) {
     t.weighted.push_back(i % 50);  // node-049, node-099 and node-149 score best.
     t.totals.push_back(i % 50);
   }
-  records.Record({.namespace_ = "default",
-                  .name = "web",
-                  .uid = "u",
-                  .result = "Scheduled",
-                  .node = "node-049",
-                  .num_nodes = 150,
-                  .feasible = 150,
-                  .scores = &t});
+  records.Record(Scheduled("node-049", t));
   std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ((*j)["nodes"]["scored"], 150);
@@ -162,14 +162,7 @@ TEST(ExplainRecordsTest, ScoresBeyond32BitsAreKeptExactly) {
                           .nodes = {&a, &b},
                           .weighted = {big, 0, 7, 3},
                           .totals = {big + 7, 3}};
-  records.Record({.namespace_ = "default",
-                  .name = "web",
-                  .uid = "u",
-                  .result = "Scheduled",
-                  .node = "node-a",
-                  .num_nodes = 2,
-                  .feasible = 2,
-                  .scores = &t});
+  records.Record(Scheduled("node-a", t));
   std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
   ASSERT_TRUE(j.has_value());
   ASSERT_EQ((*j)["scores"].size(), 2u);
