@@ -92,7 +92,7 @@ class Scanner {
 
   // Skips blanks, then takes `c` if it comes next.
   bool Take(char c) {
-    while (at_ < text_.size() && IsBlank(text_[at_])) ++at_;
+    SkipBlanks();
     if (at_ == text_.size() || text_[at_] != c) return false;
     ++at_;
     return true;
@@ -106,7 +106,7 @@ class Scanner {
   }
   // The value that comes next: an object, an array, a string or a scalar.
   std::optional<std::string_view> Value() {
-    while (at_ < text_.size() && IsBlank(text_[at_])) ++at_;
+    SkipBlanks();
     const size_t begin = at_;
     if (at_ == text_.size()) return std::nullopt;
     if (text_[at_] == '"') {
@@ -139,6 +139,9 @@ class Scanner {
 
  private:
   static bool IsBlank(char c) { return c == ' ' || c == '\n' || c == '\t' || c == '\r'; }
+  void SkipBlanks() {
+    while (at_ < text_.size() && IsBlank(text_[at_])) ++at_;
+  }
   // Past the closing quote of the string whose opening quote was just taken.
   bool SkipString() {
     while (at_ < text_.size()) {
