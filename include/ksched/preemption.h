@@ -5,10 +5,13 @@
 // rules implements the Interface and reuses the Evaluator.
 //
 //   class MyPreemption final : public PreEnqueuePlugin, public PostFilterPlugin,
-//                              public preemption::Interface {
+//                              public EnqueueExtensions, public preemption::Interface {
 //    public:
 //     explicit MyPreemption(Handle& h) : handle_(h), evaluator_("MyPreemption", h, *this) {}
 //     Status PreEnqueue(const api::Pod& pod) override { return evaluator_.PreEnqueue(pod); }
+//     std::vector<ClusterEventWithHint> EventsToRegister() const override {
+//       return evaluator_.EventsToRegister();
+//     }
 //     Status PostFilter(CycleState& s, const api::Pod& pod, const NodeToStatus& filtered,
 //                       PostFilterResult* result) override {
 //       handle_.metrics().PreemptionAttempted();
@@ -133,6 +136,14 @@ class Evaluator {
   // failed is activated to try again.
   Status PreEnqueue(const api::Pod& pod);
 
+  // The events of a preemption plugin: Pod/Delete, with a hint that queues a pod held back by
+  // PreEnqueue when the deleted pod is the last victim of its own preemption, and skips otherwise
+  // (the plugins that rejected the pod decide whether other deletions help it). Upstream's hint
+  // always skips: there, a pod held back while the deletions of the victims that were in its way
+  // were watched, its last victim's deletion helping none of the plugins that rejected it, waits
+  // until something else moves it (kubernetes/kubernetes#141694).
+  std::vector<ClusterEventWithHint> EventsToRegister() const;
+
   // The candidates among the `potential` nodes, those free of PDB violations first, and the
   // status of every potential node that is none (upstream's DryRunPreemption).
   std::vector<Candidate> FindCandidates(const CycleState& state, const api::Pod& pod,
@@ -159,7 +170,7 @@ class Evaluator {
   const std::string plugin_;
   Handle& handle_;
   Interface& policy_;
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   // By pod UID.
   absl::flat_hash_map<std::string, Preempting> preempting_ ABSL_GUARDED_BY(mu_);
 };

@@ -1200,6 +1200,34 @@ TEST_F(AsyncPreemptionTest, APreemptorWhoseVictimsAreAllWatchedGoneIsActivated) 
   EXPECT_EQ(writer.binds.at("default/high"), "n1");
 }
 
+// The victim in the way of the port is deleted while the pod is held back, and the last victim
+// frees CPU only, which NodePorts, the plugin that rejected the pod, does not wait for: the last
+// victim's deletion still moves the pod, once its evictions are answered and before they are
+// watched (upstream v1.36's pod waits for another event: kubernetes/kubernetes#141694).
+TEST_F(AsyncPreemptionTest, APreemptorHeldBackIsQueuedByItsLastVictimsDeletion) {
+  scheduler->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  auto port = MakePod().Name("port").Priority(10).Req("cpu", "100m").HostPort(8080).Node("n1");
+  auto cpu = MakePod().Name("cpu").Priority(0).Req("cpu", "1500m").Node("n1").Ptr();
+  scheduler->OnPodAdd(port.Ptr());
+  scheduler->OnPodAdd(cpu);
+  scheduler->OnPodAdd(MakePod().Name("high").Priority(1000).Req("cpu", "1").HostPort(8080).Ptr());
+  ASSERT_TRUE(scheduler->ScheduleOne());  // NodePorts rejects it; it preempts both.
+  ASSERT_TRUE(writer.deleting.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  scheduler->OnPodDelete(port.Ptr());  // NodePorts queues it; PreEnqueue holds it back.
+  EXPECT_EQ(scheduler->queue().Counts().gated, 1u);
+  writer.release.Notify();
+  scheduler->WaitForBindings();
+  EXPECT_EQ(writer.deleted, (std::vector<std::string>{"default/port", "default/cpu"}));
+  EXPECT_EQ(scheduler->queue().Counts().gated, 1u);  // `cpu` is still on n1.
+
+  scheduler->OnPodDelete(cpu);
+  EXPECT_EQ(scheduler->queue().Counts().gated, 0u);
+  clock.Advance(absl::Seconds(10));  // Past its backoff.
+  ASSERT_TRUE(scheduler->ScheduleOne());
+  scheduler->WaitForBindings();
+  EXPECT_EQ(writer.binds.at("default/high"), "n1");
+}
+
 // The last victim's deletion can be watched before its DELETE is answered: PreEnqueue then finds
 // the victim gone and lets the pod through (upstream reads its pod lister).
 TEST_F(AsyncPreemptionTest, TheLastVictimWatchedGoneLetsThePreemptorThrough) {

@@ -319,6 +319,19 @@ Status Evaluator::PreEnqueue(const api::Pod& pod) {
   return Status::UnschedulableAndUnresolvable(kWaitingForPreemption);
 }
 
+std::vector<ClusterEventWithHint> Evaluator::EventsToRegister() const {
+  auto last_victim_gone = [this](const api::Pod& pod, const ClusterEventData& event) {
+    if (event.old_pod == nullptr) return QueueingHint::kQueueSkip;
+    absl::MutexLock lock(&mu_);
+    auto it = preempting_.find(pod.metadata.uid);
+    return it != preempting_.end() && it->second.held &&
+                   it->second.last_victim == event.old_pod->metadata.uid
+               ? QueueingHint::kQueue
+               : QueueingHint::kQueueSkip;
+  };
+  return {{{EventResource::kPod, ActionType::kDelete}, last_victim_gone}};
+}
+
 bool Evaluator::VictimGone(const std::string& uid) const {
   std::shared_ptr<const api::Pod> victim = handle_.GetAssignedPod(uid);
   return victim == nullptr || victim->metadata.deletion_timestamp.has_value();

@@ -96,11 +96,6 @@ Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod&
   return Status();
 }
 
-std::vector<ClusterEventWithHint> DefaultPreemption::EventsToRegister() const {
-  auto skip = [](const api::Pod&, const ClusterEventData&) { return QueueingHint::kQueueSkip; };
-  return {{{EventResource::kPod, ActionType::kDelete}, skip}};
-}
-
 Status DefaultPreemption::PostFilter(CycleState& state, const api::Pod& pod,
                                      const NodeToStatus& filtered, PostFilterResult* result) {
   handle_.metrics().PreemptionAttempted();

@@ -21,7 +21,10 @@
 //   for this pod to be finished"), except once the last victim's deletion is under way and that
 //   victim is terminating or gone from the scheduler's view; if one fails, the pod is activated to
 //   try again. Otherwise the victims' deletions, as watched, requeue it: never earlier, so that it
-//   is not tried against victims the scheduler still counts, and does not preempt twice.
+//   is not tried against victims the scheduler still counts, and does not preempt twice. A pod
+//   held back is queued again once its last victim's deletion is watched, even when that victim
+//   was in the way of none of the plugins that rejected it, where upstream's hint leaves it waiting
+//   for another event (kubernetes/kubernetes#141694).
 //
 // The search, the choice and the evictions are the SDK's preemption::Evaluator
 // (ksched/preemption.h); this plugin is its Interface: the number of candidates, who may preempt,
@@ -65,9 +68,11 @@ class DefaultPreemption final : public PreEnqueuePlugin,
   // The Evaluator's: UnschedulableAndUnresolvable preemption::kWaitingForPreemption while the
   // pod's evictions run.
   Status PreEnqueue(const api::Pod& pod) override { return evaluator_.PreEnqueue(pod); }
-  // Pod/Delete, with a hint that always skips: the plugins that rejected the pod decide when a
-  // deletion helps it (upstream registers it so that a held-back pod is looked at again).
-  std::vector<ClusterEventWithHint> EventsToRegister() const override;
+  // The Evaluator's: Pod/Delete, queueing a pod held back once its last victim's deletion is
+  // watched; the plugins that rejected the pod decide whether other deletions help it.
+  std::vector<ClusterEventWithHint> EventsToRegister() const override {
+    return evaluator_.EventsToRegister();
+  }
 
   // Counts in scheduler_preemption_attempts_total, then preempts (preemption::Evaluator::Preempt).
   Status PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
