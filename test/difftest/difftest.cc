@@ -198,6 +198,9 @@ struct CaseResult {
   PodStates upstream_end;
   // The pods the harness deleted or created on ksched's turn to match kube-scheduler's cluster.
   int moved = 0;
+  // The preemptors kube-scheduler left pending after their preemption, which the harness gave it
+  // again (GiveStuckPreemptorsAgain).
+  std::vector<std::string> given_again;
 
   // Mismatches other than the known gaps.
   bool Differs() const {
@@ -282,8 +285,9 @@ class Harness {
   struct Phase {
     std::vector<Outcome> outcomes;
     std::vector<ClusterState> before;
-    PodStates end;  // Once the last pod was decided and the cluster settled.
-    int moved = 0;  // Steps taken to bring the cluster to the targets.
+    PodStates end;                         // Once the last pod was decided and the cluster settled.
+    int moved = 0;                         // Steps taken to bring the cluster to the targets.
+    std::vector<std::string> given_again;  // GiveStuckPreemptorsAgain's pods.
   };
 
   // Runs the case's pending pods through both schedulers and simulate, and compares.
@@ -296,6 +300,7 @@ class Harness {
       return;
     }
     result.upstream_end = up->end;
+    result.given_again = up->given_again;
     // The PVs, claims and resource claims as the case made them, for ksched's turn.
     std::vector<json> storage;
     for (const json& o : c.setup) {
@@ -394,6 +399,8 @@ class Harness {
       const std::string moment = "before pod " + key;
       if (targets != nullptr) status = Converge(c, s, (*targets)[i], moment, &phase.moved);
       absl::StatusOr<ClusterState> before = status.ok() ? Settled(c, moment) : status;
+      if (before.ok() && &s == &upstream_)
+        before = GiveStuckPreemptorsAgain(c, s, *before, moment, log_start, &phase);
       if (!before.ok()) {
         status = before.status();
         break;
@@ -427,7 +434,10 @@ class Harness {
       phase.before.push_back(*std::move(before));
     }
     if (status.ok()) {
-      absl::StatusOr<ClusterState> end = Settled(c, "after the last pod");
+      const std::string moment = "after the last pod";
+      absl::StatusOr<ClusterState> end = Settled(c, moment);
+      if (end.ok() && &s == &upstream_)
+        end = GiveStuckPreemptorsAgain(c, s, *end, moment, log_start, &phase);
       if (end.ok()) phase.end = std::move(end->pods);
       status = end.status();
     }
@@ -443,6 +453,50 @@ class Harness {
     }
     if (!status.ok()) return status;
     return phase;
+  }
+
+  // kube-scheduler v1.36 can leave a preemptor pending for good: held back by DefaultPreemption's
+  // PreEnqueue while the deletions of the victims in its way were watched, it waits for an event
+  // its rejecting plugins find helpful, and the last victim's deletion may help none of them
+  // (kubernetes/kubernetes#141694; seed 95765, in about half of the runs, by the order in which
+  // the API server answers). ksched queues such a pod on its last victim's deletion. A pod given
+  // to `s` that preempted, is pending and nominated, whose victims are gone, and which `s`'s log
+  // shows no attempt at since its "Async Preemption finished completely", is given again (deleted
+  // and made anew), as upstream's fix would try it again; the case's report names it. Returns the
+  // cluster, settled again if a pod was given again.
+  absl::StatusOr<ClusterState> GiveStuckPreemptorsAgain(const Case& c, const Scheduler& s,
+                                                        ClusterState now, const std::string& moment,
+                                                        size_t log_start, Phase* phase) {
+    const std::string log = s.LogFrom(log_start);
+    bool given = false;
+    for (size_t j = 0; j < phase->outcomes.size(); ++j) {
+      const Outcome& o = phase->outcomes[j];
+      const std::string key = KeyOf(c.pending[j]);
+      auto it = now.pods.find(key);
+      if (o.evicted.empty() || it == now.pods.end()) continue;
+      const Outcome seen = OutcomeOfPod(it->second);
+      if (!seen.node.empty() || seen.nominated.empty() ||
+          std::any_of(o.evicted.begin(), o.evicted.end(),
+                      [&](const std::string& v) { return now.pods.contains(v); })) {
+        continue;
+      }
+      const size_t finished =
+          log.rfind(fmt::format("\"Async Preemption finished completely\" preemptor=\"{}\"", key));
+      const size_t tried = log.rfind(fmt::format("\"Attempting to schedule pod\" pod=\"{}\"", key));
+      if (finished == std::string::npos || (tried != std::string::npos && tried > finished)) {
+        continue;
+      }
+      json pod = c.pending[j];
+      pod["spec"]["schedulerName"] =
+          s.prefix + pod["spec"].value("schedulerName", "default-scheduler");
+      absl::Status st = api_.Delete(it->second);
+      if (st.ok()) st = api_.Create(pod);
+      if (!st.ok()) return Failed(s, fmt::format("giving pod {} again {}", key, moment), st);
+      phase->given_again.push_back(key);
+      given = true;
+    }
+    if (!given) return now;
+    return Settled(c, moment);
   }
 
   // An error of a harness step on `s`'s turn, with its name.
@@ -770,6 +824,7 @@ json ToJson(const CaseResult& r) {
   if (!r.error.empty()) j["error"] = r.error;
   if (!r.adaptations.empty()) j["adaptations"] = r.adaptations;
   if (r.moved > 0) j["podsMovedOnKschedsTurn"] = r.moved;
+  if (!r.given_again.empty()) j["preemptorsKubeSchedulerLeftPending"] = r.given_again;
   j["pods"] = json::array();
   for (const PodResult& p : r.pods) {
     json pj = {{"pod", p.key},
@@ -818,6 +873,7 @@ struct Totals {
   int pods = 0, pods_matching = 0, pods_matching_but_known = 0, ties = 0;
   int run_matching = 0, simulate_matching = 0;  // Pods each matches exactly.
   int moved = 0, cases_moved = 0;  // Pods moved on ksched's turn, and in how many cases.
+  int given_again = 0;             // Preemptors kube-scheduler left pending, given to it again.
   std::map<std::string, int> run_kinds, simulate_kinds;
 
   void Add(const CaseResult& r) {
@@ -828,6 +884,7 @@ struct Totals {
     if (r.second_run) ++second_runs;
     moved += r.moved;
     if (r.moved > 0) ++cases_moved;
+    given_again += static_cast<int>(r.given_again.size());
     for (const PodResult& p : r.pods) {
       ++pods;
       if (p.run_mismatches.empty() && p.simulate_mismatches.empty()) ++pods_matching;
@@ -859,6 +916,7 @@ struct Totals {
             {"podsMatchingSimulate", simulate_matching},
             {"podsMovedOnKschedsTurn", moved},
             {"casesWithPodsMoved", cases_moved},
+            {"preemptorsKubeSchedulerLeftPending", given_again},
             {"runMismatches", run_kinds},
             {"simulateMismatches", simulate_kinds}};
   }
@@ -875,6 +933,12 @@ struct Totals {
         "pods on ksched's turn, in %d cases\n",
         run_matching, percent(run_matching), simulate_matching, percent(simulate_matching), moved,
         cases_moved);
+    if (given_again > 0) {
+      std::printf(
+          "  kube-scheduler left %d preemptors pending after their preemption, with their victims "
+          "gone (kubernetes/kubernetes#141694); the harness gave them to it again\n",
+          given_again);
+    }
     for (const auto& [label, kinds] :
          {std::pair{"ksched run", &run_kinds}, std::pair{"ksched simulate", &simulate_kinds}}) {
       for (const auto& [kind, n] : *kinds)
