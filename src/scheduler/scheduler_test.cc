@@ -1201,9 +1201,10 @@ TEST_F(AsyncPreemptionTest, APreemptorWhoseVictimsAreAllWatchedGoneIsActivated) 
 }
 
 // The victim in the way of the port is deleted while the pod is held back, and the last victim
-// frees CPU only, which NodePorts, the plugin that rejected the pod, does not wait for: the last
-// victim's deletion still moves the pod, once its evictions are answered and before they are
-// watched (upstream v1.36's pod waits for another event: kubernetes/kubernetes#141694).
+// frees CPU only, which NodePorts, the plugin that rejected the pod, does not wait for: the
+// evictions are answered before the last victim goes from the scheduler's view, and its deletion,
+// once watched, still moves the pod (upstream v1.36's pod waits for another event:
+// kubernetes/kubernetes#141694).
 TEST_F(AsyncPreemptionTest, APreemptorHeldBackIsQueuedByItsLastVictimsDeletion) {
   scheduler->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   auto port = MakePod().Name("port").Priority(10).Req("cpu", "100m").HostPort(8080).Node("n1");
