@@ -935,8 +935,8 @@ struct Totals {
         cases_moved);
     if (given_again > 0) {
       std::printf(
-          "  kube-scheduler left %d preemptors pending after their preemption, with their victims "
-          "gone (kubernetes/kubernetes#141694); the harness gave them to it again\n",
+          "  preemptors kube-scheduler left pending for good, their victims gone "
+          "(kubernetes/kubernetes#141694), given to it again: %d\n",
           given_again);
     }
     for (const auto& [label, kinds] :
