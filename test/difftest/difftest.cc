@@ -405,9 +405,7 @@ class Harness {
         status = before.status();
         break;
       }
-      json pod = c.pending[i];
-      pod["spec"]["schedulerName"] =
-          s.prefix + pod["spec"].value("schedulerName", "default-scheduler");
+      const json pod = ForScheduler(c.pending[i], s.prefix);
       if (status = api_.Create(pod); !status.ok()) {
         status = Failed(s, "creating pod " + key, status);
         break;
@@ -486,11 +484,8 @@ class Harness {
       if (finished == std::string::npos || (tried != std::string::npos && tried > finished)) {
         continue;
       }
-      json pod = c.pending[j];
-      pod["spec"]["schedulerName"] =
-          s.prefix + pod["spec"].value("schedulerName", "default-scheduler");
       absl::Status st = api_.Delete(it->second);
-      if (st.ok()) st = api_.Create(pod);
+      if (st.ok()) st = api_.Create(ForScheduler(c.pending[j], s.prefix));
       if (!st.ok()) return Failed(s, fmt::format("giving pod {} again {}", key, moment), st);
       phase->given_again.push_back(key);
       given = true;

@@ -83,12 +83,15 @@ std::vector<std::string> Removed(const PodStates& before, const PodStates& now) 
   return out;  // Sorted, as the map's keys.
 }
 
+json ForScheduler(json pod, const std::string& prefix) {
+  pod["spec"]["schedulerName"] = prefix + pod["spec"].value("schedulerName", "default-scheduler");
+  return pod;
+}
+
 json BoundCopy(const Case& c, const std::string& key, const std::string& node,
                const PodStates& target, const std::string& prefix) {
   json pod = *CasePod(c, key);
-  if (pod["spec"].value("nodeName", "").empty()) {
-    pod["spec"]["schedulerName"] = prefix + pod["spec"].value("schedulerName", "default-scheduler");
-  }
+  if (pod["spec"].value("nodeName", "").empty()) pod = ForScheduler(std::move(pod), prefix);
   pod["spec"]["nodeName"] = node;
   auto it = target.find(key);
   if (it != target.end()) {

@@ -53,6 +53,9 @@ std::vector<Step> StepsToReach(const PodStates& target, const PodStates& now);
 // The pods in `before` (not being deleted) that are gone or being deleted in `now`, sorted.
 std::vector<std::string> Removed(const PodStates& before, const PodStates& now);
 
+// A pending pod of a case, for the scheduler whose profiles' names are the case's with `prefix`.
+nlohmann::json ForScheduler(nlohmann::json pod, const std::string& prefix);
+
 // A pod of `c` ready to be created again bound to `node`, with the start time `target` shows
 // for it (which preemption compares), and `prefix` on its schedulerName if it was pending.
 nlohmann::json BoundCopy(const Case& c, const std::string& key, const std::string& node,
