@@ -465,7 +465,7 @@ class Harness {
   absl::StatusOr<ClusterState> GiveStuckPreemptorsAgain(const Case& c, const Scheduler& s,
                                                         ClusterState now, const std::string& moment,
                                                         size_t log_start, Phase* phase) {
-    const std::string log = s.LogFrom(log_start);
+    std::optional<std::string> log;  // Read once a pod looks stuck in the cluster.
     bool given = false;
     for (size_t j = 0; j < phase->outcomes.size(); ++j) {
       const Outcome& o = phase->outcomes[j];
@@ -478,9 +478,11 @@ class Harness {
                       [&](const std::string& v) { return now.pods.contains(v); })) {
         continue;
       }
+      if (!log) log = s.LogFrom(log_start);
       const size_t finished =
-          log.rfind(fmt::format("\"Async Preemption finished completely\" preemptor=\"{}\"", key));
-      const size_t tried = log.rfind(fmt::format("\"Attempting to schedule pod\" pod=\"{}\"", key));
+          log->rfind(fmt::format("\"Async Preemption finished completely\" preemptor=\"{}\"", key));
+      const size_t tried =
+          log->rfind(fmt::format("\"Attempting to schedule pod\" pod=\"{}\"", key));
       if (finished == std::string::npos || (tried != std::string::npos && tried > finished)) {
         continue;
       }
