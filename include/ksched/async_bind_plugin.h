@@ -1,10 +1,13 @@
 // AsyncBindPlugin: a Bind plugin that can also bind without holding a thread, as DefaultBinder
 // does through ClusterWriter::BindAsync. A plugin implements both BindPlugin and this.
+// AsyncPreBindPlugin: the same for a PreBind plugin (DynamicResources, through
+// ClusterWriter::ReserveResourceClaimAsync); it implements both PreBindPlugin and this.
 //
-// When a profile has no PreBind plugins and its first Bind plugin is one, the binding cycle of a
-// pod whose Permit did not wait starts on the scheduling thread and finishes where the answer
-// arrives (the HTTP client's I/O thread), rather than on a binding thread that sleeps through the
-// round trip (Framework::CanBindAsync).
+// When a profile's first Bind plugin is an AsyncBindPlugin, and every PreBind plugin with work
+// for the pod (PreBindPreFlight did not skip) is an AsyncPreBindPlugin, the binding cycle of a
+// pod whose Permit did not wait starts on the scheduling thread and goes on where each answer
+// arrives (the HTTP client's I/O thread), rather than on a binding thread that sleeps through
+// the round trips (Framework::CanBindAsync).
 #pragma once
 
 #include <functional>
@@ -25,6 +28,18 @@ class AsyncBindPlugin {
 
  protected:
   ~AsyncBindPlugin() = default;
+};
+
+class AsyncPreBindPlugin {
+ public:
+  // Does what the plugin's PreBind does, and gives `done` its status. `done` runs on another
+  // thread or before PreBindAsync returns, and must not block; nor may what PreBindAsync runs on
+  // the thread an answer arrives on.
+  virtual void PreBindAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                            std::function<void(Status)> done) = 0;
+
+ protected:
+  ~AsyncPreBindPlugin() = default;
 };
 
 }  // namespace ksched

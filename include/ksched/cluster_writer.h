@@ -91,6 +91,16 @@ class ClusterWriter {
     (void)claim, (void)allocation, (void)consumer;
     return absl::UnimplementedError("this cluster writer does not allocate devices");
   }
+  // As ReserveResourceClaim, without holding the calling thread: `done` gets its result, on a
+  // thread of the writer's own or before the call returns, and must not block. The default calls
+  // ReserveResourceClaim; the real cluster's writer sends each request and returns.
+  virtual void ReserveResourceClaimAsync(
+      const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+      const api::ResourceClaimConsumerReference& consumer,
+      // NOLINTNEXTLINE(performance-unnecessary-value-param): overrides keep it.
+      std::function<void(absl::StatusOr<api::ResourceClaim>)> done) {
+    done(ReserveResourceClaim(claim, allocation, consumer));
+  }
   // Unreserve: removes the consumer with this UID from status.reservedFor, at any version.
   virtual absl::Status UnreserveResourceClaim(const api::ResourceClaim& claim,
                                               std::string_view consumer_uid) {

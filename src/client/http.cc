@@ -142,8 +142,10 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
       --l->requests;
     };
   }
-  t->submitted = absl::Now();
+  t->submitted = absl::Now() + t->request.delay;
   t->not_before = rate_limited ? loop_->bucket.Reserve(t->submitted) : absl::InfinitePast();
+  if (t->request.delay > absl::ZeroDuration())
+    t->not_before = std::max(t->not_before, t->submitted);
 
   const HttpRequest& r = t->request;
   t->fields = {{"accept", r.accept}, {"user-agent", config_.user_agent}};

@@ -60,6 +60,9 @@ struct HttpRequest {
   std::string accept = "application/json";
   // Total time allowed; zero means none (watches end by the server's timeoutSeconds).
   absl::Duration timeout = absl::Seconds(30);
+  // How long after Send the request is due (then it passes the rate limit): a retry's pause that
+  // holds no thread.
+  absl::Duration delay = absl::ZeroDuration();
   // How many times to send the request again when no answer came (a transport error), each after
   // retry_delay to 1.25 times it, as client-go's event sink retries. An answer is final, and so is
   // the client's close; whatever `retries` says, a 429 or 5xx answer with a Retry-After header

@@ -1,6 +1,8 @@
 #include "src/client/writer.h"
 
 #include <array>
+#include <future>
+#include <memory>
 #include <optional>
 
 #include "absl/time/clock.h"
@@ -476,6 +478,22 @@ absl::StatusOr<T> MergePatch(HttpClient& http, std::string path, const json& pat
   return Decoded<T>(r, path, decode);
 }
 
+// MergePatch without waiting: `done` gets the object, on the client's I/O thread.
+template <typename T>
+void MergePatchAsync(HttpClient& http, std::string path, const json& patch,
+                     absl::Status (*decode)(simdjson::dom::element, T*),
+                     const std::function<absl::Status()>& guard,
+                     std::function<void(absl::StatusOr<T>)> done,
+                     std::string content_type = "application/merge-patch+json") {
+  HttpRequest request{.method = "PATCH",
+                      .path = path,
+                      .body = patch.dump(),
+                      .content_type = std::move(content_type),
+                      .guard = guard};
+  http.Send(std::move(request), [path = std::move(path), decode, done = std::move(done)](
+                                    const HttpResponse& r) { done(Decoded<T>(r, path, decode)); });
+}
+
 }  // namespace
 
 absl::StatusOr<api::PersistentVolume> ApiWriter::BindVolumeToClaim(
@@ -569,63 +587,111 @@ json ApiWriter::AllocationJson(const api::AllocationResult& allocation) {
 absl::StatusOr<api::ResourceClaim> ApiWriter::ReserveResourceClaim(
     const api::ResourceClaim& claim, const api::AllocationResult* allocation,
     const api::ResourceClaimConsumerReference& consumer) {
-  // Upstream's retry.RetryOnConflict with retry.DefaultRetry: five tries, 10 ms apart.
-  constexpr int kTries = 5;
-  const std::string key = api::KeyOf(claim.metadata);
-  absl::StatusOr<api::ResourceClaim> written = ReserveOnce(claim, allocation, consumer);
-  for (int tries = 1; tries < kTries && absl::IsAlreadyExists(written.status()); ++tries) {
-    absl::SleepFor(absl::Milliseconds(10));
-    absl::StatusOr<api::ResourceClaim> now = Decoded<api::ResourceClaim>(
-        http_.Call({.path = ClaimPath(claim)}), ClaimPath(claim), api::DecodeResourceClaim);
-    if (!now.ok()) {
-      return absl::AbortedError(fmt::format("get updated claim {} after conflict: {}", key,
-                                            AsStd(now.status().message())));
-    }
-    if (now->metadata.deletion_timestamp) {
-      return absl::AbortedError(fmt::format("claim {} got deleted in the meantime", key));
-    }
-    if (allocation != nullptr && now->allocation) {
-      return absl::AbortedError(
-          fmt::format("claim {} got allocated elsewhere in the meantime", key));
-    }
-    if (allocation == nullptr && !now->allocation) {
-      return absl::AbortedError(
-          fmt::format("claim {} got deallocated elsewhere in the meantime", key));
-    }
-    written = ReserveOnce(*now, allocation, consumer);
-  }
-  return written;
+  std::promise<absl::StatusOr<api::ResourceClaim>> promise;
+  std::future<absl::StatusOr<api::ResourceClaim>> written = promise.get_future();
+  ReserveResourceClaimAsync(
+      claim, allocation, consumer,
+      [&promise](absl::StatusOr<api::ResourceClaim> r) { promise.set_value(std::move(r)); });
+  return written.get();
 }
 
-absl::StatusOr<api::ResourceClaim> ApiWriter::ReserveOnce(
+// One ReserveResourceClaimAsync, across its tries.
+struct ApiWriter::Reservation {
+  ApiWriter* writer;
+  std::string key, path;  // The claim's namespace/name, and its path.
+  std::optional<api::AllocationResult> allocation;
+  api::ResourceClaimConsumerReference consumer;
+  std::function<void(absl::StatusOr<api::ResourceClaim>)> done;
+  int tries = 0;
+};
+
+void ApiWriter::ReserveResourceClaimAsync(
     const api::ResourceClaim& claim, const api::AllocationResult* allocation,
-    const api::ResourceClaimConsumerReference& consumer) {
-  std::string version = claim.metadata.resource_version;
-  if (allocation != nullptr) {
-    // The finalizer first, in the object itself (the status subresource ignores metadata); the
-    // strategic merge adds it to those there.
-    absl::StatusOr<api::ResourceClaim> finalized = MergePatch<api::ResourceClaim>(
-        http_, ClaimPath(claim),
-        {{"metadata",
-          {{"resourceVersion", version}, {"finalizers", {api::kResourceClaimFinalizer}}}}},
-        api::DecodeResourceClaim, options_.may_write, kStrategicMergePatch);
-    if (!finalized.ok()) return finalized.status();
-    version = finalized->metadata.resource_version;
-  }
+    const api::ResourceClaimConsumerReference& consumer,
+    std::function<void(absl::StatusOr<api::ResourceClaim>)> done) {
+  auto r = std::make_shared<Reservation>(Reservation{
+      .writer = this,
+      .key = api::KeyOf(claim.metadata),
+      .path = ClaimPath(claim),
+      .allocation =
+          allocation != nullptr ? std::optional<api::AllocationResult>(*allocation) : std::nullopt,
+      .consumer = consumer,
+      .done = std::move(done)});
+  ReserveOnce(std::move(r), claim);
+}
+
+void ApiWriter::ReserveOnce(std::shared_ptr<Reservation> r, const api::ResourceClaim& claim) {
+  ++r->tries;
+  const api::ResourceClaimConsumerReference& consumer = r->consumer;
   json status = {
       {"reservedFor",
        {{{"resource", consumer.resource}, {"name", consumer.name}, {"uid", consumer.uid}}}}};
   if (!consumer.api_group.empty()) status["reservedFor"][0]["apiGroup"] = consumer.api_group;
-  if (allocation != nullptr) {
-    status["allocation"] = AllocationJson(*allocation);
+  if (r->allocation) {
+    status["allocation"] = AllocationJson(*r->allocation);
   } else if (claim.allocation && claim.allocation->allocation_timestamp.empty()) {
     // Allocated by someone who did not say when: now, as upstream's bindClaim fills it in.
     status["allocation"] = {{"allocationTimestamp", api::field::MetaTime(absl::Now())}};
   }
-  return MergePatch<api::ResourceClaim>(
-      http_, ClaimPath(claim, "/status"),
-      {{"metadata", {{"resourceVersion", version}}}, {"status", std::move(status)}},
-      api::DecodeResourceClaim, options_.may_write, kStrategicMergePatch);
+  // Upstream's retry.RetryOnConflict with retry.DefaultRetry: five tries, 10 ms apart.
+  auto answered = [r](absl::StatusOr<api::ResourceClaim> written) {
+    if (r->tries < 5 && absl::IsAlreadyExists(written.status())) {
+      r->writer->ReserveAgain(r);
+    } else {
+      r->done(std::move(written));
+    }
+  };
+  auto set_status = [r, path = ClaimPath(claim, "/status"), status = std::move(status),
+                     answered](const std::string& version) mutable {
+    MergePatchAsync<api::ResourceClaim>(
+        r->writer->http_, std::move(path),
+        {{"metadata", {{"resourceVersion", version}}}, {"status", std::move(status)}},
+        api::DecodeResourceClaim, r->writer->options_.may_write, std::move(answered),
+        kStrategicMergePatch);
+  };
+  if (!r->allocation) {
+    set_status(claim.metadata.resource_version);
+    return;
+  }
+  // The finalizer first, in the object itself (the status subresource ignores metadata); the
+  // strategic merge adds it to those there.
+  MergePatchAsync<api::ResourceClaim>(
+      http_, r->path,
+      {{"metadata",
+        {{"resourceVersion", claim.metadata.resource_version},
+         {"finalizers", {api::kResourceClaimFinalizer}}}}},
+      api::DecodeResourceClaim, options_.may_write,
+      [set_status = std::move(set_status),
+       answered](absl::StatusOr<api::ResourceClaim> finalized) mutable {
+        if (!finalized.ok()) {
+          answered(finalized.status());
+        } else {
+          set_status(finalized->metadata.resource_version);
+        }
+      },
+      kStrategicMergePatch);
+}
+
+void ApiWriter::ReserveAgain(std::shared_ptr<Reservation> r) {
+  http_.Send({.path = r->path, .delay = absl::Milliseconds(10)}, [r](const HttpResponse& a) {
+    absl::StatusOr<api::ResourceClaim> now =
+        Decoded<api::ResourceClaim>(a, r->path, api::DecodeResourceClaim);
+    const std::string& key = r->key;
+    if (!now.ok()) {
+      r->done(absl::AbortedError(fmt::format("get updated claim {} after conflict: {}", key,
+                                             AsStd(now.status().message()))));
+    } else if (now->metadata.deletion_timestamp) {
+      r->done(absl::AbortedError(fmt::format("claim {} got deleted in the meantime", key)));
+    } else if (r->allocation && now->allocation) {
+      r->done(
+          absl::AbortedError(fmt::format("claim {} got allocated elsewhere in the meantime", key)));
+    } else if (!r->allocation && !now->allocation) {
+      r->done(absl::AbortedError(
+          fmt::format("claim {} got deallocated elsewhere in the meantime", key)));
+    } else {
+      r->writer->ReserveOnce(r, *now);
+    }
+  });
 }
 
 absl::Status ApiWriter::UnreserveResourceClaim(const api::ResourceClaim& claim,

@@ -113,6 +113,11 @@ class ApiWriter : public ClusterWriter {
   absl::StatusOr<api::ResourceClaim> ReserveResourceClaim(
       const api::ResourceClaim& claim, const api::AllocationResult* allocation,
       const api::ResourceClaimConsumerReference& consumer) override;
+  // `done` runs on the HTTP client's I/O thread.
+  void ReserveResourceClaimAsync(
+      const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+      const api::ResourceClaimConsumerReference& consumer,
+      std::function<void(absl::StatusOr<api::ResourceClaim>)> done) override;
   absl::Status UnreserveResourceClaim(const api::ResourceClaim& claim,
                                       std::string_view consumer_uid) override;
   absl::Status DeallocateResourceClaim(const api::ResourceClaim& claim) override;
@@ -136,10 +141,11 @@ class ApiWriter : public ClusterWriter {
  private:
   HttpRequest BindingRequest(const api::Pod& pod, std::string_view node_name) const;
   void SendEvent(HttpRequest request, std::string what);
-  // One try of ReserveResourceClaim: over `claim`'s resourceVersion.
-  absl::StatusOr<api::ResourceClaim> ReserveOnce(
-      const api::ResourceClaim& claim, const api::AllocationResult* allocation,
-      const api::ResourceClaimConsumerReference& consumer);
+  struct Reservation;
+  // One try of ReserveResourceClaimAsync: over `claim`'s resourceVersion.
+  void ReserveOnce(std::shared_ptr<Reservation> r, const api::ResourceClaim& claim);
+  // After a conflict: reads the claim again, 10 ms on, and tries over it.
+  void ReserveAgain(std::shared_ptr<Reservation> r);
   HttpClient& events_http() { return options_.events ? *options_.events : http_; }
 
   // The status patches of each pod (by uid), shared with their callbacks, which may outlive the

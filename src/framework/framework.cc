@@ -228,6 +228,8 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
                     profile_name_));
   }
   async_bind_ = dynamic_cast<AsyncBindPlugin*>(bind_.front());
+  for (PreBindPlugin* p : pre_bind_)
+    async_pre_bind_.push_back(dynamic_cast<AsyncPreBindPlugin*>(p));
   // Score weights: the Score point's own weight wins over multiPoint's; 0 means 1.
   std::vector<config::PluginRef> weighted = ps.score.enabled;
   weighted.insert(weighted.end(), ps.multi_point.enabled.begin(), ps.multi_point.enabled.end());
@@ -812,9 +814,10 @@ Status Framework::WaitOnPermit(const api::Pod& pod) {
 }
 
 Status Framework::RunPreBindPreFlights(CycleState& state, const api::Pod& pod,
-                                       std::string_view node) {
+                                       std::string_view node, PreBindWork* work) {
   Status out = Status::Skip();
-  for (PreBindPlugin* p : pre_bind_) {
+  for (size_t i = 0; i < pre_bind_.size(); ++i) {
+    PreBindPlugin* p = pre_bind_[i];
     Status s = p->PreBindPreFlight(state, pod, node);
     if (s.IsSkip()) continue;
     if (!s.ok()) {
@@ -823,22 +826,94 @@ Status Framework::RunPreBindPreFlights(CycleState& state, const api::Pod& pod,
           .WithPlugin(p->Name());
     }
     out = Status();
+    if (work != nullptr) work->push_back(static_cast<uint16_t>(i));
   }
   return out;
 }
 
+namespace {
+
+// What a PreBind plugin's status makes of the PreBind point: Success, the rejection, or an Error;
+// the last two name the plugin.
+Status PreBindPluginOutcome(std::string_view plugin, Status s) {
+  if (s.ok()) return s;
+  if (s.IsRejected()) return std::move(s).WithPlugin(plugin);
+  return Status::Error(fmt::format("running PreBind plugin \"{}\": {}", plugin, s.Message()))
+      .WithPlugin(plugin);
+}
+
+}  // namespace
+
 Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
   return Timed(metrics::Point::kPreBind, [&] {
     for (PreBindPlugin* p : pre_bind_) {
-      Status s = TimedPlugin(state, p->Name(), metrics::Point::kPreBind,
-                             [&] { return p->PreBind(state, pod, node); });
-      if (s.ok()) continue;
-      if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-      return Status::Error(fmt::format("running PreBind plugin \"{}\": {}", p->Name(), s.Message()))
-          .WithPlugin(p->Name());
+      Status s = PreBindPluginOutcome(p->Name(),
+                                      TimedPlugin(state, p->Name(), metrics::Point::kPreBind,
+                                                  [&] { return p->PreBind(state, pod, node); }));
+      if (!s.ok()) return s;
     }
     return Status();
   });
+}
+
+void Framework::RunPreBindPluginsAsync(CycleState& state, const api::Pod& pod,
+                                       std::string_view node, PreBindWork work,
+                                       std::function<void(Status)> done) {
+  // As Timed and TimedPlugin record RunPreBindPlugins: each plugin from its call to its answer,
+  // the point from the first call to the last answer. The plugins run one after another, each
+  // started where the answer before arrived.
+  struct Run {
+    Framework* fw;
+    CycleState& state;
+    const api::Pod& pod;
+    std::string node;
+    PreBindWork work;
+    std::function<void(Status)> done;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    size_t next = 0;
+
+    static void Step(const std::shared_ptr<Run>& run) {
+      Framework& fw = *run->fw;
+      if (run->next == run->work.size()) {
+        if (fw.metrics_ != nullptr) {
+          fw.metrics_->ObservePoint(metrics::Point::kPreBind, Code::kSuccess,
+                                    metrics::SecondsSince(run->start));
+        }
+        run->done(Status());
+        return;
+      }
+      const uint16_t i = run->work[run->next++];
+      const std::string_view plugin = fw.pre_bind_[i]->Name();
+      const auto plugin_start = std::chrono::steady_clock::now();
+      fw.async_pre_bind_[i]->PreBindAsync(
+          run->state, run->pod, run->node, [run, plugin, plugin_start](Status s) {
+            Framework& fw = *run->fw;
+            if (fw.metrics_ != nullptr && run->state.record_plugin_metrics()) {
+              fw.metrics_->ObservePlugin(plugin, metrics::Point::kPreBind, s.code(),
+                                         metrics::SecondsSince(plugin_start));
+            }
+            if (const SimulatorTrace* trace = fw.Trace(run->state)) {
+              trace->Plugin(metrics::Point::kPreBind, plugin, s);
+            }
+            s = PreBindPluginOutcome(plugin, std::move(s));
+            if (s.ok()) {
+              Step(run);
+              return;
+            }
+            if (fw.metrics_ != nullptr) {
+              fw.metrics_->ObservePoint(metrics::Point::kPreBind, s.code(),
+                                        metrics::SecondsSince(run->start));
+            }
+            run->done(std::move(s));
+          });
+    }
+  };
+  Run::Step(std::make_shared<Run>(Run{.fw = this,
+                                      .state = state,
+                                      .pod = pod,
+                                      .node = std::string(node),
+                                      .work = std::move(work),
+                                      .done = std::move(done)}));
 }
 
 namespace {

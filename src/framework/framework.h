@@ -10,10 +10,11 @@
 //
 // Thread safety: the Run* methods of the scheduling cycle are called from the scheduling thread
 // (Filter and Score fan out to worker threads internally); the binding-cycle Run* methods from a
-// binding thread, or, after RunBindPluginsAsync, from the thread its answer arrives on. Waiting
-// pods are guarded by their own lock.
+// binding thread, or, after RunPreBindPluginsAsync or RunBindPluginsAsync, from the thread an
+// answer arrives on. Waiting pods are guarded by their own lock.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <map>
@@ -136,15 +137,27 @@ class Framework : public Handle {
   Status WaitOnPermit(const api::Pod& pod);
   Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+  // The PreBind plugins with work for a pod (their places in the profile's PreBind list), as
+  // RunPreBindPreFlights found them.
+  using PreBindWork = absl::InlinedVector<uint16_t, 2>;
   // Skip if no PreBind plugin has work to do for the pod (each PreBindPreFlight skips), Success
-  // if one has, the first error otherwise.
-  Status RunPreBindPreFlights(CycleState& state, const api::Pod& pod, std::string_view node);
-  // Whether a pod that Permit did not make wait can be bound by RunBindPluginsAsync: the profile's
-  // first Bind plugin binds asynchronously (AsyncBindPlugin) and `pre_flight`, the outcome of
-  // RunPreBindPreFlights, says PreBind has nothing to do.
-  bool CanBindAsync(const Status& pre_flight) const {
-    return pre_flight.IsSkip() && async_bind_ != nullptr;
+  // if one has, the first error otherwise. `work`, when given, gets the plugins that have.
+  Status RunPreBindPreFlights(CycleState& state, const api::Pod& pod, std::string_view node,
+                              PreBindWork* work = nullptr);
+  // Whether a pod that Permit did not make wait can be bound without a binding thread, by
+  // RunPreBindPluginsAsync (when PreBind has work) and then RunBindPluginsAsync: the profile's
+  // first Bind plugin binds asynchronously (AsyncBindPlugin), and `pre_flight` and `work`, from
+  // RunPreBindPreFlights, say that PreBind has nothing to do, or only for AsyncPreBindPlugins.
+  bool CanBindAsync(const Status& pre_flight, const PreBindWork& work) const {
+    if (async_bind_ == nullptr || !(pre_flight.ok() || pre_flight.IsSkip())) return false;
+    return std::all_of(work.begin(), work.end(),
+                       [this](uint16_t i) { return async_pre_bind_[i] != nullptr; });
   }
+  // RunPreBindPlugins' outcome for the plugins in `work` (upstream runs only those too), given to
+  // `done` where the last answer arrives (see CanBindAsync). `state` and `pod` must live until
+  // `done` runs.
+  void RunPreBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                              PreBindWork work, std::function<void(Status)> done);
   // RunBindPlugins' outcome, given to `done` where the bind's answer arrives (see CanBindAsync).
   // `state` and `pod` must live until `done` runs.
   void RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node,
@@ -299,6 +312,7 @@ class Framework : public Handle {
   std::vector<ReservePlugin*> reserve_;
   std::vector<PermitPlugin*> permit_;
   std::vector<PreBindPlugin*> pre_bind_;
+  std::vector<AsyncPreBindPlugin*> async_pre_bind_;  // pre_bind_'s, or nullptr where one is not.
   std::vector<BindPlugin*> bind_;
   AsyncBindPlugin* async_bind_ = nullptr;  // bind_'s first, when it is one.
   std::vector<PostBindPlugin*> post_bind_;

@@ -15,6 +15,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "ksched/async_bind_plugin.h"
 #include "src/base/clock.h"
 #include "src/plugins/names.h"
 #include "src/plugins/registry.h"
@@ -731,6 +732,89 @@ INSTANTIATE_TEST_SUITE_P(
                     },
                     "Error: running Bind plugin \"Fails\": boom"}),
     [](const ::testing::TestParamInfo<FailureCase>& info) { return info.param.point; });
+
+// A PreBind plugin that notes its calls; PreBindPreFlight says whether it has work, and
+// PreBindAsync answers `result` at once.
+class NotingPreBind : public PreBindPlugin, public AsyncPreBindPlugin {
+ public:
+  NotingPreBind(std::string name, std::shared_ptr<CallLog> log, bool work, Status result)
+      : name_(std::move(name)), log_(std::move(log)), work_(work), result_(std::move(result)) {}
+  std::string_view Name() const override { return name_; }
+  Status PreBindPreFlight(CycleState&, const api::Pod&, std::string_view) override {
+    return work_ ? Status() : Status::Skip();
+  }
+  Status PreBind(CycleState&, const api::Pod&, std::string_view node) override {
+    log_->Add(fmt::format("{}:{}", name_, node));
+    return result_;
+  }
+  void PreBindAsync(CycleState&, const api::Pod&, std::string_view node,
+                    std::function<void(Status)> done) override {
+    log_->Add(fmt::format("{}:{} async", name_, node));
+    done(result_);
+  }
+
+ private:
+  std::string name_;
+  std::shared_ptr<CallLog> log_;
+  bool work_;
+  Status result_;
+};
+
+class AsyncBinder : public Binder, public AsyncBindPlugin {
+ public:
+  using Binder::Binder;
+  void BindAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                 std::function<void(Status)> done) override {
+    done(Bind(state, pod, node));
+  }
+};
+
+TEST_F(FrameworkTest, AsyncPreBindRunsThePluginsWithWorkInOrderAndStopsAtAFailure) {
+  Register<NotingPreBind>("A", log_, true, Status());
+  Register<NotingPreBind>("Idle", log_, false, Status());
+  Register<NotingPreBind>("Fails", log_, true, Status::Error("boom"));
+  Register<NotingPreBind>("C", log_, true, Status());
+  Register<AsyncBinder>("AsyncBind", log_);
+  config::Profile p = MinimalProfile();
+  p.plugins.bind.enabled = {Ref("AsyncBind")};
+  p.plugins.pre_bind.enabled = {Ref("A"), Ref("Idle"), Ref("C")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  Framework::PreBindWork work;
+  ASSERT_TRUE(fw->RunPreBindPreFlights(state_, pod_, "n1", &work).ok());
+  EXPECT_THAT(work, ElementsAre(0, 2));
+  EXPECT_TRUE(fw->CanBindAsync(Status(), work));
+  std::optional<Status> answer;
+  fw->RunPreBindPluginsAsync(state_, pod_, "n1", work, [&](Status s) { answer = std::move(s); });
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_TRUE(answer->ok());
+  EXPECT_THAT(log_->calls(), ElementsAre("A:n1 async", "C:n1 async"));  // Idle had no work.
+
+  p.plugins.pre_bind.enabled = {Ref("A"), Ref("Fails"), Ref("C")};
+  fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  work.clear();
+  ASSERT_TRUE(fw->RunPreBindPreFlights(state_, pod_, "n1", &work).ok());
+  fw->RunPreBindPluginsAsync(state_, pod_, "n1", work, [&](Status s) { answer = std::move(s); });
+  EXPECT_EQ(Describe(*answer), "Error: running PreBind plugin \"Fails\": boom");
+  EXPECT_EQ(answer->plugin(), "Fails");
+  EXPECT_EQ(log_->calls().back(), "Fails:n1 async");  // C never ran.
+
+  // A PreBind plugin with work that only blocks, or a Bind plugin that does: a binding thread.
+  Register<Fails>("Blocks", Status());  // A PreBindPlugin alone, with work (the default).
+  p.plugins.pre_bind.enabled = {Ref("A"), Ref("Blocks")};
+  fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  work.clear();
+  ASSERT_TRUE(fw->RunPreBindPreFlights(state_, pod_, "n1", &work).ok());
+  EXPECT_FALSE(fw->CanBindAsync(Status(), work));
+  p.plugins.bind.enabled = {Ref("Bind")};
+  p.plugins.pre_bind.enabled = {Ref("A")};
+  fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_FALSE(fw->CanBindAsync(Status(), Framework::PreBindWork{0}));
+  EXPECT_FALSE(fw->CanBindAsync(Status::Skip(), {}));
+}
 
 TEST_F(FrameworkTest, NormalizeScoreErrorNamesThePlugin) {
   Register<NormalizedRank>(

@@ -136,7 +136,8 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
   }
   const Status permit = fw.RunPermitPlugins(*state, *assumed, result.node);
   if (!permit.ok() && !permit.IsWait()) return fail_after_assume(permit);
-  const Status pre_flight = fw.RunPreBindPreFlights(*state, *assumed, result.node);
+  framework::Framework::PreBindWork pre_bind_work;
+  const Status pre_flight = fw.RunPreBindPreFlights(*state, *assumed, result.node, &pre_bind_work);
   if (!pre_flight.ok() && !pre_flight.IsSkip()) return fail_after_assume(pre_flight);
   record.node = result.node;
   if (options_.on_cycle) options_.on_cycle(record);
@@ -153,11 +154,12 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
                        .assumed = std::move(assumed),
                        .node = std::move(result.node),
                        .start = start,
-                       .async = !permit.IsWait() && fw.CanBindAsync(pre_flight)};
+                       .async = !permit.IsWait() && fw.CanBindAsync(pre_flight, pre_bind_work),
+                       .pre_bind_work = std::move(pre_bind_work)};
   // As upstream with NominatedNodeNameForExpectation (beta, on in 1.36): when PreBind has work to
   // do or Permit holds the pod, its nominatedNodeName tells other components (the cluster
   // autoscaler) where it is going meanwhile. The API server clears it on bind.
-  binding.nominated = !binding.async && (pre_flight.ok() || permit.IsWait());
+  binding.nominated = pre_flight.ok() || permit.IsWait();
   if (binding.nominated) {
     (void)options_.writer->UpdatePodStatus(*binding.assumed, {}, &binding.node);
   }
@@ -517,6 +519,7 @@ void Scheduler::StartBindingCycle(BindingCycle cycle) {
   CycleState& state = *cycle.state;
   const api::Pod& pod = *cycle.assumed;
   const std::string node = cycle.node;
+  framework::Framework::PreBindWork pre_bind_work = std::move(cycle.pre_bind_work);
   auto answered = [this, cycle = std::move(cycle)](Status s) mutable {
     {  // What the cycle holds goes before End: the scheduler may go once it is called.
       BindingCycle finishing = std::move(cycle);
@@ -530,7 +533,19 @@ void Scheduler::StartBindingCycle(BindingCycle cycle) {
     }
     binding_.End();
   };
-  fw.RunBindPluginsAsync(state, pod, node, std::move(answered));
+  if (pre_bind_work.empty()) {
+    fw.RunBindPluginsAsync(state, pod, node, std::move(answered));
+    return;
+  }
+  fw.RunPreBindPluginsAsync(
+      state, pod, node, std::move(pre_bind_work),
+      [&fw, &state, &pod, node, answered = std::move(answered)](Status s) mutable {
+        if (s.ok()) {
+          fw.RunBindPluginsAsync(state, pod, node, std::move(answered));
+        } else {
+          answered(std::move(s));
+        }
+      });
 }
 
 void Scheduler::FinishBindingCycle(BindingCycle cycle, Status s) {

@@ -165,10 +165,12 @@ class Scheduler : public ClusterEventSink {
     std::shared_ptr<const api::Pod> assumed;  // With spec.nodeName set to `node`.
     std::string node;
     SteadyTime start;
-    // The bind is sent from the scheduling thread and the cycle finishes where its answer
-    // arrives (fw->CanBindAsync, and Permit did not wait); otherwise the whole cycle runs on a
-    // binding thread.
+    // PreBind's first request (or the bind) is sent from the scheduling thread and the cycle goes
+    // on where each answer arrives (fw->CanBindAsync, and Permit did not wait); otherwise the
+    // whole cycle runs on a binding thread.
     bool async = false;
+    // The PreBind plugins with work for the pod, which the asynchronous cycle runs.
+    framework::Framework::PreBindWork pre_bind_work;
     // The pod's nominatedNodeName was set to `node` for the cycle; a failure clears it.
     bool nominated = false;
   };

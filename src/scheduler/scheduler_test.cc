@@ -8,6 +8,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "fmt/format.h"
+#include "ksched/async_bind_plugin.h"
 #include "src/plugins/registry.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -1023,6 +1024,91 @@ TEST_F(AsyncBindTest, PostBindPluginsRunOnceTheAnswerCame) {
   AnswerLaterAndWait();
   EXPECT_EQ(seen, std::vector<std::string>{"a n1"});
   EXPECT_EQ(writer_.binds.at("default/a"), "n1");
+}
+
+// A PreBind plugin with work for every pod that answers later: PreBindAsync keeps `done` for the
+// test to call, as a write's answer would arrive on the HTTP client's I/O thread.
+class HeldPreBind : public PreBindPlugin, public AsyncPreBindPlugin {
+ public:
+  std::string_view Name() const override { return "HeldPreBind"; }
+  Status PreBind(CycleState&, const api::Pod&, std::string_view) override {
+    return Status::Error("the PreBind that holds a thread ran");
+  }
+  void PreBindAsync(CycleState&, const api::Pod& pod, std::string_view node,
+                    std::function<void(Status)> done) override {
+    absl::MutexLock lock(&mu_);
+    started_.push_back(pod.metadata.name + " " + std::string(node));
+    held_.push_back(std::move(done));
+  }
+  std::vector<std::string> started() {
+    absl::MutexLock lock(&mu_);
+    return started_;
+  }
+  void Answer(const Status& s) {
+    std::vector<std::function<void(Status)>> held;
+    {
+      absl::MutexLock lock(&mu_);
+      held.swap(held_);
+    }
+    for (auto& done : held) done(s);
+  }
+
+ private:
+  absl::Mutex mu_;
+  std::vector<std::string> started_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::function<void(Status)>> held_ ABSL_GUARDED_BY(mu_);
+};
+
+class AsyncPreBindTest : public AsyncBindTest {
+ protected:
+  void SetUp() override {
+    writer_.hold_binds = true;
+    Registry registry = plugins::NewInTreeRegistry();
+    ASSERT_TRUE(registry
+                    .Register("HeldPreBind",
+                              [this](const PluginArgs&,
+                                     Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                                auto p = std::make_unique<HeldPreBind>();
+                                plugin_ = p.get();
+                                return p;
+                              })
+                    .ok());
+    Build(std::move(registry), WithPluginAt(&config::Plugins::pre_bind, "HeldPreBind"));
+    s_->OnPodAdd(MakePod().Name("a").Req("cpu", "2").Ptr());
+    ASSERT_TRUE(s_->ScheduleOne());
+  }
+  HeldPreBind* plugin_ = nullptr;
+};
+
+TEST_F(AsyncPreBindTest, APreBindAnsweredLaterHoldsNoThreadAndThePodThenBinds) {
+  // The scheduling cycle started PreBind, nominated the pod, and went on; no binding thread
+  // waits for the answer.
+  EXPECT_EQ(plugin_->started(), std::vector<std::string>{"a n1"});
+  EXPECT_EQ(writer_.nominated.at("default/a"), "n1");
+  EXPECT_TRUE(s_->cache().IsAssumedPod("a"));
+  EXPECT_TRUE(writer_.binds.empty());
+  EXPECT_EQ(writer_.AnswerHeldBinds(), 0u);  // No bind before PreBind's answer.
+
+  plugin_->Answer(Status());  // The bind goes out where PreBind's answer arrived.
+  AnswerLaterAndWait();
+  EXPECT_EQ(writer_.binds.at("default/a"), "n1");
+  ASSERT_EQ(writer_.events.size(), 1u);
+  EXPECT_EQ(writer_.events[0].message, "Successfully assigned default/a to n1");
+  EXPECT_THAT(Metrics(), HasSubstr("scheduler_framework_extension_point_duration_seconds_count{"
+                                   "extension_point=\"PreBind\",profile=\"default-scheduler\","
+                                   "status=\"Success\"} 1\n"));
+}
+
+TEST_F(AsyncPreBindTest, AFailedPreBindIsRolledBackAndTheNominationCleared) {
+  plugin_->Answer(Status::Error("claim default/gpu got deleted in the meantime"));
+  s_->WaitForBindings();
+  EXPECT_TRUE(writer_.binds.empty());
+  EXPECT_EQ(s_->cache().NodeOf("a"), "");  // Forgotten: n1's CPU is free again.
+  EXPECT_EQ(writer_.nominated.at("default/a"), "");
+  EXPECT_EQ(writer_.conditions.at("default/a").message,
+            "running PreBind plugin \"HeldPreBind\": claim default/gpu got deleted in the "
+            "meantime");
+  EXPECT_EQ(s_->queue().Counts().backoff, 1u);
 }
 
 // Holds every pod at Permit; the test allows or lets the wait time out.

@@ -10,6 +10,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,9 @@ class RecordingWriter : public ClusterWriter {
     binds[pod.metadata.namespace_ + "/" + pod.metadata.name] = std::string(node);
     return absl::OkStatus();
   }
-  // With hold_binds set, a bind waits, as one the API server has not answered yet, until
-  // AnswerHeldBinds answers it as Bind would.
+  // With hold_binds set, a bind (or a claim's reservation) sent without waiting waits, as one the
+  // API server has not answered yet, until AnswerHeldBinds answers it as Bind (or
+  // ReserveResourceClaim) would.
   void BindAsync(const api::Pod& pod, std::string_view node,
                  std::function<void(absl::Status)> done) override {
     {
@@ -48,6 +50,23 @@ class RecordingWriter : public ClusterWriter {
       }
     }
     done(Bind(pod, node));
+  }
+  void ReserveResourceClaimAsync(
+      const api::ResourceClaim& claim, const api::AllocationResult* allocation,
+      const api::ResourceClaimConsumerReference& consumer,
+      std::function<void(absl::StatusOr<api::ResourceClaim>)> done) override {
+    {
+      absl::MutexLock lock(&mu_);
+      if (hold_binds) {
+        std::optional<api::AllocationResult> a;
+        if (allocation != nullptr) a = *allocation;
+        held_.push_back([this, claim, a, consumer, done = std::move(done)] {
+          done(ReserveResourceClaim(claim, a ? &*a : nullptr, consumer));
+        });
+        return;
+      }
+    }
+    done(ReserveResourceClaim(claim, allocation, consumer));
   }
   // Answers the held binds, in the order they came; returns how many there were.
   size_t AnswerHeldBinds() {

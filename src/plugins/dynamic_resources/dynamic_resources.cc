@@ -1,6 +1,9 @@
 #include "src/plugins/dynamic_resources/dynamic_resources.h"
 
 #include <algorithm>
+#include <functional>
+#include <future>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -512,36 +515,73 @@ Status DynamicResources::PreBindPreFlight(CycleState& state, const api::Pod&, st
   return Status();
 }
 
-Status DynamicResources::PreBind(CycleState& state, const api::Pod& pod, std::string_view) {
+Status DynamicResources::PreBind(CycleState& state, const api::Pod& pod, std::string_view node) {
+  std::promise<Status> promise;
+  std::future<Status> done = promise.get_future();
+  PreBindAsync(state, pod, node, [&promise](Status s) { promise.set_value(std::move(s)); });
+  return done.get();
+}
+
+void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std::string_view,
+                                    std::function<void(Status)> done) {
+  // The claims are written one after another, each where the answer before arrived.
+  struct Run {
+    DynamicResources* self;
+    State* s;
+    const api::Pod& pod;
+    api::ResourceClaimConsumerReference consumer;
+    std::function<void(Status)> done;
+    size_t next = 0;
+
+    static void Step(const std::shared_ptr<Run>& run) {
+      State& s = *run->s;
+      while (run->next < s.claims.size() && ReservedFor(*s.claims[run->next], run->pod)) {
+        ++run->next;
+      }
+      if (run->next == s.claims.size()) {
+        run->done(Status());
+        return;
+      }
+      const size_t i = run->next++;
+      const api::ResourceClaim& claim = *s.claims[i];
+      std::optional<api::AllocationResult> allocation;
+      if (s.allocations[i]) {
+        allocation = *s.allocations[i];
+        if (allocation->allocation_timestamp.empty()) allocation->allocation_timestamp = Now();
+      }
+      run->self->handle_.writer().ReserveResourceClaimAsync(
+          claim, allocation ? &*allocation : nullptr, run->consumer,
+          [run, i, allocated = allocation.has_value()](absl::StatusOr<api::ResourceClaim> written) {
+            std::shared_ptr<const api::ResourceClaim>& claim = run->s->claims[i];
+            ClaimTracker& tracker = run->self->tracker_;
+            // Written first: the devices are never free in between.
+            if (written.ok()) tracker.Written(*written, claim->metadata.resource_version);
+            if (allocated) tracker.RemoveInFlight(claim->metadata.uid);
+            if (written.ok()) {
+              claim = std::make_shared<const api::ResourceClaim>(*std::move(written));
+              Step(run);
+            } else if (absl::IsAborted(written.status())) {  // Deleted or allocated meanwhile.
+              run->done(Status::Error(std::string(AsStd(written.status().message()))));
+            } else {
+              run->done(Status::Error(
+                  fmt::format("{} to claim {}: {}",
+                              allocated ? "add allocation and reservation" : "add reservation",
+                              api::KeyOf(claim->metadata), AsStd(written.status().message()))));
+            }
+          });
+    }
+  };
   State* s = state.ReadMutable(kStateKey);
-  if (s == nullptr || s->claims.empty()) return Status();
-  const api::ResourceClaimConsumerReference consumer{
-      .resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid};
-  for (size_t i = 0; i < s->claims.size(); ++i) {
-    const api::ResourceClaim& claim = *s->claims[i];
-    if (ReservedFor(claim, pod)) continue;
-    std::optional<api::AllocationResult> allocation;
-    if (s->allocations[i]) {
-      allocation = *s->allocations[i];
-      if (allocation->allocation_timestamp.empty()) allocation->allocation_timestamp = Now();
-    }
-    absl::StatusOr<api::ResourceClaim> written =
-        handle_.writer().ReserveResourceClaim(claim, allocation ? &*allocation : nullptr, consumer);
-    if (written.ok()) {
-      tracker_.Written(*written, claim.metadata.resource_version);
-      s->claims[i] = std::make_shared<const api::ResourceClaim>(*std::move(written));
-    }
-    if (allocation) tracker_.RemoveInFlight(claim.metadata.uid);
-    if (absl::IsAborted(written.status())) {  // Deleted or allocated meanwhile.
-      return Status::Error(std::string(AsStd(written.status().message())));
-    }
-    if (!written.ok()) {
-      return Status::Error(fmt::format(
-          "{} to claim {}: {}", allocation ? "add allocation and reservation" : "add reservation",
-          api::KeyOf(claim.metadata), AsStd(written.status().message())));
-    }
+  if (s == nullptr || s->claims.empty()) {
+    done(Status());
+    return;
   }
-  return Status();
+  Run::Step(std::make_shared<Run>(
+      Run{.self = this,
+          .s = s,
+          .pod = pod,
+          .consumer = {.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid},
+          .done = std::move(done)}));
 }
 
 std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {

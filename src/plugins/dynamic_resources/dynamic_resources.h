@@ -23,6 +23,7 @@
 // shared by the plugin's calls on every thread.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "ksched/async_bind_plugin.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/plugin_args.h"
@@ -93,6 +95,7 @@ class DynamicResources final : public PreEnqueuePlugin,
                                public ScoreExtensions,
                                public ReservePlugin,
                                public PreBindPlugin,
+                               public AsyncPreBindPlugin,
                                public EnqueueExtensions {
  public:
   DynamicResources(Handle& handle, const DynamicResourcesArgs& args)
@@ -115,7 +118,12 @@ class DynamicResources final : public PreEnqueuePlugin,
                         NodeScoreList& scores) override;
   Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node) override;
   void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  // Waits for PreBindAsync.
   Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) override;
+  // Writes the claims one after another through ClusterWriter::ReserveResourceClaimAsync; `done`
+  // runs where the last answer arrives.
+  void PreBindAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                    std::function<void(Status)> done) override;
   Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) override;
   std::vector<ClusterEventWithHint> EventsToRegister() const override;
 

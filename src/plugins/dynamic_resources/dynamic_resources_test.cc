@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <optional>
 
 #include "fmt/format.h"
 #include "src/plugins/dynamic_resources/test_objects.h"
@@ -182,6 +183,35 @@ TEST_F(DynamicResourcesClaimsTest, DevicesAreAllocatedReservedAndWritten) {
   api::Pod sharer = PodWith("sharer", "a");
   EXPECT_THAT(Filter(shared, sharer),
               ::testing::ElementsAre("", "resourceclaim not available on the node"));
+}
+
+// PreBindAsync answers where the claim's write is answered (the API client's I/O thread, in
+// `ksched run`); meanwhile, and after, the device stays taken, so no other pod is given it.
+TEST_F(DynamicResourcesClaimsTest, PreBindAsyncAnswersOnceTheClaimIsWrittenAndTheDeviceStaysTaken) {
+  AddClaim("a");
+  AddClaim("b");
+  CycleState sa;
+  api::Pod pa = PodWith("pa", "a");
+  Filter(sa, pa);
+  ASSERT_TRUE(plugin_.Reserve(sa, pa, "n1").ok());
+  auto& writer = handle_.recording_writer();
+  writer.hold_binds = true;
+  std::optional<Status> answer;
+  plugin_.PreBindAsync(sa, pa, "n1", [&](Status s) { answer = std::move(s); });
+  EXPECT_FALSE(answer.has_value());  // The write is on its way.
+  EXPECT_FALSE(writer.claims.contains("default/a"));
+  CycleState sb;
+  api::Pod pb = PodWith("pb", "b");
+  EXPECT_THAT(Filter(sb, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
+
+  EXPECT_EQ(writer.AnswerHeldBinds(), 1u);
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_TRUE(answer->ok()) << answer->Message();
+  ASSERT_EQ(writer.claims.at("default/a").reserved_for.size(), 1u);
+  EXPECT_EQ(writer.claims.at("default/a").reserved_for[0].name, "pa");
+  EXPECT_FALSE(plugin_.tracker().InFlight("a-uid"));
+  CycleState sb2;
+  EXPECT_THAT(Filter(sb2, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
 }
 
 TEST_F(DynamicResourcesClaimsTest, UnreserveReleasesTheDevicesAndTheReservation) {
