@@ -15,7 +15,9 @@
 //   the thread that builds the scheduler, before any pod is scheduled.
 // - Threads. One plugin object serves every pod of its profile, from four kinds of thread:
 //   - the queue's callers (informers, the scheduling loop, the queue's flushes): one call at a
-//     time, under the queue's lock, so they must not block;
+//     time, under the queue's lock, so they must not block. In `ksched run` the pods' and
+//     ResourceClaims' events are handled on the API client's I/O thread, as they arrive: there a
+//     call that waited for an API answer (or for a lock held across one) would wait for good;
 //   - the scheduling thread: one pod at a time, in the order of the extension points;
 //   - the scheduling thread's workers (Filter, Score), with the scheduling thread among them:
 //     concurrently, for different nodes of the one pod being scheduled (one thread alone when

@@ -87,8 +87,12 @@ ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s, Object
 // server that does not serve it is not waited for.
 template <typename T>
 Reflector<T> ListerReflector(HttpClient& http, bool optional, std::string kind, ClusterEventSink& s,
-                             ObjectStore<T>& store, Tell<T> tell = nullptr) {
-  return Reflector<T>(http, {.path = std::string(kCollection<T>), .optional = optional},
+                             ObjectStore<T>& store, Tell<T> tell = nullptr,
+                             bool handle_on_io_thread = false) {
+  return Reflector<T>(http,
+                      {.path = std::string(kCollection<T>),
+                       .optional = optional,
+                       .handle_on_io_thread = handle_on_io_thread},
                       StoreHandlers(std::move(kind), s, store, tell), &store);
 }
 
@@ -110,8 +114,12 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
                }}),
       pods_(
           http,
+          // The busiest watches (a pod's events, and its claims') are handled where they arrive:
+          // the sink's handlers, and the PreEnqueue plugins and queueing hints they run, do not
+          // block (plugin.h).
           {.path = std::string(kCollection<api::Pod>),
-           .field_selector = std::string(kUnfinishedPods)},
+           .field_selector = std::string(kUnfinishedPods),
+           .handle_on_io_thread = true},
           {.on_add = [&s](std::shared_ptr<const api::Pod> p) { s.OnPodAdd(std::move(p)); },
            .on_update = [&s](const std::shared_ptr<const api::Pod>& o,
                              std::shared_ptr<const api::Pod> p) { s.OnPodUpdate(o, std::move(p)); },
@@ -168,7 +176,8 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
                                        &ClusterEventSink::OnResourceSliceChange)),
       resource_claims_(ListerReflector(http, /*optional=*/true, "resourceClaim", s,
                                        s.listers().dra.resource_claims,
-                                       &ClusterEventSink::OnResourceClaimChange)) {}
+                                       &ClusterEventSink::OnResourceClaimChange,
+                                       /*handle_on_io_thread=*/true)) {}
 
 void ApiSource::Start() {
   std::apply([](auto&... r) { (r.Start(), ...); }, Reflectors());

@@ -2,6 +2,7 @@
 
 #include <deque>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/random/random.h"
 #include "fmt/format.h"
@@ -34,6 +35,14 @@ struct StreamState {
   // size made malloc consolidate its free lists each time (5% of the I/O thread's samples).
   std::vector<std::string> spare ABSL_GUARDED_BY(mu);
   bool done ABSL_GUARDED_BY(mu) = false;
+  // With ReflectorOptions::handle_on_io_thread: held while objects are handed to the handlers,
+  // by the I/O thread (a watch's events) or the reflector's thread (a list), so that the two never
+  // interleave, and taken once by Stop so that the I/O thread is done with the reflector. Taken
+  // before `mu`.
+  absl::Mutex handling ABSL_ACQUIRED_BEFORE(mu);
+  // An event the I/O thread handled ended the watch (an ERROR event, its code 410 when `gone`).
+  bool ended ABSL_GUARDED_BY(mu) = false;
+  bool gone ABSL_GUARDED_BY(mu) = false;
   HttpResponse result ABSL_GUARDED_BY(mu);
   bool stopping ABSL_GUARDED_BY(mu) = false;
   bool synced ABSL_GUARDED_BY(mu) = false;
@@ -126,6 +135,7 @@ struct Reflector<T>::Impl {
     }
     HttpResponse r = http.Call({.path = Query(false, consistent), .timeout = absl::Minutes(1)});
     if (!r.ok()) return r.ToStatus();
+    absl::MutexLock handling(&state->handling);
     absl::flat_hash_set<std::string> seen;
     absl::StatusOr<std::string> version =
         ForEachListItem(r.body, parser, [&](simdjson::dom::element e) {
@@ -197,39 +207,81 @@ struct Reflector<T>::Impl {
     lines.clear();
   }
 
+  // Splits the stream's data into lines, kept in s.lines; `line`s have room for the padding
+  // simdjson reads past the end, so that it parses each where it is, without a copy.
+  static void Split(StreamState& s, std::string_view chunk) ABSL_EXCLUSIVE_LOCKS_REQUIRED(s.mu) {
+    s.received += chunk.size();
+    s.partial.append(chunk);
+    size_t start = 0;
+    for (size_t nl; (nl = s.partial.find('\n', start)) != std::string::npos; start = nl + 1) {
+      if (nl == start) continue;
+      std::string& line = s.lines.emplace_back();
+      if (!s.spare.empty()) {
+        line.swap(s.spare.back());
+        s.spare.pop_back();
+        line.clear();
+      }
+      line.reserve(nl - start + simdjson::SIMDJSON_PADDING);
+      line.append(s.partial, start, nl - start);
+    }
+    s.partial.erase(0, start);
+  }
+
+  // With handle_on_io_thread, on the I/O thread: hands the stream's complete lines to the
+  // handlers, unless the reflector has left stream `gen` (or is stopping) meanwhile; `impl` is
+  // used only then (Stop waits for `handling`, and the reflector is gone after it).
+  static void HandleOnIoThread(Impl* impl, StreamState& s, uint64_t gen) {
+    absl::MutexLock handling(&s.handling);
+    std::deque<std::string> lines;
+    {
+      absl::MutexLock lock(&s.mu);
+      if (s.generation != gen || s.stopping || s.ended) return;
+      lines.swap(s.lines);
+    }
+    bool gone = false;
+    for (const std::string& line : lines) {
+      if (!impl->HandleLine(line, &gone)) {
+        absl::MutexLock lock(&s.mu);
+        s.ended = true;
+        s.gone = gone;
+        break;
+      }
+    }
+    absl::MutexLock lock(&s.mu);
+    Recycle(s, lines);
+  }
+
   // Watches until the stream ends. Returns whether to list again, and sets `error` when the watch
   // failed (as opposed to ending by its timeout).
   bool Watch(bool* error) {
     std::shared_ptr<StreamState> s = state;
+    const bool on_io_thread = options.handle_on_io_thread;
     uint64_t gen;
+    std::string query;
     {
+      absl::MutexLock handling(&s->handling);  // The last stream's events may still be handled.
+      query = Query(true);
       absl::MutexLock lock(&s->mu);
       gen = ++s->generation;
       s->partial.clear();
       s->lines.clear();
       s->done = false;
+      s->ended = false;
       ++s->watches;
     }
-    auto on_data = [s, gen](std::string_view chunk) {
+    // Whatever ends the watch leaves its stream: events that come after are dropped.
+    absl::Cleanup leave = [&s] {
       absl::MutexLock lock(&s->mu);
-      if (s->generation != gen) return;
-      s->received += chunk.size();
-      s->partial.append(chunk);
-      size_t start = 0;
-      for (size_t nl; (nl = s->partial.find('\n', start)) != std::string::npos; start = nl + 1) {
-        if (nl == start) continue;
-        // With room for the padding simdjson reads past the end, so that it parses the line
-        // where it is, without a copy.
-        std::string& line = s->lines.emplace_back();
-        if (!s->spare.empty()) {
-          line.swap(s->spare.back());
-          s->spare.pop_back();
-          line.clear();
-        }
-        line.reserve(nl - start + simdjson::SIMDJSON_PADDING);
-        line.append(s->partial, start, nl - start);
+      ++s->generation;
+    };
+    auto on_data = [impl = this, s, gen, on_io_thread](std::string_view chunk) {
+      {
+        absl::MutexLock lock(&s->mu);
+        if (s->generation != gen) return;
+        Split(*s, chunk);
+        if (!on_io_thread || s->lines.empty()) return;
       }
-      s->partial.erase(0, start);
+      HandleOnIoThread(impl, *s, gen);
     };
     auto on_done = [s, gen](HttpResponse r) {
       absl::MutexLock lock(&s->mu);
@@ -238,12 +290,20 @@ struct Reflector<T>::Impl {
       s->result = std::move(r);
     };
     std::shared_ptr<HttpClient::Stream> stream =
-        http.Watch({.path = Query(true), .timeout = absl::ZeroDuration()}, on_data, on_done);
+        http.Watch({.path = query, .timeout = absl::ZeroDuration()}, on_data, on_done);
     bool gone = false;
     // An ERROR event ended the watch early.
     bool ended = false;
     // The lines handled last, then the next.
     std::deque<std::string> lines;
+    // The reflector's thread wakes for each line, unless the I/O thread hands them on.
+    auto wake = on_io_thread ? +[](StreamState* st) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+      return st->stopping || st->done || st->ended || st->ResyncPending();
+    }
+                             : +[](StreamState* st) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                 return st->stopping || st->done || !st->lines.empty() ||
+                                        st->ResyncPending();
+                               };
     while (true) {
       bool done = false;
       HttpResponse result;
@@ -251,13 +311,7 @@ struct Reflector<T>::Impl {
         absl::MutexLock lock(&s->mu);
         Recycle(*s, lines);
         const uint64_t received = s->received;
-        if (!s->mu.AwaitWithTimeout(absl::Condition(
-                                        +[](StreamState* st) ABSL_NO_THREAD_SAFETY_ANALYSIS {
-                                          return st->stopping || st->done || !st->lines.empty() ||
-                                                 st->ResyncPending();
-                                        },
-                                        s.get()),
-                                    options.watch_idle_timeout)) {
+        if (!s->mu.AwaitWithTimeout(absl::Condition(wake, s.get()), options.watch_idle_timeout)) {
           if (s->received != received) continue;  // Part of a line came.
           KLOG_WARNING("The watch sent nothing for too long; watching again",
                        {"resource", options.path},
@@ -270,7 +324,12 @@ struct Reflector<T>::Impl {
           stream->Cancel();
           return true;
         }
-        lines.swap(s->lines);
+        if (s->ended) {
+          gone = s->gone;
+          ended = true;
+          break;
+        }
+        if (!on_io_thread) lines.swap(s->lines);
         done = s->done;
         if (done) result = s->result;
       }
@@ -397,6 +456,7 @@ void Reflector<T>::Stop() {
     impl_->state->stopping = true;
   }
   if (impl_->thread.joinable()) impl_->thread.join();
+  absl::MutexLock handling(&impl_->state->handling);  // The I/O thread is done with it.
 }
 
 template <typename T>

@@ -45,6 +45,12 @@ struct ReflectorOptions {
   // API group it does not enable) then counts as synced with no objects, and is retried with
   // backoff as any failure; once allowed and served, the objects arrive.
   bool optional = false;
+  // Whether the watch's events are decoded and handed to the handlers on the HTTP client's I/O
+  // thread, as they arrive, rather than on the reflector's own thread: one thread fewer to wake
+  // for each event. The handlers must then not block, nor wait for what the client carries (a
+  // Call() on it, or a lock held across one); the reflector's list is still handled on its own
+  // thread, never at the same time.
+  bool handle_on_io_thread = false;
   // The wait after a failed list or watch, as client-go's reflector: `initial`, doubled after
   // each failure up to `max`, each time with up to 100% more at random; and back to `initial`
   // once `reset` has passed since the doubling began, so that faults minutes apart do not each

@@ -224,12 +224,15 @@ bool WaitFor(const std::function<bool()>& done) {
   return done();
 }
 
-// A pod reflector on the fake server, started, and what its handlers saw.
-// With `store`, the reflector keeps its copy there.
+// A pod reflector on the fake server, started, and what its handlers saw; the watch's events
+// handled on the HTTP client's I/O thread when `on_io_thread`. With `store`, the reflector keeps
+// its copy there.
 struct PodReflector {
-  explicit PodReflector(const FakeApiServer& server, ObjectStore<api::Pod>* store = nullptr)
+  PodReflector(const FakeApiServer& server, bool on_io_thread,
+               ObjectStore<api::Pod>* store = nullptr)
       : http(HttpClient::Create({.server = server.url()}).value()),
-        reflector(*http, {.path = "/api/v1/pods"}, rec.Handlers(), store) {
+        reflector(*http, {.path = "/api/v1/pods", .handle_on_io_thread = on_io_thread},
+                  rec.Handlers(), store) {
     reflector.Start();
   }
   std::unique_ptr<HttpClient> http;
@@ -237,7 +240,51 @@ struct PodReflector {
   Reflector<api::Pod> reflector;
 };
 
-TEST(ReflectorTest, WatchesFromTheListAndRelistsOnGoneWithOnlyTheDifferences) {
+// Each runs with the watch's events handled on the reflector's thread, and on the HTTP client's
+// I/O thread (ReflectorOptions::handle_on_io_thread).
+class ReflectorTest : public ::testing::TestWithParam<bool> {};
+INSTANTIATE_TEST_SUITE_P(Threads, ReflectorTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "OnTheIoThread" : "OnTheReflectorsThread";
+                         });
+
+// Where the events are handled: the list on the reflector's thread; the watch's on the I/O thread
+// when asked, and never two at once.
+TEST(ReflectorThreadTest, WatchEventsAreHandledOnTheClientsIoThreadWhenAsked) {
+  FakeApiServer server;
+  server.AddList(List("5", {PodJson("a", "1")}));
+  server.AddWatch(Event("ADDED", PodJson("b", "6")) + Event("MODIFIED", PodJson("a", "7")));
+  for (bool on_io_thread : {false, true}) {
+    SCOPED_TRACE(on_io_thread);
+    auto http = HttpClient::Create({.server = server.url()}, {.thread_name = "test-http"});
+    ASSERT_TRUE(http.ok()) << http.status();
+    std::mutex mu;
+    std::vector<std::string> seen;
+    auto note = [&](const std::string& what) {
+      char name[16] = {};
+      pthread_getname_np(pthread_self(), name, sizeof name);
+      std::lock_guard<std::mutex> lock(mu);
+      seen.push_back(what + " on " + name);
+    };
+    Reflector<api::Pod> reflector(
+        **http, {.path = "/api/v1/pods", .handle_on_io_thread = on_io_thread},
+        {.on_add = [&](auto p) { note("add " + p->metadata.name); },
+         .on_update = [&](auto, auto p) { note("update " + p->metadata.name); }});
+    reflector.Start();
+    ASSERT_TRUE(WaitFor([&] {
+      std::lock_guard<std::mutex> lock(mu);
+      return seen.size() >= 3;
+    }));
+    reflector.Stop();
+    const std::string watcher = on_io_thread ? "test-http" : "watch-pods";
+    EXPECT_EQ(seen, (std::vector<std::string>{"add a on watch-pods", "add b on " + watcher,
+                                              "update a on " + watcher}));
+    server.AddList(List("5", {PodJson("a", "1")}));
+    server.AddWatch(Event("ADDED", PodJson("b", "6")) + Event("MODIFIED", PodJson("a", "7")));
+  }
+}
+
+TEST_P(ReflectorTest, WatchesFromTheListAndRelistsOnGoneWithOnlyTheDifferences) {
   FakeApiServer server;
   server.AddList(List("10", {PodJson("a", "1"), PodJson("b", "2")}));
   server.AddWatch(Event("MODIFIED", PodJson("a", "11")) + Event("ADDED", PodJson("c", "12")) +
@@ -245,7 +292,7 @@ TEST(ReflectorTest, WatchesFromTheListAndRelistsOnGoneWithOnlyTheDifferences) {
   // After the relist: b is gone, d is new, a and c are unchanged and must not be handed on again.
   server.AddList(List("20", {PodJson("a", "11"), PodJson("c", "12"), PodJson("d", "13")}));
   ObjectStore<api::Pod> store;  // As the scheduler's listers are given to reflectors.
-  PodReflector pods(server, &store);
+  PodReflector pods(server, GetParam(), &store);
   Recorder& rec = pods.rec;
   Reflector<api::Pod>& reflector = pods.reflector;
   ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
@@ -263,12 +310,12 @@ TEST(ReflectorTest, WatchesFromTheListAndRelistsOnGoneWithOnlyTheDifferences) {
   EXPECT_EQ(copy, (std::vector<std::string>{"a@11", "c@12", "d@13"}));
 }
 
-TEST(ReflectorTest, AWatchThatEndsIsResumedFromTheLastVersionSeen) {
+TEST_P(ReflectorTest, AWatchThatEndsIsResumedFromTheLastVersionSeen) {
   FakeApiServer server;
   server.AddList(List("5", {}));
   server.AddWatch(Event("ADDED", PodJson("a", "6")) +
                   Event("BOOKMARK", R"({"metadata":{"resourceVersion":"9"}})"));
-  PodReflector pods(server);
+  PodReflector pods(server, GetParam());
   Recorder& rec = pods.rec;
   Reflector<api::Pod>& reflector = pods.reflector;
   ASSERT_TRUE(WaitFor([&] { return server.watch_versions().size() == 2; }));
@@ -280,12 +327,12 @@ TEST(ReflectorTest, AWatchThatEndsIsResumedFromTheLastVersionSeen) {
 
 // A new leader's resync: while its watch says nothing (it lags), a consistent list shows what
 // the old leader did, and Resync returns only once that is handed on.
-TEST(ReflectorTest, AResyncListsFromEtcdWhileTheWatchLagsAndReturnsOnceHandedOn) {
+TEST_P(ReflectorTest, AResyncListsFromEtcdWhileTheWatchLagsAndReturnsOnceHandedOn) {
   FakeApiServer server;
   server.AddList(List("5", {PodJson("a", "1")}));
   server.AddWatch(FakeApiServer::kSilentWatch);
   server.AddList(List("9", {PodJson("a", "7"), PodJson("b", "8")}));
-  PodReflector pods(server);
+  PodReflector pods(server, GetParam());
   ASSERT_TRUE(pods.reflector.WaitForSync(absl::Seconds(5)));
   ASSERT_TRUE(WaitFor([&] { return server.watch_versions().size() == 1; }));
   EXPECT_EQ(pods.rec.Seen(), std::vector<std::string>{"add a"});
@@ -299,10 +346,10 @@ TEST(ReflectorTest, AResyncListsFromEtcdWhileTheWatchLagsAndReturnsOnceHandedOn)
   EXPECT_FALSE(pods.reflector.Resync(absl::Seconds(1))) << "a stopped reflector lists nothing";
 }
 
-TEST(ReflectorTest, AnUndecodableObjectIsReportedAndSkipped) {
+TEST_P(ReflectorTest, AnUndecodableObjectIsReportedAndSkipped) {
   FakeApiServer server;
   server.AddList(List("5", {PodJson("good", "1"), PodJson("bad", "2", "1.5.3")}));
-  PodReflector pods(server);
+  PodReflector pods(server, GetParam());
   Recorder& rec = pods.rec;
   Reflector<api::Pod>& reflector = pods.reflector;
   ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
@@ -313,12 +360,12 @@ TEST(ReflectorTest, AnUndecodableObjectIsReportedAndSkipped) {
                 "bad bad: spec.containers[0].resources.requests.cpu: invalid quantity \"1.5.3\""}));
 }
 
-TEST(ReflectorTest, ACutListIsListedAgainAndNothingIsAppliedTwice) {
+TEST_P(ReflectorTest, ACutListIsListedAgainAndNothingIsAppliedTwice) {
   FakeApiServer server;
   std::string good = List("5", {PodJson("a", "1"), PodJson("b", "2")});
   server.AddList(good.substr(0, good.find("\"b\"")));  // Cut inside the second pod.
   server.AddList(good);
-  PodReflector pods(server);
+  PodReflector pods(server, GetParam());
   Recorder& rec = pods.rec;
   Reflector<api::Pod>& reflector = pods.reflector;
   ASSERT_TRUE(reflector.WaitForSync(absl::Seconds(5)));
@@ -344,7 +391,7 @@ size_t Count(const std::string& text, const std::string& what) {
 
 // A line of a watch that is not JSON ends that watch with one warning; the next watch starts
 // from the last event decoded, so the events after the bad line still arrive, once each.
-TEST(ReflectorTest, AMalformedWatchEventIsLoggedAndTheWatchResumesAfterTheLastGoodOne) {
+TEST_P(ReflectorTest, AMalformedWatchEventIsLoggedAndTheWatchResumesAfterTheLastGoodOne) {
   FakeApiServer server;
   server.AddList(List("5", {PodJson("a", "1")}));
   server.AddWatch(Event("ADDED", PodJson("b", "6")) + R"({"type":"ADDED","object":{"metad)" + "\n" +
@@ -352,7 +399,7 @@ TEST(ReflectorTest, AMalformedWatchEventIsLoggedAndTheWatchResumesAfterTheLastGo
   server.AddWatch(Event("ADDED", PodJson("c", "8")));
   std::vector<std::string> seen;
   const std::string log = StderrOf([&] {
-    PodReflector pods(server);
+    PodReflector pods(server, GetParam());
     ASSERT_TRUE(WaitFor([&] { return pods.rec.Seen().size() >= 3; }));
     pods.reflector.Stop();
     seen = pods.rec.Seen();
@@ -367,7 +414,7 @@ TEST(ReflectorTest, AMalformedWatchEventIsLoggedAndTheWatchResumesAfterTheLastGo
 
 // A watch that stays open and sends nothing, not even bookmarks, is given up after the idle
 // timeout and opened again from the last version seen; the events of the new one arrive.
-TEST(ReflectorTest, AWatchThatSendsNothingIsOpenedAgainFromTheLastVersionSeen) {
+TEST_P(ReflectorTest, AWatchThatSendsNothingIsOpenedAgainFromTheLastVersionSeen) {
   FakeApiServer server;
   server.AddList(List("5", {PodJson("a", "1")}));
   server.AddWatch(FakeApiServer::kSilentWatch);
@@ -378,8 +425,11 @@ TEST(ReflectorTest, AWatchThatSendsNothingIsOpenedAgainFromTheLastVersionSeen) {
     auto http = HttpClient::Create({.server = server.url()});
     ASSERT_TRUE(http.ok()) << http.status();
     Recorder rec;
-    Reflector<api::Pod> reflector(
-        **http, {.path = "/api/v1/pods", .watch_idle_timeout = absl::Seconds(1)}, rec.Handlers());
+    Reflector<api::Pod> reflector(**http,
+                                  {.path = "/api/v1/pods",
+                                   .watch_idle_timeout = absl::Seconds(1),
+                                   .handle_on_io_thread = GetParam()},
+                                  rec.Handlers());
     reflector.Start();
     ASSERT_TRUE(WaitFor([&] { return rec.Seen().size() >= 2; }));
     reflector.Stop();
@@ -397,7 +447,7 @@ TEST(ReflectorTest, AWatchThatSendsNothingIsOpenedAgainFromTheLastVersionSeen) {
 // has passed since the doubling began (client-go's reflector: 800 ms, 30 s, 2 min). Before, the
 // waits kept doubling over failures minutes apart, and a network cut that came after a few earlier
 // faults left the pod watch down for 57 s of a 30 s cap with its jitter.
-TEST(ReflectorTest, TheWaitAfterAFailedWatchStartsAgainFromTheFirstOnceTheResetIntervalPassed) {
+TEST_P(ReflectorTest, TheWaitAfterAFailedWatchStartsAgainFromTheFirstOnceTheResetIntervalPassed) {
   FakeApiServer server;
   server.AddList(List("5", {PodJson("a", "1")}));
   // Seven failures: waits of 10, 20, ... 640 ms (each up to twice that), under 2.6 s in all.
@@ -412,6 +462,7 @@ TEST(ReflectorTest, TheWaitAfterAFailedWatchStartsAgainFromTheFirstOnceTheResetI
     Reflector<api::Pod> reflector(**http,
                                   {.path = "/api/v1/pods",
                                    .watch_idle_timeout = idle,
+                                   .handle_on_io_thread = GetParam(),
                                    .backoff = {.initial = absl::Milliseconds(10),
                                                .max = absl::Seconds(10),
                                                .reset = absl::Seconds(3)}},
