@@ -68,20 +68,23 @@ const SimulatorTrace* Framework::Trace(const CycleState& state) const {
   return deps_.simulator_trace ? state.Read(kSimulatorTraceKey) : nullptr;
 }
 
-template <typename F>
-Status Framework::TimedPlugin(const CycleState& state, std::string_view plugin,
-                              metrics::Point point, F&& run) const {
-  Status s;
-  if (metrics_ == nullptr || !state.record_plugin_metrics()) {
-    s = run();
-  } else {
-    const auto start = std::chrono::steady_clock::now();
-    s = run();
+void Framework::PluginAnswered(const CycleState& state, std::string_view plugin,
+                               metrics::Point point, const Status& s,
+                               std::chrono::steady_clock::time_point start) const {
+  if (metrics_ != nullptr && state.record_plugin_metrics()) {
     metrics_->ObservePlugin(plugin, point, s.code(), metrics::SecondsSince(start));
   }
   // The trace keeps the points where the simulator records one outcome per plugin (Filter and
   // Score are per node, recorded where they run).
   if (const SimulatorTrace* trace = Trace(state)) trace->Plugin(point, plugin, s);
+}
+
+template <typename F>
+Status Framework::TimedPlugin(const CycleState& state, std::string_view plugin,
+                              metrics::Point point, F&& run) const {
+  const auto start = std::chrono::steady_clock::now();
+  Status s = run();
+  PluginAnswered(state, plugin, point, s, start);
   return s;
 }
 
@@ -872,14 +875,19 @@ void Framework::RunPreBindPluginsAsync(CycleState& state, const api::Pod& pod,
     std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
     size_t next = 0;
 
+    // The point's outcome: recorded, and given to `done`.
+    static void Finish(const std::shared_ptr<Run>& run, Status s) {
+      if (run->fw->metrics_ != nullptr) {
+        run->fw->metrics_->ObservePoint(metrics::Point::kPreBind, s.code(),
+                                        metrics::SecondsSince(run->start));
+      }
+      run->done(std::move(s));
+    }
+
     static void Step(const std::shared_ptr<Run>& run) {
       Framework& fw = *run->fw;
       if (run->next == run->work.size()) {
-        if (fw.metrics_ != nullptr) {
-          fw.metrics_->ObservePoint(metrics::Point::kPreBind, Code::kSuccess,
-                                    metrics::SecondsSince(run->start));
-        }
-        run->done(Status());
+        Finish(run, Status());
         return;
       }
       const uint16_t i = run->work[run->next++];
@@ -888,23 +896,13 @@ void Framework::RunPreBindPluginsAsync(CycleState& state, const api::Pod& pod,
       fw.async_pre_bind_[i]->PreBindAsync(
           run->state, run->pod, run->node, [run, plugin, plugin_start](Status s) {
             Framework& fw = *run->fw;
-            if (fw.metrics_ != nullptr && run->state.record_plugin_metrics()) {
-              fw.metrics_->ObservePlugin(plugin, metrics::Point::kPreBind, s.code(),
-                                         metrics::SecondsSince(plugin_start));
-            }
-            if (const SimulatorTrace* trace = fw.Trace(run->state)) {
-              trace->Plugin(metrics::Point::kPreBind, plugin, s);
-            }
+            fw.PluginAnswered(run->state, plugin, metrics::Point::kPreBind, s, plugin_start);
             s = PreBindPluginOutcome(plugin, std::move(s));
             if (s.ok()) {
               Step(run);
-              return;
+            } else {
+              Finish(run, std::move(s));
             }
-            if (fw.metrics_ != nullptr) {
-              fw.metrics_->ObservePoint(metrics::Point::kPreBind, s.code(),
-                                        metrics::SecondsSince(run->start));
-            }
-            run->done(std::move(s));
           });
     }
   };
@@ -946,20 +944,15 @@ void Framework::RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std:
   // As Timed and TimedPlugin record RunBindPlugins, from here to the answer.
   const auto start = std::chrono::steady_clock::now();
   const std::string_view plugin = bind_.front()->Name();
-  async_bind_->BindAsync(state, pod, node,
-                         [this, &state, plugin, start, done = std::move(done)](Status s) {
-                           const double took = metrics::SecondsSince(start);
-                           if (metrics_ != nullptr && state.record_plugin_metrics()) {
-                             metrics_->ObservePlugin(plugin, metrics::Point::kBind, s.code(), took);
-                           }
-                           if (const SimulatorTrace* trace = Trace(state)) {
-                             trace->Plugin(metrics::Point::kBind, plugin, s);
-                           }
-                           s = BindPluginOutcome(plugin, std::move(s));
-                           if (metrics_ != nullptr)
-                             metrics_->ObservePoint(metrics::Point::kBind, s.code(), took);
-                           done(std::move(s));
-                         });
+  async_bind_->BindAsync(
+      state, pod, node, [this, &state, plugin, start, done = std::move(done)](Status s) {
+        PluginAnswered(state, plugin, metrics::Point::kBind, s, start);
+        s = BindPluginOutcome(plugin, std::move(s));
+        if (metrics_ != nullptr) {
+          metrics_->ObservePoint(metrics::Point::kBind, s.code(), metrics::SecondsSince(start));
+        }
+        done(std::move(s));
+      });
 }
 
 void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {

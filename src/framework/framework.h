@@ -288,6 +288,10 @@ class Framework : public Handle {
   template <typename F>
   Status TimedPlugin(const CycleState& state, std::string_view plugin, metrics::Point point,
                      F&& run) const;
+  // Records a plugin's answer at a point, as TimedPlugin does: its duration since `start` when
+  // the cycle is sampled for plugin metrics, and its status in the cycle's SimulatorTrace.
+  void PluginAnswered(const CycleState& state, std::string_view plugin, metrics::Point point,
+                      const Status& s, std::chrono::steady_clock::time_point start) const;
   // The cycle's SimulatorTrace, when Deps::simulator_trace asks for one and the cycle has it.
   const SimulatorTrace* Trace(const CycleState& state) const;
 
