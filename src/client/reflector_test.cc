@@ -123,8 +123,14 @@ class FakeApiServer {
     thread_.join();
   }
 
-  void AddList(std::string body) { lists_.push_back(std::move(body)); }
-  void AddWatch(std::string body) { watches_.push_back(std::move(body)); }
+  void AddList(std::string body) {
+    std::lock_guard<std::mutex> lock(mu_);
+    lists_.push_back(std::move(body));
+  }
+  void AddWatch(std::string body) {
+    std::lock_guard<std::mutex> lock(mu_);
+    watches_.push_back(std::move(body));
+  }
   // A watch script that keeps the watch open and sends nothing.
   static constexpr char kSilentWatch[] = "(silent)";
   // A watch script answered 500 at once.
@@ -251,11 +257,13 @@ INSTANTIATE_TEST_SUITE_P(Threads, ReflectorTest, ::testing::Bool(),
 // Where the events are handled: the list on the reflector's thread; the watch's on the I/O thread
 // when asked, and never two at once.
 TEST(ReflectorThreadTest, WatchEventsAreHandledOnTheClientsIoThreadWhenAsked) {
-  FakeApiServer server;
-  server.AddList(List("5", {PodJson("a", "1")}));
-  server.AddWatch(Event("ADDED", PodJson("b", "6")) + Event("MODIFIED", PodJson("a", "7")));
   for (bool on_io_thread : {false, true}) {
     SCOPED_TRACE(on_io_thread);
+    // A server of its own each time: the last reflector's watch again, sent as it stopped, may
+    // reach a shared server late and take the next script.
+    FakeApiServer server;
+    server.AddList(List("5", {PodJson("a", "1")}));
+    server.AddWatch(Event("ADDED", PodJson("b", "6")) + Event("MODIFIED", PodJson("a", "7")));
     auto http = HttpClient::Create({.server = server.url()}, {.thread_name = "test-http"});
     ASSERT_TRUE(http.ok()) << http.status();
     std::mutex mu;
@@ -279,8 +287,6 @@ TEST(ReflectorThreadTest, WatchEventsAreHandledOnTheClientsIoThreadWhenAsked) {
     const std::string watcher = on_io_thread ? "test-http" : "watch-pods";
     EXPECT_EQ(seen, (std::vector<std::string>{"add a on watch-pods", "add b on " + watcher,
                                               "update a on " + watcher}));
-    server.AddList(List("5", {PodJson("a", "1")}));
-    server.AddWatch(Event("ADDED", PodJson("b", "6")) + Event("MODIFIED", PodJson("a", "7")));
   }
 }
 
