@@ -155,13 +155,16 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
   }
 
   // The I/O thread takes every request submitted when it wakes: only the first since then wakes
-  // it, unless it wakes soon enough by itself (HttpClientOptions::coalesce).
-  bool wake = true;
+  // it, unless it wakes soon enough by itself (HttpClientOptions::coalesce). A request that the
+  // I/O thread submits itself, from an answer's callback, wakes nothing: the thread takes it as
+  // soon as the callbacks are done, before it sleeps again.
+  bool wake = std::this_thread::get_id() != loop_->thread.get_id();
   {
     absl::MutexLock lock(&loop_->mu);
     if (!loop_->stopping) {
       if (!t->on_data) ++loop_->requests;
-      wake = loop_->submitted.empty() && loop_->sleeps_until > t->submitted + loop_->coalesce;
+      wake = wake && loop_->submitted.empty() &&
+             loop_->sleeps_until > t->submitted + loop_->coalesce;
       loop_->submitted.push_back(std::move(t));
       t = nullptr;
     }

@@ -239,6 +239,35 @@ TEST(HttpClientTest, CoalescedRequestsStillGoOutWithinTheirWindow) {
   EXPECT_LT(slowest, absl::Milliseconds(500));
 }
 
+// A request sent from an answer's callback, on the I/O thread, wakes nothing (the thread is awake):
+// the thread takes it once the callbacks are done, so none waits for the one-second poll.
+TEST(HttpClientTest, ARequestSentFromAnAnswersCallbackGoesOutAtOnce) {
+  for (absl::Duration coalesce : {absl::ZeroDuration(), absl::Milliseconds(20)}) {
+    SCOPED_TRACE(absl::FormatDuration(coalesce));
+    RefusingServer server(0, 429, "");
+    auto http = HttpClient::Create({.server = server.url()}, {.coalesce = coalesce});
+    ASSERT_TRUE(http.ok()) << http.status();
+    constexpr int kChain = 20;
+    std::promise<void> all_done;
+    std::vector<int> statuses;  // The I/O thread alone appends, one answer after the other.
+    std::function<void(HttpResponse)> next = [&](HttpResponse r) {
+      statuses.push_back(r.status);
+      if (statuses.size() == kChain) {
+        all_done.set_value();
+        return;
+      }
+      (*http)->Send({.method = "POST", .path = "/api/v1/bindings", .body = "{}"}, next);
+    };
+    const absl::Time start = absl::Now();
+    (*http)->Send({.method = "POST", .path = "/api/v1/bindings", .body = "{}"}, next);
+    ASSERT_EQ(all_done.get_future().wait_for(std::chrono::seconds(30)), std::future_status::ready);
+    EXPECT_EQ(statuses, std::vector<int>(kChain, 201));
+    EXPECT_EQ(server.requests(), kChain);
+    // Each waiting for the poll's second would take 20 s.
+    EXPECT_LT(absl::Now() - start, absl::Seconds(kChain / 2));
+  }
+}
+
 // client-go's rest_client_* metrics: each request's wait in the rate limit, its final answer
 // (a 429 with Retry-After counts as a retry, not a result) and its duration; "<error>" for no
 // answer. The host label is the server's host:port.
