@@ -358,6 +358,10 @@ Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState&
     begin += wave;
   }
   size_t processed = 0;
+  // The map of rejections grows once, not by doubling (in a full cluster, nearly every node's).
+  diagnosis->node_to_status.statuses.reserve(
+      diagnosis->node_to_status.statuses.size() +
+      std::count(verdict.begin(), verdict.begin() + begin, uint8_t{kFailed}));
   for (size_t i = 0; i < begin; ++i) {
     const NodeInfo* ni = nodes[start + i < n ? start + i : start + i - n];
     if (verdict[i] == kFeasible) {
