@@ -144,6 +144,8 @@ struct H2Connection::Impl {
   enum class State { kConnecting, kHandshaking, kReady } state = State::kConnecting;
   absl::Time connect_deadline;
   bool want_write = false;  // The socket refused part of `out`, or TLS wants to write.
+  // The socket's last read() returned less than TLS asked for, or nothing: it had no more then.
+  bool drained = false;
   std::string out;          // Encrypted-to-be bytes nghttp2 produced that TLS has not taken.
   bool goaway = false;
   bool in_callback = false;  // Inside nghttp2_session_mem_recv: no mem_send then.
@@ -211,6 +213,18 @@ absl::StatusOr<std::unique_ptr<H2Connection>> H2Connection::Open(const RestConfi
 
   m.ssl = SSL_new(m.ctx.get());
   SSL_set_fd(m.ssl, conn->fd_);
+  // Notes whether each read() of the socket emptied it (Impl::drained), so that Process stops
+  // reading there instead of asking once more for an EAGAIN.
+  BIO* rbio = SSL_get_rbio(m.ssl);
+  BIO_set_callback_arg(rbio, reinterpret_cast<char*>(&m));
+  BIO_set_callback_ex(rbio, +[](BIO* b, int oper, const char*, size_t len, int, long, int ret,
+                                size_t* processed) -> long {
+    if (oper == (BIO_CB_READ | BIO_CB_RETURN)) {
+      reinterpret_cast<Impl*>(BIO_get_callback_arg(b))->drained =
+          ret <= 0 || processed == nullptr || *processed < len;
+    }
+    return ret;
+  });
   SSL_set_connect_state(m.ssl);
   if (!IsIp(name)) SSL_set_tlsext_host_name(m.ssl, name.c_str());
   if (!config.insecure_skip_tls_verify) {
@@ -355,8 +369,11 @@ void H2Connection::Process(short revents) {
     m.want_write = false;
   }
   // Read all TLS has, and hand it to nghttp2 (also when only writable: TLS may have read ahead).
+  // Once the socket's last read() emptied it and TLS holds nothing more, stop: poll() tells when
+  // more comes, so that no read() is made only to be told EAGAIN.
   {
     char buf[64 * 1024];
+    m.drained = false;
     while (true) {
       const int n = SSL_read(m.ssl, buf, sizeof buf);
       if (n <= 0) {
@@ -383,6 +400,7 @@ void H2Connection::Process(short revents) {
         return;
       }
       if (dead_) return;
+      if (m.drained && SSL_has_pending(m.ssl) == 0) break;
     }
   }
   Flush();
