@@ -7,6 +7,7 @@
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "ksched/api/field.h"
+#include "ksched/strings.h"
 
 namespace ksched::scheduler {
 
@@ -98,11 +99,11 @@ struct ExplainRecords::Kept {
 };
 
 uint32_t ExplainRecords::NodeId(std::string_view node) {
-  auto it = node_ids_.find(node);
+  auto it = node_ids_.find(AsAbsl(node));
   if (it != node_ids_.end()) return it->second;
   const auto id = static_cast<uint32_t>(node_names_.size());
   node_names_.emplace_back(node);
-  node_ids_.emplace(node_names_.back(), id);
+  node_ids_.emplace(std::string(node), id);
   node_bytes_ += 2 * StringBytes(node_names_.back()) + sizeof(uint32_t) + 16;
   return id;
 }

@@ -18,7 +18,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -99,10 +98,11 @@ class ExplainRecords {
   absl::flat_hash_map<std::string, std::string> uid_by_name_ ABSL_GUARDED_BY(mu_);  // ns/name
   // Eviction order, oldest first: seq → uid.
   std::map<uint64_t, std::string> decided_ ABSL_GUARDED_BY(mu_), pending_ ABSL_GUARDED_BY(mu_);
-  // Node names, once each: records hold their indexes. A deque, so that the names the map's keys
-  // view stay where they are.
-  absl::flat_hash_map<std::string_view, uint32_t> node_ids_ ABSL_GUARDED_BY(mu_);
-  std::deque<std::string> node_names_ ABSL_GUARDED_BY(mu_);
+  // Node names, once each: records hold their indexes. The map keeps copies of the names, not
+  // views of node_names_: each attempt looks up every rejected node, and a key compared in the
+  // map's own slot costs no read elsewhere.
+  absl::flat_hash_map<std::string, uint32_t> node_ids_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> node_names_ ABSL_GUARDED_BY(mu_);
   size_t node_bytes_ ABSL_GUARDED_BY(mu_) = 0;
   // The scoring plugins of the last record with scores, which the next of its profile shares.
   std::shared_ptr<const std::vector<std::string>> score_plugins_ ABSL_GUARDED_BY(mu_);
