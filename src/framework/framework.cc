@@ -702,14 +702,14 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
       }
     }
   };
-  const auto score_start = ParallelCutoff::Clock::now();
-  const bool parallel = score_cutoff_.Parallel(n * active.size());
-  if (parallel) {
-    ParallelFor(0, n, 32, score_run);
+  ParallelCutoff::Busy busy;
+  auto timed_run = [&](size_t begin, size_t end) { busy.Run(score_run, begin, end); };
+  if (score_cutoff_.Parallel(n * active.size())) {
+    ParallelFor(0, n, 32, timed_run);
   } else {
-    score_run(0, n);
+    timed_run(0, n);
   }
-  score_cutoff_.Record(n * active.size(), score_start, parallel, concurrency());
+  score_cutoff_.Record(n * active.size(), busy.total());
   if (failed) return first_error;
   const SimulatorTrace* trace = Trace(state);
   if (trace != nullptr) {

@@ -7,16 +7,22 @@
 // over many nodes, plugins of one's own that cost more).
 //
 //   ParallelCutoff cutoff;                       // one per loop site, used by one thread
-//   const auto t0 = ParallelCutoff::Clock::now();
-//   const bool parallel = cutoff.Parallel(n);
-//   if (parallel) tbb::parallel_for(...); else Run(0, n);
-//   cutoff.Record(n, t0, parallel, fw.concurrency());
+//   ParallelCutoff::Busy busy;                   // one per loop
+//   auto run = [&](size_t b, size_t e) { busy.Run(body, b, e); };
+//   if (cutoff.Parallel(n)) tbb::parallel_for(..., run); else run(0, n);
+//   cutoff.Record(n, busy.total());
 //
-// Not thread-safe: each instance belongs to the thread that runs its loop.
+// The cost is the time each run of items took where it ran, summed: not the loop's wall time
+// times the threads, which on a busy machine counts a worker that never came (another thread had
+// the core) as busy, makes the next loops look costlier, and keeps them parallel.
+//
+// Not thread-safe, but for Busy::Run: each instance belongs to the thread that runs its loop.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 
 namespace ksched::framework {
 
@@ -32,14 +38,29 @@ class ParallelCutoff {
     return static_cast<double>(items) * ns_per_item_ >= kMinParallelNs;
   }
 
-  // Records that a loop over `items` items started at `start`; a parallel one is counted as if
-  // each of the `concurrency` threads it ran on was busy throughout. The estimate follows the
-  // last few loops.
-  void Record(size_t items, Clock::time_point start, bool parallel, int concurrency) {
+  // The time a loop's runs took, each timed on the thread it ran on.
+  class Busy {
+   public:
+    // Runs body(begin, end), and counts its time.
+    template <typename Body>
+    void Run(const Body& body, size_t begin, size_t end) {
+      const Clock::time_point start = Clock::now();
+      body(begin, end);
+      ns_.fetch_add((Clock::now() - start).count(), std::memory_order_relaxed);
+    }
+    std::chrono::nanoseconds total() const {
+      return std::chrono::nanoseconds(ns_.load(std::memory_order_relaxed));
+    }
+
+   private:
+    std::atomic<int64_t> ns_{0};
+  };
+
+  // Records that a loop over `items` items took `busy` of its threads' time. The estimate follows
+  // the last few loops.
+  void Record(size_t items, std::chrono::nanoseconds busy) {
     if (items == 0) return;
-    double ns = std::chrono::duration<double, std::nano>(Clock::now() - start).count();
-    if (parallel) ns *= concurrency;
-    const double per_item = ns / static_cast<double>(items);
+    const double per_item = static_cast<double>(busy.count()) / static_cast<double>(items);
     ns_per_item_ = ns_per_item_ == 0 ? per_item : 0.75 * ns_per_item_ + 0.25 * per_item;
   }
 

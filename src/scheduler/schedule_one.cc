@@ -345,15 +345,14 @@ Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState&
   // little work is wasted past the point where enough nodes were found.
   // A wave goes to the workers only when it holds enough work (ParallelCutoff).
   size_t begin = 0;  // Nodes [0, begin) of the rotation were checked.
-  const auto filter_start = framework::ParallelCutoff::Clock::now();
-  bool parallel = false;
+  framework::ParallelCutoff::Busy busy;
+  auto timed_check = [&](size_t lo, size_t hi) { busy.Run(check, lo, hi); };
   while (begin < n && found.load() < need) {
     size_t wave = std::min(n - begin, std::max<size_t>(64, (need - found.load()) * 9 / 8));
     if (wave <= kClaim || !filter_cutoff_.Parallel(wave)) {
-      check(begin, begin + wave);
+      timed_check(begin, begin + wave);
     } else {
-      parallel = true;
-      fw.ParallelFor(begin, begin + wave, kClaim, check);
+      fw.ParallelFor(begin, begin + wave, kClaim, timed_check);
     }
     begin += wave;
   }
@@ -380,7 +379,7 @@ Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState&
     ++processed;
     if (record != nullptr) record->filter.emplace_back(ni->name(), Status());
   }
-  filter_cutoff_.Record(processed, filter_start, parallel, fw.concurrency());
+  filter_cutoff_.Record(processed, busy.total());
   next_start_node_index_ = (next_start_node_index_ + processed) % snapshot_.size();
   return Status();
 }
