@@ -25,6 +25,7 @@
 #include "absl/container/btree_map.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/types/compare.h"
 #include "ksched/api/objects.h"
 #include "ksched/dra_lister.h"
 #include "ksched/storage_lister.h"
@@ -110,13 +111,17 @@ class ObjectStore {
   uint64_t changes() const { return changes_.load(std::memory_order_acquire); }
 
  private:
-  // (namespace, name) pairs of strings or string_views, compared as pairs of string_views.
+  // (namespace, name) pairs of strings or string_views, compared as pairs of string_views, each
+  // string once: a three-way answer lets the B-tree's search use each comparison once, where a
+  // "less" compares the namespace both ways and then each key a second time.
   struct KeyLess {
     using is_transparent = void;
     template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const {
-      return std::pair<std::string_view, std::string_view>(a.first, a.second) <
-             std::pair<std::string_view, std::string_view>(b.first, b.second);
+    absl::weak_ordering operator()(const A& a, const B& b) const {
+      int c = std::string_view(a.first).compare(std::string_view(b.first));
+      if (c == 0) c = std::string_view(a.second).compare(std::string_view(b.second));
+      return c < 0 ? absl::weak_ordering::less
+                   : c == 0 ? absl::weak_ordering::equivalent : absl::weak_ordering::greater;
     }
   };
   mutable absl::Mutex mu_;
