@@ -1017,9 +1017,10 @@ void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims,
     if (out.node_failure.empty() && out.why.empty()) {
       slot.plain = out.fits ? Slot::Plain::kFits : Slot::Plain::kDoesNotFit;
     }
+    const api::Node* node = slot.node;
     Forget(name);
-    by_name_.emplace(name, slot.node);
-    slots_.emplace(slot.node, std::move(slot));
+    by_name_.emplace(name, node);
+    slots_.emplace(node, std::move(slot));
   }
   kept_.clear();
   ForgetChanged(held);
