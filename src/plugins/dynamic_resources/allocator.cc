@@ -937,7 +937,8 @@ absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
     absl::Duration timeout) const {
   const bool memo = memo_ != nullptr && !explain;
   if (memo) {
-    if (const SearchMemo::Slot* kept = memo_->Find(node.get())) {
+    if (const SearchMemo::Slot* kept = memo_->Find(node->metadata.name);
+        kept != nullptr && kept->node == node.get()) {
       switch (kept->plain) {
         case SearchMemo::Slot::Plain::kFits:
           return Outcome{.fits = true, .memoized = true};  // Kept gives the choice.
@@ -1001,14 +1002,14 @@ void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims,
     slices_ = slices.get();
     specs_.clear();
     for (const api::ResourceClaim* c : claims) specs_.push_back(c->spec);
-    slots_.clear();
-    by_name_.clear();
+    by_node_.clear();
     by_pool_.clear();
     kept_.clear();
     held_ = held;
     return;
   }
-  // What was kept saw the last Begin's devices in use. An older entry of the same node goes.
+  // What was kept saw the last Begin's devices in use. The key is the name in the node the entry
+  // holds: an older entry goes with its key.
   for (std::shared_ptr<const Entry>& entry : kept_) {
     const std::string_view name = entry->node->metadata.name;
     for (const Pool& pool : *entry->pools) by_pool_[PoolKey(pool.driver, pool.name)].emplace(name);
@@ -1017,10 +1018,8 @@ void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims,
     if (out.node_failure.empty() && out.why.empty()) {
       slot.plain = out.fits ? Slot::Plain::kFits : Slot::Plain::kDoesNotFit;
     }
-    const api::Node* node = slot.node;
-    Forget(name);
-    by_name_.emplace(name, node);
-    slots_.emplace(node, std::move(slot));
+    by_node_.erase(name);
+    by_node_.emplace(name, std::move(slot));
   }
   kept_.clear();
   ForgetChanged(held);
@@ -1049,27 +1048,14 @@ void SearchMemo::ForgetChanged(const HeldViews& now) {
   for (const std::string& key : changed) {
     auto it = by_pool_.find(key);
     if (it == by_pool_.end()) continue;
-    for (const std::string& node : it->second) Forget(node);
+    for (const std::string& node : it->second) by_node_.erase(node);
     by_pool_.erase(it);
   }
 }
 
-void SearchMemo::Forget(std::string_view name) {
-  auto it = by_name_.find(name);
-  if (it == by_name_.end()) return;
-  const api::Node* node = it->second;
-  by_name_.erase(it);  // First: its key views the name in the node that the slot keeps alive.
-  slots_.erase(node);
-}
-
-const SearchMemo::Slot* SearchMemo::Find(const api::Node* node) const {
-  auto it = slots_.find(node);
-  return it == slots_.end() ? nullptr : &it->second;
-}
-
 const SearchMemo::Slot* SearchMemo::Find(std::string_view node) const {
-  auto it = by_name_.find(node);
-  return it == by_name_.end() ? nullptr : Find(it->second);
+  auto it = by_node_.find(node);
+  return it == by_node_.end() ? nullptr : &it->second;
 }
 
 void SearchMemo::Keep(std::shared_ptr<const Entry> entry) {

@@ -232,13 +232,8 @@ class SearchMemo {
     Plain plain = Plain::kNo;
     std::shared_ptr<const Entry> entry;
   };
-  // The slot of `node` (that very object) as of the last Begin, alive until the next; nullptr
-  // when none.
-  const Slot* Find(const api::Node* node) const;
-  // The same, by the node's name.
+  // The slot of `node` as of the last Begin, alive until the next; nullptr when none.
   const Slot* Find(std::string_view node) const;
-  // Drops the slot of the node named `name`, if any.
-  void Forget(std::string_view name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Keep(std::shared_ptr<const Entry> entry);
   // Drops the entries of the nodes that read a pool whose devices in use differ in `now`.
   void ForgetChanged(const HeldViews& now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -247,12 +242,8 @@ class SearchMemo {
   std::vector<api::ResourceClaimSpec> specs_ ABSL_GUARDED_BY(mu_);
   const SliceIndex* slices_ ABSL_GUARDED_BY(mu_) = nullptr;  // Only compared.
   HeldViews held_ ABSL_GUARDED_BY(mu_);                      // The last Begin's.
-  // By the node the entry holds (which it keeps alive, so that no other node takes its address):
-  // Filter looks a node up without reading its name, which for most nodes would be the only read
-  // of the object. Changed only by Begin, read by Find without a lock.
-  absl::flat_hash_map<const api::Node*, Slot> slots_;
-  // The same nodes by name (a view of the name in the node the slot holds).
-  absl::flat_hash_map<std::string_view, const api::Node*> by_name_;
+  // By the name of the node the entry holds; changed only by Begin, read by Find without a lock.
+  absl::flat_hash_map<std::string_view, Slot> by_node_;
   // The nodes whose entries read a pool, by "driver/pool".
   absl::flat_hash_map<std::string, absl::flat_hash_set<std::string>> by_pool_ ABSL_GUARDED_BY(mu_);
   std::vector<std::shared_ptr<const Entry>> kept_ ABSL_GUARDED_BY(mu_);  // Since the last Begin.
