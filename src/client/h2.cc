@@ -58,7 +58,7 @@ absl::StatusOr<SslCtxPtr> MakeContext(const RestConfig& c) {
   SSL_CTX_set_mode(ctx.get(), SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   // Read ahead: TLS reads what the socket has, up to 64 KiB, in one read(), where it read each
   // record's header and then its body: 35 read() calls a pod in SteadyState (Process reads until
-  // TLS wants more from the socket, so nothing read ahead waits unseen).
+  // TLS holds nothing more, so nothing read ahead waits unseen).
   SSL_CTX_set_read_ahead(ctx.get(), 1);
   SSL_CTX_set_default_read_buffer_len(ctx.get(), size_t{64} * 1024);
   static const unsigned char kAlpn[] = {2, 'h', '2'};
