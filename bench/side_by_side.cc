@@ -34,6 +34,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "bench/bind_watcher.h"
 #include "bench/report.h"
 #include "bench/workloads.h"
 #include "fmt/format.h"
@@ -63,134 +64,6 @@ double PeakRssMib(int pid) {
   }
   return 0;
 }
-
-// Watches a namespace's pods and counts those seen bound.
-class BindWatcher {
- public:
-  BindWatcher(client::HttpClient& http, const std::string& ns) : http_(http), ns_(ns) { Open(); }
-  // Cancelling is asynchronous: the watch's callbacks may still run until its `done` has, and
-  // they use this object (once, a heap corrupted at the end of a steady state).
-  ~BindWatcher() {
-    stream_->Cancel();
-    absl::MutexLock lock(&mu_);
-    auto ended = [this]() ABSL_SHARED_LOCKS_REQUIRED(mu_) { return open_ == 0; };
-    mu_.Await(absl::Condition(&ended));
-  }
-
-  // Waits until `pods` are bound or `timeout` passes. A watch the API server ends (it drops
-  // watchers it finds slow while it is busy) is opened again from the last resourceVersion seen,
-  // so that it does not list again what was seen.
-  absl::Status WaitFor(size_t pods, absl::Duration timeout) {
-    const absl::Time deadline = absl::Now() + timeout;
-    for (;;) {
-      {
-        absl::MutexLock lock(&mu_);
-        auto done = [&]()
-                        ABSL_SHARED_LOCKS_REQUIRED(mu_) { return bound_.size() >= pods || ended_; };
-        mu_.AwaitWithDeadline(absl::Condition(&done), deadline);
-        if (bound_.size() >= pods) return absl::OkStatus();
-        if (!ended_ || absl::Now() >= deadline) {
-          return absl::DeadlineExceededError(
-              fmt::format("{} of {} pods bound in {}", bound_.size(), pods, ns_));
-        }
-        ended_ = false;
-      }
-      Open();
-    }
-  }
-  size_t Count() {
-    absl::MutexLock lock(&mu_);
-    return bound_.size();
-  }
-  // When the last pod was first seen bound.
-  SteadyTime last() {
-    absl::MutexLock lock(&mu_);
-    return last_;
-  }
-  // The second (Unix time) at which each pod was first seen bound.
-  std::vector<int64_t> seen_seconds() {
-    absl::MutexLock lock(&mu_);
-    return seen_seconds_;
-  }
-  // How many times the watch was opened.
-  int watches() {
-    absl::MutexLock lock(&mu_);
-    return watches_;
-  }
-
- private:
-  void Open() {
-    std::string from;
-    {
-      absl::MutexLock lock(&mu_);
-      buffer_.clear();
-      ++watches_;
-      ++open_;
-      // A resourceVersion too old for the server (410 Gone) ends the watch at once: list anew.
-      if (!gone_ && !resource_version_.empty()) from = "&resourceVersion=" + resource_version_;
-      gone_ = false;
-    }
-    // Only bound pods match the field selector: each one arrives as ADDED when bound.
-    stream_ = http_.Watch(
-        {.path = fmt::format(
-             "/api/v1/namespaces/{}/pods?watch=1&fieldSelector=spec.nodeName%21%3D{}", ns_, from),
-         .timeout = absl::ZeroDuration()},
-        [this](std::string_view data) { OnData(data); },
-        [this](const client::HttpResponse& r) {
-          absl::MutexLock lock(&mu_);
-          ended_ = true;
-          gone_ = r.status == 410;
-          --open_;
-        });
-  }
-
-  // The value of the first "key":"value" of `line`.
-  static std::string_view FirstString(std::string_view line, std::string_view key) {
-    size_t at = line.find(key);
-    if (at == std::string_view::npos) return {};
-    at += key.size();
-    return line.substr(at, line.find('"', at) - at);
-  }
-
-  // Events come one JSON object per line; a bound pod's carries "nodeName", and its metadata's
-  // name and resourceVersion come first. Substring search keeps the watcher's own CPU small
-  // beside the schedulers it measures.
-  void OnData(std::string_view data) {
-    absl::MutexLock lock(&mu_);
-    buffer_.append(data);
-    size_t start = 0;
-    for (size_t end; (end = buffer_.find('\n', start)) != std::string::npos; start = end + 1) {
-      std::string_view line(buffer_.data() + start, end - start);
-      if (line.find(R"({"type":"ERROR")") == 0) gone_ = line.find("\"code\":410") != line.npos;
-      std::string_view rv = FirstString(line, "\"resourceVersion\":\"");
-      if (!rv.empty()) resource_version_ = rv;
-      if (!line.starts_with(R"({"type":"ADDED")") ||
-          line.find("\"nodeName\":\"") == std::string_view::npos) {
-        continue;
-      }
-      std::string_view name = FirstString(line, "\"name\":\"");
-      if (!name.empty() && bound_.emplace(name).second) {
-        last_ = Clock::now();
-        seen_seconds_.push_back(absl::ToUnixSeconds(absl::Now()));
-      }
-    }
-    buffer_.erase(0, start);
-  }
-
-  client::HttpClient& http_;
-  const std::string ns_;
-  absl::Mutex mu_;
-  std::string buffer_ ABSL_GUARDED_BY(mu_);
-  bool ended_ ABSL_GUARDED_BY(mu_) = false;
-  bool gone_ ABSL_GUARDED_BY(mu_) = false;
-  int watches_ ABSL_GUARDED_BY(mu_) = 0;
-  int open_ ABSL_GUARDED_BY(mu_) = 0;  // Watches whose `done` has not run yet.
-  std::string resource_version_ ABSL_GUARDED_BY(mu_);
-  std::set<std::string, std::less<>> bound_ ABSL_GUARDED_BY(mu_);
-  SteadyTime last_ ABSL_GUARDED_BY(mu_);
-  std::vector<int64_t> seen_seconds_ ABSL_GUARDED_BY(mu_);
-  std::shared_ptr<client::HttpClient::Stream> stream_;
-};
 
 // The second (Unix time) at which each bound pod of `ns` was bound: its PodScheduled condition's
 // lastTransitionTime, which the API server sets when it takes the binding.
@@ -547,7 +420,10 @@ absl::Status RunSteadily(client::HttpClient& http, const Workload& w, const Work
     if (absl::Status st = CreateAll(http, pods); !st.ok()) return st;
     // A wait that fails timed out at `end` (its timer may wake a little before absl::Now()
     // reaches it, once failing the run): the last batch was still on its way, as it may be.
-    if (!binds.WaitFor(pods.size() * (batch + 1), end - absl::Now()).ok()) break;
+    if (absl::Status st = binds.WaitFor(pods.size() * (batch + 1), end - absl::Now()); !st.ok()) {
+      if (absl::IsDataLoss(st)) return st;  // A lost event is the bench's failure, not the time's.
+      break;
+    }
     if (absl::Now() >= end) break;
     client::HttpResponse r =
         http.Call({.method = "DELETE",
