@@ -48,6 +48,7 @@ struct StreamState {
   bool synced ABSL_GUARDED_BY(mu) = false;
   int lists ABSL_GUARDED_BY(mu) = 0;
   int watches ABSL_GUARDED_BY(mu) = 0;
+  int bookmarks ABSL_GUARDED_BY(mu) = 0;
   // Resync calls so far, and how many of them a consistent list has served.
   uint64_t resyncs_asked ABSL_GUARDED_BY(mu) = 0;
   uint64_t resyncs_done ABSL_GUARDED_BY(mu) = 0;
@@ -188,6 +189,8 @@ struct Reflector<T>::Impl {
     std::string_view rv = StringAt(object, "/metadata/resourceVersion");
     if (type == "BOOKMARK") {
       resource_version = std::string(rv);
+      absl::MutexLock lock(&state->mu);
+      ++state->bookmarks;
       return true;
     }
     if (type != "ADDED" && type != "MODIFIED" && type != "DELETED") return true;
@@ -502,6 +505,12 @@ template <typename T>
 int Reflector<T>::watches() {
   absl::MutexLock lock(&impl_->state->mu);
   return impl_->state->watches;
+}
+
+template <typename T>
+int Reflector<T>::bookmarks() {
+  absl::MutexLock lock(&impl_->state->mu);
+  return impl_->state->bookmarks;
 }
 
 template class Reflector<api::Pod>;

@@ -94,9 +94,11 @@ class Reflector {
   // calls it so that it schedules from what its predecessor did, not from a watch that may lag
   // (the chaos soak found one that did, and a node overcommitted).
   bool Resync(absl::Duration timeout);
-  // The number of lists (the first included) and of watches opened so far, for tests.
+  // The number of lists (the first included), of watches opened and of bookmarks handled so far,
+  // for tests.
   int lists();
   int watches();
+  int bookmarks();
 
  private:
   struct Impl;
