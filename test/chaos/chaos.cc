@@ -385,8 +385,8 @@ void Soak::Load() {
   }
 }
 
-// Every 5 s each replica's memory and sockets; every 30 s the node capacities and the binds of
-// the audit log so far.
+// Every 5 s each replica's memory and sockets; every 30 s the node capacities, the pending pods
+// that fit a node, and the binds of the audit log so far.
 void Soak::Sample() {
   absl::Time next_capacity = absl::Now() + absl::Seconds(30);
   while (running_) {
@@ -404,6 +404,8 @@ void Soak::Sample() {
       json pods = List({"pods", "-n", kNamespace});
       if (nodes.is_object() && pods.is_object()) {
         AddViolations(Invariants::CheckCapacity(nodes, pods), "during the run");
+        std::lock_guard<std::mutex> lock(mu_);
+        invariants_.NoteFitting(nodes, pods, absl::Now());
       }
       std::vector<Violation> binds;
       {
@@ -590,7 +592,8 @@ std::vector<Violation> Soak::FinalChecks() {
   std::lock_guard<std::mutex> lock(mu_);
   for (const std::vector<Violation>& more :
        {invariants_.CheckBinds(),
-        invariants_.CheckOutcomes(pods, events, absl::Now(), &events_lost_to_kill_)}) {
+        invariants_.CheckOutcomes(pods, events, absl::Now(), &events_lost_to_kill_),
+        invariants_.CheckFitting()}) {
     v.insert(v.end(), more.begin(), more.end());
   }
   // After warm-up (the event recorder's six minutes, the caches filled), memory and sockets stay

@@ -188,6 +188,79 @@ std::vector<Violation> Invariants::CheckCapacity(const json& nodes, const json& 
   return out;
 }
 
+namespace {
+
+// Room left on each schedulable node: its allocatable less the requests of its bound pods, by
+// resource (thousandths).
+std::map<std::string, std::map<std::string, int64_t>> Room(const json& nodes, const json& pods) {
+  std::map<std::string, std::map<std::string, int64_t>> room;
+  for (const json& n : nodes.value("items", json::array())) {
+    if (n.value("spec", json::object()).value("unschedulable", false)) continue;
+    if (!n.value("spec", json::object()).value("taints", json::array()).empty()) continue;
+    auto& r = room[Str(n.value("metadata", json::object()), "name")];
+    const json allocatable = n.value("status", json::object()).value("allocatable", json::object());
+    for (const auto& [resource, q] : allocatable.items()) {
+      r[resource] = q.is_string() ? MilliValue(q.get<std::string>()).value_or(0) : 0;
+    }
+  }
+  for (const json& p : pods.value("items", json::array())) {
+    const std::string node = Str(p.value("spec", json::object()), "nodeName");
+    const std::string phase = Str(p.value("status", json::object()), "phase");
+    auto it = room.find(node);
+    if (it == room.end() || phase == "Succeeded" || phase == "Failed") continue;
+    for (const auto& [name, v] : Requests(p)) it->second[name] -= v;
+  }
+  return room;
+}
+
+// A node of `room` that `pod` fits, or "".
+std::string FitsOn(const json& pod, const json& nodes,
+                   const std::map<std::string, std::map<std::string, int64_t>>& room) {
+  const json selector = pod.value("spec", json::object()).value("nodeSelector", json::object());
+  const std::map<std::string, int64_t> wants = Requests(pod);
+  for (const json& n : nodes.value("items", json::array())) {
+    const json& meta = n.value("metadata", json::object());
+    auto r = room.find(Str(meta, "name"));
+    if (r == room.end()) continue;
+    const json labels = meta.value("labels", json::object());
+    bool fits = true;
+    for (const auto& [key, value] : selector.items()) {
+      fits = fits && labels.contains(key) && labels[key] == value;
+    }
+    for (const auto& [resource, v] : wants) {
+      auto left = r->second.find(resource);
+      fits = fits && left != r->second.end() && left->second >= v;
+    }
+    if (fits) return r->first;
+  }
+  return "";
+}
+
+}  // namespace
+
+void Invariants::NoteFitting(const json& nodes, const json& pods, absl::Time at) {
+  const auto room = Room(nodes, pods);
+  std::map<std::string, Fitting> still;
+  for (const json& p : pods.value("items", json::array())) {
+    if (!Str(p.value("spec", json::object()), "nodeName").empty()) continue;
+    if (p.value("metadata", json::object()).contains("deletionTimestamp")) continue;
+    const std::string node = FitsOn(p, nodes, room);
+    if (node.empty()) continue;
+    const std::string key = KeyOf(p);
+    auto before = fitting_.find(key);
+    Fitting f = before == fitting_.end() ? Fitting{.since = at} : before->second;
+    if (!f.reported && at - f.since >= options_.fit_within) {
+      f.reported = true;
+      fits_but_pending_.push_back(
+          {"fits-but-pending",
+           fmt::format("pod {} fitted a node for {} (node {} at the last look) and was pending",
+                       key, absl::FormatDuration(at - f.since), node)});
+    }
+    still[key] = f;
+  }
+  fitting_ = std::move(still);
+}
+
 std::vector<Violation> Invariants::CheckOutcomes(const json& pods, const json& events,
                                                  absl::Time now,
                                                  std::vector<std::string>* lost_to_kill) const {

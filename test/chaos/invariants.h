@@ -7,6 +7,7 @@
 //   std::vector<Violation> v = inv.CheckBinds();                 // twice-bound, bound by a
 //   non-leader v = Invariants::CheckCapacity(nodes_list, pods_list);        // overcommitted nodes
 //   v = inv.CheckOutcomes(pods_list, events_list, now);          // stuck pods, missing events
+//   inv.NoteFitting(nodes_list, pods_list, now); v = inv.CheckFitting();  // fit, never bound
 #pragma once
 
 #include <cstdint>
@@ -22,7 +23,8 @@
 namespace ksched::chaos {
 
 struct Violation {
-  std::string kind;  // double-bind, non-leader-bind, overcommit, not-decided, no-event
+  // double-bind, non-leader-bind, overcommit, not-decided, no-event, fits-but-pending
+  std::string kind;
   std::string detail;
 };
 
@@ -56,6 +58,9 @@ class Invariants {
     // A bind's Scheduled event may be missing when its replica was killed (-9) this soon after
     // the bind: no process can send what it holds when it is killed so.
     absl::Duration killed_within = absl::Seconds(2);
+    // How long a pending pod may fit a node before it must be bound: longer than a leader's
+    // hand-over after a stop (the lease and 10 s) and a cut of the API server.
+    absl::Duration fit_within = absl::Seconds(90);
   };
   explicit Invariants(Options options) : options_(std::move(options)) {}
 
@@ -80,6 +85,14 @@ class Invariants {
                                        absl::Time now,
                                        std::vector<std::string>* lost_to_kill = nullptr) const;
 
+  // Notes which of `pods`' pending pods fit a node of `nodes` as the API server has them at `at`
+  // (the node matches the pod's nodeSelector, is schedulable, and has the room its requests
+  // ask after the bound pods' requests); a pod that fits at every note for fit_within, and is
+  // still pending, is a violation of CheckFitting: a scheduler that lost the event that freed
+  // the room keeps it pending where kube-scheduler binds it.
+  void NoteFitting(const nlohmann::json& nodes, const nlohmann::json& pods, absl::Time at);
+  std::vector<Violation> CheckFitting() const { return fits_but_pending_; }
+
   int binds() const { return static_cast<int>(binds_.size()); }
   int lease_writes() const { return static_cast<int>(leases_.size()); }
   // Who held the Lease after its last write, per the audit log ("" if nobody).
@@ -90,6 +103,13 @@ class Invariants {
   std::vector<AuditRecord> binds_;                // Successful ones, in the log's order.
   std::vector<AuditRecord> leases_;               // Successful writes of the scheduler's Lease.
   std::multimap<std::string, absl::Time> kills_;  // By user.
+  // Pending pods that fitted at every note since `since`; reported once past fit_within.
+  struct Fitting {
+    absl::Time since;
+    bool reported = false;
+  };
+  std::map<std::string, Fitting> fitting_;
+  std::vector<Violation> fits_but_pending_;
 };
 
 }  // namespace ksched::chaos

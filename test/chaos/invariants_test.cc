@@ -153,6 +153,44 @@ TEST(InvariantsTest, OldPendingPodsNeedPodScheduledFalseAndBoundPodsTheirEvent) 
   EXPECT_EQ(v[1].detail, "pod chaos/no-event was bound but has no Scheduled event");
 }
 
+// A pending pod that fits a node at every look for fit_within is reported, once; one that stops
+// fitting between looks, that fits only a node its selector or a taint keeps it off, or that is
+// being deleted, is not.
+TEST(InvariantsTest, APendingPodThatFitsANodeForLongIsReportedOnce) {
+  json tainted = Node("n3", "8", "110");
+  tainted["spec"]["taints"] = {{{"key", "k"}, {"effect", "NoSchedule"}}};
+  json nodes = List({Node("n1", "2", "110"), Node("n2", "2", "110"), tainted});
+  nodes["items"][1]["metadata"]["labels"] = {{"pool", "tight"}};
+  json selective = Pod("selective", "", "1");
+  selective["spec"]["nodeSelector"] = {{"pool", "other"}};
+  json going = Pod("going", "", "1");
+  going["metadata"]["deletionTimestamp"] = "2026-11-25T10:00:00Z";
+  // n1 has 500m left, n2 (tight) none: "small" fits n1; "big" (4) fits only the tainted n3.
+  json crowded = List({Pod("a", "n1", "1500m"), Pod("b", "n2", "2"), Pod("small", "", "500m"),
+                       Pod("big", "", "4"), selective, going});
+  json roomy = List({Pod("b", "n2", "2"), Pod("small", "", "500m"), Pod("big", "", "4")});
+  Invariants inv({});
+  const absl::Time t0 = absl::FromUnixSeconds(1795600000);
+  inv.NoteFitting(nodes, crowded, t0);
+  inv.NoteFitting(nodes, crowded, t0 + absl::Seconds(60));
+  EXPECT_THAT(inv.CheckFitting(), IsEmpty());
+  inv.NoteFitting(nodes, crowded, t0 + absl::Seconds(90));
+  inv.NoteFitting(nodes, crowded, t0 + absl::Seconds(120));
+  std::vector<Violation> v = inv.CheckFitting();
+  ASSERT_EQ(Kinds(v), (std::vector<std::string>{"fits-but-pending"}));
+  EXPECT_EQ(v[0].detail,
+            "pod chaos/small fitted a node for 1m30s (node n1 at the last look) and was pending");
+
+  // A look at which it does not fit starts the count again.
+  Invariants again({});
+  again.NoteFitting(nodes, crowded, t0);
+  again.NoteFitting(nodes,
+                    List({Pod("a", "n1", "2"), Pod("b", "n2", "2"), Pod("small", "", "500m")}),
+                    t0 + absl::Seconds(60));
+  again.NoteFitting(nodes, roomy, t0 + absl::Seconds(120));
+  EXPECT_THAT(again.CheckFitting(), IsEmpty());
+}
+
 // A replica killed (-9) right after a bind cannot have sent its event: that pod is reported
 // apart, not as a violation. Killed later, or another replica killed, it still is one.
 TEST(InvariantsTest, AnEventLostBecauseItsReplicaWasKilledRightAfterTheBindIsReportedApart) {
