@@ -16,6 +16,7 @@
 #include "src/cli/explain.h"
 #include "src/cli/plugin_library.h"
 #include "src/cli/run.h"
+#include "src/cli/version.h"
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
 #include "src/client/snapshot.h"
@@ -174,6 +175,19 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
   // is held records a lock-order edge with a stack trace in one global graph. That is a debugging
   // aid, which the unit tests keep; the scheduler itself runs without it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  // `--version` (and `--version=raw`), as kube-scheduler's: printed before anything else.
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    if (arg == "--version" || arg == "--version=true") {
+      std::printf("ksched %s (kube-scheduler %s)\n", ThisVersion().version.c_str(),
+                  ThisVersion().kubernetes.c_str());
+      return 0;
+    }
+    if (arg == "--version=raw") {
+      std::printf("%s", VersionJson(ThisVersion()).c_str());
+      return 0;
+    }
+  }
   // `ksched [flags]` is `ksched run [flags]`, as kube-scheduler takes its flags with no command.
   std::vector<char*> args(argv, argv + argc);
   static char run_word[] = "run";
@@ -184,7 +198,13 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
 
   CLI::App app{"ksched: a Kubernetes scheduler, compatible with kube-scheduler"};
   app.require_subcommand(0, 1);
-  CLI::App* version = app.add_subcommand("version", "Print the version");
+  CLI::App* version = app.add_subcommand(
+      "version",
+      "Print ksched's version, its commit, the Kubernetes version it decides as and "
+      "its plugin SDK");
+  std::string version_output = "text";
+  version->add_option("-o,--output", version_output, "Output format: text or json")
+      ->check(CLI::IsMember({"text", "json"}));
 
   std::vector<std::string> plugin_libraries;
   auto add_plugin_library_flag = [&](CLI::App* cmd) {
@@ -253,7 +273,8 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
     return app.exit(e) == 0 ? 0 : 1;
   }
   if (version->parsed()) {
-    std::printf("ksched version v%s\n", KSCHED_VERSION);
+    const VersionInfo v = ThisVersion();
+    std::printf("%s", (version_output == "json" ? VersionJson(v) : VersionText(v)).c_str());
     return 0;
   }
   if (annotate->parsed()) return RunAnnotatePrices(price_flags);

@@ -1,0 +1,36 @@
+#include "src/cli/version.h"
+
+#include "fmt/format.h"
+#include "ksched/version.h"
+#include "nlohmann/json.hpp"
+
+namespace ksched::app {
+
+VersionInfo ThisVersion() {
+  return {.version = "v" KSCHED_VERSION,
+          .commit = KSCHED_COMMIT,
+          .kubernetes = KSCHED_KUBERNETES_VERSION,
+          .sdk = SdkVersion(),
+          .plugin_abi = "v1"};  // KschedPluginLibraryV1, include/ksched/plugin_library.h
+}
+
+std::string VersionText(const VersionInfo& v) {
+  return fmt::format(
+      "ksched {}\n"
+      "commit:      {}\n"
+      "decides as:  kube-scheduler {}\n"
+      "plugin SDK:  {} (plugin ABI {}: a plugin library must be built against SDK {})\n",
+      v.version, v.commit, v.kubernetes, v.sdk, v.plugin_abi, v.sdk);
+}
+
+std::string VersionJson(const VersionInfo& v) {
+  return nlohmann::json{{"gitVersion", v.version},
+                        {"gitCommit", v.commit},
+                        {"kubernetesVersion", v.kubernetes},
+                        {"sdkVersion", v.sdk},
+                        {"pluginAbi", v.plugin_abi}}
+             .dump(2) +
+         "\n";
+}
+
+}  // namespace ksched::app
