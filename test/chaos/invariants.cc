@@ -159,7 +159,10 @@ std::vector<Violation> Invariants::CheckBinds() const {
   return out;
 }
 
-std::vector<Violation> Invariants::CheckCapacity(const json& nodes, const json& pods) {
+namespace {
+
+// What the bound, non-terminal pods of each node request, by resource (thousandths).
+std::map<std::string, std::map<std::string, int64_t>> UsedByNode(const json& pods) {
   std::map<std::string, std::map<std::string, int64_t>> used;
   for (const json& p : pods.value("items", json::array())) {
     const std::string node = Str(p.value("spec", json::object()), "nodeName");
@@ -167,6 +170,13 @@ std::vector<Violation> Invariants::CheckCapacity(const json& nodes, const json& 
     if (node.empty() || phase == "Succeeded" || phase == "Failed") continue;
     for (const auto& [name, v] : Requests(p)) used[node][name] += v;
   }
+  return used;
+}
+
+}  // namespace
+
+std::vector<Violation> Invariants::CheckCapacity(const json& nodes, const json& pods) {
+  const auto used = UsedByNode(pods);
   std::vector<Violation> out;
   for (const json& n : nodes.value("items", json::array())) {
     const std::string name = Str(n.value("metadata", json::object()), "name");
@@ -203,12 +213,10 @@ std::map<std::string, std::map<std::string, int64_t>> Room(const json& nodes, co
       r[resource] = q.is_string() ? MilliValue(q.get<std::string>()).value_or(0) : 0;
     }
   }
-  for (const json& p : pods.value("items", json::array())) {
-    const std::string node = Str(p.value("spec", json::object()), "nodeName");
-    const std::string phase = Str(p.value("status", json::object()), "phase");
+  for (const auto& [node, used] : UsedByNode(pods)) {
     auto it = room.find(node);
-    if (it == room.end() || phase == "Succeeded" || phase == "Failed") continue;
-    for (const auto& [name, v] : Requests(p)) it->second[name] -= v;
+    if (it == room.end()) continue;
+    for (const auto& [name, v] : used) it->second[name] -= v;
   }
   return room;
 }
