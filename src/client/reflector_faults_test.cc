@@ -59,9 +59,9 @@ std::vector<Change> MakeHistory(std::mt19937& rng, int n, int names) {
 }
 
 // Serves /api/v1/pods from a history whose present moves on by 1 to 60 changes at each request
-// (and by 250 at every 15th watch); changes older than 200 before the present have expired. A watch from
-// resourceVersion r sends the changes after r up to the present (and bookmarks), then ends: at a
-// random byte of its answer, or cleanly. Once the history is over, a watch stays open without
+// (and by 250 at every 15th watch); changes older than 200 before the present have expired. A watch
+// from resourceVersion r sends the changes after r up to the present (and bookmarks), then ends: at
+// a random byte of its answer, or cleanly. Once the history is over, a watch stays open without
 // events.
 class HistoryServer {
  public:
@@ -132,14 +132,10 @@ class HistoryServer {
     return now_ == static_cast<int64_t>(history_.size());
   }
   // The names and resourceVersions of the pods at the end of the history.
-  std::map<std::string, std::string> Final() {
+  std::map<std::string, std::string> Final() const {
     std::map<std::string, std::string> out;
-    for (size_t i = 0; i < history_.size(); ++i) {
-      if (history_[i].type == "DELETED") {
-        out.erase(history_[i].name);
-      } else {
-        out[history_[i].name] = std::to_string(i + 1);
-      }
+    for (const auto& [name, i] : StateAt(static_cast<int64_t>(history_.size()))) {
+      out[name] = std::to_string(i + 1);
     }
     return out;
   }
@@ -162,18 +158,25 @@ class HistoryServer {
   }
 
  private:
-  // A PodList of the state at resourceVersion `rv`.
-  std::string ListAt(int64_t rv) {
-    std::map<std::string, const std::string*> state;
-    for (int64_t i = 0; i < rv; ++i) {
+  // The pods there are at resourceVersion `rv`: name -> the index of their last change.
+  std::map<std::string, size_t> StateAt(int64_t rv) const {
+    std::map<std::string, size_t> state;
+    for (size_t i = 0; i < static_cast<size_t>(rv); ++i) {
       if (history_[i].type == "DELETED") {
         state.erase(history_[i].name);
       } else {
-        state[history_[i].name] = &history_[i].object;
+        state[history_[i].name] = i;
       }
     }
+    return state;
+  }
+
+  // A PodList of the state at resourceVersion `rv`.
+  std::string ListAt(int64_t rv) {
     std::string items;
-    for (const auto& [name, object] : state) items += (items.empty() ? "" : ",") + *object;
+    for (const auto& [name, i] : StateAt(rv)) {
+      items += (items.empty() ? "" : ",") + history_[i].object;
+    }
     sent_.insert(rv);
     return fmt::format(R"({{"kind":"PodList","metadata":{{"resourceVersion":"{}"}},"items":[{}]}})",
                        rv, items);

@@ -226,29 +226,26 @@ TEST_F(WatchFaultsTest, WatchesEndEqualToAFreshListWhateverBreaksThem) {
       std::this_thread::sleep_for(
           std::chrono::milliseconds(std::uniform_int_distribution<int>(from_ms, to_ms)(rng)));
     };
-    auto toxic = [&](const json& t) {
-      (*proxy)->Call("POST", "/proxies/apiserver/toxics", t);
+    // A toxic of `type` on what the server sends, for a while, counted under its type.
+    auto toxic = [&](const std::string& type, const std::string& attribute, int value) {
+      (*proxy)->Call("POST", "/proxies/apiserver/toxics",
+                     {{"name", type},
+                      {"type", type},
+                      {"stream", "downstream"},
+                      {"attributes", {{attribute, value}}}});
       pause(200, 1200);
-      (*proxy)->Call("DELETE", "/proxies/apiserver/toxics/" + t["name"].get<std::string>(),
-                     nullptr);
+      (*proxy)->Call("DELETE", "/proxies/apiserver/toxics/" + type, nullptr);
+      ++faults[type];
     };
     while (changing) {
       breaking.Lock();
       switch (std::uniform_int_distribution<int>(0, 3)(rng)) {
         case 0:
-        case 1:
-          toxic({{"name", "cut-after"},
-                 {"type", "limit_data"},
-                 {"stream", "downstream"},
-                 {"attributes", {{"bytes", std::uniform_int_distribution<int>(1, 400000)(rng)}}}});
-          ++faults["limit_data"];
+        case 1:  // The connection closed after a random number of bytes.
+          toxic("limit_data", "bytes", std::uniform_int_distribution<int>(1, 400000)(rng));
           break;
         case 2:
-          toxic({{"name", "reset"},
-                 {"type", "reset_peer"},
-                 {"stream", "downstream"},
-                 {"attributes", {{"timeout", std::uniform_int_distribution<int>(0, 300)(rng)}}}});
-          ++faults["reset_peer"];
+          toxic("reset_peer", "timeout", std::uniform_int_distribution<int>(0, 300)(rng));
           break;
         default:
           (*proxy)->Call("POST", "/proxies/apiserver", {{"enabled", false}});
