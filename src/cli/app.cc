@@ -176,15 +176,15 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
   // aid, which the unit tests keep; the scheduler itself runs without it.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   // `--version` (and `--version=raw`), as kube-scheduler's: printed before anything else.
+  const VersionInfo v = ThisVersion();
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     if (arg == "--version" || arg == "--version=true") {
-      std::printf("ksched %s (kube-scheduler %s)\n", ThisVersion().version.c_str(),
-                  ThisVersion().kubernetes.c_str());
+      std::printf("ksched %s (kube-scheduler %s)\n", v.version.c_str(), v.kubernetes.c_str());
       return 0;
     }
     if (arg == "--version=raw") {
-      std::printf("%s", VersionJson(ThisVersion()).c_str());
+      std::printf("%s", VersionJson(v).c_str());
       return 0;
     }
   }
@@ -273,7 +273,6 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
     return app.exit(e) == 0 ? 0 : 1;
   }
   if (version->parsed()) {
-    const VersionInfo v = ThisVersion();
     std::printf("%s", (version_output == "json" ? VersionJson(v) : VersionText(v)).c_str());
     return 0;
   }

@@ -15,6 +15,7 @@
 #include "src/base/clock.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
+#include "src/cli/version.h"
 #include "src/client/cluster_source.h"
 #include "src/client/leader_election.h"
 #include "src/client/writer.h"
@@ -23,10 +24,6 @@
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"
 #include "src/server/server.h"
-
-#ifndef KSCHED_VERSION
-#define KSCHED_VERSION "0.0.0"
-#endif
 
 namespace ksched::app {
 namespace {
@@ -262,7 +259,7 @@ absl::StatusOr<Connections> Connect(const RunFlags& flags, const config::Configu
   if (!rest.ok()) return rest.status();
   rest->qps = static_cast<float>(cfg.client_connection.qps);
   rest->burst = cfg.client_connection.burst;
-  rest->user_agent = fmt::format("ksched/v{}", KSCHED_VERSION);
+  rest->user_agent = "ksched/" + ThisVersion().version;
   Connections c;
   for (auto [out, flag, kubeconfig] : {std::tuple{&c.authn, "--authentication-kubeconfig",
                                                   &flags.serving.authentication_kubeconfig},
@@ -516,7 +513,7 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
     return Fail(std::string(sched.status().message()));
   }
   scheduler::Scheduler& s = **sched;
-  KLOG(0, "Starting Kubernetes Scheduler", {"version", "v" KSCHED_VERSION});
+  KLOG(0, "Starting Kubernetes Scheduler", {"version", ThisVersion().version});
 
   // Served from the start, as upstream: a standby replica is live, and ready once synced.
   client::ApiSource informers(*http, s, writer);
