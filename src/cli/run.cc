@@ -13,6 +13,7 @@
 #include "src/api/yaml.h"
 #include "src/auth/delegated_auth.h"
 #include "src/base/clock.h"
+#include "src/base/file.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/cli/version.h"
@@ -192,7 +193,7 @@ std::string ClientCaSource(const RunFlags::Serving& sv) {
 absl::StatusOr<std::string> ClientCa(const RunFlags::Serving& sv, client::HttpClient& authn) {
   absl::StatusOr<std::string> ca;
   if (!sv.client_ca_file.empty()) {
-    ca = client::ReadFile(sv.client_ca_file);
+    ca = ReadFile(sv.client_ca_file);
     if (!ca.ok()) {
       return absl::InvalidArgumentError(
           fmt::format("--client-ca-file: {}", AsStd(ca.status().message())));

@@ -1,11 +1,12 @@
 #include "src/client/http.h"
 
 #include <cstdlib>
-#include <fstream>
 #include <future>
 
 #include "fmt/format.h"
+#include "ksched/status_macros.h"
 #include "nlohmann/json.hpp"
+#include "src/base/file.h"
 #include "src/base/thread_name.h"
 #include "src/client/request_engine.h"
 
@@ -71,9 +72,7 @@ absl::StatusOr<std::unique_ptr<HttpClient>> HttpClient::Create(const RestConfig&
         fmt::format("server \"{}\": the URL must start with https://", config.server));
   }
   for (const std::string* f : {&config.ca_file, &config.cert_file, &config.key_file}) {
-    if (!f->empty() && !std::ifstream(*f)) {
-      return absl::NotFoundError(fmt::format("open {}: no such file or not readable", *f));
-    }
+    if (!f->empty()) KSCHED_RETURN_IF_ERROR(CheckReadable(*f));
   }
   auto client = std::unique_ptr<HttpClient>(new HttpClient(config));
   auto loop = std::make_unique<Loop>(client->config_);
@@ -163,8 +162,8 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
     absl::MutexLock lock(&loop_->mu);
     if (!loop_->stopping) {
       if (!t->on_data) ++loop_->requests;
-      wake = wake && loop_->submitted.empty() &&
-             loop_->sleeps_until > t->submitted + loop_->coalesce;
+      wake =
+          wake && loop_->submitted.empty() && loop_->sleeps_until > t->submitted + loop_->coalesce;
       loop_->submitted.push_back(std::move(t));
       t = nullptr;
     }

@@ -2,8 +2,6 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/escaping.h"
 #include "fmt/format.h"
@@ -11,16 +9,9 @@
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
+#include "src/base/file.h"
 
 namespace ksched::client {
-
-absl::StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(fmt::format("open {}: no such file or readable", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 namespace {
 
@@ -169,9 +160,7 @@ absl::StatusOr<RestConfig> InClusterConfig(const std::string& sa_dir) {
   cfg.server = fmt::format("https://{}:{}", h, port);
   cfg.token_file = sa_dir + "/token";
   cfg.ca_file = sa_dir + "/ca.crt";
-  if (!fs::exists(cfg.token_file)) {
-    return absl::NotFoundError(fmt::format("open {}: no such file or directory", cfg.token_file));
-  }
+  KSCHED_RETURN_IF_ERROR(CheckReadable(cfg.token_file));
   return cfg;
 }
 

@@ -45,9 +45,6 @@ struct RestConfigSource {
 // The service account's files, as every pod sees them.
 inline constexpr char kServiceAccountDir[] = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-// The whole file; NotFound "open <path>: no such file or readable" if it cannot be read.
-absl::StatusOr<std::string> ReadFile(const std::string& path);
-
 // Reads one kubeconfig file. Relative file paths inside it are relative to the file's folder.
 absl::StatusOr<RestConfig> LoadKubeconfig(const std::string& path, const std::string& context);
 // Parses kubeconfig text; `dir` resolves relative paths and `name` labels errors.

@@ -70,7 +70,7 @@ TEST(RestConfigTest, ErrorsNameTheFileAndWhatIsMissing) {
             "kc: invalid configuration: no configuration has been provided, try setting "
             "KUBERNETES_MASTER environment variable");
   EXPECT_EQ(LoadKubeconfig("/nonexistent/kubeconfig", "").status().message(),
-            "open /nonexistent/kubeconfig: no such file or readable");
+            "open /nonexistent/kubeconfig: no such file or directory");
 }
 
 TEST(RestConfigTest, BadBase64IsNamed) {

@@ -1,13 +1,12 @@
 #include "src/config/load.h"
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
 
 #include "fmt/format.h"
 #include "ksched/status_macros.h"
 #include "ksched/strings.h"
 #include "src/api/yaml.h"
+#include "src/base/file.h"
 #include "src/config/internal.h"
 
 namespace ksched::config {
@@ -57,11 +56,9 @@ absl::StatusOr<Configuration> DecodeConfiguration(std::string_view text, const R
 }
 
 absl::StatusOr<Configuration> LoadConfigFile(const std::string& path, const Registry& registry) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::InvalidArgumentError(fmt::format("open {}: cannot read the file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  absl::StatusOr<Configuration> cfg = DecodeConfiguration(ss.str(), registry);
+  absl::StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) return absl::InvalidArgumentError(text.status().message());
+  absl::StatusOr<Configuration> cfg = DecodeConfiguration(*text, registry);
   if (!cfg.ok()) {
     return absl::InvalidArgumentError(fmt::format("{}: {}", path, AsStd(cfg.status().message())));
   }

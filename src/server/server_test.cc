@@ -358,7 +358,8 @@ TEST(ServerStartTest, BadCertificatesAndTakenPortsAreClearErrors) {
                      .cert_file = "/nonexistent.crt",
                      .key_file = "/nonexistent.key"},
                     {}, nullptr);
-  EXPECT_EQ(s.status().message(), "--tls-cert-file: cannot read \"/nonexistent.crt\"");
+  EXPECT_EQ(s.status().message(),
+            "--tls-cert-file: open /nonexistent.crt: no such file or directory");
 
   const int port = ksched::testing::FreePort();
   auto first = Server::Start({.bind_address = "127.0.0.1", .secure_port = port}, {}, nullptr);

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "ksched/strings.h"
+#include "src/base/file.h"
 
 namespace ksched::server {
 namespace {
@@ -63,20 +65,21 @@ absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key) {
 
 absl::Status ReadPem(const std::string& cert_file, const std::string& key_file, X509Ptr* cert,
                      KeyPtr* key) {
+  for (auto [flag, file] :
+       {std::pair{"--tls-cert-file", &cert_file}, std::pair{"--tls-private-key-file", &key_file}}) {
+    if (absl::Status st = CheckReadable(*file); !st.ok()) {
+      return absl::InvalidArgumentError(fmt::format("{}: {}", flag, AsStd(st.message())));
+    }
+  }
   std::unique_ptr<FILE, int (*)(FILE*)> cf(std::fopen(cert_file.c_str(), "r"), &std::fclose);
-  if (cf == nullptr)
-    return absl::InvalidArgumentError(
-        fmt::format("--tls-cert-file: cannot read \"{}\"", cert_file));
+  if (cf == nullptr) return absl::InvalidArgumentError("--tls-cert-file: cannot be opened");
   cert->reset(PEM_read_X509(cf.get(), nullptr, nullptr, nullptr));
   if (*cert == nullptr) {
     return absl::InvalidArgumentError(
         fmt::format("--tls-cert-file: \"{}\" holds no PEM certificate", cert_file));
   }
   std::unique_ptr<FILE, int (*)(FILE*)> kf(std::fopen(key_file.c_str(), "r"), &std::fclose);
-  if (kf == nullptr) {
-    return absl::InvalidArgumentError(
-        fmt::format("--tls-private-key-file: cannot read \"{}\"", key_file));
-  }
+  if (kf == nullptr) return absl::InvalidArgumentError("--tls-private-key-file: cannot be opened");
   key->reset(PEM_read_PrivateKey(kf.get(), nullptr, nullptr, nullptr));
   if (*key == nullptr) {
     return absl::InvalidArgumentError(

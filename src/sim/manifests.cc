@@ -1,13 +1,12 @@
 #include "src/sim/manifests.h"
 
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 
 #include "fmt/format.h"
 #include "ksched/strings.h"
 #include "src/api/yaml.h"
+#include "src/base/file.h"
 
 namespace ksched::sim {
 namespace {
@@ -61,13 +60,7 @@ absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
   return out;
 }
 
-absl::StatusOr<std::string> ReadManifest(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(fmt::format("{}: cannot read file", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+absl::StatusOr<std::string> ReadManifest(const std::string& path) { return ReadFile(path); }
 
 absl::Status AdmitPods(std::vector<api::Object>& objects, const std::string& source) {
   for (api::Object& o : objects) {

@@ -21,7 +21,7 @@ absl::StatusOr<std::vector<std::string>> ManifestDocuments(std::string_view text
 absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
                                                        const std::string& source);
 
-// The whole of a manifest file; NotFound "<path>: cannot read file".
+// The whole of a manifest file; an error as ReadFile's: "open <path>: no such file or directory".
 absl::StatusOr<std::string> ReadManifest(const std::string& path);
 
 // What the API server does to each pod of `objects` it is given: MergeMatchLabelKeys, then

@@ -114,7 +114,8 @@ TEST(ParseManifestTest, YamlSyntaxErrorNamesTheLine) {
 TEST(LoadManifestsTest, UnreadableFile) {
   auto objects = LoadManifests({"/nonexistent/x.yaml"});
   ASSERT_FALSE(objects.ok());
-  EXPECT_EQ(std::string(objects.status().message()), "/nonexistent/x.yaml: cannot read file");
+  EXPECT_EQ(std::string(objects.status().message()),
+            "open /nonexistent/x.yaml: no such file or directory");
 }
 
 TEST(AdmitPrioritiesTest, SetsPriorityAsTheAdmissionPluginDoes) {

@@ -191,7 +191,7 @@ TEST(WhatIfTest, BadInputNamesTheFlagOrTheFileAndField) {
   r = ApplyWhatIf({.delete_nodes = {"node-9"}}, &objects);
   EXPECT_EQ(r.status().message(), "--delete-node node-9: no such node");
   r = ApplyWhatIf({.add = {"/nonexistent/more.yaml"}}, &objects);
-  EXPECT_EQ(r.status().message(), "/nonexistent/more.yaml: cannot read file");
+  EXPECT_EQ(r.status().message(), "open /nonexistent/more.yaml: no such file or directory");
   const std::string file = std::filesystem::temp_directory_path() / "what-if-bad.yaml";
   std::ofstream(file) << R"(
 apiVersion: apps/v1

@@ -33,6 +33,7 @@
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
+#include "src/base/file.h"
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
 #include "src/plugins/names.h"
@@ -975,7 +976,7 @@ int Main(int argc, char** argv) {
     }
     std::sort(files.begin(), files.end());
     for (const fs::path& f : files) {
-      absl::StatusOr<std::string> text = client::ReadFile(f);
+      absl::StatusOr<std::string> text = ReadFile(f);
       if (!text.ok()) {
         std::fprintf(stderr, "difftest: %s\n", std::string(text.status().message()).c_str());
         return 2;

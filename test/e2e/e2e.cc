@@ -23,6 +23,7 @@
 #include "CLI/CLI.hpp"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "src/base/file.h"
 #include "src/client/rest_config.h"
 #include "src/testing/command.h"
 #include "src/testing/control_plane.h"
@@ -129,7 +130,7 @@ int Main(int argc, char** argv) {
   const fs::path out = fs::absolute(fs::path(out_dir) / scheduler);
   fs::remove_all(out);
   fs::create_directories(out);
-  absl::StatusOr<std::string> stages = client::ReadFile(bin + "/kwok-stages.yaml");
+  absl::StatusOr<std::string> stages = ReadFile(bin + "/kwok-stages.yaml");
   if (!stages.ok()) {
     std::cerr << "e2e: kwok's stages: " << stages.status().message() << " (make k8s writes them)\n";
     return 1;
@@ -237,7 +238,7 @@ int Main(int argc, char** argv) {
       fs::copy_file(e.path(), out / "cluster" / e.path().filename());
   }
 
-  absl::StatusOr<std::string> report = client::ReadFile(out / "ginkgo.json");
+  absl::StatusOr<std::string> report = ReadFile(out / "ginkgo.json");
   auto results = report.ok() ? ReadGinkgoReport(*report, focus, RigSkips())
                              : absl::StatusOr<std::vector<SpecResult>>(report.status());
   if (!results.ok()) {
@@ -251,8 +252,7 @@ int Main(int argc, char** argv) {
                        *results));
   const fs::path kube = fs::path(out_dir) / "kube-scheduler" / "report.json";
   const fs::path ours = fs::path(out_dir) / "ksched" / "report.json";
-  absl::StatusOr<std::string> kube_text = client::ReadFile(kube),
-                              ours_text = client::ReadFile(ours);
+  absl::StatusOr<std::string> kube_text = ReadFile(kube), ours_text = ReadFile(ours);
   if (kube_text.ok() && ours_text.ok()) {
     auto left = FromJson(json::parse(*kube_text, nullptr, false));
     auto right = FromJson(json::parse(*ours_text, nullptr, false));

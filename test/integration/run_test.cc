@@ -1198,7 +1198,7 @@ TEST_F(RunTest, DeployManifestsGiveKschedWhatItNeeds) {
 TEST_F(RunTest, BadKubeconfigIsAClearErrorWithExitCode1) {
   CommandResult r = RunCommand({KSCHED_BINARY, "--kubeconfig", "/nonexistent/kubeconfig"});
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_EQ(r.err, "ksched: open /nonexistent/kubeconfig: no such file or readable\n");
+  EXPECT_EQ(r.err, "ksched: open /nonexistent/kubeconfig: no such file or directory\n");
 }
 
 // --write-config-to writes the effective configuration, flags applied, and exits 0, as
@@ -1226,12 +1226,12 @@ TEST_F(RunTest, BadDelegatedAuthFlagsAreClearErrorsWithExitCode1) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "ksched: --authentication-kubeconfig: open /nonexistent/authn: no such file or "
-            "readable\n");
+            "directory\n");
   r = RunCommand({KSCHED_BINARY, "--kubeconfig", admin, "--client-ca-file", "/nonexistent/ca.crt",
                   "--leader-elect=false"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
-            "ksched: --client-ca-file: open /nonexistent/ca.crt: no such file or readable\n");
+            "ksched: --client-ca-file: open /nonexistent/ca.crt: no such file or directory\n");
   // A file that holds no certificate stops the start too, before anything is scheduled.
   std::ofstream(cluster().dir() + "/not-a-ca.crt") << "hello\n";
   r = RunCommand({KSCHED_BINARY, "--kubeconfig", admin, "--client-ca-file",
