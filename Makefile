@@ -6,7 +6,7 @@ TSAN_DIR ?= build-tsan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps configure build fuzz-build k8s test sanitize tsan demo lint format bench bench-cel bench-decode bench-quick bench-volumes bench-dra difftest e2e chaos chaos-short image clean
+.PHONY: all deps configure build fuzz-build k8s api-fields test sanitize tsan demo lint format bench bench-cel bench-decode bench-quick bench-volumes bench-dra difftest e2e chaos chaos-short image clean
 
 all: build
 
@@ -29,6 +29,14 @@ fuzz-build: deps
 k8s:
 	@scripts/k8s/build.sh >/dev/null
 	@scripts/k8s/build-e2e.sh >/dev/null
+
+# src/sim/api_fields.json, the fields of each API type ksched reads, for strict field validation:
+# written from the pinned release's OpenAPI documents (in the Go module cache after `make k8s`).
+api-fields: build k8s
+	@pin=$$(grep -Eo 'k8s.io/kubernetes v[0-9.]+' scripts/k8s/go.mod | cut -d' ' -f2); \
+	  $(BUILD_DIR)/src/sim/gen_api_fields $$pin \
+	    "$$(cd scripts/k8s && go env GOMODCACHE)/k8s.io/kubernetes@$$pin/api/openapi-spec/v3" \
+	    > src/sim/api_fields.json
 
 # The chaos label is left out until its soak has more clean runs since the last fix
 # (docs/reliability.md, "The chaos soak"); `make chaos-short` runs it.

@@ -60,7 +60,9 @@ int SimulateFailed(std::string_view why, int code) {
 
 // The cluster to simulate: the manifests, or a live cluster's snapshot. Sets *code on error: 2 for
 // bad input, 1 for a cluster that cannot be read.
-absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& flags, int* code) {
+absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& flags,
+                                                          std::vector<std::string>* warnings,
+                                                          int* code) {
   *code = 2;
   const bool live = !flags.kubeconfig.empty() || !flags.context.empty();
   if (live && !flags.files.empty()) {
@@ -71,7 +73,7 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& f
     if (flags.files.empty()) {
       return absl::InvalidArgumentError("no cluster: give manifests, or --kubeconfig FILE");
     }
-    return sim::LoadManifests(flags.files);
+    return sim::LoadManifests(flags.files, flags.what_if.fields, warnings);
   }
   *code = 1;
   absl::StatusOr<client::RestConfig> rest =
@@ -82,9 +84,7 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& f
   if (!http.ok()) return http.status();
   absl::StatusOr<client::Snapshot> snapshot = client::TakeSnapshot(**http);
   if (!snapshot.ok()) return snapshot.status();
-  for (const std::string& w : snapshot->warnings) {
-    std::fprintf(stderr, "ksched simulate: warning: %s\n", w.c_str());
-  }
+  for (const std::string& w : snapshot->warnings) warnings->push_back(w);
   return std::move(snapshot->objects);
 }
 
@@ -92,14 +92,22 @@ int RunSimulate(const SimulateFlags& flags, const Registry& registry) {
   absl::StatusOr<config::Configuration> cfg = LoadConfig(flags.config_file, registry);
   if (!cfg.ok()) return SimulateFailed(AsStd(cfg.status().message()), 1);
   int code = 0;
-  absl::StatusOr<std::vector<api::Object>> objects = SimulatedCluster(flags, &code);
+  std::vector<std::string> warnings;
+  auto warn = [&] {
+    for (const std::string& w : warnings)
+      std::fprintf(stderr, "ksched simulate: warning: %s\n", w.c_str());
+    warnings.clear();
+  };
+  absl::StatusOr<std::vector<api::Object>> objects = SimulatedCluster(flags, &warnings, &code);
+  warn();
   if (!objects.ok()) return SimulateFailed(AsStd(objects.status().message()), code);
   // A live cluster, or a change to one, is summed up: the pods left pending, each node's load.
   const bool summed = !flags.kubeconfig.empty() || !flags.context.empty() || !flags.what_if.empty();
   std::vector<sim::NodeLoad> before;
   if (summed) before = sim::LoadsBefore(*objects);
   absl::StatusOr<std::map<std::string, std::string>> moved =
-      sim::ApplyWhatIf(flags.what_if, &*objects);
+      sim::ApplyWhatIf(flags.what_if, &*objects, &warnings);
+  warn();
   if (!moved.ok()) return SimulateFailed(AsStd(moved.status().message()), 2);
   absl::StatusOr<sim::SimulationResult> result =
       sim::Simulate(std::move(*objects), registry,
@@ -237,6 +245,18 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
                        "Simulate a live cluster: a snapshot of it, read with this kubeconfig (the "
                        "cluster is not changed)");
   simulate->add_option("--context", sim_flags.context, "The kubeconfig context to use");
+  simulate
+      ->add_option("--validate", sim_flags.what_if.fields,
+                   "Unknown fields in manifests, as kubectl's --validate: strict (true) refuses "
+                   "them, warn prints them, ignore (false) drops them")
+      ->transform(CLI::CheckedTransformer(
+          std::map<std::string, sim::FieldValidation>{{"strict", sim::FieldValidation::kStrict},
+                                                      {"true", sim::FieldValidation::kStrict},
+                                                      {"warn", sim::FieldValidation::kWarn},
+                                                      {"ignore", sim::FieldValidation::kIgnore},
+                                                      {"false", sim::FieldValidation::kIgnore}},
+          CLI::ignore_case))
+      ->default_str("strict");
   simulate->add_option("--add", sim_flags.what_if.add,
                        "What if these manifests' objects were added (a Deployment, ReplicaSet or "
                        "StatefulSet brings its replicas' pods); repeatable");

@@ -4,6 +4,7 @@
 
 #include "ksched/version.h"
 #include "nlohmann/json.hpp"
+#include "src/sim/api_fields.h"
 
 namespace ksched::app {
 namespace {
@@ -35,6 +36,12 @@ TEST(VersionTest, ThisBuildsVersionIsFilledIn) {
   EXPECT_TRUE(v.kubernetes.starts_with("v1.")) << v.kubernetes;
   EXPECT_FALSE(v.commit.empty());
   EXPECT_EQ(v.sdk, KSCHED_SDK_VERSION);
+}
+
+// Strict field validation knows the types of the release ksched decides as: when the pin moves,
+// `make api-fields` writes src/sim/api_fields.json again.
+TEST(VersionTest, TheApiFieldsAreThoseOfThePinnedRelease) {
+  EXPECT_EQ(sim::ApiFieldsRelease(), ThisVersion().kubernetes) << "run `make api-fields`";
 }
 
 }  // namespace

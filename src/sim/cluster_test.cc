@@ -47,22 +47,27 @@ class ClusterTest : public ::testing::Test {
 };
 
 constexpr char kNodeAndWebPods[] = R"(
+apiVersion: v1
 kind: Node
 metadata: {name: n1}
 status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web-1, labels: {app: web}}
 spec: {nodeName: n1, containers: [{name: c}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web-2, labels: {app: web}}
 spec: {containers: [{name: c}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web-3, labels: {app: web}}
 spec: {containers: [{name: c}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: other, labels: {app: other}}
 spec: {nodeName: n1, containers: [{name: c}]}
@@ -163,6 +168,7 @@ spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]
 // alone, which needs no CEL library: this test has none).
 TEST_F(ClusterTest, DraObjectsReachTheListersAndTheirPodsWait) {
   Start(R"(
+apiVersion: v1
 kind: Node
 metadata: {name: n1}
 status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
@@ -183,6 +189,7 @@ kind: ResourceClaim
 metadata: {name: gpu}
 spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: train}
 spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: gpu}]}
@@ -202,10 +209,12 @@ spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: 
 // names it; a pod whose template is missing gets none.
 TEST_F(ClusterTest, ATemplateMakesThePodsClaim) {
   Start(std::string(kOneGpuTemplate) + R"(---
+apiVersion: v1
 kind: Pod
 metadata: {name: train}
 spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: orphan}
 spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: missing}]}
@@ -231,6 +240,7 @@ TEST_F(ClusterTest, AGonePodsClaimsAreReleased) {
 )";
   Start(
       std::string(kOneGpuTemplate) + R"(---
+apiVersion: v1
 kind: Node
 metadata: {name: n1}
 status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
@@ -251,10 +261,12 @@ status:)" +
       absl::StrFormat(kAllocated, "g1") +
       R"(    reservedFor: [{resource: pods, name: a, uid: default/a}]
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: a}
 spec: {nodeName: n1, containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: b}
 spec: {nodeName: n1, containers: [{name: c}]}
@@ -276,19 +288,23 @@ spec: {nodeName: n1, containers: [{name: c}]}
 
 TEST_F(ClusterTest, VolumeBindingWritesAreCompletedAsThePvControllerWould) {
   Start(R"(
+apiVersion: v1
 kind: Node
 metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}
 status: {allocatable: {cpu: "2", pods: "110"}}
 ---
+apiVersion: storage.k8s.io/v1
 kind: StorageClass
 metadata: {name: local}
 provisioner: kubernetes.io/no-provisioner
 volumeBindingMode: WaitForFirstConsumer
 ---
+apiVersion: v1
 kind: PersistentVolume
 metadata: {name: pv-1}
-spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], storageClassName: local}
+spec: {capacity: {storage: 1Gi}, accessModes: [ReadWriteOnce], storageClassName: local, hostPath: {path: /data}}
 ---
+apiVersion: v1
 kind: PersistentVolumeClaim
 metadata: {name: data}
 spec: {accessModes: [ReadWriteOnce], storageClassName: local, resources: {requests: {storage: 1Gi}}}

@@ -17,27 +17,32 @@ using ::testing::HasSubstr;
 // node-a runs a pod of 1 CPU; web fits there, big fits nowhere, and its message has characters
 // HTML must escape.
 constexpr char kCluster[] = R"(
+apiVersion: v1
 kind: Node
 metadata: {name: node-a}
 status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: node-b}
 spec: {unschedulable: true}
 status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: running}
 spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: "1", memory: 2Gi}}}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web}
 spec: {containers: [{name: c, resources: {requests: {cpu: "2", memory: 2Gi}}}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: big}
 spec:
-  nodeSelector: {disk: "<ssd>"}
+  nodeSelector: {disk: ssd}
   containers: [{name: c, resources: {requests: {cpu: "8"}}}]
 )";
 

@@ -2,35 +2,216 @@
 
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
 #include "fmt/format.h"
 #include "ksched/strings.h"
+#include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
 #include "src/base/file.h"
+#include "src/sim/api_fields.h"
+#include "src/sim/validation.h"
 
 namespace ksched::sim {
 namespace {
 
-// "document 2 (Pod default/web)" style prefix for an error inside one document.
-std::string DocumentName(int index, std::string_view json) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element e;
+// "Pod default/web", "Node n1".
+std::string ObjectLabel(std::string_view kind, std::string_view ns, std::string_view name) {
+  return fmt::format("{}{}{}{}", kind, kind.empty() ? "" : " ",
+                     ns.empty() ? "" : fmt::format("{}/", ns), name);
+}
+
+// "document 2 (Pod default/web)": where an error inside one document is.
+std::string DocumentName(int index, simdjson::dom::element e) {
   std::string_view kind, name, ns;
-  if (!parser.parse(json.data(), json.size()).get(e)) {
-    if (e["kind"].get(kind)) kind = {};
-    if (e["metadata"]["name"].get(name)) name = {};
-    if (e["metadata"]["namespace"].get(ns)) ns = {};
-  }
+  if (e["kind"].get(kind)) kind = {};
+  if (e["metadata"]["name"].get(name)) name = {};
+  if (e["metadata"]["namespace"].get(ns)) ns = {};
   std::string what = fmt::format("document {}", index + 1);
   if (name.empty()) return what;
-  return fmt::format("{} ({} {}{})", what, kind, ns.empty() ? "" : fmt::format("{}/", ns), name);
+  return fmt::format("{} ({})", what, ObjectLabel(kind, ns, name));
+}
+
+// Whether a document is a list of objects: `kind: List`, or PodList and the like.
+bool IsList(simdjson::dom::element doc, std::string_view kind) {
+  simdjson::dom::array items;
+  return kind.ends_with("List") && !doc["items"].get(items);
+}
+
+// What kubectl and the API server check of one object before decoding it: its kind and apiVersion,
+// and its fields (as `fields` says). `kind` and `version` are the list's for the items of a typed
+// list, which may leave theirs out. Unknown fields go to `unknown` under kWarn.
+absl::Status CheckTypeAndFields(simdjson::dom::element object, std::string_view kind,
+                                std::string_view version, FieldValidation fields,
+                                std::vector<std::string>* unknown) {
+  std::string_view own;
+  if (!object["kind"].get(own)) kind = own;
+  if (!object["apiVersion"].get(own)) version = own;
+  if (kind.empty()) return absl::InvalidArgumentError("error validating data: kind not set");
+  if (version.empty())
+    return absl::InvalidArgumentError("error validating data: apiVersion not set");
+  const std::string_view served = ServedApiVersion(kind);
+  if (kind == "Deployment") {
+    return absl::InvalidArgumentError(
+        "kind: unknown kind \"Deployment\": give it with --add FILE, which adds its replicas' "
+        "pods");
+  }
+  if (kind == "KubeSchedulerConfiguration") {
+    return absl::InvalidArgumentError(
+        "kind: unknown kind \"KubeSchedulerConfiguration\": give it with --config FILE");
+  }
+  if (served.empty()) return absl::OkStatus();  // The decoder names an unknown kind.
+  if (version != served) {
+    return absl::InvalidArgumentError(
+        fmt::format("no matches for kind \"{}\" in version \"{}\"", kind, version));
+  }
+  if (fields == FieldValidation::kIgnore) return absl::OkStatus();
+  std::vector<std::string> found = UnknownFields(object, kind);
+  if (found.empty()) return absl::OkStatus();
+  std::string message = "strict decoding error: ";
+  for (size_t i = 0; i < found.size(); ++i) {
+    message += fmt::format("{}unknown field \"{}\"", i ? ", " : "", found[i]);
+    unknown->push_back(fmt::format("unknown field \"{}\"", found[i]));
+  }
+  if (fields == FieldValidation::kWarn) return absl::OkStatus();
+  unknown->clear();
+  return absl::InvalidArgumentError(message);
+}
+
+// The name the API server makes from metadata.generateName: it and five characters of its
+// alphabet, here derived from `seed` (the object's place), so that a run is repeatable.
+std::string GeneratedName(std::string_view prefix, std::string_view seed) {
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  uint64_t h = 14695981039346656037ull;  // FNV-1a.
+  for (char c : seed) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  std::string name(prefix);
+  for (int i = 0; i < 5; ++i, h /= 27) name += kAlphabet[h % 27];
+  return name;
+}
+
+// The document with a name for each object that has only metadata.generateName.
+std::string NameGenerated(const std::string& doc, const std::string& seed) {
+  if (doc.find("generateName") == std::string::npos) return doc;
+  nlohmann::json j = nlohmann::json::parse(doc, nullptr, false);
+  if (!j.is_object()) return doc;
+  auto name = [&](nlohmann::json& o, const std::string& place) {
+    if (!o.is_object() || !o.contains("metadata") || !o["metadata"].is_object()) return;
+    nlohmann::json& m = o["metadata"];
+    if (m.contains("name") || !m.contains("generateName") || !m["generateName"].is_string()) return;
+    m["name"] = GeneratedName(m["generateName"].get<std::string>(), place);
+  };
+  name(j, seed);
+  if (j.contains("items") && j["items"].is_array()) {
+    for (size_t i = 0; i < j["items"].size(); ++i) {
+      name(j["items"][i], fmt::format("{}/{}", seed, i));
+    }
+  }
+  return j.dump();
+}
+
+// The objects of a manifest text, and where each is: "pods.yaml: document 2 (Pod default/web)".
+struct Parsed {
+  std::vector<api::Object> objects;
+  std::vector<std::string> where;
+};
+
+absl::StatusOr<Parsed> Parse(std::string_view text, const std::string& source,
+                             FieldValidation fields, std::vector<std::string>* warnings) {
+  absl::StatusOr<std::vector<std::string>> docs = ManifestDocuments(text, source);
+  if (!docs.ok()) return docs.status();
+  const bool one_json = docs->size() == 1 && (*docs)[0] == text;
+  Parsed out;
+  simdjson::dom::parser parser;
+  for (size_t i = 0; i < docs->size(); ++i) {
+    const std::string doc = NameGenerated((*docs)[i], fmt::format("{}/{}", source, i));
+    simdjson::dom::element e;
+    if (auto error = parser.parse(doc).get(e)) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {}", source, simdjson::error_message(error)));
+    }
+    const std::string where =
+        one_json ? source : fmt::format("{}: {}", source, DocumentName(static_cast<int>(i), e));
+    auto fail = [&](const std::string& at, std::string_view why) {
+      return absl::InvalidArgumentError(fmt::format("{}: {}", at, why));
+    };
+    std::string_view kind, version;
+    if (e["kind"].get(kind)) kind = {};
+    if (e["apiVersion"].get(version)) version = {};
+    // Each object, with its place in the document ("" for the document itself).
+    std::vector<std::pair<std::string, simdjson::dom::element>> objects;
+    std::string_view item_kind, item_version;
+    if (IsList(e, kind)) {
+      if (version.empty()) return fail(where, "error validating data: apiVersion not set");
+      if (kind != "List") {
+        item_kind = kind.substr(0, kind.size() - 4);
+        item_version = version;
+      }
+      size_t n = 0;
+      for (simdjson::dom::element item : e["items"].get_array()) {
+        std::string_view ik = item_kind, name, ns;
+        if (item["kind"].get(ik)) ik = item_kind;
+        if (item["metadata"]["name"].get(name)) name = {};
+        if (item["metadata"]["namespace"].get(ns)) ns = {};
+        objects.emplace_back(fmt::format("items[{}] ({})", n++, ObjectLabel(ik, ns, name)), item);
+      }
+    } else {
+      objects.emplace_back("", e);
+    }
+    for (const auto& [place, object] : objects) {
+      const std::string at = place.empty() ? where : fmt::format("{}: {}", where, place);
+      std::vector<std::string> unknown;
+      absl::Status st = CheckTypeAndFields(object, item_kind, item_version, fields, &unknown);
+      if (!st.ok()) return fail(at, AsStd(st.message()));
+      for (const std::string& u : unknown) {
+        if (warnings != nullptr) warnings->push_back(fmt::format("{}: {}", at, u));
+      }
+    }
+    absl::StatusOr<std::vector<api::Object>> decoded = api::DecodeObjects(e);
+    if (!decoded.ok()) return fail(where, AsStd(decoded.status().message()));
+    for (size_t j = 0; j < decoded->size(); ++j) {
+      api::Object& o = (*decoded)[j];
+      const bool item = j < objects.size() && !objects[j].first.empty();
+      const std::string at = item ? fmt::format("{}: {}", where, objects[j].first) : where;
+      std::vector<std::string> errors = ValidateObject(o);
+      if (!errors.empty()) return fail(at, InvalidObjectMessage(o, errors));
+      out.objects.push_back(std::move(o));
+      out.where.push_back(at);
+    }
+  }
+  return out;
+}
+
+// The API server's resource for a kind, as its errors name it: "pods",
+// "priorityclasses.scheduling.k8s.io".
+std::string ResourceOf(std::string_view kind) {
+  std::string plural(kind);
+  for (char& c : plural) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (plural.ends_with("s")) {
+    plural += "es";
+  } else if (plural.ends_with("y")) {
+    plural = plural.substr(0, plural.size() - 1) + "ies";
+  } else {
+    plural += "s";
+  }
+  std::string_view version = ServedApiVersion(kind);
+  const size_t slash = version.find('/');
+  if (slash == std::string_view::npos) return plural;
+  return fmt::format("{}.{}", plural, version.substr(0, slash));
 }
 
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ManifestDocuments(std::string_view text,
                                                            const std::string& source) {
-  if (api::LooksLikeJson(text)) return std::vector<std::string>{std::string(text)};
+  if (api::LooksLikeJson(text)) {
+    // JSON as it is; anything else that starts with a brace is YAML's flow style, which kubectl
+    // reads too, and a JSON syntax error is reported by the YAML parser, with its line.
+    simdjson::dom::parser parser;
+    simdjson::dom::element e;
+    if (!parser.parse(text.data(), text.size()).get(e))
+      return std::vector<std::string>{std::string(text)};
+  }
   absl::StatusOr<std::vector<std::string>> yaml = api::YamlToJson(text);
   if (!yaml.ok()) {
     return absl::InvalidArgumentError(
@@ -40,24 +221,12 @@ absl::StatusOr<std::vector<std::string>> ManifestDocuments(std::string_view text
 }
 
 absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
-                                                       const std::string& source) {
-  absl::StatusOr<std::vector<std::string>> parsed = ManifestDocuments(text, source);
+                                                       const std::string& source,
+                                                       FieldValidation fields,
+                                                       std::vector<std::string>* warnings) {
+  absl::StatusOr<Parsed> parsed = Parse(text, source, fields, warnings);
   if (!parsed.ok()) return parsed.status();
-  const std::vector<std::string>& docs = *parsed;
-  std::vector<api::Object> out;
-  for (size_t i = 0; i < docs.size(); ++i) {
-    absl::StatusOr<std::vector<api::Object>> objects = api::DecodeObjects(docs[i]);
-    if (!objects.ok()) {
-      std::string where =
-          docs.size() > 1 || !api::LooksLikeJson(text)
-              ? fmt::format("{}: {}", source, DocumentName(static_cast<int>(i), docs[i]))
-              : source;
-      return absl::InvalidArgumentError(
-          fmt::format("{}: {}", where, AsStd(objects.status().message())));
-    }
-    for (api::Object& o : *objects) out.push_back(std::move(o));
-  }
-  return out;
+  return std::move(parsed->objects);
 }
 
 absl::StatusOr<std::string> ReadManifest(const std::string& path) { return ReadFile(path); }
@@ -74,15 +243,26 @@ absl::Status AdmitPods(std::vector<api::Object>& objects, const std::string& sou
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths) {
+absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths,
+                                                       FieldValidation fields,
+                                                       std::vector<std::string>* warnings) {
   std::vector<api::Object> all;
+  std::set<std::tuple<std::string, std::string, std::string>> keys;  // kind, namespace, name
   for (const std::string& path : paths) {
     absl::StatusOr<std::string> text = ReadManifest(path);
     if (!text.ok()) return text.status();
-    absl::StatusOr<std::vector<api::Object>> objects = ParseManifest(*text, path);
-    if (!objects.ok()) return objects.status();
-    if (absl::Status st = AdmitPods(*objects, path); !st.ok()) return st;
-    for (api::Object& o : *objects) all.push_back(std::move(o));
+    absl::StatusOr<Parsed> parsed = Parse(*text, path, fields, warnings);
+    if (!parsed.ok()) return parsed.status();
+    if (absl::Status st = AdmitPods(parsed->objects, path); !st.ok()) return st;
+    for (size_t i = 0; i < parsed->objects.size(); ++i) {
+      api::Object& o = parsed->objects[i];
+      const api::ObjectMeta& m = api::MetaOf(o);
+      if (!keys.emplace(std::string(api::KindOf(o)), m.namespace_, m.name).second) {
+        return absl::AlreadyExistsError(fmt::format(
+            "{}: {} \"{}\" already exists", parsed->where[i], ResourceOf(api::KindOf(o)), m.name));
+      }
+      all.push_back(std::move(o));
+    }
   }
   if (absl::Status st = AdmitPriorities(&all); !st.ok()) return st;
   return all;

@@ -12,14 +12,29 @@
 
 namespace ksched::sim {
 
+// How unknown fields are treated, as kubectl's --validate: refused (strict, kubectl's default),
+// warned about (warn), or dropped as the API server drops them (ignore, --validate=false).
+enum class FieldValidation { kStrict, kWarn, kIgnore };
+
 // The documents of one manifest text, each as JSON: the text itself when it is JSON, else its
 // YAML documents; `source` names it in errors.
 absl::StatusOr<std::vector<std::string>> ManifestDocuments(std::string_view text,
                                                            const std::string& source);
 
-// Decodes the objects of one manifest text; `source` names it in errors.
-absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
-                                                       const std::string& source);
+// Decodes the objects of one manifest text, checked as kubectl and the API server check them on
+// create; `source` names it in errors, which name the document, the object and the field:
+//   pods.yaml: document 2 (Pod default/web): strict decoding error: unknown field
+//   "spec.nodeSelecter" pods.yaml: document 1 (Pod default/web): no matches for kind "Pod" in
+//   version "apps/v1" pods.yaml: document 3 (Pod default/db): Pod "db" is invalid:
+//   spec.containers[0].resources.
+//     requests[cpu]: Invalid value: "-1": must be greater than or equal to 0
+// An object with only metadata.generateName gets a name made of it, as the API server makes one.
+// With FieldValidation::kWarn, each unknown field is added to `warnings` instead, in the same
+// form ("pods.yaml: document 2 (Pod default/web): unknown field \"spec.nodeSelecter\"").
+absl::StatusOr<std::vector<api::Object>> ParseManifest(
+    std::string_view text, const std::string& source,
+    FieldValidation fields = FieldValidation::kStrict,
+    std::vector<std::string>* warnings = nullptr);
 
 // The whole of a manifest file; an error as ReadFile's: "open <path>: no such file or directory".
 absl::StatusOr<std::string> ReadManifest(const std::string& path);
@@ -28,8 +43,12 @@ absl::StatusOr<std::string> ReadManifest(const std::string& path);
 // AdmitPod, whose error is prefixed with `source`.
 absl::Status AdmitPods(std::vector<api::Object>& objects, const std::string& source);
 
-// Reads and decodes every file, in order, and admits their pods and priorities.
-absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths);
+// Reads and decodes every file, in order, as ParseManifest, and admits their pods and priorities.
+// Two objects of one kind, namespace and name are an error, as the second create would be:
+//   pods.yaml: document 2 (Pod default/web): pods "web" already exists
+absl::StatusOr<std::vector<api::Object>> LoadManifests(
+    const std::vector<std::string>& paths, FieldValidation fields = FieldValidation::kStrict,
+    std::vector<std::string>* warnings = nullptr);
 
 // Whether the API server requires a limit equal to the request for `resource`: one that cannot
 // be overcommitted (not helper.IsOvercommitAllowed), an extended resource such as example.com/gpu

@@ -8,8 +8,9 @@ namespace {
 TEST(ParseManifestTest, MultiDocumentYamlKeepsOrder) {
   auto objects = ParseManifest(
       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
-      "apiVersion: v1\nkind: List\nitems:\n- {kind: Pod, metadata: {name: a}}\n"
-      "- {kind: Pod, metadata: {name: b}}\n",
+      "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: a}, "
+      "spec: {containers: [{name: c}]}}\n"
+      "- {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c}]}}\n",
       "c.yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
   ASSERT_EQ(objects->size(), 3u);
@@ -19,14 +20,16 @@ TEST(ParseManifestTest, MultiDocumentYamlKeepsOrder) {
 
 TEST(ParseManifestTest, JsonListAsKubectlPrintsIt) {
   auto objects = ParseManifest(
-      R"({"kind":"List","items":[{"kind":"Node","metadata":{"name":"x"}}]})", "nodes.json");
+      R"({"apiVersion":"v1","kind":"List","items":[{"apiVersion":"v1","kind":"Node","metadata":{"name":"x"}}]})",
+      "nodes.json");
   ASSERT_TRUE(objects.ok()) << objects.status();
   EXPECT_EQ(api::KindOf(objects->at(0)), "Node");
 }
 
 TEST(ParseManifestTest, ErrorNamesFileDocumentObjectAndField) {
   auto objects = ParseManifest(
-      "kind: Node\nmetadata: {name: n1}\n---\nkind: Pod\nmetadata: {name: web, namespace: prod}\n"
+      "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\napiVersion: v1\nkind: Pod\nmetadata: "
+      "{name: web, namespace: prod}\n"
       "spec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: 1.5.3}}\n",
       "cluster.yaml");
   ASSERT_FALSE(objects.ok());
@@ -40,7 +43,8 @@ TEST(ParseManifestTest, UnknownKindIsAnError) {
       ParseManifest("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\n", "d.yaml");
   ASSERT_FALSE(objects.ok());
   EXPECT_EQ(std::string(objects.status().message()),
-            "d.yaml: document 1 (Deployment d): kind: unknown kind \"Deployment\"");
+            "d.yaml: document 1 (Deployment d): kind: unknown kind \"Deployment\": give it with "
+            "--add FILE, which adds its replicas' pods");
 }
 
 TEST(ParseManifestTest, WorkloadsAndDisruptionBudgets) {
@@ -105,7 +109,7 @@ TEST(ParseManifestTest, BadDisruptionBudgetNamesTheField) {
 }
 
 TEST(ParseManifestTest, YamlSyntaxErrorNamesTheLine) {
-  auto objects = ParseManifest("kind: Pod\nmetadata:\n  name: [oops\n", "bad.yaml");
+  auto objects = ParseManifest("apiVersion: v1\nkind: Pod\nmetadata:\n  name: [oops\n", "bad.yaml");
   ASSERT_FALSE(objects.ok());
   EXPECT_EQ(std::string(objects.status().message()).rfind("bad.yaml: line ", 0), 0u)
       << objects.status();
@@ -119,15 +123,16 @@ TEST(LoadManifestsTest, UnreadableFile) {
 }
 
 TEST(AdmitPrioritiesTest, SetsPriorityAsTheAdmissionPluginDoes) {
-  auto objects = ParseManifest(R"(kind: List
+  auto objects = ParseManifest(R"(apiVersion: v1
+kind: List
 items:
-- {kind: PriorityClass, metadata: {name: high}, value: 1000, preemptionPolicy: Never}
-- {kind: PriorityClass, metadata: {name: d1}, value: 7, globalDefault: true}
-- {kind: PriorityClass, metadata: {name: d2}, value: 5, globalDefault: true}
-- {kind: Pod, metadata: {name: classed}, spec: {priorityClassName: high}}
-- {kind: Pod, metadata: {name: plain}}
-- {kind: Pod, metadata: {name: node-critical}, spec: {priorityClassName: system-node-critical}}
-- {kind: Pod, metadata: {name: exported}, spec: {priorityClassName: high, priority: 3}}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000, preemptionPolicy: Never}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: d1}, value: 7, globalDefault: true}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: d2}, value: 5, globalDefault: true}
+- {apiVersion: v1, kind: Pod, metadata: {name: classed}, spec: {priorityClassName: high, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: plain}, spec: {containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: node-critical}, spec: {priorityClassName: system-node-critical, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: exported}, spec: {priorityClassName: high, priority: 3, containers: [{name: c}]}}
 )",
                                "p.yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
@@ -145,7 +150,9 @@ items:
 
 TEST(AdmitPrioritiesTest, UnknownClassIsTheApiServersError) {
   auto objects = ParseManifest(
-      "kind: Pod\nmetadata: {name: web}\nspec: {priorityClassName: gold}\n", "p.yaml");
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {priorityClassName: gold, "
+      "containers: [{name: c}]}\n",
+      "p.yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
   EXPECT_EQ(AdmitPriorities(&*objects).message(),
             "pods \"web\" is forbidden: no PriorityClass with name gold was found");
@@ -162,13 +169,13 @@ absl::StatusOr<api::Pod> Admitted(const std::string& manifest) {
 
 TEST(AdmitPodTest, AnExtendedResourceNeedsAnEqualLimitAsTheApiServerSays) {
   absl::StatusOr<api::Pod> pod = Admitted(
-      "kind: Pod\nmetadata: {name: train}\nspec:\n"
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: train}\nspec:\n"
       "  containers: [{name: c, resources: {requests: {example.com/gpu: '1'}}}]\n");
   EXPECT_EQ(pod.status().message(),
             "Pod \"train\" is invalid: spec.containers[0].resources.limits: Required value: Limit "
             "must be set for non overcommitable resources");
   pod = Admitted(
-      "kind: Pod\nmetadata: {name: train}\nspec:\n"
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: train}\nspec:\n"
       "  containers: [{name: c, resources: {requests: {example.com/gpu: '1'}, limits: "
       "{example.com/gpu: '2'}}}]\n");
   EXPECT_EQ(pod.status().message(),
@@ -178,6 +185,7 @@ TEST(AdmitPodTest, AnExtendedResourceNeedsAnEqualLimitAsTheApiServerSays) {
 
 TEST(MergeMatchLabelKeysTest, LabelKeysBecomeSelectorRequirementsAsTheApiServerMakesThem) {
   auto objects = ParseManifest(R"(
+apiVersion: v1
 kind: Pod
 metadata: {name: web-7, labels: {app: web, pod-template-hash: abc, tenant: t1}}
 spec:

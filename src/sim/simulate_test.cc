@@ -14,27 +14,33 @@ namespace ksched::sim {
 namespace {
 
 constexpr char kCluster[] = R"(
+apiVersion: v1
 kind: Node
 metadata: {name: node-a}
 status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: node-b}
 spec: {taints: [{key: k, effect: NoSchedule}]}
 status: {allocatable: {cpu: "8", memory: 4Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web-1}
 spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: big}
 spec: {containers: [{name: c, resources: {requests: {cpu: "4"}}}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: g}
 spec: {schedulingGates: [{name: example.com/gate}], containers: [{name: c}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: running}
 spec: {nodeName: node-a, containers: [{name: c}]}
@@ -136,14 +142,17 @@ TEST(SimulateTest, ExplainGivesEveryNodesVerdictAndScores) {
 
 TEST(SimulateTest, ExplainScoresAddUpToTheTotal) {
   SimulationResult r = SimulateYaml(R"(
+apiVersion: v1
 kind: Node
 metadata: {name: a}
 status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: b}
 status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
@@ -165,6 +174,7 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
 
 TEST(SimulateTest, ExplainSaysWhyNoDeviceFittedAndTheMessageStaysUpstreams) {
   SimulationResult r = SimulateYaml(R"(
+apiVersion: v1
 kind: Node
 metadata: {name: a}
 status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
@@ -184,6 +194,7 @@ kind: ResourceClaim
 metadata: {name: three, namespace: default}
 spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, count: 3}}]}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec:

@@ -92,7 +92,9 @@ void Expand(const json& doc, const std::string& source, std::vector<Doc>* out) {
 }
 
 // The objects of the --add files.
-absl::StatusOr<std::vector<api::Object>> Additions(const std::vector<std::string>& files) {
+absl::StatusOr<std::vector<api::Object>> Additions(const std::vector<std::string>& files,
+                                                   FieldValidation fields,
+                                                   std::vector<std::string>* warnings) {
   std::vector<api::Object> out;
   for (const std::string& file : files) {
     absl::StatusOr<std::vector<json>> docs = Documents(file);
@@ -100,7 +102,8 @@ absl::StatusOr<std::vector<api::Object>> Additions(const std::vector<std::string
     std::vector<Doc> expanded;
     for (const json& d : *docs) Expand(d, file, &expanded);
     for (const Doc& d : expanded) {
-      absl::StatusOr<std::vector<api::Object>> objects = ParseManifest(d.object.dump(), d.source);
+      absl::StatusOr<std::vector<api::Object>> objects =
+          ParseManifest(d.object.dump(), d.source, fields, warnings);
       if (!objects.ok()) return objects.status();
       if (absl::Status st = AdmitPods(*objects, d.source); !st.ok()) return st;
       for (api::Object& o : *objects) out.push_back(std::move(o));
@@ -126,8 +129,9 @@ std::string PodKey(const api::Pod& pod) {
 }  // namespace
 
 absl::StatusOr<std::map<std::string, std::string>> ApplyWhatIf(const WhatIf& w,
-                                                               std::vector<api::Object>* objects) {
-  absl::StatusOr<std::vector<api::Object>> added = Additions(w.add);
+                                                               std::vector<api::Object>* objects,
+                                                               std::vector<std::string>* warnings) {
+  absl::StatusOr<std::vector<api::Object>> added = Additions(w.add, w.fields, warnings);
   if (!added.ok()) return added.status();
   // Where each object is, by kind and key, looked up once per added object (a live cluster has
   // tens of thousands of pods).

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
 #include "src/api/decode.h"
+#include "src/sim/manifests.h"
 #include "src/sim/simulate.h"
 
 namespace ksched::sim {
@@ -30,17 +31,21 @@ namespace ksched::sim {
 struct WhatIf {
   std::vector<std::string> add;  // Manifest files.
   std::vector<std::string> cordon, drain, delete_nodes;
+  FieldValidation fields = FieldValidation::kStrict;  // For the added manifests' unknown fields.
   bool empty() const {
     return add.empty() && cordon.empty() && drain.empty() && delete_nodes.empty();
   }
 };
 
 // Applies `what_if` to `objects`: adds, then cordons, drains and deletions. Returns the pods made
-// pending again, by "namespace/name", with the node each was on. Errors are InvalidArgument,
-// naming the file and field ("more.yaml: Deployment default/web, pod web-0: spec.containers[0]
+// pending again, by "namespace/name", with the node each was on. The added manifests are checked
+// as LoadManifests checks files; under FieldValidation::kWarn their unknown fields go to
+// `warnings`. Errors are InvalidArgument, naming the file and field ("more.yaml: Deployment
+// default/web, pod web-0: spec.containers[0]
 // ...") or the flag ("--drain node-9: no such node").
-absl::StatusOr<std::map<std::string, std::string>> ApplyWhatIf(const WhatIf& what_if,
-                                                               std::vector<api::Object>* objects);
+absl::StatusOr<std::map<std::string, std::string>> ApplyWhatIf(
+    const WhatIf& what_if, std::vector<api::Object>* objects,
+    std::vector<std::string>* warnings = nullptr);
 
 // Per node, the CPU and memory its pods request (api::PodRequests) before and after.
 struct NodeLoad {

@@ -17,34 +17,42 @@ using ::testing::HasSubstr;
 // node-a holds web-1 and web-2 (2 CPUs each), a DaemonSet's pod, a static pod and a terminating
 // pod; node-b is empty; node-c has room for one web pod.
 constexpr char kCluster[] = R"(
+apiVersion: v1
 kind: Node
 metadata: {name: node-a}
 status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: node-b}
 status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: node-c}
 status: {allocatable: {cpu: "3", memory: 8Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web-1, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: rs, controller: true}]}
 spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: "2", memory: 1Gi}}}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: web-2}
 spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: "2", memory: 1Gi}}}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: logs, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: logs, uid: ds, controller: true}]}
 spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: static, annotations: {kubernetes.io/config.mirror: abc}}
 spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
 ---
+apiVersion: v1
 kind: Pod
 metadata: {name: leaving, deletionTimestamp: "2026-11-28T04:00:00Z"}
 spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
@@ -145,10 +153,12 @@ spec:
     metadata: {labels: {app: api}}
     spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: node-d}
 status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 ---
+apiVersion: v1
 kind: Node
 metadata: {name: node-c}
 status: {allocatable: {cpu: "16", memory: 8Gi, pods: "110"}}

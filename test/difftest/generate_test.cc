@@ -65,8 +65,8 @@ void CheckRequirement(const json& r, std::vector<std::string>* problems) {
 // Why the API server would reject case `c`, or the harness could not use it; empty if neither.
 std::vector<std::string> Problems(const json& c) {
   std::vector<std::string> out;
-  absl::StatusOr<std::vector<api::Object>> objects =
-      sim::ParseManifest(json{{"kind", "List"}, {"items", c["cluster"]}}.dump(), "case");
+  absl::StatusOr<std::vector<api::Object>> objects = sim::ParseManifest(
+      json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", c["cluster"]}}.dump(), "case");
   if (!objects.ok()) {
     out.push_back(std::string(objects.status().message()));
   } else if (absl::Status st = sim::AdmitPriorities(&*objects); !st.ok()) {

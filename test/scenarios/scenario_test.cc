@@ -53,7 +53,7 @@ TEST_P(ScenarioTest, OutcomesMatch) {
   ASSERT_TRUE(scenario.contains("cluster") && scenario.contains("expect")) << path;
 
   fs::path manifest = fs::temp_directory_path() / ("ksched-scenario-" + GetParam() + ".json");
-  std::ofstream(manifest) << nlohmann::json{{"kind", "List"}, {"items", scenario["cluster"]}};
+  std::ofstream(manifest) << nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", scenario["cluster"]}};
   std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json"};
   for (const auto& a : scenario.value("args", nlohmann::json::array())) {
     argv.push_back(a.get<std::string>());

@@ -1,0 +1,504 @@
+#include "src/sim/validation.h"
+
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include "fmt/format.h"
+
+namespace ksched::sim {
+namespace {
+
+// Upstream's messages (k8s.io/apimachinery/pkg/util/validation), word for word.
+constexpr char kNamePartError[] =
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+constexpr char kLabelKeyError[] =
+    "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
+    "subdomain prefix and '/' (e.g. 'example.com/MyName')";
+constexpr char kLabelValueError[] =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value', "
+    " or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
+constexpr char kSubdomainError[] =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+constexpr char kDnsLabelError[] =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+
+bool AlphaNum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
+bool LowerAlphaNum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], and empty when `empty_ok`.
+bool IsNamePart(std::string_view s, bool empty_ok) {
+  if (s.empty()) return empty_ok;
+  if (!AlphaNum(s.front()) || !AlphaNum(s.back())) return false;
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return AlphaNum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?, at most 63 characters.
+bool IsDnsLabel(std::string_view s) {
+  if (s.empty() || s.size() > 63 || !LowerAlphaNum(s.front()) || !LowerAlphaNum(s.back())) {
+    return false;
+  }
+  return std::all_of(s.begin(), s.end(), [](char c) { return LowerAlphaNum(c) || c == '-'; });
+}
+
+// Dot-separated DNS labels, at most 253 characters.
+bool IsDnsSubdomain(std::string_view s) {
+  if (s.empty() || s.size() > 253) return false;
+  for (size_t start = 0;;) {
+    size_t dot = s.find('.', start);
+    if (!IsDnsLabel(s.substr(start, dot - start))) return false;
+    if (dot == std::string_view::npos) return true;
+    start = dot + 1;
+  }
+}
+
+// Field errors in upstream's forms.
+struct Errors {
+  std::vector<std::string> list;
+
+  void Invalid(const std::string& path, std::string_view value, std::string_view why) {
+    list.push_back(fmt::format("{}: Invalid value: \"{}\": {}", path, value, why));
+  }
+  void InvalidNumber(const std::string& path, int64_t value, std::string_view why) {
+    list.push_back(fmt::format("{}: Invalid value: {}: {}", path, value, why));
+  }
+  void Required(const std::string& path, std::string_view why = "") {
+    list.push_back(why.empty() ? fmt::format("{}: Required value", path)
+                               : fmt::format("{}: Required value: {}", path, why));
+  }
+  void Forbidden(const std::string& path, std::string_view why) {
+    list.push_back(fmt::format("{}: Forbidden: {}", path, why));
+  }
+  void Unsupported(const std::string& path, std::string_view value,
+                   std::initializer_list<std::string_view> supported) {
+    std::string s;
+    for (std::string_view v : supported) s += fmt::format("{}\"{}\"", s.empty() ? "" : ", ", v);
+    list.push_back(
+        fmt::format("{}: Unsupported value: \"{}\": supported values: {}", path, value, s));
+  }
+  void Duplicate(const std::string& path, std::string_view value) {
+    list.push_back(fmt::format("{}: Duplicate value: \"{}\"", path, value));
+  }
+
+  // IsQualifiedName: [prefix/]name, the prefix a DNS subdomain, the name at most 63 characters.
+  void QualifiedName(const std::string& path, std::string_view key) {
+    const size_t slash = key.find('/');
+    std::string_view name = key;
+    if (slash != std::string_view::npos) {
+      name = key.substr(slash + 1);
+      std::string_view prefix = key.substr(0, slash);
+      if (name.find('/') != std::string_view::npos) return Invalid(path, key, kLabelKeyError);
+      if (prefix.empty()) {
+        Invalid(path, key, "prefix part must be non-empty");
+      } else if (!IsDnsSubdomain(prefix)) {
+        Invalid(path, key, fmt::format("prefix part {}", kSubdomainError));
+      }
+    }
+    if (name.empty()) Invalid(path, key, "name part must be non-empty");
+    if (name.size() > 63) Invalid(path, key, "name part must be no more than 63 characters");
+    if (!IsNamePart(name, false)) Invalid(path, key, kNamePartError);
+  }
+  void LabelValue(const std::string& path, std::string_view value) {
+    if (value.size() > 63) Invalid(path, value, "must be no more than 63 characters");
+    if (!IsNamePart(value, true)) Invalid(path, value, kLabelValueError);
+  }
+  void Labels(const std::string& path, const api::StringMap& labels) {
+    for (const auto& [key, value] : labels) {
+      QualifiedName(path, key);
+      LabelValue(path, value);
+    }
+  }
+  void NonNegative(const std::string& path, const api::ResourceList& list) {
+    for (const auto& [name, q] : list) {
+      if (q.Sign() < 0) {
+        Invalid(fmt::format("{}[{}]", path, name), q.String(),
+                "must be greater than or equal to 0");
+      }
+    }
+  }
+};
+
+void ValidateMeta(const api::ObjectMeta& m, bool namespaced, bool dns_label_name, Errors* e) {
+  if (m.name.empty()) {
+    e->Required("metadata.name", "name or generateName is required");
+  } else if (dns_label_name ? !IsDnsLabel(m.name) : !IsDnsSubdomain(m.name)) {
+    e->Invalid("metadata.name", m.name, dns_label_name ? kDnsLabelError : kSubdomainError);
+  }
+  if (namespaced && !m.namespace_.empty() && !IsDnsLabel(m.namespace_)) {
+    e->Invalid("metadata.namespace", m.namespace_, kDnsLabelError);
+  }
+  e->Labels("metadata.labels", m.labels);
+}
+
+void ValidateLabelSelector(const api::LabelSelector& s, const std::string& path, Errors* e) {
+  e->Labels(path + ".matchLabels", s.match_labels);
+  for (size_t i = 0; i < s.match_expressions.size(); ++i) {
+    const api::LabelSelectorRequirement& r = s.match_expressions[i];
+    const std::string at = fmt::format("{}.matchExpressions[{}]", path, i);
+    if (r.op == "In" || r.op == "NotIn") {
+      if (r.values.empty()) {
+        e->Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
+      }
+    } else if (r.op == "Exists" || r.op == "DoesNotExist") {
+      if (!r.values.empty()) {
+        e->Forbidden(at + ".values",
+                     "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+      }
+    } else {
+      e->Invalid(at + ".operator", r.op, "not a valid selector operator");
+    }
+    e->QualifiedName(at + ".key", r.key);
+  }
+}
+
+bool IsInteger(std::string_view s) {
+  int64_t v;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  return ec == std::errc() && end == s.data() + s.size();
+}
+
+void ValidateNodeSelectorRequirement(const api::NodeSelectorRequirement& r, const std::string& at,
+                                     bool field, Errors* e) {
+  if (r.op == "In" || r.op == "NotIn") {
+    if (r.values.empty()) {
+      e->Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
+    }
+  } else if (r.op == "Exists" || r.op == "DoesNotExist") {
+    if (!r.values.empty()) {
+      e->Forbidden(at + ".values",
+                   "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+    }
+  } else if (r.op == "Gt" || r.op == "Lt") {
+    if (r.values.size() != 1) {
+      e->Required(at + ".values", "must be specified single value when `operator` is 'Lt' or 'Gt'");
+    } else if (!IsInteger(r.values[0])) {
+      e->Invalid(at + ".values[0]", r.values[0], "must be an integer");
+    }
+  } else {
+    e->Invalid(at + ".operator", r.op, "not a valid selector operator");
+  }
+  if (field) {
+    if (r.key != "metadata.name") e->Invalid(at + ".key", r.key, "not a valid field selector key");
+  } else {
+    e->QualifiedName(at + ".key", r.key);
+  }
+}
+
+void ValidateNodeSelectorTerm(const api::NodeSelectorTerm& t, const std::string& path, Errors* e) {
+  for (size_t i = 0; i < t.match_expressions.size(); ++i) {
+    ValidateNodeSelectorRequirement(t.match_expressions[i],
+                                    fmt::format("{}.matchExpressions[{}]", path, i), false, e);
+  }
+  for (size_t i = 0; i < t.match_fields.size(); ++i) {
+    ValidateNodeSelectorRequirement(t.match_fields[i], fmt::format("{}.matchFields[{}]", path, i),
+                                    true, e);
+  }
+}
+
+void ValidateNodeSelector(const api::NodeSelector& s, const std::string& path, Errors* e) {
+  if (s.node_selector_terms.empty())
+    e->Required(path + ".nodeSelectorTerms", "must have at least one node selector term");
+  for (size_t i = 0; i < s.node_selector_terms.size(); ++i) {
+    ValidateNodeSelectorTerm(s.node_selector_terms[i],
+                             fmt::format("{}.nodeSelectorTerms[{}]", path, i), e);
+  }
+}
+
+void ValidateWeight(int32_t weight, const std::string& path, Errors* e) {
+  if (weight < 1 || weight > 100) e->InvalidNumber(path, weight, "must be in the range 1-100");
+}
+
+void ValidatePodAffinityTerm(const api::PodAffinityTerm& t, const std::string& path, Errors* e) {
+  if (t.label_selector) ValidateLabelSelector(*t.label_selector, path + ".labelSelector", e);
+  if (t.namespace_selector) {
+    ValidateLabelSelector(*t.namespace_selector, path + ".namespaceSelector", e);
+  }
+  for (const std::string& ns : t.namespaces) {
+    if (!IsDnsLabel(ns)) e->Invalid(path + ".namespace", ns, kDnsLabelError);
+  }
+  if (t.topology_key.empty()) {
+    e->Required(path + ".topologyKey", "can not be empty");
+  } else {
+    e->QualifiedName(path + ".topologyKey", t.topology_key);
+  }
+}
+
+void ValidatePodAffinity(const api::PodAffinity& a, const std::string& path, Errors* e) {
+  const auto& required = a.required_during_scheduling_ignored_during_execution;
+  for (size_t i = 0; i < required.size(); ++i) {
+    ValidatePodAffinityTerm(
+        required[i], fmt::format("{}.requiredDuringSchedulingIgnoredDuringExecution[{}]", path, i),
+        e);
+  }
+  const auto& preferred = a.preferred_during_scheduling_ignored_during_execution;
+  for (size_t i = 0; i < preferred.size(); ++i) {
+    const std::string at =
+        fmt::format("{}.preferredDuringSchedulingIgnoredDuringExecution[{}]", path, i);
+    ValidateWeight(preferred[i].weight, at + ".weight", e);
+    ValidatePodAffinityTerm(preferred[i].pod_affinity_term, at + ".podAffinityTerm", e);
+  }
+}
+
+void ValidateAffinity(const api::Affinity& a, Errors* e) {
+  if (a.node_affinity) {
+    const std::string path = "spec.affinity.nodeAffinity";
+    const api::NodeAffinity& n = *a.node_affinity;
+    if (n.required_during_scheduling_ignored_during_execution) {
+      ValidateNodeSelector(*n.required_during_scheduling_ignored_during_execution,
+                           path + ".requiredDuringSchedulingIgnoredDuringExecution", e);
+    }
+    const auto& preferred = n.preferred_during_scheduling_ignored_during_execution;
+    for (size_t i = 0; i < preferred.size(); ++i) {
+      const std::string at =
+          fmt::format("{}.preferredDuringSchedulingIgnoredDuringExecution[{}]", path, i);
+      ValidateWeight(preferred[i].weight, at + ".weight", e);
+      ValidateNodeSelectorTerm(preferred[i].preference, at + ".preference", e);
+    }
+  }
+  if (a.pod_affinity) ValidatePodAffinity(*a.pod_affinity, "spec.affinity.podAffinity", e);
+  if (a.pod_anti_affinity) {
+    ValidatePodAffinity(*a.pod_anti_affinity, "spec.affinity.podAntiAffinity", e);
+  }
+}
+
+bool IsTaintEffect(std::string_view effect) {
+  return effect == api::kTaintEffectNoSchedule || effect == api::kTaintEffectPreferNoSchedule ||
+         effect == api::kTaintEffectNoExecute;
+}
+
+void ValidateTolerations(const std::vector<api::Toleration>& tolerations, Errors* e) {
+  for (size_t i = 0; i < tolerations.size(); ++i) {
+    const api::Toleration& t = tolerations[i];
+    const std::string at = fmt::format("spec.tolerations[{}]", i);
+    if (!t.key.empty()) e->QualifiedName(at + ".key", t.key);
+    if (t.key.empty() && t.op != "Exists") {
+      e->Invalid(at + ".operator", t.op,
+                 "operator must be Exists when `key` is empty, which means \"match all values "
+                 "and all keys\"");
+    }
+    if (t.toleration_seconds && t.effect != api::kTaintEffectNoExecute) {
+      e->Invalid(at + ".effect", t.effect,
+                 "effect must be 'NoExecute' when `tolerationSeconds` is set");
+    }
+    if (t.op.empty() || t.op == "Equal") {
+      // Upstream names the operator for a bad value.
+      if (!IsNamePart(t.value, true)) e->Invalid(at + ".operator", t.value, kLabelValueError);
+    } else if (t.op == "Exists") {
+      if (!t.value.empty()) {
+        e->Invalid(at + ".operator", t.value, "value must be empty when `operator` is 'Exists'");
+      }
+    } else {
+      e->Unsupported(at + ".operator", t.op, {"Equal", "Exists"});
+    }
+    if (!t.effect.empty() && !IsTaintEffect(t.effect)) {
+      e->Unsupported(at + ".effect", t.effect, {"NoSchedule", "PreferNoSchedule", "NoExecute"});
+    }
+  }
+}
+
+void ValidateTopologySpread(const std::vector<api::TopologySpreadConstraint>& constraints,
+                            Errors* e) {
+  for (size_t i = 0; i < constraints.size(); ++i) {
+    const api::TopologySpreadConstraint& c = constraints[i];
+    const std::string at = fmt::format("spec.topologySpreadConstraints[{}]", i);
+    if (c.max_skew <= 0) e->InvalidNumber(at + ".maxSkew", c.max_skew, "must be greater than zero");
+    if (c.topology_key.empty()) {
+      e->Required(at + ".topologyKey", "can not be empty");
+    } else {
+      e->QualifiedName(at + ".topologyKey", c.topology_key);
+    }
+    if (c.when_unsatisfiable != "DoNotSchedule" && c.when_unsatisfiable != "ScheduleAnyway") {
+      e->Unsupported(at + ".whenUnsatisfiable", c.when_unsatisfiable,
+                     {"DoNotSchedule", "ScheduleAnyway"});
+    }
+    if (c.min_domains) {
+      if (*c.min_domains <= 0) {
+        e->InvalidNumber(at + ".minDomains", *c.min_domains, "must be greater than zero");
+      } else if (c.when_unsatisfiable != "DoNotSchedule") {
+        e->InvalidNumber(at + ".minDomains", *c.min_domains,
+                         fmt::format("can only use minDomains if whenUnsatisfiable=DoNotSchedule, "
+                                     "not {}",
+                                     c.when_unsatisfiable));
+      }
+    }
+    for (auto [policy, name] : {std::pair{&c.node_affinity_policy, "nodeAffinityPolicy"},
+                                std::pair{&c.node_taints_policy, "nodeTaintsPolicy"}}) {
+      if (*policy && **policy != "Honor" && **policy != "Ignore") {
+        e->Unsupported(fmt::format("{}.{}", at, name), **policy, {"Honor", "Ignore"});
+      }
+    }
+    if (c.label_selector) ValidateLabelSelector(*c.label_selector, at + ".labelSelector", e);
+  }
+}
+
+void ValidateResources(const api::ResourceRequirements& r, const std::string& path, Errors* e) {
+  e->NonNegative(path + ".limits", r.limits);
+  e->NonNegative(path + ".requests", r.requests);
+  for (const auto& [name, request] : r.requests) {
+    auto limit = r.limits.find(name);
+    if (limit != r.limits.end() && request.NanoValue() > limit->second.NanoValue()) {
+      e->Invalid(path + ".requests", request.String(),
+                 fmt::format("must be less than or equal to {} limit of {}", name,
+                             limit->second.String()));
+    }
+  }
+}
+
+void ValidateContainers(const std::vector<api::Container>& containers, const char* field,
+                        std::set<std::string>* names, Errors* e) {
+  for (size_t i = 0; i < containers.size(); ++i) {
+    const api::Container& c = containers[i];
+    const std::string at = fmt::format("spec.{}[{}]", field, i);
+    if (c.name.empty()) {
+      e->Required(at + ".name");
+    } else if (!names->insert(c.name).second) {
+      e->Duplicate(at + ".name", c.name);
+    } else if (!IsDnsLabel(c.name)) {
+      e->Invalid(at + ".name", c.name, kDnsLabelError);
+    }
+    ValidateResources(c.resources, at + ".resources", e);
+  }
+}
+
+void ValidatePod(const api::Pod& pod, Errors* e) {
+  const api::PodSpec& s = pod.spec;
+  if (s.containers.empty()) e->Required("spec.containers");
+  std::set<std::string> names;
+  ValidateContainers(s.init_containers, "initContainers", &names, e);
+  ValidateContainers(s.containers, "containers", &names, e);
+  if (s.resources) ValidateResources(*s.resources, "spec.resources", e);
+  e->NonNegative("spec.overhead.limits", s.overhead);  // Upstream's path, as it writes it.
+  e->Labels("spec.nodeSelector", s.node_selector);
+  if (s.affinity) ValidateAffinity(*s.affinity, e);
+  ValidateTolerations(s.tolerations, e);
+  ValidateTopologySpread(s.topology_spread_constraints, e);
+  if (!s.node_name.empty() && !IsDnsSubdomain(s.node_name)) {
+    e->Invalid("spec.nodeName", s.node_name, kSubdomainError);
+  }
+}
+
+void ValidateNode(const api::Node& node, Errors* e) {
+  for (size_t i = 0; i < node.spec.taints.size(); ++i) {
+    const api::Taint& t = node.spec.taints[i];
+    const std::string at = fmt::format("metadata.taints[{}]", i);  // Upstream's path.
+    e->QualifiedName(at + ".key", t.key);
+    if (!t.value.empty()) e->LabelValue(at + ".value", t.value);
+    if (t.effect.empty()) {
+      e->Required(at + ".effect");
+    } else if (!IsTaintEffect(t.effect)) {
+      e->Unsupported(at + ".effect", t.effect, {"NoSchedule", "PreferNoSchedule", "NoExecute"});
+    }
+  }
+  for (auto [list, path] : {std::pair{&node.status.capacity, "status.capacity"},
+                            std::pair{&node.status.allocatable, "status.allocatable"}}) {
+    for (const auto& [name, q] : *list) {
+      if (q.Sign() < 0) {
+        e->Invalid(fmt::format("{}.{}", path, name), q.String(),
+                   "must be greater than or equal to 0");
+      }
+    }
+  }
+}
+
+void ValidateAccessModes(const std::vector<std::string>& modes, Errors* e) {
+  if (modes.empty()) e->Required("spec.accessModes", "at least 1 access mode is required");
+  for (const std::string& m : modes) {
+    if (m != "ReadOnlyMany" && m != "ReadWriteMany" && m != "ReadWriteOnce" &&
+        m != "ReadWriteOncePod") {
+      e->Unsupported("spec.accessModes", m,
+                     {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce", "ReadWriteOncePod"});
+    }
+  }
+}
+
+void ValidateClaim(const api::PersistentVolumeClaim& c, Errors* e) {
+  ValidateAccessModes(c.access_modes, e);
+  if (!c.storage_request) {
+    e->Required("spec.resources[storage]");
+  } else if (c.storage_request->Sign() <= 0) {
+    e->Invalid("spec.resources[storage]", c.storage_request->String(), "must be greater than zero");
+  }
+  if (c.selector) ValidateLabelSelector(*c.selector, "spec.selector", e);
+}
+
+void ValidateVolume(const api::PersistentVolume& v, Errors* e) {
+  ValidateAccessModes(v.access_modes, e);
+  if (v.source.kind.empty()) e->Required("spec", "must specify a volume type");
+  if (!v.capacity) {
+    e->Required("spec.capacity");
+  } else if (v.capacity->Sign() <= 0) {
+    e->Invalid("spec.capacity[storage]", v.capacity->String(), "must be greater than zero");
+  }
+  if (v.node_affinity) ValidateNodeSelector(*v.node_affinity, "spec.nodeAffinity.required", e);
+}
+
+void ValidateSlice(const api::ResourceSlice& s, Errors* e) {
+  for (size_t i = 0; i < s.devices.size(); ++i) {
+    if (!IsDnsLabel(s.devices[i].name)) {
+      e->Invalid(fmt::format("spec.devices[{}].name", i), s.devices[i].name, kDnsLabelError);
+    }
+  }
+  if (s.node_selector) ValidateNodeSelector(*s.node_selector, "spec.nodeSelector", e);
+}
+
+// Whether objects of the kind live in a namespace, and whether their names are DNS labels
+// (Namespaces, Services) rather than subdomains.
+bool Namespaced(const api::Object& o) {
+  return std::holds_alternative<api::Pod>(o) || std::holds_alternative<api::Service>(o) ||
+         std::holds_alternative<api::ReplicationController>(o) ||
+         std::holds_alternative<api::ReplicaSet>(o) ||
+         std::holds_alternative<api::StatefulSet>(o) ||
+         std::holds_alternative<api::PodDisruptionBudget>(o) ||
+         std::holds_alternative<api::PersistentVolumeClaim>(o) ||
+         std::holds_alternative<api::CSIStorageCapacity>(o) ||
+         std::holds_alternative<api::ResourceClaim>(o) ||
+         std::holds_alternative<api::ResourceClaimTemplate>(o);
+}
+
+}  // namespace
+
+std::vector<std::string> ValidateObject(const api::Object& object) {
+  Errors e;
+  const bool label_name = std::holds_alternative<api::Namespace>(object) ||
+                          std::holds_alternative<api::Service>(object);
+  ValidateMeta(api::MetaOf(object), Namespaced(object), label_name, &e);
+  if (const auto* pod = std::get_if<api::Pod>(&object)) ValidatePod(*pod, &e);
+  if (const auto* node = std::get_if<api::Node>(&object)) ValidateNode(*node, &e);
+  if (const auto* pc = std::get_if<api::PriorityClass>(&object)) {
+    if (pc->value > 1000000000 && !pc->metadata.name.starts_with("system-")) {
+      e.Forbidden("value", "maximum allowed value of a user defined priority is 1000000000");
+    }
+  }
+  if (const auto* claim = std::get_if<api::PersistentVolumeClaim>(&object)) {
+    ValidateClaim(*claim, &e);
+  }
+  if (const auto* pv = std::get_if<api::PersistentVolume>(&object)) ValidateVolume(*pv, &e);
+  if (const auto* slice = std::get_if<api::ResourceSlice>(&object)) ValidateSlice(*slice, &e);
+  const std::optional<api::LabelSelector>* selector = nullptr;
+  if (const auto* rs = std::get_if<api::ReplicaSet>(&object)) selector = &rs->selector;
+  if (const auto* ss = std::get_if<api::StatefulSet>(&object)) selector = &ss->selector;
+  if (const auto* pdb = std::get_if<api::PodDisruptionBudget>(&object)) selector = &pdb->selector;
+  if (selector && *selector) ValidateLabelSelector(**selector, "spec.selector", &e);
+  return std::move(e.list);
+}
+
+std::string InvalidObjectMessage(const api::Object& object,
+                                 const std::vector<std::string>& errors) {
+  std::string out =
+      fmt::format("{} \"{}\" is invalid: ", api::KindOf(object), api::MetaOf(object).name);
+  if (errors.size() == 1) return out + errors[0];
+  for (const std::string& err : errors) out += "\n* " + err;
+  return out;
+}
+
+}  // namespace ksched::sim

@@ -1,0 +1,141 @@
+// Runs the real `ksched simulate` on every test/bad_manifests/*.yaml, manifests that kubectl or
+// the API server refuses, one per rule. Each must be refused with exit 2 and the message its
+// leading comment lines give (the file named as it is here). The same files seed the
+// manifest_fuzz fuzzer. Adding a rule means adding a file.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "src/testing/command.h"
+
+namespace ksched {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::CommandResult;
+using testing::RunCommand;
+
+const std::string kDir = KSCHED_SOURCE_DIR "/test/bad_manifests";
+
+std::vector<std::string> BadManifests() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(kDir)) {
+    if (e.path().extension() == ".yaml") out.push_back(e.path().filename().string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// What ksched wrote, with the folder taken out of the file names.
+std::string Relative(std::string text) {
+  const std::string prefix = kDir + "/";
+  for (size_t at; (at = text.find(prefix)) != std::string::npos;) text.erase(at, prefix.size());
+  return text;
+}
+
+class BadManifestTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BadManifestTest, IsRefusedWithExit2AndTheApiServersMessage) {
+  std::ifstream in(kDir + "/" + GetParam());
+  std::string line, want;
+  while (std::getline(in, line) && line.starts_with("# ")) want += line.substr(2) + "\n";
+  ASSERT_FALSE(want.empty()) << "the file must begin with the expected message, as # lines";
+  CommandResult r = RunCommand({KSCHED_BINARY, "simulate", kDir + "/" + GetParam()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(Relative(r.err), want);
+  EXPECT_EQ(r.out, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Rules, BadManifestTest, ::testing::ValuesIn(BadManifests()),
+                         [](const auto& info) {
+                           std::string name = fs::path(info.param).stem().string();
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+constexpr char kTypo[] = R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  nodeSelecter: {disk: ssd}
+  containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
+)";
+
+TEST(ValidateFlagTest, WarnPrintsEachUnknownFieldAndGoesOnAsKubectlDoes) {
+  const std::string path = WriteTemp("typo.yaml", kTypo);
+  CommandResult warn = RunCommand({KSCHED_BINARY, "simulate", "--validate=warn", path});
+  EXPECT_EQ(warn.exit_code, 0) << warn.err;
+  EXPECT_EQ(warn.err, "ksched simulate: warning: " + path +
+                          ": document 2 (Pod web): unknown field \"spec.nodeSelecter\"\n");
+  EXPECT_NE(warn.out.find("web   Scheduled  n1"), std::string::npos) << warn.out;
+
+  for (const char* off : {"--validate=false", "--validate=ignore"}) {
+    CommandResult ignore = RunCommand({KSCHED_BINARY, "simulate", off, path});
+    EXPECT_EQ(ignore.exit_code, 0) << ignore.err;
+    EXPECT_EQ(ignore.err, "");
+    EXPECT_EQ(ignore.out, warn.out);
+  }
+  for (const char* strict : {"--validate=strict", "--validate=true"}) {
+    CommandResult refused = RunCommand({KSCHED_BINARY, "simulate", strict, path});
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_EQ(refused.err, "ksched simulate: " + path +
+                               ": document 2 (Pod web): strict decoding error: unknown field "
+                               "\"spec.nodeSelecter\"\n");
+  }
+  CommandResult bad = RunCommand({KSCHED_BINARY, "simulate", "--validate=maybe", path});
+  EXPECT_NE(bad.exit_code, 0);
+  EXPECT_NE(bad.err.find("--validate"), std::string::npos) << bad.err;
+}
+
+TEST(ValidateFlagTest, AddedManifestsAreCheckedAsTheClustersAre) {
+  const std::string cluster =
+      WriteTemp("cluster.yaml", std::string(kTypo, std::string(kTypo).find("---")));
+  const std::string added =
+      WriteTemp("added.yaml", std::string(kTypo).substr(std::string(kTypo).find("---") + 4));
+  CommandResult r = RunCommand({KSCHED_BINARY, "simulate", cluster, "--add", added});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unknown field \"spec.nodeSelecter\""), std::string::npos) << r.err;
+  r = RunCommand({KSCHED_BINARY, "simulate", "--validate=warn", cluster, "--add", added});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: "), std::string::npos) << r.err;
+}
+
+TEST(GenerateNameTest, AnObjectWithOnlyGenerateNameGetsANameAsTheApiServerGivesOne) {
+  const std::string path = WriteTemp("gen.yaml", R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {generateName: web-}
+spec: {containers: [{name: c, image: nginx}]}
+)");
+  CommandResult r = RunCommand({KSCHED_BINARY, "simulate", "-o", "json", path});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // "web-" and five of the API server's characters, the same in every run.
+  const size_t at = r.out.find("\"name\": \"web-");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string name = r.out.substr(at + 9, r.out.find('"', at + 9) - at - 9);
+  EXPECT_EQ(name.size(), 9u) << name;
+  EXPECT_EQ(name.find_first_not_of("bcdfghjklmnpqrstvwxz2456789", 4), std::string::npos) << name;
+  EXPECT_NE(r.out.find("\"node\": \"n1\""), std::string::npos) << r.out;
+  EXPECT_EQ(RunCommand({KSCHED_BINARY, "simulate", "-o", "json", path}).out, r.out);
+}
+
+}  // namespace
+}  // namespace ksched
