@@ -1,0 +1,74 @@
+#include "src/sim/validation.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace ksched::sim {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+api::Pod ValidPod() {
+  api::Pod pod;
+  pod.metadata = {.name = "web", .namespace_ = "default"};
+  pod.spec.containers.push_back({.name = "c"});
+  return pod;
+}
+
+TEST(ValidateObjectTest, AValidPodHasNoErrors) {
+  api::Pod pod = ValidPod();
+  pod.metadata.labels = {{"app.kubernetes.io/name", "web"}, {"tier", ""}};
+  pod.spec.node_selector = {{"topology.kubernetes.io/zone", "eu-1a"}};
+  pod.spec.tolerations.push_back({.op = "Exists"});  // Tolerates everything.
+  pod.spec.containers[0].resources.requests["cpu"] = *api::Quantity::Parse("500m");
+  pod.spec.containers[0].resources.limits["cpu"] = *api::Quantity::Parse("1");
+  EXPECT_THAT(ValidateObject(pod), IsEmpty());
+}
+
+TEST(ValidateObjectTest, LabelKeysAreQualifiedNamesAsUpstreamChecksThem) {
+  api::Pod pod = ValidPod();
+  pod.metadata.labels = {{"/x", "v"}, {"Bad_Prefix.com/x", "v"}, {std::string(64, 'k'), "v"}};
+  const std::string kNamePart = "name part must consist of alphanumeric characters";
+  std::vector<std::string> errors = ValidateObject(pod);
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0], "metadata.labels: Invalid value: \"/x\": prefix part must be non-empty");
+  EXPECT_THAT(errors[1], ::testing::StartsWith("metadata.labels: Invalid value: "
+                                               "\"Bad_Prefix.com/x\": prefix part a lowercase "
+                                               "RFC 1123 subdomain must consist of"));
+  EXPECT_EQ(errors[2], "metadata.labels: Invalid value: \"" + std::string(64, 'k') +
+                           "\": name part must be no more than 63 characters");
+}
+
+TEST(ValidateObjectTest, SeveralErrorsAreListedAsKubectlPrintsThem) {
+  api::Pod pod = ValidPod();
+  pod.spec.containers[0].name = "";
+  pod.spec.topology_spread_constraints.push_back({.max_skew = 1,
+                                                  .topology_key = "zone",
+                                                  .when_unsatisfiable = "ScheduleAnyway",
+                                                  .min_domains = 2});
+  std::vector<std::string> errors = ValidateObject(pod);
+  EXPECT_THAT(errors,
+              ElementsAre("spec.containers[0].name: Required value",
+                          "spec.topologySpreadConstraints[0].minDomains: Invalid value: 2: can "
+                          "only use minDomains if whenUnsatisfiable=DoNotSchedule, not "
+                          "ScheduleAnyway"));
+  EXPECT_EQ(InvalidObjectMessage(pod, errors),
+            "Pod \"web\" is invalid: \n* spec.containers[0].name: Required value\n"
+            "* spec.topologySpreadConstraints[0].minDomains: Invalid value: 2: can only use "
+            "minDomains if whenUnsatisfiable=DoNotSchedule, not ScheduleAnyway");
+  EXPECT_EQ(InvalidObjectMessage(pod, {errors[0]}),
+            "Pod \"web\" is invalid: spec.containers[0].name: Required value");
+}
+
+TEST(ValidateObjectTest, SystemPriorityClassesMayBeAboveTheUserMaximum) {
+  api::PriorityClass pc{.metadata = {.name = "system-node-critical"}, .value = 2000001000};
+  EXPECT_THAT(ValidateObject(pc), IsEmpty());
+  pc.metadata.name = "urgent";
+  EXPECT_THAT(ValidateObject(pc),
+              ElementsAre("value: Forbidden: maximum allowed value of a user defined priority is "
+                          "1000000000"));
+}
+
+}  // namespace
+}  // namespace ksched::sim
