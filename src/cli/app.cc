@@ -41,6 +41,7 @@ struct SimulateFlags {
   bool one_at_a_time = false;
   uint64_t seed = 1;
   std::vector<std::string> files;
+  bool recursive = false;           // Into the directories among `files`.
   std::string kubeconfig, context;  // A live cluster instead of the files.
   std::string html;                 // Where to write the page too.
   sim::WhatIf what_if;
@@ -73,7 +74,10 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& f
     if (flags.files.empty()) {
       return absl::InvalidArgumentError("no cluster: give manifests, or --kubeconfig FILE");
     }
-    return sim::LoadManifests(flags.files, flags.what_if.fields, warnings);
+    absl::StatusOr<std::vector<std::string>> paths =
+        sim::ManifestPaths(flags.files, flags.recursive);
+    if (!paths.ok()) return paths.status();
+    return sim::LoadManifests(*paths, flags.what_if.fields, warnings);
   }
   *code = 1;
   absl::StatusOr<client::RestConfig> rest =
@@ -217,7 +221,8 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
   std::vector<std::string> plugin_libraries;
   auto add_plugin_library_flag = [&](CLI::App* cmd) {
     cmd->add_option("--plugin-library", plugin_libraries,
-                    "A shared library of plugins to load at start (repeatable)");
+                    "A shared library of plugins to load at start (repeatable)")
+        ->allow_extra_args(false);
   };
   RunFlags run_flags;
   CLI::App* run = app.add_subcommand(
@@ -237,7 +242,14 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
   simulate->add_flag("--one-at-a-time", sim_flags.one_at_a_time,
                      "Give the pending pods to the scheduler one at a time, in queue order, each "
                      "once the one before is decided, as pods created one after another arrive");
-  simulate->add_option("files", sim_flags.files, "Manifests: YAML or JSON, objects or lists");
+  simulate->add_option("files", sim_flags.files,
+                       "Manifests: YAML or JSON files, objects or lists; a directory's .yaml, .yml "
+                       "and .json files; - for standard input");
+  std::vector<std::string> filenames;
+  simulate->add_option("-f,--filename", filenames, "A manifest, as the positional ones; repeatable")
+      ->allow_extra_args(false);
+  simulate->add_flag("-R,--recursive", sim_flags.recursive,
+                     "Read the directories given, and the directories in them, as kubectl -R");
   simulate->add_option("--html", sim_flags.html,
                        "Also write the result as one self-contained page: the nodes' requests "
                        "against their allocatable, the pods placed, the pending ones and why");
@@ -257,16 +269,24 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
                                                       {"false", sim::FieldValidation::kIgnore}},
           CLI::ignore_case))
       ->default_str("strict");
-  simulate->add_option("--add", sim_flags.what_if.add,
-                       "What if these manifests' objects were added (a Deployment, ReplicaSet or "
-                       "StatefulSet brings its replicas' pods); repeatable");
-  simulate->add_option("--drain", sim_flags.what_if.drain,
-                       "What if this node were drained: cordoned, its pods pending again "
-                       "(DaemonSet pods aside); repeatable");
-  simulate->add_option("--cordon", sim_flags.what_if.cordon,
-                       "What if this node were cordoned; repeatable");
-  simulate->add_option("--delete-node", sim_flags.what_if.delete_nodes,
-                       "What if this node were deleted, its pods pending again; repeatable");
+  simulate
+      ->add_option("--add", sim_flags.what_if.add,
+                   "What if these manifests' objects were added (a Deployment, ReplicaSet or "
+                   "StatefulSet brings its replicas' pods); repeatable")
+      ->allow_extra_args(false);
+  simulate
+      ->add_option("--drain", sim_flags.what_if.drain,
+                   "What if this node were drained: cordoned, its pods pending again "
+                   "(DaemonSet pods aside); repeatable")
+      ->allow_extra_args(false);
+  simulate
+      ->add_option("--cordon", sim_flags.what_if.cordon,
+                   "What if this node were cordoned; repeatable")
+      ->allow_extra_args(false);
+  simulate
+      ->add_option("--delete-node", sim_flags.what_if.delete_nodes,
+                   "What if this node were deleted, its pods pending again; repeatable")
+      ->allow_extra_args(false);
   add_plugin_library_flag(simulate);
 
   std::string print_config_file;
@@ -312,7 +332,10 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
     return 1;
   }
   if (run->parsed()) return RunScheduler(run_flags, *registry);
-  if (simulate->parsed()) return RunSimulate(sim_flags, *registry);
+  if (simulate->parsed()) {
+    sim_flags.files.insert(sim_flags.files.end(), filenames.begin(), filenames.end());
+    return RunSimulate(sim_flags, *registry);
+  }
   if (print->parsed()) return RunConfigPrint(print_config_file, *registry);
   std::printf("%s", app.help().c_str());
   return 0;

@@ -75,10 +75,11 @@ table { border-collapse: collapse; } td, th { border: 1px solid #ddd; padding: 4
 std::string FormatHtml(const SimulationResult& result, const std::string& title) {
   // What each node's pods request: those the simulation placed, and the others.
   std::set<std::string> simulated;
-  size_t scheduled = 0;
+  size_t scheduled = 0, pending = 0;
   for (const PodOutcome& o : result.pods) {
     simulated.insert(o.namespace_ + "/" + o.name);
     scheduled += o.node ? 1 : 0;
+    pending += !o.node && o.status != "Preempted" ? 1 : 0;  // The preempted are among the evicted.
   }
   struct OnNode {
     int64_t cpu_before = 0, memory_before = 0, cpu_placed = 0, memory_placed = 0;
@@ -109,8 +110,8 @@ std::string FormatHtml(const SimulationResult& result, const std::string& title)
       "running before<span style=\"background:#1e88e5\"></span>placed by the simulation"
       "<span style=\"background:#e53935\"></span>allocatable</p>\n<h2>Nodes</h2>\n"
       "<div class=\"nodes\">\n",
-      Escape(title), kStyle, result.pods.size(), scheduled, result.pods.size() - scheduled,
-      result.evicted.size(), result.final_nodes.size());
+      Escape(title), kStyle, result.pods.size(), scheduled, pending, result.evicted.size(),
+      result.final_nodes.size());
   for (const auto& node : result.final_nodes) {
     const NodeLoad load = LoadOf(*node);
     const OnNode& n = on[node->metadata.name];
@@ -129,7 +130,7 @@ std::string FormatHtml(const SimulationResult& result, const std::string& title)
   out += "</div>\n<h2>Pending</h2>\n";
   std::string rows;
   for (const PodOutcome& o : result.pods) {
-    if (o.node) continue;
+    if (o.node || o.status == "Preempted") continue;
     rows += fmt::format("<tr><td>{}/{}</td><td>{}</td><td>{}</td></tr>\n", Escape(o.namespace_),
                         Escape(o.name), Escape(o.status), Escape(o.message));
   }

@@ -1,11 +1,15 @@
 #include "src/sim/manifests.h"
 
+#include <filesystem>
+#include <iostream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
 #include <tuple>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
@@ -229,7 +233,43 @@ absl::StatusOr<std::vector<api::Object>> ParseManifest(std::string_view text,
   return std::move(parsed->objects);
 }
 
-absl::StatusOr<std::string> ReadManifest(const std::string& path) { return ReadFile(path); }
+absl::StatusOr<std::vector<std::string>> ManifestPaths(const std::vector<std::string>& args,
+                                                       bool recursive) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    if (arg == "-" || !fs::is_directory(arg, ec)) {
+      out.push_back(arg);
+      continue;
+    }
+    std::vector<std::string> found;
+    auto add = [&](const fs::directory_entry& e) {
+      const std::string ext = e.path().extension().string();
+      if (e.is_regular_file() && (ext == ".json" || ext == ".yaml" || ext == ".yml")) {
+        found.push_back(e.path().string());
+      }
+    };
+    if (recursive) {
+      for (const auto& e : fs::recursive_directory_iterator(arg, ec)) add(e);
+    } else {
+      for (const auto& e : fs::directory_iterator(arg, ec)) add(e);
+    }
+    if (ec) return absl::InvalidArgumentError(fmt::format("{}: {}", arg, ec.message()));
+    if (found.empty()) {
+      return absl::InvalidArgumentError(
+          fmt::format("the directory {} holds no .yaml, .yml or .json file", arg));
+    }
+    std::sort(found.begin(), found.end());
+    out.insert(out.end(), found.begin(), found.end());
+  }
+  return out;
+}
+
+absl::StatusOr<std::string> ReadManifest(const std::string& path) {
+  if (path == "-") return std::string(std::istreambuf_iterator<char>(std::cin), {});
+  return ReadFile(path);
+}
 
 absl::Status AdmitPods(std::vector<api::Object>& objects, const std::string& source) {
   for (api::Object& o : objects) {
@@ -263,6 +303,10 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
       }
       all.push_back(std::move(o));
     }
+  }
+  if (all.empty()) {
+    return absl::InvalidArgumentError(
+        fmt::format("no objects passed to simulate: {} hold(s) none", fmt::join(paths, ", ")));
   }
   if (absl::Status st = AdmitPriorities(&all); !st.ok()) return st;
   return all;

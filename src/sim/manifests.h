@@ -36,7 +36,15 @@ absl::StatusOr<std::vector<api::Object>> ParseManifest(
     FieldValidation fields = FieldValidation::kStrict,
     std::vector<std::string>* warnings = nullptr);
 
-// The whole of a manifest file; an error as ReadFile's: "open <path>: no such file or directory".
+// The files that `args` name, as kubectl -f reads them: a file as it is, "-" (standard input) as
+// it is, a directory as its .json, .yaml and .yml files in name order, and with `recursive` those
+// of the directories in it too. A path that does not exist is ReadFile's error; a directory
+// without such a file is an error.
+absl::StatusOr<std::vector<std::string>> ManifestPaths(const std::vector<std::string>& args,
+                                                       bool recursive);
+
+// The whole of a manifest file ("-": standard input); an error as ReadFile's: "open <path>: no such
+// file or directory".
 absl::StatusOr<std::string> ReadManifest(const std::string& path);
 
 // What the API server does to each pod of `objects` it is given: MergeMatchLabelKeys, then
@@ -46,6 +54,7 @@ absl::Status AdmitPods(std::vector<api::Object>& objects, const std::string& sou
 // Reads and decodes every file, in order, as ParseManifest, and admits their pods and priorities.
 // Two objects of one kind, namespace and name are an error, as the second create would be:
 //   pods.yaml: document 2 (Pod default/web): pods "web" already exists
+// So are files that hold no object at all, as kubectl's "no objects passed to create".
 absl::StatusOr<std::vector<api::Object>> LoadManifests(
     const std::vector<std::string>& paths, FieldValidation fields = FieldValidation::kStrict,
     std::vector<std::string>* warnings = nullptr);

@@ -37,6 +37,52 @@ std::map<std::string, std::string> FilterVerdicts(const scheduler::CycleRecord& 
   return out;
 }
 
+// Where a pod the scheduler serves stands at the end: on its node, or why not.
+PodOutcome Outcome(const api::Pod& pod, scheduler::Scheduler& s) {
+  PodOutcome o{.namespace_ = pod.metadata.namespace_, .name = pod.metadata.name};
+  if (!pod.spec.node_name.empty()) {
+    o.node = pod.spec.node_name;
+    o.status = "Scheduled";
+    return o;
+  }
+  o.status = "Pending";
+  o.nominated_node = pod.status.nominated_node_name;
+  for (const api::PodCondition& c : pod.status.conditions) {
+    if (c.type == "PodScheduled" && c.status == "False") {
+      o.status = c.reason;  // SchedulingGated from the API server, or the scheduler's reason.
+      o.message = c.message;
+    }
+  }
+  // Held by another PreEnqueue plugin: nothing writes a condition; its reason tells why.
+  if (o.status == "Pending") {
+    Status gate = s.FrameworkFor(pod.spec.scheduler_name)->RunPreEnqueuePlugins(pod);
+    if (!gate.ok()) {
+      o.status = "SchedulingGated";
+      o.message = gate.Message();
+    }
+  }
+  return o;
+}
+
+// The preemptor of each evicted pod, "namespace/name" → "namespace/name", from the Preempted
+// events ("Preempted by pod <uid> on node <node>", upstream's words).
+std::map<std::string, std::string> Preemptors(
+    const Cluster& cluster, const std::vector<std::shared_ptr<const api::Pod>>& pods) {
+  std::map<std::string, std::string> by_uid;
+  for (const auto& p : pods)
+    by_uid[p->metadata.uid] = p->metadata.namespace_ + "/" + p->metadata.name;
+  std::map<std::string, std::string> out;
+  constexpr std::string_view kPrefix = "Preempted by pod ";
+  for (const RecordedEvent& e : cluster.Events()) {
+    if (e.reason != "Preempted" || !e.message.starts_with(kPrefix)) continue;
+    std::string uid = e.message.substr(kPrefix.size());
+    uid = uid.substr(0, uid.find(' '));
+    auto it = by_uid.find(uid);
+    out[e.namespace_ + "/" + e.pod] = it == by_uid.end() ? uid : it->second;
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
@@ -88,37 +134,37 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
   for (const auto& n : cluster.Nodes()) result.node_names.push_back(n->metadata.name);
   std::map<std::string, std::shared_ptr<const api::Pod>> now;
   for (const auto& p : cluster.Pods()) now[p->metadata.uid] = p;
+  const std::map<std::string, std::string> preemptors = Preemptors(cluster, initial);
   for (const auto& e : cluster.Evicted()) {
-    result.evicted.push_back({e->metadata.namespace_, e->metadata.name, e->spec.node_name});
+    const std::string key = e->metadata.namespace_ + "/" + e->metadata.name;
+    auto by = preemptors.find(key);
+    result.evicted.push_back({e->metadata.namespace_, e->metadata.name, e->spec.node_name,
+                              by == preemptors.end() ? "" : by->second});
+  }
+  std::string profiles;
+  for (const config::Profile& p : options.config.profiles) {
+    profiles += fmt::format("{}\"{}\"", profiles.empty() ? "" : ", ", p.scheduler_name);
   }
   for (const auto& start : initial) {
-    if (!start->spec.node_name.empty() || !s.IsResponsibleFor(*start)) continue;
+    if (!start->spec.node_name.empty()) continue;
+    PodOutcome o{.namespace_ = start->metadata.namespace_, .name = start->metadata.name};
     auto current = now.find(start->metadata.uid);
-    if (current == now.end()) continue;  // Placed, then preempted: among the evicted.
-    const api::Pod& pod = *current->second;
-    PodOutcome o{.namespace_ = pod.metadata.namespace_, .name = pod.metadata.name};
-    if (!pod.spec.node_name.empty()) {
-      o.node = pod.spec.node_name;
-      o.status = "Scheduled";
+    if (!s.IsResponsibleFor(*start)) {
+      o.status = "NotOurs";
+      o.message = fmt::format("no profile serves schedulerName \"{}\" (profiles: {})",
+                              start->spec.scheduler_name, profiles);
+    } else if (current == now.end()) {  // Placed, then preempted.
+      auto evicted = std::find_if(result.evicted.begin(), result.evicted.end(), [&](const auto& e) {
+        return e.namespace_ == o.namespace_ && e.name == o.name;
+      });
+      o.status = "Preempted";
+      if (evicted != result.evicted.end()) {
+        o.message = fmt::format("preempted by {} on node {}", evicted->preemptor, evicted->node);
+      }
     } else {
-      o.status = "Pending";
-      o.nominated_node = pod.status.nominated_node_name;
-      for (const api::PodCondition& c : pod.status.conditions) {
-        if (c.type == "PodScheduled" && c.status == "False") {
-          o.status = c.reason;  // SchedulingGated from the API server, or the scheduler's reason.
-          o.message = c.message;
-        }
-      }
-      // Held by another PreEnqueue plugin: nothing writes a condition; its reason tells why.
-      if (o.status == "Pending") {
-        Status gate = s.FrameworkFor(pod.spec.scheduler_name)->RunPreEnqueuePlugins(pod);
-        if (!gate.ok()) {
-          o.status = "SchedulingGated";
-          o.message = gate.Message();
-        }
-      }
+      o = Outcome(*current->second, s);
     }
-    if (auto it = last.find(pod.metadata.uid); it != last.end()) o.last_cycle = it->second;
+    if (auto it = last.find(start->metadata.uid); it != last.end()) o.last_cycle = it->second;
     result.pods.push_back(std::move(o));
   }
   return result;
@@ -155,7 +201,9 @@ std::string FormatJson(const SimulationResult& result, bool explain) {
   out["pods"] = std::move(pods);
   out["evicted"] = nlohmann::ordered_json::array();
   for (const EvictedPod& e : result.evicted) {
-    out["evicted"].push_back({{"namespace", e.namespace_}, {"name", e.name}, {"node", e.node}});
+    nlohmann::ordered_json j = {{"namespace", e.namespace_}, {"name", e.name}, {"node", e.node}};
+    if (!e.preemptor.empty()) j["preemptor"] = e.preemptor;
+    out["evicted"].push_back(std::move(j));
   }
   return out.dump(2) + "\n";
 }
@@ -175,7 +223,8 @@ std::string FormatTable(const SimulationResult& result, bool explain) {
                        o.status, ws, o.node.value_or("<none>"), wnode, o.message);
   }
   for (const EvictedPod& e : result.evicted) {
-    out += fmt::format("evicted: {}/{} from {} (preempted)\n", e.namespace_, e.name, e.node);
+    out += fmt::format("evicted: {}/{} from {} (preempted{})\n", e.namespace_, e.name, e.node,
+                       e.preemptor.empty() ? "" : " by " + e.preemptor);
   }
   if (!explain) return out;
   for (const PodOutcome& o : result.pods) {

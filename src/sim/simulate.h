@@ -31,21 +31,23 @@ struct PodOutcome {
   std::string namespace_;
   std::string name;
   std::optional<std::string> node;
-  std::string status;   // Scheduled, Unschedulable, SchedulerError or SchedulingGated.
-  std::string message;  // The PodScheduled condition's message ("" when scheduled).
+  // Scheduled, Unschedulable, SchedulerError or SchedulingGated; Preempted for a pod placed and
+  // then evicted (it is among `evicted` too); NotOurs for a pod whose schedulerName no profile
+  // serves, which no scheduler here will place.
+  std::string status;
+  std::string message;  // The PodScheduled condition's message ("" when scheduled), or why.
   // status.nominatedNodeName of a pod left pending: where its preemption made room.
   std::string nominated_node;
   std::optional<scheduler::CycleRecord> last_cycle;  // With explain.
 };
 
-// A pod that preemption deleted to make room.
+// A pod that preemption deleted to make room, and the pod it made room for ("namespace/name").
 struct EvictedPod {
-  std::string namespace_, name, node;
+  std::string namespace_, name, node, preemptor;
 };
 
 struct SimulationResult {
-  // Every pod pending at the start, in input order, but those that were placed and then
-  // preempted: they are among `evicted`.
+  // Every pod pending at the start, in input order, each once.
   std::vector<PodOutcome> pods;
   std::vector<EvictedPod> evicted;      // In the order of their eviction.
   std::vector<std::string> node_names;  // All nodes, in input order (for explain).
@@ -61,7 +63,7 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
 
 // The stable JSON schema:
 // {"pods":[{namespace,name,node,status[,message][,nominatedNode][,filter,scores]}],
-// "evicted":[{namespace,name,node}]}.
+// "evicted":[{namespace,name,node[,preemptor]}]}.
 std::string FormatJson(const SimulationResult& result, bool explain);
 // A table for people; with explain, each pod's verdicts follow the table.
 std::string FormatTable(const SimulationResult& result, bool explain);

@@ -1,5 +1,6 @@
 #include "src/sim/simulate.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <map>
@@ -73,6 +74,61 @@ TEST(SimulateTest, OneAtATimeGivesEachPodOnceTheOneBeforeIsDecided) {
                                  {"db", "evicted from node-3"},
                                  {"late", "evicted from node-1"},
                                  {"web", "node-1"}}));
+}
+
+// Every pod read is reported once: late, placed and then preempted, stays in the pods list with
+// the pod that preempted it, as well as among the evicted.
+TEST(SimulateTest, APreemptedPodStaysInThePodsListWithItsPreemptor) {
+  auto objects = LoadManifests({testing::SourcePath("examples/one-at-a-time/cluster.yaml")});
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  auto result = Simulate(std::move(*objects), plugins::NewInTreeRegistry(), {});
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::vector<std::string> names;
+  for (const PodOutcome& o : result->pods) names.push_back(o.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"late", "web", "cache"}));  // Input order.
+  const PodOutcome& late = result->pods[0];
+  EXPECT_EQ(late.status, "Preempted");
+  EXPECT_EQ(late.node, std::nullopt);
+  EXPECT_EQ(late.message, "preempted by default/web on node node-1");
+  ASSERT_EQ(result->evicted.size(), 2u);
+  EXPECT_EQ(result->evicted[1].preemptor, "default/web");
+  EXPECT_THAT(
+      FormatTable(*result, false),
+      ::testing::HasSubstr("evicted: default/late from node-1 (preempted by default/web)\n"));
+  const nlohmann::json json = nlohmann::json::parse(FormatJson(*result, false));
+  EXPECT_EQ(json["pods"][0], nlohmann::json::parse(R"({"namespace": "default", "name": "late",
+      "node": null, "status": "Preempted", "message": "preempted by default/web on node node-1"})"));
+  EXPECT_EQ(json["evicted"][1], nlohmann::json::parse(R"({"namespace": "default", "name": "late",
+      "node": "node-1", "preemptor": "default/web"})"));
+}
+
+// A pod whose schedulerName no profile serves is reported, not dropped: no scheduler here would
+// place it, and the table says which profiles there are.
+TEST(SimulateTest, APodForAnotherSchedulerIsNotOursAndSaysWhichProfilesThereAre) {
+  config::Configuration cfg = config::DefaultConfiguration();
+  cfg.profiles[0].scheduler_name = "ksched";
+  SimulationResult r = SimulateYaml(R"(apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: theirs}
+spec: {containers: [{name: c}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: ours}
+spec: {schedulerName: ksched, containers: [{name: c}]}
+)",
+                                    {.config = cfg});
+  ASSERT_EQ(r.pods.size(), 2u);
+  EXPECT_EQ(r.pods[0].name, "theirs");
+  EXPECT_EQ(r.pods[0].status, "NotOurs");
+  EXPECT_EQ(r.pods[0].message,
+            "no profile serves schedulerName \"default-scheduler\" (profiles: \"ksched\")");
+  EXPECT_EQ(r.pods[1].status, "Scheduled");
 }
 
 // examples/volumes/cluster.yaml: VolumeBinding provisions db-0's volume in the zone it chose (a

@@ -96,7 +96,9 @@ absl::StatusOr<std::vector<api::Object>> Additions(const std::vector<std::string
                                                    FieldValidation fields,
                                                    std::vector<std::string>* warnings) {
   std::vector<api::Object> out;
-  for (const std::string& file : files) {
+  absl::StatusOr<std::vector<std::string>> paths = ManifestPaths(files, /*recursive=*/false);
+  if (!paths.ok()) return paths.status();
+  for (const std::string& file : *paths) {
     absl::StatusOr<std::vector<json>> docs = Documents(file);
     if (!docs.ok()) return docs.status();
     std::vector<Doc> expanded;
@@ -260,7 +262,7 @@ WhatIfSummary Summarize(std::vector<NodeLoad> before, const SimulationResult& re
                         std::map<std::string, std::string> moved) {
   WhatIfSummary s{.moved = std::move(moved)};
   for (const PodOutcome& o : result.pods) {
-    if (!o.node) s.pending.push_back(o.namespace_ + "/" + o.name);
+    if (!o.node && o.status != "Preempted") s.pending.push_back(o.namespace_ + "/" + o.name);
   }
   std::map<std::string, NodeLoad> loads;
   for (NodeLoad& l : before) {

@@ -1,6 +1,6 @@
-// Runs the real `ksched simulate` on every test/bad_manifests/*.yaml, manifests that kubectl or
-// the API server refuses, one per rule. Each must be refused with exit 2 and the message its
-// leading comment lines give (the file named as it is here). The same files seed the
+// How the real `ksched simulate` reads manifests. First, every test/bad_manifests/*.yaml, manifests
+// that kubectl or the API server refuses, one per rule. Each must be refused with exit 2 and the
+// message its leading comment lines give (the file named as it is here). The same files seed the
 // manifest_fuzz fuzzer. Adding a rule means adding a file.
 #include <gtest/gtest.h>
 
@@ -135,6 +135,73 @@ spec: {containers: [{name: c, image: nginx}]}
   EXPECT_EQ(name.find_first_not_of("bcdfghjklmnpqrstvwxz2456789", 4), std::string::npos) << name;
   EXPECT_NE(r.out.find("\"node\": \"n1\""), std::string::npos) << r.out;
   EXPECT_EQ(RunCommand({KSCHED_BINARY, "simulate", "-o", "json", path}).out, r.out);
+}
+
+const std::string kDemo = KSCHED_SOURCE_DIR "/examples/demo";
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+TEST(ManifestInputTest, ADirectoryStandardInputAndDashFAreReadAsKubectlReadsThem) {
+  CommandResult files =
+      RunCommand({KSCHED_BINARY, "simulate", kDemo + "/nodes.yaml", kDemo + "/pods.yaml"});
+  ASSERT_EQ(files.exit_code, 0) << files.err;
+  ASSERT_NE(files.out.find("Scheduled"), std::string::npos) << files.out;
+  CommandResult dir = RunCommand({KSCHED_BINARY, "simulate", kDemo});
+  EXPECT_EQ(dir.exit_code, 0) << dir.err;
+  EXPECT_EQ(dir.out, files.out);
+  CommandResult stdin_read =
+      RunCommand({KSCHED_BINARY, "simulate", "-"},
+                 Slurp(kDemo + "/nodes.yaml") + "---\n" + Slurp(kDemo + "/pods.yaml"));
+  EXPECT_EQ(stdin_read.exit_code, 0) << stdin_read.err;
+  EXPECT_EQ(stdin_read.out, files.out);
+  CommandResult dash_f = RunCommand(
+      {KSCHED_BINARY, "simulate", "-f", kDemo + "/nodes.yaml", "--filename", kDemo + "/pods.yaml"});
+  EXPECT_EQ(dash_f.exit_code, 0) << dash_f.err;
+  EXPECT_EQ(dash_f.out, files.out);
+
+  // Only the manifests' extensions are read; -R goes into the subdirectories.
+  const std::string tree = ::testing::TempDir() + "/tree";
+  fs::create_directories(tree + "/more");
+  fs::copy_file(kDemo + "/nodes.yaml", tree + "/nodes.yml", fs::copy_options::overwrite_existing);
+  fs::copy_file(kDemo + "/pods.yaml", tree + "/more/pods.yaml",
+                fs::copy_options::overwrite_existing);
+  std::ofstream(tree + "/notes.txt") << "not a manifest\n";
+  CommandResult flat = RunCommand({KSCHED_BINARY, "simulate", tree});
+  EXPECT_EQ(flat.exit_code, 0) << flat.err;
+  EXPECT_EQ(flat.out, "NAMESPACE  NAME  STATUS  NODE  MESSAGE\n");  // Nodes, no pending pod.
+  CommandResult recursive = RunCommand({KSCHED_BINARY, "simulate", "-R", tree});
+  EXPECT_EQ(recursive.exit_code, 0) << recursive.err;
+  EXPECT_EQ(recursive.out, files.out);
+}
+
+TEST(ManifestInputTest, InputWithNoObjectIsAnError) {
+  const std::string empty = WriteTemp("empty.yaml", "");
+  const std::string dashes = WriteTemp("dashes.yaml", "---\n---\n");
+  const std::string dir = ::testing::TempDir() + "/nothing";
+  fs::create_directories(dir);
+  for (const std::string& input : {empty, dashes, dir}) {
+    CommandResult r = RunCommand({KSCHED_BINARY, "simulate", input});
+    EXPECT_EQ(r.exit_code, 2) << input;
+    EXPECT_EQ(r.err, input == dir ? "ksched simulate: the directory " + dir +
+                                        " holds no .yaml, .yml or .json file\n"
+                                  : "ksched simulate: no objects passed to simulate: " + input +
+                                        " hold(s) none\n");
+  }
+}
+
+TEST(ManifestInputTest, FlagsThatTakeAValueTakeOneAndLeaveTheManifests) {
+  CommandResult r = RunCommand({KSCHED_BINARY, "simulate", "--drain", "node-a",
+                                kDemo + "/nodes.yaml", kDemo + "/pods.yaml"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("node-a"), std::string::npos) << r.out;  // In the summary of the drain.
+  r = RunCommand({KSCHED_BINARY, "simulate", "--cordon", "node-a", "--cordon", "node-b",
+                  kDemo + "/nodes.yaml", kDemo + "/pods.yaml"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
 }  // namespace
