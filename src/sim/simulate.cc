@@ -4,6 +4,7 @@
 #include <map>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "nlohmann/json.hpp"
 #include "src/base/clock.h"
 #include "src/sim/cluster.h"
@@ -25,15 +26,43 @@ std::string Verdict(const Status& s) {
   return out;
 }
 
-// Each node's filter verdict in the last attempt, by node name.
+// Each node's filter verdict in the last attempt, by node name. Nodes the attempt did not
+// filter: those PreFilter ruled out, those left out because the pod's nominated node fit (only it
+// is tried first, as upstream), or those percentageOfNodesToScore left out.
 std::map<std::string, std::string> FilterVerdicts(const scheduler::CycleRecord& r,
                                                   const std::vector<std::string>& nodes) {
   std::map<std::string, std::string> out;
   for (const auto& [node, status] : r.filter) out[node] = Verdict(status);
+  const std::string nominated = r.pod ? r.pod->status.nominated_node_name : "";
+  const bool nominated_fit = !nominated.empty() && r.filter.size() == 1 &&
+                             r.filter[0].first == nominated && r.filter[0].second.ok();
   for (const std::string& node : nodes) {
     if (out.contains(node)) continue;
-    out[node] = r.absent ? Verdict(*r.absent) : "not evaluated (percentageOfNodesToScore)";
+    out[node] = r.absent        ? Verdict(*r.absent)
+                : nominated_fit ? "not evaluated (the pod's nominated node fit)"
+                                : "not evaluated (percentageOfNodesToScore)";
   }
+  return out;
+}
+
+// The nodes of each verdict, as `ksched explain` groups them: the largest group first, then by
+// verdict; nodes by name.
+std::vector<std::pair<std::string, std::vector<std::string>>> VerdictGroups(
+    const std::map<std::string, std::string>& verdicts) {
+  std::map<std::string, std::vector<std::string>> by_verdict;
+  for (const auto& [node, verdict] : verdicts) by_verdict[verdict].push_back(node);
+  std::vector<std::pair<std::string, std::vector<std::string>>> out(by_verdict.begin(),
+                                                                    by_verdict.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+  return out;
+}
+
+// The attempt's scores, best total first; equal totals keep the order the nodes were scored in.
+std::vector<scheduler::CycleRecord::NodeScores> BestFirst(const scheduler::CycleRecord& r) {
+  std::vector<scheduler::CycleRecord::NodeScores> out = r.scores;
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& a, const auto& b) { return a.total > b.total; });
   return out;
 }
 
@@ -187,7 +216,7 @@ std::string FormatJson(const SimulationResult& result, bool explain) {
       }
       p["filter"] = std::move(filter);
       nlohmann::ordered_json scores = nlohmann::ordered_json::object();
-      for (const auto& ns : o.last_cycle->scores) {
+      for (const auto& ns : BestFirst(*o.last_cycle)) {
         nlohmann::ordered_json s;
         for (const auto& [plugin, score] : ns.plugins) s[plugin] = score;
         s["total"] = ns.total;
@@ -236,12 +265,14 @@ std::string FormatTable(const SimulationResult& result, bool explain) {
       continue;
     }
     out += "  filter:\n";
-    for (const auto& [node, verdict] : FilterVerdicts(*o.last_cycle, result.node_names)) {
-      out += fmt::format("    {:<{}}  {}\n", node, wnode, verdict);
+    for (const auto& [verdict, nodes] :
+         VerdictGroups(FilterVerdicts(*o.last_cycle, result.node_names))) {
+      out += fmt::format("    {} node(s): {}\n      {}\n", nodes.size(), verdict,
+                         fmt::join(nodes, ", "));
     }
     if (o.last_cycle->scores.empty()) continue;
-    out += "  scores (weighted):\n";
-    for (const auto& ns : o.last_cycle->scores) {
+    out += "  scores (weighted, best first):\n";
+    for (const auto& ns : BestFirst(*o.last_cycle)) {
       std::string parts;
       for (const auto& [plugin, score] : ns.plugins) parts += fmt::format("{}={} ", plugin, score);
       out += fmt::format("    {:<{}}  total={}  {}\n", ns.node, wnode, ns.total, parts);

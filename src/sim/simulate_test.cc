@@ -228,6 +228,73 @@ spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
   }
 }
 
+// As `ksched explain`: nodes grouped by verdict, the largest group first, and scores best first
+// (node-c, emptiest, scores best though it comes last).
+TEST(SimulateTest, ExplainGroupsNodesByVerdictAndListsScoresBestFirst) {
+  SimulationResult r = SimulateYaml(R"(
+apiVersion: v1
+kind: Node
+metadata: {name: node-a}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-b}
+spec: {unschedulable: true}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: node-c}
+status: {allocatable: {cpu: "16", memory: 32Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, resources: {requests: {cpu: "2", memory: 2Gi}}}]}
+)",
+                                    {.explain = true});
+  const std::string table = FormatTable(r, true);
+  EXPECT_THAT(table, ::testing::HasSubstr("  filter:\n"
+                                          "    2 node(s): passed\n"
+                                          "      node-a, node-c\n"
+                                          "    1 node(s): NodeUnschedulable: node(s) were "
+                                          "unschedulable\n"
+                                          "      node-b\n"
+                                          "  scores (weighted, best first):\n"
+                                          "    node-c"));
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(FormatJson(r, true));
+  EXPECT_EQ(j["pods"][0]["scores"].begin().key(), "node-c");
+}
+
+// A pod whose nominated node fits is filtered on that node alone, as upstream does; the other
+// nodes say so rather than blame percentageOfNodesToScore.
+TEST(SimulateTest, ExplainSaysTheOtherNodesWereNotEvaluatedBecauseTheNominatedNodeFit) {
+  SimulationResult r = SimulateYaml(R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n2}
+status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+status: {nominatedNodeName: n2}
+)",
+                                    {.explain = true});
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].node, "n2");
+  nlohmann::json j = nlohmann::json::parse(FormatJson(r, true));
+  EXPECT_EQ(j["pods"][0]["filter"]["n2"], "passed");
+  EXPECT_EQ(j["pods"][0]["filter"]["n1"], "not evaluated (the pod's nominated node fit)");
+}
+
 TEST(SimulateTest, ExplainSaysWhyNoDeviceFittedAndTheMessageStaysUpstreams) {
   SimulationResult r = SimulateYaml(R"(
 apiVersion: v1
