@@ -68,9 +68,10 @@ SEED ?= 1
 chaos: build k8s
 	@$(BUILD_DIR)/test/chaos/chaos --duration $(DURATION) --seed $(SEED) --out $(BUILD_DIR)/chaos
 
-# Builds only the ksched binary (about 4 minutes on 2 cores from a clean clone), then runs it.
+# Builds the ksched binary and what the README's examples load beside it (the plugin libraries,
+# DRA's CEL library), then runs it on the example cluster.
 demo: configure
-	@ninja -C $(BUILD_DIR) ksched
+	@ninja -C $(BUILD_DIR) readme_examples
 	@$(BUILD_DIR)/ksched simulate examples/demo/nodes.yaml examples/demo/pods.yaml
 
 lint: build
