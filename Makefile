@@ -30,13 +30,13 @@ k8s:
 	@scripts/k8s/build.sh >/dev/null
 	@scripts/k8s/build-e2e.sh >/dev/null
 
-# src/sim/api_fields.json, the fields of each API type ksched reads, for strict field validation:
+# src/api/api_fields.json, the fields of each API type ksched reads, for strict field validation:
 # written from the pinned release's OpenAPI documents (in the Go module cache after `make k8s`).
 api-fields: build k8s
 	@pin=$$(grep -Eo 'k8s.io/kubernetes v[0-9.]+' scripts/k8s/go.mod | cut -d' ' -f2); \
-	  $(BUILD_DIR)/src/sim/gen_api_fields $$pin \
+	  $(BUILD_DIR)/src/api/gen_api_fields $$pin \
 	    "$$(cd scripts/k8s && go env GOMODCACHE)/k8s.io/kubernetes@$$pin/api/openapi-spec/v3" \
-	    > src/sim/api_fields.json
+	    > src/api/api_fields.json
 
 # The chaos label is left out until its soak has more clean runs since the last fix
 # (docs/reliability.md, "The chaos soak"); `make chaos-short` runs it.

@@ -4,7 +4,7 @@
 
 #include "ksched/version.h"
 #include "nlohmann/json.hpp"
-#include "src/sim/api_fields.h"
+#include "src/api/api_fields.h"
 
 namespace ksched::app {
 namespace {
@@ -39,9 +39,9 @@ TEST(VersionTest, ThisBuildsVersionIsFilledIn) {
 }
 
 // Strict field validation knows the types of the release ksched decides as: when the pin moves,
-// `make api-fields` writes src/sim/api_fields.json again.
+// `make api-fields` writes src/api/api_fields.json again.
 TEST(VersionTest, TheApiFieldsAreThoseOfThePinnedRelease) {
-  EXPECT_EQ(sim::ApiFieldsRelease(), ThisVersion().kubernetes) << "run `make api-fields`";
+  EXPECT_EQ(api::ApiFieldsRelease(), ThisVersion().kubernetes) << "run `make api-fields`";
 }
 
 }  // namespace

@@ -14,7 +14,7 @@
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
 #include "src/base/file.h"
-#include "src/sim/api_fields.h"
+#include "src/api/api_fields.h"
 #include "src/sim/validation.h"
 
 namespace ksched::sim {
@@ -55,7 +55,7 @@ absl::Status CheckTypeAndFields(simdjson::dom::element object, std::string_view 
   if (kind.empty()) return absl::InvalidArgumentError("error validating data: kind not set");
   if (version.empty())
     return absl::InvalidArgumentError("error validating data: apiVersion not set");
-  const std::string_view served = ServedApiVersion(kind);
+  const std::string_view served = api::ServedApiVersion(kind);
   if (kind == "Deployment") {
     return absl::InvalidArgumentError(
         "kind: unknown kind \"Deployment\": give it with --add FILE, which adds its replicas' "
@@ -71,7 +71,7 @@ absl::Status CheckTypeAndFields(simdjson::dom::element object, std::string_view 
         fmt::format("no matches for kind \"{}\" in version \"{}\"", kind, version));
   }
   if (fields == FieldValidation::kIgnore) return absl::OkStatus();
-  std::vector<std::string> found = UnknownFields(object, kind);
+  std::vector<std::string> found = api::UnknownFields(object, kind);
   if (found.empty()) return absl::OkStatus();
   std::string message = "strict decoding error: ";
   for (size_t i = 0; i < found.size(); ++i) {
@@ -198,7 +198,7 @@ std::string ResourceOf(std::string_view kind) {
   } else {
     plural += "s";
   }
-  std::string_view version = ServedApiVersion(kind);
+  std::string_view version = api::ServedApiVersion(kind);
   const size_t slash = version.find('/');
   if (slash == std::string_view::npos) return plural;
   return fmt::format("{}.{}", plural, version.substr(0, slash));

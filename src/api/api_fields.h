@@ -14,7 +14,7 @@
 
 #include "simdjson.h"
 
-namespace ksched::sim {
+namespace ksched::api {
 
 // The apiVersion that serves `kind` ("v1", "apps/v1", "resource.k8s.io/v1", ...), or "" for a
 // kind ksched does not read.
@@ -30,4 +30,4 @@ std::vector<std::string> UnknownFields(simdjson::dom::element object, std::strin
 // The Kubernetes release whose types the table holds ("v1.36.3").
 std::string_view ApiFieldsRelease();
 
-}  // namespace ksched::sim
+}  // namespace ksched::api

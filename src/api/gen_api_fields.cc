@@ -3,7 +3,7 @@
 // k8s.io/kubernetes module). `make api-fields` runs it when the pin moves:
 //
 //   gen_api_fields v1.36.3 $(go env GOMODCACHE)/k8s.io/kubernetes@v1.36.3/api/openapi-spec/v3 \
-//     > src/sim/api_fields.json
+//     > src/api/api_fields.json
 //
 // The output is the one data file that strict field validation (api_fields.h) reads: for each
 // kind its apiVersion and type, and for each type its fields, each field's value encoded as

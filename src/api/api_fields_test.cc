@@ -1,9 +1,9 @@
-#include "src/sim/api_fields.h"
+#include "src/api/api_fields.h"
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace ksched::sim {
+namespace ksched::api {
 namespace {
 
 using ::testing::ElementsAre;
@@ -66,4 +66,4 @@ TEST(ApiFieldsTest, WrongTypesAreLeftToTheDecoder) {
 }
 
 }  // namespace
-}  // namespace ksched::sim
+}  // namespace ksched::api

@@ -1,11 +1,11 @@
-#include "src/sim/api_fields.h"
+#include "src/api/api_fields.h"
 
 #include <map>
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 
-namespace ksched::sim {
+namespace ksched::api {
 
 // api_fields.json, embedded by CMake (api_fields_data.cc.in).
 extern const char kApiFieldsJson[];
@@ -90,4 +90,4 @@ std::vector<std::string> UnknownFields(simdjson::dom::element object, std::strin
 
 std::string_view ApiFieldsRelease() { return TheTable().release; }
 
-}  // namespace ksched::sim
+}  // namespace ksched::api
