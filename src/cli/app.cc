@@ -9,6 +9,8 @@
 #include "fmt/format.h"
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
+#include "src/api/api_fields.h"
+#include "src/api/api_fields.h"
 #include "src/api/yaml.h"
 #include "src/base/log.h"
 #include "src/cli/annotate_prices.h"
@@ -89,6 +91,18 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& f
   absl::StatusOr<client::Snapshot> snapshot = client::TakeSnapshot(**http);
   if (!snapshot.ok()) return snapshot.status();
   for (const std::string& w : snapshot->warnings) warnings->push_back(w);
+  // A newer API server's fields: refused as a file's would be, unless --validate says otherwise.
+  const sim::FieldValidation validate = flags.what_if.fields;
+  if (!snapshot->unknown_fields.empty() && validate == sim::FieldValidation::kStrict) {
+    *code = 2;
+    return absl::InvalidArgumentError(fmt::format(
+        "{} (a field of a newer Kubernetes than ksched's types, {}; --validate=warn goes on "
+        "without it)",
+        snapshot->unknown_fields[0], api::ApiFieldsRelease()));
+  }
+  if (validate == sim::FieldValidation::kWarn) {
+    for (const std::string& u : snapshot->unknown_fields) warnings->push_back(u);
+  }
   return std::move(snapshot->objects);
 }
 

@@ -2,6 +2,7 @@
 
 #include "fmt/format.h"
 #include "ksched/strings.h"
+#include "src/api/api_fields.h"
 #include "src/client/collections.h"
 #include "src/client/list.h"
 
@@ -26,6 +27,7 @@ absl::Status ListInto(HttpClient& http, Snapshot* out, bool required = false,
     return absl::OkStatus();
   }
   simdjson::dom::parser item_parser;
+  const std::string_view kind = api::KindOf(api::Object(std::in_place_type<T>));
   absl::StatusOr<std::string> version =
       ForEachListItem(r.body, item_parser, [&](simdjson::dom::element e) {
         T obj;
@@ -36,6 +38,10 @@ absl::Status ListInto(HttpClient& http, Snapshot* out, bool required = false,
                                               : obj.metadata.namespace_ + "/" + obj.metadata.name,
               AsStd(st.message())));
           return;
+        }
+        for (const std::string& field : api::UnknownFields(e, kind)) {
+          out->unknown_fields.push_back(
+              fmt::format("{} {}: unknown field \"{}\"", path, api::KeyOf(obj.metadata), field));
         }
         out->objects.emplace_back(std::move(obj));
       });

@@ -27,6 +27,9 @@ struct Snapshot {
   // What was left out, one line each: an object that did not decode (as the informer skips it),
   // a kind the server does not serve or the caller may not list (DRA, PriorityClasses, ...).
   std::vector<std::string> warnings;
+  // The fields of the objects read that ksched's API types do not have (a newer API server's),
+  // one line each: /api/v1/pods default/web: unknown field "spec.newThing". The objects are kept.
+  std::vector<std::string> unknown_fields;
 };
 
 // Fails only when nodes or pods cannot be listed (the error names the list), or an answer is not

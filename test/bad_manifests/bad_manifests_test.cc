@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "src/testing/command.h"
+#include "src/testing/loopback_server.h"
 
 namespace ksched {
 namespace {
@@ -202,6 +203,51 @@ TEST(ManifestInputTest, FlagsThatTakeAValueTakeOneAndLeaveTheManifests) {
   r = RunCommand({KSCHED_BINARY, "simulate", "--cordon", "node-a", "--cordon", "node-b",
                   kDemo + "/nodes.yaml", kDemo + "/pods.yaml"});
   EXPECT_EQ(r.exit_code, 0) << r.err;
+}
+
+// A live cluster's objects are checked too: a field of a newer API server's pods is refused as a
+// file's, with --validate=warn it is a warning, and with --validate=false nothing is said.
+TEST(ValidateFlagTest, ANewerApiServersFieldsAreRefusedUnlessValidateSaysOtherwise) {
+  testing::LoopbackServer s;
+  s.server().Get("/api/v1/nodes", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"7"},
+        "items":[{"metadata":{"name":"n1"},
+                  "status":{"allocatable":{"cpu":"4","memory":"8Gi","pods":"110"}}}]})",
+                    "application/json");
+  });
+  s.server().Get("/api/v1/pods", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},
+        "items":[{"metadata":{"name":"web","namespace":"default","uid":"u1"},
+                  "spec":{"containers":[{"name":"c"}],"gangOfTheFuture":{"size":3}}}]})",
+                    "application/json");
+  });
+  s.server().Get(".*", [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
+  ASSERT_TRUE(s.Start());
+  const std::string kubeconfig = WriteTemp("kubeconfig", R"(apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: ")" + s.url() + R"("}}]
+users: [{name: u, user: {}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+)");
+  CommandResult strict = RunCommand({KSCHED_BINARY, "simulate", "--kubeconfig", kubeconfig});
+  EXPECT_EQ(strict.exit_code, 2);
+  EXPECT_NE(strict.err.find("/api/v1/pods default/web: unknown field \"spec.gangOfTheFuture\" (a "
+                            "field of a newer Kubernetes than ksched's types, v1."),
+            std::string::npos)
+      << strict.err;
+  CommandResult warn =
+      RunCommand({KSCHED_BINARY, "simulate", "--validate=warn", "--kubeconfig", kubeconfig});
+  EXPECT_EQ(warn.exit_code, 0) << warn.err;
+  EXPECT_NE(warn.err.find("ksched simulate: warning: /api/v1/pods default/web: unknown field "
+                          "\"spec.gangOfTheFuture\"\n"),
+            std::string::npos)
+      << warn.err;
+  EXPECT_NE(warn.out.find("web   Scheduled  n1"), std::string::npos) << warn.out;
+  CommandResult ignore =
+      RunCommand({KSCHED_BINARY, "simulate", "--validate=false", "--kubeconfig", kubeconfig});
+  EXPECT_EQ(ignore.exit_code, 0) << ignore.err;
+  EXPECT_EQ(ignore.err.find("gangOfTheFuture"), std::string::npos) << ignore.err;
 }
 
 }  // namespace

@@ -1,0 +1,40 @@
+#include "src/client/snapshot.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "src/testing/loopback_server.h"
+
+namespace ksched::client {
+namespace {
+
+using ::testing::ElementsAre;
+
+// An API server that serves one node and one pod, the pod with a field of a newer release, and
+// no other kind.
+TEST(SnapshotTest, FieldsOfANewerApiServerAreNamedAndTheObjectsKept) {
+  testing::LoopbackServer s;
+  s.server().Get("/api/v1/nodes", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"7"},
+        "items":[{"metadata":{"name":"n1"},"status":{"allocatable":{"cpu":"4"}}}]})",
+                    "application/json");
+  });
+  s.server().Get("/api/v1/pods", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content(R"({"kind":"PodList","apiVersion":"v1","metadata":{"resourceVersion":"7"},
+        "items":[{"metadata":{"name":"web","namespace":"default"},
+                  "spec":{"containers":[{"name":"c"}],"gangOfTheFuture":{"size":3}}}]})",
+                    "application/json");
+  });
+  s.server().Get(".*", [](const httplib::Request&, httplib::Response& res) { res.status = 404; });
+  ASSERT_TRUE(s.Start());
+  auto http = HttpClient::Create({.server = s.url()});
+  ASSERT_TRUE(http.ok()) << http.status();
+  absl::StatusOr<Snapshot> snapshot = TakeSnapshot(**http);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  EXPECT_EQ(snapshot->objects.size(), 2u);
+  EXPECT_THAT(snapshot->unknown_fields,
+              ElementsAre("/api/v1/pods default/web: unknown field \"spec.gangOfTheFuture\""));
+}
+
+}  // namespace
+}  // namespace ksched::client
