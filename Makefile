@@ -25,10 +25,12 @@ fuzz-build: deps
 	@ninja -C $(FUZZ_DIR) fuzzers libraries
 
 # The real control plane of the integration tests, and upstream's e2e tests (e2e.test), built from
-# scripts/k8s/go.mod into ~/.cache/ksched (KSCHED_CACHE); it does nothing once built.
+# scripts/k8s/go.mod into ~/.cache/ksched (KSCHED_CACHE), and helm (scripts/helm/go.mod), which
+# the chart's test renders deploy/helm/ksched with; it does nothing once built.
 k8s:
 	@scripts/k8s/build.sh >/dev/null
 	@scripts/k8s/build-e2e.sh >/dev/null
+	@scripts/helm/build.sh >/dev/null
 
 # src/api/api_fields.json, the fields of each API type ksched reads, for strict field validation:
 # written from the pinned release's OpenAPI documents (in the Go module cache after `make k8s`).
