@@ -142,11 +142,11 @@ SCHEDULER ?= ksched
 e2e: build k8s
 	@$(BUILD_DIR)/test/e2e/e2e --scheduler '$(SCHEDULER)' --focus '$(FOCUS)' --out $(BUILD_DIR)/e2e
 
-# The container image ksched:latest (Containerfile), with podman or docker, whichever is installed.
+# The container image ksched:latest (Containerfile): the built binary and the Debian libraries it
+# loads, gathered by scripts/image.sh; built with podman or docker, whichever is installed.
 IMAGE ?= ksched:latest
-image:
-	@engine=$$(command -v podman || command -v docker) || { echo "make image: needs podman or docker" >&2; exit 1; }; \
-	  $$engine build -f Containerfile -t $(IMAGE) .
+image: build
+	@scripts/image.sh $(BUILD_DIR) $(IMAGE)
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR) $(TSAN_DIR)

@@ -14,6 +14,7 @@ packages=(
   gnuplot-nox            # the plots of the side-by-side bench
   protobuf-compiler libprotobuf-dev  # bench/decode_bench: protobuf against JSON
   chromium               # the test of `simulate --html`'s page, rendered headless
+  podman                 # make image, and its test
 )
 
 missing=()
