@@ -10,7 +10,6 @@
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/api/api_fields.h"
-#include "src/api/api_fields.h"
 #include "src/api/yaml.h"
 #include "src/base/log.h"
 #include "src/cli/annotate_prices.h"

@@ -12,9 +12,9 @@
 #include "fmt/ranges.h"
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
+#include "src/api/api_fields.h"
 #include "src/api/yaml.h"
 #include "src/base/file.h"
-#include "src/api/api_fields.h"
 #include "src/sim/validation.h"
 
 namespace ksched::sim {
@@ -55,7 +55,6 @@ absl::Status CheckTypeAndFields(simdjson::dom::element object, std::string_view 
   if (kind.empty()) return absl::InvalidArgumentError("error validating data: kind not set");
   if (version.empty())
     return absl::InvalidArgumentError("error validating data: apiVersion not set");
-  const std::string_view served = api::ServedApiVersion(kind);
   if (kind == "Deployment") {
     return absl::InvalidArgumentError(
         "kind: unknown kind \"Deployment\": give it with --add FILE, which adds its replicas' "
@@ -65,6 +64,7 @@ absl::Status CheckTypeAndFields(simdjson::dom::element object, std::string_view 
     return absl::InvalidArgumentError(
         "kind: unknown kind \"KubeSchedulerConfiguration\": give it with --config FILE");
   }
+  const std::string_view served = api::ServedApiVersion(kind);
   if (served.empty()) return absl::OkStatus();  // The decoder names an unknown kind.
   if (version != served) {
     return absl::InvalidArgumentError(
@@ -114,6 +114,24 @@ std::string NameGenerated(const std::string& doc, const std::string& seed) {
   return j.dump();
 }
 
+// An object of a document, with its place in it: "items[2] (Pod default/web)" in a list, "" for
+// the document itself.
+using Placed = std::pair<std::string, simdjson::dom::element>;
+
+std::vector<Placed> ObjectsOf(simdjson::dom::element doc, std::string_view kind,
+                              std::string_view item_kind) {
+  if (!IsList(doc, kind)) return {{"", doc}};
+  std::vector<Placed> out;
+  for (simdjson::dom::element item : doc["items"].get_array()) {
+    std::string_view k = item_kind, name, ns;
+    if (item["kind"].get(k)) k = item_kind;
+    if (item["metadata"]["name"].get(name)) name = {};
+    if (item["metadata"]["namespace"].get(ns)) ns = {};
+    out.emplace_back(fmt::format("items[{}] ({})", out.size(), ObjectLabel(k, ns, name)), item);
+  }
+  return out;
+}
+
 // The objects of a manifest text, and where each is: "pods.yaml: document 2 (Pod default/web)".
 struct Parsed {
   std::vector<api::Object> objects;
@@ -139,29 +157,17 @@ absl::StatusOr<Parsed> Parse(std::string_view text, const std::string& source,
     auto fail = [&](const std::string& at, std::string_view why) {
       return absl::InvalidArgumentError(fmt::format("{}: {}", at, why));
     };
-    std::string_view kind, version;
+    std::string_view kind, version, item_kind, item_version;
     if (e["kind"].get(kind)) kind = {};
     if (e["apiVersion"].get(version)) version = {};
-    // Each object, with its place in the document ("" for the document itself).
-    std::vector<std::pair<std::string, simdjson::dom::element>> objects;
-    std::string_view item_kind, item_version;
     if (IsList(e, kind)) {
       if (version.empty()) return fail(where, "error validating data: apiVersion not set");
-      if (kind != "List") {
+      if (kind != "List") {  // PodList and the like: items may leave their kind out.
         item_kind = kind.substr(0, kind.size() - 4);
         item_version = version;
       }
-      size_t n = 0;
-      for (simdjson::dom::element item : e["items"].get_array()) {
-        std::string_view ik = item_kind, name, ns;
-        if (item["kind"].get(ik)) ik = item_kind;
-        if (item["metadata"]["name"].get(name)) name = {};
-        if (item["metadata"]["namespace"].get(ns)) ns = {};
-        objects.emplace_back(fmt::format("items[{}] ({})", n++, ObjectLabel(ik, ns, name)), item);
-      }
-    } else {
-      objects.emplace_back("", e);
     }
+    const std::vector<Placed> objects = ObjectsOf(e, kind, item_kind);
     for (const auto& [place, object] : objects) {
       const std::string at = place.empty() ? where : fmt::format("{}: {}", where, place);
       std::vector<std::string> unknown;

@@ -140,21 +140,32 @@ void ValidateMeta(const api::ObjectMeta& m, bool namespaced, bool dns_label_name
   e->Labels("metadata.labels", m.labels);
 }
 
+// The values the set operators need, as upstream checks them for label and node selectors; false
+// for another operator, which the caller checks.
+bool CheckSetOperator(const std::string& op, const std::vector<std::string>& values,
+                      const std::string& at, Errors* e) {
+  if (op == "In" || op == "NotIn") {
+    if (values.empty()) {
+      e->Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
+    }
+    return true;
+  }
+  if (op == "Exists" || op == "DoesNotExist") {
+    if (!values.empty()) {
+      e->Forbidden(at + ".values",
+                   "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
+    }
+    return true;
+  }
+  return false;
+}
+
 void ValidateLabelSelector(const api::LabelSelector& s, const std::string& path, Errors* e) {
   e->Labels(path + ".matchLabels", s.match_labels);
   for (size_t i = 0; i < s.match_expressions.size(); ++i) {
     const api::LabelSelectorRequirement& r = s.match_expressions[i];
     const std::string at = fmt::format("{}.matchExpressions[{}]", path, i);
-    if (r.op == "In" || r.op == "NotIn") {
-      if (r.values.empty()) {
-        e->Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
-      }
-    } else if (r.op == "Exists" || r.op == "DoesNotExist") {
-      if (!r.values.empty()) {
-        e->Forbidden(at + ".values",
-                     "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-      }
-    } else {
+    if (!CheckSetOperator(r.op, r.values, at, e)) {
       e->Invalid(at + ".operator", r.op, "not a valid selector operator");
     }
     e->QualifiedName(at + ".key", r.key);
@@ -169,23 +180,14 @@ bool IsInteger(std::string_view s) {
 
 void ValidateNodeSelectorRequirement(const api::NodeSelectorRequirement& r, const std::string& at,
                                      bool field, Errors* e) {
-  if (r.op == "In" || r.op == "NotIn") {
-    if (r.values.empty()) {
-      e->Required(at + ".values", "must be specified when `operator` is 'In' or 'NotIn'");
-    }
-  } else if (r.op == "Exists" || r.op == "DoesNotExist") {
-    if (!r.values.empty()) {
-      e->Forbidden(at + ".values",
-                   "may not be specified when `operator` is 'Exists' or 'DoesNotExist'");
-    }
-  } else if (r.op == "Gt" || r.op == "Lt") {
-    if (r.values.size() != 1) {
+  if (!CheckSetOperator(r.op, r.values, at, e)) {
+    if (r.op != "Gt" && r.op != "Lt") {
+      e->Invalid(at + ".operator", r.op, "not a valid selector operator");
+    } else if (r.values.size() != 1) {
       e->Required(at + ".values", "must be specified single value when `operator` is 'Lt' or 'Gt'");
     } else if (!IsInteger(r.values[0])) {
       e->Invalid(at + ".values[0]", r.values[0], "must be an integer");
     }
-  } else {
-    e->Invalid(at + ".operator", r.op, "not a valid selector operator");
   }
   if (field) {
     if (r.key != "metadata.name") e->Invalid(at + ".key", r.key, "not a valid field selector key");
@@ -421,24 +423,26 @@ void ValidateAccessModes(const std::vector<std::string>& modes, Errors* e) {
   }
 }
 
+// A size that must be given and above zero: a claim's request, a volume's capacity.
+void PositiveSize(const std::optional<api::Quantity>& size, const std::string& missing,
+                  const std::string& path, Errors* e) {
+  if (!size) {
+    e->Required(missing);
+  } else if (size->Sign() <= 0) {
+    e->Invalid(path, size->String(), "must be greater than zero");
+  }
+}
+
 void ValidateClaim(const api::PersistentVolumeClaim& c, Errors* e) {
   ValidateAccessModes(c.access_modes, e);
-  if (!c.storage_request) {
-    e->Required("spec.resources[storage]");
-  } else if (c.storage_request->Sign() <= 0) {
-    e->Invalid("spec.resources[storage]", c.storage_request->String(), "must be greater than zero");
-  }
+  PositiveSize(c.storage_request, "spec.resources[storage]", "spec.resources[storage]", e);
   if (c.selector) ValidateLabelSelector(*c.selector, "spec.selector", e);
 }
 
 void ValidateVolume(const api::PersistentVolume& v, Errors* e) {
   ValidateAccessModes(v.access_modes, e);
   if (v.source.kind.empty()) e->Required("spec", "must specify a volume type");
-  if (!v.capacity) {
-    e->Required("spec.capacity");
-  } else if (v.capacity->Sign() <= 0) {
-    e->Invalid("spec.capacity[storage]", v.capacity->String(), "must be greater than zero");
-  }
+  PositiveSize(v.capacity, "spec.capacity", "spec.capacity[storage]", e);
   if (v.node_affinity) ValidateNodeSelector(*v.node_affinity, "spec.nodeAffinity.required", e);
 }
 

@@ -63,18 +63,21 @@ std::string WriteTemp(const std::string& name, const std::string& text) {
   return path;
 }
 
-constexpr char kTypo[] = R"(apiVersion: v1
+// One node with room, the first document of the clusters below.
+constexpr char kNode[] = R"(apiVersion: v1
 kind: Node
 metadata: {name: n1}
 status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 ---
-apiVersion: v1
+)";
+
+const std::string kTypo = kNode + std::string(R"(apiVersion: v1
 kind: Pod
 metadata: {name: web}
 spec:
   nodeSelecter: {disk: ssd}
   containers: [{name: c, image: nginx, resources: {requests: {cpu: "1"}}}]
-)";
+)");
 
 TEST(ValidateFlagTest, WarnPrintsEachUnknownFieldAndGoesOnAsKubectlDoes) {
   const std::string path = WriteTemp("typo.yaml", kTypo);
@@ -103,10 +106,8 @@ TEST(ValidateFlagTest, WarnPrintsEachUnknownFieldAndGoesOnAsKubectlDoes) {
 }
 
 TEST(ValidateFlagTest, AddedManifestsAreCheckedAsTheClustersAre) {
-  const std::string cluster =
-      WriteTemp("cluster.yaml", std::string(kTypo, std::string(kTypo).find("---")));
-  const std::string added =
-      WriteTemp("added.yaml", std::string(kTypo).substr(std::string(kTypo).find("---") + 4));
+  const std::string cluster = WriteTemp("cluster.yaml", kNode);
+  const std::string added = WriteTemp("added.yaml", kTypo.substr(std::string(kNode).size()));
   CommandResult r = RunCommand({KSCHED_BINARY, "simulate", cluster, "--add", added});
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("unknown field \"spec.nodeSelecter\""), std::string::npos) << r.err;
@@ -116,16 +117,11 @@ TEST(ValidateFlagTest, AddedManifestsAreCheckedAsTheClustersAre) {
 }
 
 TEST(GenerateNameTest, AnObjectWithOnlyGenerateNameGetsANameAsTheApiServerGivesOne) {
-  const std::string path = WriteTemp("gen.yaml", R"(apiVersion: v1
-kind: Node
-metadata: {name: n1}
-status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
----
-apiVersion: v1
+  const std::string path = WriteTemp("gen.yaml", kNode + std::string(R"(apiVersion: v1
 kind: Pod
 metadata: {generateName: web-}
 spec: {containers: [{name: c, image: nginx}]}
-)");
+)"));
   CommandResult r = RunCommand({KSCHED_BINARY, "simulate", "-o", "json", path});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // "web-" and five of the API server's characters, the same in every run.
