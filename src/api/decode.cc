@@ -1264,18 +1264,6 @@ absl::Status Append(element e, const Path& p, absl::Status (*decode)(element, co
 }
 
 // "kind Namespace/name" for error messages about an item, or just the kind.
-std::string Describe(std::string_view kind, element e) {
-  std::string_view name, ns;
-  element meta;
-  if (!e["metadata"].get(meta)) {
-    if (meta["name"].get(name)) name = {};
-    if (meta["namespace"].get(ns)) ns = {};
-  }
-  if (name.empty()) return std::string(kind);
-  if (ns.empty()) return fmt::format("{} {}", kind, name);
-  return fmt::format("{} {}/{}", kind, ns, name);
-}
-
 absl::Status AppendObject(element e, const Path& p, std::string_view default_kind,
                           std::vector<Object>* out) {
   std::string_view kind = default_kind;
@@ -1315,10 +1303,9 @@ absl::Status AppendObject(element e, const Path& p, std::string_view default_kin
       Path item_path = items_path.Index(index++);
       absl::Status st = AppendObject(item, Path(), item_kind, out);
       if (!st.ok()) {
-        std::string_view item_k = item_kind;
-        if (item["kind"].get(item_k)) item_k = item_kind;
         return absl::InvalidArgumentError(fmt::format("{} ({}): {}", item_path.String(),
-                                                      Describe(item_k, item), AsStd(st.message())));
+                                                      DescribeObject(item, item_kind),
+                                                      AsStd(st.message())));
       }
     }
     return absl::OkStatus();
@@ -1369,6 +1356,33 @@ std::string_view KindOf(const Object& object) {
                                                 "ResourceClaimTemplate"};
   static_assert(std::variant_size_v<Object> == std::size(kKinds));
   return kKinds[object.index()];
+}
+
+std::string DescribeObject(element e, std::string_view default_kind) {
+  std::string_view kind = default_kind, name, ns;
+  if (e["kind"].get(kind)) kind = default_kind;
+  element meta;
+  if (!e["metadata"].get(meta)) {
+    if (meta["name"].get(name)) name = {};
+    if (meta["namespace"].get(ns)) ns = {};
+  }
+  if (name.empty()) return std::string(kind);
+  return fmt::format("{}{}{}{}", kind, kind.empty() ? "" : " ",
+                     ns.empty() ? "" : fmt::format("{}/", ns), name);
+}
+
+namespace {
+
+template <typename... T>
+bool HoldsOneOf(const Object& object) {
+  return (std::holds_alternative<T>(object) || ...);
+}
+
+}  // namespace
+
+bool IsNamespaced(const Object& object) {
+  return !HoldsOneOf<Node, Namespace, PriorityClass, PersistentVolume, StorageClass, CSINode,
+                     CSIDriver, VolumeAttachment, DeviceClass, ResourceSlice>(object);
 }
 
 const ObjectMeta& MetaOf(const Object& object) {

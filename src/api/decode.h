@@ -31,6 +31,12 @@ using Object =
 std::string_view KindOf(const Object& object);
 // The object's metadata.
 const ObjectMeta& MetaOf(const Object& object);
+// How errors name an object of JSON: "Pod default/web", "Node n1"; its kind (`default_kind` when
+// it has none) alone when it has no name.
+std::string DescribeObject(simdjson::dom::element e, std::string_view default_kind = "");
+// Whether objects of its kind live in a namespace (Pods, claims, ...) rather than in the cluster
+// (Nodes, PriorityClasses, PersistentVolumes, ...).
+bool IsNamespaced(const Object& object);
 
 // Decodes an already parsed JSON element. On error, `out` holds what was decoded so far.
 absl::Status DecodePod(simdjson::dom::element e, Pod* out);

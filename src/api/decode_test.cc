@@ -227,6 +227,12 @@ TEST(DecodeObjectsTest, KubectlListKeepsOrderAndKinds) {
   EXPECT_EQ(KindOf((*objects)[0]), "Node");
   EXPECT_EQ(MetaOf((*objects)[0]).name, "node-a");
   EXPECT_EQ(KindOf((*objects)[1]), "Pod");
+  EXPECT_FALSE(IsNamespaced((*objects)[0]));
+  EXPECT_TRUE(IsNamespaced((*objects)[1]));
+  EXPECT_TRUE(IsNamespaced(Object(CSIStorageCapacity{})));
+  EXPECT_FALSE(IsNamespaced(Object(ResourceSlice{})));
+  EXPECT_TRUE(IsNamespaced(Object(ResourceClaimTemplate{})));
+  EXPECT_FALSE(IsNamespaced(Object(VolumeAttachment{})));
   EXPECT_EQ(
       std::get<Pod>((*objects)[1]).spec.containers[0].resources.requests.at("cpu").MilliValue(),
       250);

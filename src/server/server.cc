@@ -10,7 +10,6 @@
 
 #include <cstdarg>
 #include <cstdio>
-#include <fstream>
 #include <iterator>
 
 #include "absl/strings/ascii.h"
@@ -255,9 +254,10 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
     return absl::InvalidArgumentError(
         "--tls-cert-file and --tls-private-key-file must be given together");
   }
+  std::string cert_file_pem;  // The whole file: it may hold the chain after the leaf.
   absl::Status st = options.cert_file.empty()
                         ? SelfSigned(&cert, &key)
-                        : ReadPem(options.cert_file, options.key_file, &cert, &key);
+                        : ReadPem(options.cert_file, options.key_file, &cert, &key, &cert_file_pem);
   if (!st.ok()) return st;
 
   std::unique_ptr<Server> s(new Server());
@@ -274,11 +274,9 @@ absl::StatusOr<std::unique_ptr<Server>> Server::Start(const ServingOptions& opti
     *to = {{"ping", ping}, {"log", ping}};
     to->insert(to->end(), from->begin(), from->end());
   }
-  state.cert_pem = Pem([&](BIO* b) { return PEM_write_bio_X509(b, cert.get()); });
-  if (!options.cert_file.empty()) {  // The whole file: it may hold the chain after the leaf.
-    std::ifstream in(options.cert_file);
-    state.cert_pem.assign(std::istreambuf_iterator<char>(in), {});
-  }
+  state.cert_pem = options.cert_file.empty()
+                       ? Pem([&](BIO* b) { return PEM_write_bio_X509(b, cert.get()); })
+                       : std::move(cert_file_pem);
   state.key_pem = Pem([&](BIO* b) {
     return PEM_write_bio_PrivateKey(b, key.get(), nullptr, nullptr, 0, nullptr, nullptr);
   });

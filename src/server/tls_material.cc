@@ -4,8 +4,8 @@
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
 
-#include <cstdio>
 #include <ctime>
+#include <tuple>
 #include <vector>
 
 #include "fmt/format.h"
@@ -64,23 +64,27 @@ absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key) {
 }
 
 absl::Status ReadPem(const std::string& cert_file, const std::string& key_file, X509Ptr* cert,
-                     KeyPtr* key) {
-  for (auto [flag, file] :
-       {std::pair{"--tls-cert-file", &cert_file}, std::pair{"--tls-private-key-file", &key_file}}) {
-    if (absl::Status st = CheckReadable(*file); !st.ok()) {
-      return absl::InvalidArgumentError(fmt::format("{}: {}", flag, AsStd(st.message())));
+                     KeyPtr* key, std::string* cert_pem) {
+  std::string key_pem;
+  for (auto [flag, file, text] : {std::tuple{"--tls-cert-file", &cert_file, cert_pem},
+                                  std::tuple{"--tls-private-key-file", &key_file, &key_pem}}) {
+    absl::StatusOr<std::string> read = ReadFile(*file);
+    if (!read.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{}: {}", flag, AsStd(read.status().message())));
     }
+    *text = *std::move(read);
   }
-  std::unique_ptr<FILE, int (*)(FILE*)> cf(std::fopen(cert_file.c_str(), "r"), &std::fclose);
-  if (cf == nullptr) return absl::InvalidArgumentError("--tls-cert-file: cannot be opened");
-  cert->reset(PEM_read_X509(cf.get(), nullptr, nullptr, nullptr));
+  auto bio = [](const std::string& pem) {
+    return std::unique_ptr<BIO, int (*)(BIO*)>(
+        BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size())), &BIO_free);
+  };
+  cert->reset(PEM_read_bio_X509(bio(*cert_pem).get(), nullptr, nullptr, nullptr));
   if (*cert == nullptr) {
     return absl::InvalidArgumentError(
         fmt::format("--tls-cert-file: \"{}\" holds no PEM certificate", cert_file));
   }
-  std::unique_ptr<FILE, int (*)(FILE*)> kf(std::fopen(key_file.c_str(), "r"), &std::fclose);
-  if (kf == nullptr) return absl::InvalidArgumentError("--tls-private-key-file: cannot be opened");
-  key->reset(PEM_read_PrivateKey(kf.get(), nullptr, nullptr, nullptr));
+  key->reset(PEM_read_bio_PrivateKey(bio(key_pem).get(), nullptr, nullptr, nullptr));
   if (*key == nullptr) {
     return absl::InvalidArgumentError(
         fmt::format("--tls-private-key-file: \"{}\" holds no PEM private key", key_file));

@@ -40,8 +40,9 @@ using X509StorePtr = std::unique_ptr<X509_STORE, decltype(&X509_STORE_free)>;
 absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key);
 
 // The serving certificate and key from their PEM files; the error names the flag and the file.
+// `cert_pem` gets the certificate file's whole text, which may hold the chain after the leaf.
 absl::Status ReadPem(const std::string& cert_file, const std::string& key_file, X509Ptr* cert,
-                     KeyPtr* key);
+                     KeyPtr* key, std::string* cert_pem);
 
 // The client CA bundle, for verifying client certificates (TLS client authentication).
 // `source` names the bundle in the error.

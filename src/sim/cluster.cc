@@ -32,16 +32,7 @@ void MarkSchedulingGated(api::Pod& pod) {
 
 // A namespaced object without a namespace is in "default", as kubectl would create it.
 void DefaultNamespace(api::Object& o) {
-  if (std::holds_alternative<api::Node>(o) || std::holds_alternative<api::Namespace>(o) ||
-      std::holds_alternative<api::PriorityClass>(o) ||
-      std::holds_alternative<api::PersistentVolume>(o) ||
-      std::holds_alternative<api::StorageClass>(o) || std::holds_alternative<api::CSINode>(o) ||
-      std::holds_alternative<api::CSIDriver>(o) ||
-      std::holds_alternative<api::VolumeAttachment>(o) ||
-      std::holds_alternative<api::DeviceClass>(o) ||
-      std::holds_alternative<api::ResourceSlice>(o)) {
-    return;
-  }
+  if (!api::IsNamespaced(o)) return;
   api::ObjectMeta& m = std::visit([](auto& obj) -> api::ObjectMeta& { return obj.metadata; }, o);
   if (m.namespace_.empty()) m.namespace_ = "default";
 }

@@ -20,21 +20,12 @@
 namespace ksched::sim {
 namespace {
 
-// "Pod default/web", "Node n1".
-std::string ObjectLabel(std::string_view kind, std::string_view ns, std::string_view name) {
-  return fmt::format("{}{}{}{}", kind, kind.empty() ? "" : " ",
-                     ns.empty() ? "" : fmt::format("{}/", ns), name);
-}
-
 // "document 2 (Pod default/web)": where an error inside one document is.
 std::string DocumentName(int index, simdjson::dom::element e) {
-  std::string_view kind, name, ns;
-  if (e["kind"].get(kind)) kind = {};
-  if (e["metadata"]["name"].get(name)) name = {};
-  if (e["metadata"]["namespace"].get(ns)) ns = {};
   std::string what = fmt::format("document {}", index + 1);
-  if (name.empty()) return what;
-  return fmt::format("{} ({})", what, ObjectLabel(kind, ns, name));
+  std::string_view name;
+  if (e["metadata"]["name"].get(name) || name.empty()) return what;
+  return fmt::format("{} ({})", what, api::DescribeObject(e));
 }
 
 // Whether a document is a list of objects: `kind: List`, or PodList and the like.
@@ -123,11 +114,8 @@ std::vector<Placed> ObjectsOf(simdjson::dom::element doc, std::string_view kind,
   if (!IsList(doc, kind)) return {{"", doc}};
   std::vector<Placed> out;
   for (simdjson::dom::element item : doc["items"].get_array()) {
-    std::string_view k = item_kind, name, ns;
-    if (item["kind"].get(k)) k = item_kind;
-    if (item["metadata"]["name"].get(name)) name = {};
-    if (item["metadata"]["namespace"].get(ns)) ns = {};
-    out.emplace_back(fmt::format("items[{}] ({})", out.size(), ObjectLabel(k, ns, name)), item);
+    out.emplace_back(
+        fmt::format("items[{}] ({})", out.size(), api::DescribeObject(item, item_kind)), item);
   }
   return out;
 }

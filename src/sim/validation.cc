@@ -455,27 +455,13 @@ void ValidateSlice(const api::ResourceSlice& s, Errors* e) {
   if (s.node_selector) ValidateNodeSelector(*s.node_selector, "spec.nodeSelector", e);
 }
 
-// Whether objects of the kind live in a namespace, and whether their names are DNS labels
-// (Namespaces, Services) rather than subdomains.
-bool Namespaced(const api::Object& o) {
-  return std::holds_alternative<api::Pod>(o) || std::holds_alternative<api::Service>(o) ||
-         std::holds_alternative<api::ReplicationController>(o) ||
-         std::holds_alternative<api::ReplicaSet>(o) ||
-         std::holds_alternative<api::StatefulSet>(o) ||
-         std::holds_alternative<api::PodDisruptionBudget>(o) ||
-         std::holds_alternative<api::PersistentVolumeClaim>(o) ||
-         std::holds_alternative<api::CSIStorageCapacity>(o) ||
-         std::holds_alternative<api::ResourceClaim>(o) ||
-         std::holds_alternative<api::ResourceClaimTemplate>(o);
-}
-
 }  // namespace
 
 std::vector<std::string> ValidateObject(const api::Object& object) {
   Errors e;
   const bool label_name = std::holds_alternative<api::Namespace>(object) ||
                           std::holds_alternative<api::Service>(object);
-  ValidateMeta(api::MetaOf(object), Namespaced(object), label_name, &e);
+  ValidateMeta(api::MetaOf(object), api::IsNamespaced(object), label_name, &e);
   if (const auto* pod = std::get_if<api::Pod>(&object)) ValidatePod(*pod, &e);
   if (const auto* node = std::get_if<api::Node>(&object)) ValidateNode(*node, &e);
   if (const auto* pc = std::get_if<api::PriorityClass>(&object)) {
