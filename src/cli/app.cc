@@ -270,17 +270,12 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
                        "Simulate a live cluster: a snapshot of it, read with this kubeconfig (the "
                        "cluster is not changed)");
   simulate->add_option("--context", sim_flags.context, "The kubeconfig context to use");
+  std::string validate = "strict";
   simulate
-      ->add_option("--validate", sim_flags.what_if.fields,
+      ->add_option("--validate", validate,
                    "Unknown fields in manifests, as kubectl's --validate: strict (true) refuses "
                    "them, warn prints them, ignore (false) drops them")
-      ->transform(CLI::CheckedTransformer(
-          std::map<std::string, sim::FieldValidation>{{"strict", sim::FieldValidation::kStrict},
-                                                      {"true", sim::FieldValidation::kStrict},
-                                                      {"warn", sim::FieldValidation::kWarn},
-                                                      {"ignore", sim::FieldValidation::kIgnore},
-                                                      {"false", sim::FieldValidation::kIgnore}},
-          CLI::ignore_case))
+      ->transform(CLI::IsMember({"strict", "true", "warn", "ignore", "false"}, CLI::ignore_case))
       ->default_str("strict");
   simulate
       ->add_option("--add", sim_flags.what_if.add,
@@ -347,6 +342,10 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
   if (run->parsed()) return RunScheduler(run_flags, *registry);
   if (simulate->parsed()) {
     sim_flags.files.insert(sim_flags.files.end(), filenames.begin(), filenames.end());
+    sim_flags.what_if.fields = validate == "warn" ? sim::FieldValidation::kWarn
+                               : validate == "ignore" || validate == "false"
+                                   ? sim::FieldValidation::kIgnore
+                                   : sim::FieldValidation::kStrict;
     return RunSimulate(sim_flags, *registry);
   }
   if (print->parsed()) return RunConfigPrint(print_config_file, *registry);
