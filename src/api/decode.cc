@@ -160,10 +160,16 @@ absl::Status Meta(element e, const Path& p, ObjectMeta* out) {
 
 // --- Selectors -----------------------------------------------------------------------------
 
+// How an operator outside the allowed ones is reported: as the API server validates an object
+// ("Invalid value: ...: not a valid selector operator"), or as kube-scheduler validates
+// NodeAffinityArgs.addedAffinity (component-helpers' nodeaffinity: "Unsupported value: ...").
+enum class OperatorError { kApiServer, kSchedulerConfig };
+
 // Validates a requirement as the API server does; `ops` lists the operators allowed here.
 template <typename Req>
 absl::Status Requirement(element e, const Path& p, Req* out,
-                         std::initializer_list<std::string_view> ops) {
+                         std::initializer_list<std::string_view> ops,
+                         OperatorError wording = OperatorError::kApiServer) {
   Path op_path = p.Field("operator");
   KSCHED_RETURN_IF_ERROR(Fields(e, p, [&](std::string_view k, element v, const Path& vp) {
     if (k == "key") return Str(v, vp, &out->key);
@@ -173,6 +179,10 @@ absl::Status Requirement(element e, const Path& p, Req* out,
   }));
   if (out->key.empty()) return FieldError(p.Field("key"), "Required value");
   if (std::find(ops.begin(), ops.end(), out->op) == ops.end()) {
+    if (wording == OperatorError::kApiServer) {
+      return FieldError(
+          op_path, fmt::format("Invalid value: \"{}\": not a valid selector operator", out->op));
+    }
     return FieldError(op_path, fmt::format("Unsupported value: \"{}\": supported values: \"{}\"",
                                            out->op, fmt::join(ops, "\", \"")));
   }
@@ -206,12 +216,14 @@ absl::Status LabelReq(element e, const Path& p, LabelSelectorRequirement* out) {
   return Requirement(e, p, out, {"In", "NotIn", "Exists", "DoesNotExist"});
 }
 
-absl::Status NodeReq(element e, const Path& p, NodeSelectorRequirement* out) {
-  return Requirement(e, p, out, {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"});
+absl::Status NodeReq(element e, const Path& p, NodeSelectorRequirement* out,
+                     OperatorError wording) {
+  return Requirement(e, p, out, {"In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt"}, wording);
 }
 
-absl::Status FieldReq(element e, const Path& p, NodeSelectorRequirement* out) {
-  KSCHED_RETURN_IF_ERROR(Requirement(e, p, out, {"In", "NotIn"}));
+absl::Status FieldReq(element e, const Path& p, NodeSelectorRequirement* out,
+                      OperatorError wording) {
+  KSCHED_RETURN_IF_ERROR(Requirement(e, p, out, {"In", "NotIn"}, wording));
   if (out->key != "metadata.name") {
     return FieldError(
         p.Field("key"),
@@ -233,17 +245,28 @@ absl::Status OptLabelSel(element e, const Path& p, std::optional<LabelSelector>*
   return LabelSel(e, p, &out->emplace());
 }
 
-absl::Status NodeTerm(element e, const Path& p, NodeSelectorTerm* out) {
+absl::Status NodeTerm(element e, const Path& p, NodeSelectorTerm* out,
+                      OperatorError wording = OperatorError::kApiServer) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "matchExpressions") return Items(v, vp, &out->match_expressions, NodeReq);
-    if (k == "matchFields") return Items(v, vp, &out->match_fields, FieldReq);
+    auto req = [wording](element re, const Path& rp, NodeSelectorRequirement* r) {
+      return NodeReq(re, rp, r, wording);
+    };
+    auto field_req = [wording](element re, const Path& rp, NodeSelectorRequirement* r) {
+      return FieldReq(re, rp, r, wording);
+    };
+    if (k == "matchExpressions") return Items(v, vp, &out->match_expressions, req);
+    if (k == "matchFields") return Items(v, vp, &out->match_fields, field_req);
     return absl::OkStatus();
   });
 }
 
-absl::Status NodeSel(element e, const Path& p, NodeSelector* out) {
+absl::Status NodeSel(element e, const Path& p, NodeSelector* out,
+                     OperatorError wording = OperatorError::kApiServer) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "nodeSelectorTerms") return Items(v, vp, &out->node_selector_terms, NodeTerm);
+    auto term = [wording](element te, const Path& tp, NodeSelectorTerm* t) {
+      return NodeTerm(te, tp, t, wording);
+    };
+    if (k == "nodeSelectorTerms") return Items(v, vp, &out->node_selector_terms, term);
     return absl::OkStatus();
   });
 }
@@ -255,23 +278,28 @@ absl::Status OptNodeSel(element e, const Path& p, std::optional<NodeSelector>* o
 
 // --- Affinity ------------------------------------------------------------------------------
 
-absl::Status PreferredTerm(element e, const Path& p, PreferredSchedulingTerm* out) {
+absl::Status PreferredTerm(element e, const Path& p, PreferredSchedulingTerm* out,
+                           OperatorError wording) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "weight") return Integer(v, vp, &out->weight);
-    if (k == "preference") return NodeTerm(v, vp, &out->preference);
+    if (k == "preference") return NodeTerm(v, vp, &out->preference, wording);
     return absl::OkStatus();
   });
 }
 
-absl::Status NodeAff(element e, const Path& p, NodeAffinity* out) {
+absl::Status NodeAff(element e, const Path& p, NodeAffinity* out,
+                     OperatorError wording = OperatorError::kApiServer) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "requiredDuringSchedulingIgnoredDuringExecution") {
       if (v.is_null()) return absl::OkStatus();
-      return NodeSel(v, vp, &out->required_during_scheduling_ignored_during_execution.emplace());
+      return NodeSel(v, vp, &out->required_during_scheduling_ignored_during_execution.emplace(),
+                     wording);
     }
     if (k == "preferredDuringSchedulingIgnoredDuringExecution") {
-      return Items(v, vp, &out->preferred_during_scheduling_ignored_during_execution,
-                   PreferredTerm);
+      auto term = [wording](element te, const Path& tp, PreferredSchedulingTerm* t) {
+        return PreferredTerm(te, tp, t, wording);
+      };
+      return Items(v, vp, &out->preferred_during_scheduling_ignored_during_execution, term);
     }
     return absl::OkStatus();
   });
@@ -1100,17 +1128,27 @@ absl::Status DeviceClassAt(element e, const Path& p, DeviceClass* out) {
 // capacity.
 absl::Status SubRequest(element e, const Path& p, DeviceSubRequest* out,
                         std::vector<std::string>* unsupported) {
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "name") return Str(v, vp, &out->name);
-    if (k == "deviceClassName") return Str(v, vp, &out->device_class_name);
-    if (k == "selectors") return Selectors(v, vp, &out->selectors);
-    if (k == "allocationMode") return Str(v, vp, &out->allocation_mode);
-    if (k == "count") return Integer(v, vp, &out->count);
-    if (k == "adminAccess") return Bool(v, vp, &out->admin_access);
-    if (k == "tolerations") return Items(v, vp, &out->tolerations, DeviceTolerationOf);
-    if (k == "capacity") Unsupported(v, vp, unsupported);
-    return absl::OkStatus();
-  });
+  bool count_given = false;
+  KSCHED_RETURN_IF_ERROR(
+      Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+        if (k == "name") return Str(v, vp, &out->name);
+        if (k == "deviceClassName") return Str(v, vp, &out->device_class_name);
+        if (k == "selectors") return Selectors(v, vp, &out->selectors);
+        if (k == "allocationMode") return Str(v, vp, &out->allocation_mode);
+        if (k == "count") {
+          count_given = !v.is_null();
+          return Integer(v, vp, &out->count);
+        }
+        if (k == "adminAccess") return Bool(v, vp, &out->admin_access);
+        if (k == "tolerations") return Items(v, vp, &out->tolerations, DeviceTolerationOf);
+        if (k == "capacity") Unsupported(v, vp, unsupported);
+        return absl::OkStatus();
+      }));
+  // The API server defaults an absent or zero count to 1 for ExactCount; with All it stays 0
+  // (and must).
+  if (out->allocation_mode == "ExactCount" && out->count == 0) out->count = 1;
+  if (!count_given && out->allocation_mode == "All") out->count = 0;
+  return absl::OkStatus();
 }
 
 // A request: `exactly` one class's devices, or the `firstAvailable` of alternatives.
@@ -1392,7 +1430,9 @@ const ObjectMeta& MetaOf(const Object& object) {
 absl::Status DecodePod(element e, Pod* out) { return PodAt(e, Path(), out); }
 absl::Status DecodeLabelSelector(element e, LabelSelector* out) { return LabelSel(e, Path(), out); }
 absl::Status DecodeNodeSelector(element e, NodeSelector* out) { return NodeSel(e, Path(), out); }
-absl::Status DecodeNodeAffinity(element e, NodeAffinity* out) { return NodeAff(e, Path(), out); }
+absl::Status DecodeNodeAffinity(element e, NodeAffinity* out) {
+  return NodeAff(e, Path(), out, OperatorError::kSchedulerConfig);
+}
 absl::Status DecodeNode(element e, Node* out) { return NodeAt(e, Path(), out); }
 absl::Status DecodeNamespace(element e, Namespace* out) { return NamespaceAt(e, Path(), out); }
 absl::Status DecodePriorityClass(element e, PriorityClass* out) {

@@ -70,6 +70,8 @@ absl::Status DecodeResourceClaimTemplate(simdjson::dom::element e, ResourceClaim
 // relative to `e`; the caller names where it sits.
 absl::Status DecodeLabelSelector(simdjson::dom::element e, LabelSelector* out);
 absl::Status DecodeNodeSelector(simdjson::dom::element e, NodeSelector* out);
+// NodeAffinityArgs' own: an operator it does not know is "Unsupported value", as kube-scheduler's
+// config validation says, where an object's is the API server's "not a valid selector operator".
 absl::Status DecodeNodeAffinity(simdjson::dom::element e, NodeAffinity* out);
 
 absl::StatusOr<Pod> DecodePod(std::string_view json);

@@ -453,6 +453,26 @@ TEST(DecodeObjectsTest, DraObjects) {
   EXPECT_EQ(pod.status.resource_claim_statuses[0].resource_claim_name, "train-scratch-x");
 }
 
+// A request's count is defaulted as the API server defaults it: ExactCount's absent or zero count
+// is 1 (a claim with `count: 0` gets one device, as with kube-scheduler), and All's stays 0.
+TEST(DecodeObjectsTest, ARequestsCountIsDefaultedAsTheApiServerDoes) {
+  auto objects = DecodeObjects(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
+      "metadata":{"name":"c"},"spec":{"devices":{"requests":[
+        {"name":"zero","exactly":{"deviceClassName":"gpu","count":0}},
+        {"name":"absent","exactly":{"deviceClassName":"gpu"}},
+        {"name":"three","exactly":{"deviceClassName":"gpu","count":3}},
+        {"name":"all","exactly":{"deviceClassName":"gpu","allocationMode":"All"}},
+        {"name":"all-counted","exactly":{"deviceClassName":"gpu","allocationMode":"All","count":2}}]}}})");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  const auto& requests = std::get<ResourceClaim>(objects->at(0)).spec.requests;
+  ASSERT_EQ(requests.size(), 5u);
+  EXPECT_EQ(requests[0].exactly->count, 1);
+  EXPECT_EQ(requests[1].exactly->count, 1);
+  EXPECT_EQ(requests[2].exactly->count, 3);
+  EXPECT_EQ(requests[3].exactly->count, 0);
+  EXPECT_EQ(requests[4].exactly->count, 2);  // Kept, for validation to refuse.
+}
+
 // A DRA object with a field of the wrong type names it, as any object does.
 TEST(DecodeObjectsTest, ABadDraFieldIsNamed) {
   auto bad = DecodeObjects(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceSlice",
@@ -571,7 +591,7 @@ TEST(DecodeObjectsTest, StorageObjectErrorsNameTheField) {
   ASSERT_FALSE(bad_affinity.ok());
   EXPECT_THAT(bad_affinity.status().message(),
               HasSubstr("spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0]."
-                        "operator: Unsupported value: \"Near\""));
+                        "operator: Invalid value: \"Near\": not a valid selector operator"));
 }
 
 struct BadInput {
@@ -612,7 +632,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{
             "ReplicaSetSelectorOperator",
             R"({"kind":"ReplicaSet","spec":{"selector":{"matchExpressions":[{"key":"a","operator":"Gt","values":["1"]}]}}})",
-            R"(spec.selector.matchExpressions[0].operator: Unsupported value: "Gt": supported values: "In", "NotIn", "Exists", "DoesNotExist")"},
+            R"(spec.selector.matchExpressions[0].operator: Invalid value: "Gt": not a valid selector operator)"},
         BadInput{"StatefulSetSelectorNotAnObject",
                  R"({"kind":"StatefulSet","spec":{"selector":"app=db"}})",
                  "spec.selector: expected object, got string"},
@@ -639,7 +659,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadInput{
             "BadOperator",
             R"({"kind":"Pod","spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Like"}]}]}}}}})",
-            R"(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Unsupported value: "Like": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")"},
+            R"(spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].operator: Invalid value: "Like": not a valid selector operator)"},
         BadInput{
             "GtNeedsInteger",
             R"({"kind":"Pod","spec":{"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"a","operator":"Gt","values":["x"]}]}]}}}}})",
@@ -674,6 +694,19 @@ TEST(DecodeSelectorTest, EmbeddedNodeAffinity) {
   absl::Status st = DecodeNodeAffinity(e, &affinity);
   EXPECT_THAT(std::string(st.message()),
               HasSubstr("matchFields[0].key: Invalid value: \"spec.nodeName\""));
+}
+
+// NodeAffinityArgs is validated as kube-scheduler validates its config, not as the API server
+// validates a pod: an unknown operator is "Unsupported value", with the operators it takes.
+TEST(DecodeSelectorTest, EmbeddedNodeAffinityOperatorIsWordedAsTheSchedulersConfig) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element e = parser.parse(std::string_view(
+      R"({"preferredDuringSchedulingIgnoredDuringExecution":[{"weight":1,"preference":{"matchExpressions":[{"key":"a","operator":"Like"}]}}]})"));
+  NodeAffinity affinity;
+  absl::Status st = DecodeNodeAffinity(e, &affinity);
+  EXPECT_EQ(
+      std::string(st.message()),
+      R"(preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].operator: Unsupported value: "Like": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")");
 }
 
 }  // namespace

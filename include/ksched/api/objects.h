@@ -593,7 +593,7 @@ struct DeviceSubRequest {
   std::string device_class_name;
   std::vector<std::string> selectors;          // selectors[].cel.expression
   std::string allocation_mode = "ExactCount";  // ExactCount or All.
-  int64_t count = 1;
+  int64_t count = 1;  // ExactCount's, defaulted as the API server does; 0 with All.
   bool admin_access = false;
   std::vector<DeviceToleration> tolerations;
   bool operator==(const DeviceSubRequest&) const = default;
