@@ -55,22 +55,22 @@ status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
 apiVersion: v1
 kind: Pod
 metadata: {name: web-1, labels: {app: web}}
-spec: {nodeName: n1, containers: [{name: c}]}
+spec: {nodeName: n1, containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: web-2, labels: {app: web}}
-spec: {containers: [{name: c}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: web-3, labels: {app: web}}
-spec: {containers: [{name: c}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: other, labels: {app: other}}
-spec: {nodeName: n1, containers: [{name: c}]}
+spec: {nodeName: n1, containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
 )";
 
 TEST_F(ClusterTest, ABudgetWithoutStatusFollowsBindsAndRemovals) {
@@ -192,7 +192,7 @@ spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
 apiVersion: v1
 kind: Pod
 metadata: {name: train}
-spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimName: gpu}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}], resourceClaims: [{name: gpu, resourceClaimName: gpu}]}
 ---
 )" + std::string(kOneGpuTemplate));
   Listers& l = scheduler_->listers();
@@ -212,12 +212,12 @@ TEST_F(ClusterTest, ATemplateMakesThePodsClaim) {
 apiVersion: v1
 kind: Pod
 metadata: {name: train}
-spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: orphan}
-spec: {containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: missing}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}], resourceClaims: [{name: gpu, resourceClaimTemplateName: missing}]}
 )");
   std::shared_ptr<const api::Pod> train = PodNamed("train");
   ASSERT_EQ(train->status.resource_claim_statuses.size(), 1u);
@@ -264,12 +264,12 @@ status:)" +
 apiVersion: v1
 kind: Pod
 metadata: {name: a}
-spec: {nodeName: n1, containers: [{name: c}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
+spec: {nodeName: n1, containers: [{name: c, image: registry.k8s.io/pause:3.10}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: b}
-spec: {nodeName: n1, containers: [{name: c}]}
+spec: {nodeName: n1, containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
 )");
   const ObjectStore<api::ResourceClaim>& claims = scheduler_->listers().dra.resource_claims;
   ASSERT_EQ(claims.size(), 3u);  // shared, solo and a's from the template.

@@ -31,19 +31,19 @@ status: {allocatable: {cpu: "2", memory: 4Gi, pods: "110"}}
 apiVersion: v1
 kind: Pod
 metadata: {name: running}
-spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: "1", memory: 2Gi}}}]}
+spec: {nodeName: node-a, containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1", memory: 2Gi}}}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: web}
-spec: {containers: [{name: c, resources: {requests: {cpu: "2", memory: 2Gi}}}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "2", memory: 2Gi}}}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: big}
 spec:
   nodeSelector: {disk: ssd}
-  containers: [{name: c, resources: {requests: {cpu: "8"}}}]
+  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "8"}}}]
 )";
 
 std::string Page() { return FormatHtml(SimulateYaml(kCluster), "cluster.yaml & more"); }

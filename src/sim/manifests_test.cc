@@ -9,8 +9,8 @@ TEST(ParseManifestTest, MultiDocumentYamlKeepsOrder) {
   auto objects = ParseManifest(
       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
       "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: a}, "
-      "spec: {containers: [{name: c}]}}\n"
-      "- {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c}]}}\n",
+      "spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}}\n"
+      "- {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}}\n",
       "c.yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
   ASSERT_EQ(objects->size(), 3u);
@@ -129,10 +129,10 @@ items:
 - {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000, preemptionPolicy: Never}
 - {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: d1}, value: 7, globalDefault: true}
 - {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: d2}, value: 5, globalDefault: true}
-- {apiVersion: v1, kind: Pod, metadata: {name: classed}, spec: {priorityClassName: high, containers: [{name: c}]}}
-- {apiVersion: v1, kind: Pod, metadata: {name: plain}, spec: {containers: [{name: c}]}}
-- {apiVersion: v1, kind: Pod, metadata: {name: node-critical}, spec: {priorityClassName: system-node-critical, containers: [{name: c}]}}
-- {apiVersion: v1, kind: Pod, metadata: {name: exported}, spec: {priorityClassName: high, priority: 3, containers: [{name: c}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: classed}, spec: {priorityClassName: high, containers: [{name: c, image: registry.k8s.io/pause:3.10}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: plain}, spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: node-critical}, spec: {priorityClassName: system-node-critical, containers: [{name: c, image: registry.k8s.io/pause:3.10}]}}
+- {apiVersion: v1, kind: Pod, metadata: {name: exported}, spec: {priorityClassName: high, priority: 3, containers: [{name: c, image: registry.k8s.io/pause:3.10}]}}
 )",
                                "p.yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
@@ -151,7 +151,7 @@ items:
 TEST(AdmitPrioritiesTest, UnknownClassIsTheApiServersError) {
   auto objects = ParseManifest(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: web}\nspec: {priorityClassName: gold, "
-      "containers: [{name: c}]}\n",
+      "containers: [{name: c, image: registry.k8s.io/pause:3.10}]}\n",
       "p.yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
   EXPECT_EQ(AdmitPriorities(&*objects).message(),
@@ -170,13 +170,13 @@ absl::StatusOr<api::Pod> Admitted(const std::string& manifest) {
 TEST(AdmitPodTest, AnExtendedResourceNeedsAnEqualLimitAsTheApiServerSays) {
   absl::StatusOr<api::Pod> pod = Admitted(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: train}\nspec:\n"
-      "  containers: [{name: c, resources: {requests: {example.com/gpu: '1'}}}]\n");
+      "  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {example.com/gpu: '1'}}}]\n");
   EXPECT_EQ(pod.status().message(),
             "Pod \"train\" is invalid: spec.containers[0].resources.limits: Required value: Limit "
             "must be set for non overcommitable resources");
   pod = Admitted(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: train}\nspec:\n"
-      "  containers: [{name: c, resources: {requests: {example.com/gpu: '1'}, limits: "
+      "  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {example.com/gpu: '1'}, limits: "
       "{example.com/gpu: '2'}}}]\n");
   EXPECT_EQ(pod.status().message(),
             "Pod \"train\" is invalid: spec.containers[0].resources.requests: Invalid value: "
@@ -189,7 +189,7 @@ apiVersion: v1
 kind: Pod
 metadata: {name: web-7, labels: {app: web, pod-template-hash: abc, tenant: t1}}
 spec:
-  containers: [{name: c}]
+  containers: [{name: c, image: registry.k8s.io/pause:3.10}]
   affinity:
     podAntiAffinity:
       requiredDuringSchedulingIgnoredDuringExecution:

@@ -29,22 +29,22 @@ status: {allocatable: {cpu: "8", memory: 4Gi, pods: "110"}}
 apiVersion: v1
 kind: Pod
 metadata: {name: web-1}
-spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1"}}}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: big}
-spec: {containers: [{name: c, resources: {requests: {cpu: "4"}}}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "4"}}}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: g}
-spec: {schedulingGates: [{name: example.com/gate}], containers: [{name: c}]}
+spec: {schedulingGates: [{name: example.com/gate}], containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: running}
-spec: {nodeName: node-a, containers: [{name: c}]}
+spec: {nodeName: node-a, containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
 )";
 
 std::map<std::string, std::string> NodesOf(const SimulationResult& r) {
@@ -115,12 +115,12 @@ status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 apiVersion: v1
 kind: Pod
 metadata: {name: theirs}
-spec: {containers: [{name: c}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: ours}
-spec: {schedulerName: ksched, containers: [{name: c}]}
+spec: {schedulerName: ksched, containers: [{name: c, image: registry.k8s.io/pause:3.10}]}
 )",
                                     {.config = cfg});
   ASSERT_EQ(r.pods.size(), 2u);
@@ -211,7 +211,7 @@ status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 apiVersion: v1
 kind: Pod
 metadata: {name: p}
-spec: {containers: [{name: c, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1", memory: 1Gi}}}]}
 )",
                                     {.explain = true});
   nlohmann::json j = nlohmann::json::parse(FormatJson(r, true));
@@ -251,7 +251,7 @@ status: {allocatable: {cpu: "16", memory: 32Gi, pods: "110"}}
 apiVersion: v1
 kind: Pod
 metadata: {name: p}
-spec: {containers: [{name: c, resources: {requests: {cpu: "2", memory: 2Gi}}}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "2", memory: 2Gi}}}]}
 )",
                                     {.explain = true});
   const std::string table = FormatTable(r, true);
@@ -284,7 +284,7 @@ status: {allocatable: {cpu: "4", memory: 8Gi, pods: "110"}}
 apiVersion: v1
 kind: Pod
 metadata: {name: p}
-spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1"}}}]}
 status: {nominatedNodeName: n2}
 )",
                                     {.explain = true});
@@ -321,7 +321,7 @@ apiVersion: v1
 kind: Pod
 metadata: {name: p}
 spec:
-  containers: [{name: c}]
+  containers: [{name: c, image: registry.k8s.io/pause:3.10}]
   resourceClaims: [{name: gpus, resourceClaimName: three}]
 )",
                                     {.explain = true});

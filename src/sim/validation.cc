@@ -5,35 +5,16 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "src/sim/validation_internal.h"
 
 namespace ksched::sim {
+namespace validation {
 namespace {
-
-// Upstream's messages (k8s.io/apimachinery/pkg/util/validation), word for word.
-constexpr char kNamePartError[] =
-    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
-    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
-    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
-constexpr char kLabelKeyError[] =
-    "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start "
-    "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
-    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
-    "subdomain prefix and '/' (e.g. 'example.com/MyName')";
-constexpr char kLabelValueError[] =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or 'my_value', "
-    " or '12345', regex used for validation is '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-constexpr char kSubdomainError[] =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-constexpr char kDnsLabelError[] =
-    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
-    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
-    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 
 bool AlphaNum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 bool LowerAlphaNum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+}  // namespace
 
 // ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], and empty when `empty_ok`.
 bool IsNamePart(std::string_view s, bool empty_ok) {
@@ -62,71 +43,53 @@ bool IsDnsSubdomain(std::string_view s) {
   }
 }
 
-// Field errors in upstream's forms.
-struct Errors {
-  std::vector<std::string> list;
+void Errors::Unsupported(const std::string& path, std::string_view value,
+                         std::initializer_list<std::string_view> supported) {
+  std::string s;
+  for (std::string_view v : supported) s += fmt::format("{}\"{}\"", s.empty() ? "" : ", ", v);
+  list.push_back(
+      fmt::format("{}: Unsupported value: \"{}\": supported values: {}", path, value, s));
+}
 
-  void Invalid(const std::string& path, std::string_view value, std::string_view why) {
-    list.push_back(fmt::format("{}: Invalid value: \"{}\": {}", path, value, why));
+void Errors::QualifiedName(const std::string& path, std::string_view key) {
+  const size_t slash = key.find('/');
+  std::string_view name = key;
+  if (slash != std::string_view::npos) {
+    name = key.substr(slash + 1);
+    std::string_view prefix = key.substr(0, slash);
+    if (name.find('/') != std::string_view::npos) return Invalid(path, key, kLabelKeyError);
+    if (prefix.empty()) {
+      Invalid(path, key, "prefix part must be non-empty");
+    } else if (!IsDnsSubdomain(prefix)) {
+      Invalid(path, key, fmt::format("prefix part {}", kSubdomainError));
+    }
   }
-  void InvalidNumber(const std::string& path, int64_t value, std::string_view why) {
-    list.push_back(fmt::format("{}: Invalid value: {}: {}", path, value, why));
-  }
-  void Required(const std::string& path, std::string_view why = "") {
-    list.push_back(why.empty() ? fmt::format("{}: Required value", path)
-                               : fmt::format("{}: Required value: {}", path, why));
-  }
-  void Forbidden(const std::string& path, std::string_view why) {
-    list.push_back(fmt::format("{}: Forbidden: {}", path, why));
-  }
-  void Unsupported(const std::string& path, std::string_view value,
-                   std::initializer_list<std::string_view> supported) {
-    std::string s;
-    for (std::string_view v : supported) s += fmt::format("{}\"{}\"", s.empty() ? "" : ", ", v);
-    list.push_back(
-        fmt::format("{}: Unsupported value: \"{}\": supported values: {}", path, value, s));
-  }
-  void Duplicate(const std::string& path, std::string_view value) {
-    list.push_back(fmt::format("{}: Duplicate value: \"{}\"", path, value));
-  }
+  if (name.empty()) Invalid(path, key, "name part must be non-empty");
+  if (name.size() > 63) Invalid(path, key, "name part must be no more than 63 characters");
+  if (!IsNamePart(name, false)) Invalid(path, key, kNamePartError);
+}
 
-  // IsQualifiedName: [prefix/]name, the prefix a DNS subdomain, the name at most 63 characters.
-  void QualifiedName(const std::string& path, std::string_view key) {
-    const size_t slash = key.find('/');
-    std::string_view name = key;
-    if (slash != std::string_view::npos) {
-      name = key.substr(slash + 1);
-      std::string_view prefix = key.substr(0, slash);
-      if (name.find('/') != std::string_view::npos) return Invalid(path, key, kLabelKeyError);
-      if (prefix.empty()) {
-        Invalid(path, key, "prefix part must be non-empty");
-      } else if (!IsDnsSubdomain(prefix)) {
-        Invalid(path, key, fmt::format("prefix part {}", kSubdomainError));
-      }
-    }
-    if (name.empty()) Invalid(path, key, "name part must be non-empty");
-    if (name.size() > 63) Invalid(path, key, "name part must be no more than 63 characters");
-    if (!IsNamePart(name, false)) Invalid(path, key, kNamePartError);
+void Errors::LabelValue(const std::string& path, std::string_view value) {
+  if (value.size() > 63) Invalid(path, value, "must be no more than 63 characters");
+  if (!IsNamePart(value, true)) Invalid(path, value, kLabelValueError);
+}
+
+void Errors::Labels(const std::string& path, const api::StringMap& labels) {
+  for (const auto& [key, value] : labels) {
+    QualifiedName(path, key);
+    LabelValue(path, value);
   }
-  void LabelValue(const std::string& path, std::string_view value) {
-    if (value.size() > 63) Invalid(path, value, "must be no more than 63 characters");
-    if (!IsNamePart(value, true)) Invalid(path, value, kLabelValueError);
-  }
-  void Labels(const std::string& path, const api::StringMap& labels) {
-    for (const auto& [key, value] : labels) {
-      QualifiedName(path, key);
-      LabelValue(path, value);
+}
+
+void Errors::NonNegative(const std::string& path, const api::ResourceList& list) {
+  for (const auto& [name, q] : list) {
+    if (q.Sign() < 0) {
+      Invalid(fmt::format("{}[{}]", path, name), q.String(), "must be greater than or equal to 0");
     }
   }
-  void NonNegative(const std::string& path, const api::ResourceList& list) {
-    for (const auto& [name, q] : list) {
-      if (q.Sign() < 0) {
-        Invalid(fmt::format("{}[{}]", path, name), q.String(),
-                "must be greater than or equal to 0");
-      }
-    }
-  }
-};
+}
+
+namespace {
 
 void ValidateMeta(const api::ObjectMeta& m, bool namespaced, bool dns_label_name, Errors* e) {
   if (m.name.empty()) {
@@ -160,6 +123,8 @@ bool CheckSetOperator(const std::string& op, const std::vector<std::string>& val
   return false;
 }
 
+}  // namespace
+
 void ValidateLabelSelector(const api::LabelSelector& s, const std::string& path, Errors* e) {
   e->Labels(path + ".matchLabels", s.match_labels);
   for (size_t i = 0; i < s.match_expressions.size(); ++i) {
@@ -171,6 +136,8 @@ void ValidateLabelSelector(const api::LabelSelector& s, const std::string& path,
     e->QualifiedName(at + ".key", r.key);
   }
 }
+
+namespace {
 
 bool IsInteger(std::string_view s) {
   int64_t v;
@@ -207,6 +174,8 @@ void ValidateNodeSelectorTerm(const api::NodeSelectorTerm& t, const std::string&
   }
 }
 
+}  // namespace
+
 void ValidateNodeSelector(const api::NodeSelector& s, const std::string& path, Errors* e) {
   if (s.node_selector_terms.empty())
     e->Required(path + ".nodeSelectorTerms", "must have at least one node selector term");
@@ -215,6 +184,8 @@ void ValidateNodeSelector(const api::NodeSelector& s, const std::string& path, E
                              fmt::format("{}.nodeSelectorTerms[{}]", path, i), e);
   }
 }
+
+namespace {
 
 void ValidateWeight(int32_t weight, const std::string& path, Errors* e) {
   if (weight < 1 || weight > 100) e->InvalidNumber(path, weight, "must be in the range 1-100");
@@ -368,16 +339,77 @@ void ValidateContainers(const std::vector<api::Container>& containers, const cha
     } else if (!IsDnsLabel(c.name)) {
       e->Invalid(at + ".name", c.name, kDnsLabelError);
     }
+    if (c.image.empty()) e->Required(at + ".image");
     ValidateResources(c.resources, at + ".resources", e);
+  }
+}
+
+void ValidateVolumes(const std::vector<api::Volume>& volumes, Errors* e) {
+  std::set<std::string_view> names;
+  for (size_t i = 0; i < volumes.size(); ++i) {
+    const api::Volume& v = volumes[i];
+    const std::string at = fmt::format("spec.volumes[{}]", i);
+    if (v.source == "persistentVolumeClaim" && v.claim_name.empty()) {
+      e->Required(at + ".persistentVolumeClaim.claimName");
+    }
+    if (v.name.empty()) {
+      e->Required(at + ".name");
+    } else if (!IsDnsLabel(v.name)) {
+      e->Invalid(at + ".name", v.name, kDnsLabelError);
+    } else if (!names.insert(v.name).second) {
+      e->Duplicate(at + ".name", v.name);
+    }
+  }
+}
+
+// Go's %v of a JSON-less struct, as field.Invalid prints a PodResourceClaim.
+std::string GoValue(const api::PodResourceClaim& c) {
+  auto quoted = [](const std::optional<std::string>& s) {
+    return s ? fmt::format("\"{}\"", *s) : std::string("null");
+  };
+  return fmt::format(R"({{"Name":"{}","ResourceClaimName":{},"ResourceClaimTemplateName":{}}})",
+                     c.name, quoted(c.resource_claim_name), quoted(c.resource_claim_template_name));
+}
+
+void ValidatePodResourceClaims(const std::vector<api::PodResourceClaim>& claims, Errors* e) {
+  std::set<std::string_view> names;
+  for (size_t i = 0; i < claims.size(); ++i) {
+    const api::PodResourceClaim& c = claims[i];
+    const std::string at = fmt::format("spec.resourceClaims[{}]", i);
+    if (c.name.empty()) {
+      e->Required(at + ".name");
+    } else if (!names.insert(c.name).second) {
+      e->Duplicate(at + ".name", c.name);
+    } else if (!IsDnsLabel(c.name)) {
+      e->Invalid(at + ".name", c.name, kDnsLabelError);
+    }
+    if (c.resource_claim_name && c.resource_claim_template_name) {
+      e->InvalidValue(at, GoValue(c),
+                      "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be "
+                      "specified");
+    }
+    if (!c.resource_claim_name && !c.resource_claim_template_name) {
+      e->InvalidValue(at, GoValue(c),
+                      "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`");
+    }
+    for (auto [name, field] :
+         {std::pair{&c.resource_claim_name, "resourceClaimName"},
+          std::pair{&c.resource_claim_template_name, "resourceClaimTemplateName"}}) {
+      if (*name && !IsDnsSubdomain(**name)) {
+        e->Invalid(fmt::format("{}.{}", at, field), **name, kSubdomainError);
+      }
+    }
   }
 }
 
 void ValidatePod(const api::Pod& pod, Errors* e) {
   const api::PodSpec& s = pod.spec;
+  ValidateVolumes(s.volumes, e);  // In upstream's order.
+  ValidatePodResourceClaims(s.resource_claims, e);
   if (s.containers.empty()) e->Required("spec.containers");
   std::set<std::string> names;
-  ValidateContainers(s.init_containers, "initContainers", &names, e);
   ValidateContainers(s.containers, "containers", &names, e);
+  ValidateContainers(s.init_containers, "initContainers", &names, e);
   if (s.resources) ValidateResources(*s.resources, "spec.resources", e);
   e->NonNegative("spec.overhead.limits", s.overhead);  // Upstream's path, as it writes it.
   e->Labels("spec.nodeSelector", s.node_selector);
@@ -433,10 +465,22 @@ void PositiveSize(const std::optional<api::Quantity>& size, const std::string& m
   }
 }
 
+// What a claim and a volume share: the class they name, and Filesystem or Block.
+void ValidateClassAndMode(const std::string& class_name, const std::optional<std::string>& mode,
+                          Errors* e) {
+  if (!class_name.empty() && !IsDnsSubdomain(class_name)) {
+    e->Invalid("spec.storageClassName", class_name, kSubdomainError);
+  }
+  if (mode && *mode != "Block" && *mode != "Filesystem") {
+    e->Unsupported("spec.volumeMode", *mode, {"Block", "Filesystem"});
+  }
+}
+
 void ValidateClaim(const api::PersistentVolumeClaim& c, Errors* e) {
   ValidateAccessModes(c.access_modes, e);
   PositiveSize(c.storage_request, "spec.resources[storage]", "spec.resources[storage]", e);
   if (c.selector) ValidateLabelSelector(*c.selector, "spec.selector", e);
+  ValidateClassAndMode(c.storage_class_name.value_or(""), c.volume_mode, e);
 }
 
 void ValidateVolume(const api::PersistentVolume& v, Errors* e) {
@@ -444,20 +488,25 @@ void ValidateVolume(const api::PersistentVolume& v, Errors* e) {
   if (v.source.kind.empty()) e->Required("spec", "must specify a volume type");
   PositiveSize(v.capacity, "spec.capacity", "spec.capacity[storage]", e);
   if (v.node_affinity) ValidateNodeSelector(*v.node_affinity, "spec.nodeAffinity.required", e);
+  ValidateClassAndMode(v.storage_class_name, v.volume_mode, e);
 }
 
-void ValidateSlice(const api::ResourceSlice& s, Errors* e) {
-  for (size_t i = 0; i < s.devices.size(); ++i) {
-    if (!IsDnsLabel(s.devices[i].name)) {
-      e->Invalid(fmt::format("spec.devices[{}].name", i), s.devices[i].name, kDnsLabelError);
-    }
+void ValidateStorageClass(const api::StorageClass& c, Errors* e) {
+  if (c.provisioner.empty()) {
+    e->Required("provisioner");
+  } else {
+    std::string lower = c.provisioner;  // Upstream checks it in lower case.
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char ch) { return std::tolower(ch); });
+    e->QualifiedName("provisioner", lower);
   }
-  if (s.node_selector) ValidateNodeSelector(*s.node_selector, "spec.nodeSelector", e);
 }
 
 }  // namespace
+}  // namespace validation
 
 std::vector<std::string> ValidateObject(const api::Object& object) {
+  using namespace validation;  // NOLINT(google-build-using-namespace): this file's own.
   Errors e;
   const bool label_name = std::holds_alternative<api::Namespace>(object) ||
                           std::holds_alternative<api::Service>(object);
@@ -473,7 +522,8 @@ std::vector<std::string> ValidateObject(const api::Object& object) {
     ValidateClaim(*claim, &e);
   }
   if (const auto* pv = std::get_if<api::PersistentVolume>(&object)) ValidateVolume(*pv, &e);
-  if (const auto* slice = std::get_if<api::ResourceSlice>(&object)) ValidateSlice(*slice, &e);
+  if (const auto* sc = std::get_if<api::StorageClass>(&object)) ValidateStorageClass(*sc, &e);
+  ValidateDraObject(object, &e);
   const std::optional<api::LabelSelector>* selector = nullptr;
   if (const auto* rs = std::get_if<api::ReplicaSet>(&object)) selector = &rs->selector;
   if (const auto* ss = std::get_if<api::StatefulSet>(&object)) selector = &ss->selector;

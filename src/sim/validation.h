@@ -1,7 +1,9 @@
 // What the API server's validation refuses in the objects ksched reads, for `ksched simulate`,
-// which stands in for the API server: a negative quantity, a request above its limit, an invalid
-// name, label, selector, operator, toleration, taint or topology key, and the claim and device
-// fields the scheduler relies on. Each error is upstream's own text, with its field path:
+// which stands in for the API server: a negative quantity, a request above its limit, a missing
+// image, an invalid name, label, selector, operator, toleration, taint or topology key, a pod's
+// volumes and claims, and the storage and DRA fields the scheduler relies on (DRA's in
+// validation_dra.cc, a selector's CEL compiled by upstream's compiler when libksched_cel.so can be
+// opened). Each error is upstream's own text, with its field path:
 //
 //   std::vector<std::string> errors = ValidateObject(pod);
 //   // {"spec.containers[0].resources.requests[cpu]: Invalid value: \"-1\": must be greater
@@ -9,8 +11,8 @@
 //   InvalidObjectMessage(pod, errors)  // Pod "web" is invalid: spec.containers[0]...
 //
 // This is the part of upstream's pkg/apis/*/validation that decides where a pod may go, not all
-// of it: a container's image, a pod's namespace existing, and the fields ksched does not read are
-// not checked.
+// of it: a pod's namespace existing, a volume's reclaim policy and the fields ksched does not read
+// are not checked.
 //
 // Thread safety: the functions are reentrant.
 #pragma once

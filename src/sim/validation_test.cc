@@ -12,7 +12,7 @@ using ::testing::IsEmpty;
 api::Pod ValidPod() {
   api::Pod pod;
   pod.metadata = {.name = "web", .namespace_ = "default"};
-  pod.spec.containers.push_back({.name = "c"});
+  pod.spec.containers.push_back({.name = "c", .image = "registry.k8s.io/pause:3.10"});
   return pod;
 }
 

@@ -35,27 +35,27 @@ status: {allocatable: {cpu: "3", memory: 8Gi, pods: "110"}}
 apiVersion: v1
 kind: Pod
 metadata: {name: web-1, ownerReferences: [{apiVersion: apps/v1, kind: ReplicaSet, name: web, uid: rs, controller: true}]}
-spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: "2", memory: 1Gi}}}]}
+spec: {nodeName: node-a, containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "2", memory: 1Gi}}}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: web-2}
-spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: "2", memory: 1Gi}}}]}
+spec: {nodeName: node-a, containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "2", memory: 1Gi}}}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: logs, ownerReferences: [{apiVersion: apps/v1, kind: DaemonSet, name: logs, uid: ds, controller: true}]}
-spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+spec: {nodeName: node-a, containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: 100m}}}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: static, annotations: {kubernetes.io/config.mirror: abc}}
-spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+spec: {nodeName: node-a, containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: 100m}}}]}
 ---
 apiVersion: v1
 kind: Pod
 metadata: {name: leaving, deletionTimestamp: "2026-11-28T04:00:00Z"}
-spec: {nodeName: node-a, containers: [{name: c, resources: {requests: {cpu: 100m}}}]}
+spec: {nodeName: node-a, containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: 100m}}}]}
 )";
 
 std::vector<api::Object> Cluster() {
@@ -151,7 +151,7 @@ spec:
   selector: {matchLabels: {app: api}}
   template:
     metadata: {labels: {app: api}}
-    spec: {containers: [{name: c, resources: {requests: {cpu: "1"}}}]}
+    spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1"}}}]}
 ---
 apiVersion: v1
 kind: Node
@@ -210,7 +210,7 @@ metadata: {name: api}
 spec:
   replicas: 1
   template:
-    spec: {containers: [{name: c, resources: {requests: {cpu: "1.5.3"}}}]}
+    spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {cpu: "1.5.3"}}}]}
 )";
   r = ApplyWhatIf({.add = {file}}, &objects);
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);

@@ -1,0 +1,394 @@
+// The API server's validation of the resource.k8s.io kinds ksched reads, in upstream's messages
+// (pkg/apis/resource/validation): what a claim asks for, what a class selects and what a slice
+// publishes.
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+#include "ksched/cel.h"
+#include "ksched/strings.h"
+#include "nlohmann/json.hpp"
+#include "src/sim/validation_internal.h"
+
+namespace ksched::sim::validation {
+namespace {
+
+constexpr char kRequestRefError[] =
+    "must be the name of a request in the claim or the name of a request and a subrequest "
+    "separated by '/'";
+constexpr char kCIdentifierError[] =
+    "a valid C identifier must start with alphabetic character or '_', followed by a string of "
+    "alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for "
+    "validation is '[A-Za-z_][A-Za-z0-9_]*')";
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return out;
+}
+
+// ValidateCSIDriverName, which DRA's driver names share.
+void DriverName(const std::string& path, const std::string& name, Errors* e) {
+  if (name.empty()) return e->Required(path);
+  if (name.size() > 63) e->list.push_back(path + ": Too long: may not be more than 63 bytes");
+  if (!IsDnsSubdomain(Lower(name))) e->Invalid(path, name, kSubdomainError);
+}
+
+void DnsLabel(const std::string& path, const std::string& name, Errors* e) {
+  if (!IsDnsLabel(name)) e->Invalid(path, name, kDnsLabelError);
+}
+
+bool IsCIdentifier(std::string_view id) {
+  auto alpha = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  if (id.empty() || !alpha(id.front())) return false;
+  return std::all_of(id.begin(), id.end(), [&](char c) {
+    return alpha(c) || std::isdigit(static_cast<unsigned char>(c));
+  });
+}
+
+void CIdentifier(const std::string& path, std::string_view id, Errors* e) {
+  if (id.size() > 32) e->list.push_back(path + ": Too long: may not be more than 32 bytes");
+  if (!IsCIdentifier(id)) e->Invalid(path, id, kCIdentifierError);
+}
+
+// An attribute's or a capacity's name: an identifier, or a driver's domain and an identifier.
+void QualifiedAttributeName(const std::string& path, std::string_view name, Errors* e) {
+  const size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return CIdentifier(path, name, e);
+  std::string_view domain = name.substr(0, slash);
+  std::string_view id = name.substr(slash + 1);
+  if (domain.empty()) {
+    e->Invalid(path, "", "the domain must not be empty");
+  } else {
+    DriverName(path, std::string(domain), e);
+  }
+  if (id.empty()) {
+    e->Invalid(path, "", "the name must not be empty");
+  } else {
+    CIdentifier(path, id, e);
+  }
+}
+
+void TaintEffect(const std::string& path, const std::string& effect, Errors* e) {
+  if (effect != "NoExecute" && effect != "NoSchedule" && effect != "None") {
+    e->Unsupported(path, effect, {"NoExecute", "NoSchedule", "None"});
+  }
+}
+
+// A selector's CEL, compiled by upstream's own compiler, which gives upstream's message. Where the
+// library cannot be opened the expression is left for the scheduler, which keeps a pod that needs
+// it pending and names the library.
+void Selectors(const std::string& path, const std::vector<std::string>& selectors, Errors* e) {
+  for (size_t i = 0; i < selectors.size(); ++i) {
+    const std::string at = fmt::format("{}[{}].cel", path, i);
+    if (selectors[i].empty()) {
+      e->Required(at);
+      continue;
+    }
+    auto compiled = cel::Selector::Compile(selectors[i]);
+    if (!compiled.ok() && absl::IsInvalidArgument(compiled.status())) {
+      e->Invalid(at + ".expression", selectors[i], AsStd(compiled.status().message()));
+    }
+  }
+}
+
+void SubRequest(const std::string& at, const api::DeviceSubRequest& r, Errors* e) {
+  if (r.device_class_name.empty()) {
+    e->Required(at + ".deviceClassName");
+  } else if (!IsDnsSubdomain(r.device_class_name)) {
+    e->Invalid(at + ".deviceClassName", r.device_class_name, kSubdomainError);
+  }
+  Selectors(at + ".selectors", r.selectors, e);
+  if (r.allocation_mode == "All") {
+    if (r.count != 0) {
+      e->InvalidNumber(at + ".count", r.count,
+                       "must not be specified when allocationMode is 'All'");
+    }
+  } else if (r.allocation_mode == "ExactCount") {
+    if (r.count <= 0) e->InvalidNumber(at + ".count", r.count, "must be greater than zero");
+  } else {
+    e->Unsupported(at + ".allocationMode", r.allocation_mode, {"All", "ExactCount"});
+  }
+  for (size_t i = 0; i < r.tolerations.size(); ++i) {
+    const api::DeviceToleration& t = r.tolerations[i];
+    const std::string tat = fmt::format("{}.tolerations[{}]", at, i);
+    if (!t.key.empty()) e->QualifiedName(tat + ".key", t.key);
+    if (t.op == "Exists") {
+      if (!t.value.empty())
+        e->Invalid(tat + ".value", t.value, "must be empty for operator `Exists`");
+    } else if (t.op == "Equal") {
+      e->LabelValue(tat + ".value", t.value);
+    } else {
+      e->Unsupported(tat + ".operator", t.op, {"Equal", "Exists"});
+    }
+    if (!t.effect.empty()) TaintEffect(tat + ".effect", t.effect, e);
+  }
+}
+
+// "<request>" or "<request>/<subrequest>", naming one of the claim's.
+void RequestRef(const std::string& at, const std::string& ref,
+                const std::vector<api::DeviceRequest>& requests, Errors* e) {
+  const size_t slash = ref.find('/');
+  const std::string name = ref.substr(0, slash);
+  const std::string sub = slash == std::string::npos ? "" : ref.substr(slash + 1);
+  if (sub.find('/') != std::string::npos) return e->Invalid(at, ref, kRequestRefError);
+  DnsLabel(at, name, e);
+  if (slash != std::string::npos) DnsLabel(at, sub, e);
+  const bool found = std::any_of(requests.begin(), requests.end(), [&](const auto& r) {
+    if (r.name != name) return false;
+    if (slash == std::string::npos) return true;
+    return std::any_of(r.first_available.begin(), r.first_available.end(),
+                       [&](const auto& s) { return s.name == sub; });
+  });
+  if (!found) e->Invalid(at, ref, kRequestRefError);
+}
+
+void Config(const std::string& at, const api::DeviceConfiguration& c, Errors* e) {
+  if (c.driver.empty() && c.parameters.empty()) return e->Required(at + ".opaque");
+  DriverName(at + ".opaque.driver", c.driver, e);
+  if (c.parameters.empty() || c.parameters == "null") {
+    e->Required(at + ".opaque.parameters");
+  } else if (c.parameters.front() != '{') {
+    e->Invalid(at + ".opaque.parameters", "<value omitted>", "must be a valid JSON object");
+  }
+}
+
+void ClaimSpec(const std::string& path, const api::ResourceClaimSpec& spec, Errors* e) {
+  const std::string devices = path + ".devices";
+  std::set<std::string_view> names;
+  for (size_t i = 0; i < spec.requests.size(); ++i) {
+    const api::DeviceRequest& r = spec.requests[i];
+    const std::string at = fmt::format("{}.requests[{}]", devices, i);
+    DnsLabel(at + ".name", r.name, e);
+    if (!r.exactly && r.first_available.empty()) {
+      e->Required(at, "exactly one of `exactly` or `firstAvailable` is required");
+    } else if (r.exactly && !r.first_available.empty()) {
+      e->InvalidValue(at, "null",
+                      "exactly one of `exactly` or `firstAvailable` is required, but multiple "
+                      "fields are set");
+    } else if (r.exactly) {
+      SubRequest(at + ".exactly", *r.exactly, e);
+    } else {
+      std::set<std::string_view> subs;
+      for (size_t j = 0; j < r.first_available.size(); ++j) {
+        const api::DeviceSubRequest& s = r.first_available[j];
+        const std::string sat = fmt::format("{}.firstAvailable[{}]", at, j);
+        DnsLabel(sat + ".name", s.name, e);
+        SubRequest(sat, s, e);
+        if (!subs.insert(s.name).second) e->Duplicate(sat, s.name);
+      }
+    }
+    if (!names.insert(r.name).second) e->Duplicate(at, r.name);
+  }
+  for (size_t i = 0; i < spec.constraints.size(); ++i) {
+    const api::DeviceConstraint& c = spec.constraints[i];
+    const std::string at = fmt::format("{}.constraints[{}]", devices, i);
+    for (size_t j = 0; j < c.requests.size(); ++j) {
+      RequestRef(fmt::format("{}.requests[{}]", at, j), c.requests[j], spec.requests, e);
+    }
+    const std::string distinct = fmt::format("devices.constraints[{}].distinctAttribute", i);
+    const bool has_distinct =
+        std::any_of(spec.unsupported.begin(), spec.unsupported.end(),
+                    [&](const std::string& u) { return u.ends_with(distinct); });
+    if (c.match_attribute) {
+      const std::string& name = *c.match_attribute;
+      QualifiedAttributeName(at + ".matchAttribute", name, e);
+      if (name.find('/') == std::string::npos) {
+        e->Invalid(at + ".matchAttribute", name,
+                   "a fully qualified name must be a domain and a name separated by a slash");
+      }
+    } else if (!has_distinct) {
+      e->Required(at,
+                  "exactly one of \"matchAttribute\" or \"distinctAttribute\" is required, but "
+                  "multiple fields are set");  // Upstream's words, though none is set.
+    }
+  }
+  for (size_t i = 0; i < spec.config.size(); ++i) {
+    const api::DeviceConfiguration& c = spec.config[i];
+    const std::string at = fmt::format("{}.config[{}]", devices, i);
+    for (size_t j = 0; j < c.requests.size(); ++j) {
+      RequestRef(fmt::format("{}.requests[{}]", at, j), c.requests[j], spec.requests, e);
+    }
+    Config(at, c, e);
+  }
+}
+
+// IsExtendedResourceName: a domain-qualified name outside kubernetes.io, valid in a quota.
+bool IsExtendedResourceName(const std::string& name) {
+  if (name.find('/') == std::string::npos || name.find("kubernetes.io/") != std::string::npos ||
+      name.starts_with("requests.")) {
+    return false;
+  }
+  Errors quota;
+  quota.QualifiedName("", "requests." + name);
+  return quota.list.empty();
+}
+
+void DeviceClass(const api::DeviceClass& c, Errors* e) {
+  Selectors("spec.selectors", c.selectors, e);
+  for (size_t i = 0; i < c.config.size(); ++i)
+    Config(fmt::format("spec.config[{}]", i), c.config[i], e);
+  if (c.extended_resource_name && !IsExtendedResourceName(*c.extended_resource_name)) {
+    e->Invalid("spec.extendedResourceName", *c.extended_resource_name,
+               "must be a valid extended resource name");
+  }
+}
+
+// Where a slice's devices are, or with perDeviceNodeSelection a device: exactly one form is set.
+// Upstream words the slice's and the device's errors differently.
+struct NodeSelectionWords {
+  std::string_view empty_name;  // nodeName: ""
+  std::string_view none;        // No form is set.
+  std::string_view many;        // Several are.
+};
+constexpr NodeSelectionWords kSliceWords{
+    "must be either unset or set to a non-empty string",
+    "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required",
+    "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is "
+    "required, but multiple fields are set"};
+constexpr char kDeviceNodeSelection[] =
+    "exactly one of `nodeName`, `nodeSelector`, or `allNodes` is required when "
+    "`perDeviceNodeSelection` is set to true in the ResourceSlice spec";
+constexpr NodeSelectionWords kDeviceWords{"must not be empty", kDeviceNodeSelection,
+                                          kDeviceNodeSelection};
+
+void NodeSelection(const std::string& at, const std::optional<std::string>& node_name,
+                   const std::optional<api::NodeSelector>& selector, bool all_nodes,
+                   bool per_device, const NodeSelectionWords& words, Errors* e) {
+  std::vector<std::string_view> set;
+  if (node_name && node_name->empty()) {
+    e->Invalid(at + ".nodeName", "", words.empty_name);
+  } else if (node_name) {
+    set.push_back("`nodeName`");
+    if (!IsDnsSubdomain(*node_name)) e->Invalid(at + ".nodeName", *node_name, kSubdomainError);
+  }
+  if (selector) {
+    set.push_back("`nodeSelector`");
+    ValidateNodeSelector(*selector, at + ".nodeSelector", e);
+  }
+  if (all_nodes) set.push_back("`allNodes`");
+  if (per_device) set.push_back("`perDeviceNodeSelection`");
+  if (set.empty()) {
+    e->Required(at, words.none);
+  } else if (set.size() > 1) {
+    e->Invalid(at, fmt::format("{{{}}}", fmt::join(set, ", ")), words.many);
+  }
+}
+
+// The JSON Go's %v gives upstream's internal NodeSelectorTerms, which have no JSON tags.
+std::string GoValue(const std::vector<api::NodeSelectorTerm>& terms) {
+  auto requirements = [](const std::vector<api::NodeSelectorRequirement>& list) {
+    if (list.empty()) return std::string("null");
+    std::vector<std::string> out;
+    for (const api::NodeSelectorRequirement& r : list) {
+      nlohmann::json j = {{"Key", r.key}, {"Operator", r.op}, {"Values", nullptr}};
+      if (!r.values.empty()) j["Values"] = r.values;
+      out.push_back(j.dump());
+    }
+    return fmt::format("[{}]", fmt::join(out, ","));
+  };
+  std::vector<std::string> out;
+  for (const api::NodeSelectorTerm& t : terms) {
+    out.push_back(fmt::format(R"({{"MatchExpressions":{},"MatchFields":{}}})",
+                              requirements(t.match_expressions), requirements(t.match_fields)));
+  }
+  return fmt::format("[{}]", fmt::join(out, ","));
+}
+
+// semver.org 2.0.0, as upstream's semverRe.
+bool IsSemver(const std::string& v) {
+  static const std::regex kSemver(
+      R"(^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*))"
+      R"((?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?)"
+      R"((?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$)");
+  return std::regex_match(v, kSemver);
+}
+
+void Slice(const api::ResourceSlice& s, Errors* e) {
+  DriverName("spec.driver", s.driver, e);
+  if (s.pool.empty()) {
+    e->Required("spec.pool.name");
+  } else {
+    for (size_t start = 0;;) {  // Parts separated by '/', each a DNS subdomain.
+      const size_t slash = s.pool.find('/', start);
+      const std::string part = s.pool.substr(start, slash - start);
+      if (!IsDnsSubdomain(part)) e->Invalid("spec.pool.name", part, kSubdomainError);
+      if (slash == std::string::npos) break;
+      start = slash + 1;
+    }
+  }
+  if (s.pool_slice_count <= 0) {
+    e->InvalidNumber("spec.pool.resourceSliceCount", s.pool_slice_count,
+                     "must be greater than zero");
+  }
+  if (s.pool_generation < 0) {
+    e->InvalidNumber("spec.pool.generation", s.pool_generation,
+                     "must be greater than or equal to zero");
+  }
+  NodeSelection("spec", s.node_name, s.node_selector, s.all_nodes, s.per_device_node_selection,
+                kSliceWords, e);
+  if (s.node_selector && s.node_selector->node_selector_terms.size() != 1) {
+    e->InvalidValue("spec.nodeSelector.nodeSelectorTerms",
+                    GoValue(s.node_selector->node_selector_terms),
+                    "must have exactly one node selector term");
+  }
+  std::set<std::string_view> names;
+  for (size_t i = 0; i < s.devices.size(); ++i) {
+    const api::Device& d = s.devices[i];
+    const std::string at = fmt::format("spec.devices[{}]", i);
+    DnsLabel(at + ".name", d.name, e);
+    for (const auto& [name, attribute] : d.attributes) {
+      QualifiedAttributeName(at + ".attributes", name, e);
+      const int values = attribute.int_value.has_value() + attribute.bool_value.has_value() +
+                         attribute.string_value.has_value() + attribute.version_value.has_value();
+      if (values != 1) {
+        e->Invalid(fmt::format("{}.attributes[{}]", at, name), "",
+                   "exactly one value must be specified");
+      }
+      if (attribute.version_value && !IsSemver(*attribute.version_value)) {
+        e->Invalid(fmt::format("{}.attributes[{}].version", at, name), *attribute.version_value,
+                   "must be a string compatible with semver.org spec 2.0.0");
+      }
+    }
+    for (const auto& [name, quantity] : d.capacity)
+      QualifiedAttributeName(at + ".capacity", name, e);
+    for (size_t j = 0; j < d.taints.size(); ++j) {
+      const api::DeviceTaint& t = d.taints[j];
+      const std::string tat = fmt::format("{}.taints[{}]", at, j);
+      e->QualifiedName(tat + ".key", t.key);
+      if (!t.value.empty()) e->LabelValue(tat + ".value", t.value);
+      if (t.effect.empty()) {
+        e->Required(tat + ".effect");
+      } else {
+        TaintEffect(tat + ".effect", t.effect, e);
+      }
+    }
+    if (s.per_device_node_selection) {
+      NodeSelection(at, d.node_name, d.node_selector, d.all_nodes.value_or(false), false,
+                    kDeviceWords, e);
+    } else if (d.node_name || d.node_selector || d.all_nodes) {
+      e->InvalidValue(at, "null",
+                      "`nodeName`, `nodeSelector` and `allNodes` can only be set if "
+                      "`perDeviceNodeSelection` is set to true in the ResourceSlice spec");
+    }
+    if (!names.insert(d.name).second) e->Duplicate(at, d.name);
+  }
+}
+
+}  // namespace
+
+void ValidateDraObject(const api::Object& object, Errors* e) {
+  if (const auto* claim = std::get_if<api::ResourceClaim>(&object))
+    ClaimSpec("spec", claim->spec, e);
+  if (const auto* t = std::get_if<api::ResourceClaimTemplate>(&object)) {
+    ClaimSpec("spec.spec", t->spec, e);
+  }
+  if (const auto* c = std::get_if<api::DeviceClass>(&object)) DeviceClass(*c, e);
+  if (const auto* s = std::get_if<api::ResourceSlice>(&object)) Slice(*s, e);
+}
+
+}  // namespace ksched::sim::validation
