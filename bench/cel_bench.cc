@@ -9,18 +9,13 @@
 #include <string>
 
 #include "ksched/cel.h"
+#include "src/base/proc_status.h"
 
 namespace ksched::cel {
 namespace {
 
-// A field of /proc/self/status as it is written ("  30868 kB", "0000000000004a02").
-std::string StatusText(const std::string& name) {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.rfind(name + ":", 0) == 0) return line.substr(name.size() + 1);
-  }
-  return "";
-}
+// A field of /proc/self/status as it is written ("30868 kB", "0000000000004a02").
+std::string StatusText(const std::string& name) { return ProcStatusField(0, name).value_or(""); }
 long StatusField(const std::string& name) { return std::stol(StatusText(name)); }
 
 // The signals of a /proc/self/status mask ("SigCgt": those with a handler), by number.

@@ -39,6 +39,7 @@
 #include "bench/workloads.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "src/base/proc_status.h"
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
 #include "src/metrics/scheduler_metrics.h"
@@ -58,11 +59,7 @@ using Clock = std::chrono::steady_clock;
 using SteadyTime = Clock::time_point;
 
 double PeakRssMib(int pid) {
-  std::ifstream f(fmt::format("/proc/{}/status", pid));
-  for (std::string line; std::getline(f, line);) {
-    if (line.starts_with("VmHWM:")) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return 0;
+  return static_cast<double>(ProcStatusKib(pid, "VmHWM").value_or(0)) / 1024.0;
 }
 
 // The second (Unix time) at which each bound pod of `ns` was bound: its PodScheduled condition's

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "src/base/lazy_library.h"
+#include "src/base/proc_status.h"
 #include "src/testing/command.h"
 #include "src/testing/ports.h"
 
@@ -281,13 +282,7 @@ constexpr int64_t kRssFactor = 4;
 constexpr int64_t kRssFactor = 1;
 #endif
 
-int64_t RssKib() {
-  std::ifstream in("/proc/self/status");
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6));
-  }
-  return 0;
-}
+int64_t RssKib() { return ProcStatusKib(0, "VmRSS").value_or(0); }
 
 // The secure port under abuse: hundreds of idle connections that never start TLS, clients that
 // stop in the middle of their headers, headers larger than any probe sends, and a body of a

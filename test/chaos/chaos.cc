@@ -30,6 +30,7 @@
 #include "absl/time/clock.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "src/base/proc_status.h"
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
 #include "src/testing/command.h"
@@ -138,13 +139,7 @@ struct Replica {
   json incarnations = json::array();  // What the earlier ones measured.
 };
 
-int64_t RssKib(int pid) {
-  std::ifstream in(fmt::format("/proc/{}/status", pid));
-  for (std::string line; std::getline(in, line);) {
-    if (line.starts_with("VmRSS:")) return std::stoll(line.substr(6));
-  }
-  return 0;
-}
+int64_t RssKib(int pid) { return ProcStatusKib(pid, "VmRSS").value_or(0); }
 
 int Sockets(int pid) {
   int n = 0;
