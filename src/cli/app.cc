@@ -12,8 +12,6 @@
 #include "src/api/api_fields.h"
 #include "src/api/yaml.h"
 #include "src/base/log.h"
-#include "src/cli/annotate_prices.h"
-#include "src/cli/app_internal.h"
 #include "src/cli/explain.h"
 #include "src/cli/plugin_library.h"
 #include "src/cli/run.h"
@@ -192,10 +190,6 @@ Option WithPlugin(std::string name, PluginFactory factory) {
 }
 
 int Run(int argc, char** argv, const std::vector<Option>& options) {
-  return RunWithInTree(plugins::NewInTreeRegistry(), argc, argv, options);
-}
-
-int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Option>& options) {
   // Debian's abseil is built with its Mutex deadlock detector on: every lock taken while another
   // is held records a lock-order edge with a stack trace in one global graph. That is a debugging
   // aid, which the unit tests keep; the scheduler itself runs without it.
@@ -310,11 +304,6 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
       "explain", "Ask a running ksched why a pod is pending, or why it went to its node");
   AddExplainFlags(explain, &explain_flags);
 
-  AnnotatePricesFlags price_flags;
-  CLI::App* annotate = app.add_subcommand(
-      "annotate-prices", "Give nodes a random price annotation, as Hightower's annotator does");
-  AddAnnotatePricesFlags(annotate, &price_flags);
-
   try {
     app.parse(static_cast<int>(args.size()), args.data());
   } catch (const CLI::ParseError& e) {
@@ -324,7 +313,6 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
     std::printf("%s", (version_output == "json" ? VersionJson(v) : VersionText(v)).c_str());
     return 0;
   }
-  if (annotate->parsed()) return RunAnnotatePrices(price_flags);
   if (explain->parsed()) return RunExplain(explain_flags);
   if (!run->parsed() && !simulate->parsed() && !print->parsed()) {
     std::printf("%s", app.help().c_str());
@@ -334,7 +322,8 @@ int RunWithInTree(Registry in_tree, int argc, char** argv, const std::vector<Opt
     log::Init(run_flags.logging_format == "json" ? log::Format::kJson : log::Format::kText,
               run_flags.verbosity);
   }
-  absl::StatusOr<Registry> registry = BuildRegistry(std::move(in_tree), options, plugin_libraries);
+  absl::StatusOr<Registry> registry =
+      BuildRegistry(plugins::NewInTreeRegistry(), options, plugin_libraries);
   if (!registry.ok()) {
     std::fprintf(stderr, "ksched: %s\n", std::string(registry.status().message()).c_str());
     return 1;

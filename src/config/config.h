@@ -85,7 +85,8 @@ struct Configuration {
   int64_t pod_initial_backoff_seconds = 1;
   int64_t pod_max_backoff_seconds = 10;
   std::vector<Profile> profiles;
-  // The HTTP extenders, as validated v1 documents (the extender client is a later issue).
+  // The HTTP extenders, as validated v1 documents; ksched has no extender client yet and refuses
+  // them.
   std::vector<nlohmann::json> extenders;
   bool delay_cache_until_active = false;
 };

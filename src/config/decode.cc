@@ -156,7 +156,8 @@ absl::Status DecodeClientConnection(const nlohmann::json& j, ClientConnection& o
   return absl::OkStatus();
 }
 
-// Extenders are checked for their fields and types; the extender client is a later issue.
+// Extenders are checked for their fields and types (ksched has no extender client, so a
+// configuration with extenders is refused after the checks).
 absl::Status DecodeExtender(const nlohmann::json& j, std::string_view path, nlohmann::json& out) {
   KSCHED_RETURN_IF_ERROR(
       CheckObject(j, path,

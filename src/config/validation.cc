@@ -110,7 +110,8 @@ void ValidateLeaderElection(const LeaderElection& le, ErrorList& errs) {
   }
 }
 
-// Extenders (validateExtenders); the extender client itself is a later issue.
+// Extenders (validateExtenders). ksched has no extender client: Scheduler::Create refuses a
+// configuration that has extenders, after these checks.
 void ValidateExtenders(const std::vector<nlohmann::json>& extenders, ErrorList& errs) {
   int binders = 0;
   for (size_t i = 0; i < extenders.size(); ++i) {

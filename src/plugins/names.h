@@ -15,12 +15,6 @@ inline constexpr char kNodeResourcesFit[] = "NodeResourcesFit";
 inline constexpr char kNodeResourcesBalancedAllocation[] = "NodeResourcesBalancedAllocation";
 inline constexpr char kImageLocality[] = "ImageLocality";
 inline constexpr char kDefaultBinder[] = "DefaultBinder";
-// Not in the default profile: the plugins of the guides (a config file enables them).
-inline constexpr char kNetworkAware[] = "NetworkAware";
-inline constexpr char kAnnotationGate[] = "AnnotationGate";
-inline constexpr char kNodePrice[] = "NodePrice";
-inline constexpr char kAppPinning[] = "AppPinning";
-// Later issues.
 inline constexpr char kVolumeRestrictions[] = "VolumeRestrictions";
 inline constexpr char kNodeVolumeLimits[] = "NodeVolumeLimits";
 inline constexpr char kVolumeBinding[] = "VolumeBinding";

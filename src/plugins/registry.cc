@@ -9,7 +9,6 @@
 #include "src/plugins/default_preemption/args.h"
 #include "src/plugins/default_preemption/default_preemption.h"
 #include "src/plugins/dynamic_resources/dynamic_resources.h"
-#include "src/plugins/guides.h"
 #include "src/plugins/image_locality/image_locality.h"
 #include "src/plugins/inter_pod_affinity/args.h"
 #include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
@@ -42,7 +41,7 @@ namespace {
 
 }  // namespace
 
-Registry NewUpstreamRegistry() {
+Registry NewInTreeRegistry() {
   // One spec per plugin; those with args have the kubescheduler.config.k8s.io/v1 args types,
   // decoded, defaulted and validated once, at load time.
   const PluginSpec specs[] = {
@@ -79,12 +78,6 @@ Registry NewUpstreamRegistry() {
   for (const PluginSpec& spec : specs) {
     if (absl::Status st = registry.Register(spec); !st.ok()) Abort(st);
   }
-  return registry;
-}
-
-Registry NewInTreeRegistry() {
-  Registry registry = NewUpstreamRegistry();
-  if (absl::Status st = RegisterGuidePlugins(registry); !st.ok()) Abort(st);
   return registry;
 }
 

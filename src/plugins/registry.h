@@ -5,10 +5,8 @@
 
 namespace ksched::plugins {
 
-// kube-scheduler's in-tree plugins under their upstream names (upstream's NewInTreeRegistry).
-Registry NewUpstreamRegistry();
-
-// ksched's in-tree plugins: kube-scheduler's and the guides' (guides.h).
+// kube-scheduler's in-tree plugins under their upstream names (upstream's NewInTreeRegistry). The
+// guides' plugins are not among them (contrib/guides).
 Registry NewInTreeRegistry();
 
 }  // namespace ksched::plugins

@@ -62,16 +62,8 @@ constexpr char kSelectedNode[] = "volume.kubernetes.io/selected-node";
 
 void Sleep(int ms) { std::this_thread::sleep_for(std::chrono::milliseconds(ms)); }
 
-// kube-scheduler's plugins: ksched's upstream ones and those other issues bring.
-std::vector<std::string> UpstreamPlugins() {
-  std::vector<std::string> out = plugins::NewUpstreamRegistry().Names();
-  namespace n = plugins::names;
-  for (const char* p :
-       {n::kVolumeRestrictions, n::kNodeVolumeLimits, n::kVolumeBinding, n::kVolumeZone}) {
-    out.emplace_back(p);
-  }
-  return out;
-}
+// kube-scheduler's plugins: ksched's in-tree ones, which are all upstream's.
+std::vector<std::string> UpstreamPlugins() { return plugins::NewInTreeRegistry().Names(); }
 
 // The REST calls of the harness, straight to the API server.
 class Api {

@@ -440,8 +440,8 @@ TEST_F(RunTest, AnnotatePricesPatchesAPriceOntoEachNodeAndListsThem) {
   Create(Node("priced-a", "4"));
   Create(Node("priced-b", "4"));
   const std::string kubeconfig = cluster().kubeconfig();
-  CommandResult r = RunCommand(
-      {KSCHED_BINARY, "annotate-prices", "--kubeconfig", kubeconfig, "priced-a", "priced-b"});
+  CommandResult r =
+      RunCommand({ANNOTATE_PRICES, "--kubeconfig", kubeconfig, "priced-a", "priced-b"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   const std::set<std::string> allowed = {"0.05", "0.10", "0.20", "0.40", "0.80", "1.60"};
   std::string listed;
@@ -452,21 +452,20 @@ TEST_F(RunTest, AnnotatePricesPatchesAPriceOntoEachNodeAndListsThem) {
     listed += fmt::format("{} {}\n", node, price);
   }
   EXPECT_EQ(r.out, listed);
-  CommandResult list = RunCommand({KSCHED_BINARY, "annotate-prices", "--kubeconfig", kubeconfig,
-                                   "--list", "priced-a", "priced-b"});
+  CommandResult list =
+      RunCommand({ANNOTATE_PRICES, "--kubeconfig", kubeconfig, "--list", "priced-a", "priced-b"});
   EXPECT_EQ(list.exit_code, 0) << list.err;
   EXPECT_EQ(list.out, listed);
-  CommandResult unknown =
-      RunCommand({KSCHED_BINARY, "annotate-prices", "--kubeconfig", kubeconfig, "no-such-node"});
+  CommandResult unknown = RunCommand({ANNOTATE_PRICES, "--kubeconfig", kubeconfig, "no-such-node"});
   EXPECT_EQ(unknown.exit_code, 1);
-  EXPECT_EQ(unknown.err, "ksched annotate-prices: nodes \"no-such-node\" not found\n");
+  EXPECT_EQ(unknown.err, "annotate-prices: nodes \"no-such-node\" not found\n");
 }
 
 // --- The guides' schedulers (examples/guides), each as its README runs it -----------------------
 
-// Each guide runs twice: on ksched, which has the guides' plugins compiled in, and on a ksched
-// without them that loads them from libksched_guides.so. The two runs share the control plane,
-// so each names its namespaces, nodes and apps with its own suffix.
+// Each guide runs twice: on ksched-guides, which has the guides' plugins compiled in, and on
+// ksched, which loads them from libksched_guides.so. The two runs share the control plane, so each
+// names its namespaces, nodes and apps with its own suffix.
 class GuideTest : public RunTest, public ::testing::WithParamInterface<bool> {
  protected:
   bool library() const { return GetParam(); }
@@ -474,7 +473,7 @@ class GuideTest : public RunTest, public ::testing::WithParamInterface<bool> {
 
   // Starts the scheduler of a guide with its config.yaml, the plugins compiled in or loaded.
   void StartGuide(const std::string& guide) {
-    binary_ = library() ? WITHOUT_GUIDES_BINARY : KSCHED_BINARY;
+    binary_ = library() ? KSCHED_BINARY : GUIDES_BINARY;
     std::vector<std::string> args = {
         "--config", std::string(KSCHED_SOURCE_DIR) + "/examples/guides/" + guide + "/config.yaml"};
     if (!library()) {
@@ -555,8 +554,7 @@ TEST_P(GuideTest, NodePriceSendsPodsToTheCheapestNodeAfterAnnotatePrices) {
     node["metadata"]["labels"]["guide"] = ns;
     Create(node);
   }
-  std::vector<std::string> annotate = {KSCHED_BINARY, "annotate-prices", "--kubeconfig",
-                                       cluster().kubeconfig()};
+  std::vector<std::string> annotate = {ANNOTATE_PRICES, "--kubeconfig", cluster().kubeconfig()};
   annotate.insert(annotate.end(), nodes.begin(), nodes.end());
   CommandResult priced = RunCommand(annotate);
   ASSERT_EQ(priced.exit_code, 0) << priced.err;

@@ -80,7 +80,8 @@ TEST(PluginLibraryTest, BrokenLibrariesStopTheStartWithTheirError) {
                            ": a plugin named TeamFilter already exists\n");
 }
 
-// --- The guides' plugins loaded from libksched_guides.so by a ksched without them ---------------
+// --- The guides' plugins: loaded from libksched_guides.so by ksched, compiled into ksched-guides
+// --
 
 // `simulate --explain` of a guide's example, by `binary` with `extra` flags.
 CommandResult SimulateGuide(const std::string& binary, const std::string& guide,
@@ -96,35 +97,34 @@ CommandResult SimulateGuide(const std::string& binary, const std::string& guide,
 TEST(PluginLibraryTest, TheGuidesDecideAlikeFromTheirLibraryAndCompiledIn) {
   for (const char* guide :
        {"000-app-pinning", "001-node-price", "002-annotation-gate", "003-network-aware"}) {
-    CommandResult compiled = SimulateGuide(KSCHED_BINARY, guide);
+    CommandResult compiled = SimulateGuide(GUIDES_BINARY, guide);
     ASSERT_EQ(compiled.exit_code, 0) << guide << ": " << compiled.err;
     CommandResult loaded =
-        SimulateGuide(WITHOUT_GUIDES_BINARY, guide, {"--plugin-library", GUIDES_LIBRARY});
+        SimulateGuide(KSCHED_BINARY, guide, {"--plugin-library", GUIDES_LIBRARY});
     ASSERT_EQ(loaded.exit_code, 0) << guide << ": " << loaded.err;
     // Every placement, message, filter verdict and score, word for word.
     EXPECT_EQ(loaded.out, compiled.out) << guide;
   }
   // What the guides' plugins decide shows in the explanations: a node without the label, a
   // refused annotation.
-  EXPECT_NE(SimulateGuide(WITHOUT_GUIDES_BINARY, "003-network-aware",
-                          {"--plugin-library", GUIDES_LIBRARY})
+  EXPECT_NE(SimulateGuide(KSCHED_BINARY, "003-network-aware", {"--plugin-library", GUIDES_LIBRARY})
                 .out.find("NetworkAware"),
             std::string::npos);
-  EXPECT_NE(SimulateGuide(WITHOUT_GUIDES_BINARY, "002-annotation-gate",
-                          {"--plugin-library", GUIDES_LIBRARY})
-                .out.find("pod has annotation mycompany.com/environment"),
-            std::string::npos);
+  EXPECT_NE(
+      SimulateGuide(KSCHED_BINARY, "002-annotation-gate", {"--plugin-library", GUIDES_LIBRARY})
+          .out.find("pod has annotation mycompany.com/environment"),
+      std::string::npos);
 }
 
 TEST(PluginLibraryTest, WithoutTheGuidesLibraryTheirPluginsDoNotExist) {
-  CommandResult r = SimulateGuide(WITHOUT_GUIDES_BINARY, "003-network-aware");
+  CommandResult r = SimulateGuide(KSCHED_BINARY, "003-network-aware");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("\"NetworkAware\" does not exist"), std::string::npos) << r.err;
 }
 
-TEST(PluginLibraryTest, TheGuidesLibraryIsRefusedByAKschedThatHasThemCompiledIn) {
+TEST(PluginLibraryTest, TheGuidesLibraryIsRefusedByKschedGuidesWhichHasThemCompiledIn) {
   CommandResult r =
-      RunCommand({KSCHED_BINARY, "config", "print", "--plugin-library", GUIDES_LIBRARY});
+      RunCommand({GUIDES_BINARY, "config", "print", "--plugin-library", GUIDES_LIBRARY});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err, std::string("ksched: --plugin-library ") + GUIDES_LIBRARY +
                        ": a plugin named AnnotationGate already exists\n");

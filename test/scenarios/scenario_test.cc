@@ -1,5 +1,6 @@
-// Runs every test/scenarios/*.yaml through the real `ksched simulate -o json` and checks the
-// outcome of each pod. A scenario is data:
+// Runs every test/scenarios/*.yaml through the real `ksched simulate -o json`, and the guides'
+// contrib/guides/scenarios/*.yaml through `ksched-guides`, and checks the outcome of each pod. A
+// scenario is data:
 //
 //   description: why this case matters
 //   args: [--seed, "3"]            # optional extra simulate flags
@@ -27,12 +28,24 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> ScenarioFiles() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(KSCHED_SOURCE_DIR "/test/scenarios")) {
-    if (e.path().extension() == ".yaml") out.push_back(e.path().filename().string());
+// A scenario file and the binary that runs it: kube-scheduler's plugins' with ksched, the guides'
+// (contrib/guides/scenarios) with ksched-guides.
+struct Scenario {
+  fs::path path;
+  std::string binary;
+};
+
+std::vector<Scenario> ScenarioFiles() {
+  std::vector<Scenario> out;
+  for (const auto& [dir, binary] : {std::pair{"/test/scenarios", KSCHED_BINARY},
+                                    std::pair{"/contrib/guides/scenarios", GUIDES_BINARY}}) {
+    for (const auto& e : fs::directory_iterator(std::string(KSCHED_SOURCE_DIR) + dir)) {
+      if (e.path().extension() == ".yaml") out.push_back({e.path(), binary});
+    }
   }
-  std::sort(out.begin(), out.end());
+  std::sort(out.begin(), out.end(), [](const Scenario& a, const Scenario& b) {
+    return a.path.filename() < b.path.filename();
+  });
   return out;
 }
 
@@ -43,22 +56,24 @@ std::string Slurp(const fs::path& p) {
   return ss.str();
 }
 
-class ScenarioTest : public ::testing::TestWithParam<std::string> {};
+class ScenarioTest : public ::testing::TestWithParam<Scenario> {};
 
 TEST_P(ScenarioTest, OutcomesMatch) {
-  const fs::path path = fs::path(KSCHED_SOURCE_DIR "/test/scenarios") / GetParam();
+  const fs::path& path = GetParam().path;
+  const std::string name = path.filename().string();
   auto docs = api::YamlToJson(Slurp(path));
   ASSERT_TRUE(docs.ok() && docs->size() == 1) << path << ": not one YAML document";
   nlohmann::json scenario = nlohmann::json::parse((*docs)[0]);
   ASSERT_TRUE(scenario.contains("cluster") && scenario.contains("expect")) << path;
 
-  fs::path manifest = fs::temp_directory_path() / ("ksched-scenario-" + GetParam() + ".json");
-  std::ofstream(manifest) << nlohmann::json{{"apiVersion", "v1"}, {"kind", "List"}, {"items", scenario["cluster"]}};
-  std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json"};
+  fs::path manifest = fs::temp_directory_path() / ("ksched-scenario-" + name + ".json");
+  std::ofstream(manifest) << nlohmann::json{
+      {"apiVersion", "v1"}, {"kind", "List"}, {"items", scenario["cluster"]}};
+  std::vector<std::string> argv = {GetParam().binary, "simulate", "-o", "json"};
   for (const auto& a : scenario.value("args", nlohmann::json::array())) {
     argv.push_back(a.get<std::string>());
   }
-  fs::path config = fs::temp_directory_path() / ("ksched-scenario-" + GetParam() + "-config.json");
+  fs::path config = fs::temp_directory_path() / ("ksched-scenario-" + name + "-config.json");
   if (scenario.contains("config")) {
     std::ofstream(config) << scenario["config"];  // JSON is YAML: --config reads either.
     argv.insert(argv.end(), {"--config", config.string()});
@@ -93,7 +108,7 @@ TEST_P(ScenarioTest, OutcomesMatch) {
 
 INSTANTIATE_TEST_SUITE_P(Scenarios, ScenarioTest, ::testing::ValuesIn(ScenarioFiles()),
                          [](const auto& info) {
-                           std::string n = info.param.substr(0, info.param.size() - 5);
+                           std::string n = info.param.path.stem().string();
                            for (char& c : n) {
                              if (!isalnum(static_cast<unsigned char>(c))) c = '_';
                            }

@@ -2,7 +2,7 @@
 // is the annotation they read (AnnotationGate, NodePrice).
 //
 //   AnnotationGateArgs out;  // out.annotation_key holds the default
-//   KSCHED_RETURN_IF_ERROR(helper::DecodeAnnotationKeyArgs(args, path, &out.annotation_key));
+//   KSCHED_RETURN_IF_ERROR(DecodeAnnotationKeyArgs(args, path, &out.annotation_key));
 #pragma once
 
 #include <string>
@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "nlohmann/json.hpp"
 
-namespace ksched::plugins::helper {
+namespace ksched::guides {
 
 // Decodes {annotationKey} into *key, which keeps its value (the default) when `args` is null or
 // the field is left out or null. InvalidArgument names the field below `path`: an unknown field,
@@ -22,4 +22,4 @@ absl::Status DecodeAnnotationKeyArgs(const nlohmann::json& args, std::string_vie
 // "annotationKey", as the args documents spell it.
 inline constexpr char kAnnotationKeyField[] = "annotationKey";
 
-}  // namespace ksched::plugins::helper
+}  // namespace ksched::guides

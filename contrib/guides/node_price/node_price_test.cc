@@ -1,4 +1,4 @@
-#include "src/plugins/node_price/node_price.h"
+#include "contrib/guides/node_price/node_price.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include "src/testing/fake_handle.h"
 #include "src/testing/plugin_args.h"
 
-namespace ksched::plugins::node_price {
+namespace ksched::guides::node_price {
 namespace {
 
 using ksched::testing::ArgsCase;
@@ -196,4 +196,4 @@ TEST(NodePriceTest, Args) {
 }
 
 }  // namespace
-}  // namespace ksched::plugins::node_price
+}  // namespace ksched::guides::node_price

@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "contrib/guides/names.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "nlohmann/json.hpp"
-#include "src/plugins/names.h"
 
-namespace ksched::plugins::app_pinning {
+namespace ksched::guides::app_pinning {
 
 // AppPinningArgs.
 struct AppPinningArgs {
@@ -71,4 +71,4 @@ nlohmann::json AppPinningArgsToJson(const AppPinningArgs& args);
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const AppPinningArgs& args, Handle& handle);
 
-}  // namespace ksched::plugins::app_pinning
+}  // namespace ksched::guides::app_pinning

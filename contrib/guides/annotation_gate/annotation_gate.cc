@@ -1,13 +1,13 @@
-#include "src/plugins/annotation_gate/annotation_gate.h"
+#include "contrib/guides/annotation_gate/annotation_gate.h"
 
 #include <utility>
 
+#include "contrib/guides/annotation_key_args.h"
 #include "fmt/format.h"
 #include "ksched/registry.h"
 #include "ksched/status_macros.h"
-#include "src/plugins/helper/annotation_key_args.h"
 
-namespace ksched::plugins::annotation_gate {
+namespace ksched::guides::annotation_gate {
 
 AnnotationGate::AnnotationGate(AnnotationGateArgs args)
     : args_(std::move(args)),
@@ -41,18 +41,18 @@ std::vector<ClusterEventWithHint> AnnotationGate::EventsToRegister() const {
 absl::StatusOr<AnnotationGateArgs> ParseAnnotationGateArgs(const nlohmann::json& args,
                                                            std::string_view path) {
   AnnotationGateArgs out;
-  KSCHED_RETURN_IF_ERROR(helper::DecodeAnnotationKeyArgs(args, path, &out.annotation_key));
+  KSCHED_RETURN_IF_ERROR(DecodeAnnotationKeyArgs(args, path, &out.annotation_key));
   return out;
 }
 
 nlohmann::json AnnotationGateArgsToJson(const AnnotationGateArgs& args) {
   return {{"apiVersion", kArgsApiVersion},
           {"kind", "AnnotationGateArgs"},
-          {helper::kAnnotationKeyField, args.annotation_key}};
+          {kAnnotationKeyField, args.annotation_key}};
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const AnnotationGateArgs& args, Handle&) {
   return std::make_unique<AnnotationGate>(args);
 }
 
-}  // namespace ksched::plugins::annotation_gate
+}  // namespace ksched::guides::annotation_gate

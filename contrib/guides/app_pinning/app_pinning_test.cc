@@ -1,4 +1,4 @@
-#include "src/plugins/app_pinning/app_pinning.h"
+#include "contrib/guides/app_pinning/app_pinning.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include "src/testing/fake_handle.h"
 #include "src/testing/plugin_args.h"
 
-namespace ksched::plugins::app_pinning {
+namespace ksched::guides::app_pinning {
 namespace {
 
 using ksched::testing::ArgsCase;
@@ -174,4 +174,4 @@ TEST(AppPinningTest, Args) {
 }
 
 }  // namespace
-}  // namespace ksched::plugins::app_pinning
+}  // namespace ksched::guides::app_pinning

@@ -22,12 +22,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "contrib/guides/names.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "nlohmann/json.hpp"
-#include "src/plugins/names.h"
 
-namespace ksched::plugins::network_aware {
+namespace ksched::guides::network_aware {
 
 // NetworkAwareArgs.
 struct NetworkAwareArgs {
@@ -78,4 +78,4 @@ nlohmann::json NetworkAwareArgsToJson(const NetworkAwareArgs& args);
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const NetworkAwareArgs& args, Handle& handle);
 
-}  // namespace ksched::plugins::network_aware
+}  // namespace ksched::guides::network_aware

@@ -1,6 +1,6 @@
 // NodePrice: prefers the cheapest node, by a price annotation on each node (Kelsey Hightower's
 // toy scheduler of guide 001, which binds every pod to the node with the lowest
-// hightower.com/cost; `ksched annotate-prices` writes those prices). As a Score plugin it ranks
+// hightower.com/cost; `annotate-prices` writes those prices). As a Score plugin it ranks
 // the nodes the Filters let through, so a pod never lands on a cheap node it does not fit. Not in
 // the default profile:
 //
@@ -28,12 +28,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
+#include "contrib/guides/names.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "nlohmann/json.hpp"
-#include "src/plugins/names.h"
 
-namespace ksched::plugins::node_price {
+namespace ksched::guides::node_price {
 
 // NodePriceArgs.
 struct NodePriceArgs {
@@ -78,4 +78,4 @@ nlohmann::json NodePriceArgsToJson(const NodePriceArgs& args);
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const NodePriceArgs& args, Handle& handle);
 
-}  // namespace ksched::plugins::node_price
+}  // namespace ksched::guides::node_price

@@ -1,4 +1,4 @@
-#include "src/plugins/node_price/node_price.h"
+#include "contrib/guides/node_price/node_price.h"
 
 #include <algorithm>
 #include <charconv>
@@ -6,12 +6,12 @@
 #include <limits>
 #include <utility>
 
+#include "contrib/guides/annotation_key_args.h"
 #include "ksched/log.h"
 #include "ksched/registry.h"
 #include "ksched/status_macros.h"
-#include "src/plugins/helper/annotation_key_args.h"
 
-namespace ksched::plugins::node_price {
+namespace ksched::guides::node_price {
 
 namespace {
 
@@ -78,18 +78,18 @@ Status NodePrice::NormalizeScore(const CycleState&, const api::Pod&, NodeScoreLi
 absl::StatusOr<NodePriceArgs> ParseNodePriceArgs(const nlohmann::json& args,
                                                  std::string_view path) {
   NodePriceArgs out;
-  KSCHED_RETURN_IF_ERROR(helper::DecodeAnnotationKeyArgs(args, path, &out.annotation_key));
+  KSCHED_RETURN_IF_ERROR(DecodeAnnotationKeyArgs(args, path, &out.annotation_key));
   return out;
 }
 
 nlohmann::json NodePriceArgsToJson(const NodePriceArgs& args) {
   return {{"apiVersion", kArgsApiVersion},
           {"kind", "NodePriceArgs"},
-          {helper::kAnnotationKeyField, args.annotation_key}};
+          {kAnnotationKeyField, args.annotation_key}};
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const NodePriceArgs& args, Handle&) {
   return std::make_unique<NodePrice>(args);
 }
 
-}  // namespace ksched::plugins::node_price
+}  // namespace ksched::guides::node_price

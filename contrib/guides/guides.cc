@@ -1,13 +1,13 @@
-#include "src/plugins/guides.h"
+#include "contrib/guides/guides.h"
 
+#include "contrib/guides/annotation_gate/annotation_gate.h"
+#include "contrib/guides/app_pinning/app_pinning.h"
+#include "contrib/guides/names.h"
+#include "contrib/guides/network_aware/network_aware.h"
+#include "contrib/guides/node_price/node_price.h"
 #include "ksched/status_macros.h"
-#include "src/plugins/annotation_gate/annotation_gate.h"
-#include "src/plugins/app_pinning/app_pinning.h"
-#include "src/plugins/names.h"
-#include "src/plugins/network_aware/network_aware.h"
-#include "src/plugins/node_price/node_price.h"
 
-namespace ksched::plugins {
+namespace ksched::guides {
 
 absl::Status RegisterGuidePlugins(Registry& registry) {
   KSCHED_RETURN_IF_ERROR(
@@ -23,4 +23,4 @@ absl::Status RegisterGuidePlugins(Registry& registry) {
                                           app_pinning::AppPinningArgsToJson, app_pinning::New));
 }
 
-}  // namespace ksched::plugins
+}  // namespace ksched::guides

@@ -1,4 +1,4 @@
-#include "src/plugins/network_aware/network_aware.h"
+#include "contrib/guides/network_aware/network_aware.h"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include "src/testing/fake_handle.h"
 #include "src/testing/plugin_args.h"
 
-namespace ksched::plugins::network_aware {
+namespace ksched::guides::network_aware {
 namespace {
 
 using ksched::testing::ArgsCase;
@@ -232,4 +232,4 @@ TEST(NetworkAwareTest, ArgsErrors) {
 }
 
 }  // namespace
-}  // namespace ksched::plugins::network_aware
+}  // namespace ksched::guides::network_aware

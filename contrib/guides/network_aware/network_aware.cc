@@ -1,4 +1,4 @@
-#include "src/plugins/network_aware/network_aware.h"
+#include "contrib/guides/network_aware/network_aware.h"
 
 #include <limits>
 #include <utility>
@@ -8,7 +8,7 @@
 #include "ksched/registry.h"
 #include "ksched/status_macros.h"
 
-namespace ksched::plugins::network_aware {
+namespace ksched::guides::network_aware {
 
 namespace {
 
@@ -127,4 +127,4 @@ absl::StatusOr<std::unique_ptr<Plugin>> New(const NetworkAwareArgs& args, Handle
   return std::make_unique<NetworkAware>(args);
 }
 
-}  // namespace ksched::plugins::network_aware
+}  // namespace ksched::guides::network_aware

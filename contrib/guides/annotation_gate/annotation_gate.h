@@ -20,12 +20,12 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "contrib/guides/names.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "nlohmann/json.hpp"
-#include "src/plugins/names.h"
 
-namespace ksched::plugins::annotation_gate {
+namespace ksched::guides::annotation_gate {
 
 // AnnotationGateArgs.
 struct AnnotationGateArgs {
@@ -63,4 +63,4 @@ nlohmann::json AnnotationGateArgsToJson(const AnnotationGateArgs& args);
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const AnnotationGateArgs& args, Handle& handle);
 
-}  // namespace ksched::plugins::annotation_gate
+}  // namespace ksched::guides::annotation_gate

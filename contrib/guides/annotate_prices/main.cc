@@ -1,22 +1,34 @@
-#include "src/cli/annotate_prices.h"
-
+// annotate-prices: Hightower's annotator (guide 001), which gives nodes a price that the
+// NodePrice plugin schedules by. It PATCHes a random price from {0.05, 0.10, 0.20, 0.40, 0.80,
+// 1.60} onto every node, or onto the nodes named, and prints "<node> <price>" for each; with
+// --list it only prints them ("<none>" for a node without one).
 #include <cstdio>
 #include <map>
+#include <string>
+#include <vector>
 
+#include "CLI/CLI.hpp"
 #include "absl/random/random.h"
 #include "fmt/format.h"
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/client/http.h"
+#include "src/client/rest_config.h"
 
-namespace ksched::app {
+namespace ksched::guides {
 namespace {
+
+struct AnnotatePricesFlags {
+  std::string kubeconfig, context, master;  // As `ksched run` takes them.
+  std::string annotation = "hightower.com/cost";
+  bool list = false;
+  std::vector<std::string> nodes;  // Empty: every node.
+};
 
 constexpr const char* kPrices[] = {"0.05", "0.10", "0.20", "0.40", "0.80", "1.60"};
 
 int Fail(std::string_view what) {
-  std::fprintf(stderr, "ksched annotate-prices: %.*s\n", static_cast<int>(what.size()),
-               what.data());
+  std::fprintf(stderr, "annotate-prices: %.*s\n", static_cast<int>(what.size()), what.data());
   return 1;
 }
 
@@ -36,8 +48,6 @@ absl::StatusOr<std::map<std::string, std::string>> NodePrices(client::HttpClient
   return out;
 }
 
-}  // namespace
-
 void AddAnnotatePricesFlags(CLI::App* cmd, AnnotatePricesFlags* flags) {
   cmd->add_option("--kubeconfig", flags->kubeconfig, "Path to a kubeconfig");
   cmd->add_option("--context", flags->context, "The kubeconfig context to use");
@@ -47,6 +57,7 @@ void AddAnnotatePricesFlags(CLI::App* cmd, AnnotatePricesFlags* flags) {
   cmd->add_option("nodes", flags->nodes, "The nodes to price (default: all)");
 }
 
+// 0, or 1 with the error on stderr (a bad kubeconfig, an unknown node, a refused patch).
 int RunAnnotatePrices(const AnnotatePricesFlags& flags) {
   absl::StatusOr<client::RestConfig> rest = client::LoadRestConfig(
       {.kubeconfig = flags.kubeconfig, .context = flags.context, .master = flags.master});
@@ -78,4 +89,18 @@ int RunAnnotatePrices(const AnnotatePricesFlags& flags) {
   return 0;
 }
 
-}  // namespace ksched::app
+}  // namespace
+}  // namespace ksched::guides
+
+int main(int argc, char** argv) {
+  CLI::App app("Give nodes a random price annotation, as Hightower's annotator does",
+               "annotate-prices");
+  ksched::guides::AnnotatePricesFlags flags;
+  ksched::guides::AddAnnotatePricesFlags(&app, &flags);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 1;
+  }
+  return ksched::guides::RunAnnotatePrices(flags);
+}

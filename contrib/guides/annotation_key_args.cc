@@ -1,9 +1,9 @@
-#include "src/plugins/helper/annotation_key_args.h"
+#include "contrib/guides/annotation_key_args.h"
 
 #include "ksched/api/field.h"
 #include "ksched/status_macros.h"
 
-namespace ksched::plugins::helper {
+namespace ksched::guides {
 
 absl::Status DecodeAnnotationKeyArgs(const nlohmann::json& args, std::string_view path,
                                      std::string* key) {
@@ -15,4 +15,4 @@ absl::Status DecodeAnnotationKeyArgs(const nlohmann::json& args, std::string_vie
   return errs.ToStatus();
 }
 
-}  // namespace ksched::plugins::helper
+}  // namespace ksched::guides

@@ -1,4 +1,4 @@
-#include "src/plugins/annotation_gate/annotation_gate.h"
+#include "contrib/guides/annotation_gate/annotation_gate.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include "src/testing/fake_handle.h"
 #include "src/testing/plugin_args.h"
 
-namespace ksched::plugins::annotation_gate {
+namespace ksched::guides::annotation_gate {
 namespace {
 
 using ksched::testing::ArgsCase;
@@ -126,4 +126,4 @@ TEST(AnnotationGateTest, Args) {
 }
 
 }  // namespace
-}  // namespace ksched::plugins::annotation_gate
+}  // namespace ksched::guides::annotation_gate

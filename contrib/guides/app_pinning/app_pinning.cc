@@ -1,4 +1,4 @@
-#include "src/plugins/app_pinning/app_pinning.h"
+#include "contrib/guides/app_pinning/app_pinning.h"
 
 #include <utility>
 
@@ -7,7 +7,7 @@
 #include "ksched/registry.h"
 #include "ksched/status_macros.h"
 
-namespace ksched::plugins::app_pinning {
+namespace ksched::guides::app_pinning {
 
 std::optional<std::string_view> AppPinning::PodApp(const api::Pod& pod) const {
   auto it = pod.metadata.labels.find(args_.pod_label_key);
@@ -89,4 +89,4 @@ absl::StatusOr<std::unique_ptr<Plugin>> New(const AppPinningArgs& args, Handle&)
   return std::make_unique<AppPinning>(args);
 }
 
-}  // namespace ksched::plugins::app_pinning
+}  // namespace ksched::guides::app_pinning
