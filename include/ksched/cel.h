@@ -38,7 +38,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
-#include "ksched/api/objects.h"
+#include "ksched/api/resource.h"
 
 namespace ksched::cel {
 

@@ -24,7 +24,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/hash/hash.h"
-#include "ksched/api/objects.h"
+#include "ksched/api/resource.h"
 
 namespace ksched {
 

@@ -19,7 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "ksched/api/objects.h"
+#include "ksched/api/core.h"
+#include "ksched/api/storage.h"
 
 namespace ksched {
 

@@ -1,0 +1,173 @@
+// The resource.k8s.io/v1 objects of dynamic resource allocation (ResourceSlice, DeviceClass,
+// ResourceClaim, ResourceClaimTemplate), part of the object model of ksched/api/objects.h.
+//
+// Thread safety: plain values; concurrent reads are safe.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ksched/api/meta.h"
+#include "ksched/api/quantity.h"
+
+namespace ksched::api {
+
+// --- Dynamic resource allocation (resource.k8s.io/v1) ----------------------------------------
+// What the DynamicResources plugin reads. A field ksched does not model (a feature it does not
+// implement yet: partitionable devices' counters, consumable capacity, binding conditions, ...)
+// is named in the object's `unsupported`, so that a pod that needs the object stays pending and
+// says why, rather than being placed as if the field were absent.
+
+// An attribute of a device: exactly one value is set (the list forms, DRAListTypeAttributes, are
+// alpha and off in 1.36: unsupported).
+struct DeviceAttribute {
+  std::optional<int64_t> int_value;
+  std::optional<bool> bool_value;
+  std::optional<std::string> string_value;
+  std::optional<std::string> version_value;  // semver, "1.2.3"
+};
+
+struct DeviceTaint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule, NoExecute or None.
+};
+
+struct DeviceToleration {
+  std::string key;
+  std::string op = "Equal";  // Equal or Exists.
+  std::string value;
+  std::string effect;  // "" tolerates every effect.
+  std::optional<int64_t> toleration_seconds;
+  bool operator==(const DeviceToleration&) const = default;
+};
+
+// One device of a ResourceSlice.
+struct Device {
+  std::string name;
+  std::map<std::string, DeviceAttribute> attributes;  // By qualified name.
+  std::map<std::string, Quantity> capacity;           // By qualified name: capacity.<name>.value.
+  // Where the slice has perDeviceNodeSelection: the node(s) this device is on.
+  std::optional<std::string> node_name;
+  std::optional<NodeSelector> node_selector;
+  std::optional<bool> all_nodes;
+  std::vector<DeviceTaint> taints;
+  std::vector<std::string> unsupported;  // Field paths, from the device: "consumesCounters".
+};
+
+struct ResourceSlice {
+  ObjectMeta metadata;
+  std::string driver;
+  std::string pool;              // spec.pool.name
+  int64_t pool_generation = 0;   // spec.pool.generation
+  int64_t pool_slice_count = 0;  // spec.pool.resourceSliceCount
+  std::optional<std::string> node_name;
+  std::optional<NodeSelector> node_selector;
+  bool all_nodes = false;
+  bool per_device_node_selection = false;
+  std::vector<Device> devices;
+  std::vector<std::string> unsupported;  // Field paths, from spec: "sharedCounters".
+};
+
+// A device class's or a request's opaque configuration for the driver, kept as it came.
+struct DeviceConfiguration {
+  std::vector<std::string> requests;  // A claim's: the requests it applies to (none: all).
+  std::string driver;                 // opaque.driver
+  std::string parameters;             // opaque.parameters, as minified JSON.
+  bool operator==(const DeviceConfiguration&) const = default;
+};
+
+struct DeviceClass {
+  ObjectMeta metadata;
+  std::vector<std::string> selectors;  // spec.selectors[].cel.expression
+  std::vector<DeviceConfiguration> config;
+  std::optional<std::string> extended_resource_name;
+  std::vector<std::string> unsupported;
+};
+
+// A request for devices of one class (ExactDeviceRequest), or one alternative of a
+// firstAvailable list (DeviceSubRequest, with its name).
+struct DeviceSubRequest {
+  std::string name;  // A firstAvailable alternative's; "" for `exactly`.
+  std::string device_class_name;
+  std::vector<std::string> selectors;          // selectors[].cel.expression
+  std::string allocation_mode = "ExactCount";  // ExactCount or All.
+  int64_t count = 1;  // ExactCount's, defaulted as the API server does; 0 with All.
+  bool admin_access = false;
+  std::vector<DeviceToleration> tolerations;
+  bool operator==(const DeviceSubRequest&) const = default;
+};
+
+struct DeviceRequest {
+  std::string name;
+  std::optional<DeviceSubRequest> exactly;
+  std::vector<DeviceSubRequest> first_available;
+  bool operator==(const DeviceRequest&) const = default;
+};
+
+struct DeviceConstraint {
+  std::vector<std::string> requests;  // None: every request.
+  std::optional<std::string> match_attribute;
+  bool operator==(const DeviceConstraint&) const = default;
+};
+
+struct ResourceClaimSpec {
+  std::vector<DeviceRequest> requests;  // spec.devices.requests
+  std::vector<DeviceConstraint> constraints;
+  std::vector<DeviceConfiguration> config;
+  std::vector<std::string> unsupported;  // Field paths, from spec.
+  bool operator==(const ResourceClaimSpec&) const = default;
+};
+
+struct DeviceRequestAllocationResult {
+  std::string request;  // "<request>" or "<request>/<firstAvailable alternative>"
+  std::string driver;
+  std::string pool;
+  std::string device;
+  bool admin_access = false;
+  std::vector<DeviceToleration> tolerations;
+};
+
+// status.allocation.devices.config: a class's (source FromClass) or the claim's (FromClaim).
+struct DeviceAllocationConfiguration {
+  std::string source;
+  DeviceConfiguration configuration;
+};
+
+struct AllocationResult {
+  std::vector<DeviceRequestAllocationResult> results;  // devices.results
+  std::vector<DeviceAllocationConfiguration> config;   // devices.config
+  std::optional<NodeSelector> node_selector;           // The nodes that can use the devices.
+  std::string allocation_timestamp;                    // RFC 3339
+};
+
+struct ResourceClaimConsumerReference {
+  std::string api_group;
+  std::string resource;  // "pods"
+  std::string name;
+  std::string uid;
+};
+
+// The finalizer the scheduler gives a claim it allocates, which the resourceclaim controller
+// removes once the claim is deallocated.
+inline constexpr char kResourceClaimFinalizer[] = "resource.kubernetes.io/delete-protection";
+
+struct ResourceClaim {
+  ObjectMeta metadata;
+  ResourceClaimSpec spec;
+  std::optional<AllocationResult> allocation;                // status.allocation
+  std::vector<ResourceClaimConsumerReference> reserved_for;  // status.reservedFor
+  std::vector<std::string> unsupported;  // Field paths, from status: "allocation.devices..."
+};
+
+struct ResourceClaimTemplate {
+  ObjectMeta metadata;
+  StringMap claim_labels;       // spec.metadata.labels
+  StringMap claim_annotations;  // spec.metadata.annotations
+  ResourceClaimSpec spec;       // spec.spec
+};
+
+}  // namespace ksched::api
