@@ -1,6 +1,6 @@
 // ApiWriter: the ClusterWriter of a real cluster. Binds through the pods/binding subresource,
-// writes events.k8s.io/v1 Events as client-go's event recorder does for kube-scheduler, and
-// patches the pod's PodScheduled condition and nominatedNodeName.
+// writes events through its EventRecorder (event_recorder.h), patches the pod's PodScheduled
+// condition and nominatedNodeName, and writes what the volume and DRA plugins bind.
 //
 //   ApiWriter writer(http, {.hostname = "node-1"});
 //   absl::Status st = writer.Bind(pod, "node-a");   // blocks until the server answers
@@ -9,16 +9,6 @@
 // Bind waits for the answer (it runs in a binding cycle, off the scheduling loop). Events and
 // status patches are sent without waiting, so that the scheduling loop never waits on the network;
 // their failures are logged.
-//
-// Repeated events form a series, as client-go's events.k8s.io recorder makes them. An event with
-// the same type, action, reason, reporting controller and instance and regarding object
-// (resourceVersion included) as one still in the recorder's cache is not created again: the
-// second one patches the first with series {count: 2, lastObservedTime}, and later ones only
-// count. The owner calls FinishSeries every 6 minutes and RefreshSeries every 30, as client-go's
-// broadcaster runs them: a series seen last over 6 minutes ago is patched with its final count
-// and leaves the cache, as does a single event older than that; RefreshSeries patches every
-// series with its count so far. A series patch that finds its event gone (404) creates it anew,
-// series included.
 //
 // Thread safety: all methods may be called from several threads at once.
 #pragma once
@@ -35,11 +25,10 @@
 #include "absl/time/time.h"
 #include "ksched/cluster_writer.h"
 #include "nlohmann/json.hpp"
+#include "src/client/event_recorder.h"
 #include "src/client/http.h"
 
 namespace ksched::client {
-
-using WriteErrorHandler = std::function<void(const std::string& what, const absl::Status&)>;
 
 struct ApiWriterOptions {
   // Events carry reportingController = the pod's schedulerName and reportingInstance =
@@ -67,7 +56,12 @@ struct ApiWriterOptions {
 class ApiWriter : public ClusterWriter {
  public:
   ApiWriter(HttpClient& http, ApiWriterOptions options)
-      : http_(http), options_(std::move(options)) {}
+      : http_(http),
+        options_(std::move(options)),
+        events_(options_.events ? *options_.events : http_,
+                {.hostname = options_.hostname,
+                 .on_write_error = options_.on_write_error,
+                 .retry_delay = options_.event_retry_delay}) {}
 
   absl::Status Bind(const api::Pod& pod, std::string_view node_name) override;
   // `done` runs on the HTTP client's I/O thread.
@@ -78,12 +72,13 @@ class ApiWriter : public ClusterWriter {
     RecordEventAt(pod, type, reason, action, message, absl::Now());
   }
   void RecordEventAt(const api::Pod& pod, std::string_view type, std::string_view reason,
-                     std::string_view action, const std::string& message, absl::Time now);
-  // Ends the series last seen over 6 minutes before `now` (their final count is sent) and forgets
-  // single events older than that.
+                     std::string_view action, const std::string& message, absl::Time now) {
+    events_.Record(pod, type, reason, action, message, now);
+  }
+  // The events' series (EventRecorder::FinishSeries), and the status patches' memory of what the
+  // server took over a minute ago.
   void FinishSeries(absl::Time now);
-  // Sends every open series' count so far.
-  void RefreshSeries();
+  void RefreshSeries() { events_.RefreshSeries(); }
 
   // Skips the patch when the pod already carries the same condition (status, reason, message)
   // and nominated node, as upstream's updatePod does. A pod has one patch on the way at a time, as
@@ -133,20 +128,20 @@ class ApiWriter : public ClusterWriter {
   static std::string BindingBody(const api::Pod& pod, std::string_view node_name);
   nlohmann::json EventBody(const api::Pod& pod, std::string_view type, std::string_view reason,
                            std::string_view action, const std::string& message,
-                           absl::Time now) const;
+                           absl::Time now) const {
+    return events_.EventBody(pod, type, reason, action, message, now);
+  }
   static nlohmann::json StatusPatch(const api::PodCondition& condition,
                                     const std::string* nominated_node);
   static nlohmann::json DeleteBody(const api::Pod& pod);
 
  private:
   HttpRequest BindingRequest(const api::Pod& pod, std::string_view node_name) const;
-  void SendEvent(HttpRequest request, std::string what);
   struct Reservation;
   // One try of ReserveResourceClaimAsync: over `claim`'s resourceVersion.
   void ReserveOnce(std::shared_ptr<Reservation> r, const api::ResourceClaim& claim);
   // After a conflict: reads the claim again, 10 ms on, and tries over it.
   void ReserveAgain(std::shared_ptr<Reservation> r);
-  HttpClient& events_http() { return options_.events ? *options_.events : http_; }
 
   // The status patches of each pod (by uid), shared with their callbacks, which may outlive the
   // writer.
@@ -165,35 +160,9 @@ class ApiWriter : public ClusterWriter {
                               HttpRequest request, WriteErrorHandler report, std::string what,
                               std::string uid);
 
-  // An event in the recorder's cache. Every event recorded stays there for 6 to 12 minutes, so
-  // it is kept small: its fields packed in one string, the series key (client-go's eventKey:
-  // type, action, reason, reporting controller and the regarding pod) first and the note last.
-  // Its body, path and name for error reports are made again from them when a series needs
-  // them.
-  struct Recorded {
-    std::string packed;
-    size_t key_size = 0;  // packed's first key_size characters are the series key.
-    absl::Time event_time;
-    // A series' counts change in the set; they are not part of its hash or equality.
-    mutable int count = 0;  // 0 for a single event, else the series' count.
-    mutable absl::Time last_observed;
-    std::string_view key() const { return std::string_view(packed).substr(0, key_size); }
-  };
-  struct RecordedKey {
-    using is_transparent = void;
-    static std::string_view Of(const Recorded& r) { return r.key(); }
-    static std::string_view Of(std::string_view key) { return key; }
-    size_t operator()(const auto& r) const { return absl::HashOf(Of(r)); }
-    bool operator()(const auto& a, const auto& b) const { return Of(a) == Of(b); }
-  };
-  // Patches the event with the series' count and last time; creates it, series included, if it is
-  // gone.
-  void SendSeries(const Recorded& r);
-
   HttpClient& http_;
   ApiWriterOptions options_;
-  absl::Mutex mu_;
-  absl::flat_hash_set<Recorded, RecordedKey, RecordedKey> recent_ ABSL_GUARDED_BY(mu_);
+  EventRecorder events_;
   std::shared_ptr<StatusPatches> patches_ = std::make_shared<StatusPatches>();
 };
 
