@@ -84,7 +84,7 @@ class SelectorCache {
   std::map<std::string, OfSlice, std::less<>> slices_ ABSL_GUARDED_BY(mu_);  // By slice name.
 };
 
-struct Pool;
+struct Pool;  // pools.h
 
 // The slices as allocators read them, made once per version of the slices
 // (DraLister::DevicesGeneration) and shared by every pod's allocator: which slices reach which

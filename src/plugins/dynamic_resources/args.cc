@@ -28,8 +28,7 @@ absl::StatusOr<DynamicResourcesArgs> ParseArgs(const nlohmann::json& args, std::
   if (args.is_null()) return out;
   KSCHED_RETURN_IF_ERROR(CheckObject(args, path, {kFilterTimeout, kBindingTimeout}, true));
   KSCHED_RETURN_IF_ERROR(DecodeOptionalDuration(args, path, kFilterTimeout, &out.filter_timeout));
-  KSCHED_RETURN_IF_ERROR(
-      DecodeOptionalDuration(args, path, kBindingTimeout, &out.binding_timeout));
+  KSCHED_RETURN_IF_ERROR(DecodeOptionalDuration(args, path, kBindingTimeout, &out.binding_timeout));
   // ValidateDynamicResourcesArgs with the gates on.
   ErrorList errs;
   if (out.filter_timeout < absl::ZeroDuration()) {
