@@ -221,8 +221,7 @@ absl::StatusOr<std::string> ClientCa(const RunFlags::Serving& sv, client::HttpCl
 absl::StatusOr<config::Configuration> EffectiveConfiguration(const RunFlags& flags,
                                                              const Registry& registry) {
   absl::StatusOr<config::Configuration> cfg =
-      flags.config_file.empty() ? config::DefaultEffectiveConfiguration(registry)
-                                : config::LoadConfigFile(flags.config_file, registry);
+      config::LoadConfigOrDefaults(flags.config_file, registry);
   if (!cfg.ok() || !flags.config_file.empty() || flags.cmd == nullptr) return cfg;
   if (flags.cmd->count("--kube-api-qps") > 0) cfg->client_connection.qps = flags.kube_api_qps;
   if (flags.cmd->count("--kube-api-burst") > 0) cfg->client_connection.burst = flags.kube_api_burst;

@@ -70,4 +70,9 @@ absl::StatusOr<Configuration> DefaultEffectiveConfiguration(const Registry& regi
   return Complete(std::move(cfg), registry);
 }
 
+absl::StatusOr<Configuration> LoadConfigOrDefaults(const std::string& path,
+                                                   const Registry& registry) {
+  return path.empty() ? DefaultEffectiveConfiguration(registry) : LoadConfigFile(path, registry);
+}
+
 }  // namespace ksched::config

@@ -37,6 +37,11 @@ absl::StatusOr<Configuration> LoadConfigFile(const std::string& path, const Regi
 // The defaults with no file: one default-scheduler profile, completed as a file would be.
 absl::StatusOr<Configuration> DefaultEffectiveConfiguration(const Registry& registry);
 
+// The file's configuration (LoadConfigFile), or with no file ("") the defaults, as --config is
+// read by every command.
+absl::StatusOr<Configuration> LoadConfigOrDefaults(const std::string& path,
+                                                   const Registry& registry);
+
 // The configuration as a v1 document, every field present (Go's omitempty fields left out).
 nlohmann::json EncodeConfiguration(const Configuration& cfg);
 
