@@ -17,7 +17,7 @@
 #include "src/base/log.h"
 #include "src/base/signals.h"
 #include "src/cli/version.h"
-#include "src/client/cluster_source.h"
+#include "src/client/api_source.h"
 #include "src/client/leader_election.h"
 #include "src/client/writer.h"
 #include "src/config/load.h"

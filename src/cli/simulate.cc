@@ -9,7 +9,7 @@
 #include "src/api/api_fields.h"
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
-#include "src/client/snapshot.h"
+#include "src/client/cluster_listing.h"
 #include "src/config/load.h"
 #include "src/sim/html.h"
 #include "src/sim/manifests.h"
@@ -50,22 +50,22 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& f
   rest->user_agent = "ksched-simulate";
   absl::StatusOr<std::unique_ptr<client::HttpClient>> http = client::HttpClient::Create(*rest);
   if (!http.ok()) return http.status();
-  absl::StatusOr<client::Snapshot> snapshot = client::TakeSnapshot(**http);
-  if (!snapshot.ok()) return snapshot.status();
-  for (const std::string& w : snapshot->warnings) warnings->push_back(w);
+  absl::StatusOr<client::ClusterListing> listing = client::ListCluster(**http);
+  if (!listing.ok()) return listing.status();
+  for (const std::string& w : listing->warnings) warnings->push_back(w);
   // A newer API server's fields: refused as a file's would be, unless --validate says otherwise.
   const sim::FieldValidation validate = flags.what_if.fields;
-  if (!snapshot->unknown_fields.empty() && validate == sim::FieldValidation::kStrict) {
+  if (!listing->unknown_fields.empty() && validate == sim::FieldValidation::kStrict) {
     *code = 2;
     return absl::InvalidArgumentError(fmt::format(
         "{} (a field of a newer Kubernetes than ksched's types, {}; --validate=warn goes on "
         "without it)",
-        snapshot->unknown_fields[0], api::ApiFieldsRelease()));
+        listing->unknown_fields[0], api::ApiFieldsRelease()));
   }
   if (validate == sim::FieldValidation::kWarn) {
-    for (const std::string& u : snapshot->unknown_fields) warnings->push_back(u);
+    for (const std::string& u : listing->unknown_fields) warnings->push_back(u);
   }
-  return std::move(snapshot->objects);
+  return std::move(listing->objects);
 }
 
 }  // namespace

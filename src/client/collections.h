@@ -1,5 +1,5 @@
-// Where the API serves each kind ksched reads: one table for the informers (cluster_source.cc)
-// and for `simulate --kubeconfig`'s snapshot (snapshot.cc), so that both read the same lists.
+// Where the API serves each kind ksched reads: one table for the informers (api_source.cc)
+// and for `simulate --kubeconfig`'s listing (cluster_listing.cc), so that both read the same lists.
 //
 //   Reflector<api::Node> nodes(http, {.path = std::string(kCollection<api::Node>)}, handlers);
 #pragma once

@@ -13,7 +13,7 @@
 
 #include "fmt/format.h"
 #include "ksched/strings.h"
-#include "src/client/cluster_source.h"
+#include "src/client/api_source.h"
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sim/cluster.h"

@@ -6,7 +6,7 @@
 #include <functional>
 #include <thread>
 
-#include "src/client/cluster_source.h"
+#include "src/client/api_source.h"
 #include "src/client/rest_config.h"
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"

@@ -1,4 +1,4 @@
-#include "src/client/snapshot.h"
+#include "src/client/cluster_listing.h"
 
 #include "fmt/format.h"
 #include "ksched/strings.h"
@@ -13,7 +13,7 @@ namespace {
 // them. Objects that do not decode are left out with a warning. A list the server does not serve
 // or forbids is a warning too, unless `required`.
 template <typename T>
-absl::Status ListInto(HttpClient& http, Snapshot* out, bool required = false,
+absl::Status ListInto(HttpClient& http, ClusterListing* out, bool required = false,
                       std::string_view field_selector = "") {
   const std::string path(kCollection<T>);
   std::string query = path;
@@ -55,8 +55,8 @@ absl::Status ListInto(HttpClient& http, Snapshot* out, bool required = false,
 
 }  // namespace
 
-absl::StatusOr<Snapshot> TakeSnapshot(HttpClient& http) {
-  Snapshot s;
+absl::StatusOr<ClusterListing> ListCluster(HttpClient& http) {
+  ClusterListing s;
   const absl::Status statuses[] = {
       ListInto<api::Namespace>(http, &s),
       ListInto<api::PriorityClass>(http, &s),

@@ -1,4 +1,4 @@
-#include "src/client/cluster_source.h"
+#include "src/client/api_source.h"
 
 #include <atomic>
 

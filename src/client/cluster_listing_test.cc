@@ -1,4 +1,4 @@
-#include "src/client/snapshot.h"
+#include "src/client/cluster_listing.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@ using ::testing::ElementsAre;
 
 // An API server that serves one node and one pod, the pod with a field of a newer release, and
 // no other kind.
-TEST(SnapshotTest, FieldsOfANewerApiServerAreNamedAndTheObjectsKept) {
+TEST(ClusterListingTest, FieldsOfANewerApiServerAreNamedAndTheObjectsKept) {
   testing::LoopbackServer s;
   s.server().Get("/api/v1/nodes", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(R"({"kind":"NodeList","apiVersion":"v1","metadata":{"resourceVersion":"7"},
@@ -29,7 +29,7 @@ TEST(SnapshotTest, FieldsOfANewerApiServerAreNamedAndTheObjectsKept) {
   ASSERT_TRUE(s.Start());
   auto http = HttpClient::Create({.server = s.url()});
   ASSERT_TRUE(http.ok()) << http.status();
-  absl::StatusOr<Snapshot> snapshot = TakeSnapshot(**http);
+  absl::StatusOr<ClusterListing> snapshot = ListCluster(**http);
   ASSERT_TRUE(snapshot.ok()) << snapshot.status();
   EXPECT_EQ(snapshot->objects.size(), 2u);
   EXPECT_THAT(snapshot->unknown_fields,

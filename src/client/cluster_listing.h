@@ -1,4 +1,4 @@
-// TakeSnapshot: everything the scheduler's plugins read, listed once from a live API server, for
+// ListCluster: everything the scheduler's plugins read, listed once from a live API server, for
 // `ksched simulate --kubeconfig`: nodes, pods (finished ones left out, as ksched's informer
 // leaves them), namespaces, PriorityClasses, the workloads and Services that spreading reads,
 // PodDisruptionBudgets, the storage objects and the DRA objects. Each kind is one consistent list,
@@ -6,7 +6,7 @@
 // tree of the whole list, as the informers list. Only GETs are sent: nothing in the cluster
 // changes.
 //
-//   absl::StatusOr<Snapshot> s = TakeSnapshot(http);
+//   absl::StatusOr<ClusterListing> s = ListCluster(http);
 //   for (const api::Object& o : s->objects) ...
 #pragma once
 
@@ -20,7 +20,7 @@
 
 namespace ksched::client {
 
-struct Snapshot {
+struct ClusterListing {
   std::vector<api::Object> objects;  // Kind by kind, in the order of the lists.
   // Per list: its path and the resourceVersion it was read at.
   std::vector<std::pair<std::string, std::string>> resource_versions;
@@ -34,6 +34,6 @@ struct Snapshot {
 
 // Fails only when nodes or pods cannot be listed (the error names the list), or an answer is not
 // JSON.
-absl::StatusOr<Snapshot> TakeSnapshot(HttpClient& http);
+absl::StatusOr<ClusterListing> ListCluster(HttpClient& http);
 
 }  // namespace ksched::client
