@@ -9,6 +9,7 @@
 #include "ksched/strings.h"
 #include "src/api/decode_internal.h"
 #include "src/api/json_path.h"
+#include "src/api/kinds.h"
 
 // What the decoders of every API group share (decode_internal.h), and the dispatch by kind; each
 // group's objects are decoded in decode_<group>.cc.
@@ -244,15 +245,6 @@ void Unsupported(element v, const Path& vp, std::vector<std::string>* out) {
   out->push_back(vp.String());
 }
 
-// Decodes one object of type T with `decode` and appends it.
-template <typename T>
-absl::Status Append(element e, absl::Status (*decode)(element, T*), std::vector<Object>* out) {
-  T obj;
-  KSCHED_RETURN_IF_ERROR(decode(e, &obj));
-  out->emplace_back(std::move(obj));
-  return absl::OkStatus();
-}
-
 // "kind Namespace/name" for error messages about an item, or just the kind.
 absl::Status AppendObject(element e, const Path& p, std::string_view default_kind,
                           std::vector<Object>* out) {
@@ -261,26 +253,15 @@ absl::Status AppendObject(element e, const Path& p, std::string_view default_kin
   if (!e["kind"].get(k) && !k.is_null() && k.get_string().get(kind)) {
     return TypeError(p.Field("kind"), "string", k);
   }
-  if (kind == "Pod") return Append(e, DecodePod, out);
-  if (kind == "Node") return Append(e, DecodeNode, out);
-  if (kind == "Namespace") return Append(e, DecodeNamespace, out);
-  if (kind == "PriorityClass") return Append(e, DecodePriorityClass, out);
-  if (kind == "Service") return Append(e, DecodeService, out);
-  if (kind == "ReplicationController") return Append(e, DecodeReplicationController, out);
-  if (kind == "ReplicaSet") return Append(e, DecodeReplicaSet, out);
-  if (kind == "StatefulSet") return Append(e, DecodeStatefulSet, out);
-  if (kind == "PodDisruptionBudget") return Append(e, DecodePodDisruptionBudget, out);
-  if (kind == "PersistentVolume") return Append(e, DecodePersistentVolume, out);
-  if (kind == "PersistentVolumeClaim") return Append(e, DecodePersistentVolumeClaim, out);
-  if (kind == "StorageClass") return Append(e, DecodeStorageClass, out);
-  if (kind == "CSINode") return Append(e, DecodeCSINode, out);
-  if (kind == "CSIDriver") return Append(e, DecodeCSIDriver, out);
-  if (kind == "CSIStorageCapacity") return Append(e, DecodeCSIStorageCapacity, out);
-  if (kind == "VolumeAttachment") return Append(e, DecodeVolumeAttachment, out);
-  if (kind == "DeviceClass") return Append(e, DecodeDeviceClass, out);
-  if (kind == "ResourceSlice") return Append(e, DecodeResourceSlice, out);
-  if (kind == "ResourceClaim") return Append(e, DecodeResourceClaim, out);
-  if (kind == "ResourceClaimTemplate") return Append(e, DecodeResourceClaimTemplate, out);
+  std::optional<absl::Status> decoded;  // Set when `kind` is one of the table's.
+  ForEachKind([&]<typename T>() {
+    if (kind != kKind<T>.name) return false;
+    T obj;
+    decoded = kKind<T>.decode(e, &obj);
+    if (decoded->ok()) out->emplace_back(std::move(obj));
+    return true;
+  });
+  if (decoded) return *decoded;
   if (kind.ends_with("List")) {
     std::string_view item_kind = kind == "List" ? "" : kind.substr(0, kind.size() - 4);
     element items;
@@ -314,28 +295,7 @@ using decoding::element;
 using decoding::Path;
 
 std::string_view KindOf(const Object& object) {
-  static constexpr std::string_view kKinds[] = {"Pod",
-                                                "Node",
-                                                "Namespace",
-                                                "PriorityClass",
-                                                "Service",
-                                                "ReplicationController",
-                                                "ReplicaSet",
-                                                "StatefulSet",
-                                                "PodDisruptionBudget",
-                                                "PersistentVolume",
-                                                "PersistentVolumeClaim",
-                                                "StorageClass",
-                                                "CSINode",
-                                                "CSIDriver",
-                                                "CSIStorageCapacity",
-                                                "VolumeAttachment",
-                                                "DeviceClass",
-                                                "ResourceSlice",
-                                                "ResourceClaim",
-                                                "ResourceClaimTemplate"};
-  static_assert(std::variant_size_v<Object> == std::size(kKinds));
-  return kKinds[object.index()];
+  return std::visit([]<typename T>(const T&) { return kKind<T>.name; }, object);
 }
 
 std::string DescribeObject(element e, std::string_view default_kind) {
@@ -351,18 +311,8 @@ std::string DescribeObject(element e, std::string_view default_kind) {
                      ns.empty() ? "" : fmt::format("{}/", ns), name);
 }
 
-namespace {
-
-template <typename... T>
-bool HoldsOneOf(const Object& object) {
-  return (std::holds_alternative<T>(object) || ...);
-}
-
-}  // namespace
-
 bool IsNamespaced(const Object& object) {
-  return !HoldsOneOf<Node, Namespace, PriorityClass, PersistentVolume, StorageClass, CSINode,
-                     CSIDriver, VolumeAttachment, DeviceClass, ResourceSlice>(object);
+  return std::visit([]<typename T>(const T&) { return kKind<T>.namespaced; }, object);
 }
 
 const ObjectMeta& MetaOf(const Object& object) {

@@ -6,6 +6,7 @@
 #include "absl/synchronization/mutex.h"
 #include "fmt/format.h"
 #include "ksched/strings.h"
+#include "src/api/kinds.h"
 #include "src/base/log.h"
 #include "src/client/collections.h"
 
@@ -90,7 +91,7 @@ Reflector<T> ListerReflector(HttpClient& http, bool optional, std::string kind, 
                              ObjectStore<T>& store, Tell<T> tell = nullptr,
                              bool handle_on_io_thread = false) {
   return Reflector<T>(http,
-                      {.path = std::string(kCollection<T>),
+                      {.path = api::CollectionPath<T>(),
                        .optional = optional,
                        .handle_on_io_thread = handle_on_io_thread},
                       StoreHandlers(std::move(kind), s, store, tell), &store);
@@ -102,7 +103,7 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
     : sink_(s),
       writer_(writer),
       nodes_(
-          http, {.path = std::string(kCollection<api::Node>)},
+          http, {.path = api::CollectionPath<api::Node>()},
           {.on_add = [&s](const std::shared_ptr<const api::Node>& n) { s.OnNodeAdd(n); },
            .on_update = [&s](const std::shared_ptr<const api::Node>& o,
                              const std::shared_ptr<const api::Node>& n) { s.OnNodeUpdate(o, n); },
@@ -117,7 +118,7 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
           // The busiest watches (a pod's events, and its claims') are handled where they arrive:
           // the sink's handlers, and the PreEnqueue plugins and queueing hints they run, do not
           // block (plugin.h).
-          {.path = std::string(kCollection<api::Pod>),
+          {.path = api::CollectionPath<api::Pod>(),
            .field_selector = std::string(kUnfinishedPods),
            .handle_on_io_thread = true},
           {.on_add = [&s](std::shared_ptr<const api::Pod> p) { s.OnPodAdd(std::move(p)); },

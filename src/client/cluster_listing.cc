@@ -3,6 +3,7 @@
 #include "fmt/format.h"
 #include "ksched/strings.h"
 #include "src/api/api_fields.h"
+#include "src/api/kinds.h"
 #include "src/client/collections.h"
 #include "src/client/list.h"
 
@@ -15,7 +16,7 @@ namespace {
 template <typename T>
 absl::Status ListInto(HttpClient& http, ClusterListing* out, bool required = false,
                       std::string_view field_selector = "") {
-  const std::string path(kCollection<T>);
+  const std::string path = api::CollectionPath<T>();
   std::string query = path;
   if (!field_selector.empty()) query += "?fieldSelector=" + Escape(std::string(field_selector));
   HttpResponse r = http.Call({.path = query, .timeout = absl::Minutes(5)});
@@ -27,11 +28,11 @@ absl::Status ListInto(HttpClient& http, ClusterListing* out, bool required = fal
     return absl::OkStatus();
   }
   simdjson::dom::parser item_parser;
-  const std::string_view kind = api::KindOf(api::Object(std::in_place_type<T>));
+  const std::string_view kind = api::kKind<T>.name;
   absl::StatusOr<std::string> version =
       ForEachListItem(r.body, item_parser, [&](simdjson::dom::element e) {
         T obj;
-        if (absl::Status st = DecodeInto(e, &obj); !st.ok()) {
+        if (absl::Status st = api::kKind<T>.decode(e, &obj); !st.ok()) {
           out->warnings.push_back(fmt::format(
               "{} {}: {} (left out)", path,
               obj.metadata.namespace_.empty() ? obj.metadata.name

@@ -146,7 +146,7 @@ struct H2Connection::Impl {
   bool want_write = false;  // The socket refused part of `out`, or TLS wants to write.
   // The socket's last read() returned less than TLS asked for, or nothing: it had no more then.
   bool drained = false;
-  std::string out;          // Encrypted-to-be bytes nghttp2 produced that TLS has not taken.
+  std::string out;  // Encrypted-to-be bytes nghttp2 produced that TLS has not taken.
   bool goaway = false;
   bool in_callback = false;  // Inside nghttp2_session_mem_recv: no mem_send then.
   absl::Time last_read = absl::Now();
@@ -217,14 +217,16 @@ absl::StatusOr<std::unique_ptr<H2Connection>> H2Connection::Open(const RestConfi
   // reading there instead of asking once more for an EAGAIN.
   BIO* rbio = SSL_get_rbio(m.ssl);
   BIO_set_callback_arg(rbio, reinterpret_cast<char*>(&m));
-  BIO_set_callback_ex(rbio, +[](BIO* b, int oper, const char*, size_t len, int, long, int ret,
-                                size_t* processed) -> long {
-    if (oper == (BIO_CB_READ | BIO_CB_RETURN)) {
-      reinterpret_cast<Impl*>(BIO_get_callback_arg(b))->drained =
-          ret <= 0 || processed == nullptr || *processed < len;
-    }
-    return ret;
-  });
+  BIO_set_callback_ex(
+      rbio,
+      +[](BIO* b, int oper, const char*, size_t len, int, long, int ret,
+          size_t* processed) -> long {
+        if (oper == (BIO_CB_READ | BIO_CB_RETURN)) {
+          reinterpret_cast<Impl*>(BIO_get_callback_arg(b))->drained =
+              ret <= 0 || processed == nullptr || *processed < len;
+        }
+        return ret;
+      });
   SSL_set_connect_state(m.ssl);
   if (!IsIp(name)) SSL_set_tlsext_host_name(m.ssl, name.c_str());
   if (!config.insecure_skip_tls_verify) {

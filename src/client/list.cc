@@ -7,66 +7,6 @@
 
 namespace ksched::client {
 
-absl::Status DecodeInto(simdjson::dom::element e, api::Pod* out) { return api::DecodePod(e, out); }
-absl::Status DecodeInto(simdjson::dom::element e, api::Namespace* out) {
-  return api::DecodeNamespace(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::Node* out) {
-  return api::DecodeNode(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::PriorityClass* out) {
-  return api::DecodePriorityClass(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::Service* out) {
-  return api::DecodeService(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::ReplicationController* out) {
-  return api::DecodeReplicationController(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::ReplicaSet* out) {
-  return api::DecodeReplicaSet(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::StatefulSet* out) {
-  return api::DecodeStatefulSet(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::PodDisruptionBudget* out) {
-  return api::DecodePodDisruptionBudget(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::PersistentVolume* out) {
-  return api::DecodePersistentVolume(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::PersistentVolumeClaim* out) {
-  return api::DecodePersistentVolumeClaim(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::StorageClass* out) {
-  return api::DecodeStorageClass(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::CSINode* out) {
-  return api::DecodeCSINode(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::CSIDriver* out) {
-  return api::DecodeCSIDriver(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::CSIStorageCapacity* out) {
-  return api::DecodeCSIStorageCapacity(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::DeviceClass* out) {
-  return api::DecodeDeviceClass(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::ResourceSlice* out) {
-  return api::DecodeResourceSlice(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::ResourceClaim* out) {
-  return api::DecodeResourceClaim(e, out);
-}
-absl::Status DecodeInto(simdjson::dom::element e, api::VolumeAttachment* out) {
-  return api::DecodeVolumeAttachment(e, out);
-}
-
-absl::Status DecodeInto(simdjson::dom::element e, api::ResourceClaimTemplate* out) {
-  return api::DecodeResourceClaimTemplate(e, out);
-}
-
 std::string Escape(std::string_view s) {
   std::string out;
   for (char c : s) {

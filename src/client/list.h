@@ -1,5 +1,6 @@
-// Reading lists of API objects, shared by the reflector and the snapshot: each kind's decoder,
-// query escaping, and a walk over a list's items that builds no tree of the whole list.
+// Reading lists of API objects, shared by the reflector and the cluster listing: query escaping,
+// and a walk over a list's items that builds no tree of the whole list (each kind's decoder is
+// in src/api/kinds.h).
 #pragma once
 
 #include <functional>
@@ -11,28 +12,6 @@
 #include "src/api/decode.h"
 
 namespace ksched::client {
-
-// The decoder of each kind the scheduler reads (api::DecodePod, ...), by the type of `out`.
-absl::Status DecodeInto(simdjson::dom::element e, api::Pod* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::Namespace* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::Node* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::PriorityClass* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::Service* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::ReplicationController* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::ReplicaSet* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::StatefulSet* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::PodDisruptionBudget* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::PersistentVolume* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::PersistentVolumeClaim* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::StorageClass* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::CSINode* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::CSIDriver* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::CSIStorageCapacity* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::DeviceClass* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::ResourceSlice* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::ResourceClaim* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::ResourceClaimTemplate* out);
-absl::Status DecodeInto(simdjson::dom::element e, api::VolumeAttachment* out);
 
 // `s` escaped for a URL's query ("status.phase!=Failed" → "status.phase%21%3DFailed").
 std::string Escape(std::string_view s);

@@ -9,6 +9,7 @@
 #include "ksched/strings.h"
 #include "simdjson.h"
 #include "src/api/decode.h"
+#include "src/api/kinds.h"
 #include "src/base/log.h"
 #include "src/base/thread_name.h"
 #include "src/client/list.h"
@@ -95,7 +96,7 @@ struct Reflector<T>::Impl {
   // Decodes `e`; on failure tells on_decode_error and returns nullptr.
   std::shared_ptr<const T> Decode(simdjson::dom::element e) {
     auto obj = std::make_shared<T>();
-    if (absl::Status st = DecodeInto(e, obj.get()); !st.ok()) {
+    if (absl::Status st = api::kKind<T>.decode(e, obj.get()); !st.ok()) {
       if (handlers.on_decode_error) handlers.on_decode_error(*obj, st);
       return nullptr;
     }

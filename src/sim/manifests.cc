@@ -13,6 +13,7 @@
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/api/api_fields.h"
+#include "src/api/kinds.h"
 #include "src/api/yaml.h"
 #include "src/base/file.h"
 #include "src/sim/validation.h"
@@ -180,24 +181,6 @@ absl::StatusOr<Parsed> Parse(std::string_view text, const std::string& source,
   return out;
 }
 
-// The API server's resource for a kind, as its errors name it: "pods",
-// "priorityclasses.scheduling.k8s.io".
-std::string ResourceOf(std::string_view kind) {
-  std::string plural(kind);
-  for (char& c : plural) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (plural.ends_with("s")) {
-    plural += "es";
-  } else if (plural.ends_with("y")) {
-    plural = plural.substr(0, plural.size() - 1) + "ies";
-  } else {
-    plural += "s";
-  }
-  std::string_view version = api::ServedApiVersion(kind);
-  const size_t slash = version.find('/');
-  if (slash == std::string_view::npos) return plural;
-  return fmt::format("{}.{}", plural, version.substr(0, slash));
-}
-
 }  // namespace
 
 absl::StatusOr<std::vector<std::string>> ManifestDocuments(std::string_view text,
@@ -293,7 +276,9 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
       const api::ObjectMeta& m = api::MetaOf(o);
       if (!keys.emplace(std::string(api::KindOf(o)), m.namespace_, m.name).second) {
         return absl::AlreadyExistsError(fmt::format(
-            "{}: {} \"{}\" already exists", parsed->where[i], ResourceOf(api::KindOf(o)), m.name));
+            "{}: {} \"{}\" already exists", parsed->where[i],
+            std::visit([]<typename T>(const T&) { return api::QualifiedResource<T>(); }, o),
+            m.name));
       }
       all.push_back(std::move(o));
     }
