@@ -14,36 +14,32 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "nlohmann/json.hpp"
+#include "src/api/kinds.h"
 
 namespace {
 
 using nlohmann::json;
 
-// The kinds ksched reads, and the OpenAPI document of the group/version that serves each.
-constexpr std::pair<const char*, const char*> kKinds[] = {
-    {"Pod", "api__v1_openapi.json"},
-    {"Node", "api__v1_openapi.json"},
-    {"Namespace", "api__v1_openapi.json"},
-    {"Service", "api__v1_openapi.json"},
-    {"ReplicationController", "api__v1_openapi.json"},
-    {"PersistentVolume", "api__v1_openapi.json"},
-    {"PersistentVolumeClaim", "api__v1_openapi.json"},
-    {"ReplicaSet", "apis__apps__v1_openapi.json"},
-    {"StatefulSet", "apis__apps__v1_openapi.json"},
-    {"PodDisruptionBudget", "apis__policy__v1_openapi.json"},
-    {"PriorityClass", "apis__scheduling.k8s.io__v1_openapi.json"},
-    {"StorageClass", "apis__storage.k8s.io__v1_openapi.json"},
-    {"CSINode", "apis__storage.k8s.io__v1_openapi.json"},
-    {"CSIDriver", "apis__storage.k8s.io__v1_openapi.json"},
-    {"CSIStorageCapacity", "apis__storage.k8s.io__v1_openapi.json"},
-    {"VolumeAttachment", "apis__storage.k8s.io__v1_openapi.json"},
-    {"DeviceClass", "apis__resource.k8s.io__v1_openapi.json"},
-    {"ResourceSlice", "apis__resource.k8s.io__v1_openapi.json"},
-    {"ResourceClaim", "apis__resource.k8s.io__v1_openapi.json"},
-    {"ResourceClaimTemplate", "apis__resource.k8s.io__v1_openapi.json"},
-};
+// The kinds ksched reads (src/api/kinds.h), and the OpenAPI document of the group/version that
+// serves each: api__v1_openapi.json, apis__<group>__<version>_openapi.json.
+std::vector<std::pair<std::string, std::string>> KindsAndDocuments() {
+  std::vector<std::pair<std::string, std::string>> out;
+  ksched::api::ForEachKind([&]<typename T>() {
+    const std::string_view gv = ksched::api::kKind<T>.group_version;
+    const size_t slash = gv.find('/');
+    std::string file = slash == std::string_view::npos
+                           ? "api__" + std::string(gv)
+                           : "apis__" + std::string(gv.substr(0, slash)) + "__" +
+                                 std::string(gv.substr(slash + 1));
+    out.emplace_back(ksched::api::kKind<T>.name, file + "_openapi.json");
+  });
+  return out;
+}
 
 std::string RefName(const json& schema) {
   if (schema.contains("$ref")) return schema["$ref"].get<std::string>().substr(21);
@@ -89,13 +85,14 @@ int main(int argc, char** argv) {
   std::map<std::string, json> documents;
   json kinds = json::object();
   std::map<std::string, std::map<std::string, std::string>> types;
-  for (auto [kind, file] : kKinds) {
+  for (const auto& [kind, file] : KindsAndDocuments()) {
     json& doc = documents[file];
     if (doc.is_null()) {
       std::ifstream in(std::string(argv[2]) + "/" + file);
       doc = json::parse(in, nullptr, false);
       if (doc.is_discarded()) {
-        std::fprintf(stderr, "gen_api_fields: %s/%s: cannot read or parse\n", argv[2], file);
+        std::fprintf(stderr, "gen_api_fields: %s/%s: cannot read or parse\n", argv[2],
+                     file.c_str());
         return 1;
       }
     }
@@ -112,7 +109,7 @@ int main(int argc, char** argv) {
       }
     }
     if (!kinds.contains(kind)) {
-      std::fprintf(stderr, "gen_api_fields: no kind %s in %s\n", kind, file);
+      std::fprintf(stderr, "gen_api_fields: no kind %s in %s\n", kind.c_str(), file.c_str());
       return 1;
     }
   }
