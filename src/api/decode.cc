@@ -1,5 +1,6 @@
 #include "src/api/decode.h"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 
@@ -70,6 +71,17 @@ absl::Status OptQuant(element e, const Path& p, std::optional<Quantity>* out) {
 }
 
 // The `storage` entry of a ResourceList (a PV's capacity, a claim's requests).
+
+absl::Status CheckOneOf(element e, const Path& p,
+                        std::initializer_list<std::string_view> supported) {
+  std::string value;
+  KSCHED_RETURN_IF_ERROR(Str(e, p, &value));
+  if (e.is_null() || std::find(supported.begin(), supported.end(), value) != supported.end()) {
+    return absl::OkStatus();
+  }
+  return FieldError(p, fmt::format("Unsupported value: \"{}\": supported values: \"{}\"", value,
+                                   fmt::join(supported, "\", \"")));
+}
 
 absl::Status OptBool(element e, const Path& p, std::optional<bool>* out) {
   if (e.is_null()) return absl::OkStatus();

@@ -450,8 +450,10 @@ absl::Status PvSpec(element e, const Path& p, PersistentVolume* out) {
         return NodeSel(av, avp, &out->node_affinity.emplace());
       });
     }
-    if (k == "persistentVolumeReclaimPolicy" || k == "mountOptions" || v.is_null() ||
-        !v.is_object()) {
+    if (k == "persistentVolumeReclaimPolicy") {
+      return CheckOneOf(v, vp, {"Delete", "Recycle", "Retain"});
+    }
+    if (k == "mountOptions" || v.is_null() || !v.is_object()) {
       return absl::OkStatus();
     }
     return PvSource(k, v, vp, &out->source);

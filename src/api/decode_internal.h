@@ -5,6 +5,7 @@
 // Thread safety: reentrant.
 #pragma once
 
+#include <initializer_list>
 #include <limits>
 #include <optional>
 #include <string>
@@ -35,6 +36,10 @@ absl::Status OptBool(element e, const Path& p, std::optional<bool>* out);
 // A quantity is a string ("100m") or, as upstream's UnmarshalJSON accepts, a bare number.
 absl::Status Quant(element e, const Path& p, Quantity* out);
 absl::Status OptQuant(element e, const Path& p, std::optional<Quantity>* out);
+// A string field ksched does not keep, checked as the API server checks it: one of `supported`,
+// else "Unsupported value: ..." (a PersistentVolume's reclaim policy).
+absl::Status CheckOneOf(element e, const Path& p,
+                        std::initializer_list<std::string_view> supported);
 
 template <typename Int>
 absl::Status Integer(element e, const Path& p, Int* out) {

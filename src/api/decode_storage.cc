@@ -37,6 +37,7 @@ absl::Status StorageClassAt(element e, const Path& p, StorageClass* out) {
         if (k == "metadata") return Meta(v, vp, &out->metadata);
         if (k == "provisioner") return Str(v, vp, &out->provisioner);
         if (k == "volumeBindingMode") return Str(v, vp, &out->volume_binding_mode);
+        if (k == "reclaimPolicy") return CheckOneOf(v, vp, {"Delete", "Retain"});
         if (k == "allowedTopologies") return Items(v, vp, &out->allowed_topologies, TopologyTerm);
         return absl::OkStatus();
       }));

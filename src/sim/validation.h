@@ -11,8 +11,8 @@
 //   InvalidObjectMessage(pod, errors)  // Pod "web" is invalid: spec.containers[0]...
 //
 // This is the part of upstream's pkg/apis/*/validation that decides where a pod may go, not all
-// of it: a pod's namespace existing, a volume's reclaim policy and the fields ksched does not read
-// are not checked.
+// of it: a pod's namespace existing and the fields ksched does not read are not checked (the
+// decoder checks a few of those: a volume's reclaim policy).
 //
 // Thread safety: the functions are reentrant.
 #pragma once
