@@ -158,7 +158,7 @@ config::Configuration WithTeamFilter() {
 
 void BM_TeamFilter(benchmark::State& state, bool from_library) {
   Registry registry = plugins::NewInTreeRegistry();
-  absl::Status st = from_library ? app::LoadPluginLibrary(TEAM_FILTER_LIBRARY, registry)
+  absl::Status st = from_library ? cli::LoadPluginLibrary(TEAM_FILTER_LIBRARY, registry)
                                  : ksched_plugin_library_v1()->register_plugins(registry);
   if (!st.ok()) {
     state.SkipWithError(std::string(st.message()).c_str());

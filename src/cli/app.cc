@@ -20,6 +20,23 @@
 #endif
 
 namespace ksched::app {
+
+// The subcommands, each in its own file of src/cli.
+using cli::AddExplainFlags;
+using cli::AddRunFlags;
+using cli::AddSimulateFlags;
+using cli::ExplainFlags;
+using cli::LoadPluginLibrary;
+using cli::RunExplain;
+using cli::RunFlags;
+using cli::RunScheduler;
+using cli::RunSimulate;
+using cli::SimulateFlags;
+using cli::ThisVersion;
+using cli::VersionInfo;
+using cli::VersionJson;
+using cli::VersionText;
+
 namespace {
 
 int RunConfigPrint(const std::string& file, const Registry& registry) {

@@ -10,7 +10,7 @@
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
 
-namespace ksched::app {
+namespace ksched::cli {
 namespace {
 
 int Fail(std::string_view what) {
@@ -202,4 +202,4 @@ std::string FormatExplainTable(const nlohmann::ordered_json& j) {
   return out;
 }
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

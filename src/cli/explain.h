@@ -12,7 +12,7 @@
 #include "CLI/CLI.hpp"
 #include "nlohmann/json.hpp"
 
-namespace ksched::app {
+namespace ksched::cli {
 
 struct ExplainFlags {
   std::string pod;  // NAMESPACE/NAME, or NAME in "default".
@@ -31,4 +31,4 @@ int RunExplain(const ExplainFlags& flags);
 // The record (/debug/pods/'s JSON) for people.
 std::string FormatExplainTable(const nlohmann::ordered_json& record);
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

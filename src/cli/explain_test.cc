@@ -11,7 +11,7 @@
 #include "src/testing/builders.h"
 #include "src/testing/ports.h"
 
-namespace ksched::app {
+namespace ksched::cli {
 namespace {
 
 using ::testing::HasSubstr;
@@ -109,4 +109,4 @@ TEST_F(ExplainCommandTest, ABadPodNameAndAnUnreachableSchedulerAreClearErrors) {
 }
 
 }  // namespace
-}  // namespace ksched::app
+}  // namespace ksched::cli

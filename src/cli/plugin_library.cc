@@ -9,7 +9,7 @@
 #include "ksched/strings.h"
 #include "src/base/log.h"
 
-namespace ksched::app {
+namespace ksched::cli {
 
 absl::Status LoadPluginLibrary(const std::string& path, Registry& registry) {
   auto fail = [&](std::string_view why) {
@@ -49,4 +49,4 @@ absl::Status LoadPluginLibrary(const std::string& path, Registry& registry) {
   return absl::OkStatus();
 }
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

@@ -7,10 +7,10 @@
 #include "absl/status/status.h"
 #include "ksched/registry.h"
 
-namespace ksched::app {
+namespace ksched::cli {
 
 // Loads the library at `path` and registers its plugins into `registry`. The library stays loaded
 // for the life of the process. InvalidArgument "--plugin-library <path>: <why>" on any error.
 absl::Status LoadPluginLibrary(const std::string& path, Registry& registry);
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

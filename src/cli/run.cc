@@ -26,7 +26,7 @@
 #include "src/scheduler/scheduler.h"
 #include "src/server/server.h"
 
-namespace ksched::app {
+namespace ksched::cli {
 namespace {
 
 // Binding cycles that may run at once. Each waits on the API server; more only pile up requests
@@ -553,4 +553,4 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   return 0;
 }
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

@@ -10,7 +10,7 @@
 #include "CLI/CLI.hpp"
 #include "ksched/registry.h"
 
-namespace ksched::app {
+namespace ksched::cli {
 
 struct RunFlags {
   std::string config_file;
@@ -56,4 +56,4 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags);
 // is bad.
 int RunScheduler(const RunFlags& flags, const Registry& registry);
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

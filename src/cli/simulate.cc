@@ -15,7 +15,7 @@
 #include "src/sim/manifests.h"
 #include "src/sim/simulate.h"
 
-namespace ksched::app {
+namespace ksched::cli {
 namespace {
 
 int SimulateFailed(std::string_view why, int code) {
@@ -175,4 +175,4 @@ int RunSimulate(const SimulateFlags& given, const Registry& registry) {
   return 0;
 }
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

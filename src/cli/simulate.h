@@ -12,7 +12,7 @@
 #include "ksched/registry.h"
 #include "src/sim/what_if.h"
 
-namespace ksched::app {
+namespace ksched::cli {
 
 struct SimulateFlags {
   std::string config_file;
@@ -34,4 +34,4 @@ void AddSimulateFlags(CLI::App* cmd, SimulateFlags* flags);
 // stderr.
 int RunSimulate(const SimulateFlags& flags, const Registry& registry);
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

@@ -4,7 +4,7 @@
 #include "ksched/version.h"
 #include "nlohmann/json.hpp"
 
-namespace ksched::app {
+namespace ksched::cli {
 
 VersionInfo ThisVersion() {
   return {.version = "v" KSCHED_VERSION,
@@ -33,4 +33,4 @@ std::string VersionJson(const VersionInfo& v) {
          "\n";
 }
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

@@ -7,7 +7,7 @@
 
 #include <string>
 
-namespace ksched::app {
+namespace ksched::cli {
 
 struct VersionInfo {
   std::string version;     // "v0.1.0"
@@ -25,4 +25,4 @@ std::string VersionText(const VersionInfo& v);
 // what they share (gitVersion, gitCommit).
 std::string VersionJson(const VersionInfo& v);
 
-}  // namespace ksched::app
+}  // namespace ksched::cli

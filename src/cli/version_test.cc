@@ -6,7 +6,7 @@
 #include "nlohmann/json.hpp"
 #include "src/api/api_fields.h"
 
-namespace ksched::app {
+namespace ksched::cli {
 namespace {
 
 TEST(VersionTest, SaysTheReleaseTheCommitTheKubernetesVersionAndTheSdk) {
@@ -45,4 +45,4 @@ TEST(VersionTest, TheApiFieldsAreThoseOfThePinnedRelease) {
 }
 
 }  // namespace
-}  // namespace ksched::app
+}  // namespace ksched::cli
