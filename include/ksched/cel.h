@@ -1,7 +1,7 @@
 // DRA's device selectors, evaluated by upstream's own CEL: k8s.io/dynamic-resource-allocation/cel
 // of the pinned release, with Kubernetes' CEL libraries (quantity, semver, ...), its cost limit and
 // its error texts, built by Go as a C-callable shared library, libksched_cel.so (its C ABI is in
-// scripts/k8s/cel/main.go). ksched opens it when the first selector is compiled, not at start-up.
+// src/cel/main.go). ksched opens it when the first selector is compiled, not at start-up.
 //
 //   absl::StatusOr<std::shared_ptr<const cel::Selector>> gpu =
 //       cel::Selector::Compile("device.attributes['gpu.example.com'].model == 'a100'");

@@ -10,7 +10,7 @@
 namespace ksched::cel {
 namespace {
 
-// The library's C ABI (scripts/k8s/cel/main.go).
+// The library's C ABI (src/cel/main.go).
 extern "C" {
 using CompileFn = int64_t(const char* expr, size_t len, int features, char** error);
 using DevicesFn = int64_t(const char* json, size_t len, char** error);
