@@ -7,6 +7,7 @@
 #include "ksched/status_macros.h"
 #include "nlohmann/json.hpp"
 #include "src/base/file.h"
+#include "src/base/log.h"
 #include "src/base/thread_name.h"
 #include "src/client/request_engine.h"
 
@@ -187,7 +188,20 @@ bool HttpClient::WaitIdle(absl::Duration timeout) {
       timeout);
 }
 
+bool HttpClient::OnIoThread() const { return std::this_thread::get_id() == loop_->thread.get_id(); }
+
 HttpResponse HttpClient::Call(HttpRequest request) {
+  if (OnIoThread()) {
+    // The answer would come through this very thread, which would be waiting for it: a deadlock
+    // of every request and watch, which would leave the scheduler alive and deaf.
+    HttpResponse r{.transport_error = fmt::format(
+                       "HttpClient::Call on the client's I/O thread, which would wait for itself "
+                       "({} {}): code run there (a callback, a watch handler, a PreEnqueue "
+                       "plugin, a queueing hint) must not block",
+                       request.method, request.path)};
+    KLOG_ERROR("Blocking call on the HTTP client's I/O thread refused", {"err", r.transport_error});
+    return r;
+  }
   std::promise<HttpResponse> promise;
   std::future<HttpResponse> future = promise.get_future();
   Send(std::move(request), [&promise](HttpResponse r) { promise.set_value(std::move(r)); });

@@ -14,7 +14,9 @@
 // client-go logs it ("Waited before sending request"): once a second at -v=2, else once in 10 s.
 //
 // Thread safety: every method may be called from any thread. Callbacks run on the I/O thread and
-// must not block; they must not call Call() either.
+// must not block; Call() from the I/O thread (a callback, a watch handler run there, and so the
+// PreEnqueue plugins and queueing hints the pod and claim handlers run) would wait for an answer
+// only that thread can bring: it fails at once instead, and the error is logged.
 #pragma once
 
 #include <atomic>
@@ -114,7 +116,8 @@ class HttpClient {
   // joins the I/O thread.
   ~HttpClient();
 
-  // Sends the request and waits for the whole response.
+  // Sends the request and waits for the whole response. On the I/O thread: no request is sent, and
+  // the response has transport_error "HttpClient::Call on the client's I/O thread ...".
   HttpResponse Call(HttpRequest request);
   // Sends the request; `done` runs on the I/O thread once the response is complete.
   void Send(HttpRequest request, std::function<void(HttpResponse)> done);
@@ -141,6 +144,8 @@ class HttpClient {
   bool WaitIdle(absl::Duration timeout);
 
   const RestConfig& config() const { return config_; }
+  // Whether the caller runs on this client's I/O thread (a callback, or a handler run there).
+  bool OnIoThread() const;
 
  private:
   struct Loop;

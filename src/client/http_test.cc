@@ -2,6 +2,7 @@
 // easy handles, and each must go out as it was asked, whatever the handle sent before.
 #include "src/client/http.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 
@@ -79,6 +80,33 @@ TEST(HttpClientDeathTest, LibcurlIsLoadedOnlyForAClientOnTheCurlTransport) {
         std::_Exit(curl.ok() && LazyLibrary::IsLoaded("libcurl.so.4") ? 0 : 2);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+// A callback (and so a watch handler run on the I/O thread, with the PreEnqueue plugins it runs)
+// that calls Call() would wait for an answer only that thread can bring: every request and watch
+// of the client would stop. It fails at once instead, and the client goes on.
+TEST(HttpClientTest, ACallFromTheIoThreadFailsAtOnceInsteadOfWaitingForItself) {
+  EchoServer server;
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok()) << http.status();
+  EXPECT_FALSE((*http)->OnIoThread());
+  std::promise<std::pair<bool, HttpResponse>> inner;
+  (*http)->Send({.path = "/outer"}, [&](HttpResponse) {
+    const bool on_io_thread = (*http)->OnIoThread();
+    inner.set_value({on_io_thread, (*http)->Call({.path = "/inner"})});
+  });
+  std::future<std::pair<bool, HttpResponse>> got = inner.get_future();
+  ASSERT_EQ(got.wait_for(std::chrono::seconds(10)), std::future_status::ready)
+      << "the callback's Call waited for itself";
+  auto [on_io_thread, r] = got.get();
+  EXPECT_TRUE(on_io_thread);
+  EXPECT_EQ(r.status, 0);
+  EXPECT_THAT(r.transport_error,
+              ::testing::HasSubstr("HttpClient::Call on the client's I/O thread, which would wait "
+                                   "for itself (GET /inner)"));
+  EXPECT_EQ(server.requests(), std::vector<std::string>{"GET /outer [] "});
+  // The client goes on.
+  EXPECT_TRUE((*http)->Call({.path = "/after"}).ok());
 }
 
 TEST(HttpClientTest, EachRequestGoesOutAsAskedOnReusedHandles) {
