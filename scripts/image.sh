@@ -42,4 +42,8 @@ else
   echo "image.sh: needs podman or docker" >&2
   exit 1
 fi
+old=$("${engine[@]}" image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)
 "${engine[@]}" build -f "$(dirname "$0")/../Containerfile" -t "$image" "$root"
+# The image this tag named before is left with no name: removed, so that builds do not pile up.
+new=$("${engine[@]}" image inspect --format '{{.Id}}' "$image")
+if [ -n "$old" ] && [ "$old" != "$new" ]; then "${engine[@]}" rmi "$old" >/dev/null 2>&1 || true; fi

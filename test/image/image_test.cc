@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "absl/cleanup/cleanup.h"
 #include "nlohmann/json.hpp"
 #include "src/testing/command.h"
 
@@ -37,8 +38,16 @@ TEST(ImageTest, TheImageRunsKschedAsANonRootUserWithNothingElseInIt) {
       << "RUN [\"/usr/local/bin/ksched\", \"version\", \"-o\", \"json\"]\n"
       << "RUN [\"/usr/local/bin/ksched\", \"simulate\", \"/examples/nodes.yaml\", "
          "\"/examples/gpus.yaml\"]\n";
-  CommandResult ran = RunCommand({"podman", "build", "--isolation=chroot", "--no-cache", "-f",
-                                  check + "/Containerfile", check});
+  // The check's own image is removed afterwards, so that runs do not pile images up.
+  const std::string iid = check + "/iid";
+  std::filesystem::remove(iid);
+  absl::Cleanup remove_check = [&iid] {
+    std::ifstream in(iid);
+    std::string id;
+    if (in >> id) RunCommand({"podman", "rmi", "--force", id});
+  };
+  CommandResult ran = RunCommand({"podman", "build", "--isolation=chroot", "--no-cache", "--iidfile",
+                                  iid, "-f", check + "/Containerfile", check});
   ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
   const std::string log = ran.out + ran.err;
   const size_t open = log.find("{\n"), close = log.find("\n}");
