@@ -1,0 +1,48 @@
+#include "src/api/kinds.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "src/api/api_fields.h"
+
+namespace ksched::api {
+namespace {
+
+// Every row agrees with the pinned release's OpenAPI (api_fields.json): the group/version that
+// serves the kind. A wrong row would send the reflectors to a path the API server does not serve.
+TEST(KindsTest, EveryRowHasTheGroupVersionThePinnedReleaseServesItsKindAt) {
+  std::set<std::string_view> names;
+  ForEachKind([&]<typename T>() {
+    EXPECT_EQ(kKind<T>.group_version, ServedApiVersion(kKind<T>.name)) << kKind<T>.name;
+    EXPECT_EQ(KindOf(Object(T{})), kKind<T>.name);
+    names.insert(kKind<T>.name);
+  });
+  EXPECT_EQ(names.size(), std::variant_size_v<Object>);  // One row each, no name twice.
+}
+
+TEST(KindsTest, CollectionsAndResourcesAreTheApiServersPaths) {
+  EXPECT_EQ(CollectionPath<Pod>(), "/api/v1/pods");
+  EXPECT_EQ(CollectionPath<Pod>("shop"), "/api/v1/namespaces/shop/pods");
+  EXPECT_EQ(CollectionPath<Node>("shop"), "/api/v1/nodes");  // Cluster-scoped: no namespace.
+  EXPECT_EQ(CollectionPath<CSIStorageCapacity>("db"),
+            "/apis/storage.k8s.io/v1/namespaces/db/csistoragecapacities");
+  EXPECT_EQ(CollectionPath<ResourceSlice>(), "/apis/resource.k8s.io/v1/resourceslices");
+  EXPECT_EQ(QualifiedResource<Pod>(), "pods");
+  EXPECT_EQ(QualifiedResource<PriorityClass>(), "priorityclasses.scheduling.k8s.io");
+  EXPECT_EQ(QualifiedResource<ReplicaSet>(), "replicasets.apps");
+}
+
+// ForEachKind stops at the first kind for which the function returns true.
+TEST(KindsTest, ForEachKindStopsWhereAsked) {
+  int seen = 0;
+  EXPECT_TRUE(ForEachKind([&]<typename T>() {
+    ++seen;
+    return kKind<T>.name == "Namespace";
+  }));
+  EXPECT_EQ(seen, 3);  // Pod, Node, Namespace.
+  EXPECT_FALSE(ForEachKind([]<typename T>() { return false; }));
+}
+
+}  // namespace
+}  // namespace ksched::api
