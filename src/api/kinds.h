@@ -13,6 +13,7 @@
 // Thread safety: constants and pure functions.
 #pragma once
 
+#include <cctype>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -22,7 +23,9 @@
 namespace ksched::api {
 
 // A row: the kind's name, "v1" or "<group>/v1", its resource (plural, lower case), whether its
-// objects live in a namespace (as kubectl api-resources says), and its decoder (decode.h).
+// objects live in a namespace (as kubectl api-resources says), its decoder (decode.h), and why
+// ksched's informers may go on without it, if they may (they wait for the others to sync, as
+// kube-scheduler waits for every informer it starts).
 template <typename T>
 struct KindInfo {
   std::string_view name;
@@ -30,7 +33,13 @@ struct KindInfo {
   std::string_view resource;
   bool namespaced;
   absl::Status (*decode)(simdjson::dom::element, T*);
+  std::string_view optional_because = {};
 };
+
+inline constexpr std::string_view kMayBeForbidden =
+    "system:kube-scheduler may not list them: kube-scheduler does not watch them, since admission "
+    "has already set each pod's priority";
+inline constexpr std::string_view kMayBeUnserved = "a cluster may not serve resource.k8s.io/v1";
 
 // Declared only: a kind without its row does not compile.
 template <typename T>
@@ -45,7 +54,8 @@ inline constexpr KindInfo<Namespace> kKind<Namespace> = {"Namespace", "v1", "nam
                                                          DecodeNamespace};
 template <>
 inline constexpr KindInfo<PriorityClass> kKind<PriorityClass> = {
-    "PriorityClass", "scheduling.k8s.io/v1", "priorityclasses", false, DecodePriorityClass};
+    "PriorityClass", "scheduling.k8s.io/v1", "priorityclasses",
+    false,           DecodePriorityClass,    kMayBeForbidden};
 template <>
 inline constexpr KindInfo<Service> kKind<Service> = {"Service", "v1", "services", true,
                                                      DecodeService};
@@ -85,17 +95,19 @@ inline constexpr KindInfo<VolumeAttachment> kKind<VolumeAttachment> = {
     "VolumeAttachment", "storage.k8s.io/v1", "volumeattachments", false, DecodeVolumeAttachment};
 template <>
 inline constexpr KindInfo<DeviceClass> kKind<DeviceClass> = {
-    "DeviceClass", "resource.k8s.io/v1", "deviceclasses", false, DecodeDeviceClass};
+    "DeviceClass", "resource.k8s.io/v1", "deviceclasses", false, DecodeDeviceClass, kMayBeUnserved};
 template <>
 inline constexpr KindInfo<ResourceSlice> kKind<ResourceSlice> = {
-    "ResourceSlice", "resource.k8s.io/v1", "resourceslices", false, DecodeResourceSlice};
+    "ResourceSlice", "resource.k8s.io/v1", "resourceslices",
+    false,           DecodeResourceSlice,  kMayBeUnserved};
 template <>
 inline constexpr KindInfo<ResourceClaim> kKind<ResourceClaim> = {
-    "ResourceClaim", "resource.k8s.io/v1", "resourceclaims", true, DecodeResourceClaim};
+    "ResourceClaim",     "resource.k8s.io/v1", "resourceclaims", true,
+    DecodeResourceClaim, kMayBeUnserved};
 template <>
 inline constexpr KindInfo<ResourceClaimTemplate> kKind<ResourceClaimTemplate> = {
-    "ResourceClaimTemplate", "resource.k8s.io/v1", "resourceclaimtemplates", true,
-    DecodeResourceClaimTemplate};
+    "ResourceClaimTemplate",     "resource.k8s.io/v1", "resourceclaimtemplates", true,
+    DecodeResourceClaimTemplate, kMayBeUnserved};
 
 // Calls fn.template operator()<T>() for each kind of api::Object, in its order; stops at the first
 // call that returns true, if fn returns bool, and returns whether one did.
@@ -119,6 +131,18 @@ std::string CollectionPath(std::string_view ns = {}) {
   if (k.group_version != "v1") out.append(k.group_version);
   if (k.namespaced && !ns.empty()) out.append("/namespaces/").append(ns);
   return out.append("/").append(k.resource);
+}
+
+// The kind's name as the logs write it: "priorityClass", "csiNode".
+inline std::string LowerCamelName(std::string_view kind) {
+  std::string out(kind);
+  size_t caps = 0;  // The leading capitals, of which all but a word's first letter go lower case.
+  while (caps < out.size() && std::isupper(static_cast<unsigned char>(out[caps]))) ++caps;
+  const size_t lower = caps == out.size() || caps <= 1 ? caps : caps - 1;
+  for (size_t i = 0; i < lower; ++i) {
+    out[i] = static_cast<char>(std::tolower(static_cast<unsigned char>(out[i])));
+  }
+  return out;
 }
 
 // T's resource as the API server's errors name it: "pods", "priorityclasses.scheduling.k8s.io".

@@ -33,6 +33,25 @@ TEST(KindsTest, CollectionsAndResourcesAreTheApiServersPaths) {
   EXPECT_EQ(QualifiedResource<ReplicaSet>(), "replicasets.apps");
 }
 
+// The informers log a kind, and the listers name an unreadable object's, as they always have.
+TEST(KindsTest, LogNamesAreLowerCamelCase) {
+  EXPECT_EQ(LowerCamelName(kKind<Namespace>.name), "namespace");
+  EXPECT_EQ(LowerCamelName(kKind<PriorityClass>.name), "priorityClass");
+  EXPECT_EQ(LowerCamelName(kKind<PersistentVolumeClaim>.name), "persistentVolumeClaim");
+  EXPECT_EQ(LowerCamelName(kKind<CSINode>.name), "csiNode");
+  EXPECT_EQ(LowerCamelName(kKind<CSIStorageCapacity>.name), "csiStorageCapacity");
+}
+
+// Only the kinds a cluster may refuse or not serve are optional for the informers, each with why.
+TEST(KindsTest, OptionalKindsSayWhy) {
+  std::set<std::string_view> optional;
+  ForEachKind([&]<typename T>() {
+    if (!kKind<T>.optional_because.empty()) optional.insert(kKind<T>.name);
+  });
+  EXPECT_EQ(optional, (std::set<std::string_view>{"PriorityClass", "DeviceClass", "ResourceSlice",
+                                                  "ResourceClaim", "ResourceClaimTemplate"}));
+}
+
 // ForEachKind stops at the first kind for which the function returns true.
 TEST(KindsTest, ForEachKindStopsWhereAsked) {
   int seen = 0;

@@ -84,17 +84,18 @@ ReflectorHandlers<T> StoreHandlers(std::string kind, ClusterEventSink& s, Object
               }};
 }
 
-// A reflector of T's collection that keeps `store`, one of the sink's listers; `optional`: a
-// server that does not serve it is not waited for.
+// A reflector of T's collection that keeps `store`, one of the sink's listers. A kind the table
+// calls optional (api::KindInfo::optional_because) is not waited for when the server does not
+// serve it or refuses it.
 template <typename T>
-Reflector<T> ListerReflector(HttpClient& http, bool optional, std::string kind, ClusterEventSink& s,
-                             ObjectStore<T>& store, Tell<T> tell = nullptr,
-                             bool handle_on_io_thread = false) {
+Reflector<T> ListerReflector(HttpClient& http, ClusterEventSink& s, ObjectStore<T>& store,
+                             Tell<T> tell = nullptr, bool handle_on_io_thread = false) {
   return Reflector<T>(http,
                       {.path = api::CollectionPath<T>(),
-                       .optional = optional,
+                       .optional = !api::kKind<T>.optional_because.empty(),
                        .handle_on_io_thread = handle_on_io_thread},
-                      StoreHandlers(std::move(kind), s, store, tell), &store);
+                      StoreHandlers(api::LowerCamelName(api::kKind<T>.name), s, store, tell),
+                      &store);
 }
 
 }  // namespace
@@ -136,47 +137,32 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
                        fmt::format("failed to decode pod: {}", AsStd(st.message())));
                  }
                }}),
-      namespaces_(
-          ListerReflector(http, /*optional=*/false, "namespace", s, s.listers().namespaces)),
-      priority_classes_(ListerReflector(http, /*optional=*/true, "priorityClass", s,
-                                        s.listers().priority_classes)),
-      services_(ListerReflector(http, /*optional=*/false, "service", s, s.listers().services)),
-      replication_controllers_(ListerReflector(http, /*optional=*/false, "replicationController", s,
-                                               s.listers().replication_controllers)),
-      replica_sets_(
-          ListerReflector(http, /*optional=*/false, "replicaSet", s, s.listers().replica_sets)),
-      stateful_sets_(
-          ListerReflector(http, /*optional=*/false, "statefulSet", s, s.listers().stateful_sets)),
-      pod_disruption_budgets_(ListerReflector(http, /*optional=*/false, "podDisruptionBudget", s,
-                                              s.listers().pod_disruption_budgets)),
-      pvs_(ListerReflector(http, /*optional=*/false, "persistentVolume", s, s.listers().storage.pvs,
+      namespaces_(ListerReflector(http, s, s.listers().namespaces)),
+      priority_classes_(ListerReflector(http, s, s.listers().priority_classes)),
+      services_(ListerReflector(http, s, s.listers().services)),
+      replication_controllers_(ListerReflector(http, s, s.listers().replication_controllers)),
+      replica_sets_(ListerReflector(http, s, s.listers().replica_sets)),
+      stateful_sets_(ListerReflector(http, s, s.listers().stateful_sets)),
+      pod_disruption_budgets_(ListerReflector(http, s, s.listers().pod_disruption_budgets)),
+      pvs_(ListerReflector(http, s, s.listers().storage.pvs,
                            &ClusterEventSink::OnPersistentVolumeChange)),
-      pvcs_(ListerReflector(http, /*optional=*/false, "persistentVolumeClaim", s,
-                            s.listers().storage.pvcs,
+      pvcs_(ListerReflector(http, s, s.listers().storage.pvcs,
                             &ClusterEventSink::OnPersistentVolumeClaimChange)),
-      storage_classes_(ListerReflector(http, /*optional=*/false, "storageClass", s,
-                                       s.listers().storage.storage_classes,
+      storage_classes_(ListerReflector(http, s, s.listers().storage.storage_classes,
                                        &ClusterEventSink::OnStorageClassChange)),
-      csi_nodes_(ListerReflector(http, /*optional=*/false, "csiNode", s,
-                                 s.listers().storage.csi_nodes,
+      csi_nodes_(ListerReflector(http, s, s.listers().storage.csi_nodes,
                                  &ClusterEventSink::OnCSINodeChange)),
-      csi_drivers_(ListerReflector(http, /*optional=*/false, "csiDriver", s,
-                                   s.listers().storage.csi_drivers,
+      csi_drivers_(ListerReflector(http, s, s.listers().storage.csi_drivers,
                                    &ClusterEventSink::OnCSIDriverChange)),
-      csi_storage_capacities_(ListerReflector(http, /*optional=*/false, "csiStorageCapacity", s,
-                                              s.listers().storage.csi_storage_capacities,
+      csi_storage_capacities_(ListerReflector(http, s, s.listers().storage.csi_storage_capacities,
                                               &ClusterEventSink::OnCSIStorageCapacityChange)),
-      volume_attachments_(ListerReflector(http, /*optional=*/false, "volumeAttachment", s,
-                                          s.listers().storage.volume_attachments,
+      volume_attachments_(ListerReflector(http, s, s.listers().storage.volume_attachments,
                                           &ClusterEventSink::OnVolumeAttachmentChange)),
-      device_classes_(ListerReflector(http, /*optional=*/true, "deviceClass", s,
-                                      s.listers().dra.device_classes,
+      device_classes_(ListerReflector(http, s, s.listers().dra.device_classes,
                                       &ClusterEventSink::OnDeviceClassChange)),
-      resource_slices_(ListerReflector(http, /*optional=*/true, "resourceSlice", s,
-                                       s.listers().dra.resource_slices,
+      resource_slices_(ListerReflector(http, s, s.listers().dra.resource_slices,
                                        &ClusterEventSink::OnResourceSliceChange)),
-      resource_claims_(ListerReflector(http, /*optional=*/true, "resourceClaim", s,
-                                       s.listers().dra.resource_claims,
+      resource_claims_(ListerReflector(http, s, s.listers().dra.resource_claims,
                                        &ClusterEventSink::OnResourceClaimChange,
                                        /*handle_on_io_thread=*/true)) {}
 

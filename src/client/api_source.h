@@ -6,12 +6,11 @@
 // ListServices, storage, ...), as kube-scheduler's informers keep them for PodTopologySpread,
 // preemption and the volume plugins: their reflectors' copies are the sink's listers. The DRA
 // objects kube-scheduler watches (DeviceClasses, ResourceSlices, ResourceClaims; not templates,
-// whose claims the resourceclaim controller makes) are kept too, and are optional as
-// PriorityClasses are: a cluster may not serve resource.k8s.io/v1. Like
-// kube-scheduler (WaitForCacheSync on every informer it started), ksched is not ready until all
-// have synced. PriorityClasses are optional: system:kube-scheduler may not list them
-// (kube-scheduler does not watch them, since admission has already set each pod's priority), so a
-// 403 is logged once and ksched goes on without them, trying again with backoff.
+// whose claims the resourceclaim controller makes) are kept too. Like kube-scheduler
+// (WaitForCacheSync on every informer it started), ksched is not ready until all have synced,
+// but for the kinds the table calls optional (src/api/kinds.h, with why: PriorityClasses, which
+// system:kube-scheduler may not list, and the DRA kinds, which a cluster may not serve): a 403 or
+// 404 is logged once and ksched goes on without them, trying again with backoff.
 //
 //   ApiSource source(http, sink, writer);
 //   source.Start();
