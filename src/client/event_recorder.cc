@@ -21,7 +21,7 @@ std::string MicroTime(absl::Time t) {
 }
 
 // Sends the request without waiting, and reports its failure. The callback may run after the
-// writer is gone: it holds its own copy of the error handler.
+// recorder is gone: it holds its own copy of the error handler.
 void SendReporting(HttpClient& http, HttpRequest request, const WriteErrorHandler& report,
                    std::string what) {
   // A create sent again after its answer was lost may find what its first try made (409), as

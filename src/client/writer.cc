@@ -1,6 +1,5 @@
 #include "src/client/writer.h"
 
-#include <array>
 #include <future>
 #include <memory>
 #include <optional>
