@@ -72,15 +72,21 @@ absl::Status OptQuant(element e, const Path& p, std::optional<Quantity>* out) {
 
 // The `storage` entry of a ResourceList (a PV's capacity, a claim's requests).
 
-absl::Status CheckOneOf(element e, const Path& p,
-                        std::initializer_list<std::string_view> supported) {
-  std::string value;
-  KSCHED_RETURN_IF_ERROR(Str(e, p, &value));
-  if (e.is_null() || std::find(supported.begin(), supported.end(), value) != supported.end()) {
+absl::Status CheckSupported(const Path& p, std::string_view value,
+                            std::initializer_list<std::string_view> supported) {
+  if (std::find(supported.begin(), supported.end(), value) != supported.end()) {
     return absl::OkStatus();
   }
   return FieldError(p, fmt::format("Unsupported value: \"{}\": supported values: \"{}\"", value,
                                    fmt::join(supported, "\", \"")));
+}
+
+absl::Status CheckOneOf(element e, const Path& p,
+                        std::initializer_list<std::string_view> supported) {
+  if (e.is_null()) return absl::OkStatus();
+  std::string value;
+  KSCHED_RETURN_IF_ERROR(Str(e, p, &value));
+  return CheckSupported(p, value, supported);
 }
 
 absl::Status OptBool(element e, const Path& p, std::optional<bool>* out) {
@@ -154,8 +160,7 @@ absl::Status Requirement(element e, const Path& p, Req* out,
       return FieldError(
           op_path, fmt::format("Invalid value: \"{}\": not a valid selector operator", out->op));
     }
-    return FieldError(op_path, fmt::format("Unsupported value: \"{}\": supported values: \"{}\"",
-                                           out->op, fmt::join(ops, "\", \"")));
+    return CheckSupported(op_path, out->op, ops);
   }
   Path values = p.Field("values");
   const std::string& op = out->op;

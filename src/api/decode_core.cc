@@ -88,13 +88,9 @@ absl::Status Aff(element e, const Path& p, Affinity* out) {
 
 absl::Status Effect(element e, const Path& p, std::string* out, bool allow_empty) {
   KSCHED_RETURN_IF_ERROR(Str(e, p, out));
-  if ((allow_empty && out->empty()) || *out == kTaintEffectNoSchedule ||
-      *out == kTaintEffectPreferNoSchedule || *out == kTaintEffectNoExecute) {
-    return absl::OkStatus();
-  }
-  return FieldError(p, fmt::format("Unsupported value: \"{}\": supported values: \"NoSchedule\", "
-                                   "\"PreferNoSchedule\", \"NoExecute\"",
-                                   *out));
+  if (allow_empty && out->empty()) return absl::OkStatus();
+  return CheckSupported(
+      p, *out, {kTaintEffectNoSchedule, kTaintEffectPreferNoSchedule, kTaintEffectNoExecute});
 }
 
 absl::Status TaintOf(element e, const Path& p, Taint* out) {
@@ -117,12 +113,8 @@ absl::Status TolerationOf(element e, const Path& p, Toleration* out) {
         if (k == "tolerationSeconds") return OptInteger(v, vp, &out->toleration_seconds);
         return absl::OkStatus();
       }));
-  if (!out->op.empty() && out->op != "Equal" && out->op != "Exists") {
-    return FieldError(
-        p.Field("operator"),
-        fmt::format("Unsupported value: \"{}\": supported values: \"Equal\", \"Exists\"", out->op));
-  }
-  return absl::OkStatus();
+  if (out->op.empty()) return absl::OkStatus();
+  return CheckSupported(p.Field("operator"), out->op, {"Equal", "Exists"});
 }
 
 absl::Status Spread(element e, const Path& p, TopologySpreadConstraint* out) {

@@ -36,8 +36,12 @@ absl::Status OptBool(element e, const Path& p, std::optional<bool>* out);
 // A quantity is a string ("100m") or, as upstream's UnmarshalJSON accepts, a bare number.
 absl::Status Quant(element e, const Path& p, Quantity* out);
 absl::Status OptQuant(element e, const Path& p, std::optional<Quantity>* out);
-// A string field ksched does not keep, checked as the API server checks it: one of `supported`,
-// else "Unsupported value: ..." (a PersistentVolume's reclaim policy).
+// OK when `value` is one of `supported`, else the API server's words for it at `p`:
+// "Unsupported value: "Later": supported values: "Immediate", "WaitForFirstConsumer"".
+absl::Status CheckSupported(const Path& p, std::string_view value,
+                            std::initializer_list<std::string_view> supported);
+// A string field ksched does not keep, checked as the API server checks it (CheckSupported): a
+// PersistentVolume's reclaim policy.
 absl::Status CheckOneOf(element e, const Path& p,
                         std::initializer_list<std::string_view> supported);
 

@@ -41,14 +41,8 @@ absl::Status StorageClassAt(element e, const Path& p, StorageClass* out) {
         if (k == "allowedTopologies") return Items(v, vp, &out->allowed_topologies, TopologyTerm);
         return absl::OkStatus();
       }));
-  const std::string& mode = out->volume_binding_mode;
-  if (mode != "Immediate" && mode != "WaitForFirstConsumer") {
-    return FieldError(p.Field("volumeBindingMode"),
-                      fmt::format("Unsupported value: \"{}\": supported values: \"Immediate\", "
-                                  "\"WaitForFirstConsumer\"",
-                                  mode));
-  }
-  return absl::OkStatus();
+  return CheckSupported(p.Field("volumeBindingMode"), out->volume_binding_mode,
+                        {"Immediate", "WaitForFirstConsumer"});
 }
 
 absl::Status CsiNodeDriver(element e, const Path& p, CSINodeDriver* out) {
