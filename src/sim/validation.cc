@@ -4,6 +4,7 @@
 #include <charconv>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "fmt/format.h"
 #include "src/sim/validation_internal.h"
 
@@ -495,10 +496,8 @@ void ValidateStorageClass(const api::StorageClass& c, Errors* e) {
   if (c.provisioner.empty()) {
     e->Required("provisioner");
   } else {
-    std::string lower = c.provisioner;  // Upstream checks it in lower case.
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char ch) { return std::tolower(ch); });
-    e->QualifiedName("provisioner", lower);
+    // Upstream checks it in lower case.
+    e->QualifiedName("provisioner", absl::AsciiStrToLower(c.provisioner));
   }
 }
 

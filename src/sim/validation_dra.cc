@@ -6,6 +6,7 @@
 #include <regex>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "ksched/cel.h"
@@ -24,18 +25,11 @@ constexpr char kCIdentifierError[] =
     "alphanumeric characters or '_' (e.g. 'my_name',  or 'MY_NAME',  or 'MyName', regex used for "
     "validation is '[A-Za-z_][A-Za-z0-9_]*')";
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return out;
-}
-
 // ValidateCSIDriverName, which DRA's driver names share.
 void DriverName(const std::string& path, const std::string& name, Errors* e) {
   if (name.empty()) return e->Required(path);
   if (name.size() > 63) e->list.push_back(path + ": Too long: may not be more than 63 bytes");
-  if (!IsDnsSubdomain(Lower(name))) e->Invalid(path, name, kSubdomainError);
+  if (!IsDnsSubdomain(absl::AsciiStrToLower(name))) e->Invalid(path, name, kSubdomainError);
 }
 
 void DnsLabel(const std::string& path, const std::string& name, Errors* e) {
