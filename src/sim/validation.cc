@@ -328,18 +328,25 @@ void ValidateResources(const api::ResourceRequirements& r, const std::string& pa
   }
 }
 
+// A name that must be given, unique among `seen`, and a DNS label, as upstream checks a
+// container's and a pod's claim's.
+void UniqueLabelName(const std::string& path, const std::string& name,
+                     std::set<std::string_view>* seen, Errors* e) {
+  if (name.empty()) {
+    e->Required(path);
+  } else if (!seen->insert(name).second) {
+    e->Duplicate(path, name);
+  } else if (!IsDnsLabel(name)) {
+    e->Invalid(path, name, kDnsLabelError);
+  }
+}
+
 void ValidateContainers(const std::vector<api::Container>& containers, const char* field,
-                        std::set<std::string>* names, Errors* e) {
+                        std::set<std::string_view>* names, Errors* e) {
   for (size_t i = 0; i < containers.size(); ++i) {
     const api::Container& c = containers[i];
     const std::string at = fmt::format("spec.{}[{}]", field, i);
-    if (c.name.empty()) {
-      e->Required(at + ".name");
-    } else if (!names->insert(c.name).second) {
-      e->Duplicate(at + ".name", c.name);
-    } else if (!IsDnsLabel(c.name)) {
-      e->Invalid(at + ".name", c.name, kDnsLabelError);
-    }
+    UniqueLabelName(at + ".name", c.name, names, e);
     if (c.image.empty()) e->Required(at + ".image");
     ValidateResources(c.resources, at + ".resources", e);
   }
@@ -377,13 +384,7 @@ void ValidatePodResourceClaims(const std::vector<api::PodResourceClaim>& claims,
   for (size_t i = 0; i < claims.size(); ++i) {
     const api::PodResourceClaim& c = claims[i];
     const std::string at = fmt::format("spec.resourceClaims[{}]", i);
-    if (c.name.empty()) {
-      e->Required(at + ".name");
-    } else if (!names.insert(c.name).second) {
-      e->Duplicate(at + ".name", c.name);
-    } else if (!IsDnsLabel(c.name)) {
-      e->Invalid(at + ".name", c.name, kDnsLabelError);
-    }
+    UniqueLabelName(at + ".name", c.name, &names, e);
     if (c.resource_claim_name && c.resource_claim_template_name) {
       e->InvalidValue(at, GoValue(c),
                       "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be "
@@ -408,7 +409,7 @@ void ValidatePod(const api::Pod& pod, Errors* e) {
   ValidateVolumes(s.volumes, e);  // In upstream's order.
   ValidatePodResourceClaims(s.resource_claims, e);
   if (s.containers.empty()) e->Required("spec.containers");
-  std::set<std::string> names;
+  std::set<std::string_view> names;
   ValidateContainers(s.containers, "containers", &names, e);
   ValidateContainers(s.init_containers, "initContainers", &names, e);
   if (s.resources) ValidateResources(*s.resources, "spec.resources", e);
