@@ -28,7 +28,7 @@ constexpr char kCIdentifierError[] =
 // ValidateCSIDriverName, which DRA's driver names share.
 void DriverName(const std::string& path, const std::string& name, Errors* e) {
   if (name.empty()) return e->Required(path);
-  if (name.size() > 63) e->list.push_back(path + ": Too long: may not be more than 63 bytes");
+  if (name.size() > 63) e->TooLong(path, 63);
   if (!IsDnsSubdomain(absl::AsciiStrToLower(name))) e->Invalid(path, name, kSubdomainError);
 }
 
@@ -45,7 +45,7 @@ bool IsCIdentifier(std::string_view id) {
 }
 
 void CIdentifier(const std::string& path, std::string_view id, Errors* e) {
-  if (id.size() > 32) e->list.push_back(path + ": Too long: may not be more than 32 bytes");
+  if (id.size() > 32) e->TooLong(path, 32);
   if (!IsCIdentifier(id)) e->Invalid(path, id, kCIdentifierError);
 }
 

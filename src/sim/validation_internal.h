@@ -65,6 +65,9 @@ struct Errors {
   }
   void Unsupported(const std::string& path, std::string_view value,
                    std::initializer_list<std::string_view> supported);
+  void TooLong(const std::string& path, size_t max_bytes) {
+    list.push_back(fmt::format("{}: Too long: may not be more than {} bytes", path, max_bytes));
+  }
   void Duplicate(const std::string& path, std::string_view value) {
     list.push_back(fmt::format("{}: Duplicate value: \"{}\"", path, value));
   }
