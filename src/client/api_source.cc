@@ -8,7 +8,7 @@
 #include "ksched/strings.h"
 #include "src/api/kinds.h"
 #include "src/base/log.h"
-#include "src/client/collections.h"
+#include "src/client/list.h"
 
 namespace ksched::client {
 namespace {

@@ -4,7 +4,6 @@
 #include "ksched/strings.h"
 #include "src/api/api_fields.h"
 #include "src/api/kinds.h"
-#include "src/client/collections.h"
 #include "src/client/list.h"
 
 namespace ksched::client {

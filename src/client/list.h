@@ -13,6 +13,11 @@
 
 namespace ksched::client {
 
+// The pods a scheduler reads: not those that ended (kube-scheduler's informer's field selector),
+// as the informers (api_source.cc) and `simulate --kubeconfig`'s listing (cluster_listing.cc) both
+// list them.
+inline constexpr std::string_view kUnfinishedPods = "status.phase!=Succeeded,status.phase!=Failed";
+
 // `s` escaped for a URL's query ("status.phase!=Failed" → "status.phase%21%3DFailed").
 std::string Escape(std::string_view s);
 
