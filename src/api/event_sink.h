@@ -15,11 +15,29 @@
 
 #include <memory>
 #include <type_traits>
+#include <variant>
 
 #include "ksched/api/objects.h"
+#include "src/api/kinds.h"
 #include "src/api/listers.h"
 
 namespace ksched {
+
+// A change of an object of kind T: before (nullptr: added) and after (nullptr: deleted).
+template <typename T>
+struct StoredChange {
+  std::shared_ptr<const T> old;
+  std::shared_ptr<const T> now;
+};
+
+// A change of an object of any kind of the table (src/api/kinds.h).
+template <typename V>
+struct StoredChangeOf;
+template <typename... T>
+struct StoredChangeOf<std::variant<T...>> {
+  using type = std::variant<StoredChange<T>...>;
+};
+using AnyStoredChange = StoredChangeOf<api::Object>::type;
 
 class ClusterEventSink {
  public:
@@ -37,46 +55,39 @@ class ClusterEventSink {
   // ListServices, ..., storage): the sink owns them, the source keeps them in step with the
   // cluster. The sink must outlive the source's writes.
   virtual Listers& listers() = 0;
-  // A change the source made to a store of listers().storage: the object before (nullptr: it was
-  // added) and after (nullptr: it was deleted). Each may move pending pods the volume plugins
-  // rejected. The other stores change with no call, as no plugin registers events for them.
-  virtual void OnPersistentVolumeChange(std::shared_ptr<const api::PersistentVolume> old,
-                                        std::shared_ptr<const api::PersistentVolume> now) = 0;
-  virtual void OnPersistentVolumeClaimChange(
-      std::shared_ptr<const api::PersistentVolumeClaim> old,
-      std::shared_ptr<const api::PersistentVolumeClaim> now) = 0;
-  virtual void OnStorageClassChange(std::shared_ptr<const api::StorageClass> old,
-                                    std::shared_ptr<const api::StorageClass> now) = 0;
-  virtual void OnCSINodeChange(std::shared_ptr<const api::CSINode> old,
-                               std::shared_ptr<const api::CSINode> now) = 0;
-  virtual void OnCSIDriverChange(std::shared_ptr<const api::CSIDriver> old,
-                                 std::shared_ptr<const api::CSIDriver> now) = 0;
-  virtual void OnCSIStorageCapacityChange(std::shared_ptr<const api::CSIStorageCapacity> old,
-                                          std::shared_ptr<const api::CSIStorageCapacity> now) = 0;
-  virtual void OnVolumeAttachmentChange(std::shared_ptr<const api::VolumeAttachment> old,
-                                        std::shared_ptr<const api::VolumeAttachment> now) = 0;
-  // A change of a store of listers().dra (templates excepted), as the storage ones.
-  virtual void OnResourceClaimChange(std::shared_ptr<const api::ResourceClaim> old,
-                                     std::shared_ptr<const api::ResourceClaim> now) = 0;
-  virtual void OnResourceSliceChange(std::shared_ptr<const api::ResourceSlice> old,
-                                     std::shared_ptr<const api::ResourceSlice> now) = 0;
-  virtual void OnDeviceClassChange(std::shared_ptr<const api::DeviceClass> old,
-                                   std::shared_ptr<const api::DeviceClass> now) = 0;
+  // A change the source made to a store of listers() (SetObject, RemoveObject), of a kind plugins
+  // register events for (api::KindInfo::event): the object before (nullptr: it was added) and
+  // after (nullptr: it was deleted). Each may move pending pods the plugins rejected. The other
+  // stores change with no call.
+  virtual void OnObjectChange(AnyStoredChange change) = 0;
 
   // Whether the sink schedules this pod (its schedulerName is one of the sink's profiles). A
   // source tells only those pods' owners about a pod it could not decode.
   virtual bool IsResponsibleFor(const api::Pod& pod) const = 0;
 };
 
-// How a source changes a store of sink.listers().storage: sets `obj`, then tells the sink what it
-// replaced (`tell`, as &ClusterEventSink::OnPersistentVolumeChange).
+// Tells the sink of a change of one of its listers' stores, if plugins hear of the kind.
 template <typename T>
-void SetStorageObject(ClusterEventSink& sink, ObjectStore<T>& store,
-                      std::type_identity_t<std::shared_ptr<const T>> obj,
-                      void (ClusterEventSink::*tell)(std::shared_ptr<const T>,
-                                                     std::shared_ptr<const T>)) {
-  std::shared_ptr<const T> old = store.Set(obj);
-  (sink.*tell)(std::move(old), std::move(obj));
+void TellObjectChange(ClusterEventSink& sink, std::shared_ptr<const T> old,
+                      std::shared_ptr<const T> now) {
+  if constexpr (api::kKind<T>.event.has_value()) {
+    sink.OnObjectChange(StoredChange<T>{std::move(old), std::move(now)});
+  }
+}
+
+// How a source changes a store of sink.listers(): sets `obj`, or removes it, then tells the sink.
+template <typename T>
+void SetObject(ClusterEventSink& sink, std::shared_ptr<T> obj) {
+  using U = std::remove_const_t<T>;
+  std::shared_ptr<const U> now = std::move(obj);
+  std::shared_ptr<const U> old = sink.listers().Of<U>().Set(now);
+  TellObjectChange<U>(sink, std::move(old), std::move(now));
+}
+template <typename T>
+void RemoveObject(ClusterEventSink& sink, const T& obj) {
+  if (std::shared_ptr<const T> old = sink.listers().Of<T>().Remove(obj)) {
+    TellObjectChange<T>(sink, std::move(old), nullptr);
+  }
 }
 
 }  // namespace ksched

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <vector>
 
 #include "src/api/api_fields.h"
 
@@ -50,6 +51,35 @@ TEST(KindsTest, OptionalKindsSayWhy) {
   });
   EXPECT_EQ(optional, (std::set<std::string_view>{"PriorityClass", "DeviceClass", "ResourceSlice",
                                                   "ResourceClaim", "ResourceClaimTemplate"}));
+}
+
+// A kind that carries changes to the plugins has its own event resource; pods and nodes have
+// theirs and their own handlers; templates are read by `ksched simulate` only.
+TEST(KindsTest, EventTraitsAreConsistent) {
+  std::set<EventResource> resources;
+  std::set<std::string_view> on_io_thread, unwatched;
+  ForEachKind([&]<typename T>() {
+    if constexpr (kKind<T>.change != nullptr) {
+      EXPECT_TRUE(kKind<T>.event) << kKind<T>.name;
+    }
+    if (kKind<T>.event) {
+      EXPECT_TRUE(resources.insert(*kKind<T>.event).second) << kKind<T>.name;
+    }
+    if (kKind<T>.on_io_thread) on_io_thread.insert(kKind<T>.name);
+    if (!kKind<T>.watched) unwatched.insert(kKind<T>.name);
+  });
+  EXPECT_EQ(resources.size(), 12u);  // Pods, nodes, and the ten storage and DRA kinds.
+  EXPECT_EQ(on_io_thread, (std::set<std::string_view>{"Pod", "ResourceClaim"}));
+  EXPECT_EQ(unwatched, (std::set<std::string_view>{"ResourceClaimTemplate"}));
+}
+
+// The order a source lists and watches in: nodes, then pods, after every other kind.
+TEST(KindsTest, PodsComeLast) {
+  std::vector<std::string_view> order;
+  ForEachKindPodsLast([&]<typename T>() { order.push_back(kKind<T>.name); });
+  ASSERT_EQ(order.size(), std::variant_size_v<Object>);
+  EXPECT_EQ(order[order.size() - 2], "Node");
+  EXPECT_EQ(order.back(), "Pod");
 }
 
 // ForEachKind stops at the first kind for which the function returns true.

@@ -19,6 +19,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -120,8 +122,9 @@ class ObjectStore {
     absl::weak_ordering operator()(const A& a, const B& b) const {
       int c = std::string_view(a.first).compare(std::string_view(b.first));
       if (c == 0) c = std::string_view(a.second).compare(std::string_view(b.second));
-      return c < 0 ? absl::weak_ordering::less
-                   : c == 0 ? absl::weak_ordering::equivalent : absl::weak_ordering::greater;
+      return c < 0    ? absl::weak_ordering::less
+             : c == 0 ? absl::weak_ordering::equivalent
+                      : absl::weak_ordering::greater;
     }
   };
   mutable absl::Mutex mu_;
@@ -227,6 +230,20 @@ class DraObjects final : public DraLister {
 
 // Every store a source keeps for the scheduler's plugins.
 struct Listers {
+  // The store of T's objects; a kind without one (pods and nodes: the scheduler's cache keeps
+  // them) does not compile.
+  template <typename T>
+  ObjectStore<T>& Of() {
+    return std::get<ObjectStore<T>&>(
+        std::tie(namespaces, priority_classes, services, replication_controllers, replica_sets,
+                 stateful_sets, pod_disruption_budgets, storage.pvs, storage.pvcs,
+                 storage.storage_classes, storage.csi_nodes, storage.csi_drivers,
+                 storage.csi_storage_capacities, storage.volume_attachments, dra.device_classes,
+                 dra.resource_slices, dra.resource_claims, dra.resource_claim_templates));
+  }
+  template <typename T>
+  static constexpr bool kHasStore = !std::is_same_v<T, api::Pod> && !std::is_same_v<T, api::Node>;
+
   ObjectStore<api::Namespace> namespaces;
   ObjectStore<api::PriorityClass> priority_classes;
   ObjectStore<api::Service> services;

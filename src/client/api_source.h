@@ -23,10 +23,14 @@
 // reflectors' threads.
 #pragma once
 
+#include <memory>
 #include <tuple>
+#include <type_traits>
+#include <variant>
 
 #include "ksched/cluster_writer.h"
 #include "src/api/event_sink.h"
+#include "src/api/kinds.h"
 #include "src/client/reflector.h"
 
 namespace ksched::client {
@@ -34,6 +38,7 @@ namespace ksched::client {
 class ApiSource {
  public:
   ApiSource(HttpClient& http, ClusterEventSink& sink, ClusterWriter& writer);
+  ~ApiSource();
 
   void Start();
   void Stop();
@@ -41,39 +46,27 @@ class ApiSource {
   bool HasSynced();
   // Pods listed afresh, with a consistent read (Reflector::Resync); false after `timeout`. A
   // replica that has just become leader calls it before it schedules.
-  bool ResyncPods(absl::Duration timeout) { return pods_.Resync(timeout); }
+  bool ResyncPods(absl::Duration timeout);
 
  private:
-  // Every reflector, in the order they start: what plugins look up first, then nodes, then pods.
-  auto Reflectors() {
-    return std::tie(namespaces_, priority_classes_, services_, replication_controllers_,
-                    replica_sets_, stateful_sets_, pod_disruption_budgets_, storage_classes_,
-                    csi_drivers_, csi_nodes_, csi_storage_capacities_, volume_attachments_,
-                    device_classes_, resource_slices_, resource_claims_, pvs_, pvcs_, nodes_,
-                    pods_);
-  }
+  // One reflector per watched kind of the table (api::KindInfo::watched), none for the others.
+  template <typename T>
+  using ReflectorOf =
+      std::conditional_t<api::kKind<T>.watched, std::unique_ptr<Reflector<T>>, std::monostate>;
+  template <typename V>
+  struct ReflectorsOf;
+  template <typename... T>
+  struct ReflectorsOf<std::variant<T...>> {
+    using type = std::tuple<ReflectorOf<T>...>;
+  };
+  // Calls fn on each reflector, in the order they start (api::ForEachKindPodsLast: what plugins
+  // look up first, then nodes, then pods); whether every call returned true.
+  template <typename Fn>
+  bool ForEachReflector(Fn&& fn);
 
   ClusterEventSink& sink_;
   ClusterWriter& writer_;
-  Reflector<api::Node> nodes_;
-  Reflector<api::Pod> pods_;
-  Reflector<api::Namespace> namespaces_;
-  Reflector<api::PriorityClass> priority_classes_;
-  Reflector<api::Service> services_;
-  Reflector<api::ReplicationController> replication_controllers_;
-  Reflector<api::ReplicaSet> replica_sets_;
-  Reflector<api::StatefulSet> stateful_sets_;
-  Reflector<api::PodDisruptionBudget> pod_disruption_budgets_;
-  Reflector<api::PersistentVolume> pvs_;
-  Reflector<api::PersistentVolumeClaim> pvcs_;
-  Reflector<api::StorageClass> storage_classes_;
-  Reflector<api::CSINode> csi_nodes_;
-  Reflector<api::CSIDriver> csi_drivers_;
-  Reflector<api::CSIStorageCapacity> csi_storage_capacities_;
-  Reflector<api::VolumeAttachment> volume_attachments_;
-  Reflector<api::DeviceClass> device_classes_;
-  Reflector<api::ResourceSlice> resource_slices_;
-  Reflector<api::ResourceClaim> resource_claims_;
+  ReflectorsOf<api::Object>::type reflectors_;
 };
 
 }  // namespace ksched::client

@@ -57,31 +57,20 @@ absl::Status ListInto(HttpClient& http, ClusterListing* out, bool required = fal
 
 absl::StatusOr<ClusterListing> ListCluster(HttpClient& http) {
   ClusterListing s;
-  const absl::Status statuses[] = {
-      ListInto<api::Namespace>(http, &s),
-      ListInto<api::PriorityClass>(http, &s),
-      ListInto<api::Service>(http, &s),
-      ListInto<api::ReplicationController>(http, &s),
-      ListInto<api::ReplicaSet>(http, &s),
-      ListInto<api::StatefulSet>(http, &s),
-      ListInto<api::PodDisruptionBudget>(http, &s),
-      ListInto<api::StorageClass>(http, &s),
-      ListInto<api::PersistentVolume>(http, &s),
-      ListInto<api::PersistentVolumeClaim>(http, &s),
-      ListInto<api::CSINode>(http, &s),
-      ListInto<api::CSIDriver>(http, &s),
-      ListInto<api::CSIStorageCapacity>(http, &s),
-      ListInto<api::VolumeAttachment>(http, &s),
-      ListInto<api::DeviceClass>(http, &s),
-      ListInto<api::ResourceSlice>(http, &s),
-      ListInto<api::ResourceClaimTemplate>(http, &s),
-      ListInto<api::ResourceClaim>(http, &s),
-      ListInto<api::Node>(http, &s, /*required=*/true),
-      ListInto<api::Pod>(http, &s, /*required=*/true, kUnfinishedPods),
-  };
-  for (const absl::Status& st : statuses) {
-    if (!st.ok()) return st;
-  }
+  absl::Status status;
+  // Every kind of the table, nodes and pods last, as the informers start. Only nodes and pods are
+  // required: a simulation of a cluster whose other lists a user may not read still runs, and
+  // says what it left out (the informers of `ksched run` wait for the kinds kube-scheduler
+  // watches).
+  api::ForEachKindPodsLast([&]<typename T>() {
+    if (!status.ok()) return;
+    if constexpr (std::is_same_v<T, api::Pod>) {
+      status = ListInto<T>(http, &s, /*required=*/true, kUnfinishedPods);
+    } else {
+      status = ListInto<T>(http, &s, /*required=*/std::is_same_v<T, api::Node>);
+    }
+  });
+  if (!status.ok()) return status;
   return s;
 }
 

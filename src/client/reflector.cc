@@ -514,6 +514,7 @@ int Reflector<T>::bookmarks() {
   return impl_->state->bookmarks;
 }
 
+// Every kind the table (src/api/kinds.h) calls watched: a missing one fails ApiSource's link.
 template class Reflector<api::Pod>;
 template class Reflector<api::Node>;
 template class Reflector<api::Namespace>;

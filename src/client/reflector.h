@@ -105,24 +105,4 @@ class Reflector {
   std::unique_ptr<Impl> impl_;
 };
 
-extern template class Reflector<api::Pod>;
-extern template class Reflector<api::Node>;
-extern template class Reflector<api::Namespace>;
-extern template class Reflector<api::PriorityClass>;
-extern template class Reflector<api::Service>;
-extern template class Reflector<api::ReplicationController>;
-extern template class Reflector<api::ReplicaSet>;
-extern template class Reflector<api::StatefulSet>;
-extern template class Reflector<api::PodDisruptionBudget>;
-extern template class Reflector<api::PersistentVolume>;
-extern template class Reflector<api::PersistentVolumeClaim>;
-extern template class Reflector<api::StorageClass>;
-extern template class Reflector<api::CSINode>;
-extern template class Reflector<api::CSIDriver>;
-extern template class Reflector<api::CSIStorageCapacity>;
-extern template class Reflector<api::VolumeAttachment>;
-extern template class Reflector<api::DeviceClass>;
-extern template class Reflector<api::ResourceSlice>;
-extern template class Reflector<api::ResourceClaim>;
-
 }  // namespace ksched::client

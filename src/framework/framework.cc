@@ -9,6 +9,7 @@
 #include "fmt/ranges.h"
 #include "ksched/strings.h"
 #include "oneapi/tbb/info.h"
+#include "src/api/kinds.h"
 #include "src/sdk/cycle_state_access.h"
 
 namespace ksched::framework {
@@ -328,6 +329,7 @@ QueueingStrategy Framework::IsPodWorthRequeuing(const QueuedPodInfo& pod,
 
 namespace {
 
+// The resource's name in logs: the kind's, for the kinds of the table (src/api/kinds.h).
 std::string_view ResourceName(EventResource r) {
   switch (r) {
     case EventResource::kPod:
@@ -336,32 +338,18 @@ std::string_view ResourceName(EventResource r) {
       return "AssignedPod";
     case EventResource::kUnschedulablePod:
       return "UnschedulablePod";
-    case EventResource::kNode:
-      return "Node";
-    case EventResource::kPersistentVolume:
-      return "PersistentVolume";
-    case EventResource::kPersistentVolumeClaim:
-      return "PersistentVolumeClaim";
-    case EventResource::kStorageClass:
-      return "StorageClass";
-    case EventResource::kCSINode:
-      return "CSINode";
-    case EventResource::kCSIDriver:
-      return "CSIDriver";
-    case EventResource::kCSIStorageCapacity:
-      return "CSIStorageCapacity";
-    case EventResource::kVolumeAttachment:
-      return "VolumeAttachment";
     case EventResource::kWildCard:
       return "*";
-    case EventResource::kResourceClaim:
-      return "ResourceClaim";
-    case EventResource::kResourceSlice:
-      return "ResourceSlice";
-    case EventResource::kDeviceClass:
-      return "DeviceClass";
+    default:
+      break;
   }
-  return "?";
+  std::string_view name = "?";
+  api::ForEachKind([&]<typename T>() {
+    if (api::kKind<T>.event != r) return false;
+    name = api::kKind<T>.name;
+    return true;
+  });
+  return name;
 }
 
 // "Add|UpdateNodeTaint", with upstream's names of the actions (fwk.ActionType's String).

@@ -57,37 +57,26 @@ void Scheduler::MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_
                                          .new_node = std::move(node)});
 }
 
-template <typename T>
-void Scheduler::StorageEvent(std::shared_ptr<const T> old, std::shared_ptr<const T> now,
-                             EventResource resource, std::string_view kind,
-                             ObjectChange<T> StorageChange::*member) {
-  if (!old && !now) return;
-  uint32_t action = !now ? kDelete : old ? kUpdate : kAdd;
-  std::string_view verb = !now ? "Delete" : old ? "Update" : "Add";
-  queue::QueuedEvent event{.event = {resource, action, fmt::format("{}{}", kind, verb)}};
-  event.storage.*member = {old.get(), now.get()};
-  event.old_object = std::move(old);
-  event.new_object = std::move(now);
-  queue_->MoveAllToActiveOrBackoffQueue(std::move(event));
+// Upstream's one handler of every other kind (buildEvtResHandler): a `kind.event` labelled
+// "<kind>Add", "<kind>Update" or "<kind>Delete", with the objects for the queueing hints.
+void Scheduler::OnObjectChange(AnyStoredChange change) {
+  std::visit(
+      [this]<typename T>(StoredChange<T>& c) {
+        constexpr const api::KindInfo<T>& kind = api::kKind<T>;
+        if constexpr (kind.change != nullptr) {
+          if (!c.old && !c.now) return;
+          const uint32_t action = !c.now ? kDelete : c.old ? kUpdate : kAdd;
+          const std::string_view verb = !c.now ? "Delete" : c.old ? "Update" : "Add";
+          queue::QueuedEvent event{
+              .event = {*kind.event, action, fmt::format("{}{}", kind.name, verb)}};
+          event.storage.*kind.change = {c.old.get(), c.now.get()};
+          event.old_object = std::move(c.old);
+          event.new_object = std::move(c.now);
+          queue_->MoveAllToActiveOrBackoffQueue(std::move(event));
+        }
+      },
+      change);
 }
-
-#define KSCHED_STORAGE_HANDLERS(Kind, member)                                              \
-  void Scheduler::On##Kind##Change(std::shared_ptr<const api::Kind> old,                   \
-                                   std::shared_ptr<const api::Kind> now) {                 \
-    StorageEvent<api::Kind>(std::move(old), std::move(now), EventResource::k##Kind, #Kind, \
-                            &StorageChange::member);                                       \
-  }
-KSCHED_STORAGE_HANDLERS(PersistentVolume, pv)
-KSCHED_STORAGE_HANDLERS(PersistentVolumeClaim, pvc)
-KSCHED_STORAGE_HANDLERS(StorageClass, storage_class)
-KSCHED_STORAGE_HANDLERS(CSINode, csi_node)
-KSCHED_STORAGE_HANDLERS(CSIDriver, csi_driver)
-KSCHED_STORAGE_HANDLERS(CSIStorageCapacity, csi_storage_capacity)
-KSCHED_STORAGE_HANDLERS(VolumeAttachment, volume_attachment)
-KSCHED_STORAGE_HANDLERS(ResourceClaim, resource_claim)
-KSCHED_STORAGE_HANDLERS(ResourceSlice, resource_slice)
-KSCHED_STORAGE_HANDLERS(DeviceClass, device_class)
-#undef KSCHED_STORAGE_HANDLERS
 
 void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
   if (IsTerminal(*pod)) return;

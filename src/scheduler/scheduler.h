@@ -104,27 +104,7 @@ class Scheduler : public ClusterEventSink {
   // The stores plugins read (Handle::GetNamespace, ListServices, ..., storage).
   Listers& listers() override { return listers_; }
   // A storage or DRA object changed: moves the pods whose plugins registered for it.
-  void OnPersistentVolumeChange(std::shared_ptr<const api::PersistentVolume> old,
-                                std::shared_ptr<const api::PersistentVolume> now) override;
-  void OnPersistentVolumeClaimChange(
-      std::shared_ptr<const api::PersistentVolumeClaim> old,
-      std::shared_ptr<const api::PersistentVolumeClaim> now) override;
-  void OnStorageClassChange(std::shared_ptr<const api::StorageClass> old,
-                            std::shared_ptr<const api::StorageClass> now) override;
-  void OnCSINodeChange(std::shared_ptr<const api::CSINode> old,
-                       std::shared_ptr<const api::CSINode> now) override;
-  void OnCSIDriverChange(std::shared_ptr<const api::CSIDriver> old,
-                         std::shared_ptr<const api::CSIDriver> now) override;
-  void OnCSIStorageCapacityChange(std::shared_ptr<const api::CSIStorageCapacity> old,
-                                  std::shared_ptr<const api::CSIStorageCapacity> now) override;
-  void OnVolumeAttachmentChange(std::shared_ptr<const api::VolumeAttachment> old,
-                                std::shared_ptr<const api::VolumeAttachment> now) override;
-  void OnResourceClaimChange(std::shared_ptr<const api::ResourceClaim> old,
-                             std::shared_ptr<const api::ResourceClaim> now) override;
-  void OnResourceSliceChange(std::shared_ptr<const api::ResourceSlice> old,
-                             std::shared_ptr<const api::ResourceSlice> now) override;
-  void OnDeviceClassChange(std::shared_ptr<const api::DeviceClass> old,
-                           std::shared_ptr<const api::DeviceClass> now) override;
+  void OnObjectChange(AnyStoredChange change) override;
   // Whether a profile serves this schedulerName.
   bool IsResponsibleFor(const api::Pod& pod) const override;
 
@@ -230,12 +210,6 @@ class Scheduler : public ClusterEventSink {
   // What follows the bind, given its outcome `s`: the pod is bound (event, PostBind) or forgotten
   // and requeued.
   void FinishBindingCycle(BindingCycle cycle, Status s);
-  // Moves the pods a storage object's change from `old` to `now` may help: a `resource` event
-  // labelled "<kind>Add", "<kind>Update" or "<kind>Delete".
-  template <typename T>
-  void StorageEvent(std::shared_ptr<const T> old, std::shared_ptr<const T> now,
-                    EventResource resource, std::string_view kind,
-                    ObjectChange<T> StorageChange::*member);
   void MoveAll(ClusterEvent event, std::shared_ptr<const api::Pod> old_pod,
                std::shared_ptr<const api::Pod> pod, std::shared_ptr<const api::Node> old_node,
                std::shared_ptr<const api::Node> node);

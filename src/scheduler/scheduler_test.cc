@@ -9,6 +9,7 @@
 #include "absl/synchronization/notification.h"
 #include "fmt/format.h"
 #include "ksched/async_bind_plugin.h"
+#include "src/api/kinds.h"
 #include "src/plugins/registry.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -189,8 +190,7 @@ TEST_F(SchedulerTest, APodWithAClaimWaitsForItThenGetsADevice) {
   writer_.dra = &dra;
   api::DeviceClass gpu;
   gpu.metadata.name = "gpu";
-  SetStorageObject(*s_, dra.device_classes, std::make_shared<const api::DeviceClass>(gpu),
-                   &ClusterEventSink::OnDeviceClassChange);
+  SetObject(*s_, std::make_shared<const api::DeviceClass>(gpu));
   api::ResourceSlice slice;
   slice.metadata.name = "n2-gpu";
   slice.driver = "gpu.example.com";
@@ -198,8 +198,7 @@ TEST_F(SchedulerTest, APodWithAClaimWaitsForItThenGetsADevice) {
   slice.pool_slice_count = 1;
   slice.node_name = "n2";
   slice.devices.push_back({.name = "g0"});
-  SetStorageObject(*s_, dra.resource_slices, std::make_shared<const api::ResourceSlice>(slice),
-                   &ClusterEventSink::OnResourceSliceChange);
+  SetObject(*s_, std::make_shared<const api::ResourceSlice>(slice));
   auto claim_pod = [](std::string name, std::string claim) {
     api::Pod pod = MakePod().Name(name).Obj();
     pod.metadata.uid = name;
@@ -211,8 +210,7 @@ TEST_F(SchedulerTest, APodWithAClaimWaitsForItThenGetsADevice) {
     claim.metadata = {.name = name, .namespace_ = "default", .uid = name, .resource_version = "1"};
     claim.spec.requests.push_back(
         {.name = "gpu", .exactly = api::DeviceSubRequest{.device_class_name = "gpu"}});
-    SetStorageObject(*s_, dra.resource_claims, std::make_shared<const api::ResourceClaim>(claim),
-                     &ClusterEventSink::OnResourceClaimChange);
+    SetObject(*s_, std::make_shared<const api::ResourceClaim>(claim));
   };
   AddPod(claim_pod("first", "one"));
   Drain();
@@ -268,16 +266,72 @@ TEST_F(SchedulerTest, AMissingClaimKeepsThePodPendingUntilTheClaimAppears) {
   pv->node_affinity =
       api::NodeSelector{{{.match_expressions = {{"kubernetes.io/hostname", "In", {"n2"}}}}}};
   pv->phase = "Bound";
-  SetStorageObject(*s_, s_->listers().storage.pvs, pv, &ClusterEventSink::OnPersistentVolumeChange);
+  SetObject(*s_, pv);
   auto pvc = std::make_shared<api::PersistentVolumeClaim>();
   pvc->metadata = {
       .name = "data", .namespace_ = "default", .annotations = {{api::kAnnBindCompleted, "yes"}}};
   pvc->volume_name = "pv-1";
-  SetStorageObject(*s_, s_->listers().storage.pvcs, pvc,
-                   &ClusterEventSink::OnPersistentVolumeClaimChange);
+  SetObject(*s_, pvc);
   clock_.Advance(absl::Seconds(10));  // Past its backoff.
   Drain();
   EXPECT_EQ(writer_.binds.at("default/db"), "n2");
+}
+
+// Rejects every pod, and asks to hear of every kind of the table that has cluster events
+// (src/api/kinds.h): its hint records each event's label and whether the object reached it.
+class HearsEveryKind : public FilterPlugin, public EnqueueExtensions {
+ public:
+  explicit HearsEveryKind(std::vector<std::string>* heard) : heard_(heard) {}
+  std::string_view Name() const override { return "HearsEveryKind"; }
+  Status Filter(const CycleState&, const api::Pod&, const NodeInfo&) override {
+    return Status::UnschedulableAndUnresolvable("not yet");
+  }
+  std::vector<ClusterEventWithHint> EventsToRegister() const override {
+    std::vector<ClusterEventWithHint> out;
+    api::ForEachKind([&]<typename T>() {
+      constexpr const api::KindInfo<T>& kind = api::kKind<T>;
+      if constexpr (kind.change != nullptr) {
+        out.push_back(
+            {{*kind.event, kAdd}, [heard = heard_](const api::Pod&, const ClusterEventData& e) {
+               const T* obj = (e.storage.*kind.change).new_obj;
+               heard->push_back(e.event.label + ":" +
+                                (obj != nullptr ? obj->metadata.name : "null"));
+               return QueueingHint::kQueue;
+             }});
+      }
+    });
+    return out;
+  }
+
+ private:
+  std::vector<std::string>* heard_;
+};
+
+// Each kind plugins hear of reaches them, when a source sets it, as upstream's one generic handler
+// hands it on: the event labelled "<Kind>Add", with the object, and the pod moved (the metric).
+TEST_F(SchedulerTest, EveryKindWithEventsReachesThePluginsThatRegisteredForIt) {
+  std::vector<std::string> heard;
+  BuildWithPlugin("HearsEveryKind",
+                  [&](Handle&) { return std::make_unique<HearsEveryKind>(&heard); });
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("p"));
+  std::vector<std::string> want;
+  api::ForEachKind([&]<typename T>() {
+    if constexpr (api::kKind<T>.change != nullptr) {
+      Drain();  // Rejected again: back among the unschedulable pods.
+      auto obj = std::make_shared<T>();
+      obj->metadata = {.name = "x", .namespace_ = api::kKind<T>.namespaced ? "default" : ""};
+      SetObject(*s_, obj);
+      const std::string label = fmt::format("{}Add", api::kKind<T>.name);
+      want.push_back(label + ":x");
+      EXPECT_THAT(
+          s_->metrics_registry().Text(),
+          HasSubstr(fmt::format("scheduler_queue_incoming_pods_total{{event=\"{}\"", label)));
+      clock_.Advance(absl::Seconds(60));  // Past its backoff.
+    }
+  });
+  EXPECT_EQ(heard, want);
+  EXPECT_EQ(want.size(), 10u);  // The storage and DRA kinds.
 }
 
 // PodTopologySpread is a default plugin: a pod whose zone spread the free node would break waits

@@ -45,20 +45,11 @@ bool Take(api::Object& o, std::vector<std::shared_ptr<const T>>& out) {
   return obj != nullptr;
 }
 
-// Sets each object in the sink's `store`, as an informer's first list does; and tells the sink of
-// each, with `tell`, where the store is one of its storage objects.
+// Sets each object in the sink's listers, as an informer's first list does, and tells the sink of
+// each, if plugins hear of the kind.
 template <typename T>
-void SetAll(const std::vector<std::shared_ptr<const T>>& objects, ObjectStore<T>& store,
-            ClusterEventSink* s = nullptr,
-            void (ClusterEventSink::*tell)(std::shared_ptr<const T>,
-                                           std::shared_ptr<const T>) = nullptr) {
-  for (const auto& o : objects) {
-    if (s == nullptr) {
-      store.Set(o);
-    } else {
-      SetStorageObject(*s, store, o, tell);
-    }
-  }
+void SetAll(const std::vector<std::shared_ptr<const T>>& objects, ClusterEventSink& s) {
+  for (const auto& o : objects) SetObject(s, o);
 }
 
 }  // namespace
@@ -76,12 +67,14 @@ Cluster::Cluster(std::vector<api::Object> objects) {
     if (auto* pv = std::get_if<api::PersistentVolume>(&o); pv && pv->phase.empty()) {
       pv->phase = pv->claim_ref ? "Bound" : "Available";
     }
-    if (Take(o, nodes_) || Take(o, namespaces_) || Take(o, priority_classes_) ||
-        Take(o, services_) || Take(o, replication_controllers_) || Take(o, replica_sets_) ||
-        Take(o, stateful_sets_) || Take(o, pvs_) || Take(o, pvcs_) || Take(o, storage_classes_) ||
-        Take(o, csi_nodes_) || Take(o, csi_drivers_) || Take(o, csi_storage_capacities_) ||
-        Take(o, volume_attachments_) || Take(o, device_classes_) || Take(o, resource_slices_) ||
-        Take(o, resource_claims_) || Take(o, resource_claim_templates_)) {
+    if (Take(o, nodes_) || Take(o, pvs_) || Take(o, pvcs_) || Take(o, resource_claims_) ||
+        api::ForEachKind([&]<typename T>() {
+          if constexpr (kAsGiven<T>) {
+            return Take(o, std::get<std::vector<std::shared_ptr<const T>>>(as_given_));
+          } else {
+            return false;
+          }
+        })) {
       continue;
     }
     if (auto* pdb = std::get_if<api::PodDisruptionBudget>(&o)) {
@@ -134,12 +127,12 @@ void Cluster::MakeTemplateClaims() {
                       [&](const auto& st) { return st.name == pc.name; })) {
         continue;  // Made already, as the pod's status says.
       }
-      auto tmpl = std::find_if(resource_claim_templates_.begin(), resource_claim_templates_.end(),
-                               [&](const auto& t) {
-                                 return t->metadata.namespace_ == pod->metadata.namespace_ &&
-                                        t->metadata.name == *pc.resource_claim_template_name;
-                               });
-      if (tmpl == resource_claim_templates_.end()) continue;  // The controller cannot make it.
+      const auto& templates = Given<api::ResourceClaimTemplate>();
+      auto tmpl = std::find_if(templates.begin(), templates.end(), [&](const auto& t) {
+        return t->metadata.namespace_ == pod->metadata.namespace_ &&
+               t->metadata.name == *pc.resource_claim_template_name;
+      });
+      if (tmpl == templates.end()) continue;  // The controller cannot make it.
       auto claim = std::make_shared<const api::ResourceClaim>(ClaimFromTemplate(*pod, pc, **tmpl));
       if (!updated) updated = *pod;
       updated->status.resource_claim_statuses.push_back(
@@ -151,29 +144,14 @@ void Cluster::MakeTemplateClaims() {
 }
 
 void Cluster::Start(ClusterEventSink& s, bool hold_pending) {
-  Listers& l = s.listers();
-  SetAll(namespaces_, l.namespaces);
-  SetAll(priority_classes_, l.priority_classes);
-  SetAll(services_, l.services);
-  SetAll(replication_controllers_, l.replication_controllers);
-  SetAll(replica_sets_, l.replica_sets);
-  SetAll(stateful_sets_, l.stateful_sets);
-  SetAll(PodDisruptionBudgets(), l.pod_disruption_budgets);
-  SetAll(device_classes_, l.dra.device_classes, &s, &ClusterEventSink::OnDeviceClassChange);
-  SetAll(resource_slices_, l.dra.resource_slices, &s, &ClusterEventSink::OnResourceSliceChange);
-  SetAll(resource_claims_, l.dra.resource_claims, &s, &ClusterEventSink::OnResourceClaimChange);
-  SetAll(resource_claim_templates_, l.dra.resource_claim_templates);
-  SetAll(storage_classes_, l.storage.storage_classes, &s, &ClusterEventSink::OnStorageClassChange);
-  SetAll(csi_drivers_, l.storage.csi_drivers, &s, &ClusterEventSink::OnCSIDriverChange);
-  SetAll(csi_nodes_, l.storage.csi_nodes, &s, &ClusterEventSink::OnCSINodeChange);
-  SetAll(csi_storage_capacities_, l.storage.csi_storage_capacities, &s,
-         &ClusterEventSink::OnCSIStorageCapacityChange);
-  SetAll(volume_attachments_, l.storage.volume_attachments, &s,
-         &ClusterEventSink::OnVolumeAttachmentChange);
+  api::ForEachKind([&]<typename T>() {
+    if constexpr (kAsGiven<T>) SetAll(Given<T>(), s);
+  });
+  SetAll(PodDisruptionBudgets(), s);
+  SetAll(resource_claims_, s);
   sink_ = &s;
-  SetAll(PersistentVolumes(), l.storage.pvs, &s, &ClusterEventSink::OnPersistentVolumeChange);
-  SetAll(PersistentVolumeClaims(), l.storage.pvcs, &s,
-         &ClusterEventSink::OnPersistentVolumeClaimChange);
+  SetAll(PersistentVolumes(), s);
+  SetAll(PersistentVolumeClaims(), s);
   for (const auto& node : nodes_) s.OnNodeAdd(node);
   std::vector<std::shared_ptr<const api::Pod>> pods = Pods();
   for (const auto& pod : pods) {
@@ -249,14 +227,8 @@ void Cluster::ReleaseClaims(ClusterEventSink& s, const api::Pod& pod) {
       ++it;
     }
   }
-  ObjectStore<api::ResourceClaim>& store = s.listers().dra.resource_claims;
-  for (auto& claim : changed) {
-    SetStorageObject(s, store, std::move(claim), &ClusterEventSink::OnResourceClaimChange);
-  }
-  for (const auto& claim : deleted) {
-    s.OnResourceClaimChange(store.Remove(claim->metadata.namespace_, claim->metadata.name),
-                            nullptr);
-  }
+  for (auto& claim : changed) SetObject(s, std::move(claim));
+  for (const auto& claim : deleted) RemoveObject(s, *claim);
 }
 
 absl::Status Cluster::DeletePod(const api::Pod& pod) {
@@ -378,18 +350,20 @@ absl::StatusOr<api::PersistentVolumeClaim> Cluster::SetSelectedNode(
     written = **current;
     written.metadata.annotations[api::kAnnSelectedNode] = std::string(node);
     written.metadata.resource_version = std::to_string(++storage_version_);
-    auto sc = std::find_if(storage_classes_.begin(), storage_classes_.end(), [&](const auto& c) {
+    const auto& classes = Given<api::StorageClass>();
+    auto sc = std::find_if(classes.begin(), classes.end(), [&](const auto& c) {
       return c->metadata.name == api::StorageClassOf(written);
     });
     auto n = std::find_if(nodes_.begin(), nodes_.end(),
                           [&](const auto& x) { return x->metadata.name == node; });
-    if (sc == storage_classes_.end() || n == nodes_.end()) {
+    if (sc == classes.end() || n == nodes_.end()) {
       *current = std::make_shared<const api::PersistentVolumeClaim>(written);
       bound.claim = *current;  // Nobody provisions it.
     } else {
-      auto csi = std::find_if(csi_nodes_.begin(), csi_nodes_.end(),
+      const auto& csi_nodes = Given<api::CSINode>();
+      auto csi = std::find_if(csi_nodes.begin(), csi_nodes.end(),
                               [&](const auto& c) { return c->metadata.name == node; });
-      bound = Provision(written, **sc, **n, csi == csi_nodes_.end() ? nullptr : csi->get(),
+      bound = Provision(written, **sc, **n, csi == csi_nodes.end() ? nullptr : csi->get(),
                         std::to_string(++storage_version_));
       *current = bound.claim;
       pvs_.push_back(bound.pv);
@@ -401,12 +375,8 @@ absl::StatusOr<api::PersistentVolumeClaim> Cluster::SetSelectedNode(
 
 void Cluster::TellBound(const BoundClaim& bound) {
   if (sink_ == nullptr) return;
-  StorageObjects& storage = sink_->listers().storage;
-  if (bound.pv) {
-    SetStorageObject(*sink_, storage.pvs, bound.pv, &ClusterEventSink::OnPersistentVolumeChange);
-  }
-  SetStorageObject(*sink_, storage.pvcs, bound.claim,
-                   &ClusterEventSink::OnPersistentVolumeClaimChange);
+  if (bound.pv) SetObject(*sink_, bound.pv);
+  SetObject(*sink_, bound.claim);
 }
 
 absl::StatusOr<api::ResourceClaim> Cluster::WriteClaim(
@@ -428,10 +398,7 @@ absl::StatusOr<api::ResourceClaim> Cluster::WriteClaim(
     written = std::make_shared<const api::ResourceClaim>(std::move(claim));
     *current = written;
   }
-  if (sink_ != nullptr) {
-    SetStorageObject(*sink_, sink_->listers().dra.resource_claims, written,
-                     &ClusterEventSink::OnResourceClaimChange);
-  }
+  if (sink_ != nullptr) SetObject(*sink_, written);
   return *written;
 }
 

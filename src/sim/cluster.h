@@ -21,6 +21,9 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -134,21 +137,27 @@ class Cluster : public ClusterWriter {
   void CountPod(const api::Pod* old_pod, const api::Pod* pod) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   std::vector<std::shared_ptr<const api::Node>> nodes_;
-  std::vector<std::shared_ptr<const api::Namespace>> namespaces_;
-  std::vector<std::shared_ptr<const api::PriorityClass>> priority_classes_;
-  std::vector<std::shared_ptr<const api::Service>> services_;
-  std::vector<std::shared_ptr<const api::ReplicationController>> replication_controllers_;
-  std::vector<std::shared_ptr<const api::ReplicaSet>> replica_sets_;
-  std::vector<std::shared_ptr<const api::StatefulSet>> stateful_sets_;
-  std::vector<std::shared_ptr<const api::StorageClass>> storage_classes_;
-  std::vector<std::shared_ptr<const api::CSINode>> csi_nodes_;
-  std::vector<std::shared_ptr<const api::CSIDriver>> csi_drivers_;
-  std::vector<std::shared_ptr<const api::CSIStorageCapacity>> csi_storage_capacities_;
-  std::vector<std::shared_ptr<const api::VolumeAttachment>> volume_attachments_;
-  std::vector<std::shared_ptr<const api::DeviceClass>> device_classes_;
-  std::vector<std::shared_ptr<const api::ResourceSlice>> resource_slices_;
   std::vector<std::shared_ptr<const api::ResourceClaim>> resource_claims_;
-  std::vector<std::shared_ptr<const api::ResourceClaimTemplate>> resource_claim_templates_;
+  // The objects of every other kind of the table, kept as the manifests gave them.
+  template <typename T>
+  static constexpr bool kAsGiven =
+      Listers::kHasStore<T> && !std::is_same_v<T, api::PersistentVolume> &&
+      !std::is_same_v<T, api::PersistentVolumeClaim> && !std::is_same_v<T, api::ResourceClaim> &&
+      !std::is_same_v<T, api::PodDisruptionBudget>;
+  template <typename T>
+  using AsGiven =
+      std::conditional_t<kAsGiven<T>, std::vector<std::shared_ptr<const T>>, std::monostate>;
+  template <typename V>
+  struct AsGivenOf;
+  template <typename... T>
+  struct AsGivenOf<std::variant<T...>> {
+    using type = std::tuple<AsGiven<T>...>;
+  };
+  AsGivenOf<api::Object>::type as_given_;
+  template <typename T>
+  const std::vector<std::shared_ptr<const T>>& Given() const {
+    return std::get<std::vector<std::shared_ptr<const T>>>(as_given_);
+  }
   std::vector<std::shared_ptr<const api::Pod>> held_;  // Start's pending pods, the next last.
   ClusterEventSink* sink_ = nullptr;                   // Start's.
   mutable absl::Mutex mu_;
