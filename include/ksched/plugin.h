@@ -254,8 +254,8 @@ class PreBindPlugin : public virtual Plugin {
   // wait. Thread: a binding thread.
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
   // Whether PreBind has work to do for this pod (upstream's PreBindPreFlight): Skip says it has
-  // none, so the pod may be bound without waiting for it (and without a binding thread); Success
-  // (the default) says it has; an Error fails the binding. Called after Reserve and Permit, on
+  // none, so its PreBind is not called for the pod (as upstream), which may then be bound without
+  // a binding thread; Success (the default) says it has; an Error fails the binding. Called after Reserve and Permit, on
   // the scheduling thread.
   virtual Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) {
     (void)state, (void)pod, (void)node;

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "ksched/strings.h"
@@ -231,7 +232,7 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
         fmt::format("at least one bind plugin is needed for profile with scheduler name \"{}\"",
                     profile_name_));
   }
-  async_bind_ = dynamic_cast<AsyncBindPlugin*>(bind_.front());
+  for (BindPlugin* p : bind_) async_bind_.push_back(dynamic_cast<AsyncBindPlugin*>(p));
   for (PreBindPlugin* p : pre_bind_)
     async_pre_bind_.push_back(dynamic_cast<AsyncPreBindPlugin*>(p));
   // Score weights: the Score point's own weight wins over multiPoint's; 0 means 1.
@@ -835,73 +836,6 @@ Status PreBindPluginOutcome(std::string_view plugin, Status s) {
 
 }  // namespace
 
-Status Framework::RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
-  return Timed(metrics::Point::kPreBind, [&] {
-    for (PreBindPlugin* p : pre_bind_) {
-      Status s = PreBindPluginOutcome(p->Name(),
-                                      TimedPlugin(state, p->Name(), metrics::Point::kPreBind,
-                                                  [&] { return p->PreBind(state, pod, node); }));
-      if (!s.ok()) return s;
-    }
-    return Status();
-  });
-}
-
-void Framework::RunPreBindPluginsAsync(CycleState& state, const api::Pod& pod,
-                                       std::string_view node, PreBindWork work,
-                                       std::function<void(Status)> done) {
-  // As Timed and TimedPlugin record RunPreBindPlugins: each plugin from its call to its answer,
-  // the point from the first call to the last answer. The plugins run one after another, each
-  // started where the answer before arrived.
-  struct Run {
-    Framework* fw;
-    CycleState& state;
-    const api::Pod& pod;
-    std::string node;
-    PreBindWork work;
-    std::function<void(Status)> done;
-    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
-    size_t next = 0;
-
-    // The point's outcome: recorded, and given to `done`.
-    static void Finish(const std::shared_ptr<Run>& run, Status s) {
-      if (run->fw->metrics_ != nullptr) {
-        run->fw->metrics_->ObservePoint(metrics::Point::kPreBind, s.code(),
-                                        metrics::SecondsSince(run->start));
-      }
-      run->done(std::move(s));
-    }
-
-    static void Step(const std::shared_ptr<Run>& run) {
-      Framework& fw = *run->fw;
-      if (run->next == run->work.size()) {
-        Finish(run, Status());
-        return;
-      }
-      const uint16_t i = run->work[run->next++];
-      const std::string_view plugin = fw.pre_bind_[i]->Name();
-      const auto plugin_start = std::chrono::steady_clock::now();
-      fw.async_pre_bind_[i]->PreBindAsync(
-          run->state, run->pod, run->node, [run, plugin, plugin_start](Status s) {
-            Framework& fw = *run->fw;
-            fw.PluginAnswered(run->state, plugin, metrics::Point::kPreBind, s, plugin_start);
-            s = PreBindPluginOutcome(plugin, std::move(s));
-            if (s.ok()) {
-              Step(run);
-            } else {
-              Finish(run, std::move(s));
-            }
-          });
-    }
-  };
-  Run::Step(std::make_shared<Run>(Run{.fw = this,
-                                      .state = state,
-                                      .pod = pod,
-                                      .node = std::string(node),
-                                      .work = std::move(work),
-                                      .done = std::move(done)}));
-}
-
 namespace {
 
 // What a Bind plugin's status makes of the Bind point: Success, Skip (the next plugin's turn), the
@@ -915,32 +849,130 @@ Status BindPluginOutcome(std::string_view plugin, Status s) {
 
 }  // namespace
 
-Status Framework::RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {
-  return Timed(metrics::Point::kBind, [&] {
-    for (BindPlugin* p : bind_) {
-      Status s =
-          BindPluginOutcome(p->Name(), TimedPlugin(state, p->Name(), metrics::Point::kBind,
-                                                   [&] { return p->Bind(state, pod, node); }));
-      if (!s.IsSkip()) return s;
+// One binding cycle's plugins, one after another: PreBind's (those in `work`), then Bind's until
+// one binds. Each plugin is called through its asynchronous form where it has one (an
+// AsyncPreBindPlugin, an AsyncBindPlugin) and answers at once otherwise. Waiting, the calling
+// thread waits for each answer that comes later, so that every plugin and `done` run on it;
+// otherwise each plugin starts where the answer before it arrived, and so does `done`.
+struct Framework::BindingRun {
+  Framework& fw;
+  CycleState& state;
+  const api::Pod& pod;
+  std::string node;
+  PreBindWork work;
+  bool waiting;
+  std::function<void(Status)> done;
+  metrics::Point point = metrics::Point::kPreBind;
+  size_t next = 0;  // In work (PreBind), or in bind_ (Bind).
+  std::chrono::steady_clock::time_point point_start = std::chrono::steady_clock::now();
+  std::string_view plugin;
+  std::chrono::steady_clock::time_point plugin_start;
+
+  // Runs the chain from its next plugin until it ends or waits for an answer that comes later.
+  static void Continue(const std::shared_ptr<BindingRun>& run) {
+    for (;;) {
+      std::optional<Status> answer = run->CallNext(run);
+      if (!answer || !run->Answered(std::move(*answer))) return;
     }
-    return Status(Code::kSkip);
-  });
+  }
+
+  // Calls the next plugin: its answer, if it came at once or was waited for; nullopt if it comes
+  // later (the chain goes on from there) or the chain has ended.
+  std::optional<Status> CallNext(const std::shared_ptr<BindingRun>& run) {
+    if (point == metrics::Point::kPreBind && next == work.size()) {
+      EndPoint(Status());
+      point = metrics::Point::kBind;
+      next = 0;
+      point_start = std::chrono::steady_clock::now();
+    }
+    if (point == metrics::Point::kBind && next == fw.bind_.size()) {
+      Finish(Status::Skip());  // Every Bind plugin skipped.
+      return std::nullopt;
+    }
+    const bool pre_bind = point == metrics::Point::kPreBind;
+    const size_t i = pre_bind ? work[next] : next;
+    ++next;
+    plugin = pre_bind ? fw.pre_bind_[i]->Name() : fw.bind_[i]->Name();
+    plugin_start = std::chrono::steady_clock::now();
+    AsyncPreBindPlugin* async_pre_bind = pre_bind ? fw.async_pre_bind_[i] : nullptr;
+    AsyncBindPlugin* async_bind = pre_bind ? nullptr : fw.async_bind_[i];
+    if (async_pre_bind == nullptr && async_bind == nullptr) {
+      return pre_bind ? fw.pre_bind_[i]->PreBind(state, pod, node)
+                      : fw.bind_[i]->Bind(state, pod, node);
+    }
+    auto call = [&](std::function<void(Status)> answered) {
+      if (async_pre_bind != nullptr) {
+        async_pre_bind->PreBindAsync(state, pod, node, std::move(answered));
+      } else {
+        async_bind->BindAsync(state, pod, node, std::move(answered));
+      }
+    };
+    if (!waiting) {
+      call([run](Status s) {
+        if (run->Answered(std::move(s))) Continue(run);
+      });
+      return std::nullopt;
+    }
+    // The waiting adapter: the answer is handed back to this thread, whichever thread it came on.
+    auto answer = std::make_shared<std::pair<absl::Notification, Status>>();
+    call([answer](Status s) {
+      answer->second = std::move(s);
+      answer->first.Notify();
+    });
+    answer->first.WaitForNotification();
+    return std::move(answer->second);
+  }
+
+  // Records the plugin's answer; false if it ended the chain.
+  bool Answered(Status s) {
+    fw.PluginAnswered(state, plugin, point, s, plugin_start);
+    if (point == metrics::Point::kPreBind) {
+      s = PreBindPluginOutcome(plugin, std::move(s));
+      if (s.ok()) return true;
+    } else {
+      s = BindPluginOutcome(plugin, std::move(s));
+      if (s.IsSkip()) return true;
+    }
+    Finish(std::move(s));
+    return false;
+  }
+
+  // The point's outcome, as Timed records it.
+  void EndPoint(const Status& s) {
+    if (fw.metrics_ != nullptr) {
+      fw.metrics_->ObservePoint(point, s.code(), metrics::SecondsSince(point_start));
+    }
+  }
+  void Finish(Status s) {
+    EndPoint(s);
+    done(std::move(s));
+  }
+};
+
+Status Framework::RunBindingPlugins(CycleState& state, const api::Pod& pod, std::string_view node,
+                                    PreBindWork work) {
+  Status out;
+  BindingRun::Continue(
+      std::make_shared<BindingRun>(BindingRun{.fw = *this,
+                                              .state = state,
+                                              .pod = pod,
+                                              .node = std::string(node),
+                                              .work = std::move(work),
+                                              .waiting = true,
+                                              .done = [&out](Status s) { out = std::move(s); }}));
+  return out;
 }
 
-void Framework::RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node,
-                                    std::function<void(Status)> done) {
-  // As Timed and TimedPlugin record RunBindPlugins, from here to the answer.
-  const auto start = std::chrono::steady_clock::now();
-  const std::string_view plugin = bind_.front()->Name();
-  async_bind_->BindAsync(
-      state, pod, node, [this, &state, plugin, start, done = std::move(done)](Status s) {
-        PluginAnswered(state, plugin, metrics::Point::kBind, s, start);
-        s = BindPluginOutcome(plugin, std::move(s));
-        if (metrics_ != nullptr) {
-          metrics_->ObservePoint(metrics::Point::kBind, s.code(), metrics::SecondsSince(start));
-        }
-        done(std::move(s));
-      });
+void Framework::RunBindingPluginsAsync(CycleState& state, const api::Pod& pod,
+                                       std::string_view node, PreBindWork work,
+                                       std::function<void(Status)> done) {
+  BindingRun::Continue(std::make_shared<BindingRun>(BindingRun{.fw = *this,
+                                                               .state = state,
+                                                               .pod = pod,
+                                                               .node = std::string(node),
+                                                               .work = std::move(work),
+                                                               .waiting = false,
+                                                               .done = std::move(done)}));
 }
 
 void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {

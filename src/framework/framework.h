@@ -10,8 +10,8 @@
 //
 // Thread safety: the Run* methods of the scheduling cycle are called from the scheduling thread
 // (Filter and Score fan out to worker threads internally); the binding-cycle Run* methods from a
-// binding thread, or, after RunPreBindPluginsAsync or RunBindPluginsAsync, from the thread an
-// answer arrives on. Waiting pods are guarded by their own lock.
+// binding thread, or, after RunBindingPluginsAsync, from the thread an answer arrives on. Waiting
+// pods are guarded by their own lock.
 #pragma once
 
 #include <algorithm>
@@ -135,8 +135,6 @@ class Framework : public Handle {
   // Blocks until a waiting pod is allowed, rejected or times out on Deps::clock; Success if it was
   // not waiting.
   Status WaitOnPermit(const api::Pod& pod);
-  Status RunPreBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
-  Status RunBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
   // The PreBind plugins with work for a pod (their places in the profile's PreBind list), as
   // RunPreBindPreFlights found them.
   using PreBindWork = absl::InlinedVector<uint16_t, 2>;
@@ -144,24 +142,30 @@ class Framework : public Handle {
   // if one has, the first error otherwise. `work`, when given, gets the plugins that have.
   Status RunPreBindPreFlights(CycleState& state, const api::Pod& pod, std::string_view node,
                               PreBindWork* work = nullptr);
-  // Whether a pod that Permit did not make wait can be bound without a binding thread, by
-  // RunPreBindPluginsAsync (when PreBind has work) and then RunBindPluginsAsync: the profile's
-  // first Bind plugin binds asynchronously (AsyncBindPlugin), and `pre_flight` and `work`, from
-  // RunPreBindPreFlights, say that PreBind has nothing to do, or only for AsyncPreBindPlugins.
+  // The binding cycle's plugins, after WaitOnPermit: PreBind's, only those in `work` (as upstream
+  // runs only those), then Bind's, until one binds. The outcome: PreBind's first failure, or
+  // Bind's (Success; Skip when every Bind plugin skipped; or the first failure). One chain, run
+  // two ways: each plugin is called through its asynchronous form where it has one
+  // (AsyncPreBindPlugin, AsyncBindPlugin), and answers at once otherwise.
+  //
+  // Waiting: the calling thread (a binding thread) waits for each answer that comes later, so that
+  // every plugin runs on it; the synchronous cycle is this waiting adapter over the chain.
+  Status RunBindingPlugins(CycleState& state, const api::Pod& pod, std::string_view node,
+                           PreBindWork work);
+  // Answered: each plugin starts where the answer before it arrived, and `done` is called there.
+  // Only when no plugin of the chain blocks (CanBindAsync), so that no answering thread does.
+  // `state` and `pod` must live until `done` runs.
+  void RunBindingPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node,
+                              PreBindWork work, std::function<void(Status)> done);
+  // Whether a pod that Permit did not make wait can be bound by RunBindingPluginsAsync, without a
+  // binding thread: the profile's first Bind plugin binds asynchronously (AsyncBindPlugin, which
+  // never skips), and `pre_flight` and `work`, from RunPreBindPreFlights, say that PreBind has
+  // nothing to do, or only for AsyncPreBindPlugins.
   bool CanBindAsync(const Status& pre_flight, const PreBindWork& work) const {
-    if (async_bind_ == nullptr || !(pre_flight.ok() || pre_flight.IsSkip())) return false;
+    if (async_bind_.front() == nullptr || !(pre_flight.ok() || pre_flight.IsSkip())) return false;
     return std::all_of(work.begin(), work.end(),
                        [this](uint16_t i) { return async_pre_bind_[i] != nullptr; });
   }
-  // RunPreBindPlugins' outcome for the plugins in `work` (upstream runs only those too), given to
-  // `done` where the last answer arrives (see CanBindAsync). `state` and `pod` must live until
-  // `done` runs.
-  void RunPreBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node,
-                              PreBindWork work, std::function<void(Status)> done);
-  // RunBindPlugins' outcome, given to `done` where the bind's answer arrives (see CanBindAsync).
-  // `state` and `pod` must live until `done` runs.
-  void RunBindPluginsAsync(CycleState& state, const api::Pod& pod, std::string_view node,
-                           std::function<void(Status)> done);
   bool HasPostBindPlugins() const { return !post_bind_.empty(); }
   void RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
 
@@ -262,6 +266,7 @@ class Framework : public Handle {
 
  private:
   friend class FilterRun;
+  struct BindingRun;  // RunBindingPlugins' chain.
   Framework(std::string profile_name, const Deps& deps);
   absl::Status Build(const config::Profile& profile, const Registry& registry);
   // The Filter plugins to run this cycle: those whose PreFilter did not return Skip. Inline:
@@ -318,7 +323,7 @@ class Framework : public Handle {
   std::vector<PreBindPlugin*> pre_bind_;
   std::vector<AsyncPreBindPlugin*> async_pre_bind_;  // pre_bind_'s, or nullptr where one is not.
   std::vector<BindPlugin*> bind_;
-  AsyncBindPlugin* async_bind_ = nullptr;  // bind_'s first, when it is one.
+  std::vector<AsyncBindPlugin*> async_bind_;  // bind_'s, or nullptr where one is not.
   std::vector<PostBindPlugin*> post_bind_;
   std::map<std::string, int64_t, std::less<>> score_weights_;
   // The workers of ParallelFor; execute() may be called from several threads.

@@ -627,7 +627,7 @@ TEST_F(FrameworkTest, BindPluginThatSkipsPassesThePodToTheNext) {
   p.plugins.bind.enabled = {Ref("Skips"), Ref("Bind")};
   auto fw = Build(p);
   ASSERT_NE(fw, nullptr);
-  EXPECT_TRUE(fw->RunBindPlugins(state_, pod_, "n2").ok());
+  EXPECT_TRUE(fw->RunBindingPlugins(state_, pod_, "n2", {}).ok());
   EXPECT_THAT(log_->calls(), ElementsAre("Skips:n2", "Bind:n2"));
 }
 
@@ -637,7 +637,7 @@ TEST_F(FrameworkTest, FirstBindPluginThatBindsEndsTheBind) {
   p.plugins.bind.enabled = {Ref("Bind"), Ref("Other")};
   auto fw = Build(p);
   ASSERT_NE(fw, nullptr);
-  EXPECT_TRUE(fw->RunBindPlugins(state_, pod_, "n1").ok());
+  EXPECT_TRUE(fw->RunBindingPlugins(state_, pod_, "n1", {}).ok());
   EXPECT_THAT(log_->calls(), ElementsAre("Bind:n1"));
 }
 
@@ -649,7 +649,7 @@ TEST_F(FrameworkTest, BindIsSkipWhenEveryBindPluginSkips) {
   auto fw = Build(p);
   ASSERT_NE(fw, nullptr);
   // The scheduler turns this into the error "no bind plugin bound the pod".
-  EXPECT_EQ(Describe(fw->RunBindPlugins(state_, pod_, "n1")), "Skip: ");
+  EXPECT_EQ(Describe(fw->RunBindingPlugins(state_, pod_, "n1", {})), "Skip: ");
   EXPECT_THAT(log_->calls(), ElementsAre("SkipsA:n1", "SkipsB:n1"));
 }
 
@@ -723,12 +723,12 @@ INSTANTIATE_TEST_SUITE_P(
                     "Error: running Permit plugin \"Fails\": boom"},
         FailureCase{"PreBind", [](config::Plugins& p) { p.pre_bind.enabled = {Ref("Fails")}; },
                     [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes&) {
-                      return fw.RunPreBindPlugins(s, pod, "n1");
+                      return fw.RunBindingPlugins(s, pod, "n1", {0});  // "Fails" has work.
                     },
                     "Error: running PreBind plugin \"Fails\": boom"},
         FailureCase{"Bind", [](config::Plugins& p) { p.bind.enabled = {Ref("Fails")}; },
                     [](Framework& fw, CycleState& s, const api::Pod& pod, const Nodes&) {
-                      return fw.RunBindPlugins(s, pod, "n1");
+                      return fw.RunBindingPlugins(s, pod, "n1", {});
                     },
                     "Error: running Bind plugin \"Fails\": boom"}),
     [](const ::testing::TestParamInfo<FailureCase>& info) { return info.param.point; });
@@ -785,17 +785,18 @@ TEST_F(FrameworkTest, AsyncPreBindRunsThePluginsWithWorkInOrderAndStopsAtAFailur
   EXPECT_THAT(work, ElementsAre(0, 2));
   EXPECT_TRUE(fw->CanBindAsync(Status(), work));
   std::optional<Status> answer;
-  fw->RunPreBindPluginsAsync(state_, pod_, "n1", work, [&](Status s) { answer = std::move(s); });
+  fw->RunBindingPluginsAsync(state_, pod_, "n1", work, [&](Status s) { answer = std::move(s); });
   ASSERT_TRUE(answer.has_value());
   EXPECT_TRUE(answer->ok());
-  EXPECT_THAT(log_->calls(), ElementsAre("A:n1 async", "C:n1 async"));  // Idle had no work.
+  // Idle had no work; the bind follows PreBind.
+  EXPECT_THAT(log_->calls(), ElementsAre("A:n1 async", "C:n1 async", "AsyncBind:n1"));
 
   p.plugins.pre_bind.enabled = {Ref("A"), Ref("Fails"), Ref("C")};
   fw = Build(p);
   ASSERT_NE(fw, nullptr);
   work.clear();
   ASSERT_TRUE(fw->RunPreBindPreFlights(state_, pod_, "n1", &work).ok());
-  fw->RunPreBindPluginsAsync(state_, pod_, "n1", work, [&](Status s) { answer = std::move(s); });
+  fw->RunBindingPluginsAsync(state_, pod_, "n1", work, [&](Status s) { answer = std::move(s); });
   EXPECT_EQ(Describe(*answer), "Error: running PreBind plugin \"Fails\": boom");
   EXPECT_EQ(answer->plugin(), "Fails");
   EXPECT_EQ(log_->calls().back(), "Fails:n1 async");  // C never ran.
@@ -814,6 +815,59 @@ TEST_F(FrameworkTest, AsyncPreBindRunsThePluginsWithWorkInOrderAndStopsAtAFailur
   ASSERT_NE(fw, nullptr);
   EXPECT_FALSE(fw->CanBindAsync(Status(), Framework::PreBindWork{0}));
   EXPECT_FALSE(fw->CanBindAsync(Status::Skip(), {}));
+}
+
+// A PreBind plugin whose asynchronous form answers from a thread of its own, as the HTTP client's
+// I/O thread answers a request; and one that only blocks, noting the thread it ran on.
+class AnswersElsewhere : public PreBindPlugin, public AsyncPreBindPlugin {
+ public:
+  explicit AnswersElsewhere(const std::string&) {}
+  ~AnswersElsewhere() override {
+    if (answerer_.joinable()) answerer_.join();
+  }
+  std::string_view Name() const override { return "AnswersElsewhere"; }
+  Status PreBind(CycleState&, const api::Pod&, std::string_view) override {
+    return Status::Error("the waiting cycle calls the asynchronous form");
+  }
+  void PreBindAsync(CycleState&, const api::Pod&, std::string_view,
+                    std::function<void(Status)> done) override {
+    answerer_ = std::thread([done = std::move(done)] { done(Status()); });
+  }
+
+ private:
+  std::thread answerer_;
+};
+
+class NotesItsThread : public PreBindPlugin {
+ public:
+  NotesItsThread(const std::string&, std::thread::id* ran_on) : ran_on_(ran_on) {}
+  std::string_view Name() const override { return "NotesItsThread"; }
+  Status PreBind(CycleState&, const api::Pod&, std::string_view) override {
+    *ran_on_ = std::this_thread::get_id();
+    return Status();
+  }
+
+ private:
+  std::thread::id* ran_on_;
+};
+
+// The synchronous binding cycle is the waiting adapter over the same chain: an answer that arrives
+// on another thread is handed back, so that the blocking plugin after it runs on the binding
+// thread, never on the thread that answered, and the bind follows.
+TEST_F(FrameworkTest, TheWaitingCycleRunsEveryBlockingPluginOnItsOwnThread) {
+  std::thread::id ran_on;
+  Register<AnswersElsewhere>("AnswersElsewhere");
+  Register<NotesItsThread>("NotesItsThread", &ran_on);
+  config::Profile p = MinimalProfile();
+  p.plugins.pre_bind.enabled = {Ref("AnswersElsewhere"), Ref("NotesItsThread")};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  Framework::PreBindWork work;
+  ASSERT_TRUE(fw->RunPreBindPreFlights(state_, pod_, "n1", &work).ok());
+  EXPECT_FALSE(fw->CanBindAsync(Status(), work));  // NotesItsThread blocks.
+  EXPECT_TRUE(fw->RunBindingPlugins(state_, pod_, "n1", work).ok());
+  EXPECT_EQ(ran_on, std::this_thread::get_id());
+  EXPECT_THAT(log_->calls(), ElementsAre("Bind:n1"));
 }
 
 TEST_F(FrameworkTest, NormalizeScoreErrorNamesThePlugin) {

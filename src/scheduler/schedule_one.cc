@@ -504,14 +504,19 @@ void Scheduler::Explain(const QueuedPodInfo& info, std::string_view result, cons
 }
 
 void Scheduler::StartBindingCycle(BindingCycle cycle) {
+  // One chain of plugins either way (Framework::RunBindingPlugins): waited for on a binding thread
+  // when Permit holds the pod or a plugin of the cycle blocks, otherwise started here and carried
+  // on by each answer where it arrives.
   if (!cycle.async) {
     // std::function needs a copyable callable: BindingCycle holds the state by shared_ptr.
     binding_.Run([this, cycle = std::move(cycle)]() mutable {
       binding_goroutines_->Add(1);
       framework::Framework& fw = *cycle.fw;
       Status s = fw.WaitOnPermit(*cycle.assumed);
-      if (s.ok()) s = fw.RunPreBindPlugins(*cycle.state, *cycle.assumed, cycle.node);
-      if (s.ok()) s = fw.RunBindPlugins(*cycle.state, *cycle.assumed, cycle.node);
+      if (s.ok()) {
+        s = fw.RunBindingPlugins(*cycle.state, *cycle.assumed, cycle.node,
+                                 std::move(cycle.pre_bind_work));
+      }
       FinishBindingCycle(std::move(cycle), std::move(s));
     });
     return;
@@ -523,31 +528,21 @@ void Scheduler::StartBindingCycle(BindingCycle cycle) {
   const api::Pod& pod = *cycle.assumed;
   const std::string node = cycle.node;
   framework::Framework::PreBindWork pre_bind_work = std::move(cycle.pre_bind_work);
-  auto answered = [this, cycle = std::move(cycle)](Status s) mutable {
-    {  // What the cycle holds goes before End: the scheduler may go once it is called.
-      BindingCycle finishing = std::move(cycle);
-      if (s.ok() && !finishing.fw->HasPostBindPlugins()) {
-        FinishBindingCycle(std::move(finishing), std::move(s));
-      } else {
-        binding_.Run([this, finishing = std::move(finishing), s = std::move(s)]() mutable {
-          FinishBindingCycle(std::move(finishing), std::move(s));
-        });
-      }
-    }
-    binding_.End();
-  };
-  if (pre_bind_work.empty()) {
-    fw.RunBindPluginsAsync(state, pod, node, std::move(answered));
-    return;
-  }
-  fw.RunPreBindPluginsAsync(
+  fw.RunBindingPluginsAsync(
       state, pod, node, std::move(pre_bind_work),
-      [&fw, &state, &pod, node, answered = std::move(answered)](Status s) mutable {
-        if (s.ok()) {
-          fw.RunBindPluginsAsync(state, pod, node, std::move(answered));
-        } else {
-          answered(std::move(s));
+      [this, cycle = std::move(cycle)](Status s) mutable {
+        {  // What the cycle holds goes before End: the scheduler may go once it is called.
+          BindingCycle finishing = std::move(cycle);
+          if (s.ok() && !finishing.fw->HasPostBindPlugins()) {
+            FinishBindingCycle(std::move(finishing), std::move(s));
+          } else {
+            // PostBind plugins, and a failure's Unreserve plugins, may block: a binding thread.
+            binding_.Run([this, finishing = std::move(finishing), s = std::move(s)]() mutable {
+              FinishBindingCycle(std::move(finishing), std::move(s));
+            });
+          }
         }
+        binding_.End();
       });
 }
 

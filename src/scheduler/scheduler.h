@@ -149,7 +149,7 @@ class Scheduler : public ClusterEventSink {
     // on where each answer arrives (fw->CanBindAsync, and Permit did not wait); otherwise the
     // whole cycle runs on a binding thread.
     bool async = false;
-    // The PreBind plugins with work for the pod, which the asynchronous cycle runs.
+    // The PreBind plugins with work for the pod: those the binding cycle runs.
     framework::Framework::PreBindWork pre_bind_work;
     // The pod's nominatedNodeName was set to `node` for the cycle; a failure clears it.
     bool nominated = false;
