@@ -6,7 +6,7 @@ TSAN_DIR ?= build-tsan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps configure build fuzz-build k8s api-fields test sanitize tsan demo lint format bench bench-cel bench-decode bench-quick bench-volumes bench-dra difftest e2e chaos chaos-short image clean
+.PHONY: all deps configure build fuzz-build k8s api-fields test sanitize tsan demo lint format bench bench-abi bench-cel bench-decode bench-quick bench-volumes bench-dra difftest e2e chaos chaos-short image clean
 
 all: build
 
@@ -95,6 +95,10 @@ bench: build k8s
 	  --benchmark_out=$(BENCH_OUT)/in_process.json --benchmark_out_format=json
 	@$(BUILD_DIR)/bench/side_by_side --set default --out $(BENCH_OUT) --in-process $(BENCH_OUT)/in_process.json
 	@$(MAKE) --no-print-directory bench-decode
+
+# What each way a plugin library could see a Filter call costs per call (bench/abi/abi.h).
+bench-abi: build
+	@$(BUILD_DIR)/bench/abi/abi_bench
 
 # DRA's CEL bridge: loading upstream's Go CEL into the process, a compile, and an evaluation of
 # 0 to 1000 devices in one call (needs Go, which builds libksched_cel.so).
