@@ -190,6 +190,8 @@ bool HttpClient::WaitIdle(absl::Duration timeout) {
 
 bool HttpClient::OnIoThread() const { return std::this_thread::get_id() == loop_->thread.get_id(); }
 
+int HttpClient::io_thread_held() const { return loop_->held.load(std::memory_order_relaxed); }
+
 HttpResponse HttpClient::Call(HttpRequest request) {
   if (OnIoThread()) {
     // The answer would come through this very thread, which would be waiting for it: a deadlock

@@ -146,6 +146,9 @@ class HttpClient {
   const RestConfig& config() const { return config_; }
   // Whether the caller runs on this client's I/O thread (a callback, or a handler run there).
   bool OnIoThread() const;
+  // How often something that ran on the I/O thread held it for a second or more (each is logged
+  // as an error): a handler that blocked, which stalls every request and watch of the client.
+  int io_thread_held() const;
 
  private:
   struct Loop;

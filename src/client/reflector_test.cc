@@ -489,15 +489,15 @@ TEST_P(ReflectorTest, TheWaitAfterAFailedWatchStartsAgainFromTheFirstOnceTheRese
 // A scheduler fed by an ApiSource from the fake server, writing into an embedded cluster.
 class ApiSourceTest : public ::testing::Test {
  protected:
-  void Start() {
-    StartUnsynced();
+  void Start(config::Configuration cfg = config::DefaultConfiguration()) {
+    StartUnsynced(std::move(cfg));
     ASSERT_TRUE(source_->WaitForSync(absl::Seconds(5)));
   }
-  void StartUnsynced() {
+  void StartUnsynced(config::Configuration cfg = config::DefaultConfiguration()) {
     auto http = HttpClient::Create({.server = server.url()});
     ASSERT_TRUE(http.ok()) << http.status();
     http_ = std::move(*http);
-    auto s = scheduler::Scheduler::Create({.writer = &writer}, registry_);
+    auto s = scheduler::Scheduler::Create({.config = std::move(cfg), .writer = &writer}, registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     scheduler_ = std::move(*s);
     source_ = std::make_unique<ApiSource>(*http_, *scheduler_, writer);
@@ -528,6 +528,37 @@ TEST_F(ApiSourceTest, AnUndecodablePendingPodGetsAnEventAndTheOthersAreScheduled
   EXPECT_EQ(events[0].message,
             "failed to decode pod: spec.containers[0].resources.requests.cpu: invalid quantity "
             "\"1.5.3\"");
+}
+
+// A PreEnqueue plugin that blocks, as none may: the pod watch's handler runs it on the HTTP
+// client's I/O thread, where it holds up every request and watch of the client.
+class BlocksAtPreEnqueue : public PreEnqueuePlugin {
+ public:
+  std::string_view Name() const override { return "BlocksAtPreEnqueue"; }
+  Status PreEnqueue(const api::Pod&) override {
+    absl::SleepFor(absl::Milliseconds(1500));
+    return Status();
+  }
+};
+
+// The client catches it: the I/O thread held past a second is counted and logged as an error.
+TEST_F(ApiSourceTest, APreEnqueuePluginThatBlocksIsCaughtHoldingTheIoThread) {
+  ASSERT_TRUE(
+      registry_
+          .Register("BlocksAtPreEnqueue",
+                    [](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                      return std::make_unique<BlocksAtPreEnqueue>();
+                    })
+          .ok());
+  config::Configuration cfg = config::DefaultConfiguration();
+  cfg.profiles[0].plugins.pre_enqueue.enabled.push_back({"BlocksAtPreEnqueue", 0});
+  server.AddList(List("5", {PodJson("listed", "1")}));  // Handled on the reflector's thread.
+  server.AddWatch(Event("ADDED", PodJson("watched", "6")));
+  Start(std::move(cfg));
+  ASSERT_TRUE(WaitFor([&] { return scheduler_->queue().Contains("uid-listed"); }));
+  EXPECT_EQ(http_->io_thread_held(), 0);
+  ASSERT_TRUE(WaitFor([&] { return scheduler_->queue().Contains("uid-watched"); }));
+  EXPECT_TRUE(WaitFor([&] { return http_->io_thread_held() == 1; }));
 }
 
 TEST_F(ApiSourceTest, NamespacesReachPluginsThroughTheHandle) {

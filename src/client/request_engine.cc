@@ -48,6 +48,7 @@ void HttpClient::Loop::Run() {
   std::vector<uint64_t> cancels;
   std::vector<pollfd> fds;
   int still_running = 0;
+  absl::Time woke = absl::Now();  // When the last poll returned.
   while (TakeSubmitted(&cancels)) {
     StartDue();
     EndCancelled(cancels);
@@ -67,8 +68,10 @@ void HttpClient::Loop::Run() {
       fds.push_back({.fd = fd, .events = events, .revents = 0});
     int64_t wait_ms = std::clamp<int64_t>(
         absl::ToInt64Milliseconds(absl::Ceil(until - absl::Now(), absl::Milliseconds(1))), 0, 1000);
+    CheckHeld(absl::Now() - woke);  // Before Tick, which sleeps on purpose.
     if (coalesce > absl::ZeroDuration()) wait_ms = Tick(wait_ms);
     const int ready = poll(fds.data(), fds.size(), static_cast<int>(wait_ms));
+    woke = absl::Now();
     if (ready > 0 && fds[0].revents != 0) {
       uint64_t count = 0;
       (void)!read(wake_fd, &count, sizeof count);
@@ -89,6 +92,16 @@ void HttpClient::Loop::Run() {
     ReapFinished();
   }
   EndAll();
+}
+
+void HttpClient::Loop::CheckHeld(absl::Duration awake) {
+  if (awake < kHeldLimit) return;
+  held.fetch_add(1, std::memory_order_relaxed);
+  KLOG_ERROR(
+      "The HTTP client's I/O thread was held: no answer or watch event was read meanwhile; the "
+      "handlers run on it (request callbacks, the pod and claim watches' handlers, and the "
+      "PreEnqueue plugins and queueing hints they run) must not block",
+      {"duration", absl::FormatDuration(awake)});
 }
 
 bool HttpClient::Loop::TakeSubmitted(std::vector<uint64_t>* cancels) {

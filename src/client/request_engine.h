@@ -18,6 +18,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -99,6 +100,10 @@ struct HttpClient::Loop {
   absl::Duration coalesce;
   absl::Time sleeps_until ABSL_GUARDED_BY(mu) = absl::InfiniteFuture();
   bool took_requests = false;  // The last TakeSubmitted took some; I/O thread only.
+  // How often the I/O thread was held for kHeldLimit or more between two polls: by a handler
+  // that blocked (HttpClient::io_thread_held).
+  static constexpr absl::Duration kHeldLimit = absl::Seconds(1);
+  std::atomic<int> held{0};
   // Owned by the I/O thread.
   std::multimap<absl::Time, std::unique_ptr<Transfer>> delayed;
   std::map<uint64_t, std::unique_ptr<Transfer>> running;
@@ -170,6 +175,9 @@ struct HttpClient::Loop {
   // The I/O thread: until stopped, starts the transfers whose time has come, ends the cancelled
   // ones, drives libcurl and reports the finished ones; then ends all that remain.
   void Run();
+  // Checks what ran on the I/O thread since its last poll (`awake` long): past kHeldLimit, what
+  // waited for it (every request's answer, every watch) waited as long, so it is logged.
+  void CheckHeld(absl::Duration awake);
   // Moves newly submitted transfers to `delayed`; returns false once stopping.
   bool TakeSubmitted(std::vector<uint64_t>* cancels);
   void StartDue();
