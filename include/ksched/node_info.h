@@ -39,7 +39,7 @@ struct Resource {
 
 // Whether a resource name is a scalar one (neither cpu, memory, ephemeral-storage nor pods).
 bool IsScalarResourceName(std::string_view name);
-// Extended resources: a domain-prefixed name outside kubernetes.io/ ("example.com/gpu").
+// Extended resources: a domain-prefixed name outside *kubernetes.io/ ("example.com/gpu").
 bool IsExtendedResourceName(std::string_view name);
 
 // A pod with its derived scheduling data, computed once when it enters the scheduler.

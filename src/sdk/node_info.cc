@@ -1,7 +1,9 @@
 #include "ksched/node_info.h"
 
 #include <algorithm>
+#include <string>
 
+#include "ksched/api/field.h"
 #include "ksched/api/resources.h"
 
 namespace ksched {
@@ -21,11 +23,15 @@ bool IsScalarResourceName(std::string_view name) {
          name != api::kResourceEphemeralStorage && name != api::kResourcePods;
 }
 
+// Upstream's v1helper.IsExtendedResourceName: not a native name (one without a '/', or with
+// "kubernetes.io/" anywhere in it), not a quota's "requests." name, and a qualified name once a
+// quota prefixes it with "requests.".
 bool IsExtendedResourceName(std::string_view name) {
-  size_t slash = name.find('/');
-  if (slash == std::string_view::npos || name.starts_with("requests.")) return false;
-  std::string_view domain = name.substr(0, slash);
-  return domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io");
+  if (name.find('/') == std::string_view::npos ||
+      name.find("kubernetes.io/") != std::string_view::npos || name.starts_with("requests.")) {
+    return false;
+  }
+  return api::field::QualifiedNameErrors("requests." + std::string(name)).empty();
 }
 
 void Resource::Add(const api::ResourceList& list) {

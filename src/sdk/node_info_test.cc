@@ -94,6 +94,15 @@ TEST(ResourceNamesTest, ScalarAndExtended) {
   EXPECT_TRUE(IsExtendedResourceName("example.com/gpu"));
   EXPECT_FALSE(IsExtendedResourceName("hugepages-2Mi"));
   EXPECT_FALSE(IsExtendedResourceName("kubernetes.io/batteries"));
+  // As upstream: any name with "kubernetes.io/" in it is native, and a name must stay a
+  // qualified name with a quota's "requests." before it: its name part at most 63 characters,
+  // its prefix, "requests." included, at most 253.
+  EXPECT_FALSE(IsExtendedResourceName("xkubernetes.io/gpu"));
+  EXPECT_TRUE(IsExtendedResourceName("example.com/" + std::string(63, 'g')));
+  EXPECT_FALSE(IsExtendedResourceName("example.com/" + std::string(64, 'g')));
+  EXPECT_TRUE(IsExtendedResourceName(std::string(240, 'e') + ".com/gpu"));
+  EXPECT_FALSE(IsExtendedResourceName(std::string(241, 'e') + ".com/gpu"));
+  EXPECT_FALSE(IsExtendedResourceName("requests.example.com/gpu"));
 }
 
 }  // namespace

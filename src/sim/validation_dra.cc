@@ -10,6 +10,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "ksched/cel.h"
+#include "ksched/node_info.h"
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/sim/validation_internal.h"
@@ -209,17 +210,6 @@ void ClaimSpec(const std::string& path, const api::ResourceClaimSpec& spec, Erro
     }
     Config(at, c, e);
   }
-}
-
-// IsExtendedResourceName: a domain-qualified name outside kubernetes.io, valid in a quota.
-bool IsExtendedResourceName(const std::string& name) {
-  if (name.find('/') == std::string::npos || name.find("kubernetes.io/") != std::string::npos ||
-      name.starts_with("requests.")) {
-    return false;
-  }
-  Errors quota;
-  quota.QualifiedName("", "requests." + name);
-  return quota.list.empty();
 }
 
 void DeviceClass(const api::DeviceClass& c, Errors* e) {

@@ -35,8 +35,10 @@ bool RequestsNothing(const Resource& r) {
 }
 
 bool IsIgnored(std::string_view name, const IgnoredResources& ignored) {
-  if (!IsExtendedResourceName(name)) return false;
-  return ignored.names.contains(name) || ignored.groups.contains(name.substr(0, name.find('/')));
+  // Upstream ignores only extended resources; the sets first, the name's check only on a match.
+  return (ignored.names.contains(name) ||
+          ignored.groups.contains(name.substr(0, name.find('/')))) &&
+         IsExtendedResourceName(name);
 }
 
 // Appends the failure of one resource when `request` does not fit into allocatable - used.
