@@ -1,6 +1,6 @@
 // The Scheduling Framework's plugin interfaces: one per extension point, as kube-scheduler's
 // framework/interface.go. A plugin implements Plugin plus the extension points it serves; the
-// framework finds them with dynamic_cast, as Go finds them with type assertions.
+// framework finds them with dynamic_cast, as Go finds them with type assertions (PluginAs below).
 //
 //   class TeamAware : public FilterPlugin, public ScorePlugin {
 //    public:
@@ -44,6 +44,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <typeinfo>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -63,7 +64,23 @@ class Plugin {
  public:
   virtual ~Plugin() = default;
   virtual std::string_view Name() const = 0;
+  // Whether the plugin serves `interface` (FilterPlugin, ScoreExtensions, ...), one of those it
+  // derives from. Only a plugin that derives from interfaces in order to forward them answers no:
+  // an adapter of a plugin from another ABI (ksched/stable.h), a wrapper that traces. Every other
+  // plugin keeps this default.
+  virtual bool Serves(const std::type_info& interface) const {
+    (void)interface;
+    return true;
+  }
 };
+
+// `plugin` as the interface T when it serves T, else nullptr: how the framework finds a plugin's
+// extension points.
+template <typename T>
+T* PluginAs(Plugin* plugin) {
+  T* as = dynamic_cast<T*>(plugin);
+  return as != nullptr && plugin->Serves(typeid(T)) ? as : nullptr;
+}
 
 // A pod as the scheduling queue holds it.
 struct QueuedPodInfo {
@@ -255,8 +272,8 @@ class PreBindPlugin : public virtual Plugin {
   virtual Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) = 0;
   // Whether PreBind has work to do for this pod (upstream's PreBindPreFlight): Skip says it has
   // none, so its PreBind is not called for the pod (as upstream), which may then be bound without
-  // a binding thread; Success (the default) says it has; an Error fails the binding. Called after Reserve and Permit, on
-  // the scheduling thread.
+  // a binding thread; Success (the default) says it has; an Error fails the binding. Called after
+  // Reserve and Permit, on the scheduling thread.
   virtual Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) {
     (void)state, (void)pod, (void)node;
     return Status();

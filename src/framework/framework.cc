@@ -114,7 +114,7 @@ absl::Status FillPoint(const Point<T>& point,
       return absl::InvalidArgumentError(
           fmt::format("{} \"{}\" does not exist", point.type_name, ref.name));
     }
-    T* p = dynamic_cast<T*>(it->second.get());
+    T* p = PluginAs<T>(it->second.get());
     if (p == nullptr) {
       return absl::InvalidArgumentError(
           fmt::format("plugin \"{}\" does not extend {} plugin", ref.name, point.type_name));
@@ -142,7 +142,7 @@ absl::Status ExpandMultiPoint(
       return absl::InvalidArgumentError(
           fmt::format("{} \"{}\" does not exist", point.type_name, ref.name));
     }
-    if (dynamic_cast<T*>(it->second.get()) == nullptr) continue;
+    if (PluginAs<T>(it->second.get()) == nullptr) continue;
     if (Contains(point.set->disabled, ref.name)) continue;
     if (Contains(point.set->enabled, ref.name)) {
       overrides.push_back(ref.name);
@@ -156,7 +156,7 @@ absl::Status ExpandMultiPoint(
   }
   std::vector<T*> ordered;
   auto add = [&](const std::string& name) {
-    T* p = dynamic_cast<T*>(all.at(name).get());
+    T* p = PluginAs<T>(all.at(name).get());
     if (std::find(ordered.begin(), ordered.end(), p) == ordered.end()) ordered.push_back(p);
   };
   // Re-configured multiPoint plugins first, in the order the point lists them (upstream's part 1).
@@ -218,8 +218,7 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
            permit, pre_bind, bind, post_bind);
   if (!st.ok()) return st;
   for (PreFilterPlugin* p : pre_filter_) {
-    if (auto* ext = dynamic_cast<PreFilterExtensions*>(p))
-      pre_filter_extensions_.emplace_back(p, ext);
+    if (auto* ext = PluginAs<PreFilterExtensions>(p)) pre_filter_extensions_.emplace_back(p, ext);
   }
 
   if (queue_sort_.size() != 1) {
@@ -232,24 +231,23 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
         fmt::format("at least one bind plugin is needed for profile with scheduler name \"{}\"",
                     profile_name_));
   }
-  for (BindPlugin* p : bind_) async_bind_.push_back(dynamic_cast<AsyncBindPlugin*>(p));
-  for (PreBindPlugin* p : pre_bind_)
-    async_pre_bind_.push_back(dynamic_cast<AsyncPreBindPlugin*>(p));
+  for (BindPlugin* p : bind_) async_bind_.push_back(PluginAs<AsyncBindPlugin>(p));
+  for (PreBindPlugin* p : pre_bind_) async_pre_bind_.push_back(PluginAs<AsyncPreBindPlugin>(p));
   // Score weights: the Score point's own weight wins over multiPoint's; 0 means 1.
   std::vector<config::PluginRef> weighted = ps.score.enabled;
   weighted.insert(weighted.end(), ps.multi_point.enabled.begin(), ps.multi_point.enabled.end());
   for (const config::PluginRef& ref : weighted) {
     auto it = plugins_.find(ref.name);
-    if (it == plugins_.end() || dynamic_cast<ScorePlugin*>(it->second.get()) == nullptr) continue;
+    if (it == plugins_.end() || PluginAs<ScorePlugin>(it->second.get()) == nullptr) continue;
     score_weights_.try_emplace(ref.name, ref.weight == 0 ? 1 : ref.weight);
   }
   // Events: plugins that can reject a pod and don't say which events help are requeued on all.
   for (const auto& [name, p] : plugins_) {
-    if (auto* ext = dynamic_cast<EnqueueExtensions*>(p.get())) {
+    if (auto* ext = PluginAs<EnqueueExtensions>(p.get())) {
       events_[name] = ext->EventsToRegister();
-    } else if (dynamic_cast<PreEnqueuePlugin*>(p.get()) ||
-               dynamic_cast<PreFilterPlugin*>(p.get()) || dynamic_cast<FilterPlugin*>(p.get()) ||
-               dynamic_cast<ReservePlugin*>(p.get()) || dynamic_cast<PermitPlugin*>(p.get())) {
+    } else if (PluginAs<PreEnqueuePlugin>(p.get()) || PluginAs<PreFilterPlugin>(p.get()) ||
+               PluginAs<FilterPlugin>(p.get()) || PluginAs<ReservePlugin>(p.get()) ||
+               PluginAs<PermitPlugin>(p.get())) {
       events_[name] = {{ClusterEvent{EventResource::kWildCard, kAll, "WildCard"}, nullptr}};
     }
   }
@@ -712,7 +710,7 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   out->totals.assign(n, 0);
   for (size_t j = 0; j < active.size(); ++j) {
     ScorePlugin* p = active[j];
-    if (auto* ext = dynamic_cast<ScoreExtensions*>(p)) {
+    if (auto* ext = PluginAs<ScoreExtensions>(p)) {
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kScoreExtensionNormalize,
                              [&] { return ext->NormalizeScore(state, pod, raw[j]); });
       if (!s.ok()) {

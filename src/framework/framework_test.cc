@@ -365,6 +365,31 @@ TEST_F(FrameworkTest, BuildErrorNamesTheExtensionPointOfABadEntry) {
   EXPECT_EQ(fw.status().message(), "plugin \"Sort\" does not extend FilterPlugin plugin");
 }
 
+// Rank, as an adapter that derives from every interface Rank has but forwards only Score: it says
+// so through Plugin::Serves, and the framework takes its word.
+class ScoreOnlyRank : public Rank {
+ public:
+  using Rank::Rank;
+  bool Serves(const std::type_info& interface) const override {
+    return interface == typeid(ScorePlugin);
+  }
+};
+
+TEST_F(FrameworkTest, APluginServesOnlyTheInterfacesItSaysItServes) {
+  Register<ScoreOnlyRank>("Adapted");
+  config::Profile multi = MinimalProfile();
+  multi.plugins.multi_point.enabled = {Ref("Adapted")};
+  auto fw = Build(multi);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_THAT(fw->PluginsByExtensionPoint()["score"], ElementsAre("Adapted"));
+  EXPECT_FALSE(fw->PluginsByExtensionPoint().contains("filter"));
+
+  config::Profile at_filter = MinimalProfile();
+  at_filter.plugins.filter.enabled = {Ref("Adapted")};
+  EXPECT_EQ(Framework::Create(at_filter, registry_, {}).status().message(),
+            "plugin \"Adapted\" does not extend FilterPlugin plugin");
+}
+
 // The default plugins, merged as a config file's profile is (config::MergeDefaultPlugins).
 class DefaultPluginsTest : public ::testing::Test {
  protected:
