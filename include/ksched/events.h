@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 
 #include "ksched/api/objects.h"
 
@@ -34,6 +35,10 @@ enum class EventResource {
   kResourceSlice,
   kDeviceClass,
 };
+
+// The resource's name in logs and in the stable ABI (ksched/stable.h): the kind's ("Node",
+// "PersistentVolumeClaim"), "AssignedPod", "UnschedulablePod", or "*" for kWildCard.
+std::string_view EventResourceName(EventResource resource);
 
 // Action types are bits, as upstream's fwk.ActionType.
 enum ActionType : uint32_t {

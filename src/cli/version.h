@@ -15,6 +15,7 @@ struct VersionInfo {
   std::string kubernetes;  // The kube-scheduler release ksched decides as: "v1.36.3".
   int sdk = 0;             // KSCHED_SDK_VERSION.
   std::string plugin_abi;  // The entry point a plugin library exports: "v1".
+  int stable_abi = 0;      // KSCHED_STABLE_ABI: the generation of ksched/stable.h.
 };
 
 // This build's.

@@ -14,18 +14,21 @@ TEST(VersionTest, SaysTheReleaseTheCommitTheKubernetesVersionAndTheSdk) {
                       .commit = "319aab4c1e2f",
                       .kubernetes = "v1.36.3",
                       .sdk = 21,
-                      .plugin_abi = "v1"};
+                      .plugin_abi = "v1",
+                      .stable_abi = 3};
   EXPECT_EQ(VersionText(v),
             "ksched v0.1.0\n"
             "commit:      319aab4c1e2f\n"
             "decides as:  kube-scheduler v1.36.3\n"
-            "plugin SDK:  21 (plugin ABI v1: a plugin library must be built against SDK 21)\n");
+            "plugin SDK:  21 (plugin ABI v1: a plugin library must be built against SDK 21)\n"
+            "stable ABI:  3 (a library built against ksched/stable.h of ABI 3 or earlier loads)\n");
   nlohmann::json j = nlohmann::json::parse(VersionJson(v));
   EXPECT_EQ(j, (nlohmann::json{{"gitVersion", "v0.1.0"},
                                {"gitCommit", "319aab4c1e2f"},
                                {"kubernetesVersion", "v1.36.3"},
                                {"sdkVersion", 21},
-                               {"pluginAbi", "v1"}}));
+                               {"pluginAbi", "v1"},
+                               {"stableAbi", 3}}));
 }
 
 // This build's figures come from the build: the Kubernetes version from scripts/k8s/go.mod's pin,

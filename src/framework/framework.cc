@@ -328,29 +328,6 @@ QueueingStrategy Framework::IsPodWorthRequeuing(const QueuedPodInfo& pod,
 
 namespace {
 
-// The resource's name in logs: the kind's, for the kinds of the table (src/api/kinds.h).
-std::string_view ResourceName(EventResource r) {
-  switch (r) {
-    case EventResource::kPod:
-      return "Pod";
-    case EventResource::kAssignedPod:
-      return "AssignedPod";
-    case EventResource::kUnschedulablePod:
-      return "UnschedulablePod";
-    case EventResource::kWildCard:
-      return "*";
-    default:
-      break;
-  }
-  std::string_view name = "?";
-  api::ForEachKind([&]<typename T>() {
-    if (api::kKind<T>.event != r) return false;
-    name = api::kKind<T>.name;
-    return true;
-  });
-  return name;
-}
-
 // "Add|UpdateNodeTaint", with upstream's names of the actions (fwk.ActionType's String).
 std::string ActionNames(uint32_t action) {
   if (action == kAll) return "All";
@@ -388,7 +365,7 @@ std::vector<std::string> Framework::RegisteredEvents(std::string_view plugin) co
     const ClusterEvent& e = reg.event;
     out.push_back(!e.label.empty()
                       ? e.label
-                      : fmt::format("{}/{}", ResourceName(e.resource), ActionNames(e.action)));
+                      : fmt::format("{}/{}", EventResourceName(e.resource), ActionNames(e.action)));
   }
   return out;
 }

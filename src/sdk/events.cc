@@ -1,5 +1,7 @@
 #include "ksched/events.h"
 
+#include "src/api/kinds.h"
+
 namespace ksched {
 
 bool Matches(const ClusterEvent& registered, const ClusterEvent& incoming) {
@@ -9,6 +11,28 @@ bool Matches(const ClusterEvent& registered, const ClusterEvent& incoming) {
                            (incoming.resource == EventResource::kAssignedPod ||
                             incoming.resource == EventResource::kUnschedulablePod));
   return resource_matches && (registered.action & incoming.action) != 0;
+}
+
+std::string_view EventResourceName(EventResource r) {
+  switch (r) {
+    case EventResource::kPod:
+      return "Pod";
+    case EventResource::kAssignedPod:
+      return "AssignedPod";
+    case EventResource::kUnschedulablePod:
+      return "UnschedulablePod";
+    case EventResource::kWildCard:
+      return "*";
+    default:
+      break;
+  }
+  std::string_view name = "?";
+  api::ForEachKind([&]<typename T>() {
+    if (api::kKind<T>.event != r) return false;
+    name = api::kKind<T>.name;
+    return true;
+  });
+  return name;
 }
 
 }  // namespace ksched

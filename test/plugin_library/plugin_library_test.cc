@@ -56,14 +56,15 @@ TEST(PluginLibraryTest, BrokenLibrariesStopTheStartWithTheirError) {
                 missing_error + ": cannot open shared object file: No such file or directory\n"},
            Case{BAD_NO_ENTRY_POINT,
                 std::string("ksched: --plugin-library ") + BAD_NO_ENTRY_POINT +
-                    ": no ksched_plugin_library_v1 entry point: not a ksched plugin library (see "
-                    "KSCHED_PLUGIN_LIBRARY)\n"},
+                    ": no ksched_stable_plugins or ksched_plugin_library_v1 entry point: not a "
+                    "ksched plugin library (see ksched/stable.h or ksched/plugin_library.h)\n"},
            Case{BAD_OTHER_SDK_VERSION,
                 std::string("ksched: --plugin-library ") + BAD_OTHER_SDK_VERSION +
                     ": built against ksched SDK version " +
                     std::to_string(KSCHED_SDK_VERSION + 1000) +
                     ", but this ksched has SDK version " + std::to_string(KSCHED_SDK_VERSION) +
-                    "; rebuild the library against this ksched's include/ksched\n"},
+                    "; rebuild the library against this ksched's include/ksched, or write it "
+                    "against ksched/stable.h\n"},
            Case{BAD_TAKEN_NAME, std::string("ksched: --plugin-library ") + BAD_TAKEN_NAME +
                                     ": a plugin named NodeAffinity already exists\n"},
        }) {
@@ -78,6 +79,46 @@ TEST(PluginLibraryTest, BrokenLibrariesStopTheStartWithTheirError) {
   EXPECT_EQ(twice.exit_code, 1);
   EXPECT_EQ(twice.err, std::string("ksched: --plugin-library ") + TEAM_FILTER +
                            ": a plugin named TeamFilter already exists\n");
+}
+
+// --- The stable ABI (ksched/stable.h) --------------------------------------------------------
+
+const std::string kStableExample = std::string(KSCHED_SOURCE_DIR) + "/examples/stable-plugin";
+
+// The example's cluster simulated with a TeamGate library and `config`.
+CommandResult SimulateTeamGate(const std::string& library,
+                               const std::string& config = kStableExample + "/config.yaml") {
+  return RunCommand({KSCHED_BINARY, "simulate", "--plugin-library", library, "--config", config,
+                     kStableExample + "/cluster.yaml"});
+}
+
+// web goes to the green node with more CPU free, api to the blue one, red nowhere.
+const char kTeamGatePlacements[] =
+    "NAMESPACE  NAME  STATUS         NODE     MESSAGE\n"
+    "default    web   Scheduled      green-2  \n"
+    "default    api   Scheduled      blue-1   \n"
+    "default    red   Unschedulable  <none>   0/3 nodes are available: 3 node(s) didn't belong to "
+    "team red. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is "
+    "not helpful for scheduling.\n";
+
+TEST(PluginLibraryTest, TheStableExampleLibrarySchedules) {
+  CommandResult r = SimulateTeamGate(TEAM_GATE);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, kTeamGatePlacements);
+}
+
+TEST(PluginLibraryTest, AStablePluginRefusesItsArgsWithItsOwnReason) {
+  const std::string config = ::testing::TempDir() + "/team_gate_bad_args.yaml";
+  std::ofstream(config) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                           "kind: KubeSchedulerConfiguration\n"
+                           "profiles:\n"
+                           "- plugins: {multiPoint: {enabled: [{name: TeamGate}]}}\n"
+                           "  pluginConfig: [{name: TeamGate, args: {label: \"\"}}]\n";
+  CommandResult r = SimulateTeamGate(TEAM_GATE, config);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("initializing plugin \"TeamGate\": args.label: must be 1 to 63 characters"),
+            std::string::npos)
+      << r.err;
 }
 
 // --- The guides' plugins: loaded from libksched_guides.so by ksched, compiled into ksched-guides
