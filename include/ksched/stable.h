@@ -42,7 +42,7 @@ extern "C" {
 #endif
 
 /* The generation of this header. */
-#define KSCHED_STABLE_ABI 1
+#define KSCHED_STABLE_ABI 2
 
 /* The generation a library needs of the ksched that loads it: by default this header's. A library
  * that should also load into an older ksched defines it lower before it includes this header, and
@@ -196,6 +196,12 @@ typedef struct ksched_host {
                          ksched_status* status);
   /* Logs a message of `plugin` at verbosity `level` (printed when -v is at least it). */
   void (*log)(int32_t level, ksched_str plugin, ksched_str message);
+
+  /* --- Generation 2 --- */
+  /* When the object was created: RFC 3339, as the API server writes it ("" when unset). */
+  ksched_str (*meta_creation_timestamp)(const ksched_meta* meta);
+  /* The object's controller (its owner reference with controller: true): its kind and name. */
+  int (*meta_controller)(const ksched_meta* meta, ksched_str* kind, ksched_str* name);
 } ksched_host;
 
 /* Whether the running ksched's table has the function `fn`. */
@@ -243,6 +249,12 @@ typedef struct ksched_plugin {
                   ksched_status* status);
   void (*post_bind)(void* self, ksched_cycle_state* state, const ksched_pod* pod,
                     ksched_str node);
+
+  /* --- Generation 2 --- */
+  /* Whether pre_bind has work for this pod: KSCHED_SKIP says it has none, and pre_bind is not
+   * called for it (ksched/plugin.h's PreBindPreFlight). NULL: it always has. */
+  int32_t (*pre_bind_pre_flight)(void* self, ksched_cycle_state* state, const ksched_pod* pod,
+                                 ksched_str node, ksched_status* status);
 } ksched_plugin;
 
 /* A plugin the library offers: its name, and the function that makes one for each profile that

@@ -92,7 +92,7 @@ bool ResourceNamed(std::string_view name, EventResource* out) {
   }
 }
 
-// Generation 1 of the table, in the order stable.h declares it.
+// The table, in the order stable.h declares it.
 constexpr ksched_host kHost = {
     .size = sizeof(ksched_host),
     .abi = KSCHED_STABLE_ABI,
@@ -253,6 +253,19 @@ constexpr ksched_host kHost = {
           if (!log::Enabled(level)) return;
           log::Write('I', level, __FILE__, __LINE__, View(message),
                      {{"plugin", std::string(View(plugin))}});
+        },
+    // Generation 2.
+    .meta_creation_timestamp =
+        [](const ksched_meta* m) { return Str(Of<const api::ObjectMeta>(m).creation_timestamp); },
+    .meta_controller =
+        [](const ksched_meta* m, ksched_str* kind, ksched_str* name) {
+          for (const api::OwnerReference& o : Of<const api::ObjectMeta>(m).owner_references) {
+            if (!o.controller) continue;
+            *kind = Str(o.kind);
+            *name = Str(o.name);
+            return 1;
+          }
+          return 0;
         },
 };
 
@@ -420,6 +433,16 @@ class StablePlugin final : public PreEnqueuePlugin,
                   p_.pre_bind(p_.self, To<ksched_cycle_state>(state), To<const ksched_pod>(pod),
                               Str(node), To<ksched_status>(r)),
                   r);
+  }
+
+  Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) override {
+    if (p_.pre_bind_pre_flight == nullptr) return Status();
+    Reasons r;
+    return Result(
+        "pre_bind_pre_flight",
+        p_.pre_bind_pre_flight(p_.self, To<ksched_cycle_state>(state), To<const ksched_pod>(pod),
+                               Str(node), To<ksched_status>(r)),
+        r);
   }
 
   Status Bind(CycleState& state, const api::Pod& pod, std::string_view node) override {

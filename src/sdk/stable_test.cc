@@ -272,5 +272,43 @@ TEST(StableTest, PermitWaitsNormalizeRescalesAndEventsNameTheirResources) {
   EXPECT_EQ(events[1].event.action, uint32_t{kAll});
 }
 
+// Generation 2: the table's new functions, and the plugin's new member.
+int32_t SkipWithoutController(void*, ksched_cycle_state*, const ksched_pod* pod, ksched_str,
+                              ksched_status*) {
+  ksched_str kind, name;
+  if (!host->meta_controller(host->pod_meta(pod), &kind, &name)) return KSCHED_SKIP;
+  return V(kind) == "ReplicaSet" && V(name) == "web-1" ? KSCHED_SUCCESS : KSCHED_ERROR;
+}
+
+int32_t NoPreBind(void*, ksched_cycle_state*, const ksched_pod*, ksched_str, ksched_status*) {
+  return KSCHED_SUCCESS;
+}
+
+TEST(StableTest, GenerationTwoReadsAControllerAndSkipsPreBindWithoutWork) {
+  ASSERT_TRUE(KSCHED_HOST_HAS(host, meta_controller));
+  FakeHandle h;
+  auto plugin = MakeOne(
+      [](const ksched_host*, ksched_handle*, const ksched_args*, ksched_status*) {
+        static ksched_plugin p = {.size = sizeof(ksched_plugin),
+                                  .pre_bind = NoPreBind,
+                                  .pre_bind_pre_flight = SkipWithoutController};
+        return static_cast<const ksched_plugin*>(&p);
+      },
+      h);
+  ASSERT_TRUE(plugin.ok());
+  auto* pre_bind = PluginAs<PreBindPlugin>(plugin->get());
+  ASSERT_NE(pre_bind, nullptr);
+  CycleState state;
+  api::Pod owned = MakePod().Name("a").Obj();
+  owned.metadata.owner_references = {
+      {.api_version = "apps/v1", .kind = "ReplicaSet", .name = "web-1", .controller = true}};
+  owned.metadata.creation_timestamp = "2026-12-05T10:00:00Z";
+  EXPECT_TRUE(pre_bind->PreBindPreFlight(state, owned, "n").ok());
+  EXPECT_TRUE(pre_bind->PreBindPreFlight(state, MakePod().Name("b").Obj(), "n").IsSkip());
+  EXPECT_EQ(
+      V(host->meta_creation_timestamp(host->pod_meta(reinterpret_cast<const ksched_pod*>(&owned)))),
+      "2026-12-05T10:00:00Z");
+}
+
 }  // namespace
 }  // namespace ksched::stable

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "ksched/stable.h"
 #include "ksched/version.h"
 #include "src/testing/command.h"
 
@@ -105,6 +106,23 @@ TEST(PluginLibraryTest, TheStableExampleLibrarySchedules) {
   CommandResult r = SimulateTeamGate(TEAM_GATE);
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, kTeamGatePlacements);
+}
+
+// The policy of include/ksched/README.md: a library built for an earlier generation loads into
+// today's ksched and decides as it did, down to each verdict and score `--explain` shows.
+TEST(PluginLibraryTest, ALibraryOfTheFirstStableGenerationStillDecides) {
+  ASSERT_GT(KSCHED_STABLE_ABI, 1) << "no later generation yet to load the first into";
+  CommandResult old = SimulateTeamGate(TEAM_GATE_ABI_1);
+  ASSERT_EQ(old.exit_code, 0) << old.err;
+  EXPECT_EQ(old.out, kTeamGatePlacements);
+  auto explain = [](const std::string& library) {
+    return RunCommand({KSCHED_BINARY, "simulate", "--explain", "--plugin-library", library,
+                       "--config", kStableExample + "/config.yaml",
+                       kStableExample + "/cluster.yaml"});
+  };
+  CommandResult old_explained = explain(TEAM_GATE_ABI_1);
+  EXPECT_EQ(old_explained.out, explain(TEAM_GATE).out);
+  EXPECT_NE(old_explained.out.find("TeamGate=500"), std::string::npos) << old_explained.out;
 }
 
 TEST(PluginLibraryTest, AStablePluginRefusesItsArgsWithItsOwnReason) {
