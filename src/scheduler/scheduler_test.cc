@@ -808,6 +808,120 @@ TEST_F(SchedulerTest, SimulatorAnnotationsTellEachPluginsVerdictOnEachNode) {
   EXPECT_EQ(huge.at(k + "bind-result"), "{}");
 }
 
+// Every simulator annotation of three attempts, word for word: one narrowed by PreFilter and
+// scored, one that preempts, one that nothing can help. (The plugins' outcomes are recorded by
+// wrapping the plugins; this holds what the web UI shows unchanged.)
+TEST_F(SchedulerTest, SimulatorAnnotationsOfPreFilterPreemptionAndFailureWordForWord) {
+  auto s = Scheduler::Create(
+      {.writer = &writer_, .clock = &clock_, .seed = 1, .simulator_annotations = true}, registry_);
+  ASSERT_TRUE(s.ok()) << s.status();
+  s_ = std::move(*s);
+  s_->OnNodeAdd(
+      MakeNode().Name("n1").Label("zone", "a").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(
+      MakeNode().Name("n2").Label("zone", "b").Capacity({{"cpu", "4"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(
+      MakeNode().Name("n3").Label("zone", "b").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+  s_->OnPodAdd(MakePod().Name("low").Req("cpu", "2").Node("n1").Ptr());
+  api::Pod pinned = MakePod().Name("pinned").Req("cpu", "1").NodeAffinityIn("zone", {"b"}).Obj();
+  pinned.spec.affinity->node_affinity->required_during_scheduling_ignored_during_execution
+      ->node_selector_terms[0]
+      .match_fields = {{"metadata.name", "In", {"n2", "n3"}}};
+  AddPod(MakePod(pinned));
+  AddPod(MakePod().Name("urgent").Priority(1000).Req("cpu", "1").NodeAffinityIn("zone", {"a"}));
+  AddPod(MakePod().Name("huge").Req("cpu", "16"));
+  Drain();
+  s_->WaitForBindings();
+  const std::string k = "kube-scheduler-simulator.sigs.k8s.io/";
+  std::string got;
+  for (const char* pod : {"default/pinned", "default/urgent", "default/huge"}) {
+    for (const auto& [key, value] : writer_.annotations.at(pod)) {
+      if (key != k + "result-history")
+        got += std::string(pod) + " " + key.substr(k.size()) + "=" + value + "\n";
+    }
+  }
+  EXPECT_EQ(
+      got,
+      R"(default/pinned bind-result={"DefaultBinder":"success"})"
+      "\n"
+      R"(default/pinned filter-result={"n2":{"NodeAffinity":"passed","NodeName":"passed","NodeResourcesFit":"passed","NodeUnschedulable":"passed","TaintToleration":"passed"},"n3":{"NodeAffinity":"passed","NodeName":"passed","NodeResourcesFit":"passed","NodeUnschedulable":"passed","TaintToleration":"passed"}})"
+      "\n"
+      R"(default/pinned finalscore-result={"n2":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"75","TaintToleration":"300"},"n3":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"87","TaintToleration":"300"}})"
+      "\n"
+      R"(default/pinned permit-result={})"
+      "\n"
+      R"(default/pinned permit-result-timeout={})"
+      "\n"
+      R"(default/pinned postfilter-result={})"
+      "\n"
+      R"(default/pinned prebind-result={})"
+      "\n"
+      R"(default/pinned prefilter-result={"NodeAffinity":["n2","n3"]})"
+      "\n"
+      R"(default/pinned prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"success","NodePorts":"","NodeResourcesFit":"success","NodeVolumeLimits":"","PodTopologySpread":"","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
+      "\n"
+      R"(default/pinned prescore-result={"InterPodAffinity":"","NodeAffinity":"","NodeResourcesBalancedAllocation":"success","NodeResourcesFit":"success","PodTopologySpread":"","TaintToleration":"success"})"
+      "\n"
+      R"(default/pinned reserve-result={"DynamicResources":"success","VolumeBinding":"success"})"
+      "\n"
+      R"(default/pinned score-result={"n2":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"75","TaintToleration":"0"},"n3":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"87","TaintToleration":"0"}})"
+      "\n"
+      R"(default/pinned selected-node=n3)"
+      "\n"
+      R"(default/urgent bind-result={})"
+      "\n"
+      R"(default/urgent filter-result={"n1":{"NodeAffinity":"passed","NodeName":"passed","NodeResourcesFit":"Insufficient cpu","NodeUnschedulable":"passed","TaintToleration":"passed"},"n2":{"NodeAffinity":"node(s) didn't match Pod's node affinity/selector","NodeName":"passed","NodeUnschedulable":"passed","TaintToleration":"passed"},"n3":{"NodeAffinity":"node(s) didn't match Pod's node affinity/selector","NodeName":"passed","NodeUnschedulable":"passed","TaintToleration":"passed"}})"
+      "\n"
+      R"(default/urgent finalscore-result={})"
+      "\n"
+      R"(default/urgent permit-result={})"
+      "\n"
+      R"(default/urgent permit-result-timeout={})"
+      "\n"
+      R"(default/urgent postfilter-result={"n1":{"DefaultPreemption":"preemption victim"},"n2":{},"n3":{}})"
+      "\n"
+      R"(default/urgent prebind-result={})"
+      "\n"
+      R"(default/urgent prefilter-result={})"
+      "\n"
+      R"(default/urgent prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"success","NodePorts":"","NodeResourcesFit":"success","NodeVolumeLimits":"","PodTopologySpread":"","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
+      "\n"
+      R"(default/urgent prescore-result={})"
+      "\n"
+      R"(default/urgent reserve-result={})"
+      "\n"
+      R"(default/urgent score-result={})"
+      "\n"
+      R"(default/urgent selected-node=)"
+      "\n"
+      R"(default/huge bind-result={})"
+      "\n"
+      R"(default/huge filter-result={"n2":{"NodeName":"passed","NodeResourcesFit":"Insufficient cpu","NodeUnschedulable":"passed","TaintToleration":"passed"},"n3":{"NodeName":"passed","NodeResourcesFit":"Insufficient cpu","NodeUnschedulable":"passed","TaintToleration":"passed"}})"
+      "\n"
+      R"(default/huge finalscore-result={})"
+      "\n"
+      R"(default/huge permit-result={})"
+      "\n"
+      R"(default/huge permit-result-timeout={})"
+      "\n"
+      R"(default/huge postfilter-result={"n1":{},"n2":{},"n3":{}})"
+      "\n"
+      R"(default/huge prebind-result={})"
+      "\n"
+      R"(default/huge prefilter-result={})"
+      "\n"
+      R"(default/huge prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"","NodePorts":"","NodeResourcesFit":"success","NodeVolumeLimits":"","PodTopologySpread":"","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
+      "\n"
+      R"(default/huge prescore-result={})"
+      "\n"
+      R"(default/huge reserve-result={})"
+      "\n"
+      R"(default/huge score-result={})"
+      "\n"
+      R"(default/huge selected-node=)"
+      "\n");
+}
+
 TEST_F(SchedulerTest, PreemptionNamesWhyItCannotHelp) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   s_->OnPodAdd(MakePod().Name("peer").Priority(1000).Req("cpu", "1500m").Node("n1").Ptr());
