@@ -1,6 +1,7 @@
 // What each way of calling a plugin library's Filter costs per call (abi.h), on 5000 nodes with
-// a dozen labels each, all or half of them of the pod's team: today's C++ ABI, opaque handles with an
-// accessor table, and append-only views; and what keeping a view costs per node change. The
+// a dozen labels each, all or half of them of the pod's team: today's C++ ABI, opaque handles with
+// an accessor table, and append-only views; and what keeping a view costs per node change. Then the
+// stable ABI as built (ksched/stable.h, the opaque handles' way), through ksched's adapter. The
 // plugin is a shared library (abi_plugin.cc), so that no call is inlined. `make bench-abi`.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
@@ -15,7 +16,9 @@
 #include "bench/abi/abi.h"
 #include "ksched/cycle_state.h"
 #include "ksched/plugin.h"
+#include "src/sdk/stable.h"
 #include "src/testing/builders.h"
+#include "src/testing/fake_handle.h"
 
 namespace ksched {
 namespace {
@@ -23,24 +26,27 @@ namespace {
 constexpr int kNodes = 5000;
 
 // The plugin library's three entry points.
-struct Plugin {
+struct LibraryEntries {
   FilterPlugin* (*new_team_fit)() = nullptr;
   ksched_filter_handles_fn filter_handles = nullptr;
   ksched_filter_views_fn filter_views = nullptr;
+  const ksched_stable_library* (*stable)() = nullptr;
 };
 
-const Plugin& Library() {
-  static const Plugin plugin = [] {
+const LibraryEntries& Library() {
+  static const LibraryEntries plugin = [] {
     void* so = dlopen(ABI_PLUGIN_LIBRARY, RTLD_NOW | RTLD_LOCAL);
     if (so == nullptr) {
       std::fprintf(stderr, "abi_bench: %s\n", dlerror());
       std::exit(1);
     }
-    return Plugin{
+    return LibraryEntries{
         .new_team_fit = reinterpret_cast<FilterPlugin* (*)()>(dlsym(so, "abi_new_team_fit")),
         .filter_handles =
             reinterpret_cast<ksched_filter_handles_fn>(dlsym(so, "abi_filter_handles")),
-        .filter_views = reinterpret_cast<ksched_filter_views_fn>(dlsym(so, "abi_filter_views"))};
+        .filter_views = reinterpret_cast<ksched_filter_views_fn>(dlsym(so, "abi_filter_views")),
+        .stable = reinterpret_cast<const ksched_stable_library* (*)()>(
+            dlsym(so, KSCHED_STABLE_ENTRY_POINT))};
   }();
   return plugin;
 }
@@ -210,6 +216,29 @@ void BM_AppendOnlyViewsRemake(benchmark::State& st) {
       sizeof(KeptView) + c.nodes[0]->node()->metadata.labels.size() * sizeof(ksched_kv);
 }
 BENCHMARK(BM_AppendOnlyViewsRemake);
+
+// --- The stable ABI as built --------------------------------------------------------------------
+
+void BM_StableAbi(benchmark::State& st) {
+  const Cluster& c = TheCluster(static_cast<int>(st.range(0)));
+  Registry registry;
+  if (absl::Status s = stable::RegisterLibrary(*Library().stable(), registry); !s.ok()) {
+    st.SkipWithError(std::string(s.message()).c_str());
+    return;
+  }
+  testing::FakeHandle handle;
+  absl::StatusOr<std::unique_ptr<Plugin>> plugin =
+      registry.Find("TeamFit")->factory(JsonArgs(), handle);
+  FilterPlugin* filter = PluginAs<FilterPlugin>(plugin->get());
+  CycleState state;
+  int64_t fit = 0;
+  for (auto _ : st) {
+    for (const auto& n : c.nodes) fit += filter->Filter(state, *c.pod, *n).ok();
+  }
+  benchmark::DoNotOptimize(fit);
+  st.SetItemsProcessed(st.iterations() * kNodes);
+}
+BENCHMARK(BM_StableAbi)->ArgName("rejected%")->Arg(0)->Arg(50);
 
 }  // namespace
 }  // namespace ksched

@@ -8,6 +8,7 @@
 
 #include "bench/abi/abi.h"
 #include "ksched/plugin.h"
+#include "ksched/stable.h"
 
 namespace {
 
@@ -91,3 +92,38 @@ ABI_EXPORT int abi_filter_views(const ksched_object_view_v1* pod, const ksched_o
 }
 
 }  // extern "C"
+
+// The same check on the stable ABI as built (ksched/stable.h), through ksched's adapter.
+namespace {
+
+const ksched_host* stable_host = nullptr;
+
+int32_t StableFilter(void*, const ksched_cycle_state*, const ksched_pod* pod,
+                     const ksched_node_info* node, ksched_status* status) {
+  const ksched_host* h = stable_host;
+  const ksched_str key = {"team", 4}, cpu = {"cpu", 3};
+  ksched_str team, on_node;
+  const ksched_node* n = h->node_info_node(node);
+  if (h->meta_label(h->pod_meta(pod), key, &team) &&
+      (!h->meta_label(h->node_meta(n), key, &on_node) ||
+       std::string_view(team.data, team.size) != std::string_view(on_node.data, on_node.size))) {
+    h->status_add_reason(status, {"node(s) didn't belong to the team", 33});
+    return KSCHED_UNSCHEDULABLE_AND_UNRESOLVABLE;
+  }
+  if (h->node_info_allocatable(node, cpu) - h->node_info_requested(node, cpu) < kPodMilliCpu) {
+    h->status_add_reason(status, {"Insufficient cpu", 16});
+    return KSCHED_UNSCHEDULABLE;
+  }
+  return KSCHED_SUCCESS;
+}
+
+const ksched_plugin* MakeStable(const ksched_host* h, ksched_handle*, const ksched_args*,
+                                ksched_status*) {
+  stable_host = h;
+  static const ksched_plugin plugin = {.size = sizeof(ksched_plugin), .filter = StableFilter};
+  return &plugin;
+}
+
+}  // namespace
+
+KSCHED_STABLE_PLUGINS({"TeamFit", MakeStable})
