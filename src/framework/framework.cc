@@ -11,6 +11,7 @@
 #include "ksched/strings.h"
 #include "oneapi/tbb/info.h"
 #include "src/api/kinds.h"
+#include "src/framework/traced_plugin.h"
 #include "src/sdk/cycle_state_access.h"
 
 namespace ksched::framework {
@@ -66,19 +67,12 @@ Status Framework::Timed(metrics::Point point, F&& run) const {
   return s;
 }
 
-const SimulatorTrace* Framework::Trace(const CycleState& state) const {
-  return deps_.simulator_trace ? state.Read(kSimulatorTraceKey) : nullptr;
-}
-
 void Framework::PluginAnswered(const CycleState& state, std::string_view plugin,
                                metrics::Point point, const Status& s,
                                std::chrono::steady_clock::time_point start) const {
   if (metrics_ != nullptr && state.record_plugin_metrics()) {
     metrics_->ObservePlugin(plugin, point, s.code(), metrics::SecondsSince(start));
   }
-  // The trace keeps the points where the simulator records one outcome per plugin (Filter and
-  // Score are per node, recorded where they run).
-  if (const SimulatorTrace* trace = Trace(state)) trace->Plugin(point, plugin, s);
 }
 
 template <typename F>
@@ -204,7 +198,7 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
       return absl::InvalidArgumentError(
           fmt::format("initializing plugin \"{}\": {}", name, AsStd(p.status().message())));
     }
-    plugins_.emplace(name, std::move(*p));
+    plugins_.emplace(name, deps_.simulator_trace ? TracePlugin(std::move(*p)) : std::move(*p));
   }
 
   absl::Status st;
@@ -398,9 +392,6 @@ Status Framework::PreFilterLoop(CycleState& state, const api::Pod& pod,
     if (metrics_) metrics_->CountEvaluations(p->Name(), metrics::Point::kPreFilter, 1);
     Status s = TimedPlugin(state, p->Name(), metrics::Point::kPreFilter,
                            [&] { return p->PreFilter(state, pod, nodes, &r); });
-    if (const SimulatorTrace* trace = Trace(state); trace != nullptr && !r.AllNodes()) {
-      trace->PreFilterResult(p->Name(), {r.node_names->begin(), r.node_names->end()});
-    }
     if (s.IsSkip()) {
       internal::CycleStateAccess::SkipFilter(state, p->Name());
       continue;
@@ -466,7 +457,6 @@ Status Framework::RunFilterPlugins(absl::Span<FilterPlugin* const> filters, cons
     Status s = timed ? TimedPlugin(state, p->Name(), metrics::Point::kFilter,
                                    [&] { return p->Filter(state, pod, node); })
                      : p->Filter(state, pod, node);
-    if (const SimulatorTrace* trace = Trace(state)) trace->Filter(node.name(), p->Name(), s);
     if (s.ok()) continue;
     *stopped_at = i;
     if (!s.IsRejected()) {
@@ -575,13 +565,6 @@ Status Framework::RunPostFilterPlugins(CycleState& state, const api::Pod& pod,
     for (PostFilterPlugin* p : post_filter_) {
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kPostFilter,
                              [&] { return p->PostFilter(state, pod, filtered, result); });
-      if (const SimulatorTrace* trace = Trace(state)) {
-        std::vector<std::string> nodes;
-        for (const auto& [node, status] : filtered.statuses) nodes.push_back(node);
-        trace->PostFilter(
-            p->Name(), nodes,
-            s.ok() && result->nominated_node_name ? *result->nominated_node_name : std::string());
-      }
       if (s.ok() || s.code() == Code::kUnschedulableAndUnresolvable || s.code() == Code::kError) {
         return std::move(s).WithPlugin(p->Name());
       }
@@ -675,14 +658,6 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   }
   score_cutoff_.Record(n * active.size(), busy.total());
   if (failed) return first_error;
-  const SimulatorTrace* trace = Trace(state);
-  if (trace != nullptr) {
-    for (size_t j = 0; j < active.size(); ++j) {
-      for (size_t i = 0; i < n; ++i)
-        trace->Score(feasible[i]->name(), active[j]->Name(), raw[j][i].score);
-    }
-  }
-
   out->weighted.resize(active.size() * n);  // Every entry is written below.
   out->totals.assign(n, 0);
   for (size_t j = 0; j < active.size(); ++j) {
@@ -707,7 +682,6 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
       }
       out->weighted[j * n + i] = v * weight;
       out->totals[i] += v * weight;
-      if (trace != nullptr) trace->FinalScore(feasible[i]->name(), p->Name(), v * weight);
     }
   }
   return Status();
@@ -715,7 +689,6 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
 
 Status Framework::RunReservePluginsReserve(CycleState& state, const api::Pod& pod,
                                            std::string_view node) {
-  if (const SimulatorTrace* trace = Trace(state)) trace->SelectedNode(node);
   return Timed(metrics::Point::kReserve, [&] {
     for (ReservePlugin* p : reserve_) {
       Status s = TimedPlugin(state, p->Name(), metrics::Point::kReserve,
@@ -752,7 +725,6 @@ Status Framework::PermitLoop(CycleState& state, const api::Pod& pod, std::string
     absl::Duration timeout = absl::ZeroDuration();
     Status s = TimedPlugin(state, p->Name(), metrics::Point::kPermit,
                            [&] { return p->Permit(state, pod, node, &timeout); });
-    if (const SimulatorTrace* trace = Trace(state)) trace->PermitTimeout(p->Name(), timeout);
     if (s.ok()) continue;
     if (s.IsWait()) {
       waits[std::string(p->Name())] = std::min(timeout, absl::Minutes(15));

@@ -41,7 +41,6 @@
 #include "src/config/config.h"
 #include "src/framework/nominator.h"
 #include "src/framework/parallel_cutoff.h"
-#include "src/framework/simulator_trace.h"
 #include "src/framework/waiting_pods.h"
 #include "src/metrics/scheduler_metrics.h"
 
@@ -77,8 +76,8 @@ class Framework : public Handle {
     // RunAsync and Activate; nullptr: RunAsync runs at once, Activate does nothing.
     std::function<void(std::function<void()>)> run_async;
     std::function<void(const std::vector<std::shared_ptr<const api::Pod>>&)> activate;
-    // Each plugin's outcome goes to the cycle's SimulatorTrace, when it has one
-    // (kSimulatorTraceKey).
+    // Each plugin is wrapped (TracePlugin) so that its outcomes go to the cycle's
+    // SimulatorTrace, when it has one (kSimulatorTraceKey).
     bool simulator_trace = false;
   };
 
@@ -294,11 +293,9 @@ class Framework : public Handle {
   Status TimedPlugin(const CycleState& state, std::string_view plugin, metrics::Point point,
                      F&& run) const;
   // Records a plugin's answer at a point, as TimedPlugin does: its duration since `start` when
-  // the cycle is sampled for plugin metrics, and its status in the cycle's SimulatorTrace.
+  // the cycle is sampled for plugin metrics.
   void PluginAnswered(const CycleState& state, std::string_view plugin, metrics::Point point,
                       const Status& s, std::chrono::steady_clock::time_point start) const;
-  // The cycle's SimulatorTrace, when Deps::simulator_trace asks for one and the cycle has it.
-  const SimulatorTrace* Trace(const CycleState& state) const;
 
   std::string profile_name_;
   Deps deps_;

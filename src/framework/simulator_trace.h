@@ -1,9 +1,10 @@
 // SimulatorTrace: what kube-scheduler-simulator's wrapped plugins record of one pod's attempt, kept
-// by the framework when asked (`ksched run --simulator-annotations`), so that ksched can write the
-// simulator's result annotations and the simulator's web UI shows ksched's decisions.
+// when asked (`ksched run --simulator-annotations`), so that ksched can write the simulator's
+// result annotations and the simulator's web UI shows ksched's decisions.
 //
 //   state.Write(kSimulatorTraceKey, std::make_unique<SimulatorTrace>());  // before PreFilter
-//   ... the framework records each plugin's outcome at each extension point ...
+//   ... each plugin's wrapper (traced_plugin.h) records its outcomes at each extension point; the
+//   scheduler records the weighted scores and the node it chose ...
 //   std::map<std::string, std::string> a = state.Read(kSimulatorTraceKey)->Annotations();
 //
 // What is recorded, as the simulator records it (its resultstore and wrapped plugins): per plugin,

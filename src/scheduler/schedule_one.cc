@@ -9,6 +9,7 @@
 #include "fmt/ranges.h"
 #include "ksched/api/field.h"
 #include "src/base/log.h"
+#include "src/framework/simulator_trace.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sdk/cycle_state_access.h"
 
@@ -131,6 +132,9 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
     WriteSimulatorAnnotations(*state, *pod);
     return std::nullopt;
   };
+  if (const framework::SimulatorTrace* trace = state->Read(framework::kSimulatorTraceKey)) {
+    trace->SelectedNode(result.node);
+  }
   if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, result.node); !rs.ok()) {
     return fail_after_assume(rs);
   }
@@ -202,6 +206,14 @@ Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, c
   if (fw.HasScorePlugins()) {
     if (Status ss = fw.RunScorePlugins(state, pod, feasible, &scores); !ss.ok()) return ss;
     LogScores(pod, scores);
+    // The weighted scores are the framework's, not a plugin's: the trace takes them from here.
+    if (const framework::SimulatorTrace* trace = state.Read(framework::kSimulatorTraceKey)) {
+      for (size_t j = 0; j < scores.plugins.size(); ++j) {
+        for (size_t i = 0; i < scores.nodes.size(); ++i) {
+          trace->FinalScore(scores.nodes[i]->name(), scores.plugins[j], scores.Weighted(j, i));
+        }
+      }
+    }
   } else {  // Upstream: every node scores 1 without score plugins.
     scores.plugins.clear();
     scores.nodes = feasible;
