@@ -401,12 +401,7 @@ class StablePlugin final : public PreEnqueuePlugin,
   }
 
   Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node) override {
-    if (p_.reserve == nullptr) return Status();
-    Reasons r;
-    return Result("reserve",
-                  p_.reserve(p_.self, To<ksched_cycle_state>(state), To<const ksched_pod>(pod),
-                             Str(node), To<ksched_status>(r)),
-                  r);
+    return p_.reserve == nullptr ? Status() : AtNode("reserve", p_.reserve, state, pod, node);
   }
 
   void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) override {
@@ -428,29 +423,17 @@ class StablePlugin final : public PreEnqueuePlugin,
   }
 
   Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) override {
-    Reasons r;
-    return Result("pre_bind",
-                  p_.pre_bind(p_.self, To<ksched_cycle_state>(state), To<const ksched_pod>(pod),
-                              Str(node), To<ksched_status>(r)),
-                  r);
+    return AtNode("pre_bind", p_.pre_bind, state, pod, node);
   }
 
   Status PreBindPreFlight(CycleState& state, const api::Pod& pod, std::string_view node) override {
-    if (p_.pre_bind_pre_flight == nullptr) return Status();
-    Reasons r;
-    return Result(
-        "pre_bind_pre_flight",
-        p_.pre_bind_pre_flight(p_.self, To<ksched_cycle_state>(state), To<const ksched_pod>(pod),
-                               Str(node), To<ksched_status>(r)),
-        r);
+    return p_.pre_bind_pre_flight == nullptr
+               ? Status()
+               : AtNode("pre_bind_pre_flight", p_.pre_bind_pre_flight, state, pod, node);
   }
 
   Status Bind(CycleState& state, const api::Pod& pod, std::string_view node) override {
-    Reasons r;
-    return Result("bind",
-                  p_.bind(p_.self, To<ksched_cycle_state>(state), To<const ksched_pod>(pod),
-                          Str(node), To<ksched_status>(r)),
-                  r);
+    return AtNode("bind", p_.bind, state, pod, node);
   }
 
   void PostBind(CycleState& state, const api::Pod& pod, std::string_view node) override {
@@ -458,6 +441,18 @@ class StablePlugin final : public PreEnqueuePlugin,
   }
 
  private:
+  // The extension points called with the pod's node: Reserve, PreBind and its pre-flight, Bind.
+  using NodePoint = int32_t (*)(void*, ksched_cycle_state*, const ksched_pod*, ksched_str,
+                                ksched_status*);
+  Status AtNode(std::string_view point, NodePoint fn, CycleState& state, const api::Pod& pod,
+                std::string_view node) const {
+    Reasons r;
+    return Result(point,
+                  fn(p_.self, To<ksched_cycle_state>(state), To<const ksched_pod>(pod), Str(node),
+                     To<ksched_status>(r)),
+                  r);
+  }
+
   // The Status of a code and its reasons; a code that is none of stable.h's is an error.
   Status Result(std::string_view point, int32_t code, Reasons& r) const {
     if (code == KSCHED_SUCCESS) return Status();
