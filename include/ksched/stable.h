@@ -165,7 +165,8 @@ typedef struct ksched_host {
   void* (*state_read)(const ksched_cycle_state* state, ksched_str key);
 
   /* Results. pre_filter narrows the nodes to evaluate by adding each it keeps (none added: all
-   * nodes). post_filter nominates the node the pod should retry on. */
+   * nodes; for none at all, it returns KSCHED_UNSCHEDULABLE_AND_UNRESOLVABLE). post_filter
+   * nominates the node the pod should retry on. */
   void (*pre_filter_result_add_node)(ksched_pre_filter_result* result, ksched_str node);
   int32_t (*node_statuses_code)(const ksched_node_statuses* statuses, ksched_str node);
   void (*post_filter_result_nominate)(ksched_post_filter_result* result, ksched_str node);
