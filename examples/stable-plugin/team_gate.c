@@ -103,6 +103,17 @@ static int32_t EventsToRegister(void* self, ksched_events* events) {
   return KSCHED_SUCCESS;
 }
 
+/* Of those events, only a node that now carries the pod's team can help it. */
+static int QueueingHint(void* self, size_t index, const ksched_pod* pod,
+                        const ksched_event* event) {
+  const team_gate* gate = self;
+  ksched_str key = {gate->label, gate->label_size}, team, on_node;
+  const ksched_node* n = host->event_new_node(event);
+  (void)index;
+  return n != NULL && host->meta_label(host->pod_meta(pod), key, &team) &&
+         host->meta_label(host->node_meta(n), key, &on_node) && Equal(team, on_node);
+}
+
 static void Destroy(void* self) { free(self); }
 
 static const ksched_plugin* Make(const ksched_host* h, ksched_handle* handle,
@@ -127,6 +138,7 @@ static const ksched_plugin* Make(const ksched_host* h, ksched_handle* handle,
   p->filter = Filter;
   p->score = Score;
   p->normalize_score = NormalizeScore;
+  p->queueing_hint = QueueingHint;
   return p;
 }
 

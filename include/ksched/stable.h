@@ -105,6 +105,7 @@ typedef struct ksched_pre_filter_result ksched_pre_filter_result;
 typedef struct ksched_node_statuses ksched_node_statuses; /* Each node's filter status. */
 typedef struct ksched_post_filter_result ksched_post_filter_result;
 typedef struct ksched_events ksched_events;
+typedef struct ksched_event ksched_event; /* A cluster event: the objects before and after. */
 
 /* A feasible node's score, for normalize_score. */
 typedef struct ksched_node_score {
@@ -203,6 +204,12 @@ typedef struct ksched_host {
   ksched_str (*meta_creation_timestamp)(const ksched_meta* meta);
   /* The object's controller (its owner reference with controller: true): its kind and name. */
   int (*meta_controller)(const ksched_meta* meta, ksched_str* kind, ksched_str* name);
+  /* The pod or node an event is about, before and after it; NULL where the event has none (an
+   * add has no old object, a delete no new one, a node's event no pod). */
+  const ksched_pod* (*event_old_pod)(const ksched_event* event);
+  const ksched_pod* (*event_new_pod)(const ksched_event* event);
+  const ksched_node* (*event_old_node)(const ksched_event* event);
+  const ksched_node* (*event_new_node)(const ksched_event* event);
 } ksched_host;
 
 /* Whether the running ksched's table has the function `fn`. */
@@ -256,6 +263,12 @@ typedef struct ksched_plugin {
    * called for it (ksched/plugin.h's PreBindPreFlight). NULL: it always has. */
   int32_t (*pre_bind_pre_flight)(void* self, ksched_cycle_state* state, const ksched_pod* pod,
                                  ksched_str node, ksched_status* status);
+  /* The queueing hint of the events events_to_register added: whether `event`, of the one added
+   * `index`-th (from 0), may make `pod`, which this plugin rejected, schedulable: 1 queues it, 0
+   * leaves it waiting. It runs where events arrive and must not block. NULL: every registered
+   * event queues the pod. */
+  int (*queueing_hint)(void* self, size_t index, const ksched_pod* pod,
+                       const ksched_event* event);
 } ksched_plugin;
 
 /* A plugin the library offers: its name, and the function that makes one for each profile that

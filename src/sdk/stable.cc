@@ -267,6 +267,22 @@ constexpr ksched_host kHost = {
           }
           return 0;
         },
+    .event_old_pod = [](const ksched_event* e) -> const ksched_pod* {
+      const api::Pod* pod = Of<const ClusterEventData>(e).old_pod;
+      return pod == nullptr ? nullptr : To<const ksched_pod>(*pod);
+    },
+    .event_new_pod = [](const ksched_event* e) -> const ksched_pod* {
+      const api::Pod* pod = Of<const ClusterEventData>(e).new_pod;
+      return pod == nullptr ? nullptr : To<const ksched_pod>(*pod);
+    },
+    .event_old_node = [](const ksched_event* e) -> const ksched_node* {
+      const api::Node* node = Of<const ClusterEventData>(e).old_node;
+      return node == nullptr ? nullptr : To<const ksched_node>(*node);
+    },
+    .event_new_node = [](const ksched_event* e) -> const ksched_node* {
+      const api::Node* node = Of<const ClusterEventData>(e).new_node;
+      return node == nullptr ? nullptr : To<const ksched_node>(*node);
+    },
 };
 
 // A stable plugin as a Plugin of the framework. It derives from every interface and serves those
@@ -332,6 +348,16 @@ class StablePlugin final : public PreEnqueuePlugin,
       KLOG_ERROR("A stable plugin's events_to_register failed: it is requeued on every event",
                  {"plugin", name_}, {"code", int64_t{code}});
       return {{ClusterEvent{EventResource::kWildCard, kAll, ""}, nullptr}};
+    }
+    if (p_.queueing_hint != nullptr) {
+      for (size_t i = 0; i < events.size(); ++i) {
+        events[i].hint = [this, i](const api::Pod& pod, const ClusterEventData& e) {
+          return p_.queueing_hint(p_.self, i, To<const ksched_pod>(pod),
+                                  To<const ksched_event>(e)) != 0
+                     ? QueueingHint::kQueue
+                     : QueueingHint::kQueueSkip;
+        };
+      }
     }
     return events;
   }

@@ -310,5 +310,44 @@ TEST(StableTest, GenerationTwoReadsAControllerAndSkipsPreBindWithoutWork) {
       "2026-12-05T10:00:00Z");
 }
 
+// A hint that queues the pod for a node added with the label "team" only.
+int QueueForTeamNodes(void*, size_t index, const ksched_pod*, const ksched_event* event) {
+  EXPECT_EQ(index, 0u);
+  EXPECT_EQ(host->event_old_node(event), nullptr);
+  const ksched_node* added = host->event_new_node(event);
+  ksched_str team;
+  return added != nullptr && host->meta_label(host->node_meta(added), S("team"), &team);
+}
+
+int32_t NodeAdds(void*, ksched_events* events) {
+  host->events_add(events, S("Node"), KSCHED_ACTION_ADD);
+  return KSCHED_SUCCESS;
+}
+
+TEST(StableTest, AQueueingHintSeesTheEventsObjectsAndDecides) {
+  FakeHandle h;
+  auto plugin = MakeOne(
+      [](const ksched_host*, ksched_handle*, const ksched_args*, ksched_status*) {
+        static ksched_plugin p = {.size = sizeof(ksched_plugin),
+                                  .events_to_register = NodeAdds,
+                                  .filter = TeamFilter,
+                                  .queueing_hint = QueueForTeamNodes};
+        return static_cast<const ksched_plugin*>(&p);
+      },
+      h);
+  ASSERT_TRUE(plugin.ok());
+  std::vector<ClusterEventWithHint> events =
+      PluginAs<EnqueueExtensions>(plugin->get())->EventsToRegister();
+  ASSERT_EQ(events.size(), 1u);
+  ASSERT_TRUE(events[0].hint);
+  const api::Pod pod = MakePod().Name("a").Label("team", "blue").Obj();
+  const api::Node team = MakeNode().Name("t").Label("team", "blue").Obj();
+  const api::Node plain = MakeNode().Name("p").Obj();
+  EXPECT_EQ(events[0].hint(pod, {.event = events[0].event, .new_node = &team}),
+            QueueingHint::kQueue);
+  EXPECT_EQ(events[0].hint(pod, {.event = events[0].event, .new_node = &plain}),
+            QueueingHint::kQueueSkip);
+}
+
 }  // namespace
 }  // namespace ksched::stable
