@@ -7,6 +7,9 @@
 //     return r.Register("TeamFilter", NewTeamFilter);
 //   })
 //
+// (A library that should load into later ksched releases too is written against ksched/stable.h
+// instead, whose ABI only grows; include/ksched/README.md says which to pick.)
+//
 // What crosses the boundary: the C++ interfaces of include/ksched/ as they are (Plugin, Status,
 // Registry, the api objects). So a library must be built with the same compiler and standard
 // library as the ksched that loads it, against the same SDK: its KSCHED_SDK_VERSION must equal

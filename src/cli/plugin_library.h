@@ -1,5 +1,6 @@
-// Loading plugin libraries (--plugin-library): dlopen, the versioned entry point, the SDK version
-// check, and registration. The rules are in include/ksched/plugin_library.h.
+// Loading plugin libraries (--plugin-library): dlopen, the entry point (the stable ABI's, else the
+// C++ SDK's), the generation or SDK version check, and registration. The rules are in
+// include/ksched/stable.h and include/ksched/plugin_library.h.
 #pragma once
 
 #include <string>
