@@ -9,8 +9,10 @@
 #include "absl/synchronization/notification.h"
 #include "fmt/format.h"
 #include "ksched/async_bind_plugin.h"
+#include "ksched/stable.h"
 #include "src/api/kinds.h"
 #include "src/plugins/registry.h"
+#include "src/sdk/stable.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
 
@@ -179,6 +181,71 @@ TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
   s_->OnNodeAdd(MakeNode().Name("large").Capacity({{"cpu", "4"}, {"pods", "110"}}).Ptr());
   Drain();
   EXPECT_EQ(writer_.binds.at("default/big"), "large");
+}
+
+// A plugin of the stable ABI (ksched/stable.h), queueing hint included, in a running scheduler:
+// TeamOnly keeps a pod on nodes of its team, and its hint brings the pod back only for such a node.
+namespace team_only {
+
+const ksched_host* const host = &stable::Host();
+constexpr ksched_str kTeam = {"team", 4};
+
+bool SameTeam(const ksched_pod* pod, const ksched_node* node) {
+  ksched_str want, have;
+  return node != nullptr && host->meta_label(host->pod_meta(pod), kTeam, &want) &&
+         host->meta_label(host->node_meta(node), kTeam, &have) &&
+         std::string_view(want.data, want.size) == std::string_view(have.data, have.size);
+}
+int32_t Filter(void*, const ksched_cycle_state*, const ksched_pod* pod,
+               const ksched_node_info* node, ksched_status* status) {
+  if (SameTeam(pod, host->node_info_node(node))) return KSCHED_SUCCESS;
+  host->status_add_reason(status, {"node(s) of another team", 23});
+  return KSCHED_UNSCHEDULABLE_AND_UNRESOLVABLE;
+}
+int32_t NodeAdds(void*, ksched_events* events) {
+  host->events_add(events, {"Node", 4}, KSCHED_ACTION_ADD);
+  return KSCHED_SUCCESS;
+}
+int Hint(void*, size_t, const ksched_pod* pod, const ksched_event* event) {
+  return SameTeam(pod, host->event_new_node(event));
+}
+const ksched_plugin* Make(const ksched_host*, ksched_handle*, const ksched_args*, ksched_status*) {
+  static const ksched_plugin plugin = {.size = sizeof(ksched_plugin),
+                                       .events_to_register = NodeAdds,
+                                       .filter = Filter,
+                                       .queueing_hint = Hint};
+  return &plugin;
+}
+
+}  // namespace team_only
+
+TEST_F(SchedulerTest, AStablePluginsQueueingHintDecidesWhichNewNodeBringsItsPodBack) {
+  const ksched_plugin_factory factory = {"TeamOnly", team_only::Make};
+  const ksched_stable_library library = {sizeof(ksched_stable_library), KSCHED_STABLE_ABI, &factory,
+                                         1};
+  Registry r = plugins::NewInTreeRegistry();
+  ASSERT_TRUE(stable::RegisterLibrary(library, r).ok());
+  Build(WithPluginAt(&config::Plugins::multi_point, "TeamOnly"), std::move(r));
+  s_->OnNodeAdd(MakeNode().Name("plain").Capacity({{"cpu", "4"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("web").Label("team", "blue").Req("cpu", "1"));
+  Drain();
+  EXPECT_EQ(EventsFor("default/web", "FailedScheduling").size(), 1u);
+  EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
+
+  // Another team's node: the hint leaves the pod where it is, and it is not tried again.
+  s_->OnNodeAdd(MakeNode().Name("red").Label("team", "red").Capacity({{"cpu", "4"}}).Ptr());
+  Drain();
+  EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
+  EXPECT_EQ(EventsFor("default/web", "FailedScheduling").size(), 1u);
+
+  // Its team's node: the hint queues it, and it lands there.
+  s_->OnNodeAdd(MakeNode()
+                    .Name("blue")
+                    .Label("team", "blue")
+                    .Capacity({{"cpu", "4"}, {"pods", "110"}})
+                    .Ptr());
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/web"), "blue");
 }
 
 // A pod with a resource claim waits until the claim exists, then gets a device and is bound to
