@@ -9,7 +9,6 @@
 #include "fmt/ranges.h"
 #include "ksched/api/field.h"
 #include "src/base/log.h"
-#include "src/framework/simulator_trace.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sdk/cycle_state_access.h"
 
@@ -132,9 +131,7 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
     WriteSimulatorAnnotations(*state, *pod);
     return std::nullopt;
   };
-  if (const framework::SimulatorTrace* trace = state->Read(framework::kSimulatorTraceKey)) {
-    trace->SelectedNode(result.node);
-  }
+  if (const framework::SimulatorTrace* trace = Trace(*state)) trace->SelectedNode(result.node);
   if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, result.node); !rs.ok()) {
     return fail_after_assume(rs);
   }
@@ -207,7 +204,7 @@ Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, c
     if (Status ss = fw.RunScorePlugins(state, pod, feasible, &scores); !ss.ok()) return ss;
     LogScores(pod, scores);
     // The weighted scores are the framework's, not a plugin's: the trace takes them from here.
-    if (const framework::SimulatorTrace* trace = state.Read(framework::kSimulatorTraceKey)) {
+    if (const framework::SimulatorTrace* trace = Trace(state)) {
       for (size_t j = 0; j < scores.plugins.size(); ++j) {
         for (size_t i = 0; i < scores.nodes.size(); ++i) {
           trace->FinalScore(scores.nodes[i]->name(), scores.plugins[j], scores.Weighted(j, i));
@@ -466,9 +463,12 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
   }
 }
 
+const framework::SimulatorTrace* Scheduler::Trace(const CycleState& state) const {
+  return options_.simulator_annotations ? state.Read(framework::kSimulatorTraceKey) : nullptr;
+}
+
 void Scheduler::WriteSimulatorAnnotations(const CycleState& state, const api::Pod& pod) {
-  if (!options_.simulator_annotations) return;
-  const framework::SimulatorTrace* trace = state.Read(framework::kSimulatorTraceKey);
+  const framework::SimulatorTrace* trace = Trace(state);
   if (trace == nullptr) return;
   std::map<std::string, std::string> annotations = trace->Annotations();
   auto history = pod.metadata.annotations.find(framework::kSimulatorResultHistory);

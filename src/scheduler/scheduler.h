@@ -35,6 +35,7 @@
 #include "src/config/config.h"
 #include "src/framework/framework.h"
 #include "src/framework/parallel_cutoff.h"
+#include "src/framework/simulator_trace.h"
 #include "src/metrics/scheduler_metrics.h"
 #include "src/queue/scheduling_queue.h"
 #include "src/scheduler/binding_executor.h"
@@ -192,6 +193,9 @@ class Scheduler : public ClusterEventSink {
   // clearNominatedNode.
   void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
                            CycleRecord* record, SteadyTime start);
+  // The attempt's SimulatorTrace; nullptr without options_.simulator_annotations, so that a cycle
+  // without one does not search its state for it.
+  const framework::SimulatorTrace* Trace(const CycleState& state) const;
   // With options_.simulator_annotations: the attempt's SimulatorTrace as the simulator's
   // annotations on the pod, and the pod's result-history with one more entry.
   void WriteSimulatorAnnotations(const CycleState& state, const api::Pod& pod);
