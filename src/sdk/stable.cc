@@ -34,6 +34,11 @@ template <typename Opaque, typename Host>
 Opaque* To(Host& host) {
   return reinterpret_cast<Opaque*>(&host);
 }
+// The same for an object that may be absent: nullptr stays nullptr.
+template <typename Opaque, typename Host>
+Opaque* To(Host* host) {
+  return reinterpret_cast<Opaque*>(host);
+}
 
 // What ksched_status points to: the reasons a plugin gives.
 struct Reasons {
@@ -70,6 +75,14 @@ class Value final : public StateData {
 
 const NodeInfo* NodeAt(const std::vector<const NodeInfo*>& nodes, size_t i) {
   return i < nodes.size() ? nodes[i] : nullptr;
+}
+
+// The args' top-level value under `key`; nullptr when there is none.
+const nlohmann::json* Arg(const ksched_args* args, ksched_str key) {
+  const nlohmann::json& doc = Of<const Args>(args).doc;
+  if (!doc.is_object()) return nullptr;
+  auto it = doc.find(View(key));
+  return it == doc.end() ? nullptr : &*it;
 }
 
 int Found(const api::StringMap& map, ksched_str key, ksched_str* value) {
@@ -136,8 +149,7 @@ constexpr ksched_host kHost = {
           return Of<const api::Node>(node).spec.unschedulable ? 1 : 0;
         },
     .node_info_node = [](const ksched_node_info* ni) -> const ksched_node* {
-      const api::Node* node = Of<const NodeInfo>(ni).node();
-      return node == nullptr ? nullptr : To<const ksched_node>(*node);
+      return To<const ksched_node>(Of<const NodeInfo>(ni).node());
     },
     .node_info_name = [](const ksched_node_info* ni) { return Str(Of<const NodeInfo>(ni).name()); },
     .node_info_allocatable =
@@ -202,30 +214,26 @@ constexpr ksched_host kHost = {
         },
     .args_string =
         [](const ksched_args* args, ksched_str key, ksched_str* value) {
-          const nlohmann::json& doc = Of<const Args>(args).doc;
-          auto it = doc.is_object() ? doc.find(View(key)) : doc.end();
-          if (it == doc.end() || !it->is_string()) return 0;
-          *value = Str(it->get_ref<const std::string&>());
+          const nlohmann::json* arg = Arg(args, key);
+          if (arg == nullptr || !arg->is_string()) return 0;
+          *value = Str(arg->get_ref<const std::string&>());
           return 1;
         },
     .args_int =
         [](const ksched_args* args, ksched_str key, int64_t* value) {
-          const nlohmann::json& doc = Of<const Args>(args).doc;
-          auto it = doc.is_object() ? doc.find(View(key)) : doc.end();
-          if (it == doc.end() || !it->is_number_integer()) return 0;
-          *value = it->get<int64_t>();
+          const nlohmann::json* arg = Arg(args, key);
+          if (arg == nullptr || !arg->is_number_integer()) return 0;
+          *value = arg->get<int64_t>();
           return 1;
         },
     .args_json = [](const ksched_args* args) { return Str(Of<const Args>(args).text); },
     .handle_node_count =
         [](const ksched_handle* h) { return Of<const Handle>(h).snapshot().size(); },
     .handle_node = [](const ksched_handle* h, size_t i) -> const ksched_node_info* {
-      const NodeInfo* ni = NodeAt(Of<const Handle>(h).snapshot().nodes(), i);
-      return ni == nullptr ? nullptr : To<const ksched_node_info>(*ni);
+      return To<const ksched_node_info>(NodeAt(Of<const Handle>(h).snapshot().nodes(), i));
     },
     .handle_node_by_name = [](const ksched_handle* h, ksched_str name) -> const ksched_node_info* {
-      const NodeInfo* ni = Of<const Handle>(h).snapshot().Get(View(name));
-      return ni == nullptr ? nullptr : To<const ksched_node_info>(*ni);
+      return To<const ksched_node_info>(Of<const Handle>(h).snapshot().Get(View(name)));
     },
     .handle_allow_waiting_pod =
         [](ksched_handle* h, ksched_str uid, ksched_str plugin) {
@@ -268,20 +276,16 @@ constexpr ksched_host kHost = {
           return 0;
         },
     .event_old_pod = [](const ksched_event* e) -> const ksched_pod* {
-      const api::Pod* pod = Of<const ClusterEventData>(e).old_pod;
-      return pod == nullptr ? nullptr : To<const ksched_pod>(*pod);
+      return To<const ksched_pod>(Of<const ClusterEventData>(e).old_pod);
     },
     .event_new_pod = [](const ksched_event* e) -> const ksched_pod* {
-      const api::Pod* pod = Of<const ClusterEventData>(e).new_pod;
-      return pod == nullptr ? nullptr : To<const ksched_pod>(*pod);
+      return To<const ksched_pod>(Of<const ClusterEventData>(e).new_pod);
     },
     .event_old_node = [](const ksched_event* e) -> const ksched_node* {
-      const api::Node* node = Of<const ClusterEventData>(e).old_node;
-      return node == nullptr ? nullptr : To<const ksched_node>(*node);
+      return To<const ksched_node>(Of<const ClusterEventData>(e).old_node);
     },
     .event_new_node = [](const ksched_event* e) -> const ksched_node* {
-      const api::Node* node = Of<const ClusterEventData>(e).new_node;
-      return node == nullptr ? nullptr : To<const ksched_node>(*node);
+      return To<const ksched_node>(Of<const ClusterEventData>(e).new_node);
     },
 };
 
@@ -501,8 +505,7 @@ absl::Status RegisterLibrary(const ksched_stable_library& library, Registry& reg
   if (library.abi > KSCHED_STABLE_ABI) {
     return absl::FailedPreconditionError(
         fmt::format("built for ksched's stable plugin ABI {}, but this ksched has ABI {}: load it "
-                    "into a ksched "
-                    "of ABI {} or later",
+                    "into a ksched of ABI {} or later",
                     library.abi, KSCHED_STABLE_ABI, library.abi));
   }
   if (library.size < offsetof(ksched_stable_library, plugin_count) + sizeof(size_t)) {
