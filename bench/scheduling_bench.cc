@@ -30,6 +30,7 @@
 #include "ksched/plugin_library.h"
 #include "src/cli/plugin_library.h"
 #include "src/plugins/registry.h"
+#include "src/scheduler/explain_records.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sim/cluster.h"
 #include "src/sim/manifests.h"
@@ -88,10 +89,10 @@ void SchedulePods(benchmark::State& state, const Registry& registry,
     state.PauseTiming();
     InstantWriter writer;
     std::optional<scheduler::ExplainRecords> records;
-    if (explain) records.emplace();
+    std::vector<scheduler::AttemptObserver*> observers;
+    if (explain) observers.push_back(&records.emplace());
     auto s = scheduler::Scheduler::Create(
-        {.config = cfg, .writer = &writer, .seed = 1, .explain = records ? &*records : nullptr},
-        registry);
+        {.config = cfg, .writer = &writer, .seed = 1, .observers = std::move(observers)}, registry);
     if (!s.ok()) {
       state.SkipWithError(std::string(s.status().message()).c_str());
       return;

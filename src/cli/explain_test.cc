@@ -26,19 +26,17 @@ TEST(ExplainTableTest, APendingPodsRejectionsPreemptionAndEventsAreSpelledOut) {
   d.node_to_status.statuses["gpu-0"] =
       Status::UnschedulableAndUnresolvable("node(s) had untolerated taint {gpu: true}")
           .WithPlugin("TaintToleration");
-  records.Record({.namespace_ = "prod",
-                  .name = "big",
-                  .uid = "u",
-                  .profile = "default-scheduler",
-                  .time = absl::FromUnixSeconds(1764300000),
-                  .attempts = 3,
-                  .result = "Unschedulable",
-                  .message = "0/13 nodes are available: ...",
-                  .num_nodes = 13,
-                  .diagnosis = &d,
-                  .nominated = "node-03",
-                  .victims = {"prod/low-1"},
-                  .waiting_for = {{"NodeResourcesFit", {"NodeAdd", "AssignedPodDelete"}}}});
+  records.Observe({.pod = testing::MakePod().Namespace("prod").Name("big").UID("u").Ptr(),
+                   .time = absl::FromUnixSeconds(1764300000),
+                   .attempts = 3,
+                   .result = "Unschedulable",
+                   .message = "0/13 nodes are available: ...",
+                   .cluster_nodes = 13,
+                   .filtered = &d,
+                   .diagnosis = &d,
+                   .nominated = "node-03",
+                   .victims = {"prod/low-1"},
+                   .waiting_for = {{"NodeResourcesFit", {"NodeAdd", "AssignedPodDelete"}}}});
   const std::string table = FormatExplainTable(*records.Json("prod", "big"));
   EXPECT_THAT(table, HasSubstr("Pod:      prod/big\n"));
   EXPECT_THAT(table, HasSubstr("Attempt:  3 at 2025-11-28T03:20:00Z\n"));
@@ -62,14 +60,12 @@ TEST(ExplainTableTest, AScheduledPodsScoresAreAColumnPerPlugin) {
                           .nodes = {&a, &b},
                           .weighted = {40, 90, 300, 300},
                           .totals = {340, 390}};
-  records.Record({.namespace_ = "default",
-                  .name = "web",
-                  .uid = "u",
-                  .result = "Scheduled",
-                  .node = "node-b",
-                  .num_nodes = 2,
-                  .feasible = 2,
-                  .scores = &t});
+  records.Observe({.pod = testing::MakePod().Name("web").UID("u").Ptr(),
+                   .result = "Scheduled",
+                   .node = "node-b",
+                   .cluster_nodes = 2,
+                   .feasible = t.nodes,
+                   .scores = &t});
   const std::string table = FormatExplainTable(*records.Json("default", "web"));
   EXPECT_THAT(table, HasSubstr("Result:   Scheduled on node-b\n"));
   EXPECT_THAT(table, HasSubstr("  NODE     TOTAL  NodeResourcesFit  TaintToleration\n"

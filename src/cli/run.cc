@@ -23,6 +23,7 @@
 #include "src/config/load.h"
 #include "src/metrics/scheduler_metrics.h"
 #include "src/plugins/registry.h"
+#include "src/scheduler/explain_records.h"
 #include "src/scheduler/scheduler.h"
 #include "src/server/server.h"
 
@@ -497,16 +498,18 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
                     metrics::Stability::kAlpha, {"name"})
           .With({election->name});
   std::unique_ptr<scheduler::ExplainRecords> explain;
+  std::vector<scheduler::AttemptObserver*> observers;
   if (flags.explain_memory_mib > 0) {
     explain = std::make_unique<scheduler::ExplainRecords>(scheduler::ExplainOptions{
         .max_bytes = static_cast<size_t>(flags.explain_memory_mib) << 20});
+    observers.push_back(explain.get());
   }
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> sched =
       scheduler::Scheduler::Create({.config = *cfg,
                                     .writer = &writer,
                                     .binding_threads = kMaxBindingCycles,
+                                    .observers = std::move(observers),
                                     .metrics_registry = &metrics_registry,
-                                    .explain = explain.get(),
                                     .simulator_annotations = flags.simulator_annotations},
                                    registry);
   if (!sched.ok()) {

@@ -131,7 +131,7 @@ void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
   }
   queue_->Delete(pod->metadata.uid);
   nominator_.DeleteNominatedPodIfExists(pod->metadata.uid);
-  if (options_.explain != nullptr) options_.explain->Forget(pod->metadata.uid);
+  for (AttemptObserver* o : options_.observers) o->Forget(pod->metadata.uid);
   for (auto& [name, fw] : frameworks_) {
     if (std::shared_ptr<WaitingPod> wp = fw->GetWaitingPod(pod->metadata.uid)) {
       wp->Reject("", "pod was deleted while waiting at permit");

@@ -76,8 +76,21 @@ struct Rejection {
   }
 };
 
+// What a record keeps of its attempt besides the nodes.
+struct Head {
+  std::string namespace_, name, uid, profile;
+  absl::Time time;
+  int attempts = 0;
+  std::string result, node, message;
+  int num_nodes = 0;  // The nodes the attempt considered.
+  int feasible = 0;   // Those that passed every filter, when it was scheduled.
+  std::optional<std::string> nominated;
+  std::vector<std::string> victims;
+  std::vector<std::pair<std::string, std::vector<std::string>>> waiting_for;
+};
+
 struct ExplainRecords::Kept {
-  ExplainAttempt attempt;  // Its pointers are null here.
+  Head attempt;
   std::vector<Rejection> rejected;
   // The nodes no filter looked at: how many, and the status PreFilter gave them, if any.
   int not_evaluated = 0;
@@ -108,11 +121,29 @@ uint32_t ExplainRecords::NodeId(std::string_view node) {
   return id;
 }
 
-void ExplainRecords::Record(const ExplainAttempt& attempt) {
+void ExplainRecords::Observe(const Attempt& attempt) {
   auto r = std::make_shared<Kept>();
-  r->attempt = attempt;
-  r->attempt.diagnosis = nullptr;
-  r->attempt.scores = nullptr;
+  const api::Pod& pod = *attempt.pod;
+  // A binding cycle's failure considered its one node; a scheduling cycle, the cluster's.
+  const Diagnosis* d = attempt.diagnosis;
+  const size_t num_nodes = !attempt.in_binding ? static_cast<size_t>(attempt.cluster_nodes)
+                           : d != nullptr      ? d->node_to_status.statuses.size()
+                                               : 0;
+  const framework::ScoreTable* scores = attempt.Scheduled() ? attempt.scores : nullptr;
+  r->attempt = Head{.namespace_ = pod.metadata.namespace_,
+                    .name = pod.metadata.name,
+                    .uid = pod.metadata.uid,
+                    .profile = pod.spec.scheduler_name,
+                    .time = attempt.time,
+                    .attempts = attempt.attempts,
+                    .result = attempt.result,
+                    .node = attempt.node,
+                    .message = attempt.message,
+                    .num_nodes = static_cast<int>(num_nodes),
+                    .feasible = attempt.Scheduled() ? static_cast<int>(attempt.feasible.size()) : 0,
+                    .nominated = attempt.nominated,
+                    .victims = attempt.victims,
+                    .waiting_for = attempt.waiting_for};
   absl::MutexLock lock(&mu_);
   // Nodes come and go: an index that holds far more names than the cluster has nodes is made
   // afresh, with the records that point into it.
@@ -126,8 +157,8 @@ void ExplainRecords::Record(const ExplainAttempt& attempt) {
     node_names_.clear();
     bytes_ = node_bytes_ = 0;
   }
-  size_t evaluated = static_cast<size_t>(attempt.feasible);
-  if (const Diagnosis* d = attempt.diagnosis) {
+  size_t evaluated = static_cast<size_t>(r->attempt.feasible);
+  if (d != nullptr) {
     std::vector<std::vector<uint32_t>> ids;
     size_t last = 0;
     for (const auto& [node, status] : d->node_to_status.statuses) {
@@ -156,8 +187,8 @@ void ExplainRecords::Record(const ExplainAttempt& attempt) {
                             .reasons = absent.reasons()};
     }
   }
-  r->not_evaluated = std::max(0, attempt.num_nodes - static_cast<int>(evaluated));
-  if (const framework::ScoreTable* s = attempt.scores) {
+  r->not_evaluated = std::max(0, r->attempt.num_nodes - static_cast<int>(evaluated));
+  if (const framework::ScoreTable* s = scores) {
     // The best kScoresKept, best first (the earlier node first among equals).
     const size_t n = s->nodes.size();
     r->scored = static_cast<int>(n);
@@ -198,7 +229,7 @@ void ExplainRecords::Record(const ExplainAttempt& attempt) {
     }
   }
   // What it takes, as counted: the fixed part, its strings, the sets and the scores.
-  const ExplainAttempt& a = r->attempt;
+  const Head& a = r->attempt;
   size_t bytes = sizeof(Kept) + StringBytes(a.namespace_) + StringBytes(a.name) +
                  StringBytes(a.uid) + StringBytes(a.profile) + StringBytes(a.result) +
                  StringBytes(a.node) + StringBytes(a.message) + StringsBytes(a.victims) +
@@ -215,12 +246,13 @@ void ExplainRecords::Record(const ExplainAttempt& attempt) {
   bytes += 2 * StringBytes(a.uid) + StringBytes(a.namespace_ + "/" + a.name) + 64;
   r->bytes = bytes;
 
-  Drop(attempt.uid);
+  const std::string uid = a.uid;
+  Drop(uid);
   const uint64_t seq = next_seq_++;
-  (attempt.result == "Scheduled" ? decided_ : pending_).emplace(seq, attempt.uid);
-  uid_by_name_[attempt.namespace_ + "/" + attempt.name] = attempt.uid;
+  (attempt.Scheduled() ? decided_ : pending_).emplace(seq, uid);
+  uid_by_name_[a.namespace_ + "/" + a.name] = uid;
   bytes_ += r->bytes;
-  by_uid_[attempt.uid] = Entry{.record = std::move(r), .seq = seq};
+  by_uid_[uid] = Entry{.record = std::move(r), .seq = seq};
   Evict();
 }
 
@@ -283,7 +315,7 @@ std::optional<nlohmann::ordered_json> ExplainRecords::Json(std::string_view name
     }
     for (uint32_t id : r->score_nodes) scored_nodes.push_back(node_names_[id]);
   }
-  const ExplainAttempt& a = r->attempt;
+  const Head& a = r->attempt;
   nlohmann::ordered_json j;
   j["namespace"] = a.namespace_;
   j["name"] = a.name;

@@ -5,7 +5,7 @@
 // registrations).
 //
 //   ExplainRecords records({.max_bytes = 32 << 20});
-//   records.Record(std::move(attempt));               // the scheduling thread, once per attempt
+//   SchedulerOptions{..., .observers = {&records}};  // it observes each attempt
 //   std::optional<nlohmann::ordered_json> j = records.Json("default", "web-1");  // any thread
 //
 // Memory is bounded: records are counted in bytes, and past `max_bytes` the oldest records of
@@ -32,35 +32,15 @@
 #include "ksched/status.h"
 #include "nlohmann/json.hpp"
 #include "src/framework/framework.h"
+#include "src/scheduler/attempt.h"
 
 namespace ksched::scheduler {
-
-// One attempt, as the scheduling cycle hands it over. The pointers are read only during Record.
-struct ExplainAttempt {
-  std::string namespace_, name, uid, profile;
-  absl::Time time;
-  int attempts = 0;     // The queue's count for the pod, this attempt included.
-  std::string result;   // Scheduled, Unschedulable or SchedulerError.
-  std::string node;     // The chosen node, when Scheduled.
-  std::string message;  // The PodScheduled condition's message, when not.
-  int num_nodes = 0;    // The nodes the attempt considered.
-  // The nodes in the cluster, when the attempt saw them all (a scheduling cycle; not a binding
-  // cycle's failure, which considers one node); 0 when unknown.
-  int cluster_nodes = 0;
-  int feasible = 0;                               // Nodes that passed every filter.
-  const Diagnosis* diagnosis = nullptr;           // The filters' rejections; nullptr: none.
-  const framework::ScoreTable* scores = nullptr;  // The feasible nodes' scores; nullptr: none.
-  std::optional<std::string> nominated;           // Where preemption made room.
-  std::vector<std::string> victims;               // The pods it evicts (namespace/name).
-  // Per plugin that rejected the pod: the events it registered (ClusterEvent labels).
-  std::vector<std::pair<std::string, std::vector<std::string>>> waiting_for;
-};
 
 struct ExplainOptions {
   size_t max_bytes = 32 << 20;  // The records' memory, node index included.
 };
 
-class ExplainRecords {
+class ExplainRecords : public AttemptObserver {
  public:
   // A scheduled pod's record keeps the scores of this many nodes, the best: scores are the
   // largest part of a record (8 bytes per plugin and node), and percentageOfNodesToScore scores
@@ -69,9 +49,11 @@ class ExplainRecords {
 
   explicit ExplainRecords(ExplainOptions options = {}) : options_(options) {}
 
-  void Record(const ExplainAttempt& attempt);
+  // The attempt replaces the pod's last: the scores only when it was scheduled, and a binding
+  // cycle's failure with its one node.
+  void Observe(const Attempt& attempt) override;
   // The pod was deleted: its record goes.
-  void Forget(std::string_view uid);
+  void Forget(std::string_view uid) override;
   // The record of pod namespace/name as JSON (the schema is in docs/explain.md); nullopt when no
   // attempt of it is kept.
   std::optional<nlohmann::ordered_json> Json(std::string_view namespace_,

@@ -21,40 +21,34 @@ Diagnosis Rejections(int nodes, int tainted) {
   return d;
 }
 
-ExplainAttempt Pending(const std::string& name, const Diagnosis* d, int nodes) {
-  return {.namespace_ = "default",
-          .name = name,
-          .uid = "uid-" + name,
-          .profile = "default-scheduler",
+Attempt Pending(const std::string& name, const Diagnosis* d, int nodes) {
+  return {.pod = testing::MakePod().Name(name).UID("uid-" + name).Ptr(),
           .time = absl::FromUnixSeconds(1764300000),
           .attempts = 2,
           .result = "Unschedulable",
           .message =
               "0/4 nodes are available: 1 node(s) had untolerated taint {dedicated: gpu}, "
               "3 Insufficient cpu.",
-          .num_nodes = nodes,
           .cluster_nodes = nodes,
+          .filtered = d,
           .diagnosis = d,
           .waiting_for = {{"NodeResourcesFit", {"NodeAdd", "AssignedPodDelete"}}}};
 }
 
 // Pod default/web's attempt that placed it on `node`, every node of `t` feasible.
-ExplainAttempt Scheduled(const std::string& node, const framework::ScoreTable& t) {
-  const int n = static_cast<int>(t.nodes.size());
-  return {.namespace_ = "default",
-          .name = "web",
-          .uid = "u",
+Attempt Scheduled(const std::string& node, const framework::ScoreTable& t) {
+  return {.pod = testing::MakePod().Name("web").UID("u").Ptr(),
           .result = "Scheduled",
           .node = node,
-          .num_nodes = n,
-          .feasible = n,
+          .cluster_nodes = static_cast<int>(t.nodes.size()),
+          .feasible = t.nodes,
           .scores = &t};
 }
 
 TEST(ExplainRecordsTest, APendingPodsNodesAreGroupedByTheirRejection) {
   ExplainRecords records;
   const Diagnosis d = Rejections(4, 1);
-  records.Record(Pending("web", &d, 4));
+  records.Observe(Pending("web", &d, 4));
   std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ((*j)["result"], "Unschedulable");
@@ -86,7 +80,7 @@ TEST(ExplainRecordsTest, PreFiltersRejectionCoversTheNodesNoFilterSaw) {
   d.node_to_status.absent =
       Status::UnschedulableAndUnresolvable("node(s) didn't match Pod's node affinity/selector")
           .WithPlugin("NodeAffinity");
-  records.Record(Pending("web", &d, 7));
+  records.Observe(Pending("web", &d, 7));
   std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ((*j)["nodes"]["notEvaluated"], 7);
@@ -107,10 +101,10 @@ TEST(ExplainRecordsTest, AScheduledPodsScoresComeBestFirstWithEachPlugins) {
   Diagnosis d;
   d.node_to_status.statuses["node-c"] =
       Status::Unschedulable("Insufficient memory").WithPlugin("NodeResourcesFit");
-  ExplainAttempt at = Scheduled("node-b", t);  // 2 feasible nodes of 3.
-  at.num_nodes = 3;
-  at.diagnosis = &d;
-  records.Record(at);
+  Attempt at = Scheduled("node-b", t);  // 2 feasible nodes of 3.
+  at.cluster_nodes = 3;
+  at.filtered = at.diagnosis = &d;
+  records.Observe(at);
   std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ((*j)["node"], "node-b");
@@ -136,7 +130,7 @@ TEST(ExplainRecordsTest, OnlyTheBestScoredNodesAreKept) {
     t.weighted.push_back(i % 50);  // node-049, node-099 and node-149 score best.
     t.totals.push_back(i % 50);
   }
-  records.Record(Scheduled("node-049", t));
+  records.Observe(Scheduled("node-049", t));
   std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ((*j)["nodes"]["scored"], 150);
@@ -162,7 +156,7 @@ TEST(ExplainRecordsTest, ScoresBeyond32BitsAreKeptExactly) {
                           .nodes = {&a, &b},
                           .weighted = {big, 0, 7, 3},
                           .totals = {big + 7, 3}};
-  records.Record(Scheduled("node-a", t));
+  records.Observe(Scheduled("node-a", t));
   std::optional<nlohmann::ordered_json> j = records.Json("default", "web");
   ASSERT_TRUE(j.has_value());
   ASSERT_EQ((*j)["scores"].size(), 2u);
@@ -176,10 +170,10 @@ TEST(ExplainRecordsTest, ScoresBeyond32BitsAreKeptExactly) {
 TEST(ExplainRecordsTest, PreemptionsNominationAndVictimsAreKept) {
   ExplainRecords records;
   const Diagnosis d = Rejections(2, 0);
-  ExplainAttempt at = Pending("high", &d, 2);
+  Attempt at = Pending("high", &d, 2);
   at.nominated = "node-1";
   at.victims = {"default/low-1", "default/low-2"};
-  records.Record(at);
+  records.Observe(at);
   std::optional<nlohmann::ordered_json> j = records.Json("default", "high");
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ((*j)["preemption"]["nominatedNode"], "node-1");
@@ -190,9 +184,9 @@ TEST(ExplainRecordsTest, PreemptionsNominationAndVictimsAreKept) {
 TEST(ExplainRecordsTest, ANewAttemptReplacesTheLastAndADeletedPodsGoes) {
   ExplainRecords records;
   const Diagnosis d = Rejections(4, 1);
-  records.Record(Pending("web", &d, 4));
+  records.Observe(Pending("web", &d, 4));
   const size_t one = records.bytes();
-  records.Record(Pending("web", &d, 4));
+  records.Observe(Pending("web", &d, 4));
   EXPECT_EQ(records.records(), 1u);
   EXPECT_EQ(records.bytes(), one);
   records.Forget("uid-web");
@@ -205,7 +199,7 @@ TEST(ExplainRecordsTest, ANewAttemptReplacesTheLastAndADeletedPodsGoes) {
 TEST(ExplainRecordsTest, TenThousandPendingPodsOnFiveThousandNodesFitTheBound) {
   ExplainRecords records({.max_bytes = 32 << 20});
   const Diagnosis d = Rejections(5000, 1000);
-  for (int i = 0; i < 10000; ++i) records.Record(Pending(fmt::format("pod-{}", i), &d, 5000));
+  for (int i = 0; i < 10000; ++i) records.Observe(Pending(fmt::format("pod-{}", i), &d, 5000));
   EXPECT_EQ(records.records(), 10000u);
   EXPECT_LE(records.bytes(), size_t{32} << 20);
   std::optional<nlohmann::ordered_json> j = records.Json("default", "pod-0");
@@ -217,23 +211,23 @@ TEST(ExplainRecordsTest, TenThousandPendingPodsOnFiveThousandNodesFitTheBound) {
 TEST(ExplainRecordsTest, PastTheBoundDecidedPodsGoFirstThenTheOldestPending) {
   const Diagnosis d = Rejections(100, 10);
   ExplainRecords probe;
-  probe.Record(Pending("p", &d, 100));
+  probe.Observe(Pending("p", &d, 100));
   const size_t index_and_one = probe.bytes();
-  probe.Record(Pending("q", &d, 100));
+  probe.Observe(Pending("q", &d, 100));
   const size_t one = probe.bytes() - index_and_one;        // The node index is shared.
   const size_t bound = index_and_one + one * 2 + one / 2;  // Room for three.
   ExplainRecords records({.max_bytes = bound});
-  ExplainAttempt decided = Pending("done", &d, 100);
+  Attempt decided = Pending("done", &d, 100);
   decided.result = "Scheduled";
   decided.node = "node-50";
-  records.Record(decided);
-  records.Record(Pending("a", &d, 100));
-  records.Record(Pending("b", &d, 100));
+  records.Observe(decided);
+  records.Observe(Pending("a", &d, 100));
+  records.Observe(Pending("b", &d, 100));
   EXPECT_EQ(records.records(), 3u);
-  records.Record(Pending("c", &d, 100));  // "done" goes, though newer than none.
+  records.Observe(Pending("c", &d, 100));  // "done" goes, though newer than none.
   EXPECT_FALSE(records.Json("default", "done").has_value());
   EXPECT_TRUE(records.Json("default", "a").has_value());
-  records.Record(Pending("d", &d, 100));  // Then the oldest pending.
+  records.Observe(Pending("d", &d, 100));  // Then the oldest pending.
   EXPECT_FALSE(records.Json("default", "a").has_value());
   EXPECT_TRUE(records.Json("default", "b").has_value());
   EXPECT_TRUE(records.Json("default", "d").has_value());
@@ -243,13 +237,15 @@ TEST(ExplainRecordsTest, PastTheBoundDecidedPodsGoFirstThenTheOldestPending) {
 TEST(ExplainRecordsTest, ABindingCyclesOneNodeFailureKeepsTheOtherRecords) {
   ExplainRecords records;
   const Diagnosis big = Rejections(2000, 0);
-  records.Record(Pending("wide", &big, 2000));
+  records.Observe(Pending("wide", &big, 2000));
   Diagnosis one;
   one.node_to_status.statuses["node-7"] =
       Status::Unschedulable("binding rejected: node gone").WithPlugin("DefaultBinder");
-  ExplainAttempt bind = Pending("bound-then-failed", &one, 1);
-  bind.cluster_nodes = 0;  // Its own thread: the cluster's size is not known there.
-  records.Record(bind);
+  Attempt bind = Pending("bound-then-failed", &one, 1);
+  bind.in_binding = true;  // Its own thread: the cluster's size is not known there.
+  bind.cluster_nodes = 0;
+  bind.filtered = nullptr;
+  records.Observe(bind);
   EXPECT_TRUE(records.Json("default", "wide").has_value());
   EXPECT_EQ(records.Json("default", "bound-then-failed")->at("nodes").at("total"), 1);
 }
@@ -262,7 +258,7 @@ TEST(ExplainRecordsTest, NodeNamesOfGoneNodesDoNotPileUp) {
       d.node_to_status.statuses[fmt::format("node-{}-{}", round, i)] =
           Status::Unschedulable("Insufficient cpu").WithPlugin("NodeResourcesFit");
     }
-    records.Record(Pending(fmt::format("pod-{}", round), &d, 100));
+    records.Observe(Pending(fmt::format("pod-{}", round), &d, 100));
   }
   // 5,000 names seen, 100 nodes at a time: the index was made afresh on the way.
   EXPECT_LT(records.bytes(), size_t{1} << 20);

@@ -85,30 +85,27 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
   auto state = std::make_shared<CycleState>();
   internal::CycleStateAccess::SetRecordPluginMetrics(
       *state, sample_rng_() % 100 < metrics::FrameworkMetrics::kPluginSamplePercent);
-  internal::CycleStateAccess::SetExplain(*state, options_.record_details);
+  internal::CycleStateAccess::SetExplain(*state, options_.explain_rejections);
   if (options_.simulator_annotations) {
     state->Write(framework::kSimulatorTraceKey, std::make_unique<framework::SimulatorTrace>());
   }
-  CycleRecord record{.pod = pod, .profile = fw.profile_name()};
-  CycleRecord* rec = options_.record_details ? &record : nullptr;
-
   ScheduleResult result;
   FitError fit_error;
-  Status s = SchedulePod(fw, *state, *pod, &result, &fit_error, rec);
+  Status s = SchedulePod(fw, *state, *pod, &result, &fit_error);
+  Found found{.filtered = &fit_error.diagnosis, .scores = result.scored ? &score_table_ : nullptr};
   if (!s.ok()) {
     std::optional<std::string> nominated;
     if (fit_error.num_all_nodes > 0 && fw.HasPostFilterPlugins()) {
       PostFilterResult pf;
       Status ps = fw.RunPostFilterPlugins(*state, *pod, fit_error.diagnosis.node_to_status, &pf);
       nominated = pf.nominated_node_name;
-      record.victims = std::move(pf.victims);
+      found.victims = std::move(pf.victims);
       // As upstream, whatever PostFilter said, an error too, ends the message.
       if (!ps.ok() && !ps.Message().empty()) fit_error.diagnosis.post_filter_msg = ps.Message();
       s = Status(s.code(), {fit_error.Error()});
     }
     HandleFailure(std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,
-                  nominated, &record, start);
-    WriteSimulatorAnnotations(*state, *pod);
+                  nominated, &found, *state, start);
     return std::nullopt;
   }
   metrics_->scheduling_algorithm_duration.With({})->Observe(metrics::SecondsSince(start));
@@ -119,16 +116,14 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
   std::shared_ptr<const api::Pod> assumed = assumed_pod;
   if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), result.node); !st.ok()) {
     HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, std::nullopt,
-                  &record, start);
-    WriteSimulatorAnnotations(*state, *pod);
+                  &found, *state, start);
     return std::nullopt;
   }
   nominator_.DeleteNominatedPodIfExists(pod->metadata.uid);  // It holds its node for real now.
   auto fail_after_assume = [&](const Status& why) {
     fw.RunReservePluginsUnreserve(*state, *assumed, result.node);
     (void)cache_.ForgetPod(pod->metadata.uid);
-    HandleFailureOnNode(std::move(info), why, result.node, &record, start);
-    WriteSimulatorAnnotations(*state, *pod);
+    HandleFailureOnNode(std::move(info), why, result.node, &found, *state, start);
     return std::nullopt;
   };
   if (const framework::SimulatorTrace* trace = Trace(*state)) trace->SelectedNode(result.node);
@@ -140,12 +135,8 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
   framework::Framework::PreBindWork pre_bind_work;
   const Status pre_flight = fw.RunPreBindPreFlights(*state, *assumed, result.node, &pre_bind_work);
   if (!pre_flight.ok() && !pre_flight.IsSkip()) return fail_after_assume(pre_flight);
-  record.node = result.node;
-  if (options_.on_cycle) options_.on_cycle(record);
-  if (options_.explain != nullptr) {
-    Explain(info, "Scheduled", result.node, "", &fit_error.diagnosis,
-            result.scored ? &score_table_ : nullptr, result.feasible, std::nullopt, &record);
-  }
+  Observe({.result = "Scheduled", .node = result.node, .diagnosis = &fit_error.diagnosis}, info,
+          &found);
   // Filter's and Score's data is not held while the pod waits on its bind.
   internal::CycleStateAccess::EndSchedulingCycle(*state);
 
@@ -168,36 +159,34 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
 }
 
 Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
-                              ScheduleResult* result, FitError* fit_error, CycleRecord* record) {
+                              ScheduleResult* result, FitError* fit_error) {
+  std::vector<const NodeInfo*>& feasible = feasible_;
+  feasible.clear();
   if (snapshot_.size() == 0) {
     return Status::UnschedulableAndUnresolvable(kNoNodesAvailableMsg);
   }
-  std::vector<const NodeInfo*> feasible;
-  Diagnosis diagnosis;
-  Status s = FindNodesThatFitPod(fw, state, pod, &feasible, &diagnosis, record);
+  // A success's rejections stay there too, for the attempt's observers.
+  Diagnosis& diagnosis = fit_error->diagnosis;
+  Status s = FindNodesThatFitPod(fw, state, pod, &feasible, &diagnosis);
   if (!s.ok()) return s;
   result->evaluated = static_cast<int>(feasible.size() + diagnosis.node_to_status.statuses.size());
   result->feasible = static_cast<int>(feasible.size());
   if (feasible.empty()) {
     fit_error->num_all_nodes = static_cast<int>(snapshot_.size());
-    fit_error->diagnosis = std::move(diagnosis);
     return Status(Code::kUnschedulable, {fit_error->Error()});
   }
-  // A success's rejections too, for explain.
-  if (options_.explain != nullptr) fit_error->diagnosis = std::move(diagnosis);
   if (feasible.size() == 1) {  // Upstream skips scoring when one node fits.
     result->node = feasible[0]->name();
     return Status();
   }
-  if (Status ps = PrioritizeNodes(fw, state, pod, feasible, record); !ps.ok()) return ps;
+  if (Status ps = PrioritizeNodes(fw, state, pod, feasible); !ps.ok()) return ps;
   result->scored = true;
   result->node = SelectHost(score_table_);
   return Status();
 }
 
 Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, const api::Pod& pod,
-                                  const std::vector<const NodeInfo*>& feasible,
-                                  CycleRecord* record) {
+                                  const std::vector<const NodeInfo*>& feasible) {
   if (Status ps = fw.RunPreScorePlugins(state, pod, feasible); !ps.ok()) return ps;
   framework::ScoreTable& scores = score_table_;
   if (fw.HasScorePlugins()) {
@@ -217,21 +206,12 @@ Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, c
     scores.weighted.clear();
     scores.totals.assign(feasible.size(), 1);
   }
-  if (record != nullptr) {
-    for (size_t i = 0; i < scores.nodes.size(); ++i) {
-      CycleRecord::NodeScores out{.node = scores.nodes[i]->name(), .total = scores.totals[i]};
-      for (size_t j = 0; j < scores.plugins.size(); ++j) {
-        out.plugins.emplace_back(std::string(scores.plugins[j]), scores.Weighted(j, i));
-      }
-      record->scores.push_back(std::move(out));
-    }
-  }
   return Status();
 }
 
 Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& state,
                                       const api::Pod& pod, std::vector<const NodeInfo*>* feasible,
-                                      Diagnosis* diagnosis, CycleRecord* record) {
+                                      Diagnosis* diagnosis) {
   const std::vector<const NodeInfo*>& all = snapshot_.nodes();
   PreFilterResult pre;
   std::set<std::string, std::less<>> narrowing;
@@ -239,13 +219,12 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
   diagnosis->unschedulable_plugins = narrowing;
   if (!s.ok()) {
     if (!s.IsRejected()) return s;
-    if (record != nullptr) record->absent = s;
     diagnosis->node_to_status.absent = s;
     diagnosis->pre_filter_msg = s.Message();
     diagnosis->AddPluginStatus(s);
     return Status();
   }
-  if (EvaluateNominatedNode(fw, state, pod, feasible, diagnosis, record)) return Status();
+  if (EvaluateNominatedNode(fw, state, pod, feasible, diagnosis)) return Status();
   std::vector<const NodeInfo*> subset;
   const std::vector<const NodeInfo*>* nodes = &all;
   if (!pre.AllNodes()) {
@@ -255,14 +234,13 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     nodes = &subset;
     diagnosis->node_to_status.absent = Status::UnschedulableAndUnresolvable(
         fmt::format("node(s) didn't satisfy plugin(s) [{}]", fmt::join(narrowing, " ")));
-    if (record != nullptr) record->absent = diagnosis->node_to_status.absent;
   }
-  return FindNodesThatPassFilters(fw, state, pod, *nodes, feasible, diagnosis, record);
+  return FindNodesThatPassFilters(fw, state, pod, *nodes, feasible, diagnosis);
 }
 
 bool Scheduler::EvaluateNominatedNode(framework::Framework& fw, CycleState& state,
                                       const api::Pod& pod, std::vector<const NodeInfo*>* feasible,
-                                      Diagnosis* diagnosis, CycleRecord* record) {
+                                      Diagnosis* diagnosis) {
   // As upstream's pod with its pending nomination patch applied: the scheduler's nomination counts
   // before the API echoes it.
   const std::string nominated = fw.NominatedNodeOf(pod);
@@ -271,7 +249,6 @@ bool Scheduler::EvaluateNominatedNode(framework::Framework& fw, CycleState& stat
   if (ni == nullptr) return false;
   Status st = fw.RunFilterPluginsWithNominatedPods(state, pod, *ni);
   if (st.ok()) {
-    if (record != nullptr) record->filter.emplace_back(ni->name(), st);
     feasible->push_back(ni);
     return true;
   }
@@ -286,7 +263,7 @@ Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState&
                                            const api::Pod& pod,
                                            const std::vector<const NodeInfo*>& nodes,
                                            std::vector<const NodeInfo*>* feasible,
-                                           Diagnosis* diagnosis, CycleRecord* record) {
+                                           Diagnosis* diagnosis) {
   const size_t n = nodes.size();
   if (n == 0) return Status();
   size_t need = NumFeasibleNodesToFind(fw.percentage_of_nodes_to_score(), static_cast<int32_t>(n));
@@ -378,7 +355,6 @@ Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState&
       Status failed = std::move(statuses[i]);
       if (failed.code() == Code::kError) return failed;
       diagnosis->AddPluginStatus(failed);
-      if (record != nullptr) record->filter.emplace_back(ni->name(), failed);
       diagnosis->node_to_status.statuses[ni->name()] = std::move(failed);
       ++processed;
       continue;
@@ -386,7 +362,6 @@ Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState&
       continue;
     }
     ++processed;
-    if (record != nullptr) record->filter.emplace_back(ni->name(), Status());
   }
   filter_cutoff_.Record(processed, busy.total());
   next_start_node_index_ = (next_start_node_index_ + processed) % snapshot_.size();
@@ -406,11 +381,11 @@ std::string Scheduler::SelectHost(const framework::ScoreTable& scores) {
 }
 
 void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,
-                                    const std::string& node, CycleRecord* record,
-                                    SteadyTime start) {
+                                    const std::string& node, const Found* found,
+                                    const CycleState& state, SteadyTime start) {
   const std::optional<std::string> clear_nominated = "";
   if (!status.IsRejected()) {
-    HandleFailure(std::move(info), status, nullptr, clear_nominated, record, start);
+    HandleFailure(std::move(info), status, nullptr, clear_nominated, found, state, start);
     return;
   }
   // As upstream: a rejection after the node was chosen reads as a one-node FitError.
@@ -418,12 +393,12 @@ void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,
   fe.diagnosis.node_to_status.statuses[node] = status;
   fe.diagnosis.AddPluginStatus(status);
   HandleFailure(std::move(info), Status(status.code(), {fe.Error()}), &fe.diagnosis,
-                clear_nominated, record, start);
+                clear_nominated, found, state, start);
 }
 
 void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
-                              const std::optional<std::string>& nominated, CycleRecord* record,
-                              SteadyTime start) {
+                              const std::optional<std::string>& nominated, const Found* found,
+                              const CycleState& state, SteadyTime start) {
   std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
   RecordAttempt(*pod, status.IsRejected() ? "unschedulable" : "error", start);
   const std::string reason = status.IsRejected() ? "Unschedulable" : "SchedulerError";
@@ -439,9 +414,12 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
   } else {
     KLOG_ERROR("Error scheduling pod; retrying", {"pod", PodKey(*pod)}, {"err", message});
   }
-  if (options_.explain != nullptr) {
-    Explain(info, reason, "", message, diagnosis, nullptr, 0, nominated, record);
-  }
+  Observe({.result = reason,
+           .status = status,
+           .message = message,
+           .diagnosis = diagnosis,
+           .nominated = nominated},
+          info, found);
   // Preemption's nomination (or its clearing) holds the room on the node for this pod.
   if (nominated) nominator_.AddNominatedPod(info.pod_info, *nominated);
   queue_->AddUnschedulableIfNotPresent(std::move(info));
@@ -455,12 +433,7 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
   const bool set_nominated =
       nominated && (!nominated->empty() || !pod->status.nominated_node_name.empty());
   (void)options_.writer->UpdatePodStatus(*pod, cond, set_nominated ? &*nominated : nullptr);
-  if (record != nullptr) {
-    record->node.clear();
-    record->status = status;
-    record->message = message;
-    if (options_.on_cycle) options_.on_cycle(*record);
-  }
+  WriteSimulatorAnnotations(state, *pod);
 }
 
 const framework::SimulatorTrace* Scheduler::Trace(const CycleState& state) const {
@@ -480,39 +453,28 @@ void Scheduler::WriteSimulatorAnnotations(const CycleState& state, const api::Po
   }
 }
 
-void Scheduler::Explain(const QueuedPodInfo& info, std::string_view result, const std::string& node,
-                        const std::string& message, const Diagnosis* diagnosis,
-                        const framework::ScoreTable* scores, int feasible,
-                        const std::optional<std::string>& nominated, const CycleRecord* record) {
-  const api::Pod& pod = info.pod();
-  const framework::Framework* fw = FrameworkFor(pod.spec.scheduler_name);
-  // The snapshot is the scheduling thread's; a binding cycle's failure (no record) is a one-node
-  // diagnosis, read on its own thread.
-  const size_t nodes = record != nullptr      ? snapshot_.size()
-                       : diagnosis != nullptr ? diagnosis->node_to_status.statuses.size()
-                                              : 0;
-  ExplainAttempt a{.namespace_ = pod.metadata.namespace_,
-                   .name = pod.metadata.name,
-                   .uid = pod.metadata.uid,
-                   .profile = pod.spec.scheduler_name,
-                   .time = clock_->Now(),
-                   .attempts = info.attempts,
-                   .result = std::string(result),
-                   .node = node,
-                   .message = message,
-                   .num_nodes = static_cast<int>(nodes),
-                   .cluster_nodes = record != nullptr ? static_cast<int>(nodes) : 0,
-                   .feasible = feasible,
-                   .diagnosis = diagnosis,
-                   .scores = scores,
-                   .nominated = nominated};
-  if (record != nullptr) a.victims = record->victims;
-  if (diagnosis != nullptr && fw != nullptr && result != "Scheduled") {
-    std::set<std::string, std::less<>> plugins = diagnosis->unschedulable_plugins;
-    plugins.insert(diagnosis->pending_plugins.begin(), diagnosis->pending_plugins.end());
+void Scheduler::Observe(Attempt a, const QueuedPodInfo& info, const Found* found) {
+  if (options_.observers.empty()) return;
+  a.pod = info.pod_info->pod;
+  a.time = clock_->Now();
+  a.attempts = info.attempts;
+  if (found != nullptr) {
+    // The snapshot is the scheduling thread's; the binding cycle considers one node.
+    a.cluster_nodes = static_cast<int>(snapshot_.size());
+    a.filtered = found->filtered;
+    a.feasible = feasible_;
+    a.scores = found->scores;
+    a.victims = found->victims;
+  } else {
+    a.in_binding = true;
+  }
+  const framework::Framework* fw = FrameworkFor(a.pod->spec.scheduler_name);
+  if (a.diagnosis != nullptr && fw != nullptr && !a.Scheduled()) {
+    std::set<std::string, std::less<>> plugins = a.diagnosis->unschedulable_plugins;
+    plugins.insert(a.diagnosis->pending_plugins.begin(), a.diagnosis->pending_plugins.end());
     for (const std::string& p : plugins) a.waiting_for.emplace_back(p, fw->RegisteredEvents(p));
   }
-  options_.explain->Record(a);
+  for (AttemptObserver* o : options_.observers) o->Observe(a);
 }
 
 void Scheduler::StartBindingCycle(BindingCycle cycle) {
@@ -576,8 +538,7 @@ void Scheduler::FinishBindingCycle(BindingCycle cycle, Status s) {
     (void)cache_.ForgetPod(uid);
     MoveAll({EventResource::kAssignedPod, kDelete, "AssignedPodDelete"}, cycle.assumed, nullptr,
             nullptr, nullptr);
-    WriteSimulatorAnnotations(*cycle.state, cycle.info.pod());
-    HandleFailureOnNode(std::move(cycle.info), s, node, nullptr, cycle.start);
+    HandleFailureOnNode(std::move(cycle.info), s, node, nullptr, *cycle.state, cycle.start);
     return;
   }
   WriteSimulatorAnnotations(*cycle.state, assumed);

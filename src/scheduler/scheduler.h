@@ -38,32 +38,10 @@
 #include "src/framework/simulator_trace.h"
 #include "src/metrics/scheduler_metrics.h"
 #include "src/queue/scheduling_queue.h"
+#include "src/scheduler/attempt.h"
 #include "src/scheduler/binding_executor.h"
-#include "src/scheduler/explain_records.h"
 
 namespace ksched::scheduler {
-
-// One scheduling attempt of one pod, for `simulate --explain` and the tests.
-struct CycleRecord {
-  std::shared_ptr<const api::Pod> pod;
-  std::string profile;
-  std::string node;     // The chosen node; "" when the attempt failed.
-  Status status;        // Why it failed (Unschedulable, Error, ...).
-  std::string message;  // The PodScheduled condition's message.
-  // Every evaluated node in evaluation order, with its filter status (Success: passed).
-  std::vector<std::pair<std::string, Status>> filter;
-  // The status of the nodes PreFilter ruled out (all of them, or those outside its result).
-  std::optional<Status> absent;
-  // Per feasible node: each plugin's weighted score and the total.
-  struct NodeScores {
-    std::string node;
-    std::vector<std::pair<std::string, int64_t>> plugins;
-    int64_t total = 0;
-  };
-  std::vector<NodeScores> scores;
-  // The pods preemption evicts for it (namespace/name), when it nominated a node.
-  std::vector<std::string> victims;
-};
 
 struct SchedulerOptions {
   config::Configuration config = config::DefaultConfiguration();
@@ -73,15 +51,14 @@ struct SchedulerOptions {
   // How many binding cycles may run at once, each on a thread of its own (BindingExecutor); 0
   // runs each inline, at the end of its scheduling cycle (the embedded cluster does).
   size_t binding_threads = 0;
-  // Called after every scheduling attempt (success or failure), on the scheduling thread.
-  std::function<void(const CycleRecord&)> on_cycle;
-  // Record per-node filter and score details in CycleRecord (costs time; for explain).
-  bool record_details = false;
+  // What reads each attempt (attempt.h says when): `ksched explain`'s records, simulate's
+  // explanations. Each must outlive the scheduler.
+  std::vector<AttemptObserver*> observers;
+  // Plugins explain the nodes they reject (CycleState::explain; costs time): `simulate --explain`.
+  bool explain_rejections = false;
   // Where the scheduler's metrics go (for /metrics); nullptr: a registry of its own. A registry
   // given here must not be scraped once the scheduler is gone: it reads the queue and the cache.
   metrics::Registry* metrics_registry = nullptr;
-  // Where each attempt's explanation is kept (`ksched explain`); nullptr: nowhere.
-  ExplainRecords* explain = nullptr;
   // Write kube-scheduler-simulator's result annotations onto each pod after each attempt (its
   // outcome: bound, or failed), as the simulator's own scheduler does, for its web UI.
   bool simulator_annotations = false;
@@ -128,6 +105,13 @@ class Scheduler : public ClusterEventSink {
     int feasible = 0;
     bool scored = false;  // score_table_ holds this pod's scores.
   };
+  // What the scheduling cycle found, for its Attempt: the filters' diagnosis, the feasible nodes
+  // (feasible_) and the scores; and the victims of its preemption.
+  struct Found {
+    const Diagnosis* filtered = nullptr;
+    const framework::ScoreTable* scores = nullptr;
+    std::vector<std::string> victims;
+  };
 
   using SteadyTime = std::chrono::steady_clock::time_point;
 
@@ -164,48 +148,45 @@ class Scheduler : public ClusterEventSink {
   std::optional<BindingCycle> SchedulingCycle(framework::Framework& fw, QueuedPodInfo info,
                                               SteadyTime start);
   // Filters, scores and picks a node (upstream's schedulePod).
+  // The feasible nodes go to feasible_, the rejections to fit_error->diagnosis.
   Status SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
-                     ScheduleResult* result, FitError* fit_error, CycleRecord* record);
+                     ScheduleResult* result, FitError* fit_error);
   // PreFilter, then the nominated node, then the others (upstream's findNodesThatFitPod).
   Status FindNodesThatFitPod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
-                             std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis,
-                             CycleRecord* record);
+                             std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis);
   // Whether the node preemption nominated the pod to fits it; that node is likely the only one
   // that does, so it is tried first (upstream's evaluateNominatedNode).
   bool EvaluateNominatedNode(framework::Framework& fw, CycleState& state, const api::Pod& pod,
-                             std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis,
-                             CycleRecord* record);
+                             std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis);
   // Filters `nodes` from the round-robin start until enough fit, in parallel waves (upstream's
   // findNodesThatPassFilters).
   Status FindNodesThatPassFilters(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                                   const std::vector<const NodeInfo*>& nodes,
-                                  std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis,
-                                  CycleRecord* record);
+                                  std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis);
   // PreScore and Score into score_table_ (upstream's prioritizeNodes).
   Status PrioritizeNodes(framework::Framework& fw, CycleState& state, const api::Pod& pod,
-                         const std::vector<const NodeInfo*>& feasible, CycleRecord* record);
+                         const std::vector<const NodeInfo*>& feasible);
   std::string SelectHost(const framework::ScoreTable& scores);
+  // The attempt failed: the pod goes back to the queue, with its event and condition, and the
+  // attempt to the observers. `found` is what its scheduling cycle found; nullptr from the
+  // binding cycle. `state` is the attempt's, for the simulator's annotations.
   void HandleFailure(QueuedPodInfo info, const Status& status, const Diagnosis* diagnosis,
-                     const std::optional<std::string>& nominated_node, CycleRecord* record,
-                     SteadyTime start);
+                     const std::optional<std::string>& nominated_node, const Found* found,
+                     const CycleState& state, SteadyTime start);
   // A failure after `node` was chosen (Reserve, Permit, binding): rejections become a one-node
   // FitError, anything else an error; the pod's nomination is cleared, as upstream's
   // clearNominatedNode.
   void HandleFailureOnNode(QueuedPodInfo info, const Status& status, const std::string& node,
-                           CycleRecord* record, SteadyTime start);
+                           const Found* found, const CycleState& state, SteadyTime start);
   // The attempt's SimulatorTrace; nullptr without options_.simulator_annotations, so that a cycle
   // without one does not search its state for it.
   const framework::SimulatorTrace* Trace(const CycleState& state) const;
   // With options_.simulator_annotations: the attempt's SimulatorTrace as the simulator's
   // annotations on the pod, and the pod's result-history with one more entry.
   void WriteSimulatorAnnotations(const CycleState& state, const api::Pod& pod);
-  // Keeps the attempt in options_.explain: the filters' rejections, the scores when the pod was
-  // scored, preemption's nomination and victims, and what the rejecting plugins wait for. From a
-  // binding thread too, with no record.
-  void Explain(const QueuedPodInfo& info, std::string_view result, const std::string& node,
-               const std::string& message, const Diagnosis* diagnosis,
-               const framework::ScoreTable* scores, int feasible,
-               const std::optional<std::string>& nominated, const CycleRecord* record);
+  // Hands the attempt to options_.observers, with what `found` holds and what the rejecting
+  // plugins wait for. From a binding thread too, with `found` nullptr.
+  void Observe(Attempt attempt, const QueuedPodInfo& info, const Found* found);
   // --- The binding cycle (upstream's bindingCycle): Permit's wait, PreBind and Bind, then
   // FinishBindingCycle. Where it runs is its strategy (BindingCycle::async): on a binding thread;
   // or sent from the calling thread and finished where the answer arrives, or on a binding thread
@@ -235,6 +216,7 @@ class Scheduler : public ClusterEventSink {
   size_t next_start_node_index_ = 0;
   std::vector<uint8_t> verdict_scratch_;
   std::vector<Status> status_scratch_;
+  std::vector<const NodeInfo*> feasible_;    // The scheduling cycle's feasible nodes.
   framework::ParallelCutoff filter_cutoff_;  // Whether Filter runs on the workers.
   framework::ScoreTable score_table_;
   std::mt19937_64 rng_;

@@ -12,6 +12,7 @@
 #include "ksched/stable.h"
 #include "src/api/kinds.h"
 #include "src/plugins/registry.h"
+#include "src/scheduler/explain_records.h"
 #include "src/sdk/stable.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -35,6 +36,35 @@ config::Configuration WithPluginAt(config::PluginSet config::Plugins::*point,
   return cfg;
 }
 
+// What an observer sees of each attempt, copied out of its views.
+struct Seen {
+  std::string pod, result, node;
+  bool in_binding = false;
+  int cluster_nodes = 0;
+  std::vector<std::string> rejected, feasible;  // By the scheduling cycle's filters.
+  size_t diagnosed = 0;                         // Nodes in `diagnosis`.
+};
+
+class RecordingObserver : public AttemptObserver {
+ public:
+  void Observe(const Attempt& a) override {
+    Seen s{.pod = a.pod->metadata.name,
+           .result = a.result,
+           .node = a.node,
+           .in_binding = a.in_binding,
+           .cluster_nodes = a.cluster_nodes};
+    if (a.filtered != nullptr) {
+      for (const auto& [node, status] : a.filtered->node_to_status.statuses) {
+        s.rejected.push_back(node);
+      }
+    }
+    for (const NodeInfo* ni : a.feasible) s.feasible.push_back(ni->name());
+    if (a.diagnosis != nullptr) s.diagnosed = a.diagnosis->node_to_status.statuses.size();
+    seen.push_back(std::move(s));
+  }
+  std::vector<Seen> seen;
+};
+
 // A scheduler on a fake clock whose writes land in a RecordingWriter. Binds are fed back to the
 // scheduler as the informer would.
 class SchedulerTest : public ::testing::Test {
@@ -47,7 +77,7 @@ class SchedulerTest : public ::testing::Test {
                                 .writer = &writer_,
                                 .clock = &clock_,
                                 .seed = 1,
-                                .explain = &explain_},
+                                .observers = {&explain_, &observer_}},
                                registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
@@ -100,6 +130,7 @@ class SchedulerTest : public ::testing::Test {
   testing::RecordingWriter writer_;
   Registry registry_;
   ExplainRecords explain_;  // Every attempt's, as `ksched run` keeps them.
+  RecordingObserver observer_;
   std::unique_ptr<Scheduler> s_;
   std::map<std::string, std::shared_ptr<const api::Pod>> pods_;
   std::set<std::string> confirmed_;
@@ -498,6 +529,40 @@ TEST_F(SchedulerTest, FailedBindLeavesNoPhantomUsageAndRetries) {
   s_->queue().FlushBackoffQCompleted();
   Drain();
   EXPECT_EQ(writer_.binds.at("default/p"), "n1");
+}
+
+// Observers hear of each scheduling cycle once, at its end, with what its filters found; and of
+// a failed bind once more, with the one node it tried. `ksched explain` then shows the failure.
+TEST_F(SchedulerTest, ObserversSeeEachCycleOnceAndAFailedBindOnceMore) {
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  writer_.bind_error = absl::NotFoundError("pods \"p\" not found");
+  AddPod(MakePod().Name("p").Req("cpu", "2"));
+  ASSERT_TRUE(s_->ScheduleOne());
+  s_->WaitForBindings();
+  ASSERT_EQ(observer_.seen.size(), 2u);
+  const Seen& decided = observer_.seen[0];
+  EXPECT_EQ(decided.result, "Scheduled");
+  EXPECT_EQ(decided.node, "n1");
+  EXPECT_FALSE(decided.in_binding);
+  EXPECT_EQ(decided.cluster_nodes, 2);
+  EXPECT_THAT(decided.rejected, ::testing::ElementsAre("n2"));
+  EXPECT_THAT(decided.feasible, ::testing::ElementsAre("n1"));
+  const Seen& failed = observer_.seen[1];
+  EXPECT_EQ(failed.result, "SchedulerError");
+  EXPECT_TRUE(failed.in_binding);
+  EXPECT_EQ(failed.cluster_nodes, 0);
+  EXPECT_TRUE(failed.rejected.empty());
+  EXPECT_EQ(explain_.Json("default", "p")->at("result"), "SchedulerError");
+
+  // An unschedulable pod: one cycle, one attempt, every node diagnosed.
+  AddPod(MakePod().Name("q").Req("cpu", "3"));
+  ASSERT_TRUE(s_->ScheduleOne());
+  ASSERT_EQ(observer_.seen.size(), 3u);
+  EXPECT_EQ(observer_.seen[2].pod, "q");
+  EXPECT_EQ(observer_.seen[2].result, "Unschedulable");
+  EXPECT_EQ(observer_.seen[2].diagnosed, 2u);
+  EXPECT_THAT(observer_.seen[2].rejected, ::testing::UnorderedElementsAre("n1", "n2"));
 }
 
 TEST_F(SchedulerTest, PodsOfOtherSchedulersAreLeftAlone) {

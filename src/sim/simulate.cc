@@ -26,21 +26,65 @@ std::string Verdict(const Status& s) {
   return out;
 }
 
+// What the scheduling cycle's filters and scores found, kept for the table and the JSON.
+Explanation Explain(const scheduler::Attempt& a) {
+  Explanation e;
+  if (const Diagnosis* d = a.filtered) {
+    for (const auto& [node, status] : d->node_to_status.statuses)
+      e.verdicts[node] = Verdict(status);
+    const Status& absent = d->node_to_status.absent;
+    if (!absent.plugin().empty() || !absent.reasons().empty()) e.absent = Verdict(absent);
+  }
+  for (const NodeInfo* ni : a.feasible) e.verdicts[ni->name()] = "passed";
+  const std::string& nominated = a.pod->status.nominated_node_name;
+  e.nominated_fit = !nominated.empty() && e.verdicts.size() == 1 && a.feasible.size() == 1 &&
+                    a.feasible[0]->name() == nominated;
+  if (const framework::ScoreTable* s = a.scores) {
+    for (size_t i = 0; i < s->nodes.size(); ++i) {
+      Explanation::NodeScores out{.node = s->nodes[i]->name(), .total = s->totals[i]};
+      for (size_t j = 0; j < s->plugins.size(); ++j) {
+        out.plugins.emplace_back(std::string(s->plugins[j]), s->Weighted(j, i));
+      }
+      e.scores.push_back(std::move(out));
+    }
+    std::stable_sort(e.scores.begin(), e.scores.end(),
+                     [](const auto& x, const auto& y) { return x.total > y.total; });
+  }
+  return e;
+}
+
+// The scheduling cycles: how many, how many chose a node, and with explain each pod's last. A
+// binding cycle's failure leaves its pod's explanation as its scheduling cycle found it (the
+// pod's condition says why the bind failed).
+class Cycles : public scheduler::AttemptObserver {
+ public:
+  explicit Cycles(bool explain) : explain_(explain) {}
+  void Observe(const scheduler::Attempt& a) override {
+    if (a.in_binding) return;
+    ++cycles;
+    if (!a.node.empty()) ++placed;
+    if (explain_) last[a.pod->metadata.uid] = Explain(a);
+  }
+
+  int cycles = 0;
+  int placed = 0;
+  std::map<std::string, Explanation> last;  // uid → the last cycle's
+
+ private:
+  const bool explain_;
+};
+
 // Each node's filter verdict in the last attempt, by node name. Nodes the attempt did not
 // filter: those PreFilter ruled out, those left out because the pod's nominated node fit (only it
 // is tried first, as upstream), or those percentageOfNodesToScore left out.
-std::map<std::string, std::string> FilterVerdicts(const scheduler::CycleRecord& r,
+std::map<std::string, std::string> FilterVerdicts(const Explanation& e,
                                                   const std::vector<std::string>& nodes) {
-  std::map<std::string, std::string> out;
-  for (const auto& [node, status] : r.filter) out[node] = Verdict(status);
-  const std::string nominated = r.pod ? r.pod->status.nominated_node_name : "";
-  const bool nominated_fit = !nominated.empty() && r.filter.size() == 1 &&
-                             r.filter[0].first == nominated && r.filter[0].second.ok();
+  std::map<std::string, std::string> out = e.verdicts;
   for (const std::string& node : nodes) {
     if (out.contains(node)) continue;
-    out[node] = r.absent        ? Verdict(*r.absent)
-                : nominated_fit ? "not evaluated (the pod's nominated node fit)"
-                                : "not evaluated (percentageOfNodesToScore)";
+    out[node] = e.absent          ? *e.absent
+                : e.nominated_fit ? "not evaluated (the pod's nominated node fit)"
+                                  : "not evaluated (percentageOfNodesToScore)";
   }
   return out;
 }
@@ -55,14 +99,6 @@ std::vector<std::pair<std::string, std::vector<std::string>>> VerdictGroups(
                                                                     by_verdict.end());
   std::stable_sort(out.begin(), out.end(),
                    [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-  return out;
-}
-
-// The attempt's scores, best total first; equal totals keep the order the nodes were scored in.
-std::vector<scheduler::CycleRecord::NodeScores> BestFirst(const scheduler::CycleRecord& r) {
-  std::vector<scheduler::CycleRecord::NodeScores> out = r.scores;
-  std::stable_sort(out.begin(), out.end(),
-                   [](const auto& a, const auto& b) { return a.total > b.total; });
   return out;
 }
 
@@ -119,21 +155,14 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
                                           const SimulationOptions& options) {
   Cluster cluster(std::move(objects));
   FakeClock clock(absl::FromUnixSeconds(1767225600));  // 2026-01-01T00:00:00Z
-  std::map<std::string, scheduler::CycleRecord> last;  // uid → last attempt
-  int cycles = 0;
-  int placed = 0;  // Attempts that chose a node.
+  Cycles cycles(options.explain);
   scheduler::SchedulerOptions so{.config = options.config,
                                  .writer = &cluster,
                                  .clock = &clock,
                                  .seed = options.seed,
                                  .binding_threads = 0,
-                                 .on_cycle =
-                                     [&](const scheduler::CycleRecord& r) {
-                                       ++cycles;
-                                       if (!r.node.empty()) ++placed;
-                                       if (options.explain) last[r.pod->metadata.uid] = r;
-                                     },
-                                 .record_details = options.explain};
+                                 .observers = {&cycles},
+                                 .explain_rejections = options.explain};
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> created =
       scheduler::Scheduler::Create(std::move(so), registry);
   if (!created.ok()) return created.status();
@@ -143,13 +172,14 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
   cluster.Start(s, options.one_at_a_time);
   do {
     for (int idle = 0; idle <= kMaxIdleTimeJumps;) {
-      const int placed_before = placed;
+      const int placed_before = cycles.placed;
       const size_t evicted_before = cluster.Evicted().size();
       while (s.ScheduleOne()) cluster.Deliver(s);
       cluster.Deliver(s);
       absl::Time next = s.queue().NextBackoffExpiry();
       if (next == absl::InfiniteFuture()) break;
-      const bool progressed = placed != placed_before || cluster.Evicted().size() != evicted_before;
+      const bool progressed =
+          cycles.placed != placed_before || cluster.Evicted().size() != evicted_before;
       idle = progressed ? 0 : idle + 1;
       clock.Set(std::max(next, clock.Now()));
       s.queue().FlushBackoffQCompleted();
@@ -157,7 +187,7 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
   } while (cluster.AddNextPod(s));
 
   SimulationResult result;
-  result.cycles = cycles;
+  result.cycles = cycles.cycles;
   result.final_pods = cluster.Pods();
   result.final_nodes = cluster.Nodes();
   for (const auto& n : cluster.Nodes()) result.node_names.push_back(n->metadata.name);
@@ -193,7 +223,9 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
     } else {
       o = Outcome(*current->second, s);
     }
-    if (auto it = last.find(start->metadata.uid); it != last.end()) o.last_cycle = it->second;
+    if (auto it = cycles.last.find(start->metadata.uid); it != cycles.last.end()) {
+      o.last_cycle = std::move(it->second);
+    }
     result.pods.push_back(std::move(o));
   }
   return result;
@@ -216,7 +248,7 @@ std::string FormatJson(const SimulationResult& result, bool explain) {
       }
       p["filter"] = std::move(filter);
       nlohmann::ordered_json scores = nlohmann::ordered_json::object();
-      for (const auto& ns : BestFirst(*o.last_cycle)) {
+      for (const auto& ns : o.last_cycle->scores) {
         nlohmann::ordered_json s;
         for (const auto& [plugin, score] : ns.plugins) s[plugin] = score;
         s["total"] = ns.total;
@@ -272,7 +304,7 @@ std::string FormatTable(const SimulationResult& result, bool explain) {
     }
     if (o.last_cycle->scores.empty()) continue;
     out += "  scores (weighted, best first):\n";
-    for (const auto& ns : BestFirst(*o.last_cycle)) {
+    for (const auto& ns : o.last_cycle->scores) {
       std::string parts;
       for (const auto& [plugin, score] : ns.plugins) parts += fmt::format("{}={} ", plugin, score);
       out += fmt::format("    {:<{}}  total={}  {}\n", ns.node, wnode, ns.total, parts);

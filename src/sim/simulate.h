@@ -5,6 +5,7 @@
 //   std::cout << FormatJson(*result, /*explain=*/true);
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,23 @@ struct SimulationOptions {
   bool one_at_a_time = false;
 };
 
+// What `simulate --explain` shows of a pod's last scheduling cycle (its observer keeps it).
+struct Explanation {
+  // Each node the filters checked: "passed", or "Plugin: reason (explanation)".
+  std::map<std::string, std::string> verdicts;
+  // The verdict of the nodes PreFilter ruled out (all, or those outside its result), if it did.
+  std::optional<std::string> absent;
+  bool nominated_fit = false;  // Only the pod's nominated node was checked, and it fit.
+  // Per scored node, best total first (equal totals in the order they were scored): each
+  // plugin's weighted score and the total.
+  struct NodeScores {
+    std::string node;
+    std::vector<std::pair<std::string, int64_t>> plugins;
+    int64_t total = 0;
+  };
+  std::vector<NodeScores> scores;
+};
+
 struct PodOutcome {
   std::string namespace_;
   std::string name;
@@ -38,7 +56,7 @@ struct PodOutcome {
   std::string message;  // The PodScheduled condition's message ("" when scheduled), or why.
   // status.nominatedNodeName of a pod left pending: where its preemption made room.
   std::string nominated_node;
-  std::optional<scheduler::CycleRecord> last_cycle;  // With explain.
+  std::optional<Explanation> last_cycle;  // With explain.
 };
 
 // A pod that preemption deleted to make room, and the pod it made room for ("namespace/name").

@@ -173,7 +173,7 @@ TEST(SimulateTest, APendingPodsNominatedNodeIsInTheJsonAndTheExplanation) {
                     .status = "Unschedulable",
                     .message = "0/1 nodes are available: 1 Insufficient cpu.",
                     .nominated_node = "node-0",
-                    .last_cycle = scheduler::CycleRecord{}});
+                    .last_cycle = Explanation{}});
   nlohmann::json j = nlohmann::json::parse(FormatJson(r, false));
   EXPECT_EQ(j["pods"][0]["nominatedNode"], "node-0") << j.dump();
   EXPECT_NE(FormatTable(r, true).find("default/urgent: Unschedulable, nominated to node-0\n"),
