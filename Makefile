@@ -6,7 +6,7 @@ TSAN_DIR ?= build-tsan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps configure build fuzz-build k8s api-fields test sanitize tsan demo lint format bench bench-abi bench-cel bench-decode bench-quick bench-volumes bench-dra difftest e2e chaos chaos-short image clean
+.PHONY: all deps configure build fuzz-build k8s api-fields feature-gates test sanitize tsan demo lint format bench bench-abi bench-cel bench-decode bench-quick bench-volumes bench-dra difftest e2e chaos chaos-short image clean
 
 all: build
 
@@ -39,6 +39,11 @@ api-fields: build k8s
 	  $(BUILD_DIR)/src/api/gen_api_fields $$pin \
 	    "$$(cd scripts/k8s && go env GOMODCACHE)/k8s.io/kubernetes@$$pin/api/openapi-spec/v3" \
 	    > src/api/api_fields.json
+
+# src/features/feature_gates.json, the gates the pinned kube-scheduler registers, with their
+# versioned specs and dependencies: printed by upstream's own gate (scripts/k8s/featuregates).
+feature-gates:
+	@cd scripts/k8s && GOTOOLCHAIN=local GOFLAGS=-mod=readonly go run ./featuregates > ../../src/features/feature_gates.json
 
 # The chaos label is left out until its soak has more clean runs since the last fix
 # (docs/reliability.md, "The chaos soak"); `make chaos-short` runs it.
