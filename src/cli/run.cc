@@ -16,6 +16,7 @@
 #include "src/base/file.h"
 #include "src/base/log.h"
 #include "src/base/signals.h"
+#include "src/cli/feature_gate_flags.h"
 #include "src/cli/version.h"
 #include "src/client/api_source.h"
 #include "src/client/leader_election.h"
@@ -112,6 +113,7 @@ void AddRunFlags(CLI::App* cmd, RunFlags* flags) {
                   "Memory (MiB) for each pod's last scheduling attempt, served at "
                   "/debug/pods/NAMESPACE/NAME for `ksched explain`; 0 keeps none (default 32)")
       ->check(CLI::Range(0, 1 << 20));
+  AddFeatureGateFlags(cmd, &flags->feature_gates);
   cmd->add_flag("--simulator-annotations", flags->simulator_annotations,
                 "Write kube-scheduler-simulator's result annotations (filter-result, "
                 "score-result, ..., result-history) onto each pod after each attempt, so that "
@@ -451,6 +453,9 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   // SIGTERM and SIGINT are taken by one thread (started below); every thread started from here on
   // inherits the blocked mask.
   ShutdownSignals signals;
+  // The gates first, as kube-scheduler sets them before anything else.
+  absl::StatusOr<features::FeatureGates> gates = FeatureGatesFromFlags(flags.feature_gates);
+  if (!gates.ok()) return Fail(std::string(gates.status().message()));
   absl::StatusOr<config::Configuration> cfg = EffectiveConfiguration(flags, registry);
   if (!cfg.ok()) return Fail(std::string(cfg.status().message()));
   absl::StatusOr<client::LeaderElectionOptions> election =
@@ -462,6 +467,7 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   }
   metrics::Registry metrics_registry;
   metrics::AddProcessMetrics(&metrics_registry);
+  RecordFeatureGates(*gates, &metrics_registry);
   client::RestClientMetrics rest_metrics(metrics_registry);
   absl::StatusOr<Connections> connections = Connect(flags, *cfg, &rest_metrics);
   if (!connections.ok()) return Fail(std::string(connections.status().message()));

@@ -9,6 +9,7 @@
 
 #include "CLI/CLI.hpp"
 #include "ksched/registry.h"
+#include "src/features/feature_gates.h"
 
 namespace ksched::cli {
 
@@ -47,7 +48,8 @@ struct RunFlags {
   int explain_memory_mib = 32;
   // Write kube-scheduler-simulator's result annotations onto the pods it decides.
   bool simulator_annotations = false;
-  CLI::App* cmd = nullptr;  // To tell which flags were given.
+  features::Flags feature_gates;  // --feature-gates, --emulated-version, ...
+  CLI::App* cmd = nullptr;        // To tell which flags were given.
 };
 
 // Adds the flags of `run` to `cmd`.

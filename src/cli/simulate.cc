@@ -7,9 +7,10 @@
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/api/api_fields.h"
+#include "src/cli/feature_gate_flags.h"
+#include "src/client/cluster_listing.h"
 #include "src/client/http.h"
 #include "src/client/rest_config.h"
-#include "src/client/cluster_listing.h"
 #include "src/config/load.h"
 #include "src/sim/html.h"
 #include "src/sim/manifests.h"
@@ -72,6 +73,7 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& f
 
 void AddSimulateFlags(CLI::App* cmd, SimulateFlags* flags) {
   cmd->add_option("--config", flags->config_file, "KubeSchedulerConfiguration file");
+  AddFeatureGateFlags(cmd, &flags->feature_gates);
   cmd->add_option("-o,--output", flags->output, "Output format: table or json")
       ->check(CLI::IsMember({"table", "json"}));
   cmd->add_flag("--explain", flags->explain,
@@ -122,6 +124,8 @@ int RunSimulate(const SimulateFlags& given, const Registry& registry) {
                          : flags.validate == "ignore" || flags.validate == "false"
                              ? sim::FieldValidation::kIgnore
                              : sim::FieldValidation::kStrict;
+  absl::StatusOr<features::FeatureGates> gates = FeatureGatesFromFlags(flags.feature_gates);
+  if (!gates.ok()) return SimulateFailed(AsStd(gates.status().message()), 1);
   absl::StatusOr<config::Configuration> cfg =
       config::LoadConfigOrDefaults(flags.config_file, registry);
   if (!cfg.ok()) return SimulateFailed(AsStd(cfg.status().message()), 1);

@@ -10,6 +10,7 @@
 
 #include "CLI/CLI.hpp"
 #include "ksched/registry.h"
+#include "src/features/feature_gates.h"
 #include "src/sim/what_if.h"
 
 namespace ksched::cli {
@@ -27,6 +28,7 @@ struct SimulateFlags {
   std::string html;                    // Where to write the page too.
   std::string validate = "strict";     // kubectl's --validate: strict (true), warn, ignore (false).
   sim::WhatIf what_if;
+  features::Flags feature_gates;  // --feature-gates, --emulated-version, ...
 };
 
 void AddSimulateFlags(CLI::App* cmd, SimulateFlags* flags);

@@ -434,6 +434,82 @@ TEST_F(RunTest, ExtendersStopTheStart) {
             "extenders from the configuration\n");
 }
 
+// Bad --feature-gates and --emulated-version flags, given to kube-scheduler and to ksched: each
+// refuses them with the same words and exit code 1 (kube-scheduler's words are its log line's err).
+TEST_F(RunTest, FeatureGateFlagsAreRefusedInKubeSchedulersWords) {
+  const std::vector<std::vector<std::string>> cases = {
+      {"--feature-gates=NoSuchGate=true"},
+      {"--feature-gates=StorageCapacityScoring"},
+      {"--feature-gates=StorageCapacityScoring=yes"},
+      {"--feature-gates=DynamicResourceAllocation=false,VolumeAttributesClass=false"},
+      {"--feature-gates=StorageCapacityScoring=true",
+       "--feature-gates=kube:PodLevelResources=true"},
+      {"--feature-gates=wardle:Foo=true"},
+      {"--emulated-version=1.37"},
+      {"--emulated-version=1.30"},
+      {"--emulated-version=1.35.1"},
+      {"--emulated-version=1.35,kube=1.36"},
+      {"--emulated-version=1.35", "--feature-gates=DRAListTypeAttributes=true"},
+      {"--emulated-version=1.35", "--min-compatibility-version=1.36"},
+  };
+  for (const std::vector<std::string>& flags : cases) {
+    std::vector<std::string> upstream_argv = {K8sBinDir() + "/kube-scheduler"};
+    upstream_argv.insert(upstream_argv.end(), flags.begin(), flags.end());
+    CommandResult upstream = RunCommand(upstream_argv);
+    ASSERT_EQ(upstream.exit_code, 1) << flags[0] << ": " << upstream.err;
+    // `... run.go:72] "command failed" err="<message, Go-quoted>"`
+    const size_t at = upstream.err.find("\"command failed\" err=\"");
+    ASSERT_NE(at, std::string::npos) << upstream.err;
+    std::string want;
+    for (size_t i = at + 22; i < upstream.err.size() && upstream.err[i] != '\n'; ++i) {
+      if (upstream.err[i] == '\\') {
+        want += upstream.err[++i];
+      } else if (upstream.err[i] == '"') {
+        break;
+      } else {
+        want += upstream.err[i];
+      }
+    }
+    std::vector<std::string> argv = {KSCHED_BINARY, "--kubeconfig", cluster().kubeconfig(),
+                                     "--leader-elect=false", "--secure-port=0"};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    CommandResult ours = RunCommand(argv);
+    EXPECT_EQ(ours.exit_code, 1) << flags[0];
+    EXPECT_EQ(ours.err, "ksched: " + want + "\n") << flags[0];
+  }
+  // What kube-scheduler takes and ksched does not implement yet is refused by name.
+  CommandResult r =
+      RunCommand({KSCHED_BINARY, "--kubeconfig", cluster().kubeconfig(), "--leader-elect=false",
+                  "--secure-port=0", "--feature-gates=StorageCapacityScoring=true"});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.err,
+            "ksched: feature gate StorageCapacityScoring=true: ksched does not implement it yet, "
+            "and decides as kube-scheduler v1.36.3 does with StorageCapacityScoring=false\n");
+}
+
+// kubernetes_feature_enabled has each gate's stage and value, a gate given on the command line
+// included, as kube-scheduler records them.
+TEST_F(RunTest, TheFeatureGatesAreOnMetrics) {
+  const std::string token = ScraperToken();
+  StartKsched({"--feature-gates=ClientsAllowCBOR=true"});
+  std::string body;
+  ASSERT_TRUE(Eventually([&] {
+    httplib::Result m = Serve("/metrics", token);
+    if (m && m->status == 200) body = m->body;
+    return !body.empty();
+  }));
+  EXPECT_EQ(Sample(body, "kubernetes_feature_enabled{name=\"ClientsAllowCBOR\",stage=\"ALPHA\"}"),
+            1);
+  EXPECT_EQ(
+      Sample(body, "kubernetes_feature_enabled{name=\"StorageCapacityScoring\",stage=\"ALPHA\"}"),
+      0);
+  EXPECT_EQ(
+      Sample(body, "kubernetes_feature_enabled{name=\"DynamicResourceAllocation\",stage=\"\"}"), 1);
+  EXPECT_NE(body.find("# HELP kubernetes_feature_enabled [BETA] This metric records the data "
+                      "about the stage and enablement of a k8s feature.\n"),
+            std::string::npos);
+}
+
 // Hightower's annotator: a price from the six onto the nodes named (or every node), and --list
 // prints them as kubectl sees them.
 TEST_F(RunTest, AnnotatePricesPatchesAPriceOntoEachNodeAndListsThem) {

@@ -1,0 +1,67 @@
+#include "src/cli/feature_gate_flags.h"
+
+#include "absl/strings/str_join.h"
+#include "fmt/format.h"
+#include "ksched/log.h"
+
+namespace ksched::cli {
+
+void AddFeatureGateFlags(CLI::App* cmd, features::Flags* flags) {
+  const std::string release(features::FeatureGates::Release());
+  const std::string range =
+      fmt::format("kube={}..{}(default:{})", features::FeatureGates::Floor().String(),
+                  features::FeatureGates::BinaryVersion().String(),
+                  features::FeatureGates::BinaryVersion().String());
+  // Upstream's help, word for word (its missing space before "Options are" included).
+  cmd->add_option(
+         "--feature-gates", flags->feature_gates,
+         "Comma-separated list of component:key=value pairs that describe feature gates for "
+         "alpha/experimental features of different components.\nIf the component is not specified, "
+         "defaults to \"kube\". This flag can be repeatedly invoked. For example: --feature-gates "
+         "'wardle:featureA=true,wardle:featureB=false' --feature-gates 'kube:featureC=true'Options "
+         "are:\n" +
+             absl::StrJoin(features::FeatureGates::KnownFeatures(), "\n"))
+      ->allow_extra_args(false);
+  cmd->add_option("--emulated-version", flags->emulated_version,
+                  "The versions different components emulate their capabilities (APIs, features, "
+                  "...) of.\nIf set, the component will emulate the behavior of this version "
+                  "instead of the underlying binary version.\nVersion format could only be "
+                  "major.minor, for example: '--emulated-version=wardle=1.2,kube=1.31'.\nOptions "
+                  "are: " +
+                      range + "\nIf the component is not specified, defaults to \"kube\"")
+      ->allow_extra_args(false);
+  cmd->add_option(
+         "--min-compatibility-version", flags->min_compatibility_version,
+         "The min version of control plane components the server should be compatible with.\nMust "
+         "be less or equal to the emulated-version. Version format could only be major.minor, for "
+         "example: '--min-compatibility-version=wardle=1.2,kube=1.31'.\nOptions are: " +
+             fmt::format("kube={}..{}(default:{})", features::FeatureGates::Floor().String(),
+                         features::FeatureGates::BinaryVersion().String(),
+                         features::FeatureGates().min_compatibility_version().String()) +
+             "\nIf the component is not specified, defaults to \"kube\"")
+      ->allow_extra_args(false);
+}
+
+absl::StatusOr<features::FeatureGates> FeatureGatesFromFlags(const features::Flags& flags) {
+  std::vector<features::Warning> warnings;
+  absl::StatusOr<features::FeatureGates> gates =
+      features::FeatureGates::FromFlags(flags, &warnings);
+  for (const features::Warning& w : warnings) {
+    KLOG(0, w.Message(), {"featureGate", w.gate}, {"value", w.value});
+  }
+  if (!gates.ok()) return gates.status();
+  if (absl::Status s = gates->CheckImplemented(); !s.ok()) return s;
+  return gates;
+}
+
+void RecordFeatureGates(const features::FeatureGates& gates, metrics::Registry* registry) {
+  metrics::GaugeFamily& family = registry->AddGauge(
+      "kubernetes_feature_enabled",
+      "This metric records the data about the stage and enablement of a k8s feature.",
+      metrics::Stability::kBeta, {"name", "stage"});
+  for (const features::FeatureGates::Series& s : gates.MetricSeries()) {
+    family.With({s.name, s.stage})->Set(s.enabled ? 1 : 0);
+  }
+}
+
+}  // namespace ksched::cli
