@@ -7,11 +7,12 @@
 namespace ksched::cli {
 
 void AddFeatureGateFlags(CLI::App* cmd, features::Flags* flags) {
-  const std::string release(features::FeatureGates::Release());
-  const std::string range =
-      fmt::format("kube={}..{}(default:{})", features::FeatureGates::Floor().String(),
-                  features::FeatureGates::BinaryVersion().String(),
-                  features::FeatureGates::BinaryVersion().String());
+  // The versions a version flag takes, and its default: "kube=1.33..1.36(default:1.36)".
+  const features::FeatureGates defaults;
+  auto range = [](features::Version default_version) {
+    return fmt::format("kube={}..{}(default:{})", features::FeatureGates::Floor().String(),
+                       features::FeatureGates::BinaryVersion().String(), default_version.String());
+  };
   // Upstream's help, word for word (its missing space before "Options are" included).
   cmd->add_option(
          "--feature-gates", flags->feature_gates,
@@ -28,16 +29,15 @@ void AddFeatureGateFlags(CLI::App* cmd, features::Flags* flags) {
                   "instead of the underlying binary version.\nVersion format could only be "
                   "major.minor, for example: '--emulated-version=wardle=1.2,kube=1.31'.\nOptions "
                   "are: " +
-                      range + "\nIf the component is not specified, defaults to \"kube\"")
+                      range(defaults.emulation_version()) +
+                      "\nIf the component is not specified, defaults to \"kube\"")
       ->allow_extra_args(false);
   cmd->add_option(
          "--min-compatibility-version", flags->min_compatibility_version,
          "The min version of control plane components the server should be compatible with.\nMust "
          "be less or equal to the emulated-version. Version format could only be major.minor, for "
          "example: '--min-compatibility-version=wardle=1.2,kube=1.31'.\nOptions are: " +
-             fmt::format("kube={}..{}(default:{})", features::FeatureGates::Floor().String(),
-                         features::FeatureGates::BinaryVersion().String(),
-                         features::FeatureGates().min_compatibility_version().String()) +
+             range(defaults.min_compatibility_version()) +
              "\nIf the component is not specified, defaults to \"kube\"")
       ->allow_extra_args(false);
 }

@@ -79,8 +79,15 @@ const Table& TheTable() {
 
 Version Minus(Version v, int minors) { return {v.major, v.minor - minors}; }
 
+// The min-compatibility version that goes with an emulated version: one minor before it, not
+// below the floor (upstream's SetEmulationVersion).
+Version MinCompatibilityFor(Version emulation) {
+  return std::max(Minus(emulation, 1), FeatureGates::Floor());
+}
+
 // The spec of `specs` in force at the emulation and min-compatibility versions (upstream's
-// featureSpecAtEmulationAndMinCompatVersion); none: a gate not introduced yet, PreAlpha.
+// featureSpecAtEmulationAndMinCompatVersion); none (or an unknown gate's): not introduced yet,
+// PreAlpha.
 const Spec& SpecAt(const std::vector<Spec>& specs, Version emulation, Version min_compat) {
   static const Spec kPreAlpha{.stage = Stage::kPreAlpha};
   for (auto it = specs.rbegin(); it != specs.rend(); ++it) {
@@ -89,6 +96,11 @@ const Spec& SpecAt(const std::vector<Spec>& specs, Version emulation, Version mi
     return *it;
   }
   return kPreAlpha;
+}
+
+// A line of --feature-gates' help.
+std::string HelpLine(std::string_view name, const Spec& s) {
+  return fmt::format("{}=true|false ({} - default={})", name, StageName(s.stage), s.default_value);
 }
 
 // Go's strconv.ParseBool.
@@ -114,7 +126,7 @@ absl::Status Aggregate(const std::vector<std::string>& errors) {
 // A version flag's values ("1.35", "kube=1.35"), as upstream's toVersionMap reads them: the
 // kube component's version, if given.
 absl::StatusOr<std::optional<Version>> KubeVersion(const std::vector<std::string>& flags) {
-  std::map<std::string, std::pair<Version, int>> seen;
+  std::map<std::string, Version> seen;
   std::optional<Version> out;
   for (const std::string& flag : flags) {
     for (std::string_view item : Split(flag, ',')) {
@@ -133,10 +145,10 @@ absl::StatusOr<std::optional<Version>> KubeVersion(const std::vector<std::string
       }
       if (auto it = seen.find(component); it != seen.end()) {
         return absl::InvalidArgumentError(fmt::format("duplicate version flag, {}={} and {}={}",
-                                                      component, it->second.first.String(),
-                                                      component, v->String()));
+                                                      component, it->second.String(), component,
+                                                      v->String()));
       }
-      seen[component] = {*v, patch};
+      seen[component] = *v;
       if (component != "kube") {
         return absl::InvalidArgumentError(fmt::format("component not registered: {}", component));
       }
@@ -210,13 +222,13 @@ Version FeatureGates::BinaryVersion() { return TheTable().binary; }
 Version FeatureGates::Floor() { return std::max(Minus(BinaryVersion(), 3), kMinimumEmulation); }
 
 FeatureGates::FeatureGates()
-    : emulation_(BinaryVersion()), min_compat_(std::max(Minus(BinaryVersion(), 1), Floor())) {}
+    : emulation_(BinaryVersion()), min_compat_(MinCompatibilityFor(BinaryVersion())) {}
 
 const Spec& FeatureGates::SpecOf(std::string_view gate) const {
-  static const Spec kUnknown{.stage = Stage::kPreAlpha};
+  static const std::vector<Spec> kUnknown;
   const Table& t = TheTable();
   auto it = t.gates.find(gate);
-  return it == t.gates.end() ? kUnknown : SpecAt(it->second, emulation_, min_compat_);
+  return SpecAt(it == t.gates.end() ? kUnknown : it->second, emulation_, min_compat_);
 }
 
 bool FeatureGates::Enabled(std::string_view gate) const {
@@ -235,7 +247,7 @@ absl::StatusOr<FeatureGates> FeatureGates::FromFlags(const Flags& flags,
   if (!min_compat.ok()) return min_compat.status();
   if (*emulation) {
     g.emulation_ = **emulation;
-    g.min_compat_ = std::max(Minus(g.emulation_, 1), Floor());
+    g.min_compat_ = MinCompatibilityFor(g.emulation_);
   }
   if (*min_compat) g.min_compat_ = **min_compat;
 
@@ -378,18 +390,16 @@ std::vector<FeatureGates::Series> FeatureGates::MetricSeries() const {
 std::vector<std::string> FeatureGates::KnownFeatures() {
   const Table& t = TheTable();
   const Version binary = t.binary;
-  const Version min_compat = std::max(Minus(binary, 1), Floor());
+  const Version min_compat = MinCompatibilityFor(binary);
+  // GA, deprecated and not yet introduced gates are not listed.
   auto help = [](const std::string& name, const Spec& s) -> std::string {
-    if (s.stage != Stage::kAlpha && s.stage != Stage::kBeta) return "";
-    return fmt::format("{}=true|false ({} - default={})", name, StageName(s.stage),
-                       s.default_value);
+    return s.stage == Stage::kAlpha || s.stage == Stage::kBeta ? HelpLine(name, s) : "";
   };
   std::vector<std::string> out;
   for (const auto& [name, specs] : t.gates) {
     std::string line;
     if (name == "AllAlpha" || name == "AllBeta") {
-      line = fmt::format("{}=true|false ({} - default={})", name, StageName(specs[0].stage),
-                         specs[0].default_value);
+      line = HelpLine(name, specs[0]);
     } else {
       const Spec& now = SpecAt(specs, binary, min_compat);
       const Spec& later = SpecAt(specs, binary, binary);
