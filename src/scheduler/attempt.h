@@ -36,7 +36,6 @@ struct Attempt {
   int attempts = 0;     // The queue's count for the pod, this attempt included.
   std::string result;   // Scheduled, Unschedulable or SchedulerError.
   std::string node;     // The chosen node, when Scheduled.
-  Status status;        // Why not, when not.
   std::string message;  // The PodScheduled condition's message, when not.
   // The binding cycle failed on `node`: `diagnosis` holds that one node, and what the scheduling
   // cycle found is not here.

@@ -414,11 +414,7 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
   } else {
     KLOG_ERROR("Error scheduling pod; retrying", {"pod", PodKey(*pod)}, {"err", message});
   }
-  Observe({.result = reason,
-           .status = status,
-           .message = message,
-           .diagnosis = diagnosis,
-           .nominated = nominated},
+  Observe({.result = reason, .message = message, .diagnosis = diagnosis, .nominated = nominated},
           info, found);
   // Preemption's nomination (or its clearing) holds the room on the node for this pod.
   if (nominated) nominator_.AddNominatedPod(info.pod_info, *nominated);
