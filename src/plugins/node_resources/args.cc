@@ -27,9 +27,6 @@ using api::field::Member;
 using api::field::Quote;
 using api::field::ValidateLabelName;
 
-// MaxCustomPriorityScore: the top of the RequestedToCapacityRatio shape's score scale.
-constexpr int32_t kMaxCustomPriorityScore = 10;
-
 constexpr std::string_view kLeastAllocated = "LeastAllocated";
 constexpr std::string_view kMostAllocated = "MostAllocated";
 constexpr std::string_view kRequestedToCapacityRatio = "RequestedToCapacityRatio";
@@ -61,32 +58,13 @@ absl::StatusOr<std::vector<ResourceSpec>> DecodeResources(const nlohmann::json* 
   return out;
 }
 
-absl::StatusOr<std::vector<UtilizationShapePoint>> DecodeShape(const nlohmann::json& j,
+// requestedToCapacityRatio: {shape}.
+absl::StatusOr<std::vector<UtilizationShapePoint>> DecodeRatio(const nlohmann::json& j,
                                                                std::string_view path) {
   KSCHED_RETURN_IF_ERROR(CheckObject(j, path, {"shape"}));
-  std::vector<UtilizationShapePoint> out;
   const nlohmann::json* shape = Member(j, "shape");
-  const std::string shape_path = Child(path, "shape");
-  if (shape != nullptr && !shape->is_array()) {
-    return absl::InvalidArgumentError(fmt::format("{}: expected a list", shape_path));
-  }
-  constexpr int64_t kMin = std::numeric_limits<int32_t>::min();
-  constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  for (size_t i = 0; shape != nullptr && i < shape->size(); ++i) {
-    const std::string p = Index(shape_path, i);
-    KSCHED_RETURN_IF_ERROR(CheckObject((*shape)[i], p, {"utilization", "score"}));
-    UtilizationShapePoint point;
-    if (const nlohmann::json* u = Member((*shape)[i], "utilization")) {
-      KSCHED_ASSIGN_OR_RETURN(int64_t v, DecodeInt(*u, Child(p, "utilization"), kMin, kMax));
-      point.utilization = static_cast<int32_t>(v);
-    }
-    if (const nlohmann::json* s = Member((*shape)[i], "score")) {
-      KSCHED_ASSIGN_OR_RETURN(int64_t v, DecodeInt(*s, Child(p, "score"), kMin, kMax));
-      point.score = static_cast<int32_t>(v);
-    }
-    out.push_back(point);
-  }
-  return out;
+  if (shape == nullptr) return std::vector<UtilizationShapePoint>();
+  return helper::DecodeShape(*shape, Child(path, "shape"));
 }
 
 // --- Validation (validation_pluginargs.go). -----------------------------------------------------
@@ -98,32 +76,6 @@ void ValidateFitResources(const std::vector<ResourceSpec>& resources, std::strin
     if (r.weight <= 0 || r.weight > 100) {
       errs.Invalid(Child(Index(path, i), "weight"), std::to_string(r.weight),
                    fmt::format("resource weight of {} not in valid range (0, 100]", r.name));
-    }
-  }
-}
-
-// `path` is upstream's "scoringStrategy.shape", which skips "requestedToCapacityRatio".
-void ValidateFunctionShape(const std::vector<UtilizationShapePoint>& shape, std::string_view path,
-                           ErrorList& errs) {
-  if (shape.empty()) {
-    errs.Required(path, "at least one point must be specified");
-    return;
-  }
-  for (size_t i = 1; i < shape.size(); ++i) {
-    if (shape[i - 1].utilization >= shape[i].utilization) {
-      errs.Invalid(Child(Index(path, i), "utilization"), std::to_string(shape[i].utilization),
-                   "values must be sorted in increasing order");
-      break;
-    }
-  }
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (shape[i].utilization < 0 || shape[i].utilization > 100) {
-      errs.Invalid(Child(Index(path, i), "utilization"), std::to_string(shape[i].utilization),
-                   "not in valid range [0, 100]");
-    }
-    if (shape[i].score < 0 || shape[i].score > kMaxCustomPriorityScore) {
-      errs.Invalid(Child(Index(path, i), "score"), std::to_string(shape[i].score),
-                   fmt::format("not in valid range [0, {}]", kMaxCustomPriorityScore));
     }
   }
 }
@@ -157,7 +109,7 @@ absl::Status DecodeScoringStrategy(const nlohmann::json* j, std::string_view bas
   const nlohmann::json* ratio = Member(*j, "requestedToCapacityRatio");
   if (ratio != nullptr) {
     KSCHED_ASSIGN_OR_RETURN(out.shape,
-                            DecodeShape(*ratio, Child(path, "requestedToCapacityRatio")));
+                            DecodeRatio(*ratio, Child(path, "requestedToCapacityRatio")));
   }
 
   if (type == kLeastAllocated) {
@@ -174,7 +126,8 @@ absl::Status DecodeScoringStrategy(const nlohmann::json* j, std::string_view bas
   // Upstream validates a given shape whatever the type, and dereferences a missing one for
   // RequestedToCapacityRatio; here a missing shape is the same error as an empty one.
   if (ratio != nullptr || out.type == ScoringStrategyType::kRequestedToCapacityRatio) {
-    ValidateFunctionShape(out.shape, Child(path, "shape"), errs);
+    // `path` is upstream's "scoringStrategy.shape", which skips "requestedToCapacityRatio".
+    helper::ValidateFunctionShape(out.shape, Child(path, "shape"), errs);
   }
   return absl::OkStatus();
 }
@@ -253,11 +206,7 @@ nlohmann::json FitArgsToJson(const FitArgs& args) {
   nlohmann::json strategy = {{"type", TypeName(st.type)},
                              {"resources", ResourcesToJson(st.resources)}};
   if (!st.shape.empty()) {
-    nlohmann::json shape = nlohmann::json::array();
-    for (const UtilizationShapePoint& p : st.shape) {
-      shape.push_back({{"utilization", p.utilization}, {"score", p.score}});
-    }
-    strategy["requestedToCapacityRatio"] = {{"shape", std::move(shape)}};
+    strategy["requestedToCapacityRatio"] = {{"shape", helper::ShapeToJson(st.shape)}};
   }
   out["scoringStrategy"] = std::move(strategy);
   return out;

@@ -19,6 +19,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
+#include "src/plugins/helper/shape_score.h"
 
 namespace ksched::plugins::node_resources {
 
@@ -34,10 +35,7 @@ std::vector<ResourceSpec> DefaultResources();
 enum class ScoringStrategyType { kLeastAllocated, kMostAllocated, kRequestedToCapacityRatio };
 
 // A point of the RequestedToCapacityRatio shape: utilization in [0, 100] → score in [0, 10].
-struct UtilizationShapePoint {
-  int32_t utilization = 0;
-  int32_t score = 0;
-};
+using helper::UtilizationShapePoint;
 
 struct ScoringStrategy {
   ScoringStrategyType type = ScoringStrategyType::kLeastAllocated;

@@ -9,9 +9,6 @@
 namespace ksched::plugins::node_resources {
 namespace {
 
-// MaxNodeScore / MaxCustomPriorityScore: how the shape's 0..10 scores map to 0..100.
-constexpr int64_t kShapeScoreScale = kMaxNodeScore / 10;
-
 // (a * b) / c without overflow (the products here can exceed int64 for byte counts). The 128-bit
 // division is slow, so it is taken only when the product overflows.
 int64_t MulDiv(int64_t a, int64_t b, int64_t c) {
@@ -66,12 +63,7 @@ ResourceScorerFn MostAllocatedScorer(std::vector<ResourceSpec> resources) {
 
 ResourceScorerFn RequestedToCapacityRatioScorer(std::vector<ResourceSpec> resources,
                                                 const std::vector<UtilizationShapePoint>& shape) {
-  std::vector<FunctionShapePoint> scaled;
-  scaled.reserve(shape.size());
-  for (const UtilizationShapePoint& p : shape) {
-    scaled.push_back({p.utilization, p.score * kShapeScoreScale});
-  }
-  auto raw = BrokenLinearFunction(std::move(scaled));
+  auto raw = helper::ShapeScorer(shape);
   return [resources = std::move(resources), raw = std::move(raw)](
              std::span<const int64_t> requested, std::span<const int64_t>,
              std::span<const int64_t> allocatable) -> int64_t {
@@ -87,20 +79,6 @@ ResourceScorerFn RequestedToCapacityRatioScorer(std::vector<ResourceSpec> resour
     if (weight_sum == 0) return 0;
     return static_cast<int64_t>(
         std::round(static_cast<double>(node_score) / static_cast<double>(weight_sum)));
-  };
-}
-
-std::function<int64_t(int64_t)> BrokenLinearFunction(std::vector<FunctionShapePoint> shape) {
-  return [shape = std::move(shape)](int64_t p) -> int64_t {
-    for (size_t i = 0; i < shape.size(); ++i) {
-      if (p > shape[i].utilization) continue;
-      if (i == 0) return shape[0].score;
-      const FunctionShapePoint& lo = shape[i - 1];
-      const FunctionShapePoint& hi = shape[i];
-      return lo.score +
-             (hi.score - lo.score) * (p - lo.utilization) / (hi.utilization - lo.utilization);
-    }
-    return shape.empty() ? 0 : shape.back().score;
   };
 }
 

@@ -28,14 +28,4 @@ ResourceScorerFn MostAllocatedScorer(std::vector<ResourceSpec> resources);
 ResourceScorerFn RequestedToCapacityRatioScorer(std::vector<ResourceSpec> resources,
                                                 const std::vector<UtilizationShapePoint>& shape);
 
-// A shape point on the scheduler's 0..100 scale.
-struct FunctionShapePoint {
-  int64_t utilization = 0;
-  int64_t score = 0;
-};
-
-// The piecewise-linear function through `shape` (upstream's BuildBrokenLinearFunction): constant
-// before the first point and after the last, integer interpolation in between.
-std::function<int64_t(int64_t)> BrokenLinearFunction(std::vector<FunctionShapePoint> shape);
-
 }  // namespace ksched::plugins::node_resources

@@ -413,38 +413,6 @@ TEST(FitScoreTest, ErrorWithoutResources) {
   EXPECT_EQ(s.Message(), "resources not found");
 }
 
-TEST(BrokenLinearFunctionTest, Points) {
-  struct Case {
-    std::vector<FunctionShapePoint> points;
-    std::vector<std::pair<int64_t, int64_t>> at;  // {p, want}
-  };
-  const std::vector<Case> cases = {
-      {{{10, 1}, {90, 9}},
-       {{-10, 1},
-        {0, 1},
-        {9, 1},
-        {10, 1},
-        {15, 1},
-        {19, 1},
-        {20, 2},
-        {89, 8},
-        {90, 9},
-        {99, 9},
-        {100, 9},
-        {110, 9}}},
-      {{{0, 2}, {40, 10}, {100, 0}},
-       {{-10, 2}, {0, 2}, {20, 6}, {30, 8}, {40, 10}, {70, 5}, {100, 0}, {110, 0}}},
-      {{{0, 2}, {40, 2}, {100, 2}},
-       {{-10, 2}, {0, 2}, {20, 2}, {30, 2}, {40, 2}, {70, 2}, {100, 2}, {110, 2}}},
-  };
-  for (size_t i = 0; i < cases.size(); ++i) {
-    auto f = BrokenLinearFunction(cases[i].points);
-    for (const auto& [p, want] : cases[i].at) {
-      EXPECT_EQ(f(p), want) << "case " << i << " p=" << p;
-    }
-  }
-}
-
 TEST(ScorerFunctionsTest, ExactIntegerMath) {
   const std::vector<int64_t> none = {0, 0};
   // 1 byte short of half the memory: (c-r)*100/c truncates.
