@@ -138,10 +138,13 @@ bench-dra: build k8s
 	@$(BUILD_DIR)/bench/side_by_side --set dra --out $(BENCH_OUT)
 
 # ksched against the upstream kube-scheduler on every scenario file and SEEDS random cases
-# (docs/fidelity.md); the report goes to build/difftest/report.json.
+# (docs/fidelity.md); the report goes to build/difftest/report.json. GATES (--feature-gates) and
+# EMULATED (--emulated-version) are given to both schedulers.
 SEEDS ?= 100
+FIRST_SEED ?= 1
 difftest: build k8s
-	@$(BUILD_DIR)/test/difftest/difftest --seeds $(SEEDS) --out $(BUILD_DIR)/difftest
+	@$(BUILD_DIR)/test/difftest/difftest --seeds $(SEEDS) --first-seed $(FIRST_SEED) --out $(BUILD_DIR)/difftest \
+	  $(if $(GATES),--feature-gates=$(GATES)) $(if $(EMULATED),--emulated-version=$(EMULATED))
 
 # Upstream's [sig-scheduling] e2e tests of the pinned release against SCHEDULER (ksched, or
 # kube-scheduler for comparison) as the rig's only scheduler (docs/fidelity.md); FOCUS picks a

@@ -8,6 +8,7 @@
 #include "src/api/yaml.h"
 #include "src/base/log.h"
 #include "src/cli/explain.h"
+#include "src/cli/feature_gate_flags.h"
 #include "src/cli/plugin_library.h"
 #include "src/cli/run.h"
 #include "src/cli/simulate.h"
@@ -26,6 +27,7 @@ using cli::AddExplainFlags;
 using cli::AddRunFlags;
 using cli::AddSimulateFlags;
 using cli::ExplainFlags;
+using cli::FeatureGatesFromFlags;
 using cli::LoadPluginLibrary;
 using cli::RunExplain;
 using cli::RunFlags;
@@ -157,13 +159,25 @@ int Run(int argc, char** argv, const std::vector<Option>& options) {
     log::Init(run_flags.logging_format == "json" ? log::Format::kJson : log::Format::kText,
               run_flags.verbosity);
   }
+  // The gates first, as kube-scheduler sets them before anything else: the in-tree plugins are
+  // made as they say.
+  absl::StatusOr<features::FeatureGates> gates = features::FeatureGates();
+  if (run->parsed() || simulate->parsed()) {
+    gates =
+        FeatureGatesFromFlags(run->parsed() ? run_flags.feature_gates : sim_flags.feature_gates);
+  }
+  if (!gates.ok()) {
+    std::fprintf(stderr, "ksched%s: %s\n", simulate->parsed() ? " simulate" : "",
+                 std::string(gates.status().message()).c_str());
+    return 1;
+  }
   absl::StatusOr<Registry> registry =
-      BuildRegistry(plugins::NewInTreeRegistry(), options, plugin_libraries);
+      BuildRegistry(plugins::NewInTreeRegistry(*gates), options, plugin_libraries);
   if (!registry.ok()) {
     std::fprintf(stderr, "ksched: %s\n", std::string(registry.status().message()).c_str());
     return 1;
   }
-  if (run->parsed()) return RunScheduler(run_flags, *registry);
+  if (run->parsed()) return RunScheduler(run_flags, *gates, *registry);
   if (simulate->parsed()) return RunSimulate(sim_flags, *registry);
   if (print->parsed()) return RunConfigPrint(print_config_file, *registry);
   std::printf("%s", app.help().c_str());

@@ -448,14 +448,12 @@ void Lead(client::LeaderElector& elector, client::ApiSource& informers, client::
 
 }  // namespace
 
-int RunScheduler(const RunFlags& flags, const Registry& registry) {
+int RunScheduler(const RunFlags& flags, const features::FeatureGates& gates,
+                 const Registry& registry) {
   TuneMalloc();
   // SIGTERM and SIGINT are taken by one thread (started below); every thread started from here on
   // inherits the blocked mask.
   ShutdownSignals signals;
-  // The gates first, as kube-scheduler sets them before anything else.
-  absl::StatusOr<features::FeatureGates> gates = FeatureGatesFromFlags(flags.feature_gates);
-  if (!gates.ok()) return Fail(std::string(gates.status().message()));
   absl::StatusOr<config::Configuration> cfg = EffectiveConfiguration(flags, registry);
   if (!cfg.ok()) return Fail(std::string(cfg.status().message()));
   absl::StatusOr<client::LeaderElectionOptions> election =
@@ -467,7 +465,7 @@ int RunScheduler(const RunFlags& flags, const Registry& registry) {
   }
   metrics::Registry metrics_registry;
   metrics::AddProcessMetrics(&metrics_registry);
-  RecordFeatureGates(*gates, &metrics_registry);
+  RecordFeatureGates(gates, &metrics_registry);
   client::RestClientMetrics rest_metrics(metrics_registry);
   absl::StatusOr<Connections> connections = Connect(flags, *cfg, &rest_metrics);
   if (!connections.ok()) return Fail(std::string(connections.status().message()));

@@ -56,6 +56,7 @@ struct RunFlags {
 void AddRunFlags(CLI::App* cmd, RunFlags* flags);
 // Returns the exit code: 0 after a clean shutdown, 1 when the configuration or the connection
 // is bad.
-int RunScheduler(const RunFlags& flags, const Registry& registry);
+int RunScheduler(const RunFlags& flags, const features::FeatureGates& gates,
+                 const Registry& registry);
 
 }  // namespace ksched::cli

@@ -124,8 +124,6 @@ int RunSimulate(const SimulateFlags& given, const Registry& registry) {
                          : flags.validate == "ignore" || flags.validate == "false"
                              ? sim::FieldValidation::kIgnore
                              : sim::FieldValidation::kStrict;
-  absl::StatusOr<features::FeatureGates> gates = FeatureGatesFromFlags(flags.feature_gates);
-  if (!gates.ok()) return SimulateFailed(AsStd(gates.status().message()), 1);
   absl::StatusOr<config::Configuration> cfg =
       config::LoadConfigOrDefaults(flags.config_file, registry);
   if (!cfg.ok()) return SimulateFailed(AsStd(cfg.status().message()), 1);

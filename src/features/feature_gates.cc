@@ -368,7 +368,7 @@ absl::Status FeatureGates::CheckImplemented() const {
   std::vector<std::string> errors;
   const FeatureGates defaults;
   for (const std::string& gate : SchedulerGates()) {
-    if (Enabled(gate) == defaults.Enabled(gate)) continue;
+    if (Enabled(gate) == defaults.Enabled(gate) || Honoured(gate)) continue;
     errors.push_back(fmt::format(
         "feature gate {}={}: ksched does not implement it yet, and decides as kube-scheduler {} "
         "does with {}={}",
@@ -417,6 +417,14 @@ std::vector<std::string> FeatureGates::KnownFeatures() {
   }
   std::sort(out.begin(), out.end());
   return out;
+}
+
+bool FeatureGates::Honoured(std::string_view gate) {
+  // The scheduler gates ksched decides by at either value, as kube-scheduler does.
+  static const std::set<std::string, std::less<>> kHonoured = {
+      "StorageCapacityScoring",
+  };
+  return kHonoured.contains(gate);
 }
 
 const std::vector<std::string>& FeatureGates::SchedulerGates() {

@@ -9,9 +9,9 @@
 //       &warnings);
 //   if (gates.ok() && gates->Enabled("SchedulerAsyncAPICalls")) ...
 //
-// ksched decides as the pinned release with every gate the scheduler reads at its default: it
-// refuses an emulated version other than the pin's, and a scheduler gate set away from its
-// default, naming what it does not implement (CheckImplemented). Gates the scheduler does not
+// ksched decides as the pinned release: it refuses an emulated version other than the pin's, and a
+// scheduler gate set away from its default unless it honours that gate, naming what it does not
+// implement (CheckImplemented). Gates the scheduler does not
 // read are taken and change nothing, as in kube-scheduler.
 #pragma once
 
@@ -82,8 +82,10 @@ class FeatureGates {
                                                 std::vector<Warning>* warnings = nullptr);
 
   // Whether ksched honours these settings: an emulated version other than the binary's, or a gate
-  // the scheduler reads that is away from its default, is an error naming it.
+  // the scheduler reads that is away from its default and not Honoured, is an error naming it.
   absl::Status CheckImplemented() const;
+  // Whether ksched decides by this scheduler gate at either value, as kube-scheduler does.
+  static bool Honoured(std::string_view gate);
 
   // The gate's value (false for a gate not yet introduced at the emulated version, or unknown).
   bool Enabled(std::string_view gate) const;

@@ -133,11 +133,16 @@ TEST(FeatureGatesTest, AnEmulatedVersionGivesThatReleasesDefaultsAndRange) {
 // taken, as kube-scheduler takes them.
 TEST(FeatureGatesTest, WhatKschedDoesNotImplementIsRefusedByName) {
   absl::StatusOr<FeatureGates> g =
-      FeatureGates::FromFlags({.feature_gates = {"StorageCapacityScoring=true"}});
+      FeatureGates::FromFlags({.feature_gates = {"TaintTolerationComparisonOperators=true"}});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->CheckImplemented().message(),
-            "feature gate StorageCapacityScoring=true: ksched does not implement it yet, and "
-            "decides as kube-scheduler v1.36.3 does with StorageCapacityScoring=false");
+            "feature gate TaintTolerationComparisonOperators=true: ksched does not implement it "
+            "yet, and decides as kube-scheduler v1.36.3 does with "
+            "TaintTolerationComparisonOperators=false");
+  // A gate ksched honours is taken either way.
+  g = FeatureGates::FromFlags({.feature_gates = {"StorageCapacityScoring=true"}});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();
   g = FeatureGates::FromFlags({.emulated_version = {"1.35"}});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->CheckImplemented().message(),

@@ -41,7 +41,7 @@ namespace {
 
 }  // namespace
 
-Registry NewInTreeRegistry() {
+Registry NewInTreeRegistry(const features::FeatureGates& gates) {
   // One spec per plugin; those with args have the kubescheduler.config.k8s.io/v1 args types,
   // decoded, defaulted and validated once, at load time.
   const PluginSpec specs[] = {
@@ -65,8 +65,9 @@ Registry NewInTreeRegistry() {
                      default_preemption::ArgsToJson, default_preemption::New),
       MakePluginSpec(names::kInterPodAffinity, inter_pod_affinity::ParseArgs,
                      inter_pod_affinity::ArgsToJson, inter_pod_affinity::New),
-      MakePluginSpec(names::kVolumeBinding, volume_binding::ParseArgs, volume_binding::ArgsToJson,
-                     volume_binding::New),
+      {.name = names::kVolumeBinding,
+       .factory = TypedFactory<volume_binding::VolumeBindingArgs>(volume_binding::New),
+       .args = volume_binding::MakeDecoder(gates.Enabled("StorageCapacityScoring"))},
       {names::kVolumeRestrictions, volume_restrictions::New},
       {names::kNodeVolumeLimits, node_volume_limits::New},
       {names::kVolumeZone, volume_zone::New},

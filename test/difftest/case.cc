@@ -140,6 +140,18 @@ absl::StatusOr<Case> MakeCase(std::string name, const json& scenario,
   }
 }
 
+std::vector<std::string> GateFlags(const json& scenario) {
+  std::vector<std::string> out;
+  for (const json& a : scenario.value("args", json::array())) {
+    const std::string arg = a.is_string() ? a.get<std::string>() : "";
+    for (std::string_view flag :
+         {"--feature-gates=", "--emulated-version=", "--min-compatibility-version="}) {
+      if (arg.starts_with(flag)) out.push_back(arg);
+    }
+  }
+  return out;
+}
+
 namespace {
 
 absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenario,
@@ -147,7 +159,10 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
   if (!scenario.contains("cluster") || !scenario["cluster"].is_array()) {
     return absl::InvalidArgumentError(fmt::format("{}: no cluster list", name));
   }
-  Case c{.name = name, .scenario = scenario, .config = scenario.value("config", json())};
+  Case c{.name = name,
+         .scenario = scenario,
+         .config = scenario.value("config", json()),
+         .flags = GateFlags(scenario)};
   const std::set<std::string> known(upstream_plugins.begin(), upstream_plugins.end());
   for (const std::string& plugin : PluginsOf(c.config)) {
     if (!known.contains(plugin)) {

@@ -18,6 +18,9 @@ struct Case {
   std::string name;
   nlohmann::json scenario;  // As given.
   nlohmann::json config;    // The KubeSchedulerConfiguration, or null for the defaults.
+  // The flags both schedulers and simulate get: the scenario's args that set feature gates or
+  // versions (GateFlags).
+  std::vector<std::string> flags;
   // Namespaces, PriorityClasses, PodDisruptionBudgets (each with a status), Nodes, the storage
   // objects (IsStorage) and the pods already on a node, in creation order.
   std::vector<nlohmann::json> setup;
@@ -35,6 +38,10 @@ struct Case {
 // names what in the scenario cannot be used (no cluster, an object without a kind).
 absl::StatusOr<Case> MakeCase(std::string name, const nlohmann::json& scenario,
                               const std::vector<std::string>& upstream_plugins);
+
+// The args of a scenario that set feature gates or versions (--feature-gates,
+// --emulated-version, --min-compatibility-version), which kube-scheduler takes as ksched does.
+std::vector<std::string> GateFlags(const nlohmann::json& scenario);
 
 // Whether the harness creates objects of this kind for the volume plugins (StorageClass,
 // CSIDriver, CSINode, CSIStorageCapacity, PersistentVolume, PersistentVolumeClaim,

@@ -10,7 +10,8 @@
 // random case that differs is shrunk and written out as a scenario file.
 //
 //   difftest [--scenario-dir DIR] [--seeds N] [--first-seed S] [--out DIR] [--shrink-tries N]
-//            [--expect-out DIR]
+//            [--expect-out DIR] [--feature-gates G] [--emulated-version V]
+//            [--min-compatibility-version V]
 //
 // Exit code 0 when every compared pod matches or differs only by a known gap (a field ksched says
 // it does not support yet, or what only a plugin ksched lacks writes), 1 otherwise, 2 for bad
@@ -331,7 +332,7 @@ class Harness {
   // Starts both schedulers with the case's configuration, unless they run with it already, and
   // waits until each has bound a probe pod.
   absl::Status EnsureSchedulers(const Case& c) {
-    const std::string text = c.config.dump();
+    const std::string text = c.config.dump() + json(c.flags).dump();
     if (upstream_.process && upstream_.config_text == text) return absl::OkStatus();
     Stop();
     json probe_node = {
@@ -345,6 +346,7 @@ class Harness {
       const std::string config_path = fmt::format("{}/{}-config.json", work_, s->name);
       std::ofstream(config_path) << ConfigFor(c, s->prefix, cluster_.kubeconfig()).dump(2);
       std::vector<std::string> argv = s->argv;
+      argv.insert(argv.end(), c.flags.begin(), c.flags.end());
       argv.push_back("--config=" + config_path);
       s->process = std::make_unique<Process>(argv, s->log_path);
       s->config_text = text;
@@ -786,6 +788,7 @@ class Harness {
     std::ofstream(manifest) << SimulationInput(c, state.pods, state.storage, c.pending[i],
                                                upstream_.prefix);
     std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json", "--explain"};
+    argv.insert(argv.end(), c.flags.begin(), c.flags.end());
     if (c.config.is_object()) {
       const std::string config = work_ + "/simulate-config.json";
       std::ofstream(config) << c.config.dump();
@@ -834,8 +837,10 @@ json ToJson(const CaseResult& r) {
 // it, and as the expectation kube-scheduler's outcome once it had been given every pod (a pod it
 // left pending at first may have bound later); a pod it evicted has none.
 json ScenarioOf(const json& scenario, const CaseResult& r, const std::string& description) {
+  json args = {"--one-at-a-time"};
+  for (const std::string& flag : GateFlags(scenario)) args.push_back(flag);
   json out = {{"description", description},
-              {"args", {"--one-at-a-time"}},
+              {"args", std::move(args)},
               {"cluster", scenario["cluster"]},
               {"expect", json::object()}};
   if (scenario.contains("config")) out["config"] = scenario["config"];
@@ -949,6 +954,17 @@ int Main(int argc, char** argv) {
   app.add_option("--first-seed", first_seed, "The first random case's seed");
   app.add_option("--out", out_dir, "Where the report and the shrunk cases go");
   app.add_option("--shrink-tries", shrink_tries, "Runs spent shrinking each differing random case");
+  std::vector<std::string> gate_flags;
+  for (const char* flag :
+       {"--feature-gates", "--emulated-version", "--min-compatibility-version"}) {
+    app.add_option_function<std::string>(
+           flag,
+           [&gate_flags, flag](const std::string& v) {
+             gate_flags.push_back(fmt::format("{}={}", flag, v));
+           },
+           "Given to both schedulers and to simulate, after each case's own")
+        ->allow_extra_args(false);
+  }
   std::string expect_out;
   app.add_option("--expect-out", expect_out,
                  "Where to write each scenario file again, with kube-scheduler's outcome as its "
@@ -1007,7 +1023,8 @@ int Main(int argc, char** argv) {
   if (!http.ok()) return 1;
   Harness harness(**cluster, **http, (*cluster)->dir(), out_dir + "/states");
 
-  auto run_once = [&](const std::string& name, const json& scenario) -> CaseResult {
+  auto run_once = [&](const std::string& name, json scenario) -> CaseResult {
+    for (const std::string& flag : gate_flags) scenario["args"].push_back(flag);
     absl::StatusOr<Case> c = MakeCase(name, scenario, upstream_plugins);
     if (!c.ok()) return {.name = name, .error = std::string(c.status().message())};
     return harness.Run(*c);

@@ -480,11 +480,12 @@ TEST_F(RunTest, FeatureGateFlagsAreRefusedInKubeSchedulersWords) {
   // What kube-scheduler takes and ksched does not implement yet is refused by name.
   CommandResult r =
       RunCommand({KSCHED_BINARY, "--kubeconfig", cluster().kubeconfig(), "--leader-elect=false",
-                  "--secure-port=0", "--feature-gates=StorageCapacityScoring=true"});
+                  "--secure-port=0", "--feature-gates=TaintTolerationComparisonOperators=true"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
-            "ksched: feature gate StorageCapacityScoring=true: ksched does not implement it yet, "
-            "and decides as kube-scheduler v1.36.3 does with StorageCapacityScoring=false\n");
+            "ksched: feature gate TaintTolerationComparisonOperators=true: ksched does not "
+            "implement it yet, and decides as kube-scheduler v1.36.3 does with "
+            "TaintTolerationComparisonOperators=false\n");
 }
 
 // kubernetes_feature_enabled has each gate's stage and value, a gate given on the command line

@@ -1,6 +1,7 @@
 #include "src/plugins/volume_binding/args.h"
 
 #include <limits>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
@@ -8,6 +9,7 @@
 #include "ksched/api/field.h"
 #include "ksched/registry.h"
 #include "ksched/status_macros.h"
+#include "src/plugins/helper/shape_score.h"
 
 namespace ksched::plugins::volume_binding {
 namespace {
@@ -15,61 +17,43 @@ namespace {
 using api::field::CheckObject;
 using api::field::Child;
 using api::field::DecodeInt;
-using api::field::DecodeInt32;
 using api::field::ErrorList;
-using api::field::Index;
 using api::field::Member;
 
 constexpr char kBindTimeout[] = "bindTimeoutSeconds";
 constexpr char kShape[] = "shape";
 
-// Decodes the shape [{utilization, score}] strictly and returns it as Go's json.Marshal prints
-// the internal []UtilizationShapePoint in a field error: [{"Utilization":0,"Score":10}].
-absl::StatusOr<std::string> DecodeShapeAsGo(const nlohmann::json& shape, std::string_view path) {
-  if (!shape.is_array())
-    return absl::InvalidArgumentError(fmt::format("{}: expected a list", path));
-  std::string out;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    const std::string point_path = Index(path, i);
-    KSCHED_RETURN_IF_ERROR(CheckObject(shape[i], point_path, {"utilization", "score"}));
-    int32_t utilization = 0;
-    int32_t score = 0;
-    if (const nlohmann::json* u = Member(shape[i], "utilization")) {
-      KSCHED_ASSIGN_OR_RETURN(utilization, DecodeInt32(*u, Child(point_path, "utilization")));
-    }
-    if (const nlohmann::json* s = Member(shape[i], "score")) {
-      KSCHED_ASSIGN_OR_RETURN(score, DecodeInt32(*s, Child(point_path, "score")));
-    }
-    out +=
-        fmt::format("{}{{\"Utilization\":{},\"Score\":{}}}", i == 0 ? "" : ",", utilization, score);
-  }
-  return "[" + out + "]";
-}
-
 }  // namespace
 
-absl::StatusOr<VolumeBindingArgs> ParseArgs(const nlohmann::json& args, std::string_view path) {
+absl::StatusOr<VolumeBindingArgs> ParseArgs(const nlohmann::json& args, std::string_view path,
+                                            bool storage_capacity_scoring) {
   VolumeBindingArgs out;
-  if (args.is_null()) return out;
-  KSCHED_RETURN_IF_ERROR(CheckObject(args, path, {kBindTimeout, kShape}, true));
-  if (const nlohmann::json* j = Member(args, kBindTimeout)) {
-    KSCHED_ASSIGN_OR_RETURN(
-        out.bind_timeout_seconds,
-        DecodeInt(*j, Child(path, kBindTimeout), std::numeric_limits<int64_t>::min(),
-                  std::numeric_limits<int64_t>::max()));
+  const nlohmann::json* shape = nullptr;
+  if (!args.is_null()) {
+    KSCHED_RETURN_IF_ERROR(CheckObject(args, path, {kBindTimeout, kShape}, true));
+    if (const nlohmann::json* j = Member(args, kBindTimeout)) {
+      KSCHED_ASSIGN_OR_RETURN(
+          out.bind_timeout_seconds,
+          DecodeInt(*j, Child(path, kBindTimeout), std::numeric_limits<int64_t>::min(),
+                    std::numeric_limits<int64_t>::max()));
+    }
+    shape = Member(args, kShape);
+    if (shape != nullptr) {
+      KSCHED_ASSIGN_OR_RETURN(out.shape, helper::DecodeShape(*shape, Child(path, kShape)));
+    }
   }
-  std::string shape;  // Go's JSON of a given shape; empty when absent or null.
-  if (const nlohmann::json* j = Member(args, kShape)) {
-    KSCHED_ASSIGN_OR_RETURN(shape, DecodeShapeAsGo(*j, Child(path, kShape)));
-  }
-  // ValidateVolumeBindingArgsWithOptions, StorageCapacityScoring off.
+  // SetDefaults_VolumeBindingArgs: with the gate on, an empty or absent shape is the default.
+  if (storage_capacity_scoring && out.shape.empty()) out.shape = DefaultShape();
+  // ValidateVolumeBindingArgsWithOptions.
   ErrorList errs;
   if (out.bind_timeout_seconds < 0) {
     errs.Invalid(Child(path, kBindTimeout), std::to_string(out.bind_timeout_seconds),
                  "invalid BindTimeoutSeconds, should not be a negative value");
   }
-  if (!shape.empty()) {  // An empty list too: the gate-off check is `shape != nil`.
-    errs.Invalid(Child(path, kShape), shape,
+  if (storage_capacity_scoring) {
+    helper::ValidateFunctionShape(out.shape, Child(path, kShape), errs);
+  } else if (shape != nullptr) {  // An empty list too: the gate-off check is `shape != nil`.
+    errs.Invalid(Child(path, kShape), helper::ShapeAsGo(out.shape),
                  "unexpected field `shape`, remove it or turn on the feature gate "
                  "StorageCapacityScoring");
   }
@@ -77,10 +61,26 @@ absl::StatusOr<VolumeBindingArgs> ParseArgs(const nlohmann::json& args, std::str
   return out;
 }
 
+ArgsDecoder MakeDecoder(bool storage_capacity_scoring) {
+  return [storage_capacity_scoring](
+             const nlohmann::json& args,
+             std::string_view path) -> absl::StatusOr<std::shared_ptr<const PluginArgs>> {
+    absl::StatusOr<VolumeBindingArgs> parsed = ParseArgs(args, path, storage_capacity_scoring);
+    if (!parsed.ok()) return parsed.status();
+    return std::make_shared<const TypedArgs<VolumeBindingArgs>>(*std::move(parsed), ArgsToJson);
+  };
+}
+
+std::vector<helper::UtilizationShapePoint> DefaultShape() {
+  return {{0, helper::kMaxCustomPriorityScore}, {100, 0}};
+}
+
 nlohmann::json ArgsToJson(const VolumeBindingArgs& args) {
-  return {{"apiVersion", kArgsApiVersion},
-          {"kind", "VolumeBindingArgs"},
-          {kBindTimeout, args.bind_timeout_seconds}};
+  nlohmann::json out = {{"apiVersion", kArgsApiVersion},
+                        {"kind", "VolumeBindingArgs"},
+                        {kBindTimeout, args.bind_timeout_seconds}};
+  if (!args.shape.empty()) out[kShape] = helper::ShapeToJson(args.shape);
+  return out;
 }
 
 }  // namespace ksched::plugins::volume_binding

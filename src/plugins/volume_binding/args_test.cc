@@ -18,9 +18,14 @@ TEST(VolumeBindingArgsTest, Defaults) {
   for (const json& doc :
        {json(), json::object(), json{{"bindTimeoutSeconds", nullptr}, {"shape", nullptr}},
         json{{"apiVersion", "kubescheduler.config.k8s.io/v1"}, {"kind", "VolumeBindingArgs"}}}) {
-    absl::StatusOr<VolumeBindingArgs> args = ParseArgs(doc);
+    absl::StatusOr<VolumeBindingArgs> args = ParseArgs(doc, "", false);
     ASSERT_TRUE(args.ok()) << doc.dump() << ": " << args.status();
     EXPECT_EQ(args->bind_timeout_seconds, 600) << doc.dump();
+    EXPECT_TRUE(args->shape.empty()) << doc.dump();
+    args = ParseArgs(doc, "", true);
+    ASSERT_TRUE(args.ok()) << doc.dump() << ": " << args.status();
+    EXPECT_EQ(ArgsToJson(*args)["shape"].dump(),
+              R"([{"score":10,"utilization":0},{"score":0,"utilization":100}])");
   }
 }
 
@@ -38,7 +43,7 @@ TEST(VolumeBindingArgsTest, DecodesAndEncodes) {
        R"("kind":"VolumeBindingArgs"})"},
   };
   for (const ArgsCase& c : cases)
-    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
+    EXPECT_EQ(DecodedOrError(MakeDecoder(false), c), c.want) << c.name;
 }
 
 TEST(VolumeBindingArgsTest, Errors) {
@@ -71,7 +76,31 @@ TEST(VolumeBindingArgsTest, Errors) {
       {"shape not a list", R"({"shape": {"utilization": 0}})", "", "shape: expected a list"},
   };
   for (const ArgsCase& c : cases)
-    EXPECT_EQ(DecodedOrError(MakeArgsDecoder(ParseArgs, ArgsToJson), c), c.want) << c.name;
+    EXPECT_EQ(DecodedOrError(MakeDecoder(false), c), c.want) << c.name;
+}
+
+// With StorageCapacityScoring on, as kube-scheduler with
+// --feature-gates=StorageCapacityScoring=true defaults and validates: an empty shape is the
+// default, a given one is checked point by point.
+TEST(VolumeBindingArgsTest, ShapeWithTheGate) {
+  const std::string defaults =
+      R"({"apiVersion":"kubescheduler.config.k8s.io/v1","bindTimeoutSeconds":600,)"
+      R"("kind":"VolumeBindingArgs","shape":[{"score":10,"utilization":0},)"
+      R"({"score":0,"utilization":100}]})";
+  const std::vector<ArgsCase> cases = {
+      {"defaults", "{}", "", defaults},
+      {"an empty shape is the default", R"({"shape": []})", "", defaults},
+      {"a given shape", R"({"shape": [{"utilization": 50, "score": 3}]})", "",
+       R"({"apiVersion":"kubescheduler.config.k8s.io/v1","bindTimeoutSeconds":600,)"
+       R"("kind":"VolumeBindingArgs","shape":[{"score":3,"utilization":50}]})"},
+      {"points out of order and range",
+       R"({"shape": [{"utilization": 50, "score": 3}, {"utilization": 50, "score": 11}]})",
+       "profiles[0].pluginConfig[0].args",
+       "[profiles[0].pluginConfig[0].args.shape[1].utilization: Invalid value: 50: values must "
+       "be sorted in increasing order, profiles[0].pluginConfig[0].args.shape[1].score: Invalid "
+       "value: 11: not in valid range [0, 10]]"},
+  };
+  for (const ArgsCase& c : cases) EXPECT_EQ(DecodedOrError(MakeDecoder(true), c), c.want) << c.name;
 }
 
 }  // namespace

@@ -295,8 +295,8 @@ absl::StatusOr<PodVolumes> Binder::FindPodVolumes(const PodVolumeClaims& claims,
 
 absl::Status Binder::CheckVolumeProvisions(const std::vector<std::shared_ptr<const PVC>>& claims,
                                            const api::Node& node, bool* satisfied, bool* sufficient,
-                                           std::vector<std::shared_ptr<const PVC>>* out) const {
-  std::vector<std::shared_ptr<const PVC>> provisions;
+                                           std::vector<PodVolumes::DynamicProvision>* out) const {
+  std::vector<PodVolumes::DynamicProvision> provisions;
   for (const auto& claim : claims) {
     const std::string class_name = api::StorageClassOf(*claim);
     if (class_name.empty()) {
@@ -313,12 +313,13 @@ absl::Status Binder::CheckVolumeProvisions(const std::vector<std::shared_ptr<con
       *sufficient = true;
       return absl::OkStatus();
     }
-    if (!HasEnoughCapacity(sc->provisioner, *claim, *sc, node)) {
+    std::shared_ptr<const api::CSIStorageCapacity> capacity;
+    if (!HasEnoughCapacity(sc->provisioner, *claim, *sc, node, &capacity)) {
       *satisfied = true;
       *sufficient = false;
       return absl::OkStatus();
     }
-    provisions.push_back(claim);
+    provisions.push_back({claim, std::move(capacity)});
   }
   *satisfied = true;
   *sufficient = true;
@@ -327,8 +328,8 @@ absl::Status Binder::CheckVolumeProvisions(const std::vector<std::shared_ptr<con
 }
 
 bool Binder::HasEnoughCapacity(const std::string& provisioner, const PVC& claim,
-                               const api::StorageClass& storage_class,
-                               const api::Node& node) const {
+                               const api::StorageClass& storage_class, const api::Node& node,
+                               std::shared_ptr<const api::CSIStorageCapacity>* capacity) const {
   if (!claim.storage_request) return true;
   std::shared_ptr<const api::CSIDriver> driver = handle_.storage().GetCSIDriver(provisioner);
   if (!driver || !driver->storage_capacity.value_or(false)) return true;
@@ -339,6 +340,7 @@ bool Binder::HasEnoughCapacity(const std::string& provisioner, const PVC& claim,
     if (cap->storage_class_name == storage_class.metadata.name && limit &&
         limit->NanoValue() >= size && cap->node_topology &&
         api::Matches(*cap->node_topology, node.metadata.labels)) {
+      *capacity = cap;
       return true;
     }
   }
@@ -382,13 +384,13 @@ absl::StatusOr<bool> Binder::AssumePodVolumes(const api::Pod& pod, std::string_v
     }
     assumed.static_bindings.push_back({std::move(bound), pvc});
   }
-  for (const auto& pvc : volumes->dynamic_provisions) {
+  for (const auto& [pvc, capacity] : volumes->dynamic_provisions) {
     auto selected = std::make_shared<PVC>(*pvc);
     selected->metadata.annotations[api::kAnnSelectedNode] = std::string(node);
     absl::Status st = pvcs_.Assume(selected, handle_.storage().GetPersistentVolumeClaim(
                                                  pvc->metadata.namespace_, pvc->metadata.name));
     if (!st.ok()) return fail(st);
-    assumed.dynamic_provisions.push_back(std::move(selected));
+    assumed.dynamic_provisions.push_back({std::move(selected), capacity});
   }
   *volumes = std::move(assumed);
   return false;
@@ -396,7 +398,7 @@ absl::StatusOr<bool> Binder::AssumePodVolumes(const api::Pod& pod, std::string_v
 
 void Binder::RevertAssumedPodVolumes(const PodVolumes& volumes) {
   for (const auto& b : volumes.static_bindings) pvs_.Restore(*b.pv);
-  for (const auto& pvc : volumes.dynamic_provisions) pvcs_.Restore(*pvc);
+  for (const auto& provision : volumes.dynamic_provisions) pvcs_.Restore(*provision.pvc);
 }
 
 absl::Status Binder::BindPodVolumes(const api::Pod& pod, const api::Node& node,
@@ -409,7 +411,7 @@ absl::Status Binder::BindPodVolumes(const api::Pod& pod, const api::Node& node,
       pvs_.Restore(*volumes.static_bindings[i].pv);
     }
     for (size_t i = provisions; i < volumes.dynamic_provisions.size(); ++i) {
-      pvcs_.Restore(*volumes.dynamic_provisions[i]);
+      pvcs_.Restore(*volumes.dynamic_provisions[i].pvc);
     }
   };
   for (auto& [pv, pvc] : volumes.static_bindings) {
@@ -421,7 +423,8 @@ absl::Status Binder::BindPodVolumes(const api::Pod& pod, const api::Node& node,
     pv = std::make_shared<const PV>(*std::move(written));
     ++bindings;
   }
-  for (auto& claim : volumes.dynamic_provisions) {
+  for (auto& provision : volumes.dynamic_provisions) {
+    std::shared_ptr<const PVC>& claim = provision.pvc;
     absl::StatusOr<PVC> written = writer.SetSelectedNode(*claim, node.metadata.name);
     if (!written.ok()) {
       revert_rest();
@@ -476,7 +479,8 @@ absl::StatusOr<bool> Binder::CheckBindings(const api::Pod& pod, const api::Node&
     }
     if (!IsClaimFullyBound(*pvc)) return false;
   }
-  for (const auto& claim : written.dynamic_provisions) {
+  for (const auto& provision : written.dynamic_provisions) {
+    const std::shared_ptr<const PVC>& claim = provision.pvc;
     std::shared_ptr<const PVC> pvc =
         storage.GetPersistentVolumeClaim(claim->metadata.namespace_, claim->metadata.name);
     if (!pvc) {

@@ -79,8 +79,14 @@ struct PodVolumes {
     std::shared_ptr<const PV> pv;
     std::shared_ptr<const PVC> pvc;
   };
+  struct DynamicProvision {
+    std::shared_ptr<const PVC> pvc;
+    // The CSIStorageCapacity that has room for it on the node, where the class's CSIDriver tracks
+    // capacity (the storage-capacity score reads it); null otherwise.
+    std::shared_ptr<const api::CSIStorageCapacity> capacity;
+  };
   std::vector<StaticBinding> static_bindings;
-  std::vector<std::shared_ptr<const PVC>> dynamic_provisions;
+  std::vector<DynamicProvision> dynamic_provisions;
 };
 
 class Binder {
@@ -119,9 +125,12 @@ class Binder {
   // checkVolumeProvisions); appends what is to be provisioned to `out`.
   absl::Status CheckVolumeProvisions(const std::vector<std::shared_ptr<const PVC>>& claims,
                                      const api::Node& node, bool* satisfied, bool* sufficient,
-                                     std::vector<std::shared_ptr<const PVC>>* out) const;
+                                     std::vector<PodVolumes::DynamicProvision>* out) const;
+  // Whether the provisioner has room for `claim` on `node`, and if it tracks capacity, the first
+  // CSIStorageCapacity that has (in *capacity).
   bool HasEnoughCapacity(const std::string& provisioner, const PVC& claim,
-                         const api::StorageClass& storage_class, const api::Node& node) const;
+                         const api::StorageClass& storage_class, const api::Node& node,
+                         std::shared_ptr<const api::CSIStorageCapacity>* capacity) const;
 
   Handle& handle_;
   const absl::Duration bind_timeout_;

@@ -1,6 +1,7 @@
 #include "src/plugins/volume_binding/volume_binding.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 
@@ -8,6 +9,7 @@
 #include "fmt/format.h"
 #include "ksched/strings.h"
 #include "src/plugins/helper/pod_volumes.h"
+#include "src/plugins/helper/shape_score.h"
 
 namespace ksched::plugins::volume_binding {
 namespace {
@@ -109,10 +111,36 @@ const std::optional<api::Quantity>& VolumeLimit(const api::CSIStorageCapacity& c
   return c.maximum_volume_size ? c.maximum_volume_size : c.capacity;
 }
 
+// The requested and available bytes of one storage class on a node.
+struct ClassUse {
+  int64_t requested = 0;
+  int64_t capacity = 0;
+};
+
+// The storage-capacity score of a node's volumes (upstream's buildScorerFunction): each class
+// scores the shape at requested * 100 / capacity (the shape's end when the class has no capacity
+// or too little), and the node the classes' mean, rounded.
+int64_t CapacityScore(const std::map<std::string, ClassUse>& classes,
+                      const std::function<int64_t(int64_t)>& shape) {
+  if (classes.empty()) return 0;
+  int64_t sum = 0;
+  for (const auto& [name, use] : classes) {
+    constexpr int64_t kMaxUtilization = 100;
+    sum += use.capacity == 0 || use.requested > use.capacity
+               ? shape(kMaxUtilization)
+               : shape(use.requested * kMaxUtilization / use.capacity);
+  }
+  return std::llround(static_cast<double>(sum) / static_cast<double>(classes.size()));
+}
+
+int64_t Bytes(const std::optional<api::Quantity>& q) { return q ? q->Value() : 0; }
+
 }  // namespace
 
 VolumeBinding::VolumeBinding(Handle& handle, const VolumeBindingArgs& args)
-    : handle_(handle), binder_(handle, absl::Seconds(args.bind_timeout_seconds)) {}
+    : handle_(handle), binder_(handle, absl::Seconds(args.bind_timeout_seconds)) {
+  if (!args.shape.empty()) scorer_ = helper::ShapeScorer(args.shape);
+}
 
 Status VolumeBinding::StageFailed(std::string_view operation, const absl::Status& st) {
   handle_.metrics().VolumeSchedulingStageFailed(operation);
@@ -154,6 +182,38 @@ Status VolumeBinding::Filter(const CycleState& state, const api::Pod&, const Nod
   if (s->fully_bound) return Status();
   absl::MutexLock lock(&s->mu);
   s->by_node[node.name()] = {node.node_ptr(), *std::move(volumes)};
+  return Status();
+}
+
+Status VolumeBinding::PreScore(CycleState&, const api::Pod&, const std::vector<const NodeInfo*>&) {
+  // Upstream also scores static bindings without the gate, but builds no scorer then.
+  return scorer_ ? Status() : Status::Skip();
+}
+
+Status VolumeBinding::Score(const CycleState& state, const api::Pod&, const NodeInfo& node,
+                            int64_t* score) {
+  *score = 0;
+  const VolumeState* s = state.Read(kStateKey);
+  if (s == nullptr) return Status();  // No claims: PreFilter skipped.
+  const VolumeState::OnNode* on = s->Find(node.name());
+  if (on == nullptr) return Status();  // Every claim bound: nothing to place.
+  std::map<std::string, ClassUse> classes;
+  if (!on->volumes.static_bindings.empty()) {
+    for (const auto& [pv, pvc] : on->volumes.static_bindings) {
+      ClassUse& use = classes[pv->storage_class_name];
+      use.requested += Bytes(pvc->storage_request);
+      use.capacity += Bytes(pv->capacity);
+    }
+  } else {
+    for (const auto& [pvc, capacity] : on->volumes.dynamic_provisions) {
+      if (capacity == nullptr) continue;
+      ClassUse& use = classes[api::StorageClassOf(*pvc)];
+      // The class's room on the node, once however many claims share it.
+      use.capacity = Bytes(capacity->capacity);
+      use.requested += Bytes(pvc->storage_request);
+    }
+  }
+  *score = CapacityScore(classes, scorer_);
   return Status();
 }
 

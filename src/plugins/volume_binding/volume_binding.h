@@ -14,12 +14,16 @@
 //     drops them.
 //   - PreBind writes them (a static PV's claimRef, a claim's selected-node annotation) and waits,
 //     up to the args' bindTimeoutSeconds, until the PV controller has bound every claim.
-//   - No Score: upstream scores only with the StorageCapacityScoring feature gate, off by default
-//     in 1.36 (its PreScore returns Skip), and ksched does not implement that gate.
+//   - Score, with the StorageCapacityScoring feature gate only (off by default in 1.36; PreScore
+//     returns Skip without it): per storage class, the args' shape at the utilization the pod's
+//     claims would bring, averaged over the classes. Static bindings are scored by their PVs'
+//     capacity; without any, dynamic provisions by the CSIStorageCapacity that has room for them
+//     (classes whose driver tracks no capacity are left out).
 //
 // Thread safety: Filter runs concurrently for different nodes; the binder is thread-safe.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -39,6 +43,8 @@ inline constexpr char kErrReasonUnboundImmediate[] =
 
 class VolumeBinding final : public PreFilterPlugin,
                             public FilterPlugin,
+                            public PreScorePlugin,
+                            public ScorePlugin,
                             public ReservePlugin,
                             public PreBindPlugin,
                             public EnqueueExtensions {
@@ -50,6 +56,10 @@ class VolumeBinding final : public PreFilterPlugin,
   Status PreFilter(CycleState& state, const api::Pod& pod,
                    const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;
   Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
+  Status PreScore(CycleState& state, const api::Pod& pod,
+                  const std::vector<const NodeInfo*>& feasible) override;
+  Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
+               int64_t* score) override;
   Status Reserve(CycleState& state, const api::Pod& pod, std::string_view node) override;
   void Unreserve(CycleState& state, const api::Pod& pod, std::string_view node) override;
   Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) override;
@@ -69,6 +79,8 @@ class VolumeBinding final : public PreFilterPlugin,
 
   Handle& handle_;
   Binder binder_;
+  // The storage-capacity score of a utilization in [0, 100]; null without the gate.
+  std::function<int64_t(int64_t)> scorer_;
 };
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const VolumeBindingArgs& args, Handle& handle);

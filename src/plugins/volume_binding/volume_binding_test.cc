@@ -286,6 +286,60 @@ TEST_F(VolumeBindingTest, DynamicProvisioningFollowsAllowedTopologiesAndCapacity
   EXPECT_EQ(out.filter["n2"], "");
 }
 
+// With StorageCapacityScoring, a node scores the default shape at the utilization the pod's claims
+// bring to each class there: dynamic provisions against the CSIStorageCapacity that has room
+// (its capacity, not its maximumVolumeSize), static bindings against their PV's size.
+TEST_F(VolumeBindingTest, StorageCapacityScoringPrefersTheNodeWithTheMostRoom) {
+  VolumeBindingArgs args;
+  args.shape = DefaultShape();
+  VolumeBinding scoring(handle_, args);
+  auto driver = std::make_shared<api::CSIDriver>();
+  driver->metadata.name = "ebs.csi.aws.com";
+  driver->storage_capacity = true;
+  storage().csi_drivers.Set(driver);
+  for (auto [node, size] : {std::pair{"n1", "100Gi"}, std::pair{"n2", "40Gi"}}) {
+    auto cap = std::make_shared<api::CSIStorageCapacity>();
+    cap->metadata = {.name = std::string("cap-") + node, .namespace_ = "kube-system"};
+    cap->storage_class_name = "fast";
+    cap->node_topology = api::LabelSelector{.match_labels = {{"kubernetes.io/hostname", node}}};
+    cap->capacity = *api::Quantity::Parse(size);
+    cap->maximum_volume_size = *api::Quantity::Parse("30Gi");
+    storage().csi_storage_capacities.Set(cap);
+  }
+  storage().pvcs.Set(Claim("a", "fast", "10Gi"));
+  storage().pvcs.Set(Claim("b", "fast", "20Gi"));
+  storage().pvs.Set(Volume("local-n2", "local", "n2", "100Gi"));
+  storage().pvcs.Set(Claim("l", "local", "25Gi"));
+  auto scores = [&](const api::Pod& pod) {
+    CycleState state;
+    std::map<std::string, int64_t> out;
+    PreFilterResult result;
+    const Status pre_filter = scoring.PreFilter(state, pod, handle_.snapshot().nodes(), &result);
+    std::vector<const NodeInfo*> feasible;
+    for (const NodeInfo* ni : handle_.snapshot().nodes()) {
+      // A skipped PreFilter skips Filter too, as the framework does.
+      if (pre_filter.code() == Code::kSkip || scoring.Filter(state, pod, *ni).ok()) {
+        feasible.push_back(ni);
+      }
+    }
+    EXPECT_TRUE(scoring.PreScore(state, pod, feasible).ok());
+    for (const NodeInfo* ni : feasible) {
+      EXPECT_TRUE(scoring.Score(state, pod, *ni, &out[ni->name()]).ok());
+    }
+    return out;
+  };
+  // 30Gi of 100Gi on n1 scores 70; 30Gi of 40Gi on n2, 25.
+  EXPECT_EQ(scores(PodWithClaims("p", {"a", "b"})),
+            (std::map<std::string, int64_t>{{"n1", 70}, {"n2", 25}}));
+  // The static PV: 25Gi of its 100Gi; n1 has no PV for the claim.
+  EXPECT_EQ(scores(PodWithClaims("q", {"l"})), (std::map<std::string, int64_t>{{"n2", 75}}));
+  // A pod without claims scores 0 everywhere, as upstream's.
+  EXPECT_EQ(scores(PodWithClaims("r", {})), (std::map<std::string, int64_t>{{"n1", 0}, {"n2", 0}}));
+  // Without the gate, no score at all.
+  CycleState state;
+  EXPECT_EQ(plugin_.PreScore(state, PodWithClaims("p", {"a"}), {}).code(), Code::kSkip);
+}
+
 TEST_F(VolumeBindingTest, FindMatchingVolumePicksTheSmallestThatFits) {
   auto pvc = Claim("c", "local", "5Gi");
   pvc->selector = api::LabelSelector{.match_labels = {{"tier", "fast"}}};
