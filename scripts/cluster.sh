@@ -19,6 +19,7 @@
 # With KSCHED_CLUSTER_KCM=1, `up` also starts kube-controller-manager with its default controllers
 # (the PV binder, namespaces, service accounts, garbage collection, disruption, ReplicaSets,
 # ephemeral volumes, ...), as a real cluster runs them, and KSCHED_CLUSTER_KCM_FLAGS after its own.
+# KSCHED_CLUSTER_APISERVER_FLAGS go to kube-apiserver after its own (--feature-gates=...).
 #
 # DIR is the directory `up` made, or the kubeconfig in it; it defaults to $KSCHED_CLUSTER. Several
 # control planes can run at once: each has its own directory and free ports. With
@@ -145,7 +146,8 @@ EOF
     --service-account-issuer https://kubernetes.default.svc \
     --service-account-key-file "$dir/pki/sa.pub" --service-account-signing-key-file "$dir/pki/sa.key" \
     --service-cluster-ip-range 10.96.0.0/16 \
-    --disable-admission-plugins ServiceAccount,TaintNodesByCondition "${audit[@]}"
+    --disable-admission-plugins ServiceAccount,TaintNodesByCondition "${audit[@]}" \
+    ${KSCHED_CLUSTER_APISERVER_FLAGS:-}
   if [ "${KSCHED_CLUSTER_KWOK:-0}" = 1 ]; then
     start "$dir" kwok "$k8s_bin/kwok" --kubeconfig "$dir/kubeconfig" \
       --config "${KSCHED_CLUSTER_KWOK_STAGES:-$k8s_bin/kwok-stages.yaml}" --manage-all-nodes=false \

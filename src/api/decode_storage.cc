@@ -78,6 +78,9 @@ absl::Status CsiDriverAt(element e, const Path& p, CSIDriver* out) {
     return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
       if (sk == "attachRequired") return OptBool(sv, svp, &out->attach_required);
       if (sk == "storageCapacity") return OptBool(sv, svp, &out->storage_capacity);
+      if (sk == "preventPodSchedulingIfMissing") {
+        return OptBool(sv, svp, &out->prevent_pod_scheduling_if_missing);
+      }
       return absl::OkStatus();
     });
   });

@@ -511,7 +511,8 @@ TEST(DecodeObjectsTest, StorageObjects) {
                            "topologyKeys":["topology.ebs.csi.aws.com/zone"],
                            "allocatable":{"count":25}}]}},
       {"apiVersion":"storage.k8s.io/v1","kind":"CSIDriver","metadata":{"name":"ebs.csi.aws.com"},
-       "spec":{"attachRequired":true,"storageCapacity":false}},
+       "spec":{"attachRequired":true,"storageCapacity":false,
+               "preventPodSchedulingIfMissing":true}},
       {"apiVersion":"storage.k8s.io/v1","kind":"CSIStorageCapacity",
        "metadata":{"name":"cap-a","namespace":"kube-system"},"storageClassName":"fast",
        "nodeTopology":{"matchLabels":{"zone":"a"}},"capacity":"100Gi",
@@ -562,6 +563,7 @@ TEST(DecodeObjectsTest, StorageObjects) {
   const auto& driver = std::get<CSIDriver>(objects->at(5));
   EXPECT_EQ(driver.attach_required, true);
   EXPECT_EQ(driver.storage_capacity, false);
+  EXPECT_EQ(driver.prevent_pod_scheduling_if_missing, true);
   const auto& cap = std::get<CSIStorageCapacity>(objects->at(6));
   EXPECT_EQ(cap.storage_class_name, "fast");
   EXPECT_EQ(cap.capacity->Value(), int64_t{100} << 30);

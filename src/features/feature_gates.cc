@@ -423,6 +423,7 @@ bool FeatureGates::Honoured(std::string_view gate) {
   // The scheduler gates ksched decides by at either value, as kube-scheduler does.
   static const std::set<std::string, std::less<>> kHonoured = {
       "StorageCapacityScoring",
+      "VolumeLimitScaling",
   };
   return kHonoured.contains(gate);
 }

@@ -41,7 +41,8 @@ absl::StatusOr<std::unique_ptr<ControlPlane>> ControlPlane::Start(
                     absl::StrCat("KSCHED_CLUSTER_KWOK_STAGES=", options.kwok_stages),
                     absl::StrCat("KSCHED_CLUSTER_AUDIT=", options.audit ? 1 : 0),
                     absl::StrCat("KSCHED_CLUSTER_KCM=", options.controller_manager ? 1 : 0),
-                    absl::StrCat("KSCHED_CLUSTER_KCM_FLAGS=", options.controller_manager_flags)});
+                    absl::StrCat("KSCHED_CLUSTER_KCM_FLAGS=", options.controller_manager_flags),
+                    absl::StrCat("KSCHED_CLUSTER_APISERVER_FLAGS=", options.apiserver_flags)});
     if (r.exit_code == 0 || r.err.find("address already in use") == std::string::npos) break;
   }
   if (r.exit_code != 0) {

@@ -50,6 +50,8 @@ struct ControlPlaneOptions {
   // controllers), with these flags besides the rig's ("--kube-api-qps=1000").
   bool controller_manager = false;
   std::string controller_manager_flags;
+  // kube-apiserver's flags besides the rig's (--feature-gates=... for the fields a gate keeps).
+  std::string apiserver_flags;
 };
 
 // The options of the shared control plane of this test binary. A binary whose tests need more than

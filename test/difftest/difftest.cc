@@ -31,6 +31,7 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
@@ -1005,11 +1006,23 @@ int Main(int argc, char** argv) {
   // every PV and claim each second rather than each 15: cases make PVs and claims of the same
   // names one after the other, and it may first pair a new one with the old one its cache still
   // holds.
+  // The API server drops the fields of a gate that is off for it (CSIDriver's
+  // preventPodSchedulingIfMissing without VolumeLimitScaling): it gets every gate a case sets.
+  std::vector<std::string> apiserver_flags;
+  for (const std::string& flag : gate_flags) {
+    if (flag.starts_with("--feature-gates=")) apiserver_flags.push_back(flag);
+  }
+  for (const auto& [name, scenario] : scenarios) {
+    for (const std::string& flag : GateFlags(scenario)) {
+      if (flag.starts_with("--feature-gates=")) apiserver_flags.push_back(flag);
+    }
+  }
   absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start(
       {.kwok = true,
        .controller_manager = true,
        .controller_manager_flags = "--controllers=persistentvolume-binder-controller,"
-                                   "resourceclaim-controller --pvclaimbinder-sync-period=1s"});
+                                   "resourceclaim-controller --pvclaimbinder-sync-period=1s",
+       .apiserver_flags = absl::StrJoin(apiserver_flags, " ")});
   if (!cluster.ok()) {
     std::fprintf(stderr, "difftest: %s\n", std::string(cluster.status().message()).c_str());
     return 1;

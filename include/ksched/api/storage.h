@@ -48,6 +48,8 @@ struct CSIDriver {
   ObjectMeta metadata;
   std::optional<bool> attach_required;  // Defaults to true.
   std::optional<bool> storage_capacity;
+  // Pods may not go to a node whose CSINode lacks the driver (the VolumeLimitScaling gate).
+  std::optional<bool> prevent_pod_scheduling_if_missing;
 };
 
 struct CSIStorageCapacity {

@@ -207,6 +207,26 @@ std::string RandomPrefix() {
   return out;
 }
 
+// VolumeLimitScaling's check (upstream's checkCSIDriverOnNode): a driver whose CSIDriver asks for
+// it must be among the node's CSINode drivers. A driver without a CSIDriver may not be a CSI
+// driver at all, and passes.
+Status DriverInstalled(const StorageLister& storage, const std::string& driver,
+                       const api::CSINode* csi_node) {
+  std::shared_ptr<const api::CSIDriver> d = storage.GetCSIDriver(driver);
+  if (d == nullptr) {
+    if (storage.Unreadable("csiDriver", driver).empty()) return Status();
+    return Status::Error(fmt::format("error getting CSIDriver for provider {}: {}", driver,
+                                     helper::NotFound(storage, "csiDriver", "", driver)));
+  }
+  if (!d->prevent_pod_scheduling_if_missing.value_or(false)) return Status();
+  if (csi_node != nullptr) {
+    for (const api::CSINodeDriver& on : csi_node->drivers) {
+      if (on.name == driver) return Status();
+    }
+  }
+  return Status::Unschedulable(fmt::format("{} CSI driver is not installed on the node", driver));
+}
+
 }  // namespace
 
 struct NodeVolumeLimits::Attached {
@@ -260,8 +280,10 @@ std::shared_ptr<const NodeVolumeLimits::Attached> NodeVolumeLimits::AttachedOn(
   return out;
 }
 
-NodeVolumeLimits::NodeVolumeLimits(Handle& handle)
-    : handle_(handle), random_volume_id_prefix_(RandomPrefix()) {}
+NodeVolumeLimits::NodeVolumeLimits(Handle& handle, bool volume_limit_scaling)
+    : handle_(handle),
+      volume_limit_scaling_(volume_limit_scaling),
+      random_volume_id_prefix_(RandomPrefix()) {}
 
 Status NodeVolumeLimits::PreFilter(CycleState& state, const api::Pod& pod,
                                    const std::vector<const NodeInfo*>&, PreFilterResult*) {
@@ -304,7 +326,13 @@ Status NodeVolumeLimits::Filter(const CycleState& state, const api::Pod& pod,
   if (!attached->unreadable.empty()) {
     return Status::UnschedulableAndUnresolvable(attached->unreadable);
   }
-  if (mine->volumes.empty() || !attached->has_limits) return Status();
+  if (mine->volumes.empty()) return Status();
+  if (volume_limit_scaling_) {
+    for (const auto& [driver, names] : mine->by_driver) {
+      if (Status st = DriverInstalled(handle_.storage(), driver, csi_node); !st.ok()) return st;
+    }
+  }
+  if (!attached->has_limits) return Status();
   if (!attached->error.ok()) return attached->error;
   for (const auto& [driver, names] : mine->by_driver) {
     // A volume several pods use counts once.
@@ -372,8 +400,11 @@ std::vector<ClusterEventWithHint> NodeVolumeLimits::EventsToRegister() const {
   };
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle& handle) {
-  return std::make_unique<NodeVolumeLimits>(handle);
+PluginFactory MakeFactory(bool volume_limit_scaling) {
+  return [volume_limit_scaling](const PluginArgs&,
+                                Handle& handle) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+    return std::make_unique<NodeVolumeLimits>(handle, volume_limit_scaling);
+  };
 }
 
 }  // namespace ksched::plugins::node_volume_limits

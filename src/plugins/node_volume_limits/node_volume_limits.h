@@ -13,8 +13,9 @@
 //     (`looking up PVC default/data: persistentvolumeclaim "data" not found`); an Error for an
 //     in-tree volume that does not translate (`converting volume(v) from inline to csi: ...`).
 //   - A node without a CSINode, or whose drivers report no count, has no limit.
-//   - The VolumeLimitScaling gate (alpha, off in 1.36) is not implemented: a missing driver on the
-//     node does not reject the pod.
+//   - With the VolumeLimitScaling gate (alpha, off in 1.36; on from 1.37), a driver of the pod's
+//     new volumes whose CSIDriver sets preventPodSchedulingIfMissing must be in the node's
+//     CSINode: Unschedulable `<driver> CSI driver is not installed on the node` otherwise.
 //
 // What the pods on a node and its VolumeAttachments attach is kept per node while neither the
 // node (NodeInfo::generation) nor the storage objects (StorageLister::Generation) change: most
@@ -34,6 +35,7 @@
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
 #include "ksched/plugin_args.h"
+#include "ksched/registry.h"
 #include "src/plugins/names.h"
 
 namespace ksched::plugins::node_volume_limits {
@@ -44,7 +46,7 @@ class NodeVolumeLimits final : public PreFilterPlugin,
                                public FilterPlugin,
                                public EnqueueExtensions {
  public:
-  explicit NodeVolumeLimits(Handle& handle);
+  NodeVolumeLimits(Handle& handle, bool volume_limit_scaling);
   std::string_view Name() const override { return names::kNodeVolumeLimits; }
 
   Status PreFilter(CycleState& state, const api::Pod& pod,
@@ -63,6 +65,7 @@ class NodeVolumeLimits final : public PreFilterPlugin,
   std::shared_ptr<const Attached> AttachedOn(const CycleState& state, const NodeInfo& node);
 
   Handle& handle_;
+  const bool volume_limit_scaling_;
   // Names an unbound claim's volume, so that it never equals a real volume's handle.
   const std::string random_volume_id_prefix_;
   absl::Mutex mu_;
@@ -70,6 +73,7 @@ class NodeVolumeLimits final : public PreFilterPlugin,
 };
 
 // The plugin takes no args; `args` is ignored.
-absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs& args, Handle& handle);
+// The plugin's factory, with or without the VolumeLimitScaling gate.
+PluginFactory MakeFactory(bool volume_limit_scaling);
 
 }  // namespace ksched::plugins::node_volume_limits

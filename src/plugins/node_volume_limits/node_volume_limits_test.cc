@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -53,7 +54,7 @@ class NodeVolumeLimitsTest : public ::testing::Test {
     ebs_class->metadata.name = "gp2";
     ebs_class->provisioner = "kubernetes.io/aws-ebs";
     storage().storage_classes.Set(ebs_class);
-    plugin_ = std::make_unique<NodeVolumeLimits>(*handle_);
+    plugin_ = std::make_unique<NodeVolumeLimits>(*handle_, /*volume_limit_scaling=*/false);
   }
   StorageObjects& storage() { return handle_->listers().storage; }
 
@@ -124,6 +125,38 @@ TEST_F(NodeVolumeLimitsTest, CountsTheNodesCsiVolumesAgainstItsLimit) {
   // A claim of a class that is gone, or without a class, is not counted.
   UnboundClaim("orphan", "gone");
   EXPECT_EQ(Run(PodWith("orphan", {Claim("c"), Claim("orphan")}))["limited"], "");
+}
+
+// VolumeLimitScaling: a driver whose CSIDriver sets preventPodSchedulingIfMissing keeps the pod off
+// nodes whose CSINode lacks it ("open" has no CSINode at all); without the gate it does not.
+TEST_F(NodeVolumeLimitsTest, VolumeLimitScalingNeedsTheDriverOnTheNode) {
+  Start({});
+  CsiClaim("a", "h-a");
+  BoundClaim("b", {.kind = "csi", .driver = "other.example.com", .volume_handle = "h-b"});
+  auto driver = [&](const std::string& name, std::optional<bool> prevent) {
+    auto d = std::make_shared<api::CSIDriver>();
+    d->metadata.name = name;
+    d->prevent_pod_scheduling_if_missing = prevent;
+    storage().csi_drivers.Set(d);
+  };
+  driver(kDriver, true);
+  EXPECT_EQ(Run(PodWith("p", {Claim("a")}))["open"], "");  // The gate is off.
+  plugin_ = std::make_unique<NodeVolumeLimits>(*handle_, /*volume_limit_scaling=*/true);
+  Status pre;
+  Code code = Code::kSuccess;
+  auto out = Run(PodWith("p", {Claim("a")}), &pre, &code);
+  EXPECT_EQ(out["limited"], "");  // Its CSINode has the driver.
+  EXPECT_EQ(out["open"], "csi.example.com CSI driver is not installed on the node");
+  // "other.example.com" has no CSIDriver (it may not be a CSI driver), then one that does not
+  // ask: neither rejects; once it asks, the "limited" node lacks it too.
+  out = Run(PodWith("q", {Claim("b")}));
+  EXPECT_EQ(out["limited"], "");
+  driver("other.example.com", false);
+  EXPECT_EQ(Run(PodWith("q", {Claim("b")}))["limited"], "");
+  driver("other.example.com", true);
+  out = Run(PodWith("q", {Claim("b")}), &pre, &code);
+  EXPECT_EQ(out["limited"], "other.example.com CSI driver is not installed on the node");
+  EXPECT_EQ(code, Code::kUnschedulable);
 }
 
 TEST_F(NodeVolumeLimitsTest, VolumeAttachmentsCountOncePerVolume) {
