@@ -96,6 +96,7 @@ class CaseBuilder {
     for (int i = 0, pending = r_.Between(1, 10); i < pending; ++i) cluster.push_back(PendingPod(i));
     if (r_.Percent(50)) AddStorage(&cluster);
     if (r_.Percent(40)) AddDevices(&cluster);
+    if (r_.Percent(35)) AddBurst(&cluster);
     return cluster;
   }
 
@@ -576,6 +577,29 @@ class CaseBuilder {
                           {"metadata", {{"name", name}, {"namespace", "default"}}},
                           {"spec", {{"devices", std::move(spec)}}}});
       o["spec"]["resourceClaims"] = {{{"name", "devices"}, {"resourceClaimName", name}}};
+    }
+  }
+
+  // A burst of identical pods, as a ReplicaSet makes them, picked after devices (so that a seed's
+  // other objects stay as they were): two to four copies of a pending pod without volumes or
+  // claims, right after it, so that the queue takes them one after another.
+  void AddBurst(json* cluster) {
+    std::vector<size_t> candidates;
+    for (size_t i = 0; i < cluster->size(); ++i) {
+      const json& spec = (*cluster)[i].value("spec", json::object());
+      if ((*cluster)[i]["kind"] == "Pod" && !spec.contains("nodeName") &&
+          !spec.contains("volumes") && !spec.contains("resourceClaims")) {
+        candidates.push_back(i);
+      }
+    }
+    if (candidates.empty()) return;
+    const size_t at = candidates[r_.Below(candidates.size())];
+    const json original = (*cluster)[at];
+    for (int k = 1, n = r_.Between(2, 4); k <= n; ++k) {
+      json copy = original;
+      copy["metadata"]["name"] =
+          fmt::format("{}-{}", original["metadata"]["name"].get<std::string>(), k);
+      cluster->insert(cluster->begin() + static_cast<std::ptrdiff_t>(at + k), std::move(copy));
     }
   }
 

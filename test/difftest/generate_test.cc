@@ -213,7 +213,14 @@ std::set<std::string> Features(const json& c) {
       if (d.contains("taints")) out.insert("device taint");
     }
   }
+  std::set<std::string> pod_names;
   for (const json& pod : OfKind(c, "Pod")) {
+    const std::string name = pod["metadata"]["name"];
+    pod_names.insert(name);
+    const size_t dash = name.rfind('-');
+    if (name.ends_with("-1") && pod_names.contains(name.substr(0, dash))) {
+      out.insert("burst of identical pods");
+    }
     const json& spec = pod["spec"];
     out.insert(spec.contains("nodeName") ? "bound pod" : "pending pod");
     if (spec.contains("resourceClaims")) out.insert("resource claim");
@@ -263,7 +270,7 @@ TEST(GenerateCaseTest, EveryCaseIsValidAndSized) {
     EXPECT_THAT(Problems(c), IsEmpty()) << "seed " << seed << ": " << c.dump();
     size_t pending = 0, bound = 0;
     for (const json& pod : OfKind(c, "Pod")) ++(pod["spec"].contains("nodeName") ? bound : pending);
-    EXPECT_TRUE(pending >= 1 && pending <= 10) << "seed " << seed;
+    EXPECT_TRUE(pending >= 1 && pending <= 14) << "seed " << seed;  // 10, and a burst's 4.
     EXPECT_LE(bound, 6u) << "seed " << seed;
     EXPECT_TRUE(!OfKind(c, "Node").empty() && OfKind(c, "Node").size() <= 8) << "seed " << seed;
     EXPECT_LE(OfKind(c, "PriorityClass").size(), 3u) << "seed " << seed;
@@ -298,6 +305,7 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "bound pod",
                         "two containers",
                         "nodeSelector",
+                        "burst of identical pods",
                         "toleration",
                         "priorityClassName",
                         "init container",
