@@ -29,6 +29,7 @@ using cli::AddSimulateFlags;
 using cli::ExplainFlags;
 using cli::FeatureGatesFromFlags;
 using cli::LoadPluginLibrary;
+using cli::PluginFeatures;
 using cli::RunExplain;
 using cli::RunFlags;
 using cli::RunScheduler;
@@ -172,7 +173,7 @@ int Run(int argc, char** argv, const std::vector<Option>& options) {
     return 1;
   }
   absl::StatusOr<Registry> registry =
-      BuildRegistry(plugins::NewInTreeRegistry(*gates), options, plugin_libraries);
+      BuildRegistry(plugins::NewInTreeRegistry(PluginFeatures(*gates)), options, plugin_libraries);
   if (!registry.ok()) {
     std::fprintf(stderr, "ksched: %s\n", std::string(registry.status().message()).c_str());
     return 1;

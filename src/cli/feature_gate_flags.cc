@@ -64,4 +64,9 @@ void RecordFeatureGates(const features::FeatureGates& gates, metrics::Registry* 
   }
 }
 
+plugins::Features PluginFeatures(const features::FeatureGates& gates) {
+  return {.storage_capacity_scoring = gates.Enabled("StorageCapacityScoring"),
+          .volume_limit_scaling = gates.Enabled("VolumeLimitScaling")};
+}
+
 }  // namespace ksched::cli

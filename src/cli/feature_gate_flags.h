@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "src/features/feature_gates.h"
 #include "src/metrics/metrics.h"
+#include "src/plugins/features.h"
 
 namespace ksched::cli {
 
@@ -20,5 +21,7 @@ absl::StatusOr<features::FeatureGates> FeatureGatesFromFlags(const features::Fla
 // kubernetes_feature_enabled: each gate's stage and value, as kube-scheduler records them once
 // it is set up.
 void RecordFeatureGates(const features::FeatureGates& gates, metrics::Registry* registry);
+// The gates the in-tree plugins decide by, as `gates` set them.
+plugins::Features PluginFeatures(const features::FeatureGates& gates);
 
 }  // namespace ksched::cli

@@ -41,7 +41,7 @@ namespace {
 
 }  // namespace
 
-Registry NewInTreeRegistry(const features::FeatureGates& gates) {
+Registry NewInTreeRegistry(const Features& features) {
   // One spec per plugin; those with args have the kubescheduler.config.k8s.io/v1 args types,
   // decoded, defaulted and validated once, at load time.
   const PluginSpec specs[] = {
@@ -67,10 +67,9 @@ Registry NewInTreeRegistry(const features::FeatureGates& gates) {
                      inter_pod_affinity::ArgsToJson, inter_pod_affinity::New),
       {.name = names::kVolumeBinding,
        .factory = TypedFactory<volume_binding::VolumeBindingArgs>(volume_binding::New),
-       .args = volume_binding::MakeDecoder(gates.Enabled("StorageCapacityScoring"))},
+       .args = volume_binding::MakeDecoder(features.storage_capacity_scoring)},
       {names::kVolumeRestrictions, volume_restrictions::New},
-      {names::kNodeVolumeLimits,
-       node_volume_limits::MakeFactory(gates.Enabled("VolumeLimitScaling"))},
+      {names::kNodeVolumeLimits, node_volume_limits::MakeFactory(features.volume_limit_scaling)},
       {names::kVolumeZone, volume_zone::New},
       MakePluginSpec(names::kDynamicResources, dynamic_resources::ParseArgs,
                      dynamic_resources::ArgsToJson, dynamic_resources::New),

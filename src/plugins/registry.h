@@ -2,13 +2,12 @@
 #pragma once
 
 #include "ksched/registry.h"
-#include "src/features/feature_gates.h"
+#include "src/plugins/features.h"
 
 namespace ksched::plugins {
 
 // kube-scheduler's in-tree plugins under their upstream names (upstream's NewInTreeRegistry), as
-// `gates` make them decide (upstream's plugins/feature.Features). The guides' plugins are not among
-// them (contrib/guides).
-Registry NewInTreeRegistry(const features::FeatureGates& gates = features::FeatureGates());
+// the feature gates make them decide. The guides' plugins are not among them (contrib/guides).
+Registry NewInTreeRegistry(const Features& features = Features());
 
 }  // namespace ksched::plugins

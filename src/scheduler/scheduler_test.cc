@@ -992,7 +992,7 @@ TEST_F(SchedulerTest, SimulatorAnnotationsOfPreFilterPreemptionAndFailureWordFor
       "\n"
       R"(default/pinned prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"success","NodePorts":"","NodeResourcesFit":"success","NodeVolumeLimits":"","PodTopologySpread":"","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
       "\n"
-      R"(default/pinned prescore-result={"InterPodAffinity":"","NodeAffinity":"","NodeResourcesBalancedAllocation":"success","NodeResourcesFit":"success","PodTopologySpread":"","TaintToleration":"success"})"
+      R"(default/pinned prescore-result={"InterPodAffinity":"","NodeAffinity":"","NodeResourcesBalancedAllocation":"success","NodeResourcesFit":"success","PodTopologySpread":"","TaintToleration":"success","VolumeBinding":""})"
       "\n"
       R"(default/pinned reserve-result={"DynamicResources":"success","VolumeBinding":"success"})"
       "\n"

@@ -1,0 +1,14 @@
+// The feature gates the in-tree plugins decide by (upstream's plugins/feature.Features): plain
+// values, so that a plugin folder needs nothing of ksched but the SDK. The defaults are
+// kube-scheduler v1.36.3's; the command line makes them from --feature-gates and
+// --emulated-version (cli::PluginFeatures).
+#pragma once
+
+namespace ksched::plugins {
+
+struct Features {
+  bool storage_capacity_scoring = false;  // StorageCapacityScoring
+  bool volume_limit_scaling = false;      // VolumeLimitScaling
+};
+
+}  // namespace ksched::plugins
