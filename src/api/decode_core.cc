@@ -152,6 +152,13 @@ absl::Status Requirements(element e, const Path& p, ResourceRequirements* out) {
   });
 }
 
+absl::Status RestartRule(element e, const Path& p, ContainerRestartRule* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "action") return Str(v, vp, &out->action);
+    return absl::OkStatus();
+  });
+}
+
 absl::Status ContainerOf(element e, const Path& p, Container* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "name") return Str(v, vp, &out->name);
@@ -159,6 +166,7 @@ absl::Status ContainerOf(element e, const Path& p, Container* out) {
     if (k == "ports") return Items(v, vp, &out->ports, Port);
     if (k == "resources") return Requirements(v, vp, &out->resources);
     if (k == "restartPolicy") return OptStr(v, vp, &out->restart_policy);
+    if (k == "restartPolicyRules") return Items(v, vp, &out->restart_policy_rules, RestartRule);
     return absl::OkStatus();
   });
 }
@@ -234,12 +242,12 @@ absl::Status PodClaim(element e, const Path& p, PodResourceClaim* out) {
 // manifest reads as the API server would store it; pods read from the API server have them
 // already. Requests default to the limits of resources that have no request, and on the host's
 // network every container port is also a host port (defaultHostNetworkPorts).
-void ApplyPodDefaults(PodSpec* spec, bool host_network) {
+void ApplyPodDefaults(PodSpec* spec) {
   for (auto* list : {&spec->init_containers, &spec->containers}) {
     for (Container& c : *list) {
       for (const auto& [name, limit] : c.resources.limits)
         c.resources.requests.try_emplace(name, limit);
-      if (!host_network) continue;
+      if (!spec->host_network) continue;
       for (ContainerPort& port : c.ports) {
         if (port.host_port == 0) port.host_port = port.container_port;
       }
@@ -248,10 +256,10 @@ void ApplyPodDefaults(PodSpec* spec, bool host_network) {
 }
 
 absl::Status Spec(element e, const Path& p, PodSpec* out) {
-  bool host_network = false;
   absl::Status st =
       Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-        if (k == "hostNetwork") return Bool(v, vp, &host_network);
+        if (k == "hostNetwork") return Bool(v, vp, &out->host_network);
+        if (k == "hostUsers") return OptBool(v, vp, &out->host_users);
         if (k == "schedulerName") return Str(v, vp, &out->scheduler_name);
         if (k == "nodeName") return Str(v, vp, &out->node_name);
         if (k == "nodeSelector") return StrMapOf(v, vp, &out->node_selector);
@@ -279,7 +287,7 @@ absl::Status Spec(element e, const Path& p, PodSpec* out) {
         }
         return absl::OkStatus();
       });
-  if (st.ok()) ApplyPodDefaults(out, host_network);
+  if (st.ok()) ApplyPodDefaults(out);
   return st;
 }
 
@@ -354,6 +362,7 @@ absl::Status NodeStat(element e, const Path& p, NodeStatus* out) {
         }
         if (k == "images") return Items(v, vp, &out->images, Image);
         if (k == "conditions") return Items(v, vp, &out->conditions, NodeCond);
+        if (k == "declaredFeatures") return StrList(v, vp, &out->declared_features);
         return absl::OkStatus();
       });
   // The API server's defaulting (SetDefaults_NodeStatus): no allocatable means the capacity.

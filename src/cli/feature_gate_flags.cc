@@ -65,7 +65,8 @@ void RecordFeatureGates(const features::FeatureGates& gates, metrics::Registry* 
 }
 
 plugins::Features PluginFeatures(const features::FeatureGates& gates) {
-  return {.storage_capacity_scoring = gates.Enabled("StorageCapacityScoring"),
+  return {.node_declared_features = gates.Enabled("NodeDeclaredFeatures"),
+          .storage_capacity_scoring = gates.Enabled("StorageCapacityScoring"),
           .volume_limit_scaling = gates.Enabled("VolumeLimitScaling")};
 }
 

@@ -74,6 +74,9 @@ Plugins DefaultPlugins() {
       {n::kNodeResourcesBalancedAllocation, 1},
       {n::kImageLocality, 1},
       {n::kDefaultBinder, 0},
+      // Upstream's only with the NodeDeclaredFeatures gate (beta and on in 1.36); without it the
+      // plugin is made disabled, and skips every pod.
+      {n::kNodeDeclaredFeatures, 0},
   };
   return p;
 }

@@ -422,6 +422,7 @@ std::vector<std::string> FeatureGates::KnownFeatures() {
 bool FeatureGates::Honoured(std::string_view gate) {
   // The scheduler gates ksched decides by at either value, as kube-scheduler does.
   static const std::set<std::string, std::less<>> kHonoured = {
+      "NodeDeclaredFeatures",
       "StorageCapacityScoring",
       "VolumeLimitScaling",
   };

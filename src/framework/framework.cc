@@ -334,6 +334,7 @@ std::string ActionNames(uint32_t action) {
       {kUpdateNodeTaint, "UpdateNodeTaint"},
       {kUpdateNodeCondition, "UpdateNodeCondition"},
       {kUpdateNodeAnnotation, "UpdateNodeAnnotation"},
+      {kUpdateNodeDeclaredFeature, "UpdateNodeDeclaredFeature"},
       {kUpdatePodLabel, "UpdatePodLabel"},
       {kUpdatePodScaleDown, "UpdatePodScaleDown"},
       {kUpdatePodToleration, "UpdatePodToleration"},

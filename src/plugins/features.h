@@ -7,6 +7,7 @@
 namespace ksched::plugins {
 
 struct Features {
+  bool node_declared_features = true;     // NodeDeclaredFeatures
   bool storage_capacity_scoring = false;  // StorageCapacityScoring
   bool volume_limit_scaling = false;      // VolumeLimitScaling
 };

@@ -23,5 +23,6 @@ inline constexpr char kPodTopologySpread[] = "PodTopologySpread";
 inline constexpr char kInterPodAffinity[] = "InterPodAffinity";
 inline constexpr char kDefaultPreemption[] = "DefaultPreemption";
 inline constexpr char kDynamicResources[] = "DynamicResources";
+inline constexpr char kNodeDeclaredFeatures[] = "NodeDeclaredFeatures";
 
 }  // namespace ksched::plugins::names

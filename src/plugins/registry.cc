@@ -14,6 +14,7 @@
 #include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "src/plugins/names.h"
 #include "src/plugins/node_affinity/node_affinity.h"
+#include "src/plugins/node_declared_features/node_declared_features.h"
 #include "src/plugins/node_name/node_name.h"
 #include "src/plugins/node_ports/node_ports.h"
 #include "src/plugins/node_resources/args.h"
@@ -74,6 +75,8 @@ Registry NewInTreeRegistry(const Features& features) {
       MakePluginSpec(names::kDynamicResources, dynamic_resources::ParseArgs,
                      dynamic_resources::ArgsToJson, dynamic_resources::New),
       {names::kDefaultBinder, default_binder::New},
+      {names::kNodeDeclaredFeatures,
+       node_declared_features::MakeFactory(features.node_declared_features)},
   };
   Registry registry;
   for (const PluginSpec& spec : specs) {

@@ -41,6 +41,9 @@ uint32_t NodeChanges(const api::Node& o, const api::Node& n) {
   };
   if (conditions(o) != conditions(n)) actions |= kUpdateNodeCondition;
   if (o.metadata.annotations != n.metadata.annotations) actions |= kUpdateNodeAnnotation;
+  if (o.status.declared_features != n.status.declared_features) {
+    actions |= kUpdateNodeDeclaredFeature;
+  }
   return actions;
 }
 

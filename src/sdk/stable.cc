@@ -208,6 +208,9 @@ constexpr ksched_host kHost = {
         [](ksched_events* events, ksched_str resource, uint32_t actions) {
           EventResource r = EventResource::kWildCard;
           const bool known = ResourceNamed(View(resource), &r);
+          // Every update its generation knew is every update, those added since included
+          // (UpdateNodeDeclaredFeature), as upstream's fwk.Update is.
+          if ((actions & KSCHED_ACTION_UPDATE) == KSCHED_ACTION_UPDATE) actions |= kUpdate;
           Of<std::vector<ClusterEventWithHint>>(events).push_back(
               {ClusterEvent{r, known ? actions : kAll, ""}, nullptr});
           return known ? 1 : 0;

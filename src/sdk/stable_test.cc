@@ -232,6 +232,7 @@ int32_t Halve(void*, const ksched_cycle_state*, const ksched_pod*, ksched_node_s
 int32_t NodeEvents(void*, ksched_events* events) {
   EXPECT_EQ(host->events_add(events, S("Node"), KSCHED_ACTION_ADD), 1);
   EXPECT_EQ(host->events_add(events, S("Gadget"), KSCHED_ACTION_ADD), 0);
+  EXPECT_EQ(host->events_add(events, S("Node"), KSCHED_ACTION_UPDATE), 1);
   return KSCHED_SUCCESS;
 }
 
@@ -264,12 +265,15 @@ TEST(StableTest, PermitWaitsNormalizeRescalesAndEventsNameTheirResources) {
 
   std::vector<ClusterEventWithHint> events =
       PluginAs<EnqueueExtensions>(plugin->get())->EventsToRegister();
-  ASSERT_EQ(events.size(), 2u);
+  ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[0].event.resource, EventResource::kNode);
   EXPECT_EQ(events[0].event.action, uint32_t{kAdd});
   // A resource ksched does not know requeues the plugin's pods on every event.
   EXPECT_EQ(events[1].event.resource, EventResource::kWildCard);
   EXPECT_EQ(events[1].event.action, uint32_t{kAll});
+  // Every update the plugin's generation knew is every update, a later one's too.
+  EXPECT_EQ(events[2].event.action, uint32_t{kUpdate});
+  EXPECT_TRUE(Matches(events[2].event, {EventResource::kNode, kUpdateNodeDeclaredFeature}));
 }
 
 // Generation 2: the table's new functions, and the plugin's new member.

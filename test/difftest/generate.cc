@@ -97,6 +97,7 @@ class CaseBuilder {
     if (r_.Percent(50)) AddStorage(&cluster);
     if (r_.Percent(40)) AddDevices(&cluster);
     if (r_.Percent(35)) AddBurst(&cluster);
+    if (r_.Percent(20)) AddDeclaredFeatures(&cluster);
     return cluster;
   }
 
@@ -600,6 +601,24 @@ class CaseBuilder {
       copy["metadata"]["name"] =
           fmt::format("{}-{}", original["metadata"]["name"].get<std::string>(), k);
       cluster->insert(cluster->begin() + static_cast<std::ptrdiff_t>(at + k), std::move(copy));
+    }
+  }
+
+  // Node declared features, picked last (so that a seed's other objects stay as they were): some
+  // nodes declare RestartAllContainersOnContainerExits, and some pending pods restart all their
+  // containers on an exit code, which needs it.
+  void AddDeclaredFeatures(json* cluster) {
+    for (json& o : *cluster) {
+      const bool pending = o["kind"] == "Pod" && !o["spec"].contains("nodeName");
+      if (o["kind"] == "Node" && r_.Percent(50)) {
+        o["status"]["declaredFeatures"] = {"RestartAllContainersOnContainerExits"};
+      } else if (pending && r_.Percent(40)) {
+        json& c = o["spec"]["containers"][0];
+        c["restartPolicy"] = "Never";
+        c["restartPolicyRules"] = {
+            {{"action", "RestartAllContainers"},
+             {"exitCodes", {{"operator", "In"}, {"values", {r_.Between(1, 255)}}}}}};
+      }
     }
   }
 

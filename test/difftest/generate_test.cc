@@ -166,6 +166,7 @@ std::set<std::string> Features(const json& c) {
     if (node["status"].contains("images")) out.insert("node images");
     if (node["status"]["allocatable"].contains("example.com/gpu")) out.insert("gpu node");
     if (node["metadata"]["labels"].contains("cores")) out.insert("cores label");
+    if (node["status"].contains("declaredFeatures")) out.insert("declared features");
   }
   if (!OfKind(c, "PriorityClass").empty()) out.insert("PriorityClass");
   for (const json& cls : OfKind(c, "StorageClass")) {
@@ -233,6 +234,7 @@ std::set<std::string> Features(const json& c) {
       if (ctr.value("restartPolicy", "") == "Always") out.insert("sidecar");
     }
     for (const json& ctr : AllContainers(pod)) {
+      if (ctr.contains("restartPolicyRules")) out.insert("restart all containers");
       if (!ctr.contains("resources")) out.insert("container without requests");
       if (ctr.contains(json::json_pointer("/resources/requests/example.com~1gpu"))) {
         out.insert("gpu request");
@@ -306,6 +308,8 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "two containers",
                         "nodeSelector",
                         "burst of identical pods",
+                        "declared features",
+                        "restart all containers",
                         "toleration",
                         "priorityClassName",
                         "init container",

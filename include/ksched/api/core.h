@@ -109,6 +109,12 @@ struct ResourceRequirements {
 
 inline constexpr char kContainerRestartPolicyAlways[] = "Always";
 
+// A container's restart rule (restartPolicyRules[]). Only the action is read: the scheduler decides
+// nothing by the exit codes it matches.
+struct ContainerRestartRule {
+  std::string action;  // "Restart" or "RestartAllContainers".
+};
+
 struct Container {
   std::string name;
   std::string image;
@@ -116,6 +122,7 @@ struct Container {
   ResourceRequirements resources;
   // Set only on init containers; "Always" makes an init container a sidecar.
   std::optional<std::string> restart_policy;
+  std::vector<ContainerRestartRule> restart_policy_rules;
 };
 
 // The volume sources the volume plugins look at. `source` names the source field that was set
@@ -169,6 +176,8 @@ struct PodCondition {
 struct PodSpec {
   std::string scheduler_name;
   std::string node_name;
+  bool host_network = false;
+  std::optional<bool> host_users;
   StringMap node_selector;
   Boxed<Affinity> affinity;  // On the heap: few pods have one.
   std::vector<Toleration> tolerations;
@@ -226,6 +235,8 @@ struct NodeStatus {
   ResourceList allocatable;
   std::vector<ContainerImage> images;
   std::vector<NodeCondition> conditions;
+  // The features the node's kubelet declares (NodeDeclaredFeatures), sorted.
+  std::vector<std::string> declared_features;
 };
 
 struct Node {
