@@ -186,7 +186,7 @@ Status VolumeBinding::Filter(const CycleState& state, const api::Pod&, const Nod
 }
 
 Status VolumeBinding::PreScore(CycleState&, const api::Pod&, const std::vector<const NodeInfo*>&) {
-  // Upstream also scores static bindings without the gate, but builds no scorer then.
+  // Without the gate there is no scorer, and upstream skips, whatever the pod's claims.
   return scorer_ ? Status() : Status::Skip();
 }
 
