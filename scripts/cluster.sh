@@ -136,10 +136,13 @@ EOF
   start "$dir" etcd "$k8s_bin/etcd" --data-dir "$dir/etcd" --log-level warn \
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
     --listen-peer-urls http://127.0.0.1:0 --unsafe-no-fsync
-  # The admission plugins that need kube-controller-manager are off; Priority stays on.
+  # The admission plugins that need kube-controller-manager are off; Priority stays on. Since 1.37
+  # the endpoint reconciler refuses a loopback address: nothing here needs the kubernetes Service's
+  # endpoints.
   start "$dir" kube-apiserver "$k8s_bin/kube-apiserver" \
     --etcd-servers "http://127.0.0.1:$etcd_port" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$api_port" \
+    --endpoint-reconciler-type none \
     --tls-cert-file "$dir/pki/apiserver.crt" --tls-private-key-file "$dir/pki/apiserver.key" \
     --client-ca-file "$dir/pki/ca.crt" --token-auth-file "$dir/pki/tokens.csv" \
     --authorization-mode RBAC --allow-privileged \

@@ -94,7 +94,10 @@ class DraLister {
   virtual std::vector<std::shared_ptr<const api::ResourceClaim>> ListResourceClaims() const = 0;
   // The slices, by name.
   virtual std::vector<std::shared_ptr<const api::ResourceSlice>> ListResourceSlices() const = 0;
-  // Grow with every change of a claim (ClaimsGeneration) or of a slice or class
+  // The DeviceTaintRules, by name: their taints go to the devices they select, when the
+  // DRADeviceTaintRules gate is on (upstream's ListWithDeviceTaintRules).
+  virtual std::vector<std::shared_ptr<const api::DeviceTaintRule>> ListDeviceTaintRules() const = 0;
+  // Grow with every change of a claim (ClaimsGeneration) or of a slice, class or taint rule
   // (DevicesGeneration): a plugin that keeps what it computed from them can tell whether they
   // changed since.
   virtual uint64_t ClaimsGeneration() const = 0;

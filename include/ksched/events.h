@@ -20,7 +20,7 @@ namespace ksched {
 enum class EventResource {
   kPod,          // Any pod: for registration, matches the two below as well.
   kAssignedPod,  // A pod bound to a node (cache side).
-  kUnschedulablePod,
+  kTargetPod,    // The pending pod itself, updated (upstream's TargetPod since 1.37).
   kNode,
   kPersistentVolume,
   kPersistentVolumeClaim,
@@ -34,10 +34,12 @@ enum class EventResource {
   kResourceClaim,
   kResourceSlice,
   kDeviceClass,
+  // 1.36's name of kTargetPod, kept for plugins written against it.
+  kUnschedulablePod = kTargetPod,
 };
 
 // The resource's name in logs and in the stable ABI (ksched/stable.h): the kind's ("Node",
-// "PersistentVolumeClaim"), "AssignedPod", "UnschedulablePod", or "*" for kWildCard.
+// "PersistentVolumeClaim"), "AssignedPod", "TargetPod", or "*" for kWildCard.
 std::string_view EventResourceName(EventResource resource);
 
 // Action types are bits, as upstream's fwk.ActionType.

@@ -25,7 +25,7 @@ using Object =
     std::variant<Pod, Node, Namespace, PriorityClass, Service, ReplicationController, ReplicaSet,
                  StatefulSet, PodDisruptionBudget, PersistentVolume, PersistentVolumeClaim,
                  StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment,
-                 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate>;
+                 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule>;
 
 // The kind name of an object ("Pod", "Node", "PodDisruptionBudget", ...).
 std::string_view KindOf(const Object& object);
@@ -65,6 +65,7 @@ absl::Status DecodeDeviceClass(simdjson::dom::element e, DeviceClass* out);
 absl::Status DecodeResourceSlice(simdjson::dom::element e, ResourceSlice* out);
 absl::Status DecodeResourceClaim(simdjson::dom::element e, ResourceClaim* out);
 absl::Status DecodeResourceClaimTemplate(simdjson::dom::element e, ResourceClaimTemplate* out);
+absl::Status DecodeDeviceTaintRule(simdjson::dom::element e, DeviceTaintRule* out);
 
 // Parts that other documents embed (NodeAffinityArgs.addedAffinity, fuzz targets). Errors are
 // relative to `e`; the caller names where it sits.

@@ -1,5 +1,6 @@
 // The core/v1 objects: Pod, Node, Namespace, Service, ReplicationController, PersistentVolume and
 // PersistentVolumeClaim, with the affinity, tolerations, containers and volumes of pods.
+#include <algorithm>
 #include <string>
 
 #include "fmt/format.h"
@@ -167,6 +168,17 @@ absl::Status ContainerOf(element e, const Path& p, Container* out) {
     if (k == "resources") return Requirements(v, vp, &out->resources);
     if (k == "restartPolicy") return OptStr(v, vp, &out->restart_policy);
     if (k == "restartPolicyRules") return Items(v, vp, &out->restart_policy_rules, RestartRule);
+    if (k == "volumeMounts") {
+      std::vector<std::vector<std::string>> options;  // Each mount's bindMountOptions.
+      KSCHED_RETURN_IF_ERROR(
+          Items(v, vp, &options, [](element m, const Path& mp, std::vector<std::string>* o) {
+            return Fields(m, mp, [&](std::string_view mk, element mv, const Path& mvp) {
+              return mk == "bindMountOptions" ? StrList(mv, mvp, o) : absl::OkStatus();
+            });
+          }));
+      out->bind_mount_options =
+          std::any_of(options.begin(), options.end(), [](const auto& o) { return !o.empty(); });
+    }
     return absl::OkStatus();
   });
 }
@@ -190,6 +202,7 @@ absl::Status VolumeSource(std::string_view source, element e, const Path& p, Vol
           return Str(v, vp, &out->claim_name);
         }
         if (source == "csi" && k == "driver") return Str(v, vp, &out->csi_driver);
+        if (source == "image" && k == "reference") return Str(v, vp, &out->image_reference);
         if (source == "ephemeral" && k == "volumeClaimTemplate") {
           out->ephemeral_claim = !v.is_null();
           return absl::OkStatus();

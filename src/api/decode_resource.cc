@@ -143,6 +143,24 @@ absl::Status DeviceClassAt(element e, const Path& p, DeviceClass* out) {
   });
 }
 
+absl::Status DeviceTaintRuleAt(element e, const Path& p, DeviceTaintRule* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k != "spec") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "taint") return DeviceTaintOf(sv, svp, &out->taint);
+      if (sk != "deviceSelector" || sv.is_null()) return absl::OkStatus();
+      DeviceTaintSelector& sel = out->device_selector.emplace();
+      return Fields(sv, svp, [&](std::string_view f, element fv, const Path& fp) -> absl::Status {
+        if (f == "driver") return OptStr(fv, fp, &sel.driver);
+        if (f == "pool") return OptStr(fv, fp, &sel.pool);
+        if (f == "device") return OptStr(fv, fp, &sel.device);
+        return absl::OkStatus();
+      });
+    });
+  });
+}
+
 // An ExactDeviceRequest or a DeviceSubRequest; `unsupported` gets what they use of consumable
 // capacity.
 absl::Status SubRequest(element e, const Path& p, DeviceSubRequest* out,
@@ -318,6 +336,9 @@ using decoding::Path;
 
 absl::Status DecodeDeviceClass(element e, DeviceClass* out) {
   return decoding::DeviceClassAt(e, Path(), out);
+}
+absl::Status DecodeDeviceTaintRule(element e, DeviceTaintRule* out) {
+  return decoding::DeviceTaintRuleAt(e, Path(), out);
 }
 absl::Status DecodeResourceSlice(element e, ResourceSlice* out) {
   return decoding::ResourceSliceAt(e, Path(), out);

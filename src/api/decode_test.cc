@@ -455,6 +455,38 @@ TEST(DecodeObjectsTest, DraObjects) {
 
 // A request's count is defaulted as the API server defaults it: ExactCount's absent or zero count
 // is 1 (a claim with `count: 0` gets one device, as with kube-scheduler), and All's stays 0.
+TEST(DecodeObjectsTest, FieldsOf137) {
+  auto objects = DecodeObjects(R"({"kind":"List","items":[
+      {"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default"},
+       "spec":{"containers":[{"name":"c","image":"i",
+                              "volumeMounts":[{"name":"a","mountPath":"/a"},
+                                              {"name":"m","mountPath":"/m",
+                                               "bindMountOptions":["noexec"]}]}],
+               "initContainers":[{"name":"i","image":"i","volumeMounts":[{"name":"a","mountPath":"/a"}]}],
+               "volumes":[{"name":"m","image":{"reference":"registry.example/model:1"}}]}},
+      {"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule","metadata":{"name":"drain"},
+       "spec":{"deviceSelector":{"driver":"gpu.example.com","device":"gpu-0"},
+               "taint":{"key":"drain","value":"now","effect":"NoSchedule",
+                        "timeAdded":"2026-12-01T00:00:00Z"}}},
+      {"apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule","metadata":{"name":"none"},
+       "spec":{"taint":{"key":"k","effect":"None"}}}]})");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 3u);
+  const Pod& pod = std::get<Pod>((*objects)[0]);
+  EXPECT_TRUE(pod.spec.containers[0].bind_mount_options);
+  EXPECT_FALSE(pod.spec.init_containers[0].bind_mount_options);
+  EXPECT_EQ(pod.spec.volumes[0].source, "image");
+  EXPECT_EQ(pod.spec.volumes[0].image_reference, "registry.example/model:1");
+  const DeviceTaintRule& drain = std::get<DeviceTaintRule>((*objects)[1]);
+  ASSERT_TRUE(drain.device_selector.has_value());
+  EXPECT_EQ(drain.device_selector->driver, "gpu.example.com");
+  EXPECT_FALSE(drain.device_selector->pool.has_value());
+  EXPECT_EQ(drain.device_selector->device, "gpu-0");
+  EXPECT_EQ(drain.taint.key, "drain");
+  EXPECT_EQ(drain.taint.effect, "NoSchedule");
+  EXPECT_FALSE(std::get<DeviceTaintRule>((*objects)[2]).device_selector.has_value());
+}
+
 TEST(DecodeObjectsTest, ARequestsCountIsDefaultedAsTheApiServerDoes) {
   auto objects = DecodeObjects(R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
       "metadata":{"name":"c"},"spec":{"devices":{"requests":[

@@ -142,6 +142,12 @@ template <> inline constexpr KindInfo<ResourceClaimTemplate> kKind<ResourceClaim
     .name = "ResourceClaimTemplate", .group_version = "resource.k8s.io/v1",
     .resource = "resourceclaimtemplates", .namespaced = true,
     .decode = DecodeResourceClaimTemplate, .optional_because = kMayBeUnserved, .watched = false};
+// Its changes reach the plugins as a ResourceSlice Update (Scheduler::OnObjectChange), as
+// upstream's slice tracker sends them for the slices whose devices it taints.
+template <> inline constexpr KindInfo<DeviceTaintRule> kKind<DeviceTaintRule> = {
+    .name = "DeviceTaintRule", .group_version = "resource.k8s.io/v1",
+    .resource = "devicetaintrules", .namespaced = false, .decode = DecodeDeviceTaintRule,
+    .optional_because = kMayBeUnserved};
 // clang-format on
 
 // Calls fn.template operator()<T>() for each kind of api::Object, in its order; stops at the first

@@ -50,7 +50,8 @@ TEST(KindsTest, OptionalKindsSayWhy) {
     if (!kKind<T>.optional_because.empty()) optional.insert(kKind<T>.name);
   });
   EXPECT_EQ(optional, (std::set<std::string_view>{"PriorityClass", "DeviceClass", "ResourceSlice",
-                                                  "ResourceClaim", "ResourceClaimTemplate"}));
+                                                  "ResourceClaim", "ResourceClaimTemplate",
+                                                  "DeviceTaintRule"}));
 }
 
 // A kind that carries changes to the plugins has its own event resource; pods and nodes have

@@ -208,18 +208,22 @@ class DraObjects final : public DraLister {
   std::vector<std::shared_ptr<const api::ResourceSlice>> ListResourceSlices() const override {
     return resource_slices.ListAll();
   }
+  std::vector<std::shared_ptr<const api::DeviceTaintRule>> ListDeviceTaintRules() const override {
+    return device_taint_rules.ListAll();
+  }
   uint64_t ClaimsGeneration() const override { return resource_claims.changes(); }
   std::shared_ptr<const HeldDevices::Names> AllocatedInPool(std::string_view driver,
                                                             std::string_view pool) const override;
   std::shared_ptr<const HeldDevices::View> Allocated() const override;
   uint64_t DevicesGeneration() const override {
-    return resource_slices.changes() + device_classes.changes();
+    return resource_slices.changes() + device_classes.changes() + device_taint_rules.changes();
   }
 
   ObjectStore<api::DeviceClass> device_classes;
   ObjectStore<api::ResourceSlice> resource_slices;
   ObjectStore<api::ResourceClaim> resource_claims;
   ObjectStore<api::ResourceClaimTemplate> resource_claim_templates;
+  ObjectStore<api::DeviceTaintRule> device_taint_rules;
 
  private:
   // The claims' allocated devices, kept in step with resource_claims.
@@ -234,12 +238,12 @@ struct Listers {
   // them) does not compile.
   template <typename T>
   ObjectStore<T>& Of() {
-    return std::get<ObjectStore<T>&>(
-        std::tie(namespaces, priority_classes, services, replication_controllers, replica_sets,
-                 stateful_sets, pod_disruption_budgets, storage.pvs, storage.pvcs,
-                 storage.storage_classes, storage.csi_nodes, storage.csi_drivers,
-                 storage.csi_storage_capacities, storage.volume_attachments, dra.device_classes,
-                 dra.resource_slices, dra.resource_claims, dra.resource_claim_templates));
+    return std::get<ObjectStore<T>&>(std::tie(
+        namespaces, priority_classes, services, replication_controllers, replica_sets,
+        stateful_sets, pod_disruption_budgets, storage.pvs, storage.pvcs, storage.storage_classes,
+        storage.csi_nodes, storage.csi_drivers, storage.csi_storage_capacities,
+        storage.volume_attachments, dra.device_classes, dra.resource_slices, dra.resource_claims,
+        dra.resource_claim_templates, dra.device_taint_rules));
   }
   template <typename T>
   static constexpr bool kHasStore = !std::is_same_v<T, api::Pod> && !std::is_same_v<T, api::Node>;

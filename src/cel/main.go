@@ -127,7 +127,8 @@ func ksched_cel_match(exprH, devicesH C.int64_t, out *C.int8_t, n C.size_t, errO
 			if errs == nil {
 				errs = map[string]string{}
 			}
-			errs[strconv.Itoa(i)] = err.Error()
+			// As the allocator words it since 1.37 (a hint for a missing key).
+			errs[strconv.Itoa(i)] = cel.EnhanceRuntimeError(err).Error()
 		case matches:
 			results[i] = 1
 		default:

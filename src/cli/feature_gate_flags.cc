@@ -67,7 +67,8 @@ void RecordFeatureGates(const features::FeatureGates& gates, metrics::Registry* 
 plugins::Features PluginFeatures(const features::FeatureGates& gates) {
   return {.node_declared_features = gates.Enabled("NodeDeclaredFeatures"),
           .storage_capacity_scoring = gates.Enabled("StorageCapacityScoring"),
-          .volume_limit_scaling = gates.Enabled("VolumeLimitScaling")};
+          .volume_limit_scaling = gates.Enabled("VolumeLimitScaling"),
+          .device_taint_rules = gates.Enabled("DRADeviceTaintRules")};
 }
 
 }  // namespace ksched::cli

@@ -534,5 +534,6 @@ template class Reflector<api::VolumeAttachment>;
 template class Reflector<api::DeviceClass>;
 template class Reflector<api::ResourceSlice>;
 template class Reflector<api::ResourceClaim>;
+template class Reflector<api::DeviceTaintRule>;
 
 }  // namespace ksched::client

@@ -57,8 +57,8 @@ Plugins DefaultPlugins() {
   p.multi_point.enabled = {
       {n::kSchedulingGates, 0},
       {n::kPrioritySort, 0},
-      {n::kNodeUnschedulable, 0},
       {n::kNodeName, 0},
+      {n::kNodeUnschedulable, 0},
       {n::kTaintToleration, 3},
       {n::kNodeAffinity, 2},
       {n::kNodePorts, 0},
@@ -74,8 +74,8 @@ Plugins DefaultPlugins() {
       {n::kNodeResourcesBalancedAllocation, 1},
       {n::kImageLocality, 1},
       {n::kDefaultBinder, 0},
-      // Upstream's only with the NodeDeclaredFeatures gate (beta and on in 1.36); without it the
-      // plugin is made disabled, and skips every pod.
+      // Upstream's only with the NodeDeclaredFeatures gate (GA and locked on in 1.37, off when
+      // emulating 1.35); without it the plugin is made disabled, and skips every pod.
       {n::kNodeDeclaredFeatures, 0},
   };
   return p;
@@ -105,7 +105,8 @@ void MergeDefaultPlugins(Profile& profile) {
                       {&defaults.post_bind, &p.post_bind},
                       {&defaults.multi_point, &p.multi_point},
                       {&defaults.placement_generate, &p.placement_generate},
-                      {&defaults.placement_score, &p.placement_score}}) {
+                      {&defaults.placement_score, &p.placement_score},
+                      {&defaults.pod_group_post_filter, &p.pod_group_post_filter}}) {
     *c = MergePluginSet(*d, *c);
   }
 }

@@ -32,9 +32,9 @@ struct PluginSet {
 struct Plugins {
   PluginSet pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve,
       permit, pre_bind, bind, post_bind, multi_point;
-  // kube-scheduler 1.36's workload placement points: read, checked and printed; no plugin of ksched
-  // implements them yet.
-  PluginSet placement_generate, placement_score;
+  // kube-scheduler's workload points (placement since 1.36, podGroupPostFilter since 1.37): read,
+  // checked and printed; no plugin of ksched implements them yet.
+  PluginSet placement_generate, placement_score, pod_group_post_filter;
 };
 
 struct PluginConfig {

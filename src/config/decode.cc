@@ -77,7 +77,7 @@ absl::Status DecodeProfile(const nlohmann::json& j, std::string_view path, Profi
         CheckObject(*plugins, plugins_path,
                     {"preEnqueue", "queueSort", "preFilter", "filter", "postFilter", "preScore",
                      "score", "reserve", "permit", "preBind", "bind", "postBind", "multiPoint",
-                     "placementGenerate", "placementScore"}));
+                     "placementGenerate", "placementScore", "podGroupPostFilter"}));
     for (const PointField& f : kPoints) {
       if (const nlohmann::json* set = Member(*plugins, f.name)) {
         KSCHED_RETURN_IF_ERROR(DecodePluginSet(*set, Child(plugins_path, f.name), f.name == "score",

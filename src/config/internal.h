@@ -39,6 +39,7 @@ inline constexpr PointField kPoints[] = {
     {"multiPoint", &Plugins::multi_point, "PreFilterPlugin"},
     {"placementGenerate", &Plugins::placement_generate, "PlacementGeneratePlugin"},
     {"placementScore", &Plugins::placement_score, "PlacementScorePlugin"},
+    {"podGroupPostFilter", &Plugins::pod_group_post_filter, "PodGroupPostFilterPlugin"},
 };
 
 // Decodes a KubeSchedulerConfiguration document strictly: an unknown field is an error. `text` is

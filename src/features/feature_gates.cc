@@ -357,22 +357,21 @@ absl::StatusOr<FeatureGates> FeatureGates::FromFlags(const Flags& flags,
 }
 
 absl::Status FeatureGates::CheckImplemented() const {
+  // An emulated version is its gates' defaults (the scheduler reads nothing else of it): ksched
+  // emulates it when each scheduler gate it does not honour keeps the binary's default there.
   const std::string release(Release());
-  // Another release's defaults differ in many gates: the version alone is named.
-  if (emulation_ != BinaryVersion()) {
-    return absl::InvalidArgumentError(fmt::format(
-        "--emulated-version={}: ksched decides as kube-scheduler {} only, and does not emulate "
-        "{} yet",
-        emulation_.String(), release, emulation_.String()));
-  }
   std::vector<std::string> errors;
   const FeatureGates defaults;
   for (const std::string& gate : SchedulerGates()) {
-    if (Enabled(gate) == defaults.Enabled(gate) || Honoured(gate)) continue;
+    const bool value = Enabled(gate);
+    if (value == defaults.Enabled(gate) || Honoured(gate)) continue;
+    const std::string setting = set_.contains(gate) || emulation_ == BinaryVersion()
+                                    ? fmt::format("feature gate {}={}", gate, value)
+                                    : fmt::format("--emulated-version={} sets feature gate {}={}",
+                                                  emulation_.String(), gate, value);
     errors.push_back(fmt::format(
-        "feature gate {}={}: ksched does not implement it yet, and decides as kube-scheduler {} "
-        "does with {}={}",
-        gate, Enabled(gate), release, gate, defaults.Enabled(gate)));
+        "{}: ksched does not implement it yet, and decides as kube-scheduler {} does with {}={}",
+        setting, release, gate, defaults.Enabled(gate)));
   }
   return Aggregate(errors);
 }
@@ -422,6 +421,7 @@ std::vector<std::string> FeatureGates::KnownFeatures() {
 bool FeatureGates::Honoured(std::string_view gate) {
   // The scheduler gates ksched decides by at either value, as kube-scheduler does.
   static const std::set<std::string, std::less<>> kHonoured = {
+      "DRADeviceTaintRules",
       "NodeDeclaredFeatures",
       "StorageCapacityScoring",
       "VolumeLimitScaling",
@@ -430,44 +430,49 @@ bool FeatureGates::Honoured(std::string_view gate) {
 }
 
 const std::vector<std::string>& FeatureGates::SchedulerGates() {
-  // Every gate named in kube-scheduler v1.36.3's pkg/scheduler (non-test code): what the scheduler
+  // Every gate named in kube-scheduler v1.37.2's pkg/scheduler (non-test code): what the scheduler
   // decides by. FeatureGatesTest checks that the table knows each.
   static const std::vector<std::string> kGates = {
+      "CompositePodGroup",
       "DRAAdminAccess",
       "DRAConsumableCapacity",
+      "DRADerivedAttributes",
       "DRADeviceBindingConditions",
+      "DRADeviceCompatibilityGroups",
       "DRADeviceTaintRules",
       "DRADeviceTaints",
       "DRAExtendedResource",
+      "DRAFractionalCapacityRange",
       "DRAListTypeAttributes",
       "DRANodeAllocatableResources",
+      "DRAOptionalNodeOperations",
       "DRAPartitionableDevices",
       "DRAPrioritizedList",
       "DRAResourceClaimDeviceStatus",
       "DRASchedulerFilterTimeout",
       "DRAWorkloadResourceClaims",
       "DynamicResourceAllocation",
-      "GangScheduling",
       "GenericWorkload",
       "InPlacePodLevelResourcesVerticalScaling",
       "InPlacePodVerticalScaling",
+      "InPlacePodVerticalScalingSchedulerPreemption",
+      "InterPodAffinityHostnameFastPath",
       "MatchLabelKeysInPodTopologySpread",
       "NodeDeclaredFeatures",
       "NodeInclusionPolicyInPodTopologySpread",
       "NominatedNodeNameForExpectation",
       "OpportunisticBatching",
+      "PodGroupPreemptionPolicy",
       "PodLevelResources",
       "SchedulerAsyncAPICalls",
       "SchedulerAsyncPreemption",
       "SchedulerPopFromBackoffQ",
-      "SchedulerQueueingHints",
-      "SidecarContainers",
+      "SchedulerPreQueueingHints",
       "StorageCapacityScoring",
       "TaintTolerationComparisonOperators",
       "TopologyAwareWorkloadScheduling",
       "VolumeAttributesClass",
       "VolumeLimitScaling",
-      "WorkloadAwarePreemption",
   };
   return kGates;
 }

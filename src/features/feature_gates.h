@@ -9,10 +9,10 @@
 //       &warnings);
 //   if (gates.ok() && gates->Enabled("SchedulerAsyncAPICalls")) ...
 //
-// ksched decides as the pinned release: it refuses an emulated version other than the pin's, and a
-// scheduler gate set away from its default unless it honours that gate, naming what it does not
-// implement (CheckImplemented). Gates the scheduler does not
-// read are taken and change nothing, as in kube-scheduler.
+// ksched decides as the pinned release at any version it emulates: it refuses a scheduler gate
+// away from the pinned release's default (set, or by the emulated version) unless it honours that
+// gate, naming what it does not implement (CheckImplemented). Gates the scheduler does not read
+// are taken and change nothing, as in kube-scheduler.
 #pragma once
 
 #include <compare>
@@ -81,8 +81,8 @@ class FeatureGates {
   static absl::StatusOr<FeatureGates> FromFlags(const Flags& flags,
                                                 std::vector<Warning>* warnings = nullptr);
 
-  // Whether ksched honours these settings: an emulated version other than the binary's, or a gate
-  // the scheduler reads that is away from its default and not Honoured, is an error naming it.
+  // Whether ksched honours these settings: a gate the scheduler reads that is away from the
+  // binary version's default (set, or by the emulated version) and not Honoured is an error.
   absl::Status CheckImplemented() const;
   // Whether ksched decides by this scheduler gate at either value, as kube-scheduler does.
   static bool Honoured(std::string_view gate);

@@ -18,9 +18,9 @@ std::string Error(const Flags& flags) {
 }
 
 TEST(FeatureGatesTest, TheTableIsThePinnedReleasesAndKnowsEveryGateTheSchedulerReads) {
-  EXPECT_EQ(FeatureGates::Release(), "v1.36.3");
-  EXPECT_EQ(FeatureGates::BinaryVersion(), (Version{1, 36}));
-  EXPECT_EQ(FeatureGates::Floor(), (Version{1, 33}));
+  EXPECT_EQ(FeatureGates::Release(), "v1.37.2");
+  EXPECT_EQ(FeatureGates::BinaryVersion(), (Version{1, 37}));
+  EXPECT_EQ(FeatureGates::Floor(), (Version{1, 34}));
   const FeatureGates defaults;
   std::vector<std::string> known;
   for (const FeatureGates::Series& s : defaults.MetricSeries()) known.push_back(s.name);
@@ -31,12 +31,13 @@ TEST(FeatureGatesTest, TheTableIsThePinnedReleasesAndKnowsEveryGateTheSchedulerR
 
 TEST(FeatureGatesTest, EachGateIsAtItsDefaultOfTheBinarysVersion) {
   const FeatureGates g;
-  EXPECT_TRUE(g.Enabled("DRAConsumableCapacity"));      // Beta and on since 1.36.
-  EXPECT_FALSE(g.Enabled("StorageCapacityScoring"));    // Alpha.
-  EXPECT_TRUE(g.Enabled("DynamicResourceAllocation"));  // GA.
+  EXPECT_TRUE(g.Enabled("DRAConsumableCapacity"));                // Beta and on since 1.36.
+  EXPECT_TRUE(g.Enabled("StorageCapacityScoring"));               // Beta and on since 1.37.
+  EXPECT_FALSE(g.Enabled("TaintTolerationComparisonOperators"));  // Alpha.
+  EXPECT_TRUE(g.Enabled("DynamicResourceAllocation"));            // GA.
   EXPECT_FALSE(g.Enabled("NoSuchGate"));
-  EXPECT_EQ(g.emulation_version(), (Version{1, 36}));
-  EXPECT_EQ(g.min_compatibility_version(), (Version{1, 35}));
+  EXPECT_EQ(g.emulation_version(), (Version{1, 37}));
+  EXPECT_EQ(g.min_compatibility_version(), (Version{1, 36}));
   EXPECT_TRUE(g.CheckImplemented().ok());
 }
 
@@ -107,18 +108,18 @@ TEST(FeatureGatesTest, AnEmulatedVersionGivesThatReleasesDefaultsAndRange) {
   EXPECT_EQ(Error({.feature_gates = {"DRAListTypeAttributes=true"}, .emulated_version = {"1.35"}}),
             "cannot set feature gate DRAListTypeAttributes to true, feature is PreAlpha at "
             "emulated version 1.35, min compatibility version 1.34");
-  // The floor of the min-compatibility version holds: 1.33 emulates with 1.33, not 1.32.
-  g = FeatureGates::FromFlags({.emulated_version = {"kube=v1.33"}});
+  // The floor of the min-compatibility version holds: 1.34 emulates with 1.34, not 1.33.
+  g = FeatureGates::FromFlags({.emulated_version = {"kube=v1.34"}});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->min_compatibility_version(), (Version{1, 33}));
+  EXPECT_EQ(g->min_compatibility_version(), (Version{1, 34}));
 
-  EXPECT_EQ(Error({.emulated_version = {"1.37"}}),
-            "emulation version 1.37 is not between [1.33, 1.36.0]");
+  EXPECT_EQ(Error({.emulated_version = {"1.38"}}),
+            "emulation version 1.38 is not between [1.34, 1.37.0]");
   EXPECT_EQ(Error({.emulated_version = {"1.30"}}),
-            "[emulation version 1.30 is not between [1.33, 1.36.0], minCompatibilityVersion "
-            "version 1.33 is not between [1.33, 1.30]]");
+            "[emulation version 1.30 is not between [1.34, 1.37.0], minCompatibilityVersion "
+            "version 1.34 is not between [1.34, 1.30]]");
   EXPECT_EQ(Error({.emulated_version = {"1.35"}, .min_compatibility_version = {"1.36"}}),
-            "minCompatibilityVersion version 1.36 is not between [1.33, 1.35]");
+            "minCompatibilityVersion version 1.36 is not between [1.34, 1.35]");
   EXPECT_EQ(Error({.emulated_version = {"abc"}}), "could not parse \"abc\" as version");
   EXPECT_EQ(Error({.emulated_version = {"1.foo"}}), "illegal version string \"1.foo\"");
   EXPECT_EQ(Error({.emulated_version = {"01.35"}}),
@@ -137,17 +138,24 @@ TEST(FeatureGatesTest, WhatKschedDoesNotImplementIsRefusedByName) {
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_EQ(g->CheckImplemented().message(),
             "feature gate TaintTolerationComparisonOperators=true: ksched does not implement it "
-            "yet, and decides as kube-scheduler v1.36.3 does with "
+            "yet, and decides as kube-scheduler v1.37.2 does with "
             "TaintTolerationComparisonOperators=false");
   // A gate ksched honours is taken either way.
-  g = FeatureGates::FromFlags({.feature_gates = {"StorageCapacityScoring=true"}});
+  g = FeatureGates::FromFlags({.feature_gates = {"StorageCapacityScoring=false"}});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();
+  // An emulated version is its gates' defaults: 1.36's differ only in gates ksched honours.
+  g = FeatureGates::FromFlags({.emulated_version = {"1.36"}});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();
+  EXPECT_FALSE(g->Enabled("DRADeviceTaintRules"));
   g = FeatureGates::FromFlags({.emulated_version = {"1.35"}});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_EQ(g->CheckImplemented().message(),
-            "--emulated-version=1.35: ksched decides as kube-scheduler v1.36.3 only, and does not "
-            "emulate 1.35 yet");
+  EXPECT_THAT(std::string(g->CheckImplemented().message()),
+              ::testing::HasSubstr(
+                  "--emulated-version=1.35 sets feature gate DRAConsumableCapacity=false: ksched "
+                  "does not implement it yet, and decides as kube-scheduler v1.37.2 does with "
+                  "DRAConsumableCapacity=true"));
   g = FeatureGates::FromFlags({.feature_gates = {"ClientsAllowCBOR=true,ContextualLogging=false"}});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();
@@ -155,14 +163,16 @@ TEST(FeatureGatesTest, WhatKschedDoesNotImplementIsRefusedByName) {
 
 TEST(FeatureGatesTest, TheMetricHasEachGateWithItsStageAndValue) {
   absl::StatusOr<FeatureGates> g =
-      FeatureGates::FromFlags({.feature_gates = {"StorageCapacityScoring=true"}});
+      FeatureGates::FromFlags({.feature_gates = {"TaintTolerationComparisonOperators=true"}});
   ASSERT_TRUE(g.ok());
   auto find = [&](std::string_view name) {
     std::vector<FeatureGates::Series> all = g->MetricSeries();
     auto it = std::find_if(all.begin(), all.end(), [&](const auto& s) { return s.name == name; });
     return it == all.end() ? FeatureGates::Series{} : *it;
   };
-  EXPECT_EQ(find("StorageCapacityScoring").stage, "ALPHA");
+  EXPECT_EQ(find("TaintTolerationComparisonOperators").stage, "ALPHA");
+  EXPECT_TRUE(find("TaintTolerationComparisonOperators").enabled);
+  EXPECT_EQ(find("StorageCapacityScoring").stage, "BETA");
   EXPECT_TRUE(find("StorageCapacityScoring").enabled);
   EXPECT_EQ(find("DynamicResourceAllocation").stage, "");
   EXPECT_EQ(find("AllAlpha").stage, "ALPHA");
@@ -172,7 +182,9 @@ TEST(FeatureGatesTest, TheMetricHasEachGateWithItsStageAndValue) {
 TEST(FeatureGatesTest, TheHelpListsTheAlphaAndBetaGatesAsKubeSchedulersDoes) {
   const std::vector<std::string> known = FeatureGates::KnownFeatures();
   EXPECT_THAT(known, Contains("kube:AllAlpha=true|false (ALPHA - default=false)"));
-  EXPECT_THAT(known, Contains("kube:StorageCapacityScoring=true|false (ALPHA - default=false)"));
+  EXPECT_THAT(known, Contains("kube:StorageCapacityScoring=true|false (BETA - default=true)"));
+  EXPECT_THAT(known, Contains("kube:TaintTolerationComparisonOperators=true|false (ALPHA - "
+                              "default=false)"));
   EXPECT_THAT(known, Contains("kube:DRAConsumableCapacity=true|false (BETA - default=true)"));
   for (const std::string& line : known) {
     EXPECT_FALSE(line.starts_with("kube:DynamicResourceAllocation=")) << "GA gates are not listed";

@@ -44,8 +44,18 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
           "'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in "
           "unschedulableEntities that the scheduler attempted to schedule and failed; 'gated' is "
           "the number of unschedulable pods that the scheduler never attempted to schedule "
-          "because they are gated.",
+          "because they are gated; 'incomplete' means number of pods in incompletePodGroupPods; "
+          "'pending' means number of pods in pendingPodGroupPods.",
           Stability::kStable, {"queue"})),
+      queued_entities(r->AddGauge(
+          "scheduler_queued_entities",
+          "Number of queued scheduling entities ('pod' or 'podgroup'; 'pod' stands for individual "
+          "pods that are not members of any podgroup) by the queue type. 'active' means number of "
+          "entities in activeQ; 'backoff' means number of entities in backoffQ; 'unschedulable' "
+          "means number of entities in unschedulableEntities that the scheduler attempted to "
+          "schedule and failed; 'gated' is the number of unschedulable entities that the "
+          "scheduler never attempted to schedule because they are gated.",
+          Stability::kAlpha, {"queue", "type"})),
       goroutines(
           r->AddGauge("scheduler_goroutines",
                       "Number of running goroutines split by the work they do such as binding.",

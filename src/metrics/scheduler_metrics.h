@@ -1,4 +1,4 @@
-// kube-scheduler's metrics (pkg/scheduler/metrics, 1.36), with their names, help, stability,
+// kube-scheduler's metrics (pkg/scheduler/metrics, 1.37), with their names, help, stability,
 // labels and buckets, registered in one Registry; and the per-profile view the framework records
 // into.
 //
@@ -58,6 +58,7 @@ struct SchedulerMetrics {
   HistogramFamily& preemption_victims;                  // (none)
   CounterFamily& preemption_attempts;                   // (none)
   GaugeFamily& pending_pods;                            // queue
+  GaugeFamily& queued_entities;                         // queue, type (always "pod" here)
   GaugeFamily& goroutines;                              // operation
   HistogramFamily& pod_scheduling_sli_duration;         // attempts
   HistogramFamily& pod_scheduling_attempts;             // (none)

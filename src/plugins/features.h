@@ -1,15 +1,16 @@
 // The feature gates the in-tree plugins decide by (upstream's plugins/feature.Features): plain
 // values, so that a plugin folder needs nothing of ksched but the SDK. The defaults are
-// kube-scheduler v1.36.3's; the command line makes them from --feature-gates and
+// kube-scheduler v1.37.2's; the command line makes them from --feature-gates and
 // --emulated-version (cli::PluginFeatures).
 #pragma once
 
 namespace ksched::plugins {
 
 struct Features {
-  bool node_declared_features = true;     // NodeDeclaredFeatures
-  bool storage_capacity_scoring = false;  // StorageCapacityScoring
-  bool volume_limit_scaling = false;      // VolumeLimitScaling
+  bool node_declared_features = true;    // NodeDeclaredFeatures
+  bool storage_capacity_scoring = true;  // StorageCapacityScoring
+  bool volume_limit_scaling = true;      // VolumeLimitScaling
+  bool device_taint_rules = true;        // DRADeviceTaintRules
 };
 
 }  // namespace ksched::plugins

@@ -1,6 +1,8 @@
 #include "src/queue/scheduling_queue.h"
 
 #include <algorithm>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ksched/strings.h"
@@ -124,7 +126,7 @@ void SchedulingQueue::AddLocked(std::shared_ptr<const PodInfo> pod) {
   slot->info.pod_info = std::move(pod);
   slot->info.timestamp = clock_->Now();
   slot->info.initial_attempt_timestamp = absl::InfinitePast();
-  ToActive(slot.get(), "PodAdd");
+  ToActive(slot.get(), "UnscheduledPodAdd");
 }
 
 void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
@@ -177,10 +179,21 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
     actions |= kUpdatePodGeneratedResourceClaim;
   }
   if (actions == 0) actions = kUpdatePodOther;
-  ClusterEventData data{
-      .event = {EventResource::kUnschedulablePod, actions, "UnschedulablePodUpdate"},
-      .old_pod = &o,
-      .new_pod = &n};
+  // Upstream sends one event per change, labelled "TargetPod<action>"; the label is the first's.
+  std::string_view label = "TargetPodUpdate";
+  for (const auto& [bit, name] :
+       {std::pair<uint32_t, std::string_view>{kUpdatePodLabel, "TargetPodUpdatePodLabel"},
+        {kUpdatePodSchedulingGatesEliminated, "TargetPodUpdatePodSchedulingGatesEliminated"},
+        {kUpdatePodToleration, "TargetPodUpdatePodToleration"},
+        {kUpdatePodGeneratedResourceClaim, "TargetPodUpdatePodGeneratedResourceClaim"}}) {
+    if ((actions & bit) != 0) {
+      label = name;
+      break;
+    }
+  }
+  ClusterEventData data{.event = {EventResource::kTargetPod, actions, std::string(label)},
+                        .old_pod = &o,
+                        .new_pod = &n};
   QueueingStrategy strategy = fw->IsPodWorthRequeuing(e->info, data);
   if (strategy != QueueingStrategy::kSkip) Requeue(e, strategy, data.event.label);
 }

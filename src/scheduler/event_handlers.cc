@@ -1,6 +1,7 @@
 // The scheduler's side of the informers (upstream's eventhandlers.go): cluster changes go to the
 // cache, pending pods to the queue, and each change moves the queued pods it may help.
 #include <algorithm>
+#include <type_traits>
 
 #include "fmt/format.h"
 #include "src/scheduler/scheduler.h"
@@ -66,7 +67,12 @@ void Scheduler::OnObjectChange(AnyStoredChange change) {
   std::visit(
       [this]<typename T>(StoredChange<T>& c) {
         constexpr const api::KindInfo<T>& kind = api::kKind<T>;
-        if constexpr (kind.change != nullptr) {
+        if constexpr (std::is_same_v<T, api::DeviceTaintRule>) {
+          // Upstream's slice tracker sends a ResourceSlice Update for the slices whose devices
+          // the rule taints; the plugins' hints for it read no slice.
+          queue_->MoveAllToActiveOrBackoffQueue(queue::QueuedEvent{
+              .event = {EventResource::kResourceSlice, kUpdate, "ResourceSliceUpdate"}});
+        } else if constexpr (kind.change != nullptr) {
           if (!c.old && !c.now) return;
           const uint32_t action = !c.now ? kDelete : c.old ? kUpdate : kAdd;
           const std::string_view verb = !c.now ? "Delete" : c.old ? "Update" : "Add";

@@ -100,8 +100,8 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
       Status ps = fw.RunPostFilterPlugins(*state, *pod, fit_error.diagnosis.node_to_status, &pf);
       nominated = pf.nominated_node_name;
       found.victims = std::move(pf.victims);
-      // As upstream, whatever PostFilter said, an error too, ends the message.
-      if (!ps.ok() && !ps.Message().empty()) fit_error.diagnosis.post_filter_msg = ps.Message();
+      // As upstream, whatever PostFilter said, a success or an error too, ends the message.
+      if (!ps.Message().empty()) fit_error.diagnosis.post_filter_msg = ps.Message();
       s = Status(s.code(), {fit_error.Error()});
     }
     HandleFailure(std::move(info), s, fit_error.num_all_nodes > 0 ? &fit_error.diagnosis : nullptr,

@@ -87,10 +87,18 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
   s->metrics_->registry.AddCollector([self] {
     queue::QueueCounts c = self->queue_->Counts();
     metrics::GaugeFamily& pending = self->metrics_->pending_pods;
-    pending.With({"active"})->Set(static_cast<double>(c.active));
-    pending.With({"backoff"})->Set(static_cast<double>(c.backoff));
-    pending.With({"unschedulable"})->Set(static_cast<double>(c.unschedulable));
-    pending.With({"gated"})->Set(static_cast<double>(c.gated));
+    metrics::GaugeFamily& entities = self->metrics_->queued_entities;
+    for (const auto& [queue, n] : {std::pair<const char*, size_t>{"active", c.active},
+                                   {"backoff", c.backoff},
+                                   {"unschedulable", c.unschedulable},
+                                   {"gated", c.gated}}) {
+      pending.With({queue})->Set(static_cast<double>(n));
+      // Each pod is an entity of its own while ksched schedules no pod groups.
+      entities.With({queue, "pod"})->Set(static_cast<double>(n));
+    }
+    // The pods of pod groups, which ksched does not schedule yet: none, as upstream shows them.
+    pending.With({"incomplete"})->Set(0);
+    pending.With({"pending"})->Set(0);
     metrics::GaugeFamily& cache = self->metrics_->cache_size;
     cache.With({"nodes"})->Set(static_cast<double>(self->cache_.NodeCount()));
     cache.With({"pods"})->Set(static_cast<double>(self->cache_.PodCount()));

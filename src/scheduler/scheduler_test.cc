@@ -164,7 +164,7 @@ TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
       "1");
   has("scheduler_pending_pods{queue=\"unschedulable\"} 1");
   has("scheduler_pending_pods{queue=\"active\"} 0");
-  has("scheduler_queue_incoming_pods_total{event=\"PodAdd\",queue=\"active\"} 2");
+  has("scheduler_queue_incoming_pods_total{event=\"UnscheduledPodAdd\",queue=\"active\"} 2");
   has("scheduler_queue_incoming_pods_total{event=\"ScheduleAttemptFailure\",queue="
       "\"unschedulable\"}"
       " 1");
@@ -172,8 +172,9 @@ TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
   has("scheduler_cache_size{type=\"nodes\"} 3");
   has("scheduler_cache_size{type=\"pods\"} 1");
   has("scheduler_pod_scheduling_attempts_count 1");
-  // Each pod was filtered on the three nodes; NodeUnschedulable, the first filter, stopped the
-  // cordoned node both times, so the later filters ran on two nodes per pod.
+  // Each pod was filtered on the three nodes; NodeUnschedulable (after NodeName, which passes
+  // every node) stopped the cordoned node both times, so the later filters ran on two nodes per
+  // pod.
   has("scheduler_plugin_evaluation_total{extension_point=\"Filter\",plugin=\"NodeUnschedulable\","
       "profile=\"default-scheduler\"} 6");
   has("scheduler_plugin_evaluation_total{extension_point=\"Filter\",plugin=\"NodeResourcesFit\","
@@ -194,17 +195,16 @@ TEST_F(SchedulerTest, UnschedulablePodGetsEventAndConditionThenFitsANewNode) {
   s_->OnNodeAdd(MakeNode().Name("small").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
   AddPod(MakePod().Name("big").Req("cpu", "2"));
   Drain();
-  EXPECT_THAT(
-      EventsFor("default/big", "FailedScheduling"),
-      ::testing::ElementsAre("0/1 nodes are available: 1 Insufficient cpu. no new claims to "
-                             "deallocate, preemption: 0/1 nodes are available: 1 "
-                             "Preemption is not helpful for scheduling."));
+  EXPECT_THAT(EventsFor("default/big", "FailedScheduling"),
+              ::testing::ElementsAre("0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 "
+                                     "nodes are available: 1 "
+                                     "Preemption is not helpful for scheduling."));
   const api::PodCondition& c = writer_.conditions.at("default/big");
   EXPECT_EQ(c.type, "PodScheduled");
   EXPECT_EQ(c.status, "False");
   EXPECT_EQ(c.reason, "Unschedulable");
   EXPECT_EQ(c.message,
-            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: "
             "0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
   EXPECT_EQ(s_->queue().Counts().unschedulable, 1u);
 
@@ -329,7 +329,7 @@ TEST_F(SchedulerTest, APodWithAClaimWaitsForItThenGetsADevice) {
   Drain();
   EXPECT_FALSE(writer_.binds.contains("default/second"));
   EXPECT_EQ(writer_.conditions.at("default/second").message,
-            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable, "
+            "0/2 nodes are available: 2 cannot allocate all claims. "
             "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
@@ -457,7 +457,7 @@ TEST_F(SchedulerTest, ASpreadConstraintKeepsThePodPendingUntilTheZonesEvenOut) {
   Drain();
   const std::string want =
       "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match pod topology spread "
-      "constraints. no new claims to deallocate, preemption: 0/2 nodes are available: 1 No "
+      "constraints. preemption: 0/2 nodes are available: 1 No "
       "preemption victims found for incoming pod, 1 Preemption is not helpful for scheduling.";
   EXPECT_TRUE(writer_.binds.empty());
   EXPECT_THAT(EventsFor("default/web-1", "FailedScheduling"), ::testing::ElementsAre(want));
@@ -585,7 +585,7 @@ TEST_F(SchedulerTest, BoundPodOfAnotherSchedulerCountsOnItsNode) {
   AddPod(MakePod().Name("mine").Req("cpu", "1"));
   Drain();
   EXPECT_EQ(writer_.conditions.at("default/mine").message,
-            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: "
             "0/1 nodes are available: 1 No preemption victims found for incoming pod.");
   // Deleting the other pod frees the room: NodeResourcesFit requeues on pod deletion.
   s_->OnPodDelete(MakePod().Name("theirs").SchedulerName("other").Node("n1").Req("cpu", "2").Ptr());
@@ -630,9 +630,8 @@ TEST_F(SchedulerTest, OutOfTreePluginThroughMultiPoint) {
   Drain();
   EXPECT_EQ(writer_.binds.at("default/p"), "teamed");
   EXPECT_EQ(writer_.conditions.at("default/q").message,
-            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had no team label. no new "
-            "claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not "
-            "helpful for scheduling.");
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had no team label. "
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.");
 }
 
 // An out-of-tree Filter with a metric of its own, registered in its factory: the nodes it rejected.
@@ -793,7 +792,7 @@ TEST_F(SchedulerTest, PluginsReadNamespacesThroughTheHandle) {
   Drain();
   EXPECT_EQ(writer_.binds.at("team-a/gold"), "n1");
   EXPECT_EQ(writer_.conditions.at("default/plain").message,
-            "0/1 nodes are available: 1 namespace is not gold. no new claims to deallocate, "
+            "0/1 nodes are available: 1 namespace is not gold. "
             "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
 }
 
@@ -869,15 +868,17 @@ TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedT
   EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_attempts_total 1\n"));
   EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_victims_count 1\n"));
   EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_victims_bucket{le=\"1\"} 1\n"));
-  // Once preemption succeeded, the message has no PostFilter part.
-  EXPECT_EQ(writer_.conditions.at("default/high").message,
-            "0/1 nodes are available: 1 Insufficient cpu.");
+  // Once preemption succeeded, the message says where (since 1.37).
+  constexpr char kPreempting[] =
+      "0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for "
+      "pod on node n1, preempting 1 victims";
+  EXPECT_EQ(writer_.conditions.at("default/high").message, kPreempting);
   EXPECT_FALSE(writer_.binds.contains("default/high"));
   // `ksched explain` of the preemptor: where it made room, whom it evicted, what it waits for.
   std::optional<nlohmann::ordered_json> j = explain_.Json("default", "high");
   ASSERT_TRUE(j.has_value());
   EXPECT_EQ((*j)["result"], "Unschedulable");
-  EXPECT_EQ((*j)["message"], "0/1 nodes are available: 1 Insufficient cpu.");
+  EXPECT_EQ((*j)["message"], kPreempting);
   EXPECT_EQ((*j)["preemption"]["nominatedNode"], "n1");
   EXPECT_EQ((*j)["preemption"]["victims"], nlohmann::json::array({"default/low"}));
   EXPECT_EQ((*j)["rejected"][0]["plugin"], "NodeResourcesFit");
@@ -978,7 +979,7 @@ TEST_F(SchedulerTest, SimulatorAnnotationsOfPreFilterPreemptionAndFailureWordFor
       "\n"
       R"(default/pinned filter-result={"n2":{"NodeAffinity":"passed","NodeName":"passed","NodeResourcesFit":"passed","NodeUnschedulable":"passed","TaintToleration":"passed"},"n3":{"NodeAffinity":"passed","NodeName":"passed","NodeResourcesFit":"passed","NodeUnschedulable":"passed","TaintToleration":"passed"}})"
       "\n"
-      R"(default/pinned finalscore-result={"n2":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"75","TaintToleration":"300"},"n3":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"87","TaintToleration":"300"}})"
+      R"(default/pinned finalscore-result={"n2":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"75","TaintToleration":"300","VolumeBinding":"0"},"n3":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"87","TaintToleration":"300","VolumeBinding":"0"}})"
       "\n"
       R"(default/pinned permit-result={})"
       "\n"
@@ -990,13 +991,13 @@ TEST_F(SchedulerTest, SimulatorAnnotationsOfPreFilterPreemptionAndFailureWordFor
       "\n"
       R"(default/pinned prefilter-result={"NodeAffinity":["n2","n3"]})"
       "\n"
-      R"(default/pinned prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"success","NodeDeclaredFeatures":"","NodePorts":"","NodeResourcesFit":"success","NodeVolumeLimits":"","PodTopologySpread":"","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
+      R"(default/pinned prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"success","NodeDeclaredFeatures":"","NodeName":"success","NodePorts":"","NodeResourcesFit":"success","NodeUnschedulable":"success","NodeVolumeLimits":"","PodTopologySpread":"","TaintToleration":"success","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
       "\n"
-      R"(default/pinned prescore-result={"InterPodAffinity":"","NodeAffinity":"","NodeResourcesBalancedAllocation":"success","NodeResourcesFit":"success","PodTopologySpread":"","TaintToleration":"success","VolumeBinding":""})"
+      R"(default/pinned prescore-result={"InterPodAffinity":"","NodeAffinity":"","NodeResourcesBalancedAllocation":"success","NodeResourcesFit":"success","PodTopologySpread":"","TaintToleration":"success","VolumeBinding":"success"})"
       "\n"
       R"(default/pinned reserve-result={"DynamicResources":"success","VolumeBinding":"success"})"
       "\n"
-      R"(default/pinned score-result={"n2":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"75","TaintToleration":"0"},"n3":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"87","TaintToleration":"0"}})"
+      R"(default/pinned score-result={"n2":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"75","TaintToleration":"0","VolumeBinding":"0"},"n3":{"DynamicResources":"0","ImageLocality":"0","NodeResourcesBalancedAllocation":"75","NodeResourcesFit":"87","TaintToleration":"0","VolumeBinding":"0"}})"
       "\n"
       R"(default/pinned selected-node=n3)"
       "\n"
@@ -1016,7 +1017,7 @@ TEST_F(SchedulerTest, SimulatorAnnotationsOfPreFilterPreemptionAndFailureWordFor
       "\n"
       R"(default/urgent prefilter-result={})"
       "\n"
-      R"(default/urgent prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"success","NodeDeclaredFeatures":"","NodePorts":"","NodeResourcesFit":"success","NodeVolumeLimits":"","PodTopologySpread":"","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
+      R"(default/urgent prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"success","NodeDeclaredFeatures":"","NodeName":"success","NodePorts":"","NodeResourcesFit":"success","NodeUnschedulable":"success","NodeVolumeLimits":"","PodTopologySpread":"","TaintToleration":"success","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
       "\n"
       R"(default/urgent prescore-result={})"
       "\n"
@@ -1042,7 +1043,7 @@ TEST_F(SchedulerTest, SimulatorAnnotationsOfPreFilterPreemptionAndFailureWordFor
       "\n"
       R"(default/huge prefilter-result={})"
       "\n"
-      R"(default/huge prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"","NodeDeclaredFeatures":"","NodePorts":"","NodeResourcesFit":"success","NodeVolumeLimits":"","PodTopologySpread":"","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
+      R"(default/huge prefilter-result-status={"DynamicResources":"","InterPodAffinity":"","NodeAffinity":"","NodeDeclaredFeatures":"","NodeName":"success","NodePorts":"","NodeResourcesFit":"success","NodeUnschedulable":"success","NodeVolumeLimits":"","PodTopologySpread":"","TaintToleration":"success","VolumeBinding":"","VolumeRestrictions":"","VolumeZone":""})"
       "\n"
       R"(default/huge prescore-result={})"
       "\n"
@@ -1063,10 +1064,10 @@ TEST_F(SchedulerTest, PreemptionNamesWhyItCannotHelp) {
   AddPod(MakePod(never));
   Drain();
   EXPECT_EQ(writer_.conditions.at("default/same").message,
-            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: "
             "0/1 nodes are available: 1 No preemption victims found for incoming pod.");
   EXPECT_EQ(writer_.conditions.at("default/never").message,
-            "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: "
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: "
             "not eligible due to preemptionPolicy=Never.");
   EXPECT_TRUE(writer_.deleted.empty());
 }

@@ -82,7 +82,10 @@ TEST_F(CelTest, RuntimeErrorsArePerDevice) {
   Device bare{.driver = "gpu.example.com"};
   EXPECT_EQ(Verdicts("device.attributes['gpu.example.com'].model == 'a100'",
                      {Gpu("a100", 80, "1.0.0", false), bare}),
-            (std::vector<std::string>{"match", "no such key: model"}));
+            (std::vector<std::string>{
+                "match",
+                "no such key: model. consider using CEL optional chaining (.? followed by "
+                "orValue()) or guarding the check with has() for optional fields"}));
   EXPECT_THAT(
       Verdicts("device.attributes['gpu.example.com'].model > 3", {Gpu("a", 1, "1.0.0", false)}),
       ::testing::ElementsAre(HasSubstr("no such overload")));

@@ -9,7 +9,7 @@ bool Matches(const ClusterEvent& registered, const ClusterEvent& incoming) {
   bool resource_matches = registered.resource == incoming.resource ||
                           (registered.resource == EventResource::kPod &&
                            (incoming.resource == EventResource::kAssignedPod ||
-                            incoming.resource == EventResource::kUnschedulablePod));
+                            incoming.resource == EventResource::kTargetPod));
   return resource_matches && (registered.action & incoming.action) != 0;
 }
 
@@ -19,8 +19,8 @@ std::string_view EventResourceName(EventResource r) {
       return "Pod";
     case EventResource::kAssignedPod:
       return "AssignedPod";
-    case EventResource::kUnschedulablePod:
-      return "UnschedulablePod";
+    case EventResource::kTargetPod:
+      return "TargetPod";
     case EventResource::kWildCard:
       return "*";
     default:

@@ -74,7 +74,12 @@ void SplitByPdbViolation(const std::vector<std::shared_ptr<const PodInfo>>& pods
         }
         if (!api::Matches(*pdb.selector, pod.metadata.labels)) continue;
         if (pdb.disrupted_pods.contains(pod.metadata.name)) continue;  // Counted as gone already.
-        if (--allowed[i] < 0) violated = true;
+        // Since 1.37 the first budget the pod would break ends the count: the budgets after it
+        // keep their room.
+        if (--allowed[i] < 0) {
+          violated = true;
+          break;
+        }
       }
     }
     (violated ? violating : non_violating)->push_back(pi);
@@ -123,7 +128,11 @@ Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToSt
   for (const auto& pi : best->victims.pods) {
     result->victims.push_back(pi->pod->metadata.namespace_ + "/" + pi->pod->metadata.name);
   }
-  return Status();
+  // Since 1.37 the success says where, and it ends the pod's FailedScheduling message.
+  return Status(Code::kSuccess,
+                {fmt::format("preemption: found a potential placement for pod on node {}, "
+                             "preempting {} victims",
+                             best->node, best->victims.pods.size())});
 }
 
 std::vector<Candidate> Evaluator::FindCandidates(const CycleState& state, const api::Pod& pod,

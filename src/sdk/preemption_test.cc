@@ -75,6 +75,33 @@ TEST(PickOneNodeForPreemptionTest, FollowsTheGivenScoresInOrder) {
   EXPECT_EQ(PickOneNodeForPreemption(candidates, {most_important_victim})->node, "b");
 }
 
+// a and b are under budgets web (no room) and front (room for one), c under front only. Since
+// 1.37 the first budget a pod breaks ends its count, so a and b leave front's room to c; 1.36
+// counted them against front too, and all three broke a budget.
+TEST(PreemptionTest, TheFirstBudgetAPodBreaksEndsItsCount) {
+  auto pdb = [](std::string name, std::string app, int32_t allowed) {
+    auto out = std::make_shared<api::PodDisruptionBudget>();
+    out->metadata = {.name = name, .namespace_ = "default"};
+    out->selector = api::LabelSelector{.match_labels = {{name == "web" ? "app" : "tier", app}}};
+    out->disruptions_allowed = allowed;
+    return std::shared_ptr<const api::PodDisruptionBudget>(std::move(out));
+  };
+  auto pod = [](std::string name, std::vector<std::pair<std::string, std::string>> labels) {
+    MakePod p;
+    p.Name(name);
+    for (const auto& [k, v] : labels) p.Label(k, v);
+    return PodInfo::Make(p.Ptr());
+  };
+  std::vector<std::shared_ptr<const PodInfo>> pods = {pod("a", {{"app", "web"}, {"tier", "front"}}),
+                                                      pod("b", {{"app", "web"}, {"tier", "front"}}),
+                                                      pod("c", {{"tier", "front"}})};
+  std::vector<std::shared_ptr<const PodInfo>> violating, non_violating;
+  SplitByPdbViolation(pods, {pdb("web", "web", 0), pdb("front", "front", 1)}, &violating,
+                      &non_violating);
+  ASSERT_EQ(non_violating.size(), 1u);
+  EXPECT_EQ(non_violating[0]->pod->metadata.name, "c");
+}
+
 TEST(PreemptionTest, MoreImportantIsHigherPriorityThenEarlierStart) {
   EXPECT_TRUE(MoreImportantPod(*Victim("a", 10)->pod, *Victim("b", 5)->pod));
   EXPECT_TRUE(MoreImportantPod(*Victim("a", 5, "2026-01-01T00:00:00Z")->pod,

@@ -94,6 +94,7 @@ int Found(const api::StringMap& map, ksched_str key, ksched_str* value) {
 
 // The EventResource named `name` (EventResourceName's), if there is one.
 bool ResourceNamed(std::string_view name, EventResource* out) {
+  if (name == "UnschedulablePod") name = "TargetPod";  // 1.36's name.
   // The resources are numbered from 0 on; past the last one, the name is "?".
   for (int r = 0;; ++r) {
     const std::string_view n = EventResourceName(static_cast<EventResource>(r));

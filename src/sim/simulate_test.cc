@@ -159,7 +159,7 @@ TEST(SimulateTest, JsonSchemaListsPendingPodsInInputOrder) {
   nlohmann::json want = nlohmann::json::parse(R"({"pods":[
     {"namespace":"default","name":"web-1","node":"node-a","status":"Scheduled"},
     {"namespace":"default","name":"big","node":null,"status":"Unschedulable",
-     "message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). no new claims to deallocate, preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."},
+     "message":"0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had untolerated taint(s). preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."},
     {"namespace":"default","name":"g","node":null,"status":"SchedulingGated",
      "message":"Scheduling is blocked due to non-empty scheduling gates"}],
     "evicted":[]})");
@@ -327,7 +327,7 @@ spec:
                                     {.explain = true});
   ASSERT_EQ(r.pods.size(), 1u);
   EXPECT_EQ(r.pods[0].message,
-            "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
+            "0/1 nodes are available: 1 cannot allocate all claims. "
             "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.");
   nlohmann::json j = nlohmann::json::parse(FormatJson(r, true));
   EXPECT_EQ(j["pods"][0]["filter"]["a"],

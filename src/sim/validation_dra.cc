@@ -74,6 +74,23 @@ void TaintEffect(const std::string& path, const std::string& effect, Errors* e) 
   }
 }
 
+void Taint(const std::string& at, const api::DeviceTaint& t, Errors* e) {
+  e->QualifiedName(at + ".key", t.key);
+  if (!t.value.empty()) e->LabelValue(at + ".value", t.value);
+  if (t.effect.empty()) {
+    e->Required(at + ".effect");
+  } else {
+    TaintEffect(at + ".effect", t.effect, e);
+  }
+}
+
+void TaintRule(const api::DeviceTaintRule& r, Errors* e) {
+  if (r.device_selector && r.device_selector->driver) {
+    DriverName("spec.deviceSelector.driver", *r.device_selector->driver, e);
+  }
+  Taint("spec.taint", r.taint, e);
+}
+
 // A selector's CEL, compiled by upstream's own compiler, which gives upstream's message. Where the
 // library cannot be opened the expression is left for the scheduler, which keeps a pod that needs
 // it pending and names the library.
@@ -341,15 +358,7 @@ void Slice(const api::ResourceSlice& s, Errors* e) {
     for (const auto& [name, quantity] : d.capacity)
       QualifiedAttributeName(at + ".capacity", name, e);
     for (size_t j = 0; j < d.taints.size(); ++j) {
-      const api::DeviceTaint& t = d.taints[j];
-      const std::string tat = fmt::format("{}.taints[{}]", at, j);
-      e->QualifiedName(tat + ".key", t.key);
-      if (!t.value.empty()) e->LabelValue(tat + ".value", t.value);
-      if (t.effect.empty()) {
-        e->Required(tat + ".effect");
-      } else {
-        TaintEffect(tat + ".effect", t.effect, e);
-      }
+      Taint(fmt::format("{}.taints[{}]", at, j), d.taints[j], e);
     }
     if (s.per_device_node_selection) {
       NodeSelection(at, d.node_name, d.node_selector, d.all_nodes.value_or(false), false,
@@ -373,6 +382,7 @@ void ValidateDraObject(const api::Object& object, Errors* e) {
   }
   if (const auto* c = std::get_if<api::DeviceClass>(&object)) DeviceClass(*c, e);
   if (const auto* s = std::get_if<api::ResourceSlice>(&object)) Slice(*s, e);
+  if (const auto* r = std::get_if<api::DeviceTaintRule>(&object)) TaintRule(*r, e);
 }
 
 }  // namespace ksched::sim::validation

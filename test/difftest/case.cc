@@ -115,11 +115,11 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
 bool IsStorage(const std::string& kind) { return StorageOrder(kind) >= 0; }
 
 int StorageOrder(const std::string& kind) {
-  static const char* const kKinds[] = {"StorageClass",     "CSIDriver",
-                                       "CSINode",          "CSIStorageCapacity",
-                                       "PersistentVolume", "PersistentVolumeClaim",
-                                       "VolumeAttachment", "DeviceClass",
-                                       "ResourceSlice",    "ResourceClaim"};
+  static const char* const kKinds[] = {
+      "StorageClass",       "CSIDriver",        "CSINode",
+      "CSIStorageCapacity", "PersistentVolume", "PersistentVolumeClaim",
+      "VolumeAttachment",   "DeviceClass",      "ResourceSlice",
+      "DeviceTaintRule",    "ResourceClaim"};
   for (int i = 0; i < static_cast<int>(std::size(kKinds)); ++i) {
     if (kind == kKinds[i]) return i;
   }

@@ -111,11 +111,10 @@ TEST(CompareTest, APreEnqueueGateSimulateReportsIsAPendingPod) {
 
 TEST(CompareTest, PreemptionIsComparedNotExcused) {
   const std::string with_preemption =
-      "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate, preemption: 0/1 "
+      "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 "
       "nodes are available: 1 No preemption victims found for incoming pod.";
   Outcome up{.status = "Unschedulable", .message = with_preemption};
-  Outcome ks{.status = "Unschedulable",
-             .message = "0/1 nodes are available: 1 Insufficient cpu. no new claims to deallocate"};
+  Outcome ks{.status = "Unschedulable", .message = "0/1 nodes are available: 1 Insufficient cpu."};
   std::vector<Mismatch> m = Compare(up, ks);
   ASSERT_EQ(m.size(), 1u);
   EXPECT_EQ(m[0].kind, "message");

@@ -25,6 +25,7 @@
 #include "nlohmann/json.hpp"
 #include "src/base/file.h"
 #include "src/client/rest_config.h"
+#include "src/features/feature_gates.h"
 #include "src/testing/command.h"
 #include "src/testing/control_plane.h"
 #include "test/e2e/kubelet.h"
@@ -247,9 +248,9 @@ int Main(int argc, char** argv) {
     return 1;
   }
   Write(out / "report.json", ToJson(*results).dump(2) + "\n");
-  Write(out / "report.md",
-        MarkdownReport(fmt::format("[sig-scheduling] e2e tests of v1.36.3 against {}", scheduler),
-                       *results));
+  Write(out / "report.md", MarkdownReport(fmt::format("[sig-scheduling] e2e tests of {} against {}",
+                                                      features::FeatureGates::Release(), scheduler),
+                                          *results));
   const fs::path kube = fs::path(out_dir) / "kube-scheduler" / "report.json";
   const fs::path ours = fs::path(out_dir) / "ksched" / "report.json";
   absl::StatusOr<std::string> kube_text = ReadFile(kube), ours_text = ReadFile(ours);

@@ -418,7 +418,7 @@ TEST_F(RunTest, AClaimGetsADeviceWrittenAndTheDeviceIsNotGivenTwice) {
   // Other tests' nodes of the shared cluster may fail for reasons of their own.
   const std::string note = FailedSchedulingNote("dra");
   EXPECT_THAT(note, ::testing::HasSubstr(" cannot allocate all claims"));
-  EXPECT_THAT(note, ::testing::HasSubstr("still not schedulable, preemption: "));
+  EXPECT_THAT(note, ::testing::HasSubstr("preemption: "));
   EXPECT_EQ(Get({"pod", "second", "-n", "dra"})["spec"].value("nodeName", ""), "");
 }
 
@@ -465,7 +465,7 @@ TEST_F(RunTest, FeatureGateFlagsAreRefusedInKubeSchedulersWords) {
       {"--feature-gates=StorageCapacityScoring=true",
        "--feature-gates=kube:PodLevelResources=true"},
       {"--feature-gates=wardle:Foo=true"},
-      {"--emulated-version=1.37"},
+      {"--emulated-version=1.38"},
       {"--emulated-version=1.30"},
       {"--emulated-version=1.35.1"},
       {"--emulated-version=1.35,kube=1.36"},
@@ -504,7 +504,7 @@ TEST_F(RunTest, FeatureGateFlagsAreRefusedInKubeSchedulersWords) {
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
             "ksched: feature gate TaintTolerationComparisonOperators=true: ksched does not "
-            "implement it yet, and decides as kube-scheduler v1.36.3 does with "
+            "implement it yet, and decides as kube-scheduler v1.37.2 does with "
             "TaintTolerationComparisonOperators=false\n");
 }
 
@@ -521,9 +521,13 @@ TEST_F(RunTest, TheFeatureGatesAreOnMetrics) {
   }));
   EXPECT_EQ(Sample(body, "kubernetes_feature_enabled{name=\"ClientsAllowCBOR\",stage=\"ALPHA\"}"),
             1);
+  EXPECT_EQ(Sample(body,
+                   "kubernetes_feature_enabled{name=\"TaintTolerationComparisonOperators\","
+                   "stage=\"ALPHA\"}"),
+            0);
   EXPECT_EQ(
-      Sample(body, "kubernetes_feature_enabled{name=\"StorageCapacityScoring\",stage=\"ALPHA\"}"),
-      0);
+      Sample(body, "kubernetes_feature_enabled{name=\"StorageCapacityScoring\",stage=\"BETA\"}"),
+      1);
   EXPECT_EQ(
       Sample(body, "kubernetes_feature_enabled{name=\"DynamicResourceAllocation\",stage=\"\"}"), 1);
   EXPECT_NE(body.find("# HELP kubernetes_feature_enabled [BETA] This metric records the data "
@@ -632,7 +636,7 @@ TEST_P(GuideTest, AnnotationGateRefusesAnAnnotatedPodWithItsEventAndCondition) {
   Create(pod);
   const std::string note = FailedSchedulingNote(ns);
   EXPECT_NE(note.find("nodes are available: pod has annotation mycompany.com/environment, which "
-                      "this scheduler refuses. no new claims to deallocate, preemption: "),
+                      "this scheduler refuses. preemption: "),
             std::string::npos)
       << note;
   json cond = PodScheduledCondition(ns, "tagged");

@@ -99,7 +99,7 @@ TEST_F(VolumesTest, StaticLocalVolumeBringsThePodToItsNodeAndIsBound) {
   Create(PodWithClaim(ns, "db-2", "more"));
   EXPECT_EQ(FailedSchedulingNote(ns),
             "0/3 nodes are available: 3 node(s) didn't find available persistent volumes to "
-            "bind. no new claims to deallocate, preemption: 0/3 nodes are available: 3 "
+            "bind. preemption: 0/3 nodes are available: 3 "
             "Preemption is not helpful for scheduling.");
 }
 

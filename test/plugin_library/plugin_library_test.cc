@@ -27,14 +27,13 @@ CommandResult Simulate(const std::string& library) {
 TEST(PluginLibraryTest, TheExampleLibrarysPluginSchedules) {
   CommandResult r = Simulate(TEAM_FILTER);
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(
-      r.out,
-      "NAMESPACE  NAME  STATUS         NODE     MESSAGE\n"
-      "default    web   Scheduled      green-1  \n"
-      "default    api   Scheduled      blue-1   \n"
-      "default    red   Unschedulable  <none>   0/2 nodes are available: 2 node(s) didn't "
-      "belong to team red. no new claims to deallocate, preemption: 0/2 nodes are available: 2 "
-      "Preemption is not helpful for scheduling.\n");
+  EXPECT_EQ(r.out,
+            "NAMESPACE  NAME  STATUS         NODE     MESSAGE\n"
+            "default    web   Scheduled      green-1  \n"
+            "default    api   Scheduled      blue-1   \n"
+            "default    red   Unschedulable  <none>   0/2 nodes are available: 2 node(s) didn't "
+            "belong to team red. preemption: 0/2 nodes are available: 2 "
+            "Preemption is not helpful for scheduling.\n");
 }
 
 TEST(PluginLibraryTest, WithoutTheLibraryTheConfigNamesAPluginThatDoesNotExist) {
@@ -99,7 +98,7 @@ const char kTeamGatePlacements[] =
     "default    web   Scheduled      green-2  \n"
     "default    api   Scheduled      blue-1   \n"
     "default    red   Unschedulable  <none>   0/3 nodes are available: 3 node(s) didn't belong to "
-    "team red. no new claims to deallocate, preemption: 0/3 nodes are available: 3 Preemption is "
+    "team red. preemption: 0/3 nodes are available: 3 Preemption is "
     "not helpful for scheduling.\n";
 
 TEST(PluginLibraryTest, TheStableExampleLibrarySchedules) {

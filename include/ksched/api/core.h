@@ -123,6 +123,9 @@ struct Container {
   // Set only on init containers; "Always" makes an init container a sidecar.
   std::optional<std::string> restart_policy;
   std::vector<ContainerRestartRule> restart_policy_rules;
+  // Some volumeMounts[] sets bindMountOptions (alpha in 1.37): the node must declare
+  // VolumeBindMountOptions.
+  bool bind_mount_options = false;
 };
 
 // The volume sources the volume plugins look at. `source` names the source field that was set
@@ -130,9 +133,10 @@ struct Container {
 struct Volume {
   std::string name;
   std::string source;
-  std::string claim_name;  // persistentVolumeClaim.claimName
-  bool read_only = false;  // readOnly of the source, where it has one.
-  std::string csi_driver;  // csi.driver
+  std::string claim_name;       // persistentVolumeClaim.claimName
+  bool read_only = false;       // readOnly of the source, where it has one.
+  std::string csi_driver;       // csi.driver
+  std::string image_reference;  // image.reference: an OCI image mounted as a volume.
   // ephemeral.volumeClaimTemplate is present; the PVC is named "<pod>-<volume>".
   bool ephemeral_claim = false;
   // The disk VolumeRestrictions compares and NodeVolumeLimits counts: gcePersistentDisk.pdName,

@@ -88,6 +88,20 @@ struct DeviceClass {
   std::vector<std::string> unsupported;
 };
 
+// A DeviceTaintRule: its taint goes to every device its selector picks (an unset field picks
+// any; no selector picks none), after the slice's own taints, when DRADeviceTaintRules is on.
+struct DeviceTaintSelector {
+  std::optional<std::string> driver;
+  std::optional<std::string> pool;
+  std::optional<std::string> device;
+};
+
+struct DeviceTaintRule {
+  ObjectMeta metadata;
+  std::optional<DeviceTaintSelector> device_selector;  // spec.deviceSelector
+  DeviceTaint taint;                                   // spec.taint
+};
+
 // A request for devices of one class (ExactDeviceRequest), or one alternative of a
 // firstAvailable list (DeviceSubRequest, with its name).
 struct DeviceSubRequest {

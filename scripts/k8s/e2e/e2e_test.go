@@ -19,7 +19,7 @@ import (
 	_ "k8s.io/kubernetes/test/e2e/framework/metrics/init"
 	_ "k8s.io/kubernetes/test/e2e/framework/node/init"
 	_ "k8s.io/kubernetes/test/e2e/scheduling"
-	_ "k8s.io/kubernetes/test/utils/format"
+	_ "k8s.io/kubernetes/test/utils/ktesting/format"
 )
 
 func TestMain(m *testing.M) {

@@ -8,6 +8,7 @@
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "ksched/api/selectors.h"
+#include "ksched/status_macros.h"
 #include "ksched/strings.h"
 #include "src/plugins/dynamic_resources/pools.h"
 
@@ -302,7 +303,8 @@ absl::StatusOr<bool> Search::SelectorsMatch(size_t claim, const api::DeviceClass
     const cel::Match& m = (**verdicts)[device_index];
     if (!m.error.empty()) {
       return absl::InvalidArgumentError(
-          fmt::format("{}: selector #{}: CEL runtime error: {}", owner(), i, m.error));
+          fmt::format("{}: selector #{} on device {}/{}/{}: CEL runtime error: {}", owner(), i,
+                      slice.driver, slice.pool, slice.devices[device_index].name, m.error));
     }
     if (!m.matches) return false;
   }
@@ -510,6 +512,15 @@ std::string ResultName(const api::ResourceClaim& claim, size_t r, const Choice::
   return RequestName(claim.spec.requests[r], Chosen(claim, r, request), request.sub);
 }
 
+// Whether a config's list of requests names request r, or the alternative chosen for it.
+bool Names(const std::vector<std::string>& names, const api::ResourceClaim& claim, size_t r,
+           const Choice::Request& request) {
+  auto has = [&](const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  return has(claim.spec.requests[r].name) || (request.sub && has(ResultName(claim, r, request)));
+}
+
 // One claim's allocation.
 api::AllocationResult Result(const Choice& choice, const api::ResourceClaim& claim, size_t c,
                              std::string_view node) {
@@ -548,17 +559,24 @@ api::AllocationResult Result(const Choice& choice, const api::ResourceClaim& cla
       out.config.push_back({.source = "FromClaim", .configuration = config});
       continue;
     }
-    // Once for each request it names (as upstream does), or whose chosen alternative it names.
+    // Once, if it names a request or a request's chosen alternative (1.36 added it once for each).
     for (size_t r = 0; r < requests.size(); ++r) {
-      auto names = [&](const std::string& name) {
-        return std::find(config.requests.begin(), config.requests.end(), name) !=
-               config.requests.end();
-      };
-      if (names(claim.spec.requests[r].name) ||
-          (requests[r].sub && names(ResultName(claim, r, requests[r])))) {
+      if (Names(config.requests, claim, r, requests[r])) {
         out.config.push_back({.source = "FromClaim", .configuration = config});
+        break;
       }
     }
+  }
+  // Since 1.37 a config that names every request (or its chosen alternative) names none: the
+  // empty list means all.
+  for (api::DeviceAllocationConfiguration& c : out.config) {
+    std::vector<std::string>& names = c.configuration.requests;
+    if (names.empty()) continue;
+    bool all = true;
+    for (size_t r = 0; r < requests.size() && all; ++r) {
+      all = Names(names, claim, r, requests[r]);
+    }
+    if (all) names.clear();
   }
   // Checked when the choice was made.
   NodeSelectorFor(node, choice.devices[c], &out.node_selector).IgnoreError();
@@ -654,6 +672,17 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
   for (size_t c = 0; c < claims_.size(); ++c) {
     const api::ResourceClaim& claim = *claims_[c];
     int min_devices = 0;
+    // Since 1.37 the claim's limit is checked as each request adds its fewest devices.
+    auto add = [&](const api::DeviceRequest& request, int n) -> absl::Status {
+      if (n > kAllocationResultsMaxSize - min_devices) {
+        return absl::InvalidArgumentError(fmt::format(
+            "claim {}, request {}: adding {} devices exceeds the claim limit of {}, with {} "
+            "already accounted for",
+            api::KeyOf(claim.metadata), request.name, n, kAllocationResultsMaxSize, min_devices));
+      }
+      min_devices += n;
+      return absl::OkStatus();
+    };
     for (size_t r = 0; r < claim.spec.requests.size(); ++r) {
       const api::DeviceRequest& request = claim.spec.requests[r];
       std::vector<RequestData>& alternatives = requests_[c].emplace_back();
@@ -661,7 +690,7 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
         absl::StatusOr<RequestData> data =
             Validate(request, *request.exactly, false, {.claim = c, .request = r});
         if (!data.ok()) return data.status();
-        min_devices += data->num_devices;
+        KSCHED_RETURN_IF_ERROR(add(request, data->num_devices));
         alternatives.push_back(*std::move(data));
       } else {
         int min_alternative = INT32_MAX;
@@ -677,15 +706,10 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
               fmt::format("claim {}, request {}: unknown request type", api::KeyOf(claim.metadata),
                           request.name));
         }
-        min_devices += min_alternative;
+        KSCHED_RETURN_IF_ERROR(add(request, min_alternative));
       }
     }
     selected_sub_[c].assign(claim.spec.requests.size(), 0);
-    if (min_devices > kAllocationResultsMaxSize) {
-      return absl::InvalidArgumentError(
-          fmt::format("claim {}: number of requested devices {} exceeds the claim limit of {}",
-                      api::KeyOf(claim.metadata), min_devices, kAllocationResultsMaxSize));
-    }
     for (size_t i = 0; i < claim.spec.constraints.size(); ++i) {
       const api::DeviceConstraint& constraint = claim.spec.constraints[i];
       if (!constraint.match_attribute) {

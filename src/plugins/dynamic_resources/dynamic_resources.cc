@@ -256,6 +256,7 @@ std::shared_ptr<const SliceIndex> DynamicResources::Slices() {
   absl::MutexLock lock(&slices_mu_);
   if (slices_ == nullptr || slices_generation_ != generation) {
     std::vector<std::shared_ptr<const api::ResourceSlice>> slices = dra.ListResourceSlices();
+    if (device_taint_rules_) slices = WithTaintRules(std::move(slices), dra.ListDeviceTaintRules());
     selectors_.Retain(slices);
     slices_ = std::make_shared<const SliceIndex>(std::move(slices));
     slices_generation_ = generation;
@@ -398,7 +399,9 @@ Status DynamicResources::PostFilter(CycleState& state, const api::Pod& pod, cons
   // the pod, there is none, and it fails with the CycleState's error.
   const State* s = state.Read(kStateKey);
   if (s == nullptr) return Status::Error("not found");
-  if (s->claims.empty()) return Status::Unschedulable("no new claims to deallocate");
+  // Since 1.37 the statuses that change nothing have no reason (1.36: "no new claims to
+  // deallocate", "still not schedulable"), so the FitError message has no DRA part.
+  if (s->claims.empty()) return Status(Code::kUnschedulable);
   std::set<size_t> unavailable;
   {
     absl::MutexLock lock(&s->mu);
@@ -415,7 +418,7 @@ Status DynamicResources::PostFilter(CycleState& state, const api::Pod& pod, cons
       return Status::Unschedulable("deallocation of ResourceClaim completed");
     }
   }
-  return Status::Unschedulable("still not schedulable");
+  return Status(Code::kUnschedulable);
 }
 
 Status DynamicResources::Score(const CycleState& state, const api::Pod&, const NodeInfo& info,
@@ -629,6 +632,37 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const DynamicResourcesArgs& args, Handle& handle) {
   return std::make_unique<DynamicResources>(handle, args);
+}
+
+std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const DynamicResourcesArgs&, Handle&)>
+MakeFactory(bool device_taint_rules) {
+  return [device_taint_rules](const DynamicResourcesArgs& args,
+                              Handle& handle) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+    return std::make_unique<DynamicResources>(handle, args, device_taint_rules);
+  };
+}
+
+std::vector<std::shared_ptr<const api::ResourceSlice>> WithTaintRules(
+    std::vector<std::shared_ptr<const api::ResourceSlice>> slices,
+    const std::vector<std::shared_ptr<const api::DeviceTaintRule>>& rules) {
+  if (rules.empty()) return slices;
+  for (std::shared_ptr<const api::ResourceSlice>& slice : slices) {
+    std::shared_ptr<api::ResourceSlice> patched;
+    for (const auto& rule : rules) {
+      // No selector selects nothing; an empty one, every device.
+      if (!rule->device_selector) continue;
+      const api::DeviceTaintSelector& sel = *rule->device_selector;
+      if (sel.driver && *sel.driver != slice->driver) continue;
+      if (sel.pool && *sel.pool != slice->pool) continue;
+      for (size_t d = 0; d < slice->devices.size(); ++d) {
+        if (sel.device && *sel.device != slice->devices[d].name) continue;
+        if (patched == nullptr) patched = std::make_shared<api::ResourceSlice>(*slice);
+        patched->devices[d].taints.push_back(rule->taint);
+      }
+    }
+    if (patched != nullptr) slice = std::move(patched);
+  }
+  return slices;
 }
 
 }  // namespace ksched::plugins::dynamic_resources

@@ -12,7 +12,7 @@
 //   Unreserve   drops them, and the pod's reservations PreBind wrote.
 //   PreBind     writes status.allocation and status.reservedFor (ClusterWriter).
 // Messages are upstream's, word for word. A pod without claims is skipped at PreFilter, scores 0
-// everywhere, and PostFilter answers "no new claims to deallocate" (or "not found" when an
+// everywhere, and PostFilter answers Unschedulable with no reason (or "not found" when an
 // earlier PreFilter rejected the pod, as upstream's CycleState does).
 //
 // What ksched does not support yet (partitionable devices' counters, consumable capacity, binding
@@ -98,9 +98,11 @@ class DynamicResources final : public PreEnqueuePlugin,
                                public AsyncPreBindPlugin,
                                public EnqueueExtensions {
  public:
-  DynamicResources(Handle& handle, const DynamicResourcesArgs& args)
+  // device_taint_rules: the DRADeviceTaintRules gate (GA and on since 1.37).
+  DynamicResources(Handle& handle, const DynamicResourcesArgs& args, bool device_taint_rules = true)
       : handle_(handle),
         args_(args),
+        device_taint_rules_(device_taint_rules),
         tracker_(handle.dra()),
         cannot_allocate_(Status::UnschedulableAndUnresolvable("cannot allocate all claims")
                              .WithPlugin(names::kDynamicResources)) {}
@@ -135,11 +137,13 @@ class DynamicResources final : public PreEnqueuePlugin,
   absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> PodClaims(
       const api::Pod& pod) const;
 
-  // The slices' index at their current version (DraLister::DevicesGeneration).
+  // The slices' index at their current version (DraLister::DevicesGeneration), with the
+  // DeviceTaintRules' taints on the devices they select.
   std::shared_ptr<const SliceIndex> Slices();
 
   Handle& handle_;
   const DynamicResourcesArgs args_;
+  const bool device_taint_rules_;
   ClaimTracker tracker_;
   SelectorCache selectors_;
   SearchMemo memo_;
@@ -150,5 +154,15 @@ class DynamicResources final : public PreEnqueuePlugin,
 };
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const DynamicResourcesArgs& args, Handle& handle);
+// The factory with the DRADeviceTaintRules gate at `device_taint_rules`.
+std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const DynamicResourcesArgs&, Handle&)>
+MakeFactory(bool device_taint_rules);
+
+// The slices as the allocator sees them: each DeviceTaintRule's taint appended to the taints of
+// the devices its selector picks (upstream's slice tracker), in the rules' order; a slice no rule
+// touches is shared as it is.
+std::vector<std::shared_ptr<const api::ResourceSlice>> WithTaintRules(
+    std::vector<std::shared_ptr<const api::ResourceSlice>> slices,
+    const std::vector<std::shared_ptr<const api::DeviceTaintRule>>& rules);
 
 }  // namespace ksched::plugins::dynamic_resources

@@ -47,7 +47,7 @@ TEST(DynamicResourcesTest, APodWithoutClaimsSkipsFilterAndScoresZeroEverywhere) 
   PostFilterResult result;
   Status s = plugin.PostFilter(state, pod, NodeToStatus{}, &result);
   EXPECT_EQ(s.code(), Code::kUnschedulable);
-  EXPECT_EQ(s.Message(), "no new claims to deallocate");  // kube-scheduler's words.
+  EXPECT_TRUE(s.reasons().empty());  // Since 1.37 no reason (1.36: "no new claims to deallocate").
   // An earlier PreFilter rejected the pod: upstream's PostFilter finds no state of its PreFilter.
   CycleState rejected_before;
   s = plugin.PostFilter(rejected_before, pod, NodeToStatus{}, &result);
@@ -78,6 +78,7 @@ class DynamicResourcesClaimsTest : public ::testing::Test {
     if constexpr (std::is_same_v<T, api::DeviceClass>) dra.device_classes.Set(shared);
     if constexpr (std::is_same_v<T, api::ResourceSlice>) dra.resource_slices.Set(shared);
     if constexpr (std::is_same_v<T, api::ResourceClaim>) dra.resource_claims.Set(shared);
+    if constexpr (std::is_same_v<T, api::DeviceTaintRule>) dra.device_taint_rules.Set(shared);
   }
   // A claim for `count` GPUs, stored.
   api::ResourceClaim AddClaim(const std::string& name, int count = 1) {
@@ -185,6 +186,42 @@ TEST_F(DynamicResourcesClaimsTest, DevicesAreAllocatedReservedAndWritten) {
               ::testing::ElementsAre("", "resourceclaim not available on the node"));
 }
 
+// A DeviceTaintRule taints the devices it selects, as if the slice had the taint; without the
+// DRADeviceTaintRules gate (its default before 1.37) the rules are not read.
+TEST_F(DynamicResourcesClaimsTest, DeviceTaintRulesTaintTheDevicesTheySelect) {
+  AddClaim("a");
+  api::Pod pod = PodWith("p", "a");
+  auto rule = [](std::string name, std::optional<api::DeviceTaintSelector> selector,
+                 std::string effect) {
+    api::DeviceTaintRule r{.device_selector = std::move(selector),
+                           .taint = {.key = "drain", .effect = std::move(effect)}};
+    r.metadata.name = std::move(name);
+    return r;
+  };
+  // No selector selects nothing; effect None blocks nothing.
+  Set(rule("nothing", std::nullopt, "NoSchedule"));
+  Set(rule("none", api::DeviceTaintSelector{}, "None"));
+  CycleState s1;
+  EXPECT_THAT(Filter(s1, pod), ::testing::ElementsAre("", ""));
+  // n1's g0, and n2's g1: n2 still has g0.
+  Set(rule("n1", api::DeviceTaintSelector{.pool = "n1"}, "NoSchedule"));
+  Set(rule("g1", api::DeviceTaintSelector{.driver = "gpu.example.com", .device = "g1"},
+           "NoExecute"));
+  CycleState s2;
+  EXPECT_THAT(Filter(s2, pod), ::testing::ElementsAre("cannot allocate all claims", ""));
+  // Every device.
+  Set(rule("all", api::DeviceTaintSelector{}, "NoSchedule"));
+  CycleState s3;
+  EXPECT_THAT(Filter(s3, pod),
+              ::testing::ElementsAre("cannot allocate all claims", "cannot allocate all claims"));
+  // The gate off: the rules are not read.
+  DynamicResources without(handle_, {}, /*device_taint_rules=*/false);
+  CycleState s4;
+  PreFilterResult pre;
+  ASSERT_TRUE(without.PreFilter(s4, pod, handle_.snapshot().nodes(), &pre).ok());
+  EXPECT_TRUE(without.Filter(s4, pod, *handle_.snapshot().nodes()[0]).ok());
+}
+
 // PreBindAsync answers where the claim's write is answered (the API client's I/O thread, in
 // `ksched run`); meanwhile, and after, the device stays taken, so no other pod is given it.
 TEST_F(DynamicResourcesClaimsTest, PreBindAsyncAnswersOnceTheClaimIsWrittenAndTheDeviceStaysTaken) {
@@ -278,8 +315,9 @@ TEST_F(DynamicResourcesClaimsTest, AClaimAllocatedElsewhereIsDeallocatedByPostFi
   Set(reserved);
   CycleState again;
   Filter(again, pod);
-  EXPECT_EQ(plugin_.PostFilter(again, pod, NodeToStatus{}, &result).Message(),
-            "still not schedulable");
+  const Status still = plugin_.PostFilter(again, pod, NodeToStatus{}, &result);
+  EXPECT_EQ(still.code(), Code::kUnschedulable);
+  EXPECT_TRUE(still.reasons().empty());  // 1.36: "still not schedulable".
 }
 
 TEST_F(DynamicResourcesClaimsTest, ScoresPreferNodesWhereEarlierAlternativesFit) {

@@ -33,38 +33,51 @@ std::string_view NameOnNodes(std::string_view image, std::string& untagged) {
   return untagged;
 }
 
+// Calls fn with each image the pod pulls: its init containers', its containers', and its image
+// volumes' references (upstream's sumImageScores); returns whether some call returned true.
+template <typename Fn>
+bool AnyImage(const api::Pod& pod, Fn&& fn) {
+  for (const api::Container& c : pod.spec.init_containers) {
+    if (fn(c.image)) return true;
+  }
+  for (const api::Container& c : pod.spec.containers) {
+    if (fn(c.image)) return true;
+  }
+  for (const api::Volume& v : pod.spec.volumes) {
+    if (v.source == "image" && fn(v.image_reference)) return true;
+  }
+  return false;
+}
+
 int64_t SumImageScores(const Snapshot& snapshot, const NodeInfo& node, const api::Pod& pod) {
   int64_t sum = 0;
   if (node.image_sizes().empty()) return sum;
-  auto add = [&](const api::Container& c) {
+  AnyImage(pod, [&](std::string_view image) {
     std::string untagged;
-    const std::string_view name = NameOnNodes(c.image, untagged);
+    const std::string_view name = NameOnNodes(image, untagged);
     auto it = node.image_sizes().find(name);
-    if (it == node.image_sizes().end()) return;
-    sum += ScaledImageScore(it->second, snapshot.NumNodesWithImage(name), snapshot.size());
-  };
-  std::for_each(pod.spec.init_containers.begin(), pod.spec.init_containers.end(), add);
-  std::for_each(pod.spec.containers.begin(), pod.spec.containers.end(), add);
+    if (it != node.image_sizes().end()) {
+      sum += ScaledImageScore(it->second, snapshot.NumNodesWithImage(name), snapshot.size());
+    }
+    return false;
+  });
   return sum;
 }
 
 // Whether some node of the snapshot has one of the pod's images.
 bool AnyNodeHasAnImage(const Snapshot& snapshot, const api::Pod& pod) {
-  auto on_some_node = [&](const api::Container& c) {
+  return AnyImage(pod, [&](std::string_view image) {
     std::string untagged;
-    return snapshot.NumNodesWithImage(NameOnNodes(c.image, untagged)) > 0;
-  };
-  return std::any_of(pod.spec.init_containers.begin(), pod.spec.init_containers.end(),
-                     on_some_node) ||
-         std::any_of(pod.spec.containers.begin(), pod.spec.containers.end(), on_some_node);
+    return snapshot.NumNodesWithImage(NameOnNodes(image, untagged)) > 0;
+  });
 }
 
-// Maps the clamped sum linearly onto [0, MaxNodeScore] (upstream's calculatePriority), for the
-// pod's containers, init containers included.
+// Maps the clamped sum linearly onto [0, MaxNodeScore] (upstream's calculatePriority), over the
+// pod's images: since 1.37 its image volumes count as well as its containers.
 int64_t CalculatePriority(int64_t sum, const api::Pod& pod) {
-  const auto num_containers =
-      static_cast<int64_t>(pod.spec.init_containers.size() + pod.spec.containers.size());
-  const int64_t max_threshold = kMaxContainerThreshold * num_containers;
+  int64_t images = 0;
+  AnyImage(pod, [&](std::string_view) { return ++images, false; });
+  const int64_t max_threshold = kMaxContainerThreshold * images;
   if (sum < kMinThreshold) {
     sum = kMinThreshold;
   } else if (sum > max_threshold) {

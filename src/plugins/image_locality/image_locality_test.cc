@@ -107,6 +107,17 @@ TEST(ImageLocalityTest, Score) {
        PodWithImages({"gcr.io/300:v1"}),
        {NodeWithImages("node1", kNode403002000), NodeWithImages("node2", kNode300600900)},
        {100 * (300 * kMB / 2 - 23 * kMB) / (1000 * kMB - 23 * kMB), 0}},
+      // An image volume is summed, and since 1.37 counted: node1: 100 * (300M/2 - 23M) /
+      // (1000M*2 - 23M) = 6 (12 with 1.36's denominator of one container).
+      {"image volume",
+       [] {
+         api::Pod pod = PodWithImages({"gcr.io/30"});
+         pod.spec.volumes.push_back(
+             {.name = "model", .source = "image", .image_reference = "gcr.io/300"});
+         return pod;
+       }(),
+       {NodeWithImages("node1", kNode403002000), NodeWithImages("node2", kNode203040)},
+       {6, 0}},
       {"pod without containers", PodWithImages({}), {NodeWithImages("node1", kNode400030)}, {0}},
       // No node has the image (ScoreNodes then reads no node).
       {"image on no node",

@@ -32,7 +32,7 @@ QueueingHint AfterPodChange(const api::Pod& pod, const ClusterEventData& e) {
     if (!SelectedByAll(terms, ns, *old_pod) && SelectedByAll(terms, ns, *new_pod)) {
       return QueueingHint::kQueue;
     }
-    if (SelectedByAll(anti_terms, ns, *old_pod) && !SelectedByAll(anti_terms, ns, *new_pod)) {
+    if (SelectedByAny(anti_terms, ns, *old_pod) && !SelectedByAny(anti_terms, ns, *new_pod)) {
       return QueueingHint::kQueue;
     }
     return QueueingHint::kQueueSkip;
@@ -41,8 +41,9 @@ QueueingHint AfterPodChange(const api::Pod& pod, const ClusterEventData& e) {
     return SelectedByAll(terms, ns, *new_pod) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
   }
   // Deleted: it may have been what the pod's anti-affinity avoided, or it avoided the pod.
-  if (SelectedByAll(anti_terms, ns, *old_pod)) return QueueingHint::kQueue;
-  if (SelectedByAll(RequiredAntiAffinityTerms(*old_pod), old_pod->metadata.namespace_, pod)) {
+  // Since 1.37 any anti-affinity term that selected it (1.36: all of them).
+  if (SelectedByAny(anti_terms, ns, *old_pod)) return QueueingHint::kQueue;
+  if (SelectedByAny(RequiredAntiAffinityTerms(*old_pod), old_pod->metadata.namespace_, pod)) {
     return QueueingHint::kQueue;
   }
   return QueueingHint::kQueueSkip;

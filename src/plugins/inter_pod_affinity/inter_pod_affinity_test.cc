@@ -256,6 +256,22 @@ TEST(InterPodAffinityFilterTest, NamespacesAndNamespaceSelectorWidenTheScope) {
       3u);
 }
 
+TEST(InterPodAffinityFilterTest, ASelectorThatMatchesNoLabelsStillReadsTheNamespacesLabels) {
+  // team NotIn [a] holds for the empty label set: kube-scheduler v1.36 took every namespace for
+  // it; since 1.37 it reads each namespace's labels, so the pod in team-a does not count.
+  FakeHandle h(ThreeNodes(),
+               {MakePod().Name("web").Namespace("team-a").Label("app", "web").Node("c").Obj()});
+  h.listers().namespaces.Set(std::make_shared<const api::Namespace>(
+      api::Namespace{.metadata = {.name = "team-a", .labels = {{"team", "a"}}}}));
+  api::PodAffinityTerm not_a = Term("app", "web", kZone);
+  not_a.namespace_selector =
+      api::LabelSelector{.match_expressions = {{.key = "team", .op = "NotIn", .values = {"a"}}}};
+  EXPECT_TRUE(RunFilter(h, WithAffinity(MakePod().Name("p"), std::nullopt, Required({not_a})).Obj())
+                  .rejected.empty());
+  EXPECT_EQ(
+      RunFilter(h, WithAffinity(MakePod().Name("p"), Required({not_a})).Obj()).rejected.size(), 3u);
+}
+
 TEST(InterPodAffinityFilterTest, AnExistingPodsNamespaceSelectorReadsTheIncomingPodsNamespace) {
   api::Pod db0 = MakePod().Name("db-0").Label("app", "db").Node("a").Obj();
   db0.spec.affinity.emplace();
@@ -426,6 +442,12 @@ TEST(InterPodAffinityHintTest, PodEvents) {
           .Obj();
   api::Pod labelled = MakePod().Name("q").Label("k", "v").Obj();
   EXPECT_EQ(Hint(labelled, {.old_pod = &avoider}, 0), QueueingHint::kQueue);
+  // Since 1.37 a deleted pod that one of two anti-affinity terms selected requeues (1.36 wanted
+  // both to select it).
+  api::Pod two_anti = WithAffinity(MakePod().Name("p2"), std::nullopt,
+                                   Required({Term("app", "db", kZone), Term("tier", "x", kZone)}))
+                          .Obj();
+  EXPECT_EQ(Hint(two_anti, {.old_pod = &db}, 0), QueueingHint::kQueue);
 }
 
 TEST(InterPodAffinityHintTest, NodeEvents) {

@@ -56,17 +56,26 @@ bool SelectsFromIncoming(const api::PodAffinityTerm& term, std::string_view owne
       break;
   }
   if (!LabelsMatch(term, pod)) return false;
-  // Upstream adds the names of the matching Namespaces to the term's namespaces, and keeps the
-  // selector, which then meets the empty label set of Matches(pod, nil).
-  if (api::Matches(*term.namespace_selector, kNoLabels)) return true;
+  // Upstream adds the names of the matching Namespaces to the term's namespaces and sets the
+  // selector to match nothing; an empty selector stays, and matches every namespace. (Until 1.37
+  // it kept the selector, which then met the empty label set of Matches(pod, nil).)
+  const api::LabelSelector& selector = *term.namespace_selector;
+  if (selector.match_labels.empty() && selector.match_expressions.empty()) return true;
   std::shared_ptr<const api::Namespace> ns = handle.GetNamespace(pod.metadata.namespace_);
-  return ns != nullptr && api::Matches(*term.namespace_selector, ns->metadata.labels);
+  return ns != nullptr && api::Matches(selector, ns->metadata.labels);
 }
 
 bool SelectedByAll(const std::vector<api::PodAffinityTerm>& terms, std::string_view owner_ns,
                    const api::Pod& pod) {
   if (terms.empty()) return false;
   return std::all_of(terms.begin(), terms.end(), [&](const api::PodAffinityTerm& t) {
+    return Selects(t, owner_ns, pod, kNoLabels);
+  });
+}
+
+bool SelectedByAny(const std::vector<api::PodAffinityTerm>& terms, std::string_view owner_ns,
+                   const api::Pod& pod) {
+  return std::any_of(terms.begin(), terms.end(), [&](const api::PodAffinityTerm& t) {
     return Selects(t, owner_ns, pod, kNoLabels);
   });
 }

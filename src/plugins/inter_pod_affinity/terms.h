@@ -37,6 +37,9 @@ bool SelectsFromIncoming(const api::PodAffinityTerm& term, std::string_view owne
 // upstream's podMatchesAllAffinityTerms for `owner`'s terms: false when there are none.
 bool SelectedByAll(const std::vector<api::PodAffinityTerm>& terms, std::string_view owner_ns,
                    const api::Pod& pod);
+// upstream's podMatchesAnyAffinityTerms (its anti-affinity hints since 1.37).
+bool SelectedByAny(const std::vector<api::PodAffinityTerm>& terms, std::string_view owner_ns,
+                   const api::Pod& pod);
 
 // The required or preferred terms of podAffinity / podAntiAffinity; empty when absent.
 const std::vector<api::PodAffinityTerm>& RequiredAffinityTerms(const api::Pod& pod);

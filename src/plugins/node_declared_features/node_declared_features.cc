@@ -24,6 +24,8 @@ bool RestartsAllContainers(const api::Pod& pod) {
   return false;
 }
 
+bool BindsWithOptions(const api::Container& c) { return c.bind_mount_options; }
+
 QueueingHint AfterNodeChange(const api::Pod&, const ClusterEventData& e) {
   if (e.old_node == nullptr || e.new_node == nullptr) return QueueingHint::kQueue;
   return e.old_node->status.declared_features == e.new_node->status.declared_features
@@ -46,6 +48,12 @@ std::vector<std::string_view> RequiredFeatures(const api::Pod& pod) {
   if (RestartsAllContainers(pod)) out.push_back("RestartAllContainersOnContainerExits");
   if (pod.spec.host_network && pod.spec.host_users == false) {
     out.push_back("UserNamespacesHostNetworkSupport");
+  }
+  // Since 1.37.
+  if (std::any_of(pod.spec.containers.begin(), pod.spec.containers.end(), BindsWithOptions) ||
+      std::any_of(pod.spec.init_containers.begin(), pod.spec.init_containers.end(),
+                  BindsWithOptions)) {
+    out.push_back("VolumeBindMountOptions");
   }
   return out;
 }

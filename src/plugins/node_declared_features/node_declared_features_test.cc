@@ -44,6 +44,12 @@ TEST(NodeDeclaredFeaturesTest, RequiredFeaturesAreInferredFromTheSpec) {
   EXPECT_EQ(RequiredFeatures(host),
             (std::vector<std::string_view>{"RestartAllContainersOnContainerExits",
                                            "UserNamespacesHostNetworkSupport"}));
+  // Since 1.37: a volume mount with bindMountOptions, in an init container too.
+  host.spec.init_containers[0].bind_mount_options = true;
+  EXPECT_EQ(RequiredFeatures(host),
+            (std::vector<std::string_view>{"RestartAllContainersOnContainerExits",
+                                           "UserNamespacesHostNetworkSupport",
+                                           "VolumeBindMountOptions"}));
 }
 
 // Nodes that declare the pod's features pass; a node without declaredFeatures declares none.

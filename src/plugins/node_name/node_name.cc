@@ -2,6 +2,12 @@
 
 namespace ksched::plugins::node_name {
 
+Status NodeName::PreFilter(CycleState&, const api::Pod& pod, const std::vector<const NodeInfo*>&,
+                           PreFilterResult* result) {
+  if (!pod.spec.node_name.empty()) result->node_names.emplace({pod.spec.node_name});
+  return Status();
+}
+
 Status NodeName::Filter(const CycleState&, const api::Pod& pod, const NodeInfo& node) {
   if (node.node() == nullptr) return Status::Error("node not found");
   const std::string& wanted = pod.spec.node_name;

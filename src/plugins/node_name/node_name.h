@@ -15,9 +15,14 @@ namespace ksched::plugins::node_name {
 
 inline constexpr char kErrReason[] = "node(s) didn't match the requested node name";
 
-class NodeName final : public FilterPlugin, public EnqueueExtensions {
+class NodeName final : public PreFilterPlugin, public FilterPlugin, public EnqueueExtensions {
  public:
   std::string_view Name() const override { return names::kNodeName; }
+
+  // Since 1.37: a pod with spec.nodeName set is evaluated on that node alone, so that the others
+  // are not preemption's candidates.
+  Status PreFilter(CycleState& state, const api::Pod& pod,
+                   const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;
 
   // UnschedulableAndUnresolvable kErrReason when spec.nodeName is set and names another node.
   Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;

@@ -17,9 +17,18 @@ namespace ksched::plugins::node_unschedulable {
 
 inline constexpr char kErrReasonUnschedulable[] = "node(s) were unschedulable";
 
-class NodeUnschedulable final : public FilterPlugin, public EnqueueExtensions {
+class NodeUnschedulable final : public PreFilterPlugin,
+                                public FilterPlugin,
+                                public EnqueueExtensions {
  public:
   std::string_view Name() const override { return names::kNodeUnschedulable; }
+
+  // Since 1.37 a PreFilter that lets every pod through (upstream skips pods whose resize is
+  // deferred, with the alpha InPlacePodVerticalScalingSchedulerPreemption).
+  Status PreFilter(CycleState&, const api::Pod&, const std::vector<const NodeInfo*>&,
+                   PreFilterResult*) override {
+    return Status();
+  }
 
   // UnschedulableAndUnresolvable kErrReasonUnschedulable when the node is unschedulable and the
   // pod does not tolerate node.kubernetes.io/unschedulable:NoSchedule.

@@ -18,13 +18,21 @@ namespace ksched::plugins::taint_toleration {
 // The v1.35+ text; the taint itself is not named.
 inline constexpr char kErrReasonUntolerated[] = "node(s) had untolerated taint(s)";
 
-class TaintToleration final : public FilterPlugin,
+class TaintToleration final : public PreFilterPlugin,
+                              public FilterPlugin,
                               public PreScorePlugin,
                               public ScorePlugin,
                               public ScoreExtensions,
                               public EnqueueExtensions {
  public:
   std::string_view Name() const override { return names::kTaintToleration; }
+
+  // Since 1.37 a PreFilter that lets every pod through (upstream skips pods whose resize is
+  // deferred, with the alpha InPlacePodVerticalScalingSchedulerPreemption).
+  Status PreFilter(CycleState&, const api::Pod&, const std::vector<const NodeInfo*>&,
+                   PreFilterResult*) override {
+    return Status();
+  }
 
   // UnschedulableAndUnresolvable kErrReasonUntolerated when the pod does not tolerate one of
   // the node's NoSchedule or NoExecute taints. PreferNoSchedule taints never reject.
