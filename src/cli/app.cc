@@ -179,7 +179,7 @@ int Run(int argc, char** argv, const std::vector<Option>& options) {
     return 1;
   }
   if (run->parsed()) return RunScheduler(run_flags, *gates, *registry);
-  if (simulate->parsed()) return RunSimulate(sim_flags, *registry);
+  if (simulate->parsed()) return RunSimulate(sim_flags, *gates, *registry);
   if (print->parsed()) return RunConfigPrint(print_config_file, *registry);
   std::printf("%s", app.help().c_str());
   return 0;

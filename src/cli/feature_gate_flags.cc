@@ -68,7 +68,11 @@ plugins::Features PluginFeatures(const features::FeatureGates& gates) {
   return {.node_declared_features = gates.Enabled("NodeDeclaredFeatures"),
           .storage_capacity_scoring = gates.Enabled("StorageCapacityScoring"),
           .volume_limit_scaling = gates.Enabled("VolumeLimitScaling"),
-          .device_taint_rules = gates.Enabled("DRADeviceTaintRules")};
+          .device_taint_rules = gates.Enabled("DRADeviceTaintRules"),
+          .device_taints = gates.Enabled("DRADeviceTaints"),
+          .partitionable_devices = gates.Enabled("DRAPartitionableDevices"),
+          .consumable_capacity = gates.Enabled("DRAConsumableCapacity"),
+          .device_binding_conditions = gates.Enabled("DRADeviceBindingConditions")};
 }
 
 }  // namespace ksched::cli

@@ -13,6 +13,10 @@ TEST(PluginFeaturesTest, TheDefaultsAreThePinsAndTheFlagsSetThem) {
   EXPECT_EQ(defaults.storage_capacity_scoring, plain.storage_capacity_scoring);
   EXPECT_EQ(defaults.volume_limit_scaling, plain.volume_limit_scaling);
   EXPECT_EQ(defaults.device_taint_rules, plain.device_taint_rules);
+  EXPECT_EQ(defaults.device_taints, plain.device_taints);
+  EXPECT_EQ(defaults.partitionable_devices, plain.partitionable_devices);
+  EXPECT_EQ(defaults.consumable_capacity, plain.consumable_capacity);
+  EXPECT_EQ(defaults.device_binding_conditions, plain.device_binding_conditions);
 
   // NodeDeclaredFeatures is locked on since 1.37; 1.35 has it, and the others, off.
   absl::StatusOr<features::FeatureGates> gates =
@@ -23,6 +27,10 @@ TEST(PluginFeaturesTest, TheDefaultsAreThePinsAndTheFlagsSetThem) {
   EXPECT_FALSE(set.storage_capacity_scoring);
   EXPECT_FALSE(set.volume_limit_scaling);
   EXPECT_FALSE(set.device_taint_rules);
+  EXPECT_FALSE(set.device_taints);
+  EXPECT_FALSE(set.partitionable_devices);
+  EXPECT_FALSE(set.consumable_capacity);
+  EXPECT_FALSE(set.device_binding_conditions);
   gates = features::FeatureGates::FromFlags(
       {.feature_gates = {"StorageCapacityScoring=false,DRADeviceTaintRules=false"}});
   ASSERT_TRUE(gates.ok()) << gates.status();

@@ -508,14 +508,15 @@ int RunScheduler(const RunFlags& flags, const features::FeatureGates& gates,
         .max_bytes = static_cast<size_t>(flags.explain_memory_mib) << 20});
     observers.push_back(explain.get());
   }
-  absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> sched =
-      scheduler::Scheduler::Create({.config = *cfg,
-                                    .writer = &writer,
-                                    .binding_threads = kMaxBindingCycles,
-                                    .observers = std::move(observers),
-                                    .metrics_registry = &metrics_registry,
-                                    .simulator_annotations = flags.simulator_annotations},
-                                   registry);
+  absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> sched = scheduler::Scheduler::Create(
+      {.config = *cfg,
+       .writer = &writer,
+       .binding_threads = kMaxBindingCycles,
+       .observers = std::move(observers),
+       .metrics_registry = &metrics_registry,
+       .simulator_annotations = flags.simulator_annotations,
+       .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation")},
+      registry);
   if (!sched.ok()) {
     return Fail(std::string(sched.status().message()));
   }

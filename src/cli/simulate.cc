@@ -117,7 +117,8 @@ void AddSimulateFlags(CLI::App* cmd, SimulateFlags* flags) {
       ->allow_extra_args(false);
 }
 
-int RunSimulate(const SimulateFlags& given, const Registry& registry) {
+int RunSimulate(const SimulateFlags& given, const features::FeatureGates& gates,
+                const Registry& registry) {
   SimulateFlags flags = given;
   flags.files.insert(flags.files.end(), given.filenames.begin(), given.filenames.end());
   flags.what_if.fields = flags.validate == "warn" ? sim::FieldValidation::kWarn
@@ -145,12 +146,13 @@ int RunSimulate(const SimulateFlags& given, const Registry& registry) {
       sim::ApplyWhatIf(flags.what_if, &*objects, &warnings);
   warn();
   if (!moved.ok()) return SimulateFailed(AsStd(moved.status().message()), 2);
-  absl::StatusOr<sim::SimulationResult> result =
-      sim::Simulate(std::move(*objects), registry,
-                    {.config = *std::move(cfg),
-                     .seed = flags.seed,
-                     .explain = flags.explain,
-                     .one_at_a_time = flags.one_at_a_time});
+  absl::StatusOr<sim::SimulationResult> result = sim::Simulate(
+      std::move(*objects), registry,
+      {.config = *std::move(cfg),
+       .seed = flags.seed,
+       .explain = flags.explain,
+       .one_at_a_time = flags.one_at_a_time,
+       .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation")});
   if (!result.ok()) return SimulateFailed(AsStd(result.status().message()), 1);
   std::string out;
   if (flags.output == "json") {

@@ -34,6 +34,7 @@ struct SimulateFlags {
 void AddSimulateFlags(CLI::App* cmd, SimulateFlags* flags);
 // 0; 1 for a bad configuration or a cluster that cannot be read; 2 for bad input, with why on
 // stderr.
-int RunSimulate(const SimulateFlags& flags, const Registry& registry);
+int RunSimulate(const SimulateFlags& flags, const features::FeatureGates& gates,
+                const Registry& registry);
 
 }  // namespace ksched::cli

@@ -86,6 +86,9 @@ class FeatureGates {
   absl::Status CheckImplemented() const;
   // Whether ksched decides by this scheduler gate at either value, as kube-scheduler does.
   static bool Honoured(std::string_view gate);
+  // Whether ksched decides as kube-scheduler does with this gate off, whatever its value: off is
+  // honoured, on (its default) is not implemented yet.
+  static bool DecidedAsOff(std::string_view gate);
 
   // The gate's value (false for a gate not yet introduced at the emulated version, or unknown).
   bool Enabled(std::string_view gate) const;

@@ -149,13 +149,17 @@ TEST(FeatureGatesTest, WhatKschedDoesNotImplementIsRefusedByName) {
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();
   EXPECT_FALSE(g->Enabled("DRADeviceTaintRules"));
-  g = FeatureGates::FromFlags({.emulated_version = {"1.35"}});
+  // 1.35 and 1.34 turn off gates ksched honours, or whose off it is (DecidedAsOff).
+  for (const char* version : {"1.35", "1.34"}) {
+    g = FeatureGates::FromFlags({.emulated_version = {version}});
+    ASSERT_TRUE(g.ok()) << g.status();
+    EXPECT_TRUE(g->CheckImplemented().ok()) << version << ": " << g->CheckImplemented();
+  }
+  EXPECT_FALSE(g->Enabled("NominatedNodeNameForExpectation"));  // Alpha in 1.34.
+  EXPECT_FALSE(g->Enabled("OpportunisticBatching"));            // Not yet in 1.34.
+  g = FeatureGates::FromFlags({.feature_gates = {"OpportunisticBatching=false"}});
   ASSERT_TRUE(g.ok()) << g.status();
-  EXPECT_THAT(std::string(g->CheckImplemented().message()),
-              ::testing::HasSubstr(
-                  "--emulated-version=1.35 sets feature gate DRAConsumableCapacity=false: ksched "
-                  "does not implement it yet, and decides as kube-scheduler v1.37.2 does with "
-                  "DRAConsumableCapacity=true"));
+  EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();
   g = FeatureGates::FromFlags({.feature_gates = {"ClientsAllowCBOR=true,ContextualLogging=false"}});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();

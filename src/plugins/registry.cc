@@ -74,7 +74,12 @@ Registry NewInTreeRegistry(const Features& features) {
       {names::kVolumeZone, volume_zone::New},
       MakePluginSpec(names::kDynamicResources, dynamic_resources::ParseArgs,
                      dynamic_resources::ArgsToJson,
-                     dynamic_resources::MakeFactory(features.device_taint_rules)),
+                     dynamic_resources::MakeFactory(
+                         {.device_taint_rules = features.device_taint_rules,
+                          .device_taints = features.device_taints,
+                          .partitionable_devices = features.partitionable_devices,
+                          .consumable_capacity = features.consumable_capacity,
+                          .binding_conditions = features.device_binding_conditions})),
       {names::kDefaultBinder, default_binder::New},
       {names::kNodeDeclaredFeatures,
        node_declared_features::MakeFactory(features.node_declared_features)},

@@ -148,10 +148,11 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
                        .start = start,
                        .async = !permit.IsWait() && fw.CanBindAsync(pre_flight, pre_bind_work),
                        .pre_bind_work = std::move(pre_bind_work)};
-  // As upstream with NominatedNodeNameForExpectation (beta, on in 1.36): when PreBind has work to
-  // do or Permit holds the pod, its nominatedNodeName tells other components (the cluster
+  // As upstream with NominatedNodeNameForExpectation (beta, on since 1.35): when PreBind has work
+  // to do or Permit holds the pod, its nominatedNodeName tells other components (the cluster
   // autoscaler) where it is going meanwhile. The API server clears it on bind.
-  binding.nominated = pre_flight.ok() || permit.IsWait();
+  binding.nominated =
+      options_.nominated_node_name_for_expectation && (pre_flight.ok() || permit.IsWait());
   if (binding.nominated) {
     (void)options_.writer->UpdatePodStatus(*binding.assumed, {}, &binding.node);
   }

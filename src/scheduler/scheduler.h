@@ -62,6 +62,9 @@ struct SchedulerOptions {
   // Write kube-scheduler-simulator's result annotations onto each pod after each attempt (its
   // outcome: bound, or failed), as the simulator's own scheduler does, for its web UI.
   bool simulator_annotations = false;
+  // The NominatedNodeNameForExpectation gate (beta, on since 1.35): a pod that waits in Permit or
+  // whose PreBind has work gets its node as nominatedNodeName meanwhile.
+  bool nominated_node_name_for_expectation = true;
 };
 
 class Scheduler : public ClusterEventSink {

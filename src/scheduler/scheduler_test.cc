@@ -77,7 +77,8 @@ class SchedulerTest : public ::testing::Test {
                                 .writer = &writer_,
                                 .clock = &clock_,
                                 .seed = 1,
-                                .observers = {&explain_, &observer_}},
+                                .observers = {&explain_, &observer_},
+                                .nominated_node_name_for_expectation = nominate_for_expectation_},
                                registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
@@ -127,6 +128,7 @@ class SchedulerTest : public ::testing::Test {
   }
 
   FakeClock clock_;
+  bool nominate_for_expectation_ = true;  // The NominatedNodeNameForExpectation gate.
   testing::RecordingWriter writer_;
   Registry registry_;
   ExplainRecords explain_;  // Every attempt's, as `ksched run` keeps them.
@@ -1137,6 +1139,24 @@ TEST_F(SchedulerTest, APodIsNominatedToItsNodeWhilePreBindWorksAndClearedIfItFai
   EXPECT_EQ(writer_.conditions.at("default/p").message,
             "running PreBind plugin \"FuncPreBind\": volumes are not bound yet");
   EXPECT_FALSE(writer_.binds.contains("default/p"));
+}
+
+// Emulating 1.34, where NominatedNodeNameForExpectation is off: no nomination while PreBind works.
+TEST_F(SchedulerTest, WithoutNominatedNodeNameForExpectationPreBindWorksUnnominated) {
+  nominate_for_expectation_ = false;
+  std::string seen = "PreBind did not run";
+  BuildWithPlugin("FuncPreBind", [&](Handle&) {
+    return std::make_unique<FuncPreBind>([&] {
+      seen = writer_.nominated.contains("default/p") ? "nominated" : "none";
+      return Status();
+    });
+  });
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("p"));
+  ASSERT_TRUE(s_->ScheduleOne());
+  s_->WaitForBindings();
+  EXPECT_EQ(seen, "none");
+  EXPECT_EQ(writer_.binds.at("default/p"), "n1");
 }
 
 TEST_F(SchedulerTest, APostFilterNominationIsWrittenToThePodStatus) {

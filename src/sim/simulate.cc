@@ -156,13 +156,15 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
   Cluster cluster(std::move(objects));
   FakeClock clock(absl::FromUnixSeconds(1767225600));  // 2026-01-01T00:00:00Z
   Cycles cycles(options.explain);
-  scheduler::SchedulerOptions so{.config = options.config,
-                                 .writer = &cluster,
-                                 .clock = &clock,
-                                 .seed = options.seed,
-                                 .binding_threads = 0,
-                                 .observers = {&cycles},
-                                 .explain_rejections = options.explain};
+  scheduler::SchedulerOptions so{
+      .config = options.config,
+      .writer = &cluster,
+      .clock = &clock,
+      .seed = options.seed,
+      .binding_threads = 0,
+      .observers = {&cycles},
+      .explain_rejections = options.explain,
+      .nominated_node_name_for_expectation = options.nominated_node_name_for_expectation};
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> created =
       scheduler::Scheduler::Create(std::move(so), registry);
   if (!created.ok()) return created.status();

@@ -26,6 +26,7 @@ struct SimulationOptions {
   // has settled after the one before, as pods created one after another reach a live scheduler
   // (and as make difftest gives them); otherwise all are in the queue from the start.
   bool one_at_a_time = false;
+  bool nominated_node_name_for_expectation = true;  // The gate (SchedulerOptions').
 };
 
 // What `simulate --explain` shows of a pod's last scheduling cycle (its observer keeps it).

@@ -83,14 +83,25 @@ bool ReservedFor(const api::ResourceClaim& claim, const api::Pod& pod) {
                      [&](const auto& r) { return r.uid == pod.metadata.uid; });
 }
 
+// Whether a field path ("spec.devices[1].consumesCounters") ends in, or goes through, `field`.
+bool Names(std::string_view path, std::string_view field) {
+  const size_t at = path.find(field);
+  return at != std::string_view::npos && at > 0 && path[at - 1] == '.' &&
+         (at + field.size() == path.size() || path[at + field.size()] == '.');
+}
+
 bool ControlledBy(const api::ObjectMeta& m, const api::Pod& pod) {
   return std::any_of(m.owner_references.begin(), m.owner_references.end(),
                      [&](const auto& o) { return o.controller && o.uid == pod.metadata.uid; });
 }
 
-// What of a claim ksched does not support, or "".
-std::string UnsupportedIn(const api::ResourceClaim& claim) {
-  const std::vector<std::string>& spec = claim.spec.unsupported;
+// What of a claim ksched does not support, or "". Without DRAConsumableCapacity a request's
+// capacity is read as absent, as upstream's allocator then reads it.
+std::string UnsupportedIn(const api::ResourceClaim& claim, const DraFeatures& features) {
+  std::vector<std::string> spec = claim.spec.unsupported;
+  if (!features.consumable_capacity) {
+    std::erase_if(spec, [](const std::string& p) { return Names(p, "capacity"); });
+  }
   const std::vector<std::string>& status = claim.unsupported;
   if (spec.empty() && status.empty()) return "";
   return fmt::format("resource claim {}: {} is not supported by ksched yet",
@@ -256,7 +267,10 @@ std::shared_ptr<const SliceIndex> DynamicResources::Slices() {
   absl::MutexLock lock(&slices_mu_);
   if (slices_ == nullptr || slices_generation_ != generation) {
     std::vector<std::shared_ptr<const api::ResourceSlice>> slices = dra.ListResourceSlices();
-    if (device_taint_rules_) slices = WithTaintRules(std::move(slices), dra.ListDeviceTaintRules());
+    if (features_.device_taint_rules) {
+      slices = WithTaintRules(std::move(slices), dra.ListDeviceTaintRules());
+    }
+    slices = ForGates(std::move(slices), features_);
     selectors_.Retain(slices);
     slices_ = std::make_shared<const SliceIndex>(std::move(slices));
     slices_generation_ = generation;
@@ -292,7 +306,7 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
         !ReservedFor(claim, pod)) {
       return Status::UnschedulableAndUnresolvable("resourceclaim in use");
     }
-    if (std::string why = UnsupportedIn(claim); !why.empty()) {
+    if (std::string why = UnsupportedIn(claim, features_); !why.empty()) {
       return Status::UnschedulableAndUnresolvable(std::move(why));
     }
     if (claim.allocation) {
@@ -635,11 +649,69 @@ absl::StatusOr<std::unique_ptr<Plugin>> New(const DynamicResourcesArgs& args, Ha
 }
 
 std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const DynamicResourcesArgs&, Handle&)>
-MakeFactory(bool device_taint_rules) {
-  return [device_taint_rules](const DynamicResourcesArgs& args,
-                              Handle& handle) -> absl::StatusOr<std::unique_ptr<Plugin>> {
-    return std::make_unique<DynamicResources>(handle, args, device_taint_rules);
+MakeFactory(DraFeatures features) {
+  return [features](const DynamicResourcesArgs& args,
+                    Handle& handle) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+    return std::make_unique<DynamicResources>(handle, args, features);
   };
+}
+
+std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
+    std::vector<std::shared_ptr<const api::ResourceSlice>> slices, const DraFeatures& features) {
+  if (features.device_taints && features.partitionable_devices && features.consumable_capacity &&
+      features.binding_conditions) {
+    return slices;
+  }
+  // Whether a list of unsupported field paths ("spec.devices[1].consumesCounters") names `field`.
+  auto names = [](const std::vector<std::string>& paths, std::string_view field) {
+    return std::any_of(paths.begin(), paths.end(),
+                       [&](const std::string& p) { return Names(p, field); });
+  };
+  // The fields a gate that is off makes absent, or makes their device absent.
+  std::vector<std::string_view> read_as_absent;
+  std::vector<std::string_view> drop_device;
+  if (!features.partitionable_devices) drop_device.push_back("consumesCounters");
+  if (!features.binding_conditions) {
+    drop_device.push_back("bindingConditions");
+    read_as_absent.insert(read_as_absent.end(), {"bindsToNode", "bindingFailureConditions"});
+  }
+  if (!features.consumable_capacity) {
+    read_as_absent.insert(read_as_absent.end(), {"allowMultipleAllocations", "requestPolicy"});
+  }
+  std::vector<std::shared_ptr<const api::ResourceSlice>> out;
+  out.reserve(slices.size());
+  for (const std::shared_ptr<const api::ResourceSlice>& slice : slices) {
+    auto patched = std::make_shared<api::ResourceSlice>(*slice);
+    if (!features.partitionable_devices &&
+        (names(slice->unsupported, "sharedCounters") || slice->per_device_node_selection)) {
+      // Upstream's pools leave its devices out, and count it for the pool's completeness.
+      *patched = api::ResourceSlice{.metadata = slice->metadata,
+                                    .driver = slice->driver,
+                                    .pool = slice->pool,
+                                    .pool_generation = slice->pool_generation,
+                                    .pool_slice_count = slice->pool_slice_count,
+                                    .node_name = slice->node_name};
+      out.push_back(std::move(patched));
+      continue;
+    }
+    std::vector<api::Device>& devices = patched->devices;
+    devices.erase(std::remove_if(devices.begin(), devices.end(),
+                                 [&](const api::Device& d) {
+                                   return std::any_of(
+                                       drop_device.begin(), drop_device.end(),
+                                       [&](std::string_view f) { return names(d.unsupported, f); });
+                                 }),
+                  devices.end());
+    for (api::Device& d : devices) {
+      if (!features.device_taints) d.taints.clear();
+      std::erase_if(d.unsupported, [&](const std::string& p) {
+        return std::any_of(read_as_absent.begin(), read_as_absent.end(),
+                           [&](std::string_view f) { return Names(p, f); });
+      });
+    }
+    out.push_back(std::move(patched));
+  }
+  return out;
 }
 
 std::vector<std::shared_ptr<const api::ResourceSlice>> WithTaintRules(

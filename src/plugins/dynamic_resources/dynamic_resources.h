@@ -87,6 +87,15 @@ class ClaimTracker {
   uint64_t caught_up_ ABSL_GUARDED_BY(mu_) = 0;  // The claims' generation CatchUp last saw.
 };
 
+// The feature gates DynamicResources decides by, at their 1.37 defaults.
+struct DraFeatures {
+  bool device_taint_rules = true;     // DRADeviceTaintRules
+  bool device_taints = true;          // DRADeviceTaints
+  bool partitionable_devices = true;  // DRAPartitionableDevices
+  bool consumable_capacity = true;    // DRAConsumableCapacity
+  bool binding_conditions = true;     // DRADeviceBindingConditions
+};
+
 class DynamicResources final : public PreEnqueuePlugin,
                                public PreFilterPlugin,
                                public FilterPlugin,
@@ -98,11 +107,10 @@ class DynamicResources final : public PreEnqueuePlugin,
                                public AsyncPreBindPlugin,
                                public EnqueueExtensions {
  public:
-  // device_taint_rules: the DRADeviceTaintRules gate (GA and on since 1.37).
-  DynamicResources(Handle& handle, const DynamicResourcesArgs& args, bool device_taint_rules = true)
+  DynamicResources(Handle& handle, const DynamicResourcesArgs& args, DraFeatures features = {})
       : handle_(handle),
         args_(args),
-        device_taint_rules_(device_taint_rules),
+        features_(features),
         tracker_(handle.dra()),
         cannot_allocate_(Status::UnschedulableAndUnresolvable("cannot allocate all claims")
                              .WithPlugin(names::kDynamicResources)) {}
@@ -143,7 +151,7 @@ class DynamicResources final : public PreEnqueuePlugin,
 
   Handle& handle_;
   const DynamicResourcesArgs args_;
-  const bool device_taint_rules_;
+  const DraFeatures features_;
   ClaimTracker tracker_;
   SelectorCache selectors_;
   SearchMemo memo_;
@@ -154,9 +162,9 @@ class DynamicResources final : public PreEnqueuePlugin,
 };
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const DynamicResourcesArgs& args, Handle& handle);
-// The factory with the DRADeviceTaintRules gate at `device_taint_rules`.
+// The factory with these gates.
 std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const DynamicResourcesArgs&, Handle&)>
-MakeFactory(bool device_taint_rules);
+MakeFactory(DraFeatures features);
 
 // The slices as the allocator sees them: each DeviceTaintRule's taint appended to the taints of
 // the devices its selector picks (upstream's slice tracker), in the rules' order; a slice no rule
@@ -164,5 +172,16 @@ MakeFactory(bool device_taint_rules);
 std::vector<std::shared_ptr<const api::ResourceSlice>> WithTaintRules(
     std::vector<std::shared_ptr<const api::ResourceSlice>> slices,
     const std::vector<std::shared_ptr<const api::DeviceTaintRule>>& rules);
+
+// The slices as the allocator sees them with these gates off, as the allocator of kube-scheduler
+// v1.37.2 emulating 1.35 sees them: without DRADeviceTaints no device is tainted; without
+// DRAPartitionableDevices a slice with shared counters or per-device node selection has no
+// devices (it still counts for its pool's completeness), and a device that consumes counters is
+// not there; without DRADeviceBindingConditions a device with binding
+// conditions is not there, and bindsToNode is read as absent; without DRAConsumableCapacity
+// allowMultipleAllocations is read as absent (the device is exclusive). A slice the gates leave
+// as it is is shared as it is.
+std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
+    std::vector<std::shared_ptr<const api::ResourceSlice>> slices, const DraFeatures& features);
 
 }  // namespace ksched::plugins::dynamic_resources

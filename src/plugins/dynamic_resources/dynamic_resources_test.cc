@@ -215,11 +215,51 @@ TEST_F(DynamicResourcesClaimsTest, DeviceTaintRulesTaintTheDevicesTheySelect) {
   EXPECT_THAT(Filter(s3, pod),
               ::testing::ElementsAre("cannot allocate all claims", "cannot allocate all claims"));
   // The gate off: the rules are not read.
-  DynamicResources without(handle_, {}, /*device_taint_rules=*/false);
+  DynamicResources without(handle_, {}, {.device_taint_rules = false});
   CycleState s4;
   PreFilterResult pre;
   ASSERT_TRUE(without.PreFilter(s4, pod, handle_.snapshot().nodes(), &pre).ok());
   EXPECT_TRUE(without.Filter(s4, pod, *handle_.snapshot().nodes()[0]).ok());
+}
+
+// Emulating 1.35, where the partitionable, binding-conditions, consumable-capacity and taint gates
+// are off: the allocator sees the slices as upstream's does then.
+TEST(ForGatesTest, GatesThatAreOffLeaveOutWhatTheyGovern) {
+  auto slice = [](const std::string& yaml) {
+    return std::make_shared<const api::ResourceSlice>(Slice(yaml));
+  };
+  std::vector<std::shared_ptr<const api::ResourceSlice>> slices = {slice(R"(
+        metadata: {name: counters}
+        spec: {driver: gpu.example.com, nodeName: n1, pool: {name: p1, resourceSliceCount: 1},
+               sharedCounters: [{name: mem, counters: {memory: {value: 1Gi}}}],
+               devices: [{name: whole}]})"),
+                                                                   slice(R"(
+        metadata: {name: devices}
+        spec: {driver: gpu.example.com, nodeName: n1, pool: {name: p2, resourceSliceCount: 1},
+               devices: [{name: part, consumesCounters: [{counterSet: mem, counters: {memory: {value: 1Gi}}}]},
+                         {name: waits, bindingConditions: [ready], bindingFailureConditions: [failed]},
+                         {name: shared, allowMultipleAllocations: true},
+                         {name: tainted, taints: [{key: k, effect: NoSchedule}]}]})")};
+  // All on: nothing changes, nothing is copied.
+  std::vector<std::shared_ptr<const api::ResourceSlice>> same = ForGates(slices, {});
+  ASSERT_EQ(same.size(), 2u);
+  EXPECT_EQ(same[0].get(), slices[0].get());
+  const std::vector<std::shared_ptr<const api::ResourceSlice>> off =
+      ForGates(slices, {.device_taints = false,
+                        .partitionable_devices = false,
+                        .consumable_capacity = false,
+                        .binding_conditions = false});
+  ASSERT_EQ(off.size(), 2u);
+  EXPECT_TRUE(off[0]->devices.empty());  // Shared counters: no device, but it counts for its pool.
+  EXPECT_EQ(off[0]->pool_slice_count, 1);
+  const std::vector<api::Device>& devices = off[1]->devices;
+  ASSERT_EQ(devices.size(), 2u);  // "part" and "waits" are left out.
+  EXPECT_EQ(devices[0].name, "shared");
+  EXPECT_TRUE(devices[0].unsupported.empty());  // Exclusive, as any device.
+  EXPECT_EQ(devices[1].name, "tainted");
+  EXPECT_TRUE(devices[1].taints.empty());
+  // The input is untouched.
+  EXPECT_EQ(slices[1]->devices.size(), 4u);
 }
 
 // PreBindAsync answers where the claim's write is answered (the API client's I/O thread, in
