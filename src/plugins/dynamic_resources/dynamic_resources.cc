@@ -98,14 +98,14 @@ bool ControlledBy(const api::ObjectMeta& m, const api::Pod& pod) {
 // What of a claim ksched does not support, or "". Without DRAConsumableCapacity a request's
 // capacity is read as absent, as upstream's allocator then reads it.
 std::string UnsupportedIn(const api::ResourceClaim& claim, const DraFeatures& features) {
-  std::vector<std::string> spec = claim.spec.unsupported;
-  if (!features.consumable_capacity) {
-    std::erase_if(spec, [](const std::string& p) { return Names(p, "capacity"); });
-  }
+  const std::vector<std::string>& spec = claim.spec.unsupported;
+  auto first = std::find_if(spec.begin(), spec.end(), [&](const std::string& p) {
+    return features.consumable_capacity || !Names(p, "capacity");
+  });
   const std::vector<std::string>& status = claim.unsupported;
-  if (spec.empty() && status.empty()) return "";
+  if (first == spec.end() && status.empty()) return "";
   return fmt::format("resource claim {}: {} is not supported by ksched yet",
-                     api::KeyOf(claim.metadata), spec.empty() ? status.front() : spec.front());
+                     api::KeyOf(claim.metadata), first == spec.end() ? status.front() : *first);
 }
 
 // Whether one of the pod's claims, as its spec and status name them, is `claim`.
@@ -662,10 +662,15 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
       features.binding_conditions) {
     return slices;
   }
-  // Whether a list of unsupported field paths ("spec.devices[1].consumesCounters") names `field`.
-  auto names = [](const std::vector<std::string>& paths, std::string_view field) {
+  // Whether a field path ("spec.devices[1].consumesCounters") names one of `fields`.
+  auto named = [](const std::string& path, const std::vector<std::string_view>& fields) {
+    return std::any_of(fields.begin(), fields.end(),
+                       [&](std::string_view f) { return Names(path, f); });
+  };
+  auto any_named = [&](const std::vector<std::string>& paths,
+                       const std::vector<std::string_view>& fields) {
     return std::any_of(paths.begin(), paths.end(),
-                       [&](const std::string& p) { return Names(p, field); });
+                       [&](const std::string& p) { return named(p, fields); });
   };
   // The fields a gate that is off makes absent, or makes their device absent.
   std::vector<std::string_view> read_as_absent;
@@ -678,40 +683,34 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
   if (!features.consumable_capacity) {
     read_as_absent.insert(read_as_absent.end(), {"allowMultipleAllocations", "requestPolicy"});
   }
-  std::vector<std::shared_ptr<const api::ResourceSlice>> out;
-  out.reserve(slices.size());
-  for (const std::shared_ptr<const api::ResourceSlice>& slice : slices) {
-    auto patched = std::make_shared<api::ResourceSlice>(*slice);
+  auto dropped = [&](const api::Device& d) { return any_named(d.unsupported, drop_device); };
+  auto changed = [&](const api::Device& d) {
+    return dropped(d) || (!features.device_taints && !d.taints.empty()) ||
+           any_named(d.unsupported, read_as_absent);
+  };
+  for (std::shared_ptr<const api::ResourceSlice>& slice : slices) {
     if (!features.partitionable_devices &&
-        (names(slice->unsupported, "sharedCounters") || slice->per_device_node_selection)) {
+        (any_named(slice->unsupported, {"sharedCounters"}) || slice->per_device_node_selection)) {
       // Upstream's pools leave its devices out, and count it for the pool's completeness.
-      *patched = api::ResourceSlice{.metadata = slice->metadata,
-                                    .driver = slice->driver,
-                                    .pool = slice->pool,
-                                    .pool_generation = slice->pool_generation,
-                                    .pool_slice_count = slice->pool_slice_count,
-                                    .node_name = slice->node_name};
-      out.push_back(std::move(patched));
+      slice = std::make_shared<const api::ResourceSlice>(
+          api::ResourceSlice{.metadata = slice->metadata,
+                             .driver = slice->driver,
+                             .pool = slice->pool,
+                             .pool_generation = slice->pool_generation,
+                             .pool_slice_count = slice->pool_slice_count,
+                             .node_name = slice->node_name});
       continue;
     }
-    std::vector<api::Device>& devices = patched->devices;
-    devices.erase(std::remove_if(devices.begin(), devices.end(),
-                                 [&](const api::Device& d) {
-                                   return std::any_of(
-                                       drop_device.begin(), drop_device.end(),
-                                       [&](std::string_view f) { return names(d.unsupported, f); });
-                                 }),
-                  devices.end());
-    for (api::Device& d : devices) {
+    if (std::none_of(slice->devices.begin(), slice->devices.end(), changed)) continue;
+    auto patched = std::make_shared<api::ResourceSlice>(*slice);
+    std::erase_if(patched->devices, dropped);
+    for (api::Device& d : patched->devices) {
       if (!features.device_taints) d.taints.clear();
-      std::erase_if(d.unsupported, [&](const std::string& p) {
-        return std::any_of(read_as_absent.begin(), read_as_absent.end(),
-                           [&](std::string_view f) { return Names(p, f); });
-      });
+      std::erase_if(d.unsupported, [&](const std::string& p) { return named(p, read_as_absent); });
     }
-    out.push_back(std::move(patched));
+    slice = std::move(patched);
   }
-  return out;
+  return slices;
 }
 
 std::vector<std::shared_ptr<const api::ResourceSlice>> WithTaintRules(

@@ -239,17 +239,22 @@ TEST(ForGatesTest, GatesThatAreOffLeaveOutWhatTheyGovern) {
                devices: [{name: part, consumesCounters: [{counterSet: mem, counters: {memory: {value: 1Gi}}}]},
                          {name: waits, bindingConditions: [ready], bindingFailureConditions: [failed]},
                          {name: shared, allowMultipleAllocations: true},
-                         {name: tainted, taints: [{key: k, effect: NoSchedule}]}]})")};
+                         {name: tainted, taints: [{key: k, effect: NoSchedule}]}]})"),
+                                                                   slice(R"(
+        metadata: {name: plain}
+        spec: {driver: gpu.example.com, nodeName: n1, pool: {name: p3, resourceSliceCount: 1},
+               devices: [{name: plain}]})")};
   // All on: nothing changes, nothing is copied.
   std::vector<std::shared_ptr<const api::ResourceSlice>> same = ForGates(slices, {});
-  ASSERT_EQ(same.size(), 2u);
+  ASSERT_EQ(same.size(), 3u);
   EXPECT_EQ(same[0].get(), slices[0].get());
   const std::vector<std::shared_ptr<const api::ResourceSlice>> off =
       ForGates(slices, {.device_taints = false,
                         .partitionable_devices = false,
                         .consumable_capacity = false,
                         .binding_conditions = false});
-  ASSERT_EQ(off.size(), 2u);
+  ASSERT_EQ(off.size(), 3u);
+  EXPECT_EQ(off[2].get(), slices[2].get());  // Nothing of it is gated: shared as it is.
   EXPECT_TRUE(off[0]->devices.empty());  // Shared counters: no device, but it counts for its pool.
   EXPECT_EQ(off[0]->pool_slice_count, 1);
   const std::vector<api::Device>& devices = off[1]->devices;
