@@ -1,6 +1,7 @@
 // The core/v1 objects: Pod, Node, Namespace, Service, ReplicationController, PersistentVolume and
 // PersistentVolumeClaim, with the affinity, tolerations, containers and volumes of pods.
 #include <algorithm>
+#include <functional>
 #include <string>
 
 #include "fmt/format.h"
@@ -225,6 +226,7 @@ absl::Status VolumeOf(element e, const Path& p, Volume* out) {
     if (k == "name") return Str(v, vp, &out->name);
     if (v.is_null()) return absl::OkStatus();
     out->source = k;
+    out->source_digest = std::hash<std::string>{}(fmt::format("{}:{}", k, simdjson::minify(v)));
     return VolumeSource(k, v, vp, out);
   });
 }

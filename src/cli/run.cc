@@ -515,7 +515,8 @@ int RunScheduler(const RunFlags& flags, const features::FeatureGates& gates,
        .observers = std::move(observers),
        .metrics_registry = &metrics_registry,
        .simulator_annotations = flags.simulator_annotations,
-       .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation")},
+       .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation"),
+       .opportunistic_batching = gates.Enabled("OpportunisticBatching")},
       registry);
   if (!sched.ok()) {
     return Fail(std::string(sched.status().message()));

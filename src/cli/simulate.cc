@@ -152,7 +152,8 @@ int RunSimulate(const SimulateFlags& given, const features::FeatureGates& gates,
        .seed = flags.seed,
        .explain = flags.explain,
        .one_at_a_time = flags.one_at_a_time,
-       .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation")});
+       .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation"),
+       .opportunistic_batching = gates.Enabled("OpportunisticBatching")});
   if (!result.ok()) return SimulateFailed(AsStd(result.status().message()), 1);
   std::string out;
   if (flags.output == "json") {

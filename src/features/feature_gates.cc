@@ -430,6 +430,7 @@ bool FeatureGates::Honoured(std::string_view gate) {
       "DRAPartitionableDevices",
       "NodeDeclaredFeatures",
       "NominatedNodeNameForExpectation",
+      "OpportunisticBatching",
       "StorageCapacityScoring",
       "VolumeLimitScaling",
   };
@@ -443,7 +444,6 @@ bool FeatureGates::DecidedAsOff(std::string_view gate) {
   static const std::set<std::string, std::less<>> kOff = {
       "DRAExtendedResource",                      // A DeviceClass's extendedResourceName is unread.
       "InPlacePodLevelResourcesVerticalScaling",  // A pod's status resources are unread.
-      "OpportunisticBatching",                    // Every pod gets a full cycle.
   };
   return kOff.contains(gate);
 }

@@ -157,7 +157,7 @@ TEST(FeatureGatesTest, WhatKschedDoesNotImplementIsRefusedByName) {
   }
   EXPECT_FALSE(g->Enabled("NominatedNodeNameForExpectation"));  // Alpha in 1.34.
   EXPECT_FALSE(g->Enabled("OpportunisticBatching"));            // Not yet in 1.34.
-  g = FeatureGates::FromFlags({.feature_gates = {"OpportunisticBatching=false"}});
+  g = FeatureGates::FromFlags({.feature_gates = {"InPlacePodLevelResourcesVerticalScaling=false"}});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();
   g = FeatureGates::FromFlags({.feature_gates = {"ClientsAllowCBOR=true,ContextualLogging=false"}});

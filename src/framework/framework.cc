@@ -49,6 +49,7 @@ bool Contains(const std::vector<config::PluginRef>& refs, std::string_view name)
 Framework::Framework(std::string profile_name, const Deps& deps)
     : profile_name_(std::move(profile_name)),
       deps_(deps),
+      batch_(std::make_unique<OpportunisticBatch>(*this, deps.clock)),
       // TBB's pool has one thread a core: a larger arena is no faster, and would make
       // ParallelCutoff count workers that do not exist.
       arena_(std::clamp(deps.parallelism, 1, tbb::info::default_concurrency())),
@@ -235,6 +236,23 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
     if (it == plugins_.end() || PluginAs<ScorePlugin>(it->second.get()) == nullptr) continue;
     score_weights_.try_emplace(ref.name, ref.weight == 0 ? 1 : ref.weight);
   }
+  // Signing: every PreFilter, Filter, PreScore and Score plugin must sign, as upstream's
+  // computeBatchablePlugins.
+  signs_ = true;
+  std::set<std::string_view> seen;
+  auto sign = [&](Plugin* p) {
+    if (!seen.insert(p->Name()).second) return;
+    if (const SignPlugin* s = PluginAs<SignPlugin>(p)) {
+      signers_.push_back(s);
+    } else {
+      signs_ = false;
+    }
+  };
+  for (Plugin* p : pre_filter_) sign(p);
+  for (Plugin* p : filter_) sign(p);
+  for (Plugin* p : pre_score_) sign(p);
+  for (Plugin* p : score_) sign(p);
+  if (!signs_) signers_.clear();
   // Events: plugins that can reject a pod and don't say which events help are requeued on all.
   for (const auto& [name, p] : plugins_) {
     if (auto* ext = PluginAs<EnqueueExtensions>(p.get())) {
@@ -246,6 +264,22 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
     }
   }
   return absl::OkStatus();
+}
+
+std::optional<std::string> Framework::SignPod(const api::Pod& pod) const {
+  if (!signs_) return std::nullopt;
+  // Upstream's map from key to value: a key several plugins write holds one value.
+  std::map<std::string, std::string, std::less<>> parts = {
+      {"v1.Pod.Spec.SchedulerName", pod.spec.scheduler_name}};
+  std::vector<SignFragment> fragments;
+  for (const SignPlugin* p : signers_) {
+    fragments.clear();
+    if (!p->SignPod(pod, &fragments).ok()) return std::nullopt;
+    for (SignFragment& f : fragments) parts[std::move(f.key)] = std::move(f.value);
+  }
+  std::string out;
+  for (const auto& [key, value] : parts) out += fmt::format("{:?}={:?}\n", key, value);
+  return out;
 }
 
 std::map<std::string, std::vector<std::string>> Framework::PluginsByExtensionPoint() const {
@@ -602,13 +636,45 @@ Status Framework::RunScorePlugins(const CycleState& state, const api::Pod& pod,
   return Timed(metrics::Point::kScore, [&] { return ScoreLoop(state, pod, feasible, out); });
 }
 
+Status Framework::RunRawScorePlugins(const CycleState& state, const api::Pod& pod,
+                                     const NodeInfo& node, std::vector<std::string_view>* plugins,
+                                     std::vector<int64_t>* raw) {
+  plugins->clear();
+  raw->clear();
+  for (ScorePlugin* p : ActiveScorePlugins(state)) {
+    NodeScore one{&node, 0};
+    Status s = p->ScoreNodes(state, pod, std::span(&one, 1));
+    if (!s.ok()) {
+      return Status::Error(fmt::format("plugin \"{}\" failed with: {}", p->Name(), s.Message()));
+    }
+    plugins->push_back(p->Name());
+    raw->push_back(one.score);
+  }
+  return Status();
+}
+
+Status Framework::NormalizeScores(const CycleState& state, const api::Pod& pod, ScoreTable* table) {
+  const size_t n = table->nodes.size();
+  std::vector<ScorePlugin*> active;
+  std::vector<NodeScoreList> lists;
+  for (size_t j = 0; j < table->plugins.size(); ++j) {
+    auto it = std::find_if(score_.begin(), score_.end(),
+                           [&](ScorePlugin* p) { return p->Name() == table->plugins[j]; });
+    if (it == score_.end()) {
+      return Status::Error(fmt::format("no Score plugin {}", table->plugins[j]));
+    }
+    active.push_back(*it);
+    NodeScoreList& list = lists.emplace_back(n);
+    for (size_t i = 0; i < n; ++i) list[i] = NodeScore{table->nodes[i], table->raw[j * n + i]};
+  }
+  return NormalizeAndWeigh(state, pod, active, lists, n, table);
+}
+
 Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
                             const std::vector<const NodeInfo*>& feasible, ScoreTable* out) {
-  std::vector<ScorePlugin*> active;
+  const std::vector<ScorePlugin*> active = ActiveScorePlugins(state);
   out->plugins.clear();
-  for (ScorePlugin* p : score_) {
-    if (state.ShouldSkipScore(p->Name())) continue;
-    active.push_back(p);
+  for (ScorePlugin* p : active) {
     out->plugins.push_back(p->Name());
     if (metrics_) metrics_->CountEvaluations(p->Name(), metrics::Point::kScore, 1);
   }
@@ -659,6 +725,24 @@ Status Framework::ScoreLoop(const CycleState& state, const api::Pod& pod,
   }
   score_cutoff_.Record(n * active.size(), busy.total());
   if (failed) return first_error;
+  out->raw.resize(active.size() * n);  // Kept for OpportunisticBatching's rescoring.
+  for (size_t j = 0; j < active.size(); ++j) {
+    for (size_t i = 0; i < n; ++i) out->raw[j * n + i] = raw[j][i].score;
+  }
+  return NormalizeAndWeigh(state, pod, active, raw, n, out);
+}
+
+std::vector<ScorePlugin*> Framework::ActiveScorePlugins(const CycleState& state) const {
+  std::vector<ScorePlugin*> active;
+  for (ScorePlugin* p : score_) {
+    if (!state.ShouldSkipScore(p->Name())) active.push_back(p);
+  }
+  return active;
+}
+
+Status Framework::NormalizeAndWeigh(const CycleState& state, const api::Pod& pod,
+                                    const std::vector<ScorePlugin*>& active,
+                                    std::vector<NodeScoreList>& raw, size_t n, ScoreTable* out) {
   out->weighted.resize(active.size() * n);  // Every entry is written below.
   out->totals.assign(n, 0);
   for (size_t j = 0; j < active.size(); ++j) {

@@ -19,6 +19,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -39,6 +40,7 @@
 #include "src/base/clock.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
+#include "src/framework/batch.h"
 #include "src/framework/nominator.h"
 #include "src/framework/parallel_cutoff.h"
 #include "src/framework/waiting_pods.h"
@@ -51,6 +53,7 @@ namespace ksched::framework {
 struct ScoreTable {
   std::vector<std::string_view> plugins;  // The plugins that scored (not skipped at PreScore).
   std::vector<const NodeInfo*> nodes;     // The feasible nodes, in filter order.
+  std::vector<int64_t> raw;               // raw[p * nodes.size() + n]: Score's, not normalized.
   std::vector<int64_t> weighted;          // weighted[p * nodes.size() + n]
   std::vector<int64_t> totals;            // Per node: the sum over plugins.
 
@@ -110,6 +113,13 @@ class Framework : public Handle {
   std::vector<std::string> RegisteredEvents(std::string_view plugin) const;
 
   // --- Scheduling cycle ---
+  // The pod's signature for OpportunisticBatching (upstream's SignPod): the profile's name and
+  // the fragments of its SignPlugins. nullopt when the profile does not sign (one of its
+  // PreFilter, Filter, PreScore or Score plugins is not a SignPlugin) or a plugin cannot sign
+  // this pod.
+  std::optional<std::string> SignPod(const api::Pod& pod) const;
+  // What the profile keeps of its last cycle for OpportunisticBatching.
+  OpportunisticBatch& batch() { return *batch_; }
   // Runs PreFilter plugins; the intersection of their results goes into *result. A rejection
   // carries the plugin name; `rejectors` gets the plugins that rejected or narrowed the nodes.
   Status RunPreFilterPlugins(CycleState& state, const api::Pod& pod,
@@ -125,6 +135,13 @@ class Framework : public Handle {
   // Score (in parallel over nodes), NormalizeScore and weights, into *out.
   Status RunScorePlugins(const CycleState& state, const api::Pod& pod,
                          const std::vector<const NodeInfo*>& feasible, ScoreTable* out);
+  // Score alone, on one node: the Score plugins that run this cycle (those PreScore did not
+  // skip) into *plugins, and their raw scores into *raw.
+  Status RunRawScorePlugins(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
+                            std::vector<std::string_view>* plugins, std::vector<int64_t>* raw);
+  // NormalizeScore and the weights of table->plugins over table->raw, into table->weighted and
+  // table->totals.
+  Status NormalizeScores(const CycleState& state, const api::Pod& pod, ScoreTable* table);
   Status RunReservePluginsReserve(CycleState& state, const api::Pod& pod, std::string_view node);
   void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node);
   // Success, Wait (the pod is now a waiting pod), or a rejection.
@@ -265,7 +282,8 @@ class Framework : public Handle {
 
  private:
   friend class FilterRun;
-  struct BindingRun;  // RunBindingPlugins' chain.
+  friend class OpportunisticBatch;  // Its metrics.
+  struct BindingRun;                // RunBindingPlugins' chain.
   Framework(std::string profile_name, const Deps& deps);
   absl::Status Build(const config::Profile& profile, const Registry& registry);
   // The Filter plugins to run this cycle: those whose PreFilter did not return Skip. Inline:
@@ -284,6 +302,12 @@ class Framework : public Handle {
                        std::set<std::string, std::less<>>* rejectors);
   Status ScoreLoop(const CycleState& state, const api::Pod& pod,
                    const std::vector<const NodeInfo*>& feasible, ScoreTable* out);
+  // The Score plugins PreScore did not skip this cycle.
+  std::vector<ScorePlugin*> ActiveScorePlugins(const CycleState& state) const;
+  // NormalizeScore over lists[j] (the raw scores of active[j]), then the weights, into out.
+  Status NormalizeAndWeigh(const CycleState& state, const api::Pod& pod,
+                           const std::vector<ScorePlugin*>& active,
+                           std::vector<NodeScoreList>& lists, size_t n, ScoreTable* out);
   Status PermitLoop(CycleState& state, const api::Pod& pod, std::string_view node);
   // Runs an extension point, recording its duration and status code.
   template <typename F>
@@ -323,6 +347,11 @@ class Framework : public Handle {
   std::vector<AsyncBindPlugin*> async_bind_;  // bind_'s, or nullptr where one is not.
   std::vector<PostBindPlugin*> post_bind_;
   std::map<std::string, int64_t, std::less<>> score_weights_;
+  // The PreFilter, Filter, PreScore and Score plugins, each once, when all of them are
+  // SignPlugins; empty when one is not (the profile does not sign pods).
+  std::vector<const SignPlugin*> signers_;
+  bool signs_ = false;
+  std::unique_ptr<OpportunisticBatch> batch_;
   // The workers of ParallelFor; execute() may be called from several threads.
   mutable tbb::task_arena arena_;
   ParallelCutoff score_cutoff_;  // Whether Score runs on the workers; the scheduling thread's.

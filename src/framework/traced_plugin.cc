@@ -29,7 +29,8 @@ class TracedPlugin final : public PreEnqueuePlugin,
                            public AsyncPreBindPlugin,
                            public BindPlugin,
                            public AsyncBindPlugin,
-                           public PostBindPlugin {
+                           public PostBindPlugin,
+                           public SignPlugin {
  public:
   explicit TracedPlugin(std::unique_ptr<Plugin> p)
       : p_(std::move(p)),
@@ -49,23 +50,37 @@ class TracedPlugin final : public PreEnqueuePlugin,
         async_pre_bind_(PluginAs<AsyncPreBindPlugin>(p_.get())),
         bind_(PluginAs<BindPlugin>(p_.get())),
         async_bind_(PluginAs<AsyncBindPlugin>(p_.get())),
-        post_bind_(PluginAs<PostBindPlugin>(p_.get())) {}
+        post_bind_(PluginAs<PostBindPlugin>(p_.get())),
+        sign_(PluginAs<SignPlugin>(p_.get())) {}
 
   std::string_view Name() const override { return p_->Name(); }
 
   bool Serves(const std::type_info& i) const override {
-    const void* const served[] = {
-        pre_enqueue_, queue_sort_,  enqueue_extensions_, pre_filter_,     pre_filter_extensions_,
-        filter_,      post_filter_, pre_score_,          score_,          score_extensions_,
-        reserve_,     permit_,      pre_bind_,           async_pre_bind_, bind_,
-        async_bind_,  post_bind_};
+    const void* const served[] = {pre_enqueue_,
+                                  queue_sort_,
+                                  enqueue_extensions_,
+                                  pre_filter_,
+                                  pre_filter_extensions_,
+                                  filter_,
+                                  post_filter_,
+                                  pre_score_,
+                                  score_,
+                                  score_extensions_,
+                                  reserve_,
+                                  permit_,
+                                  pre_bind_,
+                                  async_pre_bind_,
+                                  bind_,
+                                  async_bind_,
+                                  post_bind_,
+                                  sign_};
     const std::type_info* const interfaces[] = {
         &typeid(PreEnqueuePlugin), &typeid(QueueSortPlugin),     &typeid(EnqueueExtensions),
         &typeid(PreFilterPlugin),  &typeid(PreFilterExtensions), &typeid(FilterPlugin),
         &typeid(PostFilterPlugin), &typeid(PreScorePlugin),      &typeid(ScorePlugin),
         &typeid(ScoreExtensions),  &typeid(ReservePlugin),       &typeid(PermitPlugin),
         &typeid(PreBindPlugin),    &typeid(AsyncPreBindPlugin),  &typeid(BindPlugin),
-        &typeid(AsyncBindPlugin),  &typeid(PostBindPlugin)};
+        &typeid(AsyncBindPlugin),  &typeid(PostBindPlugin),      &typeid(SignPlugin)};
     for (size_t k = 0; k < std::size(interfaces); ++k) {
       if (*interfaces[k] == i) return served[k] != nullptr;
     }
@@ -100,6 +115,9 @@ class TracedPlugin final : public PreEnqueuePlugin,
   }
   void PostBind(CycleState& state, const api::Pod& pod, std::string_view node) override {
     post_bind_->PostBind(state, pod, node);
+  }
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* fragments) const override {
+    return sign_->SignPod(pod, fragments);
   }
 
   // --- Recorded.
@@ -224,6 +242,7 @@ class TracedPlugin final : public PreEnqueuePlugin,
   BindPlugin* const bind_;
   AsyncBindPlugin* const async_bind_;
   PostBindPlugin* const post_bind_;
+  SignPlugin* const sign_;
 };
 
 }  // namespace

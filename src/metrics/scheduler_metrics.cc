@@ -101,6 +101,16 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
       volume_scheduling_stage_error(r->AddCounter("scheduler_volume_scheduling_stage_error_total",
                                                   "Volume scheduling stage error count",
                                                   Stability::kAlpha, {"operation"})),
+      batch_attempts(r->AddCounter("scheduler_batch_attempts_total",
+                                   "Counts of results when we attempt to use batching.",
+                                   Stability::kAlpha, {"profile", "result"})),
+      batch_cache_flushed(r->AddCounter("scheduler_batch_cache_flushed_total",
+                                        "Counts of cache flushes by reason.", Stability::kAlpha,
+                                        {"profile", "reason"})),
+      batch_rescore_attempts(
+          r->AddCounter("scheduler_batch_rescore_attempts_total",
+                        "Counts of rescore attempts during opportunistic batching.",
+                        Stability::kAlpha, {"profile"})),
       plugin_families(*r) {}
 
 // --- FrameworkMetrics ---------------------------------------------------------------------------

@@ -70,6 +70,9 @@ struct SchedulerMetrics {
   GaugeFamily& unschedulable_pods;                      // plugin, profile
   CounterFamily& plugin_evaluation_total;               // plugin, extension_point, profile
   CounterFamily& volume_scheduling_stage_error;         // operation
+  CounterFamily& batch_attempts;                        // profile, result
+  CounterFamily& batch_cache_flushed;                   // profile, reason
+  CounterFamily& batch_rescore_attempts;                // profile
   PluginFamilies plugin_families;                       // The plugins' own.
 };
 

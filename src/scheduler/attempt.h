@@ -33,9 +33,12 @@ namespace ksched::scheduler {
 struct Attempt {
   std::shared_ptr<const api::Pod> pod;
   absl::Time time;
-  int attempts = 0;     // The queue's count for the pod, this attempt included.
-  std::string result;   // Scheduled, Unschedulable or SchedulerError.
-  std::string node;     // The chosen node, when Scheduled.
+  int attempts = 0;    // The queue's count for the pod, this attempt included.
+  std::string result;  // Scheduled, Unschedulable or SchedulerError.
+  std::string node;    // The chosen node, when Scheduled.
+  // OpportunisticBatching gave the pod `node`, the next node of this pod's scoring
+  // ("namespace/name"): only that node was filtered, and nothing was scored.
+  std::string batched_after;
   std::string message;  // The PodScheduled condition's message, when not.
   // The binding cycle failed on `node`: `diagnosis` holds that one node, and what the scheduling
   // cycle found is not here.

@@ -54,6 +54,7 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
   std::optional<QueuedPodInfo> popped =
       wait > absl::ZeroDuration() ? queue_->PopWait(wait) : queue_->Pop();
   if (!popped) return false;
+  ++cycle_;
   const SteadyTime start = std::chrono::steady_clock::now();
   QueuedPodInfo info = std::move(*popped);
   const api::Pod& pod = info.pod();
@@ -135,8 +136,11 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
   framework::Framework::PreBindWork pre_bind_work;
   const Status pre_flight = fw.RunPreBindPreFlights(*state, *assumed, result.node, &pre_bind_work);
   if (!pre_flight.ok() && !pre_flight.IsSkip()) return fail_after_assume(pre_flight);
-  Observe({.result = "Scheduled", .node = result.node, .diagnosis = &fit_error.diagnosis}, info,
-          &found);
+  Observe({.result = "Scheduled",
+           .node = result.node,
+           .batched_after = result.batched_after,
+           .diagnosis = &fit_error.diagnosis},
+          info, &found);
   // Filter's and Score's data is not held while the pod waits on its bind.
   internal::CycleStateAccess::EndSchedulingCycle(*state);
 
@@ -166,9 +170,12 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
   if (snapshot_.size() == 0) {
     return Status::UnschedulableAndUnresolvable(kNoNodesAvailableMsg);
   }
+  const bool batching = options_.opportunistic_batching;
+  const std::optional<std::string> signature = batching ? fw.SignPod(pod) : std::nullopt;
+  std::string hint;
   // A success's rejections stay there too, for the attempt's observers.
   Diagnosis& diagnosis = fit_error->diagnosis;
-  Status s = FindNodesThatFitPod(fw, state, pod, &feasible, &diagnosis);
+  Status s = FindNodesThatFitPod(fw, state, pod, signature, &hint, &feasible, &diagnosis);
   if (!s.ok()) return s;
   result->evaluated = static_cast<int>(feasible.size() + diagnosis.node_to_status.statuses.size());
   result->feasible = static_cast<int>(feasible.size());
@@ -178,11 +185,23 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
   }
   if (feasible.size() == 1) {  // Upstream skips scoring when one node fits.
     result->node = feasible[0]->name();
+    if (batching) {
+      if (!hint.empty() && hint == result->node) {
+        result->batched_after = std::string(fw.batch().source());
+      }
+      fw.batch().StoreScheduleResults(signature, hint, result->node, nullptr, 0, cycle_,
+                                      PodKey(pod));
+    }
     return Status();
   }
   if (Status ps = PrioritizeNodes(fw, state, pod, feasible); !ps.ok()) return ps;
   result->scored = true;
-  result->node = SelectHost(score_table_);
+  const size_t chosen = SelectHost(score_table_);
+  result->node = score_table_.nodes[chosen]->name();
+  if (batching) {
+    fw.batch().StoreScheduleResults(signature, hint, result->node, &score_table_, chosen, cycle_,
+                                    PodKey(pod));
+  }
   return Status();
 }
 
@@ -211,7 +230,9 @@ Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, c
 }
 
 Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& state,
-                                      const api::Pod& pod, std::vector<const NodeInfo*>* feasible,
+                                      const api::Pod& pod,
+                                      const std::optional<std::string>& signature,
+                                      std::string* hint, std::vector<const NodeInfo*>* feasible,
                                       Diagnosis* diagnosis) {
   const std::vector<const NodeInfo*>& all = snapshot_.nodes();
   PreFilterResult pre;
@@ -225,7 +246,10 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     diagnosis->AddPluginStatus(s);
     return Status();
   }
-  if (EvaluateNominatedNode(fw, state, pod, feasible, diagnosis)) return Status();
+  if (options_.opportunistic_batching) {
+    *hint = fw.batch().GetNodeHint(state, pod, signature, cycle_);
+  }
+  if (EvaluateNominatedNode(fw, state, pod, *hint, feasible, diagnosis)) return Status();
   std::vector<const NodeInfo*> subset;
   const std::vector<const NodeInfo*>* nodes = &all;
   if (!pre.AllNodes()) {
@@ -240,11 +264,13 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
 }
 
 bool Scheduler::EvaluateNominatedNode(framework::Framework& fw, CycleState& state,
-                                      const api::Pod& pod, std::vector<const NodeInfo*>* feasible,
+                                      const api::Pod& pod, std::string_view hint,
+                                      std::vector<const NodeInfo*>* feasible,
                                       Diagnosis* diagnosis) {
   // As upstream's pod with its pending nomination patch applied: the scheduler's nomination counts
   // before the API echoes it.
-  const std::string nominated = fw.NominatedNodeOf(pod);
+  std::string nominated = fw.NominatedNodeOf(pod);
+  if (nominated.empty()) nominated = hint;
   if (nominated.empty()) return false;
   const NodeInfo* ni = snapshot_.Get(nominated);
   if (ni == nullptr) return false;
@@ -369,7 +395,7 @@ Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState&
   return Status();
 }
 
-std::string Scheduler::SelectHost(const framework::ScoreTable& scores) {
+size_t Scheduler::SelectHost(const framework::ScoreTable& scores) {
   // Uniform among the best, as upstream's selectHost, with one draw instead of one per tie.
   const std::vector<int64_t>& totals = scores.totals;
   const int64_t max = *std::max_element(totals.begin(), totals.end());
@@ -378,7 +404,7 @@ std::string Scheduler::SelectHost(const framework::ScoreTable& scores) {
   for (;; ++i) {
     if (totals[i] == max && pick-- == 0) break;
   }
-  return scores.nodes[i]->name();
+  return i;
 }
 
 void Scheduler::HandleFailureOnNode(QueuedPodInfo info, const Status& status,

@@ -65,6 +65,9 @@ struct SchedulerOptions {
   // The NominatedNodeNameForExpectation gate (beta, on since 1.35): a pod that waits in Permit or
   // whose PreBind has work gets its node as nominatedNodeName meanwhile.
   bool nominated_node_name_for_expectation = true;
+  // The OpportunisticBatching gate (beta, on since 1.35): a pod identical to the one scheduled
+  // just before may go to the next node of that pod's scoring (framework/batch.h).
+  bool opportunistic_batching = true;
 };
 
 class Scheduler : public ClusterEventSink {
@@ -106,7 +109,8 @@ class Scheduler : public ClusterEventSink {
     std::string node;
     int evaluated = 0;
     int feasible = 0;
-    bool scored = false;  // score_table_ holds this pod's scores.
+    bool scored = false;        // score_table_ holds this pod's scores.
+    std::string batched_after;  // Attempt::batched_after.
   };
   // What the scheduling cycle found, for its Attempt: the filters' diagnosis, the feasible nodes
   // (feasible_) and the scores; and the victims of its preemption.
@@ -154,13 +158,17 @@ class Scheduler : public ClusterEventSink {
   // The feasible nodes go to feasible_, the rejections to fit_error->diagnosis.
   Status SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                      ScheduleResult* result, FitError* fit_error);
-  // PreFilter, then the nominated node, then the others (upstream's findNodesThatFitPod).
+  // PreFilter, then the nominated node or OpportunisticBatching's hint (into *hint, with the
+  // pod's signature), then the others (upstream's findNodesThatFitPod).
   Status FindNodesThatFitPod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                             const std::optional<std::string>& signature, std::string* hint,
                              std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis);
-  // Whether the node preemption nominated the pod to fits it; that node is likely the only one
-  // that does, so it is tried first (upstream's evaluateNominatedNode).
+  // Whether the node preemption nominated the pod to fits it (or, without one, the hint); that
+  // node is likely the only one that does, so it is tried first (upstream's
+  // evaluateNominatedNode).
   bool EvaluateNominatedNode(framework::Framework& fw, CycleState& state, const api::Pod& pod,
-                             std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis);
+                             std::string_view hint, std::vector<const NodeInfo*>* feasible,
+                             Diagnosis* diagnosis);
   // Filters `nodes` from the round-robin start until enough fit, in parallel waves (upstream's
   // findNodesThatPassFilters).
   Status FindNodesThatPassFilters(framework::Framework& fw, CycleState& state, const api::Pod& pod,
@@ -169,7 +177,8 @@ class Scheduler : public ClusterEventSink {
   // PreScore and Score into score_table_ (upstream's prioritizeNodes).
   Status PrioritizeNodes(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                          const std::vector<const NodeInfo*>& feasible);
-  std::string SelectHost(const framework::ScoreTable& scores);
+  // The place in `scores` of the node the pod goes to.
+  size_t SelectHost(const framework::ScoreTable& scores);
   // The attempt failed: the pod goes back to the queue, with its event and condition, and the
   // attempt to the observers. `found` is what its scheduling cycle found; nullptr from the
   // binding cycle. `state` is the attempt's, for the simulator's annotations.
@@ -217,6 +226,7 @@ class Scheduler : public ClusterEventSink {
   std::unique_ptr<queue::SchedulingQueue> queue_;
   Snapshot snapshot_;
   size_t next_start_node_index_ = 0;
+  int64_t cycle_ = 0;  // Pods popped so far (upstream's scheduling cycle count).
   std::vector<uint8_t> verdict_scratch_;
   std::vector<Status> status_scratch_;
   std::vector<const NodeInfo*> feasible_;    // The scheduling cycle's feasible nodes.

@@ -78,7 +78,8 @@ class SchedulerTest : public ::testing::Test {
                                 .clock = &clock_,
                                 .seed = 1,
                                 .observers = {&explain_, &observer_},
-                                .nominated_node_name_for_expectation = nominate_for_expectation_},
+                                .nominated_node_name_for_expectation = nominate_for_expectation_,
+                                .opportunistic_batching = batching_},
                                registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
@@ -129,6 +130,7 @@ class SchedulerTest : public ::testing::Test {
 
   FakeClock clock_;
   bool nominate_for_expectation_ = true;  // The NominatedNodeNameForExpectation gate.
+  bool batching_ = true;                  // The OpportunisticBatching gate.
   testing::RecordingWriter writer_;
   Registry registry_;
   ExplainRecords explain_;  // Every attempt's, as `ksched run` keeps them.
@@ -610,6 +612,123 @@ TEST_F(SchedulerTest, TiesAreBrokenAtRandomAmongTheBest) {
     chosen.insert(w.binds.at("default/p"));
   }
   EXPECT_EQ(chosen.size(), 3u);  // every equal node gets picked for some seed
+}
+
+// OpportunisticBatching (beta, on since 1.35), in a profile without PodTopologySpread (whose
+// default constraints keep the default profile from signing pods). Nodes: a1 (gold and silver,
+// room for one pod), b1 (gold) and c1 (silver, large); identical pods prefer gold (10) and silver
+// (8). The first goes to a1. With batching, the second, popped right after, goes to the head of
+// the first's other nodes (c1) unscored; a full cycle, once a1 is out of NodeAffinity's
+// normalization, picks b1. test/scenarios/opportunistic_batching*.yaml are the same cluster, which
+// kube-scheduler v1.37.2 decides alike.
+class BatchingTest : public SchedulerTest {
+ protected:
+  void SetUp() override {}
+  void Start(Registry registry = plugins::NewInTreeRegistry(),
+             std::vector<std::string> more_filters = {}) {
+    config::Profile prof;
+    prof.plugins.multi_point.disabled.push_back({"PodTopologySpread", 0});
+    for (const std::string& f : more_filters) prof.plugins.multi_point.enabled.push_back({f, 0});
+    config::MergeDefaultPlugins(prof);
+    config::Configuration cfg;
+    cfg.profiles.push_back(prof);
+    Build(std::move(cfg), std::move(registry));
+    s_->OnNodeAdd(MakeNode()
+                      .Name("a1")
+                      .Label("gold", "true")
+                      .Label("silver", "true")
+                      .Capacity({{"cpu", "1"}, {"memory", "2Gi"}, {"pods", "110"}})
+                      .Ptr());
+    s_->OnNodeAdd(MakeNode()
+                      .Name("b1")
+                      .Label("gold", "true")
+                      .Capacity({{"cpu", "2"}, {"memory", "4Gi"}, {"pods", "110"}})
+                      .Ptr());
+    s_->OnNodeAdd(MakeNode()
+                      .Name("c1")
+                      .Label("silver", "true")
+                      .Capacity({{"cpu", "16"}, {"memory", "32Gi"}, {"pods", "110"}})
+                      .Ptr());
+  }
+  static MakePod Web(std::string name) {
+    return MakePod()
+        .Name(std::move(name))
+        .Label("app", "web")
+        .Req("cpu", "1")
+        .Req("memory", "1Gi")
+        .PreferredNodeAffinityIn(10, "gold", {"true"})
+        .PreferredNodeAffinityIn(8, "silver", {"true"});
+  }
+  std::string Metrics() { return s_->metrics_registry().Text(); }
+};
+
+TEST_F(BatchingTest, TheSecondOfTwoIdenticalPodsGoesToTheNextNodeOfTheFirstsScoring) {
+  Start();
+  AddPod(Web("web-1"));
+  AddPod(Web("web-2"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/web-1"), "a1");
+  EXPECT_EQ(writer_.binds.at("default/web-2"), "c1");
+  const std::string text = Metrics();
+  EXPECT_THAT(text, HasSubstr("scheduler_batch_attempts_total{profile=\"default-scheduler\","
+                              "result=\"hint_used\"} 1\n"));
+  EXPECT_THAT(text, HasSubstr("scheduler_batch_attempts_total{profile=\"default-scheduler\","
+                              "result=\"no_hint\"} 1\n"));
+}
+
+TEST_F(BatchingTest, WithTheGateOffEachPodGetsAFullCycle) {
+  batching_ = false;
+  Start();
+  AddPod(Web("web-1"));
+  AddPod(Web("web-2"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/web-1"), "a1");
+  EXPECT_EQ(writer_.binds.at("default/web-2"), "b1");
+  EXPECT_THAT(Metrics(), ::testing::Not(HasSubstr("scheduler_batch_attempts_total{")));
+}
+
+TEST_F(BatchingTest, PodsThatDifferInWhatAPluginReadsAreNotBatched) {
+  Start();
+  AddPod(Web("web-1"));
+  AddPod(Web("web-2").Label("tier", "front"));  // InterPodAffinity signs the labels.
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/web-2"), "b1");
+  EXPECT_THAT(Metrics(), HasSubstr("scheduler_batch_cache_flushed_total{profile=\"default-"
+                                   "scheduler\",reason=\"pod_incompatible\"} 1\n"));
+}
+
+TEST_F(BatchingTest, AStaleBatchIsNotUsed) {
+  Start();
+  AddPod(Web("web-1"));
+  ASSERT_TRUE(s_->ScheduleOne());
+  ConfirmBinds();
+  clock_.Advance(absl::Milliseconds(501));
+  AddPod(Web("web-2"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/web-2"), "b1");
+  EXPECT_THAT(Metrics(), HasSubstr("scheduler_batch_cache_flushed_total{profile=\"default-"
+                                   "scheduler\",reason=\"expired\"} 1\n"));
+}
+
+// A plugin that does not sign pods (as every plugin written before the SDK had SignPlugin).
+class PassesAll : public FilterPlugin {
+ public:
+  std::string_view Name() const override { return "PassesAll"; }
+  Status Filter(const CycleState&, const api::Pod&, const NodeInfo&) override { return Status(); }
+};
+
+TEST_F(BatchingTest, APluginThatDoesNotSignTurnsBatchingOffForItsProfile) {
+  Registry r = plugins::NewInTreeRegistry();
+  ASSERT_TRUE(r.Register("PassesAll",
+                         [](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                           return std::make_unique<PassesAll>();
+                         })
+                  .ok());
+  Start(std::move(r), {"PassesAll"});
+  AddPod(Web("web-1"));
+  AddPod(Web("web-2"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/web-2"), "b1");
 }
 
 // A compiled-in plugin, as in the guides: a Filter enabled through multiPoint.

@@ -39,6 +39,7 @@ Explanation Explain(const scheduler::Attempt& a) {
   const std::string& nominated = a.pod->status.nominated_node_name;
   e.nominated_fit = !nominated.empty() && e.verdicts.size() == 1 && a.feasible.size() == 1 &&
                     a.feasible[0]->name() == nominated;
+  e.batched_after = a.batched_after;
   if (const framework::ScoreTable* s = a.scores) {
     for (size_t i = 0; i < s->nodes.size(); ++i) {
       Explanation::NodeScores out{.node = s->nodes[i]->name(), .total = s->totals[i]};
@@ -84,7 +85,12 @@ std::map<std::string, std::string> FilterVerdicts(const Explanation& e,
     if (out.contains(node)) continue;
     out[node] = e.absent          ? *e.absent
                 : e.nominated_fit ? "not evaluated (the pod's nominated node fit)"
-                                  : "not evaluated (percentageOfNodesToScore)";
+                : !e.batched_after.empty()
+                    ? fmt::format(
+                          "not evaluated (OpportunisticBatching: the next node of {}'s "
+                          "scoring fit)",
+                          e.batched_after)
+                    : "not evaluated (percentageOfNodesToScore)";
   }
   return out;
 }
@@ -164,7 +170,8 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
       .binding_threads = 0,
       .observers = {&cycles},
       .explain_rejections = options.explain,
-      .nominated_node_name_for_expectation = options.nominated_node_name_for_expectation};
+      .nominated_node_name_for_expectation = options.nominated_node_name_for_expectation,
+      .opportunistic_batching = options.opportunistic_batching};
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> created =
       scheduler::Scheduler::Create(std::move(so), registry);
   if (!created.ok()) return created.status();
@@ -257,6 +264,7 @@ std::string FormatJson(const SimulationResult& result, bool explain) {
         scores[ns.node] = std::move(s);
       }
       p["scores"] = std::move(scores);
+      if (!o.last_cycle->batched_after.empty()) p["batchedAfter"] = o.last_cycle->batched_after;
     }
     pods.push_back(std::move(p));
   }
@@ -303,6 +311,11 @@ std::string FormatTable(const SimulationResult& result, bool explain) {
          VerdictGroups(FilterVerdicts(*o.last_cycle, result.node_names))) {
       out += fmt::format("    {} node(s): {}\n      {}\n", nodes.size(), verdict,
                          fmt::join(nodes, ", "));
+    }
+    if (!o.last_cycle->batched_after.empty()) {
+      out +=
+          fmt::format("  not scored: OpportunisticBatching gave it the next node of {}'s scoring\n",
+                      o.last_cycle->batched_after);
     }
     if (o.last_cycle->scores.empty()) continue;
     out += "  scores (weighted, best first):\n";

@@ -27,6 +27,7 @@ struct SimulationOptions {
   // (and as make difftest gives them); otherwise all are in the queue from the start.
   bool one_at_a_time = false;
   bool nominated_node_name_for_expectation = true;  // The gate (SchedulerOptions').
+  bool opportunistic_batching = true;               // The gate (SchedulerOptions').
 };
 
 // What `simulate --explain` shows of a pod's last scheduling cycle (its observer keeps it).
@@ -36,6 +37,9 @@ struct Explanation {
   // The verdict of the nodes PreFilter ruled out (all, or those outside its result), if it did.
   std::optional<std::string> absent;
   bool nominated_fit = false;  // Only the pod's nominated node was checked, and it fit.
+  // OpportunisticBatching gave the pod the next node of this pod's scoring ("namespace/name"):
+  // only that node was checked, and nothing was scored.
+  std::string batched_after;
   // Per scored node, best total first (equal totals in the order they were scored): each
   // plugin's weighted score and the total.
   struct NodeScores {

@@ -265,6 +265,16 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
     c.setup.insert(c.setup.end(), group->begin(), group->end());
   }
   c.pending = std::move(pending);
+  const bool bursts = scenario.value("burst", false);
+  for (size_t i = 0; i < c.pending.size(); ++i) {
+    auto unnamed = [](json pod) {
+      pod["metadata"].erase("name");
+      return pod;
+    };
+    const bool with_previous =
+        bursts && i > 0 && unnamed(c.pending[i]) == unnamed(c.pending[i - 1]);
+    c.first.push_back(with_previous ? c.first[i - 1] : i);
+  }
   return c;
 }
 

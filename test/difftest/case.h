@@ -27,6 +27,10 @@ struct Case {
   // The pending pods in the order the scheduling queue takes them: by priority, highest first,
   // then as the scenario lists them (both schedulers get them one at a time in this order).
   std::vector<nlohmann::json> pending;
+  // With the scenario's `burst: true`, a pending pod identical to the one before it (but for its
+  // name) is given together with it, as a ReplicaSet's pods are created: first[i] is the first
+  // pod of pod i's burst (i itself when it is given alone).
+  std::vector<size_t> first;
   // What was changed for the API server's admission, one line each.
   std::vector<std::string> adaptations;
   // Why the case cannot be given to kube-scheduler ("" if it can): its config names a plugin that

@@ -14,6 +14,20 @@ json Pod(const std::string& name, json spec = json::object()) {
   return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", name}}}, {"spec", spec}};
 }
 
+TEST(CaseTest, WithBurstIdenticalPendingPodsInARowAreGivenTogether) {
+  const json big = {{"containers", {{{"name", "c"}, {"image", "big"}}}}};
+  json scenario;
+  scenario["cluster"] =
+      json::array({Pod("a"), Pod("a-1"), Pod("a-2"), Pod("b", big), Pod("b-1", big), Pod("c")});
+  absl::StatusOr<Case> c = MakeCase("alone", scenario, kUpstream);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->first, (std::vector<size_t>{0, 1, 2, 3, 4, 5}));  // One at a time by default.
+  scenario["burst"] = true;
+  c = MakeCase("bursts", scenario, kUpstream);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->first, (std::vector<size_t>{0, 0, 0, 3, 3, 5}));
+}
+
 TEST(CaseTest, PendingPodsComeInQueueOrderAndTheRestIsSetUpFirst) {
   json cls = {{"apiVersion", "scheduling.k8s.io/v1"},
               {"kind", "PriorityClass"},

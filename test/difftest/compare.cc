@@ -72,11 +72,14 @@ Outcome OutcomeInSimulation(const json& simulation, const std::string& ns,
 
 std::map<std::string, Scores> ScoresInLog(std::string_view log) {
   // klog's text format, as both schedulers write it: ... "msg" pod="ns/name" plugin="P"
-  // node="n" score=85
+  // node="n" score=85; and, at -v 3, a hint of OpportunisticBatching's: ... "OpportunisticBatch
+  // provided node hint" profile="p" pod="ns/name" ...
   static const std::regex kLine(
       R"re("(Plugin scored node for pod|Calculated node's final score for pod)" pod="([^"]+)"(?: plugin="([^"]+)")? node="([^"]+)" score=(-?[0-9]+))re");
+  static const std::regex kHint(R"re("OpportunisticBatch provided node hint" .*pod="([^"]+)")re");
   std::map<std::string, Scores> out;
   std::set<std::string> complete;  // Pods whose last scoring has its totals.
+  std::string last;                // The pod scored last.
   size_t start = 0;
   while (start < log.size()) {
     size_t end = log.find('\n', start);
@@ -84,6 +87,15 @@ std::map<std::string, Scores> ScoresInLog(std::string_view log) {
     const std::string line(log.substr(start, end - start));
     start = end + 1;
     std::smatch m;
+    if (line.find("OpportunisticBatch provided node hint") != std::string::npos &&
+        std::regex_search(line, m, kHint)) {
+      const std::string pod = m[1];
+      Scores hinted{.hinted_from =
+                        last.empty() ? std::map<std::string, int64_t>{} : out[last].totals};
+      out[pod] = std::move(hinted);
+      complete.insert(pod);  // A scoring after a hint that did not fit is a new attempt.
+      continue;
+    }
     if (line.find("score") == std::string::npos || !std::regex_search(line, m, kLine)) continue;
     const std::string pod = m[2];
     const int64_t score = std::stoll(m[5]);
@@ -93,6 +105,7 @@ std::map<std::string, Scores> ScoresInLog(std::string_view log) {
     } else {
       complete.insert(pod);
       out[pod].totals[m[4]] = score;
+      last = pod;
     }
   }
   return out;
@@ -100,10 +113,11 @@ std::map<std::string, Scores> ScoresInLog(std::string_view log) {
 
 bool IsTie(const Outcome& upstream, const Outcome& ksched) {
   if (upstream.node.empty() || ksched.node.empty() || upstream.node == ksched.node) return false;
-  auto mine = upstream.scores.totals.find(upstream.node);
-  auto theirs = upstream.scores.totals.find(ksched.node);
-  return mine != upstream.scores.totals.end() && theirs != upstream.scores.totals.end() &&
-         mine->second == theirs->second;
+  const std::map<std::string, int64_t>& totals =
+      upstream.scores.totals.empty() ? upstream.scores.hinted_from : upstream.scores.totals;
+  auto mine = totals.find(upstream.node);
+  auto theirs = totals.find(ksched.node);
+  return mine != totals.end() && theirs != totals.end() && mine->second == theirs->second;
 }
 
 std::string PreemptionNode(const Outcome& o) {

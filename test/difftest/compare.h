@@ -17,6 +17,9 @@ namespace ksched::difftest {
 struct Scores {
   std::map<std::string, std::map<std::string, int64_t>> plugins;
   std::map<std::string, int64_t> totals;
+  // A pod placed by OpportunisticBatching's hint is not scored: the totals of the last scoring
+  // before it, which its hint came from (the nodes that tie there tie for it too).
+  std::map<std::string, int64_t> hinted_from;
 };
 
 struct Outcome {
@@ -69,7 +72,8 @@ struct Mismatch {
 // "unsupported", whatever else differs.
 std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched);
 
-// Whether the nodes differ but kube-scheduler scored both the same (a tie it broke at random).
+// Whether the nodes differ but kube-scheduler scored both the same (a tie it broke at random), in
+// its scoring of the pod or, for a pod its OpportunisticBatching hinted, of the pod before.
 bool IsTie(const Outcome& upstream, const Outcome& ksched);
 
 nlohmann::json ToJson(const Outcome& o);

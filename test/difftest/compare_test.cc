@@ -30,6 +30,36 @@ TEST(CompareTest, ScoresAreReadFromBothSchedulersLogsLastAttemptWins) {
   EXPECT_EQ(s.totals, (std::map<std::string, int64_t>{{"a", 300}}));
 }
 
+TEST(CompareTest, APodPlacedByABatchHintIsUnscoredAndTiesAsItsHintsScoringDoes) {
+  const std::string log =
+      "I1123 10:00:00.000001 1 schedule_one.go:982] \"Plugin scored node for pod\" "
+      "pod=\"default/web-1\" plugin=\"NodeAffinity\" node=\"b\" score=110\n"
+      "I1123 10:00:00.000002 1 schedule_one.go:1049] \"Calculated node's final score for pod\" "
+      "pod=\"default/web-1\" node=\"a\" score=300\n"
+      "I1123 10:00:00.000003 1 schedule_one.go:1049] \"Calculated node's final score for pod\" "
+      "pod=\"default/web-1\" node=\"b\" score=200\n"
+      "I1123 10:00:00.000004 1 schedule_one.go:1049] \"Calculated node's final score for pod\" "
+      "pod=\"default/web-1\" node=\"c\" score=200\n"
+      "I1123 10:00:00.000005 1 batch.go:108] \"OpportunisticBatch provided node hint\" "
+      "profile=\"up-default-scheduler\" pod=\"default/web-2\" cycleCount=6 hint=\"b\" "
+      "remainingNodes=1\n";
+  std::map<std::string, Scores> scores = ScoresInLog(log);
+  const Scores& hinted = scores["default/web-2"];
+  EXPECT_TRUE(hinted.totals.empty());
+  EXPECT_TRUE(hinted.plugins.empty());
+  EXPECT_EQ(hinted.hinted_from,
+            (std::map<std::string, int64_t>{{"a", 300}, {"b", 200}, {"c", 200}}));
+  Outcome up{.node = "b", .status = "Scheduled", .scores = hinted};
+  Outcome ks{.node = "c", .status = "Scheduled"};
+  EXPECT_TRUE(Compare(up, ks).empty());
+  // A full cycle where kube-scheduler used its hint shows in the scores.
+  ks = {.node = "b", .status = "Scheduled"};
+  ks.scores.totals = {{"b", 250}, {"c", 240}};
+  std::vector<Mismatch> m = Compare(up, ks);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].detail, "scored by ksched only");
+}
+
 TEST(CompareTest, ADifferentNodeThatKubeSchedulerScoredEqualIsATie) {
   Outcome up{.node = "a", .status = "Scheduled"};
   up.scores.totals = {{"a", 200}, {"b", 200}, {"c", 100}};

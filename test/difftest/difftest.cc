@@ -3,11 +3,12 @@
 // schedulers run side by side on it, each with its own profile names (prefix "up-" or "ks-"), and
 // take turns: for each case the nodes and running pods are created once, then each scheduler gets
 // the pending pods one at a time, in queue order, each once the cluster has settled after the
-// previous one. The harness reads the cluster before each pod on kube-scheduler's turn (which
-// includes the pods it bound later, having left them pending at first), brings ksched's cluster
-// to that state before ksched gets the same pod, and gives `ksched simulate` that very state, so
-// that every pod is compared on the same cluster. A harness step that fails fails the case. A
-// random case that differs is shrunk and written out as a scenario file.
+// previous one (with the scenario's `burst: true`, identical pods in a row at once). The harness
+// reads the cluster before each pod on kube-scheduler's turn (which includes the pods it bound
+// later, having left them pending at first), brings ksched's cluster to that state before ksched
+// gets the same pod, and gives `ksched simulate` that very state, so that every pod is compared on
+// the same cluster. A harness step that fails fails the case. A random case that differs is shrunk
+// and written out as a scenario file.
 //
 //   difftest [--scenario-dir DIR] [--seeds N] [--first-seed S] [--out DIR] [--shrink-tries N]
 //            [--expect-out DIR] [--feature-gates G] [--emulated-version V]
@@ -390,7 +391,7 @@ class Harness {
     const size_t log_start = s.LogSize();
     absl::Status status = absl::OkStatus();
     size_t given = 0;
-    for (size_t i = 0; i < c.pending.size() && status.ok(); ++i) {
+    for (size_t i = 0, end = 0; i < c.pending.size() && status.ok(); i = end) {
       const std::string key = KeyOf(c.pending[i]);
       const std::string moment = "before pod " + key;
       if (targets != nullptr) status = Converge(c, s, (*targets)[i], moment, &phase.moved);
@@ -401,31 +402,38 @@ class Harness {
         status = before.status();
         break;
       }
-      const json pod = ForScheduler(c.pending[i], s.prefix);
-      if (status = api_.Create(pod); !status.ok()) {
-        status = Failed(s, "creating pod " + key, status);
-        break;
-      }
-      given = i + 1;
-      Outcome& o = phase.outcomes[i];
-      o = WaitForDecision(c, pod);
-      // A preemption deletes its victims right after nominating, asynchronously, one call each:
-      // wait for the first, then until none has come for 300 ms (2 s at most).
-      for (int wait = 0, quiet = 0; wait < 40; ++wait) {
-        absl::StatusOr<ClusterState> now = ReadState(c);
-        if (!now.ok()) {
-          status = now.status();
+      // Pod i and the pods of its burst, created one right after the other.
+      std::vector<json> pods;
+      for (end = i; end < c.pending.size() && c.first[end] == i; ++end) {
+        pods.push_back(ForScheduler(c.pending[end], s.prefix));
+        if (status = api_.Create(pods.back()); !status.ok()) {
+          status = Failed(s, "creating pod " + KeyOf(c.pending[end]), status);
           break;
         }
-        std::vector<std::string> gone = Removed(before->pods, now->pods);
-        quiet = gone.size() == o.evicted.size() ? quiet + 1 : 0;
-        o.evicted = std::move(gone);
-        if (o.nominated.empty() || (!o.evicted.empty() && quiet >= 6)) break;
-        Sleep(50);
       }
-      if (!o.evicted.empty()) ReadPreemption(pod, before->pods, &o);
-      o.placed_after_preemption = !o.evicted.empty() && !o.node.empty();
-      phase.before.push_back(*std::move(before));
+      if (!status.ok()) break;
+      given = end;
+      for (size_t k = i; k < end && status.ok(); ++k) {
+        Outcome& o = phase.outcomes[k];
+        o = WaitForDecision(c, pods[k - i]);
+        // A preemption deletes its victims right after nominating, asynchronously, one call each:
+        // wait for the first, then until none has come for 300 ms (2 s at most).
+        for (int wait = 0, quiet = 0; wait < 40; ++wait) {
+          absl::StatusOr<ClusterState> now = ReadState(c);
+          if (!now.ok()) {
+            status = now.status();
+            break;
+          }
+          std::vector<std::string> gone = Removed(before->pods, now->pods);
+          quiet = gone.size() == o.evicted.size() ? quiet + 1 : 0;
+          o.evicted = std::move(gone);
+          if (o.nominated.empty() || (!o.evicted.empty() && quiet >= 6)) break;
+          Sleep(50);
+        }
+        if (!o.evicted.empty()) ReadPreemption(pods[k - i], before->pods, &o);
+        o.placed_after_preemption = !o.evicted.empty() && !o.node.empty();
+        phase.before.push_back(*before);  // A burst's pods were all given on the same cluster.
+      }
     }
     if (status.ok()) {
       const std::string moment = "after the last pod";
@@ -778,15 +786,17 @@ class Harness {
     return o;
   }
 
-  // ksched simulate's decision on pod i, on the cluster kube-scheduler decided it on; its input
-  // stays in states_/<case>/<pod>.json.
+  // ksched simulate's decision on pod i, on the cluster kube-scheduler decided it on (given with
+  // the pods of its burst before it); its input stays in states_/<case>/<pod>.json.
   absl::StatusOr<Outcome> Simulate(const Case& c, size_t i, const ClusterState& state) {
     const json& meta = c.pending[i]["metadata"];
     const std::string manifest =
         fmt::format("{}/{}/{}.{}.json", states_, c.name, meta.value("namespace", "default"),
                     meta.value("name", ""));
     fs::create_directories(fs::path(manifest).parent_path());
-    std::ofstream(manifest) << SimulationInput(c, state.pods, state.storage, c.pending[i],
+    const std::vector<json> pending(c.pending.begin() + static_cast<std::ptrdiff_t>(c.first[i]),
+                                    c.pending.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    std::ofstream(manifest) << SimulationInput(c, state.pods, state.storage, pending,
                                                upstream_.prefix);
     std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json", "--explain"};
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
@@ -845,6 +855,7 @@ json ScenarioOf(const json& scenario, const CaseResult& r, const std::string& de
               {"cluster", scenario["cluster"]},
               {"expect", json::object()}};
   if (scenario.contains("config")) out["config"] = scenario["config"];
+  if (scenario.contains("burst")) out["burst"] = scenario["burst"];
   for (const PodResult& p : r.pods) {
     auto end = r.upstream_end.find(p.key);
     if (end == r.upstream_end.end()) continue;

@@ -96,10 +96,17 @@ class CaseBuilder {
     for (int i = 0, pending = r_.Between(1, 10); i < pending; ++i) cluster.push_back(PendingPod(i));
     if (r_.Percent(50)) AddStorage(&cluster);
     if (r_.Percent(40)) AddDevices(&cluster);
-    if (r_.Percent(35)) AddBurst(&cluster);
+    const bool burst = r_.Percent(35) && AddBurst(&cluster);
     if (r_.Percent(20)) AddDeclaredFeatures(&cluster);
+    // Picked last: half the cases with a burst give it at once to a profile that batches it
+    // (OpportunisticBatching: PodTopologySpread without default constraints).
+    batching_ = burst && r_.Percent(50);
     return cluster;
   }
+
+  // Whether the case's burst goes at once to a profile without PodTopologySpread's default
+  // constraints, where kube-scheduler batches identical pods.
+  bool batching() const { return batching_; }
 
  private:
   using UsedPorts = std::set<std::pair<int, std::string>>;  // hostPort, protocol
@@ -583,8 +590,9 @@ class CaseBuilder {
 
   // A burst of identical pods, as a ReplicaSet makes them, picked after devices (so that a seed's
   // other objects stay as they were): two to four copies of a pending pod without volumes or
-  // claims, right after it, so that the queue takes them one after another.
-  void AddBurst(json* cluster) {
+  // claims, right after it, so that the queue takes them one after another. False when no pod
+  // could be copied.
+  bool AddBurst(json* cluster) {
     std::vector<size_t> candidates;
     for (size_t i = 0; i < cluster->size(); ++i) {
       const json& spec = (*cluster)[i].value("spec", json::object());
@@ -593,7 +601,7 @@ class CaseBuilder {
         candidates.push_back(i);
       }
     }
-    if (candidates.empty()) return;
+    if (candidates.empty()) return false;
     const size_t at = candidates[r_.Below(candidates.size())];
     const json original = (*cluster)[at];
     for (int k = 1, n = r_.Between(2, 4); k <= n; ++k) {
@@ -602,6 +610,7 @@ class CaseBuilder {
           fmt::format("{}-{}", original["metadata"]["name"].get<std::string>(), k);
       cluster->insert(cluster->begin() + static_cast<std::ptrdiff_t>(at + k), std::move(copy));
     }
+    return true;
   }
 
   // Node declared features, picked last (so that a seed's other objects stay as they were): some
@@ -623,6 +632,7 @@ class CaseBuilder {
   }
 
   Rand r_;
+  bool batching_ = false;
   int nodes_ = 0;
   std::vector<std::string> classes_;
   std::vector<int64_t> image_sizes_;
@@ -747,8 +757,20 @@ json Without(const json& c, Predicate drop) {
 }  // namespace
 
 json GenerateCase(uint64_t seed) {
-  return {{"description", "random case, seed " + std::to_string(seed)},
-          {"cluster", CaseBuilder(seed).Build()}};
+  CaseBuilder builder(seed);
+  json c = {{"description", "random case, seed " + std::to_string(seed)},
+            {"cluster", builder.Build()}};
+  if (builder.batching()) {
+    c["burst"] = true;
+    c["config"] = {
+        {"apiVersion", "kubescheduler.config.k8s.io/v1"},
+        {"kind", "KubeSchedulerConfiguration"},
+        {"profiles",
+         {{{"schedulerName", "default-scheduler"},
+           {"pluginConfig",
+            {{{"name", "PodTopologySpread"}, {"args", {{"defaultingType", "List"}}}}}}}}}};
+  }
+  return c;
 }
 
 std::vector<json> ShrinkCandidates(const json& c) {

@@ -28,9 +28,11 @@ namespace ksched::difftest {
 // removes them. Half the cases have storage: StorageClasses, CSINodes, PVs and claims, which
 // some pods' volumes name (a claim that does not exist, at times). Two in five have devices:
 // DeviceClasses, ResourceSlices and a ResourceClaim for some pending pods. About a third have a
-// burst: two to four copies of a pending pod, right after it, as a ReplicaSet makes them. A fifth
-// have node declared features: nodes that declare RestartAllContainersOnContainerExits, and
-// pending pods whose first container restarts them all on an exit code.
+// burst: two to four copies of a pending pod, right after it, as a ReplicaSet makes them; half of
+// those are given at once ("burst": true) to a profile whose PodTopologySpread has no default
+// constraints ("config"), where OpportunisticBatching batches them. A fifth have node declared
+// features: nodes that declare RestartAllContainersOnContainerExits, and pending pods whose first
+// container restarts them all on an exit code.
 nlohmann::json GenerateCase(uint64_t seed);
 
 // Variants of case `c`, each strictly smaller (one object or one field fewer) and as valid as `c`,

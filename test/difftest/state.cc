@@ -194,7 +194,7 @@ json Recreatable(json o) {
 }
 
 json SimulationInput(const Case& c, const PodStates& pods, const Storage& storage,
-                     const json& pending, const std::string& prefix) {
+                     const std::vector<json>& pending, const std::string& prefix) {
   auto as_read = [](json o) {
     o["metadata"].erase("managedFields");
     return o;
@@ -217,7 +217,7 @@ json SimulationInput(const Case& c, const PodStates& pods, const Storage& storag
     }
     items.push_back(std::move(pod));
   }
-  items.push_back(pending);
+  for (const json& pod : pending) items.push_back(pod);
   return {{"apiVersion", "v1"}, {"kind", "List"}, {"items", std::move(items)}};
 }
 

@@ -7,7 +7,7 @@
 //
 //   PodStates before = ...;                         // read before pod i, on kube-scheduler's turn
 //   for (const Step& s : StepsToReach(before, now)) // on ksched's turn: delete, create on a node
-//   json input = SimulationInput(c, before, c.pending[i], "up-");
+//   json input = SimulationInput(c, before, storage, {c.pending[i]}, "up-");
 #pragma once
 
 #include <map>
@@ -97,9 +97,10 @@ nlohmann::json Recreatable(nlohmann::json o);
 // objects other than pods, PVs and claims, the PVs and claims of `storage` and every pod of `pods`
 // bound or pending with a nominated node (one waiting for its victims, whose place both
 // schedulers hold), as the API server returned them but for their managedFields and `prefix`
-// taken off a pod's schedulerName, then `pending`. Pods being deleted stay: a scheduler counts
-// them until they are gone.
+// taken off a pod's schedulerName, then the `pending` pods, in order. Pods being deleted stay: a
+// scheduler counts them until they are gone.
 nlohmann::json SimulationInput(const Case& c, const PodStates& pods, const Storage& storage,
-                               const nlohmann::json& pending, const std::string& prefix);
+                               const std::vector<nlohmann::json>& pending,
+                               const std::string& prefix);
 
 }  // namespace ksched::difftest

@@ -125,7 +125,7 @@ TEST(StateTest, SimulationGetsTheBoundPodsAsReadAndThePodToDecide) {
   json list = {{"items",
                 {Read(Pod("running-0", "n1")), Read(Pod("pod-3", "n1"), "up-default-scheduler"),
                  nominated, Read(Pod("pod-5"), "up-default-scheduler")}}};
-  json input = SimulationInput(c, CasePods(c, list), {}, c.pending[3], "up-");
+  json input = SimulationInput(c, CasePods(c, list), {}, {c.pending[3]}, "up-");
   std::vector<std::string> items;
   for (const json& o : input["items"]) {
     items.push_back(o["kind"].get<std::string>() + " " + o["metadata"]["name"].get<std::string>());
@@ -217,7 +217,7 @@ TEST(StateTest, SimulationGetsTheStorageAsRead) {
                      {"metadata", {{"name", "local"}}}});
   Storage storage = Bound();
   storage["PersistentVolume/local-n1"]["metadata"]["managedFields"] = json::array();
-  json input = SimulationInput(c, {}, storage, c.pending[0], "up-");
+  json input = SimulationInput(c, {}, storage, {c.pending[0]}, "up-");
   std::vector<std::string> items;
   for (const json& o : input["items"]) {
     items.push_back(o["kind"].get<std::string>() + " " + o["metadata"]["name"].get<std::string>());

@@ -146,6 +146,9 @@ struct Volume {
   // azureDisk.kind, defaulted to "Shared" as the API server does.
   std::string azure_disk_kind;
   std::vector<std::string> rbd_monitors;
+  // A digest of the whole source as decoded (its JSON): OpportunisticBatching's signature tells
+  // volumes apart by every field of their sources, those above and the others.
+  uint64_t source_digest = 0;
 };
 
 // --- Pod -----------------------------------------------------------------------------------

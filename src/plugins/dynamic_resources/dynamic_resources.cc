@@ -644,6 +644,13 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
   };
 }
 
+Status DynamicResources::SignPod(const api::Pod& pod, std::vector<SignFragment>*) const {
+  if (!pod.spec.resource_claims.empty()) {
+    return Status::Unschedulable("pods with dra resource claims are not signable");
+  }
+  return Status();
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> New(const DynamicResourcesArgs& args, Handle& handle) {
   return std::make_unique<DynamicResources>(handle, args);
 }

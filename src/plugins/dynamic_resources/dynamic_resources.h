@@ -105,7 +105,8 @@ class DynamicResources final : public PreEnqueuePlugin,
                                public ReservePlugin,
                                public PreBindPlugin,
                                public AsyncPreBindPlugin,
-                               public EnqueueExtensions {
+                               public EnqueueExtensions,
+                               public SignPlugin {
  public:
   DynamicResources(Handle& handle, const DynamicResourcesArgs& args, DraFeatures features = {})
       : handle_(handle),
@@ -115,6 +116,9 @@ class DynamicResources final : public PreEnqueuePlugin,
         cannot_allocate_(Status::UnschedulableAndUnresolvable("cannot allocate all claims")
                              .WithPlugin(names::kDynamicResources)) {}
   std::string_view Name() const override { return names::kDynamicResources; }
+
+  // Signs nothing; a pod with resource claims is not signed.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   Status PreEnqueue(const api::Pod& pod) override;
   Status PreFilter(CycleState& state, const api::Pod& pod,

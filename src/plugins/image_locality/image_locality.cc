@@ -1,6 +1,10 @@
 #include "src/plugins/image_locality/image_locality.h"
 
 #include <algorithm>
+#include <set>
+
+#include "fmt/ranges.h"
+#include "src/plugins/helper/signers.h"
 
 namespace ksched::plugins::image_locality {
 namespace {
@@ -106,6 +110,16 @@ Status ImageLocality::ScoreNodes(const CycleState& state, const api::Pod& pod,
   }
   const int64_t none = CalculatePriority(0, pod);
   for (NodeScore& s : scores) s.score = none;
+  return Status();
+}
+
+Status ImageLocality::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  // As upstream: the containers' images only (image volumes are the volumes' part).
+  std::set<std::string> names;
+  for (const auto* list : {&pod.spec.containers, &pod.spec.init_containers}) {
+    for (const api::Container& c : *list) names.insert(NormalizedImageName(c.image));
+  }
+  out->push_back({helper::kImageNamesSigner, fmt::format("{::?}", names)});
   return Status();
 }
 

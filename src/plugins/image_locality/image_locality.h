@@ -22,12 +22,15 @@
 
 namespace ksched::plugins::image_locality {
 
-class ImageLocality final : public ScorePlugin {
+class ImageLocality final : public ScorePlugin, public SignPlugin {
  public:
   // `handle` must outlive the plugin; Score reads handle.snapshot().
   explicit ImageLocality(const Handle& handle) : handle_(&handle) {}
 
   std::string_view Name() const override { return names::kImageLocality; }
+
+  // Signs the normalized image names.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                int64_t* score) override;

@@ -2,6 +2,7 @@
 #include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
 
 #include "src/plugins/helper/node_filters.h"
+#include "src/plugins/helper/signers.h"
 #include "src/plugins/inter_pod_affinity/terms.h"
 
 namespace ksched::plugins::inter_pod_affinity {
@@ -89,6 +90,19 @@ std::vector<ClusterEventWithHint> InterPodAffinity::EventsToRegister() const {
        AfterPodChange},
       {{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeLabel}, AfterNodeChange},
   };
+}
+
+Status InterPodAffinity::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  if (pod.spec.affinity &&
+      (pod.spec.affinity->pod_affinity || pod.spec.affinity->pod_anti_affinity)) {
+    return Status::Unschedulable("pods with InterPodAffinity are not signable");
+  }
+  // The pod's labels matter to the existing pods' terms, unless only pods with terms of their own
+  // are scored.
+  if (!args_.ignore_preferred_terms_of_existing_pods) {
+    out->push_back({helper::kLabelsSigner, helper::SignLabels(pod.metadata.labels)});
+  }
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const InterPodAffinityArgs& args, Handle& handle) {

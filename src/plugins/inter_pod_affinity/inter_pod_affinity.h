@@ -43,11 +43,16 @@ class InterPodAffinity final : public PreFilterPlugin,
                                public PreScorePlugin,
                                public ScorePlugin,
                                public ScoreExtensions,
-                               public EnqueueExtensions {
+                               public EnqueueExtensions,
+                               public SignPlugin {
  public:
   InterPodAffinity(InterPodAffinityArgs args, Handle& handle) : args_(args), handle_(handle) {}
 
   std::string_view Name() const override { return names::kInterPodAffinity; }
+
+  // Signs the labels (not with ignorePreferredTermsOfExistingPods); a pod with pod affinity or
+  // anti-affinity is not signed.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   // Counts, per topology domain, the existing pods that the incoming pod's required affinity and
   // anti-affinity terms select, and the existing pods whose required anti-affinity selects the

@@ -13,6 +13,7 @@
 #include "ksched/strings.h"
 #include "src/plugins/helper/node_filters.h"
 #include "src/plugins/helper/normalize_score.h"
+#include "src/plugins/helper/signers.h"
 
 namespace ksched::plugins::node_affinity {
 
@@ -279,6 +280,12 @@ nlohmann::json ArgsToJson(const NodeAffinityArgs& args) {
   nlohmann::json out = {{"apiVersion", kArgsApiVersion}, {"kind", "NodeAffinityArgs"}};
   if (args.added_affinity) out[kAddedAffinity] = args.added_affinity_doc;
   return out;
+}
+
+Status NodeAffinity::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kNodeAffinitySigner, helper::SignNodeAffinity(pod)});
+  out->push_back({helper::kNodeSelectorSigner, helper::SignLabels(pod.spec.node_selector)});
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const NodeAffinityArgs& args, Handle& handle) {

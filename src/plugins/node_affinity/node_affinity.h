@@ -32,12 +32,16 @@ class NodeAffinity final : public PreFilterPlugin,
                            public PreScorePlugin,
                            public ScorePlugin,
                            public ScoreExtensions,
-                           public EnqueueExtensions {
+                           public EnqueueExtensions,
+                           public SignPlugin {
  public:
   // `added` is NodeAffinityArgs.addedAffinity, already validated.
   NodeAffinity(std::optional<api::NodeAffinity> added, const Handle& handle);
 
   std::string_view Name() const override { return names::kNodeAffinity; }
+
+  // Signs the node affinity and the nodeSelector.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   // Skip when the pod has no nodeSelector and no required node affinity and no affinity was
   // added. When every required term names nodes with matchFields metadata.name In, narrows

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <string>
 
+#include "fmt/ranges.h"
+#include "src/plugins/helper/signers.h"
+
 namespace ksched::plugins::node_declared_features {
 namespace {
 
@@ -98,6 +101,12 @@ PluginFactory MakeFactory(bool enabled) {
   return [enabled](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
     return std::make_unique<NodeDeclaredFeatures>(enabled);
   };
+}
+
+Status NodeDeclaredFeatures::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kFeaturesSigner,
+                  enabled_ ? fmt::format("{}", fmt::join(RequiredFeatures(pod), ",")) : ""});
+  return Status();
 }
 
 }  // namespace ksched::plugins::node_declared_features

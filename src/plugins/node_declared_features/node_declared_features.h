@@ -38,10 +38,14 @@ std::vector<std::string_view> RequiredFeatures(const api::Pod& pod);
 
 class NodeDeclaredFeatures final : public PreFilterPlugin,
                                    public FilterPlugin,
-                                   public EnqueueExtensions {
+                                   public EnqueueExtensions,
+                                   public SignPlugin {
  public:
   explicit NodeDeclaredFeatures(bool enabled) : enabled_(enabled) {}
   std::string_view Name() const override { return names::kNodeDeclaredFeatures; }
+
+  // Signs the features the pod needs.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   Status PreFilter(CycleState& state, const api::Pod& pod,
                    const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;

@@ -1,5 +1,8 @@
 #include "src/plugins/node_name/node_name.h"
 
+#include "fmt/format.h"
+#include "src/plugins/helper/signers.h"
+
 namespace ksched::plugins::node_name {
 
 Status NodeName::PreFilter(CycleState&, const api::Pod& pod, const std::vector<const NodeInfo*>&,
@@ -17,6 +20,11 @@ Status NodeName::Filter(const CycleState&, const api::Pod& pod, const NodeInfo& 
 
 std::vector<ClusterEventWithHint> NodeName::EventsToRegister() const {
   return {{{EventResource::kNode, ActionType::kAdd}, nullptr}};
+}
+
+Status NodeName::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kNodeNameSigner, fmt::format("{:?}", pod.spec.node_name)});
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {

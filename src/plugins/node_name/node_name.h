@@ -15,9 +15,15 @@ namespace ksched::plugins::node_name {
 
 inline constexpr char kErrReason[] = "node(s) didn't match the requested node name";
 
-class NodeName final : public PreFilterPlugin, public FilterPlugin, public EnqueueExtensions {
+class NodeName final : public PreFilterPlugin,
+                       public FilterPlugin,
+                       public EnqueueExtensions,
+                       public SignPlugin {
  public:
   std::string_view Name() const override { return names::kNodeName; }
+
+  // Signs spec.nodeName.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   // Since 1.37: a pod with spec.nodeName set is evaluated on that node alone, so that the others
   // are not preemption's candidates.

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "src/plugins/helper/signers.h"
+
 namespace ksched::plugins::node_ports {
 
 namespace {
@@ -60,6 +62,11 @@ std::vector<ClusterEventWithHint> NodePorts::EventsToRegister() const {
       {{EventResource::kPod, ActionType::kDelete}, AfterPodDeleted},
       {{EventResource::kNode, ActionType::kAdd}, nullptr},
   };
+}
+
+Status NodePorts::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kHostPortsSigner, helper::SignHostPorts(pod)});
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {

@@ -17,9 +17,15 @@ namespace ksched::plugins::node_ports {
 
 inline constexpr char kErrReason[] = "node(s) didn't have free ports for the requested pod ports";
 
-class NodePorts final : public PreFilterPlugin, public FilterPlugin, public EnqueueExtensions {
+class NodePorts final : public PreFilterPlugin,
+                        public FilterPlugin,
+                        public EnqueueExtensions,
+                        public SignPlugin {
  public:
   std::string_view Name() const override { return names::kNodePorts; }
+
+  // Signs the host ports.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   // Skip when the pod asks for no host ports; otherwise stores them in `state` for Filter.
   // Leaves `result` at all nodes.

@@ -5,6 +5,9 @@
 #include <cmath>
 #include <utility>
 
+#include "src/plugins/helper/signers.h"
+#include "src/plugins/node_resources/fit.h"
+
 namespace ksched::plugins::node_resources {
 namespace {
 
@@ -112,6 +115,11 @@ Status BalancedAllocation::ScoreNodes(const CycleState& state, const api::Pod& p
 absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const BalancedAllocationArgs& args,
                                                               Handle&) {
   return std::make_unique<BalancedAllocation>(args);
+}
+
+Status BalancedAllocation::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kResourcesSigner, SignRequests(pod)});
+  return Status();
 }
 
 }  // namespace ksched::plugins::node_resources

@@ -28,11 +28,14 @@
 
 namespace ksched::plugins::node_resources {
 
-class BalancedAllocation final : public PreScorePlugin, public ScorePlugin {
+class BalancedAllocation final : public PreScorePlugin, public ScorePlugin, public SignPlugin {
  public:
   explicit BalancedAllocation(BalancedAllocationArgs args);
 
   std::string_view Name() const override { return names::kNodeResourcesBalancedAllocation; }
+
+  // Signs the requests, overhead included.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   // Skip for a pod that requests none of the configured resources (upstream #129138), so that
   // best-effort pods are not all drawn to the same node.

@@ -3,7 +3,9 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "ksched/api/resources.h"
+#include "src/plugins/helper/signers.h"
 #include "src/plugins/node_resources/scoring_strategy.h"
 
 namespace ksched::plugins::node_resources {
@@ -260,6 +262,17 @@ Status Fit::ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<N
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const FitArgs& args, Handle&) {
   return std::make_unique<Fit>(args);
+}
+
+std::string SignRequests(const api::Pod& pod) {
+  const Resource r = RequestOf(pod);
+  return fmt::format("cpu {} memory {} ephemeral-storage {} {}", r.milli_cpu, r.memory,
+                     r.ephemeral_storage, r.scalar);
+}
+
+Status Fit::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kResourcesSigner, SignRequests(pod)});
+  return Status();
 }
 
 }  // namespace ksched::plugins::node_resources

@@ -52,15 +52,22 @@ std::vector<InsufficientResource> FitsRequest(const Resource& request, const Res
                                               const Resource& used, size_t num_pods,
                                               const IgnoredResources& ignored);
 
+// The requests as Fit and BalancedAllocation sign them: upstream's computePodResourceRequest.
+std::string SignRequests(const api::Pod& pod);
+
 class Fit final : public PreFilterPlugin,
                   public FilterPlugin,
                   public EnqueueExtensions,
                   public PreScorePlugin,
-                  public ScorePlugin {
+                  public ScorePlugin,
+                  public SignPlugin {
  public:
   explicit Fit(FitArgs args);
 
   std::string_view Name() const override { return names::kNodeResourcesFit; }
+
+  // Signs the requests, overhead included.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   // Never rejects; writes the pod's requests for Filter.
   Status PreFilter(CycleState& state, const api::Pod& pod,

@@ -1,6 +1,7 @@
 #include "src/plugins/node_unschedulable/node_unschedulable.h"
 
 #include "ksched/api/selectors.h"
+#include "src/plugins/helper/signers.h"
 
 namespace ksched::plugins::node_unschedulable {
 
@@ -41,6 +42,11 @@ std::vector<ClusterEventWithHint> NodeUnschedulable::EventsToRegister() const {
       {{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeTaint}, AfterNodeChange},
       {{EventResource::kPod, ActionType::kUpdatePodToleration}, AfterPodTolerationChange},
   };
+}
+
+Status NodeUnschedulable::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kTolerationsSigner, helper::SignTolerations(pod)});
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {

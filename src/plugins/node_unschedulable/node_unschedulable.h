@@ -19,9 +19,13 @@ inline constexpr char kErrReasonUnschedulable[] = "node(s) were unschedulable";
 
 class NodeUnschedulable final : public PreFilterPlugin,
                                 public FilterPlugin,
-                                public EnqueueExtensions {
+                                public EnqueueExtensions,
+                                public SignPlugin {
  public:
   std::string_view Name() const override { return names::kNodeUnschedulable; }
+
+  // Signs the tolerations.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   // Since 1.37 a PreFilter that lets every pod through (upstream skips pods whose resize is
   // deferred, with the alpha InPlacePodVerticalScalingSchedulerPreemption).

@@ -10,6 +10,7 @@
 #include "ksched/strings.h"
 #include "src/plugins/helper/csi_translation.h"
 #include "src/plugins/helper/pod_volumes.h"
+#include "src/plugins/helper/signers.h"
 
 namespace ksched::plugins::node_volume_limits {
 namespace {
@@ -405,6 +406,11 @@ PluginFactory MakeFactory(bool volume_limit_scaling) {
                                 Handle& handle) -> absl::StatusOr<std::unique_ptr<Plugin>> {
     return std::make_unique<NodeVolumeLimits>(handle, volume_limit_scaling);
   };
+}
+
+Status NodeVolumeLimits::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kVolumesSigner, helper::SignVolumes(pod)});
+  return Status();
 }
 
 }  // namespace ksched::plugins::node_volume_limits

@@ -44,10 +44,14 @@ inline constexpr char kErrReasonMaxVolumeCountExceeded[] = "node(s) exceed max v
 
 class NodeVolumeLimits final : public PreFilterPlugin,
                                public FilterPlugin,
-                               public EnqueueExtensions {
+                               public EnqueueExtensions,
+                               public SignPlugin {
  public:
   NodeVolumeLimits(Handle& handle, bool volume_limit_scaling);
   std::string_view Name() const override { return names::kNodeVolumeLimits; }
+
+  // Signs the volumes.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   Status PreFilter(CycleState& state, const api::Pod& pod,
                    const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;

@@ -162,6 +162,16 @@ QueueingHint PodTopologySpread::AfterNodeChange(const api::Pod& pod,
   return old_matching ? QueueingHint::kQueue : QueueingHint::kQueueSkip;  // Deleted.
 }
 
+Status PodTopologySpread::SignPod(const api::Pod& pod, std::vector<SignFragment>*) const {
+  if (!pod.spec.topology_spread_constraints.empty()) {
+    return Status::Unschedulable("pods with topology constraints are not signable");
+  }
+  if (!default_constraints_.empty()) {
+    return Status::Unschedulable("pods with default topology constraints are not signable");
+  }
+  return Status();
+}
+
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PodTopologySpreadArgs& args, Handle& handle) {
   return std::make_unique<PodTopologySpread>(args, handle);
 }

@@ -41,13 +41,18 @@ class PodTopologySpread final : public PreFilterPlugin,
                                 public PreScorePlugin,
                                 public ScorePlugin,
                                 public ScoreExtensions,
-                                public EnqueueExtensions {
+                                public EnqueueExtensions,
+                                public SignPlugin {
  public:
   // `handle` must outlive the plugin; the plugin reads its snapshot and its Service,
   // ReplicationController, ReplicaSet and StatefulSet listers.
   PodTopologySpread(const PodTopologySpreadArgs& args, const Handle& handle);
 
   std::string_view Name() const override { return names::kPodTopologySpread; }
+
+  // Signs nothing; a pod with spread constraints, or any pod when the plugin has default
+  // constraints, is not signed.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   // Skip when the pod has no DoNotSchedule constraint (its own, or default ones). Otherwise
   // counts, per constraint, the matching pods of each domain over `nodes` that have every

@@ -5,6 +5,7 @@
 #include "ksched/api/selectors.h"
 #include "src/plugins/helper/node_filters.h"
 #include "src/plugins/helper/normalize_score.h"
+#include "src/plugins/helper/signers.h"
 
 namespace ksched::plugins::taint_toleration {
 
@@ -100,6 +101,11 @@ std::vector<ClusterEventWithHint> TaintToleration::EventsToRegister() const {
       {{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeTaint}, AfterNodeChange},
       {{EventResource::kPod, ActionType::kUpdatePodToleration}, AfterPodTolerationChange},
   };
+}
+
+Status TaintToleration::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kTolerationsSigner, helper::SignTolerations(pod)});
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle&) {

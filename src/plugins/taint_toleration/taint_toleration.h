@@ -23,9 +23,13 @@ class TaintToleration final : public PreFilterPlugin,
                               public PreScorePlugin,
                               public ScorePlugin,
                               public ScoreExtensions,
-                              public EnqueueExtensions {
+                              public EnqueueExtensions,
+                              public SignPlugin {
  public:
   std::string_view Name() const override { return names::kTaintToleration; }
+
+  // Signs the tolerations.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   // Since 1.37 a PreFilter that lets every pod through (upstream skips pods whose resize is
   // deferred, with the alpha InPlacePodVerticalScalingSchedulerPreemption).

@@ -10,6 +10,7 @@
 #include "ksched/strings.h"
 #include "src/plugins/helper/pod_volumes.h"
 #include "src/plugins/helper/shape_score.h"
+#include "src/plugins/helper/signers.h"
 
 namespace ksched::plugins::volume_binding {
 namespace {
@@ -314,6 +315,11 @@ std::vector<ClusterEventWithHint> VolumeBinding::EventsToRegister() const {
       {{EventResource::kCSIDriver, kUpdate}, csi_driver_changed},
       {{EventResource::kCSIStorageCapacity, kAdd | kUpdate}, capacity_changed},
   };
+}
+
+Status VolumeBinding::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kVolumesSigner, helper::SignVolumes(pod)});
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const VolumeBindingArgs& args, Handle& handle) {

@@ -47,11 +47,15 @@ class VolumeBinding final : public PreFilterPlugin,
                             public ScorePlugin,
                             public ReservePlugin,
                             public PreBindPlugin,
-                            public EnqueueExtensions {
+                            public EnqueueExtensions,
+                            public SignPlugin {
  public:
   VolumeBinding(Handle& handle, const VolumeBindingArgs& args);
 
   std::string_view Name() const override { return names::kVolumeBinding; }
+
+  // Signs the volumes.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   Status PreFilter(CycleState& state, const api::Pod& pod,
                    const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;

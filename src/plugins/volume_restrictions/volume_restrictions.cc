@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "src/plugins/helper/pod_volumes.h"
+#include "src/plugins/helper/signers.h"
 
 namespace ksched::plugins::volume_restrictions {
 namespace {
@@ -168,6 +169,11 @@ std::vector<ClusterEventWithHint> VolumeRestrictions::EventsToRegister() const {
       {{EventResource::kNode, kAdd}, nullptr},
       {{EventResource::kPersistentVolumeClaim, kAdd}, claim_added},
   };
+}
+
+Status VolumeRestrictions::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kVolumesSigner, helper::SignVolumes(pod)});
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle& handle) {

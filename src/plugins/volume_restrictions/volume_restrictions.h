@@ -36,10 +36,14 @@ inline constexpr char kErrReasonReadWriteOncePodConflict[] =
 class VolumeRestrictions final : public PreFilterPlugin,
                                  public PreFilterExtensions,
                                  public FilterPlugin,
-                                 public EnqueueExtensions {
+                                 public EnqueueExtensions,
+                                 public SignPlugin {
  public:
   explicit VolumeRestrictions(Handle& handle) : handle_(handle) {}
   std::string_view Name() const override { return names::kVolumeRestrictions; }
+
+  // Signs the volumes.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   Status PreFilter(CycleState& state, const api::Pod& pod,
                    const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;

@@ -7,6 +7,7 @@
 #include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "src/plugins/helper/pod_volumes.h"
+#include "src/plugins/helper/signers.h"
 
 namespace ksched::plugins::volume_zone {
 namespace {
@@ -149,6 +150,11 @@ std::vector<ClusterEventWithHint> VolumeZone::EventsToRegister() const {
       {{EventResource::kPersistentVolumeClaim, kAdd | kUpdate}, claim_changed},
       {{EventResource::kPersistentVolume, kAdd | kUpdate}, volume_changed},
   };
+}
+
+Status VolumeZone::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  out->push_back({helper::kVolumesSigner, helper::SignVolumes(pod)});
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const PluginArgs&, Handle& handle) {

@@ -27,10 +27,16 @@ namespace ksched::plugins::volume_zone {
 
 inline constexpr char kErrReasonConflict[] = "node(s) had no available volume zone";
 
-class VolumeZone final : public PreFilterPlugin, public FilterPlugin, public EnqueueExtensions {
+class VolumeZone final : public PreFilterPlugin,
+                         public FilterPlugin,
+                         public EnqueueExtensions,
+                         public SignPlugin {
  public:
   explicit VolumeZone(Handle& handle) : handle_(handle) {}
   std::string_view Name() const override { return names::kVolumeZone; }
+
+  // Signs the volumes.
+  Status SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const override;
 
   Status PreFilter(CycleState& state, const api::Pod& pod,
                    const std::vector<const NodeInfo*>& nodes, PreFilterResult* result) override;
