@@ -50,6 +50,9 @@ Outcome OutcomeInSimulation(const json& simulation, const std::string& ns,
       o.message.clear();
     }
     for (const json& e : simulation.value("evicted", json::array())) {
+      // Another pod's victims (simulate was given a burst's earlier pods too) are not this one's.
+      const std::string by = e.is_object() ? e.value("preemptor", "") : "";
+      if (!by.empty() && by != ns + "/" + name) continue;
       o.evicted.push_back(e.is_string()
                               ? e.get<std::string>()
                               : e.value("namespace", "default") + "/" + e.value("name", ""));
@@ -90,8 +93,9 @@ std::map<std::string, Scores> ScoresInLog(std::string_view log) {
     if (line.find("OpportunisticBatch provided node hint") != std::string::npos &&
         std::regex_search(line, m, kHint)) {
       const std::string pod = m[1];
-      Scores hinted{.hinted_from =
-                        last.empty() ? std::map<std::string, int64_t>{} : out[last].totals};
+      Scores hinted{
+          .hinted_from = last.empty() ? std::map<std::string, int64_t>{} : out[last].totals,
+          .hinted = true};
       out[pod] = std::move(hinted);
       complete.insert(pod);  // A scoring after a hint that did not fit is a new attempt.
       continue;
@@ -207,6 +211,7 @@ json ToJson(const Outcome& o) {
   if (!o.message.empty()) j["message"] = o.message;
   if (!o.nominated.empty()) j["nominatedNode"] = o.nominated;
   if (!o.preempted_on.empty()) j["preemptedOn"] = o.preempted_on;
+  if (o.scores.hinted) j["batchHint"] = true;
   if (!o.scores.totals.empty()) {
     j["scores"] = json::object();
     for (const auto& [node, total] : o.scores.totals) j["scores"][node]["total"] = total;

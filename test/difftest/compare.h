@@ -20,6 +20,7 @@ struct Scores {
   // A pod placed by OpportunisticBatching's hint is not scored: the totals of the last scoring
   // before it, which its hint came from (the nodes that tie there tie for it too).
   std::map<std::string, int64_t> hinted_from;
+  bool hinted = false;  // The pod was placed by such a hint.
 };
 
 struct Outcome {

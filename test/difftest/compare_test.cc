@@ -47,6 +47,7 @@ TEST(CompareTest, APodPlacedByABatchHintIsUnscoredAndTiesAsItsHintsScoringDoes) 
   const Scores& hinted = scores["default/web-2"];
   EXPECT_TRUE(hinted.totals.empty());
   EXPECT_TRUE(hinted.plugins.empty());
+  EXPECT_TRUE(hinted.hinted);
   EXPECT_EQ(hinted.hinted_from,
             (std::map<std::string, int64_t>{{"a", 300}, {"b", 200}, {"c", 200}}));
   Outcome up{.node = "b", .status = "Scheduled", .scores = hinted};
@@ -124,6 +125,16 @@ TEST(CompareTest, OutcomesAreReadFromPodsAndFromSimulate) {
   EXPECT_EQ(s.scores.totals.at("a"), 90);
   EXPECT_EQ(s.scores.plugins.at("NodeResourcesFit").at("a"), 90);
   EXPECT_EQ(OutcomeInSimulation(sim, "default", "q").status, "Pending");
+}
+
+TEST(CompareTest, APodsEvictionsInSimulateAreThoseItsOwnPreemptionMade) {
+  json sim = json::parse(R"({"pods": [
+      {"namespace": "default", "name": "p", "node": "a", "status": "Scheduled"},
+      {"namespace": "default", "name": "p-1", "node": "b", "status": "Scheduled"}],
+    "evicted": [{"namespace": "default", "name": "low", "node": "a", "preemptor": "default/p"}]})");
+  EXPECT_EQ(OutcomeInSimulation(sim, "default", "p").evicted,
+            (std::vector<std::string>{"default/low"}));
+  EXPECT_TRUE(OutcomeInSimulation(sim, "default", "p-1").evicted.empty());
 }
 
 TEST(CompareTest, APreEnqueueGateSimulateReportsIsAPendingPod) {
