@@ -269,14 +269,20 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
 std::optional<std::string> Framework::SignPod(const api::Pod& pod) const {
   if (!signs_) return std::nullopt;
   // Upstream's map from key to value: a key several plugins write holds one value.
-  std::map<std::string, std::string, std::less<>> parts = {
-      {"v1.Pod.Spec.SchedulerName", pod.spec.scheduler_name}};
+  std::map<std::string, std::string, std::less<>> parts;
   std::vector<SignFragment> fragments;
-  for (const SignPlugin* p : signers_) {
+  // The plugin that refused last is asked first: in the default profile PodTopologySpread
+  // refuses every pod, and the others need not write what would be thrown away.
+  for (size_t k = 0; k < signers_.size(); ++k) {
+    const size_t i = k == 0 ? first_signer_ : (k <= first_signer_ ? k - 1 : k);
     fragments.clear();
-    if (!p->SignPod(pod, &fragments).ok()) return std::nullopt;
+    if (!signers_[i]->SignPod(pod, &fragments).ok()) {
+      first_signer_ = i;
+      return std::nullopt;
+    }
     for (SignFragment& f : fragments) parts[std::move(f.key)] = std::move(f.value);
   }
+  parts["v1.Pod.Spec.SchedulerName"] = pod.spec.scheduler_name;
   std::string out;
   for (const auto& [key, value] : parts) out += fmt::format("{:?}={:?}\n", key, value);
   return out;

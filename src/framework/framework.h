@@ -351,6 +351,7 @@ class Framework : public Handle {
   // SignPlugins; empty when one is not (the profile does not sign pods).
   std::vector<const SignPlugin*> signers_;
   bool signs_ = false;
+  mutable size_t first_signer_ = 0;  // The signer SignPod asks first (the scheduling thread's).
   std::unique_ptr<OpportunisticBatch> batch_;
   // The workers of ParallelFor; execute() may be called from several threads.
   mutable tbb::task_arena arena_;
