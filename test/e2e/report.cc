@@ -59,8 +59,8 @@ std::string Cell(std::string_view text) {
 const std::vector<SkipRule>& RigSkips() {
   static const auto* rules = new std::vector<SkipRule>{
       {.pattern = R"(\[Feature:OffByDefault\])",
-       .reason = "needs a feature gate that is off by default in v1.37 (alpha), and the rig runs "
-                 "the release's defaults"},
+       .reason = "needs a feature gate that is off by default in v1.37, and the rig runs the "
+                 "release's defaults"},
   };
   return *rules;
 }
