@@ -99,8 +99,10 @@ class CaseBuilder {
     const bool burst = r_.Percent(35) && AddBurst(&cluster);
     if (r_.Percent(20)) AddDeclaredFeatures(&cluster);
     // Picked last: half the cases with a burst give it at once to a profile that batches it
-    // (OpportunisticBatching: PodTopologySpread without default constraints).
-    batching_ = burst && r_.Percent(50);
+    // (OpportunisticBatching: PodTopologySpread without default constraints), where no pod can
+    // preempt (no PriorityClass): which victims a pod of a burst given at once saw going, and
+    // which of the burst's pods took them, is a race.
+    batching_ = burst && classes_.empty() && r_.Percent(50);
     return cluster;
   }
 

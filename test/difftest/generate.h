@@ -29,8 +29,9 @@ namespace ksched::difftest {
 // some pods' volumes name (a claim that does not exist, at times). Two in five have devices:
 // DeviceClasses, ResourceSlices and a ResourceClaim for some pending pods. About a third have a
 // burst: two to four copies of a pending pod, right after it, as a ReplicaSet makes them; half of
-// those are given at once ("burst": true) to a profile whose PodTopologySpread has no default
-// constraints ("config"), where OpportunisticBatching batches them. A fifth have node declared
+// those without PriorityClasses are given at once ("burst": true) to a profile whose
+// PodTopologySpread has no default constraints ("config"), where OpportunisticBatching batches
+// them. A fifth have node declared
 // features: nodes that declare RestartAllContainersOnContainerExits, and pending pods whose first
 // container restarts them all on an exit code.
 nlohmann::json GenerateCase(uint64_t seed);
