@@ -52,7 +52,6 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
   last_chosen_ = std::string(chosen);
   if (!hinted.empty() && hinted == chosen) {  // The batch goes on, one node shorter.
     CountAttempt("hint_used");
-    ++batched_pods_;
     return;
   }
   if (!hinted.empty()) CountAttempt("hint_not_used");

@@ -57,8 +57,6 @@ class OpportunisticBatch {
   // The pod whose scoring the batch holds ("namespace/name"); "" without a batch.
   std::string_view source() const { return batch_ ? std::string_view(batch_->pod) : ""; }
 
-  int64_t batched_pods() const { return batched_pods_; }
-
  private:
   struct Candidate {
     std::string node;
@@ -90,7 +88,6 @@ class OpportunisticBatch {
   std::optional<Batch> batch_;
   int64_t last_cycle_ = -1;
   std::string last_chosen_;
-  int64_t batched_pods_ = 0;
 };
 
 }  // namespace ksched::framework
