@@ -47,7 +47,7 @@ std::string OpportunisticBatch::GetNodeHint(CycleState& state, const api::Pod& p
 void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& signature,
                                               std::string_view hinted, std::string_view chosen,
                                               const ScoreTable* scores, size_t chosen_index,
-                                              int64_t cycle, std::string_view pod) {
+                                              int64_t cycle, const api::Pod& pod) {
   last_cycle_ = cycle;
   last_chosen_ = std::string(chosen);
   if (!hinted.empty() && hinted == chosen) {  // The batch goes on, one node shorter.
@@ -61,21 +61,11 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
     batch_.reset();
     return;
   }
-  Batch b{.pod = std::string(pod), .signature = *signature, .created = clock_.Now()};
-  b.plugins.assign(scores->plugins.begin(), scores->plugins.end());
-  const size_t n = scores->nodes.size();
-  std::vector<Candidate> candidates;
-  candidates.reserve(others);
-  for (size_t i = 0; i < n; ++i) {
-    if (i == chosen_index) continue;
-    Candidate c{.node = scores->nodes[i]->name(), .total = scores->totals[i]};
-    c.raw.reserve(b.plugins.size());
-    for (size_t j = 0; j < b.plugins.size(); ++j) c.raw.push_back(scores->raw[j * n + i]);
-    candidates.push_back(std::move(c));
-  }
-  Sort(candidates);
-  b.sorted = std::move(candidates);
-  batch_ = std::move(b);
+  batch_ = Batch{.pod = pod.metadata.namespace_ + "/" + pod.metadata.name,
+                 .signature = *signature,
+                 .plugins = {scores->plugins.begin(), scores->plugins.end()},
+                 .sorted = Sorted(*scores, chosen_index),
+                 .created = clock_.Now()};
 }
 
 bool OpportunisticBatch::Compatible(const api::Pod& pod,
@@ -131,25 +121,29 @@ bool OpportunisticBatch::Rescore(CycleState& state, const api::Pod& pod, const N
     table.raw[j * n + n - 1] = fresh[j];
   }
   if (!fw_.NormalizeScores(*rescore, pod, &table).ok()) return Unusable(kNormalizeError);
-  std::vector<Candidate> candidates;
-  candidates.reserve(n);
-  for (size_t i = 0; i < n; ++i) {
-    Candidate c{.node = table.nodes[i]->name(), .total = table.totals[i]};
-    for (size_t j = 0; j < table.plugins.size(); ++j) c.raw.push_back(table.raw[j * n + i]);
-    candidates.push_back(std::move(c));
-  }
-  Sort(candidates);
   batch_->plugins.assign(table.plugins.begin(), table.plugins.end());
-  batch_->sorted = std::move(candidates);
+  batch_->sorted = Sorted(table, n);
   return true;
 }
 
-void OpportunisticBatch::Sort(std::vector<Candidate>& candidates) {
+std::vector<OpportunisticBatch::Candidate> OpportunisticBatch::Sorted(const ScoreTable& scores,
+                                                                      size_t skip) {
+  const size_t n = scores.nodes.size();
+  std::vector<Candidate> candidates;
+  candidates.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (i == skip) continue;
+    Candidate c{.node = scores.nodes[i]->name(), .total = scores.totals[i]};
+    c.raw.reserve(scores.plugins.size());
+    for (size_t j = 0; j < scores.plugins.size(); ++j) c.raw.push_back(scores.raw[j * n + i]);
+    candidates.push_back(std::move(c));
+  }
   // Best last; among equals, the earlier in the list is popped first (upstream's heap breaks
   // such ties in an order of its own: kube-scheduler picks any of them).
   std::stable_sort(candidates.begin(), candidates.end(),
                    [](const Candidate& a, const Candidate& b) { return a.total > b.total; });
   std::reverse(candidates.begin(), candidates.end());
+  return candidates;
 }
 
 bool OpportunisticBatch::Unusable(std::string_view reason) {

@@ -13,7 +13,7 @@
 //
 //   std::string hint = fw.batch().GetNodeHint(state, pod, signature, cycle);
 //   ...                                               // filter the hint, or every node
-//   fw.batch().StoreScheduleResults(signature, hint, chosen, &scores, chosen_index, cycle, key);
+//   fw.batch().StoreScheduleResults(signature, hint, chosen, &scores, chosen_index, cycle, pod);
 //
 // Thread safety: the scheduling thread only.
 #pragma once
@@ -50,10 +50,9 @@ class OpportunisticBatch {
   // pod goes to. `scores` is the cycle's scoring with `chosen` at `chosen_index`, or nullptr when
   // the pod was not scored (one node fitted); the other nodes of `scores` are kept for the next
   // pod if this one was signed and its hint was not used.
-  // `pod` names the pod ("namespace/name").
   void StoreScheduleResults(const std::optional<std::string>& signature, std::string_view hinted,
                             std::string_view chosen, const ScoreTable* scores, size_t chosen_index,
-                            int64_t cycle, std::string_view pod);
+                            int64_t cycle, const api::Pod& pod);
   // The pod whose scoring the batch holds ("namespace/name"); "" without a batch.
   std::string_view source() const { return batch_ ? std::string_view(batch_->pod) : ""; }
 
@@ -77,8 +76,8 @@ class OpportunisticBatch {
   bool Refresh(CycleState& state, const api::Pod& pod);
   // Upstream's rescoreHintedNode: the last chosen node, scored again, joins the candidates.
   bool Rescore(CycleState& state, const api::Pod& pod, const NodeInfo& last);
-  // Sorts candidates into Batch::sorted's order.
-  static void Sort(std::vector<Candidate>& candidates);
+  // The nodes of `scores` but the one at `skip`, with their raw scores, in Batch::sorted's order.
+  static std::vector<Candidate> Sorted(const ScoreTable& scores, size_t skip);
   // Counts why the batch cannot be used (upstream's logUnusableState); returns false.
   bool Unusable(std::string_view reason);
   void CountAttempt(std::string_view result);

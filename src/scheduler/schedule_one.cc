@@ -189,8 +189,7 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
       if (!hint.empty() && hint == result->node) {
         result->batched_after = std::string(fw.batch().source());
       }
-      fw.batch().StoreScheduleResults(signature, hint, result->node, nullptr, 0, cycle_,
-                                      PodKey(pod));
+      fw.batch().StoreScheduleResults(signature, hint, result->node, nullptr, 0, cycle_, pod);
     }
     return Status();
   }
@@ -200,7 +199,7 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
   result->node = score_table_.nodes[chosen]->name();
   if (batching) {
     fw.batch().StoreScheduleResults(signature, hint, result->node, &score_table_, chosen, cycle_,
-                                    PodKey(pod));
+                                    pod);
   }
   return Status();
 }
