@@ -1,4 +1,5 @@
 // resource.k8s.io/v1: ResourceSlice, DeviceClass, ResourceClaim and ResourceClaimTemplate.
+#include <map>
 #include <string>
 
 #include "fmt/format.h"
@@ -41,6 +42,36 @@ absl::Status DeviceTolerationOf(element e, const Path& p, DeviceToleration* out)
   });
 }
 
+// counters: {<name>: {value: <quantity>}}, of a counter set or of a device's consumption.
+absl::Status Counters(element e, const Path& p, std::map<std::string, Quantity>* out) {
+  return Fields(e, p, [&](std::string_view name, element c, const Path& cp) {
+    return Fields(c, cp, [&](std::string_view f, element v, const Path& vp) -> absl::Status {
+      if (f == "value") return Quant(v, vp, &(*out)[std::string(name)]);
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status CounterSetOf(element e, const Path& p, CounterSet* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "counters") return Counters(v, vp, &out->counters);
+    return absl::OkStatus();
+  });
+}
+
+// A device's consumption of one counter set; `unsupported` gets its compatibility groups
+// (DRADeviceCompatibilityGroups, alpha and off in 1.37).
+absl::Status CounterConsumptionOf(element e, const Path& p, DeviceCounterConsumption* out,
+                                  std::vector<std::string>* unsupported) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "counterSet") return Str(v, vp, &out->counter_set);
+    if (k == "counters") return Counters(v, vp, &out->counters);
+    if (k == "compatibilityGroups") Unsupported(v, vp, unsupported);
+    return absl::OkStatus();
+  });
+}
+
 absl::Status DeviceOf(element e, const Path& p, Device* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "name") return Str(v, vp, &out->name);
@@ -63,9 +94,15 @@ absl::Status DeviceOf(element e, const Path& p, Device* out) {
     if (k == "nodeSelector") return OptNodeSel(v, vp, &out->node_selector);
     if (k == "allNodes") return OptBool(v, vp, &out->all_nodes);
     if (k == "taints") return Items(v, vp, &out->taints, DeviceTaintOf);
-    // Partitionable devices, binding conditions and consumable capacity.
-    if (k == "consumesCounters" || k == "bindsToNode" || k == "bindingConditions" ||
-        k == "bindingFailureConditions" || k == "allowMultipleAllocations") {
+    if (k == "consumesCounters") {
+      return Items(v, vp, &out->consumes_counters,
+                   [&](element c, const Path& cp, DeviceCounterConsumption* consumption) {
+                     return CounterConsumptionOf(c, cp, consumption, &out->unsupported);
+                   });
+    }
+    // Binding conditions and consumable capacity.
+    if (k == "bindsToNode" || k == "bindingConditions" || k == "bindingFailureConditions" ||
+        k == "allowMultipleAllocations") {
       Unsupported(v, vp, &out->unsupported);
     }
     return absl::OkStatus();
@@ -93,7 +130,7 @@ absl::Status ResourceSliceAt(element e, const Path& p, ResourceSlice* out) {
       if (sk == "allNodes") return Bool(sv, svp, &out->all_nodes);
       if (sk == "perDeviceNodeSelection") return Bool(sv, svp, &out->per_device_node_selection);
       if (sk == "devices") return Items(sv, svp, &out->devices, DeviceOf);
-      if (sk == "sharedCounters") Unsupported(sv, svp, &out->unsupported);  // Partitionable.
+      if (sk == "sharedCounters") return Items(sv, svp, &out->shared_counters, CounterSetOf);
       return absl::OkStatus();
     });
   });

@@ -343,7 +343,8 @@ TEST(DecodeObjectsTest, DraObjects) {
                                          "shared":{"bool":false},"driverVersion":{"version":"1.2.3"}},
                            "capacity":{"memory":{"value":"80Gi"}},
                            "taints":[{"key":"broken","value":"yes","effect":"NoSchedule"}]},
-                          {"name":"gpu-1","consumesCounters":[{"counterSet":"s","counters":{}}],
+                          {"name":"gpu-1","consumesCounters":[{"counterSet":"s","counters":{
+                                "memory":{"value":"10Gi"}},"compatibilityGroups":["a"]}],
                            "capacity":{"memory":{"value":"80Gi","requestPolicy":{"default":"1Gi"}}}}],
                "sharedCounters":[{"name":"s","counters":{"memory":{"value":"80Gi"}}}]}},
       {"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
@@ -405,11 +406,18 @@ TEST(DecodeObjectsTest, DraObjects) {
   ASSERT_EQ(gpu0.taints.size(), 1u);
   EXPECT_EQ(gpu0.taints[0].effect, "NoSchedule");
   EXPECT_TRUE(gpu0.unsupported.empty());
-  // Partitionable devices and consumable capacity, which ksched does not implement yet.
+  // Partitionable devices: the counters a device consumes, and the pool's counter sets.
+  ASSERT_EQ(slice.devices[1].consumes_counters.size(), 1u);
+  EXPECT_EQ(slice.devices[1].consumes_counters[0].counter_set, "s");
+  EXPECT_EQ(slice.devices[1].consumes_counters[0].counters.at("memory").Value(), int64_t{10} << 30);
+  ASSERT_EQ(slice.shared_counters.size(), 1u);
+  EXPECT_EQ(slice.shared_counters[0].name, "s");
+  EXPECT_EQ(slice.shared_counters[0].counters.at("memory").Value(), int64_t{80} << 30);
+  EXPECT_TRUE(slice.unsupported.empty());
+  // Compatibility groups (alpha, off) and consumable capacity, which ksched does not implement yet.
   EXPECT_THAT(slice.devices[1].unsupported,
-              ElementsAre("spec.devices[1].consumesCounters",
+              ElementsAre("spec.devices[1].consumesCounters[0].compatibilityGroups",
                           "spec.devices[1].capacity.memory.requestPolicy"));
-  EXPECT_THAT(slice.unsupported, ElementsAre("spec.sharedCounters"));
 
   const auto& claim = std::get<ResourceClaim>(objects->at(2));
   ASSERT_EQ(claim.spec.requests.size(), 2u);

@@ -3,6 +3,7 @@
 // publishes.
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <regex>
 #include <set>
 
@@ -309,6 +310,67 @@ bool IsSemver(const std::string& v) {
   return std::regex_match(v, kSemver);
 }
 
+// counters: {<name>: {value}}, of a counter set or of a device's consumption: names are DNS
+// labels, at most 32 of them; any quantity is valid.
+void Counters(const std::string& path, const std::map<std::string, api::Quantity>& counters,
+              Errors* e) {
+  if (counters.empty()) return e->Required(path);
+  if (counters.size() > 32) return e->TooMany(path, counters.size(), 32);
+  for (const auto& [name, value] : counters) DnsLabel(path, name, e);
+}
+
+// A counter set's or a consumption's name: required, a DNS label.
+void CounterSetName(const std::string& path, const std::string& name, Errors* e) {
+  if (name.empty()) return e->Required(path);
+  DnsLabel(path, name, e);
+}
+
+// A list item as upstream prints a duplicate: its JSON, fields in the API's order, counters by
+// name, an empty map left out.
+nlohmann::ordered_json CountersJson(const std::map<std::string, api::Quantity>& counters) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [name, value] : counters) out[name] = {{"value", value.String()}};
+  return out;
+}
+
+// Partitionable devices: what a device consumes of the pool's counter sets. As the API server
+// checks a list since 1.37: its length, then duplicates, then each item.
+void ConsumesCounters(const std::string& at, const api::Device& d, Errors* e) {
+  const std::vector<api::DeviceCounterConsumption>& list = d.consumes_counters;
+  const std::string path = at + ".consumesCounters";
+  if (list.size() > 2) return e->TooMany(path, list.size(), 2);
+  std::set<std::string_view> sets;
+  for (size_t j = 0; j < list.size(); ++j) {
+    if (sets.insert(list[j].counter_set).second) continue;
+    nlohmann::ordered_json item = {{"counterSet", list[j].counter_set}};
+    if (!list[j].counters.empty()) item["counters"] = CountersJson(list[j].counters);
+    e->DuplicateValue(fmt::format("{}[{}]", path, j), item.dump());
+  }
+  for (size_t j = 0; j < list.size(); ++j) {
+    const std::string item = fmt::format("{}[{}]", path, j);
+    CounterSetName(item + ".counterSet", list[j].counter_set, e);
+    Counters(item + ".counters", list[j].counters, e);
+  }
+}
+
+// Partitionable devices: the slice's counter sets, checked as ConsumesCounters.
+void SharedCounters(const api::ResourceSlice& s, Errors* e) {
+  const std::vector<api::CounterSet>& list = s.shared_counters;
+  if (list.size() > 8) return e->TooMany("spec.sharedCounters", list.size(), 8);
+  std::set<std::string_view> sets;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (sets.insert(list[i].name).second) continue;
+    nlohmann::ordered_json item = {{"name", list[i].name}};
+    if (!list[i].counters.empty()) item["counters"] = CountersJson(list[i].counters);
+    e->DuplicateValue(fmt::format("spec.sharedCounters[{}]", i), item.dump());
+  }
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string at = fmt::format("spec.sharedCounters[{}]", i);
+    CounterSetName(at + ".name", list[i].name, e);
+    Counters(at + ".counters", list[i].counters, e);
+  }
+}
+
 void Slice(const api::ResourceSlice& s, Errors* e) {
   DriverName("spec.driver", s.driver, e);
   if (s.pool.empty()) {
@@ -337,8 +399,17 @@ void Slice(const api::ResourceSlice& s, Errors* e) {
                     GoValue(s.node_selector->node_selector_terms),
                     "must have exactly one node selector term");
   }
+  if (!s.shared_counters.empty() && !s.devices.empty()) {
+    e->Invalid("spec", "", "only one of `sharedCounters` or `devices` is allowed");
+  }
+  // 64 devices where one is tainted or consumes counters, else 128; beyond, no device is checked.
+  const bool advanced = std::any_of(s.devices.begin(), s.devices.end(), [](const auto& d) {
+    return !d.taints.empty() || !d.consumes_counters.empty();
+  });
+  const size_t max_devices = advanced ? 64 : 128;
+  if (s.devices.size() > max_devices) e->TooMany("spec.devices", s.devices.size(), max_devices);
   std::set<std::string_view> names;
-  for (size_t i = 0; i < s.devices.size(); ++i) {
+  for (size_t i = 0; i < s.devices.size() && s.devices.size() <= max_devices; ++i) {
     const api::Device& d = s.devices[i];
     const std::string at = fmt::format("spec.devices[{}]", i);
     DnsLabel(at + ".name", d.name, e);
@@ -360,6 +431,7 @@ void Slice(const api::ResourceSlice& s, Errors* e) {
     for (size_t j = 0; j < d.taints.size(); ++j) {
       Taint(fmt::format("{}.taints[{}]", at, j), d.taints[j], e);
     }
+    ConsumesCounters(at, d, e);
     if (s.per_device_node_selection) {
       NodeSelection(at, d.node_name, d.node_selector, d.all_nodes.value_or(false), false,
                     kDeviceWords, e);
@@ -370,6 +442,7 @@ void Slice(const api::ResourceSlice& s, Errors* e) {
     }
     if (!names.insert(d.name).second) e->Duplicate(at, d.name);
   }
+  SharedCounters(s, e);
 }
 
 }  // namespace

@@ -68,8 +68,16 @@ struct Errors {
   void TooLong(const std::string& path, size_t max_bytes) {
     list.push_back(fmt::format("{}: Too long: may not be more than {} bytes", path, max_bytes));
   }
+  void TooMany(const std::string& path, size_t actual, size_t max) {
+    list.push_back(fmt::format("{}: Too many: {}: must have at most {} item{}", path, actual, max,
+                               max == 1 ? "" : "s"));
+  }
   void Duplicate(const std::string& path, std::string_view value) {
     list.push_back(fmt::format("{}: Duplicate value: \"{}\"", path, value));
+  }
+  // A duplicate that upstream prints as JSON, unquoted: a whole list item.
+  void DuplicateValue(const std::string& path, std::string_view json) {
+    list.push_back(fmt::format("{}: Duplicate value: {}", path, json));
   }
 
   // IsQualifiedName: [prefix/]name, the prefix a DNS subdomain, the name at most 63 characters.

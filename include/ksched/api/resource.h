@@ -17,7 +17,7 @@ namespace ksched::api {
 
 // --- Dynamic resource allocation (resource.k8s.io/v1) ----------------------------------------
 // What the DynamicResources plugin reads. A field ksched does not model (a feature it does not
-// implement yet: partitionable devices' counters, consumable capacity, binding conditions, ...)
+// implement yet: consumable capacity, binding conditions, ...)
 // is named in the object's `unsupported`, so that a pod that needs the object stays pending and
 // says why, rather than being placed as if the field were absent.
 
@@ -45,6 +45,19 @@ struct DeviceToleration {
   bool operator==(const DeviceToleration&) const = default;
 };
 
+// Partitionable devices: a named set of counters of a pool (a GPU's memory and its slices), which
+// the pool's devices consume while they are allocated.
+struct CounterSet {
+  std::string name;
+  std::map<std::string, Quantity> counters;  // By name: counters.<name>.value.
+};
+
+// What one device consumes of one counter set of its pool while it is allocated.
+struct DeviceCounterConsumption {
+  std::string counter_set;
+  std::map<std::string, Quantity> counters;  // By name: counters.<name>.value.
+};
+
 // One device of a ResourceSlice.
 struct Device {
   std::string name;
@@ -55,7 +68,8 @@ struct Device {
   std::optional<NodeSelector> node_selector;
   std::optional<bool> all_nodes;
   std::vector<DeviceTaint> taints;
-  std::vector<std::string> unsupported;  // Field paths, from the device: "consumesCounters".
+  std::vector<DeviceCounterConsumption> consumes_counters;  // At most one per counter set.
+  std::vector<std::string> unsupported;  // Field paths, from the device: "bindingConditions".
 };
 
 struct ResourceSlice {
@@ -69,7 +83,8 @@ struct ResourceSlice {
   bool all_nodes = false;
   bool per_device_node_selection = false;
   std::vector<Device> devices;
-  std::vector<std::string> unsupported;  // Field paths, from spec: "sharedCounters".
+  std::vector<CounterSet> shared_counters;  // A slice has these or devices, not both.
+  std::vector<std::string> unsupported;     // Field paths, from spec.
 };
 
 // A device class's or a request's opaque configuration for the driver, kept as it came.

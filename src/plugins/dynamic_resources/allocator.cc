@@ -1,7 +1,10 @@
 #include "src/plugins/dynamic_resources/allocator.h"
 
 #include <algorithm>
+#include <map>
+#include <optional>
 #include <set>
+#include <string>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -133,6 +136,8 @@ class Search {
         deadline_(deadline),
         pools_(std::move(pools)),
         held_(held),
+        available_(pools_->size()),
+        consumed_(pools_->size()),
         results_(claims.size()) {}
 
   absl::StatusOr<Allocator::Outcome> Run(bool explain);
@@ -181,6 +186,17 @@ class Search {
   // Tries `ref` for r; on success the state shows it allocated until Undo.
   absl::StatusOr<bool> AllocateDevice(const Indices& r, const DeviceRef& ref, bool must);
   void Undo(const Indices& r, const DeviceRef& ref);
+
+  // Partitionable devices: a pool's counters, by counter set and counter name.
+  using Counters = std::map<std::pair<std::string_view, std::string_view>, api::Quantity>;
+  // What the counters of pool `p` hold once the devices in use took theirs (upstream's
+  // availableCounters), worked out when a device of the pool first needs it.
+  const Counters& Available(size_t p);
+  // Takes the counters `ref` consumes for the search's devices (upstream's
+  // checkAvailableCounters): false, with nothing taken, when afterwards some counter of its pool
+  // holds less than the search's devices take, and *short_of ("<set>/<counter>") names it.
+  bool TakeCounters(const DeviceRef& ref, std::string* short_of = nullptr);
+  void ReturnCounters(const DeviceRef& ref);
   bool InUse(const DeviceRef& ref) const {
     return InUseByAnyClaim(ref.id) || held_[ref.pool].Contains(ref.id.device);
   }
@@ -204,7 +220,9 @@ class Search {
   const absl::Time deadline_;
   uint32_t tries_ = 0;  // Devices tried; the clock is read every kTriesPerClockRead.
   std::shared_ptr<const std::vector<Pool>> pools_;
-  const std::vector<HeldInPool>& held_;  // Per pool.
+  const std::vector<HeldInPool>& held_;             // Per pool.
+  std::vector<std::optional<Counters>> available_;  // Per pool.
+  std::vector<Counters> consumed_;                  // Per pool: by the search's devices.
   // Per claim, per request: one entry, or one per firstAvailable alternative.
   std::vector<std::vector<std::vector<RequestData>>> requests_;
   std::vector<std::vector<size_t>> selected_sub_;         // Per claim, per request.
@@ -337,17 +355,72 @@ absl::StatusOr<bool> Search::IsSelectable(const Indices& r, const RequestData& d
   return match;
 }
 
+const Search::Counters& Search::Available(size_t p) {
+  std::optional<Counters>& out = available_[p];
+  if (out) return *out;
+  out.emplace();
+  const Pool& pool = (*pools_)[p];
+  for (const auto& [set_name, set] : pool.counter_sets) {
+    for (const auto& [name, value] : set->counters) (*out)[{set_name, name}] = value;
+  }
+  for (const auto* slices : {&pool.slices, &pool.other_slices}) {
+    for (const api::ResourceSlice* slice : *slices) {
+      for (const api::Device& device : slice->devices) {
+        if (device.consumes_counters.empty() || !held_[p].Contains(device.name)) continue;
+        for (const api::DeviceCounterConsumption& c : device.consumes_counters) {
+          for (const auto& [name, value] : c.counters) {
+            // May go below zero: then none is left.
+            if (auto it = out->find({c.counter_set, name}); it != out->end()) it->second -= value;
+          }
+        }
+      }
+    }
+  }
+  return *out;
+}
+
+bool Search::TakeCounters(const DeviceRef& ref, std::string* short_of) {
+  const Counters& available = Available(ref.pool);
+  Counters& consumed = consumed_[ref.pool];
+  for (const api::DeviceCounterConsumption& c : ref.device->consumes_counters) {
+    for (const auto& [name, value] : c.counters) consumed[{c.counter_set, name}] += value;
+  }
+  // Every counter of the pool, as upstream: one that devices in use overdrew fails any device.
+  for (const auto& [key, left] : available) {
+    auto it = consumed.find(key);
+    if (left < (it == consumed.end() ? api::Quantity() : it->second)) {
+      if (short_of != nullptr) *short_of = fmt::format("{}/{}", key.first, key.second);
+      ReturnCounters(ref);
+      return false;
+    }
+  }
+  return true;
+}
+
+void Search::ReturnCounters(const DeviceRef& ref) {
+  Counters& consumed = consumed_[ref.pool];
+  for (const api::DeviceCounterConsumption& c : ref.device->consumes_counters) {
+    for (const auto& [name, value] : c.counters) consumed[{c.counter_set, name}] -= value;
+  }
+}
+
 absl::StatusOr<bool> Search::AllocateDevice(const Indices& r, const DeviceRef& ref, bool must) {
   RequestData& data = Data(r);
   if (data.AdminAccess() && InUseByClaim(ref.id, r.claim)) return false;
   if (!data.AdminAccess() && InUse(ref)) return false;
-  if (TaintPreventsAllocation(*ref.device, data.request->tolerations)) return false;
+  const bool counters = !ref.device->consumes_counters.empty();
+  if (counters && !TakeCounters(ref)) return false;
+  if (TaintPreventsAllocation(*ref.device, data.request->tolerations)) {
+    if (counters) ReturnCounters(ref);
+    return false;
+  }
   const std::string_view base = data.base->name;
   const std::string_view sub = data.sub ? std::string_view(data.request->name) : "";
   std::vector<MatchAttribute>& constraints = constraints_[r.claim];
   for (size_t i = 0; i < constraints.size(); ++i) {
     if (!constraints[i].Add(base, sub, *ref.device, ref.id)) {
       for (size_t j = i; j-- > 0;) constraints[j].Remove(base, sub);
+      if (counters) ReturnCounters(ref);
       if (must) {
         return absl::InvalidArgumentError(fmt::format(
             "claim {}, request {}: cannot add device {}/{}/{} because a claim constraint would not "
@@ -368,6 +441,7 @@ void Search::Undo(const Indices& r, const DeviceRef& ref) {
   RequestData& data = Data(r);
   results_[r.claim].pop_back();
   allocating_[ref.id].erase(r.claim);
+  if (!ref.device->consumes_counters.empty()) ReturnCounters(ref);
   const std::string_view sub = data.sub ? std::string_view(data.request->name) : "";
   std::vector<MatchAttribute>& constraints = constraints_[r.claim];
   for (size_t j = constraints.size(); j-- > 0;) constraints[j].Remove(data.base->name, sub);
@@ -611,7 +685,8 @@ std::string Search::Explain() {
       for (size_t k = 0; k < requests_[c][r].size(); ++k) {
         const Indices idx{.claim = c, .request = r, .sub = k};
         const RequestData& data = Data(idx);
-        int total = 0, no_match = 0, in_use = 0, tainted = 0, free = 0;
+        int total = 0, no_match = 0, in_use = 0, tainted = 0, short_of = 0, free = 0;
+        std::set<std::string> short_counters;
         for (size_t p = 0; p < pools_->size(); ++p) {
           const Pool& pool = (*pools_)[p];
           if (pool.incomplete || !pool.invalid.empty()) continue;
@@ -628,20 +703,30 @@ std::string Search::Explain() {
                 ++in_use;
               } else if (TaintPreventsAllocation(device, data.request->tolerations)) {
                 ++tainted;
+              } else if (std::string counter;
+                         !device.consumes_counters.empty() && !TakeCounters(ref, &counter)) {
+                ++short_of;
+                short_counters.insert(std::move(counter));
               } else {
+                if (!device.consumes_counters.empty()) ReturnCounters(ref);
                 ++free;
               }
             }
           }
         }
         const bool all = data.request->allocation_mode == "All";
-        const int wanted = all ? free + in_use + tainted : data.num_devices;
+        const int wanted = all ? free + in_use + tainted + short_of : data.num_devices;
         if (free < wanted || (all && wanted == 0)) each_has_enough = false;
         std::vector<std::string> others;
         if (in_use > 0) others.push_back(fmt::format("{} in use", in_use));
         if (no_match > 0)
           others.push_back(fmt::format("{} {} not match", no_match, no_match == 1 ? "does" : "do"));
         if (tainted > 0) others.push_back(fmt::format("{} tainted", tainted));
+        if (short_of > 0) {
+          others.push_back(fmt::format("{} short of counter{} {}", short_of,
+                                       short_counters.size() == 1 ? "" : "s",
+                                       absl::StrJoin(short_counters, ", ")));
+        }
         const std::string head = fmt::format(
             "claim {}, request {}: {} wanted", api::KeyOf(claims_[c]->metadata), data.Name(),
             all ? fmt::format("all {} matching", wanted) : std::to_string(wanted));

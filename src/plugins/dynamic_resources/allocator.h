@@ -1,5 +1,5 @@
 // The structured-parameters allocator of DynamicResources, as upstream's
-// k8s.io/dynamic-resource-allocation/structured ("incubating", the variant 1.36's default feature
+// k8s.io/dynamic-resource-allocation/structured ("incubating", the variant 1.37's default feature
 // gates select): for one node, finds devices of the ResourceSlices that reach it for every request
 // of a pod's unallocated claims, by an exhaustive search in upstream's order (pools by driver and
 // name, slices by name, devices as listed), so that it picks the devices upstream picks.
@@ -16,12 +16,13 @@
 //   }
 //
 // Covered: ExactCount and All, firstAvailable lists, admin access, device taints and the requests'
-// tolerations, matchAttribute constraints, per-device node selection, class and claim configs in
-// the result, the allocation's node selector. Not covered, so that nothing is placed as if they
-// were absent: partitionable devices' counters, consumable capacity, binding conditions. A pool
-// that uses them is not allocated from, and a node that could only serve the claims from such a
-// pool says so (Outcome::node_failure). Device selectors are evaluated by upstream's CEL
-// (ksched/cel.h), once per expression and slice version (SelectorCache).
+// tolerations, matchAttribute constraints, per-device node selection, partitionable devices (the
+// pool's counter sets, in whichever of its slices, and the counters its devices consume, in use or
+// chosen), class and claim configs in the result, the allocation's node selector. Not covered, so
+// that nothing is placed as if they were absent: consumable capacity, binding conditions,
+// compatibility groups. A pool that uses them is not allocated from, and a node that could only
+// serve the claims from such a pool says so (Outcome::node_failure). Device selectors are evaluated
+// by upstream's CEL (ksched/cel.h), once per expression and slice version (SelectorCache).
 //
 // Thread safety: Allocate may be called from several threads at once; SliceIndex and
 // SelectorCache are safe from any thread; SearchMemo::Begin must not run with Allocate.

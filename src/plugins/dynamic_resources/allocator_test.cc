@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "src/api/listers.h"
+#include "src/plugins/dynamic_resources/pools.h"
 #include "src/plugins/dynamic_resources/test_objects.h"
 #include "src/testing/builders.h"
 
@@ -490,13 +491,153 @@ TEST_F(AllocatorTest, PoolsWithUnsupportedFieldsAreNotUsedAndSaySo) {
       driver: gpu.example.com
       nodeName: n1
       pool: {name: n1, resourceSliceCount: 1}
-      devices: [{name: g0, consumesCounters: [{counterSet: mem, counters: {memory: {value: 1Gi}}}]}])"));
+      devices: [{name: g0, bindingConditions: [attached]}])"));
   absl::StatusOr<Found> out = Allocate({GpuClaim(1)});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->fits);
   EXPECT_EQ(out->node_failure,
-            "ResourceSlice s, device g0: spec.devices[0].consumesCounters is not supported by "
+            "ResourceSlice s, device g0: spec.devices[0].bindingConditions is not supported by "
             "ksched yet");
+}
+
+// A MIG-style GPU: the whole device and its halves consume the counters of one counter set, which
+// a slice of its own publishes; what is allocated of one leaves the others only what remains.
+class PartitionableTest : public AllocatorTest {
+ protected:
+  void SetUp() override {
+    Add(Class("metadata: {name: gpu}"));
+    Add(Slice(R"(
+      metadata: {name: n1-counters}
+      spec:
+        driver: gpu.example.com
+        nodeName: n1
+        pool: {name: n1, resourceSliceCount: 2}
+        sharedCounters: [{name: gpu-0, counters: {memory: {value: 40Gi}, slices: {value: "2"}}}])"));
+    Add(Slice(R"(
+      metadata: {name: n1-devices}
+      spec:
+        driver: gpu.example.com
+        nodeName: n1
+        pool: {name: n1, resourceSliceCount: 2}
+        devices:
+        - {name: whole, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 40Gi}, slices: {value: "2"}}}]}
+        - {name: half-0, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 20Gi}, slices: {value: "1"}}}]}
+        - {name: half-1, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 20Gi}, slices: {value: "1"}}}]})"));
+  }
+};
+
+TEST_F(PartitionableTest, PartitionsShareTheCountersOfTheirDevice) {
+  // The whole GPU, first listed, fits alone; two devices do not fit with it, so a claim for two
+  // gets the halves.
+  absl::StatusOr<Found> out = Allocate({GpuClaim(1)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/n1/whole"));
+  out = Allocate({GpuClaim(2)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/n1/half-0",
+                                                    "gpu: gpu.example.com/n1/half-1"));
+  out = Allocate({GpuClaim(3)}, "n1", {}, /*explain=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->fits);
+
+  // A half in use leaves the other half, and not the whole GPU.
+  Hold("gpu.example.com", "n1", "half-1");
+  out = Allocate({GpuClaim(1)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/n1/half-0"));
+  out = Allocate({GpuClaim(2)}, "n1", {}, /*explain=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->fits);
+  EXPECT_EQ(out->why,
+            "claim default/c, request gpu: 2 wanted, 1 of the node's 3 devices matches and is free "
+            "(1 in use, 1 short of counter gpu-0/memory)");
+  Hold("gpu.example.com", "n1", "half-0");
+  out = Allocate({GpuClaim(1)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->fits);
+}
+
+// The counter sets may be published for another node than the devices (one slice per pool for a
+// whole rack, say): the pool is whole when all its slices are there, and the devices in use on
+// the other nodes consume its counters too.
+TEST_F(AllocatorTest, CountersOfAPoolSpanItsSlicesOnEveryNode) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: counters}
+    spec:
+      driver: gpu.example.com
+      nodeName: n0
+      pool: {name: rack, resourceSliceCount: 3}
+      sharedCounters: [{name: power, counters: {watts: {value: "500"}}}])"));
+  for (const char* node : {"n1", "n2"}) {
+    Add(Slice(fmt::format(R"(
+      metadata: {{name: {0}}}
+      spec:
+        driver: gpu.example.com
+        nodeName: {0}
+        pool: {{name: rack, resourceSliceCount: 3}}
+        devices:
+        - {{name: {0}-a, consumesCounters: [{{counterSet: power, counters: {{watts: {{value: "300"}}}}}}]}}
+        - {{name: {0}-b, consumesCounters: [{{counterSet: power, counters: {{watts: {{value: "200"}}}}}}]}})",
+                          node)));
+  }
+  absl::StatusOr<Found> out = Allocate({GpuClaim(2)}, "n1");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/rack/n1-a",
+                                                    "gpu: gpu.example.com/rack/n1-b"));
+  Hold("gpu.example.com", "rack", "n2-a");  // 300 of the rack's 500 watts, on another node.
+  out = Allocate({GpuClaim(1)}, "n1");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("gpu: gpu.example.com/rack/n1-b"));
+  out = Allocate({GpuClaim(2)}, "n1");
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->fits);
+}
+
+// A pool whose devices name a counter set or a counter it does not have is invalid, in upstream's
+// words, and its devices are not given.
+TEST_F(AllocatorTest, CountersThatDoNotExistMakeThePoolInvalid) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: counters}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 2}
+      sharedCounters: [{name: gpu-0, counters: {memory: {value: 40Gi}}}])"));
+  Add(Slice(R"(
+    metadata: {name: devices}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 2}
+      devices:
+      - {name: g0, consumesCounters: [{counterSet: gpu-1, counters: {memory: {value: 1Gi}}}]})"));
+  absl::StatusOr<Found> out = Allocate({GpuClaim(1)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->fits);
+  EXPECT_EQ(out->node_failure, "invalid resource pools were encountered");
+  api::ResourceClaim all = Claim(R"(
+    metadata: {name: c, namespace: default}
+    spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, allocationMode: All}}]}})");
+  out = Allocate({all});
+  EXPECT_EQ(out.status().message(),
+            "claim default/c, request gpu: asks for all devices, but resource pool "
+            "gpu.example.com/n1 is currently invalid");
+
+  Add(Slice(R"(
+    metadata: {name: devices}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 2}
+      devices:
+      - {name: g0, consumesCounters: [{counterSet: gpu-0, counters: {cores: {value: "1"}}}]})"));
+  SliceIndex index(dra_.ListResourceSlices());
+  auto node = ksched::testing::MakeNode().Name("n1").Obj();
+  std::shared_ptr<const std::vector<Pool>> pools = index.PoolsFor(node);
+  ASSERT_EQ(pools->size(), 1u);
+  EXPECT_EQ(pools->at(0).invalid, "counter cores not found in counter set gpu-0");
 }
 
 TEST_F(AllocatorTest, NodeSelectorSlicesServeTheNodesTheySelect) {

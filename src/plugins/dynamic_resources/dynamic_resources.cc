@@ -682,7 +682,6 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
   // The fields a gate that is off makes absent, or makes their device absent.
   std::vector<std::string_view> read_as_absent;
   std::vector<std::string_view> drop_device;
-  if (!features.partitionable_devices) drop_device.push_back("consumesCounters");
   if (!features.binding_conditions) {
     drop_device.push_back("bindingConditions");
     read_as_absent.insert(read_as_absent.end(), {"bindsToNode", "bindingFailureConditions"});
@@ -690,14 +689,17 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
   if (!features.consumable_capacity) {
     read_as_absent.insert(read_as_absent.end(), {"allowMultipleAllocations", "requestPolicy"});
   }
-  auto dropped = [&](const api::Device& d) { return any_named(d.unsupported, drop_device); };
+  auto dropped = [&](const api::Device& d) {
+    return (!features.partitionable_devices && !d.consumes_counters.empty()) ||
+           any_named(d.unsupported, drop_device);
+  };
   auto changed = [&](const api::Device& d) {
     return dropped(d) || (!features.device_taints && !d.taints.empty()) ||
            any_named(d.unsupported, read_as_absent);
   };
   for (std::shared_ptr<const api::ResourceSlice>& slice : slices) {
     if (!features.partitionable_devices &&
-        (any_named(slice->unsupported, {"sharedCounters"}) || slice->per_device_node_selection)) {
+        (!slice->shared_counters.empty() || slice->per_device_node_selection)) {
       // Upstream's pools leave its devices out, and count it for the pool's completeness.
       slice = std::make_shared<const api::ResourceSlice>(
           api::ResourceSlice{.metadata = slice->metadata,

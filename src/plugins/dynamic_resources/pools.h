@@ -2,8 +2,10 @@
 // (pools.cc) and the search (allocator.cc).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ksched/api/core.h"
@@ -17,7 +19,13 @@ struct Pool {
   bool incomplete = false;
   std::string invalid;       // Why it is invalid, "" if it is not.
   bool unsupported = false;  // Invalid for a field ksched does not support (`invalid` names it).
-  std::vector<const api::ResourceSlice*> slices;  // By name.
+  std::vector<const api::ResourceSlice*>
+      slices;  // Those with devices that reach the node, by name.
+  // Partitionable devices: the pool's slices with devices for other nodes (their allocated devices
+  // consume the pool's counters too), and its counter sets by name, from whichever slices hold
+  // them.
+  std::vector<const api::ResourceSlice*> other_slices;
+  std::map<std::string_view, const api::CounterSet*> counter_sets;
   std::string Id() const { return driver + "/" + name; }
 };
 
