@@ -103,6 +103,7 @@ class CaseBuilder {
     // preempt (no PriorityClass): which victims a pod of a burst given at once saw going, and
     // which of the burst's pods took them, is a race.
     batching_ = burst && classes_.empty() && r_.Percent(50);
+    if (r_.Percent(25)) AddPartitions(&cluster);
     return cluster;
   }
 
@@ -549,6 +550,7 @@ class CaseBuilder {
     auto exactly = [](const std::string& name, const std::string& cls, int count) {
       return json{{"name", name}, {"exactly", {{"deviceClassName", cls}, {"count", count}}}};
     };
+    std::vector<json> made_claims;  // Added after the loop, which must not see them.
     int made = 0;
     for (json& o : *cluster) {
       if (o["kind"] != "Pod" || o["spec"].contains("nodeName") || !r_.Percent(50)) continue;
@@ -582,12 +584,13 @@ class CaseBuilder {
         spec["requests"] = {exactly("tpu", "tpu", 1)};
       }
       const std::string name = fmt::format("devices-{}", made++);
-      cluster->push_back({{"apiVersion", "resource.k8s.io/v1"},
-                          {"kind", "ResourceClaim"},
-                          {"metadata", {{"name", name}, {"namespace", "default"}}},
-                          {"spec", {{"devices", std::move(spec)}}}});
+      made_claims.push_back({{"apiVersion", "resource.k8s.io/v1"},
+                             {"kind", "ResourceClaim"},
+                             {"metadata", {{"name", name}, {"namespace", "default"}}},
+                             {"spec", {{"devices", std::move(spec)}}}});
       o["spec"]["resourceClaims"] = {{{"name", "devices"}, {"resourceClaimName", name}}};
     }
+    for (json& claim : made_claims) cluster->push_back(std::move(claim));
   }
 
   // A burst of identical pods, as a ReplicaSet makes them, picked after devices (so that a seed's
@@ -631,6 +634,147 @@ class CaseBuilder {
              {"exitCodes", {{"operator", "In"}, {"values", {r_.Between(1, 255)}}}}}};
       }
     }
+  }
+
+  // Partitionable devices, picked after everything else (so that a seed's other objects stay as
+  // they were): on some nodes a MIG-style GPU published as its whole, two halves and four
+  // quarters, which consume the memory of one counter set (less than the whole needs, at times)
+  // published in a slice of their pool of its own; at times FPGAs on some nodes that share a
+  // rack's power, one counter set of a pool that spans those nodes, published for all nodes; and
+  // claims for some pending pods without one: a whole GPU, a half, one or two quarters, any one
+  // or two partitions, a whole else a half (firstAvailable), or an FPGA. A case whose burst is
+  // given at once gets no claims: the order in which its pods take devices would be a race.
+  void AddPartitions(json* cluster) {
+    auto device_class = [](const std::string& name, const std::string& expression) {
+      return json{{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "DeviceClass"},
+                  {"metadata", {{"name", name}}},
+                  {"spec", {{"selectors", {{{"cel", {{"expression", expression}}}}}}}}};
+    };
+    for (const char* profile : {"whole", "half", "quarter"}) {
+      cluster->push_back(
+          device_class(fmt::format("mig-{}", profile),
+                       fmt::format("device.driver == 'mig.example.com' && "
+                                   "device.attributes['mig.example.com'].profile == '{}'",
+                                   profile)));
+    }
+    cluster->push_back(device_class("mig", "device.driver == 'mig.example.com'"));
+    cluster->push_back(device_class("rack-fpga", "device.driver == 'rack.example.com'"));
+    auto slice = [](const std::string& name, const std::string& driver, const std::string& pool,
+                    int count) {
+      return json{{"apiVersion", "resource.k8s.io/v1"},
+                  {"kind", "ResourceSlice"},
+                  {"metadata", {{"name", name}}},
+                  {"spec",
+                   {{"driver", driver},
+                    {"pool", {{"name", pool}, {"generation", 1}, {"resourceSliceCount", count}}}}}};
+    };
+    auto consumes = [](const std::string& set, const std::string& counter,
+                       const std::string& value) {
+      return json{{{"counterSet", set}, {"counters", {{counter, {{"value", value}}}}}}};
+    };
+    std::vector<std::string> node_names;
+    for (const json& o : *cluster) {
+      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
+    }
+    std::vector<std::string> fpga_nodes;
+    for (const std::string& node : node_names) {
+      if (r_.Percent(50)) {
+        json devices = json::array();
+        auto add = [&](const std::string& name, const char* profile, const char* memory) {
+          devices.push_back({{"name", name},
+                             {"attributes", {{"profile", {{"string", profile}}}}},
+                             {"consumesCounters", consumes("gpu-0", "memory", memory)}});
+        };
+        const bool whole_first = r_.Percent(50);
+        if (whole_first) add("whole", "whole", "40Gi");
+        for (int h = 0; h < 2; ++h) add(fmt::format("half-{}", h), "half", "20Gi");
+        for (int q = 0; q < 4; ++q) add(fmt::format("quarter-{}", q), "quarter", "10Gi");
+        if (!whole_first) add("whole", "whole", "40Gi");
+        // The counters' slice sorts first or last in its pool.
+        const bool counters_first = r_.Percent(50);
+        json counters = slice(node + (counters_first ? "-mig-a" : "-mig-b"), "mig.example.com",
+                              node + "-mig", 2);
+        counters["spec"]["nodeName"] = node;
+        counters["spec"]["sharedCounters"] = {
+            {{"name", "gpu-0"},
+             {"counters", {{"memory", {{"value", r_.Percent(15) ? "30Gi" : "40Gi"}}}}}}};
+        json parts = slice(node + (counters_first ? "-mig-b" : "-mig-a"), "mig.example.com",
+                           node + "-mig", 2);
+        parts["spec"]["nodeName"] = node;
+        parts["spec"]["devices"] = std::move(devices);
+        cluster->push_back(std::move(counters));
+        cluster->push_back(std::move(parts));
+      }
+      if (r_.Percent(40)) fpga_nodes.push_back(node);
+    }
+    const bool rack = !fpga_nodes.empty() && r_.Percent(50);
+    if (rack) {
+      const int count = static_cast<int>(fpga_nodes.size()) + 1;
+      json power = slice("rack-power", "rack.example.com", "rack", count);
+      power["spec"]["allNodes"] = true;
+      power["spec"]["sharedCounters"] = {
+          {{"name", "power"},
+           {"counters", {{"watts", {{"value", std::to_string(100 * r_.Between(4, 10))}}}}}}};
+      cluster->push_back(std::move(power));
+      for (const std::string& node : fpga_nodes) {
+        json devices = json::array();
+        for (int d = 0, n = r_.Between(1, 2); d < n; ++d) {
+          devices.push_back(
+              {{"name", fmt::format("{}-fpga-{}", node, d)},
+               {"consumesCounters", consumes("power", "watts", r_.Pick({"200", "300", "500"}))}});
+        }
+        json s = slice(node + "-fpgas", "rack.example.com", "rack", count);
+        s["spec"]["nodeName"] = node;
+        s["spec"]["devices"] = std::move(devices);
+        cluster->push_back(std::move(s));
+      }
+    }
+    if (batching_) return;
+    auto exactly = [](const std::string& cls, int count) {
+      return json{{"name", "part"}, {"exactly", {{"deviceClassName", cls}, {"count", count}}}};
+    };
+    std::vector<json> made_claims;  // Added after the loop, which must not see them.
+    int made = 0;
+    for (json& o : *cluster) {
+      if (o["kind"] != "Pod" || o["spec"].contains("nodeName") ||
+          o["spec"].contains("resourceClaims") || !r_.Percent(40)) {
+        continue;
+      }
+      json request;
+      switch (r_.Below(rack ? 7 : 6)) {
+        case 0:
+          request = exactly("mig-whole", 1);
+          break;
+        case 1:
+          request = exactly("mig-half", 1);
+          break;
+        case 2:
+          request = exactly("mig-quarter", r_.Between(1, 2));
+          break;
+        case 3:
+          request = exactly("mig", r_.Between(1, 2));
+          break;
+        case 4:
+          request = exactly("mig-half", 2);
+          break;
+        case 5:
+          request = {{"name", "part"},
+                     {"firstAvailable",
+                      {{{"name", "whole"}, {"deviceClassName", "mig-whole"}},
+                       {{"name", "half"}, {"deviceClassName", "mig-half"}}}}};
+          break;
+        default:
+          request = exactly("rack-fpga", 1);
+      }
+      const std::string name = fmt::format("parts-{}", made++);
+      made_claims.push_back({{"apiVersion", "resource.k8s.io/v1"},
+                             {"kind", "ResourceClaim"},
+                             {"metadata", {{"name", name}, {"namespace", "default"}}},
+                             {"spec", {{"devices", {{"requests", {std::move(request)}}}}}}});
+      o["spec"]["resourceClaims"] = {{{"name", "part"}, {"resourceClaimName", name}}};
+    }
+    for (json& claim : made_claims) cluster->push_back(std::move(claim));
   }
 
   Rand r_;

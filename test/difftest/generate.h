@@ -33,7 +33,9 @@ namespace ksched::difftest {
 // PodTopologySpread has no default constraints ("config"), where OpportunisticBatching batches
 // them. A fifth have node declared
 // features: nodes that declare RestartAllContainersOnContainerExits, and pending pods whose first
-// container restarts them all on an exit code.
+// container restarts them all on an exit code. A quarter have partitionable devices: MIG-style
+// GPUs whose whole and partitions consume one counter set, FPGAs sharing a rack's power, and
+// claims for some pending pods.
 nlohmann::json GenerateCase(uint64_t seed);
 
 // Variants of case `c`, each strictly smaller (one object or one field fewer) and as valid as `c`,

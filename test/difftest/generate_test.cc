@@ -209,9 +209,14 @@ std::set<std::string> Features(const json& c) {
     }
   }
   for (const json& slice : OfKind(c, "ResourceSlice")) {
-    if (slice["spec"].contains("allNodes")) out.insert("slice of every node");
-    for (const json& d : slice["spec"]["devices"]) {
+    const json& spec = slice["spec"];
+    if (spec.contains("allNodes")) out.insert("slice of every node");
+    if (spec.contains("sharedCounters")) {
+      out.insert(spec.contains("allNodes") ? "counter set of every node" : "counter set");
+    }
+    for (const json& d : spec.value("devices", json::array())) {
       if (d.contains("taints")) out.insert("device taint");
+      if (d.contains("consumesCounters")) out.insert("device consuming counters");
     }
   }
   std::set<std::string> pod_names;
@@ -344,7 +349,10 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "all devices",
                         "device toleration",
                         "slice of every node",
-                        "device taint"}) {
+                        "device taint",
+                        "counter set",
+                        "counter set of every node",
+                        "device consuming counters"}) {
     EXPECT_GT(seen[f], 0) << f;
   }
 }
