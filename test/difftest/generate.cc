@@ -59,6 +59,26 @@ std::vector<std::string> LabelValues(const std::string& key, int nodes) {
   return names;
 }
 
+// A DeviceClass that selects devices by one CEL expression.
+json DeviceClass(const std::string& name, const std::string& expression) {
+  return json{{"apiVersion", "resource.k8s.io/v1"},
+              {"kind", "DeviceClass"},
+              {"metadata", {{"name", name}}},
+              {"spec", {{"selectors", {{{"cel", {{"expression", expression}}}}}}}}};
+}
+
+// A ResourceSlice of generation 1 of a pool of `count` slices, without its node selection,
+// devices or counters.
+json SliceOf(const std::string& name, const std::string& driver, const std::string& pool,
+             int count) {
+  return json{{"apiVersion", "resource.k8s.io/v1"},
+              {"kind", "ResourceSlice"},
+              {"metadata", {{"name", name}}},
+              {"spec",
+               {{"driver", driver},
+                {"pool", {{"name", pool}, {"generation", 1}, {"resourceSliceCount", count}}}}}};
+}
+
 bool HasNoExecuteTaint(const json& node) {
   for (const json& t : node.value(Pointer("/spec/taints"), json::array())) {
     if (t["effect"] == "NoExecute") return true;
@@ -483,31 +503,21 @@ class CaseBuilder {
   // pool of every node; and claims for some pending pods: counts, a NUMA pair (matchAttribute),
   // firstAvailable lists, all of a node's NICs, a toleration, or a class that does not exist.
   void AddDevices(json* cluster) {
-    auto device_class = [](const std::string& name, const std::string& expression) {
-      return json{{"apiVersion", "resource.k8s.io/v1"},
-                  {"kind", "DeviceClass"},
-                  {"metadata", {{"name", name}}},
-                  {"spec", {{"selectors", {{{"cel", {{"expression", expression}}}}}}}}};
-    };
-    cluster->push_back(device_class("gpu", "device.driver == 'gpu.example.com'"));
+    cluster->push_back(DeviceClass("gpu", "device.driver == 'gpu.example.com'"));
     cluster->push_back(
-        device_class("big-gpu",
-                     "device.driver == 'gpu.example.com' && "
-                     "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0"));
-    cluster->push_back(device_class("a100",
-                                    "device.driver == 'gpu.example.com' && "
-                                    "device.attributes['gpu.example.com'].model == 'a100'"));
-    cluster->push_back(device_class("nic", "device.driver == 'nic.example.com'"));
-    cluster->push_back(device_class("fpga", "device.driver == 'fpga.example.com'"));
+        DeviceClass("big-gpu",
+                    "device.driver == 'gpu.example.com' && "
+                    "device.capacity['gpu.example.com'].memory.compareTo(quantity('40Gi')) >= 0"));
+    cluster->push_back(DeviceClass("a100",
+                                   "device.driver == 'gpu.example.com' && "
+                                   "device.attributes['gpu.example.com'].model == 'a100'"));
+    cluster->push_back(DeviceClass("nic", "device.driver == 'nic.example.com'"));
+    cluster->push_back(DeviceClass("fpga", "device.driver == 'fpga.example.com'"));
     auto slice = [](const std::string& name, const std::string& driver, const std::string& pool,
                     json devices) {
-      return json{{"apiVersion", "resource.k8s.io/v1"},
-                  {"kind", "ResourceSlice"},
-                  {"metadata", {{"name", name}}},
-                  {"spec",
-                   {{"driver", driver},
-                    {"pool", {{"name", pool}, {"generation", 1}, {"resourceSliceCount", 1}}},
-                    {"devices", std::move(devices)}}}};
+      json s = SliceOf(name, driver, pool, 1);
+      s["spec"]["devices"] = std::move(devices);
+      return s;
     };
     std::vector<std::string> node_names;
     for (const json& o : *cluster) {
@@ -645,30 +655,15 @@ class CaseBuilder {
   // or two partitions, a whole else a half (firstAvailable), or an FPGA. A case whose burst is
   // given at once gets no claims: the order in which its pods take devices would be a race.
   void AddPartitions(json* cluster) {
-    auto device_class = [](const std::string& name, const std::string& expression) {
-      return json{{"apiVersion", "resource.k8s.io/v1"},
-                  {"kind", "DeviceClass"},
-                  {"metadata", {{"name", name}}},
-                  {"spec", {{"selectors", {{{"cel", {{"expression", expression}}}}}}}}};
-    };
     for (const char* profile : {"whole", "half", "quarter"}) {
       cluster->push_back(
-          device_class(fmt::format("mig-{}", profile),
-                       fmt::format("device.driver == 'mig.example.com' && "
-                                   "device.attributes['mig.example.com'].profile == '{}'",
-                                   profile)));
+          DeviceClass(fmt::format("mig-{}", profile),
+                      fmt::format("device.driver == 'mig.example.com' && "
+                                  "device.attributes['mig.example.com'].profile == '{}'",
+                                  profile)));
     }
-    cluster->push_back(device_class("mig", "device.driver == 'mig.example.com'"));
-    cluster->push_back(device_class("rack-fpga", "device.driver == 'rack.example.com'"));
-    auto slice = [](const std::string& name, const std::string& driver, const std::string& pool,
-                    int count) {
-      return json{{"apiVersion", "resource.k8s.io/v1"},
-                  {"kind", "ResourceSlice"},
-                  {"metadata", {{"name", name}}},
-                  {"spec",
-                   {{"driver", driver},
-                    {"pool", {{"name", pool}, {"generation", 1}, {"resourceSliceCount", count}}}}}};
-    };
+    cluster->push_back(DeviceClass("mig", "device.driver == 'mig.example.com'"));
+    cluster->push_back(DeviceClass("rack-fpga", "device.driver == 'rack.example.com'"));
     auto consumes = [](const std::string& set, const std::string& counter,
                        const std::string& value) {
       return json{{{"counterSet", set}, {"counters", {{counter, {{"value", value}}}}}}};
@@ -693,14 +688,14 @@ class CaseBuilder {
         if (!whole_first) add("whole", "whole", "40Gi");
         // The counters' slice sorts first or last in its pool.
         const bool counters_first = r_.Percent(50);
-        json counters = slice(node + (counters_first ? "-mig-a" : "-mig-b"), "mig.example.com",
-                              node + "-mig", 2);
+        json counters = SliceOf(node + (counters_first ? "-mig-a" : "-mig-b"), "mig.example.com",
+                                node + "-mig", 2);
         counters["spec"]["nodeName"] = node;
         counters["spec"]["sharedCounters"] = {
             {{"name", "gpu-0"},
              {"counters", {{"memory", {{"value", r_.Percent(15) ? "30Gi" : "40Gi"}}}}}}};
-        json parts = slice(node + (counters_first ? "-mig-b" : "-mig-a"), "mig.example.com",
-                           node + "-mig", 2);
+        json parts = SliceOf(node + (counters_first ? "-mig-b" : "-mig-a"), "mig.example.com",
+                             node + "-mig", 2);
         parts["spec"]["nodeName"] = node;
         parts["spec"]["devices"] = std::move(devices);
         cluster->push_back(std::move(counters));
@@ -711,7 +706,7 @@ class CaseBuilder {
     const bool rack = !fpga_nodes.empty() && r_.Percent(50);
     if (rack) {
       const int count = static_cast<int>(fpga_nodes.size()) + 1;
-      json power = slice("rack-power", "rack.example.com", "rack", count);
+      json power = SliceOf("rack-power", "rack.example.com", "rack", count);
       power["spec"]["allNodes"] = true;
       power["spec"]["sharedCounters"] = {
           {{"name", "power"},
@@ -724,7 +719,7 @@ class CaseBuilder {
               {{"name", fmt::format("{}-fpga-{}", node, d)},
                {"consumesCounters", consumes("power", "watts", r_.Pick({"200", "300", "500"}))}});
         }
-        json s = slice(node + "-fpgas", "rack.example.com", "rack", count);
+        json s = SliceOf(node + "-fpgas", "rack.example.com", "rack", count);
         s["spec"]["nodeName"] = node;
         s["spec"]["devices"] = std::move(devices);
         cluster->push_back(std::move(s));
