@@ -5,17 +5,18 @@
 //   std::shared_ptr<const api::ResourceClaim> claim =
 //       handle.dra().GetResourceClaim(pod.metadata.namespace_, "gpu");
 //   for (const auto& slice : handle.dra().ListResourceSlices()) ...
-//   std::shared_ptr<const HeldDevices::Names> held = handle.dra().AllocatedInPool(driver, pool);
-//   if (held && held->contains(device)) ...  // a claim's allocation holds it
+//   std::shared_ptr<const HeldDevices::Pool> held = handle.dra().AllocatedInPool(driver, pool);
+//   if (held && held->names.contains(device)) ...  // a claim's allocation holds it whole
 //   // Many pools (a PreFilter for a Filter's many nodes): one lock, then none per pool.
 //   std::shared_ptr<const HeldDevices::View> all = handle.dra().Allocated();
-//   const std::shared_ptr<const HeldDevices::Names>& in_pool = all->InPool(driver, pool);
+//   const std::shared_ptr<const HeldDevices::Pool>& in_pool = all->InPool(driver, pool);
 //
 // Thread safety: every DraLister method is safe from any thread; HeldDevices is not synchronized
 // (its owner locks), the snapshots it hands out are immutable.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -29,9 +30,10 @@
 namespace ksched {
 
 // The devices that allocations hold (upstream's allocated-devices tracker; a result with admin
-// access holds nothing), counted by pool and device, with each pool's names as an immutable
-// snapshot made again at every change of that pool: a search asks once per pool, then looks names
-// up without a lock.
+// access holds nothing), counted by pool and device, with each pool's as an immutable snapshot
+// made again at every change of that pool: a search asks once per pool, then looks names up
+// without a lock. A result with a share ID (consumable capacity) holds a share of its device,
+// and what it consumes adds to what the device's other shares consume.
 class HeldDevices {
   // std::string_view lookups (Abseil's own string_view may be another type).
   struct Hash {
@@ -47,13 +49,22 @@ class HeldDevices {
 
  public:
   using Names = absl::flat_hash_set<std::string, Hash, Eq>;
-  // Every pool's names at once, as InPool gives them one by one; immutable.
+  // The shares of one device: how many, and what they consume of each capacity, together.
+  struct Share {
+    int count = 0;
+    std::map<std::string, api::Quantity> consumed;
+  };
+  // One pool's held devices: those held whole, by name, and the shares of the others, by device.
+  struct Pool {
+    Names names;
+    Map<Share> shares;
+  };
+  // Every pool's at once, as InPool gives them one by one; immutable.
   class View {
    public:
-    // nullptr when none of the pool's devices is held; the view keeps the names alive.
-    const std::shared_ptr<const Names>& InPool(std::string_view driver,
-                                               std::string_view pool) const;
-    // fn(driver, pool, names) for each pool with held devices.
+    // nullptr when none of the pool's devices is held; the view keeps the pool alive.
+    const std::shared_ptr<const Pool>& InPool(std::string_view driver, std::string_view pool) const;
+    // fn(driver, pool, held) for each pool with held devices.
     template <typename Fn>
     void ForEach(Fn&& fn) const {
       for (const auto& [driver, pools] : by_driver_) {
@@ -63,23 +74,24 @@ class HeldDevices {
 
    private:
     friend class HeldDevices;
-    Map<Map<std::shared_ptr<const Names>>> by_driver_;
+    Map<Map<std::shared_ptr<const Pool>>> by_driver_;
   };
   // Counts the allocation's devices as held by one more (+1) or one fewer (-1) allocation.
   void Count(const api::AllocationResult& allocation, int delta);
-  // The names of the held devices of one pool; nullptr when none is held.
-  std::shared_ptr<const Names> InPool(std::string_view driver, std::string_view pool) const;
+  // The held devices of one pool; nullptr when none is held.
+  std::shared_ptr<const Pool> InPool(std::string_view driver, std::string_view pool) const;
   // Every pool's, as the counts are now: made at the first call after a change, then shared.
   std::shared_ptr<const View> Snapshot();
   bool empty() const { return by_driver_.empty(); }
 
  private:
-  struct Pool {
-    Map<int> counts;
-    std::shared_ptr<const Names> names;
+  struct Counts {
+    Map<int> whole;     // By device: the allocations that hold it whole.
+    Map<Share> shares;  // By device.
+    std::shared_ptr<const Pool> held;
   };
   // By driver, then pool.
-  Map<Map<Pool>> by_driver_;
+  Map<Map<Counts>> by_driver_;
   std::shared_ptr<const View> view_;  // Until the next change.
 };
 
@@ -104,8 +116,8 @@ class DraLister {
   virtual uint64_t DevicesGeneration() const = 0;
   // The devices of one pool that the claims' allocations hold, as the claims are now; nullptr
   // when none is held.
-  virtual std::shared_ptr<const HeldDevices::Names> AllocatedInPool(
-      std::string_view driver, std::string_view pool) const = 0;
+  virtual std::shared_ptr<const HeldDevices::Pool> AllocatedInPool(std::string_view driver,
+                                                                   std::string_view pool) const = 0;
   // Every pool's, as one snapshot: for a plugin that asks about many pools at once.
   virtual std::shared_ptr<const HeldDevices::View> Allocated() const = 0;
 };

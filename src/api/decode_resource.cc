@@ -72,6 +72,28 @@ absl::Status CounterConsumptionOf(element e, const Path& p, DeviceCounterConsump
   });
 }
 
+// A map of quantities by name: capacity.requests, consumedCapacity.
+absl::Status QuantityMap(element e, const Path& p, std::map<std::string, Quantity>* out) {
+  return Fields(e, p, [&](std::string_view name, element v, const Path& vp) {
+    return Quant(v, vp, &(*out)[std::string(name)]);
+  });
+}
+
+absl::Status RequestPolicyOf(element e, const Path& p, CapacityRequestPolicy* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "default") return OptQuant(v, vp, &out->default_value);
+    if (k == "validValues") return Items(v, vp, &out->valid_values, Quant);
+    if (k != "validRange" || v.is_null()) return absl::OkStatus();
+    CapacityRequestRange& range = out->valid_range.emplace();
+    return Fields(v, vp, [&](std::string_view rk, element rv, const Path& rp) -> absl::Status {
+      if (rk == "min") return OptQuant(rv, rp, &range.min);
+      if (rk == "max") return OptQuant(rv, rp, &range.max);
+      if (rk == "step") return OptQuant(rv, rp, &range.step);
+      return absl::OkStatus();
+    });
+  });
+}
+
 absl::Status DeviceOf(element e, const Path& p, Device* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "name") return Str(v, vp, &out->name);
@@ -85,7 +107,9 @@ absl::Status DeviceOf(element e, const Path& p, Device* out) {
         return Fields(cv, cvp,
                       [&](std::string_view f, element fv, const Path& fvp) -> absl::Status {
                         if (f == "value") return Quant(fv, fvp, &out->capacity[std::string(ck)]);
-                        if (f == "requestPolicy") Unsupported(fv, fvp, &out->unsupported);
+                        if (f == "requestPolicy" && !fv.is_null()) {
+                          return RequestPolicyOf(fv, fvp, &out->request_policies[std::string(ck)]);
+                        }
                         return absl::OkStatus();
                       });
       });
@@ -100,9 +124,9 @@ absl::Status DeviceOf(element e, const Path& p, Device* out) {
                      return CounterConsumptionOf(c, cp, consumption, &out->unsupported);
                    });
     }
-    // Binding conditions and consumable capacity.
-    if (k == "bindsToNode" || k == "bindingConditions" || k == "bindingFailureConditions" ||
-        k == "allowMultipleAllocations") {
+    if (k == "allowMultipleAllocations") return OptBool(v, vp, &out->allow_multiple_allocations);
+    // Binding conditions.
+    if (k == "bindsToNode" || k == "bindingConditions" || k == "bindingFailureConditions") {
       Unsupported(v, vp, &out->unsupported);
     }
     return absl::OkStatus();
@@ -198,10 +222,8 @@ absl::Status DeviceTaintRuleAt(element e, const Path& p, DeviceTaintRule* out) {
   });
 }
 
-// An ExactDeviceRequest or a DeviceSubRequest; `unsupported` gets what they use of consumable
-// capacity.
-absl::Status SubRequest(element e, const Path& p, DeviceSubRequest* out,
-                        std::vector<std::string>* unsupported) {
+// An ExactDeviceRequest or a DeviceSubRequest.
+absl::Status SubRequest(element e, const Path& p, DeviceSubRequest* out) {
   bool count_given = false;
   KSCHED_RETURN_IF_ERROR(
       Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
@@ -215,8 +237,11 @@ absl::Status SubRequest(element e, const Path& p, DeviceSubRequest* out,
         }
         if (k == "adminAccess") return Bool(v, vp, &out->admin_access);
         if (k == "tolerations") return Items(v, vp, &out->tolerations, DeviceTolerationOf);
-        if (k == "capacity") Unsupported(v, vp, unsupported);
-        return absl::OkStatus();
+        if (k != "capacity" || v.is_null()) return absl::OkStatus();
+        return Fields(v, vp, [&](std::string_view ck, element cv, const Path& cvp) {
+          if (ck != "requests") return absl::OkStatus();
+          return QuantityMap(cv, cvp, &out->capacity_requests);
+        });
       }));
   // The API server defaults an absent or zero count to 1 for ExactCount; with All it stays 0
   // (and must).
@@ -226,29 +251,20 @@ absl::Status SubRequest(element e, const Path& p, DeviceSubRequest* out,
 }
 
 // A request: `exactly` one class's devices, or the `firstAvailable` of alternatives.
-absl::Status RequestOf(element e, const Path& p, DeviceRequest* out,
-                       std::vector<std::string>* unsupported) {
+absl::Status RequestOf(element e, const Path& p, DeviceRequest* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "name") return Str(v, vp, &out->name);
-    if (k == "exactly" && !v.is_null()) {
-      return SubRequest(v, vp, &out->exactly.emplace(), unsupported);
-    }
-    if (k == "firstAvailable") {
-      return Items(v, vp, &out->first_available,
-                   [&](element s, const Path& sp, DeviceSubRequest* sub) {
-                     return SubRequest(s, sp, sub, unsupported);
-                   });
-    }
+    if (k == "exactly" && !v.is_null()) return SubRequest(v, vp, &out->exactly.emplace());
+    if (k == "firstAvailable") return Items(v, vp, &out->first_available, SubRequest);
     return absl::OkStatus();
   });
 }
 
-absl::Status ConstraintOf(element e, const Path& p, DeviceConstraint* out,
-                          std::vector<std::string>* unsupported) {
+absl::Status ConstraintOf(element e, const Path& p, DeviceConstraint* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "requests") return StrList(v, vp, &out->requests);
     if (k == "matchAttribute") return OptStr(v, vp, &out->match_attribute);
-    if (k == "distinctAttribute") Unsupported(v, vp, unsupported);  // Consumable capacity.
+    if (k == "distinctAttribute") return OptStr(v, vp, &out->distinct_attribute);
     return absl::OkStatus();
   });
 }
@@ -257,17 +273,8 @@ absl::Status ClaimSpec(element e, const Path& p, ResourceClaimSpec* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k != "devices") return absl::OkStatus();
     return Fields(v, vp, [&](std::string_view dk, element dv, const Path& dvp) -> absl::Status {
-      if (dk == "requests") {
-        return Items(dv, dvp, &out->requests, [&](element r, const Path& rp, DeviceRequest* req) {
-          return RequestOf(r, rp, req, &out->unsupported);
-        });
-      }
-      if (dk == "constraints") {
-        return Items(dv, dvp, &out->constraints,
-                     [&](element c, const Path& cp, DeviceConstraint* constraint) {
-                       return ConstraintOf(c, cp, constraint, &out->unsupported);
-                     });
-      }
+      if (dk == "requests") return Items(dv, dvp, &out->requests, RequestOf);
+      if (dk == "constraints") return Items(dv, dvp, &out->constraints, ConstraintOf);
       if (dk == "config") return Items(dv, dvp, &out->config, DeviceConfig);
       return absl::OkStatus();
     });
@@ -284,9 +291,10 @@ absl::Status AllocatedDeviceOf(element e, const Path& p, DeviceRequestAllocation
     if (k == "device") return Str(v, vp, &out->device);
     if (k == "adminAccess") return Bool(v, vp, &out->admin_access);
     if (k == "tolerations") return Items(v, vp, &out->tolerations, DeviceTolerationOf);
-    // Binding conditions and consumable capacity.
-    if (k == "bindingConditions" || k == "bindingFailureConditions" || k == "shareID" ||
-        k == "consumedCapacity") {
+    if (k == "shareID") return OptStr(v, vp, &out->share_id);
+    if (k == "consumedCapacity") return QuantityMap(v, vp, &out->consumed_capacity);
+    // Binding conditions.
+    if (k == "bindingConditions" || k == "bindingFailureConditions") {
       Unsupported(v, vp, unsupported);
     }
     return absl::OkStatus();

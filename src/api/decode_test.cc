@@ -345,13 +345,16 @@ TEST(DecodeObjectsTest, DraObjects) {
                            "taints":[{"key":"broken","value":"yes","effect":"NoSchedule"}]},
                           {"name":"gpu-1","consumesCounters":[{"counterSet":"s","counters":{
                                 "memory":{"value":"10Gi"}},"compatibilityGroups":["a"]}],
-                           "capacity":{"memory":{"value":"80Gi","requestPolicy":{"default":"1Gi"}}}}],
+                           "allowMultipleAllocations":true,
+                           "capacity":{"memory":{"value":"80Gi","requestPolicy":{"default":"1Gi",
+                               "validRange":{"min":"1Gi","step":"1Gi"}}}}}],
                "sharedCounters":[{"name":"s","counters":{"memory":{"value":"80Gi"}}}]}},
       {"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
        "metadata":{"name":"train-gpu","namespace":"ml","uid":"c1"},
        "spec":{"devices":{
          "requests":[{"name":"gpu","exactly":{"deviceClassName":"gpu","allocationMode":"ExactCount",
                                               "count":2,"adminAccess":true,
+                                              "capacity":{"requests":{"memory":"10Gi"}},
                                               "selectors":[{"cel":{"expression":"true"}}],
                                               "tolerations":[{"key":"broken","operator":"Exists",
                                                               "effect":"NoSchedule"}]}},
@@ -362,7 +365,9 @@ TEST(DecodeObjectsTest, DraObjects) {
                         {"distinctAttribute":"gpu.example.com/index"}],
          "config":[{"requests":["gpu"],"opaque":{"driver":"gpu.example.com","parameters":{}}}]}},
        "status":{"allocation":{"devices":{"results":[{"request":"gpu","driver":"gpu.example.com",
-                                                       "pool":"n1","device":"gpu-0"}],
+                                                       "pool":"n1","device":"gpu-0",
+                                                       "shareID":"5a8c63a2-7d0d-4b8e-9c3c-0d3c6f1e2a10",
+                                                       "consumedCapacity":{"memory":"10Gi"}}],
                                           "config":[{"source":"FromClass","opaque":{
                                               "driver":"gpu.example.com","parameters":{"a":1}}}]},
                                "nodeSelector":{"nodeSelectorTerms":[{"matchFields":[
@@ -414,10 +419,16 @@ TEST(DecodeObjectsTest, DraObjects) {
   EXPECT_EQ(slice.shared_counters[0].name, "s");
   EXPECT_EQ(slice.shared_counters[0].counters.at("memory").Value(), int64_t{80} << 30);
   EXPECT_TRUE(slice.unsupported.empty());
-  // Compatibility groups (alpha, off) and consumable capacity, which ksched does not implement yet.
+  // Compatibility groups (alpha, off), which ksched does not implement.
   EXPECT_THAT(slice.devices[1].unsupported,
-              ElementsAre("spec.devices[1].consumesCounters[0].compatibilityGroups",
-                          "spec.devices[1].capacity.memory.requestPolicy"));
+              ElementsAre("spec.devices[1].consumesCounters[0].compatibilityGroups"));
+  // Consumable capacity: a device shared by several allocations, and how they consume its memory.
+  EXPECT_EQ(slice.devices[1].allow_multiple_allocations, true);
+  const CapacityRequestPolicy& policy = slice.devices[1].request_policies.at("memory");
+  EXPECT_EQ(policy.default_value->String(), "1Gi");
+  ASSERT_TRUE(policy.valid_range.has_value());
+  EXPECT_EQ(policy.valid_range->step->String(), "1Gi");
+  EXPECT_FALSE(policy.valid_range->max.has_value());
 
   const auto& claim = std::get<ResourceClaim>(objects->at(2));
   ASSERT_EQ(claim.spec.requests.size(), 2u);
@@ -436,11 +447,15 @@ TEST(DecodeObjectsTest, DraObjects) {
   EXPECT_EQ(alternatives[1].allocation_mode, "All");
   ASSERT_EQ(claim.spec.constraints.size(), 2u);
   EXPECT_EQ(claim.spec.constraints[0].match_attribute, "gpu.example.com/model");
-  EXPECT_THAT(claim.spec.unsupported, ElementsAre("spec.devices.constraints[1].distinctAttribute"));
+  EXPECT_EQ(claim.spec.constraints[1].distinct_attribute, "gpu.example.com/index");
   EXPECT_THAT(claim.spec.config[0].requests, ElementsAre("gpu"));
   ASSERT_TRUE(claim.allocation.has_value());
   ASSERT_EQ(claim.allocation->results.size(), 1u);
   EXPECT_EQ(claim.allocation->results[0].device, "gpu-0");
+  EXPECT_EQ(claim.allocation->results[0].share_id, "5a8c63a2-7d0d-4b8e-9c3c-0d3c6f1e2a10");
+  EXPECT_EQ(claim.allocation->results[0].consumed_capacity.at("memory").String(), "10Gi");
+  EXPECT_EQ(exactly.capacity_requests.at("memory").String(), "10Gi");
+  EXPECT_TRUE(claim.unsupported.empty());
   EXPECT_EQ(claim.allocation->config[0].source, "FromClass");
   EXPECT_EQ(claim.allocation->config[0].configuration.parameters, R"({"a":1})");
   EXPECT_EQ(claim.allocation->node_selector->node_selector_terms.size(), 1u);

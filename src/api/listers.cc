@@ -44,8 +44,8 @@ void DraObjects::ClaimChanged(const api::ResourceClaim* old, const api::Resource
   if (now != nullptr && now->allocation) allocated_.Count(*now->allocation, +1);
 }
 
-std::shared_ptr<const HeldDevices::Names> DraObjects::AllocatedInPool(std::string_view driver,
-                                                                      std::string_view pool) const {
+std::shared_ptr<const HeldDevices::Pool> DraObjects::AllocatedInPool(std::string_view driver,
+                                                                     std::string_view pool) const {
   absl::ReaderMutexLock lock(&allocated_mu_);
   return allocated_.InPool(driver, pool);
 }

@@ -212,7 +212,7 @@ class DraObjects final : public DraLister {
     return device_taint_rules.ListAll();
   }
   uint64_t ClaimsGeneration() const override { return resource_claims.changes(); }
-  std::shared_ptr<const HeldDevices::Names> AllocatedInPool(std::string_view driver,
+  std::shared_ptr<const HeldDevices::Pool> AllocatedInPool(std::string_view driver,
                                                             std::string_view pool) const override;
   std::shared_ptr<const HeldDevices::View> Allocated() const override;
   uint64_t DevicesGeneration() const override {

@@ -98,10 +98,10 @@ TEST(DraObjectsTest, APoolsAllocatedDevicesFollowTheClaims) {
   EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-1"), nullptr);
   dra.resource_claims.Set(claim("a", {"gpu-0", "gpu-1"}));
   dra.resource_claims.Set(claim("admin", {"gpu-2"}, /*admin=*/true));
-  std::shared_ptr<const HeldDevices::Names> before =
+  std::shared_ptr<const HeldDevices::Pool> before =
       dra.AllocatedInPool("gpu.example.com", "node-1");
   ASSERT_NE(before, nullptr);
-  EXPECT_EQ(*before, (HeldDevices::Names{"gpu-0", "gpu-1"}));
+  EXPECT_EQ(before->names, (HeldDevices::Names{"gpu-0", "gpu-1"}));
   EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-2"), nullptr);
   EXPECT_EQ(dra.AllocatedInPool("other.example.com", "node-1"), nullptr);
 
@@ -113,14 +113,45 @@ TEST(DraObjectsTest, APoolsAllocatedDevicesFollowTheClaims) {
 
   dra.resource_claims.Set(claim("a", {"gpu-1"}));  // Reallocated: gpu-0 is free.
   dra.resource_claims.Set(claim("b", {"gpu-1"}));  // Two claims on one device (admin-like).
-  EXPECT_EQ(*dra.AllocatedInPool("gpu.example.com", "node-1"), (HeldDevices::Names{"gpu-1"}));
-  EXPECT_EQ(*before, (HeldDevices::Names{"gpu-0", "gpu-1"}));
-  EXPECT_EQ(*dra.Allocated()->InPool("gpu.example.com", "node-1"), (HeldDevices::Names{"gpu-1"}));
+  EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-1")->names, (HeldDevices::Names{"gpu-1"}));
+  EXPECT_EQ(before->names, (HeldDevices::Names{"gpu-0", "gpu-1"}));
+  EXPECT_EQ(dra.Allocated()->InPool("gpu.example.com", "node-1")->names,
+            (HeldDevices::Names{"gpu-1"}));
   EXPECT_EQ(view->InPool("gpu.example.com", "node-1"), before);  // An old view stays as it was.
   dra.resource_claims.Remove("default", "a");
-  EXPECT_EQ(*dra.AllocatedInPool("gpu.example.com", "node-1"), (HeldDevices::Names{"gpu-1"}));
+  EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-1")->names, (HeldDevices::Names{"gpu-1"}));
   dra.resource_claims.Remove("default", "b");
   EXPECT_EQ(dra.AllocatedInPool("gpu.example.com", "node-1"), nullptr);
+}
+
+// Consumable capacity: a result with a share ID holds a share of its device, not the device; the
+// shares' consumption adds up, and goes with them.
+TEST(DraObjectsTest, SharesOfADeviceAddUpWhatTheyConsume) {
+  auto claim = [](std::string name, std::string share, std::string memory) {
+    api::ResourceClaim c{.metadata = {.name = std::move(name), .namespace_ = "default"}};
+    c.allocation.emplace().results.push_back(
+        {.request = "nic",
+         .driver = "nic.example.com",
+         .pool = "node-1",
+         .device = "eth0",
+         .share_id = std::move(share),
+         .consumed_capacity = {{"bandwidth", *api::Quantity::Parse(memory)}}});
+    return std::make_shared<const api::ResourceClaim>(std::move(c));
+  };
+  DraObjects dra;
+  dra.resource_claims.Set(claim("a", "1f0a7ab6-0d44-4a3e-9a59-3a3f2b1c0e01", "2G"));
+  dra.resource_claims.Set(claim("b", "1f0a7ab6-0d44-4a3e-9a59-3a3f2b1c0e02", "3G"));
+  std::shared_ptr<const HeldDevices::Pool> held = dra.AllocatedInPool("nic.example.com", "node-1");
+  ASSERT_NE(held, nullptr);
+  EXPECT_TRUE(held->names.empty());  // Not held whole.
+  ASSERT_TRUE(held->shares.contains("eth0"));
+  EXPECT_EQ(held->shares.at("eth0").count, 2);
+  EXPECT_EQ(held->shares.at("eth0").consumed.at("bandwidth").String(), "5G");
+  dra.resource_claims.Remove("default", "a");
+  held = dra.AllocatedInPool("nic.example.com", "node-1");
+  EXPECT_EQ(held->shares.at("eth0").consumed.at("bandwidth").String(), "3G");
+  dra.resource_claims.Remove("default", "b");
+  EXPECT_EQ(dra.AllocatedInPool("nic.example.com", "node-1"), nullptr);
 }
 
 }  // namespace

@@ -72,6 +72,7 @@ plugins::Features PluginFeatures(const features::FeatureGates& gates) {
           .device_taints = gates.Enabled("DRADeviceTaints"),
           .partitionable_devices = gates.Enabled("DRAPartitionableDevices"),
           .consumable_capacity = gates.Enabled("DRAConsumableCapacity"),
+          .fractional_capacity_range = gates.Enabled("DRAFractionalCapacityRange"),
           .device_binding_conditions = gates.Enabled("DRADeviceBindingConditions")};
 }
 

@@ -332,6 +332,10 @@ json ApiWriter::AllocationJson(const api::AllocationResult& allocation) {
     json j = {{"request", r.request}, {"driver", r.driver}, {"pool", r.pool}, {"device", r.device}};
     if (r.admin_access) j["adminAccess"] = true;
     if (!r.tolerations.empty()) j["tolerations"] = TolerationsJson(r.tolerations);
+    if (r.share_id) j["shareID"] = *r.share_id;
+    for (const auto& [name, value] : r.consumed_capacity) {
+      j["consumedCapacity"][name] = value.String();
+    }
     results.push_back(std::move(j));
   }
   json config = json::array();

@@ -423,15 +423,11 @@ std::vector<std::string> FeatureGates::KnownFeatures() {
 bool FeatureGates::Honoured(std::string_view gate) {
   // The scheduler gates ksched decides by at either value, as kube-scheduler does.
   static const std::set<std::string, std::less<>> kHonoured = {
-      "DRAConsumableCapacity",
-      "DRADeviceBindingConditions",
-      "DRADeviceTaintRules",
-      "DRADeviceTaints",
-      "DRAPartitionableDevices",
-      "NodeDeclaredFeatures",
-      "NominatedNodeNameForExpectation",
-      "OpportunisticBatching",
-      "StorageCapacityScoring",
+      "DRAConsumableCapacity",      "DRADeviceBindingConditions",
+      "DRADeviceTaintRules",        "DRADeviceTaints",
+      "DRAFractionalCapacityRange", "DRAPartitionableDevices",
+      "NodeDeclaredFeatures",       "NominatedNodeNameForExpectation",
+      "OpportunisticBatching",      "StorageCapacityScoring",
       "VolumeLimitScaling",
   };
   return kHonoured.contains(gate);

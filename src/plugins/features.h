@@ -7,13 +7,15 @@
 namespace ksched::plugins {
 
 struct Features {
-  bool node_declared_features = true;     // NodeDeclaredFeatures
-  bool storage_capacity_scoring = true;   // StorageCapacityScoring
-  bool volume_limit_scaling = true;       // VolumeLimitScaling
-  bool device_taint_rules = true;         // DRADeviceTaintRules
-  bool device_taints = true;              // DRADeviceTaints
-  bool partitionable_devices = true;      // DRAPartitionableDevices
-  bool consumable_capacity = true;        // DRAConsumableCapacity
+  bool node_declared_features = true;    // NodeDeclaredFeatures
+  bool storage_capacity_scoring = true;  // StorageCapacityScoring
+  bool volume_limit_scaling = true;      // VolumeLimitScaling
+  bool device_taint_rules = true;        // DRADeviceTaintRules
+  bool device_taints = true;             // DRADeviceTaints
+  bool partitionable_devices = true;     // DRAPartitionableDevices
+  bool consumable_capacity = true;       // DRAConsumableCapacity
+  // DRAFractionalCapacityRange: on only with --min-compatibility-version 1.37.
+  bool fractional_capacity_range = false;
   bool device_binding_conditions = true;  // DRADeviceBindingConditions
 };
 

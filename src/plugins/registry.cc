@@ -79,6 +79,7 @@ Registry NewInTreeRegistry(const Features& features) {
                           .device_taints = features.device_taints,
                           .partitionable_devices = features.partitionable_devices,
                           .consumable_capacity = features.consumable_capacity,
+                          .fractional_capacity_range = features.fractional_capacity_range,
                           .binding_conditions = features.device_binding_conditions})),
       {names::kDefaultBinder, default_binder::New},
       {names::kNodeDeclaredFeatures,

@@ -203,18 +203,18 @@ void ClaimSpec(const std::string& path, const api::ResourceClaimSpec& spec, Erro
     for (size_t j = 0; j < c.requests.size(); ++j) {
       RequestRef(fmt::format("{}.requests[{}]", at, j), c.requests[j], spec.requests, e);
     }
-    const std::string distinct = fmt::format("devices.constraints[{}].distinctAttribute", i);
-    const bool has_distinct =
-        std::any_of(spec.unsupported.begin(), spec.unsupported.end(),
-                    [&](const std::string& u) { return u.ends_with(distinct); });
-    if (c.match_attribute) {
-      const std::string& name = *c.match_attribute;
-      QualifiedAttributeName(at + ".matchAttribute", name, e);
+    auto fully_qualified = [&](const std::string& field, const std::string& name) {
+      QualifiedAttributeName(at + "." + field, name, e);
       if (name.find('/') == std::string::npos) {
-        e->Invalid(at + ".matchAttribute", name,
+        e->Invalid(at + "." + field, name,
                    "a fully qualified name must be a domain and a name separated by a slash");
       }
-    } else if (!has_distinct) {
+    };
+    if (c.match_attribute) {  // The API server takes both, and checks matchAttribute then.
+      fully_qualified("matchAttribute", *c.match_attribute);
+    } else if (c.distinct_attribute) {
+      fully_qualified("distinctAttribute", *c.distinct_attribute);
+    } else {
       e->Required(at,
                   "exactly one of \"matchAttribute\" or \"distinctAttribute\" is required, but "
                   "multiple fields are set");  // Upstream's words, though none is set.
@@ -353,6 +353,106 @@ void ConsumesCounters(const std::string& at, const api::Device& d, Errors* e) {
   }
 }
 
+// Consumable capacity: a capacity's requestPolicy, on a device that allows multiple allocations
+// (`value`, the capacity's). Checked as the API server checks it without
+// DRAFractionalCapacityRange: a range's steps in whole units.
+void RequestPolicy(const std::string& at, const api::Quantity& value,
+                   const api::CapacityRequestPolicy& policy, Errors* e) {
+  if (!policy.valid_values.empty() && policy.valid_range) {
+    return e->Forbidden(at,
+                        "exactly one policy can be specified, cannot specify \"validValues\" "
+                        "and \"validRange\" at the same time");
+  }
+  if (!policy.valid_values.empty()) {
+    if (!policy.default_value) {
+      return e->Required(at + ".default", "required when validValues is defined");
+    }
+    const std::vector<api::Quantity>& values = policy.valid_values;
+    const std::string path = at + ".validValues";
+    for (size_t i = 0; i + 1 < values.size(); ++i) {
+      if (values[i] > values[i + 1]) {
+        e->Invalid(fmt::format("{}[{}]", path, i + 1), values[i + 1].String(),
+                   "values must be sorted in ascending order");
+      }
+    }
+    if (values.size() > 10) {
+      e->TooMany(path, values.size(), 10);
+    } else {
+      for (size_t i = 0; i < values.size(); ++i) {
+        if (values[i] > value) {
+          e->Invalid(fmt::format("{}[{}]", path, i), values[i].String(),
+                     "option is larger than capacity value: " + value.String());
+        }
+      }
+    }
+    if (std::find(values.begin(), values.end(), *policy.default_value) == values.end()) {
+      e->Invalid(path, policy.default_value->String(),
+                 "default value is not valid according to the requestPolicy");
+    }
+    return;
+  }
+  if (!policy.valid_range) return;
+  if (!policy.default_value) {
+    return e->Required(at + ".default", "required when validRange is defined");
+  }
+  const api::CapacityRequestRange& range = *policy.valid_range;
+  const api::Quantity& def = *policy.default_value;
+  const std::string path = at + ".validRange";
+  if (!range.min) return e->Required(path + ".min", "required when validRange is defined");
+  const api::Quantity& min = *range.min;
+  if (min > value) {
+    e->Invalid(path + ".min", min.String(), "min is larger than capacity value: " + value.String());
+  }
+  if (def < min) {
+    e->Invalid(path + ".default", def.String(), "default is less than min: " + min.String());
+  }
+  if (range.max) {
+    if (min > *range.max) {
+      e->Invalid(path + ".max", min.String(), "min is larger than max: " + range.max->String());
+    }
+    if (*range.max > value) {
+      e->Invalid(path + ".max", range.max->String(),
+                 "max is larger than capacity value: " + value.String());
+    }
+    if (def > *range.max) {
+      e->Invalid(path + ".default", def.String(),
+                 "default is more than max: " + range.max->String());
+    }
+  }
+  if (!range.step) return;
+  const api::Quantity& step = *range.step;
+  if (step.Sign() <= 0)
+    return e->Invalid(path + ".step", step.String(), "must be greater than zero");
+  api::Quantity one_step = min;
+  one_step += step;
+  if (one_step > value) {
+    e->Invalid(path + ".step", step.String(),
+               fmt::format("one step {} is larger than capacity value: {}", one_step.String(),
+                           value.String()));
+  }
+  bool unsafe = false;  // Beyond what whole units can hold.
+  for (const auto& [q, name] :
+       {std::pair{&policy.default_value, "default"}, std::pair{&range.min, "min"},
+        std::pair{&range.max, "max"}, std::pair{&range.step, "step"}}) {
+    if (!q->has_value()) continue;
+    if ((*q)->Sign() < 0) {
+      e->Invalid(path + "." + name, (*q)->String(), "must be greater than or equal to 0");
+      unsafe = true;
+    } else if ((*q)->NanoValue() > __int128{INT64_MAX} * 1'000'000'000) {
+      e->Invalid(path + "." + name, (*q)->String(), "must not be larger than 9223372036854775807");
+      unsafe = true;
+    }
+  }
+  if (unsafe) return;
+  for (const std::optional<api::Quantity>* of : {&policy.default_value, &range.max}) {
+    if (of->has_value() && ((*of)->Value() - min.Value()) % step.Value() != 0) {
+      e->Invalid(path + ".step", (*of)->String(),
+                 fmt::format("value is not a multiple of a given step ({}) from ({})",
+                             step.String(), min.String()));
+    }
+  }
+}
+
 // Partitionable devices: the slice's counter sets, checked as ConsumesCounters.
 void SharedCounters(const api::ResourceSlice& s, Errors* e) {
   const std::vector<api::CounterSet>& list = s.shared_counters;
@@ -426,8 +526,17 @@ void Slice(const api::ResourceSlice& s, Errors* e) {
                    "must be a string compatible with semver.org spec 2.0.0");
       }
     }
-    for (const auto& [name, quantity] : d.capacity)
+    for (const auto& [name, quantity] : d.capacity) {
       QualifiedAttributeName(at + ".capacity", name, e);
+      auto policy = d.request_policies.find(name);
+      if (policy == d.request_policies.end()) continue;
+      const std::string path = fmt::format("{}.capacity[{}].requestPolicy", at, name);
+      if (!d.allow_multiple_allocations.value_or(false)) {
+        e->Forbidden(path, "allowMultipleAllocations must be true");
+      } else {
+        RequestPolicy(path, quantity, policy->second, e);
+      }
+    }
     for (size_t j = 0; j < d.taints.size(); ++j) {
       Taint(fmt::format("{}.taints[{}]", at, j), d.taints[j], e);
     }

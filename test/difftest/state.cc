@@ -124,12 +124,14 @@ std::string Binding(const Storage& s) {
   for (const auto& [key, o] : s) {
     const json& spec = o.value("spec", json::object());
     if (o.value("kind", "") == "ResourceClaim") {
-      // The devices it was given; whom it is reserved for differs by turn (the pods' uids).
+      // The devices it was given, and what a share of one consumes; whom it is reserved for
+      // differs by turn (the pods' uids), and so does a share's random ID.
       std::vector<std::string> devices;
       for (const json& r :
            o.value(json::json_pointer("/status/allocation/devices/results"), json::array())) {
         devices.push_back(fmt::format("{}: {}/{}/{}", r.value("request", ""), r.value("driver", ""),
                                       r.value("pool", ""), r.value("device", "")));
+        if (r.contains("consumedCapacity")) devices.back() += " " + r["consumedCapacity"].dump();
       }
       out += fmt::format("{} devices [{}]\n", key, fmt::join(devices, ", "));
       continue;

@@ -176,6 +176,19 @@ TEST(StateTest, BindingSaysWhatEachVolumeAndClaimIsBoundTo) {
   EXPECT_FALSE(BindingInFlight(Bound()));
 }
 
+// A claim's devices, and what a share of one consumes; not the share's ID, which is random.
+TEST(StateTest, BindingSaysWhatDevicesAClaimGotAndWhatItsSharesConsume) {
+  const nlohmann::json claim = nlohmann::json::parse(R"({
+      "kind": "ResourceClaim", "metadata": {"name": "c", "namespace": "default"},
+      "status": {"allocation": {"devices": {"results": [
+        {"request": "nic", "driver": "nic.example.com", "pool": "n1", "device": "eth0",
+         "shareID": "0b9d4c1e-2f3a-4b5c-8d6e-7f8091a2b3c4", "consumedCapacity": {"bandwidth": "3G"}},
+        {"request": "gpu", "driver": "gpu.example.com", "pool": "n1", "device": "gpu-0"}]}}}})");
+  EXPECT_EQ(Binding({{"ResourceClaim/default/c", claim}}),
+            "ResourceClaim/default/c devices [nic: nic.example.com/n1/eth0 {\"bandwidth\":\"3G\"}, "
+            "gpu: gpu.example.com/n1/gpu-0]\n");
+}
+
 // A scheduler wrote a static PV's claimRef, or a claim names its volume, and the PV controller
 // has not yet bound them; a new PV it has not yet seen.
 TEST(StateTest, ABindingThePvControllerHasNotFinishedIsInFlight) {

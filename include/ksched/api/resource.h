@@ -17,7 +17,7 @@ namespace ksched::api {
 
 // --- Dynamic resource allocation (resource.k8s.io/v1) ----------------------------------------
 // What the DynamicResources plugin reads. A field ksched does not model (a feature it does not
-// implement yet: consumable capacity, binding conditions, ...)
+// implement yet: binding conditions, ...)
 // is named in the object's `unsupported`, so that a pod that needs the object stays pending and
 // says why, rather than being placed as if the field were absent.
 
@@ -58,11 +58,28 @@ struct DeviceCounterConsumption {
   std::map<std::string, Quantity> counters;  // By name: counters.<name>.value.
 };
 
+// Consumable capacity: how each allocation of a device that allows several consumes one of its
+// capacities (capacity.<name>.requestPolicy). At most one of the two forms is set.
+struct CapacityRequestRange {
+  std::optional<Quantity> min, max, step;
+  bool operator==(const CapacityRequestRange&) const = default;
+};
+struct CapacityRequestPolicy {
+  std::optional<Quantity> default_value;  // default: what a request that names none consumes.
+  std::vector<Quantity> valid_values;     // Ascending: a request takes the first at least as big.
+  std::optional<CapacityRequestRange> valid_range;
+  bool operator==(const CapacityRequestPolicy&) const = default;
+};
+
 // One device of a ResourceSlice.
 struct Device {
   std::string name;
   std::map<std::string, DeviceAttribute> attributes;  // By qualified name.
   std::map<std::string, Quantity> capacity;           // By qualified name: capacity.<name>.value.
+  // Consumable capacity: the device goes to several allocations at once, each consuming some of
+  // its capacities, as `request_policies` (by capacity name) say.
+  std::optional<bool> allow_multiple_allocations;
+  std::map<std::string, CapacityRequestPolicy> request_policies;
   // Where the slice has perDeviceNodeSelection: the node(s) this device is on.
   std::optional<std::string> node_name;
   std::optional<NodeSelector> node_selector;
@@ -127,6 +144,7 @@ struct DeviceSubRequest {
   int64_t count = 1;  // ExactCount's, defaulted as the API server does; 0 with All.
   bool admin_access = false;
   std::vector<DeviceToleration> tolerations;
+  std::map<std::string, Quantity> capacity_requests;  // capacity.requests, by capacity name.
   bool operator==(const DeviceSubRequest&) const = default;
 };
 
@@ -140,6 +158,7 @@ struct DeviceRequest {
 struct DeviceConstraint {
   std::vector<std::string> requests;  // None: every request.
   std::optional<std::string> match_attribute;
+  std::optional<std::string> distinct_attribute;  // Consumable capacity: no two share a value.
   bool operator==(const DeviceConstraint&) const = default;
 };
 
@@ -147,7 +166,6 @@ struct ResourceClaimSpec {
   std::vector<DeviceRequest> requests;  // spec.devices.requests
   std::vector<DeviceConstraint> constraints;
   std::vector<DeviceConfiguration> config;
-  std::vector<std::string> unsupported;  // Field paths, from spec.
   bool operator==(const ResourceClaimSpec&) const = default;
 };
 
@@ -158,6 +176,10 @@ struct DeviceRequestAllocationResult {
   std::string device;
   bool admin_access = false;
   std::vector<DeviceToleration> tolerations;
+  // Consumable capacity: one share of a device that allows multiple allocations (a UUID), and
+  // what it consumes of each of the device's capacities.
+  std::optional<std::string> share_id;
+  std::map<std::string, Quantity> consumed_capacity;
 };
 
 // status.allocation.devices.config: a class's (source FromClass) or the claim's (FromClaim).

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/random/random.h"
 #include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "ksched/api/selectors.h"
@@ -52,12 +53,19 @@ bool SameValue(const api::DeviceAttribute& a, const api::DeviceAttribute& b) {
   return false;  // Unknown type: never matches.
 }
 
-// A matchAttribute constraint: every device of its requests has the same value.
-struct MatchAttribute {
+bool KnownType(const api::DeviceAttribute& a) {
+  return a.string_value || a.int_value || a.bool_value || a.version_value;
+}
+
+// A matchAttribute constraint: every device of its requests has the same value; or a
+// distinctAttribute one (consumable capacity): no two have the same.
+struct Constraint {
   std::set<std::string, std::less<>> requests;  // None: every request.
   std::string attribute;
-  const api::DeviceAttribute* value = nullptr;
+  bool distinct = false;
+  const api::DeviceAttribute* value = nullptr;  // Match: the first device's.
   int devices = 0;
+  std::vector<const api::DeviceAttribute*> values;  // Distinct: each device's, in order.
 
   bool Applies(std::string_view base, std::string_view sub) const {
     if (requests.empty()) return true;
@@ -69,6 +77,13 @@ struct MatchAttribute {
     if (!Applies(base, sub)) return true;
     const api::DeviceAttribute* attr = LookupAttribute(d, id, attribute);
     if (attr == nullptr) return false;
+    if (distinct) {
+      for (const api::DeviceAttribute* other : values) {
+        if (!KnownType(*attr) || SameValue(*attr, *other)) return false;
+      }
+      values.push_back(attr);
+      return true;
+    }
     if (devices == 0) {
       value = attr;
     } else if (!SameValue(*attr, *value)) {
@@ -78,7 +93,12 @@ struct MatchAttribute {
     return true;
   }
   void Remove(std::string_view base, std::string_view sub) {
-    if (Applies(base, sub)) --devices;
+    if (!Applies(base, sub)) return;
+    if (distinct) {
+      values.pop_back();
+    } else {
+      --devices;
+    }
   }
 };
 
@@ -115,13 +135,23 @@ bool ToleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTa
 
 // --- The search ------------------------------------------------------------------------------
 
+void HeldInPool::AddConsumed(std::string_view device, Amounts* out) const {
+  for (const auto* held : {allocated.get(), pending.get()}) {
+    if (held == nullptr) continue;
+    if (auto it = held->shares.find(device); it != held->shares.end()) {
+      AddAmounts(it->second.consumed, out);
+    }
+  }
+}
+
 Allocator::Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices,
-                     HeldViews held, SelectorCache& selectors, SearchMemo* memo)
+                     HeldViews held, SelectorCache& selectors, SearchMemo* memo, Features features)
     : classes_(classes),
       slices_(std::move(slices)),
       held_(std::move(held)),
       selectors_(selectors),
-      memo_(memo) {}
+      memo_(memo),
+      features_(features) {}
 
 // One Allocate call's state (upstream's `allocator`): one thread works with it.
 class Search {
@@ -170,6 +200,12 @@ class Search {
   struct DeviceResult {
     size_t request;  // Of the claim; its alternative is selected_sub_'s.
     DeviceRef ref;
+    bool counters = false;  // It took its counters (the first share of a device does).
+    // Consumable capacity: a share, what it consumes, and whether the device had shares in the
+    // search before it.
+    bool shared = false;
+    Amounts consumed;
+    bool shared_before = false;
   };
 
   enum class Step { kFound, kNotFound, kMaxSize };
@@ -197,9 +233,25 @@ class Search {
   // holds less than the search's devices take, and *short_of ("<set>/<counter>") names it.
   bool TakeCounters(const DeviceRef& ref, std::string* short_of = nullptr);
   void ReturnCounters(const DeviceRef& ref);
+  // Held whole; without DRAConsumableCapacity a share holds the device whole, as upstream's
+  // allocated-devices tracker then counts it.
   bool InUse(const DeviceRef& ref) const {
-    return InUseByAnyClaim(ref.id) || held_[ref.pool].Contains(ref.id.device);
+    return InUseByAnyClaim(ref.id) || held_[ref.pool].Contains(ref.id.device) ||
+           (!a_.features_.consumable_capacity && held_[ref.pool].Shared(ref.id.device));
   }
+  // Consumable capacity: whether `ref` goes to several allocations, and whether it has some
+  // (held, or in the search) (upstream's deviceCapacityInUse).
+  bool AllowsMultiple(const DeviceRef& ref) const {
+    return a_.features_.consumable_capacity &&
+           ref.device->allow_multiple_allocations.value_or(false);
+  }
+  bool Shared(const DeviceRef& ref) const {
+    return held_[ref.pool].Shared(ref.id.device) || allocating_capacity_.contains(ref.id);
+  }
+  // What an allocation of `ref` for `data` would consume beside the device's other allocations
+  // (held, and in the search; none with `alone`), or nullopt when it does not fit (TakeCapacity).
+  absl::StatusOr<std::optional<Amounts>> Capacity(const RequestData& data, const DeviceRef& ref,
+                                                  bool alone) const;
   bool InUseByAnyClaim(const DeviceView& id) const {
     if (allocating_.empty()) return false;
     auto it = allocating_.find(id);
@@ -225,10 +277,13 @@ class Search {
   std::vector<Counters> consumed_;                  // Per pool: by the search's devices.
   // Per claim, per request: one entry, or one per firstAvailable alternative.
   std::vector<std::vector<std::vector<RequestData>>> requests_;
-  std::vector<std::vector<size_t>> selected_sub_;         // Per claim, per request.
-  std::vector<std::vector<MatchAttribute>> constraints_;  // Per claim.
+  std::vector<std::vector<size_t>> selected_sub_;     // Per claim, per request.
+  std::vector<std::vector<Constraint>> constraints_;  // Per claim.
   // Device: the claims it is for.
   absl::flat_hash_map<DeviceView, std::set<size_t>, DeviceHash, DeviceEq> allocating_;
+  // Consumable capacity: what the search's shares of a device consume (upstream's
+  // allocatingCapacity; an entry, even empty, says the device has some).
+  absl::flat_hash_map<DeviceView, Amounts, DeviceHash, DeviceEq> allocating_capacity_;
   // Selector verdicts for (device, claim, request, alternative).
   absl::flat_hash_map<std::pair<const api::Device*, uint64_t>, bool> matches_;
   // A selector's verdicts on a slice's devices, by slice and expression: asked of the
@@ -288,10 +343,21 @@ absl::StatusOr<Search::RequestData> Search::Validate(const api::DeviceRequest& b
       for (int i = 0; i < static_cast<int>(slice->devices.size()); ++i) {
         absl::StatusOr<bool> selectable = IsSelectable(r, data, *slice, i);
         if (!selectable.ok()) return selectable.status();
-        if (*selectable) {
-          data.all_devices.push_back(
-              {{pool.driver, pool.name, slice->devices[i].name}, &slice->devices[i], slice, p});
+        if (!*selectable) continue;
+        const DeviceRef ref{
+            {pool.driver, pool.name, slice->devices[i].name}, &slice->devices[i], slice, p};
+        if (a_.features_.consumable_capacity) {
+          // Whether it could serve the request at all; what others consume counts later.
+          absl::StatusOr<std::optional<Amounts>> took = Capacity(data, ref, /*alone=*/true);
+          if (!took.ok()) {
+            return absl::InvalidArgumentError(
+                fmt::format("claim {}, request {}: checking capacity for device {}: {}", claim_name,
+                            request.name.empty() ? base.name : request.name, ref.id.device,
+                            AsStd(took.status().message())));
+          }
+          if (!took->has_value()) continue;
         }
+        data.all_devices.push_back(ref);
       }
     }
   }
@@ -404,46 +470,96 @@ void Search::ReturnCounters(const DeviceRef& ref) {
   }
 }
 
+absl::StatusOr<std::optional<Amounts>> Search::Capacity(const RequestData& data,
+                                                        const DeviceRef& ref, bool alone) const {
+  Amounts in_use;
+  if (!alone) {
+    held_[ref.pool].AddConsumed(ref.id.device, &in_use);
+    if (auto it = allocating_capacity_.find(ref.id); it != allocating_capacity_.end()) {
+      AddAmounts(it->second, &in_use);
+    }
+  }
+  return TakeCapacity(*ref.device, data.request->capacity_requests, in_use,
+                      a_.features_.fractional_capacity_range);
+}
+
 absl::StatusOr<bool> Search::AllocateDevice(const Indices& r, const DeviceRef& ref, bool must) {
   RequestData& data = Data(r);
-  if (data.AdminAccess() && InUseByClaim(ref.id, r.claim)) return false;
+  const std::string_view request_name =
+      data.request->name.empty() ? std::string_view(data.base->name) : data.request->name;
+  const bool multiple = AllowsMultiple(ref);
+  if (!multiple && data.AdminAccess() && InUseByClaim(ref.id, r.claim)) return false;
   if (!data.AdminAccess() && InUse(ref)) return false;
-  const bool counters = !ref.device->consumes_counters.empty();
+  // A device's further shares find its counters taken already.
+  const bool counters = !ref.device->consumes_counters.empty() && !(multiple && Shared(ref));
   if (counters && !TakeCounters(ref)) return false;
-  if (TaintPreventsAllocation(*ref.device, data.request->tolerations)) {
+  auto rollback = [&](size_t constraints_added) {
+    const std::string_view sub = data.sub ? std::string_view(data.request->name) : "";
+    for (size_t j = constraints_added; j-- > 0;)
+      constraints_[r.claim][j].Remove(data.base->name, sub);
     if (counters) ReturnCounters(ref);
+  };
+  if (TaintPreventsAllocation(*ref.device, data.request->tolerations)) {
+    rollback(0);
     return false;
   }
   const std::string_view base = data.base->name;
   const std::string_view sub = data.sub ? std::string_view(data.request->name) : "";
-  std::vector<MatchAttribute>& constraints = constraints_[r.claim];
+  std::vector<Constraint>& constraints = constraints_[r.claim];
   for (size_t i = 0; i < constraints.size(); ++i) {
     if (!constraints[i].Add(base, sub, *ref.device, ref.id)) {
-      for (size_t j = i; j-- > 0;) constraints[j].Remove(base, sub);
-      if (counters) ReturnCounters(ref);
+      rollback(i);
       if (must) {
-        return absl::InvalidArgumentError(fmt::format(
-            "claim {}, request {}: cannot add device {}/{}/{} because a claim constraint would not "
-            "be satisfied",
-            api::KeyOf(claims_[r.claim]->metadata),
-            data.request->name.empty() ? data.base->name : data.request->name, ref.id.driver,
-            ref.id.pool, ref.id.device));
+        return absl::InvalidArgumentError(
+            fmt::format("claim {}, request {}: cannot add device {}/{}/{} because a claim "
+                        "constraint would not be satisfied",
+                        api::KeyOf(claims_[r.claim]->metadata), request_name, ref.id.driver,
+                        ref.id.pool, ref.id.device));
       }
       return false;
     }
   }
-  allocating_[ref.id].insert(r.claim);
-  results_[r.claim].push_back({r.request, ref});
+  DeviceResult result{.request = r.request, .ref = ref, .counters = counters};
+  if (a_.features_.consumable_capacity) {
+    absl::StatusOr<std::optional<Amounts>> took = Capacity(data, ref, /*alone=*/false);
+    if (!took.ok()) {
+      rollback(constraints.size());
+      return absl::InvalidArgumentError(
+          fmt::format("claim {}, request {}: rechecking capacity for device {}/{}/{}: {}",
+                      api::KeyOf(claims_[r.claim]->metadata), request_name, ref.id.driver,
+                      ref.id.pool, ref.id.device, AsStd(took.status().message())));
+    }
+    if (!took->has_value()) {
+      rollback(constraints.size());
+      return false;
+    }
+    if (multiple) {
+      result.shared = true;
+      result.consumed = **std::move(took);
+      auto [entry, added] = allocating_capacity_.try_emplace(ref.id);
+      result.shared_before = !added;
+      AddAmounts(result.consumed, &entry->second);
+    }
+  }
+  if (!multiple) allocating_[ref.id].insert(r.claim);
+  results_[r.claim].push_back(std::move(result));
   return true;
 }
 
 void Search::Undo(const Indices& r, const DeviceRef& ref) {
   RequestData& data = Data(r);
+  const DeviceResult result = std::move(results_[r.claim].back());
   results_[r.claim].pop_back();
-  allocating_[ref.id].erase(r.claim);
-  if (!ref.device->consumes_counters.empty()) ReturnCounters(ref);
+  if (result.shared) {
+    auto it = allocating_capacity_.find(ref.id);
+    for (const auto& [name, value] : result.consumed) it->second[name] -= value;
+    if (!result.shared_before) allocating_capacity_.erase(it);
+  } else {
+    allocating_[ref.id].erase(r.claim);
+  }
+  if (result.counters) ReturnCounters(ref);
   const std::string_view sub = data.sub ? std::string_view(data.request->name) : "";
-  std::vector<MatchAttribute>& constraints = constraints_[r.claim];
+  std::vector<Constraint>& constraints = constraints_[r.claim];
   for (size_t j = constraints.size(); j-- > 0;) constraints[j].Remove(data.base->name, sub);
 }
 
@@ -506,6 +622,17 @@ absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub,
         absl::StatusOr<bool> selectable = IsSelectable(r, data, slice, static_cast<int>(d));
         if (!selectable.ok()) return selectable.status();
         if (!*selectable) continue;
+        if (a_.features_.consumable_capacity) {
+          absl::StatusOr<std::optional<Amounts>> took = Capacity(data, ref, /*alone=*/false);
+          if (!took.ok()) {
+            return absl::InvalidArgumentError(fmt::format(
+                "claim {}, request {}: checking capacity for device {}/{}/{}: {}",
+                api::KeyOf(claim.metadata),
+                data.request->name.empty() ? data.base->name : data.request->name, ref.id.driver,
+                ref.id.pool, ref.id.device, AsStd(took.status().message())));
+          }
+          if (!took->has_value()) continue;
+        }
         if (++tries_ % kTriesPerClockRead == 0 && deadline_ != absl::InfiniteFuture() &&
             absl::Now() > deadline_) {
           return absl::DeadlineExceededError("timed out trying to allocate devices");
@@ -574,6 +701,17 @@ absl::Status NodeSelectorFor(std::string_view node, const std::vector<Choice::De
   return absl::OkStatus();
 }
 
+// A share's ID: a random (version 4) UUID, as upstream's. Written here from Abseil's generator:
+// libuuid would add a shared library to the image for these few lines.
+std::string NewShareId() {
+  thread_local absl::BitGen gen;
+  const uint64_t hi = absl::Uniform<uint64_t>(gen), lo = absl::Uniform<uint64_t>(gen);
+  const uint64_t version = (hi & ~uint64_t{0xf000}) | 0x4000;                  // Version 4.
+  const uint64_t variant = (lo & ~(uint64_t{3} << 62)) | (uint64_t{2} << 62);  // RFC 4122.
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", version >> 32, (version >> 16) & 0xffff,
+                     version & 0xffff, variant >> 48, variant & 0xffffffffffff);
+}
+
 // The request a choice took for request `r` of `claim`: `exactly` or the alternative.
 const api::DeviceSubRequest& Chosen(const api::ResourceClaim& claim, size_t r,
                                     const Choice::Request& request) {
@@ -609,6 +747,10 @@ api::AllocationResult Result(const Choice& choice, const api::ResourceClaim& cla
                            .device = std::string(d.id.device),
                            .admin_access = AdminAccess(chosen, request.sub),
                            .tolerations = chosen.tolerations});
+    if (d.shared) {
+      out.results.back().share_id = NewShareId();
+      out.results.back().consumed_capacity = d.consumed;
+    }
   }
   // The classes' configs, once per class, naming every request of the class; then the claim's.
   std::map<std::string, std::pair<size_t, size_t>, std::less<>> class_configs;
@@ -670,8 +812,12 @@ Choice Search::MakeChoice() const {
     }
     std::vector<Choice::Device>& devices = out.devices.emplace_back();
     for (const DeviceResult& d : results_[c]) {
-      devices.push_back(
-          {.request = d.request, .id = d.ref.id, .device = d.ref.device, .slice = d.ref.slice});
+      devices.push_back({.request = d.request,
+                         .id = d.ref.id,
+                         .device = d.ref.device,
+                         .slice = d.ref.slice,
+                         .shared = d.shared,
+                         .consumed = d.consumed});
     }
   }
   return out;
@@ -685,7 +831,8 @@ std::string Search::Explain() {
       for (size_t k = 0; k < requests_[c][r].size(); ++k) {
         const Indices idx{.claim = c, .request = r, .sub = k};
         const RequestData& data = Data(idx);
-        int total = 0, no_match = 0, in_use = 0, tainted = 0, short_of = 0, free = 0;
+        int total = 0, no_match = 0, in_use = 0, tainted = 0, no_capacity = 0, short_of = 0,
+            free = 0;
         std::set<std::string> short_counters;
         for (size_t p = 0; p < pools_->size(); ++p) {
           const Pool& pool = (*pools_)[p];
@@ -703,6 +850,11 @@ std::string Search::Explain() {
                 ++in_use;
               } else if (TaintPreventsAllocation(device, data.request->tolerations)) {
                 ++tainted;
+              } else if (absl::StatusOr<std::optional<Amounts>> took =
+                             a_.features_.consumable_capacity ? Capacity(data, ref, /*alone=*/false)
+                                                              : std::optional<Amounts>(Amounts());
+                         !took.ok() || !took->has_value()) {
+                ++no_capacity;
               } else if (std::string counter;
                          !device.consumes_counters.empty() && !TakeCounters(ref, &counter)) {
                 ++short_of;
@@ -715,13 +867,17 @@ std::string Search::Explain() {
           }
         }
         const bool all = data.request->allocation_mode == "All";
-        const int wanted = all ? free + in_use + tainted + short_of : data.num_devices;
+        const int wanted =
+            all ? free + in_use + tainted + no_capacity + short_of : data.num_devices;
         if (free < wanted || (all && wanted == 0)) each_has_enough = false;
         std::vector<std::string> others;
         if (in_use > 0) others.push_back(fmt::format("{} in use", in_use));
         if (no_match > 0)
           others.push_back(fmt::format("{} {} not match", no_match, no_match == 1 ? "does" : "do"));
         if (tainted > 0) others.push_back(fmt::format("{} tainted", tainted));
+        if (no_capacity > 0) {
+          others.push_back(fmt::format("{} without the capacity asked", no_capacity));
+        }
         if (short_of > 0) {
           others.push_back(fmt::format("{} short of counter{} {}", short_of,
                                        short_counters.size() == 1 ? "" : "s",
@@ -739,6 +895,11 @@ std::string Search::Explain() {
                         free == 1 ? "matches" : "match", free == 1 ? "is" : "are",
                         others.empty() ? "" : " (" + absl::StrJoin(others, ", ") + ")"));
       }
+    }
+  }
+  for (const Pool& pool : *pools_) {
+    if (!pool.invalid.empty() && !pool.unsupported) {
+      lines.push_back(fmt::format("resource pool {} is invalid: {}", pool.Id(), pool.invalid));
     }
   }
   if (each_has_enough) {
@@ -797,14 +958,18 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
     selected_sub_[c].assign(claim.spec.requests.size(), 0);
     for (size_t i = 0; i < claim.spec.constraints.size(); ++i) {
       const api::DeviceConstraint& constraint = claim.spec.constraints[i];
-      if (!constraint.match_attribute) {
+      // Without DRAConsumableCapacity upstream's allocator does not know distinctAttribute.
+      const bool distinct = !constraint.match_attribute && constraint.distinct_attribute &&
+                            a_.features_.consumable_capacity;
+      if (!constraint.match_attribute && !distinct) {
         return absl::InvalidArgumentError(
             fmt::format("claim {}, constraint #{}: empty constraint (unsupported constraint type?)",
                         api::KeyOf(claim.metadata), i));
       }
       constraints_[c].push_back(
           {.requests = {constraint.requests.begin(), constraint.requests.end()},
-           .attribute = *constraint.match_attribute});
+           .attribute = distinct ? *constraint.distinct_attribute : *constraint.match_attribute,
+           .distinct = distinct});
     }
   }
   absl::StatusOr<Step> step = AllocateOne({}, false, {});

@@ -18,10 +18,12 @@
 // Covered: ExactCount and All, firstAvailable lists, admin access, device taints and the requests'
 // tolerations, matchAttribute constraints, per-device node selection, partitionable devices (the
 // pool's counter sets, in whichever of its slices, and the counters its devices consume, in use or
-// chosen), class and claim configs in the result, the allocation's node selector. Not covered, so
-// that nothing is placed as if they were absent: consumable capacity, binding conditions,
-// compatibility groups. A pool that uses them is not allocated from, and a node that could only
-// serve the claims from such a pool says so (Outcome::node_failure). Device selectors are evaluated
+// chosen), consumable capacity (devices shared by several allocations up to their capacities, the
+// requests' capacity and its policies, distinctAttribute constraints; capacity.h), class and claim
+// configs in the result, the allocation's node selector. Not covered, so that nothing is placed as
+// if they were absent: binding conditions, compatibility groups. A pool that uses them is not
+// allocated from, and a node that could only serve the claims from such a pool says so
+// (Outcome::node_failure). Device selectors are evaluated
 // by upstream's CEL (ksched/cel.h), once per expression and slice version (SelectorCache).
 //
 // Thread safety: Allocate may be called from several threads at once; SliceIndex and
@@ -43,6 +45,7 @@
 #include "ksched/api/objects.h"
 #include "ksched/cel.h"
 #include "ksched/dra_lister.h"
+#include "src/plugins/dynamic_resources/capacity.h"
 
 namespace ksched::plugins::dynamic_resources {
 
@@ -126,6 +129,10 @@ struct Choice {
     DeviceView id;
     const api::Device* device = nullptr;
     const api::ResourceSlice* slice = nullptr;
+    // Consumable capacity: a share of a device that allows multiple allocations, and what it
+    // consumes of each of the device's capacities.
+    bool shared = false;
+    Amounts consumed;
   };
   std::vector<std::vector<Request>> requests;  // Per claim, per request of its spec.
   std::vector<std::vector<Device>> devices;    // Per claim, in the order they were found.
@@ -134,13 +141,28 @@ struct Choice {
 
 // The devices of one pool that are in use: held by the claims' allocations, or pending.
 struct HeldInPool {
-  std::shared_ptr<const HeldDevices::Names> allocated, pending;
+  std::shared_ptr<const HeldDevices::Pool> allocated, pending;
+  // Whether an allocation holds the device whole.
   bool Contains(std::string_view device) const {
-    return (allocated && allocated->contains(device)) || (pending && pending->contains(device));
+    return (allocated && allocated->names.contains(device)) ||
+           (pending && pending->names.contains(device));
   }
+  // Consumable capacity: whether an allocation holds a share of the device.
+  bool Shared(std::string_view device) const {
+    return (allocated && allocated->shares.contains(device)) ||
+           (pending && pending->shares.contains(device));
+  }
+  // What the shares of the device consume, added to *out.
+  void AddConsumed(std::string_view device, Amounts* out) const;
 };
 
 class SearchMemo;
+
+// The gates an Allocator's search decides by (the slices show the others, ForGates).
+struct AllocatorFeatures {
+  bool consumable_capacity = true;         // DRAConsumableCapacity
+  bool fractional_capacity_range = false;  // DRAFractionalCapacityRange
+};
 
 class Allocator {
  public:
@@ -148,8 +170,9 @@ class Allocator {
   // its snapshot of the allocated devices too). With a memo (SearchMemo::Begin called for the
   // same claims), a node whose pools and devices in use are as they were for the memo's last
   // search there is not searched again.
+  using Features = AllocatorFeatures;
   Allocator(const DraLister& classes, std::shared_ptr<const SliceIndex> slices, HeldViews held,
-            SelectorCache& selectors, SearchMemo* memo = nullptr);
+            SelectorCache& selectors, SearchMemo* memo = nullptr, Features features = {});
 
   struct Outcome {
     bool fits = false;
@@ -194,6 +217,7 @@ class Allocator {
   HeldViews held_;
   SelectorCache& selectors_;
   SearchMemo* memo_;
+  Features features_;
 };
 
 // What searches found on each node for claims of one list of specs, each kept while the node's

@@ -40,6 +40,17 @@ class AllocatorTest : public ::testing::Test {
                          .device = std::move(device)});
     pending_.Count(a, +1);
   }
+  // An allocation in flight holds a share of a device, consuming `consumed`.
+  void HoldShare(std::string driver, std::string pool, std::string device, Amounts consumed) {
+    api::AllocationResult a;
+    a.results.push_back({.request = "r",
+                         .driver = std::move(driver),
+                         .pool = std::move(pool),
+                         .device = std::move(device),
+                         .share_id = "0b9d4c1e-2f3a-4b5c-8d6e-7f8091a2b3c4",
+                         .consumed_capacity = std::move(consumed)});
+    pending_.Count(a, +1);
+  }
   // The devices in use now, as a pod's PreFilter takes them.
   HeldViews Held() { return {.allocated = dra_.Allocated(), .pending = pending_.Snapshot()}; }
   // What Allocate found, with the allocations made of its choice.
@@ -557,6 +568,100 @@ TEST_F(PartitionableTest, PartitionsShareTheCountersOfTheirDevice) {
   EXPECT_FALSE(out->fits);
 }
 
+// Consumable capacity: a NIC whose bandwidth several claims share, each taking what it asks
+// rounded up to the policy's steps, with a share ID and its consumption in the result; a NIC
+// that allows one allocation serves one, if it has the capacity asked.
+class SharedDevicesTest : public AllocatorTest {
+ protected:
+  void SetUp() override {
+    Add(Class("metadata: {name: nic}"));
+    Add(Slice(R"(
+      metadata: {name: s}
+      spec:
+        driver: nic.example.com
+        nodeName: n1
+        pool: {name: n1, resourceSliceCount: 1}
+        devices:
+        - name: eth0
+          allowMultipleAllocations: true
+          attributes: {port: {int: 0}}
+          capacity:
+            bandwidth: {value: 10G, requestPolicy: {default: 1G, validRange: {min: 1G, step: 1G}}}
+        - name: eth1
+          attributes: {port: {int: 1}}
+          capacity: {bandwidth: {value: 10G}})"));
+  }
+  static api::ResourceClaim Bandwidth(const std::string& name, const std::string& bandwidth,
+                                      int requests = 1, bool distinct = false) {
+    std::string yaml = fmt::format(R"(
+      metadata: {{name: {}, namespace: default}}
+      spec:
+        devices:
+          requests:)",
+                                   name);
+    for (int r = 0; r < requests; ++r) {
+      yaml += fmt::format(R"(
+          - {{name: r{}, exactly: {{deviceClassName: nic, capacity: {{requests: {{bandwidth: {}}}}}}}}})",
+                          r, bandwidth);
+    }
+    if (distinct) yaml += "\n          constraints: [{distinctAttribute: nic.example.com/port}]";
+    return Claim(yaml);
+  }
+};
+
+TEST_F(SharedDevicesTest, SharesTakeTheirCapacityUntilTheDeviceHasNoMore) {
+  absl::StatusOr<Found> out = Allocate({Bandwidth("a", "2500M"), Bandwidth("b", "3G")});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out),
+              ::testing::ElementsAre("r0: nic.example.com/n1/eth0", "r0: nic.example.com/n1/eth0"));
+  const api::DeviceRequestAllocationResult& a = out->allocations[0].results[0];
+  const api::DeviceRequestAllocationResult& b = out->allocations[1].results[0];
+  EXPECT_EQ(a.consumed_capacity.at("bandwidth").String(), "3G");  // Rounded up to a step.
+  ASSERT_TRUE(a.share_id && b.share_id);
+  EXPECT_NE(*a.share_id, *b.share_id);
+  EXPECT_THAT(*a.share_id,
+              ::testing::MatchesRegex(
+                  "[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}"));
+
+  // 8G of eth0's 10G are taken: 3G more go to eth1, whole, with no share.
+  HoldShare("nic.example.com", "n1", "eth0", {{"bandwidth", *api::Quantity::Parse("8G")}});
+  out = Allocate({Bandwidth("c", "3G")}, "n1", {}, /*explain=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("r0: nic.example.com/n1/eth1"));
+  EXPECT_FALSE(out->allocations[0].results[0].share_id.has_value());
+  EXPECT_TRUE(out->allocations[0].results[0].consumed_capacity.empty());
+  // More than either NIC has left.
+  out = Allocate({Bandwidth("d", "11G")}, "n1", {}, /*explain=*/true);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->fits);
+  EXPECT_EQ(out->why,
+            "claim default/d, request r0: 1 wanted, 0 of the node's 2 devices match and are free "
+            "(2 without the capacity asked)");
+}
+
+TEST_F(SharedDevicesTest, SelectorsSeeWhetherADeviceAllowsMultipleAllocations) {
+  if (!CelAvailable()) GTEST_SKIP() << "libksched_cel.so is not built (no Go)";
+  Add(Class(R"(
+    metadata: {name: exclusive}
+    spec: {selectors: [{cel: {expression: '!device.allowMultipleAllocations'}}]})"));
+  absl::StatusOr<Found> out = Allocate({Claim(R"(
+    metadata: {name: c, namespace: default}
+    spec: {devices: {requests: [{name: nic, exactly: {deviceClassName: exclusive}}]}})")});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("nic: nic.example.com/n1/eth1"));
+}
+
+TEST_F(SharedDevicesTest, ADistinctAttributeKeepsTwoRequestsOffOneDevice) {
+  absl::StatusOr<Found> out = Allocate({Bandwidth("a", "1G", 2)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out),
+              ::testing::ElementsAre("r0: nic.example.com/n1/eth0", "r1: nic.example.com/n1/eth0"));
+  out = Allocate({Bandwidth("a", "1G", 2, /*distinct=*/true)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out),
+              ::testing::ElementsAre("r0: nic.example.com/n1/eth0", "r1: nic.example.com/n1/eth1"));
+}
+
 // The counter sets may be published for another node than the devices (one slice per pool for a
 // whole rack, say): the pool is whole when all its slices are there, and the devices in use on
 // the other nodes consume its counters too.
@@ -613,10 +718,12 @@ TEST_F(AllocatorTest, CountersThatDoNotExistMakeThePoolInvalid) {
       pool: {name: n1, resourceSliceCount: 2}
       devices:
       - {name: g0, consumesCounters: [{counterSet: gpu-1, counters: {memory: {value: 1Gi}}}]})"));
-  absl::StatusOr<Found> out = Allocate({GpuClaim(1)});
+  absl::StatusOr<Found> out = Allocate({GpuClaim(1)}, "n1", {}, /*explain=*/true);
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_FALSE(out->fits);
   EXPECT_EQ(out->node_failure, "invalid resource pools were encountered");
+  EXPECT_THAT(out->why, ::testing::EndsWith("; resource pool gpu.example.com/n1 is invalid: "
+                                            "counter set gpu-1 not found"));
   api::ResourceClaim all = Claim(R"(
     metadata: {name: c, namespace: default}
     spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu, allocationMode: All}}]}})");

@@ -95,17 +95,11 @@ bool ControlledBy(const api::ObjectMeta& m, const api::Pod& pod) {
                      [&](const auto& o) { return o.controller && o.uid == pod.metadata.uid; });
 }
 
-// What of a claim ksched does not support, or "". Without DRAConsumableCapacity a request's
-// capacity is read as absent, as upstream's allocator then reads it.
-std::string UnsupportedIn(const api::ResourceClaim& claim, const DraFeatures& features) {
-  const std::vector<std::string>& spec = claim.spec.unsupported;
-  auto first = std::find_if(spec.begin(), spec.end(), [&](const std::string& p) {
-    return features.consumable_capacity || !Names(p, "capacity");
-  });
-  const std::vector<std::string>& status = claim.unsupported;
-  if (first == spec.end() && status.empty()) return "";
+// What of a claim ksched does not support, or "".
+std::string UnsupportedIn(const api::ResourceClaim& claim) {
+  if (claim.unsupported.empty()) return "";
   return fmt::format("resource claim {}: {} is not supported by ksched yet",
-                     api::KeyOf(claim.metadata), first == spec.end() ? status.front() : *first);
+                     api::KeyOf(claim.metadata), claim.unsupported.front());
 }
 
 // Whether one of the pod's claims, as its spec and status name them, is `claim`.
@@ -306,7 +300,7 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
         !ReservedFor(claim, pod)) {
       return Status::UnschedulableAndUnresolvable("resourceclaim in use");
     }
-    if (std::string why = UnsupportedIn(claim, features_); !why.empty()) {
+    if (std::string why = UnsupportedIn(claim); !why.empty()) {
       return Status::UnschedulableAndUnresolvable(std::move(why));
     }
     if (claim.allocation) {
@@ -348,8 +342,10 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     std::shared_ptr<const SliceIndex> slices = Slices();
     HeldViews held{.allocated = dra.Allocated(), .pending = tracker_.Pending()};
     memo_.Begin(s->ToAllocate(), slices, held);
-    s->allocator = std::make_shared<const Allocator>(dra, std::move(slices), std::move(held),
-                                                     selectors_, &memo_);
+    s->allocator = std::make_shared<const Allocator>(
+        dra, std::move(slices), std::move(held), selectors_, &memo_,
+        Allocator::Features{.consumable_capacity = features_.consumable_capacity,
+                            .fractional_capacity_range = features_.fractional_capacity_range});
   }
   return Status();
 }
@@ -686,15 +682,17 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
     drop_device.push_back("bindingConditions");
     read_as_absent.insert(read_as_absent.end(), {"bindsToNode", "bindingFailureConditions"});
   }
-  if (!features.consumable_capacity) {
-    read_as_absent.insert(read_as_absent.end(), {"allowMultipleAllocations", "requestPolicy"});
-  }
   auto dropped = [&](const api::Device& d) {
     return (!features.partitionable_devices && !d.consumes_counters.empty()) ||
            any_named(d.unsupported, drop_device);
   };
+  // Without DRAConsumableCapacity a device is exclusive, and its capacities have no policies.
+  auto shares = [&](const api::Device& d) {
+    return !features.consumable_capacity &&
+           (d.allow_multiple_allocations || !d.request_policies.empty());
+  };
   auto changed = [&](const api::Device& d) {
-    return dropped(d) || (!features.device_taints && !d.taints.empty()) ||
+    return dropped(d) || (!features.device_taints && !d.taints.empty()) || shares(d) ||
            any_named(d.unsupported, read_as_absent);
   };
   for (std::shared_ptr<const api::ResourceSlice>& slice : slices) {
@@ -715,6 +713,10 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
     std::erase_if(patched->devices, dropped);
     for (api::Device& d : patched->devices) {
       if (!features.device_taints) d.taints.clear();
+      if (!features.consumable_capacity) {
+        d.allow_multiple_allocations.reset();
+        d.request_policies.clear();
+      }
       std::erase_if(d.unsupported, [&](const std::string& p) { return named(p, read_as_absent); });
     }
     slice = std::move(patched);

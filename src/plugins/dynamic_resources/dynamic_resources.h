@@ -89,11 +89,12 @@ class ClaimTracker {
 
 // The feature gates DynamicResources decides by, at their 1.37 defaults.
 struct DraFeatures {
-  bool device_taint_rules = true;     // DRADeviceTaintRules
-  bool device_taints = true;          // DRADeviceTaints
-  bool partitionable_devices = true;  // DRAPartitionableDevices
-  bool consumable_capacity = true;    // DRAConsumableCapacity
-  bool binding_conditions = true;     // DRADeviceBindingConditions
+  bool device_taint_rules = true;          // DRADeviceTaintRules
+  bool device_taints = true;               // DRADeviceTaints
+  bool partitionable_devices = true;       // DRAPartitionableDevices
+  bool consumable_capacity = true;         // DRAConsumableCapacity
+  bool fractional_capacity_range = false;  // DRAFractionalCapacityRange
+  bool binding_conditions = true;          // DRADeviceBindingConditions
 };
 
 class DynamicResources final : public PreEnqueuePlugin,

@@ -22,8 +22,8 @@ using testing::Class;
 using testing::Slice;
 
 // Whether a pool's held devices (or none) include `device`.
-bool Has(const std::shared_ptr<const HeldDevices::Names>& names, std::string_view device) {
-  return names != nullptr && names->contains(device);
+bool Has(const std::shared_ptr<const HeldDevices::Pool>& held, std::string_view device) {
+  return held != nullptr && held->names.contains(device);
 }
 
 TEST(DynamicResourcesTest, APodWithoutClaimsSkipsFilterAndScoresZeroEverywhere) {
@@ -260,7 +260,8 @@ TEST(ForGatesTest, GatesThatAreOffLeaveOutWhatTheyGovern) {
   const std::vector<api::Device>& devices = off[1]->devices;
   ASSERT_EQ(devices.size(), 2u);  // "part" and "waits" are left out.
   EXPECT_EQ(devices[0].name, "shared");
-  EXPECT_TRUE(devices[0].unsupported.empty());  // Exclusive, as any device.
+  EXPECT_FALSE(devices[0].allow_multiple_allocations.has_value());  // Exclusive, as any device.
+  EXPECT_TRUE(slices[1]->devices[2].allow_multiple_allocations.value_or(false));
   EXPECT_EQ(devices[1].name, "tainted");
   EXPECT_TRUE(devices[1].taints.empty());
   // The input is untouched.
@@ -402,16 +403,17 @@ TEST_F(DynamicResourcesClaimsTest, ClaimsThatCannotBeHonouredSayWhy) {
               ::testing::ElementsAre("PreFilter: request gpu: device class tpu does not exist"));
   // A field ksched does not support.
   Set(Claim(R"(
-    metadata: {name: capacity, namespace: default}
-    spec:
-      devices:
-        requests:
-        - name: gpu
-          exactly: {deviceClassName: gpu, capacity: {requests: {memory: 1Gi}}})"));
-  EXPECT_THAT(Filter(state, PodWith("p", "capacity")),
-              ::testing::ElementsAre("PreFilter: resource claim default/capacity: "
-                                     "spec.devices.requests[0].exactly.capacity is not supported "
-                                     "by ksched yet"));
+    metadata: {name: waits, namespace: default}
+    spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+    status:
+      allocation:
+        devices:
+          results:
+          - {request: gpu, driver: gpu.example.com, pool: n1, device: g0, bindingConditions: [attached]})"));
+  EXPECT_THAT(Filter(state, PodWith("p", "waits")),
+              ::testing::ElementsAre("PreFilter: resource claim default/waits: "
+                                     "status.allocation.devices.results[0].bindingConditions is "
+                                     "not supported by ksched yet"));
   // Reserved for as many pods as a claim may be.
   api::ResourceClaim full = AddClaim("full");
   full.allocation.emplace();

@@ -57,7 +57,7 @@ void SearchMemo::ForgetChanged(const HeldViews& now) {
     // A pool in one view only, or with other names in the other.
     auto differs = [&](const std::shared_ptr<const HeldDevices::View>& other) {
       return [&](std::string_view driver, std::string_view pool,
-                 const std::shared_ptr<const HeldDevices::Names>& names) {
+                 const std::shared_ptr<const HeldDevices::Pool>& names) {
         if (other == nullptr || other->InPool(driver, pool) != names) {
           changed.insert(PoolKey(driver, pool));
         }

@@ -40,9 +40,11 @@ absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Ev
   std::vector<cel::Device> input;
   input.reserve(slice.devices.size());
   for (const api::Device& d : slice.devices) {
-    input.push_back({.driver = slice.driver,
-                     .attributes = whole ? d.attributes : decltype(d.attributes){},
-                     .capacity = whole ? d.capacity : decltype(d.capacity){}});
+    input.push_back(
+        {.driver = slice.driver,
+         .allow_multiple_allocations = whole ? d.allow_multiple_allocations : std::nullopt,
+         .attributes = whole ? d.attributes : decltype(d.attributes){},
+         .capacity = whole ? d.capacity : decltype(d.capacity){}});
   }
   absl::StatusOr<std::shared_ptr<const cel::Devices>> devices =
       cel::Devices::Make(std::move(input));
