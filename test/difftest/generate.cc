@@ -67,6 +67,14 @@ json DeviceClass(const std::string& name, const std::string& expression) {
               {"spec", {{"selectors", {{{"cel", {{"expression", expression}}}}}}}}};
 }
 
+// A ResourceClaim in the default namespace, of its spec's `devices`.
+json ClaimOf(const std::string& name, json devices) {
+  return json{{"apiVersion", "resource.k8s.io/v1"},
+              {"kind", "ResourceClaim"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec", {{"devices", std::move(devices)}}}};
+}
+
 // A ResourceSlice of generation 1 of a pool of `count` slices, without its node selection,
 // devices or counters.
 json SliceOf(const std::string& name, const std::string& driver, const std::string& pool,
@@ -124,6 +132,7 @@ class CaseBuilder {
     // which of the burst's pods took them, is a race.
     batching_ = burst && classes_.empty() && r_.Percent(50);
     if (r_.Percent(25)) AddPartitions(&cluster);
+    if (r_.Percent(25)) AddSharedDevices(&cluster);
     return cluster;
   }
 
@@ -594,10 +603,7 @@ class CaseBuilder {
         spec["requests"] = {exactly("tpu", "tpu", 1)};
       }
       const std::string name = fmt::format("devices-{}", made++);
-      made_claims.push_back({{"apiVersion", "resource.k8s.io/v1"},
-                             {"kind", "ResourceClaim"},
-                             {"metadata", {{"name", name}, {"namespace", "default"}}},
-                             {"spec", {{"devices", std::move(spec)}}}});
+      made_claims.push_back(ClaimOf(name, std::move(spec)));
       o["spec"]["resourceClaims"] = {{{"name", "devices"}, {"resourceClaimName", name}}};
     }
     for (json& claim : made_claims) cluster->push_back(std::move(claim));
@@ -763,11 +769,68 @@ class CaseBuilder {
           request = exactly("rack-fpga", 1);
       }
       const std::string name = fmt::format("parts-{}", made++);
-      made_claims.push_back({{"apiVersion", "resource.k8s.io/v1"},
-                             {"kind", "ResourceClaim"},
-                             {"metadata", {{"name", name}, {"namespace", "default"}}},
-                             {"spec", {{"devices", {{"requests", {std::move(request)}}}}}}});
+      made_claims.push_back(ClaimOf(name, {{"requests", {std::move(request)}}}));
       o["spec"]["resourceClaims"] = {{{"name", "part"}, {"resourceClaimName", name}}};
+    }
+    for (json& claim : made_claims) cluster->push_back(std::move(claim));
+  }
+
+  // Consumable capacity, picked after partitions (so that a seed's other objects stay as they
+  // were): on some nodes one or two NICs that allow multiple allocations of their bandwidth, with
+  // no policy, a range of whole gigabits or a list of valid values; and claims for some pending
+  // pods without one: some bandwidth or none, or two NICs of distinct ports. A case whose burst is
+  // given at once gets no claims, as in AddPartitions.
+  void AddSharedDevices(json* cluster) {
+    cluster->push_back(DeviceClass("shared-nic", "device.driver == 'snic.example.com'"));
+    std::vector<std::string> node_names;
+    for (const json& o : *cluster) {
+      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
+    }
+    for (const std::string& node : node_names) {
+      if (!r_.Percent(60)) continue;
+      json devices = json::array();
+      for (int d = 0, n = r_.Between(1, 2); d < n; ++d) {
+        json bandwidth = {{"value", r_.Pick({"4G", "10G"})}};
+        const int policy = static_cast<int>(r_.Below(3));
+        if (policy == 1) {
+          bandwidth["requestPolicy"] = {{"default", "1G"},
+                                        {"validRange", {{"min", "1G"}, {"step", "1G"}}}};
+        } else if (policy == 2) {
+          bandwidth["requestPolicy"] = {{"default", "1G"}, {"validValues", {"1G", "2G", "4G"}}};
+        }
+        devices.push_back({{"name", fmt::format("eth{}", d)},
+                           {"allowMultipleAllocations", true},
+                           {"attributes", {{"port", {{"int", d}}}}},
+                           {"capacity", {{"bandwidth", std::move(bandwidth)}}}});
+      }
+      json s = SliceOf(node + "-snics", "snic.example.com", node + "-snic", 1);
+      s["spec"]["nodeName"] = node;
+      s["spec"]["devices"] = std::move(devices);
+      cluster->push_back(std::move(s));
+    }
+    if (batching_) return;
+    auto request = [&](const std::string& name) {
+      json r = {{"name", name}, {"exactly", {{"deviceClassName", "shared-nic"}}}};
+      if (const std::string bw = r_.Pick({"", "500M", "1G", "2500M", "4G", "6G"}); !bw.empty()) {
+        r["exactly"]["capacity"] = {{"requests", {{"bandwidth", bw}}}};
+      }
+      return r;
+    };
+    std::vector<json> made_claims;  // Added after the loop, which must not see them.
+    int made = 0;
+    for (json& o : *cluster) {
+      if (o["kind"] != "Pod" || o["spec"].contains("nodeName") ||
+          o["spec"].contains("resourceClaims") || !r_.Percent(40)) {
+        continue;
+      }
+      json devices = {{"requests", {request("nic")}}};
+      if (r_.Percent(25)) {
+        devices["requests"].push_back(request("second"));
+        devices["constraints"] = {{{"distinctAttribute", "snic.example.com/port"}}};
+      }
+      const std::string name = fmt::format("shares-{}", made++);
+      made_claims.push_back(ClaimOf(name, std::move(devices)));
+      o["spec"]["resourceClaims"] = {{{"name", "nic"}, {"resourceClaimName", name}}};
     }
     for (json& claim : made_claims) cluster->push_back(std::move(claim));
   }

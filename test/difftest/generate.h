@@ -35,7 +35,8 @@ namespace ksched::difftest {
 // features: nodes that declare RestartAllContainersOnContainerExits, and pending pods whose first
 // container restarts them all on an exit code. A quarter have partitionable devices: MIG-style
 // GPUs whose whole and partitions consume one counter set, FPGAs sharing a rack's power, and
-// claims for some pending pods.
+// claims for some pending pods. A quarter have consumable capacity: NICs that allow multiple
+// allocations of their bandwidth, and claims for some of it.
 nlohmann::json GenerateCase(uint64_t seed);
 
 // Variants of case `c`, each strictly smaller (one object or one field fewer) and as valid as `c`,

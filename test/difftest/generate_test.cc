@@ -201,11 +201,14 @@ std::set<std::string> Features(const json& c) {
   }
   for (const json& claim : OfKind(c, "ResourceClaim")) {
     const json& devices = claim["spec"]["devices"];
-    if (devices.contains("constraints")) out.insert("matchAttribute");
+    for (const json& constraint : devices.value("constraints", json::array())) {
+      out.insert(constraint.contains("distinctAttribute") ? "distinctAttribute" : "matchAttribute");
+    }
     for (const json& r : devices["requests"]) {
       if (r.contains("firstAvailable")) out.insert("firstAvailable");
       if (r.contains(json::json_pointer("/exactly/allocationMode"))) out.insert("all devices");
       if (r.contains(json::json_pointer("/exactly/tolerations"))) out.insert("device toleration");
+      if (r.contains(json::json_pointer("/exactly/capacity"))) out.insert("capacity request");
     }
   }
   for (const json& slice : OfKind(c, "ResourceSlice")) {
@@ -217,6 +220,13 @@ std::set<std::string> Features(const json& c) {
     for (const json& d : spec.value("devices", json::array())) {
       if (d.contains("taints")) out.insert("device taint");
       if (d.contains("consumesCounters")) out.insert("device consuming counters");
+      if (d.contains("allowMultipleAllocations")) out.insert("device of several allocations");
+      if (d.contains(json::json_pointer("/capacity/bandwidth/requestPolicy/validRange"))) {
+        out.insert("capacity range");
+      }
+      if (d.contains(json::json_pointer("/capacity/bandwidth/requestPolicy/validValues"))) {
+        out.insert("capacity values");
+      }
     }
   }
   std::set<std::string> pod_names;
@@ -352,7 +362,12 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "device taint",
                         "counter set",
                         "counter set of every node",
-                        "device consuming counters"}) {
+                        "device consuming counters",
+                        "device of several allocations",
+                        "capacity range",
+                        "capacity values",
+                        "capacity request",
+                        "distinctAttribute"}) {
     EXPECT_GT(seen[f], 0) << f;
   }
 }
