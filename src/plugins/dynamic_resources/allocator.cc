@@ -432,7 +432,11 @@ const Search::Counters& Search::Available(size_t p) {
   for (const auto* slices : {&pool.slices, &pool.other_slices}) {
     for (const api::ResourceSlice* slice : *slices) {
       for (const api::Device& device : slice->devices) {
-        if (device.consumes_counters.empty() || !held_[p].Contains(device.name)) continue;
+        // A device in use, whole or shared, takes its counters once.
+        if (device.consumes_counters.empty() ||
+            !(held_[p].Contains(device.name) || held_[p].Shared(device.name))) {
+          continue;
+        }
         for (const api::DeviceCounterConsumption& c : device.consumes_counters) {
           for (const auto& [name, value] : c.counters) {
             // May go below zero: then none is left.

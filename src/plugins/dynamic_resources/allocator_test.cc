@@ -662,6 +662,48 @@ TEST_F(SharedDevicesTest, ADistinctAttributeKeepsTwoRequestsOffOneDevice) {
               ::testing::ElementsAre("r0: nic.example.com/n1/eth0", "r1: nic.example.com/n1/eth1"));
 }
 
+// A device that allows multiple allocations takes its counters once, with its first share, in a
+// search or held: its further shares need none, and the other devices of its counter set get only
+// what remains.
+TEST_F(AllocatorTest, ASharedDeviceTakesItsCountersOnce) {
+  Add(Class("metadata: {name: gpu}"));
+  Add(Slice(R"(
+    metadata: {name: counters}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 2}
+      sharedCounters: [{name: gpu-0, counters: {memory: {value: 40Gi}}}])"));
+  Add(Slice(R"(
+    metadata: {name: devices}
+    spec:
+      driver: gpu.example.com
+      nodeName: n1
+      pool: {name: n1, resourceSliceCount: 2}
+      devices:
+      - name: shared
+        allowMultipleAllocations: true
+        capacity: {sm: {value: "10"}}
+        consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 30Gi}}}]
+      - {name: small, consumesCounters: [{counterSet: gpu-0, counters: {memory: {value: 20Gi}}}]})"));
+  api::ResourceClaim two = Claim(R"(
+    metadata: {name: c, namespace: default}
+    spec:
+      devices:
+        requests:
+        - {name: a, exactly: {deviceClassName: gpu, capacity: {requests: {sm: "2"}}}}
+        - {name: b, exactly: {deviceClassName: gpu, capacity: {requests: {sm: "2"}}}})");
+  absl::StatusOr<Found> out = Allocate({two});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(Devices(*out), ::testing::ElementsAre("a: gpu.example.com/n1/shared",
+                                                    "b: gpu.example.com/n1/shared"));
+  // A share held: 10Gi of the counter set are left, too few for the small device.
+  HoldShare("gpu.example.com", "n1", "shared", {{"sm", *api::Quantity::Parse("2")}});
+  out = Allocate({GpuClaim(1)});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_FALSE(out->fits);
+}
+
 // The counter sets may be published for another node than the devices (one slice per pool for a
 // whole rack, say): the pool is whole when all its slices are there, and the devices in use on
 // the other nodes consume its counters too.

@@ -184,8 +184,8 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> WithTaintRules(
 // devices (it still counts for its pool's completeness), and a device that consumes counters is
 // not there; without DRADeviceBindingConditions a device with binding
 // conditions is not there, and bindsToNode is read as absent; without DRAConsumableCapacity
-// allowMultipleAllocations is read as absent (the device is exclusive). A slice the gates leave
-// as it is is shared as it is.
+// allowMultipleAllocations and the capacities' requestPolicy are read as absent (the device is
+// exclusive). A slice the gates leave as it is is shared as it is.
 std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
     std::vector<std::shared_ptr<const api::ResourceSlice>> slices, const DraFeatures& features);
 
