@@ -24,6 +24,17 @@ constexpr char kNormalizeError[] = "normalize_error";
 constexpr char kEmptyList[] = "empty_list";
 constexpr char kPodNotBatchable[] = "pod_not_batchable";
 
+// The batch's latency histograms.
+metrics::HistogramFamily& GetNodeHintSeconds(metrics::SchedulerMetrics& m) {
+  return m.get_node_hint_duration;
+}
+metrics::HistogramFamily& StoreResultsSeconds(metrics::SchedulerMetrics& m) {
+  return m.store_schedule_results_duration;
+}
+metrics::HistogramFamily& RescoreSeconds(metrics::SchedulerMetrics& m) {
+  return m.batch_rescore_duration;
+}
+
 }  // namespace
 
 OpportunisticBatch::OpportunisticBatch(Framework& fw, const Clock* clock)
@@ -32,10 +43,13 @@ OpportunisticBatch::OpportunisticBatch(Framework& fw, const Clock* clock)
 std::string OpportunisticBatch::GetNodeHint(CycleState& state, const api::Pod& pod,
                                             const std::optional<std::string>& signature,
                                             int64_t cycle) {
+  const auto start = std::chrono::steady_clock::now();
   if (!Compatible(pod, signature, cycle) || !Refresh(state, pod)) {
     CountAttempt("no_hint");
+    Observe(GetNodeHintSeconds, start, "no_hint");
     return "";
   }
+  Observe(GetNodeHintSeconds, start, "hint");
   std::string hint = std::move(batch_->sorted.back().node);
   batch_->sorted.pop_back();
   KLOG(3, "OpportunisticBatch provided node hint", {"profile", fw_.profile_name()},
@@ -48,6 +62,12 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
                                               std::string_view hinted, std::string_view chosen,
                                               const ScoreTable* scores, size_t chosen_index,
                                               int64_t cycle, const api::Pod& pod) {
+  const auto start = std::chrono::steady_clock::now();
+  struct Timed {
+    OpportunisticBatch& b;
+    std::chrono::steady_clock::time_point start;
+    ~Timed() { b.Observe(StoreResultsSeconds, start); }
+  } timed{*this, start};
   last_cycle_ = cycle;
   last_chosen_ = std::string(chosen);
   if (!hinted.empty() && hinted == chosen) {  // The batch goes on, one node shorter.
@@ -89,6 +109,12 @@ bool OpportunisticBatch::Refresh(CycleState& state, const api::Pod& pod) {
 }
 
 bool OpportunisticBatch::Rescore(CycleState& state, const api::Pod& pod, const NodeInfo& last) {
+  const auto start = std::chrono::steady_clock::now();
+  struct Timed {
+    OpportunisticBatch& b;
+    std::chrono::steady_clock::time_point start;
+    ~Timed() { b.Observe(RescoreSeconds, start); }
+  } timed{*this, start};
   if (fw_.deps_.metrics != nullptr) {
     fw_.deps_.metrics->batch_rescore_attempts.With({fw_.profile_name()})->Inc();
   }
@@ -153,6 +179,18 @@ bool OpportunisticBatch::Unusable(std::string_view reason) {
   KLOG(4, "OpportunisticBatch found unusable state", {"profile", fw_.profile_name()},
        {"cycleCount", last_cycle_ + 1}, {"reason", reason});
   return false;
+}
+
+void OpportunisticBatch::Observe(Histogram family, std::chrono::steady_clock::time_point start,
+                                 std::string_view hinted) {
+  if (fw_.deps_.metrics == nullptr) return;
+  metrics::HistogramFamily& f = family(*fw_.deps_.metrics);
+  const double seconds = metrics::SecondsSince(start);
+  if (hinted.empty()) {
+    f.With({fw_.profile_name()})->Observe(seconds);
+  } else {
+    f.With({hinted, fw_.profile_name()})->Observe(seconds);
+  }
 }
 
 void OpportunisticBatch::CountAttempt(std::string_view result) {

@@ -18,6 +18,7 @@
 // Thread safety: the scheduling thread only.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -29,6 +30,7 @@
 #include "ksched/cycle_state.h"
 #include "ksched/node_info.h"
 #include "src/base/clock.h"
+#include "src/metrics/scheduler_metrics.h"
 
 namespace ksched::framework {
 
@@ -81,6 +83,11 @@ class OpportunisticBatch {
   // Counts why the batch cannot be used (upstream's logUnusableState); returns false.
   bool Unusable(std::string_view reason);
   void CountAttempt(std::string_view result);
+  // Observes the time since `start` in a latency histogram of the batch, by profile (and
+  // `hinted`, for get_node_hint_duration).
+  using Histogram = metrics::HistogramFamily& (*)(metrics::SchedulerMetrics&);
+  void Observe(Histogram family, std::chrono::steady_clock::time_point start,
+               std::string_view hinted = "");
 
   Framework& fw_;
   const Clock& clock_;

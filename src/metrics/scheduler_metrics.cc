@@ -80,6 +80,12 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
           r->AddCounter("scheduler_queue_incoming_pods_total",
                         "Number of pods added to scheduling queues by event and queue type.",
                         Stability::kStable, {"queue", "event"})),
+      queue_incoming_entities(r->AddCounter(
+          "scheduler_queue_incoming_entities_total",
+          "Number of scheduling entities added to scheduling queues by event, queue type, and "
+          "entity type. Entity types are either 'pod' (for individual pods that are not members "
+          "of any podgroup) or 'podgroup'.",
+          Stability::kAlpha, {"queue", "event", "type"})),
       permit_wait_duration(r->AddHistogram("scheduler_permit_wait_duration_seconds",
                                            "Duration of waiting on permit.", Stability::kBeta,
                                            ExponentialBuckets(0.001, 2, 15), {"result"})),
@@ -111,6 +117,17 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
           r->AddCounter("scheduler_batch_rescore_attempts_total",
                         "Counts of rescore attempts during opportunistic batching.",
                         Stability::kAlpha, {"profile"})),
+      get_node_hint_duration(r->AddHistogram(
+          "scheduler_get_node_hint_duration_seconds", "Latency for getting a node hint.",
+          Stability::kAlpha, ExponentialBuckets(0.00001, 2, 12), {"hinted", "profile"})),
+      store_schedule_results_duration(
+          r->AddHistogram("scheduler_store_schedule_results_duration_seconds",
+                          "Latency for storing scheduling results.", Stability::kAlpha,
+                          ExponentialBuckets(0.00001, 2, 12), {"profile"})),
+      batch_rescore_duration(
+          r->AddHistogram("scheduler_batch_rescore_duration_seconds",
+                          "Latency for rescoring a node during opportunistic batching.",
+                          Stability::kAlpha, ExponentialBuckets(0.00001, 2, 12), {"profile"})),
       plugin_families(*r) {}
 
 // --- FrameworkMetrics ---------------------------------------------------------------------------

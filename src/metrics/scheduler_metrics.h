@@ -65,6 +65,7 @@ struct SchedulerMetrics {
   HistogramFamily& framework_extension_point_duration;  // extension_point, status, profile
   HistogramFamily& plugin_execution_duration;           // plugin, extension_point, status
   CounterFamily& queue_incoming_pods;                   // queue, event
+  CounterFamily& queue_incoming_entities;               // queue, event, type
   HistogramFamily& permit_wait_duration;                // result
   GaugeFamily& cache_size;                              // type
   GaugeFamily& unschedulable_pods;                      // plugin, profile
@@ -73,6 +74,9 @@ struct SchedulerMetrics {
   CounterFamily& batch_attempts;                        // profile, result
   CounterFamily& batch_cache_flushed;                   // profile, reason
   CounterFamily& batch_rescore_attempts;                // profile
+  HistogramFamily& get_node_hint_duration;              // hinted, profile
+  HistogramFamily& store_schedule_results_duration;     // profile
+  HistogramFamily& batch_rescore_duration;              // profile
   PluginFamilies plugin_families;                       // The plugins' own.
 };
 

@@ -58,11 +58,26 @@ void SchedulingQueue::Unlink(Entry* e) {
   e->where = Where::kNew;
 }
 
-void SchedulingQueue::Incoming(std::string_view queue, std::string_view event) const {
-  if (options_.on_incoming) options_.on_incoming(queue, event);
+void SchedulingQueue::Incoming(std::string_view queue, std::string_view event,
+                               std::string_view hinted) const {
+  if (options_.on_incoming) options_.on_incoming(queue, event, hinted != queue);
 }
 
-bool SchedulingQueue::PassesPreEnqueue(Entry* e, std::string_view event) {
+namespace {
+// The queue a queueing hint sends a pod to (upstream's strategyToQueueLabel).
+std::string_view HintedQueue(QueueingStrategy strategy) {
+  switch (strategy) {
+    case QueueingStrategy::kImmediately:
+      return "active";
+    case QueueingStrategy::kAfterBackoff:
+      return "backoff";
+    default:
+      return "unschedulable";
+  }
+}
+}  // namespace
+
+bool SchedulingQueue::PassesPreEnqueue(Entry* e, std::string_view event, std::string_view hinted) {
   Status s = e->fw ? e->fw->RunPreEnqueuePlugins(e->info.pod()) : Status();
   if (s.ok()) {
     e->gated = false;
@@ -72,7 +87,7 @@ bool SchedulingQueue::PassesPreEnqueue(Entry* e, std::string_view event) {
   // Turned down again where it waits: it stays in place, counted as incoming again as upstream's
   // delete and addOrUpdate count it (an event moving every waiting preemptor turns most down).
   if (e->where == Where::kUnschedulable && e->gated && e->info.gating_plugin == s.plugin()) {
-    Incoming("unschedulable", event);
+    Incoming("unschedulable", event, hinted);
     return false;
   }
   Unlink(e);  // Under the plugins it was counted under.
@@ -81,34 +96,35 @@ bool SchedulingQueue::PassesPreEnqueue(Entry* e, std::string_view event) {
   // Among the plugins that rejected it before (a preemptor waiting for its evictions was
   // rejected by the filters that the evictions make pass), as upstream's runPreEnqueuePlugin.
   e->info.unschedulable_plugins.insert(e->info.gating_plugin);
-  ToUnschedulable(e, event);
+  ToUnschedulable(e, event, hinted);
   return false;
 }
 
-void SchedulingQueue::ToActive(Entry* e, std::string_view event) {
-  if (!PassesPreEnqueue(e, event)) return;
+void SchedulingQueue::ToActive(Entry* e, std::string_view event, std::string_view hinted) {
+  if (!PassesPreEnqueue(e, event, hinted)) return;
   Unlink(e);
   e->where = Where::kActive;
   active_.insert(e);
-  Incoming("active", event);
+  Incoming("active", event, hinted);
 }
 
-void SchedulingQueue::ToBackoff(Entry* e, std::string_view event) {
+void SchedulingQueue::ToBackoff(Entry* e, std::string_view event, std::string_view hinted) {
   // Pop may take it early, so PreEnqueue runs now, as upstream's with SchedulerPopFromBackoffQ.
-  if (!PassesPreEnqueue(e, event)) return;
+  if (!PassesPreEnqueue(e, event, hinted)) return;
   Unlink(e);
   e->backoff_expiry = BackoffExpiry(e->info);
   e->where = Where::kBackoff;
   BackoffSet(*e).insert(e);
-  Incoming("backoff", event);
+  Incoming("backoff", event, hinted);
 }
 
-void SchedulingQueue::ToUnschedulable(Entry* e, std::string_view event) {
+void SchedulingQueue::ToUnschedulable(Entry* e, std::string_view event, std::string_view hinted) {
   Unlink(e);
   e->where = Where::kUnschedulable;
   unschedulable_.insert(e);
   if (options_.on_unschedulable) options_.on_unschedulable(e->info, +1);
-  Incoming("unschedulable", event);  // Gated or not, as upstream's unschedulablePods counts it.
+  // Gated or not, as upstream's unschedulablePods counts it.
+  Incoming("unschedulable", event, hinted);
 }
 
 void SchedulingQueue::Add(std::shared_ptr<const PodInfo> pod) {
@@ -195,7 +211,12 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
                         .old_pod = &o,
                         .new_pod = &n};
   QueueingStrategy strategy = fw->IsPodWorthRequeuing(e->info, data);
-  if (strategy != QueueingStrategy::kSkip) Requeue(e, strategy, data.event.label);
+  if (strategy != QueueingStrategy::kSkip) {
+    Requeue(e, strategy, data.event.label);
+  } else {
+    // It stays, counted as incoming there again, as upstream's requeue counts it.
+    Incoming("unschedulable", data.event.label, HintedQueue(strategy));
+  }
 }
 
 void SchedulingQueue::Delete(std::string_view uid) {
@@ -217,6 +238,7 @@ std::optional<QueuedPodInfo> SchedulingQueue::PopLocked() {
     e = *backoff_.begin();
   }
   if (e == nullptr) return std::nullopt;
+  if (e->where == Where::kBackoff) Incoming("active", "PopFromBackoffQ", "");
   Unlink(e);
   e->where = Where::kInFlight;
   e->info.attempts++;
@@ -267,9 +289,9 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfo info) {
   Land(uid);
   constexpr std::string_view kFailure = "ScheduleAttemptFailure";
   if (error) {
-    ToBackoff(e, kFailure);
+    ToBackoff(e, kFailure, HintedQueue(QueueingStrategy::kAfterBackoff));
   } else if (hint == QueueingStrategy::kSkip) {
-    ToUnschedulable(e, kFailure);
+    ToUnschedulable(e, kFailure, HintedQueue(hint));
   } else {
     Requeue(e, hint, kFailure);
   }
@@ -302,9 +324,9 @@ void SchedulingQueue::Done(std::string_view uid) {
 
 void SchedulingQueue::Requeue(Entry* e, QueueingStrategy strategy, std::string_view event) {
   if (strategy == QueueingStrategy::kAfterBackoff && IsBackingOff(*e)) {
-    ToBackoff(e, event);
+    ToBackoff(e, event, HintedQueue(strategy));
   } else {
-    ToActive(e, event);
+    ToActive(e, event, HintedQueue(strategy));
   }
 }
 

@@ -42,8 +42,10 @@ struct QueueOptions {
   absl::Duration max_backoff = absl::Seconds(10);
   absl::Duration max_in_unschedulable = absl::Minutes(5);
   // Observers for the metrics, called under the queue's lock (keep them short):
-  // a pod entered `queue` ("active", "backoff", "unschedulable" or "gated") because of `event`;
-  std::function<void(std::string_view queue, std::string_view event)> on_incoming;
+  // a pod entered `queue` ("active", "backoff" or "unschedulable") because of `event`; `moved`
+  // when it was new, or went elsewhere than the queueing hint that moved it said (upstream's
+  // scheduler_queue_incoming_entities_total counts those);
+  std::function<void(std::string_view queue, std::string_view event, bool moved)> on_incoming;
   // a pod entered (+1) or left (-1) the unschedulable pods, with its rejecting plugins.
   std::function<void(const QueuedPodInfo& pod, int delta)> on_unschedulable;
 };
@@ -146,14 +148,19 @@ class SchedulingQueue {
   void Unlink(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs PreEnqueue: true if the pod may go on; if not, puts it among the unschedulable pods,
   // gated by the plugin that said no.
-  bool PassesPreEnqueue(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `hinted`: the queue the queueing hint that moves the pod names ("" when no hint does).
+  bool PassesPreEnqueue(Entry* e, std::string_view event, std::string_view hinted)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Runs PreEnqueue and puts the pod in activeQ, or in the unschedulable pods as gated.
-  // `event` names why, for scheduler_queue_incoming_pods_total.
-  void ToActive(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `event` names why, for scheduler_queue_incoming_pods_total; `hinted`, as above.
+  void ToActive(Entry* e, std::string_view event, std::string_view hinted = "")
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The same for backoffQ.
-  void ToBackoff(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void ToUnschedulable(Entry* e, std::string_view event) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  void Incoming(std::string_view queue, std::string_view event) const;
+  void ToBackoff(Entry* e, std::string_view event, std::string_view hinted = "")
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ToUnschedulable(Entry* e, std::string_view event, std::string_view hinted = "")
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Incoming(std::string_view queue, std::string_view event, std::string_view hinted) const;
   absl::Duration BackoffDuration(const QueuedPodInfo& info) const;
   // The end of the pod's backoff truncated to its second (upstream's getBackoffTime), or
   // InfinitePast if it has none.

@@ -27,8 +27,9 @@ void Scheduler::RecordAttempt(const api::Pod& pod, std::string_view result, Stea
 
 queue::QueueOptions Scheduler::QueueObservers(queue::QueueOptions options) {
   metrics::SchedulerMetrics* m = metrics_.get();
-  options.on_incoming = [m](std::string_view queue, std::string_view event) {
+  options.on_incoming = [m](std::string_view queue, std::string_view event, bool moved) {
     m->queue_incoming_pods.With({queue, event})->Inc();
+    if (moved) m->queue_incoming_entities.With({queue, event, "pod"})->Inc();
   };
   options.on_unschedulable = [m](const QueuedPodInfo& info, int delta) {
     for (const std::string& plugin : info.unschedulable_plugins) {

@@ -172,6 +172,11 @@ TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
   has("scheduler_queue_incoming_pods_total{event=\"ScheduleAttemptFailure\",queue="
       "\"unschedulable\"}"
       " 1");
+  // Entities: the new pods; not "big" going where its queueing hint sent it.
+  has("scheduler_queue_incoming_entities_total{event=\"UnscheduledPodAdd\",queue=\"active\","
+      "type=\"pod\"} 2");
+  EXPECT_THAT(text, ::testing::Not(HasSubstr("scheduler_queue_incoming_entities_total{event="
+                                             "\"ScheduleAttemptFailure\"")));
   has("scheduler_unschedulable_pods{plugin=\"NodeResourcesFit\",profile=\"default-scheduler\"} 1");
   has("scheduler_cache_size{type=\"nodes\"} 3");
   has("scheduler_cache_size{type=\"pods\"} 1");
@@ -674,6 +679,16 @@ TEST_F(BatchingTest, TheSecondOfTwoIdenticalPodsGoesToTheNextNodeOfTheFirstsScor
                               "result=\"hint_used\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("scheduler_batch_attempts_total{profile=\"default-scheduler\","
                               "result=\"no_hint\"} 1\n"));
+  // The batch's latencies: a hint looked for twice, found once; the results stored twice.
+  for (const char* line :
+       {"scheduler_get_node_hint_duration_seconds_count{hinted=\"hint\",profile="
+        "\"default-scheduler\"} 1\n",
+        "scheduler_get_node_hint_duration_seconds_count{hinted=\"no_hint\",profile="
+        "\"default-scheduler\"} 1\n",
+        "scheduler_store_schedule_results_duration_seconds_count{profile=\"default-scheduler\"} "
+        "2\n"}) {
+    EXPECT_THAT(text, HasSubstr(line));
+  }
 }
 
 TEST_F(BatchingTest, WithTheGateOffEachPodGetsAFullCycle) {
