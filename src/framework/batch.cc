@@ -62,12 +62,7 @@ void OpportunisticBatch::StoreScheduleResults(const std::optional<std::string>& 
                                               std::string_view hinted, std::string_view chosen,
                                               const ScoreTable* scores, size_t chosen_index,
                                               int64_t cycle, const api::Pod& pod) {
-  const auto start = std::chrono::steady_clock::now();
-  struct Timed {
-    OpportunisticBatch& b;
-    std::chrono::steady_clock::time_point start;
-    ~Timed() { b.Observe(StoreResultsSeconds, start); }
-  } timed{*this, start};
+  const Timer timer{*this, StoreResultsSeconds};
   last_cycle_ = cycle;
   last_chosen_ = std::string(chosen);
   if (!hinted.empty() && hinted == chosen) {  // The batch goes on, one node shorter.
@@ -109,12 +104,7 @@ bool OpportunisticBatch::Refresh(CycleState& state, const api::Pod& pod) {
 }
 
 bool OpportunisticBatch::Rescore(CycleState& state, const api::Pod& pod, const NodeInfo& last) {
-  const auto start = std::chrono::steady_clock::now();
-  struct Timed {
-    OpportunisticBatch& b;
-    std::chrono::steady_clock::time_point start;
-    ~Timed() { b.Observe(RescoreSeconds, start); }
-  } timed{*this, start};
+  const Timer timer{*this, RescoreSeconds};
   if (fw_.deps_.metrics != nullptr) {
     fw_.deps_.metrics->batch_rescore_attempts.With({fw_.profile_name()})->Inc();
   }

@@ -88,6 +88,13 @@ class OpportunisticBatch {
   using Histogram = metrics::HistogramFamily& (*)(metrics::SchedulerMetrics&);
   void Observe(Histogram family, std::chrono::steady_clock::time_point start,
                std::string_view hinted = "");
+  // Observes the time of its scope in `family`.
+  struct Timer {
+    OpportunisticBatch& batch;
+    Histogram family;
+    std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+    ~Timer() { batch.Observe(family, start); }
+  };
 
   Framework& fw_;
   const Clock& clock_;

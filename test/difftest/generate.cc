@@ -1,5 +1,6 @@
 #include "test/difftest/generate.h"
 
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -569,10 +570,7 @@ class CaseBuilder {
     auto exactly = [](const std::string& name, const std::string& cls, int count) {
       return json{{"name", name}, {"exactly", {{"deviceClassName", cls}, {"count", count}}}};
     };
-    std::vector<json> made_claims;  // Added after the loop, which must not see them.
-    int made = 0;
-    for (json& o : *cluster) {
-      if (o["kind"] != "Pod" || o["spec"].contains("nodeName") || !r_.Percent(50)) continue;
+    ClaimsForPendingPods(cluster, 50, "devices", "devices", [&] {
       json spec = json::object();
       const int kind = static_cast<int>(r_.Below(8));
       if (kind == 0) {
@@ -602,11 +600,8 @@ class CaseBuilder {
       } else {
         spec["requests"] = {exactly("tpu", "tpu", 1)};
       }
-      const std::string name = fmt::format("devices-{}", made++);
-      made_claims.push_back(ClaimOf(name, std::move(spec)));
-      o["spec"]["resourceClaims"] = {{{"name", "devices"}, {"resourceClaimName", name}}};
-    }
-    for (json& claim : made_claims) cluster->push_back(std::move(claim));
+      return spec;
+    });
   }
 
   // A burst of identical pods, as a ReplicaSet makes them, picked after devices (so that a seed's
@@ -735,13 +730,7 @@ class CaseBuilder {
     auto exactly = [](const std::string& cls, int count) {
       return json{{"name", "part"}, {"exactly", {{"deviceClassName", cls}, {"count", count}}}};
     };
-    std::vector<json> made_claims;  // Added after the loop, which must not see them.
-    int made = 0;
-    for (json& o : *cluster) {
-      if (o["kind"] != "Pod" || o["spec"].contains("nodeName") ||
-          o["spec"].contains("resourceClaims") || !r_.Percent(40)) {
-        continue;
-      }
+    ClaimsForPendingPods(cluster, 40, "parts", "part", [&] {
       json request;
       switch (r_.Below(rack ? 7 : 6)) {
         case 0:
@@ -768,11 +757,8 @@ class CaseBuilder {
         default:
           request = exactly("rack-fpga", 1);
       }
-      const std::string name = fmt::format("parts-{}", made++);
-      made_claims.push_back(ClaimOf(name, {{"requests", {std::move(request)}}}));
-      o["spec"]["resourceClaims"] = {{{"name", "part"}, {"resourceClaimName", name}}};
-    }
-    for (json& claim : made_claims) cluster->push_back(std::move(claim));
+      return json{{"requests", {std::move(request)}}};
+    });
   }
 
   // Consumable capacity, picked after partitions (so that a seed's other objects stay as they
@@ -816,23 +802,32 @@ class CaseBuilder {
       }
       return r;
     };
-    std::vector<json> made_claims;  // Added after the loop, which must not see them.
-    int made = 0;
-    for (json& o : *cluster) {
-      if (o["kind"] != "Pod" || o["spec"].contains("nodeName") ||
-          o["spec"].contains("resourceClaims") || !r_.Percent(40)) {
-        continue;
-      }
+    ClaimsForPendingPods(cluster, 40, "shares", "nic", [&] {
       json devices = {{"requests", {request("nic")}}};
       if (r_.Percent(25)) {
         devices["requests"].push_back(request("second"));
         devices["constraints"] = {{{"distinctAttribute", "snic.example.com/port"}}};
       }
-      const std::string name = fmt::format("shares-{}", made++);
-      made_claims.push_back(ClaimOf(name, std::move(devices)));
-      o["spec"]["resourceClaims"] = {{{"name", "nic"}, {"resourceClaimName", name}}};
+      return devices;
+    });
+  }
+
+  // A claim for each pending pod without one, with chance `percent`: named "<prefix>-<n>", its
+  // spec.devices made by `devices`, and `as` in the pod. The claims go after the pods, once the
+  // loop over them is done.
+  void ClaimsForPendingPods(json* cluster, int percent, const std::string& prefix,
+                            const std::string& as, const std::function<json()>& devices) {
+    std::vector<json> made;
+    for (json& o : *cluster) {
+      if (o["kind"] != "Pod" || o["spec"].contains("nodeName") ||
+          o["spec"].contains("resourceClaims") || !r_.Percent(percent)) {
+        continue;
+      }
+      const std::string name = fmt::format("{}-{}", prefix, made.size());
+      made.push_back(ClaimOf(name, devices()));
+      o["spec"]["resourceClaims"] = {{{"name", as}, {"resourceClaimName", name}}};
     }
-    for (json& claim : made_claims) cluster->push_back(std::move(claim));
+    for (json& claim : made) cluster->push_back(std::move(claim));
   }
 
   Rand r_;
