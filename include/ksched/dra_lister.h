@@ -16,7 +16,6 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -52,7 +51,7 @@ class HeldDevices {
   // The shares of one device: how many, and what they consume of each capacity, together.
   struct Share {
     int count = 0;
-    std::map<std::string, api::Quantity> consumed;
+    api::ResourceList consumed;
   };
   // One pool's held devices: those held whole, by name, and the shares of the others, by device.
   struct Pool {

@@ -72,13 +72,6 @@ absl::Status CounterConsumptionOf(element e, const Path& p, DeviceCounterConsump
   });
 }
 
-// A map of quantities by name: capacity.requests, consumedCapacity.
-absl::Status QuantityMap(element e, const Path& p, std::map<std::string, Quantity>* out) {
-  return Fields(e, p, [&](std::string_view name, element v, const Path& vp) {
-    return Quant(v, vp, &(*out)[std::string(name)]);
-  });
-}
-
 absl::Status RequestPolicyOf(element e, const Path& p, CapacityRequestPolicy* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "default") return OptQuant(v, vp, &out->default_value);
@@ -240,7 +233,7 @@ absl::Status SubRequest(element e, const Path& p, DeviceSubRequest* out) {
         if (k != "capacity" || v.is_null()) return absl::OkStatus();
         return Fields(v, vp, [&](std::string_view ck, element cv, const Path& cvp) {
           if (ck != "requests") return absl::OkStatus();
-          return QuantityMap(cv, cvp, &out->capacity_requests);
+          return Resources(cv, cvp, &out->capacity_requests);
         });
       }));
   // The API server defaults an absent or zero count to 1 for ExactCount; with All it stays 0
@@ -292,7 +285,7 @@ absl::Status AllocatedDeviceOf(element e, const Path& p, DeviceRequestAllocation
     if (k == "adminAccess") return Bool(v, vp, &out->admin_access);
     if (k == "tolerations") return Items(v, vp, &out->tolerations, DeviceTolerationOf);
     if (k == "shareID") return OptStr(v, vp, &out->share_id);
-    if (k == "consumedCapacity") return QuantityMap(v, vp, &out->consumed_capacity);
+    if (k == "consumedCapacity") return Resources(v, vp, &out->consumed_capacity);
     // Binding conditions.
     if (k == "bindingConditions" || k == "bindingFailureConditions") {
       Unsupported(v, vp, unsupported);

@@ -144,7 +144,7 @@ struct DeviceSubRequest {
   int64_t count = 1;  // ExactCount's, defaulted as the API server does; 0 with All.
   bool admin_access = false;
   std::vector<DeviceToleration> tolerations;
-  std::map<std::string, Quantity> capacity_requests;  // capacity.requests, by capacity name.
+  ResourceList capacity_requests;  // capacity.requests, by capacity name.
   bool operator==(const DeviceSubRequest&) const = default;
 };
 
@@ -179,7 +179,7 @@ struct DeviceRequestAllocationResult {
   // Consumable capacity: one share of a device that allows multiple allocations (a UUID), and
   // what it consumes of each of the device's capacities.
   std::optional<std::string> share_id;
-  std::map<std::string, Quantity> consumed_capacity;
+  ResourceList consumed_capacity;
 };
 
 // status.allocation.devices.config: a class's (source FromClass) or the claim's (FromClaim).

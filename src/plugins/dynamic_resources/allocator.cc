@@ -188,6 +188,10 @@ class Search {
     int num_devices = 0;
     std::vector<DeviceRef> all_devices;  // For allocation mode All.
     std::string Name() const { return RequestName(*base, *request, sub); }
+    // Upstream's request.name() in its errors: the alternative's own name, or the request's.
+    std::string_view OwnName() const {
+      return request->name.empty() ? std::string_view(base->name) : request->name;
+    }
     bool AdminAccess() const { return dynamic_resources::AdminAccess(*request, sub); }
   };
   struct Indices {
@@ -352,8 +356,7 @@ absl::StatusOr<Search::RequestData> Search::Validate(const api::DeviceRequest& b
           if (!took.ok()) {
             return absl::InvalidArgumentError(
                 fmt::format("claim {}, request {}: checking capacity for device {}: {}", claim_name,
-                            request.name.empty() ? base.name : request.name, ref.id.device,
-                            AsStd(took.status().message())));
+                            data.OwnName(), ref.id.device, AsStd(took.status().message())));
           }
           if (!took->has_value()) continue;
         }
@@ -476,8 +479,8 @@ void Search::ReturnCounters(const DeviceRef& ref) {
 
 absl::StatusOr<std::optional<Amounts>> Search::Capacity(const RequestData& data,
                                                         const DeviceRef& ref, bool alone) const {
-  Amounts in_use;
-  if (!alone) {
+  Amounts in_use;  // Read only for the device's capacities: a device without any needs none.
+  if (!alone && !ref.device->capacity.empty()) {
     held_[ref.pool].AddConsumed(ref.id.device, &in_use);
     if (auto it = allocating_capacity_.find(ref.id); it != allocating_capacity_.end()) {
       AddAmounts(it->second, &in_use);
@@ -489,8 +492,6 @@ absl::StatusOr<std::optional<Amounts>> Search::Capacity(const RequestData& data,
 
 absl::StatusOr<bool> Search::AllocateDevice(const Indices& r, const DeviceRef& ref, bool must) {
   RequestData& data = Data(r);
-  const std::string_view request_name =
-      data.request->name.empty() ? std::string_view(data.base->name) : data.request->name;
   const bool multiple = AllowsMultiple(ref);
   if (!multiple && data.AdminAccess() && InUseByClaim(ref.id, r.claim)) return false;
   if (!data.AdminAccess() && InUse(ref)) return false;
@@ -517,7 +518,7 @@ absl::StatusOr<bool> Search::AllocateDevice(const Indices& r, const DeviceRef& r
         return absl::InvalidArgumentError(
             fmt::format("claim {}, request {}: cannot add device {}/{}/{} because a claim "
                         "constraint would not be satisfied",
-                        api::KeyOf(claims_[r.claim]->metadata), request_name, ref.id.driver,
+                        api::KeyOf(claims_[r.claim]->metadata), data.OwnName(), ref.id.driver,
                         ref.id.pool, ref.id.device));
       }
       return false;
@@ -530,7 +531,7 @@ absl::StatusOr<bool> Search::AllocateDevice(const Indices& r, const DeviceRef& r
       rollback(constraints.size());
       return absl::InvalidArgumentError(
           fmt::format("claim {}, request {}: rechecking capacity for device {}/{}/{}: {}",
-                      api::KeyOf(claims_[r.claim]->metadata), request_name, ref.id.driver,
+                      api::KeyOf(claims_[r.claim]->metadata), data.OwnName(), ref.id.driver,
                       ref.id.pool, ref.id.device, AsStd(took.status().message())));
     }
     if (!took->has_value()) {
@@ -629,11 +630,10 @@ absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub,
         if (a_.features_.consumable_capacity) {
           absl::StatusOr<std::optional<Amounts>> took = Capacity(data, ref, /*alone=*/false);
           if (!took.ok()) {
-            return absl::InvalidArgumentError(fmt::format(
-                "claim {}, request {}: checking capacity for device {}/{}/{}: {}",
-                api::KeyOf(claim.metadata),
-                data.request->name.empty() ? data.base->name : data.request->name, ref.id.driver,
-                ref.id.pool, ref.id.device, AsStd(took.status().message())));
+            return absl::InvalidArgumentError(
+                fmt::format("claim {}, request {}: checking capacity for device {}/{}/{}: {}",
+                            api::KeyOf(claim.metadata), data.OwnName(), ref.id.driver, ref.id.pool,
+                            ref.id.device, AsStd(took.status().message())));
           }
           if (!took->has_value()) continue;
         }

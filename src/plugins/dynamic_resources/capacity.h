@@ -11,7 +11,6 @@
 // Thread safety: pure functions.
 #pragma once
 
-#include <map>
 #include <optional>
 #include <string>
 
@@ -22,7 +21,7 @@
 namespace ksched::plugins::dynamic_resources {
 
 // Quantities by capacity name.
-using Amounts = std::map<std::string, api::Quantity>;
+using Amounts = api::ResourceList;
 
 // What one allocation for a request of `requests` (its capacity.requests) consumes of each
 // capacity of `device`, beside `in_use` (what the device's other allocations consume): for each
