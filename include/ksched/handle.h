@@ -122,6 +122,11 @@ class Handle {
   virtual PluginMetrics& metrics() = 0;
   // The cluster's DRA objects, as last watched (DynamicResources). Safe from any thread.
   virtual const DraLister& dra() const = 0;
+
+  // Whether the scheduler is stopping (it takes no more pods, and waits for its binding cycles):
+  // a plugin that waits in the binding cycle gives up, as DynamicResources does on devices'
+  // binding conditions (upstream's wait ends with its context). Safe from any thread.
+  virtual bool Stopping() const { return false; }
 };
 
 }  // namespace ksched

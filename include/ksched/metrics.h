@@ -79,6 +79,14 @@ class PluginMetrics {
   // an error (not a node that does not fit): "predicate" (finding the node's volumes, Filter),
   // "assume" (Reserve) or "bind" (PreBind), as upstream's volume binder counts them.
   virtual void VolumeSchedulingStageFailed(std::string_view operation) = 0;
+  // DynamicResources' wait in PreBind for devices' binding conditions, for each allocated device
+  // of the pod's claims: scheduler_dra_bindingconditions_wait_duration_seconds{profile, driver,
+  // status} observes `seconds`; status is "success", "failure", "timeout" or "error".
+  virtual void DraBindingConditionsWaited(std::string_view driver, std::string_view status,
+                                          double seconds) = 0;
+  // scheduler_dra_bindingconditions_allocations_total{profile, driver, status}: one more
+  // allocated device that has binding conditions, per attempt.
+  virtual void DraBindingConditionsAllocation(std::string_view driver, std::string_view status) = 0;
 
   // A metric of the plugin's own. It lives as long as the scheduler; registering the same name
   // again with the same type and options gives the same metric (each profile makes its own

@@ -118,10 +118,11 @@ absl::Status DeviceOf(element e, const Path& p, Device* out) {
                    });
     }
     if (k == "allowMultipleAllocations") return OptBool(v, vp, &out->allow_multiple_allocations);
-    // Binding conditions.
-    if (k == "bindsToNode" || k == "bindingConditions" || k == "bindingFailureConditions") {
-      Unsupported(v, vp, &out->unsupported);
-    }
+    if (k == "bindsToNode") return OptBool(v, vp, &out->binds_to_node);
+    if (k == "bindingConditions") return StrList(v, vp, &out->binding_conditions);
+    if (k == "bindingFailureConditions") return StrList(v, vp, &out->binding_failure_conditions);
+    // DRANodeAllocatableResources, alpha and off.
+    if (k == "nodeAllocatableResources") Unsupported(v, vp, &out->unsupported);
     return absl::OkStatus();
   });
 }
@@ -286,10 +287,10 @@ absl::Status AllocatedDeviceOf(element e, const Path& p, DeviceRequestAllocation
     if (k == "tolerations") return Items(v, vp, &out->tolerations, DeviceTolerationOf);
     if (k == "shareID") return OptStr(v, vp, &out->share_id);
     if (k == "consumedCapacity") return Resources(v, vp, &out->consumed_capacity);
-    // Binding conditions.
-    if (k == "bindingConditions" || k == "bindingFailureConditions") {
-      Unsupported(v, vp, unsupported);
-    }
+    if (k == "bindingConditions") return StrList(v, vp, &out->binding_conditions);
+    if (k == "bindingFailureConditions") return StrList(v, vp, &out->binding_failure_conditions);
+    // DRAOptionalNodeOperations, alpha and off.
+    if (k == "skipNodeOperations") Unsupported(v, vp, unsupported);
     return absl::OkStatus();
   });
 }
@@ -321,6 +322,26 @@ absl::Status AllocationOf(element e, const Path& p, AllocationResult* out,
   });
 }
 
+// status.devices[]: a device's conditions, as its driver's controller set them.
+absl::Status DeviceStatusOf(element e, const Path& p, AllocatedDeviceStatus* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "driver") return Str(v, vp, &out->driver);
+    if (k == "pool") return Str(v, vp, &out->pool);
+    if (k == "device") return Str(v, vp, &out->device);
+    if (k == "shareID") return OptStr(v, vp, &out->share_id);
+    if (k != "conditions") return absl::OkStatus();
+    return Items(v, vp, &out->conditions, [](element c, const Path& cp, Condition* condition) {
+      return Fields(c, cp, [&](std::string_view ck, element cv, const Path& cvp) -> absl::Status {
+        if (ck == "type") return Str(cv, cvp, &condition->type);
+        if (ck == "status") return Str(cv, cvp, &condition->status);
+        if (ck == "reason") return Str(cv, cvp, &condition->reason);
+        if (ck == "message") return Str(cv, cvp, &condition->message);
+        return absl::OkStatus();
+      });
+    });
+  });
+}
+
 absl::Status ResourceClaimAt(element e, const Path& p, ResourceClaim* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "metadata") return Meta(v, vp, &out->metadata);
@@ -345,6 +366,7 @@ absl::Status ResourceClaimAt(element e, const Path& p, ResourceClaim* out) {
                            });
                      });
       }
+      if (sk == "devices") return Items(sv, svp, &out->devices, DeviceStatusOf);
       return absl::OkStatus();
     });
   });

@@ -336,6 +336,10 @@ json ApiWriter::AllocationJson(const api::AllocationResult& allocation) {
     for (const auto& [name, value] : r.consumed_capacity) {
       j["consumedCapacity"][name] = value.String();
     }
+    if (!r.binding_conditions.empty()) j["bindingConditions"] = r.binding_conditions;
+    if (!r.binding_failure_conditions.empty()) {
+      j["bindingFailureConditions"] = r.binding_failure_conditions;
+    }
     results.push_back(std::move(j));
   }
   json config = json::array();

@@ -79,6 +79,8 @@ class Framework : public Handle {
     // RunAsync and Activate; nullptr: RunAsync runs at once, Activate does nothing.
     std::function<void(std::function<void()>)> run_async;
     std::function<void(const std::vector<std::shared_ptr<const api::Pod>>&)> activate;
+    // Stopping; nullptr: never.
+    std::function<bool()> stopping;
     // Each plugin is wrapped (TracePlugin) so that its outcomes go to the cycle's
     // SimulatorTrace, when it has one (kSimulatorTraceKey).
     bool simulator_trace = false;
@@ -260,6 +262,7 @@ class Framework : public Handle {
   void Activate(const std::vector<std::shared_ptr<const api::Pod>>& pods) override {
     if (deps_.activate) deps_.activate(pods);
   }
+  bool Stopping() const override { return deps_.stopping && deps_.stopping(); }
 
   // The pods nominated to `node`, shared; nullptr when none is (the scheduling cycle's fast path).
   std::shared_ptr<const Nominator::PodList> PodsNominatedTo(std::string_view node) const {
@@ -324,7 +327,7 @@ class Framework : public Handle {
   std::string profile_name_;
   Deps deps_;
   std::unique_ptr<metrics::FrameworkMetrics> metrics_;  // nullptr without Deps::metrics.
-  metrics::PluginMetricsRecorder plugin_metrics_{deps_.metrics};
+  metrics::PluginMetricsRecorder plugin_metrics_{deps_.metrics, profile_name_};
   int32_t percentage_ = 0;
   const Snapshot* snapshot_ = nullptr;
   std::map<std::string, std::unique_ptr<Plugin>, std::less<>> plugins_;

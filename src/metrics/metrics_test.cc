@@ -127,7 +127,7 @@ TEST(SchedulerMetricsTest, UpstreamNamesAndBuckets) {
 TEST(SchedulerMetricsTest, PluginsRecordUpstreamsSeries) {
   Registry r;
   SchedulerMetrics m(&r);
-  PluginMetricsRecorder plugins(&m);
+  PluginMetricsRecorder plugins(&m, "default-scheduler");
   EXPECT_THAT(r.Text(), ::testing::Not(HasSubstr("scheduler_volume_scheduling_stage_error_total")));
   plugins.VolumeSchedulingStageFailed("bind");
   plugins.VolumeSchedulingStageFailed("bind");
@@ -143,7 +143,8 @@ TEST(SchedulerMetricsTest, PluginsRecordUpstreamsSeries) {
                               "\"predicate\"} 1\n"));
   EXPECT_THAT(text, HasSubstr("scheduler_preemption_attempts_total 1\n"));
   EXPECT_THAT(text, HasSubstr("scheduler_preemption_victims_bucket{le=\"4\"} 1\n"));
-  PluginMetricsRecorder none(nullptr);  // `ksched simulate`: nothing is recorded, nothing fails.
+  PluginMetricsRecorder none(
+      nullptr, "default-scheduler");  // `ksched simulate`: nothing is recorded, nothing fails.
   none.VolumeSchedulingStageFailed("bind");
 }
 
@@ -211,7 +212,7 @@ TEST(PluginFamiliesTest, RegistersServesAndRefuses) {
 
 // Where nothing serves /metrics (`ksched simulate`), a plugin still registers and records.
 TEST(PluginFamiliesTest, AVoidRecorderStillGivesMetrics) {
-  PluginMetricsRecorder none(nullptr);
+  PluginMetricsRecorder none(nullptr, "default-scheduler");
   absl::StatusOr<PluginCounter*> c = none.Counter({.name = "x_total", .help = "X."});
   ASSERT_TRUE(c.ok());
   (*c)->Add({});

@@ -128,6 +128,15 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
           r->AddHistogram("scheduler_batch_rescore_duration_seconds",
                           "Latency for rescoring a node during opportunistic batching.",
                           Stability::kAlpha, ExponentialBuckets(0.00001, 2, 12), {"profile"})),
+      dra_binding_conditions_allocations(r->AddCounter(
+          "scheduler_dra_bindingconditions_allocations_total",
+          "Number of allocations using devices with BindingConditions, counted per driver per "
+          "scheduling attempt",
+          Stability::kAlpha, {"profile", "driver", "status"})),
+      dra_binding_conditions_wait(r->AddHistogram(
+          "scheduler_dra_bindingconditions_wait_duration_seconds",
+          "Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.",
+          Stability::kAlpha, ExponentialBuckets(0.1, 2, 14), {"profile", "driver", "status"})),
       plugin_families(*r) {}
 
 // --- FrameworkMetrics ---------------------------------------------------------------------------
@@ -231,7 +240,8 @@ void AddProcessMetrics(Registry* r) {
   });
 }
 
-PluginMetricsRecorder::PluginMetricsRecorder(SchedulerMetrics* metrics) : metrics_(metrics) {
+PluginMetricsRecorder::PluginMetricsRecorder(SchedulerMetrics* metrics, std::string profile)
+    : metrics_(metrics), profile_(std::move(profile)) {
   if (metrics_ != nullptr) {
     families_ = &metrics_->plugin_families;
     return;
@@ -251,6 +261,20 @@ void PluginMetricsRecorder::PreemptionVictims(int count) {
 
 void PluginMetricsRecorder::VolumeSchedulingStageFailed(std::string_view operation) {
   if (metrics_ != nullptr) metrics_->volume_scheduling_stage_error.With({operation})->Inc();
+}
+
+void PluginMetricsRecorder::DraBindingConditionsWaited(std::string_view driver,
+                                                       std::string_view status, double seconds) {
+  if (metrics_ != nullptr) {
+    metrics_->dra_binding_conditions_wait.With({profile_, driver, status})->Observe(seconds);
+  }
+}
+
+void PluginMetricsRecorder::DraBindingConditionsAllocation(std::string_view driver,
+                                                           std::string_view status) {
+  if (metrics_ != nullptr) {
+    metrics_->dra_binding_conditions_allocations.With({profile_, driver, status})->Inc();
+  }
 }
 
 }  // namespace ksched::metrics

@@ -77,6 +77,8 @@ struct SchedulerMetrics {
   HistogramFamily& get_node_hint_duration;              // hinted, profile
   HistogramFamily& store_schedule_results_duration;     // profile
   HistogramFamily& batch_rescore_duration;              // profile
+  CounterFamily& dra_binding_conditions_allocations;    // profile, driver, status
+  HistogramFamily& dra_binding_conditions_wait;         // profile, driver, status
   PluginFamilies plugin_families;                       // The plugins' own.
 };
 
@@ -106,10 +108,13 @@ class FrameworkMetrics {
 // metrics nowhere, and the plugins' own in a registry of its own that nothing serves.
 class PluginMetricsRecorder final : public PluginMetrics {
  public:
-  explicit PluginMetricsRecorder(SchedulerMetrics* metrics);
+  PluginMetricsRecorder(SchedulerMetrics* metrics, std::string profile);
   void PreemptionAttempted() override;
   void PreemptionVictims(int count) override;
   void VolumeSchedulingStageFailed(std::string_view operation) override;
+  void DraBindingConditionsWaited(std::string_view driver, std::string_view status,
+                                  double seconds) override;
+  void DraBindingConditionsAllocation(std::string_view driver, std::string_view status) override;
   absl::StatusOr<PluginCounter*> Counter(const MetricOptions& options) override {
     return families_->Counter(options);
   }
@@ -122,6 +127,7 @@ class PluginMetricsRecorder final : public PluginMetrics {
 
  private:
   SchedulerMetrics* metrics_;
+  const std::string profile_;
   std::unique_ptr<Registry> own_registry_;        // Without `metrics`.
   std::unique_ptr<PluginFamilies> own_families_;  // Without `metrics`.
   PluginFamilies* families_;

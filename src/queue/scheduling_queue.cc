@@ -419,4 +419,9 @@ void SchedulingQueue::Close() {
   closed_ = true;
 }
 
+bool SchedulingQueue::Closed() const {
+  absl::MutexLock lock(&mu_);
+  return closed_;
+}
+
 }  // namespace ksched::queue

@@ -120,6 +120,7 @@ class SchedulingQueue {
   bool Contains(std::string_view uid) const;
   // Ends PopWait calls; Pop returns nullopt from now on.
   void Close();
+  bool Closed() const;
 
  private:
   enum class Where { kNew, kActive, kBackoff, kUnschedulable, kInFlight };

@@ -74,6 +74,7 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
                for (const auto& p : pods) uids.push_back(p->metadata.uid);
                self->queue_->Activate(uids);
              },
+         .stopping = [self = s.get()] { return self->queue_->Closed(); },
          .simulator_trace = s->options_.simulator_annotations});
     if (!fw.ok()) return fw.status();
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fw));

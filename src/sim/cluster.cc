@@ -58,6 +58,7 @@ Cluster::Cluster(std::vector<api::Object> objects) {
   absl::MutexLock lock(&mu_);
   for (api::Object& o : objects) {
     DefaultNamespace(o);
+    if (auto* claim = std::get_if<api::ResourceClaim>(&o)) AttachDevices(*claim);
     if (auto* pvc = std::get_if<api::PersistentVolumeClaim>(&o)) {
       if (pvc->phase.empty()) pvc->phase = "Pending";
       if (pvc->metadata.uid.empty()) {
@@ -219,7 +220,10 @@ void Cluster::ReleaseClaims(ClusterEventSink& s, const api::Pod& pod) {
       if (std::any_of(claim.reserved_for.begin(), claim.reserved_for.end(), reserved)) {
         api::ResourceClaim released = claim;
         std::erase_if(released.reserved_for, reserved);
-        if (released.reserved_for.empty()) released.allocation.reset();
+        if (released.reserved_for.empty()) {
+          released.allocation.reset();
+          released.devices.clear();
+        }
         released.metadata.resource_version = std::to_string(++storage_version_);
         *it = std::make_shared<const api::ResourceClaim>(std::move(released));
         changed.push_back(*it);
@@ -402,6 +406,26 @@ absl::StatusOr<api::ResourceClaim> Cluster::WriteClaim(
   return *written;
 }
 
+void Cluster::AttachDevices(api::ResourceClaim& claim) {
+  if (!claim.allocation) return;
+  for (const api::DeviceRequestAllocationResult& r : claim.allocation->results) {
+    if (r.binding_conditions.empty()) continue;
+    auto same = [&](const api::AllocatedDeviceStatus& d) {
+      return d.driver == r.driver && d.pool == r.pool && d.device == r.device;
+    };
+    if (std::any_of(claim.devices.begin(), claim.devices.end(), same)) continue;
+    api::AllocatedDeviceStatus status{
+        .driver = r.driver, .pool = r.pool, .device = r.device, .share_id = r.share_id};
+    for (const std::string& type : r.binding_conditions) {
+      status.conditions.push_back({.type = type,
+                                   .status = "True",
+                                   .reason = "Simulated",
+                                   .message = "ksched simulate attaches devices at once"});
+    }
+    claim.devices.push_back(std::move(status));
+  }
+}
+
 absl::StatusOr<api::ResourceClaim> Cluster::ReserveResourceClaim(
     const api::ResourceClaim& claim, const api::AllocationResult* allocation,
     const api::ResourceClaimConsumerReference& consumer) {
@@ -412,6 +436,7 @@ absl::StatusOr<api::ResourceClaim> Cluster::ReserveResourceClaim(
       c.allocation->allocation_timestamp = api::field::MetaTime(absl::Now());
     }
     c.reserved_for.push_back(consumer);
+    AttachDevices(c);
   });
 }
 
@@ -430,6 +455,7 @@ absl::Status Cluster::DeallocateResourceClaim(const api::ResourceClaim& claim) {
                     [](api::ResourceClaim& c) {
                       c.allocation.reset();
                       c.reserved_for.clear();
+                      c.devices.clear();
                     })
       .status();
 }

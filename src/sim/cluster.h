@@ -4,7 +4,8 @@
 // plays the disruption controller too: a PodDisruptionBudget without a status gets the one the
 // controller would write (sim/disruption.h), kept current as pods are bound and removed; one with
 // a status keeps it. And the resourceclaim controller: a pod's ResourceClaimTemplate makes its
-// claim (sim/claims.h).
+// claim (sim/claims.h). And the drivers' controllers: an allocated device with binding conditions
+// is attached at once (AttachDevices).
 //
 //   sim::Cluster cluster(objects);
 //   cluster.Start(scheduler);           // nodes, then bound pods, then pending pods
@@ -127,6 +128,11 @@ class Cluster : public ClusterWriter {
   // reservations go, and a claim reserved for no one any more is deallocated; a claim made for the
   // pod from a template goes (the garbage collector).
   void ReleaseClaims(ClusterEventSink& s, const api::Pod& pod);
+  // What a driver's controller does for a device with binding conditions: every allocated one the
+  // claim's status.devices does not speak of gets its binding conditions True (reason
+  // "Simulated"); one it speaks of is left as the manifest has it, so a manifest can make a
+  // device fail.
+  static void AttachDevices(api::ResourceClaim& claim);
   // Writes a claim: `change` edits the current one (under mu_), which gets a new resourceVersion;
   // then the scheduler is told. With `check_version`, a conflict if `read` is not current.
   absl::StatusOr<api::ResourceClaim> WriteClaim(

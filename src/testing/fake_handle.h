@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
+#include "fmt/format.h"
 #include "ksched/handle.h"
 #include "src/api/listers.h"
 #include "src/cache/cache.h"
@@ -143,6 +144,7 @@ class RecordingWriter : public ClusterWriter {
                       [](api::ResourceClaim& c) {
                         c.allocation.reset();
                         c.reserved_for.clear();
+                        c.devices.clear();
                       })
         .status();
   }
@@ -240,7 +242,25 @@ class CountingMetrics final : public PluginMetrics {
     absl::MutexLock l(&mu_);
     volume_errors_.emplace_back(operation);
   }
+  void DraBindingConditionsWaited(std::string_view driver, std::string_view status,
+                                  double) override {
+    absl::MutexLock l(&mu_);
+    binding_waits_.push_back(fmt::format("{}/{}", driver, status));
+  }
+  void DraBindingConditionsAllocation(std::string_view driver, std::string_view status) override {
+    absl::MutexLock l(&mu_);
+    binding_allocations_.push_back(fmt::format("{}/{}", driver, status));
+  }
   int attempts() const { return attempts_; }
+  // DraBindingConditionsWaited's and DraBindingConditionsAllocation's "driver/status", in order.
+  std::vector<std::string> binding_waits() const {
+    absl::MutexLock l(&mu_);
+    return binding_waits_;
+  }
+  std::vector<std::string> binding_allocations() const {
+    absl::MutexLock l(&mu_);
+    return binding_allocations_;
+  }
   std::vector<int> victims() const {
     absl::MutexLock l(&mu_);
     return victims_;
@@ -256,6 +276,8 @@ class CountingMetrics final : public PluginMetrics {
   mutable absl::Mutex mu_;
   std::vector<int> victims_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> volume_errors_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> binding_waits_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> binding_allocations_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::unique_ptr<RecordedMetric>> own_ ABSL_GUARDED_BY(mu_);
 };
 
@@ -338,6 +360,8 @@ class FakeHandle : public Handle {
   // The DRA objects: a test sets them with listers().dra; the writer's claim writes land there.
   const DraLister& dra() const override { return listers_.dra; }
   PluginMetrics& metrics() override { return metrics_; }
+  bool Stopping() const override { return stopping; }
+  std::atomic<bool> stopping{false};  // What Stopping answers.
 
   RecordingWriter& recording_writer() { return writer_; }
   CountingMetrics& counting_metrics() { return metrics_; }

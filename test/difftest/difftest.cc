@@ -33,7 +33,9 @@
 
 #include "CLI/CLI.hpp"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "ksched/api/field.h"
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
 #include "src/base/file.h"
@@ -528,13 +530,35 @@ class Harness {
     return false;
   }
 
+  // The uids of the pods that claims with binding conditions are reserved for: until such a pod
+  // is bound, its scheduler waits in PreBind for the devices to be attached (kube-scheduler looks
+  // every 5 s).
+  static std::set<std::string> WaitingForDevices(const Storage& storage) {
+    std::set<std::string> out;
+    for (const auto& [key, o] : storage) {
+      if (o.value("kind", "") != "ResourceClaim") continue;
+      const json results =
+          o.value(json::json_pointer("/status/allocation/devices/results"), json::array());
+      if (std::none_of(results.begin(), results.end(), [](const json& r) {
+            return !r.value("bindingConditions", json::array()).empty();
+          })) {
+        continue;
+      }
+      for (const json& r : o.value(json::json_pointer("/status/reservedFor"), json::array())) {
+        out.insert(r.value("uid", ""));
+      }
+    }
+    return out;
+  }
+
   static bool HasStorage(const Case& c) {
     return std::any_of(c.setup.begin(), c.setup.end(),
                        [](const json& o) { return IsStorage(o.value("kind", "")); });
   }
 
   // The case's pods, and the cluster's PVs and claims if the case has storage, as the API server
-  // shows them now. A claim waiting for a provisioner gets its PV first (Provision).
+  // shows them now. A claim waiting for a provisioner gets its PV first (Provision), and an
+  // allocated device that waits for its binding conditions is attached (Attach).
   absl::StatusOr<ClusterState> ReadState(const Case& c) {
     absl::StatusOr<json> list = api_.Read("/api/v1/pods");
     if (!list.ok()) return list.status();
@@ -543,6 +567,7 @@ class Harness {
     absl::StatusOr<Storage> storage = ReadStorage();
     if (!storage.ok()) return storage.status();
     if (absl::Status st = Provision(c, *storage); !st.ok()) return st;
+    Attach(*storage);
     out.storage = *std::move(storage);
     return out;
   }
@@ -563,6 +588,45 @@ class Harness {
       if (o.value("kind", "") == kind && o["metadata"].value("name", "") == name) return &o;
     }
     return nullptr;
+  }
+
+  // The part of a DRA driver's controller that the rig does not run: each allocated device with
+  // binding conditions that the claim's status.devices does not speak of gets them all True, as
+  // `ksched simulate` attaches it (sim::Cluster::AttachDevices). A claim that changed since it
+  // was read (deallocated, deleted) is left for the next read.
+  void Attach(const Storage& storage) {
+    for (const auto& [key, claim] : storage) {
+      if (claim["kind"] != "ResourceClaim") continue;
+      json devices = claim.value(json::json_pointer("/status/devices"), json::array());
+      bool changed = false;
+      for (const json& r :
+           claim.value(json::json_pointer("/status/allocation/devices/results"), json::array())) {
+        const json wanted = r.value("bindingConditions", json::array());
+        if (wanted.empty()) continue;
+        const auto same = [&](const json& d) {
+          return d.value("driver", "") == r.value("driver", "") &&
+                 d.value("pool", "") == r.value("pool", "") &&
+                 d.value("device", "") == r.value("device", "");
+        };
+        if (std::any_of(devices.begin(), devices.end(), same)) continue;
+        json conditions = json::array();
+        for (const json& type : wanted) {
+          conditions.push_back({{"type", type},
+                                {"status", "True"},
+                                {"reason", "Attached"},
+                                {"message", "attached by the difftest harness"},
+                                {"lastTransitionTime", api::field::MetaTime(absl::Now())}});
+        }
+        devices.push_back({{"driver", r["driver"]},
+                           {"pool", r["pool"]},
+                           {"device", r["device"]},
+                           {"conditions", std::move(conditions)}});
+        changed = true;
+      }
+      if (changed) {
+        api_.Patch(PathOf(claim) + "/status", {{"status", {{"devices", devices}}}}).IgnoreError();
+      }
+    }
   }
 
   // The part of a CSI driver's external provisioner, which the rig does not run: a claim with a
@@ -656,7 +720,8 @@ class Harness {
 
   // The case's pods and storage once the cluster is still (`moment` names when, for the error):
   // no pod being deleted, no binding the PV controller has yet to finish, and the same placement
-  // and binding three reads in a row, 100 ms apart, so that a decision the scheduler makes for a
+  // and binding three reads in a row, 100 ms apart, with no pod waiting for its devices to be
+  // attached (WaitingForDevices), so that a decision the scheduler makes for a
   // pod it had left pending lands before the next pod, as it would on a quiet cluster (up to
   // 10 s, then an error). A pod with volumes that is nominated but not bound may be in PreBind,
   // which kube-scheduler checks once a second (seed 95219: read before it bound, the pod was
@@ -671,8 +736,10 @@ class Harness {
       if (!now.ok()) return now.status();
       const std::string placement = Placement(now->pods) + Binding(now->storage);
       bool busy = BindingInFlight(now->storage), binding = ImmediateClaimUnbound(c, now->storage);
+      const std::set<std::string> waiting = WaitingForDevices(now->storage);
       for (const auto& [key, pod] : now->pods) {
-        busy |= Terminating(pod);
+        busy |= Terminating(pod) || (pod["spec"].value("nodeName", "").empty() &&
+                                     waiting.contains(pod["metadata"].value("uid", "")));
         binding |= pod["spec"].value("nodeName", "").empty() &&
                    !pod.value("status", json::object()).value("nominatedNodeName", "").empty() &&
                    !pod["spec"].value("volumes", json::array()).empty();

@@ -17,9 +17,8 @@ namespace ksched::api {
 
 // --- Dynamic resource allocation (resource.k8s.io/v1) ----------------------------------------
 // What the DynamicResources plugin reads. A field ksched does not model (a feature it does not
-// implement yet: binding conditions, ...)
-// is named in the object's `unsupported`, so that a pod that needs the object stays pending and
-// says why, rather than being placed as if the field were absent.
+// implement yet) is named in the object's `unsupported`, so that a pod that needs the object stays
+// pending and says why, rather than being placed as if the field were absent.
 
 // An attribute of a device: exactly one value is set (the list forms, DRAListTypeAttributes, are
 // alpha and off in 1.36: unsupported).
@@ -86,7 +85,14 @@ struct Device {
   std::optional<bool> all_nodes;
   std::vector<DeviceTaint> taints;
   std::vector<DeviceCounterConsumption> consumes_counters;  // At most one per counter set.
-  std::vector<std::string> unsupported;  // Field paths, from the device: "bindingConditions".
+  // Binding conditions: a pod using the device binds once a controller has set every condition of
+  // `binding_conditions` True in the claim's status.devices, and goes back to the queue if one of
+  // `binding_failure_conditions` is True; with `binds_to_node`, the allocation is for the node the
+  // pod goes to alone.
+  std::optional<bool> binds_to_node;
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
+  std::vector<std::string> unsupported;  // Field paths, from the device.
 };
 
 struct ResourceSlice {
@@ -180,6 +186,9 @@ struct DeviceRequestAllocationResult {
   // what it consumes of each of the device's capacities.
   std::optional<std::string> share_id;
   ResourceList consumed_capacity;
+  // The device's binding conditions, copied when it was allocated.
+  std::vector<std::string> binding_conditions;
+  std::vector<std::string> binding_failure_conditions;
 };
 
 // status.allocation.devices.config: a class's (source FromClass) or the claim's (FromClaim).
@@ -206,11 +215,32 @@ struct ResourceClaimConsumerReference {
 // removes once the claim is deallocated.
 inline constexpr char kResourceClaimFinalizer[] = "resource.kubernetes.io/delete-protection";
 
+// A condition a driver's controller set on an allocated device (metav1.Condition).
+struct Condition {
+  std::string type;
+  std::string status;  // True, False or Unknown.
+  std::string reason;
+  std::string message;
+  bool operator==(const Condition&) const = default;
+};
+
+// What the drivers say of an allocated device (status.devices[]): the conditions binding waits
+// for. Its data and networkData are not read.
+struct AllocatedDeviceStatus {
+  std::string driver;
+  std::string pool;
+  std::string device;
+  std::optional<std::string> share_id;
+  std::vector<Condition> conditions;
+  bool operator==(const AllocatedDeviceStatus&) const = default;
+};
+
 struct ResourceClaim {
   ObjectMeta metadata;
   ResourceClaimSpec spec;
   std::optional<AllocationResult> allocation;                // status.allocation
   std::vector<ResourceClaimConsumerReference> reserved_for;  // status.reservedFor
+  std::vector<AllocatedDeviceStatus> devices;                // status.devices
   std::vector<std::string> unsupported;  // Field paths, from status: "allocation.devices..."
 };
 

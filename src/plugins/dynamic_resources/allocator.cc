@@ -657,8 +657,8 @@ absl::StatusOr<Search::Step> Search::AllocateOne(Indices r, bool allocating_sub,
 namespace {
 
 // The node selector of a claim's allocation (upstream's createNodeSelector): the node itself when
-// a device is of that node alone, else the terms of the devices' slices (or devices) merged.
-// `out` null: only checks that it can be made.
+// a device is of that node alone or binds to it (bindsToNode), else the terms of the devices'
+// slices (or devices) merged. `out` null: only checks that it can be made.
 absl::Status NodeSelectorFor(std::string_view node, const std::vector<Choice::Device>& devices,
                              std::optional<api::NodeSelector>* out) {
   api::NodeSelectorTerm term;
@@ -679,7 +679,7 @@ absl::Status NodeSelectorFor(std::string_view node, const std::vector<Choice::De
         slice.per_device_node_selection ? d.device->node_name : slice.node_name;
     const std::optional<api::NodeSelector>& selector =
         slice.per_device_node_selection ? d.device->node_selector : slice.node_selector;
-    if (node_name && !node_name->empty()) {
+    if ((node_name && !node_name->empty()) || d.device->binds_to_node.value_or(false)) {
       if (out == nullptr) return absl::OkStatus();
       api::NodeSelector only;
       only.node_selector_terms.push_back(
@@ -750,7 +750,9 @@ api::AllocationResult Result(const Choice& choice, const api::ResourceClaim& cla
                            .pool = std::string(d.id.pool),
                            .device = std::string(d.id.device),
                            .admin_access = AdminAccess(chosen, request.sub),
-                           .tolerations = chosen.tolerations});
+                           .tolerations = chosen.tolerations,
+                           .binding_conditions = d.device->binding_conditions,
+                           .binding_failure_conditions = d.device->binding_failure_conditions});
     if (d.shared) {
       out.results.back().share_id = NewShareId();
       out.results.back().consumed_capacity = d.consumed;

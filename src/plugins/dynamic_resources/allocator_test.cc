@@ -502,13 +502,13 @@ TEST_F(AllocatorTest, PoolsWithUnsupportedFieldsAreNotUsedAndSaySo) {
       driver: gpu.example.com
       nodeName: n1
       pool: {name: n1, resourceSliceCount: 1}
-      devices: [{name: g0, bindingConditions: [attached]}])"));
+      devices: [{name: g0, nodeAllocatableResources: {cpu: {capacityKey: cores}}}])"));
   absl::StatusOr<Found> out = Allocate({GpuClaim(1)});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->fits);
   EXPECT_EQ(out->node_failure,
-            "ResourceSlice s, device g0: spec.devices[0].bindingConditions is not supported by "
-            "ksched yet");
+            "ResourceSlice s, device g0: spec.devices[0].nodeAllocatableResources is not supported "
+            "by ksched yet");
 }
 
 // A MIG-style GPU: the whole device and its halves consume the counters of one counter set, which

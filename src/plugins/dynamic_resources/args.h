@@ -8,9 +8,8 @@
 //   // "profiles[0].pluginConfig[0].args.filterTimeout: Invalid value: \"-1s\": must be zero
 //   //  or positive"
 //
-// bindingTimeout bounds how long PreBind waits for devices' binding conditions. ksched does not
-// allocate devices that have binding conditions (their pods stay pending, saying so), so it is
-// read and checked, and has no effect yet.
+// bindingTimeout bounds how long PreBind waits for devices' binding conditions, counted from the
+// claim's allocationTimestamp (binding.h).
 //
 // Errors are InvalidArgument naming the field below `path`, in upstream's field.Error form.
 #pragma once

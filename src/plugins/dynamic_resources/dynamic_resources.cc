@@ -15,6 +15,7 @@
 #include "ksched/api/selectors.h"
 #include "ksched/log.h"
 #include "ksched/strings.h"
+#include "src/plugins/dynamic_resources/binding.h"
 #include "src/plugins/helper/normalize_score.h"
 
 namespace ksched::plugins::dynamic_resources {
@@ -30,6 +31,9 @@ struct State final : StateData {
   // available, and the allocation Reserve made for an unallocated one.
   std::vector<std::shared_ptr<const api::ResourceClaim>> claims;
   std::vector<std::optional<api::NodeSelector>> available_on;
+  // Allocated claims whose devices failed to attach or timed out: available nowhere, so that
+  // PostFilter deallocates them.
+  std::vector<bool> binding_failed;
   std::vector<std::shared_ptr<const api::AllocationResult>> allocations;
   std::shared_ptr<const Allocator> allocator;  // Set when some claim needs allocating.
   // Whether a request has firstAvailable alternatives: without, every node scores 0.
@@ -50,6 +54,7 @@ struct State final : StateData {
   State(const State& o)
       : claims(o.claims),
         available_on(o.available_on),
+        binding_failed(o.binding_failed),
         allocations(o.allocations),
         allocator(o.allocator),
         scored(o.scored) {
@@ -81,13 +86,6 @@ inline constexpr StateKey<State> kStateKey{names::kDynamicResources, StateScope:
 bool ReservedFor(const api::ResourceClaim& claim, const api::Pod& pod) {
   return std::any_of(claim.reserved_for.begin(), claim.reserved_for.end(),
                      [&](const auto& r) { return r.uid == pod.metadata.uid; });
-}
-
-// Whether a field path ("spec.devices[1].consumesCounters") ends in, or goes through, `field`.
-bool Names(std::string_view path, std::string_view field) {
-  const size_t at = path.find(field);
-  return at != std::string_view::npos && at > 0 && path[at - 1] == '.' &&
-         (at + field.size() == path.size() || path[at + field.size()] == '.');
 }
 
 bool ControlledBy(const api::ObjectMeta& m, const api::Pod& pod) {
@@ -292,6 +290,7 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   if (claims->empty()) return Status::Skip();
   const DraLister& dra = handle_.dra();
   s->available_on.resize(claims->size());
+  s->binding_failed.resize(claims->size());
   s->allocations.resize(claims->size());
   bool to_allocate = false;
   for (size_t i = 0; i < claims->size(); ++i) {
@@ -305,6 +304,10 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     }
     if (claim.allocation) {
       s->available_on[i] = claim.allocation->node_selector;
+      if (features_.binding_conditions) {
+        const Binding b = BindingOf(claim, args_.binding_timeout, absl::Now()).state;
+        s->binding_failed[i] = b == Binding::kFailed || b == Binding::kTimedOut;
+      }
       continue;
     }
     to_allocate = true;
@@ -355,10 +358,13 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
   if (s == nullptr) return Status::Error("not found");
   if (s->claims.empty()) return Status();
   const api::Node& node = *info.node();
-  // Where allocated claims can be used (only they have available_on).
+  // Where allocated claims can be used (only they have available_on), if their devices did not
+  // fail to attach.
   std::vector<size_t> unavailable;
   for (size_t i = 0; i < s->claims.size(); ++i) {
-    if (s->available_on[i] && !api::Matches(*s->available_on[i], node)) unavailable.push_back(i);
+    if ((s->available_on[i] && !api::Matches(*s->available_on[i], node)) || s->binding_failed[i]) {
+      unavailable.push_back(i);
+    }
   }
   std::shared_ptr<const Choice> choice;
   if (s->allocator) {
@@ -535,13 +541,14 @@ Status DynamicResources::PreBind(CycleState& state, const api::Pod& pod, std::st
   return done.get();
 }
 
-void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std::string_view,
+void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std::string_view node,
                                     std::function<void(Status)> done) {
   // The claims are written one after another, each where the answer before arrived.
   struct Run {
     DynamicResources* self;
     State* s;
     const api::Pod& pod;
+    std::string node;
     api::ResourceClaimConsumerReference consumer;
     std::function<void(Status)> done;
     size_t next = 0;
@@ -552,7 +559,7 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
         ++run->next;
       }
       if (run->next == s.claims.size()) {
-        run->done(Status());
+        run->self->AwaitBinding(s.claims, run->pod, run->node, std::move(run->done));
         return;
       }
       const size_t i = run->next++;
@@ -593,8 +600,69 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
       Run{.self = this,
           .s = s,
           .pod = pod,
+          .node = std::string(node),
           .consumer = {.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid},
           .done = std::move(done)}));
+}
+
+void DynamicResources::AwaitBinding(std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                                    const api::Pod& pod, std::string_view node,
+                                    std::function<void(Status)> done) {
+  if (!features_.binding_conditions ||
+      std::none_of(claims.begin(), claims.end(),
+                   [](const auto& c) { return HasBindingConditions(*c); })) {
+    done(Status());
+    return;
+  }
+  handle_.writer().RecordEvent(
+      pod, "Normal", "BindingConditionsPending", "Scheduling",
+      fmt::format("waiting for binding conditions for device on node {}", node));
+  const absl::Time start = absl::Now();
+  // Upstream's isPodReadyForBinding, as its PreBind polls it until bindingTimeout: the claims
+  // read again (and kept, for Unreserve), up to the first one not ready.
+  auto check = [this, &claims, start](absl::Time now) -> std::optional<Status> {
+    auto finish = [&](std::string_view label, Status status) {
+      const double seconds = absl::ToDoubleSeconds(now - start);
+      for (const auto& claim : claims) {
+        if (!claim->allocation) continue;
+        for (const api::DeviceRequestAllocationResult& r : claim->allocation->results) {
+          handle_.metrics().DraBindingConditionsWaited(r.driver, label, seconds);
+          if (!r.binding_conditions.empty()) {
+            handle_.metrics().DraBindingConditionsAllocation(r.driver, label);
+          }
+        }
+      }
+      return std::optional<Status>(std::move(status));
+    };
+    for (std::shared_ptr<const api::ResourceClaim>& claim : claims) {
+      std::shared_ptr<const api::ResourceClaim> now_claim =
+          tracker_.Get(claim->metadata.namespace_, claim->metadata.name);
+      if (now_claim == nullptr) {
+        return finish("error",
+                      Status::Error(fmt::format("resourceclaim.resource.k8s.io \"{}\" not found",
+                                                claim->metadata.name)));
+      }
+      claim = std::move(now_claim);
+      BindingState b = BindingOf(*claim, args_.binding_timeout, now);
+      if (b.state == Binding::kFailed) return finish("failure", Status::Error(std::move(b.error)));
+      if (b.state == Binding::kTimedOut)
+        return finish("timeout", Status::Error(std::move(b.error)));
+      if (b.state == Binding::kWaiting) {
+        if (now - start >= args_.binding_timeout) {
+          return finish("timeout",
+                        Status::Error("device binding timeout: context deadline exceeded"));
+        }
+        if (handle_.Stopping()) return finish("error", Status::Error("context canceled"));
+        return std::nullopt;
+      }
+    }
+    return finish("success", Status());
+  };
+  if (std::optional<Status> now = check(start)) {
+    done(*std::move(now));
+    return;
+  }
+  waiter_.Wait(std::move(check), std::move(done));
 }
 
 std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
@@ -621,7 +689,8 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
                                   claim->reserved_for.begin(),
                                   [](const auto& a, const auto& b) { return a.uid == b.uid; }) &&
                        (!claim->allocation || old_claim->allocation->allocation_timestamp ==
-                                                  claim->allocation->allocation_timestamp);
+                                                  claim->allocation->allocation_timestamp) &&
+                       old_claim->devices == claim->devices;
     return same_status ? QueueingHint::kQueueSkip : QueueingHint::kQueue;
   };
   auto pod_changed = [this](const api::Pod& pod, const ClusterEventData& e) {
@@ -665,26 +734,10 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
       features.binding_conditions) {
     return slices;
   }
-  // Whether a field path ("spec.devices[1].consumesCounters") names one of `fields`.
-  auto named = [](const std::string& path, const std::vector<std::string_view>& fields) {
-    return std::any_of(fields.begin(), fields.end(),
-                       [&](std::string_view f) { return Names(path, f); });
-  };
-  auto any_named = [&](const std::vector<std::string>& paths,
-                       const std::vector<std::string_view>& fields) {
-    return std::any_of(paths.begin(), paths.end(),
-                       [&](const std::string& p) { return named(p, fields); });
-  };
-  // The fields a gate that is off makes absent, or makes their device absent.
-  std::vector<std::string_view> read_as_absent;
-  std::vector<std::string_view> drop_device;
-  if (!features.binding_conditions) {
-    drop_device.push_back("bindingConditions");
-    read_as_absent.insert(read_as_absent.end(), {"bindsToNode", "bindingFailureConditions"});
-  }
+  // Without DRADeviceBindingConditions a device with binding conditions is not there.
   auto dropped = [&](const api::Device& d) {
     return (!features.partitionable_devices && !d.consumes_counters.empty()) ||
-           any_named(d.unsupported, drop_device);
+           (!features.binding_conditions && !d.binding_conditions.empty());
   };
   // Without DRAConsumableCapacity a device is exclusive, and its capacities have no policies.
   auto shares = [&](const api::Device& d) {
@@ -693,7 +746,8 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
   };
   auto changed = [&](const api::Device& d) {
     return dropped(d) || (!features.device_taints && !d.taints.empty()) || shares(d) ||
-           any_named(d.unsupported, read_as_absent);
+           (!features.binding_conditions &&
+            (d.binds_to_node || !d.binding_failure_conditions.empty()));
   };
   for (std::shared_ptr<const api::ResourceSlice>& slice : slices) {
     if (!features.partitionable_devices &&
@@ -717,7 +771,10 @@ std::vector<std::shared_ptr<const api::ResourceSlice>> ForGates(
         d.allow_multiple_allocations.reset();
         d.request_policies.clear();
       }
-      std::erase_if(d.unsupported, [&](const std::string& p) { return named(p, read_as_absent); });
+      if (!features.binding_conditions) {
+        d.binds_to_node.reset();
+        d.binding_failure_conditions.clear();
+      }
     }
     slice = std::move(patched);
   }

@@ -1,8 +1,9 @@
-// DynamicResources (upstream's plugins/dynamicresources of v1.36.3, with 1.36's default feature
+// DynamicResources (upstream's plugins/dynamicresources of v1.37.2, with 1.37's default feature
 // gates): a pod's ResourceClaims get devices of the drivers' ResourceSlices.
 //   PreEnqueue  holds back a pod whose claims do not exist yet (a template's claim not made).
 //   PreFilter   checks the claims: in use by others, being allocated, a class that is missing.
-//   Filter      allocated claims: their node selector; unallocated ones: the allocator
+//   Filter      allocated claims: their node selector, and whether their devices failed to
+//               attach (binding.h) or timed out; unallocated ones: the allocator
 //               (allocator.h) finds devices on the node, within the args' filterTimeout, and
 //               keeps them for Reserve.
 //   PostFilter  deallocates a claim that is allocated where the pod cannot go and reserved for
@@ -10,14 +11,15 @@
 //   Score       with firstAvailable lists, prefers nodes where earlier alternatives fit.
 //   Reserve     marks the node's allocations in flight: the next pods see those devices in use.
 //   Unreserve   drops them, and the pod's reservations PreBind wrote.
-//   PreBind     writes status.allocation and status.reservedFor (ClusterWriter).
+//   PreBind     writes status.allocation and status.reservedFor (ClusterWriter); then, where a
+//               device has binding conditions, waits until its driver attached it (binding.h),
+//               up to the args' bindingTimeout: a failure sends the pod back to the queue.
 // Messages are upstream's, word for word. A pod without claims is skipped at PreFilter, scores 0
 // everywhere, and PostFilter answers Unschedulable with no reason (or "not found" when an
 // earlier PreFilter rejected the pod, as upstream's CycleState does).
 //
-// What ksched does not support yet (partitionable devices' counters, consumable capacity, binding
-// conditions, extended resources backed by DRA) keeps the pods that need it pending with a message
-// naming the field, never placed as if it were absent.
+// What ksched does not support yet (extended resources backed by DRA, the alpha fields) keeps the
+// pods that need it pending with a message naming the field, never placed as if it were absent.
 //
 // Thread safety: Filter and Score run concurrently for different nodes; the claim tracker is
 // shared by the plugin's calls on every thread.
@@ -38,6 +40,7 @@
 #include "ksched/plugin_args.h"
 #include "src/plugins/dynamic_resources/allocator.h"
 #include "src/plugins/dynamic_resources/args.h"
+#include "src/plugins/dynamic_resources/binding.h"
 #include "src/plugins/names.h"
 
 namespace ksched::plugins::dynamic_resources {
@@ -153,6 +156,13 @@ class DynamicResources final : public PreEnqueuePlugin,
   // The slices' index at their current version (DraLister::DevicesGeneration), with the
   // DeviceTaintRules' taints on the devices they select.
   std::shared_ptr<const SliceIndex> Slices();
+  // PreBind's end, once the claims are written: where a device has binding conditions, an event
+  // says the pod waits, and `done` gets its status once every such device is attached (OK), one
+  // failed or the args' bindingTimeout passed (Error, in upstream's words), or the scheduler
+  // stops. The claims are read again as it waits. `claims` and `pod` live until then (the
+  // binding cycle's state).
+  void AwaitBinding(std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
+                    const api::Pod& pod, std::string_view node, std::function<void(Status)> done);
 
   Handle& handle_;
   const DynamicResourcesArgs args_;
@@ -164,6 +174,8 @@ class DynamicResources final : public PreEnqueuePlugin,
   absl::Mutex slices_mu_;
   std::shared_ptr<const SliceIndex> slices_ ABSL_GUARDED_BY(slices_mu_);
   uint64_t slices_generation_ ABSL_GUARDED_BY(slices_mu_) = 0;
+  // Last: destroyed first, while what its waits use is still there.
+  BindingWaiter waiter_;
 };
 
 absl::StatusOr<std::unique_ptr<Plugin>> New(const DynamicResourcesArgs& args, Handle& handle);

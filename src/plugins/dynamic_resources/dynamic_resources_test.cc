@@ -409,10 +409,10 @@ TEST_F(DynamicResourcesClaimsTest, ClaimsThatCannotBeHonouredSayWhy) {
       allocation:
         devices:
           results:
-          - {request: gpu, driver: gpu.example.com, pool: n1, device: g0, bindingConditions: [attached]})"));
+          - {request: gpu, driver: gpu.example.com, pool: n1, device: g0, skipNodeOperations: [Prepare]})"));
   EXPECT_THAT(Filter(state, PodWith("p", "waits")),
               ::testing::ElementsAre("PreFilter: resource claim default/waits: "
-                                     "status.allocation.devices.results[0].bindingConditions is "
+                                     "status.allocation.devices.results[0].skipNodeOperations is "
                                      "not supported by ksched yet"));
   // Reserved for as many pods as a claim may be.
   api::ResourceClaim full = AddClaim("full");

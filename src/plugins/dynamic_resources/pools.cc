@@ -131,7 +131,15 @@ std::vector<Pool> GatherPools(const std::vector<const api::ResourceSlice*>& for_
     BuildPool(std::move(slices), rest, &pool);
     pools.push_back(std::move(pool));
   }
-  return pools;  // The map kept them by driver and name.
+  // By driver and name (the map kept them so), those with devices that have binding conditions
+  // last: the search takes a device that needs no attaching first.
+  std::stable_partition(pools.begin(), pools.end(), [](const Pool& pool) {
+    return std::none_of(pool.slices.begin(), pool.slices.end(), [](const api::ResourceSlice* s) {
+      return std::any_of(s->devices.begin(), s->devices.end(),
+                         [](const api::Device& d) { return !d.binding_conditions.empty(); });
+    });
+  });
+  return pools;
 }
 
 }  // namespace
