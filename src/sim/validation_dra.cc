@@ -353,6 +353,48 @@ void ConsumesCounters(const std::string& at, const api::Device& d, Errors* e) {
   }
 }
 
+// A device's (or an allocation result's) binding conditions and failure conditions (upstream's
+// validateDeviceBindingParameters): at most 4 of each, qualified names, no duplicates, no overlap,
+// and one kind only with the other.
+void BindingParameters(const std::string& at, const std::vector<std::string>& conditions,
+                       const std::vector<std::string>& failures, Errors* e) {
+  const std::string cpath = at + ".bindingConditions", fpath = at + ".bindingFailureConditions";
+  constexpr size_t kMax = 4;  // BindingConditionsMaxSize, BindingFailureConditionsMaxSize.
+  for (const auto& [path, list] : {std::pair{&cpath, &conditions}, std::pair{&fpath, &failures}}) {
+    if (list->size() > kMax) {
+      e->TooMany(*path, list->size(), kMax);
+      continue;
+    }
+    for (size_t i = 0; i < list->size(); ++i) {
+      e->QualifiedName(fmt::format("{}[{}]", *path, i), (*list)[i]);
+    }
+  }
+  std::set<std::string_view> seen;
+  for (size_t i = 0; i < conditions.size(); ++i) {
+    if (!seen.insert(conditions[i]).second) {
+      e->Duplicate(fmt::format("{}[{}]", cpath, i), conditions[i]);
+    }
+  }
+  const std::set<std::string_view> binding(conditions.begin(), conditions.end());
+  seen.clear();
+  for (size_t i = 0; i < failures.size(); ++i) {
+    const std::string path = fmt::format("{}[{}]", fpath, i);
+    if (!seen.insert(failures[i]).second) e->Duplicate(path, failures[i]);
+    if (binding.contains(failures[i])) {
+      e->Invalid(path, failures[i],
+                 "bindingFailureConditions must not overlap with bindingConditions");
+    }
+  }
+  if (conditions.empty() && !failures.empty()) {
+    e->InvalidValue(cpath, "null",
+                    "bindingConditions are required to use bindingFailureConditions");
+  }
+  if (failures.empty() && !conditions.empty()) {
+    e->InvalidValue(fpath, "null",
+                    "bindingFailureConditions are required to use bindingConditions");
+  }
+}
+
 // Consumable capacity: a capacity's requestPolicy, on a device that allows multiple allocations
 // (`value`, the capacity's). Checked as the API server checks it without
 // DRAFractionalCapacityRange: a range's steps in whole units.
@@ -541,6 +583,7 @@ void Slice(const api::ResourceSlice& s, Errors* e) {
       Taint(fmt::format("{}.taints[{}]", at, j), d.taints[j], e);
     }
     ConsumesCounters(at, d, e);
+    BindingParameters(at, d.binding_conditions, d.binding_failure_conditions, e);
     if (s.per_device_node_selection) {
       NodeSelection(at, d.node_name, d.node_selector, d.all_nodes.value_or(false), false,
                     kDeviceWords, e);
