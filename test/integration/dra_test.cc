@@ -5,12 +5,16 @@
 // controller wrote.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <httplib.h>
 
+#include <chrono>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "src/testing/metrics_text.h"
 #include "test/integration/ksched_process_test.h"
 
 namespace ksched::testing {
@@ -71,6 +75,7 @@ class DraTest : public KschedProcessTest {
       cluster().Kubectl({"delete", "resourceslice", node + "-gpus"});
       cluster().Kubectl({"delete", "node", node});
     }
+    for (const std::string& slice : slices_) cluster().Kubectl({"delete", "resourceslice", slice});
   }
   // A namespace of its own, and a node named "<ns>-gpu" with `gpus` GPUs.
   std::string Namespace(const std::string& ns, int gpus) {
@@ -84,7 +89,45 @@ class DraTest : public KschedProcessTest {
     return Get({"pod", pod, "-n", ns})["spec"].value("nodeName", "");
   }
 
+  // The pod's claim, made by the controller from its template; null until it is.
+  json ClaimOf(const std::string& ns, const std::string& pod) {
+    const json statuses =
+        Get({"pod", pod, "-n", ns})["status"].value("resourceClaimStatuses", json::array());
+    if (statuses.empty()) return nullptr;
+    return Get({"resourceclaim", statuses[0].value("resourceClaimName", ""), "-n", ns});
+  }
+  // What a driver's controller writes: the condition `type` of the claim's one device, with
+  // `status`.
+  void Report(const json& claim, const std::string& type, const std::string& status,
+              const std::string& reason, const std::string& message) {
+    const json& result = claim["status"]["allocation"]["devices"]["results"][0];
+    const json patch = {{"status",
+                         {{"devices",
+                           {{{"driver", result["driver"]},
+                             {"pool", result["pool"]},
+                             {"device", result["device"]},
+                             {"conditions",
+                              {{{"type", type},
+                                {"status", status},
+                                {"reason", reason},
+                                {"message", message},
+                                {"lastTransitionTime", "2026-01-01T00:00:00Z"}}}}}}}}}};
+    CommandResult r =
+        cluster().Kubectl({"patch", "resourceclaim", claim["metadata"]["name"].get<std::string>(),
+                           "-n", claim["metadata"]["namespace"].get<std::string>(),
+                           "--subresource=status", "--type=merge", "-p", patch.dump()});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  // The /metrics text of the ksched started with --authorization-always-allow-paths=/metrics.
+  std::string Metrics() {
+    httplib::SSLClient client("127.0.0.1", secure_port_);
+    client.enable_server_certificate_verification(false);  // ksched's self-signed certificate.
+    httplib::Result r = client.Get("/metrics");
+    return r ? r->body : "";
+  }
+
   std::vector<std::string> nodes_;
+  std::vector<std::string> slices_;
 };
 
 // The controller makes each pod's claim from the template; ksched gives each a GPU until there is
@@ -147,6 +190,76 @@ TEST_F(DraTest, ABrokenSelectorHoldsBackItsPodOnly) {
   Create(Pod(ns, "plain", "100m"));
   EXPECT_TRUE(Eventually([&] { return NodeOf(ns, "plain") == ns + "-gpu"; }));
   EXPECT_EQ(NodeOf(ns, "typo"), "");
+}
+
+// A device its driver attaches before the pod may bind (binding conditions): ksched waits in
+// PreBind, saying so in an event, until the driver (the test) reports it attached. A failure sends
+// the pod back: its next attempt deallocates the claim, the one after allocates it again.
+TEST_F(DraTest, PodsWaitForTheirDevicesToBeAttached) {
+  const std::string ns = Namespace("dra-attach", 1);  // Its GPU is of another driver.
+  const std::string node = ns + "-gpu";
+  slices_.push_back(node + "-xpus");
+  Create({{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceSlice"},
+          {"metadata", {{"name", slices_.back()}}},
+          {"spec",
+           {{"driver", "xpu.example.com"},
+            {"nodeName", node},
+            {"pool", {{"name", node}, {"generation", 1}, {"resourceSliceCount", 1}}},
+            {"devices",
+             {{{"name", "xpu-0"},
+               {"bindingConditions", {"attached"}},
+               {"bindingFailureConditions", {"failed"}}}}}}}});
+  Create(DeviceClass("dra-attach-xpu", "device.driver == \"xpu.example.com\""));
+  Create(Template(ns, "xpu", "dra-attach-xpu"));
+  StartKsched({"--authorization-always-allow-paths=/metrics"});
+  Create(PodWithTemplate(ns, "a", "xpu"));
+
+  // PreBind wrote the allocation, with the device's conditions, and waits.
+  json claim;
+  ASSERT_TRUE(Eventually([&] {
+    claim = ClaimOf(ns, "a");
+    return claim.is_object() && !claim["status"].value("reservedFor", json::array()).empty();
+  }));
+  const json& result = claim["status"]["allocation"]["devices"]["results"][0];
+  EXPECT_EQ(result["device"], "xpu-0");
+  EXPECT_EQ(result["bindingConditions"], json({"attached"}));
+  EXPECT_EQ(result["bindingFailureConditions"], json({"failed"}));
+  std::string pending;
+  ASSERT_TRUE(Eventually([&] {
+    for (const json& e : Events(ns)) {
+      if (e["reason"] == "BindingConditionsPending") pending = e["note"];
+    }
+    return !pending.empty();
+  }));
+  EXPECT_EQ(pending, "waiting for binding conditions for device on node " + node);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  EXPECT_EQ(NodeOf(ns, "a"), "");
+
+  // The driver could not attach it.
+  Report(claim, "failed", "True", "LinkDown", "port 7 is down");
+  EXPECT_EQ(FailedSchedulingNote(ns),
+            fmt::format("running PreBind plugin \"DynamicResources\": device binding failed: "
+                        "claim={}, reason=LinkDown, message=\"port 7 is down\"",
+                        claim["metadata"]["name"].get<std::string>()));
+  // Deallocated (its device status gone with it), then allocated and reserved again.
+  ASSERT_TRUE(Eventually([&] {
+    claim = ClaimOf(ns, "a");
+    return !claim["status"].value("reservedFor", json::array()).empty() &&
+           claim["status"].value("devices", json::array()).empty();
+  }));
+  EXPECT_EQ(NodeOf(ns, "a"), "");
+  Report(claim, "attached", "True", "Attached", "on port 8");
+  ASSERT_TRUE(Eventually([&] { return NodeOf(ns, "a") == node; }));
+
+  auto allocations = [](const std::string& status) {
+    return "scheduler_dra_bindingconditions_allocations_total{driver=\"xpu.example.com\","
+           "profile=\"default-scheduler\",status=\"" +
+           status + "\"}";
+  };
+  const std::string text = Metrics();
+  EXPECT_EQ(Sample(text, allocations("failure")), 1) << text;
+  EXPECT_EQ(Sample(text, allocations("success")), 1) << text;
 }
 
 }  // namespace
