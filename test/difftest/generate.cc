@@ -134,6 +134,7 @@ class CaseBuilder {
     batching_ = burst && classes_.empty() && r_.Percent(50);
     if (r_.Percent(25)) AddPartitions(&cluster);
     if (r_.Percent(25)) AddSharedDevices(&cluster);
+    if (r_.Percent(25)) AddAttachedDevices(&cluster);
     return cluster;
   }
 
@@ -809,6 +810,61 @@ class CaseBuilder {
         devices["constraints"] = {{{"distinctAttribute", "snic.example.com/port"}}};
       }
       return devices;
+    });
+  }
+
+  // Devices that a controller attaches before the pod binds (binding conditions), picked after
+  // shared devices (so that a seed's other objects stay as they were): on some nodes one or two
+  // accelerators that wait for "attached" (and fail on "failed", which the harness never sets),
+  // in a pool named to sort first or last, beside a plain one at times; at times two accelerators
+  // of a fabric that every node reaches, which bind to the node they are used on (bindsToNode);
+  // and claims for some pending pods without one: one accelerator, or two. The harness attaches
+  // an allocated device at once, as a driver's controller would. A case whose burst is given at
+  // once gets no claims, as in AddPartitions.
+  void AddAttachedDevices(json* cluster) {
+    cluster->push_back(DeviceClass("xpu", "device.driver == 'xpu.example.com'"));
+    auto attached = [](const std::string& name) {
+      return json{{"name", name},
+                  {"bindingConditions", {"attached"}},
+                  {"bindingFailureConditions", {"failed"}}};
+    };
+    std::vector<std::string> node_names;
+    for (const json& o : *cluster) {
+      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
+    }
+    for (const std::string& node : node_names) {
+      if (!r_.Percent(50)) continue;
+      json devices = json::array();
+      for (int d = 0, n = r_.Between(1, 2); d < n; ++d) {
+        devices.push_back(attached(fmt::format("xpu-{}", d)));
+      }
+      const std::string pool = (r_.Percent(50) ? "a-" : "z-") + node;
+      json s = SliceOf(node + "-xpus", "xpu.example.com", pool, 1);
+      s["spec"]["nodeName"] = node;
+      s["spec"]["devices"] = std::move(devices);
+      cluster->push_back(std::move(s));
+      if (r_.Percent(40)) {
+        json plain = SliceOf(node + "-xpu-plain", "xpu.example.com", "m-" + node, 1);
+        plain["spec"]["nodeName"] = node;
+        plain["spec"]["devices"] = {{{"name", "xpu-plain"}}};
+        cluster->push_back(std::move(plain));
+      }
+    }
+    if (r_.Percent(40)) {
+      json fabric = SliceOf("fabric-xpus", "xpu.example.com", "fabric", 1);
+      fabric["spec"]["allNodes"] = true;
+      for (int d = 0; d < 2; ++d) {
+        json device = attached(fmt::format("fabric-{}", d));
+        device["bindsToNode"] = true;
+        fabric["spec"]["devices"].push_back(std::move(device));
+      }
+      cluster->push_back(std::move(fabric));
+    }
+    if (batching_) return;
+    ClaimsForPendingPods(cluster, 40, "attached", "xpu", [&] {
+      json request = {{"name", "xpu"}, {"exactly", {{"deviceClassName", "xpu"}}}};
+      if (r_.Percent(25)) request["exactly"]["count"] = 2;
+      return json{{"requests", {std::move(request)}}};
     });
   }
 

@@ -221,6 +221,8 @@ std::set<std::string> Features(const json& c) {
       if (d.contains("taints")) out.insert("device taint");
       if (d.contains("consumesCounters")) out.insert("device consuming counters");
       if (d.contains("allowMultipleAllocations")) out.insert("device of several allocations");
+      if (d.contains("bindingConditions")) out.insert("device with binding conditions");
+      if (d.contains("bindsToNode")) out.insert("device that binds to the node");
       if (d.contains(json::json_pointer("/capacity/bandwidth/requestPolicy/validRange"))) {
         out.insert("capacity range");
       }
@@ -367,7 +369,9 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "capacity range",
                         "capacity values",
                         "capacity request",
-                        "distinctAttribute"}) {
+                        "distinctAttribute",
+                        "device with binding conditions",
+                        "device that binds to the node"}) {
     EXPECT_GT(seen[f], 0) << f;
   }
 }
