@@ -121,6 +121,27 @@ class ClusterWriter {
     (void)pod, (void)annotations;
     return absl::UnimplementedError("this cluster writer does not annotate pods");
   }
+
+  // --- DRA-backed extended resources (DynamicResources), each blocking until the cluster
+  // answers. PreBind: creates the claim the scheduler made for a pod's extended resources (its
+  // metadata's namespace, generateName, ownerReferences and annotations, and its requests), and
+  // returns it as stored, with its name.
+  virtual absl::StatusOr<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) {
+    (void)claim;
+    return absl::UnimplementedError("this cluster writer does not create claims");
+  }
+  // Unreserve and PostFilter: removes the finalizer resource.kubernetes.io/delete-protection from
+  // such a claim, then deletes it (gone already is fine).
+  virtual absl::Status DeleteResourceClaim(const api::ResourceClaim& claim) {
+    (void)claim;
+    return absl::UnimplementedError("this cluster writer does not delete claims");
+  }
+  // PreBind: sets the pod's status.extendedResourceClaimStatus.
+  virtual absl::Status SetExtendedResourceClaimStatus(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
+    (void)pod, (void)status;
+    return absl::UnimplementedError("this cluster writer does not write pods' claim status");
+  }
 };
 
 }  // namespace ksched

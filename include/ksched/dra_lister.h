@@ -119,6 +119,16 @@ class DraLister {
                                                                    std::string_view pool) const = 0;
   // Every pool's, as one snapshot: for a plugin that asks about many pools at once.
   virtual std::shared_ptr<const HeldDevices::View> Allocated() const = 0;
+  // DRA-backed extended resources (upstream's extended resource cache): the DeviceClass whose
+  // spec.extendedResourceName is `resource` (the newest such class; of two made in the same
+  // second, the first by name), or whose implicit name, "deviceclass.resource.kubernetes.io/"
+  // and the class's name, it is; nullptr for none.
+  virtual std::shared_ptr<const api::DeviceClass> ExtendedResourceClass(
+      std::string_view resource) const = 0;
 };
+
+// The prefix of a DeviceClass's implicit extended resource name.
+inline constexpr std::string_view kDeviceClassResourcePrefix =
+    "deviceclass.resource.kubernetes.io/";
 
 }  // namespace ksched

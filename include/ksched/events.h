@@ -56,7 +56,8 @@ enum ActionType : uint32_t {
   kUpdatePodToleration = 1 << 9,
   kUpdatePodSchedulingGatesEliminated = 1 << 10,
   kUpdatePodOther = 1 << 11,
-  kUpdatePodGeneratedResourceClaim = 1 << 12,  // status.resourceClaimStatuses changed.
+  kUpdatePodGeneratedResourceClaim = 1 << 12,  // status.resourceClaimStatuses or
+                                               // extendedResourceClaimStatus changed.
   kUpdateNodeDeclaredFeature = 1 << 13,        // status.declaredFeatures changed.
   kUpdate = (1 << 2) | (1 << 3) | (1 << 4) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 8) | (1 << 9) |
             (1 << 10) | (1 << 11) | (1 << 12) | (1 << 13),

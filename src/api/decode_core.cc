@@ -325,6 +325,24 @@ absl::Status PodClaimStatus(element e, const Path& p, PodResourceClaimStatus* ou
   });
 }
 
+absl::Status ExtendedClaimStatus(element e, const Path& p, PodExtendedResourceClaimStatus* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "resourceClaimName") return Str(v, vp, &out->resource_claim_name);
+    if (k != "requestMappings") return absl::OkStatus();
+    return Items(v, vp, &out->request_mappings,
+                 [](element m, const Path& mp, ContainerExtendedResourceRequest* r) {
+                   return Fields(
+                       m, mp,
+                       [&](std::string_view mk, element mv, const Path& mvp) -> absl::Status {
+                         if (mk == "containerName") return Str(mv, mvp, &r->container_name);
+                         if (mk == "resourceName") return Str(mv, mvp, &r->resource_name);
+                         if (mk == "requestName") return Str(mv, mvp, &r->request_name);
+                         return absl::OkStatus();
+                       });
+                 });
+  });
+}
+
 absl::Status PodStat(element e, const Path& p, PodStatus* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "phase") return Str(v, vp, &out->phase);
@@ -333,6 +351,9 @@ absl::Status PodStat(element e, const Path& p, PodStatus* out) {
     if (k == "startTime") return Str(v, vp, &out->start_time);
     if (k == "resourceClaimStatuses") {
       return Items(v, vp, &out->resource_claim_statuses, PodClaimStatus);
+    }
+    if (k == "extendedResourceClaimStatus" && !v.is_null()) {
+      return ExtendedClaimStatus(v, vp, &out->extended_resource_claim_status.emplace());
     }
     return absl::OkStatus();
   });

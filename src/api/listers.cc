@@ -55,4 +55,32 @@ std::shared_ptr<const HeldDevices::View> DraObjects::Allocated() const {
   return allocated_.Snapshot();
 }
 
+std::shared_ptr<const api::DeviceClass> DraObjects::ExtendedResourceClass(
+    std::string_view resource) const {
+  std::shared_ptr<const ClassesByResource> map;
+  {
+    absl::MutexLock lock(&extended_mu_);
+    const uint64_t changes = device_classes.changes();
+    if (extended_ == nullptr || extended_changes_ != changes) {
+      auto made = std::make_shared<ClassesByResource>();
+      for (const auto& c : device_classes.ListAll()) {  // By name.
+        (*made)[std::string(kDeviceClassResourcePrefix) + c->metadata.name] = c;
+        if (!c->extended_resource_name) continue;
+        std::shared_ptr<const api::DeviceClass>& owner = (*made)[*c->extended_resource_name];
+        // The newer class; at the same time, the one listed first. (RFC 3339 times of one form
+        // compare as strings.)
+        if (owner == nullptr ||
+            c->metadata.creation_timestamp > owner->metadata.creation_timestamp) {
+          owner = c;
+        }
+      }
+      extended_ = std::move(made);
+      extended_changes_ = changes;
+    }
+    map = extended_;
+  }
+  auto it = map->find(resource);
+  return it == map->end() ? nullptr : it->second;
+}
+
 }  // namespace ksched

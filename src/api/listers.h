@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -213,11 +214,13 @@ class DraObjects final : public DraLister {
   }
   uint64_t ClaimsGeneration() const override { return resource_claims.changes(); }
   std::shared_ptr<const HeldDevices::Pool> AllocatedInPool(std::string_view driver,
-                                                            std::string_view pool) const override;
+                                                           std::string_view pool) const override;
   std::shared_ptr<const HeldDevices::View> Allocated() const override;
   uint64_t DevicesGeneration() const override {
     return resource_slices.changes() + device_classes.changes() + device_taint_rules.changes();
   }
+  std::shared_ptr<const api::DeviceClass> ExtendedResourceClass(
+      std::string_view resource) const override;
 
   ObjectStore<api::DeviceClass> device_classes;
   ObjectStore<api::ResourceSlice> resource_slices;
@@ -230,6 +233,12 @@ class DraObjects final : public DraLister {
   void ClaimChanged(const api::ResourceClaim* old, const api::ResourceClaim* now);
   mutable absl::Mutex allocated_mu_;
   mutable HeldDevices allocated_ ABSL_GUARDED_BY(allocated_mu_);  // Its view made when asked.
+  // ExtendedResourceClass's map, made again when the classes changed.
+  using ClassesByResource =
+      std::map<std::string, std::shared_ptr<const api::DeviceClass>, std::less<>>;
+  mutable absl::Mutex extended_mu_;
+  mutable std::shared_ptr<const ClassesByResource> extended_ ABSL_GUARDED_BY(extended_mu_);
+  mutable uint64_t extended_changes_ ABSL_GUARDED_BY(extended_mu_) = 0;
 };
 
 // Every store a source keeps for the scheduler's plugins.

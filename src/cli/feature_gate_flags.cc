@@ -73,7 +73,9 @@ plugins::Features PluginFeatures(const features::FeatureGates& gates) {
           .partitionable_devices = gates.Enabled("DRAPartitionableDevices"),
           .consumable_capacity = gates.Enabled("DRAConsumableCapacity"),
           .fractional_capacity_range = gates.Enabled("DRAFractionalCapacityRange"),
-          .device_binding_conditions = gates.Enabled("DRADeviceBindingConditions")};
+          .device_binding_conditions = gates.Enabled("DRADeviceBindingConditions") &&
+                                       gates.Enabled("DRAResourceClaimDeviceStatus"),
+          .dra_extended_resource = gates.Enabled("DRAExtendedResource")};
 }
 
 }  // namespace ksched::cli

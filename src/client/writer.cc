@@ -492,6 +492,83 @@ absl::Status ApiWriter::UnreserveResourceClaim(const api::ResourceClaim& claim,
       .status();
 }
 
+json ApiWriter::ExtendedResourceClaimJson(const api::ResourceClaim& claim) {
+  json owners = json::array();
+  for (const api::OwnerReference& o : claim.metadata.owner_references) {
+    owners.push_back({{"apiVersion", o.api_version},
+                      {"kind", o.kind},
+                      {"name", o.name},
+                      {"uid", o.uid},
+                      {"controller", o.controller}});
+  }
+  json requests = json::array();
+  for (const api::DeviceRequest& r : claim.spec.requests) {
+    if (!r.exactly) continue;  // The scheduler's requests are all `exactly`.
+    requests.push_back({{"name", r.name},
+                        {"exactly",
+                         {{"deviceClassName", r.exactly->device_class_name},
+                          {"allocationMode", r.exactly->allocation_mode},
+                          {"count", r.exactly->count}}}});
+  }
+  json meta = {{"namespace", claim.metadata.namespace_}, {"ownerReferences", std::move(owners)}};
+  if (!claim.metadata.generate_name.empty()) meta["generateName"] = claim.metadata.generate_name;
+  if (!claim.metadata.annotations.empty()) meta["annotations"] = claim.metadata.annotations;
+  return {{"apiVersion", "resource.k8s.io/v1"},
+          {"kind", "ResourceClaim"},
+          {"metadata", std::move(meta)},
+          {"spec", {{"devices", {{"requests", std::move(requests)}}}}}};
+}
+
+absl::StatusOr<api::ResourceClaim> ApiWriter::CreateResourceClaim(const api::ResourceClaim& claim) {
+  const std::string path = fmt::format("/apis/resource.k8s.io/v1/namespaces/{}/resourceclaims",
+                                       claim.metadata.namespace_);
+  HttpResponse r = http_.Call({.method = "POST",
+                               .path = path,
+                               .body = ExtendedResourceClaimJson(claim).dump(),
+                               .guard = options_.may_write});
+  return Decoded<api::ResourceClaim>(r, path, api::DecodeResourceClaim);
+}
+
+absl::Status ApiWriter::DeleteResourceClaim(const api::ResourceClaim& claim) {
+  // The finalizer first, as upstream's deleteClaim (a strategic merge takes it out of the list).
+  absl::StatusOr<api::ResourceClaim> updated = MergePatch<api::ResourceClaim>(
+      http_, ClaimPath(claim),
+      {{"metadata", {{"$deleteFromPrimitiveList/finalizers", {api::kResourceClaimFinalizer}}}}},
+      api::DecodeResourceClaim, options_.may_write, kStrategicMergePatch);
+  if (!updated.ok() && !absl::IsNotFound(updated.status())) {
+    return absl::Status(updated.status().code(),
+                        fmt::format("update resourceclaim {}: {}", api::KeyOf(claim.metadata),
+                                    AsStd(updated.status().message())));
+  }
+  absl::Status deleted =
+      http_.Call({.method = "DELETE", .path = ClaimPath(claim), .guard = options_.may_write})
+          .ToStatus();
+  if (absl::IsNotFound(deleted)) return absl::OkStatus();
+  return deleted;
+}
+
+absl::Status ApiWriter::SetExtendedResourceClaimStatus(
+    const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
+  json mappings = json::array();
+  for (const api::ContainerExtendedResourceRequest& m : status.request_mappings) {
+    mappings.push_back({{"containerName", m.container_name},
+                        {"resourceName", m.resource_name},
+                        {"requestName", m.request_name}});
+  }
+  return http_
+      .Call({.method = "PATCH",
+             .path = fmt::format("/api/v1/namespaces/{}/pods/{}/status", pod.metadata.namespace_,
+                                 pod.metadata.name),
+             .body = json{{"status",
+                           {{"extendedResourceClaimStatus",
+                             {{"requestMappings", std::move(mappings)},
+                              {"resourceClaimName", status.resource_claim_name}}}}}}
+                         .dump(),
+             .content_type = kStrategicMergePatch,
+             .guard = options_.may_write})
+      .ToStatus();
+}
+
 absl::Status ApiWriter::DeallocateResourceClaim(const api::ResourceClaim& claim) {
   return MergePatch<api::ResourceClaim>(
              http_, ClaimPath(claim, "/status"),

@@ -116,6 +116,13 @@ class ApiWriter : public ClusterWriter {
   absl::Status UnreserveResourceClaim(const api::ResourceClaim& claim,
                                       std::string_view consumer_uid) override;
   absl::Status DeallocateResourceClaim(const api::ResourceClaim& claim) override;
+  absl::StatusOr<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) override;
+  absl::Status DeleteResourceClaim(const api::ResourceClaim& claim) override;
+  // A strategic merge patch of the pod's status subresource.
+  absl::Status SetExtendedResourceClaimStatus(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override;
+  // The claim a scheduler makes for a pod's extended resources, as created, for tests.
+  static nlohmann::json ExtendedResourceClaimJson(const api::ResourceClaim& claim);
   // status.allocation as the API writes it, for tests.
   static nlohmann::json AllocationJson(const api::AllocationResult& allocation);
   // The patches' bodies, for tests.

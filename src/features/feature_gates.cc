@@ -423,12 +423,10 @@ std::vector<std::string> FeatureGates::KnownFeatures() {
 bool FeatureGates::Honoured(std::string_view gate) {
   // The scheduler gates ksched decides by at either value, as kube-scheduler does.
   static const std::set<std::string, std::less<>> kHonoured = {
-      "DRAConsumableCapacity",      "DRADeviceBindingConditions",
-      "DRADeviceTaintRules",        "DRADeviceTaints",
-      "DRAFractionalCapacityRange", "DRAPartitionableDevices",
-      "NodeDeclaredFeatures",       "NominatedNodeNameForExpectation",
-      "OpportunisticBatching",      "StorageCapacityScoring",
-      "VolumeLimitScaling",
+      "DRAConsumableCapacity",   "DRADeviceBindingConditions", "DRADeviceTaintRules",
+      "DRADeviceTaints",         "DRAExtendedResource",        "DRAFractionalCapacityRange",
+      "DRAPartitionableDevices", "NodeDeclaredFeatures",       "NominatedNodeNameForExpectation",
+      "OpportunisticBatching",   "StorageCapacityScoring",     "VolumeLimitScaling",
   };
   return kHonoured.contains(gate);
 }
@@ -438,7 +436,6 @@ bool FeatureGates::DecidedAsOff(std::string_view gate) {
   // kube-scheduler does with the gate off, so off is honoured (docs/versions.md says what on
   // would change).
   static const std::set<std::string, std::less<>> kOff = {
-      "DRAExtendedResource",                      // A DeviceClass's extendedResourceName is unread.
       "InPlacePodLevelResourcesVerticalScaling",  // A pod's status resources are unread.
   };
   return kOff.contains(gate);

@@ -17,6 +17,7 @@ struct Features {
   // DRAFractionalCapacityRange: on only with --min-compatibility-version 1.37.
   bool fractional_capacity_range = false;
   bool device_binding_conditions = true;  // DRADeviceBindingConditions
+  bool dra_extended_resource = true;      // DRAExtendedResource
 };
 
 }  // namespace ksched::plugins

@@ -191,7 +191,8 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
                   n.status.resource_claim_statuses.begin(), n.status.resource_claim_statuses.end(),
                   [](const api::PodResourceClaimStatus& a, const api::PodResourceClaimStatus& b) {
                     return a.name == b.name && a.resource_claim_name == b.resource_claim_name;
-                  })) {
+                  }) ||
+      o.status.extended_resource_claim_status != n.status.extended_resource_claim_status) {
     actions |= kUpdatePodGeneratedResourceClaim;
   }
   if (actions == 0) actions = kUpdatePodOther;

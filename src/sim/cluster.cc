@@ -460,6 +460,49 @@ absl::Status Cluster::DeallocateResourceClaim(const api::ResourceClaim& claim) {
       .status();
 }
 
+absl::StatusOr<api::ResourceClaim> Cluster::CreateResourceClaim(const api::ResourceClaim& claim) {
+  std::shared_ptr<const api::ResourceClaim> created;
+  {
+    absl::MutexLock lock(&mu_);
+    api::ResourceClaim c = claim;
+    c.metadata.name = fmt::format("{}{:05}", claim.metadata.generate_name, ++created_claims_);
+    c.metadata.generate_name.clear();
+    c.metadata.uid = c.metadata.namespace_ + "/" + c.metadata.name;
+    c.metadata.resource_version = std::to_string(++storage_version_);
+    created = std::make_shared<const api::ResourceClaim>(std::move(c));
+    resource_claims_.push_back(created);
+  }
+  if (sink_ != nullptr) SetObject(*sink_, created);
+  return *created;
+}
+
+absl::Status Cluster::DeleteResourceClaim(const api::ResourceClaim& claim) {
+  std::shared_ptr<const api::ResourceClaim> gone;
+  {
+    absl::MutexLock lock(&mu_);
+    std::shared_ptr<const api::ResourceClaim>* current = Find(resource_claims_, claim);
+    if (current == nullptr) return absl::OkStatus();
+    gone = *current;
+    std::erase(resource_claims_, gone);
+  }
+  if (sink_ != nullptr) RemoveObject(*sink_, *gone);
+  return absl::OkStatus();
+}
+
+absl::Status Cluster::SetExtendedResourceClaimStatus(
+    const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
+  absl::MutexLock lock(&mu_);
+  auto it = pod_index_.find(pod.metadata.uid);
+  if (it == pod_index_.end()) {
+    return absl::NotFoundError(fmt::format("pods \"{}\" not found", pod.metadata.name));
+  }
+  auto updated = std::make_shared<api::Pod>(*pods_[it->second]);
+  updated->status.extended_resource_claim_status = status;
+  pending_.push_back({pods_[it->second], updated});
+  pods_[it->second] = std::move(updated);
+  return absl::OkStatus();
+}
+
 std::vector<std::shared_ptr<const api::PersistentVolume>> Cluster::PersistentVolumes() const {
   absl::MutexLock lock(&mu_);
   return pvs_;

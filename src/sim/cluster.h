@@ -89,6 +89,12 @@ class Cluster : public ClusterWriter {
   absl::Status UnreserveResourceClaim(const api::ResourceClaim& claim,
                                       std::string_view consumer_uid) override;
   absl::Status DeallocateResourceClaim(const api::ResourceClaim& claim) override;
+  // Names the claim from its generateName and a counter ("gpu-pod-extended-resources-00001"), as
+  // the API server names it from a random suffix of five characters.
+  absl::StatusOr<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) override;
+  absl::Status DeleteResourceClaim(const api::ResourceClaim& claim) override;
+  absl::Status SetExtendedResourceClaimStatus(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override;
 
   // VolumeBinding's writes, answered as the API server, the PV controller and the class's
   // provisioner would (sim/volumes.h); the scheduler given to Start hears of the bound PV and claim
@@ -144,6 +150,7 @@ class Cluster : public ClusterWriter {
 
   std::vector<std::shared_ptr<const api::Node>> nodes_;
   std::vector<std::shared_ptr<const api::ResourceClaim>> resource_claims_;
+  int created_claims_ ABSL_GUARDED_BY(mu_) = 0;  // CreateResourceClaim's names.
   // The objects of every other kind of the table, kept as the manifests gave them.
   template <typename T>
   static constexpr bool kAsGiven =

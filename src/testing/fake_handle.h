@@ -167,6 +167,37 @@ class RecordingWriter : public ClusterWriter {
     return c;
   }
 
+  // DRA-backed extended resources: a created claim is named from its generateName and a count
+  // ("-1", "-2", ...), stored as written claims are; a deleted one leaves both.
+  absl::StatusOr<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) override {
+    absl::MutexLock lock(&mu_);
+    if (!claim_error.ok()) return claim_error;
+    api::ResourceClaim c = claim;
+    c.metadata.name = c.metadata.generate_name + std::to_string(++created_);
+    c.metadata.generate_name.clear();
+    c.metadata.uid = c.metadata.name + "-uid";
+    c.metadata.resource_version = "1";
+    claims[api::KeyOf(c.metadata)] = c;
+    if (dra) dra->resource_claims.Set(std::make_shared<const api::ResourceClaim>(c));
+    return c;
+  }
+  absl::Status DeleteResourceClaim(const api::ResourceClaim& claim) override {
+    absl::MutexLock lock(&mu_);
+    deleted_claims.push_back(api::KeyOf(claim.metadata));
+    claims.erase(api::KeyOf(claim.metadata));
+    if (dra) dra->resource_claims.Remove(claim);
+    return absl::OkStatus();
+  }
+  absl::Status SetExtendedResourceClaimStatus(
+      const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) override {
+    absl::MutexLock lock(&mu_);
+    if (!claim_error.ok()) return claim_error;
+    extended_statuses[pod.metadata.namespace_ + "/" + pod.metadata.name] = status;
+    return absl::OkStatus();
+  }
+  std::vector<std::string> deleted_claims;                                       // namespace/name
+  std::map<std::string, api::PodExtendedResourceClaimStatus> extended_statuses;  // By pod.
+
   absl::Status bind_error;   // Returned by Bind when not OK.
   absl::Status claim_error;  // Returned by the claims' writes when not OK.
   DraObjects* dra = nullptr;
@@ -183,6 +214,7 @@ class RecordingWriter : public ClusterWriter {
  private:
   absl::Mutex mu_;
   std::vector<std::function<void()>> held_ ABSL_GUARDED_BY(mu_);
+  int created_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // A plugin's own metric, as CountingMetrics keeps it: each series' value (counters and gauges) or

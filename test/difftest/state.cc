@@ -11,6 +11,9 @@ namespace {
 
 using nlohmann::json;
 
+// The annotation of a claim a scheduler made for a pod's extended resources.
+constexpr char kExtendedResourceClaim[] = "resource.kubernetes.io/extended-resource-claim";
+
 std::string NominatedNode(const json& pod) {
   return pod.value("status", json::object()).value("nominatedNodeName", "");
 }
@@ -121,9 +124,17 @@ Storage StorageOf(const json& pv_list, const json& pvc_list, const json& resourc
 
 std::string Binding(const Storage& s) {
   std::string out;
-  for (const auto& [key, o] : s) {
+  for (const auto& [stored_key, o] : s) {
     const json& spec = o.value("spec", json::object());
+    std::string key = stored_key;
     if (o.value("kind", "") == "ResourceClaim") {
+      // A claim a scheduler made for a pod's extended resources: its name ends in a random
+      // suffix.
+      const json& meta = o["metadata"];
+      if (meta.value("annotations", json::object()).contains(kExtendedResourceClaim)) {
+        key = fmt::format("ResourceClaim/{}/{}*", meta.value("namespace", ""),
+                          meta.value("generateName", ""));
+      }
       // The devices it was given, and what a share of one consumes; whom it is reserved for
       // differs by turn (the pods' uids), and so does a share's random ID.
       std::vector<std::string> devices;
@@ -185,6 +196,9 @@ json Recreatable(json o) {
          {"pv.kubernetes.io/bind-completed", "pv.kubernetes.io/bound-by-controller"}) {
       meta["annotations"].erase(a);
     }
+    // The claim a scheduler made for a pod's extended resources: its pod is made again with
+    // another uid, so the claim has no owner (the resourceclaim controller would delete it).
+    if (meta["annotations"].contains(kExtendedResourceClaim)) meta.erase("ownerReferences");
   }
   if (o.contains("spec") && o["spec"].contains("claimRef")) {
     json& ref = o["spec"]["claimRef"];

@@ -262,5 +262,38 @@ TEST_F(DraTest, PodsWaitForTheirDevicesToBeAttached) {
   EXPECT_EQ(Sample(text, allocations("success")), 1) << text;
 }
 
+// A pod asks for example.com/xpu as for any extended resource; no device plugin advertises it, a
+// DeviceClass backs it, and the node's ResourceSlice has the devices: ksched makes the pod a
+// claim, allocates and reserves it, and writes the pod's extendedResourceClaimStatus.
+TEST_F(DraTest, ExtendedResourcesAreServedByAClaimTheSchedulerMakes) {
+  const std::string ns = Namespace("dra-extended", 1);
+  const std::string node = ns + "-gpu";
+  json cls = DeviceClass("dra-extended-xpu", "device.driver == \"gpu.example.com\"");
+  cls["spec"]["extendedResourceName"] = "example.com/xpu";
+  Create(cls);
+  StartKsched();
+  json pod = Pod(ns, "a", "100m");
+  pod["spec"]["containers"][0]["resources"]["requests"]["example.com/xpu"] = "1";
+  pod["spec"]["containers"][0]["resources"]["limits"] = {{"example.com/xpu", "1"}};
+  Create(pod);
+  ASSERT_TRUE(Eventually([&] { return NodeOf(ns, "a") == node; }));
+  const json status = Get({"pod", "a", "-n", ns})["status"]["extendedResourceClaimStatus"];
+  ASSERT_TRUE(status.is_object()) << Get({"pod", "a", "-n", ns}).dump();
+  EXPECT_EQ(status["requestMappings"],
+            json::parse(R"([{"containerName": "c", "resourceName": "example.com/xpu",
+                              "requestName": "container-0-request-1"}])"));
+  const std::string name = status["resourceClaimName"];
+  EXPECT_TRUE(name.starts_with("a-extended-resources-")) << name;
+  const json claim = Get({"resourceclaim", name, "-n", ns});
+  EXPECT_EQ(claim["metadata"]["annotations"]["resource.kubernetes.io/extended-resource-claim"],
+            "true");
+  EXPECT_EQ(claim["metadata"]["ownerReferences"][0]["name"], "a");
+  EXPECT_EQ(claim["spec"]["devices"]["requests"][0]["exactly"]["deviceClassName"],
+            "dra-extended-xpu");
+  EXPECT_EQ(claim["status"]["allocation"]["devices"]["results"][0]["device"], "gpu-0");
+  EXPECT_EQ(claim["status"]["reservedFor"][0]["name"], "a");
+  cluster().Kubectl({"delete", "deviceclass", "dra-extended-xpu"});
+}
+
 }  // namespace
 }  // namespace ksched::testing

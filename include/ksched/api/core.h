@@ -201,12 +201,27 @@ struct PodSpec {
   Boxed<ResourceRequirements> resources;  // Pod-level resources; on the heap: few pods have them.
 };
 
+// DRA-backed extended resources: which request of the claim the scheduler made for the pod
+// serves which container's extended resource.
+struct ContainerExtendedResourceRequest {
+  std::string container_name;
+  std::string resource_name;
+  std::string request_name;
+  bool operator==(const ContainerExtendedResourceRequest&) const = default;
+};
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> request_mappings;
+  std::string resource_claim_name;
+  bool operator==(const PodExtendedResourceClaimStatus&) const = default;
+};
+
 struct PodStatus {
   std::string phase;
   std::vector<PodCondition> conditions;
   std::string nominated_node_name;
   std::string start_time;  // RFC 3339, set by the kubelet; "" until the pod starts.
   std::vector<PodResourceClaimStatus> resource_claim_statuses;
+  std::optional<PodExtendedResourceClaimStatus> extended_resource_claim_status;
 };
 
 struct Pod {

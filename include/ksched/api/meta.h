@@ -34,7 +34,8 @@ struct OwnerReference {
 
 struct ObjectMeta {
   std::string name;
-  std::string namespace_;  // "namespace" is a C++ keyword.
+  std::string generate_name;  // Where an object is yet to be made, with a name from this prefix.
+  std::string namespace_;     // "namespace" is a C++ keyword.
   std::string uid;
   StringMap labels;
   StringMap annotations;

@@ -16,6 +16,8 @@
 #include "ksched/log.h"
 #include "ksched/strings.h"
 #include "src/plugins/dynamic_resources/binding.h"
+#include "src/plugins/dynamic_resources/extended.h"
+#include "src/plugins/helper/dra_extended.h"
 #include "src/plugins/helper/normalize_score.h"
 
 namespace ksched::plugins::dynamic_resources {
@@ -38,6 +40,16 @@ struct State final : StateData {
   std::shared_ptr<const Allocator> allocator;  // Set when some claim needs allocating.
   // Whether a request has firstAvailable alternatives: without, every node scores 0.
   bool scored = false;
+  // DRA-backed extended resources (extended.h): those the pod requests, by name; the claim made
+  // for them in an earlier attempt (every node is then refused, and PostFilter deletes it); and,
+  // once Reserve picked a node, the claim for the node's share of them, its allocation and
+  // mappings, then the claim as PreBind created it.
+  std::vector<std::string> extended;
+  std::shared_ptr<const api::ResourceClaim> old_extended;
+  std::shared_ptr<const api::ResourceClaim> extended_claim;
+  std::shared_ptr<const api::AllocationResult> extended_allocation;
+  std::vector<api::ContainerExtendedResourceRequest> extended_mappings;
+  std::shared_ptr<const api::ResourceClaim> extended_created;
   // Filter writes these for several nodes at once.
   mutable absl::Mutex mu;
   mutable std::set<size_t> unavailable ABSL_GUARDED_BY(mu);  // Claims not available somewhere.
@@ -47,6 +59,9 @@ struct State final : StateData {
   struct OnNode {
     std::shared_ptr<const api::Node> node;
     std::shared_ptr<const Choice> choice;
+    // The claim for the extended resources the node's devices serve, last among the choice's.
+    std::shared_ptr<const api::ResourceClaim> extended;
+    std::vector<api::ContainerExtendedResourceRequest> mappings;
   };
   mutable absl::flat_hash_map<std::string_view, OnNode> by_node ABSL_GUARDED_BY(mu);
 
@@ -57,7 +72,13 @@ struct State final : StateData {
         binding_failed(o.binding_failed),
         allocations(o.allocations),
         allocator(o.allocator),
-        scored(o.scored) {
+        scored(o.scored),
+        extended(o.extended),
+        old_extended(o.old_extended),
+        extended_claim(o.extended_claim),
+        extended_allocation(o.extended_allocation),
+        extended_mappings(o.extended_mappings),
+        extended_created(o.extended_created) {
     absl::MutexLock lock(&o.mu);
     unavailable = o.unavailable;
     by_node = o.by_node;
@@ -71,6 +92,8 @@ struct State final : StateData {
     }
     return allocator ? allocator->Kept(node) : nullptr;
   }
+  // Whether the pod has claims of its own or DRA-backed extended resources.
+  bool HasClaims() const { return !claims.empty() || !extended.empty(); }
   bool ToAllocate(size_t i) const { return !claims[i]->allocation; }
   // The claims to allocate, in order.
   std::vector<const api::ResourceClaim*> ToAllocate() const {
@@ -287,8 +310,12 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   if (!claims.ok()) {
     return Status::UnschedulableAndUnresolvable(std::string(AsStd(claims.status().message())));
   }
-  if (claims->empty()) return Status::Skip();
   const DraLister& dra = handle_.dra();
+  if (features_.extended_resource) {
+    s->extended = helper::DraBacked(pod, &dra);
+    if (!s->extended.empty()) s->old_extended = FindExtendedClaim(pod, dra);
+  }
+  if (claims->empty() && s->extended.empty()) return Status::Skip();
   s->available_on.resize(claims->size());
   s->binding_failed.resize(claims->size());
   s->allocations.resize(claims->size());
@@ -340,24 +367,48 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     return std::any_of(claim->spec.requests.begin(), claim->spec.requests.end(),
                        [](const api::DeviceRequest& r) { return !r.first_available.empty(); });
   });
-  if (to_allocate) {
+  if (to_allocate || !s->extended.empty()) {
     tracker_.CatchUp();
     std::shared_ptr<const SliceIndex> slices = Slices();
     HeldViews held{.allocated = dra.Allocated(), .pending = tracker_.Pending()};
-    memo_.Begin(s->ToAllocate(), slices, held);
+    // The memo keeps one search per node for the same claims; the extended resources' claim
+    // differs by node.
+    SearchMemo* memo = s->extended.empty() ? &memo_ : nullptr;
+    if (memo != nullptr) memo->Begin(s->ToAllocate(), slices, held);
     s->allocator = std::make_shared<const Allocator>(
-        dra, std::move(slices), std::move(held), selectors_, &memo_,
+        dra, std::move(slices), std::move(held), selectors_, memo,
         Allocator::Features{.consumable_capacity = features_.consumable_capacity,
                             .fractional_capacity_range = features_.fractional_capacity_range});
   }
   return Status();
 }
 
-Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const NodeInfo& info) {
+Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod,
+                                const NodeInfo& info) {
   const State* s = state.Read(kStateKey);
   if (s == nullptr) return Status::Error("not found");
-  if (s->claims.empty()) return Status();
+  if (!s->HasClaims()) return Status();
   const api::Node& node = *info.node();
+  // The extended resources no device plugin advertises here are the devices'.
+  std::shared_ptr<const api::ResourceClaim> extended;
+  std::vector<api::ContainerExtendedResourceRequest> mappings;
+  if (!s->extended.empty()) {
+    if (s->old_extended) {
+      return Status::UnschedulableAndUnresolvable("cannot schedule extended resource claim");
+    }
+    std::vector<std::string> here;
+    for (const std::string& name : s->extended) {
+      if (info.allocatable().Get(name) == 0) here.push_back(name);
+    }
+    if (!here.empty()) {
+      ExtendedRequests r = ExtendedRequestsFor(pod, here, handle_.dra());
+      api::ResourceClaim claim = NewExtendedClaim(pod);
+      claim.spec.requests = std::move(r.requests);
+      extended = std::make_shared<const api::ResourceClaim>(std::move(claim));
+      mappings = std::move(r.mappings);
+    }
+    if (s->claims.empty() && extended == nullptr) return Status();
+  }
   // Where allocated claims can be used (only they have available_on), if their devices did not
   // fail to attach.
   std::vector<size_t> unavailable;
@@ -367,9 +418,11 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
     }
   }
   std::shared_ptr<const Choice> choice;
-  if (s->allocator) {
+  std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
+  if (extended != nullptr) to_allocate.push_back(extended.get());
+  if (s->allocator && !to_allocate.empty()) {
     absl::StatusOr<Allocator::Outcome> out = s->allocator->Allocate(
-        info.node_ptr(), s->ToAllocate(), state.explain(),
+        info.node_ptr(), to_allocate, state.explain(),
         args_.filter_timeout > absl::ZeroDuration() ? args_.filter_timeout
                                                     : absl::InfiniteDuration());
     if (!out.ok()) {
@@ -403,8 +456,10 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod&, const 
   if (choice != nullptr) {
     // The key is the name in the node the entry holds: an older entry goes with its key.
     s->by_node.erase(node.metadata.name);
-    s->by_node.emplace(node.metadata.name,
-                       State::OnNode{.node = info.node_ptr(), .choice = std::move(choice)});
+    s->by_node.emplace(node.metadata.name, State::OnNode{.node = info.node_ptr(),
+                                                         .choice = std::move(choice),
+                                                         .extended = std::move(extended),
+                                                         .mappings = std::move(mappings)});
   }
   return Status();
 }
@@ -417,7 +472,7 @@ Status DynamicResources::PostFilter(CycleState& state, const api::Pod& pod, cons
   if (s == nullptr) return Status::Error("not found");
   // Since 1.37 the statuses that change nothing have no reason (1.36: "no new claims to
   // deallocate", "still not schedulable"), so the FitError message has no DRA part.
-  if (s->claims.empty()) return Status(Code::kUnschedulable);
+  if (!s->HasClaims()) return Status(Code::kUnschedulable);
   std::set<size_t> unavailable;
   {
     absl::MutexLock lock(&s->mu);
@@ -433,6 +488,14 @@ Status DynamicResources::PostFilter(CycleState& state, const api::Pod& pod, cons
       }
       return Status::Unschedulable("deallocation of ResourceClaim completed");
     }
+  }
+  // The claim an earlier attempt made for the extended resources: gone, so that the next attempt
+  // makes one for its node.
+  if (s->old_extended) {
+    if (absl::Status st = handle_.writer().DeleteResourceClaim(*s->old_extended); !st.ok()) {
+      return Status::Error(std::string(AsStd(st.message())));
+    }
+    return Status::Unschedulable("deletion of ResourceClaim completed");
   }
   return Status(Code::kUnschedulable);
 }
@@ -484,10 +547,20 @@ Status DynamicResources::NormalizeScore(const CycleState&, const api::Pod&, Node
 
 Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string_view node) {
   State* s = state.ReadMutable(kStateKey);
-  if (s == nullptr || s->claims.empty() || !s->allocator) return Status();
+  if (s == nullptr || !s->HasClaims() || !s->allocator) return Status();
+  std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
+  std::shared_ptr<const api::ResourceClaim> extended;
+  {
+    absl::MutexLock lock(&s->mu);
+    if (auto it = s->by_node.find(node); it != s->by_node.end() && it->second.extended) {
+      extended = it->second.extended;
+      s->extended_mappings = it->second.mappings;
+    }
+  }
+  if (extended != nullptr) to_allocate.push_back(extended.get());
+  if (to_allocate.empty()) return Status();  // The node's device plugins serve the pod.
   std::shared_ptr<const Choice> choice = s->ChoiceOn(node);
   if (choice == nullptr) return Status::Error("claim allocation not found for node");
-  const std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
   const size_t wanted = to_allocate.size();
   if (choice->devices.size() != wanted) {
     return Status::Error(
@@ -504,6 +577,13 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
     claim.allocation = *s->allocations[i];
     tracker_.SetInFlight(std::make_shared<const api::ResourceClaim>(std::move(claim)));
   }
+  if (extended != nullptr) {
+    s->extended_claim = extended;
+    s->extended_allocation = std::make_shared<const api::AllocationResult>(allocations.back());
+    api::ResourceClaim claim = *extended;
+    claim.allocation = allocations.back();
+    tracker_.SetInFlight(std::make_shared<const api::ResourceClaim>(std::move(claim)));
+  }
   // Filter's findings and the allocator (its snapshot of the devices in use) served their turn:
   // a pod waiting for its binding holds only its own allocations.
   s->allocator.reset();
@@ -516,8 +596,10 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
 void DynamicResources::Unreserve(CycleState& state, const api::Pod& pod, std::string_view) {
   State* s = state.ReadMutable(kStateKey);
   if (s == nullptr) return;
+  const std::string* created = s->extended_created ? &s->extended_created->metadata.uid : nullptr;
   for (const auto& claim : s->claims) {
     tracker_.RemoveInFlight(claim->metadata.uid);
+    if (created != nullptr && claim->metadata.uid == *created) continue;  // Deleted below.
     if (claim->allocation && ReservedFor(*claim, pod)) {
       if (absl::Status st = handle_.writer().UnreserveResourceClaim(*claim, pod.metadata.uid);
           !st.ok()) {
@@ -526,11 +608,20 @@ void DynamicResources::Unreserve(CycleState& state, const api::Pod& pod, std::st
       }
     }
   }
+  // The extended resources' claim: its allocation in flight, or the claim PreBind made.
+  if (s->extended_claim) tracker_.RemoveInFlight(s->extended_claim->metadata.uid);
+  if (s->extended_created) {
+    if (absl::Status st = handle_.writer().DeleteResourceClaim(*s->extended_created); !st.ok()) {
+      KLOG_ERROR("delete extended resource claim",
+                 {"resourceclaim", api::KeyOf(s->extended_created->metadata)},
+                 {"err", std::string(AsStd(st.message()))});
+    }
+  }
 }
 
 Status DynamicResources::PreBindPreFlight(CycleState& state, const api::Pod&, std::string_view) {
   const State* s = state.Read(kStateKey);
-  if (s == nullptr || s->claims.empty()) return Status::Skip();
+  if (s == nullptr || !s->HasClaims()) return Status::Skip();
   return Status();
 }
 
@@ -559,7 +650,26 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
         ++run->next;
       }
       if (run->next == s.claims.size()) {
-        run->self->AwaitBinding(s.claims, run->pod, run->node, std::move(run->done));
+        if (s.extended_claim == nullptr || s.extended_created != nullptr) {
+          run->self->AwaitBinding(s.claims, run->pod, run->node, std::move(run->done));
+          return;
+        }
+        // Its writes wait for their answers: off the thread an answer arrived on.
+        run->self->handle_.RunAsync([run] {
+          State& s = *run->s;
+          Status st =
+              run->self->MakeExtendedClaim(*s.extended_claim, *s.extended_allocation,
+                                           s.extended_mappings, run->pod, &s.extended_created);
+          // Once written, its devices may wait for binding conditions too.
+          if (s.extended_created && s.extended_created->allocation) {
+            s.claims.push_back(s.extended_created);
+          }
+          if (!st.ok()) {
+            run->done(std::move(st));
+            return;
+          }
+          run->self->AwaitBinding(s.claims, run->pod, run->node, std::move(run->done));
+        });
         return;
       }
       const size_t i = run->next++;
@@ -592,7 +702,7 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
     }
   };
   State* s = state.ReadMutable(kStateKey);
-  if (s == nullptr || s->claims.empty()) {
+  if (s == nullptr || !s->HasClaims()) {
     done(Status());
     return;
   }
@@ -603,6 +713,48 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
           .node = std::string(node),
           .consumer = {.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid},
           .done = std::move(done)}));
+}
+
+Status DynamicResources::MakeExtendedClaim(
+    const api::ResourceClaim& claim, const api::AllocationResult& allocation,
+    const std::vector<api::ContainerExtendedResourceRequest>& mappings, const api::Pod& pod,
+    std::shared_ptr<const api::ResourceClaim>* created) {
+  ClusterWriter& writer = handle_.writer();
+  absl::StatusOr<api::ResourceClaim> made = writer.CreateResourceClaim(claim);
+  if (!made.ok()) {
+    tracker_.RemoveInFlight(claim.metadata.uid);
+    return Status::Error(fmt::format("create claim for extended resources {}/: {}",
+                                     pod.metadata.namespace_, AsStd(made.status().message())));
+  }
+  *created = std::make_shared<const api::ResourceClaim>(*made);
+  api::AllocationResult stamped = allocation;
+  if (stamped.allocation_timestamp.empty()) stamped.allocation_timestamp = Now();
+  absl::StatusOr<api::ResourceClaim> written = writer.ReserveResourceClaim(
+      *made, &stamped, {.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
+  // Written first: the devices are never free in between.
+  if (written.ok()) tracker_.Written(*written, made->metadata.resource_version);
+  tracker_.RemoveInFlight(claim.metadata.uid);
+  if (!written.ok()) {
+    if (absl::IsAborted(written.status())) {
+      return Status::Error(std::string(AsStd(written.status().message())));
+    }
+    return Status::Error(fmt::format("add allocation and reservation to claim {}: {}",
+                                     api::KeyOf(made->metadata),
+                                     AsStd(written.status().message())));
+  }
+  *created = std::make_shared<const api::ResourceClaim>(*std::move(written));
+  const std::string pod_key = api::KeyOf(pod.metadata);
+  if (mappings.empty()) {
+    return Status::Error(fmt::format(
+        "nil or empty request mappings, no update of pod {} ExtendedResourceClaimStatus", pod_key));
+  }
+  if (absl::Status st = writer.SetExtendedResourceClaimStatus(
+          pod, {.request_mappings = mappings, .resource_claim_name = (*created)->metadata.name});
+      !st.ok()) {
+    return Status::Error(
+        fmt::format("update pod {} ExtendedResourceClaimStatus: {}", pod_key, AsStd(st.message())));
+  }
+  return Status();
 }
 
 void DynamicResources::AwaitBinding(std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,

@@ -98,6 +98,7 @@ struct DraFeatures {
   bool consumable_capacity = true;         // DRAConsumableCapacity
   bool fractional_capacity_range = false;  // DRAFractionalCapacityRange
   bool binding_conditions = true;          // DRADeviceBindingConditions
+  bool extended_resource = true;           // DRAExtendedResource
 };
 
 class DynamicResources final : public PreEnqueuePlugin,
@@ -161,6 +162,12 @@ class DynamicResources final : public PreEnqueuePlugin,
   // failed or the args' bindingTimeout passed (Error, in upstream's words), or the scheduler
   // stops. The claims are read again as it waits. `claims` and `pod` live until then (the
   // binding cycle's state).
+  // PreBind's writes for the DRA-backed extended resources (extended.h), blocking: creates
+  // `claim` (into *created), writes `allocation` and the pod's reservation into it, then the
+  // pod's status.extendedResourceClaimStatus with `mappings`. Errors in upstream's words.
+  Status MakeExtendedClaim(const api::ResourceClaim& claim, const api::AllocationResult& allocation,
+                           const std::vector<api::ContainerExtendedResourceRequest>& mappings,
+                           const api::Pod& pod, std::shared_ptr<const api::ResourceClaim>* created);
   void AwaitBinding(std::vector<std::shared_ptr<const api::ResourceClaim>>& claims,
                     const api::Pod& pod, std::string_view node, std::function<void(Status)> done);
 

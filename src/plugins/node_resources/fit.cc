@@ -5,6 +5,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "ksched/api/resources.h"
+#include "src/plugins/helper/dra_extended.h"
 #include "src/plugins/helper/signers.h"
 #include "src/plugins/node_resources/scoring_strategy.h"
 
@@ -13,6 +14,7 @@ namespace {
 
 struct PreFilterState : StateData {
   Resource request;
+  std::vector<std::string> dra_backed;  // DraBacked's.
   std::unique_ptr<StateData> Clone() const override {
     return std::make_unique<PreFilterState>(*this);
   }
@@ -137,18 +139,50 @@ bool AnyRequestedResourceIncreased(const Resource& request, const Resource& befo
   return false;
 }
 
-QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod, const ClusterEventData& e) {
+QueueingHint IsSchedulableAfterNodeChange(const api::Pod& pod, const ClusterEventData& e,
+                                          const DraLister* dra) {
   if (e.new_node == nullptr) return QueueingHint::kQueueSkip;
-  const Resource request = RequestOf(pod);
   const Resource after = Resource::FromList(e.new_node->status.allocatable);
+  const std::vector<std::string> backed = helper::DraBacked(pod, dra);
+  const Resource request = WithoutDraBacked(RequestOf(pod), backed, after);
   // Not even an empty node of this shape fits the pod (ignored resources are not ignored here).
   if (!FitsRequest(request, after, Resource{}, 0, IgnoredResources{}).empty()) {
     return QueueingHint::kQueueSkip;
   }
   if (e.old_node == nullptr) return QueueingHint::kQueue;
+  // A DRA-backed resource the node's devices serve: the devices may have changed.
+  if (std::any_of(backed.begin(), backed.end(),
+                  [&](const std::string& name) { return after.Get(name) == 0; })) {
+    return QueueingHint::kQueue;
+  }
   const Resource before = Resource::FromList(e.old_node->status.allocatable);
   return AnyRequestedResourceIncreased(request, before, after) ? QueueingHint::kQueue
                                                                : QueueingHint::kQueueSkip;
+}
+
+// A class added that backs a resource the pod requests by the class's own name, or a class whose
+// extendedResourceName changed to one the pod requests (upstream's
+// isSchedulableAfterDeviceClassEvent).
+QueueingHint IsSchedulableAfterDeviceClassEvent(const api::Pod& pod, const ClusterEventData& e) {
+  const api::DeviceClass* old_class = e.storage.device_class.old_obj;
+  const api::DeviceClass* now = e.storage.device_class.new_obj;
+  if (now == nullptr) return QueueingHint::kQueueSkip;
+  if (old_class != nullptr && old_class->extended_resource_name == now->extended_resource_name) {
+    return QueueingHint::kQueueSkip;
+  }
+  const api::ResourceList requests = api::PodRequests(pod);
+  auto requested = [&](std::string_view name) {
+    auto it = requests.find(name);
+    return it != requests.end() && !it->second.IsZero();
+  };
+  if (old_class == nullptr &&
+      requested(std::string(kDeviceClassResourcePrefix) + now->metadata.name)) {
+    return QueueingHint::kQueue;
+  }
+  if (now->extended_resource_name && requested(*now->extended_resource_name)) {
+    return QueueingHint::kQueue;
+  }
+  return QueueingHint::kQueueSkip;
 }
 
 }  // namespace
@@ -183,7 +217,16 @@ std::vector<InsufficientResource> FitsRequest(const Resource& request, const Res
   return out;
 }
 
-Fit::Fit(FitArgs args) : scorer_(MakeScorer(args.scoring_strategy)) {
+Resource WithoutDraBacked(Resource request, const std::vector<std::string>& backed,
+                          const Resource& allocatable) {
+  for (const std::string& name : backed) {
+    if (allocatable.Get(name) == 0) request.scalar.erase(name);
+  }
+  return request;
+}
+
+Fit::Fit(FitArgs args, const DraLister* dra)
+    : scorer_(MakeScorer(args.scoring_strategy)), dra_(dra) {
   ignored_.names.insert(args.ignored_resources.begin(), args.ignored_resources.end());
   ignored_.groups.insert(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end());
   for (std::string_view resource :
@@ -201,6 +244,7 @@ Status Fit::PreFilter(CycleState& state, const api::Pod& pod, const std::vector<
                       PreFilterResult*) {
   auto s = std::make_unique<PreFilterState>();
   s->request = RequestOf(pod);
+  if (!s->request.scalar.empty()) s->dra_backed = helper::DraBacked(pod, dra_);
   state.Write(kPreFilterStateKey, std::move(s));
   return Status();
 }
@@ -210,11 +254,15 @@ Status Fit::Filter(const CycleState& state, const api::Pod&, const NodeInfo& nod
   if (s == nullptr) {
     return Status::Error(R"(error reading "PreFilterNodeResourcesFit" from cycleState: not found)");
   }
-  if (Fits(s->request, node.allocatable(), node.requested(), node.pods().size(), ignored_)) {
+  // DRA-backed resources the node does not advertise are DynamicResources' to find.
+  std::optional<Resource> own;
+  if (!s->dra_backed.empty()) own = WithoutDraBacked(s->request, s->dra_backed, node.allocatable());
+  const Resource& request = own ? *own : s->request;
+  if (Fits(request, node.allocatable(), node.requested(), node.pods().size(), ignored_)) {
     return Status();
   }
   std::vector<InsufficientResource> failures =
-      FitsRequest(s->request, node.allocatable(), node.requested(), node.pods().size(), ignored_);
+      FitsRequest(request, node.allocatable(), node.requested(), node.pods().size(), ignored_);
   if (failures.empty()) return Status();
   if (failures.size() == 1) {
     const auto& common = common_rejections_[failures[0].unresolvable ? 1 : 0];
@@ -230,12 +278,19 @@ Status Fit::Filter(const CycleState& state, const api::Pod&, const NodeInfo& nod
 }
 
 std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {
-  return {
+  std::vector<ClusterEventWithHint> events = {
       {{EventResource::kPod, ActionType::kDelete | ActionType::kUpdatePodScaleDown},
        &IsSchedulableAfterPodEvent},
       {{EventResource::kNode, ActionType::kAdd | ActionType::kUpdateNodeAllocatable},
-       &IsSchedulableAfterNodeChange},
+       [dra = dra_](const api::Pod& pod, const ClusterEventData& e) {
+         return IsSchedulableAfterNodeChange(pod, e, dra);
+       }},
   };
+  if (dra_ != nullptr) {
+    events.push_back({{EventResource::kDeviceClass, ActionType::kAdd | ActionType::kUpdate},
+                      &IsSchedulableAfterDeviceClassEvent});
+  }
+  return events;
 }
 
 Status Fit::PreScore(CycleState& state, const api::Pod& pod, const std::vector<const NodeInfo*>&) {
@@ -260,8 +315,16 @@ Status Fit::ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<N
   return ScorePlugin::ScoreNodes(state, pod, scores);
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const FitArgs& args, Handle&) {
-  return std::make_unique<Fit>(args);
+absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const FitArgs& args, Handle& handle) {
+  return std::make_unique<Fit>(args, &handle.dra());
+}
+
+std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const FitArgs&, Handle&)> MakeFitFactory(
+    bool dra_extended_resource) {
+  return [dra_extended_resource](const FitArgs& args,
+                                 Handle& handle) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+    return std::make_unique<Fit>(args, dra_extended_resource ? &handle.dra() : nullptr);
+  };
 }
 
 std::string SignRequests(const api::Pod& pod) {
@@ -271,6 +334,11 @@ std::string SignRequests(const api::Pod& pod) {
 }
 
 Status Fit::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {
+  if (!helper::DraBacked(pod, dra_).empty()) {
+    return Status::Unschedulable(
+        "signature disabled when dra extended resources are used in the "
+        "cluster");
+  }
   out->push_back({helper::kResourcesSigner, SignRequests(pod)});
   return Status();
 }

@@ -11,6 +11,7 @@
 // Thread safety: Filter and Score only read the plugin and the CycleState.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -55,6 +56,11 @@ std::vector<InsufficientResource> FitsRequest(const Resource& request, const Res
 // The requests as Fit and BalancedAllocation sign them: upstream's computePodResourceRequest.
 std::string SignRequests(const api::Pod& pod);
 
+// `request` without those of `backed` (helper::DraBacked) that `allocatable` lacks: a DRA-backed
+// extended resource the node does not advertise is DynamicResources' to check.
+Resource WithoutDraBacked(Resource request, const std::vector<std::string>& backed,
+                          const Resource& allocatable);
+
 class Fit final : public PreFilterPlugin,
                   public FilterPlugin,
                   public EnqueueExtensions,
@@ -62,7 +68,8 @@ class Fit final : public PreFilterPlugin,
                   public ScorePlugin,
                   public SignPlugin {
  public:
-  explicit Fit(FitArgs args);
+  // `dra`: the DRA objects, for DRA-backed extended resources; null: the gate is off.
+  explicit Fit(FitArgs args, const DraLister* dra = nullptr);
 
   std::string_view Name() const override { return names::kNodeResourcesFit; }
 
@@ -80,7 +87,9 @@ class Fit final : public PreFilterPlugin,
   // Pod/Delete|UpdatePodScaleDown: queue when an assigned or nominated pod went away, or when a
   // scaled-down assigned pod freed a resource the pod requests. Node/Add|UpdateNodeAllocatable:
   // skip when the pod would not fit even the empty node; queue an added node; queue an updated
-  // node only if the allowed pod count or the allocatable of a requested resource grew.
+  // node only if the allowed pod count or the allocatable of a requested resource grew (or a
+  // requested DRA-backed resource is the devices' there). DeviceClass/Add|Update (DRA-backed
+  // extended resources): queue when the class now backs a resource the pod requests.
   std::vector<ClusterEventWithHint> EventsToRegister() const override;
 
   Status PreScore(CycleState& state, const api::Pod& pod,
@@ -94,13 +103,18 @@ class Fit final : public PreFilterPlugin,
  private:
   IgnoredResources ignored_;
   ResourceAllocationScorer scorer_;
+  const DraLister* dra_;
   // The rejections for one of the standard resources, by reason, built once and shared: a full
   // cluster turns most nodes down alike, and preemption's what-if asks again for each victim.
   // [0] is Unschedulable, [1] UnschedulableAndUnresolvable.
   absl::flat_hash_map<std::string, Status> common_rejections_[2];
 };
 
-// Builds Fit from its decoded args (the Registry wraps it with TypedFactory<FitArgs>).
+// Builds Fit from its decoded args (the Registry wraps it with TypedFactory<FitArgs>), with
+// DRA-backed extended resources.
 absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const FitArgs& args, Handle& handle);
+// The factory with the DRAExtendedResource gate at `dra_extended_resource`.
+std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const FitArgs&, Handle&)> MakeFitFactory(
+    bool dra_extended_resource);
 
 }  // namespace ksched::plugins::node_resources
