@@ -135,6 +135,7 @@ class CaseBuilder {
     if (r_.Percent(25)) AddPartitions(&cluster);
     if (r_.Percent(25)) AddSharedDevices(&cluster);
     if (r_.Percent(25)) AddAttachedDevices(&cluster);
+    if (r_.Percent(25)) AddExtendedResources(&cluster);
     return cluster;
   }
 
@@ -868,6 +869,52 @@ class CaseBuilder {
     });
   }
 
+  // Extended resources backed by devices, picked after devices with binding conditions (so that
+  // a seed's other objects stay as they were): a DeviceClass backing example.com/gpu, the name
+  // the device plugins of some nodes advertise, whose devices some nodes publish (one or two, in
+  // a slice of their own); at times a class that pods ask for by its implicit name, with devices
+  // on some nodes; and some pending pods without claims ask for example.com/gpu (or the implicit
+  // name) in their first container. Not in a case whose burst is given at once.
+  void AddExtendedResources(json* cluster) {
+    json gpus = DeviceClass("egpu", "device.driver == 'egpu.example.com'");
+    gpus["spec"]["extendedResourceName"] = kGpu;
+    cluster->push_back(std::move(gpus));
+    const bool implicit = r_.Percent(40);
+    if (implicit) cluster->push_back(DeviceClass("efpga", "device.driver == 'efpga.example.com'"));
+    std::vector<std::string> node_names;
+    for (const json& o : *cluster) {
+      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
+    }
+    for (const std::string& node : node_names) {
+      auto slice = [&](const std::string& kind, int count) {
+        json s = SliceOf(fmt::format("{}-e{}s", node, kind), fmt::format("e{}.example.com", kind),
+                         node + "-e" + kind, 1);
+        s["spec"]["nodeName"] = node;
+        for (int d = 0; d < count; ++d) {
+          s["spec"]["devices"].push_back({{"name", fmt::format("e{}-{}", kind, d)}});
+        }
+        cluster->push_back(std::move(s));
+      };
+      if (r_.Percent(50)) slice("gpu", r_.Between(1, 2));
+      if (implicit && r_.Percent(40)) slice("fpga", 1);
+    }
+    if (batching_) return;
+    const std::string fpga = "deviceclass.resource.kubernetes.io/efpga";
+    for (json& o : *cluster) {
+      if (o["kind"] != "Pod" || o["spec"].contains("nodeName") ||
+          o["spec"].contains("resourceClaims") || !r_.Percent(40)) {
+        continue;
+      }
+      json& container = o["spec"]["containers"][0];
+      if (implicit && r_.Percent(30)) {
+        container["resources"]["requests"][fpga] = "1";
+        container["resources"]["limits"][fpga] = "1";
+      } else if (!container.contains(json::json_pointer("/resources/requests/example.com~1gpu"))) {
+        AddGpu(&container);
+      }
+    }
+  }
+
   // A claim for each pending pod without one, with chance `percent`: named "<prefix>-<n>", its
   // spec.devices made by `devices`, and `as` in the pod. The claims go after the pods, once the
   // loop over them is done.
@@ -967,9 +1014,11 @@ std::vector<json> PodVariants(const json& pod) {
   std::vector<json> out;
   for (const Pointer& path : PodRemovals(pod)) {
     json variant = Erased(pod, path);
-    if (path.back() == kGpu) {  // The limit goes with the request.
-      variant =
-          Erased(std::move(variant), path.parent_pointer().parent_pointer() / "limits" / kGpu);
+    // An extended resource's limit goes with its request.
+    if (path.back().find('/') != std::string::npos &&
+        path.parent_pointer().back() == "requests") {
+      variant = Erased(std::move(variant),
+                       path.parent_pointer().parent_pointer() / "limits" / path.back());
     }
     out.push_back(std::move(variant));
   }

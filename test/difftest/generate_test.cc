@@ -211,6 +211,21 @@ std::set<std::string> Features(const json& c) {
       if (r.contains(json::json_pointer("/exactly/capacity"))) out.insert("capacity request");
     }
   }
+  for (const json& cls : OfKind(c, "DeviceClass")) {
+    if (cls.contains(json::json_pointer("/spec/extendedResourceName"))) {
+      out.insert("class backing an extended resource");
+    }
+  }
+  for (const json& pod : OfKind(c, "Pod")) {
+    for (const json& ctr : pod["spec"].value("containers", json::array())) {
+      const json requests = ctr.value(json::json_pointer("/resources/requests"), json::object());
+      for (const auto& [name, q] : requests.items()) {
+        if (name.starts_with("deviceclass.resource.kubernetes.io/")) {
+          out.insert("request by a class's implicit name");
+        }
+      }
+    }
+  }
   for (const json& slice : OfKind(c, "ResourceSlice")) {
     const json& spec = slice["spec"];
     if (spec.contains("allNodes")) out.insert("slice of every node");
@@ -371,7 +386,9 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "capacity request",
                         "distinctAttribute",
                         "device with binding conditions",
-                        "device that binds to the node"}) {
+                        "device that binds to the node",
+                        "class backing an extended resource",
+                        "request by a class's implicit name"}) {
     EXPECT_GT(seen[f], 0) << f;
   }
 }
