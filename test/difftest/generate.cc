@@ -88,6 +88,15 @@ json SliceOf(const std::string& name, const std::string& driver, const std::stri
                 {"pool", {{"name", pool}, {"generation", 1}, {"resourceSliceCount", count}}}}}};
 }
 
+// The names of the cluster's nodes, in its order.
+std::vector<std::string> NodeNames(const json& cluster) {
+  std::vector<std::string> out;
+  for (const json& o : cluster) {
+    if (o["kind"] == "Node") out.push_back(o["metadata"]["name"]);
+  }
+  return out;
+}
+
 bool HasNoExecuteTaint(const json& node) {
   for (const json& t : node.value(Pointer("/spec/taints"), json::array())) {
     if (t["effect"] == "NoExecute") return true;
@@ -531,10 +540,7 @@ class CaseBuilder {
       s["spec"]["devices"] = std::move(devices);
       return s;
     };
-    std::vector<std::string> node_names;
-    for (const json& o : *cluster) {
-      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
-    }
+    const std::vector<std::string> node_names = NodeNames(*cluster);
     for (const std::string& node : node_names) {
       if (r_.Percent(60)) {
         json devices = json::array();
@@ -671,10 +677,7 @@ class CaseBuilder {
                        const std::string& value) {
       return json{{{"counterSet", set}, {"counters", {{counter, {{"value", value}}}}}}};
     };
-    std::vector<std::string> node_names;
-    for (const json& o : *cluster) {
-      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
-    }
+    const std::vector<std::string> node_names = NodeNames(*cluster);
     std::vector<std::string> fpga_nodes;
     for (const std::string& node : node_names) {
       if (r_.Percent(50)) {
@@ -770,10 +773,7 @@ class CaseBuilder {
   // given at once gets no claims, as in AddPartitions.
   void AddSharedDevices(json* cluster) {
     cluster->push_back(DeviceClass("shared-nic", "device.driver == 'snic.example.com'"));
-    std::vector<std::string> node_names;
-    for (const json& o : *cluster) {
-      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
-    }
+    const std::vector<std::string> node_names = NodeNames(*cluster);
     for (const std::string& node : node_names) {
       if (!r_.Percent(60)) continue;
       json devices = json::array();
@@ -829,10 +829,7 @@ class CaseBuilder {
                   {"bindingConditions", {"attached"}},
                   {"bindingFailureConditions", {"failed"}}};
     };
-    std::vector<std::string> node_names;
-    for (const json& o : *cluster) {
-      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
-    }
+    const std::vector<std::string> node_names = NodeNames(*cluster);
     for (const std::string& node : node_names) {
       if (!r_.Percent(50)) continue;
       json devices = json::array();
@@ -881,10 +878,7 @@ class CaseBuilder {
     cluster->push_back(std::move(gpus));
     const bool implicit = r_.Percent(40);
     if (implicit) cluster->push_back(DeviceClass("efpga", "device.driver == 'efpga.example.com'"));
-    std::vector<std::string> node_names;
-    for (const json& o : *cluster) {
-      if (o["kind"] == "Node") node_names.push_back(o["metadata"]["name"]);
-    }
+    const std::vector<std::string> node_names = NodeNames(*cluster);
     for (const std::string& node : node_names) {
       auto slice = [&](const std::string& kind, int count) {
         json s = SliceOf(fmt::format("{}-e{}s", node, kind), fmt::format("e{}.example.com", kind),
@@ -1015,8 +1009,7 @@ std::vector<json> PodVariants(const json& pod) {
   for (const Pointer& path : PodRemovals(pod)) {
     json variant = Erased(pod, path);
     // An extended resource's limit goes with its request.
-    if (path.back().find('/') != std::string::npos &&
-        path.parent_pointer().back() == "requests") {
+    if (path.back().find('/') != std::string::npos && path.parent_pointer().back() == "requests") {
       variant = Erased(std::move(variant),
                        path.parent_pointer().parent_pointer() / "limits" / path.back());
     }
