@@ -105,11 +105,7 @@ class BindingConditionsTest : public ::testing::Test {
   }
   template <typename T>
   void Set(const T& obj) {
-    DraObjects& dra = handle_.listers().dra;
-    auto shared = std::make_shared<const T>(obj);
-    if constexpr (std::is_same_v<T, api::DeviceClass>) dra.device_classes.Set(shared);
-    if constexpr (std::is_same_v<T, api::ResourceSlice>) dra.resource_slices.Set(shared);
-    if constexpr (std::is_same_v<T, api::ResourceClaim>) dra.resource_claims.Set(shared);
+    testing::Store(handle_.listers().dra, obj);
   }
   // Filter's verdict on each node: "" or the message.
   std::vector<std::string> Filter(DynamicResources& plugin, CycleState& state) {
@@ -122,11 +118,14 @@ class BindingConditionsTest : public ::testing::Test {
     }
     return out;
   }
-  // Schedules the pod to n1 and starts PreBind, whose answer `answer` gets.
-  void StartPreBind(DynamicResources& plugin, CycleState& state, std::promise<Status>* answer) {
-    ASSERT_THAT(Filter(plugin, state), ::testing::ElementsAre("", "cannot allocate all claims"));
-    ASSERT_TRUE(plugin.Reserve(state, pod_, "n1").ok());
+  // Schedules the pod to n1 and starts PreBind; the future gets its answer.
+  std::future<Status> StartPreBind(DynamicResources& plugin, CycleState& state) {
+    EXPECT_THAT(Filter(plugin, state), ::testing::ElementsAre("", "cannot allocate all claims"));
+    EXPECT_TRUE(plugin.Reserve(state, pod_, "n1").ok());
+    auto answer = std::make_shared<std::promise<Status>>();
+    std::future<Status> answered = answer->get_future();
     plugin.PreBindAsync(state, pod_, "n1", [answer](Status s) { answer->set_value(std::move(s)); });
+    return answered;
   }
   // The claim's device status, as its driver writes it: conditions type=status.
   void Report(const std::vector<std::pair<std::string, std::string>>& conditions) {
@@ -149,9 +148,7 @@ class BindingConditionsTest : public ::testing::Test {
 TEST_F(BindingConditionsTest, PreBindWaitsUntilTheDriverAttachesTheDevice) {
   DynamicResources plugin(handle_, {});
   CycleState state;
-  std::promise<Status> answer;
-  std::future<Status> answered = answer.get_future();
-  StartPreBind(plugin, state, &answer);
+  std::future<Status> answered = StartPreBind(plugin, state);
   // The claim is written, with the device's conditions and n1 alone as where it can be used.
   const api::ResourceClaim written = *handle_.dra().GetResourceClaim("default", "a");
   ASSERT_TRUE(written.allocation.has_value());
@@ -189,9 +186,7 @@ TEST_F(BindingConditionsTest, PreBindWaitsUntilTheDriverAttachesTheDevice) {
 TEST_F(BindingConditionsTest, AFailedDeviceSendsThePodBackAndItsClaimIsDeallocated) {
   DynamicResources plugin(handle_, {});
   CycleState state;
-  std::promise<Status> answer;
-  std::future<Status> answered = answer.get_future();
-  StartPreBind(plugin, state, &answer);
+  std::future<Status> answered = StartPreBind(plugin, state);
   Report({{"failed", "True"}});
   ASSERT_EQ(answered.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   Status st = answered.get();
@@ -220,9 +215,7 @@ TEST_F(BindingConditionsTest, AFailedDeviceSendsThePodBackAndItsClaimIsDeallocat
 TEST_F(BindingConditionsTest, ADeviceNotAttachedWithinTheBindingTimeoutSendsThePodBack) {
   DynamicResources plugin(handle_, {.binding_timeout = absl::Seconds(1)});
   CycleState state;
-  std::promise<Status> answer;
-  std::future<Status> answered = answer.get_future();
-  StartPreBind(plugin, state, &answer);
+  std::future<Status> answered = StartPreBind(plugin, state);
   ASSERT_EQ(answered.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   Status st = answered.get();
   EXPECT_EQ(st.code(), Code::kError);
@@ -241,9 +234,7 @@ TEST_F(BindingConditionsTest, ADeviceNotAttachedWithinTheBindingTimeoutSendsTheP
 TEST_F(BindingConditionsTest, TheWaitEndsWhenTheSchedulerStops) {
   DynamicResources plugin(handle_, {});
   CycleState state;
-  std::promise<Status> answer;
-  std::future<Status> answered = answer.get_future();
-  StartPreBind(plugin, state, &answer);
+  std::future<Status> answered = StartPreBind(plugin, state);
   handle_.stopping = true;
   ASSERT_EQ(answered.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(answered.get().Message(), "context canceled");

@@ -73,12 +73,7 @@ class DynamicResourcesClaimsTest : public ::testing::Test {
   }
   template <typename T>
   void Set(const T& obj) {
-    DraObjects& dra = handle_.listers().dra;
-    auto shared = std::make_shared<const T>(obj);
-    if constexpr (std::is_same_v<T, api::DeviceClass>) dra.device_classes.Set(shared);
-    if constexpr (std::is_same_v<T, api::ResourceSlice>) dra.resource_slices.Set(shared);
-    if constexpr (std::is_same_v<T, api::ResourceClaim>) dra.resource_claims.Set(shared);
-    if constexpr (std::is_same_v<T, api::DeviceTaintRule>) dra.device_taint_rules.Set(shared);
+    testing::Store(handle_.listers().dra, obj);
   }
   // A claim for `count` GPUs, stored.
   api::ResourceClaim AddClaim(const std::string& name, int count = 1) {

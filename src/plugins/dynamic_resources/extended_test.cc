@@ -102,12 +102,12 @@ class ExtendedResourcesTest : public ::testing::Test {
         plugin_(handle_, {}),
         fit_({}, &handle_.dra()) {
     DraObjects& dra = handle_.listers().dra;
-    dra.device_classes.Set(std::make_shared<const api::DeviceClass>(
-        Class("metadata: {name: gpu}\nspec: {extendedResourceName: example.com/gpu}")));
-    dra.resource_slices.Set(std::make_shared<const api::ResourceSlice>(Slice(R"(
+    testing::Store(dra,
+                   Class("metadata: {name: gpu}\nspec: {extendedResourceName: example.com/gpu}"));
+    testing::Store(dra, Slice(R"(
       metadata: {name: n1-gpu}
       spec: {driver: gpu.example.com, nodeName: n1, pool: {name: n1, resourceSliceCount: 1},
-             devices: [{name: g0}, {name: g1}]})")));
+             devices: [{name: g0}, {name: g1}]})"));
   }
   static api::Pod Pod(const std::string& name, const std::string& gpus) {
     api::Pod pod = MakePod().Name(name).Req("cpu", "1").Req("example.com/gpu", gpus).Obj();

@@ -8,12 +8,15 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "simdjson.h"
 #include "src/api/decode.h"
+#include "src/api/listers.h"
 #include "src/api/yaml.h"
 
 namespace ksched::plugins::dynamic_resources::testing {
@@ -39,6 +42,16 @@ inline api::DeviceClass Class(std::string_view yaml) {
 }
 inline api::ResourceClaim Claim(std::string_view yaml) {
   return Decode(yaml, api::DecodeResourceClaim);
+}
+
+// Stores a DRA object in the listers, as the informers would.
+template <typename T>
+void Store(DraObjects& dra, const T& obj) {
+  auto shared = std::make_shared<const T>(obj);
+  if constexpr (std::is_same_v<T, api::DeviceClass>) dra.device_classes.Set(shared);
+  if constexpr (std::is_same_v<T, api::ResourceSlice>) dra.resource_slices.Set(shared);
+  if constexpr (std::is_same_v<T, api::ResourceClaim>) dra.resource_claims.Set(shared);
+  if constexpr (std::is_same_v<T, api::DeviceTaintRule>) dra.device_taint_rules.Set(shared);
 }
 
 }  // namespace ksched::plugins::dynamic_resources::testing
