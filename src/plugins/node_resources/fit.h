@@ -5,7 +5,9 @@
 //              pod-level requests, overhead) into the CycleState.
 //   Filter     "Too many pods", "Insufficient cpu", "Insufficient memory",
 //              "Insufficient ephemeral-storage", "Insufficient <scalar>" — every failing check
-//              in that order (scalars by name), in one status.
+//              in that order (scalars by name), in one status. An extended resource a
+//              DeviceClass backs, on a node that does not advertise it, is DynamicResources' to
+//              check (DRAExtendedResource).
 //   PreScore/Score  LeastAllocated (default), MostAllocated or RequestedToCapacityRatio.
 //
 // Thread safety: Filter and Score only read the plugin and the CycleState.
