@@ -104,7 +104,9 @@ bool IsProgress(std::string_view line) {
 }
 
 int Main(int argc, char** argv) {
-  CLI::App app{"e2e: upstream's [sig-scheduling] e2e tests against a scheduler on the rig"};
+  CLI::App app{
+      "e2e: upstream's [sig-scheduling] (or other, --focus) e2e tests against a scheduler on the "
+      "rig"};
   std::string scheduler = "ksched";
   std::string focus = R"(\[sig-scheduling\])";
   std::string out_dir = "e2e";
@@ -248,9 +250,10 @@ int Main(int argc, char** argv) {
     return 1;
   }
   Write(out / "report.json", ToJson(*results).dump(2) + "\n");
-  Write(out / "report.md", MarkdownReport(fmt::format("[sig-scheduling] e2e tests of {} against {}",
-                                                      features::FeatureGates::Release(), scheduler),
-                                          *results));
+  Write(out / "report.md",
+        MarkdownReport(fmt::format("Upstream's e2e tests matching `{}` of {} against {}", focus,
+                                   features::FeatureGates::Release(), scheduler),
+                       *results));
   const fs::path kube = fs::path(out_dir) / "kube-scheduler" / "report.json";
   const fs::path ours = fs::path(out_dir) / "ksched" / "report.json";
   absl::StatusOr<std::string> kube_text = ReadFile(kube), ours_text = ReadFile(ours);
