@@ -892,6 +892,19 @@ class CaseBuilder {
       if (r_.Percent(50)) slice("gpu", r_.Between(1, 2));
       if (implicit && r_.Percent(40)) slice("fpga", 1);
     }
+    // A pod with claims of its own loses its example.com/gpu: on a node whose device plugin serves
+    // it, kube-scheduler v1.37.2 makes such a pod a claim without requests, and its PreBind fails
+    // ("nil or empty request mappings"), every attempt; ksched binds the pod (docs/fidelity.md).
+    for (json& o : *cluster) {
+      if (o["kind"] != "Pod" || !o["spec"].contains("resourceClaims")) continue;
+      for (json& container : o["spec"]["containers"]) {
+        for (const char* part : {"requests", "limits"}) {
+          if (container.contains("resources") && container["resources"].contains(part)) {
+            container["resources"][part].erase(kGpu);
+          }
+        }
+      }
+    }
     if (batching_) return;
     const std::string fpga = "deviceclass.resource.kubernetes.io/efpga";
     for (json& o : *cluster) {
