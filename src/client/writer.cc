@@ -557,8 +557,7 @@ absl::Status ApiWriter::SetExtendedResourceClaimStatus(
   }
   return http_
       .Call({.method = "PATCH",
-             .path = fmt::format("/api/v1/namespaces/{}/pods/{}/status", pod.metadata.namespace_,
-                                 pod.metadata.name),
+             .path = PodPath(pod, "status"),
              .body = json{{"status",
                            {{"extendedResourceClaimStatus",
                              {{"requestMappings", std::move(mappings)},

@@ -235,14 +235,20 @@ void Cluster::ReleaseClaims(ClusterEventSink& s, const api::Pod& pod) {
   for (const auto& claim : deleted) RemoveObject(s, *claim);
 }
 
-absl::Status Cluster::DeletePod(const api::Pod& pod) {
-  absl::MutexLock lock(&mu_);
+absl::StatusOr<std::shared_ptr<const api::Pod>*> Cluster::StoredPod(const api::Pod& pod) {
   auto it = pod_index_.find(pod.metadata.uid);
   if (it == pod_index_.end()) {
     return absl::NotFoundError(fmt::format("pods \"{}\" not found", pod.metadata.name));
   }
-  std::shared_ptr<const api::Pod> gone = std::move(pods_[it->second]);
-  pod_index_.erase(it);
+  return &pods_[it->second];
+}
+
+absl::Status Cluster::DeletePod(const api::Pod& pod) {
+  absl::MutexLock lock(&mu_);
+  absl::StatusOr<std::shared_ptr<const api::Pod>*> stored = StoredPod(pod);
+  if (!stored.ok()) return stored.status();
+  std::shared_ptr<const api::Pod> gone = std::move(**stored);
+  pod_index_.erase(pod.metadata.uid);
   CountPod(gone.get(), nullptr);
   evicted_.push_back(gone);
   pending_.push_back({std::move(gone), nullptr});
@@ -492,14 +498,13 @@ absl::Status Cluster::DeleteResourceClaim(const api::ResourceClaim& claim) {
 absl::Status Cluster::SetExtendedResourceClaimStatus(
     const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
   absl::MutexLock lock(&mu_);
-  auto it = pod_index_.find(pod.metadata.uid);
-  if (it == pod_index_.end()) {
-    return absl::NotFoundError(fmt::format("pods \"{}\" not found", pod.metadata.name));
-  }
-  auto updated = std::make_shared<api::Pod>(*pods_[it->second]);
+  absl::StatusOr<std::shared_ptr<const api::Pod>*> stored = StoredPod(pod);
+  if (!stored.ok()) return stored.status();
+  std::shared_ptr<const api::Pod>& current = **stored;
+  auto updated = std::make_shared<api::Pod>(*current);
   updated->status.extended_resource_claim_status = status;
-  pending_.push_back({pods_[it->second], updated});
-  pods_[it->second] = std::move(updated);
+  pending_.push_back({current, updated});
+  current = std::move(updated);
   return absl::OkStatus();
 }
 
@@ -526,11 +531,9 @@ std::vector<RecordedEvent> Cluster::Events() const {
 
 absl::Status Cluster::Bind(const api::Pod& pod, std::string_view node_name) {
   absl::MutexLock lock(&mu_);
-  auto it = pod_index_.find(pod.metadata.uid);
-  if (it == pod_index_.end()) {
-    return absl::NotFoundError(fmt::format("pods \"{}\" not found", pod.metadata.name));
-  }
-  std::shared_ptr<const api::Pod>& current = pods_[it->second];
+  absl::StatusOr<std::shared_ptr<const api::Pod>*> stored = StoredPod(pod);
+  if (!stored.ok()) return stored.status();
+  std::shared_ptr<const api::Pod>& current = **stored;
   if (!current->spec.node_name.empty()) {
     return absl::AlreadyExistsError(fmt::format("pod {} is already assigned to node \"{}\"",
                                                 pod.metadata.name, current->spec.node_name));
@@ -556,11 +559,10 @@ void Cluster::RecordEvent(const api::Pod& pod, std::string_view type, std::strin
 absl::Status Cluster::UpdatePodStatus(const api::Pod& pod, const api::PodCondition& condition,
                                       const std::string* nominated_node) {
   absl::MutexLock lock(&mu_);
-  auto it = pod_index_.find(pod.metadata.uid);
-  if (it == pod_index_.end()) {
-    return absl::NotFoundError(fmt::format("pods \"{}\" not found", pod.metadata.name));
-  }
-  auto updated = std::make_shared<api::Pod>(*pods_[it->second]);
+  absl::StatusOr<std::shared_ptr<const api::Pod>*> stored = StoredPod(pod);
+  if (!stored.ok()) return stored.status();
+  std::shared_ptr<const api::Pod>& current = **stored;
+  auto updated = std::make_shared<api::Pod>(*current);
   if (!condition.type.empty()) {
     std::erase_if(updated->status.conditions,
                   [&](const auto& c) { return c.type == condition.type; });
@@ -571,8 +573,8 @@ absl::Status Cluster::UpdatePodStatus(const api::Pod& pod, const api::PodConditi
   if (nominated_node != nullptr) updated->status.nominated_node_name = *nominated_node;
   // A condition is not a scheduling change; the scheduler hears only of a new nomination, as its
   // informer would.
-  if (renominated) pending_.push_back({pods_[it->second], updated});
-  pods_[it->second] = std::move(updated);
+  if (renominated) pending_.push_back({current, updated});
+  current = std::move(updated);
   return absl::OkStatus();
 }
 

@@ -134,6 +134,9 @@ class Cluster : public ClusterWriter {
   // reservations go, and a claim reserved for no one any more is deallocated; a claim made for the
   // pod from a template goes (the garbage collector).
   void ReleaseClaims(ClusterEventSink& s, const api::Pod& pod);
+  // The stored pod of `pod`'s uid (its slot in pods_), or NotFound as the API server words it.
+  absl::StatusOr<std::shared_ptr<const api::Pod>*> StoredPod(const api::Pod& pod)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // What a driver's controller does for a device with binding conditions: every allocated one the
   // claim's status.devices does not speak of gets its binding conditions True (reason
   // "Simulated"); one it speaks of is left as the manifest has it, so a manifest can make a

@@ -148,6 +148,16 @@ Status CheckClass(const DraLister& dra, const std::string& class_name, const std
 
 std::string Now() { return api::field::MetaTime(absl::Now()); }
 
+// PreBind's error when writing a claim's allocation (if `allocated`) and reservation failed, in
+// upstream's words; the writer's own message when the claim was deleted, allocated or deallocated
+// meanwhile (Aborted).
+Status ReservationFailed(const absl::Status& st, const api::ResourceClaim& claim, bool allocated) {
+  if (absl::IsAborted(st)) return Status::Error(std::string(AsStd(st.message())));
+  return Status::Error(fmt::format("{} to claim {}: {}",
+                                   allocated ? "add allocation and reservation" : "add reservation",
+                                   api::KeyOf(claim.metadata), AsStd(st.message())));
+}
+
 }  // namespace
 
 // --- ClaimTracker ----------------------------------------------------------------------------
@@ -690,13 +700,8 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
             if (written.ok()) {
               claim = std::make_shared<const api::ResourceClaim>(*std::move(written));
               Step(run);
-            } else if (absl::IsAborted(written.status())) {  // Deleted or allocated meanwhile.
-              run->done(Status::Error(std::string(AsStd(written.status().message()))));
             } else {
-              run->done(Status::Error(
-                  fmt::format("{} to claim {}: {}",
-                              allocated ? "add allocation and reservation" : "add reservation",
-                              api::KeyOf(claim->metadata), AsStd(written.status().message()))));
+              run->done(ReservationFailed(written.status(), *claim, allocated));
             }
           });
     }
@@ -734,14 +739,7 @@ Status DynamicResources::MakeExtendedClaim(
   // Written first: the devices are never free in between.
   if (written.ok()) tracker_.Written(*written, made->metadata.resource_version);
   tracker_.RemoveInFlight(claim.metadata.uid);
-  if (!written.ok()) {
-    if (absl::IsAborted(written.status())) {
-      return Status::Error(std::string(AsStd(written.status().message())));
-    }
-    return Status::Error(fmt::format("add allocation and reservation to claim {}: {}",
-                                     api::KeyOf(made->metadata),
-                                     AsStd(written.status().message())));
-  }
+  if (!written.ok()) return ReservationFailed(written.status(), *made, /*allocated=*/true);
   *created = std::make_shared<const api::ResourceClaim>(*std::move(written));
   const std::string pod_key = api::KeyOf(pod.metadata);
   if (mappings.empty()) {
