@@ -1,5 +1,7 @@
 #include "src/plugins/helper/dra_extended.h"
 
+#include <algorithm>
+
 #include "ksched/api/resources.h"
 #include "ksched/node_info.h"
 
@@ -12,6 +14,19 @@ bool IsDraExtendedResourceName(std::string_view name) {
 std::vector<std::string> DraBacked(const api::Pod& pod, const DraLister* dra) {
   std::vector<std::string> out;
   if (dra == nullptr) return out;
+  // Most pods name no extended resource at all: they skip summing their requests (DynamicResources'
+  // PreFilter asks for every pod).
+  auto names_one = [](const api::ResourceList& list) {
+    return std::any_of(list.begin(), list.end(),
+                       [](const auto& entry) { return IsDraExtendedResourceName(entry.first); });
+  };
+  bool candidate = names_one(pod.spec.overhead);
+  for (const auto* containers : {&pod.spec.containers, &pod.spec.init_containers}) {
+    for (const api::Container& c : *containers) {
+      candidate = candidate || names_one(c.resources.requests) || names_one(c.resources.limits);
+    }
+  }
+  if (!candidate) return out;
   for (const auto& [name, quantity] : api::PodRequests(pod)) {
     if (!quantity.IsZero() && IsDraExtendedResourceName(name) &&
         dra->ExtendedResourceClass(name) != nullptr) {
