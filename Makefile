@@ -131,8 +131,9 @@ bench-volumes: build k8s
 	@$(BUILD_DIR)/bench/side_by_side --set volumes --out $(BENCH_OUT)
 
 # scheduler_perf's DRA workloads (claims from a template, made by the resourceclaim controller;
-# devices of a driver's ResourceSlices): SchedulingWithResourceClaimTemplate and the three sizes
-# of SteadyStateClusterResourceClaimTemplate, side by side.
+# devices of a driver's ResourceSlices): SchedulingWithResourceClaimTemplate, the three sizes of
+# SteadyStateClusterResourceClaimTemplate, Partitionable and ConsumableCapacity, and
+# ExtendedResource's two namings, side by side.
 bench-dra: build k8s
 	@mkdir -p $(BENCH_OUT)
 	@$(BUILD_DIR)/bench/side_by_side --set dra --out $(BENCH_OUT)

@@ -295,7 +295,7 @@ BENCHMARK_CAPTURE(BM_TeamFilter, library, true)
 // the volume and DRA workloads' claims are API objects, so those run only side by side.
 void RegisterWorkloads() {
   for (const Workload& w : PerfWorkloads()) {
-    if (w.churn || !w.volumes.empty() || w.devices_per_node > 0) continue;
+    if (w.churn || !w.volumes.empty() || !w.devices.empty()) continue;
     benchmark::RegisterBenchmark(("BM_Workload/" + w.name).c_str(), BM_Workload, w)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1)

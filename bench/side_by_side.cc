@@ -25,8 +25,6 @@
 #include <fstream>
 #include <functional>
 #include <optional>
-#include <random>
-#include <set>
 #include <thread>
 
 #include "CLI/CLI.hpp"
@@ -36,6 +34,7 @@
 #include "absl/time/time.h"
 #include "bench/bind_watcher.h"
 #include "bench/report.h"
+#include "bench/workload_objects.h"
 #include "bench/workloads.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
@@ -46,7 +45,6 @@
 #include "src/testing/api_paths.h"
 #include "src/testing/command.h"
 #include "src/testing/control_plane.h"
-#include "src/testing/storage_json.h"
 
 namespace ksched::bench {
 namespace {
@@ -139,234 +137,6 @@ absl::Status CreateAll(client::HttpClient& http, const std::vector<json>& object
   });
   if (!st.ok()) return absl::InternalError("writing statuses: " + std::string(st.message()));
   return absl::OkStatus();
-}
-
-// Priority admission computes spec.priority from the class and refuses one given by hand, so a
-// template's spec.priority becomes PriorityClass bench-priority-<value>, added to `classes`.
-void AdmitPriority(json& pod, std::set<int64_t>& classes) {
-  json& spec = pod["spec"];
-  if (!spec.contains("priority")) return;
-  const int64_t value = spec["priority"].get<int64_t>();
-  classes.insert(value);
-  spec["priorityClassName"] = fmt::format("bench-priority-{}", value);
-  spec.erase("priority");
-}
-
-json PriorityClass(int64_t value) {
-  return {{"apiVersion", "scheduling.k8s.io/v1"},
-          {"kind", "PriorityClass"},
-          {"metadata", {{"name", fmt::format("bench-priority-{}", value)}}},
-          {"value", value}};
-}
-
-json Named(json o, const std::string& name, const std::string& ns = "") {
-  o["metadata"].erase("generateName");
-  o["metadata"]["name"] = name;
-  if (!ns.empty()) o["metadata"]["namespace"] = ns;
-  return o;
-}
-
-// The objects of a workload, ready to create: first what the pods need (namespaces, priority
-// classes, the StorageClass), then the nodes (and their CSINodes), the pods' claims and PVs, the
-// init pods and the measured pods.
-struct WorkloadObjects {
-  std::vector<json> setup, nodes, storage, init_pods, measure_pods;
-  json churn_node, churn_pod, churn_service;
-};
-
-constexpr char kEbsDriver[] = "ebs.csi.aws.com";
-
-// Pod `i` of namespace `ns` mounts claim "pvc-<i>", added to `storage` with its PV
-// (Workload::volumes).
-void AddVolume(const Workload& w, const json& pv_template, const json& pvc_template,
-               const std::string& ns, int i, json& pod, std::vector<json>* storage) {
-  const std::string claim = fmt::format("pvc-{}", i);
-  json pvc = Named(pvc_template, claim, ns);
-  json pv;
-  if (w.volumes == "local-wffc") {
-    pvc["metadata"].erase("annotations");
-    pvc["spec"]["storageClassName"] = "local";
-    pvc["spec"]["accessModes"] = {"ReadWriteOnce"};
-    pv = testing::LocalVolumeJson(fmt::format("{}-local-{}", ns, i), "local", NodeName(i % w.nodes),
-                                  "1Gi");
-  } else {  // As scheduler_perf's volume factory and CreatePodWithPersistentVolume.
-    const std::string id = fmt::format("vol-{}", i);
-    pv = Named(pv_template, ns + "-" + id);
-    json& spec = pv["spec"];
-    if (spec.contains("csi")) {
-      spec["csi"]["volumeHandle"] = ns + "-" + id;
-    } else {
-      spec["awsElasticBlockStore"]["volumeID"] = id;
-    }
-    spec["claimRef"] = {{"kind", "PersistentVolumeClaim"},
-                        {"apiVersion", "v1"},
-                        {"namespace", ns},
-                        {"name", claim}};
-    pv["status"] = {{"phase", "Bound"}};
-    pvc["spec"]["volumeName"] = pv["metadata"]["name"];
-    pvc["status"] = {{"phase", "Bound"}};
-  }
-  storage->push_back(std::move(pvc));
-  storage->push_back(std::move(pv));
-  pod["spec"]["volumes"] = {{{"name", "vol"}, {"persistentVolumeClaim", {{"claimName", claim}}}}};
-}
-
-// The ResourceSlice scheduler_perf's createResourceDriver publishes for a node: devices
-// instance-<i> with its attributes and capacity.
-json DriverSlice(const std::string& node, const Workload& w) {
-  json devices = json::array();
-  for (int i = 0; i < w.devices_per_node; ++i) {
-    devices.push_back({{"name", fmt::format("instance-{}", i)},
-                       {"attributes",
-                        {{"model", {{"string", "A100"}}},
-                         {"family", {{"string", "GPU"}}},
-                         {"driverVersion", {{"version", "1.2.3"}}},
-                         {"dra.example.com/numa", {{"int", i}}}}},
-                       {"capacity", {{"memory", {{"value", "1Gi"}}}}}});
-  }
-  return {{"apiVersion", "resource.k8s.io/v1"},
-          {"kind", "ResourceSlice"},
-          {"metadata", {{"name", node}}},
-          {"spec",
-           {{"driver", "test-driver.cdi.k8s.io"},
-            {"nodeName", node},
-            {"pool", {{"name", node}, {"resourceSliceCount", 1}}},
-            {"devices", std::move(devices)}}}};
-}
-
-// Workload::init_claims claims, each allocated a device of a node picked at random (seeded, so
-// that every runner gets the same), as scheduler_perf's allocResourceClaims picks them.
-absl::StatusOr<std::vector<json>> AllocatedClaims(const Workload& w) {
-  std::vector<json> out;
-  if (w.init_claims == 0) return out;
-  if (w.init_claims > w.nodes * w.devices_per_node) {
-    return absl::InvalidArgumentError(fmt::format("{}: {} claims for {} devices", w.name,
-                                                  w.init_claims, w.nodes * w.devices_per_node));
-  }
-  absl::StatusOr<json> claim_template = TemplateJson("resourceclaim");
-  if (!claim_template.ok()) return claim_template.status();
-  std::mt19937 random(1);
-  std::vector<int> used(w.nodes, 0);  // Devices instance-0 .. instance-<used - 1> are taken.
-  for (int i = 0; i < w.init_claims; ++i) {
-    int node = std::uniform_int_distribution<int>(0, w.nodes - 1)(random);
-    while (used[node] == w.devices_per_node) node = (node + 1) % w.nodes;
-    const std::string name = NodeName(node);
-    json claim = Named(*claim_template, fmt::format("test-claim-{}", i), kInitNamespace);
-    json match = {{"key", "metadata.name"}, {"operator", "In"}, {"values", {name}}};
-    claim["status"]["allocation"] = {
-        {"devices",
-         {{"results",
-           {{{"request", "req-0"},
-             {"driver", "test-driver.cdi.k8s.io"},
-             {"pool", name},
-             {"device", fmt::format("instance-{}", used[node]++)}}}}}},
-        {"nodeSelector", {{"nodeSelectorTerms", {{{"matchFields", {match}}}}}}}};
-    out.push_back(std::move(claim));
-  }
-  return out;
-}
-
-absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
-  WorkloadObjects out;
-  absl::StatusOr<json> node = TemplateJson("node");
-  absl::StatusOr<json> init = TemplateJson(w.init_template);
-  absl::StatusOr<json> measure = TemplateJson(w.measure_template);
-  for (const absl::Status& st : {node.status(), init.status(), measure.status()}) {
-    if (!st.ok()) return st;
-  }
-  std::set<int64_t> classes;
-  AdmitPriority(*init, classes);
-  AdmitPriority(*measure, classes);
-  if (w.churn) {
-    absl::StatusOr<json> n = TemplateJson("churn-node");
-    absl::StatusOr<json> p = TemplateJson("pod-high-priority-large-cpu");
-    absl::StatusOr<json> s = TemplateJson("churn-service");
-    for (const absl::Status& st : {n.status(), p.status(), s.status()}) {
-      if (!st.ok()) return st;
-    }
-    AdmitPriority(*p, classes);
-    out.churn_node = *n;
-    out.churn_pod = *p;
-    out.churn_service = *s;
-  }
-  for (const char* ns : {kInitNamespace, kMeasureNamespace, "churn"}) {
-    out.setup.push_back(
-        {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
-  }
-  for (int64_t value : classes) out.setup.push_back(PriorityClass(value));
-  if (w.volumes == "local-wffc") {
-    out.setup.push_back({{"apiVersion", "storage.k8s.io/v1"},
-                         {"kind", "StorageClass"},
-                         {"metadata", {{"name", "local"}}},
-                         {"provisioner", "kubernetes.io/no-provisioner"},
-                         {"volumeBindingMode", "WaitForFirstConsumer"}});
-  }
-  for (int i = 0; i < w.nodes; ++i) {
-    json n = Named(*node, NodeName(i));
-    for (const auto& [key, value] : NodeLabels(w, i)) n["metadata"]["labels"][key] = value;
-    if (w.csi_attach_limit > 0) {
-      const std::string count = std::to_string(w.csi_attach_limit);
-      // Allocatable, once given, is not defaulted to the capacity any more.
-      if (!n["status"].contains("allocatable"))
-        n["status"]["allocatable"] = n["status"]["capacity"];
-      for (const char* list : {"capacity", "allocatable"}) {
-        n["status"][list][fmt::format("attachable-volumes-csi-{}", kEbsDriver)] = count;
-      }
-      json driver = {{"name", kEbsDriver},
-                     {"nodeID", NodeName(i)},
-                     {"allocatable", {{"count", w.csi_attach_limit}}}};
-      json csi_node = {{"apiVersion", "storage.k8s.io/v1"},
-                       {"kind", "CSINode"},
-                       {"metadata", {{"name", NodeName(i)}}},
-                       {"spec", {{"drivers", {driver}}}}};
-      csi_node["metadata"]["annotations"]["storage.alpha.kubernetes.io/migrated-plugins"] =
-          w.migrated ? "kubernetes.io/aws-ebs" : "";
-      out.nodes.push_back(std::move(n));
-      out.nodes.push_back(std::move(csi_node));
-    } else {
-      out.nodes.push_back(std::move(n));
-    }
-  }
-  if (w.devices_per_node > 0) {
-    absl::StatusOr<json> device_class = TemplateJson("deviceclass");
-    absl::StatusOr<json> claim_template = TemplateJson("resourceclaimtemplate");
-    for (const absl::Status& st : {device_class.status(), claim_template.status()}) {
-      if (!st.ok()) return st;
-    }
-    out.setup.push_back(*device_class);
-    for (const char* ns : {kInitNamespace, kMeasureNamespace}) {
-      out.setup.push_back(Named(*claim_template, "test-claim-template", ns));
-    }
-    for (int i = 0; i < w.nodes; ++i) out.storage.push_back(DriverSlice(NodeName(i), w));
-    absl::StatusOr<std::vector<json>> claims = AllocatedClaims(w);
-    if (!claims.ok()) return claims.status();
-    out.storage.insert(out.storage.end(), claims->begin(), claims->end());
-  }
-  json pv_template, pvc_template;
-  if (!w.volumes.empty()) {
-    absl::StatusOr<json> pv = TemplateJson(w.volumes == "local-wffc" ? "pv-csi" : w.volumes);
-    absl::StatusOr<json> pvc = TemplateJson("pvc");
-    for (const absl::Status& st : {pv.status(), pvc.status()}) {
-      if (!st.ok()) return st;
-    }
-    pv_template = *pv;
-    pvc_template = *pvc;
-  }
-  for (int i = 0; i < w.init_pods; ++i) {
-    json pod = Named(*init, fmt::format("init-{}", i), kInitNamespace);
-    if (!w.volumes.empty()) {
-      AddVolume(w, pv_template, pvc_template, kInitNamespace, i, pod, &out.storage);
-    }
-    out.init_pods.push_back(std::move(pod));
-  }
-  for (int i = 0; i < w.measure_pods; ++i) {
-    json pod = Named(*measure, fmt::format("measure-{}", i), kMeasureNamespace);
-    if (!w.volumes.empty()) {
-      AddVolume(w, pv_template, pvc_template, kMeasureNamespace, i, pod, &out.storage);
-    }
-    out.measure_pods.push_back(std::move(pod));
-  }
-  return out;
 }
 
 // SchedulingWithMixedChurn's churn (mode recreate, one of each, every second) until stopped.
@@ -463,7 +233,7 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
   // The PV controller binds the WaitForFirstConsumer workload's claims, and the resourceclaim
   // controller makes the DRA workloads' claims from their template, at scheduler_perf's client
   // rate (its default, 20 requests/s, would measure the controller, not the schedulers).
-  const bool dra = w.devices_per_node > 0;
+  const bool dra = !w.devices.empty();
   absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start(
       {.controller_manager = w.volumes == "local-wffc" || dra,
        .controller_manager_flags = std::string("--kube-api-qps=5000 --kube-api-burst=5000") +
@@ -569,8 +339,9 @@ absl::StatusOr<Workload> ParseWorkload(const std::string& arg) {
 // default set runs SchedulingBasic, PodAntiAffinity and PreemptionBasic at scheduler_perf's sizes,
 // and the others with fewer pods, so that the whole set, three runners each, ends within 20 minutes
 // on 2 cores. The volume set runs scheduler_perf's volume workloads at their 500Nodes sizes; the
-// DRA set, SchedulingWithResourceClaimTemplate at its 5000pods_500nodes size and
-// SteadyStateClusterResourceClaimTemplate at its 500-node ones.
+// DRA set, SchedulingWithResourceClaimTemplate at its 5000pods_500nodes size,
+// SteadyStateClusterResourceClaimTemplate, Partitionable and ConsumableCapacity at their 500-node
+// ones and ExtendedResource at its 25classes_5000pods_500nodes ones.
 std::vector<std::string> WorkloadSet(const std::string& set) {
   if (set == "quick") {
     return {"SchedulingBasic:500:500:2000", "SchedulingPodAntiAffinity:500:100:300"};
@@ -579,7 +350,15 @@ std::vector<std::string> WorkloadSet(const std::string& set) {
     return {"SchedulingWithResourceClaimTemplate",  // 500 nodes, 2500 + 2500
             "SteadyStateClusterResourceClaimTemplate-empty",
             "SteadyStateClusterResourceClaimTemplate-half",
-            "SteadyStateClusterResourceClaimTemplate-full"};
+            "SteadyStateClusterResourceClaimTemplate-full",
+            "Partitionable-empty",
+            "Partitionable-half",
+            "Partitionable-full",
+            "ConsumableCapacity-empty",
+            "ConsumableCapacity-half",
+            "ConsumableCapacity-full",
+            "ExtendedResource-Explicit",
+            "ExtendedResource-Implicit"};
   }
   if (set == "volumes") {
     return {"SchedulingInTreePVs:500:500:1000", "SchedulingMigratedInTreePVs:500:500:1000",

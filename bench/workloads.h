@@ -1,7 +1,7 @@
 // scheduler_perf's workloads, shared by the in-process bench (scheduling_bench) and the
 // side-by-side one (side_by_side): each is nodes from bench/templates/node.yaml, `init` pods
 // scheduled before the measurement, then the measured pods, as its performance-config.yaml
-// files say (test/integration/scheduler_perf in k8s.io/kubernetes v1.36.3).
+// files say (test/integration/scheduler_perf in k8s.io/kubernetes v1.36.3; v1.37.2 for DRA's).
 //
 //   for (const Workload& w : PerfWorkloads()) ...
 //   absl::StatusOr<nlohmann::json> pod = TemplateJson(w.measure_template);
@@ -47,16 +47,36 @@ struct Workload {
   // kubernetes.io/aws-ebs as migrated when `migrated`, as scheduler_perf's nodeAllocatableStrategy.
   int csi_attach_limit = 0;
   bool migrated = false;
-  // The DRA workloads (v1.36.3's dra/performance-config.yaml): each node has a ResourceSlice of
-  // test-driver.cdi.k8s.io with this many devices (scheduler_perf's maxClaimsPerNode, its
-  // createResourceDriver), DeviceClass test-class selects them, and every pod has a claim of the
-  // namespace's ResourceClaimTemplate (bench/templates/resourceclaimtemplate.yaml), which
-  // kube-controller-manager's resourceclaim controller, run for these workloads, makes. 0: none.
+  // The DRA workloads (dra/ of v1.37.2's scheduler_perf). Each node's ResourceSlices, in a pool
+  // named as the node, as `devices` says:
+  //   "driver"         createResourceDriver's: devices_per_node devices instance-<i> (model,
+  //                    family, driverVersion, numa; 1Gi of memory);
+  //   "basic"          resourceslice-basic-devices.yaml: devices_per_node GPUs basic-device-<i>
+  //                    with 13 attributes, 24480Mi of memory and 1k millicores;
+  //   "partitionable"  resourceslice-partitionable-{countersets,devices}.yaml: a slice with
+  //                    counter set counter-set (counter1..4, 1 each) and one with device-1 and
+  //                    device-2, each consuming two of the counters;
+  //   "consumable"     resourceslice-consumablecapacity.yaml: four devices shareable-device-<i>
+  //                    that allow multiple allocations, each with 10G of bandwidth (one 10Gi);
+  //   "":              no DRA.
+  // DeviceClass test-class is made from `device_class`, and each namespace's ResourceClaimTemplate
+  // test-claim-template from `claim_template` (none if empty); kube-controller-manager's
+  // resourceclaim controller, run for these workloads, makes the pods' claims from it.
+  std::string devices;
   int devices_per_node = 0;
-  // SteadyStateClusterResourceClaimTemplate's: this many claims of namespace sched-0
-  // (bench/templates/resourceclaim.yaml) are allocated before the run, each to a device of a node
-  // picked at random, as scheduler_perf's allocResourceClaims allocates them.
+  std::string device_class = "deviceclass";
+  std::string claim_template;
+  // SteadyStateClusterResourceClaimTemplate's and Partitionable's: this many claims of namespace
+  // sched-0 made from `init_claim` are allocated before the run, each to as many devices of a node
+  // picked at random as its request counts, as scheduler_perf's allocResourceClaims allocates them.
   int init_claims = 0;
+  std::string init_claim = "resourceclaim";
+  // ExtendedResource's: DeviceClasses test-class-<i> for i < extended_classes are made from
+  // `device_class`, naming extendedResourceName example.com/gpu-<i> when `extended_resource` is
+  // example.com/gpu; pod i asks for one <extended_resource>-<i mod extended_classes>, which the
+  // scheduler makes a claim for.
+  int extended_classes = 0;
+  std::string extended_resource;
   // Its measured phase (scheduler_perf's createPods with steadyState): the measured pods are made,
   // and each time all of them are bound they are deleted and made again, for this many seconds.
   // 0: the measured pods are made once.
