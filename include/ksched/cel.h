@@ -15,9 +15,10 @@
 //
 // One form is judged without the library: a selector that only compares the driver's name with a
 // string, `device.driver == "gpu.example.com"` (either quote, either side of `==`, blanks around;
-// the name of printable ASCII without quotes or backslashes), as DeviceClasses commonly are. Its
-// verdict is CEL's: a string equality that cannot fail. Such a selector compiles, and judges a
-// list, without opening the library; every other one needs it.
+// the name of printable ASCII without quotes or backslashes), as DeviceClasses commonly are, or
+// device.allowMultipleAllocations with true or false (with consumable capacity on), or both joined
+// by `&&`. Its verdict is CEL's: equalities that cannot fail. Such a selector compiles, and judges
+// a list, without opening the library; every other one needs it.
 //
 // The library is looked for at $KSCHED_CEL_LIBRARY, else beside the running binary
 // (libksched_cel.so, as `make build` leaves it in build/), else in ../lib from it (an installed
@@ -66,7 +67,7 @@ struct Match {
 };
 
 // A list of devices, handed to the library once: the first time a selector that needs the library
-// judges it (a selector of the driver's name alone only reads the drivers).
+// judges it (the form judged without it only reads the drivers and allowMultipleAllocations).
 class Devices {
  public:
   // Does not fail; a list the library refuses makes the Evaluate that hands it over fail with
@@ -84,9 +85,16 @@ class Devices {
   absl::StatusOr<int64_t> Handle() const;
 
   const std::vector<std::string> drivers_;
+  const std::vector<bool> multiple_;  // allowMultipleAllocations, false when unset.
   mutable absl::Mutex mu_;
   mutable std::vector<Device> to_hand_over_ ABSL_GUARDED_BY(mu_);
   mutable absl::StatusOr<int64_t> handle_ ABSL_GUARDED_BY(mu_) = 0;  // 0: not handed over yet.
+};
+
+// The form of a selector ksched judges itself: each comparison given must hold.
+struct NativeSelector {
+  std::optional<std::string> driver;  // device.driver == "NAME"
+  std::optional<bool> multiple;       // device.allowMultipleAllocations == true (or false)
 };
 
 // A compiled device selector.
@@ -102,13 +110,13 @@ class Selector {
 
   // The verdict on each of `devices`, in order.
   absl::StatusOr<std::vector<Match>> Evaluate(const Devices& devices) const;
-  // Whether judging devices needs the library: false for a selector of the driver's name alone.
+  // Whether judging devices needs the library: false for the form ksched judges itself.
   bool needs_library() const { return handle_ != 0; }
 
  private:
-  Selector(int64_t handle, std::string driver) : handle_(handle), driver_(std::move(driver)) {}
-  const int64_t handle_;      // The library's; 0 for a selector of the driver's name alone,
-  const std::string driver_;  // which is this.
+  Selector(int64_t handle, NativeSelector native) : handle_(handle), native_(std::move(native)) {}
+  const int64_t handle_;         // The library's; 0 for the form ksched judges itself,
+  const NativeSelector native_;  // which is this.
 };
 
 }  // namespace ksched::cel

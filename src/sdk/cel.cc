@@ -97,40 +97,87 @@ nlohmann::json ToJson(const Device& d) {
   return out;
 }
 
-// The driver's name that `expression` compares the device's with, when that is all it does:
-// `device.driver == "NAME"`, either side of `==`, in either quote, with blanks (' ', tab, newline,
-// carriage return) around, NAME of printable ASCII without quotes or backslashes, so that the
-// literal means its characters. CEL's verdict on it is that string equality, and it cannot fail.
-// Anything else, CEL or not, is the library's. Hand-written: the library is what parses CEL, and
-// this is the one form ksched recognizes to spare loading it.
-std::optional<std::string> DriverEquality(std::string_view expression) {
-  auto trim = [](std::string_view s) {
-    constexpr std::string_view kBlanks = " \t\n\r";
-    const size_t first = s.find_first_not_of(kBlanks);
-    if (first == std::string_view::npos) return std::string_view();
-    return s.substr(first, s.find_last_not_of(kBlanks) - first + 1);
-  };
-  const size_t eq = expression.find("==");
-  if (eq == std::string_view::npos || expression.find("==", eq + 2) != std::string_view::npos) {
+std::string_view Trim(std::string_view s) {
+  constexpr std::string_view kBlanks = " \t\n\r";
+  const size_t first = s.find_first_not_of(kBlanks);
+  if (first == std::string_view::npos) return std::string_view();
+  return s.substr(first, s.find_last_not_of(kBlanks) - first + 1);
+}
+
+// `s` cut at each `separator` outside quotes.
+std::vector<std::string_view> SplitOutsideQuotes(std::string_view s, std::string_view separator) {
+  std::vector<std::string_view> out;
+  char quote = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (quote != 0) {
+      if (s[i] == quote) quote = 0;
+    } else if (s[i] == '"' || s[i] == '\'') {
+      quote = s[i];
+    } else if (s.substr(i).starts_with(separator)) {
+      out.push_back(s.substr(start, i - start));
+      start = i + separator.size();
+      i = start - 1;
+    }
+  }
+  out.push_back(s.substr(start));
+  return out;
+}
+
+// The string `literal` means, if it is one in either quote whose characters are its value
+// (printable ASCII without quotes or backslashes).
+std::optional<std::string> PlainString(std::string_view literal) {
+  if (literal.size() < 2 || (literal[0] != '"' && literal[0] != '\'') ||
+      literal.back() != literal[0]) {
     return std::nullopt;
   }
-  std::string_view left = trim(expression.substr(0, eq)), right = trim(expression.substr(eq + 2));
-  if (right == "device.driver") std::swap(left, right);
-  if (left != "device.driver" || right.size() < 2 || (right[0] != '"' && right[0] != '\'') ||
-      right.back() != right[0]) {
-    return std::nullopt;
-  }
-  const std::string_view name = right.substr(1, right.size() - 2);
-  for (char c : name) {
+  const std::string_view text = literal.substr(1, literal.size() - 2);
+  for (char c : text) {
     if (c < 0x20 || c > 0x7e || c == '"' || c == '\'' || c == '\\') return std::nullopt;
   }
-  return std::string(name);
+  return std::string(text);
+}
+
+// What `expression` asks when it is only a conjunction (`&&`) of comparisons ksched judges itself:
+// `device.driver == "NAME"` and, where the environment declares the field (consumable capacity),
+// `device.allowMultipleAllocations == true` (or false), each field once, either side of `==`,
+// with blanks (' ', tab, newline, carriage return) around. CEL's verdict on them is string and
+// boolean equality, which cannot fail. Anything else, CEL or not, is the library's. Hand-written:
+// the library is what parses CEL, and these are the forms ksched recognizes to spare loading it
+// (DeviceClasses commonly select by the driver's name; scheduler_perf's ConsumableCapacity also
+// by allowMultipleAllocations).
+std::optional<NativeSelector> NativeForm(std::string_view expression, Features features) {
+  NativeSelector out;
+  for (std::string_view term : SplitOutsideQuotes(expression, "&&")) {
+    const std::vector<std::string_view> sides = SplitOutsideQuotes(term, "==");
+    if (sides.size() != 2) return std::nullopt;
+    std::string_view left = Trim(sides[0]), right = Trim(sides[1]);
+    if (right.starts_with("device.")) std::swap(left, right);
+    if (left == "device.driver" && !out.driver) {
+      out.driver = PlainString(right);
+      if (!out.driver) return std::nullopt;
+    } else if (left == "device.allowMultipleAllocations" && features.consumable_capacity &&
+               !out.multiple && (right == "true" || right == "false")) {
+      out.multiple = right == "true";
+    } else {
+      return std::nullopt;
+    }
+  }
+  return out;
 }
 
 std::vector<std::string> Drivers(const std::vector<Device>& devices) {
   std::vector<std::string> out;
   out.reserve(devices.size());
   for (const Device& d : devices) out.push_back(d.driver);
+  return out;
+}
+
+// device.allowMultipleAllocations as CEL sees it: false when unset.
+std::vector<bool> Multiple(const std::vector<Device>& devices) {
+  std::vector<bool> out;
+  out.reserve(devices.size());
+  for (const Device& d : devices) out.push_back(d.allow_multiple_allocations.value_or(false));
   return out;
 }
 
@@ -141,7 +188,7 @@ absl::StatusOr<std::shared_ptr<const Devices>> Devices::Make(std::vector<Device>
 }
 
 Devices::Devices(std::vector<Device> devices)
-    : drivers_(Drivers(devices)), to_hand_over_(std::move(devices)) {}
+    : drivers_(Drivers(devices)), multiple_(Multiple(devices)), to_hand_over_(std::move(devices)) {}
 
 absl::StatusOr<int64_t> Devices::Handle() const {
   absl::MutexLock lock(&mu_);
@@ -167,8 +214,8 @@ Devices::~Devices() {
 
 absl::StatusOr<std::shared_ptr<const Selector>> Selector::Compile(std::string_view expression,
                                                                   Features features) {
-  if (std::optional<std::string> driver = DriverEquality(expression)) {
-    return std::shared_ptr<const Selector>(new Selector(0, *std::move(driver)));
+  if (std::optional<NativeSelector> native = NativeForm(expression, features)) {
+    return std::shared_ptr<const Selector>(new Selector(0, *std::move(native)));
   }
   absl::StatusOr<const Library*> lib = Open();
   if (!lib.ok()) return lib.status();
@@ -177,7 +224,7 @@ absl::StatusOr<std::shared_ptr<const Selector>> Selector::Compile(std::string_vi
       expression.data(), expression.size(),
       (features.consumable_capacity ? 1 : 0) | (features.list_type_attributes ? 2 : 0), &error);
   if (handle == 0) return absl::InvalidArgumentError((*lib)->Take(error));
-  return std::shared_ptr<const Selector>(new Selector(handle, ""));
+  return std::shared_ptr<const Selector>(new Selector(handle, {}));
 }
 
 Selector::~Selector() {
@@ -188,7 +235,10 @@ Selector::~Selector() {
 absl::StatusOr<std::vector<Match>> Selector::Evaluate(const Devices& devices) const {
   std::vector<Match> out(devices.size());
   if (handle_ == 0) {
-    for (size_t i = 0; i < out.size(); ++i) out[i].matches = devices.drivers_[i] == driver_;
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i].matches = (!native_.driver || devices.drivers_[i] == *native_.driver) &&
+                       (!native_.multiple || devices.multiple_[i] == *native_.multiple);
+    }
     return out;
   }
   absl::StatusOr<const Library*> lib = Open();

@@ -156,6 +156,49 @@ TEST_F(CelTest, TheDriverAloneIsJudgedAsCelJudgesIt) {
             (std::vector<std::string>{"no", "match", "no", "no"}));
 }
 
+// The driver's name and allowMultipleAllocations, alone or joined by `&&` (scheduler_perf's
+// ConsumableCapacity class), are judged without the library as CEL judges them; without
+// consumable capacity the field is left to the library, whose environment depends on it.
+TEST_F(CelTest, TheDriverAndSharingAreJudgedAsCelJudgesThem) {
+  std::vector<Device> devices;
+  for (const char* driver : {"gpu.example.com", "nic.example.com"}) {
+    for (std::optional<bool> multiple :
+         {std::optional<bool>(), std::optional<bool>(true), std::optional<bool>(false)}) {
+      devices.push_back({.driver = driver, .allow_multiple_allocations = multiple});
+    }
+  }
+  for (const std::string expression :
+       {"device.driver == 'gpu.example.com' && device.allowMultipleAllocations == true",
+        "device.driver == \"nic.example.com\" &&\n        device.allowMultipleAllocations == true",
+        "device.allowMultipleAllocations == false", "true == device.allowMultipleAllocations",
+        "device.allowMultipleAllocations==false&&'nic.example.com'==device.driver"}) {
+    SCOPED_TRACE(expression);
+    absl::StatusOr<std::shared_ptr<const Selector>> native = Selector::Compile(expression);
+    absl::StatusOr<std::shared_ptr<const Selector>> library =
+        Selector::Compile("(" + expression + ")");
+    ASSERT_TRUE(native.ok() && library.ok());
+    EXPECT_FALSE((*native)->needs_library());
+    absl::StatusOr<std::shared_ptr<const Devices>> d = Devices::Make(devices);
+    ASSERT_TRUE(d.ok());
+    absl::StatusOr<std::vector<Match>> want = (*library)->Evaluate(**d);
+    absl::StatusOr<std::vector<Match>> got = (*native)->Evaluate(**d);
+    ASSERT_TRUE(want.ok() && got.ok());
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].matches, (*want)[i].matches) << "device " << i;
+      EXPECT_EQ((*got)[i].error, (*want)[i].error) << "device " << i;
+    }
+  }
+  EXPECT_EQ(
+      Verdicts("device.driver == 'gpu.example.com' && device.allowMultipleAllocations == true",
+               devices),
+      (std::vector<std::string>{"no", "match", "no", "no", "no", "no"}));
+  absl::StatusOr<std::shared_ptr<const Selector>> without =
+      Selector::Compile("device.allowMultipleAllocations == true", {.consumable_capacity = false});
+  ASSERT_TRUE(without.ok()) << without.status();
+  EXPECT_TRUE((*without)->needs_library());
+}
+
 // Anything more, or a literal whose characters are not plainly its value, is the library's: its
 // verdicts, or its compile errors.
 TEST_F(CelTest, EveryOtherFormIsTheLibrarys) {
@@ -164,6 +207,8 @@ TEST_F(CelTest, EveryOtherFormIsTheLibrarys) {
         "device.driver == r'gpu.example.com'", R"(device.driver == 'gpu\x2eexample.com')",
         "device.driver == 'gpu.example.com' // a comment", "device . driver == 'gpu.example.com'",
         "device.driver == 'caf\u00e9'", "device.driver == '==' == true",
+        "device.driver == 'a' && device.driver == 'a'", "device.driver == 'a' && true",
+        "device.allowMultipleAllocations == true && device.allowMultipleAllocations == true",
         "device.driver == '''gpu.example.com'''"}) {
     SCOPED_TRACE(expression);
     absl::StatusOr<std::shared_ptr<const Selector>> s = Selector::Compile(expression);

@@ -35,16 +35,15 @@ absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> SelectorCache::Ev
   }
   // The devices are handed to the library for this evaluation only: kept there, every slice's
   // devices would stay in the Go heap (about 2 KiB a device), for verdicts that are kept here. A
-  // selector of the driver's name alone reads nothing else.
+  // selector ksched judges itself reads the driver and allowMultipleAllocations only.
   const bool whole = (*selector)->needs_library();
   std::vector<cel::Device> input;
   input.reserve(slice.devices.size());
   for (const api::Device& d : slice.devices) {
-    input.push_back(
-        {.driver = slice.driver,
-         .allow_multiple_allocations = whole ? d.allow_multiple_allocations : std::nullopt,
-         .attributes = whole ? d.attributes : decltype(d.attributes){},
-         .capacity = whole ? d.capacity : decltype(d.capacity){}});
+    input.push_back({.driver = slice.driver,
+                     .allow_multiple_allocations = d.allow_multiple_allocations,
+                     .attributes = whole ? d.attributes : decltype(d.attributes){},
+                     .capacity = whole ? d.capacity : decltype(d.capacity){}});
   }
   absl::StatusOr<std::shared_ptr<const cel::Devices>> devices =
       cel::Devices::Make(std::move(input));
