@@ -260,10 +260,53 @@ absl::Status AdmitPods(std::vector<api::Object>& objects, const std::string& sou
   return absl::OkStatus();
 }
 
+namespace {
+
+// The API server's check of a ResourceClaim or ResourceClaimTemplate that asks for admin access
+// (its registry's AuthorizedForAdmin): the namespace must be labelled for it. `where` says where
+// each of `objects` was read.
+absl::Status AdmitAdminAccess(const std::vector<api::Object>& objects,
+                              const std::vector<std::string>& where) {
+  constexpr char kLabel[] = "resource.kubernetes.io/admin-access";
+  std::set<std::string> labelled;
+  for (const api::Object& o : objects) {
+    if (const auto* ns = std::get_if<api::Namespace>(&o)) {
+      auto it = ns->metadata.labels.find(kLabel);
+      if (it != ns->metadata.labels.end() && it->second == "true")
+        labelled.insert(ns->metadata.name);
+    }
+  }
+  for (size_t i = 0; i < objects.size(); ++i) {
+    const api::ResourceClaimSpec* spec = nullptr;
+    std::string path;
+    if (const auto* c = std::get_if<api::ResourceClaim>(&objects[i])) {
+      spec = &c->spec;
+      path = "spec.devices.requests";
+    } else if (const auto* t = std::get_if<api::ResourceClaimTemplate>(&objects[i])) {
+      spec = &t->spec;
+      path = "spec.spec.devices.requests";
+    }
+    if (spec == nullptr || labelled.contains(api::MetaOf(objects[i]).namespace_)) continue;
+    for (size_t r = 0; r < spec->requests.size(); ++r) {
+      if (!spec->requests[r].exactly || !spec->requests[r].exactly->admin_access) continue;
+      return absl::InvalidArgumentError(fmt::format(
+          "{}: {}", where[i],
+          InvalidObjectMessage(
+              objects[i], {fmt::format("{}[{}].adminAccess: Forbidden: admin access to devices "
+                                       "requires the `{}: true` label on the containing namespace",
+                                       path, r, kLabel)})));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths,
                                                        FieldValidation fields,
                                                        std::vector<std::string>* warnings) {
   std::vector<api::Object> all;
+  std::vector<std::string> where;
   std::set<std::tuple<std::string, std::string, std::string>> keys;  // kind, namespace, name
   for (const std::string& path : paths) {
     absl::StatusOr<std::string> text = ReadManifest(path);
@@ -281,8 +324,10 @@ absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::st
             m.name));
       }
       all.push_back(std::move(o));
+      where.push_back(parsed->where[i]);
     }
   }
+  if (absl::Status st = AdmitAdminAccess(all, where); !st.ok()) return st;
   if (all.empty()) {
     return absl::InvalidArgumentError(
         fmt::format("no objects passed to simulate: {} hold(s) none", fmt::join(paths, ", ")));
