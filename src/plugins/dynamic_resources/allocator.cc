@@ -1016,9 +1016,9 @@ HeldInPool Allocator::HeldIn(const Pool& pool) const {
 
 absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
     const std::shared_ptr<const api::Node>& node,
-    const std::vector<const api::ResourceClaim*>& claims, bool explain,
-    absl::Duration timeout) const {
-  const bool memo = memo_ != nullptr && !explain;
+    const std::vector<const api::ResourceClaim*>& claims, bool explain, absl::Duration timeout,
+    bool memoize) const {
+  const bool memo = memo_ != nullptr && !explain && memoize;
   if (memo) {
     if (const SearchMemo::Slot* kept = memo_->Find(node->metadata.name);
         kept != nullptr && kept->node == node.get()) {

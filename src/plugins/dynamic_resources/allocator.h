@@ -190,11 +190,13 @@ class Allocator {
   // The allocations of `claims` (all unallocated) for `node`. Errors: InvalidArgument, a broken
   // claim or class (upstream's fatal errors: the pod's attempt ends in an error);
   // FailedPrecondition, a selector to evaluate and no CEL library; DeadlineExceeded, the search
-  // went on for longer than `timeout`.
+  // went on for longer than `timeout`. The memo is used only with `memoize`, for claims of the
+  // specs its Begin was given.
   absl::StatusOr<Outcome> Allocate(const std::shared_ptr<const api::Node>& node,
                                    const std::vector<const api::ResourceClaim*>& claims,
                                    bool explain = false,
-                                   absl::Duration timeout = absl::InfiniteDuration()) const;
+                                   absl::Duration timeout = absl::InfiniteDuration(),
+                                   bool memoize = true) const;
 
   // The allocations of `claims` (those the choice was made for, or claims of the same specs), one
   // per claim, in order, on the node `node`: the devices, the classes' and the claims' configs,

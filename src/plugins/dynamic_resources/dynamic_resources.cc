@@ -5,6 +5,7 @@
 #include <future>
 #include <optional>
 #include <set>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -41,27 +42,32 @@ struct State final : StateData {
   // Whether a request has firstAvailable alternatives: without, every node scores 0.
   bool scored = false;
   // DRA-backed extended resources (extended.h): those the pod requests, by name; the claim made
-  // for them in an earlier attempt (every node is then refused, and PostFilter deletes it); and,
+  // for them in an earlier attempt (every node is then refused, and PostFilter deletes it); the
+  // claim for all of them, on the nodes whose device plugins advertise none, made once; and,
   // once Reserve picked a node, the claim for the node's share of them, its allocation and
   // mappings, then the claim as PreBind created it.
   std::vector<std::string> extended;
   std::shared_ptr<const api::ResourceClaim> old_extended;
+  std::shared_ptr<const api::ResourceClaim> extended_whole;
+  Mappings extended_whole_mappings;
   std::shared_ptr<const api::ResourceClaim> extended_claim;
   std::shared_ptr<const api::AllocationResult> extended_allocation;
-  std::vector<api::ContainerExtendedResourceRequest> extended_mappings;
+  Mappings extended_mappings;
   std::shared_ptr<const api::ResourceClaim> extended_created;
   // Filter writes these for several nodes at once.
   mutable absl::Mutex mu;
   mutable std::set<size_t> unavailable ABSL_GUARDED_BY(mu);  // Claims not available somewhere.
   // What Filter chose on each node for the claims to allocate, by the name of the node it holds
   // (no copy of the name per node and pod), where the allocator's memo does not hold it
-  // (ChoiceOn).
+  // (ChoiceOn), and on each node whose device plugins advertise some of the extended resources.
   struct OnNode {
     std::shared_ptr<const api::Node> node;
     std::shared_ptr<const Choice> choice;
-    // The claim for the extended resources the node's devices serve, last among the choice's.
+    // The claim for the extended resources the node's devices serve, last among the choice's:
+    // extended_whole where no entry says otherwise.
+    bool own_extended = false;
     std::shared_ptr<const api::ResourceClaim> extended;
-    std::vector<api::ContainerExtendedResourceRequest> mappings;
+    Mappings mappings;
   };
   mutable absl::flat_hash_map<std::string_view, OnNode> by_node ABSL_GUARDED_BY(mu);
 
@@ -75,6 +81,8 @@ struct State final : StateData {
         scored(o.scored),
         extended(o.extended),
         old_extended(o.old_extended),
+        extended_whole(o.extended_whole),
+        extended_whole_mappings(o.extended_whole_mappings),
         extended_claim(o.extended_claim),
         extended_allocation(o.extended_allocation),
         extended_mappings(o.extended_mappings),
@@ -377,14 +385,19 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     return std::any_of(claim->spec.requests.begin(), claim->spec.requests.end(),
                        [](const api::DeviceRequest& r) { return !r.first_available.empty(); });
   });
+  if (!s->extended.empty() && !s->old_extended) {
+    std::tie(s->extended_whole, s->extended_whole_mappings) = ExtendedClaim(pod, s->extended, dra);
+  }
   if (to_allocate || !s->extended.empty()) {
     tracker_.CatchUp();
     std::shared_ptr<const SliceIndex> slices = Slices();
     HeldViews held{.allocated = dra.Allocated(), .pending = tracker_.Pending()};
-    // The memo keeps one search per node for the same claims; the extended resources' claim
-    // differs by node.
-    SearchMemo* memo = s->extended.empty() ? &memo_ : nullptr;
-    if (memo != nullptr) memo->Begin(s->ToAllocate(), slices, held);
+    // The memo keeps one search per node for the same claims: the pod's to allocate, and the
+    // extended resources' claim for all of them where the node's device plugins advertise none.
+    SearchMemo* memo = &memo_;
+    std::vector<const api::ResourceClaim*> claims = s->ToAllocate();
+    if (s->extended_whole) claims.push_back(s->extended_whole.get());
+    memo->Begin(claims, slices, held);
     s->allocator = std::make_shared<const Allocator>(
         dra, std::move(slices), std::move(held), selectors_, memo,
         Allocator::Features{.consumable_capacity = features_.consumable_capacity,
@@ -399,9 +412,12 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod,
   if (s == nullptr) return Status::Error("not found");
   if (!s->HasClaims()) return Status();
   const api::Node& node = *info.node();
-  // The extended resources no device plugin advertises here are the devices'.
-  std::shared_ptr<const api::ResourceClaim> extended;
-  std::vector<api::ContainerExtendedResourceRequest> mappings;
+  // The extended resources no device plugin advertises here are the devices': all of them on
+  // most nodes (the claim PreFilter made), else the node's own claim, which the memo does not
+  // hold and an entry of by_node records, even where there is none.
+  std::shared_ptr<const api::ResourceClaim> extended = s->extended_whole;
+  Mappings mappings = s->extended_whole_mappings;
+  bool own_extended = false;
   if (!s->extended.empty()) {
     if (s->old_extended) {
       return Status::UnschedulableAndUnresolvable("cannot schedule extended resource claim");
@@ -410,14 +426,26 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod,
     for (const std::string& name : s->extended) {
       if (info.allocatable().Get(name) == 0) here.push_back(name);
     }
-    if (!here.empty()) {
-      ExtendedRequests r = ExtendedRequestsFor(pod, here, handle_.dra());
-      api::ResourceClaim claim = NewExtendedClaim(pod);
-      claim.spec.requests = std::move(r.requests);
-      extended = std::make_shared<const api::ResourceClaim>(std::move(claim));
-      mappings = std::move(r.mappings);
+    if (here.size() < s->extended.size()) {
+      own_extended = true;
+      std::tie(extended, mappings) =
+          here.empty() ? std::pair<std::shared_ptr<const api::ResourceClaim>, Mappings>()
+                       : ExtendedClaim(pod, here, handle_.dra());
     }
-    if (s->claims.empty() && extended == nullptr) return Status();
+  }
+  auto record = [&](std::shared_ptr<const Choice> choice) {
+    absl::MutexLock lock(&s->mu);
+    // The key is the name in the node the entry holds: an older entry goes with its key.
+    s->by_node.erase(node.metadata.name);
+    s->by_node.emplace(node.metadata.name, State::OnNode{.node = info.node_ptr(),
+                                                         .choice = std::move(choice),
+                                                         .own_extended = own_extended,
+                                                         .extended = std::move(extended),
+                                                         .mappings = std::move(mappings)});
+  };
+  if (own_extended && s->claims.empty() && extended == nullptr) {
+    record(nullptr);
+    return Status();
   }
   // Where allocated claims can be used (only they have available_on), if their devices did not
   // fail to attach.
@@ -434,7 +462,8 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod,
     absl::StatusOr<Allocator::Outcome> out = s->allocator->Allocate(
         info.node_ptr(), to_allocate, state.explain(),
         args_.filter_timeout > absl::ZeroDuration() ? args_.filter_timeout
-                                                    : absl::InfiniteDuration());
+                                                    : absl::InfiniteDuration(),
+        /*memoize=*/!own_extended);
     if (!out.ok()) {
       std::string message(AsStd(out.status().message()));
       if (out.status().code() == absl::StatusCode::kDeadlineExceeded) {
@@ -457,20 +486,12 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod,
     // The memo's choice needs no copy here: Score and Reserve ask the allocator for it.
     if (!out->memoized) choice = std::move(out->choice);
   }
-  if (unavailable.empty() && choice == nullptr) return Status();
-  absl::MutexLock lock(&s->mu);
   if (!unavailable.empty()) {
+    absl::MutexLock lock(&s->mu);
     s->unavailable.insert(unavailable.begin(), unavailable.end());
     return Status::UnschedulableAndUnresolvable("resourceclaim not available on the node");
   }
-  if (choice != nullptr) {
-    // The key is the name in the node the entry holds: an older entry goes with its key.
-    s->by_node.erase(node.metadata.name);
-    s->by_node.emplace(node.metadata.name, State::OnNode{.node = info.node_ptr(),
-                                                         .choice = std::move(choice),
-                                                         .extended = std::move(extended),
-                                                         .mappings = std::move(mappings)});
-  }
+  if (choice != nullptr || own_extended) record(std::move(choice));
   return Status();
 }
 
@@ -559,10 +580,11 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
   State* s = state.ReadMutable(kStateKey);
   if (s == nullptr || !s->HasClaims() || !s->allocator) return Status();
   std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
-  std::shared_ptr<const api::ResourceClaim> extended;
+  std::shared_ptr<const api::ResourceClaim> extended = s->extended_whole;
+  s->extended_mappings = s->extended_whole_mappings;
   {
     absl::MutexLock lock(&s->mu);
-    if (auto it = s->by_node.find(node); it != s->by_node.end() && it->second.extended) {
+    if (auto it = s->by_node.find(node); it != s->by_node.end() && it->second.own_extended) {
       extended = it->second.extended;
       s->extended_mappings = it->second.mappings;
     }
@@ -669,7 +691,7 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
           State& s = *run->s;
           Status st =
               run->self->MakeExtendedClaim(*s.extended_claim, *s.extended_allocation,
-                                           s.extended_mappings, run->pod, &s.extended_created);
+                                           *s.extended_mappings, run->pod, &s.extended_created);
           // Once written, its devices may wait for binding conditions too.
           if (s.extended_created && s.extended_created->allocation) {
             s.claims.push_back(s.extended_created);

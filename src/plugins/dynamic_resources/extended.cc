@@ -134,4 +134,14 @@ api::ResourceClaim NewExtendedClaim(const api::Pod& pod) {
   return claim;
 }
 
+std::pair<std::shared_ptr<const api::ResourceClaim>, Mappings> ExtendedClaim(
+    const api::Pod& pod, const std::vector<std::string>& resources, const DraLister& dra) {
+  ExtendedRequests r = ExtendedRequestsFor(pod, resources, dra);
+  api::ResourceClaim claim = NewExtendedClaim(pod);
+  claim.spec.requests = std::move(r.requests);
+  return {std::make_shared<const api::ResourceClaim>(std::move(claim)),
+          std::make_shared<const std::vector<api::ContainerExtendedResourceRequest>>(
+              std::move(r.mappings))};
+}
+
 }  // namespace ksched::plugins::dynamic_resources

@@ -14,6 +14,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ksched/api/objects.h"
@@ -45,5 +46,13 @@ std::shared_ptr<const api::ResourceClaim> FindExtendedClaim(const api::Pod& pod,
 // The claim to make: in the pod's namespace, named from "<pod>-extended-resources-", controlled by
 // the pod, annotated; no requests yet.
 api::ResourceClaim NewExtendedClaim(const api::Pod& pod);
+
+// Which container each request of an extended resources' claim serves.
+using Mappings = std::shared_ptr<const std::vector<api::ContainerExtendedResourceRequest>>;
+
+// The claim to make for the pod's `resources` (NewExtendedClaim with ExtendedRequestsFor's
+// requests), and its mappings.
+std::pair<std::shared_ptr<const api::ResourceClaim>, Mappings> ExtendedClaim(
+    const api::Pod& pod, const std::vector<std::string>& resources, const DraLister& dra);
 
 }  // namespace ksched::plugins::dynamic_resources
