@@ -145,6 +145,7 @@ class CaseBuilder {
     if (r_.Percent(25)) AddSharedDevices(&cluster);
     if (r_.Percent(25)) AddAttachedDevices(&cluster);
     if (r_.Percent(25)) AddExtendedResources(&cluster);
+    if (r_.Percent(25)) AddTaintRules(&cluster);
     return cluster;
   }
 
@@ -922,6 +923,95 @@ class CaseBuilder {
     }
   }
 
+  // Devices tainted by DeviceTaintRules, and admin access, picked after extended resources (so
+  // that a seed's other objects stay as they were): on some nodes one to three devices of
+  // tdev.example.com; one to three DeviceTaintRules, each selecting the driver's devices (at times
+  // only one node's pool, or one device name of every pool; at times nothing, without a
+  // selector) with a taint drain or broken, NoSchedule, NoExecute or None; and claims for some
+  // pending pods without one: one device or two, at times tolerating drain (or every taint), at
+  // times with admin access, which takes devices in use. A claim with admin access must be in a
+  // namespace labelled for it: namespace admin is, and such a claim's pod moves there. A case
+  // whose burst is given at once gets no claims, as in AddPartitions.
+  void AddTaintRules(json* cluster) {
+    cluster->push_back(DeviceClass("tdev", "device.driver == 'tdev.example.com'"));
+    const std::vector<std::string> node_names = NodeNames(*cluster);
+    std::vector<std::string> pools;
+    for (const std::string& node : node_names) {
+      if (!r_.Percent(60)) continue;
+      json s = SliceOf(node + "-tdevs", "tdev.example.com", node + "-tdev", 1);
+      s["spec"]["nodeName"] = node;
+      for (int d = 0, n = r_.Between(1, 3); d < n; ++d) {
+        s["spec"]["devices"].push_back({{"name", fmt::format("t-{}", d)}});
+      }
+      pools.push_back(node + "-tdev");
+      cluster->push_back(std::move(s));
+    }
+    for (int k = 0, n = r_.Between(1, 3); k < n; ++k) {
+      json rule = {{"apiVersion", "resource.k8s.io/v1"},
+                   {"kind", "DeviceTaintRule"},
+                   {"metadata", {{"name", fmt::format("rule-{}", k)}}},
+                   {"spec",
+                    {{"taint",
+                      {{"key", r_.Pick({"drain", "broken"})},
+                       {"effect", r_.Pick({"NoSchedule", "NoSchedule", "NoExecute", "None"})}}}}}};
+      if (!r_.Percent(10)) {
+        json selector = {{"driver", "tdev.example.com"}};
+        if (!pools.empty() && r_.Percent(50)) selector["pool"] = pools[r_.Below(pools.size())];
+        if (r_.Percent(30)) selector["device"] = fmt::format("t-{}", r_.Below(3));
+        rule["spec"]["deviceSelector"] = std::move(selector);
+      }
+      cluster->push_back(std::move(rule));
+    }
+    if (batching_) return;
+    bool admin = false;
+    ClaimsForPendingPods(cluster, 40, "tainted", "tdev", [&] {
+      json request = {{"name", "tdev"}, {"exactly", {{"deviceClassName", "tdev"}}}};
+      if (r_.Percent(25)) request["exactly"]["count"] = 2;
+      if (r_.Percent(40)) {
+        request["exactly"]["tolerations"] = {r_.Percent(70)
+                                                 ? json{{"key", "drain"}, {"operator", "Exists"}}
+                                                 : json{{"operator", "Exists"}}};
+      }
+      if (r_.Percent(25)) {
+        request["exactly"]["adminAccess"] = true;
+        admin = true;
+      }
+      return json{{"requests", {std::move(request)}}};
+    });
+    if (!admin) return;
+    // The claims with admin access move with their pods, unless the pod mounts volumes (of
+    // default's claims): those claims lose their admin access instead.
+    const json::json_pointer admin_access("/spec/devices/requests/0/exactly/adminAccess");
+    std::set<std::string> with_admin, moved;
+    for (const json& o : *cluster) {
+      if (o["kind"] == "ResourceClaim" && o.contains(admin_access)) {
+        with_admin.insert(o["metadata"]["name"]);
+      }
+    }
+    for (json& o : *cluster) {
+      if (o["kind"] != "Pod" || !o["spec"].contains("resourceClaims")) continue;
+      const std::string claim = o["spec"]["resourceClaims"][0].value("resourceClaimName", "");
+      if (with_admin.contains(claim) && !o["spec"].contains("volumes")) {
+        o["metadata"]["namespace"] = "admin";
+        moved.insert(claim);
+      }
+    }
+    for (json& o : *cluster) {
+      if (o["kind"] != "ResourceClaim" || !with_admin.contains(o["metadata"]["name"])) continue;
+      if (moved.contains(o["metadata"]["name"])) {
+        o["metadata"]["namespace"] = "admin";
+      } else {
+        o["spec"]["devices"]["requests"][0]["exactly"].erase("adminAccess");
+      }
+    }
+    json ns = {
+        {"apiVersion", "v1"},
+        {"kind", "Namespace"},
+        {"metadata",
+         {{"name", "admin"}, {"labels", {{"resource.kubernetes.io/admin-access", "true"}}}}}};
+    cluster->insert(cluster->begin(), std::move(ns));
+  }
+
   // A claim for each pending pod without one, with chance `percent`: named "<prefix>-<n>", its
   // spec.devices made by `devices`, and `as` in the pod. The claims go after the pods, once the
   // loop over them is done.
@@ -1093,9 +1183,10 @@ std::vector<json> ShrinkCandidates(const json& c) {
       }
     }
   }
-  std::set<std::string> named_classes;
+  std::set<std::string> named_classes, used_namespaces;
   for (const json& o : cluster) {
     if (IsPod(o)) named_classes.insert(o["spec"].value("priorityClassName", ""));
+    used_namespaces.insert(o["metadata"].value("namespace", ""));
   }
   for (size_t i = 0; i < cluster.size(); ++i) {
     const std::string name = cluster[i]["metadata"]["name"];
@@ -1104,6 +1195,7 @@ std::vector<json> ShrinkCandidates(const json& c) {
         return j == i || (IsBound(o) && o["spec"]["nodeName"] == name);
       }));
     } else if ((cluster[i]["kind"] == "PriorityClass" && !named_classes.contains(name)) ||
+               (cluster[i]["kind"] == "Namespace" && !used_namespaces.contains(name)) ||
                IsStorage(cluster[i]["kind"].get<std::string>())) {
       out.push_back(Without(c, [&](size_t j, const json&) { return j == i; }));
     }

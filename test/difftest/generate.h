@@ -41,11 +41,11 @@ nlohmann::json GenerateCase(uint64_t seed);
 
 // Variants of case `c`, each strictly smaller (one object or one field fewer) and as valid as `c`,
 // most aggressive first: without a pending pod, a bound pod, a node (with the pods bound to it), an
-// unreferenced PriorityClass, a storage or DRA object; then one pod field fewer (affinity or a
-// part of it, nodeSelector, tolerations, initContainers, volumes or one volume, resourceClaims, a
-// container, a host port, priorityClassName, one resource's request); then one node field fewer
-// (a label other than kubernetes.io/hostname, a taint, images, unschedulable). Empty when nothing
-// can be removed.
+// unreferenced PriorityClass or Namespace, a storage or DRA object; then one pod field fewer
+// (affinity or a part of it, nodeSelector, tolerations, initContainers, volumes or one volume,
+// resourceClaims, a container, a host port, priorityClassName, one resource's request); then one
+// node field fewer (a label other than kubernetes.io/hostname, a taint, images, unschedulable).
+// Empty when nothing can be removed.
 std::vector<nlohmann::json> ShrinkCandidates(const nlohmann::json& c);
 
 // Greedy shrinking: repeatedly replaces the case with its first candidate (ShrinkCandidates) for
