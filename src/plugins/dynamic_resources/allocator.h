@@ -242,6 +242,11 @@ class SearchMemo {
   // it would keep alive), goes, and so does what was kept where devices in use changed.
   void Begin(const std::vector<const api::ResourceClaim*>& claims,
              const std::shared_ptr<const SliceIndex>& slices, const HeldViews& held);
+  // Whether it keeps searches for claims of these specs in these slices.
+  bool Holds(const std::vector<const api::ResourceClaim*>& claims, const SliceIndex* slices);
+  // Forgets what it keeps unless it was searched in `slices`: what an older SliceIndex's searches
+  // keep, no node can use again, and it would keep that index alive.
+  void ForgetUnless(const SliceIndex* slices);
 
  private:
   friend class Allocator;
@@ -264,6 +269,9 @@ class SearchMemo {
   void Keep(std::shared_ptr<const Entry> entry);
   // Drops the entries of the nodes that read a pool whose devices in use differ in `now`.
   void ForgetChanged(const HeldViews& now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  bool HoldsLocked(const std::vector<const api::ResourceClaim*>& claims, const SliceIndex* slices)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void ClearLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::Mutex mu_;
   std::vector<api::ResourceClaimSpec> specs_ ABSL_GUARDED_BY(mu_);

@@ -392,11 +392,11 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     tracker_.CatchUp();
     std::shared_ptr<const SliceIndex> slices = Slices();
     HeldViews held{.allocated = dra.Allocated(), .pending = tracker_.Pending()};
-    // The memo keeps one search per node for the same claims: the pod's to allocate, and the
+    // A memo keeps one search per node for the same claims: the pod's to allocate, and the
     // extended resources' claim for all of them where the node's device plugins advertise none.
-    SearchMemo* memo = &memo_;
     std::vector<const api::ResourceClaim*> claims = s->ToAllocate();
     if (s->extended_whole) claims.push_back(s->extended_whole.get());
+    SearchMemo* memo = MemoFor(claims, slices.get());
     memo->Begin(claims, slices, held);
     s->allocator = std::make_shared<const Allocator>(
         dra, std::move(slices), std::move(held), selectors_, memo,
@@ -404,6 +404,24 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
                             .fractional_capacity_range = features_.fractional_capacity_range});
   }
   return Status();
+}
+
+SearchMemo* DynamicResources::MemoFor(const std::vector<const api::ResourceClaim*>& claims,
+                                      const SliceIndex* slices) {
+  size_t pick = 0;
+  bool held = false;
+  for (size_t i = 0; i < kMemos; ++i) {
+    memos_[i].ForgetUnless(slices);
+    if (held) continue;
+    if (memos_[i].Holds(claims, slices)) {
+      pick = i;
+      held = true;
+    } else if (memo_used_[i] < memo_used_[pick]) {
+      pick = i;
+    }
+  }
+  memo_used_[pick] = ++memo_count_;
+  return &memos_[pick];
 }
 
 Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod,

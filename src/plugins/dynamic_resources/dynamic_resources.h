@@ -25,6 +25,7 @@
 // shared by the plugin's calls on every thread.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -176,7 +177,14 @@ class DynamicResources final : public PreEnqueuePlugin,
   const DraFeatures features_;
   ClaimTracker tracker_;
   SelectorCache selectors_;
-  SearchMemo memo_;
+  // A memo for each of the last kMemos lists of claim specs (pods of as many templates, or asking
+  // for as many extended resources, in turn), the least recently used given to a new list.
+  static constexpr size_t kMemos = 32;
+  SearchMemo* MemoFor(const std::vector<const api::ResourceClaim*>& claims,
+                      const SliceIndex* slices);
+  std::array<SearchMemo, kMemos> memos_;
+  std::array<uint64_t, kMemos> memo_used_{};  // When each was last given, by MemoFor's count.
+  uint64_t memo_count_ = 0;
   const Status cannot_allocate_;
   absl::Mutex slices_mu_;
   std::shared_ptr<const SliceIndex> slices_ ABSL_GUARDED_BY(slices_mu_);

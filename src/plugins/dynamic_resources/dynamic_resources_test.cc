@@ -327,6 +327,40 @@ TEST_F(DynamicResourcesClaimsTest, UnreserveReleasesTheDevicesAndTheReservation)
   EXPECT_FALSE(Has(handle_.dra().AllocatedInPool("gpu.example.com", "n2"), "g0"));
 }
 
+// Pods whose claims differ in turn each have searches kept for their specs (DynamicResources keeps
+// a memo per list of specs): what one pod took or gave back in between is seen by the next pod of
+// every spec.
+TEST_F(DynamicResourcesClaimsTest, PodsOfSeveralSpecsInTurnSeeTheDevicesTakenMeanwhile) {
+  AddClaim("one-a");
+  AddClaim("two", 2);
+  AddClaim("one-b");
+  AddClaim("one-c");
+  CycleState sa;
+  api::Pod pa = PodWith("pa", "one-a");
+  EXPECT_THAT(Filter(sa, pa), ::testing::ElementsAre("", ""));
+  CycleState s2;
+  EXPECT_THAT(Filter(s2, PodWith("p2", "two")),
+              ::testing::ElementsAre("cannot allocate all claims", ""));
+  ASSERT_TRUE(plugin_.Reserve(sa, pa, "n2").ok());  // One of n2's two GPUs.
+  CycleState s2b;
+  EXPECT_THAT(Filter(s2b, PodWith("p2b", "two")),
+              ::testing::ElementsAre("cannot allocate all claims", "cannot allocate all claims"));
+  CycleState sb;
+  api::Pod pb = PodWith("pb", "one-b");
+  EXPECT_THAT(Filter(sb, pb), ::testing::ElementsAre("", ""));
+  ASSERT_TRUE(plugin_.Reserve(sb, pb, "n1").ok());
+  CycleState sc;
+  EXPECT_THAT(Filter(sc, PodWith("pc", "one-c")),
+              ::testing::ElementsAre("cannot allocate all claims", ""));
+  plugin_.Unreserve(sa, pa, "n2");  // n2's GPUs are both free again.
+  CycleState s2c;
+  EXPECT_THAT(Filter(s2c, PodWith("p2c", "two")),
+              ::testing::ElementsAre("cannot allocate all claims", ""));
+  CycleState sc2;
+  EXPECT_THAT(Filter(sc2, PodWith("pc2", "one-c")),
+              ::testing::ElementsAre("cannot allocate all claims", ""));
+}
+
 TEST_F(DynamicResourcesClaimsTest, AClaimAllocatedElsewhereIsDeallocatedByPostFilter) {
   api::ResourceClaim claim = AddClaim("a");
   claim.allocation.emplace();

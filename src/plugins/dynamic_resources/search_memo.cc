@@ -18,16 +18,10 @@ std::string PoolKey(std::string_view driver, std::string_view pool) {
 void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims,
                        const std::shared_ptr<const SliceIndex>& slices, const HeldViews& held) {
   absl::MutexLock lock(&mu_);
-  const bool same = slices_ == slices.get() && specs_.size() == claims.size() &&
-                    std::equal(specs_.begin(), specs_.end(), claims.begin(),
-                               [](const auto& spec, const auto* c) { return spec == c->spec; });
-  if (!same) {
+  if (!HoldsLocked(claims, slices.get())) {
+    ClearLocked();
     slices_ = slices.get();
-    specs_.clear();
     for (const api::ResourceClaim* c : claims) specs_.push_back(c->spec);
-    by_node_.clear();
-    by_pool_.clear();
-    kept_.clear();
     held_ = held;
     return;
   }
@@ -47,6 +41,33 @@ void SearchMemo::Begin(const std::vector<const api::ResourceClaim*>& claims,
   kept_.clear();
   ForgetChanged(held);
   held_ = held;
+}
+
+bool SearchMemo::Holds(const std::vector<const api::ResourceClaim*>& claims,
+                       const SliceIndex* slices) {
+  absl::MutexLock lock(&mu_);
+  return HoldsLocked(claims, slices);
+}
+
+void SearchMemo::ForgetUnless(const SliceIndex* slices) {
+  absl::MutexLock lock(&mu_);
+  if (slices_ != slices) ClearLocked();
+}
+
+void SearchMemo::ClearLocked() {
+  slices_ = nullptr;
+  specs_.clear();
+  by_node_.clear();
+  by_pool_.clear();
+  kept_.clear();
+  held_ = {};
+}
+
+bool SearchMemo::HoldsLocked(const std::vector<const api::ResourceClaim*>& claims,
+                             const SliceIndex* slices) {
+  return slices_ == slices && specs_.size() == claims.size() &&
+         std::equal(specs_.begin(), specs_.end(), claims.begin(),
+                    [](const auto& spec, const auto* c) { return spec == c->spec; });
 }
 
 void SearchMemo::ForgetChanged(const HeldViews& now) {
