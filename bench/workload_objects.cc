@@ -315,22 +315,18 @@ absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
     pv_template = *pv;
     pvc_template = *pvc;
   }
-  for (int i = 0; i < w.init_pods; ++i) {
-    json pod = Named(*init, fmt::format("init-{}", i), kInitNamespace);
-    if (!w.volumes.empty()) {
-      AddVolume(w, pv_template, pvc_template, kInitNamespace, i, pod, &out.storage);
+  // Pods <prefix>-<i> of namespace `ns`, with their volumes and extended resources.
+  auto make_pods = [&](const json& pod_template, const char* prefix, const char* ns, int count,
+                       std::vector<json>* pods) {
+    for (int i = 0; i < count; ++i) {
+      json pod = Named(pod_template, fmt::format("{}-{}", prefix, i), ns);
+      if (!w.volumes.empty()) AddVolume(w, pv_template, pvc_template, ns, i, pod, &out.storage);
+      if (w.extended_classes > 0) AskForExtendedResource(w, i, pod);
+      pods->push_back(std::move(pod));
     }
-    if (w.extended_classes > 0) AskForExtendedResource(w, i, pod);
-    out.init_pods.push_back(std::move(pod));
-  }
-  for (int i = 0; i < w.measure_pods; ++i) {
-    json pod = Named(*measure, fmt::format("measure-{}", i), kMeasureNamespace);
-    if (!w.volumes.empty()) {
-      AddVolume(w, pv_template, pvc_template, kMeasureNamespace, i, pod, &out.storage);
-    }
-    if (w.extended_classes > 0) AskForExtendedResource(w, i, pod);
-    out.measure_pods.push_back(std::move(pod));
-  }
+  };
+  make_pods(*init, "init", kInitNamespace, w.init_pods, &out.init_pods);
+  make_pods(*measure, "measure", kMeasureNamespace, w.measure_pods, &out.measure_pods);
   return out;
 }
 

@@ -31,6 +31,29 @@ class CelTest : public ::testing::Test {
       out.push_back(!x.error.empty() ? x.error : x.matches ? "match" : "no");
     return out;
   }
+
+  // `expression` is judged without the library, and says of each of `devices` what the library
+  // says of the same expression in parentheses (which ksched leaves to it).
+  static void ExpectJudgedAsCelJudgesIt(const std::string& expression,
+                                        const std::vector<Device>& devices) {
+    SCOPED_TRACE(expression);
+    absl::StatusOr<std::shared_ptr<const Selector>> native = Selector::Compile(expression);
+    absl::StatusOr<std::shared_ptr<const Selector>> library =
+        Selector::Compile("(" + expression + ")");
+    ASSERT_TRUE(native.ok() && library.ok());
+    EXPECT_FALSE((*native)->needs_library());
+    EXPECT_TRUE((*library)->needs_library());
+    absl::StatusOr<std::shared_ptr<const Devices>> d = Devices::Make(devices);
+    ASSERT_TRUE(d.ok());
+    absl::StatusOr<std::vector<Match>> want = (*library)->Evaluate(**d);
+    absl::StatusOr<std::vector<Match>> got = (*native)->Evaluate(**d);
+    ASSERT_TRUE(want.ok() && got.ok());
+    ASSERT_EQ(got->size(), want->size());
+    for (size_t i = 0; i < got->size(); ++i) {
+      EXPECT_EQ((*got)[i].matches, (*want)[i].matches) << "device " << i;
+      EXPECT_EQ((*got)[i].error, (*want)[i].error) << "device " << i;
+    }
+  }
 };
 
 Device Gpu(std::string model, int64_t memory_gib, std::string version, bool shared) {
@@ -134,23 +157,7 @@ TEST_F(CelTest, TheDriverAloneIsJudgedAsCelJudgesIt) {
         "'gpu.example.com' == device.driver", "\n  device.driver==\t'tpu.example.com'\r\n",
         "device.driver == 'GPU.example.com'", "device.driver == ''", "device.driver == 'a b/c=d'",
         "device.driver == 'gpu.example.co'"}) {
-    SCOPED_TRACE(expression);
-    absl::StatusOr<std::shared_ptr<const Selector>> native = Selector::Compile(expression);
-    absl::StatusOr<std::shared_ptr<const Selector>> library =
-        Selector::Compile("(" + expression + ")");
-    ASSERT_TRUE(native.ok() && library.ok());
-    EXPECT_FALSE((*native)->needs_library());
-    EXPECT_TRUE((*library)->needs_library());
-    absl::StatusOr<std::shared_ptr<const Devices>> d = Devices::Make(devices);
-    ASSERT_TRUE(d.ok());
-    absl::StatusOr<std::vector<Match>> want = (*library)->Evaluate(**d);
-    absl::StatusOr<std::vector<Match>> got = (*native)->Evaluate(**d);
-    ASSERT_TRUE(want.ok() && got.ok());
-    ASSERT_EQ(got->size(), want->size());
-    for (size_t i = 0; i < got->size(); ++i) {
-      EXPECT_EQ((*got)[i].matches, (*want)[i].matches) << "device " << i;
-      EXPECT_EQ((*got)[i].error, (*want)[i].error) << "device " << i;
-    }
+    ExpectJudgedAsCelJudgesIt(expression, devices);
   }
   EXPECT_EQ(Verdicts("device.driver == 'tpu.example.com'", devices),
             (std::vector<std::string>{"no", "match", "no", "no"}));
@@ -172,22 +179,7 @@ TEST_F(CelTest, TheDriverAndSharingAreJudgedAsCelJudgesThem) {
         "device.driver == \"nic.example.com\" &&\n        device.allowMultipleAllocations == true",
         "device.allowMultipleAllocations == false", "true == device.allowMultipleAllocations",
         "device.allowMultipleAllocations==false&&'nic.example.com'==device.driver"}) {
-    SCOPED_TRACE(expression);
-    absl::StatusOr<std::shared_ptr<const Selector>> native = Selector::Compile(expression);
-    absl::StatusOr<std::shared_ptr<const Selector>> library =
-        Selector::Compile("(" + expression + ")");
-    ASSERT_TRUE(native.ok() && library.ok());
-    EXPECT_FALSE((*native)->needs_library());
-    absl::StatusOr<std::shared_ptr<const Devices>> d = Devices::Make(devices);
-    ASSERT_TRUE(d.ok());
-    absl::StatusOr<std::vector<Match>> want = (*library)->Evaluate(**d);
-    absl::StatusOr<std::vector<Match>> got = (*native)->Evaluate(**d);
-    ASSERT_TRUE(want.ok() && got.ok());
-    ASSERT_EQ(got->size(), want->size());
-    for (size_t i = 0; i < got->size(); ++i) {
-      EXPECT_EQ((*got)[i].matches, (*want)[i].matches) << "device " << i;
-      EXPECT_EQ((*got)[i].error, (*want)[i].error) << "device " << i;
-    }
+    ExpectJudgedAsCelJudgesIt(expression, devices);
   }
   EXPECT_EQ(
       Verdicts("device.driver == 'gpu.example.com' && device.allowMultipleAllocations == true",
