@@ -1,7 +1,9 @@
 #include "bench/workloads.h"
 
 #include <fstream>
+#include <initializer_list>
 #include <sstream>
+#include <tuple>
 
 #include "absl/status/status.h"
 #include "fmt/format.h"
@@ -9,215 +11,185 @@
 
 namespace ksched::bench {
 
+namespace {
+
+// One of scheduler_perf's sizes of a workload: its name's suffix, how many init pods or claims it
+// has, and its threshold (0: none).
+struct Size {
+  const char* suffix;
+  int init;
+  double threshold = 0;
+};
+
+// `base` at each of `sizes`, added to `out`: named with the size's suffix, with its count in the
+// member `init` (init_pods or init_claims) and its threshold.
+void AddSizes(std::vector<Workload>* out, const Workload& base, int Workload::*init,
+              std::initializer_list<Size> sizes) {
+  for (const Size& size : sizes) {
+    Workload w = base;
+    w.name += size.suffix;
+    w.*init = size.init;
+    w.threshold = size.threshold;
+    out->push_back(std::move(w));
+  }
+}
+
+}  // namespace
+
 const std::vector<Workload>& PerfWorkloads() {
-  static const auto* workloads = new std::vector<Workload>{
-      {.name = "SchedulingBasic", .init_pods = 1000, .measure_pods = 10000, .threshold = 270},
-      {.name = "SchedulingNodeAffinity",
-       .zones = {"zone1"},
-       .init_template = "pod-with-node-affinity",
-       .init_pods = 5000,
-       .measure_template = "pod-with-node-affinity",
-       .measure_pods = 10000,
-       .threshold = 220},
-      {.name = "SchedulingPodAntiAffinity",
-       .init_template = "pod-with-pod-anti-affinity",
-       .init_pods = 1000,
-       .measure_template = "pod-with-pod-anti-affinity",
-       .measure_pods = 2000,
-       .threshold = 60},
-      {.name = "SchedulingPodAffinity",
-       .zones = {"zone1"},
-       .init_template = "pod-with-pod-affinity",
-       .init_pods = 5000,
-       .measure_template = "pod-with-pod-affinity",
-       .measure_pods = 5000,
-       .threshold = 35},
-      {.name = "SchedulingPreferredPodAffinity",
-       .init_template = "pod-with-preferred-pod-affinity",
-       .init_pods = 5000,
-       .measure_template = "pod-with-preferred-pod-affinity",
-       .measure_pods = 5000,
-       .threshold = 90},
-      {.name = "SchedulingPreferredPodAntiAffinity",
-       .init_template = "pod-with-preferred-pod-anti-affinity",
-       .init_pods = 5000,
-       .measure_template = "pod-with-preferred-pod-anti-affinity",
-       .measure_pods = 5000,
-       .threshold = 90},
-      {.name = "TopologySpreading",
-       .zones = {"moon-1", "moon-2", "moon-3"},
-       .init_pods = 5000,
-       .measure_template = "pod-with-topology-spreading",
-       .measure_pods = 5000,
-       .threshold = 85},
-      {.name = "PreemptionBasic",
-       .nodes = 500,
-       .init_template = "pod-low-priority",
-       .init_pods = 2000,
-       .measure_template = "pod-high-priority",
-       .measure_pods = 500},
-      {.name = "SchedulingWithMixedChurn", .measure_pods = 10000, .churn = true, .threshold = 265},
-      // The volume workloads at their thresholded sizes in v1.36.3's volumes/performance-config.
-      {.name = "SchedulingInTreePVs",
-       .init_pods = 1000,
-       .measure_pods = 2000,
-       .threshold = 90,
-       .volumes = "pv-aws"},
-      {.name = "SchedulingMigratedInTreePVs",
-       .init_pods = 5000,
-       .measure_pods = 5000,
-       .threshold = 35,
-       .volumes = "pv-aws",
-       .csi_attach_limit = 39,
-       .migrated = true},
-      {.name = "SchedulingCSIPVs",
-       .init_pods = 5000,
-       .measure_pods = 5000,
-       .threshold = 48,
-       .volumes = "pv-csi",
-       .csi_attach_limit = 39},
-      // Not scheduler_perf's (it runs no PV controller): static local PVs that the pods' claims
-      // wait for, bound by the PV controller after VolumeBinding's PreBind. Every node looks at
-      // every PV of the class, in both schedulers: at 500 nodes and 1500 PVs kube-scheduler bound
-      // 61 of the 500 init pods in the phase's 3 minutes.
-      {.name = "SchedulingWaitForFirstConsumerPVs",
-       .nodes = 100,
-       .init_pods = 100,
-       .measure_pods = 300,
-       .volumes = "local-wffc"},
-      // DRA, at its 5000pods_500nodes size; 56 pods/s is the threshold with queueing hints, which
-      // kube-scheduler 1.36 has on.
-      {.name = "SchedulingWithResourceClaimTemplate",
-       .nodes = 500,
-       .init_template = "pod-with-claim-template",
-       .init_pods = 2500,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 2500,
-       .threshold = 56,
-       .devices = "driver",
-       .devices_per_node = 10,
-       .claim_template = "resourceclaimtemplate"},
-      // SteadyStateClusterResourceClaimTemplate at its 500-node sizes: none, half or all but 10 of
-      // the 5000 devices allocated before, then batches of 10 pods for 10 s. The thresholds are
-      // those with queueing hints.
-      {.name = "SteadyStateClusterResourceClaimTemplate-empty",
-       .nodes = 500,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 10,
-       .threshold = 64,
-       .devices = "driver",
-       .devices_per_node = 10,
-       .claim_template = "resourceclaimtemplate",
-       .steady_seconds = 10},
-      {.name = "SteadyStateClusterResourceClaimTemplate-half",
-       .nodes = 500,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 10,
-       .threshold = 60,
-       .devices = "driver",
-       .devices_per_node = 10,
-       .claim_template = "resourceclaimtemplate",
-       .init_claims = 2500,
-       .steady_seconds = 10},
-      {.name = "SteadyStateClusterResourceClaimTemplate-full",
-       .nodes = 500,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 10,
-       .threshold = 60,
-       .devices = "driver",
-       .devices_per_node = 10,
-       .claim_template = "resourceclaimtemplate",
-       .init_claims = 4990,
-       .steady_seconds = 10},
-      // v1.37.2's Partitionable at its 500-node sizes: each node's two devices share its four
-      // counters, each claim asks for two devices (one node's both); none, 250 or 490 claims are
-      // allocated before. No threshold.
-      {.name = "Partitionable-empty",
-       .nodes = 500,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 10,
-       .devices = "partitionable",
-       .claim_template = "resourceclaimtemplate-for-two-devices",
-       .init_claim = "resourceclaim-partitionable",
-       .steady_seconds = 10},
-      {.name = "Partitionable-half",
-       .nodes = 500,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 10,
-       .devices = "partitionable",
-       .claim_template = "resourceclaimtemplate-for-two-devices",
-       .init_claims = 250,
-       .init_claim = "resourceclaim-partitionable",
-       .steady_seconds = 10},
-      {.name = "Partitionable-full",
-       .nodes = 500,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 10,
-       .devices = "partitionable",
-       .claim_template = "resourceclaimtemplate-for-two-devices",
-       .init_claims = 490,
-       .init_claim = "resourceclaim-partitionable",
-       .steady_seconds = 10},
-      // v1.37.2's ConsumableCapacity at its 500-node sizes: each claim asks for 2500M of
-      // bandwidth on two distinct shared devices, so a node holds 8; none, 2000 or 3990 init pods
-      // are scheduled before. No threshold.
-      {.name = "ConsumableCapacity-empty",
-       .nodes = 500,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 10,
-       .devices = "consumable",
-       .device_class = "deviceclass-consumablecapacity",
-       .claim_template = "resourceclaimtemplate-consumablecapacity",
-       .steady_seconds = 10},
-      {.name = "ConsumableCapacity-half",
-       .nodes = 500,
-       .init_template = "pod-with-claim-template",
-       .init_pods = 2000,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 10,
-       .devices = "consumable",
-       .device_class = "deviceclass-consumablecapacity",
-       .claim_template = "resourceclaimtemplate-consumablecapacity",
-       .steady_seconds = 10},
-      {.name = "ConsumableCapacity-full",
-       .nodes = 500,
-       .init_template = "pod-with-claim-template",
-       .init_pods = 3990,
-       .measure_template = "pod-with-claim-template",
-       .measure_pods = 10,
-       .devices = "consumable",
-       .device_class = "deviceclass-consumablecapacity",
-       .claim_template = "resourceclaimtemplate-consumablecapacity",
-       .steady_seconds = 10},
-      // v1.37.2's ExtendedResource at its 25classes_5000pods_500nodes sizes: each pod asks for
-      // one of 25 resources, each backed by a DeviceClass (Explicit: its extendedResourceName;
-      // Implicit: the class's own deviceclass.resource.kubernetes.io/ name), and the scheduler
-      // makes the claim.
-      {.name = "ExtendedResource-Explicit",
-       .nodes = 500,
-       .init_template = "pod-with-extended-resource",
-       .init_pods = 2500,
-       .measure_template = "pod-with-extended-resource",
-       .measure_pods = 2500,
-       .threshold = 120,
-       .devices = "basic",
-       .devices_per_node = 10,
-       .device_class = "deviceclass-extended-resource",
-       .extended_classes = 25,
-       .extended_resource = "example.com/gpu"},
-      {.name = "ExtendedResource-Implicit",
-       .nodes = 500,
-       .init_template = "pod-with-extended-resource",
-       .init_pods = 2500,
-       .measure_template = "pod-with-extended-resource",
-       .measure_pods = 2500,
-       .threshold = 130,
-       .devices = "basic",
-       .devices_per_node = 10,
-       .device_class = "deviceclass-extended-resource",
-       .extended_classes = 25,
-       .extended_resource = "deviceclass.resource.kubernetes.io/test-class"},
-  };
+  static const std::vector<Workload>* workloads = [] {
+    auto* workloads = new std::vector<Workload>{
+        {.name = "SchedulingBasic", .init_pods = 1000, .measure_pods = 10000, .threshold = 270},
+        {.name = "SchedulingNodeAffinity",
+         .zones = {"zone1"},
+         .init_template = "pod-with-node-affinity",
+         .init_pods = 5000,
+         .measure_template = "pod-with-node-affinity",
+         .measure_pods = 10000,
+         .threshold = 220},
+        {.name = "SchedulingPodAntiAffinity",
+         .init_template = "pod-with-pod-anti-affinity",
+         .init_pods = 1000,
+         .measure_template = "pod-with-pod-anti-affinity",
+         .measure_pods = 2000,
+         .threshold = 60},
+        {.name = "SchedulingPodAffinity",
+         .zones = {"zone1"},
+         .init_template = "pod-with-pod-affinity",
+         .init_pods = 5000,
+         .measure_template = "pod-with-pod-affinity",
+         .measure_pods = 5000,
+         .threshold = 35},
+        {.name = "SchedulingPreferredPodAffinity",
+         .init_template = "pod-with-preferred-pod-affinity",
+         .init_pods = 5000,
+         .measure_template = "pod-with-preferred-pod-affinity",
+         .measure_pods = 5000,
+         .threshold = 90},
+        {.name = "SchedulingPreferredPodAntiAffinity",
+         .init_template = "pod-with-preferred-pod-anti-affinity",
+         .init_pods = 5000,
+         .measure_template = "pod-with-preferred-pod-anti-affinity",
+         .measure_pods = 5000,
+         .threshold = 90},
+        {.name = "TopologySpreading",
+         .zones = {"moon-1", "moon-2", "moon-3"},
+         .init_pods = 5000,
+         .measure_template = "pod-with-topology-spreading",
+         .measure_pods = 5000,
+         .threshold = 85},
+        {.name = "PreemptionBasic",
+         .nodes = 500,
+         .init_template = "pod-low-priority",
+         .init_pods = 2000,
+         .measure_template = "pod-high-priority",
+         .measure_pods = 500},
+        {.name = "SchedulingWithMixedChurn",
+         .measure_pods = 10000,
+         .churn = true,
+         .threshold = 265},
+        // The volume workloads at their thresholded sizes in v1.36.3's volumes/performance-config.
+        {.name = "SchedulingInTreePVs",
+         .init_pods = 1000,
+         .measure_pods = 2000,
+         .threshold = 90,
+         .volumes = "pv-aws"},
+        {.name = "SchedulingMigratedInTreePVs",
+         .init_pods = 5000,
+         .measure_pods = 5000,
+         .threshold = 35,
+         .volumes = "pv-aws",
+         .csi_attach_limit = 39,
+         .migrated = true},
+        {.name = "SchedulingCSIPVs",
+         .init_pods = 5000,
+         .measure_pods = 5000,
+         .threshold = 48,
+         .volumes = "pv-csi",
+         .csi_attach_limit = 39},
+        // Not scheduler_perf's (it runs no PV controller): static local PVs that the pods' claims
+        // wait for, bound by the PV controller after VolumeBinding's PreBind. Every node looks at
+        // every PV of the class, in both schedulers: at 500 nodes and 1500 PVs kube-scheduler bound
+        // 61 of the 500 init pods in the phase's 3 minutes.
+        {.name = "SchedulingWaitForFirstConsumerPVs",
+         .nodes = 100,
+         .init_pods = 100,
+         .measure_pods = 300,
+         .volumes = "local-wffc"},
+        // DRA, at its 5000pods_500nodes size; 56 pods/s is the threshold with queueing hints, which
+        // kube-scheduler 1.36 has on.
+        {.name = "SchedulingWithResourceClaimTemplate",
+         .nodes = 500,
+         .init_template = "pod-with-claim-template",
+         .init_pods = 2500,
+         .measure_template = "pod-with-claim-template",
+         .measure_pods = 2500,
+         .threshold = 56,
+         .devices = "driver",
+         .devices_per_node = 10,
+         .claim_template = "resourceclaimtemplate"},
+    };
+    // SteadyStateClusterResourceClaimTemplate at its 500-node sizes: none, half or all but 10 of
+    // the 5000 devices allocated before, then batches of 10 pods for 10 s. The thresholds are
+    // those with queueing hints.
+    AddSizes(workloads,
+             {.name = "SteadyStateClusterResourceClaimTemplate",
+              .nodes = 500,
+              .measure_template = "pod-with-claim-template",
+              .measure_pods = 10,
+              .devices = "driver",
+              .devices_per_node = 10,
+              .claim_template = "resourceclaimtemplate",
+              .steady_seconds = 10},
+             &Workload::init_claims, {{"-empty", 0, 64}, {"-half", 2500, 60}, {"-full", 4990, 60}});
+    // v1.37.2's Partitionable at its 500-node sizes: each node's two devices share its four
+    // counters, each claim asks for two devices (one node's both); none, 250 or 490 claims are
+    // allocated before. No threshold.
+    AddSizes(workloads,
+             {.name = "Partitionable",
+              .nodes = 500,
+              .measure_template = "pod-with-claim-template",
+              .measure_pods = 10,
+              .devices = "partitionable",
+              .claim_template = "resourceclaimtemplate-for-two-devices",
+              .init_claim = "resourceclaim-partitionable",
+              .steady_seconds = 10},
+             &Workload::init_claims, {{"-empty", 0}, {"-half", 250}, {"-full", 490}});
+    // v1.37.2's ConsumableCapacity at its 500-node sizes: each claim asks for 2500M of bandwidth on
+    // two distinct shared devices, so a node holds 8; none, 2000 or 3990 init pods are scheduled
+    // before. No threshold.
+    AddSizes(workloads,
+             {.name = "ConsumableCapacity",
+              .nodes = 500,
+              .init_template = "pod-with-claim-template",
+              .measure_template = "pod-with-claim-template",
+              .measure_pods = 10,
+              .devices = "consumable",
+              .device_class = "deviceclass-consumablecapacity",
+              .claim_template = "resourceclaimtemplate-consumablecapacity",
+              .steady_seconds = 10},
+             &Workload::init_pods, {{"-empty", 0}, {"-half", 2000}, {"-full", 3990}});
+    // v1.37.2's ExtendedResource at its 25classes_5000pods_500nodes sizes: each pod asks for one of
+    // 25 resources, each backed by a DeviceClass (Explicit: its extendedResourceName; Implicit: the
+    // class's own deviceclass.resource.kubernetes.io/ name), and the scheduler makes the claim.
+    for (const auto& [naming, resource, threshold] :
+         {std::tuple{"Explicit", "example.com/gpu", 120.0},
+          std::tuple{"Implicit", "deviceclass.resource.kubernetes.io/test-class", 130.0}}) {
+      workloads->push_back({.name = fmt::format("ExtendedResource-{}", naming),
+                            .nodes = 500,
+                            .init_template = "pod-with-extended-resource",
+                            .init_pods = 2500,
+                            .measure_template = "pod-with-extended-resource",
+                            .measure_pods = 2500,
+                            .threshold = threshold,
+                            .devices = "basic",
+                            .devices_per_node = 10,
+                            .device_class = "deviceclass-extended-resource",
+                            .extended_classes = 25,
+                            .extended_resource = resource});
+    }
+    return workloads;
+  }();
   return *workloads;
 }
 
