@@ -47,6 +47,9 @@ struct State final : StateData {
   // once Reserve picked a node, the claim for the node's share of them, its allocation and
   // mappings, then the claim as PreBind created it.
   std::vector<std::string> extended;
+  // The pod's other extended resources: a node must advertise each (upstream's "cannot fit
+  // resource", which NodeResourcesFit's ignoredResources can leave to this plugin alone).
+  std::vector<std::string> unbacked;
   std::shared_ptr<const api::ResourceClaim> old_extended;
   std::shared_ptr<const api::ResourceClaim> extended_whole;
   Mappings extended_whole_mappings;
@@ -80,6 +83,7 @@ struct State final : StateData {
         allocator(o.allocator),
         scored(o.scored),
         extended(o.extended),
+        unbacked(o.unbacked),
         old_extended(o.old_extended),
         extended_whole(o.extended_whole),
         extended_whole_mappings(o.extended_whole_mappings),
@@ -331,7 +335,10 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   const DraLister& dra = handle_.dra();
   if (features_.extended_resource) {
     s->extended = helper::DraBacked(pod, &dra);
-    if (!s->extended.empty()) s->old_extended = FindExtendedClaim(pod, dra);
+    if (!s->extended.empty()) {
+      s->old_extended = FindExtendedClaim(pod, dra);
+      s->unbacked = helper::DraUnbacked(pod, dra);
+    }
   }
   if (claims->empty() && s->extended.empty()) return Status::Skip();
   s->available_on.resize(claims->size());
@@ -439,6 +446,11 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod,
   if (!s->extended.empty()) {
     if (s->old_extended) {
       return Status::UnschedulableAndUnresolvable("cannot schedule extended resource claim");
+    }
+    for (const std::string& name : s->unbacked) {
+      if (!info.allocatable().scalar.contains(name)) {
+        return Status::UnschedulableAndUnresolvable("cannot fit resource");
+      }
     }
     std::vector<std::string> here;
     for (const std::string& name : s->extended) {

@@ -205,5 +205,25 @@ TEST_F(ExtendedResourcesTest, WithTheGateOffNoDevicesServeIt) {
   EXPECT_TRUE(fit.Filter(state, pod, *handle_.snapshot().nodes()[1]).ok());
 }
 
+// An extended resource that no class backs and NodeResourcesFit ignores (ignoredResources, as for
+// a resource an extender manages): with a DRA-backed one beside it, a node must still advertise
+// it (upstream's "cannot fit resource"); alone, nothing checks it.
+TEST_F(ExtendedResourcesTest, AResourceFitIgnoresMustStillBeOnTheNodeBesideTheDevicesOnes) {
+  fit_ = node_resources::Fit({.ignored_resources = {"example.com/nic"}}, &handle_.dra());
+  api::Pod pod = Pod("p", "1");
+  pod.spec.containers[0].resources.requests["example.com/nic"] = api::Quantity::FromValue(1);
+  CycleState state;
+  EXPECT_THAT(Filter(state, pod),
+              ::testing::ElementsAre("cannot fit resource", "cannot fit resource"));
+  EXPECT_EQ(plugin_.Filter(state, pod, *handle_.snapshot().nodes()[0]).code(),
+            Code::kUnschedulableAndUnresolvable);
+  api::Pod alone = MakePod().Name("q").Req("cpu", "1").Req("example.com/nic", "1").Obj();
+  CycleState other;
+  PreFilterResult pre;
+  ASSERT_TRUE(fit_.PreFilter(other, alone, handle_.snapshot().nodes(), &pre).ok());
+  EXPECT_TRUE(plugin_.PreFilter(other, alone, handle_.snapshot().nodes(), &pre).IsSkip());
+  EXPECT_TRUE(fit_.Filter(other, alone, *handle_.snapshot().nodes()[0]).ok());
+}
+
 }  // namespace
 }  // namespace ksched::plugins::dynamic_resources

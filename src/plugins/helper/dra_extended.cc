@@ -11,9 +11,12 @@ bool IsDraExtendedResourceName(std::string_view name) {
   return IsExtendedResourceName(name) || name.starts_with(kDeviceClassResourcePrefix);
 }
 
-std::vector<std::string> DraBacked(const api::Pod& pod, const DraLister* dra) {
+namespace {
+
+// The names the pod requests (non-zero) that are extended resource names and that a DeviceClass
+// backs (`backed`) or does not.
+std::vector<std::string> Requested(const api::Pod& pod, const DraLister& dra, bool backed) {
   std::vector<std::string> out;
-  if (dra == nullptr) return out;
   // Most pods name no extended resource at all: they skip summing their requests (DynamicResources'
   // PreFilter asks for every pod).
   auto names_one = [](const api::ResourceList& list) {
@@ -29,11 +32,21 @@ std::vector<std::string> DraBacked(const api::Pod& pod, const DraLister* dra) {
   if (!candidate) return out;
   for (const auto& [name, quantity] : api::PodRequests(pod)) {
     if (!quantity.IsZero() && IsDraExtendedResourceName(name) &&
-        dra->ExtendedResourceClass(name) != nullptr) {
+        (dra.ExtendedResourceClass(name) != nullptr) == backed) {
       out.push_back(name);
     }
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<std::string> DraBacked(const api::Pod& pod, const DraLister* dra) {
+  return dra != nullptr ? Requested(pod, *dra, true) : std::vector<std::string>();
+}
+
+std::vector<std::string> DraUnbacked(const api::Pod& pod, const DraLister& dra) {
+  return Requested(pod, dra, false);
 }
 
 }  // namespace ksched::plugins::helper

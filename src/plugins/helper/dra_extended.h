@@ -23,5 +23,7 @@ bool IsDraExtendedResourceName(std::string_view name);
 // The names the pod requests (non-zero, as api::PodRequests sums them) that a DeviceClass backs,
 // by name; none when `dra` is null (the gate is off).
 std::vector<std::string> DraBacked(const api::Pod& pod, const DraLister* dra);
+// The extended resource names the pod requests (non-zero) that no DeviceClass backs.
+std::vector<std::string> DraUnbacked(const api::Pod& pod, const DraLister& dra);
 
 }  // namespace ksched::plugins::helper
