@@ -57,9 +57,10 @@ Registry NewInTreeRegistry(const Features& features) {
       MakePluginSpec(names::kNodeResourcesFit, node_resources::ParseFitArgs,
                      node_resources::FitArgsToJson,
                      node_resources::MakeFitFactory(features.dra_extended_resource)),
-      MakePluginSpec(
-          names::kNodeResourcesBalancedAllocation, node_resources::ParseBalancedAllocationArgs,
-          node_resources::BalancedAllocationArgsToJson, node_resources::NewBalancedAllocation),
+      MakePluginSpec(names::kNodeResourcesBalancedAllocation,
+                     node_resources::ParseBalancedAllocationArgs,
+                     node_resources::BalancedAllocationArgsToJson,
+                     node_resources::MakeBalancedAllocationFactory(features.dra_extended_resource)),
       MakePluginSpec(names::kPodTopologySpread, pod_topology_spread::ParseArgs,
                      pod_topology_spread::ArgsToJson, pod_topology_spread::New),
       {names::kImageLocality, image_locality::New},

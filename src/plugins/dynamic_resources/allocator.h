@@ -46,6 +46,8 @@
 #include "ksched/cel.h"
 #include "ksched/dra_lister.h"
 #include "src/plugins/dynamic_resources/capacity.h"
+#include "src/plugins/helper/dra_extended.h"
+#include "src/plugins/helper/selector_cache.h"
 
 namespace ksched::plugins::dynamic_resources {
 
@@ -54,39 +56,8 @@ struct DeviceView {
   std::string_view driver, pool, device;
 };
 
-// The devices in use, as one search sees them: those the DraLister's claims' allocations hold
-// (DraLister::Allocated), and those allocations it does not show yet hold (Reserve made them and
-// PreBind has not written them, or the informer does not show them yet).
-struct HeldViews {
-  std::shared_ptr<const HeldDevices::View> allocated, pending;
-};
-
-// Compiled device selectors and their verdicts on each slice's devices.
-class SelectorCache {
- public:
-  // The verdict of `expression` on each device of `slice`, in order, computed once per slice
-  // version. InvalidArgument with upstream's text when the expression does not compile;
-  // FailedPrecondition when the CEL library cannot be opened.
-  absl::StatusOr<std::shared_ptr<const std::vector<cel::Match>>> Evaluate(
-      const std::string& expression, const api::ResourceSlice& slice);
-  // Forgets the verdicts on slices that are not among `slices` any more (drivers replace their
-  // slices under new names), so that the cache holds no more than the cluster's slices.
-  void Retain(const std::vector<std::shared_ptr<const api::ResourceSlice>>& slices);
-  // How many slices' verdicts are kept.
-  size_t slices() const;
-
- private:
-  absl::StatusOr<std::shared_ptr<const cel::Selector>> Compile(const std::string& expression);
-
-  struct OfSlice {
-    std::string uid, resource_version;  // The slice's, when its devices were judged.
-    std::map<std::string, std::shared_ptr<const std::vector<cel::Match>>, std::less<>> verdicts;
-  };
-  mutable absl::Mutex mu_;
-  std::map<std::string, absl::StatusOr<std::shared_ptr<const cel::Selector>>, std::less<>>
-      selectors_ ABSL_GUARDED_BY(mu_);
-  std::map<std::string, OfSlice, std::less<>> slices_ ABSL_GUARDED_BY(mu_);  // By slice name.
-};
+using helper::HeldViews;
+using helper::SelectorCache;
 
 struct Pool;  // pools.h
 

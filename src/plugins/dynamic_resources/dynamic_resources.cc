@@ -399,6 +399,10 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     tracker_.CatchUp();
     std::shared_ptr<const SliceIndex> slices = Slices();
     HeldViews held{.allocated = dra.Allocated(), .pending = tracker_.Pending()};
+    // The scorers of DRA-backed extended resources count the same devices in use.
+    auto in_use = std::make_unique<helper::DevicesInUse>();
+    in_use->held = held;
+    state.Write(helper::kDevicesInUseKey, std::move(in_use));
     // A memo keeps one search per node for the same claims: the pod's to allocate, and the
     // extended resources' claim for all of them where the node's device plugins advertise none.
     std::vector<const api::ResourceClaim*> claims = s->ToAllocate();

@@ -18,8 +18,8 @@
 // everywhere, and PostFilter answers Unschedulable with no reason (or "not found" when an
 // earlier PreFilter rejected the pod, as upstream's CycleState does).
 //
-// What ksched does not support yet (extended resources backed by DRA, the alpha fields) keeps the
-// pods that need it pending with a message naming the field, never placed as if it were absent.
+// What ksched does not support yet (the alpha fields) keeps the pods that need it pending with a
+// message naming the field, never placed as if it were absent.
 //
 // Thread safety: Filter and Score run concurrently for different nodes; the claim tracker is
 // shared by the plugin's calls on every thread.

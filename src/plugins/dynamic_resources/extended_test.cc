@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "src/plugins/dynamic_resources/dynamic_resources.h"
 #include "src/plugins/dynamic_resources/test_objects.h"
+#include "src/plugins/node_resources/balanced_allocation.h"
 #include "src/plugins/node_resources/fit.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -223,6 +224,48 @@ TEST_F(ExtendedResourcesTest, AResourceFitIgnoresMustStillBeOnTheNodeBesideTheDe
   ASSERT_TRUE(fit_.PreFilter(other, alone, handle_.snapshot().nodes(), &pre).ok());
   EXPECT_TRUE(plugin_.PreFilter(other, alone, handle_.snapshot().nodes(), &pre).IsSkip());
   EXPECT_TRUE(fit_.Filter(other, alone, *handle_.snapshot().nodes()[0]).ok());
+}
+
+// A DRA-backed resource named in the scorers' resources counts, on a node without a device plugin
+// for it, the class's devices there and those in use, in flight included (upstream's
+// calculateDRAResourceTotals); left out, n1 would score as if it had none.
+TEST_F(ExtendedResourcesTest, TheScorersCountTheClassesDevicesWhereNoDevicePluginServesIt) {
+  fit_ = node_resources::Fit({.scoring_strategy = {.resources = {{"example.com/gpu", 1}}}},
+                             &handle_.dra());
+  node_resources::BalancedAllocation balanced({.resources = {{"cpu", 1}, {"example.com/gpu", 1}}},
+                                              &handle_.dra());
+  // Each node's score from Fit (LeastAllocated over the GPUs) and BalancedAllocation.
+  auto scores = [&](CycleState& state, const api::Pod& pod) {
+    EXPECT_THAT(Filter(state, pod), ::testing::Each(""));
+    std::vector<std::string> out;
+    EXPECT_TRUE(fit_.PreScore(state, pod, handle_.snapshot().nodes()).ok());
+    EXPECT_TRUE(balanced.PreScore(state, pod, handle_.snapshot().nodes()).ok());
+    for (const NodeInfo* node : handle_.snapshot().nodes()) {
+      int64_t fit = -1, balance = -1;
+      EXPECT_TRUE(fit_.Score(state, pod, *node, &fit).ok());
+      EXPECT_TRUE(balanced.Score(state, pod, *node, &balance).ok());
+      out.push_back(fmt::format("{} {}", fit, balance));
+    }
+    return out;
+  };
+  // n1: 1 of 2 GPUs after the pod, (2 - 1) * 100 / 2; cpu 1/8 and GPUs 1/2 unbalance it, 50 +
+  // (50 + 81 - 100) / 2. n2: its device plugin's one GPU, (1 - 1) * 100 / 1; 50 + (50 + 56 -
+  // 100) / 2.
+  CycleState state;
+  const api::Pod pod = Pod("p", "1");
+  EXPECT_THAT(scores(state, pod), ::testing::ElementsAre("50 65", "0 53"));
+  ASSERT_TRUE(plugin_.Reserve(state, pod, "n1").ok());
+  // p's GPU is in flight: on n1, q would have both in use, (2 - 2) * 100 / 2; 50 + (50 + 56 -
+  // 75) / 2.
+  CycleState next;
+  EXPECT_THAT(scores(next, Pod("q", "1")), ::testing::ElementsAre("0 65", "0 53"));
+  // Without the gate, the devices are not counted.
+  node_resources::Fit off({.scoring_strategy = {.resources = {{"example.com/gpu", 1}}}}, nullptr);
+  CycleState third;
+  ASSERT_TRUE(off.PreScore(third, pod, handle_.snapshot().nodes()).ok());
+  int64_t score = -1;
+  ASSERT_TRUE(off.Score(third, pod, *handle_.snapshot().nodes()[0], &score).ok());
+  EXPECT_EQ(score, 0);
 }
 
 }  // namespace

@@ -144,14 +144,6 @@ std::vector<Pool> GatherPools(const std::vector<const api::ResourceSlice*>& for_
 
 }  // namespace
 
-bool NodeMatches(const api::Node& node, const std::optional<std::string>& node_name, bool all_nodes,
-                 const std::optional<api::NodeSelector>& selector) {
-  if (node_name && !node_name->empty()) return node.metadata.name == *node_name;
-  if (all_nodes) return true;
-  if (selector) return api::Matches(*selector, node);
-  return false;
-}
-
 SliceIndex::SliceIndex(std::vector<std::shared_ptr<const api::ResourceSlice>> slices)
     : slices_(std::move(slices)) {
   for (const auto& s : slices_) {

@@ -10,6 +10,7 @@
 
 #include "ksched/api/core.h"
 #include "ksched/api/resource.h"
+#include "src/plugins/helper/dra_extended.h"
 
 namespace ksched::plugins::dynamic_resources {
 
@@ -29,9 +30,6 @@ struct Pool {
   std::string Id() const { return driver + "/" + name; }
 };
 
-// Whether a slice, or one device of a slice with per-device node selection, reaches the node
-// (upstream's NodeMatches).
-bool NodeMatches(const api::Node& node, const std::optional<std::string>& node_name, bool all_nodes,
-                 const std::optional<api::NodeSelector>& selector);
+using helper::NodeMatches;
 
 }  // namespace ksched::plugins::dynamic_resources

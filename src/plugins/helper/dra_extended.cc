@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ksched/api/resources.h"
+#include "ksched/api/selectors.h"
 #include "ksched/node_info.h"
 
 namespace ksched::plugins::helper {
@@ -47,6 +48,100 @@ std::vector<std::string> DraBacked(const api::Pod& pod, const DraLister* dra) {
 
 std::vector<std::string> DraUnbacked(const api::Pod& pod, const DraLister& dra) {
   return Requested(pod, dra, false);
+}
+
+bool HeldViews::Holds(std::string_view driver, std::string_view pool,
+                      std::string_view device) const {
+  for (const auto* view : {allocated.get(), pending.get()}) {
+    if (view == nullptr) continue;
+    const std::shared_ptr<const HeldDevices::Pool>& held = view->InPool(driver, pool);
+    if (held != nullptr && (held->names.contains(device) || held->shares.contains(device))) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool NodeMatches(const api::Node& node, const std::optional<std::string>& node_name, bool all_nodes,
+                 const std::optional<api::NodeSelector>& selector) {
+  if (node_name && !node_name->empty()) return node.metadata.name == *node_name;
+  if (all_nodes) return true;
+  if (selector) return api::Matches(*selector, node);
+  return false;
+}
+
+std::shared_ptr<const DraResourceCounter> DraResourceCounter::Make(
+    const std::vector<std::string>& resources, const DraLister& dra, const CycleState& state,
+    SelectorCache& selectors) {
+  std::shared_ptr<DraResourceCounter> out(new DraResourceCounter(selectors));
+  bool any = false;
+  for (const std::string& name : resources) {
+    out->classes_.push_back(IsDraExtendedResourceName(name) ? dra.ExtendedResourceClass(name)
+                                                            : nullptr);
+    any = any || out->classes_.back() != nullptr;
+  }
+  if (!any) return nullptr;
+  out->slices_ = dra.ListResourceSlices();
+  for (const auto& slice : out->slices_) {
+    if (slice->node_name && !slice->node_name->empty() && !slice->per_device_node_selection) {
+      out->on_node_[*slice->node_name].push_back(slice.get());
+    } else {
+      out->others_.push_back(slice.get());
+    }
+  }
+  const DevicesInUse* in_use = state.Read(kDevicesInUseKey);
+  out->held_ = in_use != nullptr ? in_use->held : HeldViews{.allocated = dra.Allocated()};
+  return out;
+}
+
+DraResourceCounter::Amounts DraResourceCounter::On(size_t i, const api::Node& node) const {
+  if (i >= classes_.size() || classes_[i] == nullptr) return {};
+  return Count(*classes_[i], node).value_or(Amounts{});
+}
+
+std::optional<DraResourceCounter::Amounts> DraResourceCounter::Count(const api::DeviceClass& cls,
+                                                                     const api::Node& node) const {
+  Amounts out;
+  auto count = [&](const api::ResourceSlice& slice) -> bool {
+    // Each selector's verdicts on the slice's devices; a device must match every one.
+    std::vector<std::shared_ptr<const std::vector<cel::Match>>> verdicts;
+    for (const std::string& expression : cls.selectors) {
+      auto v = selectors_.Evaluate(expression, slice);
+      if (!v.ok()) return false;
+      verdicts.push_back(*std::move(v));
+    }
+    for (size_t d = 0; d < slice.devices.size(); ++d) {
+      const api::Device& device = slice.devices[d];
+      if (slice.per_device_node_selection &&
+          !NodeMatches(node, device.node_name, device.all_nodes.value_or(false),
+                       device.node_selector)) {
+        continue;
+      }
+      bool matches = true;
+      for (const auto& v : verdicts) {
+        if (!(*v)[d].error.empty()) return false;
+        matches = matches && (*v)[d].matches;
+        if (!matches) break;
+      }
+      if (!matches) continue;
+      ++out.allocatable;
+      if (held_.Holds(slice.driver, slice.pool, device.name)) ++out.allocated;
+    }
+    return true;
+  };
+  if (auto it = on_node_.find(node.metadata.name); it != on_node_.end()) {
+    for (const api::ResourceSlice* slice : it->second) {
+      if (!count(*slice)) return std::nullopt;
+    }
+  }
+  for (const api::ResourceSlice* slice : others_) {
+    if (!slice->per_device_node_selection &&
+        !NodeMatches(node, slice->node_name, slice->all_nodes, slice->node_selector)) {
+      continue;
+    }
+    if (!count(*slice)) return std::nullopt;
+  }
+  return out;
 }
 
 }  // namespace ksched::plugins::helper

@@ -13,6 +13,7 @@ namespace {
 
 struct PreScoreState : StateData {
   std::vector<int64_t> pod_requests;  // Indexed like the configured resources.
+  std::shared_ptr<const helper::DraResourceCounter> dra;
   std::unique_ptr<StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }
@@ -77,15 +78,17 @@ int64_t BalancedResourceScorer(std::span<const int64_t> requested,
   return kMaxNodeScore / 2 + (kMaxNodeScore / 2 + with_pod - without_pod) / 2;
 }
 
-BalancedAllocation::BalancedAllocation(BalancedAllocationArgs args)
+BalancedAllocation::BalancedAllocation(BalancedAllocationArgs args, const DraLister* dra)
     : scorer_(std::move(args.resources), {.use_requested = true, .pod_level_resources = true},
-              &BalancedResourceScorer) {}
+              &BalancedResourceScorer),
+      dra_(dra) {}
 
 Status BalancedAllocation::PreScore(CycleState& state, const api::Pod& pod,
                                     const std::vector<const NodeInfo*>&) {
   auto s = std::make_unique<PreScoreState>();
   s->pod_requests = scorer_.PodRequests(pod);
   if (IsBestEffort(s->pod_requests)) return Status::Skip();
+  s->dra = scorer_.DraCounter(dra_, state);
   state.Write(kPreScoreStateKey, std::move(s));
   return Status();
 }
@@ -93,7 +96,7 @@ Status BalancedAllocation::PreScore(CycleState& state, const api::Pod& pod,
 Status BalancedAllocation::Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                                  int64_t* score) {
   if (const PreScoreState* s = state.Read(kPreScoreStateKey)) {
-    return scorer_.Score(node, s->pod_requests, score);
+    return scorer_.Score(node, s->pod_requests, score, s->dra.get());
   }
   // PreScore did not run: recompute; a best-effort pod scores 0, as upstream.
   std::vector<int64_t> requests = scorer_.PodRequests(pod);
@@ -107,14 +110,23 @@ Status BalancedAllocation::Score(const CycleState& state, const api::Pod& pod, c
 Status BalancedAllocation::ScoreNodes(const CycleState& state, const api::Pod& pod,
                                       std::span<NodeScore> scores) {
   if (const PreScoreState* s = state.Read(kPreScoreStateKey)) {
-    return scorer_.ScoreNodes(scores, s->pod_requests);
+    return scorer_.ScoreNodes(scores, s->pod_requests, s->dra.get());
   }
   return ScorePlugin::ScoreNodes(state, pod, scores);
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const BalancedAllocationArgs& args,
-                                                              Handle&) {
-  return std::make_unique<BalancedAllocation>(args);
+                                                              Handle& handle) {
+  return std::make_unique<BalancedAllocation>(args, &handle.dra());
+}
+
+std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const BalancedAllocationArgs&, Handle&)>
+MakeBalancedAllocationFactory(bool dra_extended_resource) {
+  return [dra_extended_resource](const BalancedAllocationArgs& args,
+                                 Handle& handle) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+    return std::make_unique<BalancedAllocation>(args,
+                                                dra_extended_resource ? &handle.dra() : nullptr);
+  };
 }
 
 Status BalancedAllocation::SignPod(const api::Pod& pod, std::vector<SignFragment>* out) const {

@@ -7,12 +7,15 @@
 //   50 + (50 + balance(with the pod) - balance(without the pod)) / 2      (integer division)
 // so no change scores 75, balanced→unbalanced 50 and unbalanced→balanced 100. This is the
 // formula of kubernetes PR #135573 (merged for v1.36); v1.35 scored balance(with the pod) alone.
-// Node usage is NodeInfo::requested() (no non-zero defaults); pod-level requests count.
+// Node usage is NodeInfo::requested() (no non-zero defaults); pod-level requests count. A
+// configured resource that a DeviceClass backs (DRAExtendedResource), on a node where no device
+// plugin advertises it, counts the class's devices there and those in use.
 //
 // Thread safety: Score only reads the plugin and the CycleState.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string_view>
@@ -30,7 +33,8 @@ namespace ksched::plugins::node_resources {
 
 class BalancedAllocation final : public PreScorePlugin, public ScorePlugin, public SignPlugin {
  public:
-  explicit BalancedAllocation(BalancedAllocationArgs args);
+  // `dra`: the DRA objects, for DRA-backed extended resources; null: the gate is off.
+  explicit BalancedAllocation(BalancedAllocationArgs args, const DraLister* dra = nullptr);
 
   std::string_view Name() const override { return names::kNodeResourcesBalancedAllocation; }
 
@@ -49,6 +53,7 @@ class BalancedAllocation final : public PreScorePlugin, public ScorePlugin, publ
 
  private:
   ResourceAllocationScorer scorer_;
+  const DraLister* dra_;
 };
 
 // The strategy function described above, exposed for tests.
@@ -57,8 +62,11 @@ int64_t BalancedResourceScorer(std::span<const int64_t> requested,
                                std::span<const int64_t> allocatable);
 
 // Builds BalancedAllocation from its decoded args (the Registry wraps it with
-// TypedFactory<BalancedAllocationArgs>).
+// TypedFactory<BalancedAllocationArgs>), with DRA-backed extended resources.
 absl::StatusOr<std::unique_ptr<Plugin>> NewBalancedAllocation(const BalancedAllocationArgs& args,
                                                               Handle& handle);
+// The factory with the DRAExtendedResource gate at `dra_extended_resource`.
+std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const BalancedAllocationArgs&, Handle&)>
+MakeBalancedAllocationFactory(bool dra_extended_resource);
 
 }  // namespace ksched::plugins::node_resources

@@ -24,6 +24,7 @@ constexpr StateKey<PreFilterState> kPreFilterStateKey{"PreFilterNodeResourcesFit
 
 struct PreScoreState : StateData {
   std::vector<int64_t> pod_requests;  // Indexed like the scoring strategy's resources.
+  std::shared_ptr<const helper::DraResourceCounter> dra;
   std::unique_ptr<StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }
@@ -296,6 +297,7 @@ std::vector<ClusterEventWithHint> Fit::EventsToRegister() const {
 Status Fit::PreScore(CycleState& state, const api::Pod& pod, const std::vector<const NodeInfo*>&) {
   auto s = std::make_unique<PreScoreState>();
   s->pod_requests = scorer_.PodRequests(pod);
+  s->dra = scorer_.DraCounter(dra_, state);
   state.Write(kPreScoreStateKey, std::move(s));
   return Status();
 }
@@ -303,14 +305,14 @@ Status Fit::PreScore(CycleState& state, const api::Pod& pod, const std::vector<c
 Status Fit::Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                   int64_t* score) {
   if (const PreScoreState* s = state.Read(kPreScoreStateKey)) {
-    return scorer_.Score(node, s->pod_requests, score);
+    return scorer_.Score(node, s->pod_requests, score, s->dra.get());
   }
   return scorer_.Score(node, scorer_.PodRequests(pod), score);  // PreScore did not run.
 }
 
 Status Fit::ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<NodeScore> scores) {
   if (const PreScoreState* s = state.Read(kPreScoreStateKey)) {
-    return scorer_.ScoreNodes(scores, s->pod_requests);
+    return scorer_.ScoreNodes(scores, s->pod_requests, s->dra.get());
   }
   return ScorePlugin::ScoreNodes(state, pod, scores);
 }

@@ -8,7 +8,9 @@
 //              in that order (scalars by name), in one status. An extended resource a
 //              DeviceClass backs, on a node that does not advertise it, is DynamicResources' to
 //              check (DRAExtendedResource).
-//   PreScore/Score  LeastAllocated (default), MostAllocated or RequestedToCapacityRatio.
+//   PreScore/Score  LeastAllocated (default), MostAllocated or RequestedToCapacityRatio; a
+//              DRA-backed resource they name counts a class's devices where no device plugin
+//              serves it (helper::DraResourceCounter).
 //
 // Thread safety: Filter and Score only read the plugin and the CycleState.
 #pragma once

@@ -12,6 +12,7 @@ ResourceAllocationScorer::ResourceAllocationScorer(std::vector<ResourceSpec> res
                                                    Options options, ResourceScorerFn scorer)
     : resources_(std::move(resources)), options_(options), scorer_(std::move(scorer)) {
   for (const ResourceSpec& r : resources_) {
+    names_.push_back(r.name);
     kinds_.push_back(r.name == api::kResourceCPU                ? Kind::kCpu
                      : r.name == api::kResourceMemory           ? Kind::kMemory
                      : r.name == api::kResourceEphemeralStorage ? Kind::kEphemeralStorage
@@ -37,18 +38,29 @@ std::vector<int64_t> ResourceAllocationScorer::PodRequests(const api::Pod& pod) 
   return out;
 }
 
-ResourceAllocationScorer::NodeAmounts ResourceAllocationScorer::ScalarSide(const NodeInfo& node,
-                                                                           size_t i) const {
+std::shared_ptr<const helper::DraResourceCounter> ResourceAllocationScorer::DraCounter(
+    const DraLister* dra, const CycleState& state) const {
+  if (dra == nullptr) return nullptr;
+  return helper::DraResourceCounter::Make(names_, *dra, state, *selectors_);
+}
+
+ResourceAllocationScorer::NodeAmounts ResourceAllocationScorer::ScalarSide(
+    const NodeInfo& node, size_t i, const helper::DraResourceCounter* dra) const {
   // Looked up among the node's scalar resources ("pods" never is one).
   const std::string& resource = resources_[i].name;
   auto it = node.allocatable().scalar.find(resource);
+  if (dra != nullptr && (it == node.allocatable().scalar.end() || it->second == 0)) {
+    // No device plugin serves it here: a class's devices may.
+    helper::DraResourceCounter::Amounts devices = dra->On(i, *node.node());
+    if (devices.allocatable > 0) return {devices.allocatable, devices.allocated};
+  }
   if (it == node.allocatable().scalar.end()) return {};
   auto used_it = node.requested().scalar.find(resource);
   return {it->second, used_it == node.requested().scalar.end() ? 0 : used_it->second};
 }
 
 inline ResourceAllocationScorer::NodeAmounts ResourceAllocationScorer::NodeSide(
-    const NodeInfo& node, size_t i) const {
+    const NodeInfo& node, size_t i, const helper::DraResourceCounter* dra) const {
   const Resource& alloc = node.allocatable();
   const Resource& used = options_.use_requested ? node.requested() : node.non_zero_requested();
   switch (kinds_[i]) {
@@ -61,11 +73,12 @@ inline ResourceAllocationScorer::NodeAmounts ResourceAllocationScorer::NodeSide(
     case Kind::kScalar:
       break;
   }
-  return ScalarSide(node, i);
+  return ScalarSide(node, i, dra);
 }
 
 inline int64_t ResourceAllocationScorer::ScoreOne(const NodeInfo& node,
-                                                  std::span<const int64_t> pod_requests) const {
+                                                  std::span<const int64_t> pod_requests,
+                                                  const helper::DraResourceCounter* dra) const {
   const size_t n = resources_.size();
   // On the stack for the usual handful of resources: this runs once per node per pod.
   constexpr size_t kOnStack = 8;
@@ -86,7 +99,7 @@ inline int64_t ResourceAllocationScorer::ScoreOne(const NodeInfo& node,
         IsScalarResourceName(resources_[i].name)) {
       continue;
     }
-    NodeAmounts amounts = NodeSide(node, i);
+    NodeAmounts amounts = NodeSide(node, i, dra);
     if (amounts.allocatable == 0) continue;
     allocatable[i] = amounts.allocatable;
     allocated[i] = amounts.allocated;
@@ -96,16 +109,18 @@ inline int64_t ResourceAllocationScorer::ScoreOne(const NodeInfo& node,
 }
 
 Status ResourceAllocationScorer::Score(const NodeInfo& node, std::span<const int64_t> pod_requests,
-                                       int64_t* score) const {
+                                       int64_t* score,
+                                       const helper::DraResourceCounter* dra) const {
   if (resources_.empty()) return Status::Error("resources not found");
-  *score = ScoreOne(node, pod_requests);
+  *score = ScoreOne(node, pod_requests, dra);
   return Status();
 }
 
 Status ResourceAllocationScorer::ScoreNodes(std::span<NodeScore> scores,
-                                            std::span<const int64_t> pod_requests) const {
+                                            std::span<const int64_t> pod_requests,
+                                            const helper::DraResourceCounter* dra) const {
   if (resources_.empty()) return Status::Error("resources not found");
-  for (NodeScore& s : scores) s.score = ScoreOne(*s.node, pod_requests);
+  for (NodeScore& s : scores) s.score = ScoreOne(*s.node, pod_requests, dra);
   return Status();
 }
 

@@ -5,10 +5,12 @@
 //   ResourceAllocationScorer scorer(resources, {.use_requested = false},
 //                                   LeastAllocatedScorer(resources));
 //   std::vector<int64_t> req = scorer.PodRequests(pod);  // once per cycle, in PreScore
+//   auto dra = scorer.DraCounter(&handle.dra(), state);  // likewise; null: no resource is DRA's
 //   int64_t score = 0;
-//   Status s = scorer.Score(node, req, &score);           // per node
+//   Status s = scorer.Score(node, req, &score, dra.get());  // per node
 //
-// Thread safety: immutable after construction; Score may run concurrently.
+// Thread safety: immutable after construction but for its selector cache, which locks; Score may
+// run concurrently.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +22,8 @@
 #include "ksched/node_info.h"
 #include "ksched/plugin.h"
 #include "ksched/status.h"
+#include "src/plugins/helper/dra_extended.h"
+#include "src/plugins/helper/selector_cache.h"
 #include "src/plugins/node_resources/args.h"
 
 namespace ksched::plugins::node_resources {
@@ -55,11 +59,20 @@ class ResourceAllocationScorer {
   // The pod's request of each configured resource: cpu in milli-units, the rest in units.
   std::vector<int64_t> PodRequests(const api::Pod& pod) const;
 
-  // Sets *score from the node and `pod_requests` (as PodRequests returned). Error "resources not
-  // found" when no resource is configured.
-  Status Score(const NodeInfo& node, std::span<const int64_t> pod_requests, int64_t* score) const;
+  // For PreScore, with DRAExtendedResource on (`dra` not null): the counter of the devices that
+  // serve the configured resources a DeviceClass backs, on the nodes where no device plugin
+  // advertises them (upstream's getDRAPreScoredParams); null when no class backs any of them.
+  std::shared_ptr<const helper::DraResourceCounter> DraCounter(const DraLister* dra,
+                                                               const CycleState& state) const;
+
+  // Sets *score from the node and `pod_requests` (as PodRequests returned), a DRA-backed
+  // resource from `dra`'s devices where the node has none of it. Error "resources not found"
+  // when no resource is configured.
+  Status Score(const NodeInfo& node, std::span<const int64_t> pod_requests, int64_t* score,
+               const helper::DraResourceCounter* dra = nullptr) const;
   // Score for each entry of `scores`.
-  Status ScoreNodes(std::span<NodeScore> scores, std::span<const int64_t> pod_requests) const;
+  Status ScoreNodes(std::span<NodeScore> scores, std::span<const int64_t> pod_requests,
+                    const helper::DraResourceCounter* dra = nullptr) const;
 
  private:
   struct NodeAmounts {
@@ -68,11 +81,16 @@ class ResourceAllocationScorer {
   };
   // Each configured resource's name resolved once, so that Score compares no strings.
   enum class Kind : uint8_t { kCpu, kMemory, kEphemeralStorage, kScalar };
-  NodeAmounts NodeSide(const NodeInfo& node, size_t i) const;
-  NodeAmounts ScalarSide(const NodeInfo& node, size_t i) const;
-  int64_t ScoreOne(const NodeInfo& node, std::span<const int64_t> pod_requests) const;
+  NodeAmounts NodeSide(const NodeInfo& node, size_t i, const helper::DraResourceCounter* dra) const;
+  NodeAmounts ScalarSide(const NodeInfo& node, size_t i,
+                         const helper::DraResourceCounter* dra) const;
+  int64_t ScoreOne(const NodeInfo& node, std::span<const int64_t> pod_requests,
+                   const helper::DraResourceCounter* dra) const;
 
   std::vector<ResourceSpec> resources_;
+  std::vector<std::string> names_;  // The resources' names, for DraCounter.
+  // The DeviceClasses' selectors' verdicts, for DraCounter (shared by the scorer's copies).
+  std::shared_ptr<helper::SelectorCache> selectors_ = std::make_shared<helper::SelectorCache>();
   std::vector<Kind> kinds_;
   Options options_;
   ResourceScorerFn scorer_;

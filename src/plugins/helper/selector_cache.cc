@@ -1,9 +1,11 @@
+#include "src/plugins/helper/selector_cache.h"
+
 #include <utility>
 #include <vector>
 
-#include "src/plugins/dynamic_resources/allocator.h"
+#include "absl/container/flat_hash_map.h"
 
-namespace ksched::plugins::dynamic_resources {
+namespace ksched::plugins::helper {
 
 absl::StatusOr<std::shared_ptr<const cel::Selector>> SelectorCache::Compile(
     const std::string& expression) {
@@ -75,4 +77,4 @@ size_t SelectorCache::slices() const {
   return slices_.size();
 }
 
-}  // namespace ksched::plugins::dynamic_resources
+}  // namespace ksched::plugins::helper
