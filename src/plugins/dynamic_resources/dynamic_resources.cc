@@ -875,7 +875,11 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
   auto claim_changed = [this](const api::Pod& pod, const ClusterEventData& e) {
     const api::ResourceClaim* old_claim = e.storage.resource_claim.old_obj;
     const api::ResourceClaim* claim = e.storage.resource_claim.new_obj;
-    if (claim == nullptr) return QueueingHint::kQueue;
+    if (claim == nullptr) {
+      // Deleted (1.37): only an allocated claim's devices come free.
+      return old_claim != nullptr && !old_claim->allocation ? QueueingHint::kQueueSkip
+                                                            : QueueingHint::kQueue;
+    }
     // Upstream's order (a pod whose claims are not all there skips; a deallocation queues; a
     // claim the pod does not use skips), with the names checked first: a claim event meets every
     // pending pod, and most have nothing to do with it.
@@ -908,7 +912,7 @@ std::vector<ClusterEventWithHint> DynamicResources::EventsToRegister() const {
   };
   return {
       {{EventResource::kNode, kAdd | kUpdateNodeLabel | kUpdateNodeAllocatable}, nullptr},
-      {{EventResource::kResourceClaim, kAdd | kUpdate}, claim_changed},
+      {{EventResource::kResourceClaim, kAdd | kUpdate | kDelete}, claim_changed},
       {{EventResource::kPod, kUpdatePodGeneratedResourceClaim}, pod_changed},
       {{EventResource::kDeviceClass, kAdd | kUpdate}, nullptr},
       {{EventResource::kResourceSlice, kAdd | kUpdate}, nullptr},

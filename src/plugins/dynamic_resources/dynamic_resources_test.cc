@@ -134,6 +134,14 @@ TEST_F(DynamicResourcesClaimsTest, APodWaitsForItsClaimToExist) {
   ClusterEventData created{.storage = {.resource_claim = {nullptr, claim.get()}}};
   EXPECT_EQ(events[1].hint(pod, created), QueueingHint::kQueue);
   EXPECT_EQ(events[1].hint(other, created), QueueingHint::kQueueSkip);
+  // A deleted claim (registered since 1.37): its devices come free only if it was allocated.
+  EXPECT_TRUE(events[1].event.action & kDelete);
+  ClusterEventData deleted{.storage = {.resource_claim = {claim.get(), nullptr}}};
+  EXPECT_EQ(events[1].hint(other, deleted), QueueingHint::kQueueSkip);
+  api::ResourceClaim allocated = *claim;
+  allocated.allocation.emplace();
+  ClusterEventData freed{.storage = {.resource_claim = {&allocated, nullptr}}};
+  EXPECT_EQ(events[1].hint(other, freed), QueueingHint::kQueue);
 }
 
 TEST_F(DynamicResourcesClaimsTest, DevicesAreAllocatedReservedAndWritten) {
