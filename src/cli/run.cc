@@ -34,6 +34,12 @@ namespace {
 // Binding cycles that may run at once. Each waits on the API server; more only pile up requests
 // when the server is the bottleneck.
 constexpr size_t kMaxBindingCycles = 64;
+// Requests the API client may have outstanding (binds, claims, status patches; watches aside)
+// before the next scheduling cycle waits for fewer, at most a second each time: a scheduler faster
+// than the API server otherwise holds thousands of pods' writes and cycles in memory (2026-12-06,
+// ConsumableCapacity-full: peak RSS 105.8 to 72.2 MiB at the same throughput). kube-scheduler has
+// no such limit; its slower cycles rarely outrun the server.
+constexpr int kMaxOutstandingRequests = 500;
 
 std::string Hostname() {
   char name[256] = {};
@@ -516,7 +522,9 @@ int RunScheduler(const RunFlags& flags, const features::FeatureGates& gates,
        .metrics_registry = &metrics_registry,
        .simulator_annotations = flags.simulator_annotations,
        .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation"),
-       .opportunistic_batching = gates.Enabled("OpportunisticBatching")},
+       .opportunistic_batching = gates.Enabled("OpportunisticBatching"),
+       .throttle =
+           [&http] { (void)http->WaitForFewer(kMaxOutstandingRequests, absl::Seconds(1)); }},
       registry);
   if (!sched.ok()) {
     return Fail(std::string(sched.status().message()));

@@ -180,11 +180,16 @@ void HttpClient::Submit(HttpRequest request, std::function<void(std::string_view
   if (wake) loop_->Wake();
 }
 
-bool HttpClient::WaitIdle(absl::Duration timeout) {
+bool HttpClient::WaitForFewer(int n, absl::Duration timeout) {
+  struct Below {
+    Loop* loop;
+    int n;
+  } below{loop_.get(), n};
   absl::MutexLock lock(&loop_->mu);
   return loop_->mu.AwaitWithTimeout(
       absl::Condition(
-          +[](Loop* l) ABSL_NO_THREAD_SAFETY_ANALYSIS { return l->requests == 0; }, loop_.get()),
+          +[](Below* b) ABSL_NO_THREAD_SAFETY_ANALYSIS { return b->loop->requests < b->n; },
+          &below),
       timeout);
 }
 

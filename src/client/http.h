@@ -141,7 +141,10 @@ class HttpClient {
 
   // Waits until no request is pending or in flight (watches aside), up to `timeout`. Returns
   // whether that happened.
-  bool WaitIdle(absl::Duration timeout);
+  bool WaitIdle(absl::Duration timeout) { return WaitForFewer(1, timeout); }
+  // Waits until fewer than `n` requests are pending or in flight (watches aside), up to
+  // `timeout`. Returns whether that happened.
+  bool WaitForFewer(int n, absl::Duration timeout);
 
   const RestConfig& config() const { return config_; }
   // Whether the caller runs on this client's I/O thread (a callback, or a handler run there).

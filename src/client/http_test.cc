@@ -160,6 +160,23 @@ TEST(HttpClientTest, ATimeoutEndsItsRequestOnlyAndDoesNotStayOnTheHandle) {
   EXPECT_EQ(patient.status, 200) << patient.transport_error;
 }
 
+// The scheduler's throttle: how many requests are outstanding, waited on.
+TEST(HttpClientTest, WaitForFewerWaitsUntilEnoughRequestsAreAnswered) {
+  EchoServer server;
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok()) << http.status();
+  std::atomic<int> answered = 0;
+  for (int i = 0; i < 3; ++i) {
+    (*http)->Send({.path = fmt::format("/slow{}?sleep_ms=700", i)},
+                  [&](HttpResponse) { ++answered; });
+  }
+  EXPECT_TRUE((*http)->WaitForFewer(4, absl::Milliseconds(100)));
+  EXPECT_FALSE((*http)->WaitForFewer(3, absl::Milliseconds(100)));
+  EXPECT_EQ(answered, 0);
+  EXPECT_TRUE((*http)->WaitForFewer(1, absl::Seconds(10)));
+  EXPECT_EQ(answered, 3);
+}
+
 // Answers the first `refusals` requests with `status` (and Retry-After, when set), the next ones
 // 201, and counts them all.
 class RefusingServer {

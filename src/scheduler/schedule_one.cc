@@ -51,6 +51,7 @@ int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_all_nodes) {
 }
 
 bool Scheduler::ScheduleOne(absl::Duration wait) {
+  if (options_.throttle) options_.throttle();
   std::optional<QueuedPodInfo> popped =
       wait > absl::ZeroDuration() ? queue_->PopWait(wait) : queue_->Pop();
   if (!popped) return false;

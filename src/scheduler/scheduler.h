@@ -68,6 +68,12 @@ struct SchedulerOptions {
   // The OpportunisticBatching gate (beta, on since 1.35): a pod identical to the one scheduled
   // just before may go to the next node of that pod's scoring (framework/batch.h).
   bool opportunistic_batching = true;
+  // Called before each scheduling cycle, on the scheduling thread; may wait. `ksched run` waits
+  // there while its API client has many requests outstanding (its binds, claims and status
+  // patches), so that a scheduler faster than the API server does not hold thousands of pods'
+  // writes, with their cycles' state, in memory at once. The order of the pods, and so every
+  // decision, is the same; only when each cycle starts changes.
+  std::function<void()> throttle;
 };
 
 class Scheduler : public ClusterEventSink {

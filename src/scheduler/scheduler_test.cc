@@ -79,7 +79,8 @@ class SchedulerTest : public ::testing::Test {
                                 .seed = 1,
                                 .observers = {&explain_, &observer_},
                                 .nominated_node_name_for_expectation = nominate_for_expectation_,
-                                .opportunistic_batching = batching_},
+                                .opportunistic_batching = batching_,
+                                .throttle = throttle_},
                                registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
@@ -131,6 +132,7 @@ class SchedulerTest : public ::testing::Test {
   FakeClock clock_;
   bool nominate_for_expectation_ = true;  // The NominatedNodeNameForExpectation gate.
   bool batching_ = true;                  // The OpportunisticBatching gate.
+  std::function<void()> throttle_;        // SchedulerOptions::throttle.
   testing::RecordingWriter writer_;
   Registry registry_;
   ExplainRecords explain_;  // Every attempt's, as `ksched run` keeps them.
@@ -151,6 +153,21 @@ TEST_F(SchedulerTest, BindsAndRecordsTheScheduledEvent) {
   EXPECT_EQ(s_->cache().NodeOf("p"), "n1");
   // Nothing to do before the bind: no nomination is written.
   EXPECT_FALSE(writer_.nominated.contains("default/p"));
+}
+
+// `ksched run` holds each cycle while its API client has many requests outstanding: the throttle
+// runs before each pod is taken, and a pod it holds is not scheduled meanwhile.
+TEST_F(SchedulerTest, TheThrottleRunsBeforeEachCycle) {
+  std::vector<size_t> binds_before;  // How many pods were bound when it ran.
+  throttle_ = [&] { binds_before.push_back(writer_.binds.size()); };
+  Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry());
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("a").Req("cpu", "1"));
+  AddPod(MakePod().Name("b").Req("cpu", "1"));
+  Drain();
+  EXPECT_EQ(writer_.binds.size(), 2u);
+  // Before a, before b, and before the pop that found none.
+  EXPECT_THAT(binds_before, ::testing::ElementsAre(0, 1, 2));
 }
 
 TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
