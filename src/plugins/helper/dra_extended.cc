@@ -82,6 +82,7 @@ std::shared_ptr<const DraResourceCounter> DraResourceCounter::Make(
   }
   if (!any) return nullptr;
   out->slices_ = dra.ListResourceSlices();
+  selectors.Retain(out->slices_);
   for (const auto& slice : out->slices_) {
     if (slice->node_name && !slice->node_name->empty() && !slice->per_device_node_selection) {
       out->on_node_[*slice->node_name].push_back(slice.get());

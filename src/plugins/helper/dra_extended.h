@@ -73,6 +73,7 @@ class DraResourceCounter {
  public:
   // For the scorer's resources, in order; nullptr when no DeviceClass backs any of them. The
   // devices in use are those DynamicResources' PreFilter wrote in `state`, else the lister's.
+  // `selectors` forgets the verdicts on slices that went.
   static std::shared_ptr<const DraResourceCounter> Make(const std::vector<std::string>& resources,
                                                         const DraLister& dra,
                                                         const CycleState& state,
@@ -86,7 +87,7 @@ class DraResourceCounter {
   Amounts On(size_t i, const api::Node& node) const;
 
  private:
-  DraResourceCounter(SelectorCache& selectors) : selectors_(selectors) {}
+  explicit DraResourceCounter(SelectorCache& selectors) : selectors_(selectors) {}
   std::optional<Amounts> Count(const api::DeviceClass& cls, const api::Node& node) const;
 
   SelectorCache& selectors_;
