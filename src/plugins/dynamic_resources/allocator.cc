@@ -135,10 +135,10 @@ bool ToleratesTaint(const api::DeviceToleration& toleration, const api::DeviceTa
 
 // --- The search ------------------------------------------------------------------------------
 
-void HeldInPool::AddConsumed(std::string_view device, Amounts* out) const {
-  for (const auto* held : {allocated.get(), pending.get()}) {
-    if (held == nullptr) continue;
-    if (auto it = held->shares.find(device); it != held->shares.end()) {
+void AddConsumed(const HeldInPool& held, std::string_view device, Amounts* out) {
+  for (const auto* in : {held.allocated.get(), held.pending.get()}) {
+    if (in == nullptr) continue;
+    if (auto it = in->shares.find(device); it != in->shares.end()) {
       AddAmounts(it->second.consumed, out);
     }
   }
@@ -481,7 +481,7 @@ absl::StatusOr<std::optional<Amounts>> Search::Capacity(const RequestData& data,
                                                         const DeviceRef& ref, bool alone) const {
   Amounts in_use;  // Read only for the device's capacities: a device without any needs none.
   if (!alone && !ref.device->capacity.empty()) {
-    held_[ref.pool].AddConsumed(ref.id.device, &in_use);
+    AddConsumed(held_[ref.pool], ref.id.device, &in_use);
     if (auto it = allocating_capacity_.find(ref.id); it != allocating_capacity_.end()) {
       AddAmounts(it->second, &in_use);
     }
@@ -1009,11 +1009,6 @@ absl::StatusOr<Allocator::Outcome> Search::Run(bool explain) {
   return out;
 }
 
-HeldInPool Allocator::HeldIn(const Pool& pool) const {
-  return {.allocated = held_.allocated ? held_.allocated->InPool(pool.driver, pool.name) : nullptr,
-          .pending = held_.pending ? held_.pending->InPool(pool.driver, pool.name) : nullptr};
-}
-
 absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
     const std::shared_ptr<const api::Node>& node,
     const std::vector<const api::ResourceClaim*>& claims, bool explain, absl::Duration timeout,
@@ -1038,7 +1033,7 @@ absl::StatusOr<Allocator::Outcome> Allocator::Allocate(
   std::shared_ptr<const std::vector<Pool>> pools = slices_->PoolsFor(*node);
   std::vector<HeldInPool> held;
   held.reserve(pools->size());
-  for (const Pool& pool : *pools) held.push_back(HeldIn(pool));
+  for (const Pool& pool : *pools) held.push_back(held_.In(pool.driver, pool.name));
   const absl::Time deadline =
       timeout == absl::InfiniteDuration() ? absl::InfiniteFuture() : absl::Now() + timeout;
   Search search(*this, *node, claims, deadline, pools, held);

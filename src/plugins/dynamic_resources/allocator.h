@@ -56,6 +56,7 @@ struct DeviceView {
   std::string_view driver, pool, device;
 };
 
+using helper::HeldInPool;
 using helper::HeldViews;
 using helper::SelectorCache;
 
@@ -110,22 +111,8 @@ struct Choice {
   std::shared_ptr<const SliceIndex> slices;
 };
 
-// The devices of one pool that are in use: held by the claims' allocations, or pending.
-struct HeldInPool {
-  std::shared_ptr<const HeldDevices::Pool> allocated, pending;
-  // Whether an allocation holds the device whole.
-  bool Contains(std::string_view device) const {
-    return (allocated && allocated->names.contains(device)) ||
-           (pending && pending->names.contains(device));
-  }
-  // Consumable capacity: whether an allocation holds a share of the device.
-  bool Shared(std::string_view device) const {
-    return (allocated && allocated->shares.contains(device)) ||
-           (pending && pending->shares.contains(device));
-  }
-  // What the shares of the device consume, added to *out.
-  void AddConsumed(std::string_view device, Amounts* out) const;
-};
+// What the shares of the device that `held` holds consume, added to *out.
+void AddConsumed(const HeldInPool& held, std::string_view device, Amounts* out);
 
 class SearchMemo;
 
@@ -183,7 +170,6 @@ class Allocator {
  private:
   friend class Search;
   // The devices of `pool` in use.
-  HeldInPool HeldIn(const Pool& pool) const;
 
   const DraLister& classes_;
   std::shared_ptr<const SliceIndex> slices_;

@@ -334,10 +334,11 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   }
   const DraLister& dra = handle_.dra();
   if (features_.extended_resource) {
-    s->extended = helper::DraBacked(pod, &dra);
+    helper::DraRequested requested = helper::DraRequestedBy(pod, dra);
+    s->extended = std::move(requested.backed);
     if (!s->extended.empty()) {
       s->old_extended = FindExtendedClaim(pod, dra);
-      s->unbacked = helper::DraUnbacked(pod, dra);
+      s->unbacked = std::move(requested.unbacked);
     }
   }
   if (claims->empty() && s->extended.empty()) return Status::Skip();

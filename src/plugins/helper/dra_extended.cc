@@ -12,12 +12,8 @@ bool IsDraExtendedResourceName(std::string_view name) {
   return IsExtendedResourceName(name) || name.starts_with(kDeviceClassResourcePrefix);
 }
 
-namespace {
-
-// The names the pod requests (non-zero) that are extended resource names and that a DeviceClass
-// backs (`backed`) or does not.
-std::vector<std::string> Requested(const api::Pod& pod, const DraLister& dra, bool backed) {
-  std::vector<std::string> out;
+DraRequested DraRequestedBy(const api::Pod& pod, const DraLister& dra) {
+  DraRequested out;
   // Most pods name no extended resource at all: they skip summing their requests (DynamicResources'
   // PreFilter asks for every pod).
   auto names_one = [](const api::ResourceList& list) {
@@ -32,34 +28,15 @@ std::vector<std::string> Requested(const api::Pod& pod, const DraLister& dra, bo
   }
   if (!candidate) return out;
   for (const auto& [name, quantity] : api::PodRequests(pod)) {
-    if (!quantity.IsZero() && IsDraExtendedResourceName(name) &&
-        (dra.ExtendedResourceClass(name) != nullptr) == backed) {
-      out.push_back(name);
+    if (!quantity.IsZero() && IsDraExtendedResourceName(name)) {
+      (dra.ExtendedResourceClass(name) != nullptr ? out.backed : out.unbacked).push_back(name);
     }
   }
   return out;
 }
 
-}  // namespace
-
 std::vector<std::string> DraBacked(const api::Pod& pod, const DraLister* dra) {
-  return dra != nullptr ? Requested(pod, *dra, true) : std::vector<std::string>();
-}
-
-std::vector<std::string> DraUnbacked(const api::Pod& pod, const DraLister& dra) {
-  return Requested(pod, dra, false);
-}
-
-bool HeldViews::Holds(std::string_view driver, std::string_view pool,
-                      std::string_view device) const {
-  for (const auto* view : {allocated.get(), pending.get()}) {
-    if (view == nullptr) continue;
-    const std::shared_ptr<const HeldDevices::Pool>& held = view->InPool(driver, pool);
-    if (held != nullptr && (held->names.contains(device) || held->shares.contains(device))) {
-      return true;
-    }
-  }
-  return false;
+  return dra != nullptr ? DraRequestedBy(pod, *dra).backed : std::vector<std::string>();
 }
 
 bool NodeMatches(const api::Node& node, const std::optional<std::string>& node_name, bool all_nodes,
@@ -111,6 +88,7 @@ std::optional<DraResourceCounter::Amounts> DraResourceCounter::Count(const api::
       if (!v.ok()) return false;
       verdicts.push_back(*std::move(v));
     }
+    const HeldInPool held = held_.In(slice.driver, slice.pool);
     for (size_t d = 0; d < slice.devices.size(); ++d) {
       const api::Device& device = slice.devices[d];
       if (slice.per_device_node_selection &&
@@ -126,7 +104,7 @@ std::optional<DraResourceCounter::Amounts> DraResourceCounter::Count(const api::
       }
       if (!matches) continue;
       ++out.allocatable;
-      if (held_.Holds(slice.driver, slice.pool, device.name)) ++out.allocated;
+      if (held.Contains(device.name) || held.Shared(device.name)) ++out.allocated;
     }
     return true;
   };

@@ -31,13 +31,31 @@
 
 namespace ksched::plugins::helper {
 
+// The devices of one pool that are in use: held by the claims' allocations, or pending.
+struct HeldInPool {
+  std::shared_ptr<const HeldDevices::Pool> allocated, pending;
+  // Whether an allocation holds the device whole.
+  bool Contains(std::string_view device) const {
+    return (allocated && allocated->names.contains(device)) ||
+           (pending && pending->names.contains(device));
+  }
+  // Consumable capacity: whether an allocation holds a share of the device.
+  bool Shared(std::string_view device) const {
+    return (allocated && allocated->shares.contains(device)) ||
+           (pending && pending->shares.contains(device));
+  }
+};
+
 // The devices in use, as a search sees them: those the DraLister's claims' allocations hold
 // (DraLister::Allocated), and those allocations it does not show yet hold (Reserve made them and
 // PreBind has not written them, or the informer does not show them yet).
 struct HeldViews {
   std::shared_ptr<const HeldDevices::View> allocated, pending;
-  // Whether an allocation holds the device, whole or a share of it.
-  bool Holds(std::string_view driver, std::string_view pool, std::string_view device) const;
+  // One pool's.
+  HeldInPool In(std::string_view driver, std::string_view pool) const {
+    return {.allocated = allocated ? allocated->InPool(driver, pool) : nullptr,
+            .pending = pending ? pending->InPool(driver, pool) : nullptr};
+  }
 };
 
 // What DynamicResources' PreFilter saw in use, for the other plugins of the cycle (upstream's
@@ -59,11 +77,14 @@ bool NodeMatches(const api::Node& node, const std::optional<std::string>& node_n
 // An extended resource name, or a class's implicit one (upstream's IsDRAExtendedResourceName).
 bool IsDraExtendedResourceName(std::string_view name);
 
-// The names the pod requests (non-zero, as api::PodRequests sums them) that a DeviceClass backs,
-// by name; none when `dra` is null (the gate is off).
+// The extended resource names the pod requests (non-zero, as api::PodRequests sums them), by
+// name: those a DeviceClass backs, and the others.
+struct DraRequested {
+  std::vector<std::string> backed, unbacked;
+};
+DraRequested DraRequestedBy(const api::Pod& pod, const DraLister& dra);
+// Its backed ones; none when `dra` is null (the gate is off).
 std::vector<std::string> DraBacked(const api::Pod& pod, const DraLister* dra);
-// The extended resource names the pod requests (non-zero) that no DeviceClass backs.
-std::vector<std::string> DraUnbacked(const api::Pod& pod, const DraLister& dra);
 
 // A scorer's DRA-backed extended resources on a node that no device plugin serves them on
 // (upstream's calculateDRAResourceTotals): the devices of every slice that reaches the node and
