@@ -34,6 +34,8 @@ enum class EventResource {
   kResourceClaim,
   kResourceSlice,
   kDeviceClass,
+  // Workloads (the GenericWorkload gate).
+  kPodGroup,
   // 1.36's name of kTargetPod, kept for plugins written against it.
   kUnschedulablePod = kTargetPod,
 };
@@ -93,6 +95,7 @@ struct StorageChange {
   ObjectChange<api::ResourceClaim> resource_claim;
   ObjectChange<api::ResourceSlice> resource_slice;
   ObjectChange<api::DeviceClass> device_class;
+  ObjectChange<api::PodGroup> pod_group;
 };
 
 // The objects an event is about. Only the pointers that fit the event are set.

@@ -21,11 +21,11 @@
 namespace ksched::api {
 
 // One object of a kind the scheduler reads.
-using Object =
-    std::variant<Pod, Node, Namespace, PriorityClass, Service, ReplicationController, ReplicaSet,
-                 StatefulSet, PodDisruptionBudget, PersistentVolume, PersistentVolumeClaim,
-                 StorageClass, CSINode, CSIDriver, CSIStorageCapacity, VolumeAttachment,
-                 DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate, DeviceTaintRule>;
+using Object = std::variant<Pod, Node, Namespace, PriorityClass, Service, ReplicationController,
+                            ReplicaSet, StatefulSet, PodDisruptionBudget, PersistentVolume,
+                            PersistentVolumeClaim, StorageClass, CSINode, CSIDriver,
+                            CSIStorageCapacity, VolumeAttachment, DeviceClass, ResourceSlice,
+                            ResourceClaim, ResourceClaimTemplate, DeviceTaintRule, PodGroup>;
 
 // The kind name of an object ("Pod", "Node", "PodDisruptionBudget", ...).
 std::string_view KindOf(const Object& object);
@@ -43,6 +43,9 @@ absl::Status DecodePod(simdjson::dom::element e, Pod* out);
 absl::Status DecodeNode(simdjson::dom::element e, Node* out);
 absl::Status DecodeNamespace(simdjson::dom::element e, Namespace* out);
 absl::Status DecodePriorityClass(simdjson::dom::element e, PriorityClass* out);
+// scheduling.k8s.io/v1beta1 PodGroup; the fields of gates ksched does not implement go to its
+// gated_fields.
+absl::Status DecodePodGroup(simdjson::dom::element e, PodGroup* out);
 absl::Status DecodeService(simdjson::dom::element e, Service* out);
 absl::Status DecodeReplicationController(simdjson::dom::element e, ReplicationController* out);
 absl::Status DecodeReplicaSet(simdjson::dom::element e, ReplicaSet* out);

@@ -292,6 +292,11 @@ absl::Status Spec(element e, const Path& p, PodSpec* out) {
         if (k == "overhead") return Resources(v, vp, &out->overhead);
         if (k == "schedulingGates")
           return Items(v, vp, &out->scheduling_gates, Named<PodSchedulingGate>);
+        if (k == "schedulingGroup") {
+          return Fields(v, vp, [&](std::string_view gk, element gv, const Path& gvp) {
+            return gk == "podGroupName" ? OptStr(gv, gvp, &out->pod_group_name) : absl::OkStatus();
+          });
+        }
         if (k == "initContainers") return Items(v, vp, &out->init_containers, ContainerOf);
         if (k == "containers") return Items(v, vp, &out->containers, ContainerOf);
         if (k == "volumes") return Items(v, vp, &out->volumes, VolumeOf);

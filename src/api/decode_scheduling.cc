@@ -1,4 +1,4 @@
-// scheduling.k8s.io/v1: PriorityClass.
+// scheduling.k8s.io/v1: PriorityClass; v1beta1: PodGroup.
 #include "src/api/decode.h"
 #include "src/api/decode_internal.h"
 
@@ -16,6 +16,70 @@ absl::Status PriorityClassAt(element e, const Path& p, PriorityClass* out) {
   });
 }
 
+absl::Status ConditionOf(element e, const Path& p, Condition* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "type") return Str(v, vp, &out->type);
+    if (k == "status") return Str(v, vp, &out->status);
+    if (k == "reason") return Str(v, vp, &out->reason);
+    if (k == "message") return Str(v, vp, &out->message);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PolicyOf(element e, const Path& p, PodGroup* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "basic") {
+      out->basic = !v.is_null();
+      return absl::OkStatus();
+    }
+    if (k != "gang" || v.is_null()) return absl::OkStatus();
+    out->gang_min_count = 0;
+    return Fields(v, vp, [&](std::string_view gk, element gv, const Path& gvp) -> absl::Status {
+      if (gk == "minCount") return Integer(gv, gvp, &*out->gang_min_count);
+      return absl::OkStatus();
+    });
+  });
+}
+
+absl::Status PodGroupSpecOf(element e, const Path& p, PodGroup* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "schedulingPolicy") return PolicyOf(v, vp, out);
+    if (k == "priority") return OptInteger(v, vp, &out->priority);
+    if (k == "priorityClassName") return Str(v, vp, &out->priority_class_name);
+    if (k == "disruptionMode") {
+      element all;
+      out->disrupt_all = v.is_object() && !v["all"].get(all) && !all.is_null();
+      return absl::OkStatus();
+    }
+    if (k == "schedulingConstraints" || k == "resourceClaims" ||
+        k == "parentCompositePodGroupName" || k == "preemptionPolicy") {
+      Unsupported(v, vp, &out->gated_fields);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PodGroupAt(element e, const Path& p, PodGroup* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") {
+      element generation;
+      if (v.is_object() && !v["generation"].get(generation)) {
+        if (absl::Status st = Integer(generation, vp.Field("generation"), &out->generation);
+            !st.ok()) {
+          return st;
+        }
+      }
+      return Meta(v, vp, &out->metadata);
+    }
+    if (k == "spec") return PodGroupSpecOf(v, vp, out);
+    if (k != "status") return absl::OkStatus();
+    return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
+      if (sk == "conditions") return Items(sv, svp, &out->conditions, ConditionOf);
+      return absl::OkStatus();
+    });
+  });
+}
+
 }  // namespace
 }  // namespace decoding
 
@@ -24,6 +88,10 @@ using decoding::Path;
 
 absl::Status DecodePriorityClass(element e, PriorityClass* out) {
   return decoding::PriorityClassAt(e, Path(), out);
+}
+
+absl::Status DecodePodGroup(element e, PodGroup* out) {
+  return decoding::PodGroupAt(e, Path(), out);
 }
 
 }  // namespace ksched::api

@@ -766,5 +766,36 @@ TEST(DecodeSelectorTest, EmbeddedNodeAffinityOperatorIsWordedAsTheSchedulersConf
       R"(preferredDuringSchedulingIgnoredDuringExecution[0].preference.matchExpressions[0].operator: Unsupported value: "Like": supported values: "In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")");
 }
 
+TEST(DecodePodGroupTest, GangPolicyPriorityConditionsAndTheSchedulingGroupOfItsPods) {
+  auto objects = DecodeObjects(R"({"kind":"List","items":[
+    {"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup",
+     "metadata":{"name":"train","namespace":"ml","generation":3},
+     "spec":{"schedulingPolicy":{"gang":{"minCount":4}},"priority":100,
+             "disruptionMode":{"all":{}},"schedulingConstraints":{"topology":[{"key":"rack"}]}},
+     "status":{"conditions":[{"type":"PodGroupInitiallyScheduled","status":"False",
+                              "reason":"Unschedulable","message":"m"}]}},
+    {"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"b"},
+     "spec":{"schedulingPolicy":{"basic":{}}}},
+    {"apiVersion":"v1","kind":"Pod","metadata":{"name":"w"},
+     "spec":{"schedulingGroup":{"podGroupName":"train"},"containers":[{"name":"c"}]}}]})");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(objects->size(), 3u);
+  const auto& gang = std::get<PodGroup>((*objects)[0]);
+  EXPECT_EQ(gang.metadata.namespace_, "ml");
+  EXPECT_EQ(gang.generation, 3);
+  EXPECT_EQ(gang.gang_min_count, 4);
+  EXPECT_FALSE(gang.basic);
+  EXPECT_EQ(PodGroupPriority(gang), 100);
+  EXPECT_TRUE(gang.disrupt_all);
+  EXPECT_THAT(gang.gated_fields, ElementsAre("spec.schedulingConstraints"));
+  ASSERT_EQ(gang.conditions.size(), 1u);
+  EXPECT_EQ(gang.conditions[0].reason, "Unschedulable");
+  const auto& basic = std::get<PodGroup>((*objects)[1]);
+  EXPECT_TRUE(basic.basic);
+  EXPECT_FALSE(basic.gang_min_count.has_value());
+  EXPECT_EQ(PodGroupPriority(basic), 0);
+  EXPECT_EQ(std::get<Pod>((*objects)[2]).spec.pod_group_name, "train");
+}
+
 }  // namespace
 }  // namespace ksched::api

@@ -54,6 +54,9 @@ struct KindInfo {
   // than on its reflector's own: the busiest kinds, whose handlers (the scheduler's, and the
   // PreEnqueue plugins and queueing hints they run) must not block (plugin.h).
   bool on_io_thread = false;
+  // The feature gate without which kube-scheduler does not watch it (nor the API server serve
+  // it); none: always watched.
+  std::string_view gate = {};
 };
 
 inline constexpr std::string_view kMayBeForbidden =
@@ -148,6 +151,11 @@ template <> inline constexpr KindInfo<DeviceTaintRule> kKind<DeviceTaintRule> = 
     .name = "DeviceTaintRule", .group_version = "resource.k8s.io/v1",
     .resource = "devicetaintrules", .namespaced = false, .decode = DecodeDeviceTaintRule,
     .optional_because = kMayBeUnserved};
+// Watched with GenericWorkload on: the API server serves it only with that gate.
+template <> inline constexpr KindInfo<PodGroup> kKind<PodGroup> = {
+    .name = "PodGroup", .group_version = "scheduling.k8s.io/v1beta1", .resource = "podgroups",
+    .namespaced = true, .decode = DecodePodGroup, .event = EventResource::kPodGroup,
+    .change = &StorageChange::pod_group, .gate = "GenericWorkload"};
 // clang-format on
 
 // Calls fn.template operator()<T>() for each kind of api::Object, in its order; stops at the first

@@ -58,7 +58,7 @@ TEST(KindsTest, OptionalKindsSayWhy) {
 // theirs and their own handlers; templates are read by `ksched simulate` only.
 TEST(KindsTest, EventTraitsAreConsistent) {
   std::set<EventResource> resources;
-  std::set<std::string_view> on_io_thread, unwatched;
+  std::set<std::string_view> on_io_thread, unwatched, gated;
   ForEachKind([&]<typename T>() {
     if constexpr (kKind<T>.change != nullptr) {
       EXPECT_TRUE(kKind<T>.event) << kKind<T>.name;
@@ -68,10 +68,13 @@ TEST(KindsTest, EventTraitsAreConsistent) {
     }
     if (kKind<T>.on_io_thread) on_io_thread.insert(kKind<T>.name);
     if (!kKind<T>.watched) unwatched.insert(kKind<T>.name);
+    if (!kKind<T>.gate.empty()) gated.insert(kKind<T>.name);
   });
-  EXPECT_EQ(resources.size(), 12u);  // Pods, nodes, and the ten storage and DRA kinds.
+  // Pods, nodes, the ten storage and DRA kinds, and PodGroups.
+  EXPECT_EQ(resources.size(), 13u);
   EXPECT_EQ(on_io_thread, (std::set<std::string_view>{"Pod", "ResourceClaim"}));
   EXPECT_EQ(unwatched, (std::set<std::string_view>{"ResourceClaimTemplate"}));
+  EXPECT_EQ(gated, (std::set<std::string_view>{"PodGroup"}));  // GenericWorkload's.
 }
 
 // The order a source lists and watches in: nodes, then pods, after every other kind.

@@ -252,7 +252,7 @@ struct Listers {
         stateful_sets, pod_disruption_budgets, storage.pvs, storage.pvcs, storage.storage_classes,
         storage.csi_nodes, storage.csi_drivers, storage.csi_storage_capacities,
         storage.volume_attachments, dra.device_classes, dra.resource_slices, dra.resource_claims,
-        dra.resource_claim_templates, dra.device_taint_rules));
+        dra.resource_claim_templates, dra.device_taint_rules, pod_groups));
   }
   template <typename T>
   static constexpr bool kHasStore = !std::is_same_v<T, api::Pod> && !std::is_same_v<T, api::Node>;
@@ -266,6 +266,7 @@ struct Listers {
   ObjectStore<api::PodDisruptionBudget> pod_disruption_budgets;
   StorageObjects storage;
   DraObjects dra;
+  ObjectStore<api::PodGroup> pod_groups;  // With GenericWorkload on.
 };
 
 }  // namespace ksched

@@ -533,7 +533,8 @@ int RunScheduler(const RunFlags& flags, const features::FeatureGates& gates,
   KLOG(0, "Starting Kubernetes Scheduler", {"version", ThisVersion().version});
 
   // Served from the start, as upstream: a standby replica is live, and ready once synced.
-  client::ApiSource informers(*http, s, writer);
+  client::ApiSource informers(*http, s, writer,
+                              [&gates](std::string_view gate) { return gates.Enabled(gate); });
   auth::DelegatingAuthorizer authorizer(connections->Authn(), connections->Authz());
   std::unique_ptr<server::Server> server;
   if (flags.serving.secure_port != 0) {

@@ -98,10 +98,12 @@ std::unique_ptr<Reflector<T>> ListerReflector(HttpClient& http, ClusterEventSink
 
 }  // namespace
 
-ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& writer)
+ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& writer,
+                     const std::function<bool(std::string_view gate)>& gate_on)
     : sink_(s), writer_(writer) {
   api::ForEachKind([&]<typename T>() {
     if constexpr (api::kKind<T>.watched && Listers::kHasStore<T>) {
+      if (!api::kKind<T>.gate.empty() && !(gate_on && gate_on(api::kKind<T>.gate))) return;
       std::get<std::unique_ptr<Reflector<T>>>(reflectors_) = ListerReflector<T>(http, s);
     }
   });
@@ -155,7 +157,7 @@ bool ApiSource::ForEachReflector(Fn&& fn) {
   bool all = true;
   api::ForEachKindPodsLast([&]<typename T>() {
     if constexpr (api::kKind<T>.watched) {
-      all = fn(*std::get<std::unique_ptr<Reflector<T>>>(reflectors_)) && all;
+      if (auto& r = std::get<std::unique_ptr<Reflector<T>>>(reflectors_)) all = fn(*r) && all;
     }
   });
   return all;

@@ -23,7 +23,9 @@
 // reflectors' threads.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <variant>
@@ -37,7 +39,10 @@ namespace ksched::client {
 
 class ApiSource {
  public:
-  ApiSource(HttpClient& http, ClusterEventSink& sink, ClusterWriter& writer);
+  // `gate_on` says whether a feature gate is on: a kind behind a gate (api::KindInfo::gate) is
+  // watched only when it is, as kube-scheduler starts its informer.
+  ApiSource(HttpClient& http, ClusterEventSink& sink, ClusterWriter& writer,
+            const std::function<bool(std::string_view gate)>& gate_on = {});
   ~ApiSource();
 
   void Start();
@@ -49,7 +54,8 @@ class ApiSource {
   bool ResyncPods(absl::Duration timeout);
 
  private:
-  // One reflector per watched kind of the table (api::KindInfo::watched), none for the others.
+  // One reflector per watched kind of the table (api::KindInfo::watched), none for the others
+  // (nullptr for a kind whose gate is off).
   template <typename T>
   using ReflectorOf =
       std::conditional_t<api::kKind<T>.watched, std::unique_ptr<Reflector<T>>, std::monostate>;

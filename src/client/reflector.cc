@@ -535,5 +535,6 @@ template class Reflector<api::DeviceClass>;
 template class Reflector<api::ResourceSlice>;
 template class Reflector<api::ResourceClaim>;
 template class Reflector<api::DeviceTaintRule>;
+template class Reflector<api::PodGroup>;
 
 }  // namespace ksched::client

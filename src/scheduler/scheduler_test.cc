@@ -455,7 +455,7 @@ TEST_F(SchedulerTest, EveryKindWithEventsReachesThePluginsThatRegisteredForIt) {
     }
   });
   EXPECT_EQ(heard, want);
-  EXPECT_EQ(want.size(), 10u);  // The storage and DRA kinds.
+  EXPECT_EQ(want.size(), 11u);  // The storage, DRA and workload kinds.
 }
 
 // PodTopologySpread is a default plugin: a pod whose zone spread the free node would break waits

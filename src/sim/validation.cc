@@ -505,6 +505,39 @@ void ValidateStorageClass(const api::StorageClass& c, Errors* e) {
 }  // namespace
 }  // namespace validation
 
+namespace validation {
+
+// The API server's declarative checks of a PodGroup (scheduling.k8s.io/v1beta1), and the fields
+// of the gates ksched cannot turn on.
+void ValidatePodGroup(const api::PodGroup& group, Errors* e) {
+  const bool gang = group.gang_min_count.has_value();
+  if (!gang && !group.basic) {
+    e->Invalid("spec.schedulingPolicy", "", "must specify one of: `basic`, `gang`");
+  } else if (gang && group.basic) {
+    e->Invalid("spec.schedulingPolicy", "{basic, gang}",
+               "must specify exactly one of: `basic`, `gang`");
+  }
+  if (gang && *group.gang_min_count < 1) {
+    e->InvalidNumber("spec.schedulingPolicy.gang.minCount", *group.gang_min_count,
+                     "must be greater than or equal to 1");
+  }
+  static constexpr std::pair<std::string_view, std::string_view> kGates[] = {
+      {"spec.schedulingConstraints", "TopologyAwareWorkloadScheduling"},
+      {"spec.resourceClaims", "DRAWorkloadResourceClaims"},
+      {"spec.parentCompositePodGroupName", "CompositePodGroup"},
+      {"spec.preemptionPolicy", "PodGroupPreemptionPolicy"}};
+  for (const std::string& path : group.gated_fields) {
+    for (const auto& [field, gate] : kGates) {
+      if (path != field) continue;
+      e->Forbidden(path, fmt::format("needs the {} feature gate, which ksched does not implement "
+                                     "yet",
+                                     gate));
+    }
+  }
+}
+
+}  // namespace validation
+
 std::vector<std::string> ValidateObject(const api::Object& object) {
   using namespace validation;  // NOLINT(google-build-using-namespace): this file's own.
   Errors e;
@@ -524,6 +557,7 @@ std::vector<std::string> ValidateObject(const api::Object& object) {
   if (const auto* pv = std::get_if<api::PersistentVolume>(&object)) ValidateVolume(*pv, &e);
   if (const auto* sc = std::get_if<api::StorageClass>(&object)) ValidateStorageClass(*sc, &e);
   ValidateDraObject(object, &e);
+  if (const auto* group = std::get_if<api::PodGroup>(&object)) ValidatePodGroup(*group, &e);
   const std::optional<api::LabelSelector>* selector = nullptr;
   if (const auto* rs = std::get_if<api::ReplicaSet>(&object)) selector = &rs->selector;
   if (const auto* ss = std::get_if<api::StatefulSet>(&object)) selector = &ss->selector;

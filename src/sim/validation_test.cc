@@ -70,5 +70,29 @@ TEST(ValidateObjectTest, SystemPriorityClassesMayBeAboveTheUserMaximum) {
                           "1000000000"));
 }
 
+TEST(ValidateObjectTest, PodGroupsAreCheckedAsTheApiServersDeclarativeValidation) {
+  api::PodGroup group;
+  group.metadata = {.name = "train", .namespace_ = "default"};
+  EXPECT_THAT(ValidateObject(group),
+              ElementsAre("spec.schedulingPolicy: Invalid value: \"\": must specify one of: "
+                          "`basic`, `gang`"));
+  group.basic = true;
+  group.gang_min_count = 0;
+  group.gated_fields = {"spec.schedulingConstraints"};
+  EXPECT_THAT(
+      ValidateObject(group),
+      ElementsAre("spec.schedulingPolicy: Invalid value: \"{basic, gang}\": must specify exactly "
+                  "one of: `basic`, `gang`",
+                  "spec.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or "
+                  "equal to 1",
+                  "spec.schedulingConstraints: Forbidden: needs the "
+                  "TopologyAwareWorkloadScheduling feature gate, which ksched does not implement "
+                  "yet"));
+  group.basic = false;
+  group.gang_min_count = 2;
+  group.gated_fields.clear();
+  EXPECT_THAT(ValidateObject(group), IsEmpty());
+}
+
 }  // namespace
 }  // namespace ksched::sim

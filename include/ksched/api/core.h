@@ -194,6 +194,9 @@ struct PodSpec {
   std::optional<std::string> preemption_policy;  // PreemptLowerPriority or Never.
   ResourceList overhead;
   std::vector<PodSchedulingGate> scheduling_gates;
+  // spec.schedulingGroup.podGroupName: the PodGroup (in the pod's namespace) the pod is scheduled
+  // with, when the GenericWorkload gate is on; nullopt: none.
+  std::optional<std::string> pod_group_name;
   std::vector<Container> init_containers;
   std::vector<Container> containers;
   std::vector<Volume> volumes;

@@ -1,4 +1,5 @@
-// scheduling.k8s.io/v1 PriorityClass, part of the object model of ksched/api/objects.h.
+// scheduling.k8s.io/v1 PriorityClass and v1beta1 PodGroup, part of the object model of
+// ksched/api/objects.h.
 //
 // Thread safety: plain values; concurrent reads are safe.
 #pragma once
@@ -6,8 +7,10 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ksched/api/meta.h"
+#include "ksched/api/resource.h"
 
 namespace ksched::api {
 
@@ -20,5 +23,28 @@ struct PriorityClass {
   bool global_default = false;
   std::optional<std::string> preemption_policy;  // PreemptLowerPriority (the default) or Never.
 };
+
+// --- PodGroup ---------------------------------------------------------------------------------
+
+// scheduling.k8s.io/v1beta1 PodGroup (the GenericWorkload gate): pods that name it in
+// spec.schedulingGroup.podGroupName are scheduled together, in one cycle.
+struct PodGroup {
+  ObjectMeta metadata;
+  int64_t generation = 0;  // metadata.generation, for its conditions' observedGeneration.
+  // spec.schedulingPolicy: gang's minCount (all or nothing: at least minCount pods placed at
+  // once), or nullopt for basic (each pod as it fits).
+  std::optional<int32_t> gang_min_count;
+  bool basic = false;               // schedulingPolicy.basic was given.
+  std::optional<int32_t> priority;  // spec.priority; nullopt: 0.
+  std::string priority_class_name;
+  bool disrupt_all = false;  // spec.disruptionMode.all: preempted as a whole.
+  // Fields of the gates ksched does not implement (schedulingConstraints, resourceClaims,
+  // parentCompositePodGroupName, preemptionPolicy), by path, where set.
+  std::vector<std::string> gated_fields;
+  std::vector<Condition> conditions;  // status.conditions.
+};
+
+// The group's priority, 0 when it has none.
+inline int32_t PodGroupPriority(const PodGroup& group) { return group.priority.value_or(0); }
 
 }  // namespace ksched::api
