@@ -21,6 +21,7 @@
 #include "ksched/dra_lister.h"
 #include "ksched/metrics.h"
 #include "ksched/node_info.h"
+#include "ksched/pod_groups.h"
 #include "ksched/snapshot.h"
 #include "ksched/status.h"
 #include "ksched/storage_lister.h"
@@ -122,6 +123,9 @@ class Handle {
   virtual PluginMetrics& metrics() = 0;
   // The cluster's DRA objects, as last watched (DynamicResources). Safe from any thread.
   virtual const DraLister& dra() const = 0;
+  // The pod groups and what the scheduler knows of their pods (GangScheduling). Safe from any
+  // thread.
+  virtual const PodGroupLister& pod_groups() const = 0;
 
   // Whether the scheduler is stopping (it takes no more pods, and waits for its binding cycles):
   // a plugin that waits in the binding cycle gives up, as DynamicResources does on devices'

@@ -66,6 +66,7 @@ absl::Status Cache::AssumePod(std::shared_ptr<const PodInfo> pod, const std::str
                     pod->pod->metadata.namespace_, pod->pod->metadata.name, uid));
   }
   AddPodLocked(pod, node);
+  PlaceMemberLocked(*pod->pod, /*assumed=*/true);
   pods_[uid] = PodState{.pod = std::move(pod), .node = node, .assumed = true};
   return absl::OkStatus();
 }
@@ -85,6 +86,7 @@ absl::Status Cache::ForgetPod(std::string_view uid) {
     return absl::FailedPreconditionError(
         fmt::format("pod with uid {} wasn't assumed so cannot be forgotten", uid));
   }
+  UnplaceMemberLocked(it->second.pod->pod, /*pending=*/true);
   RemovePodLocked(it->second);
   pods_.erase(it);
   return absl::OkStatus();
@@ -95,6 +97,7 @@ void Cache::CleanupExpiredAssumedPods(absl::Time now) {
   for (auto it = pods_.begin(); it != pods_.end();) {
     const PodState& s = it->second;
     if (s.assumed && s.binding_finished && now > s.deadline) {
+      UnplaceMemberLocked(s.pod->pod, /*pending=*/false);
       RemovePodLocked(s);
       pods_.erase(it++);
     } else {
@@ -113,6 +116,7 @@ absl::Status Cache::AddPod(std::shared_ptr<const PodInfo> pod) {
   }
   if (it != pods_.end()) RemovePodLocked(it->second);  // Confirm: replace the assumed copy.
   AddPodLocked(pod, node);
+  PlaceMemberLocked(*pod->pod, /*assumed=*/false);
   pods_[uid] = PodState{.pod = std::move(pod), .node = node};
   return absl::OkStatus();
 }
@@ -137,9 +141,68 @@ absl::Status Cache::RemovePod(std::string_view uid) {
   if (it == pods_.end()) {
     return absl::NotFoundError(fmt::format("pod with uid {} is not in the cache", uid));
   }
+  UnplaceMemberLocked(it->second.pod->pod, /*pending=*/false);
   RemovePodLocked(it->second);
   pods_.erase(it);
   return absl::OkStatus();
+}
+
+namespace {
+std::string GroupKey(std::string_view ns, std::string_view name) {
+  return fmt::format("{}/{}", ns, name);
+}
+}  // namespace
+
+void Cache::PlaceMemberLocked(const api::Pod& pod, bool assumed) {
+  if (!pod.spec.pod_group_name) return;
+  GroupPods& g = groups_[GroupKey(pod.metadata.namespace_, *pod.spec.pod_group_name)];
+  g.pending.erase(pod.metadata.uid);
+  g.placed[pod.metadata.uid] = assumed;
+}
+
+void Cache::UnplaceMemberLocked(const std::shared_ptr<const api::Pod>& pod, bool pending) {
+  if (!pod->spec.pod_group_name) return;
+  const std::string key = GroupKey(pod->metadata.namespace_, *pod->spec.pod_group_name);
+  auto it = groups_.find(key);
+  if (it == groups_.end()) return;
+  it->second.placed.erase(pod->metadata.uid);
+  if (pending) it->second.pending[pod->metadata.uid] = pod;
+  if (it->second.placed.empty() && it->second.pending.empty()) groups_.erase(it);
+}
+
+void Cache::AddPodGroupMember(std::shared_ptr<const api::Pod> pod) {
+  if (!pod->spec.pod_group_name) return;
+  absl::MutexLock lock(&mu_);
+  GroupPods& g = groups_[GroupKey(pod->metadata.namespace_, *pod->spec.pod_group_name)];
+  if (g.placed.contains(pod->metadata.uid)) return;
+  g.pending[pod->metadata.uid] = std::move(pod);
+}
+
+void Cache::RemovePodGroupMember(const api::Pod& pod) {
+  if (!pod.spec.pod_group_name) return;
+  absl::MutexLock lock(&mu_);
+  auto it = groups_.find(GroupKey(pod.metadata.namespace_, *pod.spec.pod_group_name));
+  if (it == groups_.end()) return;
+  it->second.pending.erase(pod.metadata.uid);
+  if (it->second.placed.empty() && it->second.pending.empty()) groups_.erase(it);
+}
+
+std::optional<PodGroupState> Cache::GetPodGroupState(std::string_view ns,
+                                                     std::string_view name) const {
+  absl::MutexLock lock(&mu_);
+  auto it = groups_.find(GroupKey(ns, name));
+  if (it == groups_.end()) return std::nullopt;
+  const GroupPods& g = it->second;
+  PodGroupState out{.all = g.pending.size() + g.placed.size(), .scheduled = g.placed.size()};
+  for (const auto& [uid, pod] : g.pending) out.unscheduled.push_back(pod);
+  for (const auto& [uid, assumed] : g.placed) {
+    if (assumed) out.assumed.push_back(uid);
+  }
+  // In a stable order, whatever the map's.
+  std::sort(out.unscheduled.begin(), out.unscheduled.end(),
+            [](const auto& a, const auto& b) { return a->metadata.uid < b->metadata.uid; });
+  std::sort(out.assumed.begin(), out.assumed.end());
+  return out;
 }
 
 void Cache::CountImagesLocked(const api::Node& node, int delta) {

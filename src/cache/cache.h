@@ -33,6 +33,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,7 +44,9 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "ksched/node_info.h"
+#include "ksched/pod_groups.h"
 #include "ksched/snapshot.h"
+#include "src/api/listers.h"
 
 namespace ksched::cache {
 
@@ -81,6 +84,14 @@ class Cache {
   size_t PodCount() const;
   size_t AssumedPodCount() const;
 
+  // --- Pod groups (GenericWorkload): each group's pods, by the group's namespace and name
+  // (upstream's PodGroupState). The scheduler adds and removes the pending ones; assumed and bound
+  // ones follow AssumePod, ForgetPod, AddPod and RemovePod. Pods without spec.schedulingGroup
+  // are not tracked.
+  void AddPodGroupMember(std::shared_ptr<const api::Pod> pod);
+  void RemovePodGroupMember(const api::Pod& pod);
+  std::optional<PodGroupState> GetPodGroupState(std::string_view ns, std::string_view name) const;
+
   // Brings `snapshot` up to date: it takes a share of each NodeInfo that changed since the last
   // call with the same snapshot (the cache copies a shared NodeInfo before changing it, so a node
   // no pod came to or left is held once). Use one Snapshot per cache.
@@ -98,6 +109,11 @@ class Cache {
   void AddPodLocked(std::shared_ptr<const PodInfo> pod, const std::string& node)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RemovePodLocked(const PodState& state) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The pod's group, if it has one, as the pod is placed (assumed or bound), or leaves the cache
+  // (`pending`: back among the group's pending pods, as a forgotten pod).
+  void PlaceMemberLocked(const api::Pod& pod, bool assumed) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void UnplaceMemberLocked(const std::shared_ptr<const api::Pod>& pod, bool pending)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The node's NodeInfo, made if missing, unshared and so safe to change.
   NodeInfo& NodeInfoLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void MarkDirtyLocked(const std::string& name) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -118,6 +134,31 @@ class Cache {
   absl::flat_hash_set<std::string> dirty_ ABSL_GUARDED_BY(mu_);
   bool tree_changed_ ABSL_GUARDED_BY(mu_) = true;
   bool images_changed_ ABSL_GUARDED_BY(mu_) = true;
+  struct GroupPods {
+    absl::flat_hash_map<std::string, std::shared_ptr<const api::Pod>> pending;  // By UID.
+    absl::flat_hash_map<std::string, bool> placed;  // By UID: whether only assumed.
+  };
+  absl::flat_hash_map<std::string, GroupPods> groups_ ABSL_GUARDED_BY(mu_);  // "ns/name".
+};
+
+// The PodGroups of a store, with the cache's states of their pods: a Handle's pod_groups().
+class PodGroupView final : public PodGroupLister {
+ public:
+  // Either may be nullptr: no groups, no states.
+  PodGroupView(const ObjectStore<api::PodGroup>* groups, const Cache* cache)
+      : groups_(groups), cache_(cache) {}
+  std::shared_ptr<const api::PodGroup> GetPodGroup(std::string_view ns,
+                                                   std::string_view name) const override {
+    return groups_ ? groups_->Get(ns, name) : nullptr;
+  }
+  std::optional<PodGroupState> GetPodGroupState(std::string_view ns,
+                                                std::string_view name) const override {
+    return cache_ ? cache_->GetPodGroupState(ns, name) : std::nullopt;
+  }
+
+ private:
+  const ObjectStore<api::PodGroup>* groups_;
+  const Cache* cache_;
 };
 
 // The zone of a node: topology.kubernetes.io/zone, with the region, as upstream's GetZoneKey.

@@ -282,6 +282,7 @@ class Framework : public Handle {
     static const DraObjects kNone;
     return deps_.listers ? deps_.listers->dra : kNone;
   }
+  const PodGroupLister& pod_groups() const override { return pod_groups_; }
 
  private:
   friend class FilterRun;
@@ -328,6 +329,8 @@ class Framework : public Handle {
   Deps deps_;
   std::unique_ptr<metrics::FrameworkMetrics> metrics_;  // nullptr without Deps::metrics.
   metrics::PluginMetricsRecorder plugin_metrics_{deps_.metrics, profile_name_};
+  cache::PodGroupView pod_groups_{deps_.listers ? &deps_.listers->pod_groups : nullptr,
+                                  deps_.cache};
   int32_t percentage_ = 0;
   const Snapshot* snapshot_ = nullptr;
   std::map<std::string, std::unique_ptr<Plugin>, std::less<>> plugins_;

@@ -24,5 +24,6 @@ inline constexpr char kInterPodAffinity[] = "InterPodAffinity";
 inline constexpr char kDefaultPreemption[] = "DefaultPreemption";
 inline constexpr char kDynamicResources[] = "DynamicResources";
 inline constexpr char kNodeDeclaredFeatures[] = "NodeDeclaredFeatures";
+inline constexpr char kGangScheduling[] = "GangScheduling";
 
 }  // namespace ksched::plugins::names

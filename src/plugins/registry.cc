@@ -9,6 +9,7 @@
 #include "src/plugins/default_preemption/args.h"
 #include "src/plugins/default_preemption/default_preemption.h"
 #include "src/plugins/dynamic_resources/dynamic_resources.h"
+#include "src/plugins/gang_scheduling/gang_scheduling.h"
 #include "src/plugins/image_locality/image_locality.h"
 #include "src/plugins/inter_pod_affinity/args.h"
 #include "src/plugins/inter_pod_affinity/inter_pod_affinity.h"
@@ -87,6 +88,7 @@ Registry NewInTreeRegistry(const Features& features) {
       {names::kDefaultBinder, default_binder::New},
       {names::kNodeDeclaredFeatures,
        node_declared_features::MakeFactory(features.node_declared_features)},
+      {names::kGangScheduling, gang_scheduling::New},
   };
   Registry registry;
   for (const PluginSpec& spec : specs) {

@@ -97,6 +97,7 @@ void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
     return;
   }
   if (!IsResponsibleFor(*pod)) return;
+  cache_.AddPodGroupMember(pod);
   std::shared_ptr<const PodInfo> info = PodInfo::Make(std::move(pod));
   if (!info->pod->status.nominated_node_name.empty()) {
     nominator_.AddNominatedPod(info, info->pod->status.nominated_node_name);
@@ -138,6 +139,7 @@ void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
               nullptr);
     }
   }
+  cache_.RemovePodGroupMember(*pod);
   queue_->Delete(pod->metadata.uid);
   nominator_.DeleteNominatedPodIfExists(pod->metadata.uid);
   for (AttemptObserver* o : options_.observers) o->Forget(pod->metadata.uid);

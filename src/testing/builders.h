@@ -101,6 +101,11 @@ class MakePod {
     pod_.spec.scheduling_gates.push_back({std::move(name)});
     return *this;
   }
+  // spec.schedulingGroup.podGroupName.
+  MakePod& PodGroup(std::string name) {
+    pod_.spec.pod_group_name = std::move(name);
+    return *this;
+  }
   MakePod& NodeAffinityIn(std::string key, std::vector<std::string> values) {
     auto& na = Affinity().node_affinity;
     if (!na) na.emplace();

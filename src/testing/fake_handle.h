@@ -391,6 +391,7 @@ class FakeHandle : public Handle {
   const StorageLister& storage() const override { return listers_.storage; }
   // The DRA objects: a test sets them with listers().dra; the writer's claim writes land there.
   const DraLister& dra() const override { return listers_.dra; }
+  const PodGroupLister& pod_groups() const override { return pod_groups_; }
   PluginMetrics& metrics() override { return metrics_; }
   bool Stopping() const override { return stopping; }
   std::atomic<bool> stopping{false};  // What Stopping answers.
@@ -405,6 +406,7 @@ class FakeHandle : public Handle {
  private:
   cache::Cache cache_;
   Listers listers_;
+  cache::PodGroupView pod_groups_{&listers_.pod_groups, &cache_};
   Snapshot snapshot_;
   RecordingWriter writer_;
   CountingMetrics metrics_;
