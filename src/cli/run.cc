@@ -523,8 +523,8 @@ int RunScheduler(const RunFlags& flags, const features::FeatureGates& gates,
        .simulator_annotations = flags.simulator_annotations,
        .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation"),
        .opportunistic_batching = gates.Enabled("OpportunisticBatching"),
-       .throttle =
-           [&http] { (void)http->WaitForFewer(kMaxOutstandingRequests, absl::Seconds(1)); }},
+       .throttle = [&http] { (void)http->WaitForFewer(kMaxOutstandingRequests, absl::Seconds(1)); },
+       .generic_workload = gates.Enabled("GenericWorkload")},
       registry);
   if (!sched.ok()) {
     return Fail(std::string(sched.status().message()));

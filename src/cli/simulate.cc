@@ -153,7 +153,8 @@ int RunSimulate(const SimulateFlags& given, const features::FeatureGates& gates,
        .explain = flags.explain,
        .one_at_a_time = flags.one_at_a_time,
        .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation"),
-       .opportunistic_batching = gates.Enabled("OpportunisticBatching")});
+       .opportunistic_batching = gates.Enabled("OpportunisticBatching"),
+       .generic_workload = gates.Enabled("GenericWorkload")});
   if (!result.ok()) return SimulateFailed(AsStd(result.status().message()), 1);
   std::string out;
   if (flags.output == "json") {

@@ -240,6 +240,10 @@ std::optional<QueuedPodInfo> SchedulingQueue::PopLocked() {
   }
   if (e == nullptr) return std::nullopt;
   if (e->where == Where::kBackoff) Incoming("active", "PopFromBackoffQ", "");
+  return TakeLocked(e);
+}
+
+QueuedPodInfo SchedulingQueue::TakeLocked(Entry* e) {
   Unlink(e);
   e->where = Where::kInFlight;
   e->info.attempts++;
@@ -248,6 +252,26 @@ std::optional<QueuedPodInfo> SchedulingQueue::PopLocked() {
   }
   popped_at_[e->info.pod().metadata.uid] = event_seq_;
   return e->info;
+}
+
+std::vector<QueuedPodInfo> SchedulingQueue::PopPodGroup(std::string_view ns, std::string_view name,
+                                                        std::string_view except) {
+  absl::MutexLock lock(&mu_);
+  std::vector<QueuedPodInfo> out;
+  for (const auto& [uid, entry] : entries_) {
+    Entry* e = entry.get();
+    const api::Pod& pod = e->info.pod();
+    if (uid == except || !pod.spec.pod_group_name || *pod.spec.pod_group_name != name ||
+        pod.metadata.namespace_ != ns) {
+      continue;
+    }
+    if (e->where == Where::kInFlight || e->where == Where::kNew) continue;
+    if (e->gated && (e->fw == nullptr || !e->fw->RunPreEnqueuePlugins(pod).ok())) continue;
+    e->gated = false;
+    e->info.gating_plugin.clear();
+    out.push_back(TakeLocked(e));
+  }
+  return out;
 }
 
 std::optional<QueuedPodInfo> SchedulingQueue::Pop() {
@@ -356,6 +380,20 @@ void SchedulingQueue::Activate(const std::vector<std::string>& uids) {
       ToActive(e, "ForceActivate");
     }
   }
+}
+
+void SchedulingQueue::RecheckGatedPodGroup(std::string_view ns, std::string_view name,
+                                           std::string_view plugin) {
+  absl::MutexLock lock(&mu_);
+  std::vector<Entry*> gated;
+  for (Entry* e : unschedulable_) {
+    const api::Pod& pod = e->info.pod();
+    if (e->gated && e->info.gating_plugin == plugin && pod.spec.pod_group_name &&
+        *pod.spec.pod_group_name == name && pod.metadata.namespace_ == ns) {
+      gated.push_back(e);
+    }
+  }
+  for (Entry* e : gated) ToActive(e, "UnscheduledPodAdd", "active");
 }
 
 void SchedulingQueue::FlushBackoffQCompleted() {

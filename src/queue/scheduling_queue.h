@@ -27,6 +27,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/container/btree_set.h"
 #include "absl/synchronization/mutex.h"
@@ -100,6 +101,15 @@ class SchedulingQueue {
   void AddUnschedulableIfNotPresent(QueuedPodInfo pod);
   // The pod's cycle ended (scheduled); it leaves the in-flight set.
   void Done(std::string_view uid);
+  // The pods of pod group `ns`/`name` waiting here, other than `except` (in flight already): in
+  // activeQ, backoffQ, or among the unschedulable pods (the gated ones if PreEnqueue now lets
+  // them go), popped at once to be scheduled with it, as upstream pops a pod group's queued pods
+  // together (GenericWorkload).
+  std::vector<QueuedPodInfo> PopPodGroup(std::string_view ns, std::string_view name,
+                                         std::string_view except);
+  // A pod of pod group `ns`/`name` arrived: the group's pods that `plugin` holds back at PreEnqueue
+  // go through it again (what upstream's UnscheduledPodAdd event does for GangScheduling).
+  void RecheckGatedPodGroup(std::string_view ns, std::string_view name, std::string_view plugin);
 
   // Moves the unschedulable pods whose rejecting plugins' hints say the event may help.
   // The event is also kept for the pods in flight, until they all come back.
@@ -179,6 +189,8 @@ class SchedulingQueue {
   // Ends a pod's flight and drops the events no pod in flight still needs.
   void Land(const std::string& uid) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   std::optional<QueuedPodInfo> PopLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Takes `e` out of its queue into flight.
+  QueuedPodInfo TakeLocked(Entry* e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const QueueOptions options_;
   const Clock* clock_;

@@ -102,7 +102,12 @@ void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
   if (!info->pod->status.nominated_node_name.empty()) {
     nominator_.AddNominatedPod(info, info->pod->status.nominated_node_name);
   }
+  const std::shared_ptr<const api::Pod> added = info->pod;
   queue_->Add(std::move(info));
+  if (options_.generic_workload && added->spec.pod_group_name) {
+    queue_->RecheckGatedPodGroup(added->metadata.namespace_, *added->spec.pod_group_name,
+                                 "GangScheduling");
+  }
 }
 
 void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,

@@ -71,6 +71,10 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
     queue_->Done(pod.metadata.uid);
     return true;
   }
+  if (options_.generic_workload && pod.spec.pod_group_name) {
+    SchedulePodGroup(*fw_it->second, std::move(info), start);
+    return true;
+  }
   if (std::optional<BindingCycle> binding =
           SchedulingCycle(*fw_it->second, std::move(info), start)) {
     StartBindingCycle(std::move(*binding));
@@ -111,37 +115,43 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
     return std::nullopt;
   }
   metrics_->scheduling_algorithm_duration.With({})->Observe(metrics::SecondsSince(start));
+  return Place(fw, std::move(info), std::move(state), std::move(result.node), start, &found,
+               &fit_error.diagnosis, result.batched_after);
+}
 
+std::optional<Scheduler::BindingCycle> Scheduler::Place(
+    framework::Framework& fw, QueuedPodInfo info, std::shared_ptr<CycleState> state,
+    std::string node, SteadyTime start, const Found* found, const Diagnosis* diagnosis,
+    const std::string& batched_after) {
+  std::shared_ptr<const api::Pod> pod = info.pod_info->pod;
   // Assume the pod on the node, so the next cycles see it there before the bind completes.
   auto assumed_pod = std::make_shared<api::Pod>(*pod);
-  assumed_pod->spec.node_name = result.node;
+  assumed_pod->spec.node_name = node;
   std::shared_ptr<const api::Pod> assumed = assumed_pod;
-  if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), result.node); !st.ok()) {
+  if (absl::Status st = cache_.AssumePod(PodInfo::Make(assumed), node); !st.ok()) {
     HandleFailure(std::move(info), Status::Error(std::string(st.message())), nullptr, std::nullopt,
-                  &found, *state, start);
+                  found, *state, start);
     return std::nullopt;
   }
   nominator_.DeleteNominatedPodIfExists(pod->metadata.uid);  // It holds its node for real now.
   auto fail_after_assume = [&](const Status& why) {
-    fw.RunReservePluginsUnreserve(*state, *assumed, result.node);
+    fw.RunReservePluginsUnreserve(*state, *assumed, node);
     (void)cache_.ForgetPod(pod->metadata.uid);
-    HandleFailureOnNode(std::move(info), why, result.node, &found, *state, start);
+    HandleFailureOnNode(std::move(info), why, node, found, *state, start);
     return std::nullopt;
   };
-  if (const framework::SimulatorTrace* trace = Trace(*state)) trace->SelectedNode(result.node);
-  if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, result.node); !rs.ok()) {
+  if (const framework::SimulatorTrace* trace = Trace(*state)) trace->SelectedNode(node);
+  if (Status rs = fw.RunReservePluginsReserve(*state, *assumed, node); !rs.ok()) {
     return fail_after_assume(rs);
   }
-  const Status permit = fw.RunPermitPlugins(*state, *assumed, result.node);
+  const Status permit = fw.RunPermitPlugins(*state, *assumed, node);
   if (!permit.ok() && !permit.IsWait()) return fail_after_assume(permit);
   framework::Framework::PreBindWork pre_bind_work;
-  const Status pre_flight = fw.RunPreBindPreFlights(*state, *assumed, result.node, &pre_bind_work);
+  const Status pre_flight = fw.RunPreBindPreFlights(*state, *assumed, node, &pre_bind_work);
   if (!pre_flight.ok() && !pre_flight.IsSkip()) return fail_after_assume(pre_flight);
-  Observe({.result = "Scheduled",
-           .node = result.node,
-           .batched_after = result.batched_after,
-           .diagnosis = &fit_error.diagnosis},
-          info, &found);
+  Observe(
+      {.result = "Scheduled", .node = node, .batched_after = batched_after, .diagnosis = diagnosis},
+      info, found);
   // Filter's and Score's data is not held while the pod waits on its bind.
   internal::CycleStateAccess::EndSchedulingCycle(*state);
 
@@ -149,7 +159,7 @@ std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Fra
                        .state = std::move(state),
                        .info = std::move(info),
                        .assumed = std::move(assumed),
-                       .node = std::move(result.node),
+                       .node = node,
                        .start = start,
                        .async = !permit.IsWait() && fw.CanBindAsync(pre_flight, pre_bind_work),
                        .pre_bind_work = std::move(pre_bind_work)};
@@ -445,6 +455,11 @@ void Scheduler::HandleFailure(QueuedPodInfo info, const Status& status, const Di
           info, found);
   // Preemption's nomination (or its clearing) holds the room on the node for this pod.
   if (nominated) nominator_.AddNominatedPod(info.pod_info, *nominated);
+  if (group_failure_) {
+    // After a backoff, whatever the cluster does meanwhile, as upstream requeues a pod group.
+    info.unschedulable_plugins.clear();
+    info.pending_plugins.clear();
+  }
   queue_->AddUnschedulableIfNotPresent(std::move(info));
   options_.writer->RecordEvent(*pod, "Warning", "FailedScheduling", "Scheduling",
                                TruncateEventMessage(message));

@@ -1,6 +1,9 @@
 #include "src/scheduler/scheduler.h"
 
+#include <algorithm>
+
 #include "fmt/format.h"
+#include "src/plugins/names.h"
 
 namespace ksched::scheduler {
 
@@ -50,6 +53,20 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
         "from the configuration");
   }
   std::unique_ptr<Scheduler> s(new Scheduler(std::move(options)));
+  if (s->options_.generic_workload) {
+    // Upstream's defaults with GenericWorkload: GangScheduling ends the default plugins, unless
+    // the profile disables it.
+    for (config::Profile& profile : s->options_.config.profiles) {
+      config::PluginSet& multi = profile.plugins.multi_point;
+      auto named = [](const config::PluginRef& r) {
+        return r.name == "*" || r.name == plugins::names::kGangScheduling;
+      };
+      if (std::none_of(multi.disabled.begin(), multi.disabled.end(), named) &&
+          std::none_of(multi.enabled.begin(), multi.enabled.end(), named)) {
+        multi.enabled.push_back({plugins::names::kGangScheduling, 0});
+      }
+    }
+  }
   const config::Configuration& cfg = s->options_.config;
   for (const config::Profile& profile : cfg.profiles) {
     if (s->frameworks_.contains(profile.scheduler_name)) {

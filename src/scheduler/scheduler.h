@@ -74,6 +74,9 @@ struct SchedulerOptions {
   // writes, with their cycles' state, in memory at once. The order of the pods, and so every
   // decision, is the same; only when each cycle starts changes.
   std::function<void()> throttle;
+  // The GenericWorkload gate (beta, off by default): the pods of a PodGroup are scheduled
+  // together, in a pod group cycle (schedule_one_podgroup.cc).
+  bool generic_workload = false;
 };
 
 class Scheduler : public ClusterEventSink {
@@ -160,6 +163,21 @@ class Scheduler : public ClusterEventSink {
   // condition written).
   std::optional<BindingCycle> SchedulingCycle(framework::Framework& fw, QueuedPodInfo info,
                                               SteadyTime start);
+  // Assume on `node`, Reserve, Permit and PreBind's pre-flight (upstream's
+  // prepareForBindingCycle): the binding cycle to start, or nullopt once a failure is handled.
+  // `found`, `diagnosis` and `batched_after` are what the scheduling cycle found, for the
+  // attempt's observers.
+  std::optional<BindingCycle> Place(framework::Framework& fw, QueuedPodInfo info,
+                                    std::shared_ptr<CycleState> state, std::string node,
+                                    SteadyTime start, const Found* found,
+                                    const Diagnosis* diagnosis, const std::string& batched_after);
+  // --- The pod group cycle (schedule_one_podgroup.cc), with generic_workload: the queued pods of
+  // `first`'s PodGroup, placed together if at least its minCount fit, or not at all.
+  void SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, SteadyTime start);
+  // What upstream's PodGroupPostFilter plugins say of a group that does not fit: DynamicResources'
+  // (an error when no pod reached its PreFilter, `pre_filtered` false), then DefaultPreemption's.
+  Status PodGroupPostFilter(framework::Framework& fw, const api::PodGroup& group,
+                            const std::vector<QueuedPodInfo>& pods, bool pre_filtered);
   // Filters, scores and picks a node (upstream's schedulePod).
   // The feasible nodes go to feasible_, the rejections to fit_error->diagnosis.
   Status SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
@@ -233,6 +251,8 @@ class Scheduler : public ClusterEventSink {
   Snapshot snapshot_;
   size_t next_start_node_index_ = 0;
   int64_t cycle_ = 0;  // Pods popped so far (upstream's scheduling cycle count).
+  // HandleFailure is handling a pod group's pod: it goes back after a backoff.
+  bool group_failure_ = false;
   std::vector<uint8_t> verdict_scratch_;
   std::vector<Status> status_scratch_;
   std::vector<const NodeInfo*> feasible_;    // The scheduling cycle's feasible nodes.

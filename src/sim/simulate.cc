@@ -171,7 +171,8 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
       .observers = {&cycles},
       .explain_rejections = options.explain,
       .nominated_node_name_for_expectation = options.nominated_node_name_for_expectation,
-      .opportunistic_batching = options.opportunistic_batching};
+      .opportunistic_batching = options.opportunistic_batching,
+      .generic_workload = options.generic_workload};
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> created =
       scheduler::Scheduler::Create(std::move(so), registry);
   if (!created.ok()) return created.status();

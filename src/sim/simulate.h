@@ -28,6 +28,7 @@ struct SimulationOptions {
   bool one_at_a_time = false;
   bool nominated_node_name_for_expectation = true;  // The gate (SchedulerOptions').
   bool opportunistic_batching = true;               // The gate (SchedulerOptions').
+  bool generic_workload = false;                    // The gate (SchedulerOptions').
 };
 
 // What `simulate --explain` shows of a pod's last scheduling cycle (its observer keeps it).

@@ -1,0 +1,272 @@
+// The pod group cycle (upstream's schedule_one_podgroup.go), with the GenericWorkload gate on: the
+// queued pods of one PodGroup are tried together, each on the snapshot with the ones before it
+// assumed and reserved, and placed only if the group's minCount can be met (GangScheduling's
+// PlacementFeasible); otherwise none is, and each says why.
+//
+// What is left out, for now: topology-aware placement and composite groups (their gates stay
+// off), the preemption of victims for a group (its pods stay pending and say so), and the
+// PodGroup's PodGroupInitiallyScheduled condition.
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fmt/format.h"
+#include "src/plugins/gang_scheduling/gang_scheduling.h"
+#include "src/scheduler/scheduler.h"
+#include "src/sdk/cycle_state_access.h"
+
+namespace ksched::scheduler {
+namespace {
+
+using plugins::gang_scheduling::MinCount;
+using plugins::gang_scheduling::PlacementFeasible;
+
+constexpr char kPodGroupUnschedulable[] = "pod group is unschedulable";
+
+// The order a group's pods are tried in (upstream's PodGroupMemberPodsOrderingFunc): priority,
+// then attempts, high first; then the oldest; then by name.
+bool MemberBefore(const QueuedPodInfo& a, const QueuedPodInfo& b) {
+  const int32_t pa = api::PodPriority(a.pod()), pb = api::PodPriority(b.pod());
+  if (pa != pb) return pa > pb;
+  if (a.attempts != b.attempts) return a.attempts > b.attempts;
+  if (a.timestamp != b.timestamp) return a.timestamp < b.timestamp;
+  return a.pod().metadata.name < b.pod().metadata.name;
+}
+
+std::string PreemptionPolicyOf(const api::Pod& pod) {
+  return pod.spec.preemption_policy.value_or("PreemptLowerPriority");
+}
+
+// Upstream's validatePodGroup, on the queued pods: one profile, the group's priority, one
+// preemption policy. "" when they agree.
+std::string Disagreement(const std::vector<QueuedPodInfo>& pods, const api::PodGroup& group) {
+  const std::string& scheduler = pods.front().pod().spec.scheduler_name;
+  const std::string policy = PreemptionPolicyOf(pods.front().pod());
+  for (const QueuedPodInfo& info : pods) {
+    const api::Pod& pod = info.pod();
+    if (pod.spec.scheduler_name != scheduler) {
+      return fmt::format(
+          "all pods in a single pod group should have the same .spec.schedulerName set, got: "
+          "\"{}\" and \"{}\"",
+          pod.spec.scheduler_name, scheduler);
+    }
+    if (api::PodPriority(pod) != api::PodGroupPriority(group)) {
+      return fmt::format(
+          "all pods in a single pod group should have the same priority as the pod group's "
+          "priority, got {} and {}",
+          api::PodPriority(pod), api::PodGroupPriority(group));
+    }
+    if (PreemptionPolicyOf(pod) != policy) {
+      return fmt::format(
+          "all pods in a single pod group should have the same preemption policy, got {} and {}",
+          PreemptionPolicyOf(pod), policy);
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+Status Scheduler::PodGroupPostFilter(framework::Framework& fw, const api::PodGroup& group,
+                                     const std::vector<QueuedPodInfo>& pods, bool pre_filtered) {
+  // The plugins upstream runs at PodGroupPostFilter, in its order: those of the profile's
+  // PostFilter plugins that have one.
+  std::vector<std::string> reasons;
+  std::string first_plugin;
+  const std::map<std::string, std::vector<std::string>> points = fw.PluginsByExtensionPoint();
+  auto post_filter = points.find("postFilter");
+  if (post_filter == points.end()) return Status::Unschedulable("");
+  for (const std::string& plugin : post_filter->second) {
+    Status s;
+    if (plugin == "DynamicResources") {
+      // It reads what its PreFilter wrote in the cycle: none when no pod got that far.
+      if (!pre_filtered) {
+        return Status::Error("error in \"DynamicResources\" PodGroupPostFilter plugins: not found");
+      }
+      s = Status::Unschedulable("deallocation and deletion of ResourceClaims completed");
+    } else if (plugin == "DefaultPreemption") {
+      const bool never = std::any_of(pods.begin(), pods.end(), [](const QueuedPodInfo& p) {
+        return PreemptionPolicyOf(p.pod()) == "Never";
+      });
+      bool victims = false;
+      for (const NodeInfo* node : snapshot_.nodes()) {
+        for (const auto& p : node->pods()) {
+          if (api::PodPriority(*p->pod) < api::PodGroupPriority(group)) victims = true;
+        }
+      }
+      if (never) {
+        s = Status::Unschedulable(
+            "pod group preemption: not eligible due to "
+            "preemptionPolicy=Never.");
+      } else if (!victims) {
+        s = Status::UnschedulableAndUnresolvable(
+            "pod group preemption: No preemption victims found for incoming preemptor");
+      } else {
+        s = Status::UnschedulableAndUnresolvable(
+            "pod group preemption: preempting for a pod group is not supported by ksched yet");
+      }
+    } else {
+      continue;
+    }
+    if (s.code() == Code::kUnschedulableAndUnresolvable) return std::move(s).WithPlugin(plugin);
+    if (first_plugin.empty()) first_plugin = plugin;
+    reasons.insert(reasons.end(), s.reasons().begin(), s.reasons().end());
+  }
+  return Status(Code::kUnschedulable, std::move(reasons)).WithPlugin(first_plugin);
+}
+
+void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, SteadyTime start) {
+  const std::string ns = first.pod().metadata.namespace_;
+  const std::string name = *first.pod().spec.pod_group_name;
+  std::vector<QueuedPodInfo> pods = queue_->PopPodGroup(ns, name, first.pod().metadata.uid);
+  pods.push_back(std::move(first));
+  std::stable_sort(pods.begin(), pods.end(), MemberBefore);
+  // A deleted pod is skipped, as upstream's skipPodGroupPodSchedule.
+  std::erase_if(pods, [&](const QueuedPodInfo& info) {
+    const api::Pod& pod = info.pod();
+    if (!pod.metadata.deletion_timestamp) return false;
+    options_.writer->RecordEvent(pod, "Warning", "FailedScheduling", "Scheduling",
+                                 fmt::format("skip schedule deleting pod: {}/{}",
+                                             pod.metadata.namespace_, pod.metadata.name));
+    queue_->Done(pod.metadata.uid);
+    return true;
+  });
+  if (pods.empty()) return;
+  cache_.UpdateSnapshot(&snapshot_);
+  fw.set_snapshot(&snapshot_);
+  const CycleState no_state;
+  // Each failed pod goes back after a backoff, whatever happens meanwhile, as upstream requeues a
+  // pod group.
+  auto fail = [&](QueuedPodInfo info, const Status& s, const Diagnosis* diagnosis,
+                  const CycleState& state) {
+    group_failure_ = true;
+    HandleFailure(std::move(info), s, diagnosis, std::string(), nullptr, state, start);
+    group_failure_ = false;
+  };
+  std::shared_ptr<const api::PodGroup> group = listers_.pod_groups.Get(ns, name);
+  std::string error =
+      group == nullptr
+          ? fmt::format("pod group object not found for pod group podgroup/{}/{}", ns, name)
+          : Disagreement(pods, *group);
+  if (!error.empty()) {
+    for (QueuedPodInfo& info : pods) fail(std::move(info), Status::Error(error), nullptr, no_state);
+    return;
+  }
+
+  // The simulation: each pod on the snapshot, the ones before it assumed and reserved.
+  struct Tried {
+    std::shared_ptr<CycleState> state = std::make_shared<CycleState>();
+    FitError fit_error;
+    Status status;  // Success: `node` chosen.
+    std::string node;
+    bool tried = false;
+  };
+  std::vector<Tried> tried(pods.size());
+  const int min_count = MinCount(*group);
+  std::optional<PodGroupState> known = cache_.GetPodGroupState(ns, name);
+  int scheduled = known ? static_cast<int>(known->scheduled) : 0;
+  int remaining = static_cast<int>(pods.size());
+  Status group_status = PlacementFeasible(min_count, scheduled, remaining);
+  bool pre_filtered = false;
+  bool evaluated = false;  // Whether any pod was tried (else the first check failed).
+  std::vector<size_t> assumed;
+  if (group_status.code() != Code::kUnschedulable) {
+    for (size_t i = 0; i < pods.size(); ++i) {
+      Tried& t = tried[i];
+      t.tried = true;
+      evaluated = true;
+      const api::Pod& pod = pods[i].pod();
+      internal::CycleStateAccess::SetExplain(*t.state, options_.explain_rejections);
+      ScheduleResult result;
+      cache_.UpdateSnapshot(&snapshot_);
+      if (snapshot_.size() > 0) pre_filtered = true;
+      t.status = SchedulePod(fw, *t.state, pod, &result, &t.fit_error);
+      if (t.status.ok()) {
+        auto on_node = std::make_shared<api::Pod>(pod);
+        on_node->spec.node_name = result.node;
+        t.node = result.node;
+        absl::Status st = cache_.AssumePod(PodInfo::Make(std::move(on_node)), result.node);
+        if (st.ok()) {
+          t.status = fw.RunReservePluginsReserve(*t.state, pod, result.node);
+          assumed.push_back(i);
+        } else {
+          t.status = Status::Error(std::string(st.message()));
+        }
+      }
+      if (!t.status.ok() && !t.status.IsRejected()) {
+        group_status = Status::Error(
+            fmt::format("failed to schedule other pod from a pod group: {}", t.status.Message()));
+        break;
+      }
+      --remaining;
+      if (t.status.ok()) ++scheduled;
+      group_status = PlacementFeasible(min_count, scheduled, remaining);
+      if (group_status.code() == Code::kUnschedulable) break;
+    }
+  }
+  // Nothing of the simulation stays: the placed pods are assumed again below.
+  for (auto it = assumed.rbegin(); it != assumed.rend(); ++it) {
+    fw.RunReservePluginsUnreserve(*tried[*it].state, pods[*it].pod(), tried[*it].node);
+    (void)cache_.ForgetPod(pods[*it].pod().metadata.uid);
+  }
+  const bool any_placed = !assumed.empty() && group_status.ok();
+  if (group_status.ok() && !any_placed) {
+    group_status = Status::Unschedulable(kPodGroupUnschedulable);
+  } else if (group_status.IsWait() || (group_status.IsRejected() && !evaluated)) {
+    std::vector<std::string> reasons = {kPodGroupUnschedulable};
+    reasons.insert(reasons.end(), group_status.reasons().begin(), group_status.reasons().end());
+    group_status = Status(Code::kUnschedulable, std::move(reasons));
+  }
+  // The pods not tried carry the group's status as it stood before PodGroupPostFilter.
+  for (Tried& t : tried) {
+    if (!t.tried) t.status = group_status;
+  }
+  if (group_status.code() == Code::kUnschedulable) {
+    const Status post = PodGroupPostFilter(fw, *group, pods, pre_filtered);
+    if (!post.ok() && !post.IsRejected()) {
+      group_status = post;
+    } else if (!post.Message().empty()) {
+      std::vector<std::string> reasons = group_status.reasons();
+      reasons.push_back(post.Message());
+      group_status = Status(group_status.code(), std::move(reasons));
+    }
+  }
+
+  // The outcome, pod by pod, in the group's order.
+  std::vector<BindingCycle> bindings;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    Tried& t = tried[i];
+    QueuedPodInfo& info = pods[i];
+    if (!group_status.ok() && !group_status.IsRejected()) {
+      fail(std::move(info), t.status.ok() || t.status.IsRejected() ? group_status : t.status,
+           nullptr, *t.state);
+      continue;
+    }
+    if (!t.status.ok()) {
+      const bool fit_error = t.fit_error.num_all_nodes > 0;
+      Status s = t.status;
+      // The filters' message, without preemption's: PostFilter does not run for a group's pod.
+      if (fit_error) s = Status(t.status.code(), {t.fit_error.Error()});
+      fail(std::move(info), s, fit_error ? &t.fit_error.diagnosis : nullptr, *t.state);
+      continue;
+    }
+    if (!group_status.ok()) {
+      // It fitted, but the group did not.
+      std::vector<std::string> reasons = {kPodGroupUnschedulable};
+      reasons.insert(reasons.end(), group_status.reasons().begin(), group_status.reasons().end());
+      fail(std::move(info), Status(Code::kUnschedulable, std::move(reasons)), nullptr, *t.state);
+      continue;
+    }
+    if (std::optional<BindingCycle> b = Place(fw, std::move(info), t.state, t.node, start, nullptr,
+                                              &t.fit_error.diagnosis, "")) {
+      bindings.push_back(std::move(*b));
+    }
+  }
+  // Started once each has been through Permit, so that a gang's pods waiting there for the rest
+  // are allowed before any binding cycle waits for them.
+  for (BindingCycle& b : bindings) StartBindingCycle(std::move(b));
+}
+
+}  // namespace ksched::scheduler
