@@ -294,6 +294,15 @@ class PermitPlugin : public virtual Plugin {
                         absl::Duration* timeout) = 0;
 };
 
+// The pod group cycle's check (upstream's PlacementFeasible, which only GangScheduling has): after
+// each pod it tries, whether `group` can still be placed with `scheduled` of its pods placed and
+// `remaining` left to try. Success: it can be now; Wait: not yet; Unschedulable: it cannot be.
+// Thread: the scheduling thread.
+class PlacementFeasiblePlugin : public virtual Plugin {
+ public:
+  virtual Status PlacementFeasible(const api::PodGroup& group, int scheduled, int remaining) = 0;
+};
+
 class PreBindPlugin : public virtual Plugin {
  public:
   // Work that must be done before the pod is bound (volumes bound and provisioned). It may

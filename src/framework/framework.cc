@@ -215,6 +215,9 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
   for (PreFilterPlugin* p : pre_filter_) {
     if (auto* ext = PluginAs<PreFilterExtensions>(p)) pre_filter_extensions_.emplace_back(p, ext);
   }
+  if (auto it = plugins_.find("GangScheduling"); it != plugins_.end()) {
+    placement_feasible_ = PluginAs<PlacementFeasiblePlugin>(it->second.get());
+  }
 
   if (queue_sort_.size() != 1) {
     return absl::InvalidArgumentError(fmt::format(
@@ -804,6 +807,13 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& po
     }
     return Status();
   });
+}
+
+Status Framework::RunPlacementFeasible(const api::PodGroup& group, int scheduled, int remaining) {
+  if (placement_feasible_ == nullptr) return Status();
+  Status s = placement_feasible_->PlacementFeasible(group, scheduled, remaining);
+  if (s.ok() || s.IsRejected() || s.IsWait()) return std::move(s).WithPlugin("GangScheduling");
+  return Status::Error(fmt::format("running PlacementFeasible plugin: {}", s.Message()));
 }
 
 Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {

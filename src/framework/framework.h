@@ -148,6 +148,9 @@ class Framework : public Handle {
   void RunReservePluginsUnreserve(CycleState& state, const api::Pod& pod, std::string_view node);
   // Success, Wait (the pod is now a waiting pod), or a rejection.
   Status RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node);
+  // GangScheduling's PlacementFeasible, as upstream wires it (by name): Success without it; its
+  // Unschedulable and Wait with its name; an error as "running PlacementFeasible plugin: ...".
+  Status RunPlacementFeasible(const api::PodGroup& group, int scheduled, int remaining);
 
   // --- Binding cycle ---
   // Blocks until a waiting pod is allowed, rejected or times out on Deps::clock; Success if it was
@@ -347,6 +350,7 @@ class Framework : public Handle {
   std::vector<ScorePlugin*> score_;
   std::vector<ReservePlugin*> reserve_;
   std::vector<PermitPlugin*> permit_;
+  PlacementFeasiblePlugin* placement_feasible_ = nullptr;
   std::vector<PreBindPlugin*> pre_bind_;
   std::vector<AsyncPreBindPlugin*> async_pre_bind_;  // pre_bind_'s, or nullptr where one is not.
   std::vector<BindPlugin*> bind_;

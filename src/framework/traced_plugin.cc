@@ -25,6 +25,7 @@ class TracedPlugin final : public PreEnqueuePlugin,
                            public ScoreExtensions,
                            public ReservePlugin,
                            public PermitPlugin,
+                           public PlacementFeasiblePlugin,
                            public PreBindPlugin,
                            public AsyncPreBindPlugin,
                            public BindPlugin,
@@ -46,6 +47,7 @@ class TracedPlugin final : public PreEnqueuePlugin,
         score_extensions_(PluginAs<ScoreExtensions>(p_.get())),
         reserve_(PluginAs<ReservePlugin>(p_.get())),
         permit_(PluginAs<PermitPlugin>(p_.get())),
+        placement_feasible_(PluginAs<PlacementFeasiblePlugin>(p_.get())),
         pre_bind_(PluginAs<PreBindPlugin>(p_.get())),
         async_pre_bind_(PluginAs<AsyncPreBindPlugin>(p_.get())),
         bind_(PluginAs<BindPlugin>(p_.get())),
@@ -56,31 +58,30 @@ class TracedPlugin final : public PreEnqueuePlugin,
   std::string_view Name() const override { return p_->Name(); }
 
   bool Serves(const std::type_info& i) const override {
-    const void* const served[] = {pre_enqueue_,
-                                  queue_sort_,
-                                  enqueue_extensions_,
-                                  pre_filter_,
-                                  pre_filter_extensions_,
-                                  filter_,
-                                  post_filter_,
-                                  pre_score_,
-                                  score_,
-                                  score_extensions_,
-                                  reserve_,
-                                  permit_,
-                                  pre_bind_,
-                                  async_pre_bind_,
-                                  bind_,
-                                  async_bind_,
-                                  post_bind_,
-                                  sign_};
-    const std::type_info* const interfaces[] = {
-        &typeid(PreEnqueuePlugin), &typeid(QueueSortPlugin),     &typeid(EnqueueExtensions),
-        &typeid(PreFilterPlugin),  &typeid(PreFilterExtensions), &typeid(FilterPlugin),
-        &typeid(PostFilterPlugin), &typeid(PreScorePlugin),      &typeid(ScorePlugin),
-        &typeid(ScoreExtensions),  &typeid(ReservePlugin),       &typeid(PermitPlugin),
-        &typeid(PreBindPlugin),    &typeid(AsyncPreBindPlugin),  &typeid(BindPlugin),
-        &typeid(AsyncBindPlugin),  &typeid(PostBindPlugin),      &typeid(SignPlugin)};
+    const void* const served[] = {
+        pre_enqueue_, queue_sort_,  enqueue_extensions_, pre_filter_, pre_filter_extensions_,
+        filter_,      post_filter_, pre_score_,          score_,      score_extensions_,
+        reserve_,     permit_,      placement_feasible_, pre_bind_,   async_pre_bind_,
+        bind_,        async_bind_,  post_bind_,          sign_};
+    const std::type_info* const interfaces[] = {&typeid(PreEnqueuePlugin),
+                                                &typeid(QueueSortPlugin),
+                                                &typeid(EnqueueExtensions),
+                                                &typeid(PreFilterPlugin),
+                                                &typeid(PreFilterExtensions),
+                                                &typeid(FilterPlugin),
+                                                &typeid(PostFilterPlugin),
+                                                &typeid(PreScorePlugin),
+                                                &typeid(ScorePlugin),
+                                                &typeid(ScoreExtensions),
+                                                &typeid(ReservePlugin),
+                                                &typeid(PermitPlugin),
+                                                &typeid(PlacementFeasiblePlugin),
+                                                &typeid(PreBindPlugin),
+                                                &typeid(AsyncPreBindPlugin),
+                                                &typeid(BindPlugin),
+                                                &typeid(AsyncBindPlugin),
+                                                &typeid(PostBindPlugin),
+                                                &typeid(SignPlugin)};
     for (size_t k = 0; k < std::size(interfaces); ++k) {
       if (*interfaces[k] == i) return served[k] != nullptr;
     }
@@ -191,6 +192,11 @@ class TracedPlugin final : public PreEnqueuePlugin,
     return s;
   }
 
+  // Not recorded: the pod group cycle's own check.
+  Status PlacementFeasible(const api::PodGroup& group, int scheduled, int remaining) override {
+    return placement_feasible_->PlacementFeasible(group, scheduled, remaining);
+  }
+
   Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) override {
     return Recorded(state, Point::kPreBind, pre_bind_->PreBind(state, pod, node));
   }
@@ -237,6 +243,7 @@ class TracedPlugin final : public PreEnqueuePlugin,
   ScoreExtensions* const score_extensions_;
   ReservePlugin* const reserve_;
   PermitPlugin* const permit_;
+  PlacementFeasiblePlugin* const placement_feasible_;
   PreBindPlugin* const pre_bind_;
   AsyncPreBindPlugin* const async_pre_bind_;
   BindPlugin* const bind_;

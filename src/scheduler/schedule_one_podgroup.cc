@@ -13,15 +13,11 @@
 #include <vector>
 
 #include "fmt/format.h"
-#include "src/plugins/gang_scheduling/gang_scheduling.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sdk/cycle_state_access.h"
 
 namespace ksched::scheduler {
 namespace {
-
-using plugins::gang_scheduling::MinCount;
-using plugins::gang_scheduling::PlacementFeasible;
 
 constexpr char kPodGroupUnschedulable[] = "pod group is unschedulable";
 
@@ -164,11 +160,10 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
     bool tried = false;
   };
   std::vector<Tried> tried(pods.size());
-  const int min_count = MinCount(*group);
   std::optional<PodGroupState> known = cache_.GetPodGroupState(ns, name);
   int scheduled = known ? static_cast<int>(known->scheduled) : 0;
   int remaining = static_cast<int>(pods.size());
-  Status group_status = PlacementFeasible(min_count, scheduled, remaining);
+  Status group_status = fw.RunPlacementFeasible(*group, scheduled, remaining);
   bool pre_filtered = false;
   bool evaluated = false;  // Whether any pod was tried (else the first check failed).
   std::vector<size_t> assumed;
@@ -202,7 +197,7 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
       }
       --remaining;
       if (t.status.ok()) ++scheduled;
-      group_status = PlacementFeasible(min_count, scheduled, remaining);
+      group_status = fw.RunPlacementFeasible(*group, scheduled, remaining);
       if (group_status.code() == Code::kUnschedulable) break;
     }
   }

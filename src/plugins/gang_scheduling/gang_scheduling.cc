@@ -22,6 +22,10 @@ Status PlacementFeasible(int min_count, int scheduled, int remaining) {
   return Status();
 }
 
+Status GangScheduling::PlacementFeasible(const api::PodGroup& group, int scheduled, int remaining) {
+  return gang_scheduling::PlacementFeasible(MinCount(group), scheduled, remaining);
+}
+
 Status GangScheduling::PreEnqueue(const api::Pod& pod) {
   if (!pod.spec.pod_group_name) return Status();
   const std::string& name = *pod.spec.pod_group_name;

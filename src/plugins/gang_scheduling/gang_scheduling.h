@@ -23,6 +23,7 @@ inline constexpr absl::Duration kPermitTimeout = absl::Minutes(5);
 
 class GangScheduling final : public PreEnqueuePlugin,
                              public PermitPlugin,
+                             public PlacementFeasiblePlugin,
                              public EnqueueExtensions {
  public:
   explicit GangScheduling(Handle& handle) : handle_(handle) {}
@@ -38,6 +39,8 @@ class GangScheduling final : public PreEnqueuePlugin,
   // gang's pods waiting here.
   Status Permit(CycleState& state, const api::Pod& pod, std::string_view node,
                 absl::Duration* timeout) override;
+  // The free PlacementFeasible below, with the group's minCount.
+  Status PlacementFeasible(const api::PodGroup& group, int scheduled, int remaining) override;
   // A pod of its group added (pending or bound), its PodGroup added, or its gang's minCount
   // lowered.
   std::vector<ClusterEventWithHint> EventsToRegister() const override;
