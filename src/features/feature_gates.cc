@@ -364,7 +364,11 @@ absl::Status FeatureGates::CheckImplemented() const {
   const FeatureGates defaults;
   for (const std::string& gate : SchedulerGates()) {
     const bool value = Enabled(gate);
-    if (value == defaults.Enabled(gate) || Honoured(gate) || (!value && DecidedAsOff(gate))) {
+    // GenericWorkload is done as 1.37 has it (PodGroups of scheduling.k8s.io/v1beta1); the
+    // releases before served other versions of the API, and decided otherwise.
+    const bool as_1_37_only = gate == "GenericWorkload" && value && emulation_ < Version{1, 37};
+    if (!as_1_37_only &&
+        (value == defaults.Enabled(gate) || Honoured(gate) || (!value && DecidedAsOff(gate)))) {
       continue;
     }
     const std::string setting = set_.contains(gate) || emulation_ == BinaryVersion()

@@ -163,6 +163,16 @@ TEST(FeatureGatesTest, WhatKschedDoesNotImplementIsRefusedByName) {
   g = FeatureGates::FromFlags({.feature_gates = {"ClientsAllowCBOR=true,ContextualLogging=false"}});
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();
+  // Gangs are done as 1.37 does them, and refused for the releases before.
+  g = FeatureGates::FromFlags({.feature_gates = {"GenericWorkload=true"}});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_TRUE(g->CheckImplemented().ok()) << g->CheckImplemented();
+  g = FeatureGates::FromFlags(
+      {.feature_gates = {"GenericWorkload=true"}, .emulated_version = {"1.36"}});
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_EQ(g->CheckImplemented().message(),
+            "feature gate GenericWorkload=true: ksched does not implement it yet, and decides as "
+            "kube-scheduler v1.37.2 does with GenericWorkload=false");
 }
 
 TEST(FeatureGatesTest, TheMetricHasEachGateWithItsStageAndValue) {
