@@ -122,6 +122,15 @@ class ClusterWriter {
     return absl::UnimplementedError("this cluster writer does not annotate pods");
   }
 
+  // Sets `condition` among the PodGroup's status.conditions (replacing the one of its type, with
+  // observedGeneration `generation`), without waiting for the answer: the pod group cycle's
+  // PodGroupInitiallyScheduled (GenericWorkload).
+  virtual absl::Status SetPodGroupCondition(const api::PodGroup& group,
+                                            const api::Condition& condition, int64_t generation) {
+    (void)group, (void)condition, (void)generation;
+    return absl::UnimplementedError("this cluster writer does not write pod groups' status");
+  }
+
   // --- DRA-backed extended resources (DynamicResources), each blocking until the cluster
   // answers. PreBind: creates the claim the scheduler made for a pod's extended resources (its
   // metadata's namespace, generateName, ownerReferences and annotations, and its requests), and

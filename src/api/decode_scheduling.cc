@@ -22,6 +22,7 @@ absl::Status ConditionOf(element e, const Path& p, Condition* out) {
     if (k == "status") return Str(v, vp, &out->status);
     if (k == "reason") return Str(v, vp, &out->reason);
     if (k == "message") return Str(v, vp, &out->message);
+    if (k == "lastTransitionTime") return Str(v, vp, &out->last_transition_time);
     return absl::OkStatus();
   });
 }

@@ -82,6 +82,29 @@ absl::Status ApiWriter::PatchPodAnnotations(const api::Pod& pod,
   return absl::OkStatus();
 }
 
+absl::Status ApiWriter::SetPodGroupCondition(const api::PodGroup& group, const api::Condition& c,
+                                             int64_t generation) {
+  std::string what =
+      fmt::format("status of podgroup {}/{}", group.metadata.namespace_, group.metadata.name);
+  const json condition = {{"type", c.type},
+                          {"status", c.status},
+                          {"observedGeneration", generation},
+                          {"lastTransitionTime", c.last_transition_time},
+                          {"reason", c.reason},
+                          {"message", c.message}};
+  http_.Send(
+      {.method = "PATCH",
+       .path = fmt::format("/apis/scheduling.k8s.io/v1beta1/namespaces/{}/podgroups/{}/status",
+                           group.metadata.namespace_, group.metadata.name),
+       .body = json{{"status", {{"conditions", json::array({condition})}}}}.dump(),
+       .content_type = "application/strategic-merge-patch+json",
+       .guard = options_.may_write},
+      [report = options_.on_write_error, what = std::move(what)](const HttpResponse& r) {
+        if (!r.ok() && r.status != 404 && report) report(what, r.ToStatus());
+      });
+  return absl::OkStatus();
+}
+
 void ApiWriter::FinishSeries(absl::Time now) {
   events_.FinishSeries(now);
   absl::MutexLock lock(&patches_->mu);

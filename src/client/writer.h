@@ -94,6 +94,8 @@ class ApiWriter : public ClusterWriter {
   absl::Status DeletePod(const api::Pod& pod) override;
   // A merge patch of metadata.annotations, sent without waiting; a failure is reported as the
   // other writes' are (but a pod gone meanwhile).
+  absl::Status SetPodGroupCondition(const api::PodGroup& group, const api::Condition& condition,
+                                    int64_t generation) override;
   absl::Status PatchPodAnnotations(const api::Pod& pod,
                                    const std::map<std::string, std::string>& annotations) override;
 

@@ -4,8 +4,7 @@
 // PlacementFeasible); otherwise none is, and each says why.
 //
 // What is left out, for now: topology-aware placement and composite groups (their gates stay
-// off), the preemption of victims for a group (its pods stay pending and say so), and the
-// PodGroup's PodGroupInitiallyScheduled condition.
+// off), and the preemption of victims for a group (its pods stay pending and say so).
 #include <algorithm>
 #include <map>
 #include <string>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "ksched/api/field.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sdk/cycle_state_access.h"
 
@@ -64,6 +64,29 @@ std::string Disagreement(const std::vector<QueuedPodInfo>& pods, const api::PodG
 }
 
 }  // namespace
+
+void Scheduler::SetInitiallyScheduled(const api::PodGroup& group, const Status& status) {
+  api::Condition c{.type = "PodGroupInitiallyScheduled",
+                   .status = status.ok() ? "True" : "False",
+                   .reason = status.ok()           ? "Scheduled"
+                             : status.IsRejected() ? "Unschedulable"
+                                                   : "SchedulerError",
+                   .message = status.Message()};
+  const api::Condition* old = nullptr;
+  for (const api::Condition& o : group.conditions) {
+    if (o.type == c.type) old = &o;
+  }
+  // Scheduled once is scheduled for good; and an unchanged condition is not written again.
+  if (old != nullptr &&
+      (old->status == "True" ||
+       (old->status == c.status && old->reason == c.reason && old->message == c.message))) {
+    return;
+  }
+  c.last_transition_time = old != nullptr && old->status == c.status
+                               ? old->last_transition_time
+                               : api::field::MetaTime(clock_->Now());
+  (void)options_.writer->SetPodGroupCondition(group, c, group.generation);
+}
 
 Status Scheduler::PodGroupPostFilter(framework::Framework& fw, const api::PodGroup& group,
                                      const std::vector<QueuedPodInfo>& pods, bool pre_filtered) {
@@ -147,6 +170,7 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
           ? fmt::format("pod group object not found for pod group podgroup/{}/{}", ns, name)
           : Disagreement(pods, *group);
   if (!error.empty()) {
+    if (group != nullptr) SetInitiallyScheduled(*group, Status::Error(error));
     for (QueuedPodInfo& info : pods) fail(std::move(info), Status::Error(error), nullptr, no_state);
     return;
   }
@@ -228,6 +252,8 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
       group_status = Status(group_status.code(), std::move(reasons));
     }
   }
+
+  SetInitiallyScheduled(*group, group_status);
 
   // The outcome, pod by pod, in the group's order.
   std::vector<BindingCycle> bindings;

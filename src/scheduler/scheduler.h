@@ -174,6 +174,9 @@ class Scheduler : public ClusterEventSink {
   // --- The pod group cycle (schedule_one_podgroup.cc), with generic_workload: the queued pods of
   // `first`'s PodGroup, placed together if at least its minCount fit, or not at all.
   void SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, SteadyTime start);
+  // The PodGroup's PodGroupInitiallyScheduled condition after a cycle that ended with `status`
+  // (upstream's updatePodGroupCondition): never back from True, not written when unchanged.
+  void SetInitiallyScheduled(const api::PodGroup& group, const Status& status);
   // What upstream's PodGroupPostFilter plugins say of a group that does not fit: DynamicResources'
   // (an error when no pod reached its PreFilter, `pre_filtered` false), then DefaultPreemption's.
   Status PodGroupPostFilter(framework::Framework& fw, const api::PodGroup& group,

@@ -1,7 +1,7 @@
 // Gangs on the real control plane (--feature-gates=GenericWorkload=true, as kube-apiserver serves
 // scheduling.k8s.io/v1beta1 PodGroups): ksched holds a gang until minCount of its pods exist,
 // places none of it while minCount do not fit, says why on each pod, and places it once its
-// PodGroup's minCount is lowered to what fits.
+// PodGroup's minCount is lowered to what fits; the PodGroup's condition says which, as upstream's.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -36,6 +36,20 @@ class GangsTest : public KschedProcessTest {
   std::string NodeOf(const std::string& ns, const std::string& pod) {
     return Get({"pod", pod, "-n", ns})["spec"].value("nodeName", "");
   }
+  // The PodGroup's PodGroupInitiallyScheduled condition once its status is `status`; null if it
+  // did not come to that.
+  json InitiallyScheduled(const std::string& ns, const std::string& group,
+                          const std::string& status) {
+    json cond;
+    Eventually([&] {
+      for (const json& c :
+           Get({"podgroup", group, "-n", ns})["status"].value("conditions", json::array())) {
+        if (c["type"] == "PodGroupInitiallyScheduled" && c["status"] == status) cond = c;
+      }
+      return cond.is_object();
+    });
+    return cond;
+  }
 };
 
 TEST_F(GangsTest, AGangIsPlacedWholeOrNotAtAll) {
@@ -64,6 +78,12 @@ TEST_F(GangsTest, AGangIsPlacedWholeOrNotAtAll) {
   ASSERT_TRUE(left.is_object());
   EXPECT_EQ(left.value("message", ""), "0/1 nodes are available: 1 Insufficient cpu.");
   for (const char* pod : {"train-0", "train-1", "train-2"}) EXPECT_EQ(NodeOf(ns, pod), "") << pod;
+  const json unschedulable = InitiallyScheduled(ns, "train", "False");
+  ASSERT_TRUE(unschedulable.is_object());
+  EXPECT_EQ(unschedulable.value("reason", ""), "Unschedulable");
+  EXPECT_EQ(unschedulable.value("message", ""),
+            "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group preemption: No "
+            "preemption victims found for incoming preemptor");
 
   // minCount lowered to what fits: two are placed, the third still says why it is not.
   CommandResult r = cluster().Kubectl({"patch", "podgroup", "train", "-n", ns, "--type=merge", "-p",
@@ -78,6 +98,9 @@ TEST_F(GangsTest, AGangIsPlacedWholeOrNotAtAll) {
   int placed = 0;
   for (const char* pod : {"train-0", "train-1", "train-2"}) placed += !NodeOf(ns, pod).empty();
   EXPECT_EQ(placed, 2);
+  const json scheduled = InitiallyScheduled(ns, "train", "True");
+  ASSERT_TRUE(scheduled.is_object());
+  EXPECT_EQ(scheduled.value("reason", ""), "Scheduled");
 }
 
 }  // namespace
