@@ -101,6 +101,8 @@ absl::Status Resources(element e, const Path& p, ResourceList* out);
 // --- Metadata and selectors ----------------------------------------------------------------------
 
 absl::Status Meta(element e, const Path& p, ObjectMeta* out);
+// A status condition (metav1.Condition): type, status, reason, message, lastTransitionTime.
+absl::Status ConditionOf(element e, const Path& p, Condition* out);
 
 // How an operator outside the allowed ones is reported: as the API server validates an object
 // ("Invalid value: ...: not a valid selector operator"), or as kube-scheduler validates

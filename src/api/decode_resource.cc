@@ -330,15 +330,7 @@ absl::Status DeviceStatusOf(element e, const Path& p, AllocatedDeviceStatus* out
     if (k == "device") return Str(v, vp, &out->device);
     if (k == "shareID") return OptStr(v, vp, &out->share_id);
     if (k != "conditions") return absl::OkStatus();
-    return Items(v, vp, &out->conditions, [](element c, const Path& cp, Condition* condition) {
-      return Fields(c, cp, [&](std::string_view ck, element cv, const Path& cvp) -> absl::Status {
-        if (ck == "type") return Str(cv, cvp, &condition->type);
-        if (ck == "status") return Str(cv, cvp, &condition->status);
-        if (ck == "reason") return Str(cv, cvp, &condition->reason);
-        if (ck == "message") return Str(cv, cvp, &condition->message);
-        return absl::OkStatus();
-      });
-    });
+    return Items(v, vp, &out->conditions, ConditionOf);
   });
 }
 

@@ -4,17 +4,6 @@
 
 namespace ksched::api {
 namespace decoding {
-namespace {
-
-absl::Status PriorityClassAt(element e, const Path& p, PriorityClass* out) {
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "metadata") return Meta(v, vp, &out->metadata);
-    if (k == "value") return Integer(v, vp, &out->value);
-    if (k == "globalDefault") return Bool(v, vp, &out->global_default);
-    if (k == "preemptionPolicy") return OptStr(v, vp, &out->preemption_policy);
-    return absl::OkStatus();
-  });
-}
 
 absl::Status ConditionOf(element e, const Path& p, Condition* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
@@ -23,6 +12,18 @@ absl::Status ConditionOf(element e, const Path& p, Condition* out) {
     if (k == "reason") return Str(v, vp, &out->reason);
     if (k == "message") return Str(v, vp, &out->message);
     if (k == "lastTransitionTime") return Str(v, vp, &out->last_transition_time);
+    return absl::OkStatus();
+  });
+}
+
+namespace {
+
+absl::Status PriorityClassAt(element e, const Path& p, PriorityClass* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "metadata") return Meta(v, vp, &out->metadata);
+    if (k == "value") return Integer(v, vp, &out->value);
+    if (k == "globalDefault") return Bool(v, vp, &out->global_default);
+    if (k == "preemptionPolicy") return OptStr(v, vp, &out->preemption_policy);
     return absl::OkStatus();
   });
 }

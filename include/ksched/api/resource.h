@@ -221,7 +221,7 @@ struct Condition {
   std::string status;  // True, False or Unknown.
   std::string reason;
   std::string message;
-  std::string last_transition_time;  // RFC 3339; "" where not read (a device's conditions).
+  std::string last_transition_time;  // RFC 3339.
   bool operator==(const Condition&) const = default;
 };
 
