@@ -311,17 +311,6 @@ absl::Status Spec(element e, const Path& p, PodSpec* out) {
   return st;
 }
 
-absl::Status PodCond(element e, const Path& p, PodCondition* out) {
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "type") return Str(v, vp, &out->type);
-    if (k == "status") return Str(v, vp, &out->status);
-    if (k == "reason") return Str(v, vp, &out->reason);
-    if (k == "message") return Str(v, vp, &out->message);
-    if (k == "lastTransitionTime") return Str(v, vp, &out->last_transition_time);
-    return absl::OkStatus();
-  });
-}
-
 absl::Status PodClaimStatus(element e, const Path& p, PodResourceClaimStatus* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "name") return Str(v, vp, &out->name);
@@ -351,7 +340,7 @@ absl::Status ExtendedClaimStatus(element e, const Path& p, PodExtendedResourceCl
 absl::Status PodStat(element e, const Path& p, PodStatus* out) {
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "phase") return Str(v, vp, &out->phase);
-    if (k == "conditions") return Items(v, vp, &out->conditions, PodCond);
+    if (k == "conditions") return Items(v, vp, &out->conditions, ConditionOf<PodCondition>);
     if (k == "nominatedNodeName") return Str(v, vp, &out->nominated_node_name);
     if (k == "startTime") return Str(v, vp, &out->start_time);
     if (k == "resourceClaimStatuses") {

@@ -101,8 +101,19 @@ absl::Status Resources(element e, const Path& p, ResourceList* out);
 // --- Metadata and selectors ----------------------------------------------------------------------
 
 absl::Status Meta(element e, const Path& p, ObjectMeta* out);
-// A status condition (metav1.Condition): type, status, reason, message, lastTransitionTime.
-absl::Status ConditionOf(element e, const Path& p, Condition* out);
+// A status condition (metav1.Condition, or a pod's PodCondition): type, status, reason, message,
+// lastTransitionTime.
+template <typename C>
+absl::Status ConditionOf(element e, const Path& p, C* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "type") return Str(v, vp, &out->type);
+    if (k == "status") return Str(v, vp, &out->status);
+    if (k == "reason") return Str(v, vp, &out->reason);
+    if (k == "message") return Str(v, vp, &out->message);
+    if (k == "lastTransitionTime") return Str(v, vp, &out->last_transition_time);
+    return absl::OkStatus();
+  });
+}
 
 // How an operator outside the allowed ones is reported: as the API server validates an object
 // ("Invalid value: ...: not a valid selector operator"), or as kube-scheduler validates

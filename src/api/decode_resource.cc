@@ -330,7 +330,7 @@ absl::Status DeviceStatusOf(element e, const Path& p, AllocatedDeviceStatus* out
     if (k == "device") return Str(v, vp, &out->device);
     if (k == "shareID") return OptStr(v, vp, &out->share_id);
     if (k != "conditions") return absl::OkStatus();
-    return Items(v, vp, &out->conditions, ConditionOf);
+    return Items(v, vp, &out->conditions, ConditionOf<Condition>);
   });
 }
 

@@ -4,18 +4,6 @@
 
 namespace ksched::api {
 namespace decoding {
-
-absl::Status ConditionOf(element e, const Path& p, Condition* out) {
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "type") return Str(v, vp, &out->type);
-    if (k == "status") return Str(v, vp, &out->status);
-    if (k == "reason") return Str(v, vp, &out->reason);
-    if (k == "message") return Str(v, vp, &out->message);
-    if (k == "lastTransitionTime") return Str(v, vp, &out->last_transition_time);
-    return absl::OkStatus();
-  });
-}
-
 namespace {
 
 absl::Status PriorityClassAt(element e, const Path& p, PriorityClass* out) {
@@ -76,7 +64,7 @@ absl::Status PodGroupAt(element e, const Path& p, PodGroup* out) {
     if (k == "spec") return PodGroupSpecOf(v, vp, out);
     if (k != "status") return absl::OkStatus();
     return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
-      if (sk == "conditions") return Items(sv, svp, &out->conditions, ConditionOf);
+      if (sk == "conditions") return Items(sv, svp, &out->conditions, ConditionOf<Condition>);
       return absl::OkStatus();
     });
   });
