@@ -423,19 +423,35 @@ absl::Status AdmitPriorities(std::vector<api::Object>* objects) {
       global_default = &pc;
     }
   }
+  // The class a pod or PodGroup names (the global default when it names none; null when there
+  // is none), or the API server's refusal.
+  auto class_of = [&](std::string_view resource, const std::string& object,
+                      const std::string& name) -> absl::StatusOr<const api::PriorityClass*> {
+    if (name.empty()) return global_default;
+    auto it = classes.find(name);
+    if (it == classes.end()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} \"{}\" is forbidden: no PriorityClass with name {} was found", resource,
+                      object, name));
+    }
+    return &it->second;
+  };
   for (api::Object& o : *objects) {
+    // A PodGroup's priority, as the admission plugin resolves it with GenericWorkload (a
+    // PodGroup exists only then).
+    if (auto* group = std::get_if<api::PodGroup>(&o); group && !group->priority) {
+      absl::StatusOr<const api::PriorityClass*> pc =
+          class_of("podgroups.scheduling.k8s.io", group->metadata.name, group->priority_class_name);
+      if (!pc.ok()) return pc.status();
+      group->priority = *pc ? (*pc)->value : 0;
+      if (*pc != nullptr) group->priority_class_name = (*pc)->metadata.name;
+    }
     auto* pod = std::get_if<api::Pod>(&o);
     if (pod == nullptr || pod->spec.priority.has_value()) continue;
-    const api::PriorityClass* pc = global_default;
-    if (!pod->spec.priority_class_name.empty()) {
-      auto it = classes.find(pod->spec.priority_class_name);
-      if (it == classes.end()) {
-        return absl::InvalidArgumentError(
-            fmt::format("pods \"{}\" is forbidden: no PriorityClass with name {} was found",
-                        pod->metadata.name, pod->spec.priority_class_name));
-      }
-      pc = &it->second;
-    }
+    absl::StatusOr<const api::PriorityClass*> found =
+        class_of("pods", pod->metadata.name, pod->spec.priority_class_name);
+    if (!found.ok()) return found.status();
+    const api::PriorityClass* pc = *found;
     pod->spec.priority = pc ? pc->value : 0;
     if (pc != nullptr) pod->spec.priority_class_name = pc->metadata.name;
     if (!pod->spec.preemption_policy) {

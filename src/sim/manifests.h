@@ -81,7 +81,8 @@ void MergeMatchLabelKeys(api::Pod* pod);
 // What the Priority admission plugin does to a pod created without spec.priority: the priority of
 // its priorityClassName (the built-in system-node-critical and system-cluster-critical, or a
 // PriorityClass among `objects`), else of the global default class (the lowest, if several), else
-// 0; preemptionPolicy too, when the pod has none. Pods that carry a priority (exported from a
+// 0; preemptionPolicy too, when the pod has none. A PodGroup gets its priority alike. Pods and
+// PodGroups that carry a priority (exported from a
 // cluster) keep it. An unknown class is an error, as the API server's:
 //   pods "web" is forbidden: no PriorityClass with name high was found
 // The built-in classes that `objects` lacks are added to it, as the API server creates them.

@@ -10,7 +10,8 @@ TEST(ParseManifestTest, MultiDocumentYamlKeepsOrder) {
       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
       "apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, metadata: {name: a}, "
       "spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}}\n"
-      "- {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}]}}\n",
+      "- {apiVersion: v1, kind: Pod, metadata: {name: b}, spec: {containers: [{name: c, image: "
+      "registry.k8s.io/pause:3.10}]}}\n",
       "c.yaml");
   ASSERT_TRUE(objects.ok()) << objects.status();
   ASSERT_EQ(objects->size(), 3u);
@@ -158,6 +159,33 @@ TEST(AdmitPrioritiesTest, UnknownClassIsTheApiServersError) {
             "pods \"web\" is forbidden: no PriorityClass with name gold was found");
 }
 
+TEST(AdmitPrioritiesTest, PodGroupsGetTheirClassesPriority) {
+  auto objects = ParseManifest(R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: d}, value: 7, globalDefault: true}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: classed}, spec: {priorityClassName: high, schedulingPolicy: {gang: {minCount: 2}}}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: plain}, spec: {schedulingPolicy: {basic: {}}}}
+)",
+                               "g.yaml");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_TRUE(AdmitPriorities(&*objects).ok());
+  auto group = [&](size_t i) { return std::get<api::PodGroup>(objects->at(i)); };
+  EXPECT_EQ(group(2).priority, 1000);
+  EXPECT_EQ(group(3).priority, 7);
+  EXPECT_EQ(group(3).priority_class_name, "d");
+
+  objects = ParseManifest(
+      "apiVersion: scheduling.k8s.io/v1beta1\nkind: PodGroup\nmetadata: {name: g}\n"
+      "spec: {priorityClassName: gold, schedulingPolicy: {basic: {}}}\n",
+      "g.yaml");
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  EXPECT_EQ(AdmitPriorities(&*objects).message(),
+            "podgroups.scheduling.k8s.io \"g\" is forbidden: no PriorityClass with name gold was "
+            "found");
+}
+
 // The pod of a one-pod manifest, admitted as the API server admits it.
 absl::StatusOr<api::Pod> Admitted(const std::string& manifest) {
   auto objects = ParseManifest(manifest, "p.yaml");
@@ -170,13 +198,15 @@ absl::StatusOr<api::Pod> Admitted(const std::string& manifest) {
 TEST(AdmitPodTest, AnExtendedResourceNeedsAnEqualLimitAsTheApiServerSays) {
   absl::StatusOr<api::Pod> pod = Admitted(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: train}\nspec:\n"
-      "  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {example.com/gpu: '1'}}}]\n");
+      "  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: "
+      "{example.com/gpu: '1'}}}]\n");
   EXPECT_EQ(pod.status().message(),
             "Pod \"train\" is invalid: spec.containers[0].resources.limits: Required value: Limit "
             "must be set for non overcommitable resources");
   pod = Admitted(
       "apiVersion: v1\nkind: Pod\nmetadata: {name: train}\nspec:\n"
-      "  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: {example.com/gpu: '1'}, limits: "
+      "  containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {requests: "
+      "{example.com/gpu: '1'}, limits: "
       "{example.com/gpu: '2'}}}]\n");
   EXPECT_EQ(pod.status().message(),
             "Pod \"train\" is invalid: spec.containers[0].resources.requests: Invalid value: "
