@@ -158,10 +158,11 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
   const CycleState no_state;
   // Each failed pod goes back after a backoff, whatever happens meanwhile, as upstream requeues a
   // pod group.
+  const Found nothing_found;
   auto fail = [&](QueuedPodInfo info, const Status& s, const Diagnosis* diagnosis,
-                  const CycleState& state) {
+                  const CycleState& state, const Found& found) {
     group_failure_ = true;
-    HandleFailure(std::move(info), s, diagnosis, std::string(), nullptr, state, start);
+    HandleFailure(std::move(info), s, diagnosis, std::string(), &found, state, start);
     group_failure_ = false;
   };
   std::shared_ptr<const api::PodGroup> group = listers_.pod_groups.Get(ns, name);
@@ -171,7 +172,10 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
           : Disagreement(pods, *group);
   if (!error.empty()) {
     if (group != nullptr) SetInitiallyScheduled(*group, Status::Error(error));
-    for (QueuedPodInfo& info : pods) fail(std::move(info), Status::Error(error), nullptr, no_state);
+    feasible_.clear();  // None was tried.
+    for (QueuedPodInfo& info : pods) {
+      fail(std::move(info), Status::Error(error), nullptr, no_state, nothing_found);
+    }
     return;
   }
 
@@ -182,7 +186,13 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
     Status status;  // Success: `node` chosen.
     std::string node;
     bool tried = false;
+    // For the attempt's observers: the feasible nodes and the scores. The snapshot moves on as
+    // the group's later pods are tried, so the nodes are kept by name.
+    std::vector<std::string> feasible;
+    std::optional<framework::ScoreTable> scores;
+    std::vector<std::string> scored;
   };
+  const bool observed = !options_.observers.empty();
   std::vector<Tried> tried(pods.size());
   std::optional<PodGroupState> known = cache_.GetPodGroupState(ns, name);
   int scheduled = known ? static_cast<int>(known->scheduled) : 0;
@@ -202,6 +212,13 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
       cache_.UpdateSnapshot(&snapshot_);
       if (snapshot_.size() > 0) pre_filtered = true;
       t.status = SchedulePod(fw, *t.state, pod, &result, &t.fit_error);
+      if (observed) {
+        for (const NodeInfo* n : feasible_) t.feasible.push_back(n->name());
+        if (result.scored) {
+          t.scores = score_table_;
+          for (const NodeInfo* n : score_table_.nodes) t.scored.push_back(n->name());
+        }
+      }
       if (t.status.ok()) {
         auto on_node = std::make_shared<api::Pod>(pod);
         on_node->spec.node_name = result.node;
@@ -255,14 +272,34 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
 
   SetInitiallyScheduled(*group, group_status);
 
+  // What a pod's try found (nothing for one not tried), on the snapshot as it is now (a node gone
+  // from it meanwhile is left out, and the scores with it).
+  auto found_by = [&](const Tried& t) {
+    feasible_.clear();
+    for (const std::string& name : t.feasible) {
+      if (const NodeInfo* n = snapshot_.Get(name)) feasible_.push_back(n);
+    }
+    Found found{.filtered = &t.fit_error.diagnosis};
+    if (t.scores) {
+      score_table_ = *t.scores;
+      score_table_.nodes.clear();
+      for (const std::string& name : t.scored) {
+        if (const NodeInfo* n = snapshot_.Get(name)) score_table_.nodes.push_back(n);
+      }
+      if (score_table_.nodes.size() == t.scored.size()) found.scores = &score_table_;
+    }
+    return found;
+  };
+
   // The outcome, pod by pod, in the group's order.
   std::vector<BindingCycle> bindings;
   for (size_t i = 0; i < pods.size(); ++i) {
     Tried& t = tried[i];
     QueuedPodInfo& info = pods[i];
+    const Found found = observed ? found_by(t) : nothing_found;
     if (!group_status.ok() && !group_status.IsRejected()) {
       fail(std::move(info), t.status.ok() || t.status.IsRejected() ? group_status : t.status,
-           nullptr, *t.state);
+           nullptr, *t.state, found);
       continue;
     }
     if (!t.status.ok()) {
@@ -270,17 +307,18 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
       Status s = t.status;
       // The filters' message, without preemption's: PostFilter does not run for a group's pod.
       if (fit_error) s = Status(t.status.code(), {t.fit_error.Error()});
-      fail(std::move(info), s, fit_error ? &t.fit_error.diagnosis : nullptr, *t.state);
+      fail(std::move(info), s, fit_error ? &t.fit_error.diagnosis : nullptr, *t.state, found);
       continue;
     }
     if (!group_status.ok()) {
       // It fitted, but the group did not.
       std::vector<std::string> reasons = {kPodGroupUnschedulable};
       reasons.insert(reasons.end(), group_status.reasons().begin(), group_status.reasons().end());
-      fail(std::move(info), Status(Code::kUnschedulable, std::move(reasons)), nullptr, *t.state);
+      fail(std::move(info), Status(Code::kUnschedulable, std::move(reasons)), nullptr, *t.state,
+           found);
       continue;
     }
-    if (std::optional<BindingCycle> b = Place(fw, std::move(info), t.state, t.node, start, nullptr,
+    if (std::optional<BindingCycle> b = Place(fw, std::move(info), t.state, t.node, start, &found,
                                               &t.fit_error.diagnosis, "")) {
       bindings.push_back(std::move(*b));
     }

@@ -228,6 +228,65 @@ spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10, resources: {req
   }
 }
 
+// Two nodes of 2 CPUs, and a gang of three pods of 1 CPU whose minCount is 3 (kGang plus one of
+// its pods: whole), or whose pods need 2 CPUs (too big: two fit, the third does not).
+constexpr char kGang[] = R"(
+apiVersion: v1
+kind: Node
+metadata: {name: a}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: b}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: train}
+spec: {schedulingPolicy: {gang: {minCount: 3}}}
+)";
+
+std::string GangPod(const std::string& name, const std::string& cpu) {
+  return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+         "}\nspec: {schedulingGroup: {podGroupName: train}, containers: [{name: c, image: "
+         "registry.k8s.io/pause:3.10, resources: {requests: {cpu: \"" +
+         cpu + "\"}}}]}\n";
+}
+
+// A pod group cycle explains each pod as a pod's own cycle does: the filters' verdicts, and the
+// scores of the pods that were scored, each on the nodes as the pods before it left them.
+TEST(SimulateTest, ExplainShowsEachPodOfAGangAsItsGroupCycleTriedIt) {
+  SimulationResult r = SimulateYaml(
+      std::string(kGang) + GangPod("t-0", "1") + GangPod("t-1", "1") + GangPod("t-2", "1"),
+      {.explain = true, .generic_workload = true});
+  nlohmann::json j = nlohmann::json::parse(FormatJson(r, true));
+  ASSERT_EQ(j["pods"].size(), 3u);
+  for (const nlohmann::json& pod : j["pods"]) {
+    EXPECT_EQ(pod["status"], "Scheduled") << pod.dump();
+    EXPECT_EQ(pod["filter"]["a"], "passed") << pod.dump();
+    EXPECT_EQ(pod["scores"].size(), 2u) << pod.dump();
+  }
+  // t-0 took a (the tie broken by the seed) or b; t-1 then scores the other node higher.
+  const std::string first = j["pods"][0]["node"];
+  EXPECT_GT(j["pods"][1]["scores"][first == "a" ? "b" : "a"]["NodeResourcesFit"].get<int>(),
+            j["pods"][1]["scores"][first]["NodeResourcesFit"].get<int>());
+
+  r = SimulateYaml(
+      std::string(kGang) + GangPod("t-0", "2") + GangPod("t-1", "2") + GangPod("t-2", "2"),
+      {.explain = true, .generic_workload = true});
+  j = nlohmann::json::parse(FormatJson(r, true));
+  ASSERT_EQ(j["pods"].size(), 3u);
+  // The two that fitted say so in their verdicts, though the group was not placed.
+  EXPECT_EQ(j["pods"][0]["status"], "Unschedulable");
+  EXPECT_THAT(j["pods"][0]["message"].get<std::string>(),
+              ::testing::StartsWith("pod group is unschedulable, minCount (3) cannot be "
+                                    "satisfied: 2 scheduled, 0 remaining"));
+  EXPECT_EQ(j["pods"][0]["filter"].size(), 2u);
+  EXPECT_EQ(j["pods"][2]["message"], "0/2 nodes are available: 2 Insufficient cpu.");
+  EXPECT_EQ(j["pods"][2]["filter"]["a"], "NodeResourcesFit: Insufficient cpu");
+}
+
 // As `ksched explain`: nodes grouped by verdict, the largest group first, and scores best first
 // (node-c, emptiest, scores best though it comes last).
 TEST(SimulateTest, ExplainGroupsNodesByVerdictAndListsScoresBestFirst) {
