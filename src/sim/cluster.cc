@@ -175,9 +175,17 @@ void Cluster::Start(ClusterEventSink& s, bool hold_pending) {
 
 bool Cluster::AddNextPod(ClusterEventSink& s) {
   if (held_.empty()) return false;
-  std::shared_ptr<const api::Pod> pod = std::move(held_.back());
+  std::vector<std::shared_ptr<const api::Pod>> given = {std::move(held_.back())};
   held_.pop_back();
-  s.OnPodAdd(std::move(pod));
+  // The pods of a pod group that come next, with it, as a Job's are created.
+  const api::Pod& first = *given.front();
+  while (first.spec.pod_group_name && !held_.empty() &&
+         held_.back()->spec.pod_group_name == first.spec.pod_group_name &&
+         held_.back()->metadata.namespace_ == first.metadata.namespace_) {
+    given.push_back(std::move(held_.back()));
+    held_.pop_back();
+  }
+  for (auto& pod : given) s.OnPodAdd(std::move(pod));
   return true;
 }
 

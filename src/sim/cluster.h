@@ -59,7 +59,8 @@ class Cluster : public ClusterWriter {
   // pending pods wait for AddNextPod.
   void Start(ClusterEventSink& s, bool hold_pending = false);
   // Hands the scheduler the next pending pod Start held, in the order of the scheduling queue
-  // (the highest priority first, then input order), as its creation would; false if none is left.
+  // (the highest priority first, then input order), as its creation would, with the pods of the
+  // same pod group right after it; false if none is left.
   bool AddNextPod(ClusterEventSink& s);
   // Delivers the changes written since the last call (binds, removed pods, then what the
   // resourceclaim controller does to the removed pods' claims), then the

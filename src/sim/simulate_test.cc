@@ -287,6 +287,21 @@ TEST(SimulateTest, ExplainShowsEachPodOfAGangAsItsGroupCycleTriedIt) {
   EXPECT_EQ(j["pods"][2]["filter"]["a"], "NodeResourcesFit: Insufficient cpu");
 }
 
+// Given one at a time, a group's pods that come one after another are given together, as a
+// Job's are created: a gang with more pods than its minCount is tried in one cycle, not with its
+// first minCount pods (t-c and t-b, which would take both nodes). Given at the same moment, the
+// pods are tried in name order (upstream's last tie-break, after priority, attempts and time).
+TEST(SimulateTest, OneAtATimeGivesAGroupsPodsTogether) {
+  std::string yaml = kGang;
+  yaml.replace(yaml.find("minCount: 3"), 11, "minCount: 2");
+  yaml += GangPod("t-c", "2") + GangPod("t-b", "2") + GangPod("t-a", "2");
+  std::map<std::string, std::string> nodes =
+      NodesOf(SimulateYaml(yaml, {.one_at_a_time = true, .generic_workload = true}));
+  EXPECT_EQ(nodes["t-c"], "Unschedulable");
+  EXPECT_NE(nodes["t-a"], "Unschedulable");
+  EXPECT_NE(nodes["t-b"], "Unschedulable");
+}
+
 // As `ksched explain`: nodes grouped by verdict, the largest group first, and scores best first
 // (node-c, emptiest, scores best though it comes last).
 TEST(SimulateTest, ExplainGroupsNodesByVerdictAndListsScoresBestFirst) {
