@@ -75,10 +75,12 @@ Outcome OutcomeInSimulation(const json& simulation, const std::string& ns,
 
 std::map<std::string, Scores> ScoresInLog(std::string_view log) {
   // klog's text format, as both schedulers write it: ... "msg" pod="ns/name" plugin="P"
-  // node="n" score=85; and, at -v 3, a hint of OpportunisticBatching's: ... "OpportunisticBatch
-  // provided node hint" profile="p" pod="ns/name" ...
+  // node="n" score=85, at times with the values of the logger's context before (kube-scheduler's
+  // pod group cycle: podGroupType="..." podGroup="ns/name" pod="ns/name"); and, at -v 3, a hint of
+  // OpportunisticBatching's: ... "OpportunisticBatch provided node hint" profile="p" pod="ns/name"
+  // ...
   static const std::regex kLine(
-      R"re("(Plugin scored node for pod|Calculated node's final score for pod)" pod="([^"]+)"(?: plugin="([^"]+)")? node="([^"]+)" score=(-?[0-9]+))re");
+      R"re("(Plugin scored node for pod|Calculated node's final score for pod)"(?: [A-Za-z]+="[^"]*")*? pod="([^"]+)"(?: plugin="([^"]+)")? node="([^"]+)" score=(-?[0-9]+))re");
   static const std::regex kHint(R"re("OpportunisticBatch provided node hint" .*pod="([^"]+)")re");
   std::map<std::string, Scores> out;
   std::set<std::string> complete;  // Pods whose last scoring has its totals.

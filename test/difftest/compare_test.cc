@@ -30,6 +30,21 @@ TEST(CompareTest, ScoresAreReadFromBothSchedulersLogsLastAttemptWins) {
   EXPECT_EQ(s.totals, (std::map<std::string, int64_t>{{"a", 300}}));
 }
 
+// kube-scheduler's pod group cycle logs with its context's values before the pod's.
+TEST(CompareTest, ScoresOfAPodGroupCycleAreReadPastTheLoggersValues) {
+  const std::string log =
+      "I1207 00:19:04.680585 1 schedule_one.go:984] \"Plugin scored node for pod\" "
+      "podGroupType=\"podgroup\" podGroup=\"default/train\" pod=\"default/train-0\" "
+      "plugin=\"NodeResourcesFit\" node=\"a\" score=73\n"
+      "I1207 00:19:04.680600 1 schedule_one.go:1052] \"Calculated node's final score for pod\" "
+      "podGroupType=\"podgroup\" podGroup=\"default/train\" pod=\"default/train-0\" "
+      "node=\"a\" score=435\n";
+  std::map<std::string, Scores> scores = ScoresInLog(log);
+  ASSERT_EQ(scores.size(), 1u);
+  EXPECT_EQ(scores["default/train-0"].plugins["NodeResourcesFit"]["a"], 73);
+  EXPECT_EQ(scores["default/train-0"].totals["a"], 435);
+}
+
 TEST(CompareTest, APodPlacedByABatchHintIsUnscoredAndTiesAsItsHintsScoringDoes) {
   const std::string log =
       "I1123 10:00:00.000001 1 schedule_one.go:982] \"Plugin scored node for pod\" "
