@@ -131,6 +131,18 @@ std::string KeyOf(const json& object) {
   return meta.value("namespace", "default") + "/" + meta.value("name", "");
 }
 
+std::string PodGroupOf(const json& pod) {
+  const json group = pod.value("spec", json::object()).value("schedulingGroup", json::object());
+  const std::string name = group.value("podGroupName", "");
+  return name.empty() ? "" : pod["metadata"].value("namespace", "default") + "/" + name;
+}
+
+size_t GivenEnd(const Case& c, size_t i) {
+  size_t end = c.first[i];
+  while (end < c.pending.size() && c.first[end] == c.first[i]) ++end;
+  return end;
+}
+
 absl::StatusOr<Case> MakeCase(std::string name, const json& scenario,
                               const std::vector<std::string>& upstream_plugins) {
   try {
@@ -220,10 +232,8 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
         c.incomparable = "it has a ResourceClaimTemplate, whose claims the harness does not make";
       }
     } else if (kind == "PodGroup") {
-      // The rig's API server serves them only with GenericWorkload, which it does not turn on.
-      if (c.incomparable.empty()) {
-        c.incomparable = "it has a PodGroup, which the harness does not create yet";
-      }
+      if (!o["metadata"].contains("namespace")) o["metadata"]["namespace"] = "default";
+      c.pod_groups.push_back(std::move(o));
     } else if (kind == "Service" || kind == "ReplicationController" || kind == "ReplicaSet" ||
                kind == "StatefulSet") {
       // Not created on the control plane yet.
@@ -276,8 +286,10 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
       pod["metadata"].erase("name");
       return pod;
     };
+    const std::string group = PodGroupOf(c.pending[i]);
     const bool with_previous =
-        bursts && i > 0 && unnamed(c.pending[i]) == unnamed(c.pending[i - 1]);
+        i > 0 && ((bursts && unnamed(c.pending[i]) == unnamed(c.pending[i - 1])) ||
+                  (!group.empty() && group == PodGroupOf(c.pending[i - 1])));
     c.first.push_back(with_previous ? c.first[i - 1] : i);
   }
   return c;

@@ -28,9 +28,15 @@ struct Case {
   // then as the scenario lists them (both schedulers get them one at a time in this order).
   std::vector<nlohmann::json> pending;
   // With the scenario's `burst: true`, a pending pod identical to the one before it (but for its
-  // name) is given together with it, as a ReplicaSet's pods are created: first[i] is the first
-  // pod of pod i's burst (i itself when it is given alone).
+  // name) is given together with it, as a ReplicaSet's pods are created; so is a pending pod of
+  // the same pod group (spec.schedulingGroup.podGroupName) as the one before it, as a Job's are.
+  // first[i] is the first pod of pod i's burst or group (i itself when it is given alone).
   std::vector<size_t> first;
+  // The PodGroups (scheduling.k8s.io/v1beta1, which the API server serves with GenericWorkload).
+  // On each scheduler's turn the harness creates a group's PodGroup right after the group's pods,
+  // so that the scheduler takes them all at once, whatever their minCount, and deletes it with
+  // them.
+  std::vector<nlohmann::json> pod_groups;
   // What was changed for the API server's admission, one line each.
   std::vector<std::string> adaptations;
   // Why the case cannot be given to kube-scheduler ("" if it can): its config names a plugin that
@@ -56,6 +62,13 @@ int StorageOrder(const std::string& kind);
 
 // "namespace/name" of an object (namespace "default" when it has none).
 std::string KeyOf(const nlohmann::json& object);
+
+// "namespace/name" of the PodGroup a pod names, "" when it names none.
+std::string PodGroupOf(const nlohmann::json& pod);
+
+// The pending pods given together with pod i (its burst or its group), as indexes into
+// c.pending: [c.first[i], end).
+size_t GivenEnd(const Case& c, size_t i);
 
 // The case's configuration with every profile's schedulerName prefixed by `prefix`, leader
 // election off and `kubeconfig` as the client's, for one of the two schedulers.

@@ -28,6 +28,33 @@ TEST(CaseTest, WithBurstIdenticalPendingPodsInARowAreGivenTogether) {
   EXPECT_EQ(c->first, (std::vector<size_t>{0, 0, 0, 3, 3, 5}));
 }
 
+// A group's pods in a row are given together, burst or not; its PodGroup is kept apart, for the
+// harness to create once they are given.
+TEST(CaseTest, APodGroupsPodsInARowAreGivenTogetherAndItsPodGroupApart) {
+  auto member = [](const std::string& name, const std::string& group) {
+    return Pod(name, {{"schedulingGroup", {{"podGroupName", group}}}});
+  };
+  const json group = {{"apiVersion", "scheduling.k8s.io/v1beta1"},
+                      {"kind", "PodGroup"},
+                      {"metadata", {{"name", "train"}}},
+                      {"spec", {{"schedulingPolicy", {{"gang", {{"minCount", 2}}}}}}}};
+  json scenario;
+  scenario["cluster"] = json::array({group, member("t-0", "train"), member("t-1", "train"),
+                                     Pod("x"), member("w-0", "web"), member("t-2", "train")});
+  absl::StatusOr<Case> c = MakeCase("gangs", scenario, kUpstream);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->incomparable, "");
+  EXPECT_EQ(c->first, (std::vector<size_t>{0, 0, 2, 3, 4}));
+  EXPECT_EQ(GivenEnd(*c, 1), 2u);
+  EXPECT_EQ(GivenEnd(*c, 4), 5u);
+  ASSERT_EQ(c->pod_groups.size(), 1u);
+  EXPECT_EQ(KeyOf(c->pod_groups[0]), "default/train");
+  EXPECT_EQ(c->pod_groups[0]["metadata"]["namespace"], "default");
+  EXPECT_EQ(PodGroupOf(c->pending[4]), "default/train");
+  EXPECT_EQ(PodGroupOf(c->pending[2]), "");
+  for (const json& o : c->setup) EXPECT_NE(o["kind"], "PodGroup");
+}
+
 TEST(CaseTest, PendingPodsComeInQueueOrderAndTheRestIsSetUpFirst) {
   json cls = {{"apiVersion", "scheduling.k8s.io/v1"},
               {"kind", "PriorityClass"},

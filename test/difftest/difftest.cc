@@ -3,7 +3,8 @@
 // schedulers run side by side on it, each with its own profile names (prefix "up-" or "ks-"), and
 // take turns: for each case the nodes and running pods are created once, then each scheduler gets
 // the pending pods one at a time, in queue order, each once the cluster has settled after the
-// previous one (with the scenario's `burst: true`, identical pods in a row at once). The harness
+// previous one (with the scenario's `burst: true`, identical pods in a row at once; a pod group's
+// pods in a row at once, then their PodGroup, whose condition is compared too). The harness
 // reads the cluster before each pod on kube-scheduler's turn (which includes the pods it bound
 // later, having left them pending at first), brings ksched's cluster to that state before ksched
 // gets the same pod, and gives `ksched simulate` that very state, so that every pod is compared on
@@ -187,11 +188,18 @@ struct PodResult {
   std::vector<Mismatch> run_mismatches, simulate_mismatches;
 };
 
+// A PodGroup's PodGroupInitiallyScheduled condition at the end of each scheduler's turn.
+struct GroupResult {
+  std::string key;
+  std::string upstream, run;
+};
+
 struct CaseResult {
   std::string name;
   std::string incomparable, error;
   std::vector<std::string> adaptations;
   std::vector<PodResult> pods;
+  std::vector<GroupResult> groups;
   bool second_run = false;  // It differed once, and matched when run again.
   // The case's pods once kube-scheduler had been given them all and the cluster had settled.
   PodStates upstream_end;
@@ -210,6 +218,9 @@ struct CaseResult {
         }
       }
     }
+    for (const GroupResult& g : groups) {
+      if (g.upstream != g.run) return true;
+    }
     return !error.empty();
   }
 };
@@ -223,7 +234,7 @@ class Harness {
     upstream_ = {.name = "kube-scheduler",
                  .prefix = "up-",
                  .argv = {testing::K8sBinDir() + "/kube-scheduler", "--secure-port=0", "-v=2",
-                          "--vmodule=schedule_one=10,batch=3"},
+                          "--vmodule=schedule_one=10,schedule_one_podgroup=10,batch=3"},
                  .log_path = work_ + "/kube-scheduler.log"};
     ksched_ = {.name = "ksched",
                .prefix = "ks-",
@@ -256,6 +267,7 @@ class Harness {
     }
     // What is left of the case goes, or the next case would start on a different cluster.
     std::vector<json> gone = c.pending;  // Left over if the case failed midway.
+    gone.insert(gone.end(), c.pod_groups.begin(), c.pod_groups.end());
     gone.insert(gone.end(), created.rbegin(), created.rend());
     for (const json& o : gone) {
       if (o.value("kind", "") == "Namespace") continue;
@@ -287,7 +299,46 @@ class Harness {
     PodStates end;                         // Once the last pod was decided and the cluster settled.
     int moved = 0;                         // Steps taken to bring the cluster to the targets.
     std::vector<std::string> given_again;  // GiveStuckPreemptorsAgain's pods.
+    // Each PodGroup's PodGroupInitiallyScheduled condition at the end (InitiallyScheduled).
+    std::map<std::string, std::string> groups;
   };
+
+  // The PodGroup that `pod` names, if the case has it and it was not made on this turn yet
+  // (recorded in `made`); else null.
+  static const json* PodGroupToCreate(const Case& c, const json& pod, std::set<std::string>* made) {
+    const std::string key = PodGroupOf(pod);
+    for (const json& group : c.pod_groups) {
+      if (!key.empty() && KeyOf(group) == key && made->insert(key).second) return &group;
+    }
+    return nullptr;
+  }
+
+  // Whether `pod` waits at PreEnqueue for good, with no condition: it names a PodGroup the case
+  // does not have, or a gang whose minCount is more than the case's pods of the group.
+  static bool NeverDecided(const Case& c, const json& pod) {
+    const std::string key = PodGroupOf(pod);
+    if (key.empty()) return false;
+    int pods = 0;
+    for (const auto* list : {&c.setup, &c.pending}) {
+      for (const json& o : *list) pods += o.value("kind", "") == "Pod" && PodGroupOf(o) == key;
+    }
+    for (const json& group : c.pod_groups) {
+      if (KeyOf(group) != key) continue;
+      const json policy = group["spec"].value("schedulingPolicy", json::object());
+      return policy.contains("gang") && policy["gang"].value("minCount", 0) > pods;
+    }
+    return true;
+  }
+
+  // A PodGroup's PodGroupInitiallyScheduled condition as "status reason: message", "" without.
+  static std::string InitiallyScheduled(const json& group) {
+    for (const json& cond : group.value("status", json::object()).value("conditions", json())) {
+      if (cond.value("type", "") != "PodGroupInitiallyScheduled") continue;
+      return fmt::format("{} {}: {}", cond.value("status", ""), cond.value("reason", ""),
+                         cond.value("message", ""));
+    }
+    return "";
+  }
 
   // Runs the case's pending pods through both schedulers and simulate, and compares.
   void RunAndCompare(const Case& c, CaseResult* out) {
@@ -331,6 +382,9 @@ class Harness {
       p.run_mismatches = Compare(p.upstream, p.run);
       p.simulate_mismatches = Compare(p.upstream, p.simulate);
       result.pods.push_back(std::move(p));
+    }
+    for (const auto& [key, condition] : up->groups) {
+      result.groups.push_back({.key = key, .upstream = condition, .run = run->groups[key]});
     }
   }
 
@@ -394,6 +448,7 @@ class Harness {
     const size_t log_start = s.LogSize();
     absl::Status status = absl::OkStatus();
     size_t given = 0;
+    std::set<std::string> made_groups;                    // PodGroups created on this turn.
     std::chrono::steady_clock::time_point last_decision;  // Of the pods given before.
     for (size_t i = 0, end = 0; i < c.pending.size() && status.ok(); i = end) {
       const std::string key = KeyOf(c.pending[i]);
@@ -422,10 +477,19 @@ class Harness {
         }
       }
       if (!status.ok()) break;
+      // Then the PodGroup of a group's pods, once the scheduler's watch has delivered the pods:
+      // it takes them all in one pod group cycle, whatever the group's minCount.
+      if (const json* group = PodGroupToCreate(c, c.pending[i], &made_groups)) {
+        Sleep(300);
+        if (status = api_.Create(*group); !status.ok()) {
+          status = Failed(s, "creating PodGroup " + KeyOf(*group), status);
+          break;
+        }
+      }
       given = end;
       for (size_t k = i; k < end && status.ok(); ++k) {
         Outcome& o = phase.outcomes[k];
-        o = WaitForDecision(c, pods[k - i]);
+        o = WaitForDecision(c, pods[k - i], NeverDecided(c, pods[k - i]) ? 1000 : 15000);
         last_decision = std::chrono::steady_clock::now();
         // A preemption deletes its victims right after nominating, asynchronously, one call each:
         // wait for the first, then until none has come for 300 ms (2 s at most).
@@ -454,6 +518,10 @@ class Harness {
       if (end.ok()) phase.end = std::move(end->pods);
       status = end.status();
     }
+    for (const json& group : c.pod_groups) {
+      const json now = api_.Get(PathOf(group));
+      phase.groups[KeyOf(group)] = now.is_object() ? InitiallyScheduled(now) : "";
+    }
     Sleep(200);  // The last log lines.
     std::map<std::string, Scores> scores = ScoresInLog(s.LogFrom(log_start));
     for (size_t i = 0; i < given; ++i) {
@@ -462,6 +530,11 @@ class Harness {
       }
       if (absl::Status st = api_.Delete(c.pending[i]); !st.ok() && status.ok()) {
         status = Failed(s, "deleting pod " + KeyOf(c.pending[i]), st);
+      }
+    }
+    for (const json& group : c.pod_groups) {  // Made anew on the next turn.
+      if (absl::Status st = api_.Delete(group); !st.ok() && status.ok()) {
+        status = Failed(s, "deleting PodGroup " + KeyOf(group), st);
       }
     }
     if (!status.ok()) return status;
@@ -848,11 +921,11 @@ class Harness {
     });
   }
 
-  // Polls the pod until it is bound or has a PodScheduled=False condition (up to 15 s),
+  // Polls the pod until it is bound or has a PodScheduled=False condition (up to `limit_ms`),
   // provisioning the volumes it waits for.
-  Outcome WaitForDecision(const Case& c, const json& pod) {
+  Outcome WaitForDecision(const Case& c, const json& pod, int limit_ms) {
     Outcome o{.status = "Pending"};
-    for (int i = 0; i < 300; ++i) {
+    for (int i = 0; i < limit_ms / 50; ++i) {
       if (HasStorage(c)) ReadState(c).IgnoreError();  // Only for Provision.
       json now = api_.Get(PathOf(pod));
       if (now.is_object()) o = OutcomeOfPod(now);
@@ -870,8 +943,10 @@ class Harness {
         fmt::format("{}/{}/{}.{}.json", states_, c.name, meta.value("namespace", "default"),
                     meta.value("name", ""));
     fs::create_directories(fs::path(manifest).parent_path());
+    // A group's pods all, as a pod group cycle takes them; a burst's up to pod i.
+    const size_t end = PodGroupOf(c.pending[i]).empty() ? i + 1 : GivenEnd(c, i);
     const std::vector<json> pending(c.pending.begin() + static_cast<std::ptrdiff_t>(c.first[i]),
-                                    c.pending.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+                                    c.pending.begin() + static_cast<std::ptrdiff_t>(end));
     std::ofstream(manifest) << SimulationInput(c, state.pods, state.storage, pending,
                                                upstream_.prefix);
     std::vector<std::string> argv = {KSCHED_BINARY, "simulate", "-o", "json", "--explain"};
@@ -917,6 +992,9 @@ json ToJson(const CaseResult& r) {
     }
     j["pods"].push_back(std::move(pj));
   }
+  for (const GroupResult& g : r.groups) {
+    j["podGroups"].push_back({{"podGroup", g.key}, {"upstream", g.upstream}, {"run", g.run}});
+  }
   return j;
 }
 
@@ -958,10 +1036,15 @@ struct Totals {
   int run_matching = 0, simulate_matching = 0;  // Pods each matches exactly.
   int moved = 0, cases_moved = 0;  // Pods moved on ksched's turn, and in how many cases.
   int given_again = 0;             // Preemptors kube-scheduler left pending, given to it again.
+  int groups = 0, groups_matching = 0;  // PodGroups, and those whose conditions match.
   std::map<std::string, int> run_kinds, simulate_kinds;
 
   void Add(const CaseResult& r) {
     ++cases;
+    for (const GroupResult& g : r.groups) {
+      ++groups;
+      groups_matching += g.upstream == g.run;
+    }
     if (!r.incomparable.empty()) ++incomparable;
     if (!r.error.empty()) ++errors;
     if (r.incomparable.empty() && !r.Differs()) ++cases_matching;
@@ -1003,6 +1086,8 @@ struct Totals {
             {"podsMovedOnKschedsTurn", moved},
             {"casesWithPodsMoved", cases_moved},
             {"preemptorsKubeSchedulerLeftPending", given_again},
+            {"podGroups", groups},
+            {"podGroupsMatchingRun", groups_matching},
             {"runMismatches", run_kinds},
             {"simulateMismatches", simulate_kinds}};
   }
@@ -1019,6 +1104,10 @@ struct Totals {
         "pods on ksched's turn, in %d cases; kube-scheduler placed %d pods by a batch hint\n",
         run_matching, percent(run_matching), simulate_matching, percent(simulate_matching), moved,
         cases_moved, hinted);
+    if (groups > 0) {
+      std::printf("  PodGroups: the condition ksched run writes matches on %d of %d\n",
+                  groups_matching, groups);
+    }
     if (given_again > 0) {
       std::printf(
           "  preemptors kube-scheduler left pending for good, their victims gone "
@@ -1113,7 +1202,10 @@ int Main(int argc, char** argv) {
   // holds.
   // The API server drops the fields of a gate that is off for it (CSIDriver's
   // preventPodSchedulingIfMissing without VolumeLimitScaling): it gets every gate a case sets.
-  std::vector<std::string> apiserver_flags;
+  // PodGroups are served (scheduling.k8s.io/v1beta1, beta and off by default) for the cases with
+  // gangs; the schedulers get GenericWorkload only from a case that sets it.
+  std::vector<std::string> apiserver_flags = {"--feature-gates=GenericWorkload=true",
+                                              "--runtime-config=scheduling.k8s.io/v1beta1=true"};
   for (const std::string& flag : gate_flags) {
     if (flag.starts_with("--feature-gates=")) apiserver_flags.push_back(flag);
   }
@@ -1179,6 +1271,11 @@ int Main(int argc, char** argv) {
           }
         }
       }
+      for (const GroupResult& g : r.groups) {
+        if (g.upstream == g.run) continue;
+        std::printf("    PodGroup %s run condition: kube-scheduler \"%s\", ksched \"%s\"\n",
+                    g.key.c_str(), g.upstream.c_str(), g.run.c_str());
+      }
     }
     std::fflush(stdout);
   };
@@ -1211,7 +1308,7 @@ int Main(int argc, char** argv) {
     std::ofstream(file) << api::JsonToYaml(ScenarioOf(
         smallest, shrunk,
         fmt::format("Found by make difftest ({}), shrunk; the expectation is kube-scheduler "
-                    "v1.36.3's outcome.",
+                    "v1.37.2's outcome.",
                     name)));
     std::printf("    shrunk to %zu objects: %s\n", smallest["cluster"].size(), file.c_str());
   }

@@ -223,6 +223,7 @@ json SimulationInput(const Case& c, const PodStates& pods, const Storage& storag
       items.push_back(o);
     }
   }
+  for (const json& group : c.pod_groups) items.push_back(group);
   for (const auto& [key, o] : storage) items.push_back(as_read(o));
   for (const auto& [key, read] : pods) {
     const bool bound = !read["spec"].value("nodeName", "").empty();

@@ -94,9 +94,9 @@ struct ClusterState {
 nlohmann::json Recreatable(nlohmann::json o);
 
 // The objects `ksched simulate` gets to decide `pending` on `pods` and `storage`: the case's
-// objects other than pods, PVs and claims, the PVs and claims of `storage` and every pod of `pods`
-// bound or pending with a nominated node (one waiting for its victims, whose place both
-// schedulers hold), as the API server returned them but for their managedFields and `prefix`
+// objects other than pods, PVs and claims, its PodGroups, the PVs and claims of `storage` and every
+// pod of `pods` bound or pending with a nominated node (one waiting for its victims, whose place
+// both schedulers hold), as the API server returned them but for their managedFields and `prefix`
 // taken off a pod's schedulerName, then the `pending` pods, in order. Pods being deleted stay: a
 // scheduler counts them until they are gone.
 nlohmann::json SimulationInput(const Case& c, const PodStates& pods, const Storage& storage,
