@@ -12,7 +12,6 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kUnsupported = "is not supported by ksched yet";
 // The condition the API server writes for a pod with scheduling gates.
 constexpr std::string_view kSchedulingGated =
     "Scheduling is blocked due to non-empty scheduling gates";

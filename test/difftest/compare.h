@@ -57,6 +57,9 @@ Outcome OutcomeInSimulation(const nlohmann::json& simulation, const std::string&
 // and ksched both write.
 std::map<std::string, Scores> ScoresInLog(std::string_view log);
 
+// What ksched's messages say of what it cannot do yet: a known gap, not a difference.
+inline constexpr std::string_view kUnsupported = "is not supported by ksched yet";
+
 struct Mismatch {
   // placement, status, message, nominated, eviction, score; or, a known gap: unsupported (ksched
   // says it does not support a field yet).

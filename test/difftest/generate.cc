@@ -146,8 +146,15 @@ class CaseBuilder {
     if (r_.Percent(25)) AddAttachedDevices(&cluster);
     if (r_.Percent(25)) AddExtendedResources(&cluster);
     if (r_.Percent(25)) AddTaintRules(&cluster);
+    // Gangs, picked last; not with a batching profile (whether a pod group cycle batches is not
+    // settled here).
+    gangs_ = !batching_ && r_.Percent(20);
+    if (gangs_) AddGangs(&cluster);
     return cluster;
   }
+
+  // Whether the case has PodGroups, which need --feature-gates=GenericWorkload=true.
+  bool gangs() const { return gangs_; }
 
   // Whether the case's burst goes at once to a profile without PodTopologySpread's default
   // constraints, where kube-scheduler batches identical pods.
@@ -516,6 +523,56 @@ class CaseBuilder {
     }
     for (auto* list : {&bound_volumes, &claims}) {
       for (json& o : *list) cluster->push_back(std::move(o));
+    }
+  }
+
+  // One or two pod groups (scheduling.k8s.io/v1beta1) and their pending pods, two to five alike
+  // but for their names: a gang of all its pods, of fewer (the rest placed as they fit), or of one
+  // more than it has (it waits at PreEnqueue), or a basic group at times; the pods ask for up to 2
+  // CPUs, at times on nodes of one zone or each on a node of its own (anti-affinity within the
+  // group, so that a gang larger than the cluster cannot be placed), and the group and its pods
+  // name a PriorityClass at times, so that they may need to preempt.
+  void AddGangs(json* cluster) {
+    for (int g = 0, groups = r_.Between(1, 2); g < groups; ++g) {
+      const std::string name = std::string("gang-") + static_cast<char>('a' + g);
+      const int n = r_.Between(2, 5);
+      json group = {{"apiVersion", "scheduling.k8s.io/v1beta1"},
+                    {"kind", "PodGroup"},
+                    {"metadata", {{"name", name}, {"namespace", "default"}}},
+                    {"spec", {{"schedulingPolicy", {{"basic", json::object()}}}}}};
+      if (!r_.Percent(15)) {
+        const int kind = static_cast<int>(r_.Below(100));
+        const int min = kind < 50 ? n : kind < 85 ? r_.Between(1, n - 1) : n + 1;
+        group["spec"]["schedulingPolicy"] = {{"gang", {{"minCount", min}}}};
+      }
+      json c = {{"name", "c0"},
+                {"image", ImageName(r_.Below(kImages))},
+                {"resources",
+                 {{"requests",
+                   {{"cpu", r_.Pick({"100m", "500m", "1", "2"})},
+                    {"memory", r_.Pick({"128Mi", "1Gi", "2Gi"})}}}}}};
+      json spec = {{"schedulingGroup", {{"podGroupName", name}}},
+                   {"containers", json::array({c})}};
+      if (r_.Percent(20)) spec["nodeSelector"][kZone] = r_.Pick({"zone-a", "zone-b", "zone-c"});
+      if (r_.Percent(30)) {
+        spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {
+            {{"topologyKey", kHostname}, {"labelSelector", {{"matchLabels", {{"gang", name}}}}}}};
+      }
+      if (!classes_.empty() && r_.Percent(50)) {
+        const std::string cls = r_.Pick(classes_);
+        spec["priorityClassName"] = cls;
+        group["spec"]["priorityClassName"] = cls;
+      }
+      cluster->push_back(group);
+      for (int k = 0; k < n; ++k) {
+        cluster->push_back({{"apiVersion", "v1"},
+                            {"kind", "Pod"},
+                            {"metadata",
+                             {{"name", fmt::format("{}-{}", name, k)},
+                              {"namespace", "default"},
+                              {"labels", {{"gang", name}}}}},
+                            {"spec", spec}});
+      }
     }
   }
 
@@ -1032,6 +1089,7 @@ class CaseBuilder {
 
   Rand r_;
   bool batching_ = false;
+  bool gangs_ = false;
   int nodes_ = 0;
   std::vector<std::string> classes_;
   std::vector<int64_t> image_sizes_;
@@ -1160,6 +1218,7 @@ json GenerateCase(uint64_t seed) {
   CaseBuilder builder(seed);
   json c = {{"description", "random case, seed " + std::to_string(seed)},
             {"cluster", builder.Build()}};
+  if (builder.gangs()) c["args"] = {"--feature-gates=GenericWorkload=true"};
   if (builder.batching()) {
     c["burst"] = true;
     c["config"] = {
@@ -1183,10 +1242,11 @@ std::vector<json> ShrinkCandidates(const json& c) {
       }
     }
   }
-  std::set<std::string> named_classes, used_namespaces;
+  std::set<std::string> named_classes, used_namespaces, named_groups;
   for (const json& o : cluster) {
-    if (IsPod(o)) named_classes.insert(o["spec"].value("priorityClassName", ""));
+    if (o.contains("spec")) named_classes.insert(o["spec"].value("priorityClassName", ""));
     used_namespaces.insert(o["metadata"].value("namespace", ""));
+    if (IsPod(o)) named_groups.insert(PodGroupOf(o));
   }
   for (size_t i = 0; i < cluster.size(); ++i) {
     const std::string name = cluster[i]["metadata"]["name"];
@@ -1196,6 +1256,7 @@ std::vector<json> ShrinkCandidates(const json& c) {
       }));
     } else if ((cluster[i]["kind"] == "PriorityClass" && !named_classes.contains(name)) ||
                (cluster[i]["kind"] == "Namespace" && !used_namespaces.contains(name)) ||
+               (cluster[i]["kind"] == "PodGroup" && !named_groups.contains(KeyOf(cluster[i]))) ||
                IsStorage(cluster[i]["kind"].get<std::string>())) {
       out.push_back(Without(c, [&](size_t j, const json&) { return j == i; }));
     }

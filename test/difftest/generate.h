@@ -36,16 +36,19 @@ namespace ksched::difftest {
 // container restarts them all on an exit code. A quarter have partitionable devices: MIG-style
 // GPUs whose whole and partitions consume one counter set, FPGAs sharing a rack's power, and
 // claims for some pending pods. A quarter have consumable capacity: NICs that allow multiple
-// allocations of their bandwidth, and claims for some of it.
+// allocations of their bandwidth, and claims for some of it. A fifth of those that do not batch
+// have gangs: one or two PodGroups with their pending pods (whole, short of minCount, fewer than
+// minCount placeable, at times with a priority that needs preemption), and the flag
+// --feature-gates=GenericWorkload=true in "args".
 nlohmann::json GenerateCase(uint64_t seed);
 
 // Variants of case `c`, each strictly smaller (one object or one field fewer) and as valid as `c`,
 // most aggressive first: without a pending pod, a bound pod, a node (with the pods bound to it), an
-// unreferenced PriorityClass or Namespace, a storage or DRA object; then one pod field fewer
-// (affinity or a part of it, nodeSelector, tolerations, initContainers, volumes or one volume,
-// resourceClaims, a container, a host port, priorityClassName, one resource's request); then one
-// node field fewer (a label other than kubernetes.io/hostname, a taint, images, unschedulable).
-// Empty when nothing can be removed.
+// unreferenced PriorityClass, Namespace or PodGroup, a storage or DRA object; then one pod field
+// fewer (affinity or a part of it, nodeSelector, tolerations, initContainers, volumes or one
+// volume, resourceClaims, a container, a host port, priorityClassName, one resource's request);
+// then one node field fewer (a label other than kubernetes.io/hostname, a taint, images,
+// unschedulable). Empty when nothing can be removed.
 std::vector<nlohmann::json> ShrinkCandidates(const nlohmann::json& c);
 
 // Greedy shrinking: repeatedly replaces the case with its first candidate (ShrinkCandidates) for

@@ -246,6 +246,23 @@ std::set<std::string> Features(const json& c) {
       }
     }
   }
+  for (const json& group : OfKind(c, "PodGroup")) {
+    const json& spec = group["spec"];
+    int pods = 0;
+    for (const json& pod : OfKind(c, "Pod")) {
+      pods += pod["spec"].value(json::json_pointer("/schedulingGroup/podGroupName"), "") ==
+              group["metadata"]["name"];
+    }
+    const int min = spec.value(json::json_pointer("/schedulingPolicy/gang/minCount"), 0);
+    out.insert(min == 0 ? "basic pod group"
+               : min > pods ? "gang short of minCount"
+               : min < pods ? "gang of fewer than its pods"
+                            : "whole gang");
+    if (spec.contains("priorityClassName")) out.insert("gang with priority");
+    if (c.value("args", json::array()) != json{"--feature-gates=GenericWorkload=true"}) {
+      out.insert("PodGroup without its gate");
+    }
+  }
   std::set<std::string> pod_names;
   for (const json& pod : OfKind(c, "Pod")) {
     const std::string name = pod["metadata"]["name"];
@@ -304,7 +321,8 @@ TEST(GenerateCaseTest, EveryCaseIsValidAndSized) {
     EXPECT_THAT(Problems(c), IsEmpty()) << "seed " << seed << ": " << c.dump();
     size_t pending = 0, bound = 0;
     for (const json& pod : OfKind(c, "Pod")) ++(pod["spec"].contains("nodeName") ? bound : pending);
-    EXPECT_TRUE(pending >= 1 && pending <= 14) << "seed " << seed;  // 10, and a burst's 4.
+    // 10, a burst's 4 and two gangs of 5.
+    EXPECT_TRUE(pending >= 1 && pending <= 24) << "seed " << seed;
     EXPECT_LE(bound, 6u) << "seed " << seed;
     EXPECT_TRUE(!OfKind(c, "Node").empty() && OfKind(c, "Node").size() <= 8) << "seed " << seed;
     EXPECT_LE(OfKind(c, "PriorityClass").size(), 3u) << "seed " << seed;
@@ -388,9 +406,15 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "device with binding conditions",
                         "device that binds to the node",
                         "class backing an extended resource",
-                        "request by a class's implicit name"}) {
+                        "request by a class's implicit name",
+                        "basic pod group",
+                        "gang short of minCount",
+                        "gang of fewer than its pods",
+                        "whole gang",
+                        "gang with priority"}) {
     EXPECT_GT(seen[f], 0) << f;
   }
+  EXPECT_EQ(seen["PodGroup without its gate"], 0);
 }
 
 TEST(ShrinkCandidatesTest, EachIsSmallerAndValid) {
