@@ -149,11 +149,13 @@ difftest: build k8s
 
 # Upstream's [sig-scheduling] e2e tests of the pinned release against SCHEDULER (ksched, or
 # kube-scheduler for comparison) as the rig's only scheduler (docs/fidelity.md); FOCUS picks a
-# subset. The reports go to build/e2e/SCHEDULER/, and build/e2e/comparison.md once both ran.
+# subset, GATES (A=true,...) turns gates on for the whole rig and runs their tests. The reports go
+# to build/e2e/SCHEDULER/, and build/e2e/comparison.md once both ran.
 FOCUS ?= \[sig-scheduling\]
 SCHEDULER ?= ksched
 e2e: build k8s
-	@$(BUILD_DIR)/test/e2e/e2e --scheduler '$(SCHEDULER)' --focus '$(FOCUS)' --out $(BUILD_DIR)/e2e
+	@$(BUILD_DIR)/test/e2e/e2e --scheduler '$(SCHEDULER)' --focus '$(FOCUS)' --out $(BUILD_DIR)/e2e \
+	  $(if $(GATES),--feature-gates '$(GATES)')
 
 # The container image ksched:latest (Containerfile): the built binary and the Debian libraries it
 # loads, gathered by scripts/image.sh; built with podman or docker, whichever is installed.

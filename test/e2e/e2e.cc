@@ -21,6 +21,10 @@
 #include <thread>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "src/base/file.h"
@@ -96,6 +100,24 @@ json NodeAgents() {
   return list;
 }
 
+// The API a gate serves that the API server serves only when asked (a beta API is off by
+// default), or "".
+std::string_view GateApi(std::string_view gate) {
+  return gate == "GenericWorkload" ? "scheduling.k8s.io/v1beta1" : "";
+}
+
+// The gates that "A=true,B=false" sets true.
+std::vector<std::string> GatesOn(const std::string& flag) {
+  std::vector<std::string> out;
+  for (absl::string_view gate : absl::StrSplit(flag, ',', absl::SkipEmpty())) {
+    std::pair<absl::string_view, absl::string_view> kv = absl::StrSplit(gate, '=');
+    if (absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(kv.second), "true")) {
+      out.emplace_back(absl::StripAsciiWhitespace(kv.first));
+    }
+  }
+  return out;
+}
+
 // Whether a line of e2e.test's verbose output is worth showing as the run goes: a test's name as
 // it starts, its outcome as it ends, and the final count.
 bool IsProgress(std::string_view line) {
@@ -118,6 +140,10 @@ int Main(int argc, char** argv) {
   app.add_option("--out", out_dir, "Where the reports go (a folder per scheduler)");
   app.add_option("--nodes", nodes, "How many fake nodes")->check(CLI::Range(2, 50));
   app.add_option("--scheduler-v", verbosity, "The scheduler's log verbosity (-v)");
+  std::string feature_gates;
+  app.add_option("--feature-gates", feature_gates,
+                 "Gates (A=true,B=false) for the API server, the controller manager and the "
+                 "scheduler; the tests of an off-by-default gate set true here run");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -140,6 +166,15 @@ int Main(int argc, char** argv) {
   }
   Write(out / "kwok-stages.yaml", WithoutPodDeleteStage(*stages));
 
+  const std::vector<std::string> gates_on = GatesOn(feature_gates);
+  std::string gate_flag = feature_gates.empty() ? "" : " --feature-gates=" + feature_gates;
+  std::string apiserver_flags = gate_flag;
+  for (const std::string& gate : gates_on) {
+    if (!GateApi(gate).empty()) {
+      apiserver_flags += fmt::format(" --runtime-config={}=true", GateApi(gate));
+    }
+  }
+
   std::cerr << "e2e: starting the cluster\n";
   auto cluster =
       ControlPlane::Start({.kwok = true,
@@ -147,7 +182,9 @@ int Main(int argc, char** argv) {
                            .controller_manager = true,
                            .controller_manager_flags =
                                "--controllers=*,-node-lifecycle-controller,"
-                               "-node-ipam-controller,-persistentvolume-attach-detach-controller"});
+                               "-node-ipam-controller,-persistentvolume-attach-detach-controller" +
+                               gate_flag,
+                           .apiserver_flags = apiserver_flags});
   if (!cluster.ok()) {
     std::cerr << "e2e: " << cluster.status().ToString() << "\n";
     return 1;
@@ -186,21 +223,31 @@ int Main(int argc, char** argv) {
                             : std::vector<std::string>{bin + "/kube-scheduler", "-v=2"};
   scheduler_argv.insert(scheduler_argv.end(),
                         {"--config", out / "scheduler-config.yaml", "--secure-port=0"});
+  if (!feature_gates.empty()) scheduler_argv.push_back("--feature-gates=" + feature_gates);
   Process sched(scheduler_argv, out / "scheduler.log");
 
-  const std::string skip = SkipExpression(RigSkips());
+  // The tests of off-by-default gates are left out by name, or, with gates set true, by Ginkgo's
+  // label filter: those whose gates are all among them run.
+  const std::string skip = SkipExpression(RigSkips(), gates_on.empty() ? "" : kOffByDefault);
+  std::vector<std::string> selection;
+  if (!skip.empty()) selection.push_back("--ginkgo.skip=" + skip);
+  if (!gates_on.empty()) {
+    selection.push_back(
+        fmt::format("--ginkgo.label-filter=!Feature:OffByDefault || FeatureGate: isSubsetOf {{{}}}",
+                    absl::StrJoin(gates_on, ", ")));
+  }
   std::vector<std::string> e2e_argv = {bin + "/e2e.test",
                                        "--kubeconfig=" + cp.kubeconfig(),
                                        "--provider=skeleton",
                                        fmt::format("--num-nodes={}", nodes),
                                        "--ginkgo.focus=" + focus,
-                                       "--ginkgo.skip=" + skip,
                                        "--ginkgo.no-color",
                                        "--ginkgo.v",
                                        "--ginkgo.json-report=" + (out / "ginkgo.json").string(),
                                        "--report-dir=" + out.string()};
   std::cerr << fmt::format("e2e: {} against {}, {} nodes; the log is {}\n", focus, scheduler, nodes,
                            (out / "e2e.log").string());
+  e2e_argv.insert(e2e_argv.end(), selection.begin(), selection.end());
   Process tests(e2e_argv, out / "e2e.log");
   // Reads what the log gained since the last look, and shows its complete lines.
   std::streamoff shown = 0;

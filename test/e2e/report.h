@@ -24,8 +24,11 @@ struct SkipRule {
   std::string reason;
 };
 const std::vector<SkipRule>& RigSkips();
-// The rules' patterns as one --ginkgo.skip expression ("a|b").
-std::string SkipExpression(const std::vector<SkipRule>& rules);
+// The pattern of RigSkips' rule for the tests of off-by-default feature gates.
+inline constexpr char kOffByDefault[] = R"(\[Feature:OffByDefault\])";
+// The rules' patterns as one --ginkgo.skip expression ("a|b"), without the rule whose pattern is
+// `except`.
+std::string SkipExpression(const std::vector<SkipRule>& rules, std::string_view except = "");
 
 enum class Outcome { kPassed, kFailed, kSkipped };
 std::string_view OutcomeName(Outcome o);  // "passed", "failed", "skipped"

@@ -82,6 +82,9 @@ TEST(ReportTest, AReportOfAnotherShapeIsAnError) {
 
 TEST(ReportTest, TheSkipExpressionJoinsTheRules) {
   EXPECT_EQ(SkipExpression({{.pattern = "a"}, {.pattern = R"(\[b\])"}}), R"(a|\[b\])");
+  // With gates on (make e2e GATES=...), the rule of off-by-default gates leaves the expression.
+  EXPECT_EQ(SkipExpression({{.pattern = "a"}, {.pattern = kOffByDefault}}, kOffByDefault), "a");
+  EXPECT_EQ(SkipExpression(RigSkips(), kOffByDefault), "");
 }
 
 TEST(ReportTest, ResultsGoThroughJson) {
