@@ -63,6 +63,8 @@ inline constexpr char kNoVictimsFound[] = "No preemption victims found for incom
 inline constexpr char kNotHelpful[] = "Preemption is not helpful for scheduling";
 inline constexpr char kWaitingForPreemption[] =
     "waiting for the preemption for this pod to be finished";
+inline constexpr char kWaitingForPodGroupPreemption[] =
+    "waiting for the preemption for this pod group to be finished";
 
 using PodDisruptionBudgets = std::vector<std::shared_ptr<const api::PodDisruptionBudget>>;
 
@@ -144,6 +146,14 @@ class Evaluator {
   // until something else moves it (kubernetes/kubernetes#141694).
   std::vector<ClusterEventWithHint> EventsToRegister() const;
 
+  // Evicts `victims` for a PodGroup whose pending `pods` the scheduler's pod group cycle placed
+  // with them gone (upstream's actuatePodGroupPreemption): as Preempt evicts, but the victims'
+  // events name the PodGroup ("Preempted by podgroup <uid> on node cluster"), and PreEnqueue holds
+  // back the group's pods with kWaitingForPodGroupPreemption while they go.
+  void PreemptForPodGroup(const api::PodGroup& group,
+                          std::vector<std::shared_ptr<const api::Pod>> pods,
+                          const Victims& victims);
+
   // The candidates among the `potential` nodes, those free of PDB violations first, and the
   // status of every potential node that is none (upstream's DryRunPreemption).
   std::vector<Candidate> FindCandidates(const CycleState& state, const api::Pod& pod,
@@ -159,11 +169,25 @@ class Evaluator {
     bool held = false;
     bool answered = false;
   };
+  // Who preempts (upstream's ExecutorPreemptor): a pod, or a PodGroup for its pods.
+  struct Preemptor {
+    std::string type;  // "pod" or "podgroup", in the victims' events and conditions.
+    std::string key;   // preempting_'s: the pod's UID, or the PodGroup's (KeyOf).
+    std::string uid;   // The pod's or the PodGroup's, in the victims' events.
+    std::string name;  // namespace/name, for the log.
+    std::string scheduler_name;
+    int32_t priority = 0;
+    std::vector<std::shared_ptr<const api::Pod>> pods;  // Activated when the evictions fail.
+  };
+  // preempting_'s key for `pod`, and what PreEnqueue says while it is there: its PodGroup's when
+  // it names one the scheduler knows (upstream with GenericWorkload), else its own UID.
+  std::pair<std::string, const char*> KeyOf(const api::Pod& pod) const;
   // Clears the nominations of lower-priority pods nominated to the node, then evicts the victims,
-  // the last one once the pod is marked as finishing (upstream's prepareCandidateAsync).
-  void EvictAsync(const api::Pod& pod, const Candidate& c);
+  // the last one once the preemptor is marked as finishing (upstream's prepareCandidateAsync).
+  void EvictAsync(std::shared_ptr<const Preemptor> p, const std::string& node,
+                  const Victims& victims);
   // Evicts one victim (upstream's PreemptPod).
-  absl::Status Evict(const api::Pod& pod, const std::string& node, const api::Pod& victim);
+  absl::Status Evict(const Preemptor& p, const std::string& node, const api::Pod& victim);
   // Whether the scheduler has seen the victim terminate or go.
   bool VictimGone(const std::string& uid) const;
 
@@ -171,8 +195,17 @@ class Evaluator {
   Handle& handle_;
   Interface& policy_;
   mutable absl::Mutex mu_;
-  // By pod UID.
+  // By Preemptor::key.
   absl::flat_hash_map<std::string, Preempting> preempting_ ABSL_GUARDED_BY(mu_);
+};
+
+// A preemption plugin that also evicts for a pod group (DefaultPreemption): the scheduler's pod
+// group cycle chooses the victims (upstream's PodGroupEvaluator) and hands them over.
+class PodGroupPreemptionPlugin : public virtual Plugin {
+ public:
+  virtual void PreemptForPodGroup(const api::PodGroup& group,
+                                  std::vector<std::shared_ptr<const api::Pod>> pods,
+                                  const Victims& victims) = 0;
 };
 
 // Picks the node to preempt on (upstream's pickOneNodeForPreemption): by `scores` in order, each
@@ -182,6 +215,10 @@ class Evaluator {
 // that tie on all of them; nullptr when there are none.
 const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidates,
                                           const std::vector<CandidateScore>& scores = {});
+
+// When the pod started, as RFC 3339 that sorts by time (upstream's GetPodStartTime): a pod that
+// has not started counts as started now, after all others.
+std::string_view StartTime(const api::Pod& pod);
 
 // Upstream's MoreImportantPod: higher priority, then the earlier start time (a pod that has not
 // started counts as started after all others).

@@ -218,6 +218,9 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
   if (auto it = plugins_.find("GangScheduling"); it != plugins_.end()) {
     placement_feasible_ = PluginAs<PlacementFeasiblePlugin>(it->second.get());
   }
+  if (auto it = plugins_.find("DefaultPreemption"); it != plugins_.end()) {
+    pod_group_preemption_ = PluginAs<preemption::PodGroupPreemptionPlugin>(it->second.get());
+  }
 
   if (queue_sort_.size() != 1) {
     return absl::InvalidArgumentError(fmt::format(

@@ -32,6 +32,7 @@
 #include "ksched/async_bind_plugin.h"
 #include "ksched/handle.h"
 #include "ksched/plugin.h"
+#include "ksched/preemption.h"
 #include "ksched/registry.h"
 #include "oneapi/tbb/blocked_range.h"
 #include "oneapi/tbb/parallel_for.h"
@@ -151,6 +152,11 @@ class Framework : public Handle {
   // GangScheduling's PlacementFeasible, as upstream wires it (by name): Success without it; its
   // Unschedulable and Wait with its name; an error as "running PlacementFeasible plugin: ...".
   Status RunPlacementFeasible(const api::PodGroup& group, int scheduled, int remaining);
+  // DefaultPreemption, which evicts for a pod group (upstream's PodGroupEvaluator's executor);
+  // nullptr without it.
+  preemption::PodGroupPreemptionPlugin* pod_group_preemption() const {
+    return pod_group_preemption_;
+  }
 
   // --- Binding cycle ---
   // Blocks until a waiting pod is allowed, rejected or times out on Deps::clock; Success if it was
@@ -351,6 +357,7 @@ class Framework : public Handle {
   std::vector<ReservePlugin*> reserve_;
   std::vector<PermitPlugin*> permit_;
   PlacementFeasiblePlugin* placement_feasible_ = nullptr;
+  preemption::PodGroupPreemptionPlugin* pod_group_preemption_ = nullptr;
   std::vector<PreBindPlugin*> pre_bind_;
   std::vector<AsyncPreBindPlugin*> async_pre_bind_;  // pre_bind_'s, or nullptr where one is not.
   std::vector<BindPlugin*> bind_;

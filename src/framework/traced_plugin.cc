@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "ksched/async_bind_plugin.h"
+#include "ksched/preemption.h"
 #include "src/framework/simulator_trace.h"
 
 namespace ksched::framework {
@@ -26,6 +27,7 @@ class TracedPlugin final : public PreEnqueuePlugin,
                            public ReservePlugin,
                            public PermitPlugin,
                            public PlacementFeasiblePlugin,
+                           public preemption::PodGroupPreemptionPlugin,
                            public PreBindPlugin,
                            public AsyncPreBindPlugin,
                            public BindPlugin,
@@ -48,6 +50,7 @@ class TracedPlugin final : public PreEnqueuePlugin,
         reserve_(PluginAs<ReservePlugin>(p_.get())),
         permit_(PluginAs<PermitPlugin>(p_.get())),
         placement_feasible_(PluginAs<PlacementFeasiblePlugin>(p_.get())),
+        pod_group_preemption_(PluginAs<preemption::PodGroupPreemptionPlugin>(p_.get())),
         pre_bind_(PluginAs<PreBindPlugin>(p_.get())),
         async_pre_bind_(PluginAs<AsyncPreBindPlugin>(p_.get())),
         bind_(PluginAs<BindPlugin>(p_.get())),
@@ -58,11 +61,26 @@ class TracedPlugin final : public PreEnqueuePlugin,
   std::string_view Name() const override { return p_->Name(); }
 
   bool Serves(const std::type_info& i) const override {
-    const void* const served[] = {
-        pre_enqueue_, queue_sort_,  enqueue_extensions_, pre_filter_, pre_filter_extensions_,
-        filter_,      post_filter_, pre_score_,          score_,      score_extensions_,
-        reserve_,     permit_,      placement_feasible_, pre_bind_,   async_pre_bind_,
-        bind_,        async_bind_,  post_bind_,          sign_};
+    const void* const served[] = {pre_enqueue_,
+                                  queue_sort_,
+                                  enqueue_extensions_,
+                                  pre_filter_,
+                                  pre_filter_extensions_,
+                                  filter_,
+                                  post_filter_,
+                                  pre_score_,
+                                  score_,
+                                  score_extensions_,
+                                  reserve_,
+                                  permit_,
+                                  placement_feasible_,
+                                  pod_group_preemption_,
+                                  pre_bind_,
+                                  async_pre_bind_,
+                                  bind_,
+                                  async_bind_,
+                                  post_bind_,
+                                  sign_};
     const std::type_info* const interfaces[] = {&typeid(PreEnqueuePlugin),
                                                 &typeid(QueueSortPlugin),
                                                 &typeid(EnqueueExtensions),
@@ -76,6 +94,7 @@ class TracedPlugin final : public PreEnqueuePlugin,
                                                 &typeid(ReservePlugin),
                                                 &typeid(PermitPlugin),
                                                 &typeid(PlacementFeasiblePlugin),
+                                                &typeid(preemption::PodGroupPreemptionPlugin),
                                                 &typeid(PreBindPlugin),
                                                 &typeid(AsyncPreBindPlugin),
                                                 &typeid(BindPlugin),
@@ -197,6 +216,13 @@ class TracedPlugin final : public PreEnqueuePlugin,
     return placement_feasible_->PlacementFeasible(group, scheduled, remaining);
   }
 
+  // Not recorded: the pod group cycle's own eviction.
+  void PreemptForPodGroup(const api::PodGroup& group,
+                          std::vector<std::shared_ptr<const api::Pod>> pods,
+                          const preemption::Victims& victims) override {
+    pod_group_preemption_->PreemptForPodGroup(group, std::move(pods), victims);
+  }
+
   Status PreBind(CycleState& state, const api::Pod& pod, std::string_view node) override {
     return Recorded(state, Point::kPreBind, pre_bind_->PreBind(state, pod, node));
   }
@@ -244,6 +270,7 @@ class TracedPlugin final : public PreEnqueuePlugin,
   ReservePlugin* const reserve_;
   PermitPlugin* const permit_;
   PlacementFeasiblePlugin* const placement_feasible_;
+  preemption::PodGroupPreemptionPlugin* const pod_group_preemption_;
   PreBindPlugin* const pre_bind_;
   AsyncPreBindPlugin* const async_pre_bind_;
   BindPlugin* const bind_;

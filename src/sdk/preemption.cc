@@ -14,11 +14,6 @@ namespace {
 
 using api::PodPriority;
 
-// upstream's GetPodStartTime: a pod that has not started counts as started now, after all others.
-std::string_view StartTime(const api::Pod& pod) {
-  return pod.status.start_time.empty() ? std::string_view("9999") : pod.status.start_time;
-}
-
 // upstream's GetEarliestPodStartTime: the earliest start among the highest-priority victims.
 std::string_view EarliestStartOfMostImportant(const Victims& v) {
   std::string_view earliest = StartTime(*v.pods[0]->pod);
@@ -35,7 +30,18 @@ std::string_view EarliestStartOfMostImportant(const Victims& v) {
   return earliest;
 }
 
+// preempting_'s key of a PodGroup: its UID, or its name where it has none (simulate's).
+std::string PodGroupKey(const api::PodGroup& group) {
+  return group.metadata.uid.empty()
+             ? "podgroup/" + group.metadata.namespace_ + "/" + group.metadata.name
+             : group.metadata.uid;
+}
+
 }  // namespace
+
+std::string_view StartTime(const api::Pod& pod) {
+  return pod.status.start_time.empty() ? std::string_view("9999") : pod.status.start_time;
+}
 
 bool MoreImportantPod(const api::Pod& a, const api::Pod& b) {
   if (PodPriority(a) != PodPriority(b)) return PodPriority(a) > PodPriority(b);
@@ -123,7 +129,15 @@ Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToSt
           : PickOneNodeForPreemption(candidates, policy_.OrderedScoreFuncs(candidates));
   KLOG(2, "the target node for the preemption is determined", {"node", best->node},
        {"pod", pod.metadata.namespace_ + "/" + pod.metadata.name});
-  EvictAsync(pod, *best);
+  EvictAsync(std::make_shared<const Preemptor>(
+                 Preemptor{.type = "pod",
+                           .key = pod.metadata.uid,
+                           .uid = pod.metadata.uid,
+                           .name = pod.metadata.namespace_ + "/" + pod.metadata.name,
+                           .scheduler_name = pod.spec.scheduler_name,
+                           .priority = PodPriority(pod),
+                           .pods = {std::make_shared<const api::Pod>(pod)}}),
+             best->node, best->victims);
   result->nominated_node_name = best->node;
   for (const auto& pi : best->victims.pods) {
     result->victims.push_back(pi->pod->metadata.namespace_ + "/" + pi->pod->metadata.name);
@@ -215,9 +229,35 @@ const Candidate* PickOneNodeForPreemption(const std::vector<Candidate>& candidat
   return latest;
 }
 
-absl::Status Evaluator::Evict(const api::Pod& pod, const std::string& node,
-                              const api::Pod& victim) {
-  std::string note = fmt::format("Preempted by pod {} on node {}", pod.metadata.uid, node);
+void Evaluator::PreemptForPodGroup(const api::PodGroup& group,
+                                   std::vector<std::shared_ptr<const api::Pod>> pods,
+                                   const Victims& victims) {
+  if (pods.empty()) return;
+  const std::string scheduler_name = pods.front()->spec.scheduler_name;
+  // Upstream's candidate for a group is the whole cluster, named so in the victims' events.
+  EvictAsync(std::make_shared<const Preemptor>(
+                 Preemptor{.type = "podgroup",
+                           .key = PodGroupKey(group),
+                           .uid = group.metadata.uid,
+                           .name = group.metadata.namespace_ + "/" + group.metadata.name,
+                           .scheduler_name = scheduler_name,
+                           .priority = api::PodGroupPriority(group),
+                           .pods = std::move(pods)}),
+             "cluster", victims);
+}
+
+std::pair<std::string, const char*> Evaluator::KeyOf(const api::Pod& pod) const {
+  if (pod.spec.pod_group_name) {
+    if (std::shared_ptr<const api::PodGroup> group =
+            handle_.pod_groups().GetPodGroup(pod.metadata.namespace_, *pod.spec.pod_group_name)) {
+      return {PodGroupKey(*group), kWaitingForPodGroupPreemption};
+    }
+  }
+  return {pod.metadata.uid, kWaitingForPreemption};
+}
+
+absl::Status Evaluator::Evict(const Preemptor& p, const std::string& node, const api::Pod& victim) {
+  std::string note = fmt::format("Preempted by {} {} on node {}", p.type, p.uid, node);
   if (std::shared_ptr<WaitingPod> wp = handle_.GetWaitingPod(victim.metadata.uid)) {
     wp->Reject(plugin_, "preempted");
     handle_.writer().RecordEvent(victim, "Normal", "Preempted", "Preempting",
@@ -228,8 +268,8 @@ absl::Status Evaluator::Evict(const api::Pod& pod, const std::string& node,
       .type = "DisruptionTarget",
       .status = "True",
       .reason = "PreemptionByScheduler",
-      .message = fmt::format("{}: preempting to accommodate a higher priority pod",
-                             pod.spec.scheduler_name)};
+      .message = fmt::format("{}: preempting to accommodate a higher priority {}", p.scheduler_name,
+                             p.type)};
   // In place before the deletion, so that the terminating victim reads as preemption's.
   absl::Status st = handle_.writer().UpdatePodStatusAndWait(victim, target);
   if (st.ok()) st = handle_.writer().DeletePod(victim);
@@ -239,13 +279,14 @@ absl::Status Evaluator::Evict(const api::Pod& pod, const std::string& node,
   return absl::OkStatus();
 }
 
-void Evaluator::EvictAsync(const api::Pod& pod, const Candidate& c) {
+void Evaluator::EvictAsync(std::shared_ptr<const Preemptor> p, const std::string& node,
+                           const Victims& all) {
   std::vector<std::shared_ptr<const api::Pod>> victims;
-  for (const auto& pi : c.victims.pods) {
+  for (const auto& pi : all.pods) {
     if (!pi->pod->metadata.deletion_timestamp) victims.push_back(pi->pod);  // Else on its way.
   }
   if (victims.empty()) return;
-  handle_.metrics().PreemptionVictims(static_cast<int>(c.victims.pods.size()));
+  if (p->type == "pod") handle_.metrics().PreemptionVictims(static_cast<int>(all.pods.size()));
   {
     absl::MutexLock lock(&mu_);
     // A pod whose last victim went while it was not looked at (deleted itself, or scheduled
@@ -256,67 +297,67 @@ void Evaluator::EvictAsync(const api::Pod& pod, const Candidate& c) {
         preempting_.erase(entry);
       }
     }
-    preempting_[pod.metadata.uid] = {};
+    preempting_[p->key] = {};
   }
-  handle_.RunAsync([this, pod = std::make_shared<const api::Pod>(pod), node = c.node,
-                    num_victims = c.victims.pods.size(), victims = std::move(victims)] {
-    KLOG(2, "Start the preemption asynchronously",
-         {"preemptor", pod->metadata.namespace_ + "/" + pod->metadata.name}, {"node", node},
-         {"numVictims", num_victims}, {"numVictimsToDelete", victims.size()});
-    // Lower-priority pods nominated to the node may no longer fit there: they lose their
-    // nomination, and so look for another node sooner.
-    static const std::string kNoNode;
-    for (const auto& pi : handle_.NominatedPodsForNode(node)) {
-      const api::Pod& nominated = *pi->pod;
-      if (PodPriority(nominated) >= PodPriority(*pod)) continue;
-      api::PodCondition scheduled{
-          .type = "PodScheduled", .status = "False", .reason = "Unschedulable"};
-      for (const api::PodCondition& cond : nominated.status.conditions) {
-        if (cond.type == "PodScheduled") scheduled = cond;
-      }
-      (void)handle_.writer().UpdatePodStatus(nominated, scheduled, &kNoNode);  // Not critical.
-    }
-    absl::Status st = absl::OkStatus();
-    for (size_t i = 0; i + 1 < victims.size() && st.ok(); ++i) st = Evict(*pod, node, *victims[i]);
-    if (st.ok()) {
-      {
-        absl::MutexLock lock(&mu_);
-        preempting_[pod->metadata.uid].last_victim = victims.back()->metadata.uid;
-      }
-      st = Evict(*pod, node, *victims.back());
-    }
-    bool held = false;
-    bool gone = false;
-    {
-      absl::MutexLock lock(&mu_);
-      Preempting& p = preempting_[pod->metadata.uid];
-      held = p.held;
-      gone = VictimGone(victims.back()->metadata.uid);
-      // Held back until the watch shows the last victim going (PreEnqueue), unless it failed.
-      if (st.ok() && !gone) {
-        p.answered = true;
-      } else {
-        preempting_.erase(pod->metadata.uid);
-      }
-    }
-    if (!st.ok()) {
-      KLOG_ERROR("Error occurred during async preemption",
-                 {"pod", pod->metadata.namespace_ + "/" + pod->metadata.name}, {"node", node},
-                 {"err", std::string(st.message())});
-      // So that the pod is not left waiting for deletions that never come.
-      handle_.Activate({pod});
-    } else if (held && gone) {
-      // PreEnqueue held the pod back from an event meanwhile, and the deletions it waits for may
-      // all have been watched already (victims the API had deleted before this preemption chose
-      // them): no event is left to move it.
-      handle_.Activate({pod});
-    }
-  });
+  handle_.RunAsync(
+      [this, p = std::move(p), node, num_victims = all.pods.size(), victims = std::move(victims)] {
+        KLOG(2, "Start the preemption asynchronously", {"preemptor", p->name}, {"node", node},
+             {"numVictims", num_victims}, {"numVictimsToDelete", victims.size()});
+        // Lower-priority pods nominated to the node may no longer fit there: they lose their
+        // nomination, and so look for another node sooner.
+        static const std::string kNoNode;
+        for (const auto& pi : handle_.NominatedPodsForNode(node)) {
+          const api::Pod& nominated = *pi->pod;
+          if (PodPriority(nominated) >= p->priority) continue;
+          api::PodCondition scheduled{
+              .type = "PodScheduled", .status = "False", .reason = "Unschedulable"};
+          for (const api::PodCondition& cond : nominated.status.conditions) {
+            if (cond.type == "PodScheduled") scheduled = cond;
+          }
+          (void)handle_.writer().UpdatePodStatus(nominated, scheduled, &kNoNode);  // Not critical.
+        }
+        absl::Status st = absl::OkStatus();
+        for (size_t i = 0; i + 1 < victims.size() && st.ok(); ++i)
+          st = Evict(*p, node, *victims[i]);
+        if (st.ok()) {
+          {
+            absl::MutexLock lock(&mu_);
+            preempting_[p->key].last_victim = victims.back()->metadata.uid;
+          }
+          st = Evict(*p, node, *victims.back());
+        }
+        bool held = false;
+        bool gone = false;
+        {
+          absl::MutexLock lock(&mu_);
+          Preempting& entry = preempting_[p->key];
+          held = entry.held;
+          gone = VictimGone(victims.back()->metadata.uid);
+          // Held back until the watch shows the last victim going (PreEnqueue), unless it failed.
+          if (st.ok() && !gone) {
+            entry.answered = true;
+          } else {
+            preempting_.erase(p->key);
+          }
+        }
+        if (!st.ok()) {
+          KLOG_ERROR("Error occurred during async preemption", {"preemptor", p->name},
+                     {"node", node}, {"err", std::string(st.message())});
+          // So that the pods are not left waiting for deletions that never come.
+          handle_.Activate(p->pods);
+        } else if (held && gone) {
+          // PreEnqueue held the pods back from an event meanwhile, and the deletions they wait for
+          // may all have been watched already (victims the API had deleted before this preemption
+          // chose them): no event is left to move them.
+          handle_.Activate(p->pods);
+        }
+      });
 }
 
 Status Evaluator::PreEnqueue(const api::Pod& pod) {
+  const auto [key, waiting] = KeyOf(pod);  // Before mu_: the lister has a lock of its own.
   absl::MutexLock lock(&mu_);
-  auto it = preempting_.find(pod.metadata.uid);
+  auto it = preempting_.find(key);
   if (it == preempting_.end()) return Status();
   // The last victim's eviction runs or was answered: the preemption is done once that victim is
   // terminating or gone, a deletion this event may be the watch's news of.
@@ -325,14 +366,15 @@ Status Evaluator::PreEnqueue(const api::Pod& pod) {
     return Status();
   }
   it->second.held = true;
-  return Status::UnschedulableAndUnresolvable(kWaitingForPreemption);
+  return Status::UnschedulableAndUnresolvable(waiting);
 }
 
 std::vector<ClusterEventWithHint> Evaluator::EventsToRegister() const {
   auto last_victim_gone = [this](const api::Pod& pod, const ClusterEventData& event) {
     if (event.old_pod == nullptr) return QueueingHint::kQueueSkip;
+    const std::string key = KeyOf(pod).first;
     absl::MutexLock lock(&mu_);
-    auto it = preempting_.find(pod.metadata.uid);
+    auto it = preempting_.find(key);
     return it != preempting_.end() && it->second.held &&
                    it->second.last_victim == event.old_pod->metadata.uid
                ? QueueingHint::kQueue

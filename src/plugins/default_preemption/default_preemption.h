@@ -58,6 +58,7 @@ using preemption::Victims;
 class DefaultPreemption final : public PreEnqueuePlugin,
                                 public PostFilterPlugin,
                                 public EnqueueExtensions,
+                                public preemption::PodGroupPreemptionPlugin,
                                 public preemption::Interface {
  public:
   DefaultPreemption(DefaultPreemptionArgs args, Handle& handle)
@@ -77,6 +78,13 @@ class DefaultPreemption final : public PreEnqueuePlugin,
   // Counts in scheduler_preemption_attempts_total, then preempts (preemption::Evaluator::Preempt).
   Status PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                     PostFilterResult* result) override;
+
+  // The Evaluator's: evicts the victims the pod group cycle chose for a gang.
+  void PreemptForPodGroup(const api::PodGroup& group,
+                          std::vector<std::shared_ptr<const api::Pod>> pods,
+                          const Victims& victims) override {
+    evaluator_.PreemptForPodGroup(group, std::move(pods), victims);
+  }
 
   // --- preemption::Interface.
   // A random offset, and NumCandidates.
