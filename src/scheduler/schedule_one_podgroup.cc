@@ -4,7 +4,7 @@
 // PlacementFeasible); otherwise none is, and each says why.
 //
 // What is left out, for now: topology-aware placement and composite groups (their gates stay
-// off), and the preemption of victims for a group (its pods stay pending and say so).
+// off). The preemption of victims for a group is podgroup_preemption.cc's.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -14,6 +14,7 @@
 #include "fmt/format.h"
 #include "ksched/api/field.h"
 #include "src/scheduler/scheduler.h"
+#include "src/scheduler/snapshot_overlay.h"
 #include "src/sdk/cycle_state_access.h"
 
 namespace ksched::scheduler {
@@ -89,7 +90,8 @@ void Scheduler::SetInitiallyScheduled(const api::PodGroup& group, const Status& 
 }
 
 Status Scheduler::PodGroupPostFilter(framework::Framework& fw, const api::PodGroup& group,
-                                     const std::vector<QueuedPodInfo>& pods, bool pre_filtered) {
+                                     const std::vector<QueuedPodInfo>& pods, bool pre_filtered,
+                                     std::map<std::string, std::string>* nominated) {
   // The plugins upstream runs at PodGroupPostFilter, in its order: those of the profile's
   // PostFilter plugins that have one.
   std::vector<std::string> reasons;
@@ -106,34 +108,119 @@ Status Scheduler::PodGroupPostFilter(framework::Framework& fw, const api::PodGro
       }
       s = Status::Unschedulable("deallocation and deletion of ResourceClaims completed");
     } else if (plugin == "DefaultPreemption") {
-      const bool never = std::any_of(pods.begin(), pods.end(), [](const QueuedPodInfo& p) {
-        return PreemptionPolicyOf(p.pod()) == "Never";
-      });
-      bool victims = false;
-      for (const NodeInfo* node : snapshot_.nodes()) {
-        for (const auto& p : node->pods()) {
-          if (api::PodPriority(*p->pod) < api::PodGroupPriority(group)) victims = true;
-        }
-      }
-      if (never) {
-        s = Status::Unschedulable(
-            "pod group preemption: not eligible due to "
-            "preemptionPolicy=Never.");
-      } else if (!victims) {
-        s = Status::UnschedulableAndUnresolvable(
-            "pod group preemption: No preemption victims found for incoming preemptor");
-      } else {
-        s = Status::UnschedulableAndUnresolvable(
-            "pod group preemption: preempting for a pod group is not supported by ksched yet");
+      s = PreemptForPodGroup(fw, group, pods, nominated);
+      if (!s.Message().empty()) s = Status(s.code(), {"pod group preemption: " + s.Message()});
+      if (s.code() == Code::kError) {
+        return Status::Error(fmt::format(
+            "error in \"DefaultPreemption\" PodGroupPostFilter plugins: {}", s.Message()));
       }
     } else {
       continue;
     }
-    if (s.code() == Code::kUnschedulableAndUnresolvable) return std::move(s).WithPlugin(plugin);
+    // The first success wins, whatever the plugins before it said.
+    if (s.ok() || s.code() == Code::kUnschedulableAndUnresolvable) {
+      return std::move(s).WithPlugin(plugin);
+    }
     if (first_plugin.empty()) first_plugin = plugin;
     reasons.insert(reasons.end(), s.reasons().begin(), s.reasons().end());
   }
   return Status(Code::kUnschedulable, std::move(reasons)).WithPlugin(first_plugin);
+}
+
+Scheduler::GroupRun Scheduler::RunGroupAlgorithm(framework::Framework& fw,
+                                                 const api::PodGroup& group,
+                                                 const std::vector<QueuedPodInfo>& pods,
+                                                 SnapshotOverlay* overlay) {
+  GroupRun run{.tried = std::vector<GroupTry>(pods.size())};
+  const bool observed = overlay == nullptr && !options_.observers.empty();
+  std::optional<PodGroupState> known =
+      cache_.GetPodGroupState(group.metadata.namespace_, group.metadata.name);
+  int scheduled = known ? static_cast<int>(known->scheduled) : 0;
+  int remaining = static_cast<int>(pods.size());
+  Status& status = run.status;
+  status = fw.RunPlacementFeasible(group, scheduled, remaining);
+  bool evaluated = false;  // Whether any pod was tried (else the first check failed).
+  std::vector<size_t> assumed;
+  // The nominations the placed pods had, put back with them (upstream's assume and
+  // unreserveAndForget): a placed pod counts on its node, not at its nominated node too.
+  std::vector<std::pair<size_t, std::string>> nominations;
+  if (status.code() != Code::kUnschedulable) {
+    for (size_t i = 0; i < pods.size(); ++i) {
+      GroupTry& t = run.tried[i];
+      t.tried = true;
+      evaluated = true;
+      const api::Pod& pod = pods[i].pod();
+      ScheduleResult result;
+      if (overlay == nullptr) {
+        internal::CycleStateAccess::SetExplain(*t.state, options_.explain_rejections);
+        cache_.UpdateSnapshot(&snapshot_);
+      }
+      if (snapshot_.size() > 0) run.pre_filtered = true;
+      t.status = SchedulePod(fw, *t.state, pod, &result, &t.fit_error);
+      if (observed) {
+        for (const NodeInfo* n : feasible_) t.feasible.push_back(n->name());
+        if (result.scored) {
+          t.scores = score_table_;
+          for (const NodeInfo* n : score_table_.nodes) t.scored.push_back(n->name());
+        }
+      }
+      if (t.status.ok()) {
+        auto on_node = std::make_shared<api::Pod>(pod);
+        on_node->spec.node_name = result.node;
+        t.node = result.node;
+        t.placed = PodInfo::Make(std::move(on_node));
+        nominations.emplace_back(i, nominator_.NodeOf(pod.metadata.uid));
+        nominator_.DeleteNominatedPodIfExists(pod.metadata.uid);
+        absl::Status st = absl::OkStatus();
+        if (overlay != nullptr) {
+          overlay->AddPod(result.node, t.placed);
+        } else {
+          st = cache_.AssumePod(t.placed, result.node);
+        }
+        if (st.ok()) {
+          t.status = fw.RunReservePluginsReserve(*t.state, pod, result.node);
+          assumed.push_back(i);
+        } else {
+          t.status = Status::Error(std::string(st.message()));
+        }
+      }
+      if (!t.status.ok() && !t.status.IsRejected()) {
+        status = Status::Error(
+            fmt::format("failed to schedule other pod from a pod group: {}", t.status.Message()));
+        break;
+      }
+      --remaining;
+      if (t.status.ok()) ++scheduled;
+      status = fw.RunPlacementFeasible(group, scheduled, remaining);
+      if (status.code() == Code::kUnschedulable) break;
+    }
+  }
+  // Nothing of the run stays: the placed pods are placed again by the caller.
+  for (auto it = assumed.rbegin(); it != assumed.rend(); ++it) {
+    GroupTry& t = run.tried[*it];
+    fw.RunReservePluginsUnreserve(*t.state, pods[*it].pod(), t.node);
+    if (overlay != nullptr) {
+      overlay->RemovePod(t.node, pods[*it].pod().metadata.uid);
+    } else {
+      (void)cache_.ForgetPod(pods[*it].pod().metadata.uid);
+    }
+  }
+  for (const auto& [i, node] : nominations) {
+    if (!node.empty()) nominator_.AddNominatedPod(pods[i].pod_info, node);
+  }
+  const bool any_placed = !assumed.empty() && status.ok();
+  if (status.ok() && !any_placed) {
+    status = Status::Unschedulable(kPodGroupUnschedulable);
+  } else if (status.IsWait() || (status.IsRejected() && !evaluated)) {
+    std::vector<std::string> reasons = {kPodGroupUnschedulable};
+    reasons.insert(reasons.end(), status.reasons().begin(), status.reasons().end());
+    status = Status(Code::kUnschedulable, std::move(reasons));
+  }
+  // The pods not tried carry the group's status as it stood before PodGroupPostFilter.
+  for (GroupTry& t : run.tried) {
+    if (!t.tried) t.status = status;
+  }
+  return run;
 }
 
 void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, SteadyTime start) {
@@ -156,13 +243,14 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
   cache_.UpdateSnapshot(&snapshot_);
   fw.set_snapshot(&snapshot_);
   const CycleState no_state;
-  // Each failed pod goes back after a backoff, whatever happens meanwhile, as upstream requeues a
-  // pod group.
   const Found nothing_found;
+  // Each failed pod goes back after a backoff, whatever happens meanwhile, as upstream requeues a
+  // pod group. `nominated`: nullopt leaves the pod's nomination, "" clears it.
   auto fail = [&](QueuedPodInfo info, const Status& s, const Diagnosis* diagnosis,
-                  const CycleState& state, const Found& found) {
+                  const CycleState& state, const Found& found,
+                  const std::optional<std::string>& nominated) {
     group_failure_ = true;
-    HandleFailure(std::move(info), s, diagnosis, std::string(), &found, state, start);
+    HandleFailure(std::move(info), s, diagnosis, nominated, &found, state, start);
     group_failure_ = false;
   };
   std::shared_ptr<const api::PodGroup> group = listers_.pod_groups.Get(ns, name);
@@ -174,96 +262,22 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
     if (group != nullptr) SetInitiallyScheduled(*group, Status::Error(error));
     feasible_.clear();  // None was tried.
     for (QueuedPodInfo& info : pods) {
-      fail(std::move(info), Status::Error(error), nullptr, no_state, nothing_found);
+      fail(std::move(info), Status::Error(error), nullptr, no_state, nothing_found, "");
     }
     return;
   }
 
-  // The simulation: each pod on the snapshot, the ones before it assumed and reserved.
-  struct Tried {
-    std::shared_ptr<CycleState> state = std::make_shared<CycleState>();
-    FitError fit_error;
-    Status status;  // Success: `node` chosen.
-    std::string node;
-    bool tried = false;
-    // For the attempt's observers: the feasible nodes and the scores. The snapshot moves on as
-    // the group's later pods are tried, so the nodes are kept by name.
-    std::vector<std::string> feasible;
-    std::optional<framework::ScoreTable> scores;
-    std::vector<std::string> scored;
-  };
-  const bool observed = !options_.observers.empty();
-  std::vector<Tried> tried(pods.size());
-  std::optional<PodGroupState> known = cache_.GetPodGroupState(ns, name);
-  int scheduled = known ? static_cast<int>(known->scheduled) : 0;
-  int remaining = static_cast<int>(pods.size());
-  Status group_status = fw.RunPlacementFeasible(*group, scheduled, remaining);
-  bool pre_filtered = false;
-  bool evaluated = false;  // Whether any pod was tried (else the first check failed).
-  std::vector<size_t> assumed;
-  if (group_status.code() != Code::kUnschedulable) {
-    for (size_t i = 0; i < pods.size(); ++i) {
-      Tried& t = tried[i];
-      t.tried = true;
-      evaluated = true;
-      const api::Pod& pod = pods[i].pod();
-      internal::CycleStateAccess::SetExplain(*t.state, options_.explain_rejections);
-      ScheduleResult result;
-      cache_.UpdateSnapshot(&snapshot_);
-      if (snapshot_.size() > 0) pre_filtered = true;
-      t.status = SchedulePod(fw, *t.state, pod, &result, &t.fit_error);
-      if (observed) {
-        for (const NodeInfo* n : feasible_) t.feasible.push_back(n->name());
-        if (result.scored) {
-          t.scores = score_table_;
-          for (const NodeInfo* n : score_table_.nodes) t.scored.push_back(n->name());
-        }
-      }
-      if (t.status.ok()) {
-        auto on_node = std::make_shared<api::Pod>(pod);
-        on_node->spec.node_name = result.node;
-        t.node = result.node;
-        absl::Status st = cache_.AssumePod(PodInfo::Make(std::move(on_node)), result.node);
-        if (st.ok()) {
-          t.status = fw.RunReservePluginsReserve(*t.state, pod, result.node);
-          assumed.push_back(i);
-        } else {
-          t.status = Status::Error(std::string(st.message()));
-        }
-      }
-      if (!t.status.ok() && !t.status.IsRejected()) {
-        group_status = Status::Error(
-            fmt::format("failed to schedule other pod from a pod group: {}", t.status.Message()));
-        break;
-      }
-      --remaining;
-      if (t.status.ok()) ++scheduled;
-      group_status = fw.RunPlacementFeasible(*group, scheduled, remaining);
-      if (group_status.code() == Code::kUnschedulable) break;
-    }
-  }
-  // Nothing of the simulation stays: the placed pods are assumed again below.
-  for (auto it = assumed.rbegin(); it != assumed.rend(); ++it) {
-    fw.RunReservePluginsUnreserve(*tried[*it].state, pods[*it].pod(), tried[*it].node);
-    (void)cache_.ForgetPod(pods[*it].pod().metadata.uid);
-  }
-  const bool any_placed = !assumed.empty() && group_status.ok();
-  if (group_status.ok() && !any_placed) {
-    group_status = Status::Unschedulable(kPodGroupUnschedulable);
-  } else if (group_status.IsWait() || (group_status.IsRejected() && !evaluated)) {
-    std::vector<std::string> reasons = {kPodGroupUnschedulable};
-    reasons.insert(reasons.end(), group_status.reasons().begin(), group_status.reasons().end());
-    group_status = Status(Code::kUnschedulable, std::move(reasons));
-  }
-  // The pods not tried carry the group's status as it stood before PodGroupPostFilter.
-  for (Tried& t : tried) {
-    if (!t.tried) t.status = group_status;
-  }
+  GroupRun run = RunGroupAlgorithm(fw, *group, pods, nullptr);
+  Status group_status = run.status;
+  std::map<std::string, std::string> nominated;  // By pod UID: where a preemption puts it.
+  bool waiting_on_preemption = false;
   if (group_status.code() == Code::kUnschedulable) {
-    const Status post = PodGroupPostFilter(fw, *group, pods, pre_filtered);
-    if (!post.ok() && !post.IsRejected()) {
+    cache_.UpdateSnapshot(&snapshot_);  // Without the run's placements.
+    const Status post = PodGroupPostFilter(fw, *group, pods, run.pre_filtered, &nominated);
+    if (post.code() == Code::kError) {
       group_status = post;
     } else if (!post.Message().empty()) {
+      waiting_on_preemption = post.ok();
       std::vector<std::string> reasons = group_status.reasons();
       reasons.push_back(post.Message());
       group_status = Status(group_status.code(), std::move(reasons));
@@ -274,7 +288,8 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
 
   // What a pod's try found (nothing for one not tried), on the snapshot as it is now (a node gone
   // from it meanwhile is left out, and the scores with it).
-  auto found_by = [&](const Tried& t) {
+  const bool observed = !options_.observers.empty();
+  auto found_by = [&](const GroupTry& t) {
     feasible_.clear();
     for (const std::string& name : t.feasible) {
       if (const NodeInfo* n = snapshot_.Get(name)) feasible_.push_back(n);
@@ -290,16 +305,21 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
     }
     return found;
   };
+  auto nomination = [&](const QueuedPodInfo& info) -> std::optional<std::string> {
+    auto it = nominated.find(info.pod().metadata.uid);
+    if (it == nominated.end()) return std::nullopt;
+    return it->second;
+  };
 
   // The outcome, pod by pod, in the group's order.
   std::vector<BindingCycle> bindings;
   for (size_t i = 0; i < pods.size(); ++i) {
-    Tried& t = tried[i];
+    GroupTry& t = run.tried[i];
     QueuedPodInfo& info = pods[i];
     const Found found = observed ? found_by(t) : nothing_found;
     if (!group_status.ok() && !group_status.IsRejected()) {
       fail(std::move(info), t.status.ok() || t.status.IsRejected() ? group_status : t.status,
-           nullptr, *t.state, found);
+           nullptr, *t.state, found, "");
       continue;
     }
     if (!t.status.ok()) {
@@ -307,15 +327,23 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
       Status s = t.status;
       // The filters' message, without preemption's: PostFilter does not run for a group's pod.
       if (fit_error) s = Status(t.status.code(), {t.fit_error.Error()});
-      fail(std::move(info), s, fit_error ? &t.fit_error.diagnosis : nullptr, *t.state, found);
+      std::optional<std::string> nominated_node = nomination(info);
+      if (!nominated_node && s.Message() == kNoNodesAvailableMsg) nominated_node = "";
+      fail(std::move(info), s, fit_error ? &t.fit_error.diagnosis : nullptr, *t.state, found,
+           nominated_node);
       continue;
     }
     if (!group_status.ok()) {
-      // It fitted, but the group did not.
+      // It fitted, but the group did not: it says the group's status, and waits for the
+      // preemption's victims to go where one runs for the group.
+      if (waiting_on_preemption) {
+        fail(std::move(info), group_status, nullptr, *t.state, found, nomination(info));
+        continue;
+      }
       std::vector<std::string> reasons = {kPodGroupUnschedulable};
       reasons.insert(reasons.end(), group_status.reasons().begin(), group_status.reasons().end());
       fail(std::move(info), Status(Code::kUnschedulable, std::move(reasons)), nullptr, *t.state,
-           found);
+           found, "");
       continue;
     }
     if (std::optional<BindingCycle> b = Place(fw, std::move(info), t.state, t.node, start, &found,

@@ -43,6 +43,8 @@
 
 namespace ksched::scheduler {
 
+class SnapshotOverlay;  // snapshot_overlay.h
+
 struct SchedulerOptions {
   config::Configuration config = config::DefaultConfiguration();
   ClusterWriter* writer = nullptr;  // Required.
@@ -177,10 +179,45 @@ class Scheduler : public ClusterEventSink {
   // The PodGroup's PodGroupInitiallyScheduled condition after a cycle that ended with `status`
   // (upstream's updatePodGroupCondition): never back from True, not written when unchanged.
   void SetInitiallyScheduled(const api::PodGroup& group, const Status& status);
+  // One pod's try in a run of the group algorithm.
+  struct GroupTry {
+    std::shared_ptr<CycleState> state = std::make_shared<CycleState>();
+    FitError fit_error;
+    Status status;  // Success: `node` chosen.
+    std::string node;
+    bool tried = false;
+    std::shared_ptr<const PodInfo> placed;  // The pod on `node`, when it fitted.
+    // For the attempt's observers: the feasible nodes and the scores. The snapshot moves on as
+    // the group's later pods are tried, so the nodes are kept by name.
+    std::vector<std::string> feasible;
+    std::optional<framework::ScoreTable> scores;
+    std::vector<std::string> scored;
+  };
+  struct GroupRun {
+    std::vector<GroupTry> tried;  // Per pod, in the group's order.
+    Status status;                // The group's, before PodGroupPostFilter.
+    bool pre_filtered = false;    // Some pod reached PreFilter.
+  };
+  // Upstream's podGroupSchedulingDefaultAlgorithm: each pod on the snapshot, the ones before it
+  // placed and reserved, until GangScheduling's PlacementFeasible says minCount cannot be met;
+  // then everything placed is taken back (Unreserve, forgotten, nominations restored). Placed in
+  // the cache, or with `overlay` only in the snapshot (preemption's what-if, which also records
+  // nothing for the observers).
+  GroupRun RunGroupAlgorithm(framework::Framework& fw, const api::PodGroup& group,
+                             const std::vector<QueuedPodInfo>& pods, SnapshotOverlay* overlay);
   // What upstream's PodGroupPostFilter plugins say of a group that does not fit: DynamicResources'
-  // (an error when no pod reached its PreFilter, `pre_filtered` false), then DefaultPreemption's.
+  // (an error when no pod reached its PreFilter, `pre_filtered` false), then DefaultPreemption's
+  // (PreemptForPodGroup). `nominated` gets the nodes a preemption nominates the pods to.
   Status PodGroupPostFilter(framework::Framework& fw, const api::PodGroup& group,
-                            const std::vector<QueuedPodInfo>& pods, bool pre_filtered);
+                            const std::vector<QueuedPodInfo>& pods, bool pre_filtered,
+                            std::map<std::string, std::string>* nominated);
+  // DefaultPreemption's PodGroupPostFilter, without its "pod group preemption: " (upstream's
+  // PodGroupEvaluator, podgroup_preemption.cc): the lower-priority pods whose removal lets the
+  // group be placed, fewest first, evicted through DefaultPreemption; `nominated` gets each
+  // placed pod's node.
+  Status PreemptForPodGroup(framework::Framework& fw, const api::PodGroup& group,
+                            const std::vector<QueuedPodInfo>& pods,
+                            std::map<std::string, std::string>* nominated);
   // Filters, scores and picks a node (upstream's schedulePod).
   // The feasible nodes go to feasible_, the rejections to fit_error->diagnosis.
   Status SchedulePod(framework::Framework& fw, CycleState& state, const api::Pod& pod,

@@ -35,6 +35,11 @@ void SnapshotBuilder::Put(const std::string& name, std::shared_ptr<const NodeInf
   snap->second = std::move(info);
 }
 
+std::shared_ptr<const NodeInfo> SnapshotBuilder::Get(std::string_view name) const {
+  auto it = s_.infos_.find(AsAbsl(name));
+  return it == s_.infos_.end() ? nullptr : it->second;
+}
+
 void SnapshotBuilder::Remove(const std::string& name) {
   auto snap = s_.infos_.find(name);
   if (snap == s_.infos_.end()) return;

@@ -28,6 +28,8 @@ class SnapshotBuilder {
 
   // The node's current version. A new version of a node takes the old one's place in nodes().
   void Put(const std::string& name, std::shared_ptr<const NodeInfo> info);
+  // The node's current version; nullptr if the snapshot lacks it.
+  std::shared_ptr<const NodeInfo> Get(std::string_view name) const;
   // The node is gone (or has no Node object any more); nothing if the snapshot lacks it.
   void Remove(const std::string& name);
   // Whether Put added a node or Remove removed one since the builder began: Order must follow.

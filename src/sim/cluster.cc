@@ -65,6 +65,10 @@ Cluster::Cluster(std::vector<api::Object> objects) {
         pvc->metadata.uid = pvc->metadata.namespace_ + "/" + pvc->metadata.name;
       }
     }
+    if (auto* group = std::get_if<api::PodGroup>(&o); group && group->metadata.uid.empty()) {
+      // As a pod's: what a preemption's victims' events name.
+      group->metadata.uid = "podgroup/" + group->metadata.namespace_ + "/" + group->metadata.name;
+    }
     if (auto* pv = std::get_if<api::PersistentVolume>(&o); pv && pv->phase.empty()) {
       pv->phase = pv->claim_ref ? "Bound" : "Available";
     }

@@ -135,8 +135,9 @@ PodOutcome Outcome(const api::Pod& pod, scheduler::Scheduler& s) {
   return o;
 }
 
-// The preemptor of each evicted pod, "namespace/name" → "namespace/name", from the Preempted
-// events ("Preempted by pod <uid> on node <node>", upstream's words).
+// The preemptor of each evicted pod, "namespace/name" → "namespace/name" (or "podgroup
+// namespace/name"), from the Preempted events ("Preempted by pod <uid> on node <node>", or by
+// podgroup, upstream's words; a PodGroup's uid here is "podgroup/<namespace>/<name>").
 std::map<std::string, std::string> Preemptors(
     const Cluster& cluster, const std::vector<std::shared_ptr<const api::Pod>>& pods) {
   std::map<std::string, std::string> by_uid;
@@ -144,12 +145,17 @@ std::map<std::string, std::string> Preemptors(
     by_uid[p->metadata.uid] = p->metadata.namespace_ + "/" + p->metadata.name;
   std::map<std::string, std::string> out;
   constexpr std::string_view kPrefix = "Preempted by pod ";
+  constexpr std::string_view kGroupPrefix = "Preempted by podgroup podgroup/";
   for (const RecordedEvent& e : cluster.Events()) {
-    if (e.reason != "Preempted" || !e.message.starts_with(kPrefix)) continue;
-    std::string uid = e.message.substr(kPrefix.size());
+    if (e.reason != "Preempted") continue;
+    const bool group = e.message.starts_with(kGroupPrefix);
+    if (!group && !e.message.starts_with(kPrefix)) continue;
+    std::string uid = e.message.substr(group ? kGroupPrefix.size() : kPrefix.size());
     uid = uid.substr(0, uid.find(' '));
     auto it = by_uid.find(uid);
-    out[e.namespace_ + "/" + e.pod] = it == by_uid.end() ? uid : it->second;
+    out[e.namespace_ + "/" + e.pod] = group                ? "podgroup " + uid
+                                      : it == by_uid.end() ? uid
+                                                           : it->second;
   }
   return out;
 }

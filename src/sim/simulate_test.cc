@@ -287,6 +287,63 @@ TEST(SimulateTest, ExplainShowsEachPodOfAGangAsItsGroupCycleTriedIt) {
   EXPECT_EQ(j["pods"][2]["filter"]["a"], "NodeResourcesFit: Insufficient cpu");
 }
 
+// upstream's WorkloadAwarePreemption e2e tests' cluster: the gang victim (priority 100) fills node
+// n1 with its two pods, and hp1, the one pod of the gang pre (priority 1000), can only go there.
+std::string PreemptionCase(const std::string& disruption_mode, const std::string& pre_cpu = "1") {
+  return R"(
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: low}, value: 100}
+- {apiVersion: scheduling.k8s.io/v1, kind: PriorityClass, metadata: {name: high}, value: 1000}
+- {apiVersion: v1, kind: Node, metadata: {name: n1, labels: {kubernetes.io/hostname: n1}}, status: {allocatable: {cpu: "2", memory: 4Gi, pods: "10"}}}
+- {apiVersion: v1, kind: Node, metadata: {name: n2, labels: {kubernetes.io/hostname: n2}}, status: {allocatable: {cpu: "1", memory: 4Gi, pods: "10"}}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: victim}, spec: {priorityClassName: low, schedulingPolicy: {gang: {minCount: 2}}, disruptionMode: {)" +
+         disruption_mode + R"(: {}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: v1}, spec: {nodeName: n1, priorityClassName: low, schedulingGroup: {podGroupName: victim}, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {startTime: "2026-01-01T00:00:00Z"}}
+- {apiVersion: v1, kind: Pod, metadata: {name: v2}, spec: {nodeName: n1, priorityClassName: low, schedulingGroup: {podGroupName: victim}, containers: [{name: c, image: i, resources: {requests: {cpu: "1"}}}]}, status: {startTime: "2026-01-01T00:00:01Z"}}
+- {apiVersion: scheduling.k8s.io/v1beta1, kind: PodGroup, metadata: {name: pre}, spec: {priorityClassName: high, schedulingPolicy: {gang: {minCount: 1}}}}
+- {apiVersion: v1, kind: Pod, metadata: {name: hp1}, spec: {priorityClassName: high, nodeSelector: {kubernetes.io/hostname: n1}, schedulingGroup: {podGroupName: pre}, containers: [{name: c, image: i, resources: {requests: {cpu: ")" +
+         pre_cpu + R"("}}}]}}
+)";
+}
+
+// The manifest's objects with their priorities, as `ksched simulate` admits them.
+SimulationResult SimulateAdmitted(const std::string& yaml, const SimulationOptions& options) {
+  absl::StatusOr<std::vector<api::Object>> objects = ParseManifest(yaml, "test.yaml");
+  EXPECT_TRUE(objects.ok()) << objects.status();
+  if (!objects.ok()) return {};
+  EXPECT_TRUE(AdmitPriorities(&*objects).ok());
+  return SimulateObjects(*std::move(objects), options);
+}
+
+// A gang preempts for its pods as upstream's PodGroupPostFilter: a PodGroup disrupted as a whole
+// goes whole; one of disruptionMode single loses only what the gang needs, the pod that started
+// last. The victims' events name the PodGroup.
+TEST(SimulateTest, AGangPreemptsLowerPriorityPodGroupsWholeOrPodByPod) {
+  std::map<std::string, std::string> all =
+      NodesOf(SimulateAdmitted(PreemptionCase("all"), {.generic_workload = true}));
+  EXPECT_EQ(all, (std::map<std::string, std::string>{
+                     {"hp1", "n1"}, {"v1", "evicted from n1"}, {"v2", "evicted from n1"}}));
+  SimulationResult single = SimulateAdmitted(PreemptionCase("single"), {.generic_workload = true});
+  EXPECT_EQ(NodesOf(single),
+            (std::map<std::string, std::string>{{"hp1", "n1"}, {"v2", "evicted from n1"}}));
+  ASSERT_EQ(single.evicted.size(), 1u);
+  EXPECT_EQ(single.evicted[0].preemptor, "podgroup default/pre");
+}
+
+// When the gang does not fit even with every lower-priority pod gone, nothing is evicted, and its
+// pods say why in upstream's words.
+TEST(SimulateTest, AGangThatCannotFitEvenWithoutItsVictimsEvictsNothing) {
+  SimulationResult r = SimulateAdmitted(PreemptionCase("all", "3"), {.generic_workload = true});
+  EXPECT_TRUE(r.evicted.empty());
+  ASSERT_EQ(r.pods.size(), 1u);
+  EXPECT_EQ(r.pods[0].name, "hp1");
+  EXPECT_EQ(r.pods[0].message,
+            "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) didn't match Pod's node "
+            "affinity/selector.");
+}
+
 // Given one at a time, a group's pods that come one after another are given together, as a
 // Job's are created: a gang with more pods than its minCount is tried in one cycle, not with its
 // first minCount pods (t-c and t-b, which would take both nodes). Given at the same moment, the
