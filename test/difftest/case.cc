@@ -245,6 +245,16 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
           "{}: cluster[{}]: kind {:?} is not used by the differential test", c.name, i, kind));
     }
   }
+  // A PodGroup that running pods name is there before them, for the whole case (preemption reads
+  // it: a PodGroup disrupted as a whole is one victim); the others come with their pods.
+  std::vector<json> groups;
+  std::erase_if(c.pod_groups, [&](json& group) {
+    const bool running = std::any_of(assigned.begin(), assigned.end(), [&](const json& pod) {
+      return PodGroupOf(pod) == KeyOf(group);
+    });
+    if (running) groups.push_back(std::move(group));
+    return running;
+  });
   for (const auto& [value, cls] : made_classes) {
     classes.push_back({{"apiVersion", "scheduling.k8s.io/v1"},
                        {"kind", "PriorityClass"},
@@ -276,7 +286,7 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
   std::stable_sort(storage.begin(), storage.end(), [](const json& a, const json& b) {
     return StorageOrder(a.value("kind", "")) < StorageOrder(b.value("kind", ""));
   });
-  for (auto* group : {&namespaces, &classes, &budgets, &nodes, &storage, &assigned}) {
+  for (auto* group : {&namespaces, &classes, &budgets, &nodes, &storage, &groups, &assigned}) {
     c.setup.insert(c.setup.end(), group->begin(), group->end());
   }
   c.pending = std::move(pending);

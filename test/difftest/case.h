@@ -22,7 +22,8 @@ struct Case {
   // versions (GateFlags).
   std::vector<std::string> flags;
   // Namespaces, PriorityClasses, PodDisruptionBudgets (each with a status), Nodes, the storage
-  // objects (IsStorage) and the pods already on a node, in creation order.
+  // objects (IsStorage), the PodGroups of running pods and the pods already on a node, in
+  // creation order.
   std::vector<nlohmann::json> setup;
   // The pending pods in the order the scheduling queue takes them: by priority, highest first,
   // then as the scenario lists them (both schedulers get them one at a time in this order).
@@ -32,10 +33,10 @@ struct Case {
   // the same pod group (spec.schedulingGroup.podGroupName) as the one before it, as a Job's are.
   // first[i] is the first pod of pod i's burst or group (i itself when it is given alone).
   std::vector<size_t> first;
-  // The PodGroups (scheduling.k8s.io/v1beta1, which the API server serves with GenericWorkload).
-  // On each scheduler's turn the harness creates a group's PodGroup right after the group's pods,
-  // so that the scheduler takes them all at once, whatever their minCount, and deletes it with
-  // them.
+  // The PodGroups (scheduling.k8s.io/v1beta1, which the API server serves with GenericWorkload)
+  // of pending pods only. On each scheduler's turn the harness creates a group's PodGroup right
+  // after the group's pods, so that the scheduler takes them all at once, whatever their
+  // minCount, and deletes it with them. One that running pods name is in `setup`, before them.
   std::vector<nlohmann::json> pod_groups;
   // What was changed for the API server's admission, one line each.
   std::vector<std::string> adaptations;

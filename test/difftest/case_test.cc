@@ -53,6 +53,17 @@ TEST(CaseTest, APodGroupsPodsInARowAreGivenTogetherAndItsPodGroupApart) {
   EXPECT_EQ(PodGroupOf(c->pending[4]), "default/train");
   EXPECT_EQ(PodGroupOf(c->pending[2]), "");
   for (const json& o : c->setup) EXPECT_NE(o["kind"], "PodGroup");
+
+  // A PodGroup of running pods is set up before them.
+  json running = member("r-0", "train");
+  running["spec"]["nodeName"] = "n";
+  scenario["cluster"].push_back(running);
+  c = MakeCase("gangs", scenario, kUpstream);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_TRUE(c->pod_groups.empty());
+  ASSERT_EQ(c->setup.size(), 2u);
+  EXPECT_EQ(c->setup[0]["kind"], "PodGroup");
+  EXPECT_EQ(KeyOf(c->setup[1]), "default/r-0");
 }
 
 TEST(CaseTest, PendingPodsComeInQueueOrderAndTheRestIsSetUpFirst) {

@@ -33,8 +33,8 @@ Outcome OutcomeOfPod(const json& pod) {
   return o;
 }
 
-Outcome OutcomeInSimulation(const json& simulation, const std::string& ns,
-                            const std::string& name) {
+Outcome OutcomeInSimulation(const json& simulation, const std::string& ns, const std::string& name,
+                            const std::string& group) {
   Outcome o{.status = "Pending"};
   for (const json& p : simulation.value("pods", json::array())) {
     if (p.value("namespace", "") != ns || p.value("name", "") != name) continue;
@@ -49,9 +49,12 @@ Outcome OutcomeInSimulation(const json& simulation, const std::string& ns,
       o.message.clear();
     }
     for (const json& e : simulation.value("evicted", json::array())) {
-      // Another pod's victims (simulate was given a burst's earlier pods too) are not this one's.
+      // Another pod's victims (simulate was given a burst's earlier pods too) are not this one's;
+      // its PodGroup's are (a real cluster shows them going while the group is decided).
       const std::string by = e.is_object() ? e.value("preemptor", "") : "";
-      if (!by.empty() && by != ns + "/" + name) continue;
+      if (!by.empty() && by != ns + "/" + name && (group.empty() || by != "podgroup " + group)) {
+        continue;
+      }
       o.evicted.push_back(e.is_string()
                               ? e.get<std::string>()
                               : e.value("namespace", "default") + "/" + e.value("name", ""));

@@ -48,9 +48,10 @@ std::string PreemptionNode(const Outcome& o);
 Outcome OutcomeOfPod(const nlohmann::json& pod);
 
 // The outcome of one pod in `ksched simulate -o json --explain`'s output, with the simulation's
-// evicted pods; a Pending outcome if the pod is not there.
+// evicted pods (its own victims, and those of `group`, its PodGroup's "namespace/name", if it
+// has one); a Pending outcome if the pod is not there.
 Outcome OutcomeInSimulation(const nlohmann::json& simulation, const std::string& ns,
-                            const std::string& name);
+                            const std::string& name, const std::string& group = "");
 
 // The last scoring of each pod ("namespace/name") in a scheduler's log at -v 10: the lines
 // "Plugin scored node for pod" and "Calculated node's final score for pod" that kube-scheduler

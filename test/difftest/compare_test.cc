@@ -150,6 +150,11 @@ TEST(CompareTest, APodsEvictionsInSimulateAreThoseItsOwnPreemptionMade) {
   EXPECT_EQ(OutcomeInSimulation(sim, "default", "p").evicted,
             (std::vector<std::string>{"default/low"}));
   EXPECT_TRUE(OutcomeInSimulation(sim, "default", "p-1").evicted.empty());
+  // A PodGroup's victims are each of its pods', as the real cluster shows them going.
+  sim["evicted"][0]["preemptor"] = "podgroup default/train";
+  EXPECT_EQ(OutcomeInSimulation(sim, "default", "p-1", "default/train").evicted,
+            (std::vector<std::string>{"default/low"}));
+  EXPECT_TRUE(OutcomeInSimulation(sim, "default", "p-1", "default/other").evicted.empty());
 }
 
 TEST(CompareTest, APreEnqueueGateSimulateReportsIsAPendingPod) {

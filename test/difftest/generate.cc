@@ -551,8 +551,7 @@ class CaseBuilder {
                  {{"requests",
                    {{"cpu", r_.Pick({"100m", "500m", "1", "2"})},
                     {"memory", r_.Pick({"128Mi", "1Gi", "2Gi"})}}}}}};
-      json spec = {{"schedulingGroup", {{"podGroupName", name}}},
-                   {"containers", json::array({c})}};
+      json spec = {{"schedulingGroup", {{"podGroupName", name}}}, {"containers", json::array({c})}};
       if (r_.Percent(20)) spec["nodeSelector"][kZone] = r_.Pick({"zone-a", "zone-b", "zone-c"});
       if (r_.Percent(30)) {
         spec["affinity"]["podAntiAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] = {

@@ -254,7 +254,7 @@ std::set<std::string> Features(const json& c) {
               group["metadata"]["name"];
     }
     const int min = spec.value(json::json_pointer("/schedulingPolicy/gang/minCount"), 0);
-    out.insert(min == 0 ? "basic pod group"
+    out.insert(min == 0     ? "basic pod group"
                : min > pods ? "gang short of minCount"
                : min < pods ? "gang of fewer than its pods"
                             : "whole gang");
