@@ -517,7 +517,10 @@ void ValidatePodGroup(const api::PodGroup& group, Errors* e) {
     e->Invalid("spec.schedulingPolicy", "{basic, gang}",
                "must specify exactly one of: `basic`, `gang`");
   }
-  if (gang && *group.gang_min_count < 1) {
+  // minCount is required (+k8s:required): 0, as when it is left out, is missing.
+  if (gang && *group.gang_min_count == 0) {
+    e->Required("spec.schedulingPolicy.gang.minCount");
+  } else if (gang && *group.gang_min_count < 1) {
     e->InvalidNumber("spec.schedulingPolicy.gang.minCount", *group.gang_min_count,
                      "must be greater than or equal to 1");
   }

@@ -83,12 +83,17 @@ TEST(ValidateObjectTest, PodGroupsAreCheckedAsTheApiServersDeclarativeValidation
       ValidateObject(group),
       ElementsAre("spec.schedulingPolicy: Invalid value: \"{basic, gang}\": must specify exactly "
                   "one of: `basic`, `gang`",
-                  "spec.schedulingPolicy.gang.minCount: Invalid value: 0: must be greater than or "
-                  "equal to 1",
+                  "spec.schedulingPolicy.gang.minCount: Required value",
                   "spec.schedulingConstraints: Forbidden: needs the "
                   "TopologyAwareWorkloadScheduling feature gate, which ksched does not implement "
                   "yet"));
+  // Left out (0) is missing; below 0 is too small (kube-apiserver v1.37.2's words, both).
   group.basic = false;
+  group.gated_fields.clear();
+  group.gang_min_count = -1;
+  EXPECT_THAT(ValidateObject(group),
+              ElementsAre("spec.schedulingPolicy.gang.minCount: Invalid value: -1: must be "
+                          "greater than or equal to 1"));
   group.gang_min_count = 2;
   group.gated_fields.clear();
   EXPECT_THAT(ValidateObject(group), IsEmpty());
