@@ -16,6 +16,7 @@
 #include "nlohmann/json.hpp"
 #include "src/testing/metrics_text.h"
 #include "test/integration/ksched_process_test.h"
+#include "test/integration/serve.h"
 
 namespace ksched::testing {
 namespace {
@@ -120,9 +121,7 @@ class DraTest : public KschedProcessTest {
   }
   // The /metrics text of the ksched started with --authorization-always-allow-paths=/metrics.
   std::string Metrics() {
-    httplib::SSLClient client("127.0.0.1", secure_port_);
-    client.enable_server_certificate_verification(false);  // ksched's self-signed certificate.
-    httplib::Result r = client.Get("/metrics");
+    httplib::Result r = ServeHttps(secure_port_, "/metrics");
     return r ? r->body : "";
   }
 

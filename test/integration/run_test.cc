@@ -25,6 +25,7 @@
 #include "src/testing/ports.h"
 #include "src/testing/toxiproxy.h"
 #include "test/integration/ksched_process_test.h"
+#include "test/integration/serve.h"
 
 namespace ksched::testing {
 namespace {
@@ -35,11 +36,7 @@ class RunTest : public KschedProcessTest {
  protected:
   // GET https://127.0.0.1:<secure_port_><path>, as a scraper or a probe would.
   httplib::Result Serve(const std::string& path, const std::string& token = "") {
-    httplib::SSLClient client("127.0.0.1", secure_port_);
-    client.enable_server_certificate_verification(false);  // ksched's self-signed certificate.
-    httplib::Headers headers;
-    if (!token.empty()) headers.emplace("Authorization", "Bearer " + token);
-    return client.Get(path, headers);
+    return ServeHttps(secure_port_, path, token);
   }
 
   // A token of the service account scrape/scraper, which a ClusterRole allows GET on /metrics
