@@ -16,7 +16,7 @@ std::string_view PointName(Point p) {
   return kNames[static_cast<size_t>(p)];
 }
 
-SchedulerMetrics::SchedulerMetrics(Registry* r)
+SchedulerMetrics::SchedulerMetrics(Registry* r, bool generic_workload)
     : registry(*r),
       schedule_attempts(r->AddCounter(
           "scheduler_schedule_attempts_total",
@@ -137,7 +137,38 @@ SchedulerMetrics::SchedulerMetrics(Registry* r)
           "scheduler_dra_bindingconditions_wait_duration_seconds",
           "Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.",
           Stability::kAlpha, ExponentialBuckets(0.1, 2, 14), {"profile", "driver", "status"})),
-      plugin_families(*r) {}
+      plugin_families(*r),
+      pod_groups(generic_workload ? std::make_unique<PodGroups>(r) : nullptr) {}
+
+SchedulerMetrics::PodGroups::PodGroups(Registry* r)
+    : schedule_attempts(r->AddCounter(
+          "scheduler_podgroup_schedule_attempts_total",
+          "Number of attempts to schedule pod group, by the result. 'unschedulable' means a pod "
+          "group could not be scheduled, while 'error' means an internal scheduler problem.",
+          Stability::kAlpha, {"result", "profile"})),
+      scheduling_attempt_duration(
+          r->AddHistogram("scheduler_podgroup_scheduling_attempt_duration_seconds",
+                          "Pod group scheduling attempt latency in seconds", Stability::kAlpha,
+                          ExponentialBuckets(0.001, 2, 15), {"result", "profile"})),
+      scheduling_algorithm_duration(
+          r->AddHistogram("scheduler_podgroup_scheduling_algorithm_duration_seconds",
+                          "Pod group scheduling algorithm latency in seconds", Stability::kAlpha,
+                          ExponentialBuckets(0.001, 2, 15), {})),
+      workload_preemption_attempts(r->AddCounter(
+          "scheduler_workload_preemption_attempts_total",
+          "Total preemption attempts initiated by workload (including pod groups) in the cluster "
+          "till now.",
+          Stability::kAlpha, {"result"})),
+      workload_preemption_victims(
+          r->AddHistogram("scheduler_workload_preemption_victims",
+                          "Number of pod preemption victims caused by workload preemption.",
+                          Stability::kAlpha, ExponentialBuckets(1, 2, 11), {})),
+      preemption_workload_disruptions(r->AddHistogram(
+          "scheduler_preemption_workload_disruptions",
+          "Number of workload preemption units being preempted. A single preemption unit can be "
+          "all pods in a pod group (in case of DisruptionMode=all), or a single pod (in case of "
+          "DisruptionMode=single).",
+          Stability::kAlpha, ExponentialBuckets(1, 2, 11), {"preemptor"})) {}
 
 // --- FrameworkMetrics ---------------------------------------------------------------------------
 

@@ -49,7 +49,8 @@ inline double SecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 struct SchedulerMetrics {
-  explicit SchedulerMetrics(Registry* registry);
+  // `generic_workload`: the pod groups' metrics too.
+  explicit SchedulerMetrics(Registry* registry, bool generic_workload = false);
 
   Registry& registry;
   CounterFamily& schedule_attempts;                     // result, profile
@@ -80,6 +81,17 @@ struct SchedulerMetrics {
   CounterFamily& dra_binding_conditions_allocations;    // profile, driver, status
   HistogramFamily& dra_binding_conditions_wait;         // profile, driver, status
   PluginFamilies plugin_families;                       // The plugins' own.
+  // Registered with GenericWorkload only, as upstream registers them; null without.
+  struct PodGroups {
+    explicit PodGroups(Registry* registry);
+    CounterFamily& schedule_attempts;                  // result, profile
+    HistogramFamily& scheduling_attempt_duration;      // result, profile
+    HistogramFamily& scheduling_algorithm_duration;    // (none)
+    CounterFamily& workload_preemption_attempts;       // result
+    HistogramFamily& workload_preemption_victims;      // (none)
+    HistogramFamily& preemption_workload_disruptions;  // preemptor
+  };
+  std::unique_ptr<PodGroups> pod_groups;
 };
 
 // One profile's extension-point and plugin series, looked up once per label combination.

@@ -109,6 +109,7 @@ Status Scheduler::PodGroupPostFilter(framework::Framework& fw, const api::PodGro
       s = Status::Unschedulable("deallocation and deletion of ResourceClaims completed");
     } else if (plugin == "DefaultPreemption") {
       s = PreemptForPodGroup(fw, group, pods, nominated);
+      metrics_->pod_groups->workload_preemption_attempts.With({CodeName(s.code())})->Inc();
       if (!s.Message().empty()) s = Status(s.code(), {"pod group preemption: " + s.Message()});
       if (s.code() == Code::kError) {
         return Status::Error(fmt::format(
@@ -258,16 +259,25 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
       group == nullptr
           ? fmt::format("pod group object not found for pod group podgroup/{}/{}", ns, name)
           : Disagreement(pods, *group);
+  // scheduler_podgroup_schedule_attempts_total and the attempt's duration, by its result.
+  auto count_attempt = [&](std::string_view result) {
+    metrics_->pod_groups->schedule_attempts.With({result, fw.profile_name()})->Inc();
+    metrics_->pod_groups->scheduling_attempt_duration.With({result, fw.profile_name()})
+        ->Observe(metrics::SecondsSince(start));
+  };
   if (!error.empty()) {
     if (group != nullptr) SetInitiallyScheduled(*group, Status::Error(error));
     feasible_.clear();  // None was tried.
     for (QueuedPodInfo& info : pods) {
       fail(std::move(info), Status::Error(error), nullptr, no_state, nothing_found, "");
     }
+    count_attempt("error");
     return;
   }
 
   GroupRun run = RunGroupAlgorithm(fw, *group, pods, nullptr);
+  metrics_->pod_groups->scheduling_algorithm_duration.With({})->Observe(
+      metrics::SecondsSince(start));
   Status group_status = run.status;
   std::map<std::string, std::string> nominated;  // By pod UID: where a preemption puts it.
   bool waiting_on_preemption = false;
@@ -285,6 +295,10 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
   }
 
   SetInitiallyScheduled(*group, group_status);
+  count_attempt(group_status.ok()            ? "scheduled"
+                : !group_status.IsRejected() ? "error"
+                : waiting_on_preemption      ? "waiting_on_preemption"
+                                             : "unschedulable");
 
   // What a pod's try found (nothing for one not tried), on the snapshot as it is now (a node gone
   // from it meanwhile is left out, and the scores with it).

@@ -17,7 +17,7 @@ Scheduler::Scheduler(SchedulerOptions options)
     own_registry_ = std::make_unique<metrics::Registry>();
     registry = own_registry_.get();
   }
-  metrics_ = std::make_unique<metrics::SchedulerMetrics>(registry);
+  metrics_ = std::make_unique<metrics::SchedulerMetrics>(registry, options_.generic_workload);
   binding_goroutines_ = metrics_->goroutines.With({"binding"});
 }
 

@@ -2,13 +2,16 @@
 // scheduling.k8s.io/v1beta1 PodGroups): ksched holds a gang until minCount of its pods exist,
 // places none of it while minCount do not fit, says why on each pod, and places it once its
 // PodGroup's minCount is lowered to what fits; the PodGroup's condition says which, as upstream's.
+// A gang of higher priority preempts a gang disrupted as a whole, and the metrics count it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "nlohmann/json.hpp"
+#include "src/testing/metrics_text.h"
 #include "test/integration/ksched_process_test.h"
+#include "test/integration/serve.h"
 
 namespace ksched::testing {
 namespace {
@@ -101,6 +104,71 @@ TEST_F(GangsTest, AGangIsPlacedWholeOrNotAtAll) {
   const json scheduled = InitiallyScheduled(ns, "train", "True");
   ASSERT_TRUE(scheduled.is_object());
   EXPECT_EQ(scheduled.value("reason", ""), "Scheduled");
+}
+
+// upstream's WorkloadAwarePreemption e2e test's shape: the gang victim (priority 100, disrupted
+// as a whole) fills a node; the one pod of the gang pre (priority 1000) fits only there. Both of
+// victim's pods go, with events that name pre's PodGroup, and pre's pod takes the node.
+TEST_F(GangsTest, AGangPreemptsALowerPriorityGangWhole) {
+  ASSERT_TRUE(kServesPodGroups);
+  const std::string ns = "gang-preemption";
+  Create({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  for (auto [name, value] : {std::pair{"gangs-low", 100}, std::pair{"gangs-high", 1000}}) {
+    Create({{"apiVersion", "scheduling.k8s.io/v1"},
+            {"kind", "PriorityClass"},
+            {"metadata", {{"name", name}}},
+            {"value", value}});
+  }
+  Create(Node("gangs-b", "2"));
+  json victim = Gang(ns, "victim", 2);
+  victim["spec"]["priorityClassName"] = "gangs-low";
+  victim["spec"]["disruptionMode"] = {{"all", json::object()}};
+  Create(victim);
+  for (const char* name : {"v-0", "v-1"}) {
+    json pod = Member(ns, name, "victim");
+    pod["spec"]["priorityClassName"] = "gangs-low";
+    pod["spec"]["nodeName"] = "gangs-b";
+    pod["spec"]["terminationGracePeriodSeconds"] = 0;  // No kubelet here finishes a deletion.
+    Create(pod);
+  }
+  StartKsched(
+      {"--feature-gates=GenericWorkload=true", "--authorization-always-allow-paths=/metrics"});
+  json pre = Gang(ns, "pre", 1);
+  pre["spec"]["priorityClassName"] = "gangs-high";
+  Create(pre);
+  json hp = Member(ns, "hp-0", "pre");
+  hp["spec"]["priorityClassName"] = "gangs-high";
+  hp["spec"]["nodeSelector"] = {{"kubernetes.io/hostname", "gangs-b"}};
+  Create(hp);
+
+  ASSERT_TRUE(Eventually([&] { return NodeOf(ns, "hp-0") == "gangs-b"; }));
+  for (const char* name : {"v-0", "v-1"}) {
+    CommandResult r = cluster().Kubectl({"get", "pod", name, "-n", ns});
+    EXPECT_NE(r.exit_code, 0) << name << " is still there";
+  }
+  const std::string uid = Get({"podgroup", "pre", "-n", ns})["metadata"].value("uid", "");
+  int preempted = 0;
+  for (const json& e : Events(ns)) {
+    if (e["reason"] != "Preempted") continue;
+    ++preempted;
+    EXPECT_EQ(e.value("note", ""), "Preempted by podgroup " + uid + " on node cluster");
+  }
+  EXPECT_EQ(preempted, 2);
+  EXPECT_TRUE(InitiallyScheduled(ns, "pre", "True").is_object());
+
+  httplib::Result m = ServeHttps(secure_port_, "/metrics");
+  ASSERT_TRUE(m) << "no /metrics";
+  // One preemption (a cycle while the victims went may have found it still going: Success too),
+  // of two pods, one PodGroup.
+  EXPECT_GE(Sample(m->body, R"(scheduler_workload_preemption_attempts_total{result="Success"})"),
+            1);
+  EXPECT_EQ(Sample(m->body, "scheduler_workload_preemption_victims_sum"), 2);
+  EXPECT_EQ(
+      Sample(m->body, R"(scheduler_preemption_workload_disruptions_sum{preemptor="podgroup"})"), 1);
+  const std::string attempts =
+      R"(scheduler_podgroup_schedule_attempts_total{profile="default-scheduler",result=)";
+  EXPECT_GE(Sample(m->body, attempts + R"("waiting_on_preemption"})"), 1);
+  EXPECT_GE(Sample(m->body, attempts + R"("scheduled"})"), 1);
 }
 
 }  // namespace
