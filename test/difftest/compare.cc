@@ -55,6 +55,8 @@ Outcome OutcomeInSimulation(const json& simulation, const std::string& ns, const
       if (!by.empty() && by != ns + "/" + name && (group.empty() || by != "podgroup " + group)) {
         continue;
       }
+      // As the victims' events name a PodGroup's preemption: on node "cluster".
+      if (!group.empty() && by == "podgroup " + group) o.preempted_on = "cluster";
       o.evicted.push_back(e.is_string()
                               ? e.get<std::string>()
                               : e.value("namespace", "default") + "/" + e.value("name", ""));

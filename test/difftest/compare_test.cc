@@ -152,8 +152,9 @@ TEST(CompareTest, APodsEvictionsInSimulateAreThoseItsOwnPreemptionMade) {
   EXPECT_TRUE(OutcomeInSimulation(sim, "default", "p-1").evicted.empty());
   // A PodGroup's victims are each of its pods', as the real cluster shows them going.
   sim["evicted"][0]["preemptor"] = "podgroup default/train";
-  EXPECT_EQ(OutcomeInSimulation(sim, "default", "p-1", "default/train").evicted,
-            (std::vector<std::string>{"default/low"}));
+  Outcome member = OutcomeInSimulation(sim, "default", "p-1", "default/train");
+  EXPECT_EQ(member.evicted, (std::vector<std::string>{"default/low"}));
+  EXPECT_EQ(member.preempted_on, "cluster");  // As the victims' events say.
   EXPECT_TRUE(OutcomeInSimulation(sim, "default", "p-1", "default/other").evicted.empty());
 }
 

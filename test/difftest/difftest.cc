@@ -534,6 +534,21 @@ class Harness {
         o.placed_after_preemption = !o.evicted.empty() && !o.node.empty();
         phase.before.push_back(*before);  // A burst's pods were all given on the same cluster.
       }
+      // A PodGroup's preemption is its pods' together, whichever of them was waited on while
+      // its victims went.
+      if (!PodGroupOf(c.pending[i]).empty() && status.ok()) {
+        std::set<std::string> all;
+        for (size_t k = i; k < end; ++k) {
+          all.insert(phase.outcomes[k].evicted.begin(), phase.outcomes[k].evicted.end());
+        }
+        for (size_t k = i; k < end; ++k) {
+          Outcome& o = phase.outcomes[k];
+          if (o.evicted.size() == all.size()) continue;
+          o.evicted.assign(all.begin(), all.end());
+          ReadPreemption(pods[k - i], before->pods, &o);
+          o.placed_after_preemption = !o.evicted.empty() && !o.node.empty();
+        }
+      }
     }
     if (status.ok()) {
       const std::string moment = "after the last pod";
@@ -916,7 +931,16 @@ class Harness {
     auto text = [](const json& j, const char* key) {
       return j.contains(key) && j[key].is_string() ? j[key].get<std::string>() : std::string();
     };
-    static const std::regex kPreempted("^Preempted by pod (\\S+) on node (\\S+)");
+    // A PodGroup's preemption names the group (on node "cluster").
+    static const std::regex kPreempted("^Preempted by (pod|podgroup) (\\S+) on node (\\S+)");
+    std::string group_uid;
+    if (const std::string group = PodGroupOf(pod); !group.empty()) {
+      const json object = {{"kind", "PodGroup"},
+                           {"metadata",
+                            {{"namespace", group.substr(0, group.find('/'))},
+                             {"name", group.substr(group.find('/') + 1)}}}};
+      group_uid = api_.Get(PathOf(object)).value("metadata", json::object()).value("uid", "");
+    }
     std::string first;  // The eventTime of the earliest FailedScheduling event.
     bool found = false;
     std::set<std::string> others;  // The uids of pods another preemptor evicted.
@@ -925,10 +949,10 @@ class Harness {
       const std::string message = text(e, "message");
       std::smatch m;
       if (reason == "Preempted" && std::regex_search(message, m, kPreempted)) {
-        if (m[1] != uid) {
+        if (m[2] != (m[1] == "pod" ? uid : group_uid) || m[2].str().empty()) {
           others.insert(text(e.value("involvedObject", json::object()), "uid"));
         } else {
-          o->preempted_on = m[2];
+          o->preempted_on = m[3];
         }
       } else if (reason == "FailedScheduling" &&
                  text(e.value("involvedObject", json::object()), "uid") == uid) {
