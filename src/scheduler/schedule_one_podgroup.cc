@@ -343,8 +343,12 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
       if (fit_error) s = Status(t.status.code(), {t.fit_error.Error()});
       std::optional<std::string> nominated_node = nomination(info);
       if (!nominated_node && s.Message() == kNoNodesAvailableMsg) nominated_node = "";
+      const std::string uid = info.pod().metadata.uid;
       fail(std::move(info), s, fit_error ? &t.fit_error.diagnosis : nullptr, *t.state, found,
            nominated_node);
+      // The pods a placed group leaves are tried again at once, without a backoff (upstream's
+      // AddAttemptedPodGroupIfNeeded after a success): on their own, they may preempt.
+      if (group_status.ok()) queue_->Activate({uid});
       continue;
     }
     if (!group_status.ok()) {

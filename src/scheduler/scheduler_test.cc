@@ -80,7 +80,8 @@ class SchedulerTest : public ::testing::Test {
                                 .observers = {&explain_, &observer_},
                                 .nominated_node_name_for_expectation = nominate_for_expectation_,
                                 .opportunistic_batching = batching_,
-                                .throttle = throttle_},
+                                .throttle = throttle_,
+                                .generic_workload = generic_workload_},
                                registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
@@ -132,6 +133,7 @@ class SchedulerTest : public ::testing::Test {
   FakeClock clock_;
   bool nominate_for_expectation_ = true;  // The NominatedNodeNameForExpectation gate.
   bool batching_ = true;                  // The OpportunisticBatching gate.
+  bool generic_workload_ = false;         // The GenericWorkload gate.
   std::function<void()> throttle_;        // SchedulerOptions::throttle.
   testing::RecordingWriter writer_;
   Registry registry_;
@@ -168,6 +170,31 @@ TEST_F(SchedulerTest, TheThrottleRunsBeforeEachCycle) {
   EXPECT_EQ(writer_.binds.size(), 2u);
   // Before a, before b, and before the pop that found none.
   EXPECT_THAT(binds_before, ::testing::ElementsAre(0, 1, 2));
+}
+
+// A gang placed with a pod left over: that pod is tried again at once, on its own (where it may
+// preempt), not after a backoff, as upstream requeues a placed group's other pods.
+TEST_F(SchedulerTest, APlacedGangsLeftoverPodIsTriedAgainAtOnce) {
+  generic_workload_ = true;
+  Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry());
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  api::PodGroup group{.metadata = {.name = "train", .namespace_ = "default", .uid = "g1"},
+                      .gang_min_count = 2};
+  SetObject(*s_, std::make_shared<const api::PodGroup>(group));
+  for (const char* name : {"t-0", "t-1", "t-2"}) {
+    api::Pod pod = MakePod().Name(name).Req("cpu", "1").Obj();
+    pod.spec.pod_group_name = "train";
+    AddPod(pod);
+  }
+  Drain();
+  EXPECT_EQ(writer_.binds.size(), 2u);
+  // Once in the group's cycle, once alone right after; then it backs off.
+  EXPECT_THAT(EventsFor("default/t-2", "FailedScheduling"),
+              ::testing::ElementsAre("0/1 nodes are available: 1 Insufficient cpu.",
+                                     "0/1 nodes are available: 1 Insufficient cpu."));
+  EXPECT_THAT(s_->metrics_registry().Text(),
+              HasSubstr("scheduler_podgroup_schedule_attempts_total{profile=\"default-scheduler\","
+                        "result=\"scheduled\"} 1\n"));
 }
 
 TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
