@@ -130,6 +130,23 @@ bool IsTie(const Outcome& upstream, const Outcome& ksched) {
   return mine != totals.end() && theirs != totals.end() && mine->second == theirs->second;
 }
 
+bool IsGroupTie(const std::vector<const Outcome*>& upstream,
+                const std::vector<const Outcome*>& ksched) {
+  if (upstream.size() != ksched.size()) return false;
+  std::multiset<std::string> up_nodes, ks_nodes;
+  const Outcome* first_up = nullptr;
+  const Outcome* first_ks = nullptr;
+  for (size_t i = 0; i < upstream.size(); ++i) {
+    up_nodes.insert(upstream[i]->node);
+    ks_nodes.insert(ksched[i]->node);
+    if (first_up == nullptr && upstream[i]->node != ksched[i]->node) {
+      first_up = upstream[i];
+      first_ks = ksched[i];
+    }
+  }
+  return first_up != nullptr && up_nodes == ks_nodes && IsTie(*first_up, *first_ks);
+}
+
 std::string PreemptionNode(const Outcome& o) {
   if (!o.preempted_on.empty()) return o.preempted_on;
   if (!o.nominated.empty()) return o.nominated;

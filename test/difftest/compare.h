@@ -81,6 +81,13 @@ std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched);
 // its scoring of the pod or, for a pod its OpportunisticBatching hinted, of the pod before.
 bool IsTie(const Outcome& upstream, const Outcome& ksched);
 
+// For the pods of one group given together and alike but for their names: whether `ksched` placed
+// them on upstream's nodes but for a tie, i.e. on the same nodes (counted as a multiset), the
+// first pod placed elsewhere having chosen among nodes kube-scheduler scored equal. Which of the
+// alike pods took which node, and the scores that followed from it, then do not count.
+bool IsGroupTie(const std::vector<const Outcome*>& upstream,
+                const std::vector<const Outcome*>& ksched);
+
 nlohmann::json ToJson(const Outcome& o);
 
 }  // namespace ksched::difftest

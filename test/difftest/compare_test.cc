@@ -45,6 +45,23 @@ TEST(CompareTest, ScoresOfAPodGroupCycleAreReadPastTheLoggersValues) {
   EXPECT_EQ(scores["default/train-0"].totals["a"], 435);
 }
 
+// Three pods of a gang, alike: kube-scheduler sent the first to b among a and b that tied, ksched
+// to a; the others then took the nodes left. Same nodes, so a tie; not with another node.
+TEST(CompareTest, AGangsAlikePodsOnTheSameNodesButForATieAreATie) {
+  Outcome up0{.node = "b", .status = "Scheduled"}, up1{.node = "a", .status = "Scheduled"},
+      up2{.node = "c", .status = "Scheduled"};
+  up0.scores.totals = {{"a", 399}, {"b", 399}, {"c", 397}};
+  Outcome ks0{.node = "a", .status = "Scheduled"}, ks1{.node = "b", .status = "Scheduled"},
+      ks2{.node = "c", .status = "Scheduled"};
+  EXPECT_TRUE(IsGroupTie({&up0, &up1, &up2}, {&ks0, &ks1, &ks2}));
+  ks1.node = "d";
+  EXPECT_FALSE(IsGroupTie({&up0, &up1, &up2}, {&ks0, &ks1, &ks2}));
+  ks1.node = "b";
+  up0.scores.totals["a"] = 398;  // Not a tie.
+  EXPECT_FALSE(IsGroupTie({&up0, &up1, &up2}, {&ks0, &ks1, &ks2}));
+  EXPECT_FALSE(IsGroupTie({&up0, &up1, &up2}, {&up0, &up1, &up2}));  // No difference at all.
+}
+
 TEST(CompareTest, APodPlacedByABatchHintIsUnscoredAndTiesAsItsHintsScoringDoes) {
   const std::string log =
       "I1123 10:00:00.000001 1 schedule_one.go:982] \"Plugin scored node for pod\" "

@@ -396,6 +396,33 @@ class Harness {
       p.simulate_mismatches = Compare(p.upstream, p.simulate);
       result.pods.push_back(std::move(p));
     }
+    // A group's pods alike but for their names, placed on the same nodes but for a tie that sent
+    // the first of them elsewhere: which took which node, and the scores after, do not count.
+    for (size_t i = 0; i < c.pending.size(); i = GivenEnd(c, i)) {
+      const size_t end = GivenEnd(c, i);
+      if (PodGroupOf(c.pending[i]).empty() || end - i < 2) continue;
+      auto unnamed = [](json pod) {
+        pod["metadata"].erase("name");
+        return pod;
+      };
+      bool alike = true;
+      for (size_t k = i + 1; k < end; ++k) alike &= unnamed(c.pending[k]) == unnamed(c.pending[i]);
+      if (!alike) continue;
+      for (auto [side, list] : {std::pair{&PodResult::run, &PodResult::run_mismatches},
+                                std::pair{&PodResult::simulate, &PodResult::simulate_mismatches}}) {
+        std::vector<const Outcome*> up, ks;
+        for (size_t k = i; k < end; ++k) {
+          up.push_back(&result.pods[k].upstream);
+          ks.push_back(&(result.pods[k].*side));
+        }
+        if (!IsGroupTie(up, ks)) continue;
+        for (size_t k = i; k < end; ++k) {
+          std::erase_if(result.pods[k].*list, [](const Mismatch& m) {
+            return m.kind == "placement" || m.kind == "score";
+          });
+        }
+      }
+    }
     // A PodGroup whose pods preempted is not compared: its condition is that of whichever cycle
     // wrote last while its victims went (upstream's may even keep "found a placement for
     // podgroup" once the pods are bound), which depends on when each scheduler saw them go.
