@@ -83,6 +83,13 @@ void Scheduler::SetInitiallyScheduled(const api::PodGroup& group, const Status& 
        (old->status == c.status && old->reason == c.reason && old->message == c.message))) {
     return;
   }
+  // Nor while the group has its minCount placed: the True written for it may not be back on the
+  // watch yet when the pods it left are tried again, at once.
+  if (!status.ok()) {
+    std::optional<PodGroupState> state =
+        cache_.GetPodGroupState(group.metadata.namespace_, group.metadata.name);
+    if (state && state->scheduled >= static_cast<size_t>(group.gang_min_count.value_or(1))) return;
+  }
   c.last_transition_time = old != nullptr && old->status == c.status
                                ? old->last_transition_time
                                : api::field::MetaTime(clock_->Now());
@@ -246,7 +253,8 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
   const CycleState no_state;
   const Found nothing_found;
   // Each failed pod goes back after a backoff, whatever happens meanwhile, as upstream requeues a
-  // pod group. `nominated`: nullopt leaves the pod's nomination, "" clears it.
+  // pod group (but for the pods a placed group leaves, activated below). `nominated`: nullopt
+  // leaves the pod's nomination, "" clears it.
   auto fail = [&](QueuedPodInfo info, const Status& s, const Diagnosis* diagnosis,
                   const CycleState& state, const Found& found,
                   const std::optional<std::string>& nominated) {

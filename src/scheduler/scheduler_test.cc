@@ -195,6 +195,9 @@ TEST_F(SchedulerTest, APlacedGangsLeftoverPodIsTriedAgainAtOnce) {
   EXPECT_THAT(s_->metrics_registry().Text(),
               HasSubstr("scheduler_podgroup_schedule_attempts_total{profile=\"default-scheduler\","
                         "result=\"scheduled\"} 1\n"));
+  // The leftover's own failure does not take the group's condition back to False, though the
+  // True is not back from the API server yet (here, never).
+  EXPECT_THAT(writer_.group_conditions, ::testing::ElementsAre("default/train True Scheduled: "));
 }
 
 TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {

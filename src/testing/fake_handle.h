@@ -119,6 +119,15 @@ class RecordingWriter : public ClusterWriter {
     return absl::OkStatus();
   }
 
+  // Each PodGroup condition written, in order: "namespace/name status reason: message".
+  absl::Status SetPodGroupCondition(const api::PodGroup& group, const api::Condition& c,
+                                    int64_t /*generation*/) override {
+    absl::MutexLock lock(&mu_);
+    group_conditions.push_back(fmt::format("{}/{} {} {}: {}", group.metadata.namespace_,
+                                           group.metadata.name, c.status, c.reason, c.message));
+    return absl::OkStatus();
+  }
+
   // DRA claims' writes, as the API server makes them: the claim gets a new resourceVersion (one
   // more than it had); a conflict if it is not at the version read. Written claims are kept, by
   // namespace/name, and DRA's listers, where set, show them.
@@ -207,8 +216,9 @@ class RecordingWriter : public ClusterWriter {
   std::vector<Event> events;
   std::map<std::string, api::PodCondition> conditions;
   std::map<std::string, std::string> nominated;
-  std::vector<std::string> awaited;  // "namespace/name type": UpdatePodStatusAndWait's.
-  std::vector<std::string> deleted;  // namespace/name
+  std::vector<std::string> awaited;           // "namespace/name type": UpdatePodStatusAndWait's.
+  std::vector<std::string> deleted;           // namespace/name
+  std::vector<std::string> group_conditions;  // SetPodGroupCondition's.
   std::map<std::string, std::map<std::string, std::string>> annotations;  // namespace/name → ...
 
  private:
