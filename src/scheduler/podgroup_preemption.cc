@@ -43,16 +43,6 @@ bool MoreImportant(const Victim& a, const Victim& b) {
   if (a.pods.size() != b.pods.size()) return a.pods.size() > b.pods.size();
   return a.earliest_start < b.earliest_start;
 }
-
-Victim MakeVictim(std::vector<std::shared_ptr<const PodInfo>> pods, int32_t priority, int rank) {
-  Victim v{.pods = std::move(pods), .priority = priority, .rank = rank};
-  v.earliest_start = preemption::StartTime(*v.pods.front()->pod);
-  for (const auto& pi : v.pods) {
-    v.earliest_start = std::min(v.earliest_start, preemption::StartTime(*pi->pod));
-  }
-  return v;
-}
-
 }  // namespace
 
 Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGroup& group,
@@ -94,42 +84,42 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
   }
 
   // Every pod of lower priority, in the order of the nodes and of their pods; the pods of a
-  // PodGroup disrupted as a whole, wherever they run, as one.
-  std::map<std::string, std::vector<std::shared_ptr<const PodInfo>>> whole;
-  for (const NodeInfo* ni : snapshot_.nodes()) {
-    for (const auto& pi : ni->pods()) {
-      if (std::shared_ptr<const api::PodGroup> g = group_of(*pi->pod); g && g->disrupt_all) {
-        whole[g->metadata.namespace_ + "/" + g->metadata.name].push_back(pi);
-      }
-    }
-  }
+  // PodGroup disrupted as a whole, wherever they run, as one, where its first pod is.
   std::vector<Victim> potential;
-  std::set<std::string> seen;
+  std::map<std::string, size_t> whole;  // Such a PodGroup's victim in `potential`.
   for (const NodeInfo* ni : snapshot_.nodes()) {
     for (const auto& pi : ni->pods()) {
       const api::Pod& pod = *pi->pod;
       std::shared_ptr<const api::PodGroup> g = group_of(pod);
-      Victim v;
       if (g && g->disrupt_all) {
-        const std::string key = g->metadata.namespace_ + "/" + g->metadata.name;
-        if (!seen.insert(key).second) continue;
-        v = MakeVictim(whole[key], api::PodGroupPriority(*g), 2);
+        auto [at, added] =
+            whole.try_emplace(g->metadata.namespace_ + "/" + g->metadata.name, potential.size());
+        if (added) potential.push_back({.priority = api::PodGroupPriority(*g), .rank = 2});
+        potential[at->second].pods.push_back(pi);
       } else {
-        v = MakeVictim({pi}, victim_priority(pod), pod.spec.pod_group_name ? 2 : 1);
+        potential.push_back({.pods = {pi},
+                             .priority = g ? api::PodGroupPriority(*g) : api::PodPriority(pod),
+                             .rank = pod.spec.pod_group_name ? 2 : 1});
       }
-      if (v.priority < priority) potential.push_back(std::move(v));
     }
   }
+  std::erase_if(potential, [&](const Victim& v) { return v.priority >= priority; });
   if (potential.empty()) {
     return Status::UnschedulableAndUnresolvable(
         "No preemption victims found for incoming preemptor");
   }
+  std::vector<std::shared_ptr<const PodInfo>> gone;
+  for (Victim& v : potential) {
+    v.earliest_start = preemption::StartTime(*v.pods.front()->pod);
+    for (const auto& pi : v.pods) {
+      v.earliest_start = std::min(v.earliest_start, preemption::StartTime(*pi->pod));
+    }
+    gone.insert(gone.end(), v.pods.begin(), v.pods.end());
+  }
 
   // The group, tried again with them all gone.
   SnapshotOverlay overlay(snapshot_);
-  for (const Victim& v : potential) {
-    for (const auto& pi : v.pods) overlay.RemovePod(pi->pod->spec.node_name, pi->pod->metadata.uid);
-  }
+  overlay.RemovePods(gone);
   GroupRun run = RunGroupAlgorithm(fw, group, pods, &overlay);
   if (!run.status.ok()) return run.status;
   std::vector<size_t> placed;

@@ -6,10 +6,12 @@
 //   overlay.Restore();                         // or at its end: the originals are back
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "ksched/node_info.h"
@@ -35,6 +37,18 @@ class SnapshotOverlay {
   const NodeInfo* RemovePod(const std::string& node, std::string_view uid) {
     return Change(node, [&](NodeInfo& ni) { ni.RemovePod(uid); });
   }
+  // Each pod off its node (spec.node_name): one new version per node, whatever its number of pods.
+  void RemovePods(const std::vector<std::shared_ptr<const PodInfo>>& pods) {
+    std::map<std::string, std::vector<std::string_view>> by_node;
+    for (const auto& pi : pods) by_node[pi->pod->spec.node_name].push_back(pi->pod->metadata.uid);
+    internal::SnapshotBuilder b(snapshot_);
+    for (const auto& entry : by_node) {
+      Edit(b, entry.first, [&](NodeInfo& ni) {
+        for (std::string_view uid : entry.second) ni.RemovePod(uid);
+      });
+    }
+    b.Finish();
+  }
   void Restore() {
     if (originals_.empty()) return;
     internal::SnapshotBuilder b(snapshot_);
@@ -47,6 +61,13 @@ class SnapshotOverlay {
   template <typename F>
   const NodeInfo* Change(const std::string& node, F&& change) {
     internal::SnapshotBuilder b(snapshot_);
+    const NodeInfo* out = Edit(b, node, std::forward<F>(change));
+    b.Finish();
+    return out;
+  }
+  // The node's new version, `change`d, into the builder (Finish is the caller's).
+  template <typename F>
+  const NodeInfo* Edit(internal::SnapshotBuilder& b, const std::string& node, F&& change) {
     std::shared_ptr<const NodeInfo> now = b.Get(node);
     if (now == nullptr) return nullptr;
     originals_.try_emplace(node, now);
@@ -54,7 +75,6 @@ class SnapshotOverlay {
     change(*next);
     const NodeInfo* out = next.get();
     b.Put(node, std::move(next));
-    b.Finish();
     return out;
   }
 
