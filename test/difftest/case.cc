@@ -131,6 +131,12 @@ std::string KeyOf(const json& object) {
   return meta.value("namespace", "default") + "/" + meta.value("name", "");
 }
 
+bool AlikeButForName(json a, json b) {
+  a["metadata"].erase("name");
+  b["metadata"].erase("name");
+  return a == b;
+}
+
 std::string PodGroupOf(const json& pod) {
   const json group = pod.value("spec", json::object()).value("schedulingGroup", json::object());
   const std::string name = group.value("podGroupName", "");
@@ -292,13 +298,9 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
   c.pending = std::move(pending);
   const bool bursts = scenario.value("burst", false);
   for (size_t i = 0; i < c.pending.size(); ++i) {
-    auto unnamed = [](json pod) {
-      pod["metadata"].erase("name");
-      return pod;
-    };
     const std::string group = PodGroupOf(c.pending[i]);
     const bool with_previous =
-        i > 0 && ((bursts && unnamed(c.pending[i]) == unnamed(c.pending[i - 1])) ||
+        i > 0 && ((bursts && AlikeButForName(c.pending[i], c.pending[i - 1])) ||
                   (!group.empty() && group == PodGroupOf(c.pending[i - 1])));
     c.first.push_back(with_previous ? c.first[i - 1] : i);
   }

@@ -64,6 +64,9 @@ int StorageOrder(const std::string& kind);
 // "namespace/name" of an object (namespace "default" when it has none).
 std::string KeyOf(const nlohmann::json& object);
 
+// Whether two pods are the same but for their names (a ReplicaSet's or a Job's).
+bool AlikeButForName(nlohmann::json a, nlohmann::json b);
+
 // "namespace/name" of the PodGroup a pod names, "" when it names none.
 std::string PodGroupOf(const nlohmann::json& pod);
 

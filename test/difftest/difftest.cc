@@ -401,12 +401,8 @@ class Harness {
     for (size_t i = 0; i < c.pending.size(); i = GivenEnd(c, i)) {
       const size_t end = GivenEnd(c, i);
       if (PodGroupOf(c.pending[i]).empty() || end - i < 2) continue;
-      auto unnamed = [](json pod) {
-        pod["metadata"].erase("name");
-        return pod;
-      };
       bool alike = true;
-      for (size_t k = i + 1; k < end; ++k) alike &= unnamed(c.pending[k]) == unnamed(c.pending[i]);
+      for (size_t k = i + 1; k < end; ++k) alike &= AlikeButForName(c.pending[k], c.pending[i]);
       if (!alike) continue;
       for (auto [side, list] : {std::pair{&PodResult::run, &PodResult::run_mismatches},
                                 std::pair{&PodResult::simulate, &PodResult::simulate_mismatches}}) {
