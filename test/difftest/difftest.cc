@@ -422,13 +422,17 @@ class Harness {
     // A PodGroup whose pods preempted is not compared: its condition is that of whichever cycle
     // wrote last while its victims went (upstream's may even keep "found a placement for
     // podgroup" once the pods are bound), which depends on when each scheduler saw them go.
-    std::set<std::string> preempted;
-    for (const PodResult& p : result.pods) {
-      if (!p.upstream.evicted.empty() || !p.run.evicted.empty()) {
-        for (const json& pod : c.pending) {
-          if (KeyOf(pod) == p.key) preempted.insert(PodGroupOf(pod));
-        }
-      }
+    // Nor one placed in part: kube-scheduler tries the pods it left again at once, and may write
+    // False over its own True before its watch shows the True (seen with gangs.yaml's web).
+    std::set<std::string> preempted, placed, left;
+    for (size_t i = 0; i < result.pods.size(); ++i) {
+      const PodResult& p = result.pods[i];
+      const std::string group = PodGroupOf(c.pending[i]);
+      if (!p.upstream.evicted.empty() || !p.run.evicted.empty()) preempted.insert(group);
+      (p.upstream.node.empty() ? left : placed).insert(group);
+    }
+    for (const std::string& group : placed) {
+      if (left.contains(group)) preempted.insert(group);
     }
     for (const auto& [key, condition] : up->groups) {
       if (preempted.contains(key)) continue;
