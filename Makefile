@@ -6,7 +6,7 @@ TSAN_DIR ?= build-tsan
 CMAKE_FLAGS ?=
 SOURCES = $(shell git ls-files '*.h' '*.cc')
 
-.PHONY: all deps configure build fuzz-build k8s api-fields feature-gates test sanitize tsan demo lint format bench bench-abi bench-cel bench-decode bench-quick bench-volumes bench-dra difftest e2e chaos chaos-short image clean
+.PHONY: all deps configure build fuzz-build k8s api-fields feature-gates test sanitize tsan demo lint format bench bench-abi bench-cel bench-decode bench-quick bench-volumes bench-dra bench-gangs difftest e2e chaos chaos-short image clean
 
 all: build
 
@@ -137,6 +137,13 @@ bench-volumes: build k8s
 bench-dra: build k8s
 	@mkdir -p $(BENCH_OUT)
 	@$(BUILD_DIR)/bench/side_by_side --set dra --out $(BENCH_OUT)
+
+# scheduler_perf's gang and workload workloads (GangScheduling, BasicScheduling,
+# GangPreemptionBasic) and LargeGangs (100 gangs of 8 to 64 pods on 5000 nodes), side by side
+# with GenericWorkload on.
+bench-gangs: build k8s
+	@mkdir -p $(BENCH_OUT)
+	@$(BUILD_DIR)/bench/side_by_side --set gangs --out $(BENCH_OUT)
 
 # ksched against the upstream kube-scheduler on every scenario file and SEEDS random cases
 # (docs/fidelity.md); the report goes to build/difftest/report.json. GATES (--feature-gates) and

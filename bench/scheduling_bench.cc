@@ -16,8 +16,9 @@
 // or loaded from its shared library as --plugin-library loads it: what a plugin in a .so costs.
 //
 // BM_Workload/<name> are scheduler_perf's workloads of the same name at their 5000-node sizes
-// (bench/workloads.h; PreemptionBasic at 500 nodes), from its templates: nodes, `init` pods
-// scheduled first and not measured, then the measured pods, on the embedded cluster that
+// (bench/workloads.h; PreemptionBasic at 500 nodes), of the objects the side-by-side bench makes
+// (bench/workload_objects.h): nodes, `init` pods scheduled first and not measured, then the
+// measured pods (and their PodGroups, with GenericWorkload on), on the embedded cluster that
 // `ksched simulate` uses, which feeds binds and preemption's deletions back as informers would.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
@@ -25,6 +26,7 @@
 
 #include <optional>
 
+#include "bench/workload_objects.h"
 #include "bench/workloads.h"
 #include "fmt/format.h"
 #include "ksched/plugin_library.h"
@@ -39,12 +41,7 @@
 namespace ksched {
 namespace {
 
-using bench::kInitNamespace;
-using bench::kMeasureNamespace;
-using bench::NodeLabels;
-using bench::NodeName;
 using bench::PerfWorkloads;
-using bench::TemplatePath;
 using bench::Workload;
 
 // Accepts every write at once and feeds binds back as the informer would, in batches.
@@ -168,25 +165,15 @@ void BM_TeamFilter(benchmark::State& state, bool from_library) {
   SchedulePods(state, registry, WithTeamFilter());
 }
 
-// The object of bench/templates/<name>.yaml.
-template <typename T>
-absl::StatusOr<T> Template(const std::string& name) {
-  const std::string path = TemplatePath(name);
-  absl::StatusOr<std::vector<api::Object>> objects = sim::LoadManifests({path});
-  if (!objects.ok()) return objects.status();
-  for (api::Object& o : *objects) {  // With the PriorityClasses every cluster has.
-    if (T* t = std::get_if<T>(&o)) return std::move(*t);
-  }
-  return absl::InvalidArgumentError(path + ": no object of the kind expected");
-}
-
-// Schedules every pending pod of `objects` on a new embedded cluster and scheduler; returns the
-// cluster's pods afterwards. With `state`, the scheduling is measured.
+// Schedules every pending pod of `objects` on a new embedded cluster and scheduler, with the
+// workload's GenericWorkload gate; returns the cluster's pods afterwards. With `state`, the
+// scheduling is measured.
 absl::StatusOr<std::vector<std::shared_ptr<const api::Pod>>> RunCluster(
-    std::vector<api::Object> objects, benchmark::State* state) {
+    const Workload& w, std::vector<api::Object> objects, benchmark::State* state) {
   sim::Cluster cluster(std::move(objects));
-  auto s =
-      scheduler::Scheduler::Create({.writer = &cluster, .seed = 1}, plugins::NewInTreeRegistry());
+  auto s = scheduler::Scheduler::Create(
+      {.writer = &cluster, .seed = 1, .generic_workload = !w.group_sizes.empty()},
+      plugins::NewInTreeRegistry());
   if (!s.ok()) return s.status();
   cluster.Start(**s);
   if (state != nullptr) state->ResumeTiming();
@@ -212,44 +199,23 @@ absl::StatusOr<std::vector<std::shared_ptr<const api::Pod>>> RunCluster(
   return cluster.Pods();
 }
 
+// The init pods are scheduled first, unmeasured; then the measured ones join them.
 absl::Status RunWorkload(benchmark::State& state, const Workload& w) {
-  absl::StatusOr<api::Node> node = Template<api::Node>("node");
-  absl::StatusOr<api::Pod> init = Template<api::Pod>(w.init_template);
-  absl::StatusOr<api::Pod> measure = Template<api::Pod>(w.measure_template);
-  for (const absl::Status& st : {node.status(), init.status(), measure.status()}) {
-    if (!st.ok()) return st;
-  }
-  std::vector<api::Object> cluster;
-  for (const char* ns : {kInitNamespace, kMeasureNamespace}) {
-    api::Namespace n;
-    n.metadata.name = ns;
-    cluster.emplace_back(std::move(n));
-  }
-  for (int i = 0; i < w.nodes; ++i) {
-    api::Node n = *node;
-    n.metadata.name = NodeName(i);
-    for (auto& [key, value] : NodeLabels(w, i)) n.metadata.labels[key] = value;
-    cluster.emplace_back(std::move(n));
-  }
-  auto add_pods = [&](std::vector<api::Object>& out, const api::Pod& tmpl, int count,
-                      const std::string& prefix, const char* ns) {
-    for (int i = 0; i < count; ++i) {
-      api::Pod p = tmpl;
-      p.metadata.name = fmt::format("{}-{}", prefix, i);
-      p.metadata.namespace_ = ns;
-      out.emplace_back(std::move(p));
-    }
-  };
-  std::vector<api::Object> first = cluster;
-  add_pods(first, *init, w.init_pods, "init", kInitNamespace);
+  absl::StatusOr<bench::WorkloadObjects> o = bench::MakeObjects(w);
+  if (!o.ok()) return o.status();
+  absl::StatusOr<std::vector<api::Object>> first =
+      bench::Decode({&o->setup, &o->nodes, &o->storage, &o->init_pods});
+  if (!first.ok()) return first.status();
   absl::StatusOr<std::vector<std::shared_ptr<const api::Pod>>> placed =
-      RunCluster(std::move(first), nullptr);
+      RunCluster(w, *std::move(first), nullptr);
   if (!placed.ok()) return placed.status();
+  absl::StatusOr<std::vector<api::Object>> cluster =
+      bench::Decode({&o->setup, &o->nodes, &o->storage, &o->measure_pods});
+  if (!cluster.ok()) return cluster.status();
   for (const auto& pod : *placed) {
-    if (pod != nullptr) cluster.emplace_back(*pod);
+    if (pod != nullptr) cluster->emplace_back(*pod);
   }
-  add_pods(cluster, *measure, w.measure_pods, "measure", kMeasureNamespace);
-  return RunCluster(std::move(cluster), &state).status();
+  return RunCluster(w, *std::move(cluster), &state).status();
 }
 
 void BM_Workload(benchmark::State& state, const Workload& w) {

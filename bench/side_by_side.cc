@@ -12,7 +12,7 @@
 // The two schedulers read the same KubeSchedulerConfiguration: client QPS and burst 5000 (as
 // scheduler_perf's), no leader election, the default percentageOfNodesToScore.
 //
-//   build/bench/side_by_side [--set default|quick|volumes|dra]
+//   build/bench/side_by_side [--set default|quick|volumes|dra|gangs]
 //                            [--workload NAME[:NODES:INIT:MEASURE]]...
 //                            [--runners ceiling,kube-scheduler,ksched] [--out DIR]
 //                            [--in-process scheduling_bench.json] [--profile]
@@ -202,9 +202,10 @@ absl::Status RunSteadily(client::HttpClient& http, const Workload& w, const Work
   return absl::OkStatus();
 }
 
-// The command line of a runner against `cluster`, whose schedulers read `config`.
+// The command line of a runner against `cluster`, whose schedulers read `config` and get the
+// workload's feature gates.
 std::vector<std::string> RunnerArgv(const std::string& runner, const ControlPlane& cluster,
-                                    const std::string& config) {
+                                    const std::string& config, const Workload& w) {
   if (runner == "ceiling") {
     return {TRIVIAL_BINDER, "--kubeconfig", cluster.kubeconfig(), "--qps", "5000",
             "--burst",      "5000"};
@@ -213,7 +214,9 @@ std::vector<std::string> RunnerArgv(const std::string& runner, const ControlPlan
   const std::string bin = runner == "ksched"          ? std::string(KSCHED_BINARY)
                           : runner == "ksched-before" ? std::string(before ? before : "")
                                                       : testing::K8sBinDir() + "/kube-scheduler";
-  return {bin, "--config=" + config, "--secure-port=0", "--v=1"};
+  std::vector<std::string> argv = {bin, "--config=" + config, "--secure-port=0", "--v=1"};
+  if (!FeatureGates(w).empty()) argv.push_back("--feature-gates=" + FeatureGates(w));
+  return argv;
 }
 
 // How long a phase of `pods` may take: generous, so that only a stuck scheduler times out.
@@ -234,10 +237,15 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
   // controller makes the DRA workloads' claims from their template, at scheduler_perf's client
   // rate (its default, 20 requests/s, would measure the controller, not the schedulers).
   const bool dra = !w.devices.empty();
+  // The workloads with PodGroups need them served (scheduling.k8s.io/v1beta1, off by default).
+  const std::string gates = FeatureGates(w);
   absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start(
       {.controller_manager = w.volumes == "local-wffc" || dra,
        .controller_manager_flags = std::string("--kube-api-qps=5000 --kube-api-burst=5000") +
-                                   (dra ? " --controllers=resourceclaim-controller" : "")});
+                                   (dra ? " --controllers=resourceclaim-controller" : ""),
+       .apiserver_flags = gates.empty() ? ""
+                                        : "--feature-gates=" + gates +
+                                              " --runtime-config=scheduling.k8s.io/v1beta1=true"});
   if (!cluster.ok()) return fail("starting the control plane", cluster.status());
   absl::StatusOr<client::RestConfig> rest =
       client::LoadRestConfig({.kubeconfig = (*cluster)->kubeconfig()});
@@ -263,7 +271,7 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
   // The init pods' watch ends with their phase, so that it is not served during the measurement.
   std::optional<BindWatcher> init_binds(std::in_place, **http, kInitNamespace);
   BindWatcher measure_binds(**http, kMeasureNamespace);
-  Process p(RunnerArgv(runner, **cluster, config),
+  Process p(RunnerArgv(runner, **cluster, config, w),
             fmt::format("{}/{}.log", (*cluster)->dir(), runner));
   if (p.pid() <= 0) return fail("starting", absl::InternalError(p.Log()));
   if (absl::Status st = init_binds->WaitFor(w.init_pods, PhaseTimeout(w.init_pods)); !st.ok()) {
@@ -341,7 +349,9 @@ absl::StatusOr<Workload> ParseWorkload(const std::string& arg) {
 // on 2 cores. The volume set runs scheduler_perf's volume workloads at their 500Nodes sizes; the
 // DRA set, SchedulingWithResourceClaimTemplate at its 5000pods_500nodes size,
 // SteadyStateClusterResourceClaimTemplate, Partitionable and ConsumableCapacity at their 500-node
-// ones and ExtendedResource at its 25classes_5000pods_500nodes ones.
+// ones and ExtendedResource at its 25classes_5000pods_500nodes ones. The gang set runs v1.37.2's
+// GangScheduling (both shapes), BasicScheduling and GangPreemptionBasic at the sizes workloads.cc
+// gives, and our LargeGangs.
 std::vector<std::string> WorkloadSet(const std::string& set) {
   if (set == "quick") {
     return {"SchedulingBasic:500:500:2000", "SchedulingPodAntiAffinity:500:100:300"};
@@ -359,6 +369,10 @@ std::vector<std::string> WorkloadSet(const std::string& set) {
             "ConsumableCapacity-full",
             "ExtendedResource-Explicit",
             "ExtendedResource-Implicit"};
+  }
+  if (set == "gangs") {
+    return {"GangScheduling-1000Gangs_3000Pods", "GangScheduling-3Gangs_3000Pods_1000PerGroup",
+            "BasicScheduling-1000Groups_3000Pods", "GangPreemptionBasic", "LargeGangs"};
   }
   if (set == "volumes") {
     return {"SchedulingInTreePVs:500:500:1000", "SchedulingMigratedInTreePVs:500:500:1000",
@@ -382,8 +396,8 @@ int Main(int argc, char** argv) {
   int steady_seconds = 0;
   std::vector<std::string> workload_args;
   std::string runners = "ceiling,kube-scheduler,ksched";
-  app.add_option("--set", set, "default, quick, volumes or dra")
-      ->check(CLI::IsMember({"default", "quick", "volumes", "dra"}));
+  app.add_option("--set", set, "default, quick, volumes, dra or gangs")
+      ->check(CLI::IsMember({"default", "quick", "volumes", "dra", "gangs"}));
   app.add_option("--workload", workload_args,
                  "NAME or NAME:NODES:INIT:MEASURE, repeatable; replaces the set");
   app.add_option("--runners", runners, "comma-separated, in the order they run");

@@ -1,9 +1,11 @@
 #include "bench/workload_objects.h"
 
+#include <algorithm>
 #include <random>
 #include <set>
 
 #include "fmt/format.h"
+#include "src/sim/manifests.h"
 #include "src/testing/storage_json.h"
 
 namespace ksched::bench {
@@ -239,6 +241,20 @@ void AskForExtendedResource(const Workload& w, int i, json& pod) {
                                                {"limits", {{name, "1"}}}};
 }
 
+// PodGroup `name` of the measured pods' namespace, of `size` pods, with the workload's policy and
+// the pods' priority class (none if empty).
+json PodGroup(const Workload& w, const std::string& name, int size,
+              const std::string& priority_class) {
+  json policy = w.group_policy == "gang" ? json{{"gang", {{"minCount", size}}}}
+                                         : json{{"basic", json::object()}};
+  json group = {{"apiVersion", "scheduling.k8s.io/v1beta1"},
+                {"kind", "PodGroup"},
+                {"metadata", {{"name", name}, {"namespace", kMeasureNamespace}}},
+                {"spec", {{"schedulingPolicy", policy}}}};
+  if (!priority_class.empty()) group["spec"]["priorityClassName"] = priority_class;
+  return group;
+}
+
 }  // namespace
 
 absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
@@ -327,7 +343,34 @@ absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
   };
   make_pods(*init, "init", kInitNamespace, w.init_pods, &out.init_pods);
   make_pods(*measure, "measure", kMeasureNamespace, w.measure_pods, &out.measure_pods);
+  const int per_node = std::max(1, w.init_pods / std::max(1, w.nodes));
+  for (int i = 0; w.spread_init_pods && i < w.init_pods; ++i) {
+    out.init_pods[i]["spec"]["containers"][0]["ports"][0]["hostPort"] = 8000 + i % per_node;
+  }
+  const std::vector<int> sizes = GroupSizes(w);
+  for (int g = 0, first = 0; g < static_cast<int>(sizes.size()); first += sizes[g++]) {
+    const int size = sizes[g];
+    const std::string name = fmt::format("group-{}", g);
+    out.storage.push_back(
+        PodGroup(w, name, size, (*measure)["spec"].value("priorityClassName", "")));
+    for (int i = first; i < first + size; ++i) {
+      out.measure_pods[i]["spec"]["schedulingGroup"] = {{"podGroupName", name}};
+    }
+  }
   return out;
+}
+
+absl::StatusOr<std::vector<api::Object>> Decode(
+    std::initializer_list<const std::vector<json>*> batches) {
+  json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", json::array()}};
+  for (const auto* batch : batches) {
+    for (const json& o : *batch) list["items"].push_back(o);
+  }
+  absl::StatusOr<std::vector<api::Object>> objects = api::DecodeObjects(list.dump());
+  if (!objects.ok()) return objects.status();
+  if (absl::Status st = sim::AdmitPods(*objects, "bench"); !st.ok()) return st;
+  if (absl::Status st = sim::AdmitPriorities(&*objects); !st.ok()) return st;
+  return objects;
 }
 
 }  // namespace ksched::bench

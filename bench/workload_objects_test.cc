@@ -14,8 +14,8 @@ namespace ksched::bench {
 namespace {
 
 // The workload `name` at `nodes` nodes with `init` init pods (or claims, where it allocates
-// claims) and `measure` measured pods, scheduled in the embedded cluster.
-sim::SimulationResult Schedule(const std::string& name, int nodes, int init, int measure) {
+// claims) and `measure` measured pods.
+WorkloadObjects Sized(const std::string& name, int nodes, int init, int measure) {
   absl::StatusOr<Workload> w = FindWorkload(name);
   EXPECT_TRUE(w.ok()) << w.status();
   if (!w.ok()) return {};
@@ -24,16 +24,32 @@ sim::SimulationResult Schedule(const std::string& name, int nodes, int init, int
   w->measure_pods = measure;
   absl::StatusOr<WorkloadObjects> o = MakeObjects(*w);
   EXPECT_TRUE(o.ok()) << o.status();
-  if (!o.ok()) return {};
-  nlohmann::json all = nlohmann::json::array();
-  for (const auto* batch : {&o->setup, &o->nodes, &o->storage, &o->init_pods, &o->measure_pods}) {
-    for (const nlohmann::json& object : *batch) all.push_back(object);
-  }
-  const nlohmann::json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", all}};
-  absl::StatusOr<std::vector<api::Object>> objects = api::DecodeObjects(list.dump());
+  return o.ok() ? *std::move(o) : WorkloadObjects{};
+}
+
+std::vector<api::Object> Decoded(
+    std::initializer_list<const std::vector<nlohmann::json>*> batches) {
+  absl::StatusOr<std::vector<api::Object>> objects = Decode(batches);
   EXPECT_TRUE(objects.ok()) << objects.status();
-  if (!objects.ok()) return {};
-  return sim::SimulateObjects(*std::move(objects));
+  return objects.ok() ? *std::move(objects) : std::vector<api::Object>{};
+}
+
+// The workload at these sizes, all its pods scheduled together in the embedded cluster.
+sim::SimulationResult Schedule(const std::string& name, int nodes, int init, int measure) {
+  WorkloadObjects o = Sized(name, nodes, init, measure);
+  return sim::SimulateObjects(
+      Decoded({&o.setup, &o.nodes, &o.storage, &o.init_pods, &o.measure_pods}));
+}
+
+// As the benches run a workload with PodGroups: its init pods scheduled first, then its measured
+// pods (whose outcomes are the result's) with GenericWorkload on.
+sim::SimulationResult ScheduleAfterInit(const std::string& name, int nodes, int init, int measure) {
+  WorkloadObjects o = Sized(name, nodes, init, measure);
+  sim::SimulationResult first =
+      sim::SimulateObjects(Decoded({&o.setup, &o.nodes, &o.storage, &o.init_pods}));
+  std::vector<api::Object> objects = Decoded({&o.setup, &o.nodes, &o.storage, &o.measure_pods});
+  for (const auto& pod : first.final_pods) objects.emplace_back(*pod);
+  return sim::SimulateObjects(std::move(objects), {.generic_workload = true});
 }
 
 // "namespace/name on node" of each pod, or "... pending: message".
@@ -96,6 +112,42 @@ TEST(WorkloadObjectsTest, ExtendedResourcesOfEitherNamingHoldTenPodsANode) {
               std::string::npos)
         << name << ": " << got[20];
   }
+}
+
+TEST(WorkloadObjectsTest, GangsArePlacedWholeAndAGangTooBigForTheClusterNotAtAll) {
+  // LargeGangs' first gangs hold 8 and 45 pods; at 30 pods the second is cut to 22. Two nodes
+  // hold 80 pods of 100m: both gangs fit.
+  sim::SimulationResult r = ScheduleAfterInit("LargeGangs", 2, 0, 30);
+  std::vector<std::string> got = Outcomes(r);
+  ASSERT_EQ(got.size(), 30u);
+  for (const std::string& outcome : got)
+    EXPECT_EQ(outcome.find("pending"), std::string::npos) << outcome;
+  // One node holds 40: the gang of 8 is placed, and none of the gang of 42.
+  r = ScheduleAfterInit("LargeGangs", 1, 0, 50);
+  got = Outcomes(r);
+  ASSERT_EQ(got.size(), 50u);
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(got[i].find("pending"), std::string::npos) << got[i];
+  for (size_t i = 8; i < 50; ++i) EXPECT_NE(got[i].find("pending"), std::string::npos) << got[i];
+}
+
+TEST(WorkloadObjectsTest, APreemptorGangEmptiesAWholeNodeForEachOfItsPods) {
+  // Two nodes of five low-priority pods each (spread by their host ports); a gang of two pods of
+  // 3970m takes both nodes and evicts all ten.
+  sim::SimulationResult r = ScheduleAfterInit("GangPreemptionBasic", 2, 10, 2);
+  std::vector<std::string> got = Outcomes(r);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0].find("pending"), std::string::npos) << got[0];
+  EXPECT_EQ(got[1].find("pending"), std::string::npos) << got[1];
+  EXPECT_NE(r.pods[0].node, r.pods[1].node);
+  EXPECT_EQ(r.evicted.size(), 10u);
+}
+
+TEST(WorkloadObjectsTest, BasicGroupsPlaceWhatFits) {
+  // BasicScheduling's groups are of 3; one node holds 40 pods: 40 of 45 placed.
+  sim::SimulationResult r = ScheduleAfterInit("BasicScheduling-1000Groups_3000Pods", 1, 0, 45);
+  int placed = 0;
+  for (const sim::PodOutcome& p : r.pods) placed += p.node ? 1 : 0;
+  EXPECT_EQ(placed, 40);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "bench/workloads.h"
 
+#include <algorithm>
 #include <fstream>
 #include <initializer_list>
 #include <sstream>
@@ -188,9 +189,51 @@ const std::vector<Workload>& PerfWorkloads() {
                             .extended_classes = 25,
                             .extended_resource = resource});
     }
+    // v1.37.2's GangScheduling and BasicScheduling at their 5000-node sizes of 3000 pods: 1000
+    // groups of 3 or 3 of 1000. No threshold.
+    for (const auto& [name, policy, groups] : {std::tuple{"GangScheduling", "gang", "Gangs"},
+                                               std::tuple{"BasicScheduling", "basic", "Groups"}}) {
+      for (const int size : {3, 1000}) {
+        workloads->push_back({.name = fmt::format("{}-{}{}_3000Pods{}", name, 3000 / size, groups,
+                                                  size == 3 ? "" : "_1000PerGroup"),
+                              .measure_template = "pod-in-group",
+                              .measure_pods = 3000,
+                              .group_sizes = {size},
+                              .group_policy = policy});
+      }
+    }
+    // v1.37.2's GangPreemptionBasic at 100Nodes_10PreemptorGangs_10Pods_Evicting_1000InitPods: ten
+    // low-priority pods on each node, and ten gangs of ten pods that each need a whole node.
+    workloads->push_back({.name = "GangPreemptionBasic",
+                          .nodes = 100,
+                          .init_template = "pod-low-priority-small",
+                          .init_pods = 1000,
+                          .measure_template = "pod-gang-preemptor",
+                          .measure_pods = 100,
+                          .group_sizes = {10},
+                          .spread_init_pods = true});
+    // Not scheduler_perf's: 100 gangs of 8 to 64 pods (trained models' worker counts) on 5000
+    // nodes, 3602 pods.
+    Workload large{.name = "LargeGangs", .measure_template = "pod-in-group"};
+    for (int g = 0; g < 100; ++g) large.group_sizes.push_back(8 + g * 37 % 57);
+    for (int size : large.group_sizes) large.measure_pods += size;
+    workloads->push_back(std::move(large));
     return workloads;
   }();
   return *workloads;
+}
+
+std::string FeatureGates(const Workload& w) {
+  return w.group_sizes.empty() ? "" : "GenericWorkload=true";
+}
+
+std::vector<int> GroupSizes(const Workload& w) {
+  std::vector<int> out;
+  for (int left = w.measure_pods, i = 0; left > 0 && !w.group_sizes.empty(); ++i) {
+    out.push_back(std::min(left, w.group_sizes[i % w.group_sizes.size()]));
+    left -= out.back();
+  }
+  return out;
 }
 
 absl::StatusOr<Workload> FindWorkload(const std::string& name) {

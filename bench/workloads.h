@@ -81,7 +81,25 @@ struct Workload {
   // and each time all of them are bound they are deleted and made again, for this many seconds.
   // 0: the measured pods are made once.
   int steady_seconds = 0;
+  // The gang and workload ones (podgroup/ and workload_preemption/ of v1.37.2's scheduler_perf;
+  // GenericWorkload on in both schedulers): the measured pods belong to PodGroups group-0,
+  // group-1, ... of their namespace, made before them, of the sizes `group_sizes` in turn (the
+  // last one gets the pods left), each with `group_policy` "gang" (minCount: its size) or "basic",
+  // and the measured pods' priority class if they have one. Empty: no groups.
+  std::vector<int> group_sizes;
+  std::string group_policy = "gang";
+  // Init pod i's first container port gets hostPort 8000 + i mod (init pods per node), as
+  // workload_preemption's pod-low-priority.yaml spreads the init pods evenly over the nodes.
+  bool spread_init_pods = false;
 };
+
+// The feature gates a workload needs in both schedulers ("GenericWorkload=true" for one with
+// groups), as --feature-gates takes them; empty: none.
+std::string FeatureGates(const Workload& w);
+
+// The sizes of a workload's PodGroups, in order: group_sizes cycled until they hold the measured
+// pods, the last one cut to the pods left. Measured pods 0.. fill group-0, then group-1, ...
+std::vector<int> GroupSizes(const Workload& w);
 
 // The workloads at the sizes of scheduler_perf's performance runs (PreemptionBasic at 500 nodes,
 // 2000 + 500 pods: its 1000-node run's shape at half the size).
