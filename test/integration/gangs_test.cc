@@ -2,14 +2,18 @@
 // scheduling.k8s.io/v1beta1 PodGroups): ksched holds a gang until minCount of its pods exist,
 // places none of it while minCount do not fit, says why on each pod, and places it once its
 // PodGroup's minCount is lowered to what fits; the PodGroup's condition says which, as upstream's.
-// A gang of higher priority preempts a gang disrupted as a whole, and the metrics count it.
+// A gang of higher priority preempts a gang disrupted as a whole, and the metrics count it. A
+// standby that takes over from a leader killed mid-gang binds the gang whole.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
+#include <vector>
 
 #include "nlohmann/json.hpp"
 #include "src/testing/metrics_text.h"
+#include "src/testing/toxiproxy.h"
 #include "test/integration/ksched_process_test.h"
 #include "test/integration/serve.h"
 
@@ -169,6 +173,75 @@ TEST_F(GangsTest, AGangPreemptsALowerPriorityGangWhole) {
       R"(scheduler_podgroup_schedule_attempts_total{profile="default-scheduler",result=)";
   EXPECT_GE(Sample(m->body, attempts + R"("waiting_on_preemption"})"), 1);
   EXPECT_GE(Sample(m->body, attempts + R"("scheduled"})"), 1);
+}
+
+// A leader killed while a gang of four is on its way to the API server (placed, its binds held
+// back by a slow link): the standby takes the lease and binds the gang whole, whatever of it the
+// dead leader's binds left.
+TEST_F(GangsTest, ANewLeaderBindsTheWholeGangThatItsKilledPredecessorHadPlaced) {
+  ASSERT_TRUE(kServesPodGroups);
+  const std::string ns = "gang-leader";
+  Create({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  Create(Node("gangs-c", "4"));
+  Create(Node("gangs-d", "4"));
+  absl::StatusOr<std::unique_ptr<Toxiproxy>> proxy =
+      Toxiproxy::Start(cluster().api_port(), cluster().dir() + "/toxiproxy-gang-leader.log");
+  ASSERT_TRUE(proxy.ok()) << proxy.status();
+  const std::vector<std::string> election = {
+      "--feature-gates=GenericWorkload=true",       "--leader-elect=true",
+      "--leader-elect-resource-name=gang-leader",   "--leader-elect-lease-duration=6s",
+      "--leader-elect-renew-deadline=5s",           "--leader-elect-retry-period=1s",
+      "--authorization-always-allow-paths=/metrics"};
+  std::vector<std::string> slow = election;
+  slow.push_back(fmt::format("--master=https://127.0.0.1:{}", (*proxy)->port()));
+  Process* leader = StartKsched(slow);
+  const int leader_port = secure_port_;
+  ASSERT_TRUE(Eventually(
+      [&] { return leader->Log().find("Successfully acquired lease") != std::string::npos; }));
+  Process* standby = StartKsched(election);
+  ASSERT_TRUE(Eventually([&] {
+    return standby->Log().find("Attempting to acquire leader lease") != std::string::npos;
+  }));
+  // Every request of the leader now reaches the API server a second late.
+  ASSERT_TRUE((*proxy)
+                  ->Call("POST", "/proxies/apiserver/toxics",
+                         {{"name", "late"},
+                          {"type", "latency"},
+                          {"stream", "upstream"},
+                          {"attributes", {{"latency", 1000}}}})
+                  .is_object());
+
+  Create(Gang(ns, "train", 4));
+  const std::vector<std::string> members = {"w-0", "w-1", "w-2", "w-3"};
+  for (const std::string& name : members) Create(Member(ns, name, "train"));
+  auto bound = [&] {
+    int n = 0;
+    const json pods = Get({"pods", "-n", ns});
+    for (const json& p : pods["items"]) n += p["spec"].contains("nodeName");
+    return n;
+  };
+  // The leader has placed the gang: it is killed before its binds land.
+  const std::string placed =
+      R"(scheduler_podgroup_schedule_attempts_total{profile="default-scheduler",result="scheduled"})";
+  bool was_placed = false;
+  for (int i = 0; i < 600 && !was_placed; ++i) {
+    httplib::Result m = ServeHttps(leader_port, "/metrics");
+    was_placed = m && Sample(m->body, placed) >= 1;
+    if (!was_placed) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ASSERT_TRUE(was_placed) << "the leader did not place the gang";
+  ASSERT_EQ(leader->Stop(SIGKILL), 128 + SIGKILL);
+  EXPECT_LT(bound(), 4) << "the whole gang was bound before the leader was killed";
+
+  ASSERT_TRUE(Eventually([&] { return bound() == 4; })) << "the gang was left part-bound";
+  EXPECT_NE(standby->Log().find("Successfully acquired lease"), std::string::npos);
+  std::map<std::string, int> per_node;
+  const json pods = Get({"pods", "-n", ns});
+  for (const json& p : pods["items"]) per_node[p["spec"]["nodeName"]]++;
+  for (const auto& [node, n] : per_node) EXPECT_LE(n, 4) << node << " holds more than its cpu";
+  const json scheduled = InitiallyScheduled(ns, "train", "True");
+  ASSERT_TRUE(scheduled.is_object());
+  EXPECT_EQ(scheduled.value("reason", ""), "Scheduled");
 }
 
 }  // namespace
