@@ -176,7 +176,7 @@ absl::StatusOr<std::vector<std::shared_ptr<const api::Pod>>> RunCluster(
   FakeClock clock(absl::Now());
   auto s = scheduler::Scheduler::Create(
       {.writer = &cluster, .clock = &clock, .seed = 1, .generic_workload = !w.group_sizes.empty()},
-      plugins::NewInTreeRegistry());
+      plugins::NewInTreeRegistry({.generic_workload = !w.group_sizes.empty()}));
   if (!s.ok()) return s.status();
   cluster.Start(**s);
   if (state != nullptr) state->ResumeTiming();

@@ -54,6 +54,7 @@
 #include "ksched/handle.h"
 #include "ksched/node_info.h"
 #include "ksched/plugin.h"
+#include "ksched/pod_groups.h"
 #include "ksched/status.h"
 
 namespace ksched::preemption {
@@ -227,6 +228,47 @@ bool MoreImportantPod(const api::Pod& a, const api::Pod& b);
 // Whether the pod is terminating because a scheduler preempted it (condition DisruptionTarget,
 // reason PreemptionByScheduler).
 bool TerminatingByPreemption(const api::Pod& pod);
+
+// --- Victims as units (upstream's Victim, with GenericWorkload): a pod, or every scheduled pod of
+// a PodGroup disrupted as a whole (disruptionMode all), wherever they run, evicted together or not
+// at all. Without GenericWorkload (`groups` null below) each pod is its own victim, of its own
+// priority, and these give what the pod-by-pod functions above give.
+
+// A pod's priority as a victim (upstream's GetPodPriority): its PodGroup's (spec.priority, 0 when
+// unset) when it names one that `groups` has, else its own.
+int32_t VictimPriority(const api::Pod& pod, const PodGroupLister* groups);
+
+struct Victim {
+  std::vector<std::shared_ptr<const PodInfo>> pods;
+  int32_t priority = 0;  // VictimPriority of its (first) pod.
+  // 2 for a PodGroup's pod or pods (any pod that names a group, with `groups`), 1 for a pod of
+  // none: upstream's key type.
+  int rank = 1;
+  std::string_view earliest_start;  // The earliest StartTime of its pods.
+  int violations = 0;               // Its pods a PodDisruptionBudget protects (SplitVictimsByPdb).
+};
+
+// The pods of each PodGroup disrupted as a whole among `nodes`, in their order, by
+// "namespace/name".
+using WholeGroups = absl::flat_hash_map<std::string, std::vector<std::shared_ptr<const PodInfo>>>;
+WholeGroups FindWholeGroups(const std::vector<const NodeInfo*>& nodes,
+                            const PodGroupLister& groups);
+
+// The victims the pods of `nodes` make, in their order (upstream's getCrossNodesVictims): a pod of
+// a PodGroup disrupted as a whole makes, where the first of them is met, one victim of all the
+// group's pods in `whole` (a pod whose group `whole` lacks is its own victim); any other pod is its
+// own victim.
+std::vector<Victim> VictimsOf(const std::vector<const NodeInfo*>& nodes,
+                              const PodGroupLister* groups, const WholeGroups& whole);
+
+// Upstream's MoreImportantVictim: higher priority, then a PodGroup's before a pod's, then more
+// pods, then the one that started earlier.
+bool MoreImportantVictim(const Victim& a, const Victim& b);
+
+// Sets each victim's `violations` (upstream's FilterVictimsWithPDBViolation): its pods whose
+// eviction would exceed a budget's allowed disruptions, counting the pods of the victims before it
+// (`victims` most important first); a victim with any is protected as a whole.
+void SplitVictimsByPdb(std::vector<Victim>& victims, const PodDisruptionBudgets& pdbs);
 
 // Splits `pods` (most important first) into those whose eviction would exceed a budget's allowed
 // disruptions, counting the pods before them, and the others (upstream's

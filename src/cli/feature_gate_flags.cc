@@ -75,7 +75,8 @@ plugins::Features PluginFeatures(const features::FeatureGates& gates) {
           .fractional_capacity_range = gates.Enabled("DRAFractionalCapacityRange"),
           .device_binding_conditions = gates.Enabled("DRADeviceBindingConditions") &&
                                        gates.Enabled("DRAResourceClaimDeviceStatus"),
-          .dra_extended_resource = gates.Enabled("DRAExtendedResource")};
+          .dra_extended_resource = gates.Enabled("DRAExtendedResource"),
+          .generic_workload = gates.Enabled("GenericWorkload")};
 }
 
 }  // namespace ksched::cli

@@ -17,6 +17,7 @@ TEST(PluginFeaturesTest, TheDefaultsAreThePinsAndTheFlagsSetThem) {
   EXPECT_EQ(defaults.partitionable_devices, plain.partitionable_devices);
   EXPECT_EQ(defaults.consumable_capacity, plain.consumable_capacity);
   EXPECT_EQ(defaults.device_binding_conditions, plain.device_binding_conditions);
+  EXPECT_EQ(defaults.generic_workload, plain.generic_workload);
 
   // NodeDeclaredFeatures is locked on since 1.37; 1.35 has it, and the others, off.
   absl::StatusOr<features::FeatureGates> gates =
@@ -39,6 +40,10 @@ TEST(PluginFeaturesTest, TheDefaultsAreThePinsAndTheFlagsSetThem) {
   EXPECT_FALSE(set.storage_capacity_scoring);
   EXPECT_TRUE(set.volume_limit_scaling);
   EXPECT_FALSE(set.device_taint_rules);
+  EXPECT_FALSE(set.generic_workload);
+  gates = features::FeatureGates::FromFlags({.feature_gates = {"GenericWorkload=true"}});
+  ASSERT_TRUE(gates.ok()) << gates.status();
+  EXPECT_TRUE(PluginFeatures(*gates).generic_workload);
 }
 
 }  // namespace

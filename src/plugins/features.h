@@ -18,6 +18,7 @@ struct Features {
   bool fractional_capacity_range = false;
   bool device_binding_conditions = true;  // DRADeviceBindingConditions
   bool dra_extended_resource = true;      // DRAExtendedResource
+  bool generic_workload = false;          // GenericWorkload
 };
 
 }  // namespace ksched::plugins

@@ -15,8 +15,6 @@
 #include <utility>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
 #include "fmt/format.h"
 #include "ksched/preemption.h"
 #include "src/scheduler/scheduler.h"
@@ -24,26 +22,7 @@
 
 namespace ksched::scheduler {
 
-namespace {
-
-// One victim: a pod, or every scheduled pod of a PodGroup that is disrupted as a whole.
-struct Victim {
-  std::vector<std::shared_ptr<const PodInfo>> pods;
-  int32_t priority = 0;
-  int rank = 1;  // 2 for a PodGroup's pod or pods, 1 for a pod of none (upstream's key type).
-  std::string_view earliest_start;
-  int violations = 0;  // Its pods whose eviction a PodDisruptionBudget forbids.
-};
-
-// Upstream's MoreImportantVictim: higher priority, then a PodGroup's before a pod's, then more
-// pods, then the one that started earlier.
-bool MoreImportant(const Victim& a, const Victim& b) {
-  if (a.priority != b.priority) return a.priority > b.priority;
-  if (a.rank != b.rank) return a.rank > b.rank;
-  if (a.pods.size() != b.pods.size()) return a.pods.size() > b.pods.size();
-  return a.earliest_start < b.earliest_start;
-}
-}  // namespace
+using preemption::Victim;
 
 Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGroup& group,
                                      const std::vector<QueuedPodInfo>& pods,
@@ -54,16 +33,6 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
       return Status::Unschedulable("not eligible due to preemptionPolicy=Never.");
     }
   }
-  // A pod's priority as a victim: its PodGroup's, when it names one (upstream's GetPodPriority).
-  auto group_of = [&](const api::Pod& pod) -> std::shared_ptr<const api::PodGroup> {
-    if (!pod.spec.pod_group_name) return nullptr;
-    return listers_.pod_groups.Get(pod.metadata.namespace_, *pod.spec.pod_group_name);
-  };
-  auto victim_priority = [&](const api::Pod& pod) {
-    std::shared_ptr<const api::PodGroup> g = group_of(pod);
-    return g ? api::PodGroupPriority(*g) : api::PodPriority(pod);
-  };
-
   // An earlier preemption's victims still terminating where the group's pods are nominated: they
   // keep their nominations, and nothing more is evicted.
   std::set<std::string> nodes;
@@ -74,7 +43,8 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
     const NodeInfo* ni = snapshot_.Get(node);
     if (ni == nullptr) continue;
     for (const auto& pi : ni->pods()) {
-      if (victim_priority(*pi->pod) < priority && preemption::TerminatingByPreemption(*pi->pod)) {
+      if (preemption::VictimPriority(*pi->pod, &fw.pod_groups()) < priority &&
+          preemption::TerminatingByPreemption(*pi->pod)) {
         for (const QueuedPodInfo& info : pods) {
           (*nominated)[info.pod().metadata.uid] = fw.NominatedNodeOf(info.pod());
         }
@@ -85,37 +55,16 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
 
   // Every pod of lower priority, in the order of the nodes and of their pods; the pods of a
   // PodGroup disrupted as a whole, wherever they run, as one, where its first pod is.
-  std::vector<Victim> potential;
-  std::map<std::string, size_t> whole;  // Such a PodGroup's victim in `potential`.
-  for (const NodeInfo* ni : snapshot_.nodes()) {
-    for (const auto& pi : ni->pods()) {
-      const api::Pod& pod = *pi->pod;
-      std::shared_ptr<const api::PodGroup> g = group_of(pod);
-      if (g && g->disrupt_all) {
-        auto [at, added] =
-            whole.try_emplace(g->metadata.namespace_ + "/" + g->metadata.name, potential.size());
-        if (added) potential.push_back({.priority = api::PodGroupPriority(*g), .rank = 2});
-        potential[at->second].pods.push_back(pi);
-      } else {
-        potential.push_back({.pods = {pi},
-                             .priority = g ? api::PodGroupPriority(*g) : api::PodPriority(pod),
-                             .rank = pod.spec.pod_group_name ? 2 : 1});
-      }
-    }
-  }
+  const std::vector<const NodeInfo*>& all_nodes = snapshot_.nodes();
+  std::vector<Victim> potential = preemption::VictimsOf(
+      all_nodes, &fw.pod_groups(), preemption::FindWholeGroups(all_nodes, fw.pod_groups()));
   std::erase_if(potential, [&](const Victim& v) { return v.priority >= priority; });
   if (potential.empty()) {
     return Status::UnschedulableAndUnresolvable(
         "No preemption victims found for incoming preemptor");
   }
   std::vector<std::shared_ptr<const PodInfo>> gone;
-  for (Victim& v : potential) {
-    v.earliest_start = preemption::StartTime(*v.pods.front()->pod);
-    for (const auto& pi : v.pods) {
-      v.earliest_start = std::min(v.earliest_start, preemption::StartTime(*pi->pod));
-    }
-    gone.insert(gone.end(), v.pods.begin(), v.pods.end());
-  }
+  for (const Victim& v : potential) gone.insert(gone.end(), v.pods.begin(), v.pods.end());
 
   // The group, tried again with them all gone.
   SnapshotOverlay overlay(snapshot_);
@@ -129,18 +78,8 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
 
   // Each victim back, those a PodDisruptionBudget protects first, the most important first: kept
   // if every placed pod still fits, in order, with the ones before it.
-  std::stable_sort(potential.begin(), potential.end(), MoreImportant);
-  std::vector<std::shared_ptr<const PodInfo>> all, violating, non_violating;
-  for (const Victim& v : potential) all.insert(all.end(), v.pods.begin(), v.pods.end());
-  preemption::SplitByPdbViolation(all, fw.ListPodDisruptionBudgets(), &violating, &non_violating);
-  const absl::flat_hash_set<const PodInfo*> protected_pods = [&] {
-    absl::flat_hash_set<const PodInfo*> out;
-    for (const auto& pi : violating) out.insert(pi.get());
-    return out;
-  }();
-  for (Victim& v : potential) {
-    for (const auto& pi : v.pods) v.violations += protected_pods.contains(pi.get());
-  }
+  std::stable_sort(potential.begin(), potential.end(), preemption::MoreImportantVictim);
+  preemption::SplitVictimsByPdb(potential, fw.ListPodDisruptionBudgets());
   auto each_placed = [&](const PodInfo& victim, const NodeInfo& ni, bool add) {
     for (size_t i : placed) {
       GroupTry& t = run.tried[i];
@@ -198,8 +137,9 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
       violations += v.violations;
     }
   }
-  std::stable_sort(evicted.begin(), evicted.end(),
-                   [](const Victim* a, const Victim* b) { return MoreImportant(*a, *b); });
+  std::stable_sort(evicted.begin(), evicted.end(), [](const Victim* a, const Victim* b) {
+    return preemption::MoreImportantVictim(*a, *b);
+  });
   preemption::Victims victims{.num_pdb_violations = violations};
   for (const Victim* v : evicted) {
     victims.pods.insert(victims.pods.end(), v->pods.begin(), v->pods.end());

@@ -92,6 +92,82 @@ void SplitByPdbViolation(const std::vector<std::shared_ptr<const PodInfo>>& pods
   }
 }
 
+int32_t VictimPriority(const api::Pod& pod, const PodGroupLister* groups) {
+  if (groups == nullptr || !pod.spec.pod_group_name) return PodPriority(pod);
+  std::shared_ptr<const api::PodGroup> g =
+      groups->GetPodGroup(pod.metadata.namespace_, *pod.spec.pod_group_name);
+  return g ? api::PodGroupPriority(*g) : PodPriority(pod);
+}
+
+namespace {
+
+// The key of a pod's PodGroup, "namespace/name", when `groups` has it and it is disrupted as a
+// whole; "" otherwise.
+std::string WholeGroupOf(const api::Pod& pod, const PodGroupLister& groups) {
+  if (!pod.spec.pod_group_name) return "";
+  std::shared_ptr<const api::PodGroup> g =
+      groups.GetPodGroup(pod.metadata.namespace_, *pod.spec.pod_group_name);
+  return g && g->disrupt_all ? pod.metadata.namespace_ + "/" + *pod.spec.pod_group_name : "";
+}
+
+}  // namespace
+
+WholeGroups FindWholeGroups(const std::vector<const NodeInfo*>& nodes,
+                            const PodGroupLister& groups) {
+  WholeGroups out;
+  for (const NodeInfo* ni : nodes) {
+    for (const auto& pi : ni->pods()) {
+      if (std::string key = WholeGroupOf(*pi->pod, groups); !key.empty()) out[key].push_back(pi);
+    }
+  }
+  return out;
+}
+
+std::vector<Victim> VictimsOf(const std::vector<const NodeInfo*>& nodes,
+                              const PodGroupLister* groups, const WholeGroups& whole) {
+  std::vector<Victim> out;
+  absl::flat_hash_map<std::string, bool> seen;  // The whole groups met.
+  for (const NodeInfo* ni : nodes) {
+    for (const auto& pi : ni->pods()) {
+      const api::Pod& pod = *pi->pod;
+      Victim v{.pods = {pi},
+               .priority = VictimPriority(pod, groups),
+               .rank = groups != nullptr && pod.spec.pod_group_name ? 2 : 1};
+      if (std::string key = groups ? WholeGroupOf(pod, *groups) : ""; !key.empty()) {
+        auto it = whole.find(key);
+        if (it != whole.end()) {
+          if (!seen.emplace(key, true).second) continue;
+          v.pods = it->second;
+        }
+      }
+      v.earliest_start = StartTime(*v.pods.front()->pod);
+      for (const auto& p : v.pods)
+        v.earliest_start = std::min(v.earliest_start, StartTime(*p->pod));
+      out.push_back(std::move(v));
+    }
+  }
+  return out;
+}
+
+bool MoreImportantVictim(const Victim& a, const Victim& b) {
+  if (a.priority != b.priority) return a.priority > b.priority;
+  if (a.rank != b.rank) return a.rank > b.rank;
+  if (a.pods.size() != b.pods.size()) return a.pods.size() > b.pods.size();
+  return a.earliest_start < b.earliest_start;
+}
+
+void SplitVictimsByPdb(std::vector<Victim>& victims, const PodDisruptionBudgets& pdbs) {
+  std::vector<std::shared_ptr<const PodInfo>> all, violating, non_violating;
+  for (const Victim& v : victims) all.insert(all.end(), v.pods.begin(), v.pods.end());
+  SplitByPdbViolation(all, pdbs, &violating, &non_violating);
+  absl::flat_hash_map<const PodInfo*, bool> is_protected;
+  for (const auto& pi : violating) is_protected[pi.get()] = true;
+  for (Victim& v : victims) {
+    v.violations = 0;
+    for (const auto& pi : v.pods) v.violations += is_protected.contains(pi.get()) ? 1 : 0;
+  }
+}
+
 Evaluator::Evaluator(std::string_view plugin, Handle& handle, Interface& policy)
     : plugin_(plugin), handle_(handle), policy_(policy) {}
 

@@ -332,6 +332,36 @@ TEST(SimulateTest, AGangPreemptsLowerPriorityPodGroupsWholeOrPodByPod) {
   EXPECT_EQ(single.evicted[0].preemptor, "podgroup default/pre");
 }
 
+// A pod of no group preempts as upstream's DefaultPreemption with GenericWorkload: a PodGroup
+// disrupted as a whole is one victim, of the group's priority, so its pod on the other node goes
+// too; one of disruptionMode single loses only the pod in the way; without the gate each pod is its
+// own victim.
+TEST(SimulateTest, APodPreemptsAPodGroupDisruptedAsAWholeOnEveryNode) {
+  auto spread = [](const std::string& mode) {
+    std::string yaml = PreemptionCase(mode);
+    auto replace = [&](const std::string& from, const std::string& to) {
+      yaml.replace(yaml.find(from), from.size(), to);
+    };
+    // n1 holds one pod, v2 runs on n2, and hp1 is a pod of no group.
+    replace(R"(cpu: "2", memory: 4Gi)", R"(cpu: "1", memory: 4Gi)");
+    replace("name: v2}, spec: {nodeName: n1", "name: v2}, spec: {nodeName: n2");
+    replace(", schedulingGroup: {podGroupName: pre}", "");
+    return yaml;
+  };
+  SimulationResult all = SimulateAdmitted(spread("all"), {.generic_workload = true});
+  EXPECT_EQ(NodesOf(all),
+            (std::map<std::string, std::string>{
+                {"hp1", "n1"}, {"v1", "evicted from n1"}, {"v2", "evicted from n2"}}));
+  ASSERT_EQ(all.evicted.size(), 2u);
+  EXPECT_EQ(all.evicted[1].preemptor, "default/hp1");
+  for (const std::string mode : {"single", "all"}) {
+    const bool gate = mode == "single";  // Single with the gate; All without it.
+    EXPECT_EQ(NodesOf(SimulateAdmitted(spread(mode), {.generic_workload = gate})),
+              (std::map<std::string, std::string>{{"hp1", "n1"}, {"v1", "evicted from n1"}}))
+        << mode;
+  }
+}
+
 // When the gang does not fit even with every lower-priority pod gone, nothing is evicted, and its
 // pods say why in upstream's words.
 TEST(SimulateTest, AGangThatCannotFitEvenWithoutItsVictimsEvictsNothing) {

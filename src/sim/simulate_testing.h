@@ -1,5 +1,6 @@
-// Test helpers of the sim tests: the embedded cluster's scheduler, with the in-tree plugins, on
-// decoded objects or on manifest text. A failure to decode or to simulate fails the test.
+// Test helpers of the sim tests: the embedded cluster's scheduler, with the in-tree plugins (and
+// the options' GenericWorkload gate), on decoded objects or on manifest text. A failure to decode
+// or to simulate fails the test.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,7 +16,7 @@ namespace ksched::sim {
 
 inline SimulationResult SimulateObjects(std::vector<api::Object> objects,
                                         const SimulationOptions& options = {}) {
-  Registry registry = plugins::NewInTreeRegistry();
+  Registry registry = plugins::NewInTreeRegistry({.generic_workload = options.generic_workload});
   absl::StatusOr<SimulationResult> result = Simulate(std::move(objects), registry, options);
   EXPECT_TRUE(result.ok()) << result.status();
   return result.ok() ? *std::move(result) : SimulationResult{};

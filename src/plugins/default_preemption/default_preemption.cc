@@ -26,8 +26,9 @@ bool DefaultPreemption::PodEligibleToPreemptOthers(const api::Pod& pod,
   if (filtered.Get(nominated).code() == Code::kUnschedulableAndUnresolvable) return true;
   // A victim of an earlier preemption is still leaving the nominated node: wait for it.
   if (const NodeInfo* ni = handle_.snapshot().Get(nominated)) {
+    const PodGroupLister* groups = generic_workload_ ? &handle_.pod_groups() : nullptr;
     for (const auto& pi : ni->pods()) {
-      if (PodPriority(*pi->pod) < PodPriority(pod) &&
+      if (preemption::VictimPriority(*pi->pod, groups) < PodPriority(pod) &&
           preemption::TerminatingByPreemption(*pi->pod)) {
         *reason = "not eligible due to a terminating pod on the nominated node.";
         return false;
@@ -47,51 +48,66 @@ Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod&
                                               NodeInfo& node,
                                               const preemption::PodDisruptionBudgets& pdbs,
                                               Victims* victims) const {
-  auto remove = [&](const std::shared_ptr<const PodInfo>& pi) {
-    node.RemovePod(pi->pod->metadata.uid);
-    return handle_.RunPreFilterExtensionRemovePod(state, pod, *pi, node);
+  // Only `node` changes; a victim's pods on other nodes (a PodGroup disrupted as a whole) reach
+  // the PreFilter extensions with those nodes as the snapshot has them, as upstream's.
+  const std::string& main = node.node()->metadata.name;
+  auto each_pod = [&](const preemption::Victim& v, bool add) {
+    for (const auto& pi : v.pods) {
+      const NodeInfo* ni = &node;
+      if (pi->pod->spec.node_name != main) {
+        ni = handle_.snapshot().Get(pi->pod->spec.node_name);
+        if (ni == nullptr) continue;
+      } else if (add) {
+        node.AddPod(pi);
+      } else {
+        node.RemovePod(pi->pod->metadata.uid);
+      }
+      Status s = add ? handle_.RunPreFilterExtensionAddPod(state, pod, *pi, *ni)
+                     : handle_.RunPreFilterExtensionRemovePod(state, pod, *pi, *ni);
+      if (!s.ok()) return s;
+    }
+    return Status();
   };
-  auto add = [&](const std::shared_ptr<const PodInfo>& pi) {
-    node.AddPod(pi);
-    return handle_.RunPreFilterExtensionAddPod(state, pod, *pi, node);
-  };
-  std::vector<std::shared_ptr<const PodInfo>> potential;
-  for (const auto& pi : node.pods()) {
-    if (PodPriority(*pi->pod) < PodPriority(pod)) potential.push_back(pi);
-  }
-  for (const auto& pi : potential) {
-    if (Status s = remove(pi); !s.ok()) return s;
-  }
+  const PodGroupLister* groups = generic_workload_ ? &handle_.pod_groups() : nullptr;
+  std::vector<preemption::Victim> potential = preemption::VictimsOf({&node}, groups, whole_groups_);
+  std::erase_if(potential,
+                [&](const preemption::Victim& v) { return v.priority >= PodPriority(pod); });
   if (potential.empty()) return Status::UnschedulableAndUnresolvable(preemption::kNoVictimsFound);
-  // With every lower-priority pod gone, the pod must fit.
+  for (const preemption::Victim& v : potential) {
+    if (Status s = each_pod(v, false); !s.ok()) return s;
+  }
+  // With every lower-priority victim gone, the pod must fit.
   if (Status s = handle_.RunFilterPluginsWithNominatedPods(state, pod, node); !s.ok()) return s;
 
-  std::stable_sort(potential.begin(), potential.end(), [](const auto& a, const auto& b) {
-    return preemption::MoreImportantPod(*a->pod, *b->pod);
-  });
-  std::vector<std::shared_ptr<const PodInfo>> violating, non_violating;
-  preemption::SplitByPdbViolation(potential, pdbs, &violating, &non_violating);
-  // Puts the pod back if the preemptor still fits with it; otherwise it is a victim.
-  auto reprieve = [&](const std::shared_ptr<const PodInfo>& pi, bool* fits) -> Status {
-    if (Status s = add(pi); !s.ok()) return s;
-    *fits = handle_.RunFilterPluginsWithNominatedPods(state, pod, node).ok();
-    if (*fits) return Status();
-    victims->pods.push_back(pi);
-    return remove(pi);
+  std::stable_sort(potential.begin(), potential.end(), preemption::MoreImportantVictim);
+  preemption::SplitVictimsByPdb(potential, pdbs);
+  // Puts the victim back if the preemptor still fits with it; otherwise it is a victim.
+  std::vector<const preemption::Victim*> evicted;
+  auto reprieve = [&](const preemption::Victim& v) -> Status {
+    if (Status s = each_pod(v, true); !s.ok()) return s;
+    if (handle_.RunFilterPluginsWithNominatedPods(state, pod, node).ok()) return Status();
+    evicted.push_back(&v);
+    victims->num_pdb_violations += v.violations;
+    return each_pod(v, false);
   };
-  for (const auto& pi : violating) {
-    bool fits = false;
-    if (Status s = reprieve(pi, &fits); !s.ok()) return s;
-    if (!fits) ++victims->num_pdb_violations;
+  bool both = false;
+  for (bool protected_first : {true, false}) {
+    bool any = false;
+    for (const preemption::Victim& v : potential) {
+      if ((v.violations > 0) != protected_first) continue;
+      any = true;
+      if (Status s = reprieve(v); !s.ok()) return s;
+    }
+    both = protected_first ? any : both && any;
   }
-  for (const auto& pi : non_violating) {
-    bool fits = false;
-    if (Status s = reprieve(pi, &fits); !s.ok()) return s;
+  if (both) {
+    std::stable_sort(evicted.begin(), evicted.end(),
+                     [](const preemption::Victim* a, const preemption::Victim* b) {
+                       return preemption::MoreImportantVictim(*a, *b);
+                     });
   }
-  if (!violating.empty() && !non_violating.empty()) {
-    std::stable_sort(victims->pods.begin(), victims->pods.end(), [](const auto& a, const auto& b) {
-      return preemption::MoreImportantPod(*a->pod, *b->pod);
-    });
+  for (const preemption::Victim* v : evicted) {
+    victims->pods.insert(victims->pods.end(), v->pods.begin(), v->pods.end());
   }
   return Status();
 }
@@ -99,11 +115,21 @@ Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod&
 Status DefaultPreemption::PostFilter(CycleState& state, const api::Pod& pod,
                                      const NodeToStatus& filtered, PostFilterResult* result) {
   handle_.metrics().PreemptionAttempted();
+  // The pods of each PodGroup disrupted as a whole, wherever they run: SelectVictimsOnNode evicts
+  // them together.
+  whole_groups_.clear();
+  if (generic_workload_) {
+    whole_groups_ = preemption::FindWholeGroups(handle_.snapshot().nodes(), handle_.pod_groups());
+  }
   return evaluator_.Preempt(state, pod, filtered, result);
 }
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const DefaultPreemptionArgs& args, Handle& handle) {
-  return std::make_unique<DefaultPreemption>(args, handle);
+std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const DefaultPreemptionArgs&, Handle&)>
+MakeFactory(bool generic_workload) {
+  return [generic_workload](const DefaultPreemptionArgs& args,
+                            Handle& handle) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+    return std::make_unique<DefaultPreemption>(args, handle, generic_workload);
+  };
 }
 
 }  // namespace ksched::plugins::default_preemption

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <random>
 #include <string>
@@ -61,8 +62,13 @@ class DefaultPreemption final : public PreEnqueuePlugin,
                                 public preemption::PodGroupPreemptionPlugin,
                                 public preemption::Interface {
  public:
-  DefaultPreemption(DefaultPreemptionArgs args, Handle& handle)
-      : args_(args), handle_(handle), evaluator_(names::kDefaultPreemption, handle, *this) {}
+  // With `generic_workload` (the gate), a pod's victims count with their PodGroups' priorities,
+  // and a PodGroup disrupted as a whole is one victim, all its pods, wherever they run.
+  DefaultPreemption(DefaultPreemptionArgs args, Handle& handle, bool generic_workload = false)
+      : args_(args),
+        handle_(handle),
+        generic_workload_(generic_workload),
+        evaluator_(names::kDefaultPreemption, handle, *this) {}
 
   std::string_view Name() const override { return names::kDefaultPreemption; }
 
@@ -94,10 +100,12 @@ class DefaultPreemption final : public PreEnqueuePlugin,
   // good).
   bool PodEligibleToPreemptOthers(const api::Pod& pod, const NodeToStatus& filtered,
                                   std::string* reason) const override;
-  // Every pod of lower priority is removed; if the pod fits then, as many of them as fit are put
-  // back, most important first, those whose eviction would violate a PodDisruptionBudget before
-  // the others (upstream's SelectVictimsOnNode). UnschedulableAndUnresolvable
-  // preemption::kNoVictimsFound when the node has no pod of lower priority.
+  // Every victim of lower priority is removed (preemption::VictimsOf: with GenericWorkload, a
+  // PodGroup disrupted as a whole is one, its pods on other nodes included); if the pod fits then,
+  // as many of them as fit are put back, most important first, those whose eviction would violate
+  // a PodDisruptionBudget before the others (upstream's SelectVictimsOnNode).
+  // UnschedulableAndUnresolvable preemption::kNoVictimsFound when the node has no pod of lower
+  // priority.
   Status SelectVictimsOnNode(CycleState& state, const api::Pod& pod, NodeInfo& node,
                              const preemption::PodDisruptionBudgets& pdbs,
                              Victims* victims) const override;
@@ -108,10 +116,16 @@ class DefaultPreemption final : public PreEnqueuePlugin,
  private:
   DefaultPreemptionArgs args_;
   Handle& handle_;
+  const bool generic_workload_;
+  // The PodGroups disrupted as a whole, for the PostFilter call under way.
+  preemption::WholeGroups whole_groups_;
   std::minstd_rand offset_rng_{1};  // Where the search for candidates starts.
   preemption::Evaluator evaluator_;
 };
 
-absl::StatusOr<std::unique_ptr<Plugin>> New(const DefaultPreemptionArgs& args, Handle& handle);
+// Builds DefaultPreemption from its decoded args (the Registry wraps it with
+// TypedFactory<DefaultPreemptionArgs>), with the GenericWorkload gate.
+std::function<absl::StatusOr<std::unique_ptr<Plugin>>(const DefaultPreemptionArgs&, Handle&)>
+MakeFactory(bool generic_workload);
 
 }  // namespace ksched::plugins::default_preemption
