@@ -194,14 +194,11 @@ std::optional<PodGroupState> Cache::GetPodGroupState(std::string_view ns,
   if (it == groups_.end()) return std::nullopt;
   const GroupPods& g = it->second;
   PodGroupState out{.all = g.pending.size() + g.placed.size(), .scheduled = g.placed.size()};
+  out.unscheduled.reserve(g.pending.size());
   for (const auto& [uid, pod] : g.pending) out.unscheduled.push_back(pod);
   for (const auto& [uid, assumed] : g.placed) {
     if (assumed) out.assumed.push_back(uid);
   }
-  // In a stable order, whatever the map's.
-  std::sort(out.unscheduled.begin(), out.unscheduled.end(),
-            [](const auto& a, const auto& b) { return a->metadata.uid < b->metadata.uid; });
-  std::sort(out.assumed.begin(), out.assumed.end());
   return out;
 }
 

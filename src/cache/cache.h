@@ -32,6 +32,7 @@
 // Thread safety: all methods are safe to call concurrently (binding threads Forget; informers Add).
 #pragma once
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -134,9 +135,11 @@ class Cache {
   absl::flat_hash_set<std::string> dirty_ ABSL_GUARDED_BY(mu_);
   bool tree_changed_ ABSL_GUARDED_BY(mu_) = true;
   bool images_changed_ ABSL_GUARDED_BY(mu_) = true;
+  // Ordered by UID, so that GetPodGroupState lists them in a stable order without sorting: it is
+  // asked at each PreEnqueue and Permit of a group's pod.
   struct GroupPods {
-    absl::flat_hash_map<std::string, std::shared_ptr<const api::Pod>> pending;  // By UID.
-    absl::flat_hash_map<std::string, bool> placed;  // By UID: whether only assumed.
+    std::map<std::string, std::shared_ptr<const api::Pod>> pending;  // By UID.
+    std::map<std::string, bool> placed;  // By UID: whether only assumed.
   };
   absl::flat_hash_map<std::string, GroupPods> groups_ ABSL_GUARDED_BY(mu_);  // "ns/name".
 };

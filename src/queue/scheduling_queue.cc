@@ -393,7 +393,18 @@ void SchedulingQueue::RecheckGatedPodGroup(std::string_view ns, std::string_view
       gated.push_back(e);
     }
   }
-  for (Entry* e : gated) ToActive(e, "UnscheduledPodAdd", "active");
+  // The plugin decides by the group alone (its PodGroup, how many of its pods exist), alike for all
+  // of them: once one is held back by it again, the others are counted as turned down again without
+  // asking the plugins, which made a gang of n pods arriving one by one cost n^2 PreEnqueue calls.
+  bool held = false;
+  for (Entry* e : gated) {
+    if (held) {
+      Incoming("unschedulable", "UnscheduledPodAdd", "active");
+      continue;
+    }
+    ToActive(e, "UnscheduledPodAdd", "active");
+    held = e->where == Where::kUnschedulable && e->gated && e->info.gating_plugin == plugin;
+  }
 }
 
 void SchedulingQueue::FlushBackoffQCompleted() {

@@ -200,6 +200,27 @@ TEST_F(SchedulerTest, APlacedGangsLeftoverPodIsTriedAgainAtOnce) {
   EXPECT_THAT(writer_.group_conditions, ::testing::ElementsAre("default/train True Scheduled: "));
 }
 
+// A gang's pods arriving one by one wait at PreEnqueue until the last; each arrival turns the ones
+// waiting down again (counted as upstream counts them), and the last one lets them all through.
+TEST_F(SchedulerTest, AGangArrivingPodByPodWaitsForItsLastPodThenIsPlacedWhole) {
+  generic_workload_ = true;
+  Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry());
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
+  api::PodGroup group{.metadata = {.name = "train", .namespace_ = "default", .uid = "g1"},
+                      .gang_min_count = 5};
+  SetObject(*s_, std::make_shared<const api::PodGroup>(group));
+  for (int i = 0; i < 5; ++i) {
+    api::Pod pod = MakePod().Name("t-" + std::to_string(i)).Req("cpu", "1").Obj();
+    pod.spec.pod_group_name = "train";
+    AddPod(pod);
+    Drain();
+    EXPECT_EQ(writer_.binds.size(), i < 4 ? 0u : 5u) << i;
+  }
+  EXPECT_THAT(s_->metrics_registry().Text(),
+              HasSubstr("scheduler_queue_incoming_pods_total{event=\"UnscheduledPodAdd\",queue="
+                        "\"unschedulable\"} 14\n"));
+}
+
 TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());
