@@ -145,6 +145,12 @@ std::string FormatExplainTable(const nlohmann::ordered_json& j) {
   }
   out += fmt::format("Result:   {}\n", result);
   if (j.contains("message")) out += fmt::format("Message:  {}\n", j["message"].get<std::string>());
+  if (j.contains("podGroup")) {  // Tried in its PodGroup's cycle: what the cycle decided for it.
+    const auto& g = j["podGroup"];
+    const std::string message = g.value("message", "");
+    out += fmt::format("Group:    {}: {}{}\n", g.value("name", ""), g.value("reason", ""),
+                       message.empty() ? "" : ": " + message);
+  }
   const auto& n = j["nodes"];
   out += fmt::format("Nodes:    {} in all: {} feasible, {} rejected, {} not evaluated\n",
                      n.value("total", 0), n.value("feasible", 0), n.value("rejected", 0),

@@ -49,6 +49,24 @@ TEST(ExplainTableTest, APendingPodsRejectionsPreemptionAndEventsAreSpelledOut) {
                                "node(s) had untolerated taint {gpu: true}\n    gpu-0\n"));
   EXPECT_THAT(table, HasSubstr("Preemption: nominated to node-03; victims: prod/low-1\n"));
   EXPECT_THAT(table, HasSubstr("  NodeResourcesFit: NodeAdd, AssignedPodDelete\n"));
+  EXPECT_EQ(table.find("Group:"), std::string::npos);  // Tried alone.
+}
+
+// A gang's pod tried in its group's cycle: the table says what the cycle decided for the group.
+TEST(ExplainTableTest, AGangsPodSaysWhatItsGroupCycleDecided) {
+  scheduler::ExplainRecords records;
+  Diagnosis d;
+  records.Observe({.pod = testing::MakePod().Name("t-0").UID("u").Ptr(),
+                   .result = "Unschedulable",
+                   .message = "pod group is unschedulable, minCount (3) cannot be satisfied",
+                   .cluster_nodes = 1,
+                   .filtered = &d,
+                   .pod_group = "default/train",
+                   .group_reason = "Unschedulable",
+                   .group_message = "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"});
+  EXPECT_THAT(FormatExplainTable(*records.Json("default", "t-0")),
+              HasSubstr("Group:    default/train: Unschedulable: minCount (3) cannot be "
+                        "satisfied: 2 scheduled, 0 remaining\n"));
 }
 
 TEST(ExplainTableTest, AScheduledPodsScoresAreAColumnPerPlugin) {

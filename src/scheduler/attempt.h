@@ -59,6 +59,10 @@ struct Attempt {
   std::vector<std::string> victims;      // The pods it evicts there (namespace/name).
   // Per plugin that rejected the pod: the events it registered (ClusterEvent labels).
   std::vector<std::pair<std::string, std::vector<std::string>>> waiting_for;
+  // A PodGroup's pod tried in its group's cycle (GenericWorkload): the group ("namespace/name")
+  // and what the cycle decided for the whole group, as its PodGroupInitiallyScheduled condition
+  // says it (reason Scheduled with no message when the group was placed).
+  std::string pod_group, group_reason, group_message;
 
   bool Scheduled() const { return result == "Scheduled"; }
 };

@@ -87,6 +87,12 @@ struct Head {
   std::optional<std::string> nominated;
   std::vector<std::string> victims;
   std::vector<std::pair<std::string, std::vector<std::string>>> waiting_for;
+  // What its PodGroup's cycle decided, when it was tried in one: apart, so that the records of
+  // other pods do not grow by it.
+  struct Group {
+    std::string name, reason, message;
+  };
+  std::unique_ptr<const Group> group;
 };
 
 struct ExplainRecords::Kept {
@@ -130,20 +136,25 @@ void ExplainRecords::Observe(const Attempt& attempt) {
                            : d != nullptr      ? d->node_to_status.statuses.size()
                                                : 0;
   const framework::ScoreTable* scores = attempt.Scheduled() ? attempt.scores : nullptr;
-  r->attempt = Head{.namespace_ = pod.metadata.namespace_,
-                    .name = pod.metadata.name,
-                    .uid = pod.metadata.uid,
-                    .profile = pod.spec.scheduler_name,
-                    .time = attempt.time,
-                    .attempts = attempt.attempts,
-                    .result = attempt.result,
-                    .node = attempt.node,
-                    .message = attempt.message,
-                    .num_nodes = static_cast<int>(num_nodes),
-                    .feasible = attempt.Scheduled() ? static_cast<int>(attempt.feasible.size()) : 0,
-                    .nominated = attempt.nominated,
-                    .victims = attempt.victims,
-                    .waiting_for = attempt.waiting_for};
+  r->attempt =
+      Head{.namespace_ = pod.metadata.namespace_,
+           .name = pod.metadata.name,
+           .uid = pod.metadata.uid,
+           .profile = pod.spec.scheduler_name,
+           .time = attempt.time,
+           .attempts = attempt.attempts,
+           .result = attempt.result,
+           .node = attempt.node,
+           .message = attempt.message,
+           .num_nodes = static_cast<int>(num_nodes),
+           .feasible = attempt.Scheduled() ? static_cast<int>(attempt.feasible.size()) : 0,
+           .nominated = attempt.nominated,
+           .victims = attempt.victims,
+           .waiting_for = attempt.waiting_for,
+           .group = attempt.pod_group.empty()
+                        ? nullptr
+                        : std::make_unique<const Head::Group>(Head::Group{
+                              attempt.pod_group, attempt.group_reason, attempt.group_message})};
   absl::MutexLock lock(&mu_);
   // Nodes come and go: an index that holds far more names than the cluster has nodes is made
   // afresh, with the records that point into it.
@@ -234,6 +245,10 @@ void ExplainRecords::Observe(const Attempt& attempt) {
                  StringBytes(a.uid) + StringBytes(a.profile) + StringBytes(a.result) +
                  StringBytes(a.node) + StringBytes(a.message) + StringsBytes(a.victims) +
                  (a.nominated ? StringBytes(*a.nominated) : 0);
+  if (a.group) {
+    bytes += sizeof(Head::Group) + StringBytes(a.group->name) + StringBytes(a.group->reason) +
+             StringBytes(a.group->message);
+  }
   for (const auto& [plugin, events] : a.waiting_for)
     bytes += StringBytes(plugin) + StringsBytes(events);
   for (const Rejection& j : r->rejected) {
@@ -326,6 +341,10 @@ std::optional<nlohmann::ordered_json> ExplainRecords::Json(std::string_view name
   j["result"] = a.result;
   j["node"] = a.node.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(a.node);
   if (!a.message.empty()) j["message"] = a.message;
+  if (a.group) {
+    j["podGroup"] = {{"name", a.group->name}, {"reason", a.group->reason}};
+    if (!a.group->message.empty()) j["podGroup"]["message"] = a.group->message;
+  }
   j["nodes"] = {{"total", a.num_nodes},
                 {"feasible", a.feasible},
                 {"rejected", a.num_nodes - a.feasible - r->not_evaluated},

@@ -503,6 +503,9 @@ void Scheduler::Observe(Attempt a, const QueuedPodInfo& info, const Found* found
     a.feasible = feasible_;
     a.scores = found->scores;
     a.victims = found->victims;
+    a.pod_group = found->pod_group;
+    a.group_reason = found->group_reason;
+    a.group_message = found->group_message;
   } else {
     a.in_binding = true;
   }

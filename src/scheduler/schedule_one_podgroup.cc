@@ -64,14 +64,17 @@ std::string Disagreement(const std::vector<QueuedPodInfo>& pods, const api::PodG
   return "";
 }
 
+// The reason of the PodGroupInitiallyScheduled condition a group cycle's status gives.
+const char* InitiallyScheduledReason(const Status& status) {
+  return status.ok() ? "Scheduled" : status.IsRejected() ? "Unschedulable" : "SchedulerError";
+}
+
 }  // namespace
 
 void Scheduler::SetInitiallyScheduled(const api::PodGroup& group, const Status& status) {
   api::Condition c{.type = "PodGroupInitiallyScheduled",
                    .status = status.ok() ? "True" : "False",
-                   .reason = status.ok()           ? "Scheduled"
-                             : status.IsRejected() ? "Unschedulable"
-                                                   : "SchedulerError",
+                   .reason = InitiallyScheduledReason(status),
                    .message = status.Message()};
   const api::Condition* old = nullptr;
   for (const api::Condition& o : group.conditions) {
@@ -338,7 +341,12 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
   for (size_t i = 0; i < pods.size(); ++i) {
     GroupTry& t = run.tried[i];
     QueuedPodInfo& info = pods[i];
-    const Found found = observed ? found_by(t) : nothing_found;
+    Found found = observed ? found_by(t) : nothing_found;
+    if (observed) {  // And what the cycle decided for the group.
+      found.pod_group = group->metadata.namespace_ + "/" + group->metadata.name;
+      found.group_reason = InitiallyScheduledReason(group_status);
+      found.group_message = group_status.Message();
+    }
     if (!group_status.ok() && !group_status.IsRejected()) {
       fail(std::move(info), t.status.ok() || t.status.IsRejected() ? group_status : t.status,
            nullptr, *t.state, found, "");

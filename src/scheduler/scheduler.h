@@ -129,6 +129,7 @@ class Scheduler : public ClusterEventSink {
     const Diagnosis* filtered = nullptr;
     const framework::ScoreTable* scores = nullptr;
     std::vector<std::string> victims;
+    std::string pod_group, group_reason, group_message;  // Attempt's.
   };
 
   using SteadyTime = std::chrono::steady_clock::time_point;

@@ -221,6 +221,33 @@ TEST_F(SchedulerTest, AGangArrivingPodByPodWaitsForItsLastPodThenIsPlacedWhole) 
                         "\"unschedulable\"} 14\n"));
 }
 
+// What `ksched explain` reads of a gang's pod: what its group's cycle decided for the group, as the
+// PodGroup's condition says it.
+TEST_F(SchedulerTest, AGangsPodsRecordsSayWhatTheirGroupCycleDecided) {
+  generic_workload_ = true;
+  Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry());
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  api::PodGroup group{.metadata = {.name = "train", .namespace_ = "default", .uid = "g1"},
+                      .gang_min_count = 3};
+  SetObject(*s_, std::make_shared<const api::PodGroup>(group));
+  for (const char* name : {"t-0", "t-1", "t-2"}) {
+    api::Pod pod = MakePod().Name(name).Req("cpu", "1").Obj();
+    pod.spec.pod_group_name = "train";
+    AddPod(pod);
+  }
+  Drain();
+  for (const char* name : {"t-0", "t-2"}) {
+    std::optional<nlohmann::ordered_json> j = explain_.Json("default", name);
+    ASSERT_TRUE(j.has_value()) << name;
+    EXPECT_EQ((*j)["podGroup"]["name"], "default/train") << name;
+    EXPECT_EQ((*j)["podGroup"]["reason"], "Unschedulable") << name;
+    EXPECT_EQ((*j)["podGroup"]["message"],
+              "minCount (3) cannot be satisfied: 2 scheduled, 0 remaining, pod group preemption: "
+              "No preemption victims found for incoming preemptor")
+        << name;
+  }
+}
+
 TEST_F(SchedulerTest, MetricsCountAttemptsQueuesAndFilterEvaluations) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   s_->OnNodeAdd(MakeNode().Name("n2").Capacity({{"cpu", "1"}, {"pods", "110"}}).Ptr());

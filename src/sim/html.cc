@@ -137,6 +137,30 @@ std::string FormatHtml(const SimulationResult& result, const std::string& title)
   out += rows.empty() ? "<p id=\"pending\">None.</p>\n"
                       : "<table id=\"pending\"><tr><th>pod</th><th>status</th><th>why</th></tr>\n" +
                             rows + "</table>\n";
+  // The PodGroups of the pods to schedule: how many of each were placed, and why not the others,
+  // as the first pending one says it (a gang's says the group's reason).
+  struct Group {
+    int scheduled = 0, pods = 0;
+    std::string why;
+  };
+  std::map<std::string, Group> groups;
+  for (const PodOutcome& o : result.pods) {
+    if (o.pod_group.empty()) continue;
+    Group& g = groups[o.pod_group];
+    ++g.pods;
+    if (o.node) ++g.scheduled;
+    if (!o.node && g.why.empty()) g.why = o.status + ": " + o.message;
+  }
+  if (!groups.empty()) {
+    out +=
+        "<h2>Pod groups</h2>\n<table id=\"groups\"><tr><th>group</th><th>scheduled</th>"
+        "<th>why not all</th></tr>\n";
+    for (const auto& [name, g] : groups) {
+      out += fmt::format("<tr><td>{}</td><td>{} of {}</td><td>{}</td></tr>\n", Escape(name),
+                         g.scheduled, g.pods, Escape(g.why));
+    }
+    out += "</table>\n";
+  }
   if (!result.evicted.empty()) {
     out +=
         "<h2>Evicted by preemption</h2>\n<table "

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "fmt/format.h"
 #include "src/sim/simulate_testing.h"
 #include "src/testing/command.h"
 
@@ -67,6 +68,35 @@ TEST(HtmlTest, NodesAreBarsOfRequestedAgainstAllocatableWithThePodsPlacedAndPend
                               "affinity/selector, 1 node(s) were unschedulable."));
   EXPECT_EQ(page.find("<script"), std::string::npos);  // Self-contained, nothing to run.
   EXPECT_EQ(page.find("http"), std::string::npos);     // Nothing fetched from elsewhere.
+}
+
+// A gang of three whose third pod does not fit: none is placed, and the groups' table says so.
+TEST(HtmlTest, PodGroupsAreATableOfWhatWasPlacedAndWhyNotTheRest) {
+  std::string yaml = R"(
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: train}
+spec: {schedulingPolicy: {gang: {minCount: 3}}}
+---
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+status: {allocatable: {cpu: "2", memory: 8Gi, pods: "110"}}
+)";
+  for (const char* name : {"t-0", "t-1", "t-2"}) {
+    yaml += fmt::format(
+        "---\napiVersion: v1\nkind: Pod\nmetadata: {{name: {}}}\nspec: {{schedulingGroup: "
+        "{{podGroupName: train}}, containers: [{{name: c, image: i, resources: {{requests: {{cpu: "
+        "\"1\"}}}}}}]}}\n",
+        name);
+  }
+  const std::string page = FormatHtml(SimulateYaml(yaml, {.generic_workload = true}), "gang.yaml");
+  EXPECT_THAT(page, HasSubstr("<table id=\"groups\"><tr><th>group</th><th>scheduled</th><th>why "
+                              "not all</th></tr>\n<tr><td>default/train</td><td>0 of 3</td><td>"
+                              "Unschedulable: pod group is unschedulable, minCount (3) cannot be "
+                              "satisfied: 2 scheduled, 0 remaining"));
+  // A page with no groups has no such table.
+  EXPECT_EQ(Page().find("id=\"groups\""), std::string::npos);
 }
 
 // The page as a browser shows it: headless Chromium renders it to a screenshot (its path is in

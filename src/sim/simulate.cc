@@ -40,6 +40,8 @@ Explanation Explain(const scheduler::Attempt& a) {
   e.nominated_fit = !nominated.empty() && e.verdicts.size() == 1 && a.feasible.size() == 1 &&
                     a.feasible[0]->name() == nominated;
   e.batched_after = a.batched_after;
+  e.group_reason = a.group_reason;
+  e.group_message = a.group_message;
   if (const framework::ScoreTable* s = a.scores) {
     for (size_t i = 0; i < s->nodes.size(); ++i) {
       Explanation::NodeScores out{.node = s->nodes[i]->name(), .total = s->totals[i]};
@@ -242,6 +244,9 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
     if (auto it = cycles.last.find(start->metadata.uid); it != cycles.last.end()) {
       o.last_cycle = std::move(it->second);
     }
+    if (start->spec.pod_group_name) {
+      o.pod_group = start->metadata.namespace_ + "/" + *start->spec.pod_group_name;
+    }
     result.pods.push_back(std::move(o));
   }
   return result;
@@ -257,6 +262,7 @@ std::string FormatJson(const SimulationResult& result, bool explain) {
     p["status"] = o.status;
     if (!o.message.empty()) p["message"] = o.message;
     if (!o.nominated_node.empty()) p["nominatedNode"] = o.nominated_node;
+    if (!o.pod_group.empty()) p["podGroup"] = o.pod_group;
     if (explain && o.last_cycle) {
       nlohmann::ordered_json filter = nlohmann::ordered_json::object();
       for (const auto& [node, verdict] : FilterVerdicts(*o.last_cycle, result.node_names)) {
@@ -272,6 +278,12 @@ std::string FormatJson(const SimulationResult& result, bool explain) {
       }
       p["scores"] = std::move(scores);
       if (!o.last_cycle->batched_after.empty()) p["batchedAfter"] = o.last_cycle->batched_after;
+      if (!o.last_cycle->group_reason.empty()) {
+        p["groupCycle"] = {{"reason", o.last_cycle->group_reason}};
+        if (!o.last_cycle->group_message.empty()) {
+          p["groupCycle"]["message"] = o.last_cycle->group_message;
+        }
+      }
     }
     pods.push_back(std::move(p));
   }
@@ -312,6 +324,11 @@ std::string FormatTable(const SimulationResult& result, bool explain) {
     if (!o.last_cycle) {
       out += "  never attempted\n";
       continue;
+    }
+    if (!o.last_cycle->group_reason.empty()) {
+      out += fmt::format(
+          "  group {}: {}{}\n", o.pod_group, o.last_cycle->group_reason,
+          o.last_cycle->group_message.empty() ? "" : ": " + o.last_cycle->group_message);
     }
     out += "  filter:\n";
     for (const auto& [verdict, nodes] :

@@ -49,6 +49,9 @@ struct Explanation {
     int64_t total = 0;
   };
   std::vector<NodeScores> scores;
+  // Tried in its PodGroup's cycle: what the cycle decided for the whole group, as the group's
+  // PodGroupInitiallyScheduled condition says it ("" when the pod was tried alone).
+  std::string group_reason, group_message;
 };
 
 struct PodOutcome {
@@ -59,7 +62,8 @@ struct PodOutcome {
   // then evicted (it is among `evicted` too); NotOurs for a pod whose schedulerName no profile
   // serves, which no scheduler here will place.
   std::string status;
-  std::string message;  // The PodScheduled condition's message ("" when scheduled), or why.
+  std::string message;    // The PodScheduled condition's message ("" when scheduled), or why.
+  std::string pod_group;  // Its PodGroup, "namespace/name", when it names one.
   // status.nominatedNodeName of a pod left pending: where its preemption made room.
   std::string nominated_node;
   std::optional<Explanation> last_cycle;  // With explain.

@@ -266,6 +266,8 @@ TEST(SimulateTest, ExplainShowsEachPodOfAGangAsItsGroupCycleTriedIt) {
     EXPECT_EQ(pod["status"], "Scheduled") << pod.dump();
     EXPECT_EQ(pod["filter"]["a"], "passed") << pod.dump();
     EXPECT_EQ(pod["scores"].size(), 2u) << pod.dump();
+    EXPECT_EQ(pod["podGroup"], "default/train") << pod.dump();
+    EXPECT_EQ(pod["groupCycle"], nlohmann::json({{"reason", "Scheduled"}})) << pod.dump();
   }
   // t-0 took a (the tie broken by the seed) or b; t-1 then scores the other node higher.
   const std::string first = j["pods"][0]["node"];
@@ -285,6 +287,17 @@ TEST(SimulateTest, ExplainShowsEachPodOfAGangAsItsGroupCycleTriedIt) {
   EXPECT_EQ(j["pods"][0]["filter"].size(), 2u);
   EXPECT_EQ(j["pods"][2]["message"], "0/2 nodes are available: 2 Insufficient cpu.");
   EXPECT_EQ(j["pods"][2]["filter"]["a"], "NodeResourcesFit: Insufficient cpu");
+  // Each says what the cycle decided for the group, and the table spells it out.
+  for (const nlohmann::json& pod : j["pods"]) {
+    EXPECT_EQ(pod["groupCycle"]["reason"], "Unschedulable") << pod.dump();
+    EXPECT_THAT(
+        pod["groupCycle"]["message"].get<std::string>(),
+        ::testing::StartsWith("minCount (3) cannot be satisfied: 2 scheduled, 0 remaining"));
+  }
+  EXPECT_THAT(FormatTable(r, true),
+              ::testing::HasSubstr("\ndefault/t-2: Unschedulable\n  group default/train: "
+                                   "Unschedulable: minCount (3) cannot be satisfied: 2 scheduled, "
+                                   "0 remaining"));
 }
 
 // upstream's WorkloadAwarePreemption e2e tests' cluster: the gang victim (priority 100) fills node
