@@ -75,6 +75,22 @@ class PluginMetrics {
   virtual void PreemptionAttempted() = 0;
   // scheduler_preemption_victims: the number of pods one preemption evicts.
   virtual void PreemptionVictims(int count) = 0;
+  // With GenericWorkload (upstream registers these only then; without it they record nothing), of
+  // a preemption by a `preemptor`, "pod" or "podgroup":
+  // scheduler_preemption_evaluation_duration_seconds{preemptor, result}: the search for victims
+  // took `seconds` and ended with `result`, a Code's name ("Success", "Unschedulable", ...);
+  virtual void PreemptionEvaluated(std::string_view preemptor, std::string_view result,
+                                   double seconds) = 0;
+  // scheduler_preemption_execution_duration_seconds{preemptor, result}: its evictions took
+  // `seconds`; `result` is "success" or "error";
+  virtual void PreemptionExecuted(std::string_view preemptor, std::string_view result,
+                                  double seconds) = 0;
+  // scheduler_preemption_pdb_violations_total{preemptor} and
+  // scheduler_preemption_workload_disruptions{preemptor}, each when above 0: of the victims
+  // chosen, the PodDisruptionBudget violations and the pod group victims (a PodGroup disrupted as
+  // a whole, or a pod of one disrupted pod by pod).
+  virtual void PreemptionVictimsChosen(std::string_view preemptor, int64_t pdb_violations,
+                                       int group_disruptions) = 0;
   // scheduler_volume_scheduling_stage_error_total{operation}: a volume plugin's stage failed with
   // an error (not a node that does not fit): "predicate" (finding the node's volumes, Filter),
   // "assume" (Reserve) or "bind" (PreBind), as upstream's volume binder counts them.

@@ -90,6 +90,9 @@ struct SchedulerMetrics {
     CounterFamily& workload_preemption_attempts;       // result
     HistogramFamily& workload_preemption_victims;      // (none)
     HistogramFamily& preemption_workload_disruptions;  // preemptor
+    HistogramFamily& preemption_evaluation_duration;   // preemptor, result
+    HistogramFamily& preemption_execution_duration;    // preemptor, result
+    CounterFamily& preemption_pdb_violations;          // preemptor
   };
   std::unique_ptr<PodGroups> pod_groups;
 };
@@ -123,6 +126,12 @@ class PluginMetricsRecorder final : public PluginMetrics {
   PluginMetricsRecorder(SchedulerMetrics* metrics, std::string profile);
   void PreemptionAttempted() override;
   void PreemptionVictims(int count) override;
+  void PreemptionEvaluated(std::string_view preemptor, std::string_view result,
+                           double seconds) override;
+  void PreemptionExecuted(std::string_view preemptor, std::string_view result,
+                          double seconds) override;
+  void PreemptionVictimsChosen(std::string_view preemptor, int64_t pdb_violations,
+                               int group_disruptions) override;
   void VolumeSchedulingStageFailed(std::string_view operation) override;
   void DraBindingConditionsWaited(std::string_view driver, std::string_view status,
                                   double seconds) override;

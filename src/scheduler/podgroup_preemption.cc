@@ -150,14 +150,9 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
   overlay.Restore();
   feasible_.clear();
   score_table_.nodes.clear();
+  // The evictions count its PodDisruptionBudget violations and PodGroup victims.
   metrics_->pod_groups->workload_preemption_victims.With({})->Observe(
       static_cast<double>(victims.pods.size()));
-  const auto groups =
-      std::count_if(evicted.begin(), evicted.end(), [](const Victim* v) { return v->rank == 2; });
-  if (groups > 0) {
-    metrics_->pod_groups->preemption_workload_disruptions.With({"podgroup"})
-        ->Observe(static_cast<double>(groups));
-  }
   if (preemption::PodGroupPreemptionPlugin* plugin = fw.pod_group_preemption()) {
     std::vector<std::shared_ptr<const api::Pod>> members;
     for (const QueuedPodInfo& info : pods) members.push_back(info.pod_info->pod);

@@ -118,7 +118,10 @@ Status Scheduler::PodGroupPostFilter(framework::Framework& fw, const api::PodGro
       }
       s = Status::Unschedulable("deallocation and deletion of ResourceClaims completed");
     } else if (plugin == "DefaultPreemption") {
+      const SteadyTime start = std::chrono::steady_clock::now();
       s = PreemptForPodGroup(fw, group, pods, nominated);
+      metrics_->pod_groups->preemption_evaluation_duration.With({"podgroup", CodeName(s.code())})
+          ->Observe(metrics::SecondsSince(start));
       metrics_->pod_groups->workload_preemption_attempts.With({CodeName(s.code())})->Inc();
       if (!s.Message().empty()) s = Status(s.code(), {"pod group preemption: " + s.Message()});
       if (s.code() == Code::kError) {

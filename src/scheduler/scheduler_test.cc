@@ -1079,6 +1079,41 @@ class NominateFirst : public PostFilterPlugin {
 
 // DefaultPreemption: the victim gets DisruptionTarget, an event and a delete; the preemptor is
 // nominated, waits, and lands on the node once the victim is gone.
+// With GenericWorkload, a pod preempting a PodGroup disrupted as a whole evicts its pods on every
+// node, and the preemption's evaluation, execution, PodDisruptionBudget violations and group
+// victims are counted as upstream counts them.
+TEST_F(SchedulerTest, APodPreemptingAWholeGangEvictsItOnEveryNodeAndCountsIt) {
+  generic_workload_ = true;
+  Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry({.generic_workload = true}));
+  for (const char* node : {"n1", "n2"}) {
+    s_->OnNodeAdd(MakeNode().Name(node).Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  }
+  SetObject(*s_, std::make_shared<const api::PodGroup>(api::PodGroup{
+                     .metadata = {.name = "train", .namespace_ = "default", .uid = "g1"},
+                     .gang_min_count = 2,
+                     .disrupt_all = true}));
+  SetObject(*s_, std::make_shared<const api::PodDisruptionBudget>(api::PodDisruptionBudget{
+                     .metadata = {.name = "train", .namespace_ = "default", .uid = "b1"},
+                     .selector = api::LabelSelector{.match_labels = {{"app", "train"}}}}));
+  for (const auto& [name, node] : {std::pair{"t-0", "n1"}, std::pair{"t-1", "n2"}}) {
+    api::Pod pod = MakePod().Name(name).Label("app", "train").Req("cpu", "1500m").Node(node).Obj();
+    pod.spec.pod_group_name = "train";
+    s_->OnPodAdd(std::make_shared<const api::Pod>(pod));
+  }
+  AddPod(MakePod().Name("high").Priority(1000).Req("cpu", "1"));
+  Drain();
+  EXPECT_THAT(writer_.deleted, ::testing::UnorderedElementsAre("default/t-0", "default/t-1"));
+  const std::string metrics = s_->metrics_registry().Text();
+  EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_evaluation_duration_seconds_count{preemptor="
+                                 "\"pod\",result=\"Success\"} 1\n"));
+  EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_execution_duration_seconds_count{preemptor="
+                                 "\"pod\",result=\"success\"} 1\n"));
+  EXPECT_THAT(metrics,
+              HasSubstr("scheduler_preemption_pdb_violations_total{preemptor=\"pod\"} 2\n"));
+  EXPECT_THAT(metrics,
+              HasSubstr("scheduler_preemption_workload_disruptions_sum{preemptor=\"pod\"} 1\n"));
+}
+
 TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedTo) {
   s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
   auto low = MakePod().Name("low").Priority(0).Req("cpu", "1500m").Node("n1").Ptr();
@@ -1099,6 +1134,8 @@ TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedT
   EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_attempts_total 1\n"));
   EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_victims_count 1\n"));
   EXPECT_THAT(metrics, HasSubstr("scheduler_preemption_victims_bucket{le=\"1\"} 1\n"));
+  // Without GenericWorkload, upstream has no such series.
+  EXPECT_THAT(metrics, ::testing::Not(HasSubstr("scheduler_preemption_evaluation_duration")));
   // Once preemption succeeded, the message says where (since 1.37).
   constexpr char kPreempting[] =
       "0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement for "

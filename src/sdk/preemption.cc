@@ -1,6 +1,7 @@
 #include "ksched/preemption.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <limits>
 
@@ -149,6 +150,23 @@ std::vector<Victim> VictimsOf(const std::vector<const NodeInfo*>& nodes,
   return out;
 }
 
+namespace {
+
+// The pod group victims among `victims` (upstream's NumPodGroupDisruptions): a PodGroup disrupted
+// as a whole counts once, any other pod of a group once.
+int GroupDisruptions(const Victims& victims, const PodGroupLister& groups) {
+  absl::flat_hash_map<std::string, bool> whole;
+  int n = 0;
+  for (const auto& pi : victims.pods) {
+    if (!pi->pod->spec.pod_group_name) continue;
+    const std::string key = WholeGroupOf(*pi->pod, groups);
+    if (key.empty() || whole.emplace(key, true).second) ++n;
+  }
+  return n;
+}
+
+}  // namespace
+
 bool MoreImportantVictim(const Victim& a, const Victim& b) {
   if (a.priority != b.priority) return a.priority > b.priority;
   if (a.rank != b.rank) return a.rank > b.rank;
@@ -173,14 +191,22 @@ Evaluator::Evaluator(std::string_view plugin, Handle& handle, Interface& policy)
 
 Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                           PostFilterResult* result) {
-  auto unschedulable = [](const std::string& msg) {
-    return Status::Unschedulable("preemption: " + msg);
+  // The search for victims, timed with how it ended (upstream's evaluate).
+  const auto start = std::chrono::steady_clock::now();
+  auto evaluated = [&](Status s) {
+    handle_.metrics().PreemptionEvaluated(
+        "pod", CodeName(s.code()),
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    return s;
+  };
+  auto unschedulable = [&](const std::string& msg) {
+    return evaluated(Status::Unschedulable("preemption: " + msg));
   };
   std::string reason;
   if (!policy_.PodEligibleToPreemptOthers(pod, filtered, &reason)) return unschedulable(reason);
 
   const std::vector<const NodeInfo*>& all = handle_.snapshot().nodes();
-  if (all.empty()) return Status::Error("preemption: no nodes available");
+  if (all.empty()) return evaluated(Status::Error("preemption: no nodes available"));
   // Only nodes that rejected the pod for a reason eviction may remove.
   std::vector<const NodeInfo*> potential;
   for (const NodeInfo* ni : all) {
@@ -194,7 +220,7 @@ Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToSt
   }
   if (candidates.empty()) {
     for (const auto& [node, s] : none.diagnosis.node_to_status.statuses) {
-      if (s.code() == Code::kError) return Status::Error("preemption: " + s.Message());
+      if (s.code() == Code::kError) return evaluated(Status::Error("preemption: " + s.Message()));
     }
     result->nominated_node_name = "";
     return unschedulable(none.Error());
@@ -205,6 +231,7 @@ Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToSt
           : PickOneNodeForPreemption(candidates, policy_.OrderedScoreFuncs(candidates));
   KLOG(2, "the target node for the preemption is determined", {"node", best->node},
        {"pod", pod.metadata.namespace_ + "/" + pod.metadata.name});
+  (void)evaluated(Status());
   EvictAsync(std::make_shared<const Preemptor>(
                  Preemptor{.type = "pod",
                            .key = pod.metadata.uid,
@@ -357,12 +384,14 @@ absl::Status Evaluator::Evict(const Preemptor& p, const std::string& node, const
 
 void Evaluator::EvictAsync(std::shared_ptr<const Preemptor> p, const std::string& node,
                            const Victims& all) {
+  if (p->type == "pod") handle_.metrics().PreemptionVictims(static_cast<int>(all.pods.size()));
+  handle_.metrics().PreemptionVictimsChosen(p->type, all.num_pdb_violations,
+                                            GroupDisruptions(all, handle_.pod_groups()));
   std::vector<std::shared_ptr<const api::Pod>> victims;
   for (const auto& pi : all.pods) {
     if (!pi->pod->metadata.deletion_timestamp) victims.push_back(pi->pod);  // Else on its way.
   }
   if (victims.empty()) return;
-  if (p->type == "pod") handle_.metrics().PreemptionVictims(static_cast<int>(all.pods.size()));
   {
     absl::MutexLock lock(&mu_);
     // A pod whose last victim went while it was not looked at (deleted itself, or scheduled
@@ -379,6 +408,7 @@ void Evaluator::EvictAsync(std::shared_ptr<const Preemptor> p, const std::string
       [this, p = std::move(p), node, num_victims = all.pods.size(), victims = std::move(victims)] {
         KLOG(2, "Start the preemption asynchronously", {"preemptor", p->name}, {"node", node},
              {"numVictims", num_victims}, {"numVictimsToDelete", victims.size()});
+        const auto start = std::chrono::steady_clock::now();
         // Lower-priority pods nominated to the node may no longer fit there: they lose their
         // nomination, and so look for another node sooner.
         static const std::string kNoNode;
@@ -402,6 +432,9 @@ void Evaluator::EvictAsync(std::shared_ptr<const Preemptor> p, const std::string
           }
           st = Evict(*p, node, *victims.back());
         }
+        handle_.metrics().PreemptionExecuted(
+            p->type, st.ok() ? "success" : "error",
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
         bool held = false;
         bool gone = false;
         {

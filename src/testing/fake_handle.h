@@ -280,6 +280,20 @@ class CountingMetrics final : public PluginMetrics {
     absl::MutexLock l(&mu_);
     victims_.push_back(count);
   }
+  void PreemptionEvaluated(std::string_view preemptor, std::string_view result, double) override {
+    absl::MutexLock l(&mu_);
+    preemptions_.push_back(fmt::format("evaluated {} {}", preemptor, result));
+  }
+  void PreemptionExecuted(std::string_view preemptor, std::string_view result, double) override {
+    absl::MutexLock l(&mu_);
+    preemptions_.push_back(fmt::format("executed {} {}", preemptor, result));
+  }
+  void PreemptionVictimsChosen(std::string_view preemptor, int64_t pdb_violations,
+                               int group_disruptions) override {
+    absl::MutexLock l(&mu_);
+    preemptions_.push_back(
+        fmt::format("chosen {} {} {}", preemptor, pdb_violations, group_disruptions));
+  }
   void VolumeSchedulingStageFailed(std::string_view operation) override {
     absl::MutexLock l(&mu_);
     volume_errors_.emplace_back(operation);
@@ -307,6 +321,13 @@ class CountingMetrics final : public PluginMetrics {
     absl::MutexLock l(&mu_);
     return victims_;
   }
+  // PreemptionEvaluated's "evaluated <preemptor> <result>", PreemptionExecuted's "executed
+  // <preemptor> <result>" and PreemptionVictimsChosen's "chosen <preemptor> <pdb violations>
+  // <group disruptions>", in order.
+  std::vector<std::string> preemptions() const {
+    absl::MutexLock l(&mu_);
+    return preemptions_;
+  }
   // The operations of VolumeSchedulingStageFailed, in order.
   std::vector<std::string> volume_errors() const {
     absl::MutexLock l(&mu_);
@@ -317,6 +338,7 @@ class CountingMetrics final : public PluginMetrics {
   std::atomic<int> attempts_{0};
   mutable absl::Mutex mu_;
   std::vector<int> victims_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> preemptions_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> volume_errors_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> binding_waits_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> binding_allocations_ ABSL_GUARDED_BY(mu_);

@@ -172,6 +172,16 @@ TEST_F(GangsTest, AGangPreemptsALowerPriorityGangWhole) {
   const std::string attempts =
       R"(scheduler_podgroup_schedule_attempts_total{profile="default-scheduler",result=)";
   EXPECT_GE(Sample(m->body, attempts + R"("waiting_on_preemption"})"), 1);
+  EXPECT_GE(
+      Sample(
+          m->body,
+          R"(scheduler_preemption_evaluation_duration_seconds_count{preemptor="podgroup",result="Success"})"),
+      1);
+  EXPECT_EQ(
+      Sample(
+          m->body,
+          R"(scheduler_preemption_execution_duration_seconds_count{preemptor="podgroup",result="success"})"),
+      1);
   EXPECT_GE(Sample(m->body, attempts + R"("scheduled"})"), 1);
 }
 

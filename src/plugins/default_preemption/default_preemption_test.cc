@@ -35,6 +35,8 @@ TEST(DefaultPreemptionTest, APodWithPreemptionPolicyNeverIsNotEligible) {
   EXPECT_EQ(s.Message(), "preemption: not eligible due to preemptionPolicy=Never.");
   EXPECT_EQ(h.counting_metrics().attempts(), 1);         // scheduler_preemption_attempts_total
   EXPECT_FALSE(result.nominated_node_name.has_value());  // The nomination is left alone.
+  EXPECT_EQ(h.counting_metrics().preemptions(),
+            std::vector<std::string>{"evaluated pod Unschedulable"});
 }
 
 TEST(DefaultPreemptionTest, NodesRejectedForGoodAreNotHelpful) {
