@@ -122,6 +122,21 @@ class SchedulerTest : public ::testing::Test {
     pods_[pod->metadata.namespace_ + "/" + pod->metadata.name] = pod;
     s_->OnPodAdd(pod);
   }
+  // With GenericWorkload: node n1 of `cpu` CPUs, and the gang default/train of `min_count`.
+  void GangCluster(const std::string& cpu, int min_count) {
+    generic_workload_ = true;
+    Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry());
+    s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", cpu}, {"pods", "110"}}).Ptr());
+    SetObject(*s_, std::make_shared<const api::PodGroup>(api::PodGroup{
+                       .metadata = {.name = "train", .namespace_ = "default", .uid = "g1"},
+                       .gang_min_count = min_count}));
+  }
+  // A pod of 1 CPU of the gang default/train.
+  void AddGangPod(const std::string& name) {
+    api::Pod pod = MakePod().Name(name).Req("cpu", "1").Obj();
+    pod.spec.pod_group_name = "train";
+    AddPod(pod);
+  }
   std::vector<std::string> EventsFor(const std::string& key, const std::string& reason) {
     std::vector<std::string> out;
     for (const auto& e : writer_.events) {
@@ -175,17 +190,8 @@ TEST_F(SchedulerTest, TheThrottleRunsBeforeEachCycle) {
 // A gang placed with a pod left over: that pod is tried again at once, on its own (where it may
 // preempt), not after a backoff, as upstream requeues a placed group's other pods.
 TEST_F(SchedulerTest, APlacedGangsLeftoverPodIsTriedAgainAtOnce) {
-  generic_workload_ = true;
-  Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry());
-  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
-  api::PodGroup group{.metadata = {.name = "train", .namespace_ = "default", .uid = "g1"},
-                      .gang_min_count = 2};
-  SetObject(*s_, std::make_shared<const api::PodGroup>(group));
-  for (const char* name : {"t-0", "t-1", "t-2"}) {
-    api::Pod pod = MakePod().Name(name).Req("cpu", "1").Obj();
-    pod.spec.pod_group_name = "train";
-    AddPod(pod);
-  }
+  GangCluster("2", 2);
+  for (const char* name : {"t-0", "t-1", "t-2"}) AddGangPod(name);
   Drain();
   EXPECT_EQ(writer_.binds.size(), 2u);
   // Once in the group's cycle, once alone right after; then it backs off.
@@ -203,16 +209,9 @@ TEST_F(SchedulerTest, APlacedGangsLeftoverPodIsTriedAgainAtOnce) {
 // A gang's pods arriving one by one wait at PreEnqueue until the last; each arrival turns the ones
 // waiting down again (counted as upstream counts them), and the last one lets them all through.
 TEST_F(SchedulerTest, AGangArrivingPodByPodWaitsForItsLastPodThenIsPlacedWhole) {
-  generic_workload_ = true;
-  Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry());
-  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "8"}, {"pods", "110"}}).Ptr());
-  api::PodGroup group{.metadata = {.name = "train", .namespace_ = "default", .uid = "g1"},
-                      .gang_min_count = 5};
-  SetObject(*s_, std::make_shared<const api::PodGroup>(group));
+  GangCluster("8", 5);
   for (int i = 0; i < 5; ++i) {
-    api::Pod pod = MakePod().Name("t-" + std::to_string(i)).Req("cpu", "1").Obj();
-    pod.spec.pod_group_name = "train";
-    AddPod(pod);
+    AddGangPod("t-" + std::to_string(i));
     Drain();
     EXPECT_EQ(writer_.binds.size(), i < 4 ? 0u : 5u) << i;
   }
@@ -224,17 +223,8 @@ TEST_F(SchedulerTest, AGangArrivingPodByPodWaitsForItsLastPodThenIsPlacedWhole) 
 // What `ksched explain` reads of a gang's pod: what its group's cycle decided for the group, as the
 // PodGroup's condition says it.
 TEST_F(SchedulerTest, AGangsPodsRecordsSayWhatTheirGroupCycleDecided) {
-  generic_workload_ = true;
-  Build(config::DefaultConfiguration(), plugins::NewInTreeRegistry());
-  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
-  api::PodGroup group{.metadata = {.name = "train", .namespace_ = "default", .uid = "g1"},
-                      .gang_min_count = 3};
-  SetObject(*s_, std::make_shared<const api::PodGroup>(group));
-  for (const char* name : {"t-0", "t-1", "t-2"}) {
-    api::Pod pod = MakePod().Name(name).Req("cpu", "1").Obj();
-    pod.spec.pod_group_name = "train";
-    AddPod(pod);
-  }
+  GangCluster("2", 3);
+  for (const char* name : {"t-0", "t-1", "t-2"}) AddGangPod(name);
   Drain();
   for (const char* name : {"t-0", "t-2"}) {
     std::optional<nlohmann::ordered_json> j = explain_.Json("default", name);

@@ -111,6 +111,19 @@ std::string WholeGroupOf(const api::Pod& pod, const PodGroupLister& groups) {
   return g && g->disrupt_all ? pod.metadata.namespace_ + "/" + *pod.spec.pod_group_name : "";
 }
 
+// The pod group victims among `victims` (upstream's NumPodGroupDisruptions): a PodGroup disrupted
+// as a whole counts once, any other pod of a group once.
+int GroupDisruptions(const Victims& victims, const PodGroupLister& groups) {
+  absl::flat_hash_map<std::string, bool> whole;
+  int n = 0;
+  for (const auto& pi : victims.pods) {
+    if (!pi->pod->spec.pod_group_name) continue;
+    const std::string key = WholeGroupOf(*pi->pod, groups);
+    if (key.empty() || whole.emplace(key, true).second) ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 WholeGroups FindWholeGroups(const std::vector<const NodeInfo*>& nodes,
@@ -149,23 +162,6 @@ std::vector<Victim> VictimsOf(const std::vector<const NodeInfo*>& nodes,
   }
   return out;
 }
-
-namespace {
-
-// The pod group victims among `victims` (upstream's NumPodGroupDisruptions): a PodGroup disrupted
-// as a whole counts once, any other pod of a group once.
-int GroupDisruptions(const Victims& victims, const PodGroupLister& groups) {
-  absl::flat_hash_map<std::string, bool> whole;
-  int n = 0;
-  for (const auto& pi : victims.pods) {
-    if (!pi->pod->spec.pod_group_name) continue;
-    const std::string key = WholeGroupOf(*pi->pod, groups);
-    if (key.empty() || whole.emplace(key, true).second) ++n;
-  }
-  return n;
-}
-
-}  // namespace
 
 bool MoreImportantVictim(const Victim& a, const Victim& b) {
   if (a.priority != b.priority) return a.priority > b.priority;
