@@ -256,10 +256,11 @@ WholeGroups FindWholeGroups(const std::vector<const NodeInfo*>& nodes,
 
 // The victims the pods of `nodes` make, in their order (upstream's getCrossNodesVictims): a pod of
 // a PodGroup disrupted as a whole makes, where the first of them is met, one victim of all the
-// group's pods in `whole` (a pod whose group `whole` lacks is its own victim); any other pod is its
-// own victim.
+// group's pods in `whole` (a pod whose group `whole` lacks is its own victim), or, with `whole`
+// null, of the group's pods among `nodes` (when they are the whole cluster); any other pod is its
+// own victim. Each pod's PodGroup is looked up once.
 std::vector<Victim> VictimsOf(const std::vector<const NodeInfo*>& nodes,
-                              const PodGroupLister* groups, const WholeGroups& whole);
+                              const PodGroupLister* groups, const WholeGroups* whole);
 
 // Upstream's MoreImportantVictim: higher priority, then a PodGroup's before a pod's, then more
 // pods, then the one that started earlier.

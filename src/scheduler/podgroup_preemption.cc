@@ -55,9 +55,8 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
 
   // Every pod of lower priority, in the order of the nodes and of their pods; the pods of a
   // PodGroup disrupted as a whole, wherever they run, as one, where its first pod is.
-  const std::vector<const NodeInfo*>& all_nodes = snapshot_.nodes();
-  std::vector<Victim> potential = preemption::VictimsOf(
-      all_nodes, &fw.pod_groups(), preemption::FindWholeGroups(all_nodes, fw.pod_groups()));
+  std::vector<Victim> potential =
+      preemption::VictimsOf(snapshot_.nodes(), &fw.pod_groups(), /*whole=*/nullptr);
   std::erase_if(potential, [&](const Victim& v) { return v.priority >= priority; });
   if (potential.empty()) {
     return Status::UnschedulableAndUnresolvable(

@@ -339,16 +339,21 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
     return it->second;
   };
 
+  // What the cycle decided for the group, which each pod's attempt also tells.
+  const std::string group_key = group->metadata.namespace_ + "/" + group->metadata.name;
+  const char* const group_reason = InitiallyScheduledReason(group_status);
+  const std::string group_message = group_status.Message();
+
   // The outcome, pod by pod, in the group's order.
   std::vector<BindingCycle> bindings;
   for (size_t i = 0; i < pods.size(); ++i) {
     GroupTry& t = run.tried[i];
     QueuedPodInfo& info = pods[i];
     Found found = observed ? found_by(t) : nothing_found;
-    if (observed) {  // And what the cycle decided for the group.
-      found.pod_group = group->metadata.namespace_ + "/" + group->metadata.name;
-      found.group_reason = InitiallyScheduledReason(group_status);
-      found.group_message = group_status.Message();
+    if (observed) {
+      found.pod_group = group_key;
+      found.group_reason = group_reason;
+      found.group_message = group_message;
     }
     if (!group_status.ok() && !group_status.IsRejected()) {
       fail(std::move(info), t.status.ok() || t.status.IsRejected() ? group_status : t.status,

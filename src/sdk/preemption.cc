@@ -138,27 +138,42 @@ WholeGroups FindWholeGroups(const std::vector<const NodeInfo*>& nodes,
 }
 
 std::vector<Victim> VictimsOf(const std::vector<const NodeInfo*>& nodes,
-                              const PodGroupLister* groups, const WholeGroups& whole) {
+                              const PodGroupLister* groups, const WholeGroups* whole) {
   std::vector<Victim> out;
-  absl::flat_hash_map<std::string, bool> seen;  // The whole groups met.
+  absl::flat_hash_map<std::string, size_t> at;  // A whole group's victim in `out`.
   for (const NodeInfo* ni : nodes) {
     for (const auto& pi : ni->pods()) {
       const api::Pod& pod = *pi->pod;
+      const bool grouped = groups != nullptr && pod.spec.pod_group_name.has_value();
+      std::shared_ptr<const api::PodGroup> g =
+          grouped ? groups->GetPodGroup(pod.metadata.namespace_, *pod.spec.pod_group_name)
+                  : nullptr;
       Victim v{.pods = {pi},
-               .priority = VictimPriority(pod, groups),
-               .rank = groups != nullptr && pod.spec.pod_group_name ? 2 : 1};
-      if (std::string key = groups ? WholeGroupOf(pod, *groups) : ""; !key.empty()) {
-        auto it = whole.find(key);
-        if (it != whole.end()) {
-          if (!seen.emplace(key, true).second) continue;
-          v.pods = it->second;
+               .priority = g ? api::PodGroupPriority(*g) : PodPriority(pod),
+               .rank = grouped ? 2 : 1};
+      if (g && g->disrupt_all) {
+        const std::string key = pod.metadata.namespace_ + "/" + *pod.spec.pod_group_name;
+        // Its pods, given; else gathered as they are met.
+        const std::vector<std::shared_ptr<const PodInfo>>* given = nullptr;
+        if (whole != nullptr) {
+          auto found = whole->find(key);
+          if (found != whole->end()) given = &found->second;
+        }
+        if (whole == nullptr || given != nullptr) {
+          auto [it, added] = at.try_emplace(key, out.size());
+          if (!added) {
+            if (given == nullptr) out[it->second].pods.push_back(pi);
+            continue;
+          }
+          if (given != nullptr) v.pods = *given;
         }
       }
-      v.earliest_start = StartTime(*v.pods.front()->pod);
-      for (const auto& p : v.pods)
-        v.earliest_start = std::min(v.earliest_start, StartTime(*p->pod));
       out.push_back(std::move(v));
     }
+  }
+  for (Victim& v : out) {
+    v.earliest_start = StartTime(*v.pods.front()->pod);
+    for (const auto& p : v.pods) v.earliest_start = std::min(v.earliest_start, StartTime(*p->pod));
   }
   return out;
 }

@@ -69,7 +69,8 @@ Status DefaultPreemption::SelectVictimsOnNode(CycleState& state, const api::Pod&
     return Status();
   };
   const PodGroupLister* groups = generic_workload_ ? &handle_.pod_groups() : nullptr;
-  std::vector<preemption::Victim> potential = preemption::VictimsOf({&node}, groups, whole_groups_);
+  std::vector<preemption::Victim> potential =
+      preemption::VictimsOf({&node}, groups, &whole_groups_);
   std::erase_if(potential,
                 [&](const preemption::Victim& v) { return v.priority >= PodPriority(pod); });
   if (potential.empty()) return Status::UnschedulableAndUnresolvable(preemption::kNoVictimsFound);
