@@ -104,6 +104,11 @@ void SchedulingQueue::ToActive(Entry* e, std::string_view event, std::string_vie
   if (!PassesPreEnqueue(e, event, hinted)) return;
   Unlink(e);
   e->where = Where::kActive;
+  // Set on first entering the active queue, before the sort plugin sees it (upstream's
+  // moveToActiveQ): Coscheduling's Less orders pods by it.
+  if (e->info.initial_attempt_timestamp == absl::InfinitePast()) {
+    e->info.initial_attempt_timestamp = clock_->Now();
+  }
   active_.insert(e);
   Incoming("active", event, hinted);
 }

@@ -59,6 +59,18 @@ TEST_F(QueueTest, HigherPriorityFirstThenFifo) {
   EXPECT_EQ(PopName(), "<none>");
 }
 
+// A pod's first attempt dates from when it first entered the active queue, not from its pop
+// (upstream's moveToActiveQ): the time Coscheduling's sort orders pods outside a group by, and the
+// start of scheduler_pod_scheduling_sli_duration_seconds.
+TEST_F(QueueTest, TheFirstAttemptDatesFromEnteringTheActiveQueue) {
+  const absl::Time added = clock_.Now();
+  q_->Add(Info(MakePod().Name("a")));
+  clock_.Advance(absl::Seconds(30));
+  std::optional<QueuedPodInfo> p = q_->Pop();
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->initial_attempt_timestamp, added);
+}
+
 TEST_F(QueueTest, GatedPodWaitsUntilItsGatesAreRemoved) {
   q_->Add(Info(MakePod().Name("g").SchedulingGate("example.com/x")));
   EXPECT_EQ(q_->Counts().gated, 1u);
