@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "ksched/api/objects.h"
+#include "ksched/custom_objects.h"
 
 namespace ksched {
 
@@ -36,12 +37,14 @@ enum class EventResource {
   kDeviceClass,
   // Workloads (the GenericWorkload gate).
   kPodGroup,
+  // A custom resource, named by ClusterEvent::custom_resource (ksched/custom_objects.h).
+  kCustom,
   // 1.36's name of kTargetPod, kept for plugins written against it.
   kUnschedulablePod = kTargetPod,
 };
 
 // The resource's name in logs and in the stable ABI (ksched/stable.h): the kind's ("Node",
-// "PersistentVolumeClaim"), "AssignedPod", "TargetPod", or "*" for kWildCard.
+// "PersistentVolumeClaim"), "AssignedPod", "TargetPod", "*" for kWildCard, or "Custom".
 std::string_view EventResourceName(EventResource resource);
 
 // Action types are bits, as upstream's fwk.ActionType.
@@ -71,6 +74,8 @@ struct ClusterEvent {
   uint32_t action = kAll;
   // A label for metrics and logs ("NodeAdd", "AssignedPodDelete", "UnschedulableTimeout").
   std::string label;
+  // kCustom's resource, "<plural>.<version>.<group>": "podgroups.v1alpha1.scheduling.x-k8s.io".
+  std::string custom_resource;
 };
 
 // Whether a registered event covers an incoming one (upstream's MatchClusterEvents).
@@ -83,7 +88,8 @@ struct ObjectChange {
   const T* new_obj = nullptr;
 };
 
-// The storage or DRA object an event is about; only the member of the event's resource is set.
+// The storage, DRA or custom object an event is about; only the member of the event's resource is
+// set.
 struct StorageChange {
   ObjectChange<api::PersistentVolume> pv;
   ObjectChange<api::PersistentVolumeClaim> pvc;
@@ -96,6 +102,7 @@ struct StorageChange {
   ObjectChange<api::ResourceSlice> resource_slice;
   ObjectChange<api::DeviceClass> device_class;
   ObjectChange<api::PodGroup> pod_group;
+  ObjectChange<CustomObject> custom;  // kCustom's.
 };
 
 // The objects an event is about. Only the pointers that fit the event are set.

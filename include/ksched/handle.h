@@ -15,8 +15,11 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "ksched/api/objects.h"
 #include "ksched/cluster_writer.h"
+#include "ksched/custom_objects.h"
 #include "ksched/cycle_state.h"
 #include "ksched/dra_lister.h"
 #include "ksched/metrics.h"
@@ -40,6 +43,15 @@ class WaitingPod {
   virtual void Allow(std::string_view plugin) = 0;
   // Rejects the pod: it is unreserved and goes back to the queue with this message.
   virtual void Reject(std::string_view plugin, std::string message) = 0;
+};
+
+// The cluster's pods that are not terminal (pending, for any scheduler, or on a node), as last
+// watched: upstream's pod lister. Safe from any thread.
+class PodLister {
+ public:
+  virtual ~PodLister() = default;
+  // Those of one namespace, in no particular order.
+  virtual std::vector<std::shared_ptr<const api::Pod>> List(std::string_view ns) const = 0;
 };
 
 class Handle {
@@ -126,6 +138,18 @@ class Handle {
   // The pod groups and what the scheduler knows of their pods (GangScheduling). Safe from any
   // thread.
   virtual const PodGroupLister& pod_groups() const = 0;
+
+  // The cluster's pods by namespace (PodLister). ksched keeps pods by namespace only once a
+  // plugin asked, so call it from the factory and keep the reference. Safe from any thread.
+  virtual const PodLister& pods() = 0;
+  // Watches a custom resource (ksched/custom_objects.h) and returns its objects as last watched;
+  // call it from the factory, before ksched starts watching, and keep the reference. Asking
+  // again for the same resource returns the same lister. Safe from any thread.
+  virtual const CustomObjectLister& WatchCustomResource(const CustomResource& resource) = 0;
+
+  // The scheduler's clock: the time as `ksched simulate` plays it, the real time otherwise. For
+  // plugins that remember when (a backoff, a deadline). Safe from any thread.
+  virtual absl::Time Now() const { return absl::Now(); }
 
   // Whether the scheduler is stopping (it takes no more pods, and waits for its binding cycles):
   // a plugin that waits in the binding cycle gives up, as DynamicResources does on devices'

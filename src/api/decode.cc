@@ -8,6 +8,7 @@
 #include "fmt/ranges.h"
 #include "ksched/status_macros.h"
 #include "ksched/strings.h"
+#include "nlohmann/json.hpp"
 #include "src/api/decode_internal.h"
 #include "src/api/json_path.h"
 #include "src/api/kinds.h"
@@ -334,6 +335,19 @@ bool IsNamespaced(const Object& object) {
 
 const ObjectMeta& MetaOf(const Object& object) {
   return std::visit([](const auto& o) -> const ObjectMeta& { return o.metadata; }, object);
+}
+
+absl::Status DecodeCustomObject(element e, CustomObject* out) {
+  element meta;
+  if (e.is_object() && !e["metadata"].get(meta)) {
+    if (absl::Status st = decoding::Meta(meta, Path().Field("metadata"), &out->metadata);
+        !st.ok()) {
+      return st;
+    }
+  }
+  out->object = nlohmann::json::parse(simdjson::minify(e), nullptr, /*allow_exceptions=*/false);
+  if (out->object.is_discarded()) return absl::InvalidArgumentError("not a JSON object");
+  return absl::OkStatus();
 }
 
 absl::Status DecodeLabelSelector(element e, LabelSelector* out) {

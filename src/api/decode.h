@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "ksched/api/objects.h"
+#include "ksched/custom_objects.h"
 #include "simdjson.h"
 
 namespace ksched::api {
@@ -46,6 +47,8 @@ absl::Status DecodePriorityClass(simdjson::dom::element e, PriorityClass* out);
 // scheduling.k8s.io/v1beta1 PodGroup; the fields of gates ksched does not implement go to its
 // gated_fields.
 absl::Status DecodePodGroup(simdjson::dom::element e, PodGroup* out);
+// A custom resource's object (ksched/custom_objects.h): its metadata, and the whole of it.
+absl::Status DecodeCustomObject(simdjson::dom::element e, CustomObject* out);
 absl::Status DecodeService(simdjson::dom::element e, Service* out);
 absl::Status DecodeReplicationController(simdjson::dom::element e, ReplicationController* out);
 absl::Status DecodeReplicaSet(simdjson::dom::element e, ReplicaSet* out);

@@ -60,6 +60,10 @@ class ClusterEventSink {
   // after (nullptr: it was deleted). Each may move pending pods the plugins rejected. The other
   // stores change with no call.
   virtual void OnObjectChange(AnyStoredChange change) = 0;
+  // A change the source made to a custom resource's store (listers().custom): as OnObjectChange.
+  virtual void OnCustomObjectChange(const CustomResource& /*resource*/,
+                                    std::shared_ptr<const CustomObject> /*old*/,
+                                    std::shared_ptr<const CustomObject> /*now*/) {}
 
   // Whether the sink schedules this pod (its schedulerName is one of the sink's profiles). A
   // source tells only those pods' owners about a pod it could not decode.

@@ -83,4 +83,66 @@ std::shared_ptr<const api::DeviceClass> DraObjects::ExtendedResourceClass(
   return it == map->end() ? nullptr : it->second;
 }
 
+CustomObjects::Store& CustomObjects::Watch(const CustomResource& resource) {
+  absl::MutexLock lock(&mu_);
+  auto it = stores_.find(resource.resource);
+  if (it == stores_.end()) {
+    it = stores_.emplace(resource.resource, std::make_unique<Store>(resource)).first;
+  } else if (it->second->resource().kind.empty() && !resource.kind.empty()) {
+    // Registered by an event first: the lister's owner brings the kind and its checks. Nothing
+    // watches it yet (sources start after every plugin is made), so the store can be replaced.
+    it->second = std::make_unique<Store>(resource);
+  }
+  return *it->second;
+}
+
+CustomObjects::Store* CustomObjects::Find(std::string_view resource) const {
+  absl::MutexLock lock(&mu_);
+  auto it = stores_.find(resource);
+  return it == stores_.end() ? nullptr : it->second.get();
+}
+
+CustomObjects::Store* CustomObjects::FindKind(std::string_view api_version,
+                                              std::string_view kind) const {
+  absl::MutexLock lock(&mu_);
+  for (const auto& [name, store] : stores_) {
+    const CustomResource& r = store->resource();
+    if (r.kind == kind && r.ApiVersion() == api_version) return store.get();
+  }
+  return nullptr;
+}
+
+std::vector<CustomObjects::Store*> CustomObjects::All() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<Store*> out;
+  for (const auto& [name, store] : stores_) out.push_back(store.get());
+  return out;
+}
+
+void PodsByNamespace::Set(std::shared_ptr<const api::Pod> pod) {
+  if (!enabled()) return;
+  absl::MutexLock lock(&mu_);
+  auto& pods = by_namespace_[pod->metadata.namespace_];
+  pods.insert_or_assign(pod->metadata.uid, std::move(pod));
+}
+
+void PodsByNamespace::Remove(const api::Pod& pod) {
+  if (!enabled()) return;
+  absl::MutexLock lock(&mu_);
+  auto ns = by_namespace_.find(pod.metadata.namespace_);
+  if (ns == by_namespace_.end()) return;
+  ns->second.erase(pod.metadata.uid);
+  if (ns->second.empty()) by_namespace_.erase(ns);
+}
+
+std::vector<std::shared_ptr<const api::Pod>> PodsByNamespace::List(std::string_view ns) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<const api::Pod>> out;
+  auto it = by_namespace_.find(std::string(ns));
+  if (it == by_namespace_.end()) return out;
+  out.reserve(it->second.size());
+  for (const auto& [uid, pod] : it->second) out.push_back(pod);
+  return out;
+}
+
 }  // namespace ksched

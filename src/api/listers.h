@@ -30,7 +30,9 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/types/compare.h"
 #include "ksched/api/objects.h"
+#include "ksched/custom_objects.h"
 #include "ksched/dra_lister.h"
+#include "ksched/handle.h"
 #include "ksched/storage_lister.h"
 
 namespace ksched {
@@ -241,6 +243,62 @@ class DraObjects final : public DraLister {
   mutable uint64_t extended_changes_ ABSL_GUARDED_BY(extended_mu_) = 0;
 };
 
+// The custom resources plugins watch (Handle::WatchCustomResource, or events registered for
+// one), each with its store.
+class CustomObjects {
+ public:
+  class Store final : public CustomObjectLister {
+   public:
+    explicit Store(CustomResource resource) : resource_(std::move(resource)) {}
+    const CustomResource& resource() const { return resource_; }
+    ObjectStore<CustomObject>& objects() { return objects_; }
+    std::shared_ptr<const CustomObject> Get(std::string_view ns,
+                                            std::string_view name) const override {
+      return objects_.Get(ns, name);
+    }
+    std::vector<std::shared_ptr<const CustomObject>> List(std::string_view ns) const override {
+      return ns.empty() ? objects_.ListAll() : objects_.List(ns);
+    }
+
+   private:
+    const CustomResource resource_;
+    ObjectStore<CustomObject> objects_;
+  };
+
+  // The store of `resource.resource`, made on the first call; a later call with a kind or a
+  // validation fills in what the first lacked.
+  Store& Watch(const CustomResource& resource);
+  // nullptr where no plugin watches it.
+  Store* Find(std::string_view resource) const;
+  // The store whose resource has this apiVersion and kind (a manifest's), or nullptr.
+  Store* FindKind(std::string_view api_version, std::string_view kind) const;
+  // Every store, by resource.
+  std::vector<Store*> All() const;
+
+ private:
+  mutable absl::Mutex mu_;
+  std::map<std::string, std::unique_ptr<Store>, std::less<>> stores_ ABSL_GUARDED_BY(mu_);
+};
+
+// The cluster's pods that are not terminal, by namespace (Handle::pods): kept by the scheduler
+// from the pod events, once a plugin asked for them (Enable).
+class PodsByNamespace final : public PodLister {
+ public:
+  void Enable() { enabled_.store(true, std::memory_order_release); }
+  bool enabled() const { return enabled_.load(std::memory_order_acquire); }
+  // A pod added or updated (the later object replaces the earlier by UID), or removed.
+  void Set(std::shared_ptr<const api::Pod> pod);
+  void Remove(const api::Pod& pod);
+  std::vector<std::shared_ptr<const api::Pod>> List(std::string_view ns) const override;
+
+ private:
+  std::atomic<bool> enabled_{false};
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string,
+                      absl::flat_hash_map<std::string, std::shared_ptr<const api::Pod>>>
+      by_namespace_ ABSL_GUARDED_BY(mu_);
+};
+
 // Every store a source keeps for the scheduler's plugins.
 struct Listers {
   // The store of T's objects; a kind without one (pods and nodes: the scheduler's cache keeps
@@ -267,6 +325,7 @@ struct Listers {
   StorageObjects storage;
   DraObjects dra;
   ObjectStore<api::PodGroup> pod_groups;  // With GenericWorkload on.
+  CustomObjects custom;
 };
 
 }  // namespace ksched

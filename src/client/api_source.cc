@@ -96,6 +96,35 @@ std::unique_ptr<Reflector<T>> ListerReflector(HttpClient& http, ClusterEventSink
                                         StoreHandlers<T>(s), &s.listers().Of<T>());
 }
 
+// The reflector of a custom resource a plugin watches (Handle::WatchCustomResource): optional, as
+// its CustomResourceDefinition may not be installed (yet).
+std::unique_ptr<Reflector<CustomObject>> CustomReflector(HttpClient& http, ClusterEventSink& s,
+                                                         CustomObjects::Store& store) {
+  const CustomResource& r = store.resource();
+  auto told = [&s, &r](std::shared_ptr<const CustomObject> old,
+                       std::shared_ptr<const CustomObject> now) {
+    s.OnCustomObjectChange(r, std::move(old), std::move(now));
+  };
+  return std::make_unique<Reflector<CustomObject>>(
+      http,
+      ReflectorOptions{.path = fmt::format("/apis/{}/{}/{}", r.Group(), r.Version(), r.Plural()),
+                       .optional = true},
+      ReflectorHandlers<CustomObject>{
+          .on_add = [told](std::shared_ptr<const CustomObject> o) { told(nullptr, std::move(o)); },
+          .on_update =
+              [told](std::shared_ptr<const CustomObject> old,
+                     std::shared_ptr<const CustomObject> o) { told(std::move(old), std::move(o)); },
+          .on_delete =
+              [told](std::shared_ptr<const CustomObject> o) { told(std::move(o), nullptr); },
+          .on_decode_error =
+              [&r](const CustomObject& o, const absl::Status& st) {
+                KLOG_ERROR("Unable to decode custom object", {"resource", r.resource},
+                           {"object", api::KeyOf(o.metadata)},
+                           {"err", std::string(AsStd(st.message()))});
+              }},
+      &store.objects());
+}
+
 }  // namespace
 
 ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& writer,
@@ -107,6 +136,13 @@ ApiSource::ApiSource(HttpClient& http, ClusterEventSink& s, ClusterWriter& write
       std::get<std::unique_ptr<Reflector<T>>>(reflectors_) = ListerReflector<T>(http, s);
     }
   });
+  for (CustomObjects::Store* store : s.listers().custom.All()) {
+    if (store->resource().Group().empty()) {
+      KLOG_ERROR("Incorrect event registration", {"gvk", store->resource().resource});
+      continue;
+    }
+    custom_.push_back(CustomReflector(http, s, *store));
+  }
   std::get<std::unique_ptr<Reflector<api::Node>>>(reflectors_) =
       std::make_unique<Reflector<api::Node>>(
           http, ReflectorOptions{.path = api::CollectionPath<api::Node>()},
@@ -155,6 +191,7 @@ bool ApiSource::ResyncPods(absl::Duration timeout) {
 template <typename Fn>
 bool ApiSource::ForEachReflector(Fn&& fn) {
   bool all = true;
+  for (auto& r : custom_) all = fn(*r) && all;
   api::ForEachKindPodsLast([&]<typename T>() {
     if constexpr (api::kKind<T>.watched) {
       if (auto& r = std::get<std::unique_ptr<Reflector<T>>>(reflectors_)) all = fn(*r) && all;

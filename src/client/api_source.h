@@ -29,6 +29,7 @@
 #include <tuple>
 #include <type_traits>
 #include <variant>
+#include <vector>
 
 #include "ksched/cluster_writer.h"
 #include "src/api/event_sink.h"
@@ -73,6 +74,8 @@ class ApiSource {
   ClusterEventSink& sink_;
   ClusterWriter& writer_;
   ReflectorsOf<api::Object>::type reflectors_;
+  // One per custom resource the plugins watch (Listers::custom), made with the others.
+  std::vector<std::unique_ptr<Reflector<CustomObject>>> custom_;
 };
 
 }  // namespace ksched::client

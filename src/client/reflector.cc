@@ -96,7 +96,13 @@ struct Reflector<T>::Impl {
   // Decodes `e`; on failure tells on_decode_error and returns nullptr.
   std::shared_ptr<const T> Decode(simdjson::dom::element e) {
     auto obj = std::make_shared<T>();
-    if (absl::Status st = api::kKind<T>.decode(e, obj.get()); !st.ok()) {
+    absl::Status st;
+    if constexpr (std::is_same_v<T, CustomObject>) {
+      st = api::DecodeCustomObject(e, obj.get());
+    } else {
+      st = api::kKind<T>.decode(e, obj.get());
+    }
+    if (!st.ok()) {
       if (handlers.on_decode_error) handlers.on_decode_error(*obj, st);
       return nullptr;
     }
@@ -515,6 +521,8 @@ int Reflector<T>::bookmarks() {
 }
 
 // Every kind the table (src/api/kinds.h) calls watched: a missing one fails ApiSource's link.
+// And the custom resources plugins watch.
+template class Reflector<CustomObject>;
 template class Reflector<api::Pod>;
 template class Reflector<api::Node>;
 template class Reflector<api::Namespace>;

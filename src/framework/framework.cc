@@ -263,6 +263,12 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
   for (const auto& [name, p] : plugins_) {
     if (auto* ext = PluginAs<EnqueueExtensions>(p.get())) {
       events_[name] = ext->EventsToRegister();
+      for (const ClusterEventWithHint& reg : events_[name]) {
+        // Watched for the plugin, as upstream starts a dynamic informer for each.
+        if (reg.event.resource == EventResource::kCustom && deps_.custom != nullptr) {
+          deps_.custom->Watch({.resource = reg.event.custom_resource});
+        }
+      }
     } else if (PluginAs<PreEnqueuePlugin>(p.get()) || PluginAs<PreFilterPlugin>(p.get()) ||
                PluginAs<FilterPlugin>(p.get()) || PluginAs<ReservePlugin>(p.get()) ||
                PluginAs<PermitPlugin>(p.get())) {
@@ -404,9 +410,10 @@ std::vector<std::string> Framework::RegisteredEvents(std::string_view plugin) co
   if (it == events_.end()) return out;
   for (const ClusterEventWithHint& reg : it->second) {
     const ClusterEvent& e = reg.event;
-    out.push_back(!e.label.empty()
-                      ? e.label
-                      : fmt::format("{}/{}", EventResourceName(e.resource), ActionNames(e.action)));
+    const std::string_view resource =
+        e.resource == EventResource::kCustom ? e.custom_resource : EventResourceName(e.resource);
+    out.push_back(!e.label.empty() ? e.label
+                                   : fmt::format("{}/{}", resource, ActionNames(e.action)));
   }
   return out;
 }
@@ -1036,6 +1043,19 @@ void Framework::RunPostBindPlugins(CycleState& state, const api::Pod& pod, std::
     }
     return Status();
   });
+}
+
+const PodLister& Framework::pods() {
+  static const PodsByNamespace kNone;
+  if (deps_.pods == nullptr) return kNone;
+  deps_.pods->Enable();
+  return *deps_.pods;
+}
+
+const CustomObjectLister& Framework::WatchCustomResource(const CustomResource& resource) {
+  static const CustomObjects::Store kNone{CustomResource{}};
+  if (deps_.custom == nullptr) return kNone;
+  return deps_.custom->Watch(resource);
 }
 
 std::shared_ptr<WaitingPod> Framework::GetWaitingPod(std::string_view uid) {

@@ -75,8 +75,11 @@ class Framework : public Handle {
     metrics::SchedulerMetrics* metrics = nullptr;  // nullptr: nothing is recorded.
     const cache::Cache* cache = nullptr;           // For GetAssignedPod.
     const Listers* listers = nullptr;              // For GetNamespace, ..., storage.
-    const Clock* clock = nullptr;                  // Times Permit waits; nullptr: the real clock.
-    const Nominator* nominator = nullptr;          // nullptr: no pod is ever nominated.
+    // For WatchCustomResource and pods(); nullptr: none is watched, and no pod listed.
+    CustomObjects* custom = nullptr;
+    PodsByNamespace* pods = nullptr;
+    const Clock* clock = nullptr;          // Times Permit waits; nullptr: the real clock.
+    const Nominator* nominator = nullptr;  // nullptr: no pod is ever nominated.
     // RunAsync and Activate; nullptr: RunAsync runs at once, Activate does nothing.
     std::function<void(std::function<void()>)> run_async;
     std::function<void(const std::vector<std::shared_ptr<const api::Pod>>&)> activate;
@@ -272,6 +275,7 @@ class Framework : public Handle {
     if (deps_.activate) deps_.activate(pods);
   }
   bool Stopping() const override { return deps_.stopping && deps_.stopping(); }
+  absl::Time Now() const override { return deps_.clock ? deps_.clock->Now() : absl::Now(); }
 
   // The pods nominated to `node`, shared; nullptr when none is (the scheduling cycle's fast path).
   std::shared_ptr<const Nominator::PodList> PodsNominatedTo(std::string_view node) const {
@@ -292,6 +296,8 @@ class Framework : public Handle {
     return deps_.listers ? deps_.listers->dra : kNone;
   }
   const PodGroupLister& pod_groups() const override { return pod_groups_; }
+  const PodLister& pods() override;
+  const CustomObjectLister& WatchCustomResource(const CustomResource& resource) override;
 
  private:
   friend class FilterRun;

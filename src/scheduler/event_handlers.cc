@@ -87,8 +87,25 @@ void Scheduler::OnObjectChange(AnyStoredChange change) {
       change);
 }
 
+void Scheduler::OnCustomObjectChange(const CustomResource& resource,
+                                     std::shared_ptr<const CustomObject> old,
+                                     std::shared_ptr<const CustomObject> now) {
+  if (!old && !now) return;
+  const uint32_t action = !now ? kDelete : old ? kUpdate : kAdd;
+  const std::string_view verb = !now ? "Delete" : old ? "Update" : "Add";
+  // Upstream's label for a resource it watches dynamically: "<resource><action>".
+  queue::QueuedEvent event{.event = {EventResource::kCustom, action,
+                                     fmt::format("{}{}", resource.resource, verb),
+                                     resource.resource}};
+  event.storage.custom = {old.get(), now.get()};
+  event.old_object = std::move(old);
+  event.new_object = std::move(now);
+  queue_->MoveAllToActiveOrBackoffQueue(std::move(event));
+}
+
 void Scheduler::OnPodAdd(std::shared_ptr<const api::Pod> pod) {
   if (IsTerminal(*pod)) return;
+  pods_by_namespace_.Set(pod);
   if (Assigned(*pod)) {
     if (cache_.AddPod(PodInfo::Make(pod)).ok()) {
       MoveAll({EventResource::kAssignedPod, kAdd, "AssignedPodAdd"}, nullptr, pod, nullptr,
@@ -116,6 +133,7 @@ void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
     OnPodDelete(old_pod);
     return;
   }
+  pods_by_namespace_.Set(pod);
   if (Assigned(*pod)) {
     if (!Assigned(*old_pod) || !cache_.UpdatePod(PodInfo::Make(pod)).ok()) {
       queue_->Delete(pod->metadata.uid);  // Bound, by us or by another scheduler.
@@ -137,6 +155,7 @@ void Scheduler::OnPodUpdate(const std::shared_ptr<const api::Pod>& old_pod,
 }
 
 void Scheduler::OnPodDelete(const std::shared_ptr<const api::Pod>& pod) {
+  pods_by_namespace_.Remove(*pod);
   if (Assigned(*pod) || !cache_.NodeOf(pod->metadata.uid).empty()) {
     if (cache_.IsAssumedPod(pod->metadata.uid)) (void)cache_.ForgetPod(pod->metadata.uid);
     if (cache_.RemovePod(pod->metadata.uid).ok() || Assigned(*pod)) {

@@ -81,6 +81,8 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
          .metrics = s->metrics_.get(),
          .cache = &s->cache_,
          .listers = &s->listers_,
+         .custom = &s->listers_.custom,
+         .pods = &s->pods_by_namespace_,
          .clock = s->clock_,
          .nominator = &s->nominator_,
          .run_async =

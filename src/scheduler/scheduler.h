@@ -100,6 +100,8 @@ class Scheduler : public ClusterEventSink {
   Listers& listers() override { return listers_; }
   // A storage or DRA object changed: moves the pods whose plugins registered for it.
   void OnObjectChange(AnyStoredChange change) override;
+  void OnCustomObjectChange(const CustomResource& resource, std::shared_ptr<const CustomObject> old,
+                            std::shared_ptr<const CustomObject> now) override;
   // Whether a profile serves this schedulerName.
   bool IsResponsibleFor(const api::Pod& pod) const override;
 
@@ -285,7 +287,8 @@ class Scheduler : public ClusterEventSink {
   RealClock real_clock_;
   const Clock* clock_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> frameworks_;
-  Listers listers_;  // Before the frameworks, whose plugins read them.
+  Listers listers_;                    // Before the frameworks, whose plugins read them.
+  PodsByNamespace pods_by_namespace_;  // Handle::pods(), kept once a plugin asked.
   cache::Cache cache_;
   framework::Nominator nominator_;  // Pods that preemption nominated to a node.
   std::unique_ptr<queue::SchedulingQueue> queue_;

@@ -526,6 +526,86 @@ TEST_F(SchedulerTest, EveryKindWithEventsReachesThePluginsThatRegisteredForIt) {
   EXPECT_EQ(want.size(), 11u);  // The storage, DRA and workload kinds.
 }
 
+// Rejects a pod until a Foo (foos.v1.example.com) of its name exists, and hears of Foos' adds.
+class NeedsFoo : public PreFilterPlugin, public EnqueueExtensions {
+ public:
+  explicit NeedsFoo(Handle& h)
+      : foos_(h.WatchCustomResource({.resource = "foos.v1.example.com", .kind = "Foo"})) {}
+  std::string_view Name() const override { return "NeedsFoo"; }
+  Status PreFilter(CycleState&, const api::Pod& pod, const std::vector<const NodeInfo*>&,
+                   PreFilterResult*) override {
+    if (foos_.Get(pod.metadata.namespace_, pod.metadata.name) == nullptr) {
+      return Status::Unschedulable("no foo");
+    }
+    return Status();
+  }
+  std::vector<ClusterEventWithHint> EventsToRegister() const override {
+    return {{{EventResource::kCustom, kAdd, "", "foos.v1.example.com"}, nullptr}};
+  }
+
+ private:
+  const CustomObjectLister& foos_;
+};
+
+// A custom resource a plugin watches: its store is the plugin's lister, and a change of it moves
+// the pods the plugin rejected, as upstream's dynamic informers do, under the label
+// "<resource><action>"; a change of another resource does not.
+TEST_F(SchedulerTest, ACustomResourceChangeMovesThePodsOfThePluginsThatWatchIt) {
+  BuildWithPlugin("NeedsFoo", [&](Handle& h) { return std::make_unique<NeedsFoo>(h); });
+  s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod().Name("p"));
+  Drain();
+  EXPECT_EQ(writer_.conditions.at("default/p").message,
+            "0/1 nodes are available: no foo. preemption: 0/1 nodes are available: 1 No "
+            "preemption victims found for incoming pod.");
+  CustomObjects::Store* foos = s_->listers().custom.Find("foos.v1.example.com");
+  ASSERT_NE(foos, nullptr);
+  EXPECT_EQ(foos->resource().kind, "Foo");
+  EXPECT_EQ(s_->listers().custom.FindKind("example.com/v1", "Foo"), foos);
+  auto bar = std::make_shared<CustomObject>();
+  bar->metadata = {.name = "p", .namespace_ = "default"};
+  s_->OnCustomObjectChange({.resource = "bars.v1.example.com"}, nullptr, bar);
+  clock_.Advance(absl::Seconds(60));
+  EXPECT_FALSE(s_->ScheduleOne());  // Not an event NeedsFoo registered.
+  foos->objects().Set(bar);
+  s_->OnCustomObjectChange(foos->resource(), nullptr, bar);
+  EXPECT_THAT(s_->metrics_registry().Text(),
+              HasSubstr("scheduler_queue_incoming_pods_total{event=\"foos.v1.example.comAdd\""));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/p"), "n1");
+}
+
+// Handle::pods(): every pod that is not terminal, pending for any scheduler or on a node, by
+// namespace, as upstream's pod lister.
+TEST_F(SchedulerTest, ThePodListerHoldsThePodsThatAreNotTerminal) {
+  const PodLister* lister = nullptr;
+  BuildWithPlugin("NeedsFoo", [&](Handle& h) {
+    lister = &h.pods();
+    return std::make_unique<NeedsFoo>(h);
+  });
+  ASSERT_NE(lister, nullptr);
+  auto names = [&](std::string_view ns) {
+    std::vector<std::string> out;
+    for (const auto& p : lister->List(ns)) out.push_back(p->metadata.name);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  AddPod(MakePod().Name("mine"));
+  AddPod(MakePod().Name("theirs").SchedulerName("other-scheduler"));
+  AddPod(MakePod().Name("bound").Node("n1"));
+  AddPod(MakePod().Name("elsewhere").Namespace("ml"));
+  api::Pod done = MakePod().Name("done").Obj();
+  done.status.phase = "Succeeded";
+  AddPod(done);
+  EXPECT_THAT(names("default"), ::testing::ElementsAre("bound", "mine", "theirs"));
+  EXPECT_THAT(names("ml"), ::testing::ElementsAre("elsewhere"));
+  auto finished = std::make_shared<api::Pod>(*pods_.at("default/theirs"));
+  finished->status.phase = "Failed";
+  s_->OnPodUpdate(pods_.at("default/theirs"), finished);
+  s_->OnPodDelete(pods_.at("default/bound"));
+  EXPECT_THAT(names("default"), ::testing::ElementsAre("mine"));
+}
+
 // PodTopologySpread is a default plugin: a pod whose zone spread the free node would break waits
 // with its message; a pod its selector matches, placed in the other zone, requeues it (only
 // PodTopologySpread asks for assigned pods' arrivals) and evens the zones out.

@@ -6,6 +6,11 @@ namespace ksched {
 
 bool Matches(const ClusterEvent& registered, const ClusterEvent& incoming) {
   if (registered.resource == EventResource::kWildCard) return true;
+  if (registered.resource == EventResource::kCustom) {
+    return incoming.resource == EventResource::kCustom &&
+           registered.custom_resource == incoming.custom_resource &&
+           (registered.action & incoming.action) != 0;
+  }
   bool resource_matches = registered.resource == incoming.resource ||
                           (registered.resource == EventResource::kPod &&
                            (incoming.resource == EventResource::kAssignedPod ||
@@ -23,6 +28,8 @@ std::string_view EventResourceName(EventResource r) {
       return "TargetPod";
     case EventResource::kWildCard:
       return "*";
+    case EventResource::kCustom:
+      return "Custom";
     default:
       break;
   }

@@ -95,15 +95,15 @@ int Found(const api::StringMap& map, ksched_str key, ksched_str* value) {
 // The EventResource named `name` (EventResourceName's), if there is one.
 bool ResourceNamed(std::string_view name, EventResource* out) {
   if (name == "UnschedulablePod") name = "TargetPod";  // 1.36's name.
-  // The resources are numbered from 0 on; past the last one, the name is "?".
-  for (int r = 0;; ++r) {
+  // The resources are numbered from 0 on; custom resources are not for stable plugins (yet).
+  for (int r = 0; r < static_cast<int>(EventResource::kCustom); ++r) {
     const std::string_view n = EventResourceName(static_cast<EventResource>(r));
-    if (n == "?") return false;
     if (n == name) {
       *out = static_cast<EventResource>(r);
       return true;
     }
   }
+  return false;
 }
 
 // The table, in the order stable.h declares it.

@@ -424,9 +424,21 @@ class FakeHandle : public Handle {
   // The DRA objects: a test sets them with listers().dra; the writer's claim writes land there.
   const DraLister& dra() const override { return listers_.dra; }
   const PodGroupLister& pod_groups() const override { return pod_groups_; }
+  // The pods: a test sets them with pod_index().Set.
+  const PodLister& pods() override { return pods_; }
+  PodsByNamespace& pod_index() {
+    pods_.Enable();
+    return pods_;
+  }
+  // The custom objects: a test sets them with listers().custom.Watch(r).objects().Set.
+  const CustomObjectLister& WatchCustomResource(const CustomResource& resource) override {
+    return listers_.custom.Watch(resource);
+  }
   PluginMetrics& metrics() override { return metrics_; }
   bool Stopping() const override { return stopping; }
-  std::atomic<bool> stopping{false};  // What Stopping answers.
+  absl::Time Now() const override { return now; }
+  std::atomic<bool> stopping{false};                   // What Stopping answers.
+  absl::Time now = absl::FromUnixSeconds(1767225600);  // What Now answers.
 
   RecordingWriter& recording_writer() { return writer_; }
   CountingMetrics& counting_metrics() { return metrics_; }
@@ -438,6 +450,7 @@ class FakeHandle : public Handle {
  private:
   cache::Cache cache_;
   Listers listers_;
+  PodsByNamespace pods_;
   cache::PodGroupView pod_groups_{&listers_.pod_groups, &cache_};
   Snapshot snapshot_;
   RecordingWriter writer_;
