@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 #include <utility>
 
 #include "absl/strings/numbers.h"
@@ -111,10 +112,10 @@ std::optional<GoQuantity> ParseGoQuantity(std::string_view s) {
   int64_t v = 0;
   if (!absl::SimpleAtoi(shifted.empty() ? "0" : shifted, &v)) return std::nullopt;
   if (binary >= 0) {
-    if (!frac.empty()) return std::nullopt;  // Go's slow path.
+    // With a fraction Go goes to an inf.Dec (printed as a pointer); the amount is the same.
     q.value = v << binary;
-    q.scale = 0;
-    if (binary % 10 == 0 && (v & 0x07) != 0) q.cached = std::string(s);
+    q.scale = -static_cast<int32_t>(frac.size());
+    if (frac.empty() && binary % 10 == 0 && (v & 0x07) != 0) q.cached = std::string(s);
   } else {
     q.value = v;
     q.scale = exponent - static_cast<int32_t>(frac.size());
@@ -154,6 +155,10 @@ PodGroupSpec SpecOf(const CustomObject& pg) {
   return out;
 }
 
+// The CRD's pattern of a quantity, as its errors quote it.
+constexpr char kQuantityPattern[] =
+    R"(^(\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\+|-)?(([0-9]+(\.[0-9]*)?)|(\.[0-9]+))))?$)";
+
 // The CRD's schema checks (config/crd/bases/scheduling.x-k8s.io_podgroups.yaml): minMember is an
 // int32 of at least 1; minResources are quantities; scheduleTimeoutSeconds an int32.
 absl::Status ValidatePodGroup(const nlohmann::json& pg) {
@@ -179,10 +184,11 @@ absl::Status ValidatePodGroup(const nlohmann::json& pg) {
   if (auto r = spec->find("minResources"); r != spec->end() && r->is_object()) {
     for (const auto& [name, q] : r->items()) {
       const std::string text = q.is_string() ? q.get<std::string>() : q.dump();
-      if (!ParseGoQuantity(text)) {
-        errs.Invalid(field::Child("spec.minResources", name), text,
-                     "quantities must match the regular expression "
-                     "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+      static const std::regex kQuantity(kQuantityPattern);
+      if (!std::regex_match(text, kQuantity)) {
+        const std::string path = field::Child("spec.minResources", name);
+        errs.Invalid(path, q.is_string() ? field::Quote(text) : text,
+                     path + " in body should match '" + kQuantityPattern + "'");
       }
     }
   }
@@ -319,7 +325,12 @@ Status Coscheduling::CheckClusterResource(const std::vector<const NodeInfo*>& no
                                           const Group& g) const {
   std::map<std::string, GoQuantity> need;
   for (const auto& [name, text] : *g.spec->min_resources) {
-    if (std::optional<GoQuantity> q = ParseGoQuantity(text)) need[name] = *q;
+    std::optional<GoQuantity> q = ParseGoQuantity(text);
+    if (!q) {  // Never left out: the group waits, and says why.
+      return Status::UnschedulableAndUnresolvable(
+          fmt::format("minResources[{}]: cannot read the quantity {}", name, field::Quote(text)));
+    }
+    need[name] = *q;
   }
   need["pods"] = GoQuantity{.value = g.spec->min_member, .format = "DecimalSI"};
   for (const NodeInfo* ni : nodes) {

@@ -130,6 +130,13 @@ TEST_F(CoschedulingTest, PreFilterNamesTheResourceGapAsScheduerPluginsPrintsIt) 
             "DecimalSI}]");
   AddGroup(PodGroup("pg", 3, {{"memory", "200"}}));
   EXPECT_TRUE(PreFilter(Member("p1", "pg")).ok());
+  // Passed, the group is not checked again for permitWaitingTimeSeconds (permittedPG).
+  AddGroup(PodGroup("pg", 3, {{"memory", "1Gi"}}));
+  EXPECT_TRUE(PreFilter(Member("p1", "pg")).ok());
+  handle_->now += absl::Seconds(60);
+  // A binary quantity with a fraction is 0.25 Ki = 256 bytes: more than the 200 free.
+  AddGroup(PodGroup("pg", 3, {{"memory", "0.25Ki"}}));
+  EXPECT_EQ(PreFilter(Member("p1", "pg")).code(), Code::kUnschedulableAndUnresolvable);
 }
 
 TEST_F(CoschedulingTest, PermitHoldsTheGroupUntilMinMemberAndActivatesTheSiblingsOnce) {

@@ -1,0 +1,126 @@
+// Coscheduling on the real control plane, loaded from libksched_coscheduling.so with the config of
+// examples/coscheduling: scheduler-plugins' PodGroup CRD applied with kubectl, ksched watches its
+// PodGroups as a custom resource, holds a group's pods until their PodGroup exists, binds a group
+// whole once minMember fit, and binds none of a group that does not fit, saying why.
+#include "contrib/coscheduling/coscheduling.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+#include "test/integration/ksched_process_test.h"
+
+namespace ksched::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr char kScheduler[] = "scheduler-plugins-scheduler";
+
+json PodGroup(const std::string& ns, const std::string& name, int min_member) {
+  return {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"},
+          {"kind", "PodGroup"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec", {{"minMember", min_member}}}};
+}
+
+json Member(const std::string& ns, const std::string& name, const std::string& group,
+            const std::string& cpu) {
+  json pod = Pod(ns, name, cpu, kScheduler);
+  pod["metadata"]["labels"][coscheduling::kPodGroupLabel] = group;
+  return pod;
+}
+
+class CoschedulingTest : public KschedProcessTest {
+ protected:
+  void SetUp() override {
+    CommandResult r = cluster().Kubectl(
+        {"apply", "-f", std::string(KSCHED_SOURCE_DIR) + "/contrib/coscheduling/crd.yaml"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    r = cluster().Kubectl({"wait", "--for=condition=Established", "--timeout=60s",
+                           "crd/podgroups.scheduling.x-k8s.io"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  void Start() {
+    Process* ksched = StartKsched(
+        {"--config", std::string(KSCHED_SOURCE_DIR) + "/examples/coscheduling/config.yaml",
+         "--plugin-library", COSCHEDULING_LIBRARY});
+    ASSERT_TRUE(Eventually([&] {
+      return ksched->Log().find("Loaded plugin library") != std::string::npos;
+    })) << ksched->Log();
+  }
+  std::string NodeOf(const std::string& ns, const std::string& pod) {
+    return Get({"pod", pod, "-n", ns})["spec"].value("nodeName", "");
+  }
+  int Placed(const std::string& ns, const std::vector<std::string>& pods) {
+    int n = 0;
+    for (const std::string& p : pods) n += !NodeOf(ns, p).empty();
+    return n;
+  }
+};
+
+// The API server checks a PodGroup against the CRD's schema, as ksched simulate's check of the
+// kind does (coscheduling::PodGroupResource().validate).
+TEST_F(CoschedulingTest, TheCrdRefusesWhatThePluginsCheckRefuses) {
+  json no_member = PodGroup("default", "bad", 0);
+  json bad_quantity = PodGroup("default", "bad", 1);
+  bad_quantity["spec"]["minResources"] = {{"cpu", "two"}};
+  for (const json& bad : {no_member, bad_quantity}) {
+    CommandResult r = cluster().Kubectl({"create", "-f", "-"}, bad.dump());
+    ASSERT_NE(r.exit_code, 0);
+    absl::Status ours = coscheduling::PodGroupResource().validate(bad);
+    ASSERT_FALSE(ours.ok());
+    EXPECT_THAT(r.err, HasSubstr(std::string(ours.message()))) << r.err;
+  }
+}
+
+TEST_F(CoschedulingTest, AGroupBindsWholeOnceItsPodGroupExistsAndAGroupThatDoesNotFitBindsNone) {
+  const std::string ns = "cosched";
+  Create({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  Create(Node("cosched-a", "3"));
+  Start();
+
+  // Pods that name a PodGroup not yet there: Permit turns them away.
+  const std::vector<std::string> a = {"a-0", "a-1", "a-2"};
+  for (const std::string& p : a) Create(Member(ns, p, "a", "1"));
+  const json waiting = PodScheduledCondition(ns, "a-0");
+  ASSERT_TRUE(waiting.is_object());
+  EXPECT_EQ(waiting.value("reason", ""), "Unschedulable");
+  // As upstream words a Permit rejection: a FitError of the one node chosen.
+  EXPECT_EQ(waiting.value("message", ""), "0/1 nodes are available: 1 PodGroup not found.");
+  EXPECT_EQ(Placed(ns, a), 0);
+
+  // Its PodGroup arrives (a watched custom resource's Add): the group binds whole.
+  Create(PodGroup(ns, "a", 3));
+  ASSERT_TRUE(Eventually([&] { return Placed(ns, a) == 3; }));
+
+  // Two of three fit the one CPU left... none of them binds: the third's failure rejects the
+  // two waiting at Permit, and none is ever bound.
+  Create(Node("cosched-b", "2"));
+  Create(PodGroup(ns, "b", 3));
+  const std::vector<std::string> b = {"b-0", "b-1", "b-2"};
+  for (const std::string& p : b) Create(Member(ns, p, "b", "1"));
+  const json rejected = PodScheduledCondition(ns, "b-2");
+  ASSERT_TRUE(rejected.is_object());
+  for (int i = 0; i < 15; ++i) {
+    EXPECT_EQ(Placed(ns, b), 0);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  // Why, in the pods' FailedScheduling events: the pod that did not fit, and the waiting ones it
+  // had rejected.
+  std::string notes;
+  for (const json& e : Events(ns)) {
+    if (e["reason"] == "FailedScheduling") notes += e.value("note", "") + "\n";
+  }
+  EXPECT_THAT(notes, HasSubstr("0/2 nodes are available: 2 Insufficient cpu. preemption: "))
+      << notes;
+  EXPECT_THAT(notes, HasSubstr("PodGroup cosched/b gets rejected due to Pod b-")) << notes;
+  EXPECT_THAT(notes, HasSubstr("0/1 nodes are available: 1 optimistic rejection in PostFilter."))
+      << notes;
+}
+
+}  // namespace
+}  // namespace ksched::testing
