@@ -217,6 +217,10 @@ class Framework : public Handle {
   // How many threads ParallelFor can use: parallelism(), or fewer on a machine with fewer cores.
   int concurrency() const { return arena_.max_concurrency(); }
   std::shared_ptr<WaitingPod> GetWaitingPod(std::string_view uid) override;
+  // The same, with what the scheduler asks of a wait (WaitingPodImpl::Decided, Deadline).
+  std::shared_ptr<WaitingPodImpl> WaitingPodOf(std::string_view uid) const {
+    return waiting_.Get(uid);
+  }
   void IterateOverWaitingPods(const std::function<void(WaitingPod&)>& fn) override;
   std::shared_ptr<const api::Namespace> GetNamespace(std::string_view name) const override {
     return deps_.listers ? deps_.listers->namespaces.Get(name) : nullptr;

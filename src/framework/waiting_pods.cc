@@ -57,6 +57,19 @@ Status WaitingPodImpl::Wait() {
   }
 }
 
+bool WaitingPodImpl::Decided() const {
+  const absl::Time deadline = Deadline();
+  absl::MutexLock lock(&mu_);
+  return result_.has_value() || deadlines_.empty() || clock_.Now() >= deadline;
+}
+
+absl::Time WaitingPodImpl::Deadline() const {
+  absl::MutexLock lock(&mu_);
+  absl::Time first = absl::InfiniteFuture();
+  for (const auto& [plugin, deadline] : deadlines_) first = std::min(first, deadline);
+  return first;
+}
+
 WaitingPods::WaitingPods(const Clock* clock) : clock_(clock ? *clock : kRealClock) {}
 
 void WaitingPods::Add(const api::Pod& pod, const std::map<std::string, absl::Duration>& timeouts) {

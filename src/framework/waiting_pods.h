@@ -49,6 +49,10 @@ class WaitingPodImpl : public WaitingPod {
   // due to timeout after waiting 10s at plugin <name>"). The clock decides the deadline: on a
   // FakeClock, the wait times out when a test advances the clock past it.
   Status Wait() ABSL_LOCKS_EXCLUDED(mu_);
+  // Whether Wait would return at once: allowed by all, rejected, or past a deadline.
+  bool Decided() const ABSL_LOCKS_EXCLUDED(mu_);
+  // The first deadline of the plugins still to allow it; InfiniteFuture once none is left.
+  absl::Time Deadline() const ABSL_LOCKS_EXCLUDED(mu_);
 
  private:
   const api::Pod pod_;

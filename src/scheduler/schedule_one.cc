@@ -52,6 +52,7 @@ int32_t NumFeasibleNodesToFind(int32_t percentage, int32_t num_all_nodes) {
 
 bool Scheduler::ScheduleOne(absl::Duration wait) {
   if (options_.throttle) options_.throttle();
+  RunDecidedBindingCycles();
   std::optional<QueuedPodInfo> popped =
       wait > absl::ZeroDuration() ? queue_->PopWait(wait) : queue_->Pop();
   if (!popped) return false;
@@ -79,7 +80,35 @@ bool Scheduler::ScheduleOne(absl::Duration wait) {
           SchedulingCycle(*fw_it->second, std::move(info), start)) {
     StartBindingCycle(std::move(*binding));
   }
+  RunDecidedBindingCycles();
   return true;
+}
+
+void Scheduler::RunDecidedBindingCycles() {
+  // A cycle run here may decide others' waits (Unreserve rejects a gang's siblings): again until
+  // none is left to run.
+  for (bool ran = true; ran && !parked_.empty();) {
+    ran = false;
+    for (size_t i = 0; i < parked_.size(); ++i) {
+      std::shared_ptr<framework::WaitingPodImpl> wp =
+          parked_[i].fw->WaitingPodOf(parked_[i].assumed->metadata.uid);
+      if (wp != nullptr && !wp->Decided()) continue;
+      BindingCycle cycle = std::move(parked_[i]);
+      parked_.erase(parked_.begin() + static_cast<std::ptrdiff_t>(i));
+      StartBindingCycle(std::move(cycle));
+      ran = true;
+      break;
+    }
+  }
+}
+
+absl::Time Scheduler::NextPermitDeadline() const {
+  absl::Time first = absl::InfiniteFuture();
+  for (const BindingCycle& c : parked_) {
+    if (auto wp = c.fw->WaitingPodOf(c.assumed->metadata.uid))
+      first = std::min(first, wp->Deadline());
+  }
+  return first;
 }
 
 std::optional<Scheduler::BindingCycle> Scheduler::SchedulingCycle(framework::Framework& fw,
@@ -523,6 +552,14 @@ void Scheduler::StartBindingCycle(BindingCycle cycle) {
   // when Permit holds the pod or a plugin of the cycle blocks, otherwise started here and carried
   // on by each answer where it arrives.
   if (!cycle.async) {
+    if (options_.binding_threads == 0) {
+      std::shared_ptr<framework::WaitingPodImpl> wp =
+          cycle.fw->WaitingPodOf(cycle.assumed->metadata.uid);
+      if (wp != nullptr && !wp->Decided()) {
+        parked_.push_back(std::move(cycle));
+        return;
+      }
+    }
     // std::function needs a copyable callable: BindingCycle holds the state by shared_ptr.
     binding_.Run([this, cycle = std::move(cycle)]() mutable {
       binding_goroutines_->Add(1);

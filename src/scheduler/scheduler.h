@@ -110,6 +110,13 @@ class Scheduler : public ClusterEventSink {
   bool ScheduleOne(absl::Duration wait = absl::ZeroDuration());
   // Blocks until every binding cycle handed over so far has finished (bound or rolled back).
   void WaitForBindings() { binding_.Wait(); }
+  // Without binding threads (`ksched simulate`), a binding cycle whose pod waits at Permit is set
+  // aside rather than run inline, where it would wait forever on the scheduling thread: this runs
+  // those whose wait is decided (allowed, rejected, or past its deadline on the clock). ScheduleOne
+  // calls it before and after each cycle.
+  void RunDecidedBindingCycles();
+  // The first deadline of the waits set aside; InfiniteFuture if there is none.
+  absl::Time NextPermitDeadline() const;
 
   const framework::Framework* FrameworkFor(std::string_view scheduler_name) const;
   queue::SchedulingQueue& queue() { return *queue_; }
@@ -289,6 +296,8 @@ class Scheduler : public ClusterEventSink {
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> frameworks_;
   Listers listers_;                    // Before the frameworks, whose plugins read them.
   PodsByNamespace pods_by_namespace_;  // Handle::pods(), kept once a plugin asked.
+  // The binding cycles waiting at Permit, set aside when there are no binding threads.
+  std::vector<BindingCycle> parked_;
   cache::Cache cache_;
   framework::Nominator nominator_;  // Pods that preemption nominated to a node.
   std::unique_ptr<queue::SchedulingQueue> queue_;

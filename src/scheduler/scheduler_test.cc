@@ -1784,7 +1784,7 @@ class WaitPlugin : public PermitPlugin {
 
 class PermitTest : public ::testing::Test {
  protected:
-  void Build(absl::Duration timeout) {
+  void Build(absl::Duration timeout, size_t binding_threads = 1) {
     registry_ = plugins::NewInTreeRegistry();
     ASSERT_TRUE(registry_
                     .Register("WaitPlugin",
@@ -1795,12 +1795,14 @@ class PermitTest : public ::testing::Test {
                     .ok());
     config::Configuration cfg = WithPluginAt(&config::Plugins::permit, "WaitPlugin");
     auto s = Scheduler::Create(
-        {.config = cfg, .writer = &writer_, .clock = &clock_, .binding_threads = 1}, registry_);
+        {.config = cfg, .writer = &writer_, .clock = &clock_, .binding_threads = binding_threads},
+        registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
     s_->OnNodeAdd(MakeNode().Name("n1").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
     s_->OnPodAdd(MakePod().Name("p").Ptr());
-    ASSERT_TRUE(s_->ScheduleOne());  // The binding cycle waits at Permit on its own thread.
+    // The binding cycle waits at Permit on its own thread, or, with none, set aside.
+    ASSERT_TRUE(s_->ScheduleOne());
   }
 
   FakeClock clock_;
@@ -1830,6 +1832,30 @@ TEST_F(PermitTest, WaitingPodIsRejectedWhenTheWaitTimesOut) {
   EXPECT_TRUE(writer_.binds.empty());
   EXPECT_EQ(s_->cache().NodeOf("p"), "");  // unreserved and forgotten
   EXPECT_EQ(writer_.conditions.at("default/p").reason, "Unschedulable");
+  EXPECT_EQ(writer_.conditions.at("default/p").message,
+            "0/1 nodes are available: 1 rejected due to timeout after waiting 10m0s at plugin "
+            "WaitPlugin.");
+}
+
+// Without binding threads (`ksched simulate`), the waiting pod's binding cycle is set aside, not
+// run inline where it would wait forever: allowed, it binds at the next cycle's start; its
+// deadline is the next time to move the clock to.
+TEST_F(PermitTest, WithoutBindingThreadsAWaitIsSetAsideUntilDecided) {
+  Build(absl::Minutes(1), /*binding_threads=*/0);
+  EXPECT_TRUE(writer_.binds.empty());
+  EXPECT_EQ(s_->NextPermitDeadline(), clock_.Now() + absl::Minutes(1));
+  const framework::Framework* fw = s_->FrameworkFor("default-scheduler");
+  const_cast<framework::Framework*>(fw)->GetWaitingPod("p")->Allow("WaitPlugin");
+  EXPECT_FALSE(s_->ScheduleOne());  // No pod to pop; the allowed cycle runs.
+  EXPECT_EQ(writer_.binds.at("default/p"), "n1");
+  EXPECT_EQ(s_->NextPermitDeadline(), absl::InfiniteFuture());
+}
+
+TEST_F(PermitTest, WithoutBindingThreadsAWaitTimesOutOnTheClock) {
+  Build(absl::Minutes(10), /*binding_threads=*/0);
+  clock_.Advance(absl::Minutes(10));
+  s_->RunDecidedBindingCycles();
+  EXPECT_TRUE(writer_.binds.empty());
   EXPECT_EQ(writer_.conditions.at("default/p").message,
             "0/1 nodes are available: 1 rejected due to timeout after waiting 10m0s at plugin "
             "WaitPlugin.");
