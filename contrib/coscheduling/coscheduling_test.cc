@@ -1,5 +1,6 @@
 #include "contrib/coscheduling/coscheduling.h"
 
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -11,8 +12,11 @@
 #include "src/config/load.h"
 #include "src/plugins/registry.h"
 #include "src/scheduler/scheduler.h"
+#include "src/sim/manifests.h"
+#include "src/sim/simulate.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
+#include "src/testing/files.h"
 
 namespace ksched::coscheduling {
 namespace {
@@ -358,6 +362,85 @@ TEST_F(CoschedulingSchedulerTest, ARejectedGroupBacksOffAndLetsAnotherBind) {
   Add(MakePod().Name("t1-p2-1").Label(kPodGroupLabel, "pg2-1").Req("cpu", "2").Obj());
   Settle();
   EXPECT_THAT(Bound(), ElementsAre("t1-p2-1"));
+}
+
+// --- In `ksched simulate`
+// --------------------------------------------------------------------------
+
+class CoschedulingSimulateTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(Register(registry_).ok());
+    absl::StatusOr<config::Configuration> cfg =
+        config::LoadConfigFile(testing::SourcePath("examples/coscheduling/config.yaml"), registry_);
+    ASSERT_TRUE(cfg.ok()) << cfg.status();
+    cfg_ = *cfg;
+    absl::StatusOr<std::vector<CustomResource>> kinds =
+        sim::WatchedCustomResources(cfg_, registry_);
+    ASSERT_TRUE(kinds.ok()) << kinds.status();
+    kinds_ = *kinds;
+  }
+  absl::StatusOr<std::vector<api::Object>> Load(const std::string& path) {
+    custom_.clear();
+    return sim::LoadManifests({path}, sim::FieldValidation::kStrict, nullptr, kinds_, &custom_);
+  }
+
+  Registry registry_ = plugins::NewInTreeRegistry();
+  config::Configuration cfg_;
+  std::vector<CustomResource> kinds_;
+  std::vector<sim::CustomManifestObject> custom_;
+};
+
+// examples/coscheduling: sweep's three pods of 3 CPUs on two nodes of 4: two would fit, and wait
+// at Permit until the third fails and rejects them; none is placed. train fits whole.
+TEST_F(CoschedulingSimulateTest, TheExampleGangIsPlacedWholeOrNotAtAll) {
+  ASSERT_EQ(kinds_.size(), 1u);
+  EXPECT_EQ(kinds_[0].resource, kPodGroupResource);
+  absl::StatusOr<std::vector<api::Object>> objects =
+      Load(testing::SourcePath("examples/coscheduling/cluster.yaml"));
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  ASSERT_EQ(custom_.size(), 2u);
+  EXPECT_EQ(custom_[0].object->metadata.namespace_, "default");
+  absl::StatusOr<sim::SimulationResult> result =
+      sim::Simulate(*std::move(objects), registry_, {.config = cfg_, .custom_objects = custom_});
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::map<std::string, std::string> placed;
+  for (const sim::PodOutcome& o : result->pods)
+    placed[o.name] = o.status + " " + o.node.value_or("");
+  EXPECT_EQ(placed["train-0"].substr(0, 9), "Scheduled");
+  EXPECT_EQ(placed["train-1"].substr(0, 9), "Scheduled");
+  EXPECT_EQ(placed["train-2"].substr(0, 9), "Scheduled");
+  EXPECT_EQ(placed["web"].substr(0, 9), "Scheduled");
+  for (const char* sweep : {"sweep-0", "sweep-1", "sweep-2"}) {
+    EXPECT_EQ(placed[sweep].substr(0, 13), "Unschedulable") << sweep;
+  }
+  for (const sim::PodOutcome& o : result->pods) {
+    if (o.name.starts_with("sweep")) {
+      EXPECT_THAT(o.message,
+                  ::testing::HasSubstr("PodGroup default/sweep gets rejected due to Pod"));
+    }
+  }
+}
+
+TEST_F(CoschedulingSimulateTest, APodGroupTheApiServerWouldRefuseIsRefusedByFileAndField) {
+  const std::string path = ::testing::TempDir() + "/bad_podgroup.yaml";
+  std::ofstream(path) << "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
+                         "metadata: {name: g}\nspec: {minMember: 0}\n";
+  absl::StatusOr<std::vector<api::Object>> objects = Load(path);
+  ASSERT_FALSE(objects.ok());
+  EXPECT_EQ(
+      std::string(objects.status().message()),
+      path +
+          ": document 1 (PodGroup g): PodGroup \"g\" is invalid: spec.minMember: Invalid value: 0: "
+          "spec.minMember in body should be greater than or equal to 1");
+  // Without Coscheduling, no plugin watches the kind: refused as the API server refuses a kind
+  // whose CRD is not installed.
+  objects = sim::LoadManifests({path});
+  ASSERT_FALSE(objects.ok());
+  EXPECT_EQ(std::string(objects.status().message()),
+            path +
+                ": document 1 (PodGroup g): no matches for kind \"PodGroup\" in version "
+                "\"scheduling.x-k8s.io/v1alpha1\"");
 }
 
 }  // namespace

@@ -26,9 +26,9 @@ int SimulateFailed(std::string_view why, int code) {
 
 // The cluster to simulate: the manifests, or a live cluster's snapshot. Sets *code on error: 2 for
 // bad input, 1 for a cluster that cannot be read.
-absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& flags,
-                                                          std::vector<std::string>* warnings,
-                                                          int* code) {
+absl::StatusOr<std::vector<api::Object>> SimulatedCluster(
+    const SimulateFlags& flags, const std::vector<CustomResource>& custom_kinds,
+    std::vector<sim::CustomManifestObject>* custom, std::vector<std::string>* warnings, int* code) {
   *code = 2;
   const bool live = !flags.kubeconfig.empty() || !flags.context.empty();
   if (live && !flags.files.empty()) {
@@ -42,7 +42,7 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(const SimulateFlags& f
     absl::StatusOr<std::vector<std::string>> paths =
         sim::ManifestPaths(flags.files, flags.recursive);
     if (!paths.ok()) return paths.status();
-    return sim::LoadManifests(*paths, flags.what_if.fields, warnings);
+    return sim::LoadManifests(*paths, flags.what_if.fields, warnings, custom_kinds, custom);
   }
   *code = 1;
   absl::StatusOr<client::RestConfig> rest =
@@ -135,7 +135,12 @@ int RunSimulate(const SimulateFlags& given, const features::FeatureGates& gates,
       std::fprintf(stderr, "ksched simulate: warning: %s\n", w.c_str());
     warnings.clear();
   };
-  absl::StatusOr<std::vector<api::Object>> objects = SimulatedCluster(flags, &warnings, &code);
+  absl::StatusOr<std::vector<CustomResource>> custom_kinds =
+      sim::WatchedCustomResources(*cfg, registry);
+  if (!custom_kinds.ok()) return SimulateFailed(AsStd(custom_kinds.status().message()), 1);
+  std::vector<sim::CustomManifestObject> custom;
+  absl::StatusOr<std::vector<api::Object>> objects =
+      SimulatedCluster(flags, *custom_kinds, &custom, &warnings, &code);
   warn();
   if (!objects.ok()) return SimulateFailed(AsStd(objects.status().message()), code);
   // A live cluster, or a change to one, is summed up: the pods left pending, each node's load.
@@ -154,7 +159,8 @@ int RunSimulate(const SimulateFlags& given, const features::FeatureGates& gates,
        .one_at_a_time = flags.one_at_a_time,
        .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation"),
        .opportunistic_batching = gates.Enabled("OpportunisticBatching"),
-       .generic_workload = gates.Enabled("GenericWorkload")});
+       .generic_workload = gates.Enabled("GenericWorkload"),
+       .custom_objects = std::move(custom)});
   if (!result.ok()) return SimulateFailed(AsStd(result.status().message()), 1);
   std::string out;
   if (flags.output == "json") {

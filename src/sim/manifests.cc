@@ -1,5 +1,6 @@
 #include "src/sim/manifests.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
@@ -10,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "ksched/status_macros.h"
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/api/api_fields.h"
@@ -125,10 +127,52 @@ std::vector<Placed> ObjectsOf(simdjson::dom::element doc, std::string_view kind,
 struct Parsed {
   std::vector<api::Object> objects;
   std::vector<std::string> where;
+  std::vector<CustomManifestObject> custom;  // With the custom kinds Parse was given.
+  std::vector<std::string> custom_where;
 };
 
+// The custom resource of this kind and apiVersion among `kinds`, or nullptr.
+const CustomResource* CustomKindOf(const std::vector<CustomResource>& kinds, std::string_view kind,
+                                   std::string_view version) {
+  for (const CustomResource& r : kinds) {
+    if (!r.kind.empty() && r.kind == kind && r.ApiVersion() == version) return &r;
+  }
+  return nullptr;
+}
+
+// An object of a custom resource, as the API server creates it: a namespaced one in "default"
+// when it names none, its creation time the simulation's start, checked by the resource's schema
+// checks.
+absl::StatusOr<CustomManifestObject> DecodeCustom(simdjson::dom::element e,
+                                                  const CustomResource& r) {
+  auto obj = std::make_shared<CustomObject>();
+  KSCHED_RETURN_IF_ERROR(api::DecodeCustomObject(e, obj.get()));
+  api::ObjectMeta& m = obj->metadata;
+  if (m.name.empty()) {
+    return absl::InvalidArgumentError(fmt::format(
+        "{} \"\" is invalid: metadata.name: Required value: name or generateName is required",
+        r.kind));
+  }
+  if (r.namespaced && m.namespace_.empty()) m.namespace_ = "default";
+  if (!r.namespaced) m.namespace_.clear();
+  if (m.uid.empty()) m.uid = api::KeyOf(m);
+  if (m.creation_timestamp.empty()) m.creation_timestamp = "2026-01-01T00:00:00Z";
+  obj->object["metadata"]["name"] = m.name;
+  if (r.namespaced) obj->object["metadata"]["namespace"] = m.namespace_;
+  obj->object["metadata"]["uid"] = m.uid;
+  obj->object["metadata"]["creationTimestamp"] = m.creation_timestamp;
+  if (r.validate) {
+    if (absl::Status st = r.validate(obj->object); !st.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("{} \"{}\" is invalid: {}", r.kind, m.name, AsStd(st.message())));
+    }
+  }
+  return CustomManifestObject{r.resource, std::move(obj)};
+}
+
 absl::StatusOr<Parsed> Parse(std::string_view text, const std::string& source,
-                             FieldValidation fields, std::vector<std::string>* warnings) {
+                             FieldValidation fields, std::vector<std::string>* warnings,
+                             const std::vector<CustomResource>& custom_kinds = {}) {
   absl::StatusOr<std::vector<std::string>> docs = ManifestDocuments(text, source);
   if (!docs.ok()) return docs.status();
   const bool one_json = docs->size() == 1 && (*docs)[0] == text;
@@ -157,6 +201,42 @@ absl::StatusOr<Parsed> Parse(std::string_view text, const std::string& source,
       }
     }
     const std::vector<Placed> objects = ObjectsOf(e, kind, item_kind);
+    // Objects of custom resources, alone or among the items of a List: each item on its own.
+    auto custom_of = [&](simdjson::dom::element object) -> const CustomResource* {
+      std::string_view k = item_kind, v = item_version;
+      if (!object["kind"].get(k) && !object["apiVersion"].get(v)) {
+        return CustomKindOf(custom_kinds, k, v);
+      }
+      return nullptr;
+    };
+    if (std::any_of(objects.begin(), objects.end(),
+                    [&](const Placed& o) { return custom_of(o.second) != nullptr; })) {
+      for (const auto& [place, object] : objects) {
+        const std::string at = place.empty() ? where : fmt::format("{}: {}", where, place);
+        if (const CustomResource* r = custom_of(object)) {
+          absl::StatusOr<CustomManifestObject> c = DecodeCustom(object, *r);
+          if (!c.ok()) return fail(at, AsStd(c.status().message()));
+          out.custom.push_back(*std::move(c));
+          out.custom_where.push_back(at);
+          continue;
+        }
+        std::vector<std::string> unknown;
+        absl::Status st = CheckTypeAndFields(object, item_kind, item_version, fields, &unknown);
+        if (!st.ok()) return fail(at, AsStd(st.message()));
+        for (const std::string& u : unknown) {
+          if (warnings != nullptr) warnings->push_back(fmt::format("{}: {}", at, u));
+        }
+        absl::StatusOr<std::vector<api::Object>> decoded = api::DecodeObjects(object);
+        if (!decoded.ok()) return fail(at, AsStd(decoded.status().message()));
+        for (api::Object& o : *decoded) {
+          std::vector<std::string> errors = ValidateObject(o);
+          if (!errors.empty()) return fail(at, InvalidObjectMessage(o, errors));
+          out.objects.push_back(std::move(o));
+          out.where.push_back(at);
+        }
+      }
+      continue;
+    }
     for (const auto& [place, object] : objects) {
       const std::string at = place.empty() ? where : fmt::format("{}: {}", where, place);
       std::vector<std::string> unknown;
@@ -302,18 +382,30 @@ absl::Status AdmitAdminAccess(const std::vector<api::Object>& objects,
 
 }  // namespace
 
-absl::StatusOr<std::vector<api::Object>> LoadManifests(const std::vector<std::string>& paths,
-                                                       FieldValidation fields,
-                                                       std::vector<std::string>* warnings) {
+absl::StatusOr<std::vector<api::Object>> LoadManifests(
+    const std::vector<std::string>& paths, FieldValidation fields,
+    std::vector<std::string>* warnings, const std::vector<CustomResource>& custom_kinds,
+    std::vector<CustomManifestObject>* custom) {
   std::vector<api::Object> all;
   std::vector<std::string> where;
   std::set<std::tuple<std::string, std::string, std::string>> keys;  // kind, namespace, name
   for (const std::string& path : paths) {
     absl::StatusOr<std::string> text = ReadManifest(path);
     if (!text.ok()) return text.status();
-    absl::StatusOr<Parsed> parsed = Parse(*text, path, fields, warnings);
+    absl::StatusOr<Parsed> parsed = Parse(*text, path, fields, warnings, custom_kinds);
     if (!parsed.ok()) return parsed.status();
     if (absl::Status st = AdmitPods(parsed->objects, path); !st.ok()) return st;
+    for (size_t i = 0; i < parsed->custom.size(); ++i) {
+      CustomManifestObject& c = parsed->custom[i];
+      const api::ObjectMeta& m = c.object->metadata;
+      if (!keys.emplace(c.resource, m.namespace_, m.name).second) {
+        const CustomResource r{.resource = c.resource};
+        return absl::AlreadyExistsError(fmt::format("{}: {}.{} \"{}\" already exists",
+                                                    parsed->custom_where[i], r.Plural(), r.Group(),
+                                                    m.name));
+      }
+      if (custom != nullptr) custom->push_back(std::move(c));
+    }
     for (size_t i = 0; i < parsed->objects.size(); ++i) {
       api::Object& o = parsed->objects[i];
       const api::ObjectMeta& m = api::MetaOf(o);

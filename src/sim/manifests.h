@@ -3,11 +3,13 @@
 //   cluster.yaml: document 2 (Pod default/web): spec.containers[0].resources.requests.cpu: ...
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ksched/custom_objects.h"
 #include "src/api/decode.h"
 
 namespace ksched::sim {
@@ -55,9 +57,20 @@ absl::Status AdmitPods(std::vector<api::Object>& objects, const std::string& sou
 // Two objects of one kind, namespace and name are an error, as the second create would be:
 //   pods.yaml: document 2 (Pod default/web): pods "web" already exists
 // So are files that hold no object at all, as kubectl's "no objects passed to create".
+// An object of a custom resource (ksched/custom_objects.h) read from a manifest, and the resource.
+struct CustomManifestObject {
+  std::string resource;
+  std::shared_ptr<const CustomObject> object;
+};
+
+// With `custom_kinds` (the custom resources the profiles' plugins watch, each with its kind), an
+// object of one of those kinds and apiVersions goes to `custom`, checked by its resource's
+// `validate`, instead of being refused as a kind ksched does not serve.
 absl::StatusOr<std::vector<api::Object>> LoadManifests(
     const std::vector<std::string>& paths, FieldValidation fields = FieldValidation::kStrict,
-    std::vector<std::string>* warnings = nullptr);
+    std::vector<std::string>* warnings = nullptr,
+    const std::vector<CustomResource>& custom_kinds = {},
+    std::vector<CustomManifestObject>* custom = nullptr);
 
 // Whether the API server requires a limit equal to the request for `resource`: one that cannot
 // be overcommitted (not helper.IsOvercommitAllowed), an extended resource such as example.com/gpu

@@ -164,6 +164,19 @@ std::map<std::string, std::string> Preemptors(
 
 }  // namespace
 
+absl::StatusOr<std::vector<CustomResource>> WatchedCustomResources(const config::Configuration& cfg,
+                                                                   const Registry& registry) {
+  Cluster none({});
+  absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> s =
+      scheduler::Scheduler::Create({.config = cfg, .writer = &none}, registry);
+  if (!s.ok()) return s.status();
+  std::vector<CustomResource> out;
+  for (CustomObjects::Store* store : (*s)->listers().custom.All()) {
+    if (!store->resource().kind.empty()) out.push_back(store->resource());
+  }
+  return out;
+}
+
 absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
                                           const Registry& registry,
                                           const SimulationOptions& options) {
@@ -185,6 +198,11 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
       scheduler::Scheduler::Create(std::move(so), registry);
   if (!created.ok()) return created.status();
   scheduler::Scheduler& s = **created;
+  for (const CustomManifestObject& c : options.custom_objects) {
+    if (CustomObjects::Store* store = s.listers().custom.Find(c.resource)) {
+      store->objects().Set(c.object);
+    }
+  }
 
   std::vector<std::shared_ptr<const api::Pod>> initial = cluster.Pods();
   cluster.Start(s, options.one_at_a_time);
@@ -194,13 +212,15 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
       const size_t evicted_before = cluster.Evicted().size();
       while (s.ScheduleOne()) cluster.Deliver(s);
       cluster.Deliver(s);
-      absl::Time next = s.queue().NextBackoffExpiry();
+      // The next backoff to end, or wait at Permit to time out.
+      absl::Time next = std::min(s.queue().NextBackoffExpiry(), s.NextPermitDeadline());
       if (next == absl::InfiniteFuture()) break;
       const bool progressed =
           cycles.placed != placed_before || cluster.Evicted().size() != evicted_before;
       idle = progressed ? 0 : idle + 1;
       clock.Set(std::max(next, clock.Now()));
       s.queue().FlushBackoffQCompleted();
+      s.RunDecidedBindingCycles();
     }
   } while (cluster.AddNextPod(s));
 

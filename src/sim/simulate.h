@@ -15,6 +15,7 @@
 #include "src/api/decode.h"
 #include "src/config/config.h"
 #include "src/scheduler/scheduler.h"
+#include "src/sim/manifests.h"
 
 namespace ksched::sim {
 
@@ -29,6 +30,8 @@ struct SimulationOptions {
   bool nominated_node_name_for_expectation = true;  // The gate (SchedulerOptions').
   bool opportunistic_batching = true;               // The gate (SchedulerOptions').
   bool generic_workload = false;                    // The gate (SchedulerOptions').
+  // The objects of custom resources plugins watch (LoadManifests' `custom`).
+  std::vector<CustomManifestObject> custom_objects;
 };
 
 // What `simulate --explain` shows of a pod's last scheduling cycle (its observer keeps it).
@@ -84,6 +87,11 @@ struct SimulationResult {
   std::vector<std::shared_ptr<const api::Pod>> final_pods;
   std::vector<std::shared_ptr<const api::Node>> final_nodes;
 };
+
+// The custom resources the profiles' plugins watch, with their kinds: what LoadManifests reads
+// besides ksched's own kinds. The plugins are made (and dropped) to learn it.
+absl::StatusOr<std::vector<CustomResource>> WatchedCustomResources(const config::Configuration& cfg,
+                                                                   const Registry& registry);
 
 absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
                                           const Registry& registry,
