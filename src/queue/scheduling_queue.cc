@@ -49,8 +49,8 @@ bool SchedulingQueue::IsBackingOff(const Entry& e) const {
 }
 
 void SchedulingQueue::Unlink(Entry* e) {
-  if (e->where == Where::kActive) active_.erase(e);
-  if (e->where == Where::kBackoff) BackoffSet(*e).erase(e);
+  if (e->where == Where::kActive) active_.erase(e->active_pos);
+  if (e->where == Where::kBackoff) BackoffSet(*e).erase(e->backoff_pos);
   if (e->where == Where::kUnschedulable) {
     unschedulable_.erase(e);
     if (options_.on_unschedulable) options_.on_unschedulable(e->info, -1);
@@ -109,7 +109,7 @@ void SchedulingQueue::ToActive(Entry* e, std::string_view event, std::string_vie
   if (e->info.initial_attempt_timestamp == absl::InfinitePast()) {
     e->info.initial_attempt_timestamp = clock_->Now();
   }
-  active_.insert(e);
+  e->active_pos = active_.insert(e);
   Incoming("active", event, hinted);
 }
 
@@ -119,7 +119,7 @@ void SchedulingQueue::ToBackoff(Entry* e, std::string_view event, std::string_vi
   Unlink(e);
   e->backoff_expiry = BackoffExpiry(e->info);
   e->where = Where::kBackoff;
-  BackoffSet(*e).insert(e);
+  e->backoff_pos = BackoffSet(*e).insert(e);
   Incoming("backoff", event, hinted);
 }
 
@@ -167,9 +167,9 @@ void SchedulingQueue::Update(std::shared_ptr<const PodInfo> pod) {
       e->where = where;
       e->info.pod_info = std::move(pod);
       if (where == Where::kActive) {
-        active_.insert(e);
+        e->active_pos = active_.insert(e);
       } else {
-        BackoffSet(*e).insert(e);
+        e->backoff_pos = BackoffSet(*e).insert(e);
       }
       return;
     }

@@ -134,6 +134,18 @@ class SchedulingQueue {
 
  private:
   enum class Where { kNew, kActive, kBackoff, kUnschedulable, kInFlight };
+  struct Entry;
+  struct ActiveLess {
+    bool operator()(const Entry* a, const Entry* b) const;
+  };
+  struct BackoffLess {
+    bool operator()(const Entry* a, const Entry* b) const;
+  };
+  // The queues are ordered by the profile's QueueSort plugin, whose answers may change while a pod
+  // waits (Coscheduling orders a group by its last failure): a pod leaves its queue by the position
+  // it was inserted at, never by a search that the changed order would mislead.
+  using ActiveQueue = std::multiset<Entry*, ActiveLess>;
+  using BackoffQueue = std::multiset<Entry*, BackoffLess>;
   struct Entry {
     QueuedPodInfo info;
     Where where = Where::kNew;
@@ -144,12 +156,9 @@ class SchedulingQueue {
     const framework::Framework* fw = nullptr;
     absl::Time backoff_expiry;   // The end of the backoff, truncated to its second.
     bool error_backoff = false;  // Which of the two backoff queues it is in, when it is.
-  };
-  struct ActiveLess {
-    bool operator()(const Entry* a, const Entry* b) const;
-  };
-  struct BackoffLess {
-    bool operator()(const Entry* a, const Entry* b) const;
+    // Where it is in active_ or in its backoff queue, while it is in one.
+    ActiveQueue::iterator active_pos;
+    BackoffQueue::iterator backoff_pos;
   };
   struct SeqLess {
     bool operator()(const Entry* a, const Entry* b) const { return a->seq < b->seq; }
@@ -177,7 +186,7 @@ class SchedulingQueue {
   // InfinitePast if it has none.
   absl::Time BackoffExpiry(const QueuedPodInfo& info) const;
   bool IsBackingOff(const Entry& e) const;
-  std::set<Entry*, BackoffLess>& BackoffSet(const Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  BackoffQueue& BackoffSet(const Entry& e) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return e.error_backoff ? error_backoff_ : backoff_;
   }
   void Requeue(Entry* e, framework::QueueingStrategy strategy, std::string_view event)
@@ -198,10 +207,10 @@ class SchedulingQueue {
 
   mutable absl::Mutex mu_;
   std::map<std::string, std::unique_ptr<Entry>, std::less<>> entries_ ABSL_GUARDED_BY(mu_);
-  std::set<Entry*, ActiveLess> active_ ABSL_GUARDED_BY(mu_);
+  ActiveQueue active_ ABSL_GUARDED_BY(mu_);
   // Pods rejected by plugins, which Pop may take early; and those that failed with an error.
-  std::set<Entry*, BackoffLess> backoff_ ABSL_GUARDED_BY(mu_);
-  std::set<Entry*, BackoffLess> error_backoff_ ABSL_GUARDED_BY(mu_);
+  BackoffQueue backoff_ ABSL_GUARDED_BY(mu_);
+  BackoffQueue error_backoff_ ABSL_GUARDED_BY(mu_);
   // The unschedulable (and gated) pods, so that an event looks at them only, not at every pod;
   // in arrival order, which the orderings above end ties with anyway. A B-tree: every cluster
   // event walks it.

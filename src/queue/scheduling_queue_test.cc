@@ -207,3 +207,59 @@ TEST_F(QueueTest, EventBeforeThePopIsNotReplayed) {
 
 }  // namespace
 }  // namespace ksched::queue
+
+namespace ksched::queue {
+namespace {
+
+// A sort whose answers change while pods wait, as Coscheduling's do (a group that fails moves
+// behind): by name, or by name reversed once `flipped`.
+class FlippingSort : public QueueSortPlugin {
+ public:
+  explicit FlippingSort(const bool* flipped) : flipped_(flipped) {}
+  std::string_view Name() const override { return "FlippingSort"; }
+  bool Less(const QueuedPodInfo& a, const QueuedPodInfo& b) const override {
+    return *flipped_ ? b.pod().metadata.name < a.pod().metadata.name
+                     : a.pod().metadata.name < b.pod().metadata.name;
+  }
+
+ private:
+  const bool* flipped_;
+};
+
+// A pod leaves the active queue where it was put, whatever the sort says by then: each pod is
+// popped once, none is lost and none comes back (a lookup by the changed order had left a
+// popped pod in the queue, to be popped again and again, and lost another).
+TEST(QueueSortTest, AnOrderThatChangesWhilePodsWaitLosesNoPodAndRepeatsNone) {
+  bool flipped = false;
+  Registry registry = plugins::NewInTreeRegistry();
+  ASSERT_TRUE(
+      registry
+          .Register("FlippingSort",
+                    [&](const PluginArgs&, Handle&) -> absl::StatusOr<std::unique_ptr<Plugin>> {
+                      return std::make_unique<FlippingSort>(&flipped);
+                    })
+          .ok());
+  config::Profile profile = config::DefaultConfiguration().profiles[0];
+  profile.plugins.queue_sort = {.enabled = {{"FlippingSort", 0}}, .disabled = {{"*", 0}}};
+  testing::RecordingWriter writer;
+  auto fw = framework::Framework::Create(profile, registry, {.writer = &writer});
+  ASSERT_TRUE(fw.ok()) << fw.status();
+  FakeClock clock;
+  SchedulingQueue q(QueueOptions{}, &clock,
+                    [&](std::string_view) -> const framework::Framework* { return fw->get(); });
+  for (const char* name : {"a", "b", "c", "d", "e", "f", "g"}) {
+    q.Add(PodInfo::Make(MakePod().Name(name).Ptr()));
+  }
+  std::vector<std::string> popped;
+  popped.push_back(q.Pop()->pod().metadata.name);
+  flipped = true;
+  // Pods leave the queue (deleted, updated) by the order they were put in with.
+  q.Delete("d");
+  q.Update(PodInfo::Make(MakePod().Name("e").Label("x", "y").Ptr()));
+  while (std::optional<QueuedPodInfo> p = q.Pop()) popped.push_back(p->pod().metadata.name);
+  std::sort(popped.begin(), popped.end());
+  EXPECT_EQ(popped, (std::vector<std::string>{"a", "b", "c", "e", "f", "g"}));
+}
+
+}  // namespace
+}  // namespace ksched::queue
