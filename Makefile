@@ -25,12 +25,16 @@ fuzz-build: deps
 	@ninja -C $(FUZZ_DIR) fuzzers libraries
 
 # The real control plane of the integration tests, and upstream's e2e tests (e2e.test), built from
-# scripts/k8s/go.mod into ~/.cache/ksched (KSCHED_CACHE), and helm (scripts/helm/go.mod), which
-# the chart's test renders deploy/helm/ksched with; it does nothing once built.
+# scripts/k8s/go.mod into ~/.cache/ksched (KSCHED_CACHE), helm (scripts/helm/go.mod), which
+# the chart's test renders deploy/helm/ksched with, and scheduler-plugins' kube-scheduler, which
+# the Coscheduling side-by-side test runs (a module outside our pins: its failure only warns); it
+# does nothing once built.
 k8s:
 	@scripts/k8s/build.sh >/dev/null
 	@scripts/k8s/build-e2e.sh >/dev/null
 	@scripts/helm/build.sh >/dev/null
+	@scripts/scheduler-plugins/build.sh >/dev/null || \
+	  echo "make k8s: scheduler-plugins' kube-scheduler did not build; the Coscheduling side-by-side test will say it skipped" >&2
 
 # src/api/api_fields.json, the fields of each API type ksched reads, for strict field validation:
 # written from the pinned release's OpenAPI documents (in the Go module cache after `make k8s`).
