@@ -19,12 +19,10 @@
 
 #include "contrib/coscheduling/coscheduling.h"
 #include "nlohmann/json.hpp"
-#include "test/integration/ksched_process_test.h"
+#include "test/integration/coscheduling_fixture.h"
 
 namespace ksched::testing {
 namespace {
-
-constexpr char kScheduler[] = "scheduler-plugins-scheduler";
 
 struct CasePod {
   std::string name;
@@ -189,7 +187,7 @@ std::vector<Case> Cases() {
   return out;
 }
 
-class CoschedulingSideBySideTest : public KschedProcessTest,
+class CoschedulingSideBySideTest : public CoschedulingFixture,
                                    public ::testing::WithParamInterface<Case> {
  protected:
   static std::string SchedulerPluginsBinary() {
@@ -208,7 +206,7 @@ class CoschedulingSideBySideTest : public KschedProcessTest,
         << (scheduler_plugins
                 ? "clientConnection: {kubeconfig: \"" + cluster().kubeconfig() + "\"}\n"
                 : "")
-        << "profiles:\n- schedulerName: " << kScheduler
+        << "profiles:\n- schedulerName: " << kCoschedulingScheduler
         << "\n  plugins:\n    multiPoint: {enabled: [{name: Coscheduling}]}\n"
            "    queueSort: {enabled: [{name: Coscheduling}], disabled: [{name: \"*\"}]}\n"
            "  pluginConfig:\n  - name: Coscheduling\n    args: "
@@ -230,7 +228,7 @@ class CoschedulingSideBySideTest : public KschedProcessTest,
                   {"kind", "Pod"},
                   {"metadata", {{"name", p.name}, {"namespace", ns}}},
                   {"spec",
-                   {{"schedulerName", kScheduler},
+                   {{"schedulerName", kCoschedulingScheduler},
                     {"priorityClassName", "cosched-" + p.priority},
                     {"terminationGracePeriodSeconds", 0},
                     {"containers",
@@ -310,12 +308,6 @@ TEST_P(CoschedulingSideBySideTest, BothSchedulersBindTheExpectedPodsAndTheSame) 
     GTEST_SKIP() << SchedulerPluginsBinary()
                  << " is missing: scripts/scheduler-plugins/build.sh (make k8s) could not build it";
   }
-  CommandResult r = cluster().Kubectl(
-      {"apply", "-f", std::string(KSCHED_SOURCE_DIR) + "/contrib/coscheduling/crd.yaml"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  r = cluster().Kubectl({"wait", "--for=condition=Established", "--timeout=60s",
-                         "crd/podgroups.scheduling.x-k8s.io"});
-  ASSERT_EQ(r.exit_code, 0) << r.err;
   for (auto [name, value] : {std::pair{"cosched-mid", 100}, std::pair{"cosched-high", 1000}}) {
     cluster().Kubectl({"apply", "-f", "-"}, json{{"apiVersion", "scheduling.k8s.io/v1"},
                                                  {"kind", "PriorityClass"},

@@ -11,14 +11,12 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
-#include "test/integration/ksched_process_test.h"
+#include "test/integration/coscheduling_fixture.h"
 
 namespace ksched::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-constexpr char kScheduler[] = "scheduler-plugins-scheduler";
 
 json PodGroup(const std::string& ns, const std::string& name, int min_member) {
   return {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"},
@@ -29,21 +27,13 @@ json PodGroup(const std::string& ns, const std::string& name, int min_member) {
 
 json Member(const std::string& ns, const std::string& name, const std::string& group,
             const std::string& cpu) {
-  json pod = Pod(ns, name, cpu, kScheduler);
+  json pod = Pod(ns, name, cpu, kCoschedulingScheduler);
   pod["metadata"]["labels"][coscheduling::kPodGroupLabel] = group;
   return pod;
 }
 
-class CoschedulingTest : public KschedProcessTest {
+class CoschedulingTest : public CoschedulingFixture {
  protected:
-  void SetUp() override {
-    CommandResult r = cluster().Kubectl(
-        {"apply", "-f", std::string(KSCHED_SOURCE_DIR) + "/contrib/coscheduling/crd.yaml"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    r = cluster().Kubectl({"wait", "--for=condition=Established", "--timeout=60s",
-                           "crd/podgroups.scheduling.x-k8s.io"});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-  }
   void Start() {
     Process* ksched = StartKsched(
         {"--config", std::string(KSCHED_SOURCE_DIR) + "/examples/coscheduling/config.yaml",
