@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <regex>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "fmt/format.h"
 #include "ksched/api/field.h"
-#include "ksched/log.h"
 #include "ksched/registry.h"
 #include "ksched/status_macros.h"
 

@@ -78,7 +78,7 @@ class CoschedulingTest : public ::testing::Test {
   std::unique_ptr<Coscheduling> plugin_;
 };
 
-TEST(CoschedulingArgsTest, DefaultsAndValidationAreScheduerPluginsV1s) {
+TEST(CoschedulingArgsTest, DefaultsAndValidationAreSchedulerPluginsV1s) {
   absl::StatusOr<CoschedulingArgs> a = ParseCoschedulingArgs(nullptr);
   ASSERT_TRUE(a.ok());
   EXPECT_EQ(CoschedulingArgsToJson(*a),
@@ -121,7 +121,7 @@ TEST_F(CoschedulingTest, PreFilterWaitsForMinMemberPodsAndForGatedOnes) {
   EXPECT_TRUE(PreFilter(Member("p1", "pg")).ok());
 }
 
-TEST_F(CoschedulingTest, PreFilterNamesTheResourceGapAsScheduerPluginsPrintsIt) {
+TEST_F(CoschedulingTest, PreFilterNamesTheResourceGapAsSchedulerPluginsPrintsIt) {
   Make({MakeNode().Name("n1").Capacity({{"memory", "300"}, {"cpu", "2"}, {"pods", "32"}}).Obj()},
        {Member("p1", "pg"), Member("p2", "pg"), Member("p3", "pg"),
         MakePod().Name("other").Req("memory", "100").Node("n1").Obj()});

@@ -265,8 +265,9 @@ class CustomObjects {
     ObjectStore<CustomObject> objects_;
   };
 
-  // The store of `resource.resource`, made on the first call; a later call with a kind or a
-  // validation fills in what the first lacked.
+  // The store of `resource.resource`, made on the first call; one made for an event registration
+  // alone (no kind) is made again by the first call that gives the kind, before any source fills
+  // it.
   Store& Watch(const CustomResource& resource);
   // nullptr where no plugin watches it.
   Store* Find(std::string_view resource) const;

@@ -10,7 +10,9 @@
 // (WaitForCacheSync on every informer it started), ksched is not ready until all have synced,
 // but for the kinds the table calls optional (src/api/kinds.h, with why: PriorityClasses, which
 // system:kube-scheduler may not list, and the DRA kinds, which a cluster may not serve): a 403 or
-// 404 is logged once and ksched goes on without them, trying again with backoff.
+// 404 is logged once and ksched goes on without them, trying again with backoff. The custom
+// resources the plugins watch (Listers::custom, a CRD's objects) are optional alike: the CRD may
+// not be installed yet.
 //
 //   ApiSource source(http, sink, writer);
 //   source.Start();
