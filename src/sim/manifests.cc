@@ -201,6 +201,23 @@ absl::StatusOr<Parsed> Parse(std::string_view text, const std::string& source,
       }
     }
     const std::vector<Placed> objects = ObjectsOf(e, kind, item_kind);
+    // What kubectl and the API server check of each object, and of each decoded one.
+    auto check = [&](const std::string& at, simdjson::dom::element object) -> absl::Status {
+      std::vector<std::string> unknown;
+      absl::Status st = CheckTypeAndFields(object, item_kind, item_version, fields, &unknown);
+      if (!st.ok()) return fail(at, AsStd(st.message()));
+      for (const std::string& u : unknown) {
+        if (warnings != nullptr) warnings->push_back(fmt::format("{}: {}", at, u));
+      }
+      return absl::OkStatus();
+    };
+    auto keep = [&](const std::string& at, api::Object& o) -> absl::Status {
+      std::vector<std::string> errors = ValidateObject(o);
+      if (!errors.empty()) return fail(at, InvalidObjectMessage(o, errors));
+      out.objects.push_back(std::move(o));
+      out.where.push_back(at);
+      return absl::OkStatus();
+    };
     // Objects of custom resources, alone or among the items of a List: each item on its own.
     auto custom_of = [&](simdjson::dom::element object) -> const CustomResource* {
       std::string_view k = item_kind, v = item_version;
@@ -220,42 +237,23 @@ absl::StatusOr<Parsed> Parse(std::string_view text, const std::string& source,
           out.custom_where.push_back(at);
           continue;
         }
-        std::vector<std::string> unknown;
-        absl::Status st = CheckTypeAndFields(object, item_kind, item_version, fields, &unknown);
-        if (!st.ok()) return fail(at, AsStd(st.message()));
-        for (const std::string& u : unknown) {
-          if (warnings != nullptr) warnings->push_back(fmt::format("{}: {}", at, u));
-        }
+        KSCHED_RETURN_IF_ERROR(check(at, object));
         absl::StatusOr<std::vector<api::Object>> decoded = api::DecodeObjects(object);
         if (!decoded.ok()) return fail(at, AsStd(decoded.status().message()));
-        for (api::Object& o : *decoded) {
-          std::vector<std::string> errors = ValidateObject(o);
-          if (!errors.empty()) return fail(at, InvalidObjectMessage(o, errors));
-          out.objects.push_back(std::move(o));
-          out.where.push_back(at);
-        }
+        for (api::Object& o : *decoded) KSCHED_RETURN_IF_ERROR(keep(at, o));
       }
       continue;
     }
     for (const auto& [place, object] : objects) {
-      const std::string at = place.empty() ? where : fmt::format("{}: {}", where, place);
-      std::vector<std::string> unknown;
-      absl::Status st = CheckTypeAndFields(object, item_kind, item_version, fields, &unknown);
-      if (!st.ok()) return fail(at, AsStd(st.message()));
-      for (const std::string& u : unknown) {
-        if (warnings != nullptr) warnings->push_back(fmt::format("{}: {}", at, u));
-      }
+      KSCHED_RETURN_IF_ERROR(
+          check(place.empty() ? where : fmt::format("{}: {}", where, place), object));
     }
     absl::StatusOr<std::vector<api::Object>> decoded = api::DecodeObjects(e);
     if (!decoded.ok()) return fail(where, AsStd(decoded.status().message()));
     for (size_t j = 0; j < decoded->size(); ++j) {
-      api::Object& o = (*decoded)[j];
       const bool item = j < objects.size() && !objects[j].first.empty();
-      const std::string at = item ? fmt::format("{}: {}", where, objects[j].first) : where;
-      std::vector<std::string> errors = ValidateObject(o);
-      if (!errors.empty()) return fail(at, InvalidObjectMessage(o, errors));
-      out.objects.push_back(std::move(o));
-      out.where.push_back(at);
+      KSCHED_RETURN_IF_ERROR(
+          keep(item ? fmt::format("{}: {}", where, objects[j].first) : where, (*decoded)[j]));
     }
   }
   return out;
