@@ -303,6 +303,55 @@ class PlacementFeasiblePlugin : public virtual Plugin {
   virtual Status PlacementFeasible(const api::PodGroup& group, int scheduled, int remaining) = 0;
 };
 
+// --- Placements of a pod group (the TopologyAwareWorkloadScheduling gate) ---------------------
+//
+// With the gate on, a pod group's cycle asks the profile's PlacementGenerate plugin (at most one)
+// for placements, sets of nodes to try the group on (upstream's fwk.Placement); tries the group on
+// each in turn, as if its nodes were the cluster's only ones (plugins still see every node in
+// the snapshot: a spread counts pods anywhere); and, of those where the group fits, takes the one
+// the PlacementScore plugins score highest (weighted as Score plugins are; a tie is broken at
+// random). The nodes are valid until the method returns.
+
+// A set of nodes: `name` is "" for the whole cluster, else what the generator calls it (a
+// topology domain, say). Nodes are in the snapshot's order.
+struct Placement {
+  std::string name;
+  std::vector<const NodeInfo*> nodes;
+};
+
+class PlacementGeneratePlugin : public virtual Plugin {
+ public:
+  // The placements to try `group` on, out of `parent` (every node, for now); none means the group
+  // cannot be placed, and its pods say "no feasible placements found". Thread: the scheduling
+  // thread.
+  virtual Status GeneratePlacements(const api::PodGroup& group, const Placement& parent,
+                                    std::vector<Placement>* placements) = 0;
+};
+
+// Where one placement's trial put the group's pods that fit (upstream's PodGroupAssignments).
+struct PodGroupAssignments {
+  struct Proposed {
+    const api::Pod* pod;
+    std::string_view node;
+  };
+  const Placement* placement;
+  std::vector<Proposed> proposed;
+};
+
+class PlacementScorePlugin : public virtual Plugin {
+ public:
+  // A score for the group's trial in one placement (the nodes hold none of the trial's pods any
+  // more). Thread: the scheduling thread.
+  virtual Status ScorePlacement(const api::PodGroup& group, const PodGroupAssignments& assignments,
+                                int64_t* score) = 0;
+  // Brings every placement's score into [0, kMaxNodeScore], as NormalizeScore does for nodes (an
+  // out-of-range score fails the group's cycle); the default leaves them as they are.
+  virtual Status NormalizePlacementScores(const api::PodGroup& group, std::span<int64_t> scores) {
+    (void)group, (void)scores;
+    return Status();
+  }
+};
+
 class PreBindPlugin : public virtual Plugin {
  public:
   // Work that must be done before the pod is bound (volumes bound and provisioned). It may

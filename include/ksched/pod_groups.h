@@ -31,6 +31,8 @@ struct PodGroupState {
   // The pending ones (the queue's), and the UIDs of the assumed ones (bound or waiting at Permit).
   std::vector<std::shared_ptr<const api::Pod>> unscheduled;
   std::vector<std::string> assumed;
+  // The `scheduled` ones, each with its node in spec.node_name (upstream's ScheduledPods).
+  std::vector<std::shared_ptr<const api::Pod>> scheduled_pods;
 };
 
 class PodGroupLister {

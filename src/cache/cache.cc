@@ -196,8 +196,12 @@ std::optional<PodGroupState> Cache::GetPodGroupState(std::string_view ns,
   PodGroupState out{.all = g.pending.size() + g.placed.size(), .scheduled = g.placed.size()};
   out.unscheduled.reserve(g.pending.size());
   for (const auto& [uid, pod] : g.pending) out.unscheduled.push_back(pod);
+  out.scheduled_pods.reserve(g.placed.size());
   for (const auto& [uid, assumed] : g.placed) {
     if (assumed) out.assumed.push_back(uid);
+    if (auto it = pods_.find(uid); it != pods_.end()) {
+      out.scheduled_pods.push_back(it->second.pod->pod);
+    }
   }
   return out;
 }

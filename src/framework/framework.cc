@@ -180,13 +180,17 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
   auto pre_bind = Point<PreBindPlugin>{&ps.pre_bind, &pre_bind_, "PreBindPlugin"};
   auto bind = Point<BindPlugin>{&ps.bind, &bind_, "BindPlugin"};
   auto post_bind = Point<PostBindPlugin>{&ps.post_bind, &post_bind_, "PostBindPlugin"};
+  auto placement_generate = Point<PlacementGeneratePlugin>{
+      &ps.placement_generate, &placement_generate_, "PlacementGeneratePlugin"};
+  auto placement_score =
+      Point<PlacementScorePlugin>{&ps.placement_score, &placement_score_, "PlacementScorePlugin"};
 
   // Build every plugin that some extension point needs, once.
   std::set<std::string> needed;
   for (const config::PluginSet* set :
        {&ps.pre_enqueue, &ps.queue_sort, &ps.pre_filter, &ps.filter, &ps.post_filter, &ps.pre_score,
         &ps.score, &ps.reserve, &ps.permit, &ps.pre_bind, &ps.bind, &ps.post_bind,
-        &ps.multi_point}) {
+        &ps.placement_generate, &ps.placement_score, &ps.multi_point}) {
     for (const config::PluginRef& ref : set->enabled) needed.insert(ref.name);
   }
   for (const std::string& name : needed) {
@@ -210,8 +214,13 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
     }
   };
   fill_all(pre_enqueue, queue_sort, pre_filter, filter, post_filter, pre_score, score, reserve,
-           permit, pre_bind, bind, post_bind);
+           permit, pre_bind, bind, post_bind, placement_generate, placement_score);
   if (!st.ok()) return st;
+  if (placement_generate_.size() > 1) {
+    return absl::InvalidArgumentError(fmt::format(
+        "at most one placement generate plugin is allowed for profile with scheduler name \"{}\"",
+        profile_name_));
+  }
   for (PreFilterPlugin* p : pre_filter_) {
     if (auto* ext = PluginAs<PreFilterExtensions>(p)) pre_filter_extensions_.emplace_back(p, ext);
   }
@@ -241,6 +250,16 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
     auto it = plugins_.find(ref.name);
     if (it == plugins_.end() || PluginAs<ScorePlugin>(it->second.get()) == nullptr) continue;
     score_weights_.try_emplace(ref.name, ref.weight == 0 ? 1 : ref.weight);
+  }
+  // PlacementScore's likewise, from its own point and multiPoint.
+  weighted = ps.placement_score.enabled;
+  weighted.insert(weighted.end(), ps.multi_point.enabled.begin(), ps.multi_point.enabled.end());
+  for (const config::PluginRef& ref : weighted) {
+    auto it = plugins_.find(ref.name);
+    if (it == plugins_.end() || PluginAs<PlacementScorePlugin>(it->second.get()) == nullptr) {
+      continue;
+    }
+    placement_score_weights_.try_emplace(ref.name, ref.weight == 0 ? 1 : ref.weight);
   }
   // Signing: every PreFilter, Filter, PreScore and Score plugin must sign, as upstream's
   // computeBatchablePlugins.
@@ -317,6 +336,8 @@ std::map<std::string, std::vector<std::string>> Framework::PluginsByExtensionPoi
   list("preBind", pre_bind_);
   list("bind", bind_);
   list("postBind", post_bind_);
+  list("placementGenerate", placement_generate_);
+  list("placementScore", placement_score_);
   return out;
 }
 
@@ -824,6 +845,80 @@ Status Framework::RunPlacementFeasible(const api::PodGroup& group, int scheduled
   Status s = placement_feasible_->PlacementFeasible(group, scheduled, remaining);
   if (s.ok() || s.IsRejected() || s.IsWait()) return std::move(s).WithPlugin("GangScheduling");
   return Status::Error(fmt::format("running PlacementFeasible plugin: {}", s.Message()));
+}
+
+Status Framework::RunPlacementGeneratePlugins(const api::PodGroup& group, Placement all,
+                                              std::vector<Placement>* placements) {
+  placements->clear();
+  return Timed(metrics::Point::kPlacementGenerate, [&] {
+    if (placement_generate_.empty()) {
+      placements->push_back(std::move(all));
+      return Status();
+    }
+    // Upstream times the plugin always: a pod group's cycle records its plugins' metrics.
+    PlacementGeneratePlugin* p = placement_generate_.front();
+    const auto start = std::chrono::steady_clock::now();
+    Status s = p->GeneratePlacements(group, all, placements);
+    if (metrics_) {
+      metrics_->ObservePlugin(p->Name(), metrics::Point::kPlacementGenerate, s.code(),
+                              metrics::SecondsSince(start));
+    }
+    if (!s.ok()) {
+      placements->clear();
+      return std::move(s).WithPlugin(p->Name());
+    }
+    if (placements->empty()) {
+      return Status::Unschedulable("no feasible placements found").WithPlugin(p->Name());
+    }
+    return Status();
+  });
+}
+
+Status Framework::RunPlacementScorePlugins(const api::PodGroup& group,
+                                           std::span<const PodGroupAssignments> assignments,
+                                           std::vector<int64_t>* totals) {
+  totals->assign(assignments.size(), 0);
+  return Timed(metrics::Point::kPlacementScore, [&] {
+    for (PlacementScorePlugin* p : placement_score_) {
+      std::vector<int64_t> scores(assignments.size(), 0);
+      for (size_t i = 0; i < assignments.size(); ++i) {
+        const auto start = std::chrono::steady_clock::now();
+        Status s = p->ScorePlacement(group, assignments[i], &scores[i]);
+        if (metrics_) {
+          metrics_->ObservePlugin(p->Name(), metrics::Point::kPlacementScore, s.code(),
+                                  metrics::SecondsSince(start));
+        }
+        if (!s.ok()) {
+          return Status::Error(
+              fmt::format("running PlacementScore plugins: plugin \"{}\" failed with: {}",
+                          p->Name(), s.Message()));
+        }
+      }
+      const auto start = std::chrono::steady_clock::now();
+      Status s = p->NormalizePlacementScores(group, scores);
+      if (metrics_) {
+        metrics_->ObservePlugin(p->Name(), metrics::Point::kPlacementScoreExtensionNormalize,
+                                s.code(), metrics::SecondsSince(start));
+      }
+      if (!s.ok()) {
+        return Status::Error(fmt::format(
+            "running NormalizePlacementScore on PlacementScore plugins: plugin \"{}\" failed "
+            "with: {}",
+            p->Name(), s.Message()));
+      }
+      const int64_t weight = placement_score_weights_.find(p->Name())->second;
+      for (size_t i = 0; i < scores.size(); ++i) {
+        if (scores[i] < 0 || scores[i] > kMaxNodeScore) {
+          return Status::Error(fmt::format(
+              "applying score defaultWeights on PlacementScore plugins: plugin \"{}\" returns an "
+              "invalid score {}, it should in the range of [0, {}] after normalizing",
+              p->Name(), scores[i], kMaxNodeScore));
+        }
+        (*totals)[i] += scores[i] * weight;
+      }
+    }
+    return Status();
+  });
 }
 
 Status Framework::RunPermitPlugins(CycleState& state, const api::Pod& pod, std::string_view node) {

@@ -155,6 +155,17 @@ class Framework : public Handle {
   // GangScheduling's PlacementFeasible, as upstream wires it (by name): Success without it; its
   // Unschedulable and Wait with its name; an error as "running PlacementFeasible plugin: ...".
   Status RunPlacementFeasible(const api::PodGroup& group, int scheduled, int remaining);
+  // The placements to try a pod group on (upstream's RunPlacementGeneratePlugins): `all` alone
+  // without a PlacementGenerate plugin; the plugin's, or "no feasible placements found"
+  // (Unschedulable) when it gives none; its failure, with its name.
+  Status RunPlacementGeneratePlugins(const api::PodGroup& group, Placement all,
+                                     std::vector<Placement>* placements);
+  // Each placement's total score (upstream's RunPlacementScorePlugins): the plugins' scores,
+  // normalized, checked to be in [0, 100], weighted and summed; *totals is indexed as
+  // `assignments`.
+  Status RunPlacementScorePlugins(const api::PodGroup& group,
+                                  std::span<const PodGroupAssignments> assignments,
+                                  std::vector<int64_t>* totals);
   // DefaultPreemption, which evicts for a pod group (upstream's PodGroupEvaluator's executor);
   // nullptr without it.
   preemption::PodGroupPreemptionPlugin* pod_group_preemption() const {
@@ -368,6 +379,9 @@ class Framework : public Handle {
   std::vector<PermitPlugin*> permit_;
   PlacementFeasiblePlugin* placement_feasible_ = nullptr;
   preemption::PodGroupPreemptionPlugin* pod_group_preemption_ = nullptr;
+  std::vector<PlacementGeneratePlugin*> placement_generate_;  // At most one.
+  std::vector<PlacementScorePlugin*> placement_score_;
+  std::map<std::string, int64_t, std::less<>> placement_score_weights_;
   std::vector<PreBindPlugin*> pre_bind_;
   std::vector<AsyncPreBindPlugin*> async_pre_bind_;  // pre_bind_'s, or nullptr where one is not.
   std::vector<BindPlugin*> bind_;

@@ -470,6 +470,132 @@ TEST_F(FrameworkTest, ScoresAreNormalizedThenWeightedAndSummedPerNode) {
   EXPECT_THAT(table.totals, ElementsAre(95, 250, 500));
 }
 
+// A PlacementGenerate plugin that splits the parent by node name: one placement per node, or
+// `result` when it is not Success.
+class Splits : public PlacementGeneratePlugin {
+ public:
+  Splits(std::string name, Status result = Status())
+      : name_(std::move(name)), result_(std::move(result)) {}
+  std::string_view Name() const override { return name_; }
+  Status GeneratePlacements(const api::PodGroup&, const Placement& parent,
+                            std::vector<Placement>* out) override {
+    if (!result_.ok()) return result_;
+    for (const NodeInfo* n : parent.nodes) out->push_back({.name = n->name(), .nodes = {n}});
+    return Status();
+  }
+
+ private:
+  std::string name_;
+  Status result_;
+};
+
+// A PlacementScore plugin scoring each placement by `scores` (by its name), normalized by
+// `normalize` if given.
+class PlacementRank : public PlacementScorePlugin {
+ public:
+  using Normalize = std::function<Status(std::span<int64_t>)>;
+  PlacementRank(std::string name, std::map<std::string, int64_t> scores,
+                Normalize normalize = nullptr)
+      : name_(std::move(name)), scores_(std::move(scores)), normalize_(std::move(normalize)) {}
+  std::string_view Name() const override { return name_; }
+  Status ScorePlacement(const api::PodGroup&, const PodGroupAssignments& a,
+                        int64_t* score) override {
+    auto it = scores_.find(a.placement->name);
+    if (it == scores_.end()) return Status::Error("no score for " + a.placement->name);
+    *score = it->second;
+    return Status();
+  }
+  Status NormalizePlacementScores(const api::PodGroup&, std::span<int64_t> scores) override {
+    return normalize_ ? normalize_(scores) : Status();
+  }
+
+ private:
+  std::string name_;
+  std::map<std::string, int64_t> scores_;
+  Normalize normalize_;
+};
+
+TEST_F(FrameworkTest, PlacementsComeFromTheOnePlacementGeneratePlugin) {
+  Register<Splits>("Splits");
+  Register<Splits>("Fails", Status::Error("error for test"));
+  Register<Splits>("Other");
+  const api::PodGroup group;
+  std::vector<Placement> placements;
+  // Without one, the parent is the only placement.
+  auto fw = Build(MinimalProfile());
+  ASSERT_NE(fw, nullptr);
+  ASSERT_TRUE(fw->RunPlacementGeneratePlugins(group, {.nodes = nodes_}, &placements).ok());
+  ASSERT_EQ(placements.size(), 1u);
+  EXPECT_EQ(placements[0].nodes.size(), 3u);
+
+  config::Profile p = MinimalProfile();
+  p.plugins.placement_generate.enabled = {Ref("Splits")};
+  fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_THAT(fw->PluginsByExtensionPoint()["placementGenerate"], ElementsAre("Splits"));
+  ASSERT_TRUE(fw->RunPlacementGeneratePlugins(group, {.nodes = nodes_}, &placements).ok());
+  ASSERT_EQ(placements.size(), 3u);
+  EXPECT_EQ(placements[1].name, "n2");
+  // None: the group cannot be placed, and the plugin is named.
+  Status s = fw->RunPlacementGeneratePlugins(group, {.nodes = {}}, &placements);
+  EXPECT_EQ(Describe(s), "Unschedulable: no feasible placements found");
+  EXPECT_EQ(s.plugin(), "Splits");
+
+  p.plugins.placement_generate.enabled = {Ref("Fails")};
+  fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  s = fw->RunPlacementGeneratePlugins(group, {.nodes = nodes_}, &placements);
+  EXPECT_EQ(Describe(s), "Error: error for test");
+  EXPECT_EQ(s.plugin(), "Fails");
+
+  p.plugins.placement_generate.enabled = {Ref("Splits"), Ref("Other")};
+  auto two = Framework::Create(p, registry_, {.writer = &writer_});
+  ASSERT_FALSE(two.ok());
+  EXPECT_EQ(std::string(two.status().message()),
+            "at most one placement generate plugin is allowed for profile with scheduler name "
+            "\"default-scheduler\"");
+}
+
+TEST_F(FrameworkTest, PlacementScoresAreNormalizedCheckedWeightedAndSummed) {
+  auto scale = [](std::span<int64_t> scores) {
+    for (int64_t& s : scores) s *= 10;
+    return Status();
+  };
+  Register<PlacementRank>("A", std::map<std::string, int64_t>{{"r1", 50}, {"r2", 75}});
+  Register<PlacementRank>("B", std::map<std::string, int64_t>{{"r1", 5}, {"r2", 2}},
+                          PlacementRank::Normalize(scale));
+  Register<PlacementRank>("Big", std::map<std::string, int64_t>{{"r1", 101}, {"r2", 0}});
+  const api::PodGroup group;
+  const Placement r1{.name = "r1"}, r2{.name = "r2"};
+  const std::vector<PodGroupAssignments> assignments = {{.placement = &r1}, {.placement = &r2}};
+  config::Profile p = MinimalProfile();
+  // Weights as Score's: the point's own, then multiPoint's; upstream's case of weights 1 and 2.
+  p.plugins.placement_score.enabled = {Ref("A")};
+  p.plugins.multi_point.enabled = {Ref("B", 2)};
+  auto fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_THAT(fw->PluginsByExtensionPoint()["placementScore"], ElementsAre("B", "A"));
+  std::vector<int64_t> totals;
+  ASSERT_TRUE(fw->RunPlacementScorePlugins(group, assignments, &totals).ok());
+  // r1: 50 + 50 * 2; r2: 75 + 20 * 2.
+  EXPECT_THAT(totals, ElementsAre(150, 115));
+
+  p = MinimalProfile();
+  p.plugins.placement_score.enabled = {Ref("Big")};
+  fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  EXPECT_EQ(Describe(fw->RunPlacementScorePlugins(group, assignments, &totals)),
+            "Error: applying score defaultWeights on PlacementScore plugins: plugin \"Big\" "
+            "returns an invalid score 101, it should in the range of [0, 100] after normalizing");
+  const Placement r3{.name = "r3"};
+  p.plugins.placement_score.enabled = {Ref("A")};
+  fw = Build(p);
+  ASSERT_NE(fw, nullptr);
+  const std::vector<PodGroupAssignments> unknown = {{.placement = &r3}};
+  EXPECT_EQ(Describe(fw->RunPlacementScorePlugins(group, unknown, &totals)),
+            "Error: running PlacementScore plugins: plugin \"A\" failed with: no score for r3");
+}
+
 TEST_F(FrameworkTest, PluginSkippedAtPreScoreDoesNotScore) {
   Register<Rank>("Raw", std::map<std::string, int64_t>{{"n1", 10}, {"n2", 20}, {"n3", 30}});
   Register<SkipsScore>("Skips");

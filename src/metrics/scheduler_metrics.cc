@@ -11,12 +11,15 @@ namespace ksched::metrics {
 
 std::string_view PointName(Point p) {
   static constexpr std::array<std::string_view, kNumPoints> kNames = {
-      "PreFilter", "Filter",    "PostFilter", "PreScore", "Score", "ScoreExtensionNormalize",
-      "Reserve",   "Unreserve", "Permit",     "PreBind",  "Bind",  "PostBind"};
+      "PreFilter",         "Filter",         "PostFilter",
+      "PreScore",          "Score",          "ScoreExtensionNormalize",
+      "Reserve",           "Unreserve",      "Permit",
+      "PreBind",           "Bind",           "PostBind",
+      "PlacementGenerate", "PlacementScore", "PlacementScoreExtensionNormalize"};
   return kNames[static_cast<size_t>(p)];
 }
 
-SchedulerMetrics::SchedulerMetrics(Registry* r, bool generic_workload)
+SchedulerMetrics::SchedulerMetrics(Registry* r, bool generic_workload, bool placements_too)
     : registry(*r),
       schedule_attempts(r->AddCounter(
           "scheduler_schedule_attempts_total",
@@ -138,7 +141,26 @@ SchedulerMetrics::SchedulerMetrics(Registry* r, bool generic_workload)
           "Time in seconds spent waiting for BindingConditions to be satisfied during PreBind.",
           Stability::kAlpha, ExponentialBuckets(0.1, 2, 14), {"profile", "driver", "status"})),
       plugin_families(*r),
-      pod_groups(generic_workload ? std::make_unique<PodGroups>(r) : nullptr) {}
+      pod_groups(generic_workload ? std::make_unique<PodGroups>(r) : nullptr),
+      placements(placements_too ? std::make_unique<Placements>(r) : nullptr) {}
+
+SchedulerMetrics::Placements::Placements(Registry* r)
+    : generated(
+          r->AddCounter("scheduler_generated_placements_total",
+                        "Number of candidate placements generated when scheduling pod groups.",
+                        Stability::kAlpha, {"profile"})),
+      evaluations(r->AddCounter(
+          "scheduler_placement_evaluations_total",
+          "Number of candidate placements evaluated when scheduling pod groups, by result. "
+          "'feasible' means the pod group fit into the placement, while 'infeasible' means it did "
+          "not.",
+          Stability::kAlpha, {"result", "profile"})),
+      evaluation_duration(r->AddHistogram(
+          "scheduler_placement_evaluation_duration_seconds",
+          "Latency in seconds of evaluating a single candidate placement when scheduling pod "
+          "groups, by result. 'feasible' means the pod group fit into the placement, while "
+          "'infeasible' means it did not.",
+          Stability::kAlpha, ExponentialBuckets(0.001, 2, 15), {"result", "profile"})) {}
 
 SchedulerMetrics::PodGroups::PodGroups(Registry* r)
     : schedule_attempts(r->AddCounter(

@@ -39,8 +39,12 @@ enum class Point {
   kPreBind,
   kBind,
   kPostBind,
+  kPlacementGenerate,  // A pod group's, with TopologyAwareWorkloadScheduling.
+  kPlacementScore,
+  kPlacementScoreExtensionNormalize,
 };
-inline constexpr size_t kNumPoints = static_cast<size_t>(Point::kPostBind) + 1;
+inline constexpr size_t kNumPoints =
+    static_cast<size_t>(Point::kPlacementScoreExtensionNormalize) + 1;
 std::string_view PointName(Point p);
 
 // Seconds since `start` on the steady clock.
@@ -49,8 +53,10 @@ inline double SecondsSince(std::chrono::steady_clock::time_point start) {
 }
 
 struct SchedulerMetrics {
-  // `generic_workload`: the pod groups' metrics too.
-  explicit SchedulerMetrics(Registry* registry, bool generic_workload = false);
+  // `generic_workload`: the pod groups' metrics too; `placements`, their placements' as well
+  // (TopologyAwareWorkloadScheduling).
+  explicit SchedulerMetrics(Registry* registry, bool generic_workload = false,
+                            bool placements = false);
 
   Registry& registry;
   CounterFamily& schedule_attempts;                     // result, profile
@@ -95,6 +101,14 @@ struct SchedulerMetrics {
     CounterFamily& preemption_pdb_violations;          // preemptor
   };
   std::unique_ptr<PodGroups> pod_groups;
+  // Registered with TopologyAwareWorkloadScheduling only; null without.
+  struct Placements {
+    explicit Placements(Registry* registry);
+    CounterFamily& generated;              // profile
+    CounterFamily& evaluations;            // result ("feasible", "infeasible"), profile
+    HistogramFamily& evaluation_duration;  // result, profile
+  };
+  std::unique_ptr<Placements> placements;
 };
 
 // One profile's extension-point and plugin series, looked up once per label combination.

@@ -16,9 +16,10 @@ struct Features {
   bool consumable_capacity = true;       // DRAConsumableCapacity
   // DRAFractionalCapacityRange: on only with --min-compatibility-version 1.37.
   bool fractional_capacity_range = false;
-  bool device_binding_conditions = true;  // DRADeviceBindingConditions
-  bool dra_extended_resource = true;      // DRAExtendedResource
-  bool generic_workload = false;          // GenericWorkload
+  bool device_binding_conditions = true;            // DRADeviceBindingConditions
+  bool dra_extended_resource = true;                // DRAExtendedResource
+  bool generic_workload = false;                    // GenericWorkload
+  bool topology_aware_workload_scheduling = false;  // TopologyAwareWorkloadScheduling
 };
 
 }  // namespace ksched::plugins

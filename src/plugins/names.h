@@ -25,5 +25,7 @@ inline constexpr char kDefaultPreemption[] = "DefaultPreemption";
 inline constexpr char kDynamicResources[] = "DynamicResources";
 inline constexpr char kNodeDeclaredFeatures[] = "NodeDeclaredFeatures";
 inline constexpr char kGangScheduling[] = "GangScheduling";
+inline constexpr char kTopologyPlacementGenerator[] = "TopologyPlacementGenerator";
+inline constexpr char kPodGroupPodsCount[] = "PodGroupPodsCount";
 
 }  // namespace ksched::plugins::names

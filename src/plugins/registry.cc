@@ -23,10 +23,12 @@
 #include "src/plugins/node_resources/fit.h"
 #include "src/plugins/node_unschedulable/node_unschedulable.h"
 #include "src/plugins/node_volume_limits/node_volume_limits.h"
+#include "src/plugins/pod_group_pods_count/pod_group_pods_count.h"
 #include "src/plugins/pod_topology_spread/pod_topology_spread.h"
 #include "src/plugins/queue_sort/priority_sort.h"
 #include "src/plugins/scheduling_gates/scheduling_gates.h"
 #include "src/plugins/taint_toleration/taint_toleration.h"
+#include "src/plugins/topology_aware/topology_placement.h"
 #include "src/plugins/volume_binding/args.h"
 #include "src/plugins/volume_binding/volume_binding.h"
 #include "src/plugins/volume_restrictions/volume_restrictions.h"
@@ -90,6 +92,8 @@ Registry NewInTreeRegistry(const Features& features) {
       {names::kNodeDeclaredFeatures,
        node_declared_features::MakeFactory(features.node_declared_features)},
       {names::kGangScheduling, gang_scheduling::New},
+      {names::kTopologyPlacementGenerator, topology_aware::New},
+      {names::kPodGroupPodsCount, pod_group_pods_count::New},
   };
   Registry registry;
   for (const PluginSpec& spec : specs) {

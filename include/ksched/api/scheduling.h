@@ -38,8 +38,15 @@ struct PodGroup {
   std::optional<int32_t> priority;  // spec.priority; nullopt: 0.
   std::string priority_class_name;
   bool disrupt_all = false;  // spec.disruptionMode.all: preempted as a whole.
-  // Fields of the gates ksched does not implement (schedulingConstraints, resourceClaims,
-  // parentCompositePodGroupName, preemptionPolicy), by path, where set.
+  // spec.schedulingConstraints (the TopologyAwareWorkloadScheduling gate): nullopt when not
+  // given; else the keys of its topology list (the API allows one): the group is placed within
+  // one domain of that node label.
+  struct SchedulingConstraints {
+    std::vector<std::string> topology_keys;
+  };
+  std::optional<SchedulingConstraints> scheduling_constraints;
+  // Fields of the gates ksched does not implement (resourceClaims, parentCompositePodGroupName,
+  // preemptionPolicy), by path, where set.
   std::vector<std::string> gated_fields;
   std::vector<Condition> conditions;  // status.conditions.
 };

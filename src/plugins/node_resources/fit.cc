@@ -227,7 +227,10 @@ Resource WithoutDraBacked(Resource request, const std::vector<std::string>& back
 }
 
 Fit::Fit(FitArgs args, const DraLister* dra)
-    : scorer_(MakeScorer(args.scoring_strategy)), dra_(dra) {
+    : scorer_(MakeScorer(args.scoring_strategy)),
+      placement_scorer_(args.scoring_strategy.resources, {.use_requested = false},
+                        MostAllocatedScorer(args.scoring_strategy.resources)),
+      dra_(dra) {
   ignored_.names.insert(args.ignored_resources.begin(), args.ignored_resources.end());
   ignored_.groups.insert(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end());
   for (std::string_view resource :
@@ -315,6 +318,15 @@ Status Fit::ScoreNodes(const CycleState& state, const api::Pod& pod, std::span<N
     return scorer_.ScoreNodes(scores, s->pod_requests, s->dra.get());
   }
   return ScorePlugin::ScoreNodes(state, pod, scores);
+}
+
+Status Fit::ScorePlacement(const api::PodGroup&, const PodGroupAssignments& assignments,
+                           int64_t* score) {
+  std::vector<const api::Pod*> pods;
+  pods.reserve(assignments.proposed.size());
+  for (const PodGroupAssignments::Proposed& p : assignments.proposed) pods.push_back(p.pod);
+  *score = placement_scorer_.ScorePlacement(assignments.placement->nodes, pods);
+  return Status();
 }
 
 absl::StatusOr<std::unique_ptr<Plugin>> NewFit(const FitArgs& args, Handle& handle) {

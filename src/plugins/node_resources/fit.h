@@ -70,6 +70,7 @@ class Fit final : public PreFilterPlugin,
                   public EnqueueExtensions,
                   public PreScorePlugin,
                   public ScorePlugin,
+                  public PlacementScorePlugin,
                   public SignPlugin {
  public:
   // `dra`: the DRA objects, for DRA-backed extended resources; null: the gate is off.
@@ -104,9 +105,17 @@ class Fit final : public PreFilterPlugin,
   Status ScoreNodes(const CycleState& state, const api::Pod& pod,
                     std::span<NodeScore> scores) override;
 
+  // A pod group's placement (TopologyAwareWorkloadScheduling), whatever the scoring strategy:
+  // MostAllocated over the strategy's resources, the group's pods that fit there against the
+  // placement's nodes taken as one (upstream's placementScorer), so that the group goes where it
+  // fills the domain most.
+  Status ScorePlacement(const api::PodGroup& group, const PodGroupAssignments& assignments,
+                        int64_t* score) override;
+
  private:
   IgnoredResources ignored_;
   ResourceAllocationScorer scorer_;
+  ResourceAllocationScorer placement_scorer_;
   const DraLister* dra_;
   // The rejections for one of the standard resources, by reason, built once and shared: a full
   // cluster turns most nodes down alike, and preemption's what-if asks again for each victim.

@@ -454,5 +454,65 @@ TEST(FitTest, FactoryValidatesArgs) {
   EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Upstream's TestScorePlacement_Resources: a pod group's placement scored as one node, with
+// MostAllocated over the scoring strategy's resources (whatever the strategy).
+TEST(FitPlacementScoreTest, ScoresThePlacementAsOneNode) {
+  constexpr char kGpu[] = "nvidia.com/gpu";
+  auto node = [&](const std::string& name) {
+    return MakeNode()
+        .Name(name)
+        .Capacity({{"cpu", "5000m"}, {"memory", "5000"}, {kGpu, "5"}})
+        .Obj();
+  };
+  auto pod = [&](int64_t milli_cpu, int64_t memory, int64_t gpu) {
+    return ResourcePod({Res(milli_cpu, memory, {{kGpu, gpu}})});
+  };
+  const json cpu_memory = {
+      {"scoringStrategy",
+       {{"type", "LeastAllocated"},
+        {"resources", {{{"name", "cpu"}, {"weight", 1}}, {{"name", "memory"}, {"weight", 1}}}}}}};
+  json weighted = cpu_memory;
+  weighted["scoringStrategy"]["resources"][0]["weight"] = 4;
+  json with_gpu = cpu_memory;
+  with_gpu["scoringStrategy"]["resources"].push_back({{"name", kGpu}, {"weight", 1}});
+  struct Case {
+    std::string name;
+    json args;
+    std::vector<api::Pod> group;
+    std::vector<api::Pod> existing;  // On node1.
+    int64_t want;
+  } cases[] = {
+      // cpu 3000/10000, memory 2000/10000: (30 + 20) / 2.
+      {"total requests", cpu_memory, {pod(1000, 0, 0), pod(2000, 2000, 0)}, {}, 25},
+      {"weights", weighted, {pod(1000, 0, 0), pod(2000, 2000, 0)}, {}, 28},
+      {"a pod already there",
+       cpu_memory,
+       {pod(1000, 0, 0), pod(2000, 2000, 0)},
+       {pod(1000, 0, 0)},
+       30},
+      // gpu 1/10 counts once the group asks for one.
+      {"a scalar resource the group requests",
+       with_gpu,
+       {pod(1000, 0, 0), pod(1000, 2000, 1)},
+       {pod(1000, 0, 0)},
+       20},
+      {"a scalar resource only others use",
+       with_gpu,
+       {pod(1000, 0, 0), pod(1000, 2000, 0)},
+       {pod(1000, 0, 1)},
+       25},
+  };
+  for (const Case& c : cases) {
+    std::unique_ptr<Fit> fit = NewTestFit(c.args);
+    NodeInfo n1 = MakeNodeInfo(node("node1"), c.existing), n2 = MakeNodeInfo(node("node2"), {});
+    Placement placement{.name = "rack-1", .nodes = {&n1, &n2}};
+    PodGroupAssignments a{.placement = &placement};
+    for (const api::Pod& p : c.group) a.proposed.push_back({&p, "node1"});
+    int64_t score = -1;
+    ASSERT_TRUE(fit->ScorePlacement(api::PodGroup{}, a, &score).ok()) << c.name;
+    EXPECT_EQ(score, c.want) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace ksched::plugins::node_resources

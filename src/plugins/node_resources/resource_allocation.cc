@@ -124,6 +124,31 @@ Status ResourceAllocationScorer::ScoreNodes(std::span<NodeScore> scores,
   return Status();
 }
 
+int64_t ResourceAllocationScorer::ScorePlacement(std::span<const NodeInfo* const> nodes,
+                                                 std::span<const api::Pod* const> pods) const {
+  const size_t n = resources_.size();
+  std::vector<int64_t> requested(n, 0), allocated(n, 0), allocatable(n, 0);
+  for (const api::Pod* pod : pods) {
+    const std::vector<int64_t> r = PodRequests(*pod);
+    for (size_t i = 0; i < n; ++i) requested[i] += r[i];
+  }
+  for (const NodeInfo* node : nodes) {
+    for (size_t i = 0; i < n; ++i) {
+      // As ScoreOne: a scalar resource the group does not request is left out.
+      if (requested[i] == 0 && kinds_[i] == Kind::kScalar &&
+          IsScalarResourceName(resources_[i].name)) {
+        continue;
+      }
+      const NodeAmounts amounts = NodeSide(*node, i, nullptr);
+      if (amounts.allocatable == 0) continue;
+      allocatable[i] += amounts.allocatable;
+      allocated[i] += amounts.allocated;
+      requested[i] += amounts.allocated;
+    }
+  }
+  return scorer_(requested, allocated, allocatable);
+}
+
 bool IsBestEffort(std::span<const int64_t> pod_requests) {
   return std::all_of(pod_requests.begin(), pod_requests.end(), [](int64_t r) { return r == 0; });
 }

@@ -73,6 +73,10 @@ class ResourceAllocationScorer {
   // Score for each entry of `scores`.
   Status ScoreNodes(std::span<NodeScore> scores, std::span<const int64_t> pod_requests,
                     const helper::DraResourceCounter* dra = nullptr) const;
+  // A pod group's placement as one node (upstream's scorePlacement): the requests of `pods`
+  // summed, against the allocatable and allocated amounts of `nodes` summed.
+  int64_t ScorePlacement(std::span<const NodeInfo* const> nodes,
+                         std::span<const api::Pod* const> pods) const;
 
  private:
   struct NodeAmounts {
