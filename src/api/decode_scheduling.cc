@@ -41,8 +41,19 @@ absl::Status PodGroupSpecOf(element e, const Path& p, PodGroup* out) {
       out->disrupt_all = v.is_object() && !v["all"].get(all) && !all.is_null();
       return absl::OkStatus();
     }
-    if (k == "schedulingConstraints" || k == "resourceClaims" ||
-        k == "parentCompositePodGroupName" || k == "preemptionPolicy") {
+    if (k == "schedulingConstraints") {
+      if (v.is_null()) return absl::OkStatus();
+      PodGroup::SchedulingConstraints& c = out->scheduling_constraints.emplace();
+      return Fields(v, vp, [&](std::string_view ck, element cv, const Path& cvp) -> absl::Status {
+        if (ck != "topology") return absl::OkStatus();
+        return Items(cv, cvp, &c.topology_keys, [](element t, const Path& tp, std::string* key) {
+          return Fields(t, tp, [&](std::string_view tk, element tv, const Path& tvp) {
+            return tk == "key" ? Str(tv, tvp, key) : absl::OkStatus();
+          });
+        });
+      });
+    }
+    if (k == "resourceClaims" || k == "parentCompositePodGroupName" || k == "preemptionPolicy") {
       Unsupported(v, vp, &out->gated_fields);
     }
     return absl::OkStatus();

@@ -787,12 +787,15 @@ TEST(DecodePodGroupTest, GangPolicyPriorityConditionsAndTheSchedulingGroupOfItsP
   EXPECT_FALSE(gang.basic);
   EXPECT_EQ(PodGroupPriority(gang), 100);
   EXPECT_TRUE(gang.disrupt_all);
-  EXPECT_THAT(gang.gated_fields, ElementsAre("spec.schedulingConstraints"));
+  ASSERT_TRUE(gang.scheduling_constraints.has_value());
+  EXPECT_THAT(gang.scheduling_constraints->topology_keys, ElementsAre("rack"));
+  EXPECT_THAT(gang.gated_fields, ElementsAre());
   ASSERT_EQ(gang.conditions.size(), 1u);
   EXPECT_EQ(gang.conditions[0].reason, "Unschedulable");
   const auto& basic = std::get<PodGroup>((*objects)[1]);
   EXPECT_TRUE(basic.basic);
   EXPECT_FALSE(basic.gang_min_count.has_value());
+  EXPECT_FALSE(basic.scheduling_constraints.has_value());
   EXPECT_EQ(PodGroupPriority(basic), 0);
   EXPECT_EQ(std::get<Pod>((*objects)[2]).spec.pod_group_name, "train");
 }

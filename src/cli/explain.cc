@@ -148,7 +148,9 @@ std::string FormatExplainTable(const nlohmann::ordered_json& j) {
   if (j.contains("podGroup")) {  // Tried in its PodGroup's cycle: what the cycle decided for it.
     const auto& g = j["podGroup"];
     const std::string message = g.value("message", "");
-    out += fmt::format("Group:    {}: {}{}\n", g.value("name", ""), g.value("reason", ""),
+    const std::string placement = g.value("placement", "");
+    out += fmt::format("Group:    {}: {}{}{}\n", g.value("name", ""), g.value("reason", ""),
+                       placement.empty() ? "" : " (placement " + placement + ")",
                        message.empty() ? "" : ": " + message);
   }
   const auto& n = j["nodes"];

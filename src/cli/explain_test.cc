@@ -67,6 +67,19 @@ TEST(ExplainTableTest, AGangsPodSaysWhatItsGroupCycleDecided) {
   EXPECT_THAT(FormatExplainTable(*records.Json("default", "t-0")),
               HasSubstr("Group:    default/train: Unschedulable: minCount (3) cannot be "
                         "satisfied: 2 scheduled, 0 remaining\n"));
+  // With TopologyAwareWorkloadScheduling, the placement (topology domain) it was tried in.
+  records.Observe({.pod = testing::MakePod().Name("t-1").UID("v").Ptr(),
+                   .result = "Scheduled",
+                   .node = "n1",
+                   .cluster_nodes = 1,
+                   .filtered = &d,
+                   .pod_group = "default/train",
+                   .group_reason = "Scheduled",
+                   .placement = "rack-1"});
+  const nlohmann::ordered_json j = *records.Json("default", "t-1");
+  EXPECT_EQ(j["podGroup"]["placement"], "rack-1");
+  EXPECT_THAT(FormatExplainTable(j),
+              HasSubstr("Group:    default/train: Scheduled (placement rack-1)\n"));
 }
 
 TEST(ExplainTableTest, AScheduledPodsScoresAreAColumnPerPlugin) {

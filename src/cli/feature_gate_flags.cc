@@ -76,7 +76,8 @@ plugins::Features PluginFeatures(const features::FeatureGates& gates) {
           .device_binding_conditions = gates.Enabled("DRADeviceBindingConditions") &&
                                        gates.Enabled("DRAResourceClaimDeviceStatus"),
           .dra_extended_resource = gates.Enabled("DRAExtendedResource"),
-          .generic_workload = gates.Enabled("GenericWorkload")};
+          .generic_workload = gates.Enabled("GenericWorkload"),
+          .topology_aware_workload_scheduling = gates.Enabled("TopologyAwareWorkloadScheduling")};
 }
 
 }  // namespace ksched::cli

@@ -524,7 +524,8 @@ int RunScheduler(const RunFlags& flags, const features::FeatureGates& gates,
        .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation"),
        .opportunistic_batching = gates.Enabled("OpportunisticBatching"),
        .throttle = [&http] { (void)http->WaitForFewer(kMaxOutstandingRequests, absl::Seconds(1)); },
-       .generic_workload = gates.Enabled("GenericWorkload")},
+       .generic_workload = gates.Enabled("GenericWorkload"),
+       .topology_aware_workload_scheduling = gates.Enabled("TopologyAwareWorkloadScheduling")},
       registry);
   if (!sched.ok()) {
     return Fail(std::string(sched.status().message()));

@@ -69,6 +69,25 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(
   return std::move(listing->objects);
 }
 
+// What the API server drops from a PodGroup when a gate is off (as it creates it): its
+// schedulingConstraints without TopologyAwareWorkloadScheduling. Dropped here too, with a
+// warning, as kube-scheduler with the gate off would not read them.
+void DropDisabledFields(const features::FeatureGates& gates, std::vector<api::Object>* objects,
+                        std::vector<std::string>* warnings) {
+  if (gates.Enabled("TopologyAwareWorkloadScheduling")) return;
+  for (api::Object& object : *objects) {
+    auto* group = std::get_if<api::PodGroup>(&object);
+    if (group == nullptr || !group->scheduling_constraints) continue;
+    group->scheduling_constraints.reset();
+    warnings->push_back(fmt::format(
+        "PodGroup {}/{}: spec.schedulingConstraints is dropped, as the API server drops it, "
+        "with the TopologyAwareWorkloadScheduling feature gate off (--feature-gates "
+        "GenericWorkload=true,TopologyAwareWorkloadScheduling=true turns it on)",
+        group->metadata.namespace_.empty() ? "default" : group->metadata.namespace_,
+        group->metadata.name));
+  }
+}
+
 }  // namespace
 
 void AddSimulateFlags(CLI::App* cmd, SimulateFlags* flags) {
@@ -151,6 +170,8 @@ int RunSimulate(const SimulateFlags& given, const features::FeatureGates& gates,
       sim::ApplyWhatIf(flags.what_if, &*objects, &warnings);
   warn();
   if (!moved.ok()) return SimulateFailed(AsStd(moved.status().message()), 2);
+  DropDisabledFields(gates, &*objects, &warnings);
+  warn();
   absl::StatusOr<sim::SimulationResult> result = sim::Simulate(
       std::move(*objects), registry,
       {.config = *std::move(cfg),
@@ -160,6 +181,7 @@ int RunSimulate(const SimulateFlags& given, const features::FeatureGates& gates,
        .nominated_node_name_for_expectation = gates.Enabled("NominatedNodeNameForExpectation"),
        .opportunistic_batching = gates.Enabled("OpportunisticBatching"),
        .generic_workload = gates.Enabled("GenericWorkload"),
+       .topology_aware_workload_scheduling = gates.Enabled("TopologyAwareWorkloadScheduling"),
        .custom_objects = std::move(custom)});
   if (!result.ok()) return SimulateFailed(AsStd(result.status().message()), 1);
   std::string out;

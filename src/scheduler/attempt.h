@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/time/time.h"
 #include "ksched/api/objects.h"
 #include "ksched/fit_error.h"
@@ -63,6 +64,10 @@ struct Attempt {
   // and what the cycle decided for the whole group, as its PodGroupInitiallyScheduled condition
   // says it (reason Scheduled with no message when the group was placed).
   std::string pod_group, group_reason, group_message;
+  // With TopologyAwareWorkloadScheduling, the placement the group's cycle tried the pod in (a
+  // topology domain; "" for the whole cluster), and its nodes (nullptr for the whole cluster).
+  std::string placement;
+  const absl::flat_hash_set<std::string>* placement_nodes = nullptr;
 
   bool Scheduled() const { return result == "Scheduled"; }
 };

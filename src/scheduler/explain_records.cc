@@ -91,6 +91,7 @@ struct Head {
   // other pods do not grow by it.
   struct Group {
     std::string name, reason, message;
+    std::string placement;  // The topology domain it was tried in, if any.
   };
   std::unique_ptr<const Group> group;
 };
@@ -151,10 +152,10 @@ void ExplainRecords::Observe(const Attempt& attempt) {
            .nominated = attempt.nominated,
            .victims = attempt.victims,
            .waiting_for = attempt.waiting_for,
-           .group = attempt.pod_group.empty()
-                        ? nullptr
-                        : std::make_unique<const Head::Group>(Head::Group{
-                              attempt.pod_group, attempt.group_reason, attempt.group_message})};
+           .group = attempt.pod_group.empty() ? nullptr
+                                              : std::make_unique<const Head::Group>(Head::Group{
+                                                    attempt.pod_group, attempt.group_reason,
+                                                    attempt.group_message, attempt.placement})};
   absl::MutexLock lock(&mu_);
   // Nodes come and go: an index that holds far more names than the cluster has nodes is made
   // afresh, with the records that point into it.
@@ -344,6 +345,7 @@ std::optional<nlohmann::ordered_json> ExplainRecords::Json(std::string_view name
   if (a.group) {
     j["podGroup"] = {{"name", a.group->name}, {"reason", a.group->reason}};
     if (!a.group->message.empty()) j["podGroup"]["message"] = a.group->message;
+    if (!a.group->placement.empty()) j["podGroup"]["placement"] = a.group->placement;
   }
   j["nodes"] = {{"total", a.num_nodes},
                 {"feasible", a.feasible},

@@ -68,7 +68,7 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
   // The group, tried again with them all gone.
   SnapshotOverlay overlay(snapshot_);
   overlay.RemovePods(gone);
-  GroupRun run = RunGroupAlgorithm(fw, group, pods, &overlay);
+  GroupRun run = RunGroupPlacements(fw, group, pods, &overlay);
   if (!run.status.ok()) return run.status;
   std::vector<size_t> placed;
   for (size_t i = 0; i < run.tried.size(); ++i) {

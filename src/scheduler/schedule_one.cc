@@ -207,20 +207,20 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
                               ScheduleResult* result, FitError* fit_error) {
   std::vector<const NodeInfo*>& feasible = feasible_;
   feasible.clear();
-  if (snapshot_.size() == 0) {
-    return Status::UnschedulableAndUnresolvable(kNoNodesAvailableMsg);
-  }
+  const std::vector<const NodeInfo*>& candidates = CandidateNodes();
+  if (candidates.empty()) return Status::UnschedulableAndUnresolvable(kNoNodesAvailableMsg);
   const bool batching = options_.opportunistic_batching;
   const std::optional<std::string> signature = batching ? fw.SignPod(pod) : std::nullopt;
   std::string hint;
   // A success's rejections stay there too, for the attempt's observers.
   Diagnosis& diagnosis = fit_error->diagnosis;
-  Status s = FindNodesThatFitPod(fw, state, pod, signature, &hint, &feasible, &diagnosis);
+  Status s =
+      FindNodesThatFitPod(fw, state, pod, candidates, signature, &hint, &feasible, &diagnosis);
   if (!s.ok()) return s;
   result->evaluated = static_cast<int>(feasible.size() + diagnosis.node_to_status.statuses.size());
   result->feasible = static_cast<int>(feasible.size());
   if (feasible.empty()) {
-    fit_error->num_all_nodes = static_cast<int>(snapshot_.size());
+    fit_error->num_all_nodes = static_cast<int>(candidates.size());
     return Status(Code::kUnschedulable, {fit_error->Error()});
   }
   if (feasible.size() == 1) {  // Upstream skips scoring when one node fits.
@@ -268,15 +268,24 @@ Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, c
   return Status();
 }
 
+const std::vector<const NodeInfo*>& Scheduler::CandidateNodes() {
+  if (!placement_) return snapshot_.nodes();
+  placement_nodes_.clear();
+  for (const std::string& name : placement_->names) {
+    if (const NodeInfo* n = snapshot_.Get(name)) placement_nodes_.push_back(n);
+  }
+  return placement_nodes_;
+}
+
 Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& state,
-                                      const api::Pod& pod,
+                                      const api::Pod& pod, const std::vector<const NodeInfo*>& all,
                                       const std::optional<std::string>& signature,
                                       std::string* hint, std::vector<const NodeInfo*>* feasible,
                                       Diagnosis* diagnosis) {
-  const std::vector<const NodeInfo*>& all = snapshot_.nodes();
   PreFilterResult pre;
   std::set<std::string, std::less<>> narrowing;
-  Status s = fw.RunPreFilterPlugins(state, pod, all, &pre, &narrowing);
+  // The plugins see every node, a placement's or not (upstream's List is the whole snapshot).
+  Status s = fw.RunPreFilterPlugins(state, pod, snapshot_.nodes(), &pre, &narrowing);
   diagnosis->unschedulable_plugins = narrowing;
   if (!s.ok()) {
     if (!s.IsRejected()) return s;
@@ -299,7 +308,7 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     diagnosis->node_to_status.absent = Status::UnschedulableAndUnresolvable(
         fmt::format("node(s) didn't satisfy plugin(s) [{}]", fmt::join(narrowing, " ")));
   }
-  return FindNodesThatPassFilters(fw, state, pod, *nodes, feasible, diagnosis);
+  return FindNodesThatPassFilters(fw, state, pod, *nodes, all.size(), feasible, diagnosis);
 }
 
 bool Scheduler::EvaluateNominatedNode(framework::Framework& fw, CycleState& state,
@@ -312,7 +321,8 @@ bool Scheduler::EvaluateNominatedNode(framework::Framework& fw, CycleState& stat
   if (nominated.empty()) nominated = hint;
   if (nominated.empty()) return false;
   const NodeInfo* ni = snapshot_.Get(nominated);
-  if (ni == nullptr) return false;
+  // A node outside the placement a group's trial is confined to is not tried first either.
+  if (ni == nullptr || (placement_ && !placement_->set.contains(nominated))) return false;
   Status st = fw.RunFilterPluginsWithNominatedPods(state, pod, *ni);
   if (st.ok()) {
     feasible->push_back(ni);
@@ -328,7 +338,7 @@ bool Scheduler::EvaluateNominatedNode(framework::Framework& fw, CycleState& stat
 Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState& state,
                                            const api::Pod& pod,
                                            const std::vector<const NodeInfo*>& nodes,
-                                           std::vector<const NodeInfo*>* feasible,
+                                           size_t all_nodes, std::vector<const NodeInfo*>* feasible,
                                            Diagnosis* diagnosis) {
   const size_t n = nodes.size();
   if (n == 0) return Status();
@@ -430,7 +440,7 @@ Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState&
     ++processed;
   }
   filter_cutoff_.Record(processed, busy.total());
-  next_start_node_index_ = (next_start_node_index_ + processed) % snapshot_.size();
+  next_start_node_index_ = (next_start_node_index_ + processed) % all_nodes;
   return Status();
 }
 
@@ -535,6 +545,8 @@ void Scheduler::Observe(Attempt a, const QueuedPodInfo& info, const Found* found
     a.pod_group = found->pod_group;
     a.group_reason = found->group_reason;
     a.group_message = found->group_message;
+    a.placement = found->placement;
+    a.placement_nodes = found->placement_nodes;
   } else {
     a.in_binding = true;
   }

@@ -3,8 +3,10 @@
 // assumed and reserved, and placed only if the group's minCount can be met (GangScheduling's
 // PlacementFeasible); otherwise none is, and each says why.
 //
-// What is left out, for now: topology-aware placement and composite groups (their gates stay
-// off). The preemption of victims for a group is podgroup_preemption.cc's.
+// With TopologyAwareWorkloadScheduling, the group is tried so on each placement (a topology
+// domain) and placed on the best (RunGroupPlacements). What is left out, for now: composite
+// groups (their gate stays off). The preemption of victims for a group is
+// podgroup_preemption.cc's.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -112,11 +114,15 @@ Status Scheduler::PodGroupPostFilter(framework::Framework& fw, const api::PodGro
   for (const std::string& plugin : post_filter->second) {
     Status s;
     if (plugin == "DynamicResources") {
-      // It reads what its PreFilter wrote in the cycle: none when no pod got that far.
-      if (!pre_filtered) {
+      // It leaves a group with scheduling constraints alone (TopologyAwareWorkloadScheduling).
+      // Otherwise it reads what its PreFilter wrote in the cycle: none when no pod got that far.
+      if (options_.topology_aware_workload_scheduling && group.scheduling_constraints) {
+        s = Status(Code::kUnschedulable);
+      } else if (!pre_filtered) {
         return Status::Error("error in \"DynamicResources\" PodGroupPostFilter plugins: not found");
+      } else {
+        s = Status::Unschedulable("deallocation and deletion of ResourceClaims completed");
       }
-      s = Status::Unschedulable("deallocation and deletion of ResourceClaims completed");
     } else if (plugin == "DefaultPreemption") {
       const SteadyTime start = std::chrono::steady_clock::now();
       s = PreemptForPodGroup(fw, group, pods, nominated);
@@ -237,6 +243,112 @@ Scheduler::GroupRun Scheduler::RunGroupAlgorithm(framework::Framework& fw,
   return run;
 }
 
+Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
+                                                  const api::PodGroup& group,
+                                                  const std::vector<QueuedPodInfo>& pods,
+                                                  SnapshotOverlay* overlay) {
+  if (!options_.topology_aware_workload_scheduling) {
+    return RunGroupAlgorithm(fw, group, pods, overlay);
+  }
+  auto without_trial = [&](Status s) {
+    GroupRun run{.tried = std::vector<GroupTry>(pods.size())};
+    for (GroupTry& t : run.tried) t.status = s;
+    run.status = std::move(s);
+    return run;
+  };
+  if (overlay == nullptr) cache_.UpdateSnapshot(&snapshot_);
+  std::vector<Placement> generated;
+  if (Status s =
+          fw.RunPlacementGeneratePlugins(group, Placement{.nodes = snapshot_.nodes()}, &generated);
+      !s.ok()) {
+    return without_trial(std::move(s));
+  }
+  const std::string& profile = fw.profile_name();
+  metrics_->placements->generated.With({profile})->Inc(static_cast<double>(generated.size()));
+  // By name: the trials change the snapshot's NodeInfos. One that holds every node confines
+  // nothing (upstream's AssumePlacement).
+  std::vector<std::pair<std::string, std::optional<PlacementScope>>> placements;
+  for (const Placement& p : generated) {
+    std::optional<PlacementScope>& scope = placements.emplace_back(p.name, std::nullopt).second;
+    if (p.nodes.size() == snapshot_.size()) continue;
+    scope.emplace();
+    for (const NodeInfo* n : p.nodes) {
+      scope->names.push_back(n->name());
+      scope->set.insert(n->name());
+    }
+  }
+  std::optional<GroupRun> first;
+  std::vector<GroupRun> fitted;
+  std::vector<size_t> fitted_at;  // Their places in `placements`.
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const SteadyTime begin = std::chrono::steady_clock::now();
+    placement_ = std::move(placements[i].second);
+    GroupRun run = RunGroupAlgorithm(fw, group, pods, overlay);
+    placements[i].second = std::move(placement_);
+    placement_.reset();
+    run.placement = placements[i].first;
+    if (!options_.observers.empty()) run.scope = placements[i].second;
+    if (!run.status.ok() && !run.status.IsRejected()) return run;
+    const char* result = run.status.ok() ? "feasible" : "infeasible";
+    metrics_->placements->evaluations.With({result, profile})->Inc();
+    metrics_->placements->evaluation_duration.With({result, profile})
+        ->Observe(metrics::SecondsSince(begin));
+    if (run.status.ok()) {
+      fitted.push_back(std::move(run));
+      fitted_at.push_back(i);
+    } else if (!first) {
+      first = std::move(run);
+    }
+  }
+  if (fitted.empty()) {
+    // The first placement's run tells why; upstream prints its status as an error: the group's
+    // own words alone where the run ended on "pod group is unschedulable".
+    GroupRun& run = *first;
+    const std::vector<std::string>& why = run.status.reasons();
+    const std::string first_status =
+        !why.empty() && why.front() == kPodGroupUnschedulable ? why.front() : run.status.Message();
+    run.status = Status(Code::kUnschedulable,
+                        {kPodGroupUnschedulable,
+                         fmt::format("{}/{} placements are available, first placement status: {}",
+                                     0, placements.size(), first_status)});
+    for (GroupTry& t : run.tried) {
+      if (!t.tried) t.status = run.status;
+    }
+    return std::move(run);
+  }
+  if (fitted.size() == 1) return std::move(fitted.front());
+  // Scored on the snapshot without the trials' pods.
+  if (overlay == nullptr) cache_.UpdateSnapshot(&snapshot_);
+  std::vector<Placement> scored(fitted.size());
+  std::vector<PodGroupAssignments> assignments(fitted.size());
+  for (size_t k = 0; k < fitted.size(); ++k) {
+    const auto& [name, scope] = placements[fitted_at[k]];
+    scored[k].name = name;
+    if (scope) {
+      for (const std::string& node : scope->names) {
+        if (const NodeInfo* n = snapshot_.Get(node)) scored[k].nodes.push_back(n);
+      }
+    } else {
+      scored[k].nodes = snapshot_.nodes();
+    }
+    assignments[k].placement = &scored[k];
+    for (size_t i = 0; i < pods.size(); ++i) {
+      const GroupTry& t = fitted[k].tried[i];
+      if (t.status.ok() && !t.node.empty())
+        assignments[k].proposed.push_back({&pods[i].pod(), t.node});
+    }
+  }
+  std::vector<int64_t> totals;
+  if (Status s = fw.RunPlacementScorePlugins(group, assignments, &totals); !s.ok()) {
+    return without_trial(std::move(s));
+  }
+  const int64_t best = *std::max_element(totals.begin(), totals.end());
+  uint64_t pick = rng_() % static_cast<uint64_t>(std::count(totals.begin(), totals.end(), best));
+  size_t k = 0;
+  while (totals[k] != best || pick-- != 0) ++k;
+  return std::move(fitted[k]);
+}
+
 void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, SteadyTime start) {
   const std::string ns = first.pod().metadata.namespace_;
   const std::string name = *first.pod().spec.pod_group_name;
@@ -289,7 +401,7 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
     return;
   }
 
-  GroupRun run = RunGroupAlgorithm(fw, *group, pods, nullptr);
+  GroupRun run = RunGroupPlacements(fw, *group, pods, nullptr);
   metrics_->pod_groups->scheduling_algorithm_duration.With({})->Observe(
       metrics::SecondsSince(start));
   Status group_status = run.status;
@@ -354,6 +466,8 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
       found.pod_group = group_key;
       found.group_reason = group_reason;
       found.group_message = group_message;
+      found.placement = run.placement;
+      if (run.scope) found.placement_nodes = &run.scope->set;
     }
     if (!group_status.ok() && !group_status.IsRejected()) {
       fail(std::move(info), t.status.ok() || t.status.IsRejected() ? group_status : t.status,

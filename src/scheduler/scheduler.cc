@@ -17,7 +17,9 @@ Scheduler::Scheduler(SchedulerOptions options)
     own_registry_ = std::make_unique<metrics::Registry>();
     registry = own_registry_.get();
   }
-  metrics_ = std::make_unique<metrics::SchedulerMetrics>(registry, options_.generic_workload);
+  metrics_ = std::make_unique<metrics::SchedulerMetrics>(
+      registry, options_.generic_workload,
+      options_.generic_workload && options_.topology_aware_workload_scheduling);
   binding_goroutines_ = metrics_->goroutines.With({"binding"});
 }
 
@@ -53,17 +55,24 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
         "from the configuration");
   }
   std::unique_ptr<Scheduler> s(new Scheduler(std::move(options)));
-  if (s->options_.generic_workload) {
-    // Upstream's defaults with GenericWorkload: GangScheduling ends the default plugins, unless
-    // the profile disables it.
-    for (config::Profile& profile : s->options_.config.profiles) {
-      config::PluginSet& multi = profile.plugins.multi_point;
-      auto named = [](const config::PluginRef& r) {
-        return r.name == "*" || r.name == plugins::names::kGangScheduling;
+  // Upstream's defaults with GenericWorkload: GangScheduling ends the default plugins, and with
+  // TopologyAwareWorkloadScheduling too, TopologyPlacementGenerator and PodGroupPodsCount (weight
+  // 1), each unless the profile names or disables it.
+  std::vector<config::PluginRef> gated_defaults;
+  if (s->options_.generic_workload) gated_defaults.push_back({plugins::names::kGangScheduling, 0});
+  if (s->options_.generic_workload && s->options_.topology_aware_workload_scheduling) {
+    gated_defaults.push_back({plugins::names::kTopologyPlacementGenerator, 0});
+    gated_defaults.push_back({plugins::names::kPodGroupPodsCount, 1});
+  }
+  for (config::Profile& profile : s->options_.config.profiles) {
+    config::PluginSet& multi = profile.plugins.multi_point;
+    for (const config::PluginRef& plugin : gated_defaults) {
+      auto named = [&](const config::PluginRef& r) {
+        return r.name == "*" || r.name == plugin.name;
       };
       if (std::none_of(multi.disabled.begin(), multi.disabled.end(), named) &&
           std::none_of(multi.enabled.begin(), multi.enabled.end(), named)) {
-        multi.enabled.push_back({plugins::names::kGangScheduling, 0});
+        multi.enabled.push_back(plugin);
       }
     }
   }

@@ -25,6 +25,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/statusor.h"
 #include "ksched/cluster_writer.h"
 #include "ksched/fit_error.h"
@@ -79,6 +80,10 @@ struct SchedulerOptions {
   // The GenericWorkload gate (beta, off by default): the pods of a PodGroup are scheduled
   // together, in a pod group cycle (schedule_one_podgroup.cc).
   bool generic_workload = false;
+  // The TopologyAwareWorkloadScheduling gate (alpha, off; needs generic_workload): a pod group's
+  // cycle tries the group on each placement its PlacementGenerate plugin gives (one topology
+  // domain each), and takes the best scored of those where it fits.
+  bool topology_aware_workload_scheduling = false;
 };
 
 class Scheduler : public ClusterEventSink {
@@ -134,11 +139,19 @@ class Scheduler : public ClusterEventSink {
   };
   // What the scheduling cycle found, for its Attempt: the filters' diagnosis, the feasible nodes
   // (feasible_) and the scores; and the victims of its preemption.
+  // A placement's nodes by name, in the snapshot's order: a pod group's trials change the
+  // snapshot's NodeInfos.
+  struct PlacementScope {
+    std::vector<std::string> names;
+    absl::flat_hash_set<std::string> set;
+  };
   struct Found {
     const Diagnosis* filtered = nullptr;
     const framework::ScoreTable* scores = nullptr;
     std::vector<std::string> victims;
     std::string pod_group, group_reason, group_message;  // Attempt's.
+    std::string placement;
+    const absl::flat_hash_set<std::string>* placement_nodes = nullptr;
   };
 
   using SteadyTime = std::chrono::steady_clock::time_point;
@@ -207,6 +220,10 @@ class Scheduler : public ClusterEventSink {
     std::vector<GroupTry> tried;  // Per pod, in the group's order.
     Status status;                // The group's, before PodGroupPostFilter.
     bool pre_filtered = false;    // Some pod reached PreFilter.
+    // With topology_aware_workload_scheduling: the placement of the run ("" for every node),
+    // and its nodes (nullopt for every node).
+    std::string placement;
+    std::optional<PlacementScope> scope;
   };
   // Upstream's podGroupSchedulingDefaultAlgorithm: each pod on the snapshot, the ones before it
   // placed and reserved, until GangScheduling's PlacementFeasible says minCount cannot be met;
@@ -215,6 +232,13 @@ class Scheduler : public ClusterEventSink {
   // nothing for the observers).
   GroupRun RunGroupAlgorithm(framework::Framework& fw, const api::PodGroup& group,
                              const std::vector<QueuedPodInfo>& pods, SnapshotOverlay* overlay);
+  // Upstream's podGroupSchedulingAlgorithm: RunGroupAlgorithm; with
+  // topology_aware_workload_scheduling, once on each placement the profile's PlacementGenerate
+  // plugin gives, confined to its nodes, and the run of the best scored placement where the group
+  // fits (a tie broken at random), or, where it fits on none, the first placement's run, with
+  //   pod group is unschedulable, 0/3 placements are available, first placement status: ...
+  GroupRun RunGroupPlacements(framework::Framework& fw, const api::PodGroup& group,
+                              const std::vector<QueuedPodInfo>& pods, SnapshotOverlay* overlay);
   // What upstream's PodGroupPostFilter plugins say of a group that does not fit: DynamicResources'
   // (an error when no pod reached its PreFilter, `pre_filtered` false), then DefaultPreemption's
   // (PreemptForPodGroup). `nominated` gets the nodes a preemption nominates the pods to.
@@ -234,9 +258,14 @@ class Scheduler : public ClusterEventSink {
                      ScheduleResult* result, FitError* fit_error);
   // PreFilter, then the nominated node or OpportunisticBatching's hint (into *hint, with the
   // pod's signature), then the others (upstream's findNodesThatFitPod).
+  // `all` is CandidateNodes().
   Status FindNodesThatFitPod(framework::Framework& fw, CycleState& state, const api::Pod& pod,
+                             const std::vector<const NodeInfo*>& all,
                              const std::optional<std::string>& signature, std::string* hint,
                              std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis);
+  // The nodes a pod may go to: the snapshot's, or those of the placement a pod group's trial is
+  // confined to (placement_), as they are in the snapshot now.
+  const std::vector<const NodeInfo*>& CandidateNodes();
   // Whether the node preemption nominated the pod to fits it (or, without one, the hint); that
   // node is likely the only one that does, so it is tried first (upstream's
   // evaluateNominatedNode).
@@ -244,9 +273,9 @@ class Scheduler : public ClusterEventSink {
                              std::string_view hint, std::vector<const NodeInfo*>* feasible,
                              Diagnosis* diagnosis);
   // Filters `nodes` from the round-robin start until enough fit, in parallel waves (upstream's
-  // findNodesThatPassFilters).
+  // findNodesThatPassFilters); the start moves on modulo `all_nodes`, the candidates' count.
   Status FindNodesThatPassFilters(framework::Framework& fw, CycleState& state, const api::Pod& pod,
-                                  const std::vector<const NodeInfo*>& nodes,
+                                  const std::vector<const NodeInfo*>& nodes, size_t all_nodes,
                                   std::vector<const NodeInfo*>* feasible, Diagnosis* diagnosis);
   // PreScore and Score into score_table_ (upstream's prioritizeNodes).
   Status PrioritizeNodes(framework::Framework& fw, CycleState& state, const api::Pod& pod,
@@ -303,6 +332,10 @@ class Scheduler : public ClusterEventSink {
   std::unique_ptr<queue::SchedulingQueue> queue_;
   Snapshot snapshot_;
   size_t next_start_node_index_ = 0;
+  // The placement a pod group's trial is confined to (TopologyAwareWorkloadScheduling;
+  // upstream's AssumePlacement); nullopt: every node.
+  std::optional<PlacementScope> placement_;
+  std::vector<const NodeInfo*> placement_nodes_;  // CandidateNodes' list.
   int64_t cycle_ = 0;  // Pods popped so far (upstream's scheduling cycle count).
   // HandleFailure is handling a pod group's pod: it goes back after a backoff.
   bool group_failure_ = false;

@@ -81,7 +81,8 @@ class SchedulerTest : public ::testing::Test {
                                 .nominated_node_name_for_expectation = nominate_for_expectation_,
                                 .opportunistic_batching = batching_,
                                 .throttle = throttle_,
-                                .generic_workload = generic_workload_},
+                                .generic_workload = generic_workload_,
+                                .topology_aware_workload_scheduling = topology_aware_},
                                registry_);
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
@@ -149,6 +150,7 @@ class SchedulerTest : public ::testing::Test {
   bool nominate_for_expectation_ = true;  // The NominatedNodeNameForExpectation gate.
   bool batching_ = true;                  // The OpportunisticBatching gate.
   bool generic_workload_ = false;         // The GenericWorkload gate.
+  bool topology_aware_ = false;           // TopologyAwareWorkloadScheduling.
   std::function<void()> throttle_;        // SchedulerOptions::throttle.
   testing::RecordingWriter writer_;
   Registry registry_;
@@ -1182,6 +1184,44 @@ TEST_F(SchedulerTest, APodPreemptingAWholeGangEvictsItOnEveryNodeAndCountsIt) {
               HasSubstr("scheduler_preemption_pdb_violations_total{preemptor=\"pod\"} 2\n"));
   EXPECT_THAT(metrics,
               HasSubstr("scheduler_preemption_workload_disruptions_sum{preemptor=\"pod\"} 1\n"));
+}
+
+// With TopologyAwareWorkloadScheduling, upstream's defaults generate placements by topology and
+// score them by NodeResourcesFit and PodGroupPodsCount; a group confined to a rack is tried in
+// each rack, and the placements are counted.
+TEST_F(SchedulerTest, WithTopologyAwareSchedulingAGroupIsTriedInEachDomainAndCounted) {
+  generic_workload_ = topology_aware_ = true;
+  Build(config::DefaultConfiguration(),
+        plugins::NewInTreeRegistry(
+            {.generic_workload = true, .topology_aware_workload_scheduling = true}));
+  std::map<std::string, std::vector<std::string>> points =
+      s_->FrameworkFor("default-scheduler")->PluginsByExtensionPoint();
+  EXPECT_THAT(points["placementGenerate"], ::testing::ElementsAre("TopologyPlacementGenerator"));
+  EXPECT_THAT(points["placementScore"],
+              ::testing::ElementsAre("NodeResourcesFit", "PodGroupPodsCount"));
+  for (const auto& [node, rack] : {std::pair{"n1", "r1"}, std::pair{"n2", "r2"}}) {
+    s_->OnNodeAdd(
+        MakeNode().Name(node).Label("rack", rack).Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  }
+  api::PodGroup group{.metadata = {.name = "train", .namespace_ = "default", .uid = "g1"},
+                      .gang_min_count = 2};
+  group.scheduling_constraints = {{.topology_keys = {"rack"}}};
+  SetObject(*s_, std::make_shared<const api::PodGroup>(group));
+  for (const char* name : {"t-0", "t-1"}) {
+    api::Pod pod = MakePod().Name(name).Req("cpu", "1").Obj();
+    pod.spec.pod_group_name = "train";
+    AddPod(pod);
+  }
+  Drain();
+  ASSERT_EQ(writer_.binds.size(), 2u);
+  EXPECT_EQ(writer_.binds.at("default/t-0"), writer_.binds.at("default/t-1"));
+  const std::string metrics = s_->metrics_registry().Text();
+  EXPECT_THAT(metrics,
+              HasSubstr("scheduler_generated_placements_total{profile=\"default-scheduler\"} 2\n"));
+  EXPECT_THAT(metrics, HasSubstr("scheduler_placement_evaluations_total{profile=\"default-"
+                                 "scheduler\",result=\"feasible\"} 2\n"));
+  EXPECT_THAT(metrics, HasSubstr("scheduler_placement_evaluation_duration_seconds_count{profile="
+                                 "\"default-scheduler\",result=\"feasible\"} 2\n"));
 }
 
 TEST_F(SchedulerTest, AHigherPriorityPodPreemptsAndLandsOnTheNodeItWasNominatedTo) {

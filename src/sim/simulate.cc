@@ -42,6 +42,10 @@ Explanation Explain(const scheduler::Attempt& a) {
   e.batched_after = a.batched_after;
   e.group_reason = a.group_reason;
   e.group_message = a.group_message;
+  e.placement = a.placement;
+  if (a.placement_nodes != nullptr) {
+    e.placement_nodes.emplace(a.placement_nodes->begin(), a.placement_nodes->end());
+  }
   if (const framework::ScoreTable* s = a.scores) {
     for (size_t i = 0; i < s->nodes.size(); ++i) {
       Explanation::NodeScores out{.node = s->nodes[i]->name(), .total = s->totals[i]};
@@ -78,13 +82,18 @@ class Cycles : public scheduler::AttemptObserver {
 };
 
 // Each node's filter verdict in the last attempt, by node name. Nodes the attempt did not
-// filter: those PreFilter ruled out, those left out because the pod's nominated node fit (only it
-// is tried first, as upstream), or those percentageOfNodesToScore left out.
+// filter: those outside the placement its group's cycle tried it in, those PreFilter ruled out,
+// those left out because the pod's nominated node fit (only it is tried first, as upstream), or
+// those percentageOfNodesToScore left out.
 std::map<std::string, std::string> FilterVerdicts(const Explanation& e,
                                                   const std::vector<std::string>& nodes) {
   std::map<std::string, std::string> out = e.verdicts;
   for (const std::string& node : nodes) {
     if (out.contains(node)) continue;
+    if (e.placement_nodes && !e.placement_nodes->contains(node)) {
+      out[node] = fmt::format("not evaluated (outside the pod group's placement {})", e.placement);
+      continue;
+    }
     out[node] = e.absent          ? *e.absent
                 : e.nominated_fit ? "not evaluated (the pod's nominated node fit)"
                 : !e.batched_after.empty()
@@ -193,7 +202,8 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
       .explain_rejections = options.explain,
       .nominated_node_name_for_expectation = options.nominated_node_name_for_expectation,
       .opportunistic_batching = options.opportunistic_batching,
-      .generic_workload = options.generic_workload};
+      .generic_workload = options.generic_workload,
+      .topology_aware_workload_scheduling = options.topology_aware_workload_scheduling};
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> created =
       scheduler::Scheduler::Create(std::move(so), registry);
   if (!created.ok()) return created.status();
@@ -303,6 +313,9 @@ std::string FormatJson(const SimulationResult& result, bool explain) {
         if (!o.last_cycle->group_message.empty()) {
           p["groupCycle"]["message"] = o.last_cycle->group_message;
         }
+        if (!o.last_cycle->placement.empty()) {
+          p["groupCycle"]["placement"] = o.last_cycle->placement;
+        }
       }
     }
     pods.push_back(std::move(p));
@@ -346,9 +359,10 @@ std::string FormatTable(const SimulationResult& result, bool explain) {
       continue;
     }
     if (!o.last_cycle->group_reason.empty()) {
-      out += fmt::format(
-          "  group {}: {}{}\n", o.pod_group, o.last_cycle->group_reason,
-          o.last_cycle->group_message.empty() ? "" : ": " + o.last_cycle->group_message);
+      const Explanation& c = *o.last_cycle;
+      out += fmt::format("  group {}: {}{}{}\n", o.pod_group, c.group_reason,
+                         c.placement.empty() ? "" : " (placement " + c.placement + ")",
+                         c.group_message.empty() ? "" : ": " + c.group_message);
     }
     out += "  filter:\n";
     for (const auto& [verdict, nodes] :

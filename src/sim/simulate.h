@@ -7,6 +7,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ struct SimulationOptions {
   bool nominated_node_name_for_expectation = true;  // The gate (SchedulerOptions').
   bool opportunistic_batching = true;               // The gate (SchedulerOptions').
   bool generic_workload = false;                    // The gate (SchedulerOptions').
+  bool topology_aware_workload_scheduling = false;  // The gate (SchedulerOptions').
   // The objects of custom resources plugins watch (LoadManifests' `custom`).
   std::vector<CustomManifestObject> custom_objects;
 };
@@ -55,6 +57,10 @@ struct Explanation {
   // Tried in its PodGroup's cycle: what the cycle decided for the whole group, as the group's
   // PodGroupInitiallyScheduled condition says it ("" when the pod was tried alone).
   std::string group_reason, group_message;
+  // With TopologyAwareWorkloadScheduling, the placement the group's cycle tried the pod in ("" for
+  // the whole cluster) and its nodes (nullopt for the whole cluster).
+  std::string placement;
+  std::optional<std::set<std::string>> placement_nodes;
 };
 
 struct PodOutcome {

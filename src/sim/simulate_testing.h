@@ -16,7 +16,9 @@ namespace ksched::sim {
 
 inline SimulationResult SimulateObjects(std::vector<api::Object> objects,
                                         const SimulationOptions& options = {}) {
-  Registry registry = plugins::NewInTreeRegistry({.generic_workload = options.generic_workload});
+  Registry registry = plugins::NewInTreeRegistry(
+      {.generic_workload = options.generic_workload,
+       .topology_aware_workload_scheduling = options.topology_aware_workload_scheduling});
   absl::StatusOr<SimulationResult> result = Simulate(std::move(objects), registry, options);
   EXPECT_TRUE(result.ok()) << result.status();
   return result.ok() ? *std::move(result) : SimulationResult{};

@@ -524,8 +524,22 @@ void ValidatePodGroup(const api::PodGroup& group, Errors* e) {
     e->InvalidNumber("spec.schedulingPolicy.gang.minCount", *group.gang_min_count,
                      "must be greater than or equal to 1");
   }
+  // The checks of spec.schedulingConstraints with its gate on; with it off, the API server drops
+  // the field (simulate says so, DropGatedPodGroupFields).
+  if (group.scheduling_constraints) {
+    // Too many items, and the items go unchecked (kube-apiserver v1.37.2).
+    const std::vector<std::string>& keys = group.scheduling_constraints->topology_keys;
+    if (keys.size() > 1) e->TooMany("spec.schedulingConstraints.topology", keys.size(), 1);
+    for (size_t i = 0; i < keys.size() && keys.size() <= 1; ++i) {
+      const std::string path = fmt::format("spec.schedulingConstraints.topology[{}].key", i);
+      if (keys[i].empty()) {
+        e->Required(path);
+      } else {
+        e->QualifiedName(path, keys[i]);
+      }
+    }
+  }
   static constexpr std::pair<std::string_view, std::string_view> kGates[] = {
-      {"spec.schedulingConstraints", "TopologyAwareWorkloadScheduling"},
       {"spec.resourceClaims", "DRAWorkloadResourceClaims"},
       {"spec.parentCompositePodGroupName", "CompositePodGroup"},
       {"spec.preemptionPolicy", "PodGroupPreemptionPolicy"}};

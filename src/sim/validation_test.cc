@@ -78,15 +78,14 @@ TEST(ValidateObjectTest, PodGroupsAreCheckedAsTheApiServersDeclarativeValidation
                           "`basic`, `gang`"));
   group.basic = true;
   group.gang_min_count = 0;
-  group.gated_fields = {"spec.schedulingConstraints"};
+  group.gated_fields = {"spec.resourceClaims"};
   EXPECT_THAT(
       ValidateObject(group),
       ElementsAre("spec.schedulingPolicy: Invalid value: \"{basic, gang}\": must specify exactly "
                   "one of: `basic`, `gang`",
                   "spec.schedulingPolicy.gang.minCount: Required value",
-                  "spec.schedulingConstraints: Forbidden: needs the "
-                  "TopologyAwareWorkloadScheduling feature gate, which ksched does not implement "
-                  "yet"));
+                  "spec.resourceClaims: Forbidden: needs the DRAWorkloadResourceClaims feature "
+                  "gate, which ksched does not implement yet"));
   // Left out (0) is missing; below 0 is too small (kube-apiserver v1.37.2's words, both).
   group.basic = false;
   group.gated_fields.clear();
@@ -96,6 +95,23 @@ TEST(ValidateObjectTest, PodGroupsAreCheckedAsTheApiServersDeclarativeValidation
                           "greater than or equal to 1"));
   group.gang_min_count = 2;
   group.gated_fields.clear();
+  EXPECT_THAT(ValidateObject(group), IsEmpty());
+  // schedulingConstraints (TopologyAwareWorkloadScheduling): one topology key, a label key.
+  group.scheduling_constraints.emplace();
+  EXPECT_THAT(ValidateObject(group), IsEmpty());
+  group.scheduling_constraints->topology_keys = {"", "Rack!"};
+  EXPECT_THAT(
+      ValidateObject(group),
+      ElementsAre("spec.schedulingConstraints.topology: Too many: 2: must have at most 1 item"));
+  group.scheduling_constraints->topology_keys = {""};
+  EXPECT_THAT(ValidateObject(group),
+              ElementsAre("spec.schedulingConstraints.topology[0].key: Required value"));
+  group.scheduling_constraints->topology_keys = {"Rack!"};
+  EXPECT_THAT(ValidateObject(group),
+              ElementsAre(::testing::StartsWith("spec.schedulingConstraints.topology[0].key: "
+                                                "Invalid value: \"Rack!\": name part must "
+                                                "consist of")));
+  group.scheduling_constraints->topology_keys = {"topology.kubernetes.io/rack"};
   EXPECT_THAT(ValidateObject(group), IsEmpty());
 }
 

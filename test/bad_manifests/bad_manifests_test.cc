@@ -116,6 +116,38 @@ TEST(ValidateFlagTest, AddedManifestsAreCheckedAsTheClustersAre) {
   EXPECT_NE(r.err.find("warning: "), std::string::npos) << r.err;
 }
 
+// A PodGroup's schedulingConstraints need TopologyAwareWorkloadScheduling: without it the API
+// server drops them on create, and simulate says it does the same.
+TEST(FeatureGateTest, SchedulingConstraintsAreDroppedWithAWarningWhenTheirGateIsOff) {
+  const std::string path =
+      WriteTemp("tas.yaml", kNode + std::string(R"(apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: pg}
+spec: {schedulingPolicy: {basic: {}}, schedulingConstraints: {topology: [{key: rack}]}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec: {schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: nginx}]}
+)"));
+  CommandResult off =
+      RunCommand({KSCHED_BINARY, "simulate", "--feature-gates", "GenericWorkload=true", path});
+  EXPECT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(off.err,
+            "ksched simulate: warning: PodGroup default/pg: spec.schedulingConstraints is dropped, "
+            "as the API server drops it, with the TopologyAwareWorkloadScheduling feature gate "
+            "off (--feature-gates GenericWorkload=true,TopologyAwareWorkloadScheduling=true turns "
+            "it on)\n");
+  EXPECT_NE(off.out.find("web   Scheduled  n1"), std::string::npos) << off.out;
+  // With the gate, n1 has no rack label: no placement holds the group.
+  CommandResult on =
+      RunCommand({KSCHED_BINARY, "simulate", "--feature-gates",
+                  "GenericWorkload=true,TopologyAwareWorkloadScheduling=true", path});
+  EXPECT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_EQ(on.err, "");
+  EXPECT_NE(on.out.find("no feasible placements found"), std::string::npos) << on.out;
+}
+
 TEST(GenerateNameTest, AnObjectWithOnlyGenerateNameGetsANameAsTheApiServerGivesOne) {
   const std::string path = WriteTemp("gen.yaml", kNode + std::string(R"(apiVersion: v1
 kind: Pod
