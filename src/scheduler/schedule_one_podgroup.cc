@@ -277,26 +277,41 @@ Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
       scope->set.insert(n->name());
     }
   }
-  std::optional<GroupRun> first;
-  std::vector<GroupRun> fitted;
-  std::vector<size_t> fitted_at;  // Their places in `placements`.
-  for (size_t i = 0; i < placements.size(); ++i) {
-    const SteadyTime begin = std::chrono::steady_clock::now();
+  // One trial of the group, confined to placement i.
+  auto trial = [&](size_t i) {
     placement_ = std::move(placements[i].second);
     GroupRun run = RunGroupAlgorithm(fw, group, pods, overlay);
     placements[i].second = std::move(placement_);
     placement_.reset();
     run.placement = placements[i].first;
     if (!options_.observers.empty()) run.scope = placements[i].second;
+    return run;
+  };
+  // Of each placement where the group fits, where its pods went, for the scoring; whole, only the
+  // first such run, and the first placement's when it does not fit (its words, if none does). A
+  // group of 1000 tried in 50 domains would hold 50000 pods' cycle states otherwise.
+  struct Fitted {
+    size_t at;                                           // In `placements`.
+    std::vector<std::pair<size_t, std::string>> placed;  // (pod, node).
+  };
+  std::vector<Fitted> fitted;
+  std::optional<GroupRun> first, kept;
+  for (size_t i = 0; i < placements.size(); ++i) {
+    const SteadyTime begin = std::chrono::steady_clock::now();
+    GroupRun run = trial(i);
     if (!run.status.ok() && !run.status.IsRejected()) return run;
     const char* result = run.status.ok() ? "feasible" : "infeasible";
     metrics_->placements->evaluations.With({result, profile})->Inc();
     metrics_->placements->evaluation_duration.With({result, profile})
         ->Observe(metrics::SecondsSince(begin));
     if (run.status.ok()) {
-      fitted.push_back(std::move(run));
-      fitted_at.push_back(i);
-    } else if (!first) {
+      Fitted& f = fitted.emplace_back(Fitted{.at = i, .placed = {}});
+      for (size_t p = 0; p < pods.size(); ++p) {
+        const GroupTry& t = run.tried[p];
+        if (t.status.ok() && !t.node.empty()) f.placed.emplace_back(p, t.node);
+      }
+      if (!kept) kept = std::move(run);
+    } else if (i == 0) {
       first = std::move(run);
     }
   }
@@ -316,13 +331,13 @@ Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
     }
     return std::move(run);
   }
-  if (fitted.size() == 1) return std::move(fitted.front());
+  if (fitted.size() == 1) return std::move(*kept);
   // Scored on the snapshot without the trials' pods.
   if (overlay == nullptr) cache_.UpdateSnapshot(&snapshot_);
   std::vector<Placement> scored(fitted.size());
   std::vector<PodGroupAssignments> assignments(fitted.size());
   for (size_t k = 0; k < fitted.size(); ++k) {
-    const auto& [name, scope] = placements[fitted_at[k]];
+    const auto& [name, scope] = placements[fitted[k].at];
     scored[k].name = name;
     if (scope) {
       for (const std::string& node : scope->names) {
@@ -332,10 +347,8 @@ Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
       scored[k].nodes = snapshot_.nodes();
     }
     assignments[k].placement = &scored[k];
-    for (size_t i = 0; i < pods.size(); ++i) {
-      const GroupTry& t = fitted[k].tried[i];
-      if (t.status.ok() && !t.node.empty())
-        assignments[k].proposed.push_back({&pods[i].pod(), t.node});
+    for (const auto& [p, node] : fitted[k].placed) {
+      assignments[k].proposed.push_back({&pods[p].pod(), node});
     }
   }
   std::vector<int64_t> totals;
@@ -346,7 +359,10 @@ Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
   uint64_t pick = rng_() % static_cast<uint64_t>(std::count(totals.begin(), totals.end(), best));
   size_t k = 0;
   while (totals[k] != best || pick-- != 0) ++k;
-  return std::move(fitted[k]);
+  if (k == 0) return std::move(*kept);
+  // The winner's run was not kept: it is tried again, on the same snapshot (a tie between two
+  // nodes may be broken the other way this time, as it may be in upstream's one trial).
+  return trial(fitted[k].at);
 }
 
 void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, SteadyTime start) {
