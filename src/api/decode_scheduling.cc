@@ -53,7 +53,8 @@ absl::Status PodGroupSpecOf(element e, const Path& p, PodGroup* out) {
         });
       });
     }
-    if (k == "resourceClaims" || k == "parentCompositePodGroupName" || k == "preemptionPolicy") {
+    if (k == "preemptionPolicy") return OptStr(v, vp, &out->preemption_policy);
+    if (k == "resourceClaims" || k == "parentCompositePodGroupName") {
       Unsupported(v, vp, &out->gated_fields);
     }
     return absl::OkStatus();

@@ -771,7 +771,8 @@ TEST(DecodePodGroupTest, GangPolicyPriorityConditionsAndTheSchedulingGroupOfItsP
     {"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup",
      "metadata":{"name":"train","namespace":"ml","generation":3},
      "spec":{"schedulingPolicy":{"gang":{"minCount":4}},"priority":100,
-             "disruptionMode":{"all":{}},"schedulingConstraints":{"topology":[{"key":"rack"}]}},
+             "disruptionMode":{"all":{}},"schedulingConstraints":{"topology":[{"key":"rack"}]},
+             "preemptionPolicy":"Never"},
      "status":{"conditions":[{"type":"PodGroupInitiallyScheduled","status":"False",
                               "reason":"Unschedulable","message":"m"}]}},
     {"apiVersion":"scheduling.k8s.io/v1beta1","kind":"PodGroup","metadata":{"name":"b"},
@@ -789,6 +790,7 @@ TEST(DecodePodGroupTest, GangPolicyPriorityConditionsAndTheSchedulingGroupOfItsP
   EXPECT_TRUE(gang.disrupt_all);
   ASSERT_TRUE(gang.scheduling_constraints.has_value());
   EXPECT_THAT(gang.scheduling_constraints->topology_keys, ElementsAre("rack"));
+  EXPECT_EQ(gang.preemption_policy, "Never");
   EXPECT_THAT(gang.gated_fields, ElementsAre());
   ASSERT_EQ(gang.conditions.size(), 1u);
   EXPECT_EQ(gang.conditions[0].reason, "Unschedulable");

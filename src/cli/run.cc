@@ -525,7 +525,8 @@ int RunScheduler(const RunFlags& flags, const features::FeatureGates& gates,
        .opportunistic_batching = gates.Enabled("OpportunisticBatching"),
        .throttle = [&http] { (void)http->WaitForFewer(kMaxOutstandingRequests, absl::Seconds(1)); },
        .generic_workload = gates.Enabled("GenericWorkload"),
-       .topology_aware_workload_scheduling = gates.Enabled("TopologyAwareWorkloadScheduling")},
+       .topology_aware_workload_scheduling = gates.Enabled("TopologyAwareWorkloadScheduling"),
+       .pod_group_preemption_policy = gates.Enabled("PodGroupPreemptionPolicy")},
       registry);
   if (!sched.ok()) {
     return Fail(std::string(sched.status().message()));

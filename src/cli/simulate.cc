@@ -69,23 +69,59 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(
   return std::move(listing->objects);
 }
 
-// What the API server drops from a PodGroup when a gate is off (as it creates it): its
-// schedulingConstraints without TopologyAwareWorkloadScheduling. Dropped here too, with a
-// warning, as kube-scheduler with the gate off would not read them.
-void DropDisabledFields(const features::FeatureGates& gates, std::vector<api::Object>* objects,
-                        std::vector<std::string>* warnings) {
-  if (gates.Enabled("TopologyAwareWorkloadScheduling")) return;
+// What the API server does to a PodGroup by its gates, as it creates one: without
+// TopologyAwareWorkloadScheduling it drops spec.schedulingConstraints, without
+// PodGroupPreemptionPolicy spec.preemptionPolicy (here too, with a warning: kube-scheduler with
+// the gate off would not read them). With PodGroupPreemptionPolicy, the group's policy is
+// defaulted to PreemptLowerPriority, then the priority admission plugin refuses it unless it is
+// its priority class's (PreemptLowerPriority without one): a group of a class with Never must say
+// Never (kube-apiserver v1.37.2).
+absl::Status ApplyPodGroupGates(const features::FeatureGates& gates,
+                                std::vector<api::Object>* objects,
+                                std::vector<std::string>* warnings) {
+  std::map<std::string, std::string, std::less<>> class_policy;
+  for (const api::Object& object : *objects) {
+    if (const auto* pc = std::get_if<api::PriorityClass>(&object)) {
+      class_policy[pc->metadata.name] = pc->preemption_policy.value_or("PreemptLowerPriority");
+    }
+  }
+  auto drop = [&](const api::PodGroup& group, std::string_view field, std::string_view gate) {
+    warnings->push_back(fmt::format(
+        "PodGroup {}/{}: {} is dropped, as the API server drops it, with the {} feature gate off "
+        "(--feature-gates GenericWorkload=true,{}=true turns it on)",
+        group.metadata.namespace_.empty() ? "default" : group.metadata.namespace_,
+        group.metadata.name, field, gate, gate));
+  };
   for (api::Object& object : *objects) {
     auto* group = std::get_if<api::PodGroup>(&object);
-    if (group == nullptr || !group->scheduling_constraints) continue;
-    group->scheduling_constraints.reset();
-    warnings->push_back(fmt::format(
-        "PodGroup {}/{}: spec.schedulingConstraints is dropped, as the API server drops it, "
-        "with the TopologyAwareWorkloadScheduling feature gate off (--feature-gates "
-        "GenericWorkload=true,TopologyAwareWorkloadScheduling=true turns it on)",
-        group->metadata.namespace_.empty() ? "default" : group->metadata.namespace_,
-        group->metadata.name));
+    if (group == nullptr) continue;
+    if (!gates.Enabled("TopologyAwareWorkloadScheduling") && group->scheduling_constraints) {
+      group->scheduling_constraints.reset();
+      drop(*group, "spec.schedulingConstraints", "TopologyAwareWorkloadScheduling");
+    }
+    if (!gates.Enabled("PodGroupPreemptionPolicy")) {
+      if (group->preemption_policy) {
+        group->preemption_policy.reset();
+        drop(*group, "spec.preemptionPolicy", "PodGroupPreemptionPolicy");
+      }
+      continue;
+    }
+    // A live cluster's were admitted when they were made.
+    if (!group->metadata.resource_version.empty()) continue;
+    // The class is resolved already (the global default's name where the group names none).
+    auto it = class_policy.find(group->priority_class_name);
+    const std::string policy = it == class_policy.end() ? "PreemptLowerPriority" : it->second;
+    const std::string given = group->preemption_policy.value_or("PreemptLowerPriority");
+    if (given != policy) {
+      return absl::InvalidArgumentError(fmt::format(
+          "podgroups.scheduling.k8s.io \"{}\" is forbidden: the string value of "
+          "PreemptionPolicy ({}) must not be provided in pod group spec; priority admission "
+          "controller computed {} from the given PriorityClass name",
+          group->metadata.name, given, policy));
+    }
+    group->preemption_policy = policy;
   }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -170,8 +206,9 @@ int RunSimulate(const SimulateFlags& given, const features::FeatureGates& gates,
       sim::ApplyWhatIf(flags.what_if, &*objects, &warnings);
   warn();
   if (!moved.ok()) return SimulateFailed(AsStd(moved.status().message()), 2);
-  DropDisabledFields(gates, &*objects, &warnings);
+  absl::Status admitted = ApplyPodGroupGates(gates, &*objects, &warnings);
   warn();
+  if (!admitted.ok()) return SimulateFailed(AsStd(admitted.message()), 2);
   absl::StatusOr<sim::SimulationResult> result = sim::Simulate(
       std::move(*objects), registry,
       {.config = *std::move(cfg),
@@ -182,6 +219,7 @@ int RunSimulate(const SimulateFlags& given, const features::FeatureGates& gates,
        .opportunistic_batching = gates.Enabled("OpportunisticBatching"),
        .generic_workload = gates.Enabled("GenericWorkload"),
        .topology_aware_workload_scheduling = gates.Enabled("TopologyAwareWorkloadScheduling"),
+       .pod_group_preemption_policy = gates.Enabled("PodGroupPreemptionPolicy"),
        .custom_objects = std::move(custom)});
   if (!result.ok()) return SimulateFailed(AsStd(result.status().message()), 1);
   std::string out;

@@ -28,11 +28,14 @@ Status Scheduler::PreemptForPodGroup(framework::Framework& fw, const api::PodGro
                                      const std::vector<QueuedPodInfo>& pods,
                                      std::map<std::string, std::string>* nominated) {
   const int32_t priority = api::PodGroupPriority(group);
-  for (const QueuedPodInfo& info : pods) {
-    if (info.pod().spec.preemption_policy.value_or("") == "Never") {
-      return Status::Unschedulable("not eligible due to preemptionPolicy=Never.");
-    }
-  }
+  // The group's policy with PodGroupPreemptionPolicy (PreemptLowerPriority when it has none);
+  // without, Never if any of its pods says so.
+  const bool never = options_.pod_group_preemption_policy
+                         ? group.preemption_policy.value_or("") == "Never"
+                         : std::any_of(pods.begin(), pods.end(), [](const QueuedPodInfo& info) {
+                             return info.pod().spec.preemption_policy.value_or("") == "Never";
+                           });
+  if (never) return Status::Unschedulable("not eligible due to preemptionPolicy=Never.");
   // An earlier preemption's victims still terminating where the group's pods are nominated: they
   // keep their nominations, and nothing more is evicted.
   std::set<std::string> nodes;

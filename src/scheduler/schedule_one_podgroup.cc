@@ -38,13 +38,23 @@ std::string PreemptionPolicyOf(const api::Pod& pod) {
   return pod.spec.preemption_policy.value_or("PreemptLowerPriority");
 }
 
-// Upstream's validatePodGroup, on the queued pods: one profile, the group's priority, one
-// preemption policy. "" when they agree.
-std::string Disagreement(const std::vector<QueuedPodInfo>& pods, const api::PodGroup& group) {
+using PodList = std::vector<std::shared_ptr<const api::Pod>>;
+
+// The group's preemption policy (PodGroupPreemptionPolicy): its own, PreemptLowerPriority when it
+// has none (a PodGroup made with the gate off).
+std::string PreemptionPolicyOf(const api::PodGroup& group) {
+  return group.preemption_policy.value_or("PreemptLowerPriority");
+}
+
+// Upstream's validatePodGroup, on the queued pods and then the group's placed ones: one profile,
+// the group's priority, one preemption policy (with `group_policy`, the PodGroupPreemptionPolicy
+// gate, the group's). "" when they agree.
+std::string Disagreement(const std::vector<QueuedPodInfo>& pods, const api::PodGroup& group,
+                         const PodList& placed, bool group_policy) {
   const std::string& scheduler = pods.front().pod().spec.scheduler_name;
-  const std::string policy = PreemptionPolicyOf(pods.front().pod());
-  for (const QueuedPodInfo& info : pods) {
-    const api::Pod& pod = info.pod();
+  const std::string policy =
+      group_policy ? PreemptionPolicyOf(group) : PreemptionPolicyOf(pods.front().pod());
+  auto disagreement = [&](const api::Pod& pod) -> std::string {
     if (pod.spec.scheduler_name != scheduler) {
       return fmt::format(
           "all pods in a single pod group should have the same .spec.schedulerName set, got: "
@@ -59,9 +69,17 @@ std::string Disagreement(const std::vector<QueuedPodInfo>& pods, const api::PodG
     }
     if (PreemptionPolicyOf(pod) != policy) {
       return fmt::format(
-          "all pods in a single pod group should have the same preemption policy, got {} and {}",
-          PreemptionPolicyOf(pod), policy);
+          "all pods in a single pod group should have the same preemption policy{}, got {} and {}",
+          group_policy ? " as the pod group's preemption policy" : "", PreemptionPolicyOf(pod),
+          policy);
     }
+    return "";
+  };
+  for (const QueuedPodInfo& info : pods) {
+    if (std::string why = disagreement(info.pod()); !why.empty()) return why;
+  }
+  for (const auto& pod : placed) {
+    if (std::string why = disagreement(*pod); !why.empty()) return why;
   }
   return "";
 }
@@ -397,10 +415,14 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
     group_failure_ = false;
   };
   std::shared_ptr<const api::PodGroup> group = listers_.pod_groups.Get(ns, name);
-  std::string error =
-      group == nullptr
-          ? fmt::format("pod group object not found for pod group podgroup/{}/{}", ns, name)
-          : Disagreement(pods, *group);
+  std::string error;
+  if (group == nullptr) {
+    error = fmt::format("pod group object not found for pod group podgroup/{}/{}", ns, name);
+  } else {
+    std::optional<PodGroupState> state = cache_.GetPodGroupState(ns, name);
+    error = Disagreement(pods, *group, state ? std::move(state->scheduled_pods) : PodList{},
+                         options_.pod_group_preemption_policy);
+  }
   // scheduler_podgroup_schedule_attempts_total and the attempt's duration, by its result.
   auto count_attempt = [&](std::string_view result) {
     metrics_->pod_groups->schedule_attempts.With({result, fw.profile_name()})->Inc();

@@ -84,6 +84,9 @@ struct SchedulerOptions {
   // cycle tries the group on each placement its PlacementGenerate plugin gives (one topology
   // domain each), and takes the best scored of those where it fits.
   bool topology_aware_workload_scheduling = false;
+  // The PodGroupPreemptionPolicy gate (alpha, off; needs generic_workload): a PodGroup's
+  // spec.preemptionPolicy is the group's, which its pods must share, and says whether it preempts.
+  bool pod_group_preemption_policy = false;
 };
 
 class Scheduler : public ClusterEventSink {

@@ -203,7 +203,8 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
       .nominated_node_name_for_expectation = options.nominated_node_name_for_expectation,
       .opportunistic_batching = options.opportunistic_batching,
       .generic_workload = options.generic_workload,
-      .topology_aware_workload_scheduling = options.topology_aware_workload_scheduling};
+      .topology_aware_workload_scheduling = options.topology_aware_workload_scheduling,
+      .pod_group_preemption_policy = options.pod_group_preemption_policy};
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> created =
       scheduler::Scheduler::Create(std::move(so), registry);
   if (!created.ok()) return created.status();

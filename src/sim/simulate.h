@@ -32,6 +32,7 @@ struct SimulationOptions {
   bool opportunistic_batching = true;               // The gate (SchedulerOptions').
   bool generic_workload = false;                    // The gate (SchedulerOptions').
   bool topology_aware_workload_scheduling = false;  // The gate (SchedulerOptions').
+  bool pod_group_preemption_policy = false;         // The gate (SchedulerOptions').
   // The objects of custom resources plugins watch (LoadManifests' `custom`).
   std::vector<CustomManifestObject> custom_objects;
 };

@@ -345,6 +345,36 @@ TEST(SimulateTest, AGangPreemptsLowerPriorityPodGroupsWholeOrPodByPod) {
   EXPECT_EQ(single.evicted[0].preemptor, "podgroup default/pre");
 }
 
+// With PodGroupPreemptionPolicy, the group's preemptionPolicy decides whether it preempts, and
+// its pods must share it; without, a pod's Never stops the group from preempting.
+TEST(SimulateTest, APodGroupsOwnPreemptionPolicyDecidesWithItsGate) {
+  // hp1 says Never; the group pre says nothing (PreemptLowerPriority), or Never too.
+  std::string pod_never = PreemptionCase("all");
+  pod_never.insert(pod_never.find("nodeSelector", pod_never.find("{name: hp1}")),
+                   "preemptionPolicy: Never, ");
+  std::string both_never = pod_never;
+  const size_t pre = both_never.find("{name: pre}, spec: {");
+  both_never.insert(both_never.find("spec: {", pre) + 7, "preemptionPolicy: Never, ");
+  const SimulationOptions gated = {.generic_workload = true, .pod_group_preemption_policy = true};
+  // The pod says why it does not fit; its group's cycle, why it did not preempt.
+  for (const auto& [yaml, gate] : {std::pair{both_never, true}, std::pair{pod_never, false}}) {
+    SimulationResult r = SimulateAdmitted(
+        yaml, {.explain = true, .generic_workload = true, .pod_group_preemption_policy = gate});
+    ASSERT_EQ(r.pods.size(), 1u);
+    EXPECT_TRUE(r.evicted.empty());
+    ASSERT_TRUE(r.pods[0].last_cycle.has_value());
+    EXPECT_THAT(r.pods[0].last_cycle->group_message,
+                ::testing::HasSubstr("pod group preemption: not eligible due to "
+                                     "preemptionPolicy=Never."));
+  }
+  SimulationResult mixed = SimulateAdmitted(pod_never, gated);
+  ASSERT_EQ(mixed.pods.size(), 1u);
+  EXPECT_EQ(mixed.pods[0].status, "SchedulerError");
+  EXPECT_EQ(mixed.pods[0].message,
+            "all pods in a single pod group should have the same preemption policy as the pod "
+            "group's preemption policy, got Never and PreemptLowerPriority");
+}
+
 // A pod of no group preempts as upstream's DefaultPreemption with GenericWorkload: a PodGroup
 // disrupted as a whole is one victim, of the group's priority, so its pod on the other node goes
 // too; one of disruptionMode single loses only the pod in the way; without the gate each pod is its

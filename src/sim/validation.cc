@@ -539,10 +539,11 @@ void ValidatePodGroup(const api::PodGroup& group, Errors* e) {
       }
     }
   }
+  // spec.preemptionPolicy is the priority admission plugin's to refuse, which runs first
+  // (simulate's ApplyPodGroupGates).
   static constexpr std::pair<std::string_view, std::string_view> kGates[] = {
       {"spec.resourceClaims", "DRAWorkloadResourceClaims"},
-      {"spec.parentCompositePodGroupName", "CompositePodGroup"},
-      {"spec.preemptionPolicy", "PodGroupPreemptionPolicy"}};
+      {"spec.parentCompositePodGroupName", "CompositePodGroup"}};
   for (const std::string& path : group.gated_fields) {
     for (const auto& [field, gate] : kGates) {
       if (path != field) continue;

@@ -148,6 +148,49 @@ spec: {schedulingGroup: {podGroupName: pg}, containers: [{name: c, image: nginx}
   EXPECT_NE(on.out.find("no feasible placements found"), std::string::npos) << on.out;
 }
 
+// A PodGroup's preemptionPolicy (PodGroupPreemptionPolicy): dropped with a warning when the gate
+// is off; with it, defaulted and then admitted as kube-apiserver v1.37.2 does: a group of a class
+// whose policy is Never must say Never itself.
+TEST(FeatureGateTest, APodGroupsPreemptionPolicyIsAdmittedAsTheApiServerAdmitsIt) {
+  const std::string cls = R"(apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata: {name: never}
+value: 100
+preemptionPolicy: Never
+---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: pg}
+spec: {schedulingPolicy: {basic: {}}, priorityClassName: never)";
+  const std::string pod = R"(
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec: {schedulingGroup: {podGroupName: pg}, priorityClassName: never, containers: [{name: c, image: nginx}]}
+)";
+  const std::string unsaid = WriteTemp("pgpp-unsaid.yaml", kNode + cls + "}" + pod);
+  const std::string said =
+      WriteTemp("pgpp-said.yaml", kNode + cls + ", preemptionPolicy: Never}" + pod);
+  const std::string gates = "GenericWorkload=true,PodGroupPreemptionPolicy=true";
+  CommandResult refused = RunCommand({KSCHED_BINARY, "simulate", "--feature-gates", gates, unsaid});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_EQ(refused.err,
+            "ksched simulate: podgroups.scheduling.k8s.io \"pg\" is forbidden: the string value "
+            "of PreemptionPolicy (PreemptLowerPriority) must not be provided in pod group spec; "
+            "priority admission controller computed Never from the given PriorityClass name\n");
+  CommandResult admitted = RunCommand({KSCHED_BINARY, "simulate", "--feature-gates", gates, said});
+  EXPECT_EQ(admitted.exit_code, 0) << admitted.err;
+  EXPECT_NE(admitted.out.find("web   Scheduled  n1"), std::string::npos) << admitted.out;
+  CommandResult off =
+      RunCommand({KSCHED_BINARY, "simulate", "--feature-gates", "GenericWorkload=true", said});
+  EXPECT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(off.err,
+            "ksched simulate: warning: PodGroup default/pg: spec.preemptionPolicy is dropped, as "
+            "the API server drops it, with the PodGroupPreemptionPolicy feature gate off "
+            "(--feature-gates GenericWorkload=true,PodGroupPreemptionPolicy=true turns it on)\n");
+}
+
 TEST(GenerateNameTest, AnObjectWithOnlyGenerateNameGetsANameAsTheApiServerGivesOne) {
   const std::string path = WriteTemp("gen.yaml", kNode + std::string(R"(apiVersion: v1
 kind: Pod

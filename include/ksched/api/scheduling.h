@@ -45,8 +45,11 @@ struct PodGroup {
     std::vector<std::string> topology_keys;
   };
   std::optional<SchedulingConstraints> scheduling_constraints;
-  // Fields of the gates ksched does not implement (resourceClaims, parentCompositePodGroupName,
-  // preemptionPolicy), by path, where set.
+  // spec.preemptionPolicy (the PodGroupPreemptionPolicy gate): PreemptLowerPriority or Never; the
+  // group's, which its pods must share. nullopt when not given.
+  std::optional<std::string> preemption_policy;
+  // Fields of the gates ksched does not implement (resourceClaims, parentCompositePodGroupName),
+  // by path, where set.
   std::vector<std::string> gated_fields;
   std::vector<Condition> conditions;  // status.conditions.
 };
