@@ -168,15 +168,21 @@ void BM_TeamFilter(benchmark::State& state, bool from_library) {
 }
 
 // Schedules every pending pod of `objects` on a new embedded cluster and scheduler, with the
-// workload's GenericWorkload gate; returns the cluster's pods afterwards. With `state`, the
-// scheduling is measured.
+// workload's GenericWorkload and TopologyAwareWorkloadScheduling gates; returns the cluster's pods
+// afterwards. With `state`, the scheduling is measured.
 absl::StatusOr<std::vector<std::shared_ptr<const api::Pod>>> RunCluster(
     const Workload& w, std::vector<api::Object> objects, benchmark::State* state) {
   sim::Cluster cluster(std::move(objects));
   FakeClock clock(absl::Now());
+  const bool groups = !w.group_sizes.empty();
   auto s = scheduler::Scheduler::Create(
-      {.writer = &cluster, .clock = &clock, .seed = 1, .generic_workload = !w.group_sizes.empty()},
-      plugins::NewInTreeRegistry({.generic_workload = !w.group_sizes.empty()}));
+      {.writer = &cluster,
+       .clock = &clock,
+       .seed = 1,
+       .generic_workload = groups,
+       .topology_aware_workload_scheduling = w.racks},
+      plugins::NewInTreeRegistry(
+          {.generic_workload = groups, .topology_aware_workload_scheduling = w.racks}));
   if (!s.ok()) return s.status();
   cluster.Start(**s);
   if (state != nullptr) state->ResumeTiming();

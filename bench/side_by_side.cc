@@ -350,8 +350,8 @@ absl::StatusOr<Workload> ParseWorkload(const std::string& arg) {
 // DRA set, SchedulingWithResourceClaimTemplate at its 5000pods_500nodes size,
 // SteadyStateClusterResourceClaimTemplate, Partitionable and ConsumableCapacity at their 500-node
 // ones and ExtendedResource at its 25classes_5000pods_500nodes ones. The gang set runs v1.37.2's
-// GangScheduling (both shapes), BasicScheduling and GangPreemptionBasic at the sizes workloads.cc
-// gives, and our LargeGangs.
+// GangScheduling (both shapes), BasicScheduling, GangPreemptionBasic and TopologyAwareScheduling
+// (both shapes) at the sizes workloads.cc gives, and our LargeGangs.
 std::vector<std::string> WorkloadSet(const std::string& set) {
   if (set == "quick") {
     return {"SchedulingBasic:500:500:2000", "SchedulingPodAntiAffinity:500:100:300"};
@@ -371,8 +371,13 @@ std::vector<std::string> WorkloadSet(const std::string& set) {
             "ExtendedResource-Implicit"};
   }
   if (set == "gangs") {
-    return {"GangScheduling-1000Gangs_3000Pods", "GangScheduling-3Gangs_3000Pods_1000PerGroup",
-            "BasicScheduling-1000Groups_3000Pods", "GangPreemptionBasic", "LargeGangs"};
+    return {"GangScheduling-1000Gangs_3000Pods",
+            "GangScheduling-3Gangs_3000Pods_1000PerGroup",
+            "BasicScheduling-1000Groups_3000Pods",
+            "GangPreemptionBasic",
+            "LargeGangs",
+            "TopologyAwareScheduling-5000Nodes_750Gangs_3000Pods",
+            "TopologyAwareScheduling-5000Nodes_3Gangs_3000Pods_1000PerGroup"};
   }
   if (set == "volumes") {
     return {"SchedulingInTreePVs:500:500:1000", "SchedulingMigratedInTreePVs:500:500:1000",

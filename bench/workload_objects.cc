@@ -252,6 +252,10 @@ json PodGroup(const Workload& w, const std::string& name, int size,
                 {"metadata", {{"name", name}, {"namespace", kMeasureNamespace}}},
                 {"spec", {{"schedulingPolicy", policy}}}};
   if (!priority_class.empty()) group["spec"]["priorityClassName"] = priority_class;
+  if (w.racks) {
+    group["spec"]["schedulingConstraints"] = {
+        {"topology", {{{"key", "topology.kubernetes.io/rack"}}}}};
+  }
   return group;
 }
 

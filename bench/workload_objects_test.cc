@@ -49,7 +49,9 @@ sim::SimulationResult ScheduleAfterInit(const std::string& name, int nodes, int 
       sim::SimulateObjects(Decoded({&o.setup, &o.nodes, &o.storage, &o.init_pods}));
   std::vector<api::Object> objects = Decoded({&o.setup, &o.nodes, &o.storage, &o.measure_pods});
   for (const auto& pod : first.final_pods) objects.emplace_back(*pod);
-  return sim::SimulateObjects(std::move(objects), {.generic_workload = true});
+  return sim::SimulateObjects(
+      std::move(objects),
+      {.generic_workload = true, .topology_aware_workload_scheduling = FindWorkload(name)->racks});
 }
 
 // "namespace/name on node" of each pod, or "... pending: message".
@@ -128,6 +130,23 @@ TEST(WorkloadObjectsTest, GangsArePlacedWholeAndAGangTooBigForTheClusterNotAtAll
   ASSERT_EQ(got.size(), 50u);
   for (size_t i = 0; i < 8; ++i) EXPECT_EQ(got[i].find("pending"), std::string::npos) << got[i];
   for (size_t i = 8; i < 50; ++i) EXPECT_NE(got[i].find("pending"), std::string::npos) << got[i];
+}
+
+TEST(WorkloadObjectsTest, EachTopologyAwareGangKeepsToOneRack) {
+  // Two racks of 100 nodes: each gang of four lands in one of them.
+  sim::SimulationResult r =
+      ScheduleAfterInit("TopologyAwareScheduling-5000Nodes_750Gangs_3000Pods", 200, 0, 40);
+  ASSERT_EQ(r.pods.size(), 40u);
+  for (size_t g = 0; g < 10; ++g) {
+    std::set<std::string> racks;
+    for (size_t i = 4 * g; i < 4 * g + 4; ++i) {
+      ASSERT_TRUE(r.pods[i].node.has_value()) << r.pods[i].name << ": " << r.pods[i].message;
+      racks.insert(std::stoi(r.pods[i].node->substr(r.pods[i].node->find('-') + 1)) < 100
+                       ? "rack-0"
+                       : "rack-1");
+    }
+    EXPECT_EQ(racks.size(), 1u) << "gang " << g;
+  }
 }
 
 TEST(WorkloadObjectsTest, APreemptorGangEmptiesAWholeNodeForEachOfItsPods) {

@@ -218,13 +218,26 @@ const std::vector<Workload>& PerfWorkloads() {
     for (int g = 0; g < 100; ++g) large.group_sizes.push_back(8 + g * 37 % 57);
     for (int size : large.group_sizes) large.measure_pods += size;
     workloads->push_back(std::move(large));
+    // v1.37.2's TopologyAwareScheduling at two of its 5000-node sizes of 3000 pods: 750 gangs of 4
+    // or 3 of 1000, each confined to one of the 50 racks of 100 nodes.
+    for (const int size : {4, 1000}) {
+      workloads->push_back(
+          {.name = size == 4 ? "TopologyAwareScheduling-5000Nodes_750Gangs_3000Pods"
+                             : "TopologyAwareScheduling-5000Nodes_3Gangs_3000Pods_1000PerGroup",
+           .measure_template = "pod-in-group",
+           .measure_pods = 3000,
+           .group_sizes = {size},
+           .racks = true});
+    }
     return workloads;
   }();
   return *workloads;
 }
 
 std::string FeatureGates(const Workload& w) {
-  return w.group_sizes.empty() ? "" : "GenericWorkload=true";
+  if (w.group_sizes.empty()) return "";
+  return w.racks ? "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+                 : "GenericWorkload=true";
 }
 
 std::vector<int> GroupSizes(const Workload& w) {
@@ -267,6 +280,10 @@ std::string NodeName(int i) { return fmt::format("node-{}", i); }
 std::map<std::string, std::string> NodeLabels(const Workload& w, int i) {
   std::map<std::string, std::string> labels = {{"kubernetes.io/hostname", NodeName(i)}};
   if (!w.zones.empty()) labels["topology.kubernetes.io/zone"] = w.zones[i % w.zones.size()];
+  if (w.racks) {
+    labels["topology.kubernetes.io/zone"] = fmt::format("zone-{}", i / 100);
+    labels["topology.kubernetes.io/rack"] = fmt::format("rack-{}", i / 100);
+  }
   return labels;
 }
 

@@ -88,13 +88,18 @@ struct Workload {
   // and the measured pods' priority class if they have one. Empty: no groups.
   std::vector<int> group_sizes;
   std::string group_policy = "gang";
+  // The TopologyAwareWorkloadScheduling ones (podgroup/tas/): node i is in rack and zone
+  // rack-<i/100> and zone-<i/100> (topology.kubernetes.io/rack and zone), and each PodGroup is
+  // confined to one rack (schedulingConstraints.topology); the gate is on with GenericWorkload.
+  bool racks = false;
   // Init pod i's first container port gets hostPort 8000 + i mod (init pods per node), as
   // workload_preemption's pod-low-priority.yaml spreads the init pods evenly over the nodes.
   bool spread_init_pods = false;
 };
 
 // The feature gates a workload needs in both schedulers ("GenericWorkload=true" for one with
-// groups), as --feature-gates takes them; empty: none.
+// groups, and TopologyAwareWorkloadScheduling for one with racks), as --feature-gates takes
+// them; empty: none.
 std::string FeatureGates(const Workload& w);
 
 // The sizes of a workload's PodGroups, in order: group_sizes cycled until they hold the measured
