@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make image`: ksched's image, from what `make build` built and Debian's packages, without a
 # registry. The root is gathered into BUILD/image-root: the ksched binary, DRA's CEL library
-# (when built), the Debian 12 libraries they load (also those opened at run time: libcurl,
+# (when built), the plugin libraries of contrib/ (Coscheduling's, in /usr/local/lib/ksched/plugins),
+# the Debian 12 libraries they load (also those opened at run time: libcurl,
 # libmicrohttpd, libgnutls) with the dynamic loader, the CA bundle of ca-certificates, and a
 # passwd naming user 65532; nothing else, so no shell and no package manager. Containerfile puts it
 # on an empty image. The packages the libraries came from are listed in the image, in
@@ -18,6 +19,12 @@ objects=("$build/ksched")
 if [ -e "$build/libksched_cel.so" ]; then
   cp "$build/libksched_cel.so" "$root/usr/local/lib/"
   objects+=("$build/libksched_cel.so")
+fi
+if [ -e "$build/libksched_coscheduling.so" ]; then
+  mkdir -p "$root/usr/local/lib/ksched/plugins"
+  strip --strip-debug -o "$root/usr/local/lib/ksched/plugins/libksched_coscheduling.so" \
+    "$build/libksched_coscheduling.so"
+  objects+=("$build/libksched_coscheduling.so")
 fi
 for soname in libcurl.so.4 libmicrohttpd.so.12 libgnutls.so.30; do
   objects+=("$(ldconfig -p | awk -v s="$soname" '$1 == s && /x86-64|x86_64|AArch64/ { print $NF; exit }')")

@@ -1,6 +1,7 @@
 // `make image` on this machine class, with no registry: scripts/image.sh gathers the built binary
-// and its Debian libraries and podman builds Containerfile. The image must run `ksched version`
-// and a DRA simulation (which loads the CEL library) inside it, as user 65532, with no shell or
+// and its Debian libraries and podman builds Containerfile. The image must run `ksched version`, a
+// DRA simulation (which loads the CEL library) and a Coscheduling one (with the plugin library the
+// image carries, as the Helm chart loads it) inside it, as user 65532, with no shell or
 // package manager in it. Its size is reported. Commands inside the image run as RUN steps of a
 // build (chroot isolation), which needs no privileged engine.
 #include <gtest/gtest.h>
@@ -32,12 +33,20 @@ TEST(ImageTest, TheImageRunsKschedAsANonRootUserWithNothingElseInIt) {
                              std::filesystem::copy_options::overwrite_existing);
   std::filesystem::copy_file(kSource + "/examples/dra/gpus.yaml", check + "/gpus.yaml",
                              std::filesystem::copy_options::overwrite_existing);
+  for (const char* f : {"config.yaml", "cluster.yaml"}) {
+    std::filesystem::copy_file(kSource + "/examples/coscheduling/" + f,
+                               check + "/coscheduling-" + f,
+                               std::filesystem::copy_options::overwrite_existing);
+  }
   std::ofstream(check + "/Containerfile")
       << "FROM " << kImage << "\n"
-      << "COPY nodes.yaml gpus.yaml /examples/\n"
+      << "COPY nodes.yaml gpus.yaml coscheduling-config.yaml coscheduling-cluster.yaml /examples/\n"
       << "RUN [\"/usr/local/bin/ksched\", \"version\", \"-o\", \"json\"]\n"
       << "RUN [\"/usr/local/bin/ksched\", \"simulate\", \"/examples/nodes.yaml\", "
-         "\"/examples/gpus.yaml\"]\n";
+         "\"/examples/gpus.yaml\"]\n"
+      << "RUN [\"/usr/local/bin/ksched\", \"simulate\", \"--plugin-library\", "
+         "\"/usr/local/lib/ksched/plugins/libksched_coscheduling.so\", \"--config\", "
+         "\"/examples/coscheduling-config.yaml\", \"/examples/coscheduling-cluster.yaml\"]\n";
   // The check's own image is removed afterwards, so that runs do not pile images up.
   const std::string iid = check + "/iid";
   std::filesystem::remove(iid);
@@ -46,8 +55,8 @@ TEST(ImageTest, TheImageRunsKschedAsANonRootUserWithNothingElseInIt) {
     std::string id;
     if (in >> id) RunCommand({"podman", "rmi", "--force", id});
   };
-  CommandResult ran = RunCommand({"podman", "build", "--isolation=chroot", "--no-cache", "--iidfile",
-                                  iid, "-f", check + "/Containerfile", check});
+  CommandResult ran = RunCommand({"podman", "build", "--isolation=chroot", "--no-cache",
+                                  "--iidfile", iid, "-f", check + "/Containerfile", check});
   ASSERT_EQ(ran.exit_code, 0) << ran.out << ran.err;
   const std::string log = ran.out + ran.err;
   const size_t open = log.find("{\n"), close = log.find("\n}");
@@ -56,6 +65,7 @@ TEST(ImageTest, TheImageRunsKschedAsANonRootUserWithNothingElseInIt) {
   EXPECT_EQ(nlohmann::json::parse(log.substr(open, close + 2 - open), nullptr, false),
             nlohmann::json::parse(outside.out));
   EXPECT_NE(log.find("default    trainer-0  Scheduled      node-gpu"), std::string::npos) << log;
+  EXPECT_NE(log.find("default    train-0  Scheduled      a"), std::string::npos) << log;
   EXPECT_EQ(log.find("cannot be loaded"), std::string::npos) << log;
 
   CommandResult user =

@@ -1,9 +1,11 @@
 // deploy/helm/ksched as users install it: with its defaults it renders the objects of the
 // kustomize base (deploy/), and each way of installing it (a second scheduler, the cluster's only
 // one, a profile of one's own, without RBAC) is accepted by the API server (a server-side dry
-// run) and gives ksched a configuration it starts with. helm is built by scripts/helm/build.sh.
+// run) and gives ksched a configuration it starts with; with coscheduling.enabled, with the image's
+// Coscheduling library. helm is built by scripts/helm/build.sh.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 
@@ -117,6 +119,42 @@ TEST_F(ControlPlaneTest, EachWayOfInstallingTheChartIsAcceptedAndItsConfiguratio
               std::string::npos)
         << printed.out;
   }
+}
+
+// With coscheduling.enabled, the chart loads the image's Coscheduling library, puts it in the
+// profile as scheduler-plugins configures it (the queue's sort too), with its args, and lets ksched
+// read the PodGroups of scheduling.x-k8s.io; ksched starts with that configuration and library.
+TEST_F(ControlPlaneTest, CoschedulingEnabledLoadsItsLibraryAndLetsKschedReadPodGroups) {
+  CommandResult chart = Render({"--set", "coscheduling.enabled=true", "--set-json",
+                                R"(coscheduling.args={"permitWaitingTimeSeconds":10})"});
+  ASSERT_EQ(chart.exit_code, 0) << chart.err;
+  CommandResult applied = cluster().Kubectl({"apply", "--dry-run=server", "-f", "-"}, chart.out);
+  EXPECT_EQ(applied.exit_code, 0) << applied.err << chart.out;
+  std::map<std::string, json> objects = Objects(chart.out);
+  const json command = objects["Deployment kube-system/ksched"]["spec"]["template"]["spec"]
+                              ["containers"][0]["command"];
+  EXPECT_NE(std::find(command.begin(), command.end(),
+                      "--plugin-library=/usr/local/lib/ksched/plugins/libksched_coscheduling.so"),
+            command.end())
+      << command.dump();
+  const json& role = objects["ClusterRole /ksched:podgroup-reader"];
+  EXPECT_EQ(role["rules"], json::parse(R"([{"apiGroups":["scheduling.x-k8s.io"],
+                                           "resources":["podgroups"],
+                                           "verbs":["get","list","watch"]}])"));
+  EXPECT_EQ(objects["ClusterRoleBinding /ksched-podgroup-reader"]["roleRef"]["name"],
+            "ksched:podgroup-reader");
+  const json& config = objects["ConfigMap kube-system/ksched-config"]["data"]["config.yaml"];
+  const std::string file = cluster().dir() + "/chart-coscheduling-config.json";
+  std::ofstream(file) << config.dump();
+  CommandResult printed = RunCommand({KSCHED_BINARY, "config", "print", "--plugin-library",
+                                      COSCHEDULING_LIBRARY, "--config", file});
+  ASSERT_EQ(printed.exit_code, 0) << printed.err << config.dump();
+  EXPECT_NE(printed.out.find("      queueSort:\n        disabled:\n          - name: \"*\"\n"
+                             "            weight: 0\n        enabled:\n          - name: "
+                             "Coscheduling\n"),
+            std::string::npos)
+      << printed.out;
+  EXPECT_NE(printed.out.find("permitWaitingTimeSeconds: 10"), std::string::npos) << printed.out;
 }
 
 }  // namespace

@@ -20,7 +20,15 @@ app.kubernetes.io/component: scheduler
 
 {{/* The KubeSchedulerConfiguration. */}}
 {{- define "ksched.config" -}}
-{{- $profile := merge (dict "schedulerName" .Values.schedulerName) .Values.profile -}}
+{{- $profile := merge (dict "schedulerName" .Values.schedulerName) (deepCopy .Values.profile) -}}
+{{- if .Values.coscheduling.enabled -}}
+{{- $coscheduling := list (dict "name" "Coscheduling") -}}
+{{- $plugins := dict "multiPoint" (dict "enabled" $coscheduling) "queueSort" (dict "enabled" $coscheduling "disabled" (list (dict "name" "*"))) -}}
+{{- $_ := set $profile "plugins" (merge (default (dict) $profile.plugins) $plugins) -}}
+{{- if .Values.coscheduling.args -}}
+{{- $_ := set $profile "pluginConfig" (concat (default (list) $profile.pluginConfig) (list (dict "name" "Coscheduling" "args" .Values.coscheduling.args))) -}}
+{{- end -}}
+{{- end -}}
 {{- $config := dict "apiVersion" "kubescheduler.config.k8s.io/v1" "kind" "KubeSchedulerConfiguration" "profiles" (list $profile) -}}
 {{- $election := dict "leaderElect" .Values.leaderElection.enabled -}}
 {{- if .Values.leaderElection.enabled -}}
