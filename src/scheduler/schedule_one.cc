@@ -270,11 +270,15 @@ Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, c
 
 const std::vector<const NodeInfo*>& Scheduler::CandidateNodes() {
   if (!placement_) return snapshot_.nodes();
-  placement_nodes_.clear();
-  for (const std::string& name : placement_->names) {
-    if (const NodeInfo* n = snapshot_.Get(name)) placement_nodes_.push_back(n);
-  }
+  NodesIn(*placement_, &placement_nodes_);
   return placement_nodes_;
+}
+
+void Scheduler::NodesIn(const PlacementScope& scope, std::vector<const NodeInfo*>* nodes) const {
+  nodes->clear();
+  for (const std::string& name : scope.names) {
+    if (const NodeInfo* n = snapshot_.Get(name)) nodes->push_back(n);
+  }
 }
 
 Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& state,

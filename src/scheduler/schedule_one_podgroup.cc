@@ -302,6 +302,10 @@ Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
     placements[i].second = std::move(placement_);
     placement_.reset();
     run.placement = placements[i].first;
+    return run;
+  };
+  // The run returned, with its placement's nodes for the observers.
+  auto returned = [&](GroupRun run, size_t i) {
     if (!options_.observers.empty()) run.scope = placements[i].second;
     return run;
   };
@@ -317,7 +321,7 @@ Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
   for (size_t i = 0; i < placements.size(); ++i) {
     const SteadyTime begin = std::chrono::steady_clock::now();
     GroupRun run = trial(i);
-    if (!run.status.ok() && !run.status.IsRejected()) return run;
+    if (!run.status.ok() && !run.status.IsRejected()) return returned(std::move(run), i);
     const char* result = run.status.ok() ? "feasible" : "infeasible";
     metrics_->placements->evaluations.With({result, profile})->Inc();
     metrics_->placements->evaluation_duration.With({result, profile})
@@ -347,9 +351,9 @@ Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
     for (GroupTry& t : run.tried) {
       if (!t.tried) t.status = run.status;
     }
-    return std::move(run);
+    return returned(std::move(run), 0);
   }
-  if (fitted.size() == 1) return std::move(*kept);
+  if (fitted.size() == 1) return returned(std::move(*kept), fitted[0].at);
   // Scored on the snapshot without the trials' pods.
   if (overlay == nullptr) cache_.UpdateSnapshot(&snapshot_);
   std::vector<Placement> scored(fitted.size());
@@ -358,9 +362,7 @@ Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
     const auto& [name, scope] = placements[fitted[k].at];
     scored[k].name = name;
     if (scope) {
-      for (const std::string& node : scope->names) {
-        if (const NodeInfo* n = snapshot_.Get(node)) scored[k].nodes.push_back(n);
-      }
+      NodesIn(*scope, &scored[k].nodes);
     } else {
       scored[k].nodes = snapshot_.nodes();
     }
@@ -377,10 +379,10 @@ Scheduler::GroupRun Scheduler::RunGroupPlacements(framework::Framework& fw,
   uint64_t pick = rng_() % static_cast<uint64_t>(std::count(totals.begin(), totals.end(), best));
   size_t k = 0;
   while (totals[k] != best || pick-- != 0) ++k;
-  if (k == 0) return std::move(*kept);
+  if (k == 0) return returned(std::move(*kept), fitted[0].at);
   // The winner's run was not kept: it is tried again, on the same snapshot (a tie between two
   // nodes may be broken the other way this time, as it may be in upstream's one trial).
-  return trial(fitted[k].at);
+  return returned(trial(fitted[k].at), fitted[k].at);
 }
 
 void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, SteadyTime start) {

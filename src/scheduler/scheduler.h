@@ -269,6 +269,8 @@ class Scheduler : public ClusterEventSink {
   // The nodes a pod may go to: the snapshot's, or those of the placement a pod group's trial is
   // confined to (placement_), as they are in the snapshot now.
   const std::vector<const NodeInfo*>& CandidateNodes();
+  // The snapshot's nodes of `scope` now, in its order, into *nodes.
+  void NodesIn(const PlacementScope& scope, std::vector<const NodeInfo*>* nodes) const;
   // Whether the node preemption nominated the pod to fits it (or, without one, the hint); that
   // node is likely the only one that does, so it is tried first (upstream's
   // evaluateNominatedNode).

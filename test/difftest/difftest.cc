@@ -326,17 +326,25 @@ class Harness {
 
   // Whether `pod`'s PodGroup has a topology constraint (TopologyAwareWorkloadScheduling).
   static bool InTopologyDomains(const Case& c, const json& pod) {
+    const json* group = PodGroupNamedBy(c, pod);
+    if (group == nullptr) return false;
+    const json spec = group->value("spec", json::object());
+    return !spec.value("schedulingConstraints", json::object())
+                .value("topology", json::array())
+                .empty();
+  }
+
+  // The PodGroup that `pod` names, among the case's (those made with their pods, or before);
+  // null if none.
+  static const json* PodGroupNamedBy(const Case& c, const json& pod) {
     const std::string key = PodGroupOf(pod);
+    if (key.empty()) return nullptr;
     for (const auto* list : {&c.pod_groups, &c.setup}) {
       for (const json& group : *list) {
-        if (group.value("kind", "") != "PodGroup" || KeyOf(group) != key) continue;
-        const json spec = group.value("spec", json::object());
-        return !spec.value("schedulingConstraints", json::object())
-                    .value("topology", json::array())
-                    .empty();
+        if (group.value("kind", "") == "PodGroup" && KeyOf(group) == key) return &group;
       }
     }
-    return false;
+    return nullptr;
   }
 
   // Whether `pod` waits at PreEnqueue for good, with no condition: it names a PodGroup the case
@@ -348,14 +356,10 @@ class Harness {
     for (const auto* list : {&c.setup, &c.pending}) {
       for (const json& o : *list) pods += o.value("kind", "") == "Pod" && PodGroupOf(o) == key;
     }
-    for (const auto* list : {&c.pod_groups, &c.setup}) {
-      for (const json& group : *list) {
-        if (group.value("kind", "") != "PodGroup" || KeyOf(group) != key) continue;
-        const json policy = group["spec"].value("schedulingPolicy", json::object());
-        return policy.contains("gang") && policy["gang"].value("minCount", 0) > pods;
-      }
-    }
-    return true;
+    const json* group = PodGroupNamedBy(c, pod);
+    if (group == nullptr) return true;
+    const json policy = (*group)["spec"].value("schedulingPolicy", json::object());
+    return policy.contains("gang") && policy["gang"].value("minCount", 0) > pods;
   }
 
   // A PodGroup's PodGroupInitiallyScheduled condition as "status reason: message", "" without.
