@@ -2,7 +2,9 @@
 // own Reflector (src/client/reflector.h): a watch of the namespace's bound pods (field selector
 // spec.nodeName!=), opened again from the last resourceVersion when the API server ends it, and
 // listed again on 410 Gone, as ksched's scheduler watches. So the bench proves the reflector on
-// every run, and has no watch code of its own.
+// every run, and has no watch code of its own. It lists before it watches: a watch opened without
+// a resourceVersion brings the pods there in the order of their names, each at its own version,
+// so going on from the last one seen after the API server ends it part way loses binds (issue 58).
 //
 // A watch that lost an event must not pass for a slow scheduler: when WaitFor's count stalls, it
 // lists the namespace's pods from etcd, and a pod bound there that the watch still does not bring

@@ -15,6 +15,7 @@
 // before it does; the watches go on from the bookmark's resourceVersion.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <map>
 #include <random>
@@ -321,6 +322,81 @@ TEST_F(WatchFaultsTest, WatchesEndEqualToAFreshListWhateverBreaksThem) {
   for (const auto& [kind, n] : faults) std::printf(" %s %d", kind.c_str(), n);
   std::printf("\n");
   for (Watched& w : watched) w.reflector->Stop();
+}
+
+// Issue 58's lost binds. A watch opened without a resourceVersion starts with the pods there now,
+// as ADDED events in the order of their names, each with its own resourceVersion; when the
+// API server ends it part way (it ends a watcher it finds slow), the last resourceVersion seen
+// is not the highest sent, and a watch opened again from it never brings the pods after it by
+// name that were bound before it. The bench's old watcher did exactly that when its first watch
+// ended before its first event. Here the pods are bound in the reverse order of their names
+// before the watcher starts, and its connections are cut at random bytes: it must still see
+// every one (the Reflector lists first, and watches only from a list's or an event's version).
+TEST_F(WatchFaultsTest, AWatcherStartedAfterTheBindsSeesThemAllWhereverItsStreamsBreak) {
+  constexpr char kLate[] = "late";
+  constexpr int kPods = 300;
+  auto proxy = Toxiproxy::Start(cluster().api_port(), cluster().dir() + "/toxiproxy-late.log");
+  ASSERT_TRUE(proxy.ok()) << proxy.status();
+  std::unique_ptr<HttpClient> direct = Client("", "h2");
+  ASSERT_EQ(direct
+                ->Call({.method = "POST",
+                        .path = "/api/v1/namespaces",
+                        .body = fmt::format(R"({{"metadata":{{"name":"{}"}}}})", kLate)})
+                .status,
+            201);
+  std::vector<HttpRequest> made;
+  std::vector<std::string> names;
+  for (int i = 0; i < kPods; ++i) {
+    names.push_back(fmt::format("p-{}", i));
+    made.push_back({.method = "POST",
+                    .path = fmt::format("/api/v1/namespaces/{}/pods", kLate),
+                    .body = json{{"apiVersion", "v1"},
+                                 {"kind", "Pod"},
+                                 {"metadata", {{"name", names.back()}}},
+                                 {"spec", {{"containers", {{{"name", "c"}, {"image", "pause"}}}}}}}
+                                .dump()});
+  }
+  std::vector<std::string> failed = SendMany(*direct, std::move(made));
+  ASSERT_TRUE(failed.empty()) << failed[0];
+  std::sort(names.rbegin(), names.rend());  // Bound one by one, the last name first.
+  for (const std::string& name : names) {
+    HttpResponse r =
+        direct->Call({.method = "POST",
+                      .path = fmt::format("/api/v1/namespaces/{}/pods/{}/binding", kLate, name),
+                      .body = json{{"apiVersion", "v1"},
+                                   {"kind", "Binding"},
+                                   {"metadata", {{"name", name}}},
+                                   {"target", {{"kind", "Node"}, {"name", "node-0"}}}}
+                                  .dump()});
+    ASSERT_EQ(r.status, 201) << name << ": " << r.body;
+  }
+
+  // For 10 s, every connection through the proxy closes after a random number of bytes, at first
+  // fewer than the list of the pods takes, so that the watcher's first list breaks at least.
+  HttpResponse list = direct->Call({.path = fmt::format("/api/v1/namespaces/{}/pods", kLate)});
+  ASSERT_GT(list.body.size(), 60000u);
+  std::unique_ptr<HttpClient> h2 =
+      Client(fmt::format("https://127.0.0.1:{}", (*proxy)->port()), "h2");
+  std::mt19937 rng(::testing::UnitTest::GetInstance()->random_seed());
+  auto cut_after = [&](int from, int to) {
+    return json{{"name", "limit_data"},
+                {"type", "limit_data"},
+                {"stream", "downstream"},
+                {"attributes", {{"bytes", std::uniform_int_distribution<int>(from, to)(rng)}}}};
+  };
+  std::string error;
+  (*proxy)->Call("POST", "/proxies/apiserver/toxics", cut_after(4000, 60000), &error);
+  ASSERT_EQ(error, "");
+  bench::BindWatcher binds(*h2, kLate, {.min_watch_timeout = absl::Seconds(3)});
+  for (int i = 0; i < 20; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    (*proxy)->Call("POST", "/proxies/apiserver/toxics/limit_data", cut_after(4000, 600000));
+  }
+  (*proxy)->Call("DELETE", "/proxies/apiserver/toxics/limit_data", nullptr);
+
+  const absl::Status all = binds.WaitFor(kPods, absl::Seconds(60));
+  EXPECT_TRUE(all.ok()) << all;
+  EXPECT_EQ(binds.Count(), static_cast<size_t>(kPods));
 }
 
 }  // namespace
