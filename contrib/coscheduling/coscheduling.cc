@@ -197,8 +197,25 @@ absl::Status ValidatePodGroup(const nlohmann::json& pg) {
 
 }  // namespace
 
+// The fields of the CRD's schema (crd.yaml's openAPIV3Schema, its descriptions and value checks
+// left out: ValidatePodGroup makes those); a test checks it against crd.yaml.
+constexpr char kPodGroupSchema[] = R"({"type": "object", "properties": {
+  "apiVersion": {"type": "string"}, "kind": {"type": "string"}, "metadata": {"type": "object"},
+  "spec": {"type": "object", "properties": {
+    "minMember": {"type": "integer"},
+    "minResources": {"type": "object", "additionalProperties": {"x-kubernetes-int-or-string": true}},
+    "scheduleTimeoutSeconds": {"type": "integer"}}},
+  "status": {"type": "object", "properties": {
+    "failed": {"type": "integer"}, "occupiedBy": {"type": "string"}, "phase": {"type": "string"},
+    "running": {"type": "integer"}, "scheduleStartTime": {"type": "string"},
+    "succeeded": {"type": "integer"}}}}})";
+
 CustomResource PodGroupResource() {
-  return {.resource = kPodGroupResource, .kind = "PodGroup", .validate = ValidatePodGroup};
+  static const nlohmann::json* schema = new nlohmann::json(nlohmann::json::parse(kPodGroupSchema));
+  return {.resource = kPodGroupResource,
+          .kind = "PodGroup",
+          .validate = ValidatePodGroup,
+          .schema = *schema};
 }
 
 // --- Args ----------------------------------------------------------------------------------------

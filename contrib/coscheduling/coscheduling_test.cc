@@ -1,8 +1,11 @@
 #include "contrib/coscheduling/coscheduling.h"
 
 #include <fstream>
+#include <functional>
+#include <iterator>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -441,6 +444,63 @@ TEST_F(CoschedulingSimulateTest, APodGroupTheApiServerWouldRefuseIsRefusedByFile
             path +
                 ": document 1 (PodGroup g): no matches for kind \"PodGroup\" in version "
                 "\"scheduling.x-k8s.io/v1alpha1\"");
+}
+
+// kubectl's strict field validation, which the API server makes by the CRD's schema: a
+// misspelled field is refused, named as kubectl names it; with --validate=warn it is a warning
+// and the PodGroup is read without it, as the API server prunes it.
+TEST_F(CoschedulingSimulateTest, AFieldThePodGroupsSchemaLacksIsRefusedOrDropped) {
+  const std::string path = ::testing::TempDir() + "/misspelled_podgroup.yaml";
+  std::ofstream(path) << "apiVersion: scheduling.x-k8s.io/v1alpha1\nkind: PodGroup\n"
+                         "metadata: {name: g}\n"
+                         "spec: {minMembr: 3, minResources: {cpu: 2, example.com/gpu: 1}}\n"
+                         "---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\n"
+                         "spec: {containers: [{name: c, image: pause}]}\n";
+  absl::StatusOr<std::vector<api::Object>> objects = Load(path);
+  ASSERT_FALSE(objects.ok());
+  EXPECT_EQ(std::string(objects.status().message()),
+            path +
+                ": document 1 (PodGroup g): strict decoding error: unknown field "
+                "\"spec.minMembr\"");
+
+  std::vector<std::string> warnings;
+  objects = sim::LoadManifests({path}, sim::FieldValidation::kWarn, &warnings, kinds_, &custom_);
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  EXPECT_THAT(warnings, ::testing::ElementsAre(path + ": document 1 (PodGroup g): unknown field "
+                                                      "\"spec.minMembr\""));
+  ASSERT_EQ(custom_.size(), 1u);
+  const nlohmann::json& spec = custom_[0].object->object["spec"];
+  EXPECT_FALSE(spec.contains("minMembr"));
+  EXPECT_EQ(spec["minResources"].size(), 2u);  // A map: any resource name is a field of it.
+}
+
+// PodGroupResource's schema holds exactly the fields of the CRD that deploys it.
+TEST(PodGroupSchemaTest, HoldsTheFieldsOfTheCrd) {
+  std::ifstream in(testing::SourcePath("contrib/coscheduling/crd.yaml"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  absl::StatusOr<std::vector<std::string>> docs = sim::ManifestDocuments(text, "crd.yaml");
+  ASSERT_TRUE(docs.ok()) << docs.status();
+  nlohmann::json crd;
+  for (const std::string& doc : *docs) {
+    nlohmann::json j = nlohmann::json::parse(doc);
+    if (j.is_object() && j.value("kind", "") == "CustomResourceDefinition") crd = std::move(j);
+  }
+  ASSERT_TRUE(crd.is_object());
+  // Each field's path, with "*" for a map's values.
+  std::function<void(const nlohmann::json&, const std::string&, std::set<std::string>*)> paths =
+      [&](const nlohmann::json& schema, const std::string& at, std::set<std::string>* out) {
+        const nlohmann::json properties = schema.value("properties", nlohmann::json::object());
+        for (const auto& [name, child] : properties.items()) {
+          out->insert(at + name);
+          paths(child, at + name + ".", out);
+        }
+        if (schema.contains("additionalProperties")) out->insert(at + "*");
+      };
+  std::set<std::string> want, have;
+  paths(crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"], "", &want);
+  paths(PodGroupResource().schema, "", &have);
+  EXPECT_EQ(have, want);
+  EXPECT_TRUE(have.contains("spec.minMember"));
 }
 
 }  // namespace

@@ -41,6 +41,11 @@ struct CustomResource {
   // ("spec.minMember: Invalid value: 0: spec.minMember in body should be greater than or equal
   // to 1"). Empty: nothing.
   std::function<absl::Status(const nlohmann::json& object)> validate;
+  // The fields its objects may hold: the CRD's structural schema (its openAPIV3Schema, whose
+  // "properties", "additionalProperties", "items" and "x-kubernetes-preserve-unknown-fields"
+  // count), for `ksched simulate`, which refuses, warns of or drops another field as --validate
+  // says and kubectl does ("strict decoding error: unknown field \"spec.minMembr\""). Null: any.
+  nlohmann::json schema;
 
   // The parts of `resource`: "podgroups", "v1alpha1", "scheduling.x-k8s.io", and
   // "scheduling.x-k8s.io/v1alpha1"; empty when `resource` has fewer than three parts.

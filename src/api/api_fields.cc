@@ -72,7 +72,58 @@ void Walk(const Table& table, simdjson::dom::element e, std::string_view value,
   }
 }
 
+// Walks `e` as `schema`, a CRD's structural schema, alongside `pruned`, its copy (or null).
+void WalkSchema(const Table& table, simdjson::dom::element e, const nlohmann::json& schema,
+                const std::string& path, bool root, nlohmann::json* pruned,
+                std::vector<std::string>* unknown) {
+  if (!schema.is_object()) return;
+  if (auto items = schema.find("items"); items != schema.end()) {
+    simdjson::dom::array list;
+    if (e.get(list)) return;  // A wrong type is the schema check's error.
+    size_t i = 0;
+    for (simdjson::dom::element item : list) {
+      nlohmann::json* copy =
+          pruned != nullptr && pruned->is_array() && i < pruned->size() ? &(*pruned)[i] : nullptr;
+      WalkSchema(table, item, *items, fmt::format("{}[{}]", path, i), false, copy, unknown);
+      ++i;
+    }
+    return;
+  }
+  simdjson::dom::object object;
+  if (e.get(object)) return;
+  const bool preserve = schema.value("x-kubernetes-preserve-unknown-fields", false);
+  const auto properties = schema.find("properties");
+  const auto additional = schema.find("additionalProperties");
+  for (auto [key, child] : object) {
+    std::string child_path = path.empty() ? std::string(key) : fmt::format("{}.{}", path, key);
+    const std::string name(key);
+    nlohmann::json* copy = pruned != nullptr && pruned->is_object() && pruned->contains(name)
+                               ? &(*pruned)[name]
+                               : nullptr;
+    if (root && (key == "apiVersion" || key == "kind")) continue;
+    if (root && key == "metadata") {
+      Walk(table, child, "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta", child_path, unknown);
+    } else if (properties != schema.end() && properties->is_object() &&
+               properties->contains(name)) {
+      WalkSchema(table, child, (*properties)[name], child_path, false, copy, unknown);
+    } else if (additional != schema.end() && additional->is_object()) {  // A map.
+      WalkSchema(table, child, *additional, child_path, false, copy, unknown);
+    } else if (!preserve && !(additional != schema.end() && additional->is_boolean() &&
+                              additional->get<bool>())) {
+      unknown->push_back(std::move(child_path));
+      if (pruned != nullptr && pruned->is_object()) pruned->erase(name);
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<std::string> UnknownCustomFields(simdjson::dom::element object,
+                                             const nlohmann::json& schema, nlohmann::json* pruned) {
+  std::vector<std::string> unknown;
+  WalkSchema(TheTable(), object, schema, "", true, pruned, &unknown);
+  return unknown;
+}
 
 std::string_view ServedApiVersion(std::string_view kind) {
   const Table& t = TheTable();

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "nlohmann/json.hpp"
 #include "simdjson.h"
 
 namespace ksched::api {
@@ -26,6 +27,15 @@ std::string_view ServedApiVersion(std::string_view kind);
 // The values of fields that hold any JSON (a RawExtension, such as a DRA driver's parameters) are
 // not looked into.
 std::vector<std::string> UnknownFields(simdjson::dom::element object, std::string_view kind);
+
+// The fields of `object`, one object of a custom resource whose CRD's structural schema is
+// `schema` (its openAPIV3Schema), that the schema does not have, as the API server prunes them
+// and its strict decoding names them: "spec.minMembr". Each is removed from `pruned`, the same
+// object as the plugins will read it, when given. Its metadata is checked as ObjectMeta (and
+// left as it is); a value whose schema has x-kubernetes-preserve-unknown-fields keeps any field.
+std::vector<std::string> UnknownCustomFields(simdjson::dom::element object,
+                                             const nlohmann::json& schema,
+                                             nlohmann::json* pruned = nullptr);
 
 // The Kubernetes release whose types the table holds ("v1.36.3").
 std::string_view ApiFieldsRelease();

@@ -37,6 +37,21 @@ bool IsList(simdjson::dom::element doc, std::string_view kind) {
   return kind.ends_with("List") && !doc["items"].get(items);
 }
 
+// Strict decoding's error for the unknown fields `found` (OK when there are none); with kWarn,
+// OK, and each is added to `unknown` for a warning.
+absl::Status UnknownFieldsError(const std::vector<std::string>& found, FieldValidation fields,
+                                std::vector<std::string>* unknown) {
+  if (found.empty()) return absl::OkStatus();
+  std::string message = "strict decoding error: ";
+  for (size_t i = 0; i < found.size(); ++i) {
+    message += fmt::format("{}unknown field \"{}\"", i ? ", " : "", found[i]);
+    unknown->push_back(fmt::format("unknown field \"{}\"", found[i]));
+  }
+  if (fields == FieldValidation::kWarn) return absl::OkStatus();
+  unknown->clear();
+  return absl::InvalidArgumentError(message);
+}
+
 // What kubectl and the API server check of one object before decoding it: its kind and apiVersion,
 // and its fields (as `fields` says). `kind` and `version` are the list's for the items of a typed
 // list, which may leave theirs out. Unknown fields go to `unknown` under kWarn.
@@ -65,16 +80,7 @@ absl::Status CheckTypeAndFields(simdjson::dom::element object, std::string_view 
         fmt::format("no matches for kind \"{}\" in version \"{}\"", kind, version));
   }
   if (fields == FieldValidation::kIgnore) return absl::OkStatus();
-  std::vector<std::string> found = api::UnknownFields(object, kind);
-  if (found.empty()) return absl::OkStatus();
-  std::string message = "strict decoding error: ";
-  for (size_t i = 0; i < found.size(); ++i) {
-    message += fmt::format("{}unknown field \"{}\"", i ? ", " : "", found[i]);
-    unknown->push_back(fmt::format("unknown field \"{}\"", found[i]));
-  }
-  if (fields == FieldValidation::kWarn) return absl::OkStatus();
-  unknown->clear();
-  return absl::InvalidArgumentError(message);
+  return UnknownFieldsError(api::UnknownFields(object, kind), fields, unknown);
 }
 
 // The name the API server makes from metadata.generateName: it and five characters of its
@@ -143,10 +149,18 @@ const CustomResource* CustomKindOf(const std::vector<CustomResource>& kinds, std
 // An object of a custom resource, as the API server creates it: a namespaced one in "default"
 // when it names none, its creation time the simulation's start, checked by the resource's schema
 // checks.
-absl::StatusOr<CustomManifestObject> DecodeCustom(simdjson::dom::element e,
-                                                  const CustomResource& r) {
+absl::StatusOr<CustomManifestObject> DecodeCustom(simdjson::dom::element e, const CustomResource& r,
+                                                  FieldValidation fields,
+                                                  std::vector<std::string>* unknown) {
   auto obj = std::make_shared<CustomObject>();
   KSCHED_RETURN_IF_ERROR(api::DecodeCustomObject(e, obj.get()));
+  // The API server drops a field the schema lacks, unless strict validation refuses it.
+  if (!r.schema.is_null()) {
+    std::vector<std::string> found = api::UnknownCustomFields(e, r.schema, &obj->object);
+    if (fields != FieldValidation::kIgnore) {
+      KSCHED_RETURN_IF_ERROR(UnknownFieldsError(found, fields, unknown));
+    }
+  }
   api::ObjectMeta& m = obj->metadata;
   if (m.name.empty()) {
     return absl::InvalidArgumentError(fmt::format(
@@ -231,8 +245,12 @@ absl::StatusOr<Parsed> Parse(std::string_view text, const std::string& source,
       for (const auto& [place, object] : objects) {
         const std::string at = place.empty() ? where : fmt::format("{}: {}", where, place);
         if (const CustomResource* r = custom_of(object)) {
-          absl::StatusOr<CustomManifestObject> c = DecodeCustom(object, *r);
+          std::vector<std::string> unknown;
+          absl::StatusOr<CustomManifestObject> c = DecodeCustom(object, *r, fields, &unknown);
           if (!c.ok()) return fail(at, AsStd(c.status().message()));
+          for (const std::string& u : unknown) {
+            if (warnings != nullptr) warnings->push_back(fmt::format("{}: {}", at, u));
+          }
           out.custom.push_back(*std::move(c));
           out.custom_where.push_back(at);
           continue;

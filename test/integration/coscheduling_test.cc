@@ -7,9 +7,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "test/integration/coscheduling_fixture.h"
 
@@ -65,6 +68,24 @@ TEST_F(CoschedulingTest, TheCrdRefusesWhatThePluginsCheckRefuses) {
     ASSERT_FALSE(ours.ok());
     EXPECT_THAT(r.err, HasSubstr(std::string(ours.message()))) << r.err;
   }
+}
+
+// kubectl refuses a field the CRD's schema lacks (strict field validation), in the words of
+// ksched simulate's check.
+TEST_F(CoschedulingTest, AMisspelledFieldIsRefusedAsSimulateRefusesIt) {
+  json misspelled = PodGroup("default", "typo", 2);
+  misspelled["spec"]["minMembr"] = 3;
+  CommandResult r = cluster().Kubectl({"create", "-f", "-"}, misspelled.dump());
+  ASSERT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.err, HasSubstr("strict decoding error: unknown field \"spec.minMembr\""));
+  const std::string path = ::testing::TempDir() + "/typo_podgroup.json";
+  std::ofstream(path) << misspelled.dump();
+  CommandResult ours =
+      RunCommand({binary_, "simulate", "--config",
+                  std::string(KSCHED_SOURCE_DIR) + "/examples/coscheduling/config.yaml",
+                  "--plugin-library", COSCHEDULING_LIBRARY, path});
+  EXPECT_EQ(ours.exit_code, 2);
+  EXPECT_THAT(ours.err, HasSubstr("strict decoding error: unknown field \"spec.minMembr\""));
 }
 
 TEST_F(CoschedulingTest, AGroupBindsWholeOnceItsPodGroupExistsAndAGroupThatDoesNotFitBindsNone) {
