@@ -88,6 +88,45 @@ TEST_F(CoschedulingTest, AMisspelledFieldIsRefusedAsSimulateRefusesIt) {
   EXPECT_THAT(ours.err, HasSubstr("strict decoding error: unknown field \"spec.minMembr\""));
 }
 
+// simulate --kubeconfig reads the cluster's PodGroups: the group with its minMember pods is
+// placed whole; the one short of a pod waits, saying why, as the scheduler would.
+TEST_F(CoschedulingTest, SimulateOfTheLiveClusterReadsItsPodGroups) {
+  const std::string ns = "cosim";
+  Create({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  Create(Node("cosim-a", "4"));
+  Create(PodGroup(ns, "full", 2));
+  Create(PodGroup(ns, "short", 3));
+  for (const char* p : {"full-0", "full-1"}) Create(Member(ns, p, "full", "1"));
+  for (const char* p : {"short-0", "short-1"}) Create(Member(ns, p, "short", "1"));
+  CommandResult r =
+      RunCommand({binary_, "simulate", "--kubeconfig", cluster().kubeconfig(), "--config",
+                  std::string(KSCHED_SOURCE_DIR) + "/examples/coscheduling/config.yaml",
+                  "--plugin-library", COSCHEDULING_LIBRARY, "-o", "json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const json predicted = json::parse(r.out, nullptr, false);
+  ASSERT_TRUE(predicted.is_object()) << r.out;
+  std::map<std::string, json> pods;
+  for (const json& p : predicted["pods"]) pods[p.value("name", "")] = p;
+  for (const char* p : {"full-0", "full-1"}) {
+    EXPECT_EQ(pods[p].value("node", json()), "cosim-a") << pods[p];
+  }
+  for (const char* p : {"short-0", "short-1"}) {
+    EXPECT_TRUE(pods[p]["node"].is_null()) << pods[p];
+    EXPECT_THAT(pods[p].value("message", ""),
+                HasSubstr(fmt::format("pre-filter pod {} cannot find enough sibling pods, current "
+                                      "pods number: 2, minMember of group: 3",
+                                      p)));
+  }
+  EXPECT_EQ(Placed(ns, {"full-0", "full-1", "short-0", "short-1"}), 0);  // Nothing changed.
+  // Gone before the next test's ksched, which would place them.
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"delete", "pods", "--all", "-n", ns, "--grace-period=0"},
+        std::vector<std::string>{"delete", "node", "cosim-a"}}) {
+    CommandResult deleted = cluster().Kubectl(args);
+    EXPECT_EQ(deleted.exit_code, 0) << deleted.err;
+  }
+}
+
 TEST_F(CoschedulingTest, AGroupBindsWholeOnceItsPodGroupExistsAndAGroupThatDoesNotFitBindsNone) {
   const std::string ns = "cosched";
   Create({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
