@@ -1309,9 +1309,11 @@ int Main(int argc, char** argv) {
   // The API server drops the fields of a gate that is off for it (CSIDriver's
   // preventPodSchedulingIfMissing without VolumeLimitScaling): it gets every gate a case sets.
   // PodGroups are served (scheduling.k8s.io/v1beta1, beta and off by default) for the cases with
-  // gangs; the schedulers get GenericWorkload only from a case that sets it.
-  std::vector<std::string> apiserver_flags = {"--feature-gates=GenericWorkload=true",
-                                              "--runtime-config=scheduling.k8s.io/v1beta1=true"};
+  // gangs, and keep their preemptionPolicy (the random cases' PodGroupPreemptionPolicy, which
+  // only they set); the schedulers get the gates only from a case that sets them.
+  std::vector<std::string> apiserver_flags = {
+      "--feature-gates=GenericWorkload=true,PodGroupPreemptionPolicy=true",
+      "--runtime-config=scheduling.k8s.io/v1beta1=true"};
   for (const std::string& flag : gate_flags) {
     if (flag.starts_with("--feature-gates=")) apiserver_flags.push_back(flag);
   }

@@ -20,6 +20,7 @@ constexpr char kGpu[] = "example.com/gpu";
 constexpr char kHostname[] = "kubernetes.io/hostname";
 constexpr char kZone[] = "topology.kubernetes.io/zone";
 constexpr char kDriver[] = "csi.example.com";
+constexpr char kNeverClass[] = "prio-never";  // A class that may not preempt.
 // Containers use registry/img-0:v1 .. img-7:v1; nodes hold some of the first kNodeImages.
 constexpr int kImages = 8;
 constexpr int kNodeImages = 5;
@@ -155,6 +156,8 @@ class CaseBuilder {
 
   // Whether the case has PodGroups, which need --feature-gates=GenericWorkload=true.
   bool gangs() const { return gangs_; }
+  // Whether its PodGroups' preemption policies count (PodGroupPreemptionPolicy).
+  bool group_preemption() const { return group_preemption_; }
 
   // Whether the case's burst goes at once to a profile without PodTopologySpread's default
   // constraints, where kube-scheduler batches identical pods.
@@ -533,6 +536,7 @@ class CaseBuilder {
   // group, so that a gang larger than the cluster cannot be placed), and the group and its pods
   // name a PriorityClass at times, so that they may need to preempt.
   void AddGangs(json* cluster) {
+    std::vector<std::pair<size_t, size_t>> groups_at;  // Where each group and its pods begin.
     for (int g = 0, groups = r_.Between(1, 2); g < groups; ++g) {
       const std::string name = std::string("gang-") + static_cast<char>('a' + g);
       const int n = r_.Between(2, 5);
@@ -562,6 +566,7 @@ class CaseBuilder {
         spec["priorityClassName"] = cls;
         group["spec"]["priorityClassName"] = cls;
       }
+      groups_at.emplace_back(cluster->size(), cluster->size() + 1);
       cluster->push_back(group);
       for (int k = 0; k < n; ++k) {
         cluster->push_back({{"apiVersion", "v1"},
@@ -573,6 +578,41 @@ class CaseBuilder {
                             {"spec", spec}});
       }
     }
+    // Picked after the groups, so that a seed's groups stay as they were.
+    group_preemption_ = r_.Percent(40);
+    if (group_preemption_) AddGroupPreemptionPolicies(cluster, groups_at);
+  }
+
+  // PodGroupPreemptionPolicy: a class of priority 500 that may not preempt; a group of it says
+  // Never (the API server refuses it otherwise) and so do its pods, which may then not preempt
+  // even where they could; a group may say its default, PreemptLowerPriority, out loud; or its
+  // pods alone are of the class, which the group cycle refuses (its pods must share its policy).
+  void AddGroupPreemptionPolicies(json* cluster,
+                                  const std::vector<std::pair<size_t, size_t>>& groups_at) {
+    for (auto [group_at, pods_at] : groups_at) {
+      json& group = (*cluster)[group_at];
+      const int kind = static_cast<int>(r_.Below(100));
+      if (kind >= 70) continue;
+      if (kind < 15 && group["spec"].contains("priorityClassName")) continue;
+      if (kind < 15) {
+        group["spec"]["preemptionPolicy"] = "PreemptLowerPriority";
+        continue;
+      }
+      if (kind < 55) {
+        group["spec"]["priorityClassName"] = kNeverClass;
+        group["spec"]["preemptionPolicy"] = "Never";
+      }
+      const std::string name = group["metadata"]["name"];
+      for (size_t i = pods_at;
+           i < cluster->size() && PodGroupOf((*cluster)[i]) == "default/" + name; ++i) {
+        (*cluster)[i]["spec"]["priorityClassName"] = kNeverClass;
+      }
+    }
+    cluster->push_back({{"apiVersion", "scheduling.k8s.io/v1"},
+                        {"kind", "PriorityClass"},
+                        {"metadata", {{"name", kNeverClass}}},
+                        {"value", 500},
+                        {"preemptionPolicy", "Never"}});
   }
 
   // Dynamic resource allocation, picked after storage (so that a seed's other objects stay as
@@ -1089,6 +1129,7 @@ class CaseBuilder {
   Rand r_;
   bool batching_ = false;
   bool gangs_ = false;
+  bool group_preemption_ = false;
   int nodes_ = 0;
   std::vector<std::string> classes_;
   std::vector<int64_t> image_sizes_;
@@ -1217,7 +1258,11 @@ json GenerateCase(uint64_t seed) {
   CaseBuilder builder(seed);
   json c = {{"description", "random case, seed " + std::to_string(seed)},
             {"cluster", builder.Build()}};
-  if (builder.gangs()) c["args"] = {"--feature-gates=GenericWorkload=true"};
+  if (builder.gangs()) {
+    c["args"] = {builder.group_preemption()
+                     ? "--feature-gates=GenericWorkload=true,PodGroupPreemptionPolicy=true"
+                     : "--feature-gates=GenericWorkload=true"};
+  }
   if (builder.batching()) {
     c["burst"] = true;
     c["config"] = {

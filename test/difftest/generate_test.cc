@@ -259,8 +259,28 @@ std::set<std::string> Features(const json& c) {
                : min < pods ? "gang of fewer than its pods"
                             : "whole gang");
     if (spec.contains("priorityClassName")) out.insert("gang with priority");
-    if (c.value("args", json::array()) != json{"--feature-gates=GenericWorkload=true"}) {
+    const json args = c.value("args", json::array());
+    const bool policies =
+        args == json{"--feature-gates=GenericWorkload=true,PodGroupPreemptionPolicy=true"};
+    if (!policies && args != json{"--feature-gates=GenericWorkload=true"}) {
       out.insert("PodGroup without its gate");
+    }
+    if (spec.contains("preemptionPolicy") && !policies) out.insert("PodGroup without its gate");
+    // The API server refuses a group whose policy is not its class's.
+    const bool never = spec.value("priorityClassName", "") == "prio-never";
+    if (spec.contains("preemptionPolicy") && (spec["preemptionPolicy"] == "Never") != never) {
+      out.insert("group policy unlike its class's");
+    }
+    if (never) out.insert("group that may not preempt");
+    if (spec.value("preemptionPolicy", "") == "PreemptLowerPriority") {
+      out.insert("group saying PreemptLowerPriority");
+    }
+    for (const json& pod : OfKind(c, "Pod")) {
+      if (pod["spec"].value(json::json_pointer("/schedulingGroup/podGroupName"), "") ==
+              group["metadata"]["name"] &&
+          pod["spec"].value("priorityClassName", "") == "prio-never" && !never) {
+        out.insert("group's pods of another policy");
+      }
     }
   }
   std::set<std::string> pod_names;
@@ -325,7 +345,8 @@ TEST(GenerateCaseTest, EveryCaseIsValidAndSized) {
     EXPECT_TRUE(pending >= 1 && pending <= 24) << "seed " << seed;
     EXPECT_LE(bound, 6u) << "seed " << seed;
     EXPECT_TRUE(!OfKind(c, "Node").empty() && OfKind(c, "Node").size() <= 8) << "seed " << seed;
-    EXPECT_LE(OfKind(c, "PriorityClass").size(), 3u) << "seed " << seed;
+    // prio-10, prio-100, prio-1000 and the gangs' prio-never.
+    EXPECT_LE(OfKind(c, "PriorityClass").size(), 4u) << "seed " << seed;
   }
 }
 
@@ -411,10 +432,14 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "gang short of minCount",
                         "gang of fewer than its pods",
                         "whole gang",
-                        "gang with priority"}) {
+                        "gang with priority",
+                        "group that may not preempt",
+                        "group saying PreemptLowerPriority",
+                        "group's pods of another policy"}) {
     EXPECT_GT(seen[f], 0) << f;
   }
   EXPECT_EQ(seen["PodGroup without its gate"], 0);
+  EXPECT_EQ(seen["group policy unlike its class's"], 0);
 }
 
 TEST(ShrinkCandidatesTest, EachIsSmallerAndValid) {
