@@ -42,13 +42,31 @@ HttpRequest ApiWriter::BindingRequest(const api::Pod& pod, std::string_view node
 }
 
 absl::Status ApiWriter::Bind(const api::Pod& pod, std::string_view node_name) {
-  return http_.Call(BindingRequest(pod, node_name)).ToStatus();
+  // Where waiting would be a deadlock, Call refuses (and says so).
+  if (http_.OnIoThread()) return http_.Call(BindingRequest(pod, node_name)).ToStatus();
+  std::promise<absl::Status> answered;
+  std::future<absl::Status> answer = answered.get_future();
+  BindAsync(pod, node_name, [&answered](absl::Status st) { answered.set_value(std::move(st)); });
+  return answer.get();
 }
 
 void ApiWriter::BindAsync(const api::Pod& pod, std::string_view node_name,
                           std::function<void(absl::Status)> done) {
-  http_.Send(BindingRequest(pod, node_name),
-             [done = std::move(done)](const HttpResponse& r) { done(r.ToStatus()); });
+  auto send = [&http = http_, request = BindingRequest(pod, node_name),
+               done = std::move(done)]() mutable {
+    http.Send(std::move(request),
+              [done = std::move(done)](const HttpResponse& r) { done(r.ToStatus()); });
+  };
+  {
+    absl::MutexLock lock(&patches_->mu);
+    auto it = patches_->pods.find(pod.metadata.uid);
+    if (it != patches_->pods.end() && it->second.in_flight) {
+      it->second.next.reset();
+      it->second.bind = std::move(send);
+      return;
+    }
+  }
+  send();
 }
 
 json ApiWriter::DeleteBody(const api::Pod& pod) {
@@ -189,26 +207,37 @@ void ApiWriter::SendStatusPatch(std::shared_ptr<StatusPatches> patches, HttpClie
     if (!r.ok() && report) report(what, r.ToStatus());
     HttpRequest next;
     std::string next_what;
+    std::function<void()> bind;
     {
       absl::MutexLock lock(&patches->mu);
       auto it = patches->pods.find(uid);
       if (it == patches->pods.end()) return;
       StatusPatches::OfPod& p = it->second;
-      if (r.status == 404) {  // The pod is gone: so is what waited.
+      bind = std::move(p.bind);
+      p.bind = nullptr;
+      if (r.status == 404) {  // The pod is gone: so is what waited (a bind learns it itself).
         patches->pods.erase(it);
-        return;
+      } else if (!r.ok()) {
+        p.body.clear();  // Not taken: an equal patch may go again.
       }
-      if (!r.ok()) p.body.clear();  // Not taken: an equal patch may go again.
-      if (!p.next) {
+      const bool last = r.status == 404 || bind || !p.next;
+      if (last && r.status != 404) {
         p.in_flight = false;
-        return;
+        p.next.reset();  // A bind goes in place of what waited.
       }
-      next = std::move(*p.next);
-      next_what = std::move(p.next_what);
-      p.next.reset();
-      p.body = next.body;
-      p.at = absl::Now();
+      if (!last) {
+        next = std::move(*p.next);
+        next_what = std::move(p.next_what);
+        p.next.reset();
+        p.body = next.body;
+        p.at = absl::Now();
+      }
     }
+    if (bind) {
+      bind();
+      return;
+    }
+    if (next.path.empty()) return;
     SendStatusPatch(std::move(patches), http, std::move(next), std::move(report),
                     std::move(next_what), std::move(uid));
   });

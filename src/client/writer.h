@@ -63,6 +63,9 @@ class ApiWriter : public ClusterWriter {
                  .on_write_error = options_.on_write_error,
                  .retry_delay = options_.event_retry_delay}) {}
 
+  // A pod's bind goes after its status patch on the way, if any, and in place of one that
+  // waited, as upstream's API dispatcher keeps one call of a pod on the way and lets a binding
+  // supersede a status patch: the API server refuses a nominated node on a bound pod.
   absl::Status Bind(const api::Pod& pod, std::string_view node_name) override;
   // `done` runs on the HTTP client's I/O thread.
   void BindAsync(const api::Pod& pod, std::string_view node_name,
@@ -161,6 +164,7 @@ class ApiWriter : public ClusterWriter {
       absl::Time at;     // When it was sent.
       std::optional<HttpRequest> next;
       std::string next_what;
+      std::function<void()> bind;  // Sends the pod's bind, which waits for the patch on the way.
     };
     absl::Mutex mu;
     absl::flat_hash_map<std::string, OfPod> pods ABSL_GUARDED_BY(mu);

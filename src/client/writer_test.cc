@@ -9,6 +9,7 @@
 #include <optional>
 #include <thread>
 
+#include "absl/synchronization/notification.h"
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
 #include "src/client/http.h"
@@ -192,6 +193,60 @@ TEST(ApiWriterTest, APodsStatusPatchesGoOneAtATimeAndOnlyTheNewestWaits) {
   std::lock_guard<std::mutex> lock(mu);
   EXPECT_EQ(patches, (std::vector<std::string>{"first", "third"}));
   EXPECT_EQ(events.TakeRequests().size(), 1u);
+}
+
+// A bind waits for the pod's status patch on the way and goes in place of one that waited, as
+// upstream's dispatcher orders them: the API server refuses a nominated node on a bound pod
+// ("may not be set on pods that are already bound to a node"), which a gang's pods waiting at
+// Permit met when their nomination arrived after their bind.
+TEST(ApiWriterTest, ABindGoesAfterThePodsStatusPatchAndInPlaceOfOneThatWaited) {
+  std::mutex mu;
+  std::vector<std::string> order;
+  testing::LoopbackServer server;
+  server.server().Patch(".*", [&](const httplib::Request& req, httplib::Response& res) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::lock_guard<std::mutex> lock(mu);
+    order.push_back("patch " + nlohmann::json::parse(req.body)["status"].value("nominatedNodeName",
+                                                                               std::string()));
+    res.set_content("{}", "application/json");
+  });
+  server.server().Post(".*", [&](const httplib::Request& req, httplib::Response& res) {
+    std::lock_guard<std::mutex> lock(mu);
+    order.push_back("bind " + nlohmann::json::parse(req.body)["target"].value("name", ""));
+    res.status = 201;
+    res.set_content("{}", "application/json");
+  });
+  ASSERT_TRUE(server.Start());
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok());
+  RecordingServer events;
+  auto events_http = HttpClient::Create({.server = events.url()});
+  ASSERT_TRUE(events_http.ok());
+  ApiWriter w(**http, {.hostname = "h", .events = events_http->get()});
+  const api::PodCondition waiting{
+      .type = "PodScheduled", .status = "False", .reason = "SchedulerError", .message = "waiting"};
+  const api::Pod pod = MakePod();
+  const std::string a = "node-a", b = "node-b";
+  ASSERT_TRUE(w.UpdatePodStatus(pod, waiting, &a).ok());  // On the way.
+  ASSERT_TRUE(w.UpdatePodStatus(pod,
+                                {.type = "PodScheduled",
+                                 .status = "False",
+                                 .reason = "SchedulerError",
+                                 .message = "later"},
+                                &b)
+                  .ok());  // Waits, until the bind takes its place.
+  absl::Notification bound;
+  absl::Status bind_status = absl::UnknownError("not answered");
+  w.BindAsync(pod, "node-a", [&](absl::Status st) {
+    bind_status = st;
+    bound.Notify();
+  });
+  ASSERT_TRUE(bound.WaitForNotificationWithTimeout(absl::Seconds(5)));
+  EXPECT_TRUE(bind_status.ok()) << bind_status;
+  // With nothing on the way, a bind goes at once, and the synchronous one answers.
+  EXPECT_TRUE(w.Bind(pod, "node-c").ok());
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(order, (std::vector<std::string>{"patch node-a", "bind node-a", "bind node-c"}));
 }
 
 // The leader's fence: while it fails, binds and evictions are not sent at all; it is checked as
