@@ -139,6 +139,11 @@ std::vector<double> ThroughputSamples(std::vector<int64_t> bind_seconds) {
   return samples;
 }
 
+double ReportedAverage(const Throughput& t, size_t samples, int bound, double seconds) {
+  if (samples >= 3 || seconds <= 0) return t.average;
+  return bound / seconds;
+}
+
 Throughput Summarize(std::vector<double> samples) {
   if (samples.empty()) return {};
   std::sort(samples.begin(), samples.end());

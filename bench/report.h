@@ -31,6 +31,12 @@ struct Throughput {
 };
 Throughput Summarize(std::vector<double> samples);
 
+// The average a run reports: the samples' mean, or, with fewer than three samples (a run of a few
+// seconds, or binds in bursts with idle seconds between, as a gang's after its victims go), the
+// run's mean rate, `bound` pods in `seconds`; so that a runner with one sample of its busiest
+// second is not compared with one whose idle seconds left it none.
+double ReportedAverage(const Throughput& t, size_t samples, int bound, double seconds);
+
 // The machine and the moment, for a report's heading: date, CPU, cores, memory, kernel and
 // ksched's commit.
 std::string MachineLine();

@@ -44,6 +44,15 @@ TEST(SummarizeTest, MeanAndScheduerPerfsPercentiles) {
   EXPECT_DOUBLE_EQ(one.p99, 7);
 }
 
+// GangPreemptionBasic on 2026-12-07: kube-scheduler's 100 binds gave one sample, its busiest
+// second (30), ksched's two bursts none; both are reported by their mean rate.
+TEST(ReportedAverageTest, TheMeanRateOfARunWithFewerThanThreeSamples) {
+  EXPECT_DOUBLE_EQ(ReportedAverage(Summarize({30}), 1, 100, 4.0), 25);
+  EXPECT_DOUBLE_EQ(ReportedAverage(Summarize({}), 0, 100, 5.0), 20);
+  EXPECT_DOUBLE_EQ(ReportedAverage(Summarize({10, 20, 30}), 3, 100, 50.0), 20);
+  EXPECT_DOUBLE_EQ(ReportedAverage(Summarize({}), 0, 0, 0), 0);
+}
+
 WorkloadResult Basic() {
   WorkloadResult w{.workload = {.name = "SchedulingBasic",
                                 .nodes = 10,

@@ -315,8 +315,7 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
   if (!seconds.ok()) return fail("reading the bind times", seconds.status());
   r.samples = ThroughputSamples(*std::move(seconds));
   r.throughput = Summarize(r.samples);
-  // Too short a run for a sample (under three seconds): its mean rate, from the watch.
-  if (r.samples.empty() && r.seconds > 0) r.throughput.average = r.bound / r.seconds;
+  r.throughput.average = ReportedAverage(r.throughput, r.samples.size(), r.bound, r.seconds);
   if (!created.ok()) return fail("measured pods", created);
   if (!bound.ok()) return fail("measured pods", bound);
   if (!p.Running()) return fail("exited", absl::InternalError(p.Log()));
