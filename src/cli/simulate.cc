@@ -7,11 +7,9 @@
 #include "ksched/strings.h"
 #include "nlohmann/json.hpp"
 #include "src/api/api_fields.h"
-#include "src/api/decode.h"
 #include "src/cli/feature_gate_flags.h"
 #include "src/client/cluster_listing.h"
 #include "src/client/http.h"
-#include "src/client/list.h"
 #include "src/client/rest_config.h"
 #include "src/config/load.h"
 #include "src/sim/html.h"
@@ -20,37 +18,6 @@
 
 namespace ksched::cli {
 namespace {
-
-// The objects of the custom resources the plugins watch (scheduler-plugins' PodGroups), listed
-// from a live cluster as their informers list them, each kind at once; one the API server does
-// not serve (its CRD is not installed) or lets ksched not list is left out with a warning, as
-// `ksched run` goes on without it.
-absl::Status ListCustomObjects(client::HttpClient& http, const std::vector<CustomResource>& kinds,
-                               std::vector<sim::CustomManifestObject>* out,
-                               std::vector<std::string>* warnings) {
-  for (const CustomResource& r : kinds) {
-    const std::string path = fmt::format("/apis/{}/{}/{}", r.Group(), r.Version(), r.Plural());
-    client::HttpResponse listed = http.Call({.path = path, .timeout = absl::Minutes(1)});
-    if (listed.status == 404 || listed.status == 403) {
-      warnings->push_back(fmt::format("{}: not listed, its plugins see none of them: {}", path,
-                                      AsStd(listed.ToStatus().message())));
-      continue;
-    }
-    if (!listed.ok()) return listed.ToStatus();
-    simdjson::dom::parser parser;
-    absl::StatusOr<std::string> version =
-        client::ForEachListItem(listed.body, parser, [&](simdjson::dom::element e) {
-          auto object = std::make_shared<CustomObject>();
-          if (absl::Status st = api::DecodeCustomObject(e, object.get()); !st.ok()) {
-            warnings->push_back(fmt::format("{}: an item left out: {}", path, AsStd(st.message())));
-            return;
-          }
-          out->push_back({r.resource, std::move(object)});
-        });
-    if (!version.ok()) return version.status();
-  }
-  return absl::OkStatus();
-}
 
 int SimulateFailed(std::string_view why, int code) {
   std::fprintf(stderr, "ksched simulate: %.*s\n", static_cast<int>(why.size()), why.data());
@@ -84,11 +51,11 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(
   rest->user_agent = "ksched-simulate";
   absl::StatusOr<std::unique_ptr<client::HttpClient>> http = client::HttpClient::Create(*rest);
   if (!http.ok()) return http.status();
-  absl::StatusOr<client::ClusterListing> listing = client::ListCluster(**http);
+  absl::StatusOr<client::ClusterListing> listing = client::ListCluster(**http, custom_kinds);
   if (!listing.ok()) return listing.status();
   for (const std::string& w : listing->warnings) warnings->push_back(w);
-  if (absl::Status st = ListCustomObjects(**http, custom_kinds, custom, warnings); !st.ok()) {
-    return st;
+  for (auto& [resource, object] : listing->custom) {
+    custom->push_back({std::move(resource), std::move(object)});
   }
   // A newer API server's fields: refused as a file's would be, unless --validate says otherwise.
   const sim::FieldValidation validate = flags.what_if.fields;

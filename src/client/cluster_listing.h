@@ -10,11 +10,13 @@
 //   for (const api::Object& o : s->objects) ...
 #pragma once
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "ksched/custom_objects.h"
 #include "src/api/decode.h"
 #include "src/client/http.h"
 
@@ -30,10 +32,15 @@ struct ClusterListing {
   // The fields of the objects read that ksched's API types do not have (a newer API server's),
   // one line each: /api/v1/pods default/web: unknown field "spec.newThing". The objects are kept.
   std::vector<std::string> unknown_fields;
+  // The objects of the custom resources asked for, with their resource
+  // ("podgroups.v1alpha1.scheduling.x-k8s.io").
+  std::vector<std::pair<std::string, std::shared_ptr<const CustomObject>>> custom;
 };
 
-// Fails only when nodes or pods cannot be listed (the error names the list), or an answer is not
-// JSON.
-absl::StatusOr<ClusterListing> ListCluster(HttpClient& http);
+// With the objects of the `custom` resources too (those the profiles' plugins watch), each left
+// out with a warning when the API server does not serve it (its CRD is not installed). Fails only
+// when nodes or pods cannot be listed (the error names the list), or an answer is not JSON.
+absl::StatusOr<ClusterListing> ListCluster(HttpClient& http,
+                                           const std::vector<CustomResource>& custom = {});
 
 }  // namespace ksched::client
