@@ -3,6 +3,7 @@
 #include <future>
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "absl/time/clock.h"
 #include "fmt/format.h"
@@ -205,40 +206,36 @@ void ApiWriter::SendStatusPatch(std::shared_ptr<StatusPatches> patches, HttpClie
   http.Send(std::move(request), [patches, &http, report, what = std::move(what),
                                  uid = std::move(uid)](const HttpResponse& r) mutable {
     if (!r.ok() && report) report(what, r.ToStatus());
-    HttpRequest next;
-    std::string next_what;
     std::function<void()> bind;
+    std::optional<HttpRequest> next;
+    std::string next_what;
     {
       absl::MutexLock lock(&patches->mu);
       auto it = patches->pods.find(uid);
       if (it == patches->pods.end()) return;
       StatusPatches::OfPod& p = it->second;
-      bind = std::move(p.bind);
-      p.bind = nullptr;
+      bind = std::exchange(p.bind, nullptr);
       if (r.status == 404) {  // The pod is gone: so is what waited (a bind learns it itself).
         patches->pods.erase(it);
-      } else if (!r.ok()) {
-        p.body.clear();  // Not taken: an equal patch may go again.
-      }
-      const bool last = r.status == 404 || bind || !p.next;
-      if (last && r.status != 404) {
-        p.in_flight = false;
-        p.next.reset();  // A bind goes in place of what waited.
-      }
-      if (!last) {
-        next = std::move(*p.next);
-        next_what = std::move(p.next_what);
-        p.next.reset();
-        p.body = next.body;
-        p.at = absl::Now();
+      } else {
+        if (!r.ok()) p.body.clear();  // Not taken: an equal patch may go again.
+        if (bind || !p.next) {        // A bind goes in place of what waited.
+          p.in_flight = false;
+          p.next.reset();
+        } else {
+          next = std::exchange(p.next, std::nullopt);
+          next_what = std::move(p.next_what);
+          p.body = next->body;
+          p.at = absl::Now();
+        }
       }
     }
     if (bind) {
       bind();
       return;
     }
-    if (next.path.empty()) return;
-    SendStatusPatch(std::move(patches), http, std::move(next), std::move(report),
+    if (!next) return;
+    SendStatusPatch(std::move(patches), http, *std::move(next), std::move(report),
                     std::move(next_what), std::move(uid));
   });
 }
