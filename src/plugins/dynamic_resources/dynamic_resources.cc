@@ -57,6 +57,10 @@ struct State final : StateData {
   std::shared_ptr<const api::AllocationResult> extended_allocation;
   Mappings extended_mappings;
   std::shared_ptr<const api::ResourceClaim> extended_created;
+  // The node Reserve chose allocations on, and the UIDs of the claims whose allocations the pod
+  // holds in flight (ClaimTracker::Hold), until PreBind wrote them or Unreserve.
+  std::optional<std::string> reserved_on;
+  std::vector<std::string> held;
   // Filter writes these for several nodes at once.
   mutable absl::Mutex mu;
   mutable std::set<size_t> unavailable ABSL_GUARDED_BY(mu);  // Claims not available somewhere.
@@ -90,7 +94,9 @@ struct State final : StateData {
         extended_claim(o.extended_claim),
         extended_allocation(o.extended_allocation),
         extended_mappings(o.extended_mappings),
-        extended_created(o.extended_created) {
+        extended_created(o.extended_created),
+        reserved_on(o.reserved_on),
+        held(o.held) {
     absl::MutexLock lock(&o.mu);
     unavailable = o.unavailable;
     by_node = o.by_node;
@@ -117,6 +123,30 @@ struct State final : StateData {
   }
 };
 inline constexpr StateKey<State> kStateKey{names::kDynamicResources, StateScope::kPod};
+
+// The allocations Reserve made, held in flight for the pod: the next pods see their devices in
+// use.
+void Hold(ClaimTracker& tracker, State& s) {
+  auto hold = [&](const api::ResourceClaim& claim, const api::AllocationResult& allocation) {
+    api::ResourceClaim allocated = claim;
+    allocated.allocation = allocation;
+    s.held.push_back(claim.metadata.uid);
+    tracker.Hold(std::make_shared<const api::ResourceClaim>(std::move(allocated)));
+  };
+  for (size_t i = 0; i < s.claims.size(); ++i) {
+    if (s.allocations[i] && !s.claims[i]->allocation) hold(*s.claims[i], *s.allocations[i]);
+  }
+  if (s.extended_claim && s.extended_allocation) hold(*s.extended_claim, *s.extended_allocation);
+}
+
+// The pod no longer holds the claim's allocation in flight: PreBind wrote it (`written`), or it
+// goes.
+void Release(ClaimTracker& tracker, State& s, std::string_view uid, bool written) {
+  auto it = std::find(s.held.begin(), s.held.end(), uid);
+  if (it == s.held.end()) return;
+  s.held.erase(it);
+  tracker.Release(uid, written);
+}
 
 bool ReservedFor(const api::ResourceClaim& claim, const api::Pod& pod) {
   return std::any_of(claim.reserved_for.begin(), claim.reserved_for.end(),
@@ -224,21 +254,29 @@ bool ClaimTracker::InFlight(std::string_view uid) const {
   return in_flight_.contains(uid);
 }
 
-void ClaimTracker::SetInFlight(std::shared_ptr<const api::ResourceClaim> allocated) {
-  absl::MutexLock lock(&mu_);
-  std::shared_ptr<const api::ResourceClaim>& slot = in_flight_[allocated->metadata.uid];
-  if (slot) Count(*slot, -1);
-  Count(*allocated, +1);
-  slot = std::move(allocated);
+std::shared_ptr<const api::AllocationResult> ClaimTracker::InFlightAllocation(
+    std::string_view uid) const {
+  absl::ReaderMutexLock lock(&mu_);
+  auto it = in_flight_.find(uid);
+  if (it == in_flight_.end()) return nullptr;
+  return {it->second.claim, &*it->second.claim->allocation};
 }
 
-bool ClaimTracker::RemoveInFlight(std::string_view uid) {
+void ClaimTracker::Hold(std::shared_ptr<const api::ResourceClaim> allocated) {
+  absl::MutexLock lock(&mu_);
+  InFlightClaim& slot = in_flight_[allocated->metadata.uid];
+  if (slot.holders++ > 0) return;
+  Count(*allocated, +1);
+  slot.claim = std::move(allocated);
+}
+
+void ClaimTracker::Release(std::string_view uid, bool written) {
   absl::MutexLock lock(&mu_);
   auto it = in_flight_.find(uid);
-  if (it == in_flight_.end()) return false;
-  Count(*it->second, -1);
+  if (it == in_flight_.end()) return;
+  if (!written && --it->second.holders > 0) return;
+  Count(*it->second.claim, -1);
   in_flight_.erase(it);
-  return true;
 }
 
 void ClaimTracker::Written(api::ResourceClaim written, std::string read_version) {
@@ -613,7 +651,15 @@ Status DynamicResources::NormalizeScore(const CycleState&, const api::Pod&, Node
 
 Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string_view node) {
   State* s = state.ReadMutable(kStateKey);
-  if (s == nullptr || !s->HasClaims() || !s->allocator) return Status();
+  if (s == nullptr || !s->HasClaims()) return Status();
+  if (!s->allocator) {
+    // Reserved and unreserved before (a pod group's trial, then its placement): the allocations
+    // made then are held again.
+    if (!s->reserved_on) return Status();
+    if (*s->reserved_on != node) return Status::Error("claim allocation not found for node");
+    Hold(tracker_, *s);
+    return Status();
+  }
   std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
   std::shared_ptr<const api::ResourceClaim> extended = s->extended_whole;
   s->extended_mappings = s->extended_whole_mappings;
@@ -640,17 +686,13 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
   for (size_t i = 0; i < s->claims.size(); ++i) {
     if (!s->ToAllocate(i)) continue;
     s->allocations[i] = std::make_shared<const api::AllocationResult>(allocations[next++]);
-    api::ResourceClaim claim = *s->claims[i];
-    claim.allocation = *s->allocations[i];
-    tracker_.SetInFlight(std::make_shared<const api::ResourceClaim>(std::move(claim)));
   }
   if (extended != nullptr) {
     s->extended_claim = extended;
     s->extended_allocation = std::make_shared<const api::AllocationResult>(allocations.back());
-    api::ResourceClaim claim = *extended;
-    claim.allocation = allocations.back();
-    tracker_.SetInFlight(std::make_shared<const api::ResourceClaim>(std::move(claim)));
   }
+  s->reserved_on = std::string(node);
+  Hold(tracker_, *s);
   // Filter's findings and the allocator (its snapshot of the devices in use) served their turn:
   // a pod waiting for its binding holds only its own allocations.
   s->allocator.reset();
@@ -663,9 +705,10 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
 void DynamicResources::Unreserve(CycleState& state, const api::Pod& pod, std::string_view) {
   State* s = state.ReadMutable(kStateKey);
   if (s == nullptr) return;
+  for (const std::string& uid : s->held) tracker_.Release(uid, /*written=*/false);
+  s->held.clear();
   const std::string* created = s->extended_created ? &s->extended_created->metadata.uid : nullptr;
   for (const auto& claim : s->claims) {
-    tracker_.RemoveInFlight(claim->metadata.uid);
     if (created != nullptr && claim->metadata.uid == *created) continue;  // Deleted below.
     if (claim->allocation && ReservedFor(*claim, pod)) {
       if (absl::Status st = handle_.writer().UnreserveResourceClaim(*claim, pod.metadata.uid);
@@ -675,8 +718,7 @@ void DynamicResources::Unreserve(CycleState& state, const api::Pod& pod, std::st
       }
     }
   }
-  // The extended resources' claim: its allocation in flight, or the claim PreBind made.
-  if (s->extended_claim) tracker_.RemoveInFlight(s->extended_claim->metadata.uid);
+  // The extended resources' claim PreBind made.
   if (s->extended_created) {
     if (absl::Status st = handle_.writer().DeleteResourceClaim(*s->extended_created); !st.ok()) {
       KLOG_ERROR("delete extended resource claim",
@@ -727,6 +769,8 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
           Status st =
               run->self->MakeExtendedClaim(*s.extended_claim, *s.extended_allocation,
                                            *s.extended_mappings, run->pod, &s.extended_created);
+          Release(run->self->tracker_, s, s.extended_claim->metadata.uid,
+                  /*written=*/s.extended_created && s.extended_created->allocation);
           // Once written, its devices may wait for binding conditions too.
           if (s.extended_created && s.extended_created->allocation) {
             s.claims.push_back(s.extended_created);
@@ -753,7 +797,7 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
             ClaimTracker& tracker = run->self->tracker_;
             // Written first: the devices are never free in between.
             if (written.ok()) tracker.Written(*written, claim->metadata.resource_version);
-            if (allocated) tracker.RemoveInFlight(claim->metadata.uid);
+            Release(tracker, *run->s, claim->metadata.uid, written.ok());
             if (written.ok()) {
               claim = std::make_shared<const api::ResourceClaim>(*std::move(written));
               Step(run);
@@ -784,7 +828,6 @@ Status DynamicResources::MakeExtendedClaim(
   ClusterWriter& writer = handle_.writer();
   absl::StatusOr<api::ResourceClaim> made = writer.CreateResourceClaim(claim);
   if (!made.ok()) {
-    tracker_.RemoveInFlight(claim.metadata.uid);
     return Status::Error(fmt::format("create claim for extended resources {}/: {}",
                                      pod.metadata.namespace_, AsStd(made.status().message())));
   }
@@ -795,7 +838,6 @@ Status DynamicResources::MakeExtendedClaim(
       *made, &stamped, {.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid});
   // Written first: the devices are never free in between.
   if (written.ok()) tracker_.Written(*written, made->metadata.resource_version);
-  tracker_.RemoveInFlight(claim.metadata.uid);
   if (!written.ok()) return ReservationFailed(written.status(), *made, /*allocated=*/true);
   *created = std::make_shared<const api::ResourceClaim>(*std::move(written));
   const std::string pod_key = api::KeyOf(pod.metadata);

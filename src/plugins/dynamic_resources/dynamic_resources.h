@@ -60,9 +60,14 @@ class ClaimTracker {
   // the claims).
   void CatchUp();
   bool InFlight(std::string_view uid) const;
-  void SetInFlight(std::shared_ptr<const api::ResourceClaim> allocated);
-  // Whether there was one to remove.
-  bool RemoveInFlight(std::string_view uid);
+  // The allocation in flight for the claim, or nullptr.
+  std::shared_ptr<const api::AllocationResult> InFlightAllocation(std::string_view uid) const;
+  // Holds `allocated` in flight for one more pod (upstream's SignalClaimPendingAllocation): a pod
+  // of the same pod group cycle may share a claim's allocation, which the first holder set.
+  void Hold(std::shared_ptr<const api::ResourceClaim> allocated);
+  // One holder less (upstream's MaybeRemoveClaimPendingAllocation): the allocation is no longer
+  // in flight once none is left, or at once when `written` (PreBind wrote it).
+  void Release(std::string_view uid, bool written);
   // PreBind wrote `written` over the version `read_version`.
   void Written(api::ResourceClaim written, std::string read_version);
 
@@ -83,8 +88,11 @@ class ClaimTracker {
     std::string read_version;
   };
   std::map<std::string, WrittenClaim, std::less<>> written_ ABSL_GUARDED_BY(mu_);  // ns/name
-  std::map<std::string, std::shared_ptr<const api::ResourceClaim>, std::less<>> in_flight_
-      ABSL_GUARDED_BY(mu_);  // By uid.
+  struct InFlightClaim {
+    std::shared_ptr<const api::ResourceClaim> claim;  // With the allocation.
+    int holders = 0;
+  };
+  std::map<std::string, InFlightClaim, std::less<>> in_flight_ ABSL_GUARDED_BY(mu_);  // By uid.
   // The devices of in_flight_ and written_, kept with every change of those (its view made when
   // asked).
   mutable HeldDevices pending_ ABSL_GUARDED_BY(mu_);

@@ -335,6 +335,38 @@ TEST_F(DynamicResourcesClaimsTest, UnreserveReleasesTheDevicesAndTheReservation)
   EXPECT_FALSE(Has(handle_.dra().AllocatedInPool("gpu.example.com", "n2"), "g0"));
 }
 
+// A pod group's cycle reserves its pods in a trial, unreserves them, and reserves them again where
+// it places them: the devices are held again, for the same node only.
+TEST_F(DynamicResourcesClaimsTest, AReserveAfterUnreserveHoldsTheSameDevicesAgain) {
+  AddClaim("a");
+  AddClaim("b");
+  CycleState sa;
+  api::Pod pa = PodWith("pa", "a");
+  Filter(sa, pa);
+  ASSERT_TRUE(plugin_.Reserve(sa, pa, "n1").ok());
+  plugin_.Unreserve(sa, pa, "n1");
+  EXPECT_FALSE(plugin_.tracker().InFlight("a-uid"));
+  ASSERT_TRUE(plugin_.Reserve(sa, pa, "n1").ok());
+  EXPECT_TRUE(plugin_.tracker().InFlight("a-uid"));
+  CycleState sb;
+  api::Pod pb = PodWith("pb", "b");
+  EXPECT_THAT(Filter(sb, pb), ::testing::ElementsAre("cannot allocate all claims", ""));
+  CycleState so;
+  api::Pod po = PodWith("po", "b");
+  Filter(so, po);
+  ASSERT_TRUE(plugin_.Reserve(so, po, "n2").ok());
+  plugin_.Unreserve(so, po, "n2");
+  EXPECT_EQ(plugin_.Reserve(so, po, "n1").Message(), "claim allocation not found for node");
+
+  ASSERT_TRUE(plugin_.PreBind(sa, pa, "n1").ok());
+  const api::ResourceClaim& written = handle_.recording_writer().claims.at("default/a");
+  ASSERT_TRUE(written.allocation.has_value());
+  EXPECT_EQ(written.allocation->results[0].pool, "n1");
+  EXPECT_FALSE(plugin_.tracker().InFlight("a-uid"));
+  plugin_.Unreserve(sa, pa, "n1");  // Holds nothing any more.
+  EXPECT_TRUE(Has(handle_.dra().AllocatedInPool("gpu.example.com", "n1"), "g0"));
+}
+
 // Pods whose claims differ in turn each have searches kept for their specs (DynamicResources keeps
 // a memo per list of specs): what one pod took or gave back in between is seen by the next pod of
 // every spec.
