@@ -82,6 +82,12 @@ class CycleState {
   // Whether this cycle's decisions are explained (`simulate --explain`): a plugin may spend time
   // on Status::WithExplanation for the nodes it rejects.
   bool explain() const { return explain_; }
+  // The state the pods of one pod group's scheduling cycle share (GenericWorkload; upstream's
+  // PodGroupCycleState): what a pod's Reserve leaves there, the next pods of the group tried in
+  // that cycle find (DynamicResources shares a claim's allocation so). nullptr for a pod
+  // scheduled alone, and once the pod's scheduling cycle ended. Written, as the pod's own state,
+  // in the sequential extension points only.
+  CycleState* pod_group_cycle() const { return pod_group_cycle_; }
 
  private:
   friend class internal::CycleStateAccess;
@@ -99,6 +105,7 @@ class CycleState {
   std::vector<std::string_view> skip_score_plugins_;
   bool record_plugin_metrics_ = false;
   bool explain_ = false;
+  CycleState* pod_group_cycle_ = nullptr;
 };
 
 }  // namespace ksched

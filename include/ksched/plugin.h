@@ -303,6 +303,20 @@ class PlacementFeasiblePlugin : public virtual Plugin {
   virtual Status PlacementFeasible(const api::PodGroup& group, int scheduled, int remaining) = 0;
 };
 
+// What a PostFilter plugin does for a pod group that did not fit (upstream's PodGroupPostFilter),
+// once the group's cycle tried its pods and before preemption: it may make room for the next
+// attempt (DynamicResources frees the claims allocated where the group cannot go). `pods` are the
+// group's pods of the cycle, none placed, each with the state of its try in `states` (one not
+// tried has no plugin's data); `group_cycle` is the cycle's shared state. Unschedulable with a
+// message says what it did (the pods' messages add it); UnschedulableAndUnresolvable stops the
+// next plugins; Error fails the cycle. Thread: the scheduling thread.
+class PodGroupPostFilterPlugin : public virtual Plugin {
+ public:
+  virtual Status PodGroupPostFilter(CycleState& group_cycle, const api::PodGroup& group,
+                                    std::span<const api::Pod* const> pods,
+                                    std::span<CycleState* const> states) = 0;
+};
+
 // --- Placements of a pod group (the TopologyAwareWorkloadScheduling gate) ---------------------
 //
 // With the gate on, a pod group's cycle asks the profile's PlacementGenerate plugin (at most one)

@@ -1,5 +1,6 @@
 #include "src/client/writer.h"
 
+#include <algorithm>
 #include <future>
 #include <memory>
 #include <optional>
@@ -509,6 +510,21 @@ void ApiWriter::ReserveOnce(std::shared_ptr<Reservation> r, const api::ResourceC
       kStrategicMergePatch);
 }
 
+namespace {
+
+// Whether both allocate the same devices to the same requests: a pod that shares a claim in its
+// pod group's cycle finds it allocated by another pod of the group, as it would have allocated
+// it.
+bool SameDevices(const api::AllocationResult& a, const api::AllocationResult& b) {
+  return std::equal(a.results.begin(), a.results.end(), b.results.begin(), b.results.end(),
+                    [](const auto& x, const auto& y) {
+                      return x.request == y.request && x.driver == y.driver && x.pool == y.pool &&
+                             x.device == y.device && x.share_id == y.share_id;
+                    });
+}
+
+}  // namespace
+
 void ApiWriter::ReserveAgain(std::shared_ptr<Reservation> r) {
   http_.Send({.path = r->path, .delay = absl::Milliseconds(10)}, [r](const HttpResponse& a) {
     absl::StatusOr<api::ResourceClaim> now =
@@ -519,13 +535,14 @@ void ApiWriter::ReserveAgain(std::shared_ptr<Reservation> r) {
                                              AsStd(now.status().message()))));
     } else if (now->metadata.deletion_timestamp) {
       r->done(absl::AbortedError(fmt::format("claim {} got deleted in the meantime", key)));
-    } else if (r->allocation && now->allocation) {
+    } else if (r->allocation && now->allocation && !SameDevices(*r->allocation, *now->allocation)) {
       r->done(
           absl::AbortedError(fmt::format("claim {} got allocated elsewhere in the meantime", key)));
     } else if (!r->allocation && !now->allocation) {
       r->done(absl::AbortedError(
           fmt::format("claim {} got deallocated elsewhere in the meantime", key)));
     } else {
+      if (now->allocation) r->allocation.reset();  // Only the reservation is left to write.
       r->writer->ReserveOnce(r, *now);
     }
   });

@@ -482,7 +482,9 @@ TEST(ApiWriterTest, UpdatePodStatusAndWaitReturnsTheServersAnswer) {
 }
 
 // PreBind's write of a claim, on a conflict: the claim is read again and written over its new
-// version, as upstream's bindClaim retries; a claim allocated meanwhile is not written over.
+// version, as upstream's bindClaim retries; a claim allocated meanwhile is not written over, but
+// where it was allocated the same devices (by a pod that shares it in its pod group's cycle), it
+// is reserved.
 TEST(ApiWriterTest, AClaimsReservationIsRetriedOnAConflictWithTheClaimReadAgain) {
   constexpr char kPath[] = "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims/gpu";
   std::mutex mu;
@@ -490,6 +492,7 @@ TEST(ApiWriterTest, AClaimsReservationIsRetriedOnAConflictWithTheClaimReadAgain)
   std::string last_body;
   std::string stored_rv = "6";  // The version the GET answers with.
   bool allocated_meanwhile = false;
+  std::string device_meanwhile = "y";  // The device it was allocated meanwhile.
   testing::LoopbackServer server;
   auto claim_json = [&](const std::string& rv, bool allocated) {
     nlohmann::json c = {
@@ -498,7 +501,7 @@ TEST(ApiWriterTest, AClaimsReservationIsRetriedOnAConflictWithTheClaimReadAgain)
         {"spec", {{"devices", nlohmann::json::object()}}}};
     if (allocated) {
       c["status"]["allocation"]["devices"]["results"] = {
-          {{"request", "gpu"}, {"driver", "d"}, {"pool", "p"}, {"device", "x"}}};
+          {{"request", "gpu"}, {"driver", "d"}, {"pool", "p"}, {"device", device_meanwhile}}};
     }
     return c.dump();
   };
@@ -549,6 +552,24 @@ TEST(ApiWriterTest, AClaimsReservationIsRetriedOnAConflictWithTheClaimReadAgain)
   EXPECT_EQ(written.status().code(), absl::StatusCode::kAborted);
   EXPECT_EQ(written.status().message(),
             "claim default/gpu got allocated elsewhere in the meantime");
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    requests.clear();
+    device_meanwhile = "x";  // As this write would allocate it.
+  }
+  written = w.ReserveResourceClaim(read, &allocation, pod);
+  ASSERT_TRUE(written.ok()) << written.status();
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    EXPECT_EQ(requests, (std::vector<std::string>{
+                            fmt::format("PATCH {} rv=5", kPath), fmt::format("GET {}", kPath),
+                            fmt::format("PATCH {}/status rv=9", kPath),  // No finalizer.
+                        }));
+    nlohmann::json status = nlohmann::json::parse(last_body)["status"];
+    EXPECT_FALSE(status["allocation"].contains("devices")) << last_body;
+    EXPECT_EQ(status["reservedFor"][0]["uid"], "u");
+    stored_rv = "9";
+  }
 
   // A reservation only, of a claim someone else allocated without saying when: the time is
   // filled in, as upstream does.

@@ -840,6 +840,13 @@ void Framework::RunReservePluginsUnreserve(CycleState& state, const api::Pod& po
   });
 }
 
+PodGroupPostFilterPlugin* Framework::PodGroupPostFilterPluginNamed(std::string_view name) const {
+  for (PostFilterPlugin* p : post_filter_) {
+    if (p->Name() == name) return PluginAs<PodGroupPostFilterPlugin>(p);
+  }
+  return nullptr;
+}
+
 Status Framework::RunPlacementFeasible(const api::PodGroup& group, int scheduled, int remaining) {
   if (placement_feasible_ == nullptr) return Status();
   Status s = placement_feasible_->PlacementFeasible(group, scheduled, remaining);

@@ -101,6 +101,8 @@ class Framework : public Handle {
   bool HasScorePlugins() const { return !score_.empty(); }
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+  // The PostFilter plugin of this name as a PodGroupPostFilterPlugin, or nullptr.
+  PodGroupPostFilterPlugin* PodGroupPostFilterPluginNamed(std::string_view name) const;
   // The plugin names per extension point, in run order (for /configz, explain and tests).
   std::map<std::string, std::vector<std::string>> PluginsByExtensionPoint() const;
   int64_t ScoreWeight(std::string_view plugin) const;

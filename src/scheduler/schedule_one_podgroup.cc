@@ -120,7 +120,7 @@ void Scheduler::SetInitiallyScheduled(const api::PodGroup& group, const Status& 
 }
 
 Status Scheduler::PodGroupPostFilter(framework::Framework& fw, const api::PodGroup& group,
-                                     const std::vector<QueuedPodInfo>& pods, bool pre_filtered,
+                                     const std::vector<QueuedPodInfo>& pods, const GroupRun& run,
                                      std::map<std::string, std::string>* nominated) {
   // The plugins upstream runs at PodGroupPostFilter, in its order: those of the profile's
   // PostFilter plugins that have one.
@@ -129,17 +129,19 @@ Status Scheduler::PodGroupPostFilter(framework::Framework& fw, const api::PodGro
   const std::map<std::string, std::vector<std::string>> points = fw.PluginsByExtensionPoint();
   auto post_filter = points.find("postFilter");
   if (post_filter == points.end()) return Status::Unschedulable("");
+  std::vector<const api::Pod*> group_pods;
+  std::vector<CycleState*> states;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    group_pods.push_back(&pods[i].pod());
+    states.push_back(run.tried[i].state.get());
+  }
   for (const std::string& plugin : post_filter->second) {
     Status s;
-    if (plugin == "DynamicResources") {
-      // It leaves a group with scheduling constraints alone (TopologyAwareWorkloadScheduling).
-      // Otherwise it reads what its PreFilter wrote in the cycle: none when no pod got that far.
-      if (options_.topology_aware_workload_scheduling && group.scheduling_constraints) {
-        s = Status(Code::kUnschedulable);
-      } else if (!pre_filtered) {
-        return Status::Error("error in \"DynamicResources\" PodGroupPostFilter plugins: not found");
-      } else {
-        s = Status::Unschedulable("deallocation and deletion of ResourceClaims completed");
+    if (PodGroupPostFilterPlugin* p = fw.PodGroupPostFilterPluginNamed(plugin)) {
+      s = p->PodGroupPostFilter(*run.group_cycle, group, group_pods, states);
+      if (s.code() == Code::kError) {
+        return Status::Error(
+            fmt::format("error in \"{}\" PodGroupPostFilter plugins: {}", plugin, s.Message()));
       }
     } else if (plugin == "DefaultPreemption") {
       const SteadyTime start = std::chrono::steady_clock::now();
@@ -193,7 +195,7 @@ Scheduler::GroupRun Scheduler::RunGroupAlgorithm(framework::Framework& fw,
         internal::CycleStateAccess::SetExplain(*t.state, options_.explain_rejections);
         cache_.UpdateSnapshot(&snapshot_);
       }
-      if (snapshot_.size() > 0) run.pre_filtered = true;
+      internal::CycleStateAccess::SetPodGroupCycle(*t.state, run.group_cycle.get());
       t.status = SchedulePod(fw, *t.state, pod, &result, &t.fit_error);
       if (observed) {
         for (const NodeInfo* n : feasible_) t.feasible.push_back(n->name());
@@ -449,7 +451,7 @@ void Scheduler::SchedulePodGroup(framework::Framework& fw, QueuedPodInfo first, 
   bool waiting_on_preemption = false;
   if (group_status.code() == Code::kUnschedulable) {
     cache_.UpdateSnapshot(&snapshot_);  // Without the run's placements.
-    const Status post = PodGroupPostFilter(fw, *group, pods, run.pre_filtered, &nominated);
+    const Status post = PodGroupPostFilter(fw, *group, pods, run, &nominated);
     if (post.code() == Code::kError) {
       group_status = post;
     } else if (!post.Message().empty()) {

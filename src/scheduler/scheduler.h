@@ -222,7 +222,9 @@ class Scheduler : public ClusterEventSink {
   struct GroupRun {
     std::vector<GroupTry> tried;  // Per pod, in the group's order.
     Status status;                // The group's, before PodGroupPostFilter.
-    bool pre_filtered = false;    // Some pod reached PreFilter.
+    // The state the pods share in the cycle (CycleState::pod_group_cycle), which
+    // PodGroupPostFilter reads.
+    std::shared_ptr<CycleState> group_cycle = std::make_shared<CycleState>();
     // With topology_aware_workload_scheduling: the placement of the run ("" for every node),
     // and its nodes (nullopt for every node).
     std::string placement;
@@ -242,11 +244,12 @@ class Scheduler : public ClusterEventSink {
   //   pod group is unschedulable, 0/3 placements are available, first placement status: ...
   GroupRun RunGroupPlacements(framework::Framework& fw, const api::PodGroup& group,
                               const std::vector<QueuedPodInfo>& pods, SnapshotOverlay* overlay);
-  // What upstream's PodGroupPostFilter plugins say of a group that does not fit: DynamicResources'
-  // (an error when no pod reached its PreFilter, `pre_filtered` false), then DefaultPreemption's
-  // (PreemptForPodGroup). `nominated` gets the nodes a preemption nominates the pods to.
+  // What upstream's PodGroupPostFilter plugins say of a group that does not fit, after the cycle
+  // `run`: the PostFilter plugins that are PodGroupPostFilterPlugins (DynamicResources), and
+  // DefaultPreemption's (PreemptForPodGroup), in the profile's order. `nominated` gets the nodes
+  // a preemption nominates the pods to.
   Status PodGroupPostFilter(framework::Framework& fw, const api::PodGroup& group,
-                            const std::vector<QueuedPodInfo>& pods, bool pre_filtered,
+                            const std::vector<QueuedPodInfo>& pods, const GroupRun& run,
                             std::map<std::string, std::string>* nominated);
   // DefaultPreemption's PodGroupPostFilter, without its "pod group preemption: " (upstream's
   // PodGroupEvaluator, podgroup_preemption.cc): the lower-priority pods whose removal lets the

@@ -34,6 +34,7 @@ std::unique_ptr<CycleState> CycleState::Clone() const {
   }
   out->skip_filter_plugins_ = skip_filter_plugins_;
   out->skip_score_plugins_ = skip_score_plugins_;
+  out->pod_group_cycle_ = pod_group_cycle_;
   return out;
 }
 

@@ -17,11 +17,16 @@ class CycleStateAccess {
   static void SkipScore(CycleState& state, std::string_view plugin) {
     state.skip_score_plugins_.push_back(plugin);
   }
-  // Frees the values written under StateScope::kSchedulingCycle keys.
+  // Frees the values written under StateScope::kSchedulingCycle keys; the pod's group cycle is
+  // over too.
   static void EndSchedulingCycle(CycleState& state) {
     std::erase_if(state.data_, [](const CycleState::Entry& e) {
       return e.scope == StateScope::kSchedulingCycle;
     });
+    state.pod_group_cycle_ = nullptr;
+  }
+  static void SetPodGroupCycle(CycleState& state, CycleState* group) {
+    state.pod_group_cycle_ = group;
   }
   static void SetRecordPluginMetrics(CycleState& state, bool record) {
     state.record_plugin_metrics_ = record;

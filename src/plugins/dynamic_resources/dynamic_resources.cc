@@ -38,6 +38,9 @@ struct State final : StateData {
   // PostFilter deallocates them.
   std::vector<bool> binding_failed;
   std::vector<std::shared_ptr<const api::AllocationResult>> allocations;
+  // Per claim: whether its allocation is one a pod tried before this one in the pod group's cycle
+  // made, which this pod shares (upstream's pendingAllocations).
+  std::vector<bool> shared;
   std::shared_ptr<const Allocator> allocator;  // Set when some claim needs allocating.
   // Whether a request has firstAvailable alternatives: without, every node scores 0.
   bool scored = false;
@@ -84,6 +87,7 @@ struct State final : StateData {
         available_on(o.available_on),
         binding_failed(o.binding_failed),
         allocations(o.allocations),
+        shared(o.shared),
         allocator(o.allocator),
         scored(o.scored),
         extended(o.extended),
@@ -112,17 +116,28 @@ struct State final : StateData {
   }
   // Whether the pod has claims of its own or DRA-backed extended resources.
   bool HasClaims() const { return !claims.empty() || !extended.empty(); }
-  bool ToAllocate(size_t i) const { return !claims[i]->allocation; }
+  // (PreBind appends the extended resources' claim it made, which has no entry in `shared`.)
+  bool ToAllocate(size_t i) const {
+    return !claims[i]->allocation && !(i < shared.size() && shared[i]);
+  }
   // The claims to allocate, in order.
   std::vector<const api::ResourceClaim*> ToAllocate() const {
     std::vector<const api::ResourceClaim*> out;
-    for (const auto& c : claims) {
-      if (!c->allocation) out.push_back(c.get());
+    for (size_t i = 0; i < claims.size(); ++i) {
+      if (ToAllocate(i)) out.push_back(claims[i].get());
     }
     return out;
   }
 };
 inline constexpr StateKey<State> kStateKey{names::kDynamicResources, StateScope::kPod};
+
+// The pod group cycle's state (upstream's podGroupStateData): the claims whose allocations the
+// pods tried so far hold in flight, which the next pods of the group share.
+struct GroupState final : StateData {
+  std::set<std::string, std::less<>> pending;  // Claim UIDs.
+  std::unique_ptr<StateData> Clone() const override { return std::make_unique<GroupState>(*this); }
+};
+inline constexpr StateKey<GroupState> kGroupStateKey{names::kDynamicResources, StateScope::kPod};
 
 // The allocations Reserve made, held in flight for the pod: the next pods see their devices in
 // use.
@@ -140,12 +155,12 @@ void Hold(ClaimTracker& tracker, State& s) {
 }
 
 // The pod no longer holds the claim's allocation in flight: PreBind wrote it (`written`), or it
-// goes.
-void Release(ClaimTracker& tracker, State& s, std::string_view uid, bool written) {
+// goes. Whether the allocation is no longer in flight.
+bool Release(ClaimTracker& tracker, State& s, std::string_view uid, bool written) {
   auto it = std::find(s.held.begin(), s.held.end(), uid);
-  if (it == s.held.end()) return;
+  if (it == s.held.end()) return false;
   s.held.erase(it);
-  tracker.Release(uid, written);
+  return tracker.Release(uid, written);
 }
 
 bool ReservedFor(const api::ResourceClaim& claim, const api::Pod& pod) {
@@ -270,13 +285,14 @@ void ClaimTracker::Hold(std::shared_ptr<const api::ResourceClaim> allocated) {
   slot.claim = std::move(allocated);
 }
 
-void ClaimTracker::Release(std::string_view uid, bool written) {
+bool ClaimTracker::Release(std::string_view uid, bool written) {
   absl::MutexLock lock(&mu_);
   auto it = in_flight_.find(uid);
-  if (it == in_flight_.end()) return;
-  if (!written && --it->second.holders > 0) return;
+  if (it == in_flight_.end()) return false;
+  if (!written && --it->second.holders > 0) return false;
   Count(*it->second.claim, -1);
   in_flight_.erase(it);
+  return true;
 }
 
 void ClaimTracker::Written(api::ResourceClaim written, std::string read_version) {
@@ -366,6 +382,14 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
                                    const std::vector<const NodeInfo*>&, PreFilterResult*) {
   state.Write(kStateKey, std::make_unique<State>());
   State* s = state.ReadMutable(kStateKey);
+  // The pod group cycle's state, made by the first of its pods to get here.
+  GroupState* group_state = nullptr;
+  if (CycleState* group_cycle = state.pod_group_cycle()) {
+    if (group_cycle->Read(kGroupStateKey) == nullptr) {
+      group_cycle->Write(kGroupStateKey, std::make_unique<GroupState>());
+    }
+    group_state = group_cycle->ReadMutable(kGroupStateKey);
+  }
   absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> claims = PodClaims(pod);
   if (!claims.ok()) {
     return Status::UnschedulableAndUnresolvable(std::string(AsStd(claims.status().message())));
@@ -383,6 +407,7 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   s->available_on.resize(claims->size());
   s->binding_failed.resize(claims->size());
   s->allocations.resize(claims->size());
+  s->shared.resize(claims->size());
   bool to_allocate = false;
   for (size_t i = 0; i < claims->size(); ++i) {
     const api::ResourceClaim& claim = *(*claims)[i];
@@ -400,6 +425,17 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
         s->binding_failed[i] = b == Binding::kFailed || b == Binding::kTimedOut;
       }
       continue;
+    }
+    // Being allocated for a pod tried before this one in its pod group's cycle: shared, on the
+    // nodes of that allocation.
+    if (group_state != nullptr && group_state->pending.contains(claim.metadata.uid)) {
+      if (std::shared_ptr<const api::AllocationResult> pending =
+              tracker_.InFlightAllocation(claim.metadata.uid)) {
+        s->shared[i] = true;
+        s->allocations[i] = pending;
+        s->available_on[i] = pending->node_selector;
+        continue;
+      }
     }
     to_allocate = true;
     if (tracker_.InFlight(claim.metadata.uid)) {
@@ -568,6 +604,43 @@ Status DynamicResources::Filter(const CycleState& state, const api::Pod& pod,
   return Status();
 }
 
+namespace {
+
+// The claims not available on some node, as Filter found them.
+std::set<size_t> Unavailable(const State& s) {
+  absl::MutexLock lock(&s.mu);
+  return s.unavailable;
+}
+
+// What PostFilter does for a pod that fits nowhere (upstream's deallocateOrDeletePodClaims): it
+// deallocates one of its claims allocated where it cannot go and reserved for nobody else, or
+// deletes the claim an earlier attempt made for its extended resources. Whether it found one, and
+// what it says.
+std::pair<bool, Status> FreeClaims(ClusterWriter& writer, const api::Pod& pod, const State& s) {
+  // Upstream picks one at random; the first is as good.
+  for (size_t i : Unavailable(s)) {
+    const api::ResourceClaim& claim = *s.claims[i];
+    if (claim.reserved_for.empty() ||
+        (claim.reserved_for.size() == 1 && claim.reserved_for[0].uid == pod.metadata.uid)) {
+      if (absl::Status st = writer.DeallocateResourceClaim(claim); !st.ok()) {
+        return {true, Status::Error(std::string(AsStd(st.message())))};
+      }
+      return {true, Status::Unschedulable("deallocation of ResourceClaim completed")};
+    }
+  }
+  // The claim an earlier attempt made for the extended resources: gone, so that the next attempt
+  // makes one for its node.
+  if (s.old_extended) {
+    if (absl::Status st = writer.DeleteResourceClaim(*s.old_extended); !st.ok()) {
+      return {true, Status::Error(std::string(AsStd(st.message())))};
+    }
+    return {true, Status::Unschedulable("deletion of ResourceClaim completed")};
+  }
+  return {false, Status(Code::kUnschedulable)};
+}
+
+}  // namespace
+
 Status DynamicResources::PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus&,
                                     PostFilterResult*) {
   // Upstream's PostFilter reads the state its PreFilter wrote; when an earlier PreFilter rejected
@@ -577,31 +650,26 @@ Status DynamicResources::PostFilter(CycleState& state, const api::Pod& pod, cons
   // Since 1.37 the statuses that change nothing have no reason (1.36: "no new claims to
   // deallocate", "still not schedulable"), so the FitError message has no DRA part.
   if (!s->HasClaims()) return Status(Code::kUnschedulable);
-  std::set<size_t> unavailable;
-  {
-    absl::MutexLock lock(&s->mu);
-    unavailable = s->unavailable;
+  return FreeClaims(handle_.writer(), pod, *s).second;
+}
+
+Status DynamicResources::PodGroupPostFilter(CycleState& group_cycle, const api::PodGroup& group,
+                                            std::span<const api::Pod* const> pods,
+                                            std::span<CycleState* const> states) {
+  // It leaves a group with scheduling constraints alone (TopologyAwareWorkloadScheduling).
+  if (features_.topology_aware_workload_scheduling && group.scheduling_constraints) {
+    return Status(Code::kUnschedulable);
   }
-  // Upstream picks one at random; the first is as good.
-  for (size_t i : unavailable) {
-    const api::ResourceClaim& claim = *s->claims[i];
-    if (claim.reserved_for.empty() ||
-        (claim.reserved_for.size() == 1 && claim.reserved_for[0].uid == pod.metadata.uid)) {
-      if (absl::Status st = handle_.writer().DeallocateResourceClaim(claim); !st.ok()) {
-        return Status::Error(std::string(AsStd(st.message())));
-      }
-      return Status::Unschedulable("deallocation of ResourceClaim completed");
-    }
+  // None of the pods got to its PreFilter.
+  if (group_cycle.Read(kGroupStateKey) == nullptr) return Status::Error("not found");
+  // Each pod's claims, as its PostFilter would free them; what they say is not the group's.
+  for (size_t i = 0; i < pods.size(); ++i) {
+    const State* s = states[i] != nullptr ? states[i]->Read(kStateKey) : nullptr;
+    if (s == nullptr) continue;
+    Status st = FreeClaims(handle_.writer(), *pods[i], *s).second;
+    if (st.code() == Code::kError) return st;
   }
-  // The claim an earlier attempt made for the extended resources: gone, so that the next attempt
-  // makes one for its node.
-  if (s->old_extended) {
-    if (absl::Status st = handle_.writer().DeleteResourceClaim(*s->old_extended); !st.ok()) {
-      return Status::Error(std::string(AsStd(st.message())));
-    }
-    return Status::Unschedulable("deletion of ResourceClaim completed");
-  }
-  return Status(Code::kUnschedulable);
+  return Status::Unschedulable("deallocation and deletion of ResourceClaims completed");
 }
 
 Status DynamicResources::Score(const CycleState& state, const api::Pod&, const NodeInfo& info,
@@ -649,17 +717,11 @@ Status DynamicResources::NormalizeScore(const CycleState&, const api::Pod&, Node
   return Status();
 }
 
-Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string_view node) {
-  State* s = state.ReadMutable(kStateKey);
-  if (s == nullptr || !s->HasClaims()) return Status();
-  if (!s->allocator) {
-    // Reserved and unreserved before (a pod group's trial, then its placement): the allocations
-    // made then are held again.
-    if (!s->reserved_on) return Status();
-    if (*s->reserved_on != node) return Status::Error("claim allocation not found for node");
-    Hold(tracker_, *s);
-    return Status();
-  }
+namespace {
+
+// Reserve's allocations on `node`, from what Filter chose there; the allocator and Filter's
+// findings are dropped.
+Status AllocateOn(State* s, std::string_view node) {
   std::vector<const api::ResourceClaim*> to_allocate = s->ToAllocate();
   std::shared_ptr<const api::ResourceClaim> extended = s->extended_whole;
   s->extended_mappings = s->extended_whole_mappings;
@@ -692,7 +754,6 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
     s->extended_allocation = std::make_shared<const api::AllocationResult>(allocations.back());
   }
   s->reserved_on = std::string(node);
-  Hold(tracker_, *s);
   // Filter's findings and the allocator (its snapshot of the devices in use) served their turn:
   // a pod waiting for its binding holds only its own allocations.
   s->allocator.reset();
@@ -702,10 +763,36 @@ Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string
   return Status();
 }
 
+}  // namespace
+
+Status DynamicResources::Reserve(CycleState& state, const api::Pod&, std::string_view node) {
+  State* s = state.ReadMutable(kStateKey);
+  if (s == nullptr || !s->HasClaims()) return Status();
+  if (s->allocator) {
+    if (Status st = AllocateOn(s, node); !st.ok()) return st;
+  } else if (s->reserved_on && *s->reserved_on != node) {
+    // Reserved and unreserved before (a pod group's trial, then its placement): the allocations
+    // made then are held again, on their node only.
+    return Status::Error("claim allocation not found for node");
+  }
+  Hold(tracker_, *s);
+  // The next pods of the pod group's cycle share what this one holds.
+  if (CycleState* group_cycle = state.pod_group_cycle()) {
+    if (GroupState* g = group_cycle->ReadMutable(kGroupStateKey)) {
+      g->pending.insert(s->held.begin(), s->held.end());
+    }
+  }
+  return Status();
+}
+
 void DynamicResources::Unreserve(CycleState& state, const api::Pod& pod, std::string_view) {
   State* s = state.ReadMutable(kStateKey);
   if (s == nullptr) return;
-  for (const std::string& uid : s->held) tracker_.Release(uid, /*written=*/false);
+  CycleState* group_cycle = state.pod_group_cycle();
+  GroupState* g = group_cycle != nullptr ? group_cycle->ReadMutable(kGroupStateKey) : nullptr;
+  for (const std::string& uid : s->held) {
+    if (tracker_.Release(uid, /*written=*/false) && g != nullptr) g->pending.erase(uid);
+  }
   s->held.clear();
   const std::string* created = s->extended_created ? &s->extended_created->metadata.uid : nullptr;
   for (const auto& claim : s->claims) {
@@ -755,8 +842,16 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
 
     static void Step(const std::shared_ptr<Run>& run) {
       State& s = *run->s;
-      while (run->next < s.claims.size() && ReservedFor(*s.claims[run->next], run->pod)) {
-        ++run->next;
+      for (; run->next < s.claims.size(); ++run->next) {
+        std::shared_ptr<const api::ResourceClaim>& claim = s.claims[run->next];
+        // Shared in the pod group's cycle: another pod may have written it since (and reserved
+        // it for the group).
+        if (s.shared[run->next]) {
+          std::shared_ptr<const api::ResourceClaim> now =
+              run->self->tracker_.Get(claim->metadata.namespace_, claim->metadata.name);
+          if (now != nullptr && now->metadata.uid == claim->metadata.uid) claim = std::move(now);
+        }
+        if (!ReservedFor(*claim, run->pod)) break;
       }
       if (run->next == s.claims.size()) {
         if (s.extended_claim == nullptr || s.extended_created != nullptr) {
@@ -786,7 +881,7 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
       const size_t i = run->next++;
       const api::ResourceClaim& claim = *s.claims[i];
       std::optional<api::AllocationResult> allocation;
-      if (s.allocations[i]) {
+      if (s.allocations[i] && !claim.allocation) {
         allocation = *s.allocations[i];
         if (allocation->allocation_timestamp.empty()) allocation->allocation_timestamp = Now();
       }

@@ -29,6 +29,8 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -66,8 +68,8 @@ class ClaimTracker {
   // of the same pod group cycle may share a claim's allocation, which the first holder set.
   void Hold(std::shared_ptr<const api::ResourceClaim> allocated);
   // One holder less (upstream's MaybeRemoveClaimPendingAllocation): the allocation is no longer
-  // in flight once none is left, or at once when `written` (PreBind wrote it).
-  void Release(std::string_view uid, bool written);
+  // in flight once none is left, or at once when `written` (PreBind wrote it). Whether it left.
+  bool Release(std::string_view uid, bool written);
   // PreBind wrote `written` over the version `read_version`.
   void Written(api::ResourceClaim written, std::string read_version);
 
@@ -108,12 +110,15 @@ struct DraFeatures {
   bool fractional_capacity_range = false;  // DRAFractionalCapacityRange
   bool binding_conditions = true;          // DRADeviceBindingConditions
   bool extended_resource = true;           // DRAExtendedResource
+  // TopologyAwareWorkloadScheduling: PodGroupPostFilter leaves a group with constraints alone.
+  bool topology_aware_workload_scheduling = false;
 };
 
 class DynamicResources final : public PreEnqueuePlugin,
                                public PreFilterPlugin,
                                public FilterPlugin,
                                public PostFilterPlugin,
+                               public PodGroupPostFilterPlugin,
                                public ScorePlugin,
                                public ScoreExtensions,
                                public ReservePlugin,
@@ -140,6 +145,12 @@ class DynamicResources final : public PreEnqueuePlugin,
   Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
   Status PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                     PostFilterResult* result) override;
+  // As PostFilter for each pod, whose statuses it does not say: "deallocation and deletion of
+  // ResourceClaims completed". A group with schedulingConstraints (TopologyAwareWorkloadScheduling)
+  // is left alone.
+  Status PodGroupPostFilter(CycleState& group_cycle, const api::PodGroup& group,
+                            std::span<const api::Pod* const> pods,
+                            std::span<CycleState* const> states) override;
   Status Score(const CycleState& state, const api::Pod& pod, const NodeInfo& node,
                int64_t* score) override;
   Status NormalizeScore(const CycleState& state, const api::Pod& pod,

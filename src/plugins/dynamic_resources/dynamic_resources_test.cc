@@ -8,6 +8,7 @@
 
 #include "fmt/format.h"
 #include "src/plugins/dynamic_resources/test_objects.h"
+#include "src/sdk/cycle_state_access.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
 
@@ -365,6 +366,81 @@ TEST_F(DynamicResourcesClaimsTest, AReserveAfterUnreserveHoldsTheSameDevicesAgai
   EXPECT_FALSE(plugin_.tracker().InFlight("a-uid"));
   plugin_.Unreserve(sa, pa, "n1");  // Holds nothing any more.
   EXPECT_TRUE(Has(handle_.dra().AllocatedInPool("gpu.example.com", "n1"), "g0"));
+}
+
+// Pods of one pod group's cycle share a claim that the first of them allocates (upstream's
+// pendingAllocations): the next go where its devices are; a pod outside the cycle waits for it.
+// PreBind writes the allocation once: the second pod finds it written and only reserves the claim.
+TEST_F(DynamicResourcesClaimsTest, PodsOfAPodGroupCycleShareTheClaimTheFirstAllocates) {
+  AddClaim("shared");
+  CycleState group_cycle, s1, s2;
+  internal::CycleStateAccess::SetPodGroupCycle(s1, &group_cycle);
+  internal::CycleStateAccess::SetPodGroupCycle(s2, &group_cycle);
+  api::Pod p1 = PodWith("p1", "shared");
+  api::Pod p2 = PodWith("p2", "shared");
+  p1.spec.pod_group_name = p2.spec.pod_group_name = "train";
+  EXPECT_THAT(Filter(s1, p1), ::testing::ElementsAre("", ""));
+  ASSERT_TRUE(plugin_.Reserve(s1, p1, "n2").ok());
+  EXPECT_THAT(Filter(s2, p2),
+              ::testing::ElementsAre("resourceclaim not available on the node", ""));
+  ASSERT_TRUE(plugin_.Reserve(s2, p2, "n2").ok());
+  CycleState alone;
+  EXPECT_THAT(Filter(alone, PodWith("other", "shared")),
+              ::testing::ElementsAre("PreFilter: resource claim default/shared is in the process "
+                                     "of being allocated"));
+  // A trial taken back and placed again: both hold it again.
+  plugin_.Unreserve(s2, p2, "n2");
+  EXPECT_TRUE(plugin_.tracker().InFlight("shared-uid"));
+  plugin_.Unreserve(s1, p1, "n2");
+  EXPECT_FALSE(plugin_.tracker().InFlight("shared-uid"));
+  ASSERT_TRUE(plugin_.Reserve(s1, p1, "n2").ok());
+  ASSERT_TRUE(plugin_.Reserve(s2, p2, "n2").ok());
+  internal::CycleStateAccess::EndSchedulingCycle(s1);
+  internal::CycleStateAccess::EndSchedulingCycle(s2);
+
+  ASSERT_TRUE(plugin_.PreBind(s1, p1, "n2").ok());
+  ASSERT_TRUE(plugin_.PreBind(s2, p2, "n2").ok());
+  const api::ResourceClaim& written = handle_.recording_writer().claims.at("default/shared");
+  ASSERT_TRUE(written.allocation.has_value());
+  EXPECT_EQ(written.allocation->results[0].pool, "n2");
+  ASSERT_EQ(written.reserved_for.size(), 2u);
+  EXPECT_EQ(written.reserved_for[0].name, "p1");
+  EXPECT_EQ(written.reserved_for[1].name, "p2");
+  EXPECT_FALSE(plugin_.tracker().InFlight("shared-uid"));
+  // The next group's pods do not share what is no longer in flight: they find it allocated.
+  CycleState later;
+  EXPECT_THAT(Filter(later, PodWith("later", "shared")),
+              ::testing::ElementsAre("resourceclaim not available on the node", ""));
+}
+
+// A pod group that did not fit: PodGroupPostFilter frees each pod's claims as its PostFilter
+// would (a claim allocated where the pod cannot go, reserved for nobody, is deallocated), in its
+// own words; when no pod of the cycle got to PreFilter, it fails as upstream's CycleState does.
+TEST_F(DynamicResourcesClaimsTest, PodGroupPostFilterFreesEachPodsClaims) {
+  api::ResourceClaim claim = AddClaim("a");
+  claim.allocation.emplace();
+  claim.allocation->results.push_back(
+      {.request = "gpu", .driver = "gpu.example.com", .pool = "n1", .device = "g0"});
+  claim.allocation->node_selector.emplace().node_selector_terms.push_back(
+      {.match_fields = {{.key = "metadata.name", .op = "In", .values = {"gone"}}}});
+  Set(claim);
+  CycleState group_cycle, state;
+  internal::CycleStateAccess::SetPodGroupCycle(state, &group_cycle);
+  api::Pod pod = PodWith("p", "a");
+  pod.spec.pod_group_name = "train";
+  EXPECT_THAT(Filter(state, pod), ::testing::Each("resourceclaim not available on the node"));
+  api::PodGroup group;
+  group.metadata = {.name = "train", .namespace_ = "default", .uid = "train-uid"};
+  std::vector<const api::Pod*> pods = {&pod};
+  std::vector<CycleState*> states = {&state};
+  Status st = plugin_.PodGroupPostFilter(group_cycle, group, pods, states);
+  EXPECT_EQ(st.code(), Code::kUnschedulable);
+  EXPECT_EQ(st.Message(), "deallocation and deletion of ResourceClaims completed");
+  EXPECT_FALSE(handle_.recording_writer().claims.at("default/a").allocation.has_value());
+  CycleState none_tried;
+  st = plugin_.PodGroupPostFilter(none_tried, group, pods, states);
+  EXPECT_EQ(st.code(), Code::kError);
+  EXPECT_EQ(st.Message(), "not found");
 }
 
 // Pods whose claims differ in turn each have searches kept for their specs (DynamicResources keeps
