@@ -403,7 +403,7 @@ void Cluster::TellBound(const BoundClaim& bound) {
 
 absl::StatusOr<api::ResourceClaim> Cluster::WriteClaim(
     const api::ResourceClaim& read, bool check_version,
-    const std::function<void(api::ResourceClaim&)>& change) {
+    const std::function<bool(api::ResourceClaim&)>& change) {
   std::shared_ptr<const api::ResourceClaim> written;
   {
     absl::MutexLock lock(&mu_);
@@ -415,7 +415,7 @@ absl::StatusOr<api::ResourceClaim> Cluster::WriteClaim(
           fmt::format("resourceclaims.resource.k8s.io \"{}\" not found", read.metadata.name));
     }
     api::ResourceClaim claim = **current;
-    change(claim);
+    if (!change(claim)) return claim;
     claim.metadata.resource_version = std::to_string(++storage_version_);
     written = std::make_shared<const api::ResourceClaim>(std::move(claim));
     *current = written;
@@ -455,6 +455,7 @@ absl::StatusOr<api::ResourceClaim> Cluster::ReserveResourceClaim(
     }
     c.reserved_for.push_back(consumer);
     AttachDevices(c);
+    return true;
   });
 }
 
@@ -462,8 +463,9 @@ absl::Status Cluster::UnreserveResourceClaim(const api::ResourceClaim& claim,
                                              std::string_view consumer_uid) {
   return WriteClaim(claim, /*check_version=*/false,
                     [&](api::ResourceClaim& c) {
-                      std::erase_if(c.reserved_for,
-                                    [&](const auto& r) { return r.uid == consumer_uid; });
+                      return std::erase_if(c.reserved_for, [&](const auto& r) {
+                               return r.uid == consumer_uid;
+                             }) > 0;
                     })
       .status();
 }
@@ -471,9 +473,12 @@ absl::Status Cluster::UnreserveResourceClaim(const api::ResourceClaim& claim,
 absl::Status Cluster::DeallocateResourceClaim(const api::ResourceClaim& claim) {
   return WriteClaim(claim, /*check_version=*/true,
                     [](api::ResourceClaim& c) {
+                      const bool changed =
+                          c.allocation || !c.reserved_for.empty() || !c.devices.empty();
                       c.allocation.reset();
                       c.reserved_for.clear();
                       c.devices.clear();
+                      return changed;
                     })
       .status();
 }

@@ -143,11 +143,13 @@ class Cluster : public ClusterWriter {
   // "Simulated"); one it speaks of is left as the manifest has it, so a manifest can make a
   // device fail.
   static void AttachDevices(api::ResourceClaim& claim);
-  // Writes a claim: `change` edits the current one (under mu_), which gets a new resourceVersion;
-  // then the scheduler is told. With `check_version`, a conflict if `read` is not current.
+  // Writes a claim: `change` edits the current one (under mu_) and says whether it changed it;
+  // if so, the claim gets a new resourceVersion and the scheduler is told, else it stays as it
+  // is, as the API server leaves an object a write does not change. With `check_version`, a
+  // conflict if `read` is not current.
   absl::StatusOr<api::ResourceClaim> WriteClaim(
       const api::ResourceClaim& read, bool check_version,
-      const std::function<void(api::ResourceClaim&)>& change);
+      const std::function<bool(api::ResourceClaim&)>& change);
   // Recounts the computed budgets for a pod that changed from `old_pod` to `pod` (either null:
   // added or removed), and gives those whose disruptionsAllowed moved a new status.
   void CountPod(const api::Pod* old_pod, const api::Pod* pod) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

@@ -231,6 +231,30 @@ spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}], resourceClaim
   EXPECT_EQ(scheduler_->listers().dra.resource_claims.size(), 1u);
 }
 
+// A write that changes nothing leaves the claim at its version, as the API server does: two pods
+// of a pod group whose PodGroupPostFilter deallocates a claim they read at one version (and that
+// has no allocation) both get through, where the second was a conflict.
+TEST_F(ClusterTest, AClaimsWriteThatChangesNothingKeepsItsVersion) {
+  Start(R"(
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: gpu}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}
+)");
+  std::shared_ptr<const api::ResourceClaim> read =
+      scheduler_->listers().dra.resource_claims.Get("default", "gpu");
+  ASSERT_NE(read, nullptr);
+  ASSERT_TRUE(cluster_->DeallocateResourceClaim(*read).ok());
+  ASSERT_TRUE(cluster_->DeallocateResourceClaim(*read).ok());
+  ASSERT_TRUE(cluster_->UnreserveResourceClaim(*read, "nobody").ok());
+  absl::StatusOr<api::ResourceClaim> reserved =
+      cluster_->ReserveResourceClaim(*read, nullptr, {.resource = "pods", .name = "p", .uid = "p"});
+  ASSERT_TRUE(reserved.ok()) << reserved.status();
+  EXPECT_NE(reserved->metadata.resource_version, read->metadata.resource_version);
+  // A write that changes it moves its version: the stale read is a conflict.
+  EXPECT_EQ(cluster_->DeallocateResourceClaim(*read).code(), absl::StatusCode::kAlreadyExists);
+}
+
 // The resourceclaim controller's part once a pod is gone: its reservations go; a claim that no
 // one uses any more is deallocated, one that another pod still uses keeps its allocation; the
 // claim made for the pod from a template goes.
