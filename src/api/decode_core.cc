@@ -242,17 +242,6 @@ absl::Status Named(element e, const Path& p, T* out) {
   });
 }
 
-absl::Status PodClaim(element e, const Path& p, PodResourceClaim* out) {
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "name") return Str(v, vp, &out->name);
-    if (k == "resourceClaimName") return OptStr(v, vp, &out->resource_claim_name);
-    if (k == "resourceClaimTemplateName") {
-      return OptStr(v, vp, &out->resource_claim_template_name);
-    }
-    return absl::OkStatus();
-  });
-}
-
 // The API server's defaults for a pod's containers (SetDefaults_Pod), so that a pod from a
 // manifest reads as the API server would store it; pods read from the API server have them
 // already. Requests default to the limits of resources that have no request, and on the host's
@@ -309,14 +298,6 @@ absl::Status Spec(element e, const Path& p, PodSpec* out) {
       });
   if (st.ok()) ApplyPodDefaults(out);
   return st;
-}
-
-absl::Status PodClaimStatus(element e, const Path& p, PodResourceClaimStatus* out) {
-  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
-    if (k == "name") return Str(v, vp, &out->name);
-    if (k == "resourceClaimName") return OptStr(v, vp, &out->resource_claim_name);
-    return absl::OkStatus();
-  });
 }
 
 absl::Status ExtendedClaimStatus(element e, const Path& p, PodExtendedResourceClaimStatus* out) {
@@ -535,6 +516,26 @@ absl::Status PvcAt(element e, const Path& p, PersistentVolumeClaim* out) {
 }
 
 }  // namespace
+
+absl::Status PodClaim(element e, const Path& p, PodResourceClaim* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "resourceClaimName") return OptStr(v, vp, &out->resource_claim_name);
+    if (k == "resourceClaimTemplateName") {
+      return OptStr(v, vp, &out->resource_claim_template_name);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::Status PodClaimStatus(element e, const Path& p, PodResourceClaimStatus* out) {
+  return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
+    if (k == "name") return Str(v, vp, &out->name);
+    if (k == "resourceClaimName") return OptStr(v, vp, &out->resource_claim_name);
+    return absl::OkStatus();
+  });
+}
+
 }  // namespace decoding
 
 using decoding::element;

@@ -128,6 +128,11 @@ absl::Status NodeSel(element e, const Path& p, NodeSelector* out,
                      OperatorError wording = OperatorError::kApiServer);
 absl::Status OptNodeSel(element e, const Path& p, std::optional<NodeSelector>* out);
 
+// A pod's spec.resourceClaims[] and status.resourceClaimStatuses[] entries, which a PodGroup's
+// share.
+absl::Status PodClaim(element e, const Path& p, PodResourceClaim* out);
+absl::Status PodClaimStatus(element e, const Path& p, PodResourceClaimStatus* out);
+
 // A field ksched does not model, set to something (not absent, empty or false): its path goes to
 // *out, so that what needs the object stays pending and says why.
 void Unsupported(element v, const Path& vp, std::vector<std::string>* out);

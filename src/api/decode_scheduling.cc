@@ -54,7 +54,8 @@ absl::Status PodGroupSpecOf(element e, const Path& p, PodGroup* out) {
       });
     }
     if (k == "preemptionPolicy") return OptStr(v, vp, &out->preemption_policy);
-    if (k == "resourceClaims" || k == "parentCompositePodGroupName") {
+    if (k == "resourceClaims") return Items(v, vp, &out->resource_claims, PodClaim);
+    if (k == "parentCompositePodGroupName") {
       Unsupported(v, vp, &out->gated_fields);
     }
     return absl::OkStatus();
@@ -77,6 +78,9 @@ absl::Status PodGroupAt(element e, const Path& p, PodGroup* out) {
     if (k != "status") return absl::OkStatus();
     return Fields(v, vp, [&](std::string_view sk, element sv, const Path& svp) -> absl::Status {
       if (sk == "conditions") return Items(sv, svp, &out->conditions, ConditionOf<Condition>);
+      if (sk == "resourceClaimStatuses") {
+        return Items(sv, svp, &out->resource_claim_statuses, PodClaimStatus);
+      }
       return absl::OkStatus();
     });
   });

@@ -76,6 +76,7 @@ plugins::Features PluginFeatures(const features::FeatureGates& gates) {
           .device_binding_conditions = gates.Enabled("DRADeviceBindingConditions") &&
                                        gates.Enabled("DRAResourceClaimDeviceStatus"),
           .dra_extended_resource = gates.Enabled("DRAExtendedResource"),
+          .dra_workload_resource_claims = gates.Enabled("DRAWorkloadResourceClaims"),
           .generic_workload = gates.Enabled("GenericWorkload"),
           .topology_aware_workload_scheduling = gates.Enabled("TopologyAwareWorkloadScheduling")};
 }

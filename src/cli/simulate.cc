@@ -74,8 +74,9 @@ absl::StatusOr<std::vector<api::Object>> SimulatedCluster(
 
 // What the API server does to a PodGroup by its gates, as it creates one: without
 // TopologyAwareWorkloadScheduling it drops spec.schedulingConstraints, without
-// PodGroupPreemptionPolicy spec.preemptionPolicy (here too, with a warning: kube-scheduler with
-// the gate off would not read them). With PodGroupPreemptionPolicy, the group's policy is
+// DRAWorkloadResourceClaims spec.resourceClaims, without PodGroupPreemptionPolicy
+// spec.preemptionPolicy (here too, with a warning: kube-scheduler with the gate off would not read
+// them). With PodGroupPreemptionPolicy, the group's policy is
 // defaulted to PreemptLowerPriority, then the priority admission plugin refuses it unless it is
 // its priority class's (PreemptLowerPriority without one): a group of a class with Never must say
 // Never (kube-apiserver v1.37.2).
@@ -101,6 +102,10 @@ absl::Status ApplyPodGroupGates(const features::FeatureGates& gates,
     if (!gates.Enabled("TopologyAwareWorkloadScheduling") && group->scheduling_constraints) {
       group->scheduling_constraints.reset();
       drop(*group, "spec.schedulingConstraints", "TopologyAwareWorkloadScheduling");
+    }
+    if (!gates.Enabled("DRAWorkloadResourceClaims") && !group->resource_claims.empty()) {
+      group->resource_claims.clear();
+      drop(*group, "spec.resourceClaims", "DRAWorkloadResourceClaims");
     }
     if (!gates.Enabled("PodGroupPreemptionPolicy")) {
       if (group->preemption_policy) {

@@ -427,13 +427,21 @@ std::vector<std::string> FeatureGates::KnownFeatures() {
 bool FeatureGates::Honoured(std::string_view gate) {
   // The scheduler gates ksched decides by at either value, as kube-scheduler does.
   static const std::set<std::string, std::less<>> kHonoured = {
-      "DRAConsumableCapacity",   "DRADeviceBindingConditions",
-      "DRADeviceTaintRules",     "DRADeviceTaints",
-      "DRAExtendedResource",     "DRAFractionalCapacityRange",
-      "DRAPartitionableDevices", "GenericWorkload",
-      "NodeDeclaredFeatures",    "NominatedNodeNameForExpectation",
-      "OpportunisticBatching",   "PodGroupPreemptionPolicy",
-      "StorageCapacityScoring",  "TopologyAwareWorkloadScheduling",
+      "DRAConsumableCapacity",
+      "DRADeviceBindingConditions",
+      "DRADeviceTaintRules",
+      "DRADeviceTaints",
+      "DRAExtendedResource",
+      "DRAFractionalCapacityRange",
+      "DRAPartitionableDevices",
+      "DRAWorkloadResourceClaims",
+      "GenericWorkload",
+      "NodeDeclaredFeatures",
+      "NominatedNodeNameForExpectation",
+      "OpportunisticBatching",
+      "PodGroupPreemptionPolicy",
+      "StorageCapacityScoring",
+      "TopologyAwareWorkloadScheduling",
       "VolumeLimitScaling",
   };
   return kHonoured.contains(gate);

@@ -18,6 +18,7 @@ struct Features {
   bool fractional_capacity_range = false;
   bool device_binding_conditions = true;            // DRADeviceBindingConditions
   bool dra_extended_resource = true;                // DRAExtendedResource
+  bool dra_workload_resource_claims = false;        // DRAWorkloadResourceClaims
   bool generic_workload = false;                    // GenericWorkload
   bool topology_aware_workload_scheduling = false;  // TopologyAwareWorkloadScheduling
 };

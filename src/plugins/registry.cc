@@ -88,6 +88,7 @@ Registry NewInTreeRegistry(const Features& features) {
                .fractional_capacity_range = features.fractional_capacity_range,
                .binding_conditions = features.device_binding_conditions,
                .extended_resource = features.dra_extended_resource,
+               .workload_resource_claims = features.dra_workload_resource_claims,
                .topology_aware_workload_scheduling = features.topology_aware_workload_scheduling})),
       {names::kDefaultBinder, default_binder::New},
       {names::kNodeDeclaredFeatures,

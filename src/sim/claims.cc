@@ -3,6 +3,7 @@
 #include <string_view>
 
 #include "absl/hash/hash.h"
+#include "fmt/format.h"
 
 namespace ksched::sim {
 namespace {
@@ -32,23 +33,45 @@ std::string Suffix(std::string_view key) {
   return out;
 }
 
+// The claim made for `owner`'s claim `claim_name` from `tmpl`, owned by `owner_ref`; its name's
+// suffix derived from `key`.
+api::ResourceClaim ClaimFor(const api::ObjectMeta& owner, api::OwnerReference owner_ref,
+                            std::string_view key, const std::string& claim_name,
+                            const api::ResourceClaimTemplate& tmpl) {
+  api::ResourceClaim claim;
+  claim.metadata.name = GenerateName(owner.name, claim_name) + Suffix(key);
+  claim.metadata.namespace_ = owner.namespace_;
+  claim.metadata.uid = owner.namespace_ + "/" + claim.metadata.name;
+  claim.metadata.owner_references = {std::move(owner_ref)};
+  claim.metadata.labels = tmpl.claim_labels;
+  claim.metadata.annotations = tmpl.claim_annotations;
+  claim.metadata.annotations[kPodClaimNameAnnotation] = claim_name;
+  claim.spec = tmpl.spec;
+  return claim;
+}
+
 }  // namespace
 
 api::ResourceClaim ClaimFromTemplate(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
                                      const api::ResourceClaimTemplate& tmpl) {
   const api::ObjectMeta& p = pod.metadata;
-  api::ResourceClaim claim;
-  claim.metadata.name = GenerateName(p.name, pod_claim.name) +
-                        Suffix(p.namespace_ + "/" + p.name + "/" + pod_claim.name);
-  claim.metadata.namespace_ = p.namespace_;
-  claim.metadata.uid = p.namespace_ + "/" + claim.metadata.name;
-  claim.metadata.owner_references = {
-      {.api_version = "v1", .kind = "Pod", .name = p.name, .uid = p.uid, .controller = true}};
-  claim.metadata.labels = tmpl.claim_labels;
-  claim.metadata.annotations = tmpl.claim_annotations;
-  claim.metadata.annotations[kPodClaimNameAnnotation] = pod_claim.name;
-  claim.spec = tmpl.spec;
-  return claim;
+  return ClaimFor(
+      p, {.api_version = "v1", .kind = "Pod", .name = p.name, .uid = p.uid, .controller = true},
+      p.namespace_ + "/" + p.name + "/" + pod_claim.name, pod_claim.name, tmpl);
+}
+
+api::ResourceClaim ClaimFromTemplate(const api::PodGroup& group,
+                                     const api::PodResourceClaim& group_claim,
+                                     const api::ResourceClaimTemplate& tmpl) {
+  const api::ObjectMeta& g = group.metadata;
+  return ClaimFor(g,
+                  {.api_version = "scheduling.k8s.io/v1beta1",
+                   .kind = "PodGroup",
+                   .name = g.name,
+                   .uid = g.uid,
+                   .controller = true},
+                  fmt::format("podgroup/{}/{}/{}", g.namespace_, g.name, group_claim.name),
+                  group_claim.name, tmpl);
 }
 
 }  // namespace ksched::sim

@@ -1,5 +1,5 @@
-// The resourceclaim controller's part in `ksched simulate`: a pod that names a
-// ResourceClaimTemplate gets the claim kube-controller-manager would make from it, and the pod's
+// The resourceclaim controller's part in `ksched simulate`: a pod (or a PodGroup) that names a
+// ResourceClaimTemplate gets the claim kube-controller-manager would make from it, and its
 // status.resourceClaimStatuses names it, so that the scheduler sees the pod as it would once the
 // controller has run (upstream's pkg/controller/resourceclaim).
 //
@@ -27,6 +27,11 @@ inline constexpr char kPodClaimNameAnnotation[] = "resource.kubernetes.io/pod-cl
 
 // The ResourceClaim the controller makes for `pod`'s `pod_claim` from `tmpl`.
 api::ResourceClaim ClaimFromTemplate(const api::Pod& pod, const api::PodResourceClaim& pod_claim,
+                                     const api::ResourceClaimTemplate& tmpl);
+// The one it makes for a PodGroup's claim (DRAWorkloadResourceClaims): "<group>-<claim>-", with
+// the group as its controlling owner; the group's pods whose entry is the same share it.
+api::ResourceClaim ClaimFromTemplate(const api::PodGroup& group,
+                                     const api::PodResourceClaim& group_claim,
                                      const api::ResourceClaimTemplate& tmpl);
 
 }  // namespace ksched::sim

@@ -123,26 +123,76 @@ Cluster::Cluster(std::vector<api::Object> objects) {
 }
 
 void Cluster::MakeTemplateClaims() {
+  auto template_named = [&](const std::string& ns,
+                            const std::string& name) -> const api::ResourceClaimTemplate* {
+    for (const auto& t : Given<api::ResourceClaimTemplate>()) {
+      if (t->metadata.namespace_ == ns && t->metadata.name == name) return t.get();
+    }
+    return nullptr;  // The controller cannot make it.
+  };
+  auto made = [](const std::vector<api::PodResourceClaimStatus>& statuses,
+                 const std::string& name) {
+    return std::any_of(statuses.begin(), statuses.end(),
+                       [&](const auto& st) { return st.name == name; });
+  };
+  // A PodGroup's claims first (DRAWorkloadResourceClaims; without it simulate dropped them).
+  for (std::shared_ptr<const api::PodGroup>& group :
+       std::get<std::vector<std::shared_ptr<const api::PodGroup>>>(as_given_)) {
+    std::optional<api::PodGroup> updated;
+    for (const api::PodResourceClaim& gc : group->resource_claims) {
+      if (!gc.resource_claim_template_name || made(group->resource_claim_statuses, gc.name)) {
+        continue;
+      }
+      const api::ResourceClaimTemplate* tmpl =
+          template_named(group->metadata.namespace_, *gc.resource_claim_template_name);
+      if (tmpl == nullptr) continue;
+      auto claim = std::make_shared<const api::ResourceClaim>(ClaimFromTemplate(*group, gc, *tmpl));
+      if (!updated) updated = *group;
+      updated->resource_claim_statuses.push_back(
+          {.name = gc.name, .resource_claim_name = claim->metadata.name});
+      resource_claims_.push_back(std::move(claim));
+    }
+    if (updated) group = std::make_shared<const api::PodGroup>(*std::move(updated));
+  }
+  // The claim a pod's entry gets from its group, where the group has the same entry.
+  auto group_claim = [&](const api::Pod& pod,
+                         const api::PodResourceClaim& pc) -> std::optional<std::string> {
+    if (!pod.spec.pod_group_name) return std::nullopt;
+    for (const auto& group : Given<api::PodGroup>()) {
+      if (group->metadata.namespace_ != pod.metadata.namespace_ ||
+          group->metadata.name != *pod.spec.pod_group_name) {
+        continue;
+      }
+      for (const api::PodResourceClaimStatus& st : group->resource_claim_statuses) {
+        const auto& gcs = group->resource_claims;
+        const bool same = std::any_of(gcs.begin(), gcs.end(), [&](const auto& gc) {
+          return gc.name == pc.name && gc.name == st.name &&
+                 gc.resource_claim_template_name == pc.resource_claim_template_name &&
+                 !gc.resource_claim_name;
+        });
+        if (same) return st.resource_claim_name;
+      }
+    }
+    return std::nullopt;
+  };
   for (std::shared_ptr<const api::Pod>& pod : pods_) {
     std::optional<api::Pod> updated;
     for (const api::PodResourceClaim& pc : pod->spec.resource_claims) {
-      if (!pc.resource_claim_template_name) continue;
-      const auto& statuses = pod->status.resource_claim_statuses;
-      if (std::any_of(statuses.begin(), statuses.end(),
-                      [&](const auto& st) { return st.name == pc.name; })) {
-        continue;  // Made already, as the pod's status says.
+      if (!pc.resource_claim_template_name || made(pod->status.resource_claim_statuses, pc.name)) {
+        continue;
       }
-      const auto& templates = Given<api::ResourceClaimTemplate>();
-      auto tmpl = std::find_if(templates.begin(), templates.end(), [&](const auto& t) {
-        return t->metadata.namespace_ == pod->metadata.namespace_ &&
-               t->metadata.name == *pc.resource_claim_template_name;
-      });
-      if (tmpl == templates.end()) continue;  // The controller cannot make it.
-      auto claim = std::make_shared<const api::ResourceClaim>(ClaimFromTemplate(*pod, pc, **tmpl));
+      std::optional<std::string> name = group_claim(*pod, pc);
+      if (!name) {
+        const api::ResourceClaimTemplate* tmpl =
+            template_named(pod->metadata.namespace_, *pc.resource_claim_template_name);
+        if (tmpl == nullptr) continue;
+        auto claim = std::make_shared<const api::ResourceClaim>(ClaimFromTemplate(*pod, pc, *tmpl));
+        name = claim->metadata.name;
+        resource_claims_.push_back(std::move(claim));
+      }
       if (!updated) updated = *pod;
       updated->status.resource_claim_statuses.push_back(
-          {.name = pc.name, .resource_claim_name = claim->metadata.name});
-      resource_claims_.push_back(std::move(claim));
+          {.name = pc.name, .resource_claim_name = std::move(name)});
     }
     if (updated) pod = std::make_shared<const api::Pod>(*std::move(updated));
   }

@@ -125,8 +125,9 @@ class Cluster : public ClusterWriter {
     bool changed = false;  // Since the last Deliver.
   };
 
-  // What the resourceclaim controller does: each pod that names a template gets the claim made
-  // from it (sim/claims.h), and its status names the claim. A missing template makes none.
+  // What the resourceclaim controller does: each PodGroup, then each pod, that names a template
+  // gets the claim made from it (sim/claims.h), and its status names the claim; a pod whose entry
+  // is one of its group's gets the group's claim. A missing template makes none.
   void MakeTemplateClaims() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes a PV (if any) and claim that the cluster bound into the listers of the scheduler given
   // to Start, and tells it.

@@ -231,6 +231,51 @@ spec: {containers: [{name: c, image: registry.k8s.io/pause:3.10}], resourceClaim
   EXPECT_EQ(scheduler_->listers().dra.resource_claims.size(), 1u);
 }
 
+// DRAWorkloadResourceClaims: a PodGroup that names a template gets one claim, owned by the group
+// and named in its status; its pods whose entry is the group's get that claim, a pod of another
+// entry one of its own.
+TEST_F(ClusterTest, APodGroupsTemplateMakesOneClaimForItsPods) {
+  Start(std::string(kOneGpuTemplate) + R"(---
+apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: train}
+spec: {schedulingPolicy: {gang: {minCount: 2}}, resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: w0}
+spec: {schedulingGroup: {podGroupName: train}, containers: [{name: c, image: registry.k8s.io/pause:3.10}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: w1}
+spec: {schedulingGroup: {podGroupName: train}, containers: [{name: c, image: registry.k8s.io/pause:3.10}], resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: own}
+spec: {schedulingGroup: {podGroupName: train}, containers: [{name: c, image: registry.k8s.io/pause:3.10}], resourceClaims: [{name: mine, resourceClaimTemplateName: one-gpu}]}
+)");
+  std::shared_ptr<const api::PodGroup> group =
+      scheduler_->listers().pod_groups.Get("default", "train");
+  ASSERT_NE(group, nullptr);
+  ASSERT_EQ(group->resource_claim_statuses.size(), 1u);
+  const std::string claim = *group->resource_claim_statuses[0].resource_claim_name;
+  EXPECT_TRUE(claim.starts_with("train-gpu-")) << claim;
+  std::shared_ptr<const api::ResourceClaim> made =
+      scheduler_->listers().dra.resource_claims.Get("default", claim);
+  ASSERT_NE(made, nullptr);
+  EXPECT_EQ(made->metadata.owner_references[0].kind, "PodGroup");
+  EXPECT_EQ(made->metadata.owner_references[0].uid, group->metadata.uid);
+  for (const char* pod : {"w0", "w1"}) {
+    ASSERT_EQ(PodNamed(pod)->status.resource_claim_statuses.size(), 1u) << pod;
+    EXPECT_EQ(*PodNamed(pod)->status.resource_claim_statuses[0].resource_claim_name, claim);
+  }
+  const std::string own = *PodNamed("own")->status.resource_claim_statuses[0].resource_claim_name;
+  EXPECT_TRUE(own.starts_with("own-mine-")) << own;
+  EXPECT_EQ(scheduler_->listers().dra.resource_claims.size(), 2u);
+}
+
 // A write that changes nothing leaves the claim at its version, as the API server does: two pods
 // of a pod group whose PodGroupPostFilter deallocates a claim they read at one version (and that
 // has no allocation) both get through, where the second was a conflict.

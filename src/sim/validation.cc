@@ -6,6 +6,7 @@
 
 #include "absl/strings/ascii.h"
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 #include "src/sim/validation_internal.h"
 
 namespace ksched::sim {
@@ -509,6 +510,46 @@ namespace validation {
 
 // The API server's declarative checks of a PodGroup (scheduling.k8s.io/v1beta1), and the fields
 // of the gates ksched cannot turn on.
+// A PodGroup's spec.resourceClaims (DRAWorkloadResourceClaims), as kube-apiserver v1.37.2's
+// declarative validation checks a list: its length (then no item is checked), the duplicates by
+// name, then each item.
+void ValidatePodGroupClaims(const std::vector<api::PodResourceClaim>& claims, Errors* e) {
+  if (claims.size() > 4) return e->TooMany("spec.resourceClaims", claims.size(), 4);
+  std::set<std::string_view> names;
+  for (size_t i = 0; i < claims.size(); ++i) {
+    const api::PodResourceClaim& c = claims[i];
+    if (names.insert(c.name).second) continue;
+    nlohmann::ordered_json item = {{"name", c.name}};
+    if (c.resource_claim_name) item["resourceClaimName"] = *c.resource_claim_name;
+    if (c.resource_claim_template_name) {
+      item["resourceClaimTemplateName"] = *c.resource_claim_template_name;
+    }
+    e->DuplicateValue(fmt::format("spec.resourceClaims[{}]", i), item.dump());
+  }
+  for (size_t i = 0; i < claims.size(); ++i) {
+    const api::PodResourceClaim& c = claims[i];
+    const std::string at = fmt::format("spec.resourceClaims[{}]", i);
+    if (c.name.empty()) {
+      e->Required(at + ".name");
+    } else if (!IsDnsLabel(c.name)) {
+      e->Invalid(at + ".name", c.name, kDnsLabelError);
+    }
+    if (!c.resource_claim_name && !c.resource_claim_template_name) {
+      e->Invalid(at, "", "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`");
+    } else if (c.resource_claim_name && c.resource_claim_template_name) {
+      e->Invalid(at, "{resourceClaimName, resourceClaimTemplateName}",
+                 "must specify exactly one of: `resourceClaimName`, `resourceClaimTemplateName`");
+    }
+    for (auto [name, field] :
+         {std::pair{&c.resource_claim_name, "resourceClaimName"},
+          std::pair{&c.resource_claim_template_name, "resourceClaimTemplateName"}}) {
+      if (*name && !IsDnsSubdomain(**name)) {
+        e->Invalid(fmt::format("{}.{}", at, field), **name, kSubdomainError);
+      }
+    }
+  }
+}
+
 void ValidatePodGroup(const api::PodGroup& group, Errors* e) {
   const bool gang = group.gang_min_count.has_value();
   if (!gang && !group.basic) {
@@ -539,10 +580,10 @@ void ValidatePodGroup(const api::PodGroup& group, Errors* e) {
       }
     }
   }
+  ValidatePodGroupClaims(group.resource_claims, e);
   // spec.preemptionPolicy is the priority admission plugin's to refuse, which runs first
   // (simulate's ApplyPodGroupGates).
   static constexpr std::pair<std::string_view, std::string_view> kGates[] = {
-      {"spec.resourceClaims", "DRAWorkloadResourceClaims"},
       {"spec.parentCompositePodGroupName", "CompositePodGroup"}};
   for (const std::string& path : group.gated_fields) {
     for (const auto& [field, gate] : kGates) {

@@ -78,14 +78,14 @@ TEST(ValidateObjectTest, PodGroupsAreCheckedAsTheApiServersDeclarativeValidation
                           "`basic`, `gang`"));
   group.basic = true;
   group.gang_min_count = 0;
-  group.gated_fields = {"spec.resourceClaims"};
+  group.gated_fields = {"spec.parentCompositePodGroupName"};
   EXPECT_THAT(
       ValidateObject(group),
       ElementsAre("spec.schedulingPolicy: Invalid value: \"{basic, gang}\": must specify exactly "
                   "one of: `basic`, `gang`",
                   "spec.schedulingPolicy.gang.minCount: Required value",
-                  "spec.resourceClaims: Forbidden: needs the DRAWorkloadResourceClaims feature "
-                  "gate, which ksched does not implement yet"));
+                  "spec.parentCompositePodGroupName: Forbidden: needs the CompositePodGroup "
+                  "feature gate, which ksched does not implement yet"));
   // Left out (0) is missing; below 0 is too small (kube-apiserver v1.37.2's words, both).
   group.basic = false;
   group.gated_fields.clear();
@@ -113,6 +113,45 @@ TEST(ValidateObjectTest, PodGroupsAreCheckedAsTheApiServersDeclarativeValidation
                                                 "consist of")));
   group.scheduling_constraints->topology_keys = {"topology.kubernetes.io/rack"};
   EXPECT_THAT(ValidateObject(group), IsEmpty());
+}
+
+// spec.resourceClaims (DRAWorkloadResourceClaims), in kube-apiserver v1.37.2's words and order
+// (kubectl apply --dry-run=server): duplicates first, then each item; too many, and no item is
+// checked.
+TEST(ValidateObjectTest, PodGroupClaimsAreCheckedAsTheApiServersDeclarativeValidation) {
+  api::PodGroup group;
+  group.metadata = {.name = "train", .namespace_ = "default"};
+  group.gang_min_count = 2;
+  group.resource_claims = {{.name = "gpu", .resource_claim_name = "c"},
+                           {.name = "scratch", .resource_claim_template_name = "t"}};
+  EXPECT_THAT(ValidateObject(group), IsEmpty());
+  group.resource_claims = {{.name = "Dup", .resource_claim_name = "c"},
+                           {.name = "Dup", .resource_claim_name = ""},
+                           {.name = "", .resource_claim_name = "c"},
+                           {.name = "none"}};
+  EXPECT_THAT(
+      ValidateObject(group),
+      ElementsAre(
+          "spec.resourceClaims[1]: Duplicate value: {\"name\":\"Dup\",\"resourceClaimName\":"
+          "\"\"}",
+          ::testing::StartsWith("spec.resourceClaims[0].name: Invalid value: \"Dup\": a "
+                                "lowercase RFC 1123 label must consist of"),
+          ::testing::StartsWith("spec.resourceClaims[1].name: Invalid value: \"Dup\": a "
+                                "lowercase RFC 1123 label must consist of"),
+          ::testing::StartsWith("spec.resourceClaims[1].resourceClaimName: Invalid value: "
+                                "\"\": a lowercase RFC 1123 subdomain must consist of"),
+          "spec.resourceClaims[2].name: Required value",
+          "spec.resourceClaims[3]: Invalid value: \"\": must specify one of: "
+          "`resourceClaimName`, `resourceClaimTemplateName`"));
+  group.resource_claims = {
+      {.name = "both", .resource_claim_name = "a", .resource_claim_template_name = "b"}};
+  EXPECT_THAT(ValidateObject(group),
+              ElementsAre("spec.resourceClaims[0]: Invalid value: \"{resourceClaimName, "
+                          "resourceClaimTemplateName}\": must specify exactly one of: "
+                          "`resourceClaimName`, `resourceClaimTemplateName`"));
+  group.resource_claims.assign(5, {.name = "x/y"});
+  EXPECT_THAT(ValidateObject(group),
+              ElementsAre("spec.resourceClaims: Too many: 5: must have at most 4 items"));
 }
 
 }  // namespace

@@ -191,6 +191,37 @@ spec: {schedulingGroup: {podGroupName: pg}, priorityClassName: never, containers
             "(--feature-gates GenericWorkload=true,PodGroupPreemptionPolicy=true turns it on)\n");
 }
 
+// A PodGroup's resourceClaims: dropped with a warning without DRAWorkloadResourceClaims, as the
+// API server drops them (each pod then gets a GPU of its own, leaving none for solo); honoured
+// with it; refused in kube-apiserver's words when invalid.
+TEST(FeatureGateTest, APodGroupsClaimsNeedTheirGate) {
+  const std::string example = KSCHED_SOURCE_DIR "/examples/gangs/claims.yaml";
+  CommandResult off =
+      RunCommand({KSCHED_BINARY, "simulate", "--feature-gates", "GenericWorkload=true", example});
+  EXPECT_EQ(off.exit_code, 0) << off.err;
+  EXPECT_EQ(off.err,
+            "ksched simulate: warning: PodGroup default/train: spec.resourceClaims is dropped, as "
+            "the API server drops it, with the DRAWorkloadResourceClaims feature gate off "
+            "(--feature-gates GenericWorkload=true,DRAWorkloadResourceClaims=true turns it on)\n");
+  EXPECT_NE(off.out.find("solo     Unschedulable"), std::string::npos) << off.out;
+  const std::string gates = "GenericWorkload=true,DRAWorkloadResourceClaims=true";
+  CommandResult on = RunCommand({KSCHED_BINARY, "simulate", "--feature-gates", gates, example});
+  EXPECT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_EQ(on.err, "");
+  EXPECT_NE(on.out.find("solo     Scheduled  n1"), std::string::npos) << on.out;
+  const std::string bad = WriteTemp("pg-claims.yaml", R"(apiVersion: scheduling.k8s.io/v1beta1
+kind: PodGroup
+metadata: {name: pg}
+spec: {schedulingPolicy: {gang: {minCount: 1}}, resourceClaims: [{name: gpu}]}
+)");
+  CommandResult refused = RunCommand({KSCHED_BINARY, "simulate", "--feature-gates", gates, bad});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("spec.resourceClaims[0]: Invalid value: \"\": must specify one of: "
+                             "`resourceClaimName`, `resourceClaimTemplateName`"),
+            std::string::npos)
+      << refused.err;
+}
+
 TEST(GenerateNameTest, AnObjectWithOnlyGenerateNameGetsANameAsTheApiServerGivesOne) {
   const std::string path = WriteTemp("gen.yaml", kNode + std::string(R"(apiVersion: v1
 kind: Pod

@@ -233,7 +233,7 @@ absl::StatusOr<Case> MakeCaseOrThrow(const std::string& name, const json& scenar
       }
       storage.push_back(std::move(o));
     } else if (kind == "ResourceClaimTemplate") {
-      // The rig runs no resourceclaim controller to make their claims.
+      // The harness does not follow the names the resourceclaim controller gives their claims.
       if (c.incomparable.empty()) {
         c.incomparable = "it has a ResourceClaimTemplate, whose claims the harness does not make";
       }

@@ -1340,12 +1340,20 @@ int Main(int argc, char** argv) {
       if (flag.starts_with("--feature-gates=")) apiserver_flags.push_back(flag);
     }
   }
-  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster = ControlPlane::Start(
-      {.kwok = true,
-       .controller_manager = true,
-       .controller_manager_flags = "--controllers=persistentvolume-binder-controller,"
-                                   "resourceclaim-controller --pvclaimbinder-sync-period=1s",
-       .apiserver_flags = absl::StrJoin(apiserver_flags, " ")});
+  // The resourceclaim controller gets the gates too: with DRAWorkloadResourceClaims it removes a
+  // PodGroup's reservation of a claim once the group is gone (each turn makes the groups anew),
+  // and frees the claim; without, it keeps an entry it does not know.
+  std::vector<std::string> controller_flags = {
+      "--controllers=persistentvolume-binder-controller,resourceclaim-controller",
+      "--pvclaimbinder-sync-period=1s"};
+  for (const std::string& flag : apiserver_flags) {
+    if (flag.starts_with("--feature-gates=")) controller_flags.push_back(flag);
+  }
+  absl::StatusOr<std::unique_ptr<ControlPlane>> cluster =
+      ControlPlane::Start({.kwok = true,
+                           .controller_manager = true,
+                           .controller_manager_flags = absl::StrJoin(controller_flags, " "),
+                           .apiserver_flags = absl::StrJoin(apiserver_flags, " ")});
   if (!cluster.ok()) {
     std::fprintf(stderr, "difftest: %s\n", std::string(cluster.status().message()).c_str());
     return 1;

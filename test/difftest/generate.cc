@@ -156,6 +156,7 @@ class CaseBuilder {
 
   // Whether the case has PodGroups, which need --feature-gates=GenericWorkload=true.
   bool gangs() const { return gangs_; }
+  bool workload_claims() const { return workload_claims_; }
   // Whether its PodGroups' preemption policies count (PodGroupPreemptionPolicy).
   bool group_preemption() const { return group_preemption_; }
 
@@ -581,6 +582,59 @@ class CaseBuilder {
     // Picked after the groups, so that a seed's groups stay as they were.
     group_preemption_ = r_.Percent(40);
     if (group_preemption_) AddGroupPreemptionPolicies(cluster, groups_at);
+    if (HasGpus(*cluster)) AddGroupClaims(cluster, groups_at);
+  }
+
+  static bool HasGpus(const json& cluster) {
+    return std::any_of(cluster.begin(), cluster.end(), [](const json& o) {
+      return o["kind"] == "DeviceClass" && o["metadata"]["name"] == "gpu";
+    });
+  }
+
+  // A GPU the pods of a whole gang share: a claim each of them names, which the first pod of the
+  // group's cycle allocates and the next share; or (DRAWorkloadResourceClaims) a claim the group
+  // names in its spec.resourceClaims too, with the entry its pods give, so that it is reserved
+  // for the group; one pod at times names it under another entry. Not in a group that may be
+  // placed in part: the pods it leaves are tried again at once, while the claim's allocation may
+  // or may not be written yet, which words their message either way on either scheduler. (A claim
+  // made from a template would need the harness to follow the resourceclaim controller's names.)
+  void AddGroupClaims(json* cluster, const std::vector<std::pair<size_t, size_t>>& groups_at) {
+    for (auto [group_at, pods_at] : groups_at) {
+      json& group = (*cluster)[group_at];
+      const std::string name = group["metadata"]["name"];
+      int pods = 0;
+      for (size_t i = pods_at;
+           i < cluster->size() && PodGroupOf((*cluster)[i]) == "default/" + name; ++i) {
+        ++pods;
+      }
+      if (group["spec"].value(json::json_pointer("/schedulingPolicy/gang/minCount"), 0) != pods ||
+          r_.Percent(30)) {
+        continue;
+      }
+      const std::string claim = name + "-gpu";
+      const json entry = {{"name", "gpu"}, {"resourceClaimName", claim}};
+      int other = -1;  // The pod of another entry.
+      if (r_.Percent(50)) {
+        workload_claims_ = true;
+        group["spec"]["resourceClaims"] = {entry};
+        if (r_.Percent(50)) other = 0;
+      }
+      for (size_t i = pods_at;
+           i < cluster->size() && PodGroupOf((*cluster)[i]) == "default/" + name; ++i) {
+        json e = entry;
+        if (static_cast<int>(i - pods_at) == other) e["name"] = "gpu2";
+        json& pod = (*cluster)[i]["spec"];
+        pod["resourceClaims"] = {e};
+        pod["containers"][0]["resources"]["claims"] = {{{"name", e["name"]}}};
+      }
+      cluster->push_back(
+          {{"apiVersion", "resource.k8s.io/v1"},
+           {"kind", "ResourceClaim"},
+           {"metadata", {{"name", claim}, {"namespace", "default"}}},
+           {"spec",
+            {{"devices",
+              {{"requests", {{{"name", "gpu"}, {"exactly", {{"deviceClassName", "gpu"}}}}}}}}}}});
+    }
   }
 
   // PodGroupPreemptionPolicy: a class of priority 500 that may not preempt; a group of it says
@@ -1129,6 +1183,7 @@ class CaseBuilder {
   Rand r_;
   bool batching_ = false;
   bool gangs_ = false;
+  bool workload_claims_ = false;  // A PodGroup has claims of its own (DRAWorkloadResourceClaims).
   bool group_preemption_ = false;
   int nodes_ = 0;
   std::vector<std::string> classes_;
@@ -1259,9 +1314,10 @@ json GenerateCase(uint64_t seed) {
   json c = {{"description", "random case, seed " + std::to_string(seed)},
             {"cluster", builder.Build()}};
   if (builder.gangs()) {
-    c["args"] = {builder.group_preemption()
-                     ? "--feature-gates=GenericWorkload=true,PodGroupPreemptionPolicy=true"
-                     : "--feature-gates=GenericWorkload=true"};
+    std::string gates = "--feature-gates=GenericWorkload=true";
+    if (builder.group_preemption()) gates += ",PodGroupPreemptionPolicy=true";
+    if (builder.workload_claims()) gates += ",DRAWorkloadResourceClaims=true";
+    c["args"] = {gates};
   }
   if (builder.batching()) {
     c["burst"] = true;

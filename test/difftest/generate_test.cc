@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 
+#include "absl/strings/str_split.h"
 #include "fmt/format.h"
 #include "src/sim/manifests.h"
 
@@ -259,13 +260,34 @@ std::set<std::string> Features(const json& c) {
                : min < pods ? "gang of fewer than its pods"
                             : "whole gang");
     if (spec.contains("priorityClassName")) out.insert("gang with priority");
+    // The one --feature-gates flag, its gates in a set.
     const json args = c.value("args", json::array());
-    const bool policies =
-        args == json{"--feature-gates=GenericWorkload=true,PodGroupPreemptionPolicy=true"};
-    if (!policies && args != json{"--feature-gates=GenericWorkload=true"}) {
+    std::set<std::string> gates;
+    if (args.size() == 1 && args[0].get<std::string>().starts_with("--feature-gates=")) {
+      for (const auto& g : absl::StrSplit(args[0].get<std::string>().substr(16), ',')) {
+        gates.insert(std::string(g));
+      }
+    }
+    const bool policies = gates.contains("PodGroupPreemptionPolicy=true");
+    const bool claims = gates.contains("DRAWorkloadResourceClaims=true");
+    if (!gates.contains("GenericWorkload=true") || gates.size() != 1u + policies + claims) {
       out.insert("PodGroup without its gate");
     }
     if (spec.contains("preemptionPolicy") && !policies) out.insert("PodGroup without its gate");
+    if (spec.contains("resourceClaims")) {
+      if (!claims) out.insert("PodGroup without its gate");
+      out.insert("group's own claim");
+    }
+    for (const json& pod : OfKind(c, "Pod")) {
+      if (pod["spec"].value(json::json_pointer("/schedulingGroup/podGroupName"), "") !=
+          group["metadata"]["name"]) {
+        continue;
+      }
+      for (const json& entry : pod["spec"].value("resourceClaims", json::array())) {
+        if (entry.contains("resourceClaimName")) out.insert("claim a group's pods share");
+        if (entry["name"] == "gpu2") out.insert("group's pod of another claim entry");
+      }
+    }
     // The API server refuses a group whose policy is not its class's.
     const bool never = spec.value("priorityClassName", "") == "prio-never";
     if (spec.contains("preemptionPolicy") && (spec["preemptionPolicy"] == "Never") != never) {
@@ -435,7 +457,10 @@ TEST(GenerateCaseTest, EveryFeatureAppears) {
                         "gang with priority",
                         "group that may not preempt",
                         "group saying PreemptLowerPriority",
-                        "group's pods of another policy"}) {
+                        "group's pods of another policy",
+                        "group's own claim",
+                        "claim a group's pods share",
+                        "group's pod of another claim entry"}) {
     EXPECT_GT(seen[f], 0) << f;
   }
   EXPECT_EQ(seen["PodGroup without its gate"], 0);

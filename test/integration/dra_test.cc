@@ -21,7 +21,16 @@
 namespace ksched::testing {
 namespace {
 
-const bool kWithControllers = (SharedControlPlaneOptions().controller_manager = true);
+// PodGroups' claims (DRAWorkloadResourceClaims) need the gates in the API server, which drops the
+// field otherwise, and in the resourceclaim controller, which makes the groups' claims.
+constexpr char kWorkloadClaimGates[] =
+    "--feature-gates=GenericWorkload=true,DRAWorkloadResourceClaims=true";
+const bool kWithControllers =
+    (SharedControlPlaneOptions().controller_manager = true,
+     SharedControlPlaneOptions().controller_manager_flags = kWorkloadClaimGates,
+     SharedControlPlaneOptions().apiserver_flags =
+         std::string(kWorkloadClaimGates) + " --runtime-config=scheduling.k8s.io/v1beta1=true",
+     true);
 
 json DeviceClass(const std::string& name, const std::string& expression) {
   return {{"apiVersion", "resource.k8s.io/v1"},
@@ -161,6 +170,50 @@ TEST_F(DraTest, TemplateClaimsMadeByTheControllerGetDevicesUntilNoneIsLeft) {
       cluster().Kubectl({"delete", "pod", "w0", "-n", ns, "--grace-period=0", "--force"}).exit_code,
       0);
   EXPECT_TRUE(Eventually([&] { return NodeOf(ns, "w2") == ns + "-gpu"; }));
+}
+
+// DRAWorkloadResourceClaims: the gang's pods name the template with the same entry as their
+// PodGroup, so the controller makes one claim, owned by the group; ksched allocates it once and
+// reserves it for the PodGroup (one entry of reservedFor, not one per pod), and both pods share
+// its GPU. The pod of no group gets a claim and a GPU of its own.
+TEST_F(DraTest, APodGroupsClaimIsSharedByItsPodsAndReservedForTheGroupOnce) {
+  const std::string ns = Namespace("dra-group", 2);
+  Create(DeviceClass("dra-group-gpu", "device.driver == \"gpu.example.com\""));
+  Create(Template(ns, "one-gpu", "dra-group-gpu"));
+  StartKsched({kWorkloadClaimGates});
+  Create({{"apiVersion", "scheduling.k8s.io/v1beta1"},
+          {"kind", "PodGroup"},
+          {"metadata", {{"name", "train"}, {"namespace", ns}}},
+          {"spec",
+           {{"schedulingPolicy", {{"gang", {{"minCount", 2}}}}},
+            {"resourceClaims", {{{"name", "gpu"}, {"resourceClaimTemplateName", "one-gpu"}}}}}}});
+  for (const char* name : {"train-0", "train-1"}) {
+    json pod = PodWithTemplate(ns, name, "one-gpu");
+    pod["spec"]["schedulingGroup"] = {{"podGroupName", "train"}};
+    Create(pod);
+  }
+  Create(PodWithTemplate(ns, "solo", "one-gpu"));
+  ASSERT_TRUE(Eventually([&] {
+    return NodeOf(ns, "train-0") == ns + "-gpu" && NodeOf(ns, "train-1") == ns + "-gpu" &&
+           NodeOf(ns, "solo") == ns + "-gpu";
+  }));
+  const json group_claim = ClaimOf(ns, "train-0");
+  ASSERT_TRUE(group_claim.is_object());
+  EXPECT_EQ(ClaimOf(ns, "train-1")["metadata"]["name"], group_claim["metadata"]["name"]);
+  const json group = Get({"podgroup", "train", "-n", ns});
+  EXPECT_EQ(group_claim["metadata"]["ownerReferences"][0]["kind"], "PodGroup");
+  EXPECT_EQ(group_claim["metadata"]["ownerReferences"][0]["uid"], group["metadata"]["uid"]);
+  const json reserved = group_claim["status"]["reservedFor"];
+  ASSERT_EQ(reserved.size(), 1u) << reserved.dump();
+  EXPECT_EQ(reserved[0].value("apiGroup", ""), "scheduling.k8s.io");
+  EXPECT_EQ(reserved[0]["resource"], "podgroups");
+  EXPECT_EQ(reserved[0]["name"], "train");
+  EXPECT_EQ(reserved[0]["uid"], group["metadata"]["uid"]);
+  const json solo = ClaimOf(ns, "solo");
+  ASSERT_TRUE(solo.is_object());
+  EXPECT_EQ(solo["status"]["reservedFor"][0]["name"], "solo");
+  EXPECT_NE(solo["status"]["allocation"]["devices"]["results"][0]["device"],
+            group_claim["status"]["allocation"]["devices"]["results"][0]["device"]);
 }
 
 // A selector that fails on the cluster's devices ends its pod's attempts with upstream's CEL error;

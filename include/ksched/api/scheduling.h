@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ksched/api/core.h"
 #include "ksched/api/meta.h"
 #include "ksched/api/resource.h"
 
@@ -48,10 +49,17 @@ struct PodGroup {
   // spec.preemptionPolicy (the PodGroupPreemptionPolicy gate): PreemptLowerPriority or Never; the
   // group's, which its pods must share. nullopt when not given.
   std::optional<std::string> preemption_policy;
-  // Fields of the gates ksched does not implement (resourceClaims, parentCompositePodGroupName),
-  // by path, where set.
+  // spec.resourceClaims (the DRAWorkloadResourceClaims gate): claims the group's pods share, each
+  // allocated once and reserved for the group (one entry of its status.reservedFor); a pod's
+  // claim is the group's where its entry is the same (name, and the claim or template it names).
+  std::vector<PodResourceClaim> resource_claims;
+  // Fields of the gates ksched does not implement (parentCompositePodGroupName), by path, where
+  // set.
   std::vector<std::string> gated_fields;
   std::vector<Condition> conditions;  // status.conditions.
+  // status.resourceClaimStatuses: the claims the resourceclaim controller made for the templates
+  // of spec.resourceClaims.
+  std::vector<PodResourceClaimStatus> resource_claim_statuses;
 };
 
 // The group's priority, 0 when it has none.

@@ -38,8 +38,11 @@ struct State final : StateData {
   // PostFilter deallocates them.
   std::vector<bool> binding_failed;
   std::vector<std::shared_ptr<const api::AllocationResult>> allocations;
-  // Per claim: whether its allocation is one a pod tried before this one in the pod group's cycle
-  // made, which this pod shares (upstream's pendingAllocations).
+  // Per claim: whom PreBind reserves it for (upstream's BindTo): the pod, or its PodGroup where
+  // the group has the same claim (DRAWorkloadResourceClaims); and whether its allocation is one a
+  // pod tried before this one in the pod group's cycle made, which this pod shares (upstream's
+  // pendingAllocations).
+  std::vector<api::ResourceClaimConsumerReference> consumers;
   std::vector<bool> shared;
   std::shared_ptr<const Allocator> allocator;  // Set when some claim needs allocating.
   // Whether a request has firstAvailable alternatives: without, every node scores 0.
@@ -87,6 +90,7 @@ struct State final : StateData {
         available_on(o.available_on),
         binding_failed(o.binding_failed),
         allocations(o.allocations),
+        consumers(o.consumers),
         shared(o.shared),
         allocator(o.allocator),
         scored(o.scored),
@@ -163,14 +167,61 @@ bool Release(ClaimTracker& tracker, State& s, std::string_view uid, bool written
   return tracker.Release(uid, written);
 }
 
-bool ReservedFor(const api::ResourceClaim& claim, const api::Pod& pod) {
-  return std::any_of(claim.reserved_for.begin(), claim.reserved_for.end(),
-                     [&](const auto& r) { return r.uid == pod.metadata.uid; });
+// Whether the claim is reserved for the pod, or (`or_group`, with DRAWorkloadResourceClaims) for
+// its PodGroup, known by name: a pod does not know its group's UID (upstream's
+// IsReservedForPod).
+bool ReservedFor(const api::ResourceClaim& claim, const api::Pod& pod, bool or_group = false) {
+  return std::any_of(claim.reserved_for.begin(), claim.reserved_for.end(), [&](const auto& r) {
+    return r.uid == pod.metadata.uid ||
+           (or_group && pod.spec.pod_group_name && r.api_group == "scheduling.k8s.io" &&
+            r.resource == "podgroups" && r.name == *pod.spec.pod_group_name);
+  });
 }
 
-bool ControlledBy(const api::ObjectMeta& m, const api::Pod& pod) {
-  return std::any_of(m.owner_references.begin(), m.owner_references.end(),
-                     [&](const auto& o) { return o.controller && o.uid == pod.metadata.uid; });
+const api::OwnerReference* Controller(const api::ObjectMeta& m) {
+  for (const api::OwnerReference& o : m.owner_references) {
+    if (o.controller) return &o;
+  }
+  return nullptr;
+}
+
+// Why a template's claim is not the pod's, or "" (upstream's IsForPod): its controller must be
+// the pod, or, with DRAWorkloadResourceClaims (`or_group`), the pod's PodGroup.
+std::string NotForPod(const api::ResourceClaim& claim, const api::Pod& pod, bool or_group) {
+  const api::OwnerReference* controller = Controller(claim.metadata);
+  if (controller != nullptr && controller->uid == pod.metadata.uid) return "";
+  const std::string claim_key = api::KeyOf(claim.metadata);
+  const std::string pod_key = api::KeyOf(pod.metadata);
+  if (!or_group || !pod.spec.pod_group_name) {
+    return fmt::format("ResourceClaim {} was not created for Pod {} (Pod is not owner)", claim_key,
+                       pod_key);
+  }
+  if (controller != nullptr && controller->kind == "PodGroup" &&
+      controller->name == *pod.spec.pod_group_name &&
+      controller->api_version.starts_with("scheduling.k8s.io/")) {
+    return "";
+  }
+  return fmt::format(
+      "ResourceClaim {} was not created for Pod {} (neither Pod nor PodGroup {} is the owner)",
+      claim_key, pod_key, *pod.spec.pod_group_name);
+}
+
+// Whom PreBind reserves the claim of the pod's entry for (upstream's BindTo): the pod's `group`
+// (nullptr without DRAWorkloadResourceClaims) where it has the same entry, else the pod.
+api::ResourceClaimConsumerReference ConsumerOf(const api::Pod& pod, const api::PodGroup* group,
+                                               const api::PodResourceClaim& entry) {
+  if (group != nullptr) {
+    for (const api::PodResourceClaim& g : group->resource_claims) {
+      if (g.name == entry.name && g.resource_claim_name == entry.resource_claim_name &&
+          g.resource_claim_template_name == entry.resource_claim_template_name) {
+        return {.api_group = "scheduling.k8s.io",
+                .resource = "podgroups",
+                .name = group->metadata.name,
+                .uid = group->metadata.uid};
+      }
+    }
+  }
+  return {.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid};
 }
 
 // What of a claim ksched does not support, or "".
@@ -308,7 +359,7 @@ void ClaimTracker::Written(api::ResourceClaim written, std::string read_version)
 // --- The plugin ------------------------------------------------------------------------------
 
 absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> DynamicResources::PodClaims(
-    const api::Pod& pod) const {
+    const api::Pod& pod, std::vector<const api::PodResourceClaim*>* entries) const {
   std::vector<std::shared_ptr<const api::ResourceClaim>> out;
   const std::string pod_name = api::KeyOf(pod.metadata);
   for (const api::PodResourceClaim& pc : pod.spec.resource_claims) {
@@ -341,12 +392,14 @@ absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> DynamicRe
       return absl::FailedPreconditionError(
           fmt::format("resourceclaim \"{}\" is being deleted", claim->metadata.name));
     }
-    if (must_check_owner && !ControlledBy(claim->metadata, pod)) {
-      return absl::FailedPreconditionError(
-          fmt::format("ResourceClaim {} was not created for Pod {} (Pod is not owner)",
-                      api::KeyOf(claim->metadata), pod_name));
+    if (must_check_owner) {
+      if (std::string why = NotForPod(*claim, pod, features_.workload_resource_claims);
+          !why.empty()) {
+        return absl::FailedPreconditionError(std::move(why));
+      }
     }
     out.push_back(std::move(claim));
+    if (entries != nullptr) entries->push_back(&pc);
   }
   return out;
 }
@@ -390,9 +443,23 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
     }
     group_state = group_cycle->ReadMutable(kGroupStateKey);
   }
-  absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> claims = PodClaims(pod);
+  std::vector<const api::PodResourceClaim*> entries;
+  absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> claims =
+      PodClaims(pod, &entries);
   if (!claims.ok()) {
     return Status::UnschedulableAndUnresolvable(std::string(AsStd(claims.status().message())));
+  }
+  std::shared_ptr<const api::PodGroup> group;
+  if (features_.workload_resource_claims && pod.spec.pod_group_name && !claims->empty()) {
+    group = handle_.pod_groups().GetPodGroup(pod.metadata.namespace_, *pod.spec.pod_group_name);
+    if (group == nullptr) {
+      return Status::UnschedulableAndUnresolvable(
+          fmt::format("pod group object not found for pod group podgroup/{}/{}",
+                      pod.metadata.namespace_, *pod.spec.pod_group_name));
+    }
+  }
+  for (const api::PodResourceClaim* entry : entries) {
+    s->consumers.push_back(ConsumerOf(pod, group.get(), *entry));
   }
   const DraLister& dra = handle_.dra();
   if (features_.extended_resource) {
@@ -412,7 +479,7 @@ Status DynamicResources::PreFilter(CycleState& state, const api::Pod& pod,
   for (size_t i = 0; i < claims->size(); ++i) {
     const api::ResourceClaim& claim = *(*claims)[i];
     if (claim.allocation && claim.reserved_for.size() >= kReservedForMaxSize &&
-        !ReservedFor(claim, pod)) {
+        !ReservedFor(claim, pod, features_.workload_resource_claims)) {
       return Status::UnschedulableAndUnresolvable("resourceclaim in use");
     }
     if (std::string why = UnsupportedIn(claim); !why.empty()) {
@@ -663,13 +730,81 @@ Status DynamicResources::PodGroupPostFilter(CycleState& group_cycle, const api::
   // None of the pods got to its PreFilter.
   if (group_cycle.Read(kGroupStateKey) == nullptr) return Status::Error("not found");
   // Each pod's claims, as its PostFilter would free them; what they say is not the group's.
+  bool freed_nothing = false;
   for (size_t i = 0; i < pods.size(); ++i) {
     const State* s = states[i] != nullptr ? states[i]->Read(kStateKey) : nullptr;
     if (s == nullptr) continue;
-    Status st = FreeClaims(handle_.writer(), *pods[i], *s).second;
+    auto [found, st] = FreeClaims(handle_.writer(), *pods[i], *s);
     if (st.code() == Code::kError) return st;
+    freed_nothing = freed_nothing || !found;
+  }
+  if (freed_nothing && features_.workload_resource_claims && !pods.empty()) {
+    if (std::optional<Status> st = FreeGroupClaims(group, *pods.front(), states)) return *st;
   }
   return Status::Unschedulable("deallocation and deletion of ResourceClaims completed");
+}
+
+std::optional<Status> DynamicResources::FreeGroupClaims(const api::PodGroup& group,
+                                                        const api::Pod& first,
+                                                        std::span<CycleState* const> states) {
+  const std::string& ns = group.metadata.namespace_;
+  // Not while a pod of the group is placed (assumed or bound): it may use them.
+  std::optional<PodGroupState> live =
+      handle_.pod_groups().GetPodGroupState(ns, group.metadata.name);
+  if (live && live->scheduled > 0) return std::nullopt;
+  // A claim available nowhere a pod wanted it, reserved for nobody or the group alone.
+  for (CycleState* state : states) {
+    const State* s = state != nullptr ? state->Read(kStateKey) : nullptr;
+    if (s == nullptr) continue;
+    for (size_t i : Unavailable(*s)) {
+      const api::ResourceClaim& claim = *s->claims[i];
+      if (claim.reserved_for.empty() ||
+          (claim.reserved_for.size() == 1 && claim.reserved_for[0].uid == group.metadata.uid)) {
+        if (absl::Status st = handle_.writer().DeallocateResourceClaim(claim); !st.ok()) {
+          return Status::Error(std::string(AsStd(st.message())));
+        }
+        return Status::Unschedulable("deallocation of PodGroup ResourceClaim completed");
+      }
+    }
+  }
+  // Else the group's reservation of its first allocated claim goes (the allocation stays).
+  for (const api::PodResourceClaim& entry : group.resource_claims) {
+    std::optional<std::string> name = entry.resource_claim_name;
+    if (!name && entry.resource_claim_template_name) {
+      const auto& made = group.resource_claim_statuses;
+      auto it = std::find_if(made.begin(), made.end(),
+                             [&](const auto& st) { return st.name == entry.name; });
+      if (it == made.end()) {
+        return Status::Error(
+            fmt::format("PodGroup {}/{}: ResourceClaim not created yet", ns, group.metadata.name));
+      }
+      if (!it->resource_claim_name) continue;  // None was needed.
+      name = it->resource_claim_name;
+    } else if (!name) {
+      return Status::Error(
+          fmt::format("PodGroup {}/{}, spec.resourceClaim {}: none of the "
+                      "supported fields are set",
+                      ns, group.metadata.name, entry.name));
+    }
+    std::shared_ptr<const api::ResourceClaim> claim = tracker_.Get(ns, *name);
+    if (claim == nullptr) {
+      return Status::Error(fmt::format("could not find ResourceClaim \"{}/{}\"", ns, *name));
+    }
+    const api::OwnerReference* controller = Controller(claim->metadata);
+    if (entry.resource_claim_template_name &&
+        (controller == nullptr || controller->uid != group.metadata.uid)) {
+      continue;  // Not the group's.
+    }
+    if (!claim->allocation || !ReservedFor(*claim, first, /*or_group=*/true)) continue;
+    if (absl::Status st = handle_.writer().UnreserveResourceClaim(*claim, group.metadata.uid);
+        !st.ok()) {
+      KLOG_ERROR("postfilter unreserving claim", {"resourceclaim", api::KeyOf(claim->metadata)},
+                 {"err", std::string(AsStd(st.message()))});
+      continue;
+    }
+    return Status::UnschedulableAndUnresolvable("ResourceClaim unreserved for PodGroup");
+  }
+  return std::nullopt;
 }
 
 Status DynamicResources::Score(const CycleState& state, const api::Pod&, const NodeInfo& info,
@@ -836,7 +971,6 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
     State* s;
     const api::Pod& pod;
     std::string node;
-    api::ResourceClaimConsumerReference consumer;
     std::function<void(Status)> done;
     size_t next = 0;
 
@@ -851,7 +985,7 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
               run->self->tracker_.Get(claim->metadata.namespace_, claim->metadata.name);
           if (now != nullptr && now->metadata.uid == claim->metadata.uid) claim = std::move(now);
         }
-        if (!ReservedFor(*claim, run->pod)) break;
+        if (!ReservedFor(*claim, run->pod, run->self->features_.workload_resource_claims)) break;
       }
       if (run->next == s.claims.size()) {
         if (s.extended_claim == nullptr || s.extended_created != nullptr) {
@@ -886,7 +1020,7 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
         if (allocation->allocation_timestamp.empty()) allocation->allocation_timestamp = Now();
       }
       run->self->handle_.writer().ReserveResourceClaimAsync(
-          claim, allocation ? &*allocation : nullptr, run->consumer,
+          claim, allocation ? &*allocation : nullptr, s.consumers[i],
           [run, i, allocated = allocation.has_value()](absl::StatusOr<api::ResourceClaim> written) {
             std::shared_ptr<const api::ResourceClaim>& claim = run->s->claims[i];
             ClaimTracker& tracker = run->self->tracker_;
@@ -908,12 +1042,7 @@ void DynamicResources::PreBindAsync(CycleState& state, const api::Pod& pod, std:
     return;
   }
   Run::Step(std::make_shared<Run>(
-      Run{.self = this,
-          .s = s,
-          .pod = pod,
-          .node = std::string(node),
-          .consumer = {.resource = "pods", .name = pod.metadata.name, .uid = pod.metadata.uid},
-          .done = std::move(done)}));
+      Run{.self = this, .s = s, .pod = pod, .node = std::string(node), .done = std::move(done)}));
 }
 
 Status DynamicResources::MakeExtendedClaim(

@@ -14,6 +14,11 @@
 //   PreBind     writes status.allocation and status.reservedFor (ClusterWriter); then, where a
 //               device has binding conditions, waits until its driver attached it (binding.h),
 //               up to the args' bindingTimeout: a failure sends the pod back to the queue.
+// The pods of one pod group cycle share the allocation of a claim the first of them made
+// (upstream's pending allocations). With DRAWorkloadResourceClaims, a claim a pod names with its
+// PodGroup's entry is reserved for the group, once, and kept by Unreserve; a claim the
+// resourceclaim controller made for the group is its pods'; PodGroupPostFilter frees the group's
+// claims where none of its pods is placed.
 // Messages are upstream's, word for word. A pod without claims is skipped at PreFilter, scores 0
 // everywhere, and PostFilter answers Unschedulable with no reason (or "not found" when an
 // earlier PreFilter rejected the pod, as upstream's CycleState does).
@@ -110,6 +115,7 @@ struct DraFeatures {
   bool fractional_capacity_range = false;  // DRAFractionalCapacityRange
   bool binding_conditions = true;          // DRADeviceBindingConditions
   bool extended_resource = true;           // DRAExtendedResource
+  bool workload_resource_claims = false;   // DRAWorkloadResourceClaims
   // TopologyAwareWorkloadScheduling: PodGroupPostFilter leaves a group with constraints alone.
   bool topology_aware_workload_scheduling = false;
 };
@@ -145,7 +151,11 @@ class DynamicResources final : public PreEnqueuePlugin,
   Status Filter(const CycleState& state, const api::Pod& pod, const NodeInfo& node) override;
   Status PostFilter(CycleState& state, const api::Pod& pod, const NodeToStatus& filtered,
                     PostFilterResult* result) override;
-  // As PostFilter for each pod, whose statuses it does not say: "deallocation and deletion of
+  // As PostFilter for each pod; then, with DRAWorkloadResourceClaims, where some pod freed nothing
+  // and none of the group is placed: a claim available nowhere that is reserved for nobody or the
+  // group alone is deallocated ("deallocation of PodGroup ResourceClaim completed"), else the
+  // group's reservation of its first allocated claim goes ("ResourceClaim unreserved for
+  // PodGroup", which ends the group's PodGroupPostFilter); else "deallocation and deletion of
   // ResourceClaims completed". A group with schedulingConstraints (TopologyAwareWorkloadScheduling)
   // is left alone.
   Status PodGroupPostFilter(CycleState& group_cycle, const api::PodGroup& group,
@@ -171,8 +181,13 @@ class DynamicResources final : public PreEnqueuePlugin,
  private:
   // The pod's claims, in spec.resourceClaims order (upstream's foreachPodResourceClaim), or why
   // one is not usable yet ("could not find ResourceClaim \"default/gpu\"", ...).
+  // The entries of spec.resourceClaims they are for go to *entries, if given.
   absl::StatusOr<std::vector<std::shared_ptr<const api::ResourceClaim>>> PodClaims(
-      const api::Pod& pod) const;
+      const api::Pod& pod, std::vector<const api::PodResourceClaim*>* entries = nullptr) const;
+
+  // PodGroupPostFilter's part for the group's own claims: the status it ends with, or nullopt.
+  std::optional<Status> FreeGroupClaims(const api::PodGroup& group, const api::Pod& first,
+                                        std::span<CycleState* const> states);
 
   // The slices' index at their current version (DraLister::DevicesGeneration), with the
   // DeviceTaintRules' taints on the devices they select.

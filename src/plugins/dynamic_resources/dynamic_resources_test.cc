@@ -443,6 +443,179 @@ TEST_F(DynamicResourcesClaimsTest, PodGroupPostFilterFreesEachPodsClaims) {
   EXPECT_EQ(st.Message(), "not found");
 }
 
+// DRAWorkloadResourceClaims: a PodGroup's claims, reserved for the group.
+class WorkloadClaimsTest : public DynamicResourcesClaimsTest {
+ protected:
+  WorkloadClaimsTest() : group_plugin_(handle_, {}, {.workload_resource_claims = true}) {
+    group_.metadata = {.name = "train", .namespace_ = "default", .uid = "train-uid"};
+    group_.gang_min_count = 2;
+    group_.resource_claims = {{.name = "gpu", .resource_claim_name = "shared"}};
+    handle_.listers().pod_groups.Set(std::make_shared<const api::PodGroup>(group_));
+  }
+  static api::Pod Member(const std::string& name, const std::string& claim) {
+    api::Pod pod = PodWith(name, claim);
+    pod.spec.pod_group_name = "train";
+    return pod;
+  }
+  std::vector<std::string> FilterWith(DynamicResources& plugin, CycleState& state,
+                                      const api::Pod& pod) {
+    PreFilterResult pre;
+    Status st = plugin.PreFilter(state, pod, handle_.snapshot().nodes(), &pre);
+    if (!st.ok()) return {"PreFilter: " + st.Message()};
+    std::vector<std::string> out;
+    for (const NodeInfo* node : handle_.snapshot().nodes()) {
+      out.push_back(plugin.Filter(state, pod, *node).Message());
+    }
+    return out;
+  }
+
+  api::PodGroup group_;
+  DynamicResources group_plugin_;
+};
+
+// A claim the group has (the same entry: name and claim) is reserved once, for the group; the
+// pods' own claims for the pods. Unreserve leaves the group's reservation.
+TEST_F(WorkloadClaimsTest, TheGroupsClaimIsReservedForTheGroupOnce) {
+  AddClaim("shared");
+  AddClaim("own");
+  CycleState group_cycle, s1, s2;
+  internal::CycleStateAccess::SetPodGroupCycle(s1, &group_cycle);
+  internal::CycleStateAccess::SetPodGroupCycle(s2, &group_cycle);
+  api::Pod p1 = Member("p1", "shared");
+  api::Pod p2 = Member("p2", "shared");
+  p2.spec.resource_claims.push_back({.name = "mine", .resource_claim_name = "own"});
+  EXPECT_THAT(FilterWith(group_plugin_, s1, p1), ::testing::ElementsAre("", ""));
+  ASSERT_TRUE(group_plugin_.Reserve(s1, p1, "n2").ok());
+  EXPECT_THAT(FilterWith(group_plugin_, s2, p2),
+              ::testing::ElementsAre("resourceclaim not available on the node", ""));
+  ASSERT_TRUE(group_plugin_.Reserve(s2, p2, "n2").ok());
+  ASSERT_TRUE(group_plugin_.PreBind(s1, p1, "n2").ok());
+  ASSERT_TRUE(group_plugin_.PreBind(s2, p2, "n2").ok());
+  const auto& claims = handle_.recording_writer().claims;
+  const api::ResourceClaim& shared = claims.at("default/shared");
+  ASSERT_EQ(shared.reserved_for.size(), 1u);
+  EXPECT_EQ(shared.reserved_for[0].api_group, "scheduling.k8s.io");
+  EXPECT_EQ(shared.reserved_for[0].resource, "podgroups");
+  EXPECT_EQ(shared.reserved_for[0].name, "train");
+  EXPECT_EQ(shared.reserved_for[0].uid, "train-uid");
+  ASSERT_EQ(claims.at("default/own").reserved_for.size(), 1u);
+  EXPECT_EQ(claims.at("default/own").reserved_for[0].name, "p2");
+  group_plugin_.Unreserve(s2, p2, "n2");
+  EXPECT_EQ(claims.at("default/shared").reserved_for.size(), 1u);
+  EXPECT_TRUE(claims.at("default/own").reserved_for.empty());
+
+  // A pod of the group that names the claim under another entry finds it reserved for its group
+  // (upstream's IsReservedForPod knows the group by name): nothing to write. Without the gate,
+  // every pod reserves it for itself.
+  api::Pod other = Member("other", "shared");
+  other.spec.resource_claims[0].name = "gpu2";
+  CycleState so;
+  EXPECT_THAT(FilterWith(group_plugin_, so, other),
+              ::testing::ElementsAre("resourceclaim not available on the node", ""));
+  ASSERT_TRUE(group_plugin_.PreBind(so, other, "n2").ok());
+  EXPECT_EQ(claims.at("default/shared").reserved_for.size(), 1u);
+  CycleState sp;
+  api::Pod plain = Member("plain", "shared");
+  EXPECT_THAT(Filter(sp, plain),
+              ::testing::ElementsAre("resourceclaim not available on the node", ""));
+  ASSERT_TRUE(plugin_.PreBind(sp, plain, "n2").ok());
+  EXPECT_EQ(claims.at("default/shared").reserved_for.back().name, "plain");
+}
+
+// A template's claim made for the pod's PodGroup is the pod's with the gate, in upstream's words
+// otherwise; a group that is gone keeps its pods pending.
+TEST_F(WorkloadClaimsTest, AClaimTheGroupOwnsIsItsPodsWithTheGate) {
+  api::ResourceClaim claim = AddClaim("train-scratch-x");
+  claim.metadata.owner_references = {{.api_version = "scheduling.k8s.io/v1beta1",
+                                      .kind = "PodGroup",
+                                      .name = "train",
+                                      .uid = "train-uid",
+                                      .controller = true}};
+  Set(claim);
+  api::Pod pod = Member("p", "unused");
+  pod.spec.resource_claims = {{.name = "scratch", .resource_claim_template_name = "scratch"}};
+  pod.status.resource_claim_statuses = {
+      {.name = "scratch", .resource_claim_name = "train-scratch-x"}};
+  EXPECT_EQ(plugin_.PreEnqueue(pod).Message(),
+            "ResourceClaim default/train-scratch-x was not created for Pod default/p (Pod is not "
+            "owner)");
+  EXPECT_TRUE(group_plugin_.PreEnqueue(pod).ok());
+  pod.spec.pod_group_name = "infer";
+  EXPECT_EQ(group_plugin_.PreEnqueue(pod).Message(),
+            "ResourceClaim default/train-scratch-x was not created for Pod default/p (neither Pod "
+            "nor PodGroup infer is the owner)");
+  CycleState state;
+  EXPECT_THAT(FilterWith(group_plugin_, state, Member("q", "train-scratch-x")),
+              ::testing::ElementsAre("", ""));
+  api::Pod lost = PodWith("lost", "train-scratch-x");
+  lost.spec.pod_group_name = "gone";
+  CycleState lost_state;
+  EXPECT_THAT(FilterWith(group_plugin_, lost_state, lost),
+              ::testing::ElementsAre("PreFilter: pod group object not found for pod group "
+                                     "podgroup/default/gone"));
+}
+
+// PodGroupPostFilter: each pod's claims as PostFilter frees them; then, with the gate and none
+// of the group placed, the group's: deallocated where available nowhere and reserved for the
+// group alone, else the group's reservation goes.
+TEST_F(WorkloadClaimsTest, PodGroupPostFilterFreesTheGroupsClaims) {
+  api::ResourceClaim claim = AddClaim("shared");
+  claim.allocation.emplace();
+  claim.allocation->results.push_back(
+      {.request = "gpu", .driver = "gpu.example.com", .pool = "n1", .device = "g0"});
+  claim.allocation->node_selector.emplace().node_selector_terms.push_back(
+      {.match_fields = {{.key = "metadata.name", .op = "In", .values = {"gone"}}}});
+  claim.reserved_for = {{.api_group = "scheduling.k8s.io",
+                         .resource = "podgroups",
+                         .name = "train",
+                         .uid = "train-uid"}};
+  Set(claim);
+  api::Pod p1 = Member("p1", "shared");
+  api::Pod p2 = Member("p2", "shared");
+  auto run = [&](DynamicResources& plugin) {
+    CycleState group_cycle, s1, s2;
+    internal::CycleStateAccess::SetPodGroupCycle(s1, &group_cycle);
+    internal::CycleStateAccess::SetPodGroupCycle(s2, &group_cycle);
+    EXPECT_THAT(FilterWith(plugin, s1, p1),
+                ::testing::Each("resourceclaim not available on the node"));
+    FilterWith(plugin, s2, p2);
+    std::vector<const api::Pod*> pods = {&p1, &p2};
+    std::vector<CycleState*> states = {&s1, &s2};
+    return plugin.PodGroupPostFilter(group_cycle, group_, pods, states);
+  };
+  // Without the gate, only the pods' own claims are looked at: the group's reservation stays.
+  Status st = run(plugin_);
+  EXPECT_EQ(st.code(), Code::kUnschedulable);
+  EXPECT_EQ(st.Message(), "deallocation and deletion of ResourceClaims completed");
+  EXPECT_FALSE(handle_.recording_writer().claims.contains("default/shared"));
+  st = run(group_plugin_);
+  EXPECT_EQ(st.code(), Code::kUnschedulable);
+  EXPECT_EQ(st.Message(), "deallocation of PodGroup ResourceClaim completed");
+  EXPECT_FALSE(handle_.recording_writer().claims.at("default/shared").allocation.has_value());
+
+  // Available everywhere but the group does not fit: its reservation goes, the allocation stays.
+  claim.allocation->node_selector->node_selector_terms[0].match_fields[0].values = {"n1", "n2"};
+  claim.metadata.resource_version = "7";
+  Set(claim);
+  api::Pod big = Member("big", "shared");
+  big.spec.resource_claims.push_back({.name = "more", .resource_claim_name = "more"});
+  AddClaim("more", 3);
+  CycleState group_cycle, sb;
+  internal::CycleStateAccess::SetPodGroupCycle(sb, &group_cycle);
+  EXPECT_THAT(FilterWith(group_plugin_, sb, big), ::testing::Each("cannot allocate all claims"));
+  std::vector<const api::Pod*> pods = {&big};
+  std::vector<CycleState*> states = {&sb};
+  st = group_plugin_.PodGroupPostFilter(group_cycle, group_, pods, states);
+  EXPECT_EQ(st.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(st.Message(), "ResourceClaim unreserved for PodGroup");
+  const api::ResourceClaim& now = handle_.recording_writer().claims.at("default/shared");
+  EXPECT_TRUE(now.allocation.has_value());
+  EXPECT_TRUE(now.reserved_for.empty());
+  // No pod got to PreFilter: upstream's CycleState error.
+  CycleState empty;
+  EXPECT_EQ(group_plugin_.PodGroupPostFilter(empty, group_, pods, states).Message(), "not found");
+}
+
 // Pods whose claims differ in turn each have searches kept for their specs (DynamicResources keeps
 // a memo per list of specs): what one pod took or gave back in between is seen by the next pod of
 // every spec.
