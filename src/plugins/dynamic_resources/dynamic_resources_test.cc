@@ -85,6 +85,14 @@ class DynamicResourcesClaimsTest : public ::testing::Test {
     Set(claim);
     return claim;
   }
+  // Gives the claim n1's GPU g0, available on `nodes` (by name).
+  static void Allocate(api::ResourceClaim* claim, std::vector<std::string> nodes) {
+    claim->allocation.emplace();
+    claim->allocation->results.push_back(
+        {.request = "gpu", .driver = "gpu.example.com", .pool = "n1", .device = "g0"});
+    claim->allocation->node_selector.emplace().node_selector_terms.push_back(
+        {.match_fields = {{.key = "metadata.name", .op = "In", .values = std::move(nodes)}}});
+  }
   static api::Pod PodWith(const std::string& name, const std::string& claim) {
     api::Pod pod = MakePod().Name(name).Obj();
     pod.metadata.uid = name + "-uid";
@@ -418,11 +426,7 @@ TEST_F(DynamicResourcesClaimsTest, PodsOfAPodGroupCycleShareTheClaimTheFirstAllo
 // own words; when no pod of the cycle got to PreFilter, it fails as upstream's CycleState does.
 TEST_F(DynamicResourcesClaimsTest, PodGroupPostFilterFreesEachPodsClaims) {
   api::ResourceClaim claim = AddClaim("a");
-  claim.allocation.emplace();
-  claim.allocation->results.push_back(
-      {.request = "gpu", .driver = "gpu.example.com", .pool = "n1", .device = "g0"});
-  claim.allocation->node_selector.emplace().node_selector_terms.push_back(
-      {.match_fields = {{.key = "metadata.name", .op = "In", .values = {"gone"}}}});
+  Allocate(&claim, {"gone"});
   Set(claim);
   CycleState group_cycle, state;
   internal::CycleStateAccess::SetPodGroupCycle(state, &group_cycle);
@@ -560,11 +564,7 @@ TEST_F(WorkloadClaimsTest, AClaimTheGroupOwnsIsItsPodsWithTheGate) {
 // group alone, else the group's reservation goes.
 TEST_F(WorkloadClaimsTest, PodGroupPostFilterFreesTheGroupsClaims) {
   api::ResourceClaim claim = AddClaim("shared");
-  claim.allocation.emplace();
-  claim.allocation->results.push_back(
-      {.request = "gpu", .driver = "gpu.example.com", .pool = "n1", .device = "g0"});
-  claim.allocation->node_selector.emplace().node_selector_terms.push_back(
-      {.match_fields = {{.key = "metadata.name", .op = "In", .values = {"gone"}}}});
+  Allocate(&claim, {"gone"});
   claim.reserved_for = {{.api_group = "scheduling.k8s.io",
                          .resource = "podgroups",
                          .name = "train",
@@ -594,7 +594,7 @@ TEST_F(WorkloadClaimsTest, PodGroupPostFilterFreesTheGroupsClaims) {
   EXPECT_FALSE(handle_.recording_writer().claims.at("default/shared").allocation.has_value());
 
   // Available everywhere but the group does not fit: its reservation goes, the allocation stays.
-  claim.allocation->node_selector->node_selector_terms[0].match_fields[0].values = {"n1", "n2"};
+  Allocate(&claim, {"n1", "n2"});
   claim.metadata.resource_version = "7";
   Set(claim);
   api::Pod big = Member("big", "shared");
@@ -652,11 +652,7 @@ TEST_F(DynamicResourcesClaimsTest, PodsOfSeveralSpecsInTurnSeeTheDevicesTakenMea
 
 TEST_F(DynamicResourcesClaimsTest, AClaimAllocatedElsewhereIsDeallocatedByPostFilter) {
   api::ResourceClaim claim = AddClaim("a");
-  claim.allocation.emplace();
-  claim.allocation->results.push_back(
-      {.request = "gpu", .driver = "gpu.example.com", .pool = "n1", .device = "g0"});
-  claim.allocation->node_selector.emplace().node_selector_terms.push_back(
-      {.match_fields = {{.key = "metadata.name", .op = "In", .values = {"n1"}}}});
+  Allocate(&claim, {"n1"});
   Set(claim);
   // A pod that also asks for a GPU n1 does not have: the allocated claim holds it to n1.
   api::Pod pod = PodWith("p", "a");
