@@ -99,16 +99,20 @@ class DynamicResourcesClaimsTest : public ::testing::Test {
     pod.spec.resource_claims.push_back({.name = "gpu", .resource_claim_name = claim});
     return pod;
   }
-  // Filter's verdict on each node: "" or the message.
-  std::vector<std::string> Filter(CycleState& state, const api::Pod& pod) {
+  // `plugin`'s Filter verdict on each node: "" or the message.
+  std::vector<std::string> FilterWith(DynamicResources& plugin, CycleState& state,
+                                      const api::Pod& pod) {
     PreFilterResult pre;
-    Status st = plugin_.PreFilter(state, pod, handle_.snapshot().nodes(), &pre);
+    Status st = plugin.PreFilter(state, pod, handle_.snapshot().nodes(), &pre);
     if (!st.ok()) return {"PreFilter: " + st.Message()};
     std::vector<std::string> out;
     for (const NodeInfo* node : handle_.snapshot().nodes()) {
-      out.push_back(plugin_.Filter(state, pod, *node).Message());
+      out.push_back(plugin.Filter(state, pod, *node).Message());
     }
     return out;
+  }
+  std::vector<std::string> Filter(CycleState& state, const api::Pod& pod) {
+    return FilterWith(plugin_, state, pod);
   }
 
   FakeHandle handle_;
@@ -461,18 +465,6 @@ class WorkloadClaimsTest : public DynamicResourcesClaimsTest {
     pod.spec.pod_group_name = "train";
     return pod;
   }
-  std::vector<std::string> FilterWith(DynamicResources& plugin, CycleState& state,
-                                      const api::Pod& pod) {
-    PreFilterResult pre;
-    Status st = plugin.PreFilter(state, pod, handle_.snapshot().nodes(), &pre);
-    if (!st.ok()) return {"PreFilter: " + st.Message()};
-    std::vector<std::string> out;
-    for (const NodeInfo* node : handle_.snapshot().nodes()) {
-      out.push_back(plugin.Filter(state, pod, *node).Message());
-    }
-    return out;
-  }
-
   api::PodGroup group_;
   DynamicResources group_plugin_;
 };
