@@ -271,13 +271,11 @@ constexpr ksched_host kHost = {
         [](const ksched_meta* m) { return Str(Of<const api::ObjectMeta>(m).creation_timestamp); },
     .meta_controller =
         [](const ksched_meta* m, ksched_str* kind, ksched_str* name) {
-          for (const api::OwnerReference& o : Of<const api::ObjectMeta>(m).owner_references) {
-            if (!o.controller) continue;
-            *kind = Str(o.kind);
-            *name = Str(o.name);
-            return 1;
-          }
-          return 0;
+          const api::OwnerReference* o = api::ControllerOf(Of<const api::ObjectMeta>(m));
+          if (o == nullptr) return 0;
+          *kind = Str(o->kind);
+          *name = Str(o->name);
+          return 1;
         },
     .event_old_pod = [](const ksched_event* e) -> const ksched_pod* {
       return To<const ksched_pod>(Of<const ClusterEventData>(e).old_pod);

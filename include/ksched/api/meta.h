@@ -51,6 +51,15 @@ inline std::string KeyOf(const ObjectMeta& m) {
   return m.namespace_.empty() ? m.name : m.namespace_ + "/" + m.name;
 }
 
+// The owner reference marked as the controller, the first if several are; nullptr without one
+// (metav1.GetControllerOf).
+inline const OwnerReference* ControllerOf(const ObjectMeta& m) {
+  for (const OwnerReference& o : m.owner_references) {
+    if (o.controller) return &o;
+  }
+  return nullptr;
+}
+
 // --- Selectors -----------------------------------------------------------------------------
 
 struct LabelSelectorRequirement {

@@ -178,17 +178,10 @@ bool ReservedFor(const api::ResourceClaim& claim, const api::Pod& pod, bool or_g
   });
 }
 
-const api::OwnerReference* Controller(const api::ObjectMeta& m) {
-  for (const api::OwnerReference& o : m.owner_references) {
-    if (o.controller) return &o;
-  }
-  return nullptr;
-}
-
 // Why a template's claim is not the pod's, or "" (upstream's IsForPod): its controller must be
 // the pod, or, with DRAWorkloadResourceClaims (`or_group`), the pod's PodGroup.
 std::string NotForPod(const api::ResourceClaim& claim, const api::Pod& pod, bool or_group) {
-  const api::OwnerReference* controller = Controller(claim.metadata);
+  const api::OwnerReference* controller = api::ControllerOf(claim.metadata);
   if (controller != nullptr && controller->uid == pod.metadata.uid) return "";
   const std::string claim_key = api::KeyOf(claim.metadata);
   const std::string pod_key = api::KeyOf(pod.metadata);
@@ -790,7 +783,7 @@ std::optional<Status> DynamicResources::FreeGroupClaims(const api::PodGroup& gro
     if (claim == nullptr) {
       return Status::Error(fmt::format("could not find ResourceClaim \"{}/{}\"", ns, *name));
     }
-    const api::OwnerReference* controller = Controller(claim->metadata);
+    const api::OwnerReference* controller = api::ControllerOf(claim->metadata);
     if (entry.resource_claim_template_name &&
         (controller == nullptr || controller->uid != group.metadata.uid)) {
       continue;  // Not the group's.

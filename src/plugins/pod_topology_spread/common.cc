@@ -28,14 +28,6 @@ std::optional<std::pair<std::string_view, std::string_view>> ParseGroupVersion(
   return std::pair{gv.substr(0, slash), gv.substr(slash + 1)};
 }
 
-// metav1.GetControllerOf: the first owner reference marked as the controller.
-const api::OwnerReference* ControllerOf(const api::Pod& pod) {
-  for (const api::OwnerReference& ref : pod.metadata.owner_references) {
-    if (ref.controller) return &ref;
-  }
-  return nullptr;
-}
-
 bool SetMatches(const api::StringMap& set, const api::StringMap& labels) {
   for (const auto& [key, value] : set) {
     auto it = labels.find(key);
@@ -127,7 +119,7 @@ Selector DefaultSelector(const api::Pod& pod, const Handle& handle) {
   }
   Selector selector = Selector::FromSet(label_set);
 
-  const api::OwnerReference* owner = ControllerOf(pod);
+  const api::OwnerReference* owner = api::ControllerOf(pod.metadata);
   if (owner == nullptr) return selector;
   const auto gv = ParseGroupVersion(owner->api_version);
   if (!gv) return selector;
