@@ -3,6 +3,7 @@
 #include <limits>
 #include <utility>
 
+#include "absl/strings/escaping.h"
 #include "fmt/format.h"
 #include "ksched/status_macros.h"
 #include "src/config/internal.h"
@@ -185,9 +186,29 @@ absl::Status DecodeExtender(const nlohmann::json& j, std::string_view path, nloh
     KSCHED_ASSIGN_OR_RETURN(out["httpTimeout"], DecodeDuration(*v, Child(path, "httpTimeout")));
   }
   if (const nlohmann::json* tls = Member(j, "tlsConfig")) {
-    KSCHED_RETURN_IF_ERROR(CheckObject(*tls, Child(path, "tlsConfig"),
+    const std::string tls_path = Child(path, "tlsConfig");
+    KSCHED_RETURN_IF_ERROR(CheckObject(*tls, tls_path,
                                        {"insecure", "serverName", "certFile", "keyFile", "caFile",
                                         "certData", "keyData", "caData"}));
+    if (const nlohmann::json* v = Member(*tls, "insecure")) {
+      KSCHED_RETURN_IF_ERROR(DecodeBool(*v, Child(tls_path, "insecure")).status());
+    }
+    for (const char* key : {"serverName", "certFile", "keyFile", "caFile"}) {
+      if (const nlohmann::json* v = Member(*tls, key)) {
+        KSCHED_RETURN_IF_ERROR(DecodeString(*v, Child(tls_path, key)).status());
+      }
+    }
+    // []byte fields: base64 in JSON and YAML.
+    for (const char* key : {"certData", "keyData", "caData"}) {
+      if (const nlohmann::json* v = Member(*tls, key)) {
+        KSCHED_ASSIGN_OR_RETURN(std::string text, DecodeString(*v, Child(tls_path, key)));
+        std::string bytes;
+        if (!absl::Base64Unescape(text, &bytes)) {
+          return absl::InvalidArgumentError(
+              fmt::format("{}: illegal base64 data", Child(tls_path, key)));
+        }
+      }
+    }
   }
   if (const nlohmann::json* list = Member(j, "managedResources")) {
     const std::string list_path = Child(path, "managedResources");
@@ -197,6 +218,12 @@ absl::Status DecodeExtender(const nlohmann::json& j, std::string_view path, nloh
     for (size_t i = 0; i < list->size(); ++i) {
       const std::string p = Index(list_path, i);
       KSCHED_RETURN_IF_ERROR(CheckObject((*list)[i], p, {"name", "ignoredByScheduler"}));
+      if (const nlohmann::json* v = Member((*list)[i], "name")) {
+        KSCHED_RETURN_IF_ERROR(DecodeString(*v, Child(p, "name")).status());
+      }
+      if (const nlohmann::json* v = Member((*list)[i], "ignoredByScheduler")) {
+        KSCHED_RETURN_IF_ERROR(DecodeBool(*v, Child(p, "ignoredByScheduler")).status());
+      }
     }
   }
   return absl::OkStatus();

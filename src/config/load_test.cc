@@ -169,6 +169,12 @@ TEST(LoadTest, InvalidConfigurations) {
        "[extenders[0].weight: Invalid value: 0: must have a positive weight applied to it, "
        "extenders: Invalid value: \"found 2 extenders implementing bind\": only one extender can "
        "implement bind]"},
+      {"extenders' managed resources",
+       "extenders:\n- {urlPrefix: http://a, managedResources: [{name: cpu}, {name: "
+       "example.com/gpu}]}\n- {urlPrefix: http://b, managedResources: [{name: example.com/gpu}]}\n",
+       "[extenders[0].managedResources[0].name: Invalid value: \"cpu\": is an invalid extended "
+       "resource name, extenders[1].managedResources[0].name: Invalid value: \"example.com/gpu\": "
+       "duplicate extender managed resource name]"},
       {"no apiVersion or kind", "!parallelism: 4\n",
        "Object 'Kind' is missing in 'parallelism: 4\n'"},
       {"two errors", "parallelism: -1\npercentageOfNodesToScore: -1\n",

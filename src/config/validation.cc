@@ -2,6 +2,7 @@
 #include <set>
 
 #include "fmt/format.h"
+#include "ksched/node_info.h"
 #include "src/config/internal.h"
 #include "src/config/load.h"
 
@@ -110,18 +111,33 @@ void ValidateLeaderElection(const LeaderElection& le, ErrorList& errs) {
   }
 }
 
-// Extenders (validateExtenders). ksched has no extender client: Scheduler::Create refuses a
-// configuration that has extenders, after these checks.
+// Extenders (validateExtenders): a prioritizer's weight, the managed resources' names (extended
+// resource names, each managed by one extender), and one binder at most.
 void ValidateExtenders(const std::vector<nlohmann::json>& extenders, ErrorList& errs) {
   int binders = 0;
+  std::set<std::string> managed;
   for (size_t i = 0; i < extenders.size(); ++i) {
     const nlohmann::json& e = extenders[i];
+    const std::string path = Index("extenders", i);
     const int64_t weight = e.value("weight", int64_t{0});
     if (!e.value("prioritizeVerb", std::string()).empty() && weight <= 0) {
-      errs.Invalid(Child(Index("extenders", i), "weight"), std::to_string(weight),
+      errs.Invalid(Child(path, "weight"), std::to_string(weight),
                    "must have a positive weight applied to it");
     }
     if (!e.value("bindVerb", std::string()).empty()) ++binders;
+    const nlohmann::json resources = e.value("managedResources", nlohmann::json::array());
+    for (size_t j = 0; j < resources.size(); ++j) {
+      const std::string name_path = Child(Index(Child(path, "managedResources"), j), "name");
+      const std::string name = resources[j].value("name", std::string());
+      std::vector<std::string> bad = api::field::QualifiedNameErrors(name);
+      for (const std::string& msg : bad) errs.Invalid(name_path, Quote(name), msg);
+      if (bad.empty() && !IsExtendedResourceName(name)) {
+        errs.Invalid(name_path, Quote(name), "is an invalid extended resource name");
+      }
+      if (!managed.insert(name).second) {
+        errs.Invalid(name_path, Quote(name), "duplicate extender managed resource name");
+      }
+    }
   }
   if (binders > 1) {
     errs.Invalid("extenders", Quote(fmt::format("found {} extenders implementing bind", binders)),
