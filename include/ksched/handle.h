@@ -31,6 +31,8 @@
 
 namespace ksched {
 
+class Extender;  // ksched/extender.h
+
 // A pod held at Permit by one or more plugins. Its methods are safe from any thread, and safe to
 // call after the wait ended (they then do nothing): Handle::GetWaitingPod shares ownership.
 class WaitingPod {
@@ -150,6 +152,13 @@ class Handle {
   // The scheduler's clock: the time as `ksched simulate` plays it, the real time otherwise. For
   // plugins that remember when (a backoff, a deadline). Safe from any thread.
   virtual absl::Time Now() const { return absl::Now(); }
+
+  // The configuration's HTTP extenders (ksched/extender.h), in the order kube-scheduler calls
+  // them: the ignorable ones last. Preemption asks them about its candidates. Safe from any thread.
+  virtual const std::vector<Extender*>& extenders() const {
+    static const std::vector<Extender*> kNone;
+    return kNone;
+  }
 
   // Whether the scheduler is stopping (it takes no more pods, and waits for its binding cycles):
   // a plugin that waits in the binding cycle gives up, as DynamicResources does on devices'

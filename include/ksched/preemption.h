@@ -162,6 +162,10 @@ class Evaluator {
                                         NodeToStatus* statuses);
 
  private:
+  // The extenders that support preemption, in turn, keep the candidates they agree with, with
+  // the victims they name (upstream's callExtenders); an error of one that is not ignorable is
+  // the preemption's.
+  Status AskExtenders(const api::Pod& pod, std::vector<Candidate>* candidates);
   // A pod whose evictions run, or were answered while the scheduler still had its last victim:
   // the UID of the last victim once its eviction starts (upstream's lastVictimsPendingPreemption),
   // whether PreEnqueue held the pod back meanwhile, and whether the evictions were answered.

@@ -10,7 +10,7 @@
 // Bumped whenever anything in include/ksched/ changes in a way a compiled plugin would notice. A
 // ksched binary exports the SDK's symbols, and only those, in the version node KSCHED_SDK_<n>
 // (cmake/ksched_sdk.map.in); test/plugin_library/sdk_symbols.txt lists them for this number.
-#define KSCHED_SDK_VERSION 35
+#define KSCHED_SDK_VERSION 36
 
 namespace ksched {
 

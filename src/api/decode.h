@@ -81,6 +81,11 @@ absl::Status DecodeNodeSelector(simdjson::dom::element e, NodeSelector* out);
 // config validation says, where an object's is the API server's "not a valid selector operator".
 absl::Status DecodeNodeAffinity(simdjson::dom::element e, NodeAffinity* out);
 
+// Whether pods and nodes decoded from now on keep their JSON (Pod::json, Node::json), for the HTTP
+// extenders; off until asked. Process-wide: the scheduler asks before anything is watched or
+// loaded.
+void KeepObjectJson(bool keep);
+
 absl::StatusOr<Pod> DecodePod(std::string_view json);
 absl::StatusOr<Node> DecodeNode(std::string_view json);
 

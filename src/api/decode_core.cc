@@ -1,7 +1,9 @@
 // The core/v1 objects: Pod, Node, Namespace, Service, ReplicationController, PersistentVolume and
 // PersistentVolumeClaim, with the affinity, tolerations, containers and volumes of pods.
 #include <algorithm>
+#include <atomic>
 #include <functional>
+#include <memory>
 #include <string>
 
 #include "fmt/format.h"
@@ -381,7 +383,15 @@ absl::Status NodeStat(element e, const Path& p, NodeStatus* out) {
   return st;
 }
 
+// The object's JSON, minified, where KeepObjectJson asks for it.
+std::atomic<bool> keep_object_json{false};
+std::shared_ptr<const std::string> JsonOf(element e) {
+  if (!keep_object_json.load(std::memory_order_relaxed)) return nullptr;
+  return std::make_shared<const std::string>(simdjson::minify(e));
+}
+
 absl::Status PodAt(element e, const Path& p, Pod* out) {
+  out->json = JsonOf(e);
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "metadata") return Meta(v, vp, &out->metadata);
     if (k == "spec") return Spec(v, vp, &out->spec);
@@ -391,6 +401,7 @@ absl::Status PodAt(element e, const Path& p, Pod* out) {
 }
 
 absl::Status NodeAt(element e, const Path& p, Node* out) {
+  out->json = JsonOf(e);
   return Fields(e, p, [&](std::string_view k, element v, const Path& vp) -> absl::Status {
     if (k == "metadata") return Meta(v, vp, &out->metadata);
     if (k == "spec") return NodeSpecOf(v, vp, &out->spec);
@@ -540,6 +551,8 @@ absl::Status PodClaimStatus(element e, const Path& p, PodResourceClaimStatus* ou
 
 using decoding::element;
 using decoding::Path;
+
+void KeepObjectJson(bool keep) { decoding::keep_object_json.store(keep); }
 
 absl::Status DecodePod(element e, Pod* out) { return decoding::PodAt(e, Path(), out); }
 absl::Status DecodeNodeAffinity(element e, NodeAffinity* out) {

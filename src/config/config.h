@@ -85,8 +85,7 @@ struct Configuration {
   int64_t pod_initial_backoff_seconds = 1;
   int64_t pod_max_backoff_seconds = 10;
   std::vector<Profile> profiles;
-  // The HTTP extenders, as validated v1 documents; ksched has no extender client yet and refuses
-  // them.
+  // The HTTP extenders, as validated v1 documents (src/extender reads them).
   std::vector<nlohmann::json> extenders;
   bool delay_cache_until_active = false;
 };

@@ -157,8 +157,8 @@ absl::Status DecodeClientConnection(const nlohmann::json& j, ClientConnection& o
   return absl::OkStatus();
 }
 
-// Extenders are checked for their fields and types (ksched has no extender client, so a
-// configuration with extenders is refused after the checks).
+// Extenders are checked for their fields and types, and kept as written (src/extender reads
+// them).
 absl::Status DecodeExtender(const nlohmann::json& j, std::string_view path, nlohmann::json& out) {
   KSCHED_RETURN_IF_ERROR(
       CheckObject(j, path,

@@ -8,6 +8,8 @@
 #include "absl/synchronization/notification.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "ksched/extender.h"
+#include "ksched/log.h"
 #include "ksched/strings.h"
 #include "oneapi/tbb/info.h"
 #include "src/api/kinds.h"
@@ -293,6 +295,9 @@ absl::Status Framework::Build(const config::Profile& profile, const Registry& re
                PluginAs<PermitPlugin>(p.get())) {
       events_[name] = {{ClusterEvent{EventResource::kWildCard, kAll, "WildCard"}, nullptr}};
     }
+  }
+  if (!extenders().empty()) {
+    events_[kExtenderName] = {{ClusterEvent{EventResource::kWildCard, kAll, "WildCard"}, nullptr}};
   }
   return absl::OkStatus();
 }
@@ -1027,6 +1032,8 @@ struct Framework::BindingRun {
   std::chrono::steady_clock::time_point point_start = std::chrono::steady_clock::now();
   std::string_view plugin;
   std::chrono::steady_clock::time_point plugin_start;
+  bool extenders_asked = false;          // Whether an extender was looked for to bind the pod.
+  Extender* binding_extender = nullptr;  // The extender whose answer is awaited.
 
   // Runs the chain from its next plugin until it ends or waits for an answer that comes later.
   static void Continue(const std::shared_ptr<BindingRun>& run) {
@@ -1045,6 +1052,20 @@ struct Framework::BindingRun {
       next = 0;
       point_start = std::chrono::steady_clock::now();
     }
+    if (point == metrics::Point::kBind && !extenders_asked && fw.deps_.extenders_bind) {
+      // An extender that binds the pod does so instead of the Bind plugins (upstream's
+      // extendersBinding).
+      extenders_asked = true;
+      for (Extender* e : fw.extenders()) {
+        if (!e->IsBinder() || !e->IsInterested(pod)) continue;
+        binding_extender = e;
+        return Await(run, [&](std::function<void(Status)> answered) {
+          e->Bind(pod, node, [answered = std::move(answered)](absl::Status s) {
+            answered(s.ok() ? Status() : Status::Error(std::string(s.message())));
+          });
+        });
+      }
+    }
     if (point == metrics::Point::kBind && next == fw.bind_.size()) {
       Finish(Status::Skip());  // Every Bind plugin skipped.
       return std::nullopt;
@@ -1060,13 +1081,19 @@ struct Framework::BindingRun {
       return pre_bind ? fw.pre_bind_[i]->PreBind(state, pod, node)
                       : fw.bind_[i]->Bind(state, pod, node);
     }
-    auto call = [&](std::function<void(Status)> answered) {
+    return Await(run, [&](std::function<void(Status)> answered) {
       if (async_pre_bind != nullptr) {
         async_pre_bind->PreBindAsync(state, pod, node, std::move(answered));
       } else {
         async_bind->BindAsync(state, pod, node, std::move(answered));
       }
-    };
+    });
+  }
+
+  // Calls `call` with what takes its answer: the answer, when the run waits for it; nullopt when
+  // the chain goes on where the answer arrives.
+  std::optional<Status> Await(const std::shared_ptr<BindingRun>& run,
+                              const std::function<void(std::function<void(Status)>)>& call) {
     if (!waiting) {
       call([run](Status s) {
         if (run->Answered(std::move(s))) Continue(run);
@@ -1083,8 +1110,17 @@ struct Framework::BindingRun {
     return std::move(answer->second);
   }
 
-  // Records the plugin's answer; false if it ended the chain.
+  // Records the plugin's (or the binding extender's) answer; false if it ended the chain.
   bool Answered(Status s) {
+    if (Extender* e = std::exchange(binding_extender, nullptr)) {
+      if (!s.ok() && e->IsIgnorable()) {
+        KLOG(0, "Skipping extender in bind as it returned error and has ignorable flag set",
+             {"extender", e->Name()}, {"err", s.Message()});
+        return true;
+      }
+      Finish(std::move(s));
+      return false;
+    }
     fw.PluginAnswered(state, plugin, point, s, plugin_start);
     if (point == metrics::Point::kPreBind) {
       s = PreBindPluginOutcome(plugin, std::move(s));

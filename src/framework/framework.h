@@ -88,6 +88,11 @@ class Framework : public Handle {
     // Each plugin is wrapped (TracePlugin) so that its outcomes go to the cycle's
     // SimulatorTrace, when it has one (kSimulatorTraceKey).
     bool simulator_trace = false;
+    // The HTTP extenders, in the order they are called (Handle::extenders); nullptr: none. A pod
+    // they rejected nodes for is requeued on every event (upstream's "Extender").
+    const std::vector<Extender*>* extenders = nullptr;
+    // Whether a binding extender binds the pods it is interested in, instead of the Bind plugins.
+    bool extenders_bind = true;
   };
 
   static absl::StatusOr<std::unique_ptr<Framework>> Create(const config::Profile& profile,
@@ -292,6 +297,9 @@ class Framework : public Handle {
     if (deps_.activate) deps_.activate(pods);
   }
   bool Stopping() const override { return deps_.stopping && deps_.stopping(); }
+  const std::vector<Extender*>& extenders() const override {
+    return deps_.extenders != nullptr ? *deps_.extenders : Handle::extenders();
+  }
   absl::Time Now() const override { return deps_.clock ? deps_.clock->Now() : absl::Now(); }
 
   // The pods nominated to `node`, shared; nullptr when none is (the scheduling cycle's fast path).

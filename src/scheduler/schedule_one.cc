@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <thread>
 
 #include "absl/cleanup/cleanup.h"
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "ksched/api/field.h"
+#include "ksched/extender.h"
 #include "src/base/log.h"
 #include "src/scheduler/scheduler.h"
 #include "src/sdk/cycle_state_access.h"
@@ -207,6 +209,7 @@ Status Scheduler::SchedulePod(framework::Framework& fw, CycleState& state, const
                               ScheduleResult* result, FitError* fit_error) {
   std::vector<const NodeInfo*>& feasible = feasible_;
   feasible.clear();
+  extender_nodes_.clear();
   const std::vector<const NodeInfo*>& candidates = CandidateNodes();
   if (candidates.empty()) return Status::UnschedulableAndUnresolvable(kNoNodesAvailableMsg);
   const bool batching = options_.opportunistic_batching;
@@ -259,11 +262,93 @@ Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, c
         }
       }
     }
-  } else {  // Upstream: every node scores 1 without score plugins.
+  } else {  // Upstream: every node scores 1 without score plugins, or 0 with extenders.
     scores.plugins.clear();
     scores.nodes = feasible;
+    scores.raw.clear();
     scores.weighted.clear();
-    scores.totals.assign(feasible.size(), 1);
+    scores.totals.assign(feasible.size(), extenders_.list.empty() ? 1 : 0);
+  }
+  AddExtenderScores(pod, feasible);
+  return Status();
+}
+
+void Scheduler::AddExtenderScores(const api::Pod& pod,
+                                  const std::vector<const NodeInfo*>& feasible) {
+  std::vector<Extender*> asked;
+  for (Extender* e : extenders_.list) {
+    if (e->IsPrioritizer() && e->IsInterested(pod)) asked.push_back(e);
+  }
+  if (asked.empty()) return;
+  // Called at once, each on a thread of its own but the first, as upstream's goroutines.
+  std::vector<std::vector<HostPriority>> answers(asked.size());
+  std::vector<absl::Status> errors(asked.size());
+  auto ask = [&](size_t i) { errors[i] = asked[i]->Prioritize(pod, feasible, &answers[i]); };
+  std::vector<std::thread> others;
+  for (size_t i = 1; i < asked.size(); ++i) others.emplace_back(ask, i);
+  ask(0);
+  for (std::thread& t : others) t.join();
+  framework::ScoreTable& scores = score_table_;
+  const size_t n = scores.nodes.size();
+  absl::flat_hash_map<std::string_view, size_t> place;
+  for (size_t i = 0; i < n; ++i) place.emplace(scores.nodes[i]->name(), i);
+  for (size_t k = 0; k < asked.size(); ++k) {
+    if (!errors[k].ok()) {
+      // Upstream goes on without its scores, whether it is ignorable or not.
+      KLOG(5, "Failed to run extender's priority function. No score given by this extender.",
+           {"error", std::string(errors[k].message())}, {"pod", PodKey(pod)},
+           {"extender", asked[k]->Name()});
+      continue;
+    }
+    const size_t column = scores.plugins.size();
+    scores.plugins.push_back(asked[k]->Name());
+    scores.raw.resize((column + 1) * n, 0);
+    scores.weighted.resize((column + 1) * n, 0);
+    for (const HostPriority& h : answers[k]) {
+      auto it = place.find(h.host);
+      if (it == place.end()) continue;
+      // Scaled from the extenders' range to the plugins' (MaxNodeScore / MaxExtenderPriority);
+      // a score out of range is taken as it is, as upstream takes it.
+      const int64_t weighted = h.score * asked[k]->weight() * (100 / kMaxExtenderPriority);
+      scores.raw[column * n + it->second] += h.score;
+      scores.weighted[column * n + it->second] += weighted;
+      scores.totals[it->second] += weighted;
+    }
+  }
+}
+
+bool Scheduler::ExtendersFilterOrScore() const {
+  return std::any_of(extenders_.list.begin(), extenders_.list.end(),
+                     [](const Extender* e) { return e->IsFilter() || e->IsPrioritizer(); });
+}
+
+Status Scheduler::FindNodesThatPassExtenders(const api::Pod& pod,
+                                             std::vector<const NodeInfo*>* feasible,
+                                             Diagnosis* diagnosis) {
+  for (Extender* e : extenders_.list) {
+    if (feasible->empty()) break;
+    if (!e->IsInterested(pod)) continue;
+    ExtenderFilterResult r;
+    if (absl::Status s = e->Filter(pod, *feasible, &r); !s.ok()) {
+      if (e->IsIgnorable()) {
+        KLOG(0, "Skipping extender as it returned error and has ignorable flag set",
+             {"extender", e->Name()}, {"err", std::string(s.message())});
+        continue;
+      }
+      return Status::Error(std::string(s.message()));
+    }
+    // The unresolvable first: preemption does not try those nodes.
+    // Named by the extender, for the explanations (the pod's message names no plugin).
+    for (auto& [node, why] : r.failed_and_unresolvable) {
+      diagnosis->node_to_status.statuses[node] =
+          Status::UnschedulableAndUnresolvable(why).WithPlugin(e->Name());
+    }
+    for (auto& [node, why] : r.failed) {
+      if (r.failed_and_unresolvable.contains(node)) continue;
+      diagnosis->node_to_status.statuses[node] = Status::Unschedulable(why).WithPlugin(e->Name());
+    }
+    for (auto& made : r.made) extender_nodes_.push_back(std::move(made));
+    *feasible = std::move(r.nodes);
   }
   return Status();
 }
@@ -312,7 +397,13 @@ Status Scheduler::FindNodesThatFitPod(framework::Framework& fw, CycleState& stat
     diagnosis->node_to_status.absent = Status::UnschedulableAndUnresolvable(
         fmt::format("node(s) didn't satisfy plugin(s) [{}]", fmt::join(narrowing, " ")));
   }
-  return FindNodesThatPassFilters(fw, state, pod, *nodes, all.size(), feasible, diagnosis);
+  s = FindNodesThatPassFilters(fw, state, pod, *nodes, all.size(), feasible, diagnosis);
+  if (!s.ok() || extenders_.list.empty()) return s;
+  const size_t passed = feasible->size();
+  s = FindNodesThatPassExtenders(pod, feasible, diagnosis);
+  // A pod they rejected nodes for is tried again on any event (upstream's "Extender").
+  if (s.ok() && feasible->size() != passed) diagnosis->unschedulable_plugins.insert(kExtenderName);
+  return s;
 }
 
 bool Scheduler::EvaluateNominatedNode(framework::Framework& fw, CycleState& state,
@@ -329,8 +420,14 @@ bool Scheduler::EvaluateNominatedNode(framework::Framework& fw, CycleState& stat
   if (ni == nullptr || (placement_ && !placement_->set.contains(nominated))) return false;
   Status st = fw.RunFilterPluginsWithNominatedPods(state, pod, *ni);
   if (st.ok()) {
-    feasible->push_back(ni);
-    return true;
+    std::vector<const NodeInfo*> passed = {ni};
+    if (Status es = FindNodesThatPassExtenders(pod, &passed, diagnosis); !es.ok()) {
+      KLOG_ERROR("Evaluation failed on nominated node", {"pod", PodKey(pod)}, {"node", nominated},
+                 {"err", es.Message()});
+      return false;
+    }
+    feasible->insert(feasible->end(), passed.begin(), passed.end());
+    return !passed.empty();
   }
   if (st.IsRejected()) {
     diagnosis->AddPluginStatus(st);
@@ -347,7 +444,7 @@ Status Scheduler::FindNodesThatPassFilters(framework::Framework& fw, CycleState&
   const size_t n = nodes.size();
   if (n == 0) return Status();
   size_t need = NumFeasibleNodesToFind(fw.percentage_of_nodes_to_score(), static_cast<int32_t>(n));
-  if (!fw.HasScorePlugins()) need = 1;
+  if (!fw.HasScorePlugins() && !ExtendersFilterOrScore()) need = 1;
 
   // Check nodes from the round-robin start; stop once enough are feasible.
   enum : uint8_t { kUnchecked, kFeasible, kFailed };

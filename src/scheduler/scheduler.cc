@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "src/api/decode.h"
 #include "src/plugins/names.h"
+#include "src/plugins/node_resources/args.h"
 
 namespace ksched::scheduler {
 
@@ -49,12 +51,8 @@ Scheduler::~Scheduler() = default;
 absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions options,
                                                              const Registry& registry) {
   if (options.writer == nullptr) return absl::InvalidArgumentError("a ClusterWriter is required");
-  if (!options.config.extenders.empty()) {
-    return absl::InvalidArgumentError(
-        "extenders: scheduler extenders are not supported by ksched yet; remove the extenders "
-        "from the configuration");
-  }
   std::unique_ptr<Scheduler> s(new Scheduler(std::move(options)));
+  if (absl::Status st = s->BuildExtenders(); !st.ok()) return st;
   // Upstream's defaults with GenericWorkload: GangScheduling ends the default plugins, and with
   // TopologyAwareWorkloadScheduling too, TopologyPlacementGenerator and PodGroupPodsCount (weight
   // 1), each unless the profile names or disables it.
@@ -103,7 +101,9 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
                self->queue_->Activate(uids);
              },
          .stopping = [self = s.get()] { return self->queue_->Closed(); },
-         .simulator_trace = s->options_.simulator_annotations});
+         .simulator_trace = s->options_.simulator_annotations,
+         .extenders = &s->extenders_.list,
+         .extenders_bind = s->options_.extenders_bind});
     if (!fw.ok()) return fw.status();
     s->frameworks_.emplace(profile.scheduler_name, std::move(*fw));
   }
@@ -135,6 +135,45 @@ absl::StatusOr<std::unique_ptr<Scheduler>> Scheduler::Create(SchedulerOptions op
     cache.With({"assumed_pods"})->Set(static_cast<double>(self->cache_.AssumedPodCount()));
   });
   return s;
+}
+
+absl::Status Scheduler::BuildExtenders() {
+  const std::vector<nlohmann::json>& configs = options_.config.extenders;
+  if (configs.empty()) return absl::OkStatus();
+  // Extenders are sent pods and nodes whole, as they came.
+  api::KeepObjectJson(true);
+  extender_metrics_ = std::make_unique<extender::ExtenderMetrics>(metrics_->registry);
+  absl::StatusOr<extender::Extenders> built =
+      extender::BuildExtenders(configs, extender_metrics_.get());
+  if (!built.ok()) {
+    return absl::InvalidArgumentError(
+        fmt::format("couldn't build extenders: {}", std::string(built.status().message())));
+  }
+  extenders_ = *std::move(built);
+  if (extenders_.ignored_resources.empty()) return absl::OkStatus();
+  // The resources they manage and the scheduler ignores are NodeResourcesFit's ignoredResources,
+  // in place of any it was given (upstream's buildExtenders).
+  for (config::Profile& profile : options_.config.profiles) {
+    auto pc = std::find_if(
+        profile.plugin_config.begin(), profile.plugin_config.end(),
+        [](const config::PluginConfig& c) { return c.name == plugins::names::kNodeResourcesFit; });
+    if (pc == profile.plugin_config.end()) {
+      pc = profile.plugin_config.insert(profile.plugin_config.end(),
+                                        {.name = plugins::names::kNodeResourcesFit});
+    }
+    nlohmann::json args = pc->args->ToJson();
+    if (!args.is_object()) args = nlohmann::json::object();
+    args["ignoredResources"] = extenders_.ignored_resources;
+    absl::StatusOr<plugins::node_resources::FitArgs> fit =
+        plugins::node_resources::ParseFitArgs(args);
+    if (!fit.ok()) {
+      return absl::InvalidArgumentError(
+          fmt::format("couldn't build extenders: {}", std::string(fit.status().message())));
+    }
+    pc->args = std::make_shared<const TypedArgs<plugins::node_resources::FitArgs>>(
+        *std::move(fit), plugins::node_resources::FitArgsToJson);
+  }
+  return absl::OkStatus();
 }
 
 const framework::Framework* Scheduler::FrameworkFor(std::string_view scheduler_name) const {

@@ -34,6 +34,7 @@
 #include "src/base/clock.h"
 #include "src/cache/cache.h"
 #include "src/config/config.h"
+#include "src/extender/http_extender.h"
 #include "src/framework/framework.h"
 #include "src/framework/parallel_cutoff.h"
 #include "src/framework/simulator_trace.h"
@@ -84,6 +85,10 @@ struct SchedulerOptions {
   // cycle tries the group on each placement its PlacementGenerate plugin gives (one topology
   // domain each), and takes the best scored of those where it fits.
   bool topology_aware_workload_scheduling = false;
+  // Whether an extender with a bind verb binds the pods it manages. `ksched simulate` says no: it
+  // asks extenders to filter, score and choose victims, but binds in its embedded cluster, never
+  // through an extender that may bind in a real one.
+  bool extenders_bind = true;
   // The PodGroupPreemptionPolicy gate (alpha, off; needs generic_workload): a PodGroup's
   // spec.preemptionPolicy is the group's, which its pods must share, and says whether it preempts.
   bool pod_group_preemption_policy = false;
@@ -160,6 +165,9 @@ class Scheduler : public ClusterEventSink {
   using SteadyTime = std::chrono::steady_clock::time_point;
 
   explicit Scheduler(SchedulerOptions options);
+  // The configuration's extenders (extenders_), and the resources they manage that the scheduler
+  // ignores in each profile's NodeResourcesFit args; an error names what cannot be built.
+  absl::Status BuildExtenders();
   // scheduler_schedule_attempts_total and scheduler_scheduling_attempt_duration_seconds.
   void RecordAttempt(const api::Pod& pod, std::string_view result, SteadyTime start);
   // The queue's observers, feeding scheduler_queue_incoming_pods_total and
@@ -280,6 +288,15 @@ class Scheduler : public ClusterEventSink {
   bool EvaluateNominatedNode(framework::Framework& fw, CycleState& state, const api::Pod& pod,
                              std::string_view hint, std::vector<const NodeInfo*>* feasible,
                              Diagnosis* diagnosis);
+  // The extenders' filters on the feasible nodes, in turn (upstream's findNodesThatPassExtenders):
+  // their rejections go to the diagnosis; an error of one that is not ignorable is the cycle's.
+  Status FindNodesThatPassExtenders(const api::Pod& pod, std::vector<const NodeInfo*>* feasible,
+                                    Diagnosis* diagnosis);
+  // Whether any extender filters or scores: then as many nodes are filtered as when plugins score.
+  bool ExtendersFilterOrScore() const;
+  // The prioritizing extenders' scores, scaled by weight * 10, as columns of score_table_ named by
+  // each extender (upstream's prioritizeNodes); an extender's error leaves its column out.
+  void AddExtenderScores(const api::Pod& pod, const std::vector<const NodeInfo*>& feasible);
   // Filters `nodes` from the round-robin start until enough fit, in parallel waves (upstream's
   // findNodesThatPassFilters); the start moves on modulo `all_nodes`, the candidates' count.
   Status FindNodesThatPassFilters(framework::Framework& fw, CycleState& state, const api::Pod& pod,
@@ -325,6 +342,11 @@ class Scheduler : public ClusterEventSink {
   SchedulerOptions options_;
   std::unique_ptr<metrics::Registry> own_registry_;  // When options_ gives none.
   std::unique_ptr<metrics::SchedulerMetrics> metrics_;
+  // The configuration's HTTP extenders, before the frameworks that call them.
+  std::unique_ptr<extender::ExtenderMetrics> extender_metrics_;
+  extender::Extenders extenders_;
+  // The NodeInfos of nodes extenders sent back whole in this scheduling cycle.
+  std::vector<std::shared_ptr<const NodeInfo>> extender_nodes_;
   // scheduler_goroutines{operation="binding"}: the binding cycles under way, each begun and ended
   // once per pod, so its series is found once.
   metrics::Gauge* binding_goroutines_ = nullptr;

@@ -10,6 +10,7 @@
 #include "fmt/format.h"
 #include "ksched/async_bind_plugin.h"
 #include "ksched/stable.h"
+#include "src/api/decode.h"
 #include "src/api/kinds.h"
 #include "src/plugins/registry.h"
 #include "src/scheduler/explain_records.h"
@@ -670,15 +671,16 @@ TEST_F(SchedulerTest, AnExistingPodsAntiAffinityKeepsOnlyThePodsItSelectsOffItsD
   EXPECT_TRUE(writer_.binds.contains("other/db-elsewhere"));  // The term's scope is its namespace.
 }
 
-TEST(SchedulerCreateTest, ExtendersStopTheStartWithAClearMessage) {
+TEST(SchedulerCreateTest, AnExtenderThatCannotBeBuiltStopsTheStartWithUpstreamsWords) {
   testing::RecordingWriter writer;
   config::Configuration cfg = config::DefaultConfiguration();
-  cfg.extenders.push_back({{"urlPrefix", "http://127.0.0.1:8888/"}});
+  cfg.extenders.push_back({{"urlPrefix", "ftp://127.0.0.1:8888/"}});
   auto s = Scheduler::Create({.config = cfg, .writer = &writer}, plugins::NewInTreeRegistry());
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.status().message(),
-            "extenders: scheduler extenders are not supported by ksched yet; remove the extenders "
-            "from the configuration");
+            "couldn't build extenders: extender ftp://127.0.0.1:8888/: urlPrefix must start with "
+            "http:// or https://");
+  api::KeepObjectJson(false);
 }
 
 TEST_F(SchedulerTest, NodeThatStillDoesNotFitLeavesThePodAlone) {

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <functional>
 #include <limits>
+#include <map>
 
 #include "fmt/format.h"
 #include "ksched/api/selectors.h"
+#include "ksched/extender.h"
 #include "ksched/fit_error.h"
 #include "ksched/log.h"
 
@@ -236,6 +238,10 @@ Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToSt
     result->nominated_node_name = "";
     return unschedulable(none.Error());
   }
+  if (Status s = AskExtenders(pod, &candidates); !s.ok()) {
+    return evaluated(Status::Error("preemption: " + s.Message()));
+  }
+  if (candidates.empty()) return unschedulable("no candidate node for preemption");
   const Candidate* best =
       candidates.size() == 1
           ? &candidates[0]
@@ -261,6 +267,50 @@ Status Evaluator::Preempt(CycleState& state, const api::Pod& pod, const NodeToSt
                 {fmt::format("preemption: found a potential placement for pod on node {}, "
                              "preempting {} victims",
                              best->node, best->victims.pods.size())});
+}
+
+Status Evaluator::AskExtenders(const api::Pod& pod, std::vector<Candidate>* candidates) {
+  if (handle_.extenders().empty()) return Status();
+  std::map<std::string, Victims> victims;
+  for (Candidate& c : *candidates) victims.emplace(c.node, std::move(c.victims));
+  for (Extender* e : handle_.extenders()) {
+    if (!e->SupportsPreemption() || !e->IsInterested(pod)) continue;
+    std::map<std::string, Victims> kept = victims;
+    if (absl::Status s = e->ProcessPreemption(pod, &kept, handle_.snapshot()); !s.ok()) {
+      if (e->IsIgnorable()) {
+        KLOG(2, "Skipped extender as it returned error and has ignorable flag set",
+             {"extender", e->Name()}, {"err", std::string(s.message())});
+        continue;
+      }
+      return Status::Error(std::string(s.message()));
+    }
+    for (auto it = kept.begin(); it != kept.end();) {
+      if (!it->second.pods.empty()) {
+        ++it;
+        continue;
+      }
+      if (!e->IsIgnorable()) {
+        return Status::Error(
+            fmt::format("expected at least one victim pod on node \"{}\"", it->first));
+      }
+      KLOG(2, "Ignored node for which the extender didn't report victims", {"node", it->first},
+           {"extender", e->Name()});
+      it = kept.erase(it);
+    }
+    victims = std::move(kept);
+    if (victims.empty()) break;
+  }
+  // The candidates the extenders kept, in the search's order (upstream rebuilds them from a map,
+  // in Go's random order), with the victims they named.
+  std::vector<Candidate> kept;
+  for (Candidate& c : *candidates) {
+    auto it = victims.find(c.node);
+    if (it == victims.end()) continue;
+    c.victims = std::move(it->second);
+    kept.push_back(std::move(c));
+  }
+  *candidates = std::move(kept);
+  return Status();
 }
 
 std::vector<Candidate> Evaluator::FindCandidates(const CycleState& state, const api::Pod& pod,

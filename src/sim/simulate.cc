@@ -204,6 +204,7 @@ absl::StatusOr<SimulationResult> Simulate(std::vector<api::Object> objects,
       .opportunistic_batching = options.opportunistic_batching,
       .generic_workload = options.generic_workload,
       .topology_aware_workload_scheduling = options.topology_aware_workload_scheduling,
+      .extenders_bind = false,
       .pod_group_preemption_policy = options.pod_group_preemption_policy};
   absl::StatusOr<std::unique_ptr<scheduler::Scheduler>> created =
       scheduler::Scheduler::Create(std::move(so), registry);

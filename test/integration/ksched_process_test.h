@@ -102,6 +102,15 @@ class KschedProcessTest : public ControlPlaneTest {
   }
 
   // The pod's PodScheduled condition, once it has one; null if none came.
+  // The node the pod is bound to, waited for as Eventually waits; "" if it is not bound by then.
+  std::string BoundNodeOf(const std::string& ns, const std::string& pod) {
+    std::string node;
+    Eventually([&] {
+      node = Get({"pod", pod, "-n", ns})["spec"].value("nodeName", "");
+      return !node.empty();
+    });
+    return node;
+  }
   json PodScheduledCondition(const std::string& ns, const std::string& pod) {
     json cond;
     Eventually([&] {

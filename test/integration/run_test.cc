@@ -419,19 +419,21 @@ TEST_F(RunTest, AClaimGetsADeviceWrittenAndTheDeviceIsNotGivenTwice) {
   EXPECT_EQ(Get({"pod", "second", "-n", "dra"})["spec"].value("nodeName", ""), "");
 }
 
-// A configuration with extenders does not start.
-TEST_F(RunTest, ExtendersStopTheStart) {
+// An extender that cannot be built (its CA file is missing) stops the start, as upstream's
+// "couldn't build extenders".
+TEST_F(RunTest, AnExtenderThatCannotBeBuiltStopsTheStart) {
   const std::string config = cluster().dir() + "/extenders.yaml";
   std::ofstream(config) << "apiVersion: kubescheduler.config.k8s.io/v1\n"
                            "kind: KubeSchedulerConfiguration\n"
-                           "extenders:\n- urlPrefix: http://127.0.0.1:12346/scheduler\n"
-                           "  filterVerb: filter\n";
+                           "extenders:\n- urlPrefix: https://127.0.0.1:12346/scheduler\n"
+                           "  filterVerb: filter\n"
+                           "  tlsConfig: {caFile: /nonexistent/ca.crt}\n";
   CommandResult r = RunCommand({KSCHED_BINARY, "--config", config, "--kubeconfig",
                                 cluster().kubeconfig(), "--leader-elect=false", "--secure-port=0"});
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_EQ(r.err,
-            "ksched: extenders: scheduler extenders are not supported by ksched yet; remove the "
-            "extenders from the configuration\n");
+            "ksched: couldn't build extenders: extender https://127.0.0.1:12346/scheduler: open "
+            "/nonexistent/ca.crt: no such file or directory\n");
 }
 
 // An aggregate of errors "[a, b]" with its errors sorted: kube-scheduler sets the gates of one

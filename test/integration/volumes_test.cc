@@ -61,15 +61,6 @@ class VolumesTest : public KschedProcessTest {
     return ns;
   }
 
-  std::string NodeOf(const std::string& ns, const std::string& pod) {
-    std::string node;
-    Eventually([&] {
-      node = Get({"pod", pod, "-n", ns})["spec"].value("nodeName", "");
-      return !node.empty();
-    });
-    return node;
-  }
-
   std::vector<std::string> nodes_;
 };
 
@@ -83,7 +74,7 @@ TEST_F(VolumesTest, StaticLocalVolumeBringsThePodToItsNodeAndIsBound) {
   Create(Claim(ns, "data", "static-local"));
   StartKsched();
   Create(PodWithClaim(ns, "db", "data"));
-  EXPECT_EQ(NodeOf(ns, "db"), "static-2");
+  EXPECT_EQ(BoundNodeOf(ns, "db"), "static-2");
   json claim;
   EXPECT_TRUE(Eventually([&] {
     claim = Get({"pvc", "data", "-n", ns});
@@ -114,7 +105,7 @@ TEST_F(VolumesTest, MissingClaimKeepsThePodPendingUntilItAppears) {
   EXPECT_EQ(FailedSchedulingNote(ns),
             "0/2 nodes are available: persistentvolumeclaim \"data\" not found. not found");
   Create(Claim(ns, "data", "missing-local"));
-  EXPECT_EQ(NodeOf(ns, "db"), "missing-0");
+  EXPECT_EQ(BoundNodeOf(ns, "db"), "missing-0");
 }
 
 // Dynamic provisioning: ksched writes the selected node on the claim and the pod's
@@ -150,7 +141,7 @@ TEST_F(VolumesTest, ProvisionedClaimGetsTheSelectedNodeAndThePodWaitsForTheVolum
                             {"kind", "PersistentVolumeClaim"},
                             {"apiVersion", "v1"}};
   Create(pv);
-  EXPECT_EQ(NodeOf(ns, "db"), selected);
+  EXPECT_EQ(BoundNodeOf(ns, "db"), selected);
   // The API server clears the nomination on bind.
   EXPECT_EQ(Get({"pod", "db", "-n", ns})["status"].value("nominatedNodeName", ""), "");
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -231,6 +232,9 @@ struct Pod {
   ObjectMeta metadata;
   PodSpec spec;
   PodStatus status;
+  // The pod's JSON as it was decoded, minified; kept only while HTTP extenders are configured
+  // (api::KeepObjectJson), which are sent pods whole, as kube-scheduler sends them.
+  std::shared_ptr<const std::string> json;
 };
 
 // The pod's priority, 0 when it has none (upstream's corev1helpers.PodPriority).
@@ -268,6 +272,8 @@ struct Node {
   ObjectMeta metadata;
   NodeSpec spec;
   NodeStatus status;
+  // As Pod::json: sent whole to the extenders that are not node-cache-capable.
+  std::shared_ptr<const std::string> json;
 };
 
 // --- Namespace ---------------------------------------------------------------------------------
