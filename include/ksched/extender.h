@@ -35,7 +35,8 @@ struct ExtenderFilterResult {
   // The nodes that pass, a subset of those asked about (in the extender's order).
   std::vector<const NodeInfo*> nodes;
   // NodeInfos of nodes the extender sent back whole (one that is not node-cache-capable): as
-  // upstream's, each holds the node as sent and no pod, and `nodes` points into them.
+  // upstream's, each holds the node as sent, but no pod and no image, and `nodes` points into
+  // them.
   std::vector<std::shared_ptr<const NodeInfo>> made;
   // Node → why it does not fit: Unschedulable, and UnschedulableAndUnresolvable (preemption does
   // not help there), which wins where a node is in both.

@@ -223,9 +223,12 @@ absl::Status HttpExtender::Filter(const api::Pod& pod, const std::vector<const N
         out->nodes.push_back(n);
       }
     } else if (answer.nodes) {
-      // As upstream's: each node as sent, in a NodeInfo of its own without pods.
+      // As upstream's: each node as sent, in a NodeInfo of its own without pods, and without the
+      // images the scheduler's cache counts (upstream's NodeInfo.SetNode sets no ImageStates:
+      // ImageLocality scores such a node 0).
       for (api::Node& node : *answer.nodes) {
         KSCHED_RETURN_IF_ERROR(find(node.metadata.name).status());
+        node.status.images.clear();
         auto made = std::make_shared<NodeInfo>();
         made->SetNode(std::make_shared<const api::Node>(std::move(node)));
         out->nodes.push_back(made.get());

@@ -28,7 +28,8 @@ class HttpExtenderTest : public ::testing::Test {
     for (const char* name : {"n1", "n2", "n3"}) {
       auto n = std::make_shared<NodeInfo>();
       n->SetNode(std::make_shared<const api::Node>(*api::DecodeNode(fmt::format(
-          R"({{"metadata": {{"name": "{}"}}, "status": {{"allocatable": {{"cpu": "4"}}}}}})",
+          R"({{"metadata": {{"name": "{}"}}, "status": {{"allocatable": {{"cpu": "4"}},
+              "images": [{{"names": ["img:1"], "sizeBytes": 500000000}}]}}}})",
           name))));
       // A pod on each node: a NodeInfo the extender sends back whole comes without it.
       n->AddPod(PodInfo::Make(std::make_shared<const api::Pod>(*api::DecodePod(fmt::format(
@@ -90,6 +91,7 @@ TEST_F(HttpExtenderTest, NodesSentBackWholeAreNodesWithoutTheirPodsAsUpstreams) 
   EXPECT_EQ(r.nodes[0]->name(), "n1");
   EXPECT_EQ(r.nodes[1]->name(), "n3");
   EXPECT_TRUE(r.nodes[0]->pods().empty());
+  EXPECT_TRUE(r.nodes[0]->image_sizes().empty());
   EXPECT_EQ(r.nodes[0]->allocatable().milli_cpu, 4000);
   EXPECT_THAT(ext_.last_body("filter"), HasSubstr(R"("Nodes":{"metadata":{},"items":[)"));
 }

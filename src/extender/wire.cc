@@ -7,6 +7,7 @@
 
 #include "fmt/format.h"
 #include "ksched/status_macros.h"
+#include "nlohmann/json.hpp"
 #include "simdjson.h"
 #include "src/api/decode.h"
 #include "src/client/json_text.h"
@@ -147,12 +148,35 @@ absl::Status Parse(simdjson::dom::parser& parser, std::string_view body, element
 
 }  // namespace
 
+namespace {
+
+// The object's JSON with what the scheduler's copy says of its identity (and, for a pod, its node)
+// written over it: `ksched simulate`'s cluster names, gives UIDs to, and binds the objects of
+// manifests, whose JSON says none of it.
+nlohmann::json Overlaid(const std::string& text, const api::ObjectMeta& m) {
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return nullptr;
+  nlohmann::json& meta = j["metadata"];
+  meta["name"] = m.name;
+  if (!m.namespace_.empty()) meta["namespace"] = m.namespace_;
+  if (!m.uid.empty()) meta["uid"] = m.uid;
+  return j;
+}
+
+}  // namespace
+
 std::string PodJson(const api::Pod& pod) {
-  return pod.json != nullptr ? *pod.json : MetaJson(pod.metadata);
+  if (pod.json == nullptr) return MetaJson(pod.metadata);
+  nlohmann::json j = Overlaid(*pod.json, pod.metadata);
+  if (j.is_null()) return MetaJson(pod.metadata);
+  if (!pod.spec.node_name.empty()) j["spec"]["nodeName"] = pod.spec.node_name;
+  return j.dump();
 }
 
 std::string NodeJson(const api::Node& node) {
-  return node.json != nullptr ? *node.json : MetaJson(node.metadata);
+  if (node.json == nullptr) return MetaJson(node.metadata);
+  nlohmann::json j = Overlaid(*node.json, node.metadata);
+  return j.is_null() ? MetaJson(node.metadata) : j.dump();
 }
 
 std::string ExtenderArgs(const api::Pod& pod, const std::vector<const NodeInfo*>& nodes,
