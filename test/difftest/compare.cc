@@ -198,6 +198,22 @@ std::vector<Mismatch> Compare(const Outcome& upstream, const Outcome& ksched) {
     std::set<std::string> plugins;
     for (const auto& [p, n] : upstream.scores.plugins) plugins.insert(p);
     for (const auto& [p, n] : ksched.scores.plugins) plugins.insert(p);
+    // An extender's column (named by its URL) is ksched's own: kube-scheduler logs no weighted
+    // score per extender. Its scores are checked in the totals, which hold them in both.
+    const size_t plugin_count = plugins.size();
+    std::erase_if(plugins, [](const std::string& p) { return p.find("://") != std::string::npos; });
+    if (plugins.size() != plugin_count) {
+      for (const auto& [node, total] : upstream.scores.totals) {
+        auto it = ksched.scores.totals.find(node);
+        if (it == ksched.scores.totals.end() || it->second != total) {
+          out.push_back(
+              {"score",
+               fmt::format("total on {}: {} against {}", node,
+                           it == ksched.scores.totals.end() ? "none" : std::to_string(it->second),
+                           total)});
+        }
+      }
+    }
     for (const std::string& p : plugins) {
       auto u = upstream.scores.plugins.find(p);
       auto k = ksched.scores.plugins.find(p);

@@ -125,6 +125,22 @@ TEST(CompareTest, MessagesAndScoresAreComparedWordForWord) {
   EXPECT_EQ(m[0].detail, "ImageLocality on n: 4 against 0");
 }
 
+// kube-scheduler logs no weighted score per extender: ksched's extender columns are checked
+// through the totals, which hold them in both.
+TEST(CompareTest, AnExtendersScoresAreComparedInTheTotals) {
+  Outcome up{.node = "n", .status = "Scheduled"}, ks = up;
+  up.scores.plugins["ImageLocality"]["n"] = 0;
+  up.scores.totals["n"] = 60;
+  ks.scores.plugins["ImageLocality"]["n"] = 0;
+  ks.scores.plugins["http://127.0.0.1:1/ext"]["n"] = 60;
+  ks.scores.totals["n"] = 60;
+  EXPECT_TRUE(Compare(up, ks).empty());
+  ks.scores.totals["n"] = 40;
+  std::vector<Mismatch> m = Compare(up, ks);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].detail, "total on n: 40 against 60");
+}
+
 TEST(CompareTest, AFieldKschedSaysItDoesNotSupportIsOneUnsupportedMismatch) {
   Outcome up{.node = "n", .status = "Scheduled"};
   Outcome ks{.status = "Unschedulable",

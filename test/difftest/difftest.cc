@@ -52,6 +52,7 @@
 #include "test/difftest/compare.h"
 #include "test/difftest/generate.h"
 #include "test/difftest/state.h"
+#include "test/extender/test_extender.h"
 
 namespace ksched::difftest {
 namespace {
@@ -134,6 +135,20 @@ class Api {
       Sleep(25);
     }
     return absl::DeadlineExceededError(fmt::format("DELETE {}: still there after 5 s", path));
+  }
+
+  // Binds the pod, as an extender's bind verb does.
+  absl::Status Bind(const std::string& ns, const std::string& name, const std::string& uid,
+                    const std::string& node) {
+    const json binding = {{"apiVersion", "v1"},
+                          {"kind", "Binding"},
+                          {"metadata", {{"name", name}, {"namespace", ns}, {"uid", uid}}},
+                          {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+    return http_
+        .Call({.method = "POST",
+               .path = fmt::format("/api/v1/namespaces/{}/pods/{}/binding", ns, name),
+               .body = binding.dump()})
+        .ToStatus();
   }
 
   // A JSON merge patch of `path`.
@@ -490,7 +505,8 @@ class Harness {
     absl::Status result = absl::OkStatus();
     for (Scheduler* s : {&upstream_, &ksched_}) {
       const std::string config_path = fmt::format("{}/{}-config.json", work_, s->name);
-      std::ofstream(config_path) << ConfigFor(c, s->prefix, cluster_.kubeconfig()).dump(2);
+      std::ofstream(config_path)
+          << WithExtender(ConfigFor(c, s->prefix, cluster_.kubeconfig())).dump(2);
       std::vector<std::string> argv = s->argv;
       argv.insert(argv.end(), c.flags.begin(), c.flags.end());
       argv.push_back("--config=" + config_path);
@@ -1074,7 +1090,7 @@ class Harness {
     argv.insert(argv.end(), c.flags.begin(), c.flags.end());
     if (c.config.is_object()) {
       const std::string config = work_ + "/simulate-config.json";
-      std::ofstream(config) << c.config.dump();
+      std::ofstream(config) << WithExtender(c.config).dump();
       argv.insert(argv.end(), {"--config", config});
     }
     argv.push_back(manifest);
@@ -1088,8 +1104,23 @@ class Harness {
                                PodGroupOf(c.pending[i]));
   }
 
+  // `config` with the test extender's URL where it names the test extender, which is started on
+  // first use and binds through the API server, as a real extender does.
+  json WithExtender(const json& config) {
+    if (!testing::NamesTestExtender(config)) return config;
+    if (extender_ == nullptr) {
+      extender_ = std::make_unique<testing::TestExtender>();
+      if (!extender_->Start()) std::fprintf(stderr, "difftest: the test extender did not start\n");
+      extender_->set_bind(
+          [this](const std::string& ns, const std::string& name, const std::string& uid,
+                 const std::string& node) { return api_.Bind(ns, name, uid, node); });
+    }
+    return testing::WithTestExtender(config, extender_->url());
+  }
+
   const ControlPlane& cluster_;
   Api api_;
+  std::unique_ptr<testing::TestExtender> extender_;
   std::string work_, states_;
   Scheduler upstream_, ksched_;
 };

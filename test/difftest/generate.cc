@@ -7,8 +7,10 @@
 #include <string>
 #include <utility>
 
+#include "absl/strings/str_join.h"
 #include "fmt/format.h"
 #include "test/difftest/case.h"
+#include "test/extender/test_extender.h"
 
 namespace ksched::difftest {
 namespace {
@@ -151,8 +153,13 @@ class CaseBuilder {
     // settled here).
     gangs_ = !batching_ && r_.Percent(20);
     if (gangs_) AddGangs(&cluster);
+    // An HTTP extender (the test extender), picked after everything else.
+    if (!batching_ && !gangs_ && r_.Percent(25)) AddExtender(&cluster);
     return cluster;
   }
+
+  // The case's extenders (the test extender, configured at random), or null.
+  const json& extender() const { return extender_; }
 
   // Whether the case has PodGroups, which need --feature-gates=GenericWorkload=true.
   bool gangs() const { return gangs_; }
@@ -1180,7 +1187,51 @@ class CaseBuilder {
     for (json& claim : made) cluster->push_back(std::move(claim));
   }
 
+  // Nodes by name, "node-0,node-2", each of the case's nodes with probability `percent`.
+  std::string SomeNodes(int percent) {
+    std::vector<std::string> picked;
+    for (int i = 0; i < nodes_; ++i) {
+      if (r_.Percent(percent)) picked.push_back("node-" + std::to_string(i));
+    }
+    return absl::StrJoin(picked, ",");
+  }
+
+  // The test extender, with verbs, weight, node-cache-capability, managed resources and
+  // ignorability picked at random; the pending pods' annotations tell it what to say of them.
+  void AddExtender(json* cluster) {
+    json e = {{"urlPrefix", testing::kTestExtenderPlaceholder}};
+    if (r_.Percent(80)) e["filterVerb"] = "filter";
+    if (r_.Percent(60)) {
+      e["prioritizeVerb"] = "prioritize";
+      e["weight"] = r_.Between(1, 5);
+    }
+    if (!classes_.empty() && r_.Percent(50)) e["preemptVerb"] = "preempt";
+    if (r_.Percent(25)) e["bindVerb"] = "bind";
+    e["nodeCacheCapable"] = r_.Percent(50);
+    if (r_.Percent(30)) {
+      e["managedResources"] = {{{"name", kGpu}, {"ignoredByScheduler", r_.Percent(50)}}};
+    }
+    if (r_.Percent(20)) e["ignorable"] = true;
+    extender_ = json::array({e});
+    for (json& o : *cluster) {
+      if (o["kind"] != "Pod" || o["spec"].contains("nodeName")) continue;
+      json& annotations = o["metadata"]["annotations"];
+      if (r_.Percent(40)) annotations["test-extender/reject"] = SomeNodes(40);
+      if (r_.Percent(20)) annotations["test-extender/unresolvable"] = SomeNodes(30);
+      if (r_.Percent(50)) {
+        std::vector<std::string> scores;
+        for (int i = 0; i < nodes_; ++i) {
+          if (r_.Percent(50)) scores.push_back(fmt::format("node-{}={}", i, r_.Between(0, 10)));
+        }
+        annotations["test-extender/scores"] = absl::StrJoin(scores, ",");
+      }
+      if (r_.Percent(20)) annotations["test-extender/no-preempt"] = SomeNodes(50);
+      if (annotations.empty()) o["metadata"].erase("annotations");
+    }
+  }
+
   Rand r_;
+  json extender_;
   bool batching_ = false;
   bool gangs_ = false;
   bool workload_claims_ = false;  // A PodGroup has claims of its own (DRAWorkloadResourceClaims).
@@ -1318,6 +1369,11 @@ json GenerateCase(uint64_t seed) {
     if (builder.group_preemption()) gates += ",PodGroupPreemptionPolicy=true";
     if (builder.workload_claims()) gates += ",DRAWorkloadResourceClaims=true";
     c["args"] = {gates};
+  }
+  if (!builder.extender().is_null()) {
+    c["config"] = {{"apiVersion", "kubescheduler.config.k8s.io/v1"},
+                   {"kind", "KubeSchedulerConfiguration"},
+                   {"extenders", builder.extender()}};
   }
   if (builder.batching()) {
     c["burst"] = true;

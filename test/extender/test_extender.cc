@@ -1,9 +1,11 @@
 #include "test/extender/test_extender.h"
 
+#include <chrono>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "fmt/format.h"
@@ -102,7 +104,9 @@ json Preempt(const json& args) {
       if (dropped.contains(node)) continue;
       json pods = json::array();
       for (const json& p : victims.value("Pods", json::array())) {
-        pods.push_back({{"UID", p.contains("UID") ? p["UID"] : p["metadata"]["uid"]}});
+        pods.push_back({{"UID", p.contains("UID")
+                                    ? p["UID"]
+                                    : p.value("metadata", json::object()).value("uid", json(""))}});
       }
       out[node] = {{"Pods", pods}, {"NumPDBViolations", victims.value("NumPDBViolations", 0)}};
     }
@@ -111,6 +115,22 @@ json Preempt(const json& args) {
 }
 
 }  // namespace
+
+bool NamesTestExtender(const nlohmann::json& config) {
+  if (!config.is_object() || !config.contains("extenders")) return false;
+  for (const json& e : config["extenders"]) {
+    if (e.value("urlPrefix", "") == kTestExtenderPlaceholder) return true;
+  }
+  return false;
+}
+
+nlohmann::json WithTestExtender(nlohmann::json config, const std::string& url) {
+  if (!NamesTestExtender(config)) return config;
+  for (json& e : config["extenders"]) {
+    if (e.value("urlPrefix", "") == kTestExtenderPlaceholder) e["urlPrefix"] = url;
+  }
+  return config;
+}
 
 TestExtender::TestExtender(std::unique_ptr<httplib::Server> server)
     : server_(server != nullptr ? std::move(server) : std::make_unique<httplib::Server>()),
@@ -149,6 +169,12 @@ std::string TestExtender::url() const {
 
 void TestExtender::Serve(const std::string& verb, const httplib::Request& req,
                          httplib::Response& res) {
+  const auto start = std::chrono::steady_clock::now();
+  absl::Cleanup busy = [&] {
+    busy_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  };
   BindFn bind;
   {
     absl::MutexLock lock(&mu_);

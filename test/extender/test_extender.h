@@ -34,8 +34,18 @@
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "nlohmann/json.hpp"
 
 namespace ksched::testing {
+
+// A scenario's configuration names the test extender by this urlPrefix; whoever runs the
+// scenario starts one and puts its URL there (WithTestExtender).
+inline constexpr char kTestExtenderPlaceholder[] = "test-extender";
+
+// Whether `config` (a KubeSchedulerConfiguration) names the test extender.
+bool NamesTestExtender(const nlohmann::json& config);
+// `config` with each urlPrefix kTestExtenderPlaceholder replaced by `url`.
+nlohmann::json WithTestExtender(nlohmann::json config, const std::string& url);
 
 class TestExtender {
  public:
@@ -74,6 +84,8 @@ class TestExtender {
     auto it = calls_.find(verb);
     return it == calls_.end() ? 0 : it->second;
   }
+  // How long the handlers took, all calls together.
+  double busy_seconds() const { return static_cast<double>(busy_ns_.load()) / 1e9; }
   // The body of the verb's last call.
   std::string last_body(const std::string& verb) const {
     absl::MutexLock lock(&mu_);
@@ -90,6 +102,7 @@ class TestExtender {
   std::thread thread_;
   std::atomic<Fault> fault_{Fault::kNone};
   std::atomic<int64_t> slow_ms_{3000};
+  std::atomic<int64_t> busy_ns_{0};
   mutable absl::Mutex mu_;
   std::map<std::string, int> calls_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::string> last_body_ ABSL_GUARDED_BY(mu_);

@@ -4,7 +4,8 @@
 //
 //   description: why this case matters
 //   args: [--seed, "3"]            # optional extra simulate flags
-//   config: {apiVersion: ..., kind: KubeSchedulerConfiguration, ...}   # optional, for --config
+//   config: {apiVersion: ..., kind: KubeSchedulerConfiguration, ...}   # optional, for --config;
+//                                  # an extender with urlPrefix test-extender is the test extender
 //   cluster:                       # Nodes and Pods, as manifests
 //   - {apiVersion: v1, kind: Node, metadata: {name: n1}, status: {allocatable: {cpu: "2"}}}
 //   - {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {containers: [...]}}
@@ -17,11 +18,13 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "nlohmann/json.hpp"
 #include "src/api/yaml.h"
 #include "src/testing/command.h"
+#include "test/extender/test_extender.h"
 
 namespace ksched {
 namespace {
@@ -74,6 +77,12 @@ TEST_P(ScenarioTest, OutcomesMatch) {
     argv.push_back(a.get<std::string>());
   }
   fs::path config = fs::temp_directory_path() / ("ksched-scenario-" + name + "-config.json");
+  // A configuration that names the test extender gets one of its own.
+  std::optional<testing::TestExtender> extender;
+  if (testing::NamesTestExtender(scenario.value("config", nlohmann::json()))) {
+    ASSERT_TRUE(extender.emplace().Start());
+    scenario["config"] = testing::WithTestExtender(scenario["config"], extender->url());
+  }
   if (scenario.contains("config")) {
     std::ofstream(config) << scenario["config"];  // JSON is YAML: --config reads either.
     argv.insert(argv.end(), {"--config", config.string()});
