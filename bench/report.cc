@@ -200,6 +200,24 @@ std::string SideBySideTable(const std::vector<WorkloadResult>& results) {
                          Ratio(us->peak_rss_mib, up->peak_rss_mib));
     }
   }
+  // The extender's own share, where one was asked.
+  std::string extenders;
+  for (const WorkloadResult& w : results) {
+    for (const RunResult& r : w.runs) {
+      if (r.extender_calls == 0) continue;
+      extenders += fmt::format("| {} | {} | {} | {:.2f} | {:.3f} | {:.3f} |\n", w.workload.name,
+                               r.runner, r.extender_calls, r.extender_seconds,
+                               1000 * r.extender_seconds / r.extender_calls,
+                               r.bound > 0 ? 1000 * (r.cpu_seconds / r.bound) : 0.0);
+    }
+  }
+  if (!extenders.empty()) {
+    out +=
+        "\n| workload | scheduler | extender calls | extender's own s | ms per call | scheduler "
+        "CPU "
+        "ms per pod |\n|---|---|---|---|---|---|\n" +
+        extenders;
+  }
   return out;
 }
 
@@ -226,7 +244,9 @@ absl::Status WriteReport(const std::string& dir, const std::vector<WorkloadResul
                       {"cpu_seconds", r.cpu_seconds},
                       {"peak_rss_mib", r.peak_rss_mib},
                       {"creation_seconds", r.creation_seconds},
-                      {"watches", r.watches}});
+                      {"watches", r.watches},
+                      {"extender_calls", r.extender_calls},
+                      {"extender_seconds", r.extender_seconds}});
       std::string dat = "# second pods/s\n";
       for (size_t i = 0; i < r.samples.size(); ++i)
         dat += fmt::format("{} {}\n", i + 1, r.samples[i]);

@@ -53,6 +53,10 @@ struct RunResult {
   double peak_rss_mib = 0;
   double creation_seconds = 0;  // How long creating the measured pods took.
   int watches = 0;              // How many times the bench's watch of binds was opened.
+  // With the test extender (Workload::extender): the calls it answered in the measured phase, and
+  // the time its handlers took, apart from the scheduler's.
+  int extender_calls = 0;
+  double extender_seconds = 0;
 };
 
 struct WorkloadResult {

@@ -45,6 +45,7 @@
 #include "src/testing/api_paths.h"
 #include "src/testing/command.h"
 #include "src/testing/control_plane.h"
+#include "test/extender/test_extender.h"
 
 namespace ksched::bench {
 namespace {
@@ -268,6 +269,16 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
       "leaderElection: {{leaderElect: false}}\n"
       "percentageOfNodesToScore: 0\n",
       (*cluster)->kubeconfig());
+  std::optional<testing::TestExtender> extender;
+  if (w.extender && runner != "ceiling") {
+    if (!extender.emplace().Start()) {
+      return fail("the test extender", absl::InternalError("cannot listen"));
+    }
+    std::ofstream(config, std::ios::app) << fmt::format(
+        "extenders:\n- {{urlPrefix: {}, filterVerb: filter, prioritizeVerb: prioritize, weight: 1, "
+        "nodeCacheCapable: true}}\n",
+        extender->url());
+  }
   // The init pods' watch ends with their phase, so that it is not served during the measurement.
   std::optional<BindWatcher> init_binds(std::in_place, **http, kInitNamespace);
   BindWatcher measure_binds(**http, kMeasureNamespace);
@@ -287,6 +298,8 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
         profile + ".log");
   }
   const double cpu0 = metrics::ReadProcessStat(p.pid()).cpu_seconds;
+  const int calls0 = extender ? extender->calls("filter") + extender->calls("prioritize") : 0;
+  const double busy0 = extender ? extender->busy_seconds() : 0;
   const SteadyTime start = Clock::now();
   std::optional<Churn> churn;
   if (w.churn) churn.emplace(**http, objects);
@@ -302,6 +315,10 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
     creator.join();
   }
   const double cpu1 = metrics::ReadProcessStat(p.pid()).cpu_seconds;
+  if (extender) {
+    r.extender_calls = extender->calls("filter") + extender->calls("prioritize") - calls0;
+    r.extender_seconds = extender->busy_seconds() - busy0;
+  }
   if (perf) perf->Stop(SIGINT);
   r.peak_rss_mib = PeakRssMib(p.pid());
   churn.reset();

@@ -41,6 +41,11 @@ const std::vector<Workload>& PerfWorkloads() {
   static const std::vector<Workload>* workloads = [] {
     auto* workloads = new std::vector<Workload>{
         {.name = "SchedulingBasic", .init_pods = 1000, .measure_pods = 10000, .threshold = 270},
+        // Ours: SchedulingBasic with one extender asked to filter and score every pod.
+        {.name = "SchedulingWithExtender",
+         .init_pods = 1000,
+         .measure_pods = 5000,
+         .extender = true},
         {.name = "SchedulingNodeAffinity",
          .zones = {"zone1"},
          .init_template = "pod-with-node-affinity",

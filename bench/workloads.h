@@ -95,6 +95,10 @@ struct Workload {
   // Init pod i's first container port gets hostPort 8000 + i mod (init pods per node), as
   // workload_preemption's pod-low-priority.yaml spreads the init pods evenly over the nodes.
   bool spread_init_pods = false;
+  // The test extender (test/extender) in the schedulers' configuration: filter and prioritize,
+  // node-cache-capable, weight 1, passing every node and scoring 0; its own time is measured
+  // apart (RunResult::extender_seconds).
+  bool extender = false;
 };
 
 // The feature gates a workload needs in both schedulers ("GenericWorkload=true" for one with
