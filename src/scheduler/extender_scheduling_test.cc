@@ -6,6 +6,7 @@
 #include "fmt/format.h"
 #include "src/api/decode.h"
 #include "src/plugins/registry.h"
+#include "src/scheduler/explain_records.h"
 #include "src/scheduler/scheduler.h"
 #include "src/testing/builders.h"
 #include "src/testing/fake_handle.h"
@@ -30,9 +31,12 @@ class ExtenderSchedulingTest : public ::testing::Test {
     config["urlPrefix"] = ext_.url();
     config::Configuration cfg = config::DefaultConfiguration();
     cfg.extenders.push_back(std::move(config));
-    auto s = Scheduler::Create(
-        {.config = std::move(cfg), .writer = &writer_, .clock = &clock_, .seed = 1},
-        plugins::NewInTreeRegistry());
+    auto s = Scheduler::Create({.config = std::move(cfg),
+                                .writer = &writer_,
+                                .clock = &clock_,
+                                .seed = 1,
+                                .observers = {&explain_}},
+                               plugins::NewInTreeRegistry());
     ASSERT_TRUE(s.ok()) << s.status();
     s_ = std::move(*s);
     for (const char* n : {"n1", "n2", "n3"}) {
@@ -58,6 +62,7 @@ class ExtenderSchedulingTest : public ::testing::Test {
   }
 
   TestExtender ext_;
+  ExplainRecords explain_;  // What `ksched explain` reads.
   testing::RecordingWriter writer_;
   FakeClock clock_;
   std::unique_ptr<Scheduler> s_;
@@ -79,6 +84,32 @@ TEST_F(ExtenderSchedulingTest, FilterRemovesNodesAndPrioritizeAddsWeightedScores
   EXPECT_EQ(ext_.calls("prioritize"), 1);
   // Only n1 and n3 passed the filter, so only they are scored.
   EXPECT_THAT(ext_.last_body("prioritize"), HasSubstr(R"("NodeNames":["n1","n3"])"));
+  // `ksched explain` names the extender for the node it rejected and for its scores.
+  std::optional<nlohmann::ordered_json> j = explain_.Json("default", "p");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_THAT(j->dump(), HasSubstr(fmt::format(R"("plugin":"{}")", ext_.url())));
+  EXPECT_THAT(j->dump(), HasSubstr(fmt::format(R"("{}":100)", ext_.url())));
+}
+
+// An extender's score is scaled by weight x 10 and taken as it is, out of [0, 10] too, as upstream
+// takes it: 1000 on n3 (10000 points) outweighs the preferred affinity for n4 (100 x 2 points),
+// which a score in range (at most 100 points) would not.
+TEST_F(ExtenderSchedulingTest, AScoreOutOfRangeIsTakenAsItIsAsUpstreamTakesIt) {
+  Build({{"prioritizeVerb", "prioritize"}, {"weight", 1}, {"nodeCacheCapable", true}});
+  s_->OnNodeAdd(
+      MakeNode().Name("n4").Label("team", "a").Capacity({{"cpu", "2"}, {"pods", "110"}}).Ptr());
+  AddPod(MakePod()
+             .Name("in-range")
+             .PreferredNodeAffinityIn(100, "team", {"a"})
+             .Annotation("test-extender/scores", "n3=10"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/in-range"), "n4");
+  AddPod(MakePod()
+             .Name("out-of-range")
+             .PreferredNodeAffinityIn(100, "team", {"a"})
+             .Annotation("test-extender/scores", "n3=1000"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/out-of-range"), "n3");
 }
 
 TEST_F(ExtenderSchedulingTest, ItsRejectionsAreThePodsMessageAndAnyEventRequeuesIt) {
