@@ -146,6 +146,34 @@ TEST(HttpClientTest, EachRequestGoesOutAsAskedOnReusedHandles) {
   EXPECT_EQ(server.accepts(), accepts);
 }
 
+// The client asks for gzip alone, as Go's transport does, and reads the answer unpacked: a
+// cpp-httplib server offered brotli as well answers at brotli's slowest quality (40 ms a call).
+TEST(HttpClientTest, AnswersComeGzippedAsToGoClients) {
+  std::string big = "[";
+  for (int i = 0; i < 5000; ++i) big += fmt::format("{}\"node-{}\"", i == 0 ? "" : ",", i);
+  big += "]";
+  std::mutex mu;
+  std::vector<std::string> encodings;
+  testing::LoopbackServer server;
+  server.server().Post("/filter", [&](const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      encodings.push_back(req.get_header_value("Accept-Encoding"));
+    }
+    res.set_content(big, "application/json");
+  });
+  ASSERT_TRUE(server.Start());
+  auto http = HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok()) << http.status();
+  for (int i = 0; i < 2; ++i) {
+    HttpResponse r = (*http)->Call({.method = "POST", .path = "/filter", .body = "{}"});
+    ASSERT_EQ(r.status, 200) << r.transport_error;
+    EXPECT_EQ(r.body, big);
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_THAT(encodings, ::testing::ElementsAre("gzip", "gzip"));
+}
+
 // A request's timeout is its own: the next one on the same handle has none unless it asks.
 TEST(HttpClientTest, ATimeoutEndsItsRequestOnlyAndDoesNotStayOnTheHandle) {
   EchoServer server;
