@@ -148,35 +148,21 @@ absl::Status Parse(simdjson::dom::parser& parser, std::string_view body, element
 
 }  // namespace
 
-namespace {
-
-// The object's JSON with what the scheduler's copy says of its identity (and, for a pod, its node)
-// written over it: `ksched simulate`'s cluster names, gives UIDs to, and binds the objects of
-// manifests, whose JSON says none of it.
-nlohmann::json Overlaid(const std::string& text, const api::ObjectMeta& m) {
-  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object()) return nullptr;
-  nlohmann::json& meta = j["metadata"];
-  meta["name"] = m.name;
-  if (!m.namespace_.empty()) meta["namespace"] = m.namespace_;
-  if (!m.uid.empty()) meta["uid"] = m.uid;
-  return j;
-}
-
-}  // namespace
-
 std::string PodJson(const api::Pod& pod) {
   if (pod.json == nullptr) return MetaJson(pod.metadata);
-  nlohmann::json j = Overlaid(*pod.json, pod.metadata);
-  if (j.is_null()) return MetaJson(pod.metadata);
-  if (!pod.spec.node_name.empty()) j["spec"]["nodeName"] = pod.spec.node_name;
+  // An assumed pod (its binding on the way) goes with its node, as upstream's copy of it does;
+  // its JSON is from before. (`ksched simulate`'s cluster writes its own pods' nodes in.)
+  if (pod.spec.node_name.empty() || pod.json->find(R"("nodeName":)") != std::string::npos) {
+    return *pod.json;
+  }
+  nlohmann::json j = nlohmann::json::parse(*pod.json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return *pod.json;
+  j["spec"]["nodeName"] = pod.spec.node_name;
   return j.dump();
 }
 
 std::string NodeJson(const api::Node& node) {
-  if (node.json == nullptr) return MetaJson(node.metadata);
-  nlohmann::json j = Overlaid(*node.json, node.metadata);
-  return j.is_null() ? MetaJson(node.metadata) : j.dump();
+  return node.json == nullptr ? MetaJson(node.metadata) : *node.json;
 }
 
 std::string ExtenderArgs(const api::Pod& pod, const std::vector<const NodeInfo*>& nodes,

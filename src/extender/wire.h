@@ -25,9 +25,8 @@
 
 namespace ksched::extender::wire {
 
-// The object as it was decoded (Pod::json), with its name, namespace, UID (and a pod's node) as
-// the scheduler has them; one made in code, without JSON, as its name, namespace, UID, labels
-// and annotations only.
+// The object as it was decoded (Pod::json), an assumed pod with its node; one made in code,
+// without JSON, as its name, namespace, UID, labels and annotations only.
 std::string PodJson(const api::Pod& pod);
 std::string NodeJson(const api::Node& node);
 

@@ -63,6 +63,21 @@ TEST_F(WireTest, PreemptionArgsNameVictimsByUidForANodeCacheCapableExtender) {
   EXPECT_EQ(whole["NodeNameToVictims"]["n1"]["Pods"][0]["metadata"]["name"], "low");
 }
 
+// A victim still in its binding (assumed) goes with the node the scheduler put it on, as upstream's
+// assumed copy does; one bound already goes as the API server sent it.
+TEST_F(WireTest, AnAssumedPodIsSentWithItsNode) {
+  api::Pod assumed = *api::DecodePod(
+      R"({"metadata": {"name": "v", "uid": "v1"}, "spec": {"containers": [{"name": "c"}]}})");
+  assumed.spec.node_name = "n1";
+  const nlohmann::json sent = nlohmann::json::parse(PodJson(assumed));
+  EXPECT_EQ(sent["spec"]["nodeName"], "n1");
+  EXPECT_EQ(sent["spec"]["containers"][0]["name"], "c");
+
+  const api::Pod bound = *api::DecodePod(
+      R"({"metadata": {"name": "b", "uid": "b1"}, "spec": {"nodeName": "n2", "containers": []}})");
+  EXPECT_EQ(PodJson(bound), *bound.json);
+}
+
 TEST_F(WireTest, BindingArgsAreUpstreams) {
   api::Pod pod = *api::DecodePod(R"({"metadata": {"name": "p", "namespace": "ns", "uid": "u"}})");
   EXPECT_EQ(BindingArgs(pod, "n1"),

@@ -9,6 +9,7 @@
 #include "ksched/api/field.h"
 #include "ksched/status_macros.h"
 #include "ksched/strings.h"
+#include "nlohmann/json.hpp"
 #include "src/sim/claims.h"
 #include "src/sim/disruption.h"
 #include "src/sim/volumes.h"
@@ -35,6 +36,26 @@ void DefaultNamespace(api::Object& o) {
   if (!api::IsNamespaced(o)) return;
   api::ObjectMeta& m = std::visit([](auto& obj) -> api::ObjectMeta& { return obj.metadata; }, o);
   if (m.namespace_.empty()) m.namespace_ = "default";
+}
+
+// The object's JSON, kept for the extenders (api::KeepObjectJson), with what the API server's copy
+// would say and the manifest need not: its namespace and UID, and a pod's node (`node_name`,
+// unless null), which the cluster gave it.
+std::shared_ptr<const std::string> Stamped(const std::shared_ptr<const std::string>& json,
+                                           const api::ObjectMeta& m, const std::string* node_name) {
+  if (json == nullptr) return nullptr;
+  nlohmann::json j = nlohmann::json::parse(*json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return json;
+  nlohmann::json& meta = j["metadata"];
+  meta["name"] = m.name;
+  if (!m.namespace_.empty()) meta["namespace"] = m.namespace_;
+  if (!m.uid.empty()) meta["uid"] = m.uid;
+  if (node_name != nullptr && !node_name->empty()) {
+    j["spec"]["nodeName"] = *node_name;
+  } else if (node_name != nullptr && j.contains("spec") && j["spec"].is_object()) {
+    j["spec"].erase("nodeName");
+  }
+  return std::make_shared<const std::string>(j.dump());
 }
 
 // Moves the object out of `o` to the end of `out` if it is a T.
@@ -69,6 +90,9 @@ Cluster::Cluster(std::vector<api::Object> objects) {
       // As a pod's: what a preemption's victims' events name.
       group->metadata.uid = "podgroup/" + group->metadata.namespace_ + "/" + group->metadata.name;
     }
+    if (auto* node = std::get_if<api::Node>(&o)) {
+      node->json = Stamped(node->json, node->metadata, nullptr);
+    }
     if (auto* pv = std::get_if<api::PersistentVolume>(&o); pv && pv->phase.empty()) {
       pv->phase = pv->claim_ref ? "Bound" : "Available";
     }
@@ -95,6 +119,7 @@ Cluster::Cluster(std::vector<api::Object> objects) {
       if (!pod->spec.node_name.empty() && pod->status.phase.empty()) pod->status.phase = "Running";
       if (pod->spec.node_name.empty() && pod->status.phase.empty()) pod->status.phase = "Pending";
       MarkSchedulingGated(*pod);
+      pod->json = Stamped(pod->json, pod->metadata, &pod->spec.node_name);
       pod_index_[pod->metadata.uid] = pods_.size();
       pods_.push_back(std::make_shared<const api::Pod>(std::move(*pod)));
     }
@@ -607,6 +632,7 @@ absl::Status Cluster::Bind(const api::Pod& pod, std::string_view node_name) {
   }
   auto bound = std::make_shared<api::Pod>(*current);
   bound->spec.node_name = std::string(node_name);
+  bound->json = Stamped(bound->json, bound->metadata, &bound->spec.node_name);
   bound->status.phase = "Running";
   std::erase_if(bound->status.conditions, [](const auto& c) { return c.type == "PodScheduled"; });
   bound->status.conditions.push_back({.type = "PodScheduled", .status = "True"});
