@@ -29,8 +29,12 @@ class ExtenderSchedulingTest : public ::testing::Test {
   // of 2 CPUs.
   void Build(nlohmann::json config) {
     config["urlPrefix"] = ext_.url();
+    BuildMany({std::move(config)});
+  }
+  // The same with extenders as configured (their urlPrefix included).
+  void BuildMany(std::vector<nlohmann::json> configs) {
     config::Configuration cfg = config::DefaultConfiguration();
-    cfg.extenders.push_back(std::move(config));
+    cfg.extenders = std::move(configs);
     auto s = Scheduler::Create({.config = std::move(cfg),
                                 .writer = &writer_,
                                 .clock = &clock_,
@@ -89,6 +93,28 @@ TEST_F(ExtenderSchedulingTest, FilterRemovesNodesAndPrioritizeAddsWeightedScores
   ASSERT_TRUE(j.has_value());
   EXPECT_THAT(j->dump(), HasSubstr(fmt::format(R"("plugin":"{}")", ext_.url())));
   EXPECT_THAT(j->dump(), HasSubstr(fmt::format(R"("{}":100)", ext_.url())));
+}
+
+// Two prioritizers (the test extender under two names) are asked at once, and each one's scores
+// count by its own weight: n1's 3 is 30 points from the first (weight 1), 120 from the second.
+TEST_F(ExtenderSchedulingTest, EachPrioritizerCountsByItsOwnWeight) {
+  const std::string other = "http://localhost:" + ext_.url().substr(ext_.url().rfind(':') + 1);
+  BuildMany({{{"urlPrefix", ext_.url()},
+              {"prioritizeVerb", "prioritize"},
+              {"weight", 1},
+              {"nodeCacheCapable", true}},
+             {{"urlPrefix", other},
+              {"prioritizeVerb", "prioritize"},
+              {"weight", 4},
+              {"nodeCacheCapable", true}}});
+  AddPod(MakePod().Name("p").Annotation("test-extender/scores", "n1=3,n2=2"));
+  Drain();
+  EXPECT_EQ(writer_.binds.at("default/p"), "n1");
+  EXPECT_EQ(ext_.calls("prioritize"), 2);
+  std::optional<nlohmann::ordered_json> j = explain_.Json("default", "p");
+  ASSERT_TRUE(j.has_value());
+  EXPECT_THAT(j->dump(), HasSubstr(fmt::format(R"("{}":30)", ext_.url())));
+  EXPECT_THAT(j->dump(), HasSubstr(fmt::format(R"("{}":120)", other)));
 }
 
 // An extender's score is scaled by weight x 10 and taken as it is, out of [0, 10] too, as upstream

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
-#include <thread>
 
 #include "absl/cleanup/cleanup.h"
 #include "fmt/format.h"
@@ -269,25 +268,28 @@ Status Scheduler::PrioritizeNodes(framework::Framework& fw, CycleState& state, c
     scores.weighted.clear();
     scores.totals.assign(feasible.size(), extenders_.list.empty() ? 1 : 0);
   }
-  AddExtenderScores(pod, feasible);
+  AddExtenderScores(fw, pod, feasible);
   return Status();
 }
 
-void Scheduler::AddExtenderScores(const api::Pod& pod,
+void Scheduler::AddExtenderScores(const framework::Framework& fw, const api::Pod& pod,
                                   const std::vector<const NodeInfo*>& feasible) {
   std::vector<Extender*> asked;
   for (Extender* e : extenders_.list) {
     if (e->IsPrioritizer() && e->IsInterested(pod)) asked.push_back(e);
   }
   if (asked.empty()) return;
-  // Called at once, each on a thread of its own but the first, as upstream's goroutines.
+  // Called at once, as upstream's goroutines, on the framework's workers (the first here).
   std::vector<std::vector<HostPriority>> answers(asked.size());
   std::vector<absl::Status> errors(asked.size());
   auto ask = [&](size_t i) { errors[i] = asked[i]->Prioritize(pod, feasible, &answers[i]); };
-  std::vector<std::thread> others;
-  for (size_t i = 1; i < asked.size(); ++i) others.emplace_back(ask, i);
-  ask(0);
-  for (std::thread& t : others) t.join();
+  if (asked.size() == 1) {
+    ask(0);
+  } else {
+    fw.ParallelFor(0, asked.size(), 1, [&](size_t b, size_t e) {
+      for (size_t i = b; i < e; ++i) ask(i);
+    });
+  }
   framework::ScoreTable& scores = score_table_;
   const size_t n = scores.nodes.size();
   absl::flat_hash_map<std::string_view, size_t> place;

@@ -296,7 +296,8 @@ class Scheduler : public ClusterEventSink {
   bool ExtendersFilterOrScore() const;
   // The prioritizing extenders' scores, scaled by weight * 10, as columns of score_table_ named by
   // each extender (upstream's prioritizeNodes); an extender's error leaves its column out.
-  void AddExtenderScores(const api::Pod& pod, const std::vector<const NodeInfo*>& feasible);
+  void AddExtenderScores(const framework::Framework& fw, const api::Pod& pod,
+                         const std::vector<const NodeInfo*>& feasible);
   // Filters `nodes` from the round-robin start until enough fit, in parallel waves (upstream's
   // findNodesThatPassFilters); the start moves on modulo `all_nodes`, the candidates' count.
   Status FindNodesThatPassFilters(framework::Framework& fw, CycleState& state, const api::Pod& pod,
