@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "fmt/format.h"
+#include "src/client/go_errors.h"
 #include "src/client/request_engine.h"
 
 namespace ksched::client {
@@ -117,6 +118,15 @@ void HttpClient::Loop::ReapFinished() {
       t->flow_schema = CurlHeader(t->easy, "X-Kubernetes-PF-FlowSchema-UID");
     } else {
       error = t->error[0] != '\0' ? t->error : Curl().easy_strerror(result);
+      // Go's words where the connect failed (libcurl names no address then: the URL's).
+      long os_errno = 0;
+      if (result == CURLE_COULDNT_CONNECT &&
+          Curl().easy_getinfo(t->easy, CURLINFO_OS_ERRNO, &os_errno) == CURLE_OK && os_errno != 0) {
+        const bool has_port = host.find(':', host.rfind(']') + 1) != std::string::npos;
+        const bool tls = url_prefix.starts_with("https://");
+        error = GoDialError(has_port ? host : host + (tls ? ":443" : ":80"),
+                            static_cast<int>(os_errno));
+      }
     }
     Complete(std::move(t), error);  // A retry keeps the handle.
   }

@@ -14,11 +14,13 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 
 #include "absl/time/clock.h"
 #include "fmt/format.h"
+#include "src/client/go_errors.h"
 
 namespace ksched::client {
 namespace {
@@ -141,6 +143,7 @@ struct H2Connection::Impl {
   SSL* ssl = nullptr;
   nghttp2_session* session = nullptr;
   std::string authority;
+  sockaddr_storage address{};  // The address connected to, for Go's words on a failure.
   enum class State { kConnecting, kHandshaking, kReady } state = State::kConnecting;
   absl::Time connect_deadline;
   bool want_write = false;  // The socket refused part of `out`, or TLS wants to write.
@@ -206,8 +209,9 @@ absl::StatusOr<std::unique_ptr<H2Connection>> H2Connection::Open(const RestConfi
   setsockopt(conn->fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   setsockopt(conn->fd_, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
   m.connect_deadline = absl::Now() + absl::Seconds(10);  // libcurl's CONNECTTIMEOUT here.
+  std::memcpy(&m.address, found->ai_addr, std::min<size_t>(found->ai_addrlen, sizeof m.address));
   if (connect(conn->fd_, found->ai_addr, found->ai_addrlen) != 0 && errno != EINPROGRESS) {
-    conn->Fail(fmt::format("connect to {}:{}: {}", host, port, strerror(errno)));
+    conn->Fail(GoDialError(reinterpret_cast<const sockaddr*>(&m.address), errno));
     return conn;
   }
 
@@ -324,7 +328,9 @@ void H2Connection::Tick(absl::Time now) {
   Impl& m = *impl_;
   if (dead_) return;
   if (m.state != Impl::State::kReady) {
-    if (now >= m.connect_deadline) Fail("connect to " + m.authority + ": timed out");
+    if (now >= m.connect_deadline) {
+      Fail(GoDialError(reinterpret_cast<const sockaddr*>(&m.address), ETIMEDOUT));
+    }
     return;
   }
   // client-go's HTTP/2 health check: a PING after 30 s without a frame, and the connection
@@ -348,7 +354,7 @@ void H2Connection::Process(short revents) {
     if (getsockopt(fd_, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
     if (err == 0 && (revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) err = ECONNREFUSED;
     if (err != 0) {
-      Fail(fmt::format("connect to {}: {}", m.authority, strerror(err)));
+      Fail(GoDialError(reinterpret_cast<const sockaddr*>(&m.address), err));
       return;
     }
     m.state = Impl::State::kHandshaking;

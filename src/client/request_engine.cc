@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "src/base/log.h"
+#include "src/client/go_errors.h"
 
 namespace ksched::client {
 namespace {
@@ -203,7 +204,7 @@ void HttpClient::Loop::Complete(std::unique_ptr<Transfer> t, const std::string& 
   if (!error.empty()) {
     t->response.status = 0;
     t->response.transport_error =
-        fmt::format("{} {}: {}", t->request.method, url_prefix + t->request.path, error);
+        GoUrlError(t->request.method, url_prefix + t->request.path, error);
   }
   CountAnswer(*t, code, /*retry=*/false);
   Finish(std::move(t));

@@ -155,12 +155,13 @@ absl::Status HttpExtender::Failed(const std::string& verb, const client::HttpRes
                                   absl::Time start) const {
   const std::string url = http_->config().server + path_ + "/" + verb;
   if (r.status == 0) {
-    // Go's words where its client gave up at httpTimeout; the transport's otherwise.
-    const bool timed_out = absl::Now() - start >= config_.http_timeout;
+    // The transport's words are Go's (`Post "URL": dial tcp ...`); so are these, where the
+    // client gave up at httpTimeout.
+    if (absl::Now() - start < config_.http_timeout)
+      return absl::UnavailableError(r.transport_error);
     return absl::UnavailableError(fmt::format(
-        "Post \"{}\": {}", url,
-        timed_out ? "context deadline exceeded (Client.Timeout exceeded while awaiting headers)"
-                  : r.transport_error));
+        "Post \"{}\": context deadline exceeded (Client.Timeout exceeded while awaiting headers)",
+        url));
   }
   return absl::UnavailableError(
       fmt::format("failed {} with extender at URL {}, code {}", verb, url, r.status));

@@ -11,6 +11,7 @@
 #include "simdjson.h"
 #include "src/api/decode.h"
 #include "src/client/json_text.h"
+#include "src/extender/go_json.h"
 
 namespace ksched::extender::wire {
 namespace {
@@ -137,9 +138,12 @@ absl::Status Array(element e, std::string_view field, std::string_view go_type,
   return absl::OkStatus();
 }
 
-// Parses `body`, as Go reads the answer's first JSON value.
+// Parses the answer's first JSON value, as Go's json.Decoder reads it, with its words for an
+// answer that is not JSON.
 absl::Status Parse(simdjson::dom::parser& parser, std::string_view body, element* out) {
-  if (auto err = parser.parse(body.data(), body.size()).get(*out)) {
+  const GoJsonScan scan = ScanFirstJsonValue(body);
+  if (!scan.error.empty()) return absl::InvalidArgumentError(scan.error);
+  if (auto err = parser.parse(body.data(), scan.end).get(*out)) {
     return absl::InvalidArgumentError(
         fmt::format("invalid JSON in the answer: {}", simdjson::error_message(err)));
   }

@@ -131,7 +131,8 @@ TEST_F(WireTest, AnAnswerOfTheWrongShapeIsAnErrorThatSaysWhere) {
                         "HostPriority.Score of type int64"));
   FilterAnswer a;
   s = DecodeFilterResult("{not json", &a);
-  EXPECT_THAT(std::string(s.message()), HasSubstr("invalid JSON in the answer"));
+  EXPECT_EQ(std::string(s.message()),
+            "invalid character 'n' looking for beginning of object key string");
   std::map<std::string, MetaVictims> victims;
   s = DecodePreemptionResult(R"({"NodeNameToMetaVictims": []})", &victims);
   EXPECT_THAT(std::string(s.message()),
