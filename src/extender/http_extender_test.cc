@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "absl/strings/escaping.h"
 #include "absl/synchronization/notification.h"
 #include "fmt/format.h"
@@ -227,6 +229,52 @@ TEST(HttpExtenderTlsTest, SpeaksHttpsWithTheConfiguredCa) {
   EXPECT_EQ(filter({{"tlsConfig", {{"caData", absl::Base64Escape(pem(cert.get()))}}}}), "passed 1");
   EXPECT_EQ(filter({{"enableHTTPS", true}}), "passed 1");
   EXPECT_THAT(filter({{"tlsConfig", {{"caData", absl::Base64Escape(pem(other.get()))}}}}),
+              StartsWith(fmt::format("Post \"{}/filter\": ", ext.url())));
+  EXPECT_EQ(ext.calls("filter"), 2);
+}
+
+// An extender that asks for a client certificate gets tlsConfig's (certData and keyData, or
+// certFile and keyFile); without one, the handshake fails and so does the call.
+TEST(HttpExtenderTlsTest, SendsTheConfiguredClientCertificate) {
+  server::X509Ptr cert, client;
+  server::KeyPtr key, client_key;
+  ASSERT_TRUE(server::SelfSigned(&cert, &key).ok());
+  ASSERT_TRUE(server::SelfSigned(&client, &client_key, "clientAuth").ok());
+  auto pem = [](X509* c) { return server::Pem([&](BIO* b) { return PEM_write_bio_X509(b, c); }); };
+  const std::string client_pem = pem(client.get());
+  const std::string client_key_pem = server::Pem([&](BIO* b) {
+    return PEM_write_bio_PrivateKey(b, client_key.get(), nullptr, nullptr, 0, nullptr, nullptr);
+  });
+  X509_STORE* trusted = X509_STORE_new();  // The server's: owned by it from here.
+  X509_STORE_add_cert(trusted, client.get());
+  TestExtender ext(std::make_unique<httplib::SSLServer>(cert.get(), key.get(), trusted));
+  ASSERT_TRUE(ext.Start());
+  auto node = std::make_shared<NodeInfo>();
+  node->SetNode(
+      std::make_shared<const api::Node>(*api::DecodeNode(R"({"metadata":{"name":"n1"}})")));
+  const api::Pod pod = *api::DecodePod(R"({"metadata": {"name": "p", "uid": "p1"}})");
+  auto filter = [&](nlohmann::json tls) {
+    nlohmann::json config = {{"urlPrefix", ext.url()},
+                             {"filterVerb", "filter"},
+                             {"nodeCacheCapable", true},
+                             {"enableHTTPS", true},
+                             {"tlsConfig", tls}};
+    auto e = HttpExtender::Create(*ParseExtenderConfig(config), nullptr);
+    EXPECT_TRUE(e.ok()) << e.status();
+    ExtenderFilterResult r;
+    absl::Status s = (*e)->Filter(pod, {node.get()}, &r);
+    return s.ok() ? std::string("passed ") + std::to_string(r.nodes.size())
+                  : std::string(s.message());
+  };
+  const std::string dir = ::testing::TempDir();
+  std::ofstream(dir + "/client.crt") << client_pem;
+  std::ofstream(dir + "/client.key") << client_key_pem;
+  EXPECT_EQ(filter({{"certData", absl::Base64Escape(client_pem)},
+                    {"keyData", absl::Base64Escape(client_key_pem)}}),
+            "passed 1");
+  EXPECT_EQ(filter({{"certFile", dir + "/client.crt"}, {"keyFile", dir + "/client.key"}}),
+            "passed 1");
+  EXPECT_THAT(filter({{"insecure", true}}),
               StartsWith(fmt::format("Post \"{}/filter\": ", ext.url())));
   EXPECT_EQ(ext.calls("filter"), 2);
 }

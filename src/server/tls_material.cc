@@ -31,7 +31,7 @@ std::vector<std::string> SubjectEntries(X509* cert, int nid) {
 
 }  // namespace
 
-absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key) {
+absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key, const char* usage) {
   key->reset(EVP_RSA_gen(2048));
   if (*key == nullptr) return absl::InternalError("generating an RSA key failed");
   cert->reset(X509_new());
@@ -51,7 +51,7 @@ absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key) {
   X509V3_set_ctx(&ctx, x, x, nullptr, nullptr, 0);
   for (auto [nid, value] : {std::pair{NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1"},
                             std::pair{NID_key_usage, "critical,digitalSignature,keyEncipherment"},
-                            std::pair{NID_ext_key_usage, "serverAuth"}}) {
+                            std::pair{NID_ext_key_usage, usage}}) {
     X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &ctx, nid, value);
     if (ext == nullptr) return absl::InternalError("building the certificate's extensions failed");
     X509_add_ext(x, ext, -1);

@@ -37,7 +37,8 @@ using X509StorePtr = std::unique_ptr<X509_STORE, decltype(&X509_STORE_free)>;
 
 // A self-signed serving certificate for localhost and 127.0.0.1, valid for a year, as upstream's
 // MaybeDefaultWithSelfSignedCerts makes when no --tls-cert-file is given (kept in memory).
-absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key);
+// `usage`: its extended key usage, serverAuth, or clientAuth for a client's (in tests).
+absl::Status SelfSigned(X509Ptr* cert, KeyPtr* key, const char* usage = "serverAuth");
 
 // The serving certificate and key from their PEM files; the error names the flag and the file.
 // `cert_pem` gets the certificate file's whole text, which may hold the chain after the leaf.
