@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "fmt/format.h"
 #include "src/api/decode.h"
 #include "src/plugins/registry.h"
@@ -115,6 +117,27 @@ TEST_F(ExtenderSchedulingTest, EachPrioritizerCountsByItsOwnWeight) {
   ASSERT_TRUE(j.has_value());
   EXPECT_THAT(j->dump(), HasSubstr(fmt::format(R"("{}":30)", ext_.url())));
   EXPECT_THAT(j->dump(), HasSubstr(fmt::format(R"("{}":120)", other)));
+}
+
+// While a prioritizer is asked, scheduler_goroutines counts it, as upstream's gauge counts the
+// goroutine that asks it.
+TEST_F(ExtenderSchedulingTest, APrioritizersCallIsCountedInSchedulerGoroutines) {
+  Build({{"prioritizeVerb", "prioritize"}, {"weight", 1}, {"nodeCacheCapable", true}});
+  const std::string asking = "scheduler_goroutines{operation=\"prioritizing_extender\"} 1\n";
+  const std::string idle = "scheduler_goroutines{operation=\"prioritizing_extender\"} 0\n";
+  EXPECT_THAT(s_->metrics_registry().Text(), HasSubstr(idle));
+  ext_.set_fault(TestExtender::Fault::kSlow);
+  ext_.set_slow(absl::Milliseconds(500));
+  AddPod(MakePod().Name("p"));
+  std::thread scheduling([this] { Drain(); });
+  bool seen = false;
+  for (int i = 0; i < 200 && !seen; ++i) {
+    seen = s_->metrics_registry().Text().find(asking) != std::string::npos;
+    if (!seen) absl::SleepFor(absl::Milliseconds(10));
+  }
+  scheduling.join();
+  EXPECT_TRUE(seen);
+  EXPECT_THAT(s_->metrics_registry().Text(), HasSubstr(idle));
 }
 
 // An extender's score is scaled by weight x 10 and taken as it is, out of [0, 10] too, as upstream

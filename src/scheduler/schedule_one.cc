@@ -282,7 +282,11 @@ void Scheduler::AddExtenderScores(const framework::Framework& fw, const api::Pod
   // Called at once, as upstream's goroutines, on the framework's workers (the first here).
   std::vector<std::vector<HostPriority>> answers(asked.size());
   std::vector<absl::Status> errors(asked.size());
-  auto ask = [&](size_t i) { errors[i] = asked[i]->Prioritize(pod, feasible, &answers[i]); };
+  auto ask = [&](size_t i) {
+    prioritizing_goroutines_->Add(1);
+    errors[i] = asked[i]->Prioritize(pod, feasible, &answers[i]);
+    prioritizing_goroutines_->Add(-1);
+  };
   if (asked.size() == 1) {
     ask(0);
   } else {

@@ -150,6 +150,10 @@ absl::Status Scheduler::BuildExtenders() {
         fmt::format("couldn't build extenders: {}", std::string(built.status().message())));
   }
   extenders_ = *std::move(built);
+  if (std::any_of(extenders_.list.begin(), extenders_.list.end(),
+                  [](const Extender* e) { return e->IsPrioritizer(); })) {
+    prioritizing_goroutines_ = metrics_->goroutines.With({"prioritizing_extender"});
+  }
   if (extenders_.ignored_resources.empty()) return absl::OkStatus();
   // The resources they manage and the scheduler ignores are NodeResourcesFit's ignoredResources,
   // in place of any it was given (upstream's buildExtenders).

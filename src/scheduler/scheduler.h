@@ -351,6 +351,9 @@ class Scheduler : public ClusterEventSink {
   // scheduler_goroutines{operation="binding"}: the binding cycles under way, each begun and ended
   // once per pod, so its series is found once.
   metrics::Gauge* binding_goroutines_ = nullptr;
+  // scheduler_goroutines{operation="prioritizing_extender"}: the prioritizers' calls under way,
+  // when an extender prioritizes.
+  metrics::Gauge* prioritizing_goroutines_ = nullptr;
   RealClock real_clock_;
   const Clock* clock_;
   std::map<std::string, std::unique_ptr<framework::Framework>, std::less<>> frameworks_;
