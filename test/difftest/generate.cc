@@ -154,7 +154,7 @@ class CaseBuilder {
     gangs_ = !batching_ && r_.Percent(20);
     if (gangs_) AddGangs(&cluster);
     // An HTTP extender (the test extender), picked after everything else.
-    if (!batching_ && !gangs_ && r_.Percent(25)) AddExtender(&cluster);
+    if (r_.Percent(25)) AddExtender(&cluster);
     return cluster;
   }
 
@@ -1370,20 +1370,17 @@ json GenerateCase(uint64_t seed) {
     if (builder.workload_claims()) gates += ",DRAWorkloadResourceClaims=true";
     c["args"] = {gates};
   }
-  if (!builder.extender().is_null()) {
+  if (!builder.extender().is_null() || builder.batching()) {
     c["config"] = {{"apiVersion", "kubescheduler.config.k8s.io/v1"},
-                   {"kind", "KubeSchedulerConfiguration"},
-                   {"extenders", builder.extender()}};
+                   {"kind", "KubeSchedulerConfiguration"}};
   }
+  if (!builder.extender().is_null()) c["config"]["extenders"] = builder.extender();
   if (builder.batching()) {
     c["burst"] = true;
-    c["config"] = {
-        {"apiVersion", "kubescheduler.config.k8s.io/v1"},
-        {"kind", "KubeSchedulerConfiguration"},
-        {"profiles",
-         {{{"schedulerName", "default-scheduler"},
-           {"pluginConfig",
-            {{{"name", "PodTopologySpread"}, {"args", {{"defaultingType", "List"}}}}}}}}}};
+    c["config"]["profiles"] = {
+        {{"schedulerName", "default-scheduler"},
+         {"pluginConfig",
+          {{{"name", "PodTopologySpread"}, {"args", {{"defaultingType", "List"}}}}}}}};
   }
   return c;
 }
