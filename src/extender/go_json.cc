@@ -107,12 +107,15 @@ class Scanner {
       ++i_;
     }
   }
-  void Object() {
+  // Whether `close` comes next, past spaces (an empty object or array), taking it.
+  bool Empty(unsigned char close) {
     SkipSpace();
-    if (Peek() == '}') {
-      ++i_;
-      return;
-    }
+    if (Peek() != close) return false;
+    ++i_;
+    return true;
+  }
+  void Object() {
+    if (Empty('}')) return;
     for (;;) {
       SkipSpace();
       if (unsigned char c = Next(); c != '"') Fail(c, "looking for beginning of object key string");
@@ -127,11 +130,7 @@ class Scanner {
     }
   }
   void Array() {
-    SkipSpace();
-    if (Peek() == ']') {
-      ++i_;
-      return;
-    }
+    if (Empty(']')) return;
     for (;;) {
       Value();
       SkipSpace();

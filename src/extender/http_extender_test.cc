@@ -199,6 +199,26 @@ TEST_F(HttpExtenderTest, AnExtenderThatIsDownIsAnErrorAtOnce) {
   EXPECT_THAT(registry_.Text(), HasSubstr("result=\"ignored\",verb=\"filter\"} 1"));
 }
 
+// One filter call to the extender at `url`, configured as `config` says over a node-cache-capable
+// filter: "passed N", or the error's words.
+std::string FilterOverTls(const std::string& url, const nlohmann::json& config) {
+  nlohmann::json full = {{"urlPrefix", url}, {"filterVerb", "filter"}, {"nodeCacheCapable", true}};
+  full.update(config);
+  auto e = HttpExtender::Create(*ParseExtenderConfig(full), nullptr);
+  if (!e.ok()) return std::string(e.status().message());
+  auto node = std::make_shared<NodeInfo>();
+  node->SetNode(
+      std::make_shared<const api::Node>(*api::DecodeNode(R"({"metadata":{"name":"n1"}})")));
+  const api::Pod pod = *api::DecodePod(R"({"metadata": {"name": "p", "uid": "p1"}})");
+  ExtenderFilterResult r;
+  absl::Status s = (*e)->Filter(pod, {node.get()}, &r);
+  return s.ok() ? "passed " + std::to_string(r.nodes.size()) : std::string(s.message());
+}
+
+std::string CertPem(X509* c) {
+  return server::Pem([&](BIO* b) { return PEM_write_bio_X509(b, c); });
+}
+
 // Over HTTPS, with the certificate's CA as tlsConfig.caData (base64 in the configuration, as
 // []byte fields are); with enableHTTPS and no CA, any certificate, as upstream's makeTransport;
 // with another CA, refused.
@@ -207,28 +227,13 @@ TEST(HttpExtenderTlsTest, SpeaksHttpsWithTheConfiguredCa) {
   server::KeyPtr key, other_key;
   ASSERT_TRUE(server::SelfSigned(&cert, &key).ok());
   ASSERT_TRUE(server::SelfSigned(&other, &other_key).ok());
-  auto pem = [](X509* c) { return server::Pem([&](BIO* b) { return PEM_write_bio_X509(b, c); }); };
   TestExtender ext(std::make_unique<httplib::SSLServer>(cert.get(), key.get()));
   ASSERT_TRUE(ext.Start());
   ASSERT_THAT(ext.url(), StartsWith("https://127.0.0.1:"));
-  auto node = std::make_shared<NodeInfo>();
-  node->SetNode(
-      std::make_shared<const api::Node>(*api::DecodeNode(R"({"metadata":{"name":"n1"}})")));
-  const api::Pod pod = *api::DecodePod(R"({"metadata": {"name": "p", "uid": "p1"}})");
-  auto filter = [&](nlohmann::json tls) {
-    nlohmann::json config = {
-        {"urlPrefix", ext.url()}, {"filterVerb", "filter"}, {"nodeCacheCapable", true}};
-    config.update(tls);
-    auto e = HttpExtender::Create(*ParseExtenderConfig(config), nullptr);
-    EXPECT_TRUE(e.ok()) << e.status();
-    ExtenderFilterResult r;
-    absl::Status s = (*e)->Filter(pod, {node.get()}, &r);
-    return s.ok() ? std::string("passed ") + std::to_string(r.nodes.size())
-                  : std::string(s.message());
-  };
-  EXPECT_EQ(filter({{"tlsConfig", {{"caData", absl::Base64Escape(pem(cert.get()))}}}}), "passed 1");
-  EXPECT_EQ(filter({{"enableHTTPS", true}}), "passed 1");
-  EXPECT_THAT(filter({{"tlsConfig", {{"caData", absl::Base64Escape(pem(other.get()))}}}}),
+  auto ca = [](X509* c) { return nlohmann::json{{"caData", absl::Base64Escape(CertPem(c))}}; };
+  EXPECT_EQ(FilterOverTls(ext.url(), {{"tlsConfig", ca(cert.get())}}), "passed 1");
+  EXPECT_EQ(FilterOverTls(ext.url(), {{"enableHTTPS", true}}), "passed 1");
+  EXPECT_THAT(FilterOverTls(ext.url(), {{"tlsConfig", ca(other.get())}}),
               StartsWith(fmt::format("Post \"{}/filter\": ", ext.url())));
   EXPECT_EQ(ext.calls("filter"), 2);
 }
@@ -240,8 +245,7 @@ TEST(HttpExtenderTlsTest, SendsTheConfiguredClientCertificate) {
   server::KeyPtr key, client_key;
   ASSERT_TRUE(server::SelfSigned(&cert, &key).ok());
   ASSERT_TRUE(server::SelfSigned(&client, &client_key, "clientAuth").ok());
-  auto pem = [](X509* c) { return server::Pem([&](BIO* b) { return PEM_write_bio_X509(b, c); }); };
-  const std::string client_pem = pem(client.get());
+  const std::string client_pem = CertPem(client.get());
   const std::string client_key_pem = server::Pem([&](BIO* b) {
     return PEM_write_bio_PrivateKey(b, client_key.get(), nullptr, nullptr, 0, nullptr, nullptr);
   });
@@ -249,32 +253,19 @@ TEST(HttpExtenderTlsTest, SendsTheConfiguredClientCertificate) {
   X509_STORE_add_cert(trusted, client.get());
   TestExtender ext(std::make_unique<httplib::SSLServer>(cert.get(), key.get(), trusted));
   ASSERT_TRUE(ext.Start());
-  auto node = std::make_shared<NodeInfo>();
-  node->SetNode(
-      std::make_shared<const api::Node>(*api::DecodeNode(R"({"metadata":{"name":"n1"}})")));
-  const api::Pod pod = *api::DecodePod(R"({"metadata": {"name": "p", "uid": "p1"}})");
-  auto filter = [&](nlohmann::json tls) {
-    nlohmann::json config = {{"urlPrefix", ext.url()},
-                             {"filterVerb", "filter"},
-                             {"nodeCacheCapable", true},
-                             {"enableHTTPS", true},
-                             {"tlsConfig", tls}};
-    auto e = HttpExtender::Create(*ParseExtenderConfig(config), nullptr);
-    EXPECT_TRUE(e.ok()) << e.status();
-    ExtenderFilterResult r;
-    absl::Status s = (*e)->Filter(pod, {node.get()}, &r);
-    return s.ok() ? std::string("passed ") + std::to_string(r.nodes.size())
-                  : std::string(s.message());
+  auto tls = [](nlohmann::json c) {
+    return nlohmann::json{{"enableHTTPS", true}, {"tlsConfig", std::move(c)}};
   };
   const std::string dir = ::testing::TempDir();
   std::ofstream(dir + "/client.crt") << client_pem;
   std::ofstream(dir + "/client.key") << client_key_pem;
-  EXPECT_EQ(filter({{"certData", absl::Base64Escape(client_pem)},
-                    {"keyData", absl::Base64Escape(client_key_pem)}}),
+  EXPECT_EQ(FilterOverTls(ext.url(), tls({{"certData", absl::Base64Escape(client_pem)},
+                                          {"keyData", absl::Base64Escape(client_key_pem)}})),
             "passed 1");
-  EXPECT_EQ(filter({{"certFile", dir + "/client.crt"}, {"keyFile", dir + "/client.key"}}),
+  EXPECT_EQ(FilterOverTls(ext.url(), tls({{"certFile", dir + "/client.crt"},
+                                          {"keyFile", dir + "/client.key"}})),
             "passed 1");
-  EXPECT_THAT(filter({{"insecure", true}}),
+  EXPECT_THAT(FilterOverTls(ext.url(), tls({{"insecure", true}})),
               StartsWith(fmt::format("Post \"{}/filter\": ", ext.url())));
   EXPECT_EQ(ext.calls("filter"), 2);
 }
