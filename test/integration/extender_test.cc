@@ -7,13 +7,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <string>
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "src/testing/metrics_text.h"
 #include "test/extender/test_extender.h"
 #include "test/integration/ksched_process_test.h"
+#include "test/integration/serve.h"
 
 namespace ksched::testing {
 namespace {
@@ -39,15 +42,16 @@ class ExtenderTest : public KschedProcessTest {
       return r.exit_code == 0 ? absl::OkStatus() : absl::UnavailableError(r.err);
     });
   }
-  // ksched run with the test extender configured as `extender` says.
-  void StartWithExtender(json extender) {
+  // ksched run with the test extender configured as `extender` says, and `flags`.
+  void StartWithExtender(json extender, std::vector<std::string> flags = {}) {
     extender["urlPrefix"] = ext_.url();
     const json config = {{"apiVersion", "kubescheduler.config.k8s.io/v1"},
                          {"kind", "KubeSchedulerConfiguration"},
                          {"extenders", {extender}}};
     const std::string path = cluster().dir() + "/extender-config.json";
     std::ofstream(path) << config.dump();
-    StartKsched({"--config", path});
+    flags.insert(flags.begin(), {"--config", path});
+    StartKsched(flags);
   }
   static json Annotated(json pod, const std::string& key, const std::string& value) {
     pod["metadata"]["annotations"][key] = value;
@@ -112,6 +116,38 @@ TEST_F(ExtenderTest, FiltersScoresAndBindsAsConfigured) {
   ext_.set_fault(TestExtender::Fault::kNone);
   EXPECT_NE(BoundNodeOf(ns, "down"), "");
   EXPECT_EQ(ext_.calls("bind"), 2);
+}
+
+// A slow extender holds the cycle of the pod it is asked about, as kube-scheduler's, but not the
+// watches: a pod created meanwhile reaches the queue while the call is still unanswered.
+TEST_F(ExtenderTest, ASlowExtenderHoldsItsPodsCycleButNotTheWatches) {
+  const std::string ns = "slow-extender";
+  Create({{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+  Create(Node("slow-a", "4"));
+  // The pods the first test left pending would be asked about too.
+  cluster().Kubectl({"delete", "pods", "--all", "-n", "extenders", "--wait=false"});
+  StartWithExtender({{"filterVerb", "filter"}, {"nodeCacheCapable", true}, {"httpTimeout", "30s"}},
+                    {"--authorization-always-allow-paths=/metrics"});
+  auto added = [&] {
+    httplib::Result m = ServeHttps(secure_port_, "/metrics");
+    // The series appears with the first pod added.
+    return m ? std::max(0.0, Sample(m->body, R"(scheduler_queue_incoming_pods_total{)"
+                                             R"(event="UnscheduledPodAdd",queue="active"})"))
+             : -1.0;
+  };
+  ASSERT_TRUE(Eventually([&] { return added() >= 0; }));
+  ext_.set_slow(absl::Seconds(10));
+  ext_.set_fault(TestExtender::Fault::kSlow);
+  const int calls = ext_.calls("filter");
+  Create(Pod(ns, "first", "1"));
+  ASSERT_TRUE(Eventually([&] { return ext_.calls("filter") == calls + 1; }));
+  const double before = added();
+  Create(Pod(ns, "second", "1"));
+  ASSERT_TRUE(Eventually([&] { return added() == before + 1; }));
+  EXPECT_EQ(ext_.calls("filter"), calls + 1);  // The first pod's call is still unanswered.
+  ext_.set_fault(TestExtender::Fault::kNone);
+  EXPECT_NE(BoundNodeOf(ns, "first"), "");
+  EXPECT_NE(BoundNodeOf(ns, "second"), "");
 }
 
 }  // namespace
