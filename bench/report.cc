@@ -26,6 +26,13 @@ const RunResult* Find(const WorkloadResult& w, const std::string& runner) {
   return nullptr;
 }
 
+// The run a workload's ksched runs are compared with: kube-scheduler's, or that of
+// scheduler-plugins' kube-scheduler (the Coscheduling workloads).
+const RunResult* Upstream(const WorkloadResult& w) {
+  const RunResult* up = Find(w, "kube-scheduler");
+  return up != nullptr ? up : Find(w, "scheduler-plugins");
+}
+
 double CpuMsPerPod(const RunResult& r) { return r.bound > 0 ? 1000 * r.cpu_seconds / r.bound : 0; }
 
 // "1.23x", or "-" when either side is missing or zero.
@@ -189,12 +196,13 @@ std::string SideBySideTable(const std::vector<WorkloadResult>& results) {
       "\n| workload | ksched / kube-scheduler: throughput | CPU per pod | peak RSS |\n"
       "|---|---|---|---|\n";
   for (const WorkloadResult& w : results) {
-    const RunResult* up = Find(w, "kube-scheduler");
+    const RunResult* up = Upstream(w);
     for (const char* runner : {"ksched-before", "ksched"}) {
       const RunResult* us = Find(w, runner);
       if (up == nullptr || us == nullptr) continue;
-      out += fmt::format("| {}{} | {} | {} | {} |\n", w.workload.name,
+      out += fmt::format("| {}{}{} | {} | {} | {} |\n", w.workload.name,
                          runner == std::string("ksched") ? "" : " (ksched-before)",
+                         up->runner == "kube-scheduler" ? "" : " (against " + up->runner + ")",
                          Ratio(us->throughput.average, up->throughput.average),
                          Ratio(CpuMsPerPod(*us), CpuMsPerPod(*up)),
                          Ratio(us->peak_rss_mib, up->peak_rss_mib));
@@ -262,7 +270,7 @@ absl::Status WriteReport(const std::string& dir, const std::vector<WorkloadResul
                    {"measure_pods", w.workload.measure_pods},
                    {"threshold", w.workload.threshold},
                    {"runs", runs}});
-    const RunResult* up = Find(w, "kube-scheduler");
+    const RunResult* up = Upstream(w);
     const RunResult* us = Find(w, "ksched");
     summary += fmt::format("{} {:.3f} {:.3f} {:.1f} {:.1f}\n", w.workload.name,
                            up ? CpuMsPerPod(*up) : 0, us ? CpuMsPerPod(*us) : 0,

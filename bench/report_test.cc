@@ -102,6 +102,17 @@ TEST(SideBySideTableTest, AnEarlierKschedGetsItsOwnRatios) {
                                "| SchedulingBasic | 2.00x | 0.25x | 0.25x |"));
 }
 
+// A Coscheduling workload is compared with scheduler-plugins' kube-scheduler, and says so.
+TEST(SideBySideTableTest, ACoschedulingWorkloadIsComparedWithSchedulerPlugins) {
+  WorkloadResult w = Basic();
+  w.workload.name = "CoschedulingLargeGangs";
+  w.runs[1].runner = "scheduler-plugins";
+  const std::string table = SideBySideTable({w});
+  EXPECT_THAT(table,
+              HasSubstr("| CoschedulingLargeGangs (against scheduler-plugins) | 2.00x | 0.25x | "
+                        "0.25x |"));
+}
+
 TEST(SideBySideTableTest, AFailedRunSaysWhyAndHasNoRatio) {
   WorkloadResult w = Basic();
   w.runs[2].error = "measured pods: 3 of 100 pods bound in sched-1";

@@ -281,11 +281,12 @@ BENCHMARK_CAPTURE(BM_TeamFilter, library, true)
     ->Iterations(1)
     ->UseRealTime();
 
-// scheduler_perf's workloads, as BM_Workload/<name>; the churn of SchedulingWithMixedChurn and
-// the volume and DRA workloads' claims are API objects, so those run only side by side.
+// scheduler_perf's workloads, as BM_Workload/<name>; the churn of SchedulingWithMixedChurn, the
+// volume and DRA workloads' claims and the Coscheduling ones' PodGroups are API objects, so those
+// run only side by side.
 void RegisterWorkloads() {
   for (const Workload& w : PerfWorkloads()) {
-    if (w.churn || !w.volumes.empty() || !w.devices.empty()) continue;
+    if (w.churn || !w.volumes.empty() || !w.devices.empty() || w.coscheduling) continue;
     benchmark::RegisterBenchmark(("BM_Workload/" + w.name).c_str(), BM_Workload, w)
         ->Unit(benchmark::kMillisecond)
         ->Iterations(1)

@@ -214,9 +214,14 @@ std::vector<std::string> RunnerArgv(const std::string& runner, const ControlPlan
   const char* before = std::getenv("KSCHED_BEFORE");
   const std::string bin = runner == "ksched"          ? std::string(KSCHED_BINARY)
                           : runner == "ksched-before" ? std::string(before ? before : "")
-                                                      : testing::K8sBinDir() + "/kube-scheduler";
+                          : runner == "scheduler-plugins"
+                              ? testing::SchedulerPluginsBinary()
+                              : testing::K8sBinDir() + "/kube-scheduler";
   std::vector<std::string> argv = {bin, "--config=" + config, "--secure-port=0", "--v=1"};
   if (!FeatureGates(w).empty()) argv.push_back("--feature-gates=" + FeatureGates(w));
+  if (w.coscheduling && runner.starts_with("ksched")) {
+    argv.insert(argv.end(), {"--plugin-library", COSCHEDULING_LIBRARY});
+  }
   return argv;
 }
 
@@ -256,6 +261,14 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
   rest->user_agent = "side-by-side";
   auto http = client::HttpClient::Create(*rest);
   if (!http.ok()) return fail("client", http.status());
+  if (w.coscheduling) {  // scheduler-plugins' PodGroup CRD, served before its PodGroups come.
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"apply", "-f", KSCHED_SOURCE_DIR "/contrib/coscheduling/crd.yaml"},
+             {"wait", "--for=condition=established", "crd/podgroups.scheduling.x-k8s.io"}}) {
+      testing::CommandResult k = (*cluster)->Kubectl(args);
+      if (k.exit_code != 0) return fail("the PodGroup CRD", absl::InternalError(k.err));
+    }
+  }
   // The measured pods' claims and PVs too: only the pods are made while the scheduler runs.
   for (const auto* batch : {&objects.setup, &objects.nodes, &objects.storage, &objects.init_pods}) {
     if (absl::Status st = CreateAll(**http, *batch); !st.ok()) return fail("setup", st);
@@ -269,6 +282,12 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
       "leaderElection: {{leaderElect: false}}\n"
       "percentageOfNodesToScore: 0\n",
       (*cluster)->kubeconfig());
+  if (w.coscheduling) {
+    std::ofstream(config, std::ios::app)
+        << "profiles:\n- schedulerName: default-scheduler\n  plugins:\n"
+           "    multiPoint: {enabled: [{name: Coscheduling}]}\n"
+           "    queueSort: {enabled: [{name: Coscheduling}], disabled: [{name: \"*\"}]}\n";
+  }
   std::optional<testing::TestExtender> extender;
   if (w.extender && runner != "ceiling") {
     if (!extender.emplace().Start()) {
@@ -441,7 +460,7 @@ int Main(int argc, char** argv) {
       return 2;
     }
     if (runner != "ceiling" && runner != "kube-scheduler" && runner != "ksched" &&
-        runner != "ksched-before") {
+        runner != "ksched-before" && runner != "scheduler-plugins") {
       std::fprintf(stderr, "side_by_side: unknown runner %s\n", runner.c_str());
       return 2;
     }

@@ -242,9 +242,15 @@ void AskForExtendedResource(const Workload& w, int i, json& pod) {
 }
 
 // PodGroup `name` of the measured pods' namespace, of `size` pods, with the workload's policy and
-// the pods' priority class (none if empty).
+// the pods' priority class (none if empty); scheduler-plugins' PodGroup for a Coscheduling one.
 json PodGroup(const Workload& w, const std::string& name, int size,
               const std::string& priority_class) {
+  if (w.coscheduling) {
+    return {{"apiVersion", "scheduling.x-k8s.io/v1alpha1"},
+            {"kind", "PodGroup"},
+            {"metadata", {{"name", name}, {"namespace", kMeasureNamespace}}},
+            {"spec", {{"minMember", size}}}};
+  }
   json policy = w.group_policy == "gang" ? json{{"gang", {{"minCount", size}}}}
                                          : json{{"basic", json::object()}};
   json group = {{"apiVersion", "scheduling.k8s.io/v1beta1"},
@@ -358,7 +364,11 @@ absl::StatusOr<WorkloadObjects> MakeObjects(const Workload& w) {
     out.storage.push_back(
         PodGroup(w, name, size, (*measure)["spec"].value("priorityClassName", "")));
     for (int i = first; i < first + size; ++i) {
-      out.measure_pods[i]["spec"]["schedulingGroup"] = {{"podGroupName", name}};
+      if (w.coscheduling) {
+        out.measure_pods[i]["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] = name;
+      } else {
+        out.measure_pods[i]["spec"]["schedulingGroup"] = {{"podGroupName", name}};
+      }
     }
   }
   return out;

@@ -9,6 +9,7 @@
 
 #include "src/api/decode.h"
 #include "src/sim/simulate_testing.h"
+#include "src/testing/api_paths.h"
 
 namespace ksched::bench {
 namespace {
@@ -81,7 +82,7 @@ TEST(WorkloadObjectsTest, PartitionableClaimsTakeBothDevicesOfANodeAndTheAllocat
   for (const sim::PodOutcome& p : r.pods) {
     if (p.node) nodes.insert(*p.node);
   }
-  EXPECT_EQ(nodes.size(), 2u) << testing::PrintToString(got);
+  EXPECT_EQ(nodes.size(), 2u) << ::testing::PrintToString(got);
   EXPECT_NE(got[2].find("pending: 0/6 nodes are available: 6 cannot allocate all claims."),
             std::string::npos)
       << got[2];
@@ -130,6 +131,37 @@ TEST(WorkloadObjectsTest, GangsArePlacedWholeAndAGangTooBigForTheClusterNotAtAll
   ASSERT_EQ(got.size(), 50u);
   for (size_t i = 0; i < 8; ++i) EXPECT_EQ(got[i].find("pending"), std::string::npos) << got[i];
   for (size_t i = 8; i < 50; ++i) EXPECT_NE(got[i].find("pending"), std::string::npos) << got[i];
+}
+
+// CoschedulingLargeGangs' groups are scheduler-plugins' PodGroups, and its pods name theirs by
+// label, as Coscheduling reads them.
+TEST(WorkloadObjectsTest, CoschedulingGangsAreSchedulerPluginsPodGroups) {
+  absl::StatusOr<Workload> w = FindWorkload("CoschedulingLargeGangs");
+  ASSERT_TRUE(w.ok()) << w.status();
+  EXPECT_EQ(FeatureGates(*w), "");
+  absl::StatusOr<WorkloadObjects> o = MakeObjects(*w);
+  ASSERT_TRUE(o.ok()) << o.status();
+  std::vector<nlohmann::json> groups;
+  for (const nlohmann::json& x : o->storage) {
+    if (x.value("kind", "") == "PodGroup") groups.push_back(x);
+  }
+  ASSERT_EQ(groups.size(), 100u);
+  EXPECT_EQ(groups[0]["apiVersion"], "scheduling.x-k8s.io/v1alpha1");
+  EXPECT_EQ(groups[0]["spec"]["minMember"], 8);
+  EXPECT_EQ(testing::CollectionOf(groups[0]),
+            "/apis/scheduling.x-k8s.io/v1alpha1/namespaces/sched-1/podgroups");
+  const nlohmann::json& pod = o->measure_pods[0];
+  EXPECT_EQ(pod["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"], "group-0");
+  EXPECT_FALSE(pod["spec"].contains("schedulingGroup"));
+  // Upstream's PodGroups keep upstream's path.
+  absl::StatusOr<WorkloadObjects> upstream = MakeObjects(*FindWorkload("LargeGangs"));
+  ASSERT_TRUE(upstream.ok());
+  for (const nlohmann::json& x : upstream->storage) {
+    if (x.value("kind", "") != "PodGroup") continue;
+    EXPECT_EQ(testing::CollectionOf(x),
+              "/apis/scheduling.k8s.io/v1beta1/namespaces/sched-1/podgroups");
+    break;
+  }
 }
 
 TEST(WorkloadObjectsTest, EachTopologyAwareGangKeepsToOneRack) {

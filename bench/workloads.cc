@@ -222,7 +222,12 @@ const std::vector<Workload>& PerfWorkloads() {
     Workload large{.name = "LargeGangs", .measure_template = "pod-in-group"};
     for (int g = 0; g < 100; ++g) large.group_sizes.push_back(8 + g * 37 % 57);
     for (int size : large.group_sizes) large.measure_pods += size;
+    // The same gangs as scheduler-plugins' Coscheduling places them (ours).
+    Workload coscheduling = large;
+    coscheduling.name = "CoschedulingLargeGangs";
+    coscheduling.coscheduling = true;
     workloads->push_back(std::move(large));
+    workloads->push_back(std::move(coscheduling));
     // v1.37.2's TopologyAwareScheduling at two of its 5000-node sizes of 3000 pods: 750 gangs of 4
     // or 3 of 1000, each confined to one of the 50 racks of 100 nodes.
     for (const int size : {4, 1000}) {
@@ -240,7 +245,7 @@ const std::vector<Workload>& PerfWorkloads() {
 }
 
 std::string FeatureGates(const Workload& w) {
-  if (w.group_sizes.empty()) return "";
+  if (w.group_sizes.empty() || w.coscheduling) return "";
   return w.racks ? "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
                  : "GenericWorkload=true";
 }

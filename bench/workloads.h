@@ -99,6 +99,12 @@ struct Workload {
   // node-cache-capable, weight 1, passing every node and scoring 0; its own time is measured
   // apart (RunResult::extender_seconds).
   bool extender = false;
+  // With `group_sizes`: the groups are scheduler-plugins' PodGroups (scheduling.x-k8s.io/v1alpha1,
+  // minMember their size; the CRD of contrib/coscheduling), their pods labelled
+  // scheduling.x-k8s.io/pod-group, and both schedulers' profile sorts and places them with
+  // Coscheduling: ksched with contrib/coscheduling's library, against scheduler-plugins' own
+  // kube-scheduler (the runner "scheduler-plugins"). No feature gate.
+  bool coscheduling = false;
 };
 
 // The feature gates a workload needs in both schedulers ("GenericWorkload=true" for one with

@@ -7,8 +7,8 @@
 # module the proxy serves (v0.34.7's k8s.io/csi-translation-lib and v0.35.7 answer 403).
 set -euo pipefail
 source "$(dirname "$0")/../k8s/paths.sh"
-version=v0.33.5
-dir=$k8s_cache/scheduler-plugins-$version
+version=$sp_version
+dir=$(dirname "$sp_bin")
 export GOTOOLCHAIN=local
 stamp="$version $(go env GOVERSION)"
 mkdir -p "$dir"

@@ -5,7 +5,9 @@
 //   http.Call({.method = "DELETE", .path = PathOf(pod)});
 #pragma once
 
+#include <cctype>
 #include <string>
+#include <string_view>
 
 #include "nlohmann/json.hpp"
 #include "src/api/kinds.h"
@@ -13,17 +15,30 @@
 namespace ksched::testing {
 
 // The collection of the object's kind (in its namespace, "default" if it has none, for a
-// namespaced kind), one of the kinds of src/api/kinds.h; any other kind is taken for a Pod.
+// namespaced kind), one of the kinds of src/api/kinds.h (by kind and API group); a namespaced
+// custom resource of another group is taken to be at its kind's lower-case plural
+// (scheduling.x-k8s.io's PodGroups); any other object is taken for a Pod.
 inline std::string CollectionOf(const nlohmann::json& o) {
+  auto group = [](std::string_view gv) {
+    const size_t slash = gv.find('/');
+    return slash == std::string_view::npos ? std::string_view() : gv.substr(0, slash);
+  };
   const std::string kind = o.value("kind", "");
+  const std::string version = o.value("apiVersion", "");
   const std::string ns = o["metadata"].value("namespace", "default");
-  std::string path = api::CollectionPath<api::Pod>(ns);
+  std::string path;
   api::ForEachKind([&]<typename T>() {
-    if (kind != api::kKind<T>.name) return false;
+    if (kind != api::kKind<T>.name || group(version) != group(api::kKind<T>.group_version)) {
+      return false;
+    }
     path = api::CollectionPath<T>(ns);
     return true;
   });
-  return path;
+  if (!path.empty()) return path;
+  if (version.find('/') == std::string::npos) return api::CollectionPath<api::Pod>(ns);
+  std::string plural = kind + "s";
+  for (char& c : plural) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return "/apis/" + version + "/namespaces/" + ns + "/" + plural;
 }
 
 // The object itself: its collection and its metadata.name.

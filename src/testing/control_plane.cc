@@ -119,13 +119,22 @@ absl::Status ControlPlane::Restart(const std::string& command) const {
       absl::StrCat("`", ShellQuote(argv), "` exited with ", r.exit_code, ":\n", r.err));
 }
 
-std::string K8sBinDir() {
+namespace {
+
+// A variable of scripts/k8s/paths.sh, as the scripts see it.
+std::string PathsVariable(const std::string& name) {
   CommandResult r = RunCommand(
-      {"bash", "-c", absl::StrCat("source ", Script("k8s/paths.sh"), " && echo \"$k8s_bin\"")});
-  std::string dir = r.out;
-  while (!dir.empty() && dir.back() == '\n') dir.pop_back();
-  return dir;
+      {"bash", "-c", absl::StrCat("source ", Script("k8s/paths.sh"), " && echo \"$", name, "\"")});
+  std::string value = r.out;
+  while (!value.empty() && value.back() == '\n') value.pop_back();
+  return value;
 }
+
+}  // namespace
+
+std::string K8sBinDir() { return PathsVariable("k8s_bin"); }
+
+std::string SchedulerPluginsBinary() { return PathsVariable("sp_bin"); }
 
 ControlPlaneOptions& SharedControlPlaneOptions() {
   static ControlPlaneOptions options;

@@ -108,6 +108,9 @@ class ControlPlane {
 // Where `make k8s` put the control plane's binaries (kube-scheduler among them), as
 // scripts/k8s/paths.sh says.
 std::string K8sBinDir();
+// scheduler-plugins' kube-scheduler, where `make k8s` builds it (scripts/scheduler-plugins/); the
+// path whether or not the build succeeded.
+std::string SchedulerPluginsBinary();
 
 // The gtest Environment that brings the shared control plane up before the first test and down
 // after the last. The main() of ksched_integration_test() binaries installs it. A failure to

@@ -190,12 +190,6 @@ std::vector<Case> Cases() {
 class CoschedulingSideBySideTest : public CoschedulingFixture,
                                    public ::testing::WithParamInterface<Case> {
  protected:
-  static std::string SchedulerPluginsBinary() {
-    const char* cache = std::getenv("KSCHED_CACHE");
-    const char* home = std::getenv("HOME");
-    const std::string root = cache ? cache : std::string(home ? home : "") + "/.cache/ksched";
-    return root + "/scheduler-plugins-v0.33.5/kube-scheduler";
-  }
   std::string Config(const std::string& args, bool scheduler_plugins) {
     const std::string path = cluster().dir() + "/coscheduling-" +
                              (scheduler_plugins ? "sp" : "ks") + "-" + GetParam().name + ".yaml";
