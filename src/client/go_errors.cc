@@ -4,6 +4,7 @@
 #include <netinet/in.h>
 
 #include <cctype>
+#include <cerrno>
 #include <cstring>
 
 #include "fmt/format.h"
