@@ -68,8 +68,10 @@ absl::StatusOr<std::vector<std::string>> BindWatcher::Unseen() {
   return NotSeen(std::move(names));
 }
 
-absl::Status BindWatcher::WaitFor(size_t pods, absl::Duration timeout) {
+absl::Status BindWatcher::WaitFor(size_t pods, absl::Duration timeout,
+                                  const std::function<bool()>& alive) {
   const absl::Time deadline = absl::Now() + timeout;
+  absl::Time stalled = absl::Now() + options_.stall;  // When a count standing still is a stall.
   while (true) {
     {
       absl::MutexLock lock(&mu_);
@@ -77,14 +79,24 @@ absl::Status BindWatcher::WaitFor(size_t pods, absl::Duration timeout) {
       auto moved = [&]() ABSL_SHARED_LOCKS_REQUIRED(mu_) {
         return bound_.size() >= pods || bound_.size() != before;
       };
-      mu_.AwaitWithDeadline(absl::Condition(&moved),
-                            std::min(deadline, absl::Now() + options_.stall));
+      absl::Time wake = std::min(deadline, stalled);
+      if (alive) wake = std::min(wake, absl::Now() + absl::Seconds(1));
+      mu_.AwaitWithDeadline(absl::Condition(&moved), wake);
       if (bound_.size() >= pods) return absl::OkStatus();
       if (absl::Now() >= deadline) {
         return absl::DeadlineExceededError(
             fmt::format("{} of {} pods bound in {}", bound_.size(), pods, ns_));
       }
-      if (bound_.size() != before) continue;
+      if (bound_.size() != before) {
+        stalled = absl::Now() + options_.stall;
+        continue;
+      }
+      if (alive && !alive()) {
+        return absl::AbortedError(fmt::format("the scheduler exited: {} of {} pods bound in {}",
+                                              bound_.size(), pods, ns_));
+      }
+      if (absl::Now() < stalled) continue;
+      stalled = absl::Now() + options_.stall;
     }
     // The count stood still: is the scheduler slow, or did the watch lose a bind?
     absl::StatusOr<std::vector<std::string>> unseen = Unseen();

@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -52,8 +53,10 @@ class BindWatcher {
 
   // Waits until `pods` pods were seen bound, or `timeout` passes (DeadlineExceeded: "4998 of
   // 5000 pods bound in sched-1"). A pod that a list of the API server shows bound and that the
-  // watch does not bring within the grace period fails it with DataLoss.
-  absl::Status WaitFor(size_t pods, absl::Duration timeout);
+  // watch does not bring within the grace period fails it with DataLoss. With `alive`, asked
+  // each second the count stands still: once it says the scheduler is gone, Aborted.
+  absl::Status WaitFor(size_t pods, absl::Duration timeout,
+                       const std::function<bool()>& alive = nullptr);
 
   size_t Count();
   // Whether `name` was seen bound.

@@ -107,5 +107,18 @@ TEST(BindWatcherTest, ACountThatStaysShortTimesOut) {
   EXPECT_EQ(std::string(st.message()), "2 of 3 pods bound in sched-1");
 }
 
+// A scheduler that exited binds nothing more: the wait ends within a second, not at its timeout.
+TEST(BindWatcherTest, AWaitEndsOnceTheSchedulerIsGone) {
+  FakeServer server("", absl::ZeroDuration());
+  auto http = client::HttpClient::Create({.server = server.url()});
+  ASSERT_TRUE(http.ok()) << http.status();
+  BindWatcher binds(**http, "sched-1");
+  int asked = 0;
+  absl::Status st = binds.WaitFor(3, absl::Seconds(30), [&] { return ++asked < 3; });
+  EXPECT_TRUE(absl::IsAborted(st)) << st;
+  EXPECT_EQ(std::string(st.message()), "the scheduler exited: 2 of 3 pods bound in sched-1");
+  EXPECT_EQ(asked, 3);
+}
+
 }  // namespace
 }  // namespace ksched::bench

@@ -19,6 +19,7 @@
 //                            [--steady-seconds N]
 //
 // The report (bench/report.h) goes to --out; the table is also printed.
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -304,8 +305,25 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
   Process p(RunnerArgv(runner, **cluster, config, w),
             fmt::format("{}/{}.log", (*cluster)->dir(), runner));
   if (p.pid() <= 0) return fail("starting", absl::InternalError(p.Log()));
-  if (absl::Status st = init_binds->WaitFor(w.init_pods, PhaseTimeout(w.init_pods)); !st.ok()) {
-    return fail("init pods", st);
+  // A runner that exits (a configuration it refuses) ends the wait, with its last error line
+  // (klog's "E..."), or else the end of its log.
+  auto alive = [&p] { return p.Running(); };
+  auto failed = [&](const std::string& what, const absl::Status& st) {
+    if (!absl::IsAborted(st)) return fail(what, st);
+    const std::string log = p.Log();
+    std::string said = log.substr(log.size() - std::min<size_t>(log.size(), 300));
+    for (size_t at = log.rfind("\nE"); at != std::string::npos && at > 0;
+         at = log.rfind("\nE", at - 1)) {
+      if (at + 2 < log.size() && std::isdigit(static_cast<unsigned char>(log[at + 2]))) {
+        said = log.substr(at + 1, log.find('\n', at + 1) - at - 1);
+        break;
+      }
+    }
+    return fail(what, absl::AbortedError(fmt::format("{}; {}", std::string(st.message()), said)));
+  };
+  if (absl::Status st = init_binds->WaitFor(w.init_pods, PhaseTimeout(w.init_pods), alive);
+      !st.ok()) {
+    return failed("init pods", st);
   }
   init_binds.reset();
 
@@ -330,7 +348,7 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
       created = CreateAll(**http, objects.measure_pods);
       r.creation_seconds = std::chrono::duration<double>(Clock::now() - start).count();
     });
-    bound = measure_binds.WaitFor(w.measure_pods, PhaseTimeout(w.measure_pods));
+    bound = measure_binds.WaitFor(w.measure_pods, PhaseTimeout(w.measure_pods), alive);
     creator.join();
   }
   const double cpu1 = metrics::ReadProcessStat(p.pid()).cpu_seconds;
@@ -353,7 +371,7 @@ RunResult RunOne(const Workload& w, const WorkloadObjects& objects, const std::s
   r.throughput = Summarize(r.samples);
   r.throughput.average = ReportedAverage(r.throughput, r.samples.size(), r.bound, r.seconds);
   if (!created.ok()) return fail("measured pods", created);
-  if (!bound.ok()) return fail("measured pods", bound);
+  if (!bound.ok()) return failed("measured pods", bound);
   if (!p.Running()) return fail("exited", absl::InternalError(p.Log()));
   p.Stop(SIGTERM);
   return r;
